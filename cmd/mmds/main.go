@@ -1,0 +1,70 @@
+// Command mmds computes exact optima of minimax data sanitization, trains the
+// paper's learned baseline, and certifies trained models against the optima.
+//
+// The CLI only parses, wires and prints; every number comes from the packages
+// mip, gauss, learn and verify.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a computation failed (solver error, failed certification)
+	exitUsage   = 2 // bad input: flags, config files, result directories
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI with args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "mmds:", err)
+	var ue usageError
+	var ee exitError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ee):
+		return ee.code
+	default:
+		return exitFailure
+	}
+}
+
+// usageError marks bad user input: the CLI exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// badInput wraps err (or a formatted message) as a usage error.
+func badInput(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitError carries an explicit exit status (e.g. 1 for a failed verdict).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }

@@ -1,0 +1,77 @@
+// Package sweep parses and generates the grids of distortion thresholds D that
+// every mmds command sweeps over: N evenly spaced values from D0 to D1,
+// both ends included.
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxPoints bounds N so a typo cannot ask for billions of solves.
+const MaxPoints = 1_000_000
+
+// Spec is a sweep of N evenly spaced values from D0 to D1 inclusive.
+type Spec struct {
+	D0, D1 float64
+	N      int
+}
+
+// Parse reads "D0:D1:N". D0 and D1 must be finite and ≥ 0 with D0 ≤ D1;
+// N must be in [1, MaxPoints]; N = 1 requires D0 = D1. flag names the flag in
+// error messages.
+func Parse(flag, s string) (Spec, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return Spec{}, fmt.Errorf("--%s %q: want D0:D1:N (for example 0.0025:0.2:30)", flag, s)
+	}
+	d0, err := parseNonNeg(flag, "D0", parts[0])
+	if err != nil {
+		return Spec{}, err
+	}
+	d1, err := parseNonNeg(flag, "D1", parts[1])
+	if err != nil {
+		return Spec{}, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(parts[2]))
+	if err != nil || n < 1 || n > MaxPoints {
+		return Spec{}, fmt.Errorf("--%s %q: N = %q must be an integer in [1, %d]", flag, s, parts[2], MaxPoints)
+	}
+	if d0 > d1 {
+		return Spec{}, fmt.Errorf("--%s %q: D0 = %g must not exceed D1 = %g", flag, s, d0, d1)
+	}
+	if n == 1 && d0 != d1 {
+		return Spec{}, fmt.Errorf("--%s %q: N = 1 needs D0 = D1", flag, s)
+	}
+	return Spec{D0: d0, D1: d1, N: n}, nil
+}
+
+func parseNonNeg(flag, name, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("--%s: %s = %q must be a finite number ≥ 0", flag, name, s)
+	}
+	return v, nil
+}
+
+// Values returns the N points D0 + i (D1 − D0)/(N − 1), i = 0..N−1, with the
+// last one exactly D1.
+func (s Spec) Values() []float64 {
+	if s.N == 1 {
+		return []float64{s.D0}
+	}
+	out := make([]float64, s.N)
+	step := (s.D1 - s.D0) / float64(s.N-1)
+	for i := range out {
+		out[i] = s.D0 + float64(i)*step
+	}
+	out[s.N-1] = s.D1
+	return out
+}
+
+// String returns the spec in the form Parse reads.
+func (s Spec) String() string {
+	return strconv.FormatFloat(s.D0, 'g', -1, 64) + ":" + strconv.FormatFloat(s.D1, 'g', -1, 64) + ":" + strconv.Itoa(s.N)
+}
