@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/lanl/highs"
@@ -36,6 +37,9 @@ type Options struct {
 	Threads          int           // threads; 0 leaves HiGHS's default
 	RandomSeed       int           // random_seed
 	DetectSymmetries bool          // mip_detect_symmetry
+	// Extra sets further HiGHS options by name; values must be bool, int,
+	// float64 or string. Applied after the fields above.
+	Extra map[string]any
 }
 
 // Defaults returns the options described in the package comment.
@@ -77,20 +81,28 @@ func Solve(m *highs.Model, o Options) (Result, error) {
 			isMIP = true
 		}
 	}
+	return run(raw, isMIP)
+}
+
+// run solves raw and reads its solution.
+func run(raw *highs.RawModel, isMIP bool) (Result, error) {
+	// lanl/highs v1.0.0 frees the HiGHS object in the RawModel's finalizer,
+	// while the solution still points at it: keep raw alive until it is read.
+	defer runtime.KeepAlive(raw)
 	start := time.Now()
 	sol, err := raw.Solve()
 	elapsed := time.Since(start)
-	// lanl/highs v1.0.0 frees the HiGHS object in the RawModel's finalizer,
-	// while sol still points at it: keep raw alive until sol is read.
-	defer runtime.KeepAlive(raw)
 	if err != nil {
+		// Highs_run returns a warning when a limit (time, nodes, ...) stops
+		// it; lanl/highs then returns no solution at all.
+		var cs highs.CallStatus
+		if errors.As(err, &cs) && cs.IsWarning() {
+			return Result{Status: "Warning", Time: elapsed, IsMIP: isMIP},
+				fmt.Errorf("%w: HiGHS stopped with a warning (a limit was reached?): %v", ErrNotOptimal, err)
+		}
 		return Result{}, fmt.Errorf("highs: run: %w", err)
 	}
-	res := Result{
-		Status: sol.Status.String(),
-		Time:   elapsed,
-		IsMIP:  isMIP,
-	}
+	res := Result{Status: sol.Status.String(), Time: elapsed, IsMIP: isMIP}
 	if sol.Status != highs.Optimal {
 		return res, fmt.Errorf("%w: HiGHS status %s", ErrNotOptimal, res.Status)
 	}
@@ -132,10 +144,67 @@ func WriteModel(m *highs.Model, path string) error {
 }
 
 func build(m *highs.Model, o Options) (*highs.RawModel, error) {
+	m, err := dropEmptyRows(m)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := m.ToRawModel()
 	if err != nil {
 		return nil, fmt.Errorf("highs: build model: %w", err)
 	}
+	if err := applyOptions(raw, o); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// dropEmptyRows returns m without its rows that have no nonzero
+// coefficient. lanl/highs v1.0.0 builds a wrong CSR matrix when a row is
+// empty (it starts a row only at a nonzero), so such rows must not reach it.
+// An empty row is the constant constraint lo ≤ 0 ≤ hi: dropped when it
+// holds, an error when it does not.
+func dropEmptyRows(m *highs.Model) (*highs.Model, error) {
+	nr := max(len(m.RowLower), len(m.RowUpper))
+	used := make([]bool, nr)
+	for _, nz := range m.ConstMatrix {
+		if nz.Val != 0 && nz.Row < nr {
+			used[nz.Row] = true
+		}
+	}
+	if !slices.Contains(used, false) {
+		return m, nil
+	}
+	out := *m
+	out.RowLower, out.RowUpper, out.ConstMatrix = nil, nil, nil
+	newIndex := make([]int, nr)
+	for r := 0; r < nr; r++ {
+		lo, hi := bound(m.RowLower, r, math.Inf(-1)), bound(m.RowUpper, r, math.Inf(1))
+		if !used[r] {
+			if lo > 0 || hi < 0 {
+				return nil, fmt.Errorf("%w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, r, lo, hi)
+			}
+			continue
+		}
+		newIndex[r] = len(out.RowLower)
+		out.RowLower = append(out.RowLower, lo)
+		out.RowUpper = append(out.RowUpper, hi)
+	}
+	for _, nz := range m.ConstMatrix {
+		if nz.Val != 0 {
+			out.ConstMatrix = append(out.ConstMatrix, highs.Nonzero{Row: newIndex[nz.Row], Col: nz.Col, Val: nz.Val})
+		}
+	}
+	return &out, nil
+}
+
+func bound(b []float64, i int, def float64) float64 {
+	if i < len(b) {
+		return b[i]
+	}
+	return def
+}
+
+func applyOptions(raw *highs.RawModel, o Options) error {
 	set := func(err error) error {
 		if err != nil {
 			return fmt.Errorf("highs: set option: %w", err)
@@ -149,26 +218,68 @@ func build(m *highs.Model, o Options) (*highs.RawModel, error) {
 		set(raw.SetBoolOption("mip_detect_symmetry", o.DetectSymmetries)),
 		set(raw.SetIntOption("random_seed", o.RandomSeed)),
 	}
-	if o.PrimalFeasTol > 0 {
-		errs = append(errs, set(raw.SetFloat64Option("primal_feasibility_tolerance", o.PrimalFeasTol)))
-	}
-	if o.MIPFeasTol > 0 {
-		errs = append(errs, set(raw.SetFloat64Option("mip_feasibility_tolerance", o.MIPFeasTol)))
-	}
-	if o.MIPRelGap > 0 {
-		errs = append(errs, set(raw.SetFloat64Option("mip_rel_gap", o.MIPRelGap)))
-	}
-	if o.MIPAbsGap > 0 {
-		errs = append(errs, set(raw.SetFloat64Option("mip_abs_gap", o.MIPAbsGap)))
-	}
-	if o.TimeLimit > 0 {
-		errs = append(errs, set(raw.SetFloat64Option("time_limit", o.TimeLimit.Seconds())))
+	for name, v := range map[string]float64{
+		"primal_feasibility_tolerance": o.PrimalFeasTol,
+		"mip_feasibility_tolerance":    o.MIPFeasTol,
+		"mip_rel_gap":                  o.MIPRelGap,
+		"mip_abs_gap":                  o.MIPAbsGap,
+		"time_limit":                   o.TimeLimit.Seconds(),
+	} {
+		if v > 0 {
+			errs = append(errs, set(raw.SetFloat64Option(name, v)))
+		}
 	}
 	if o.Threads > 0 {
 		errs = append(errs, set(raw.SetIntOption("threads", o.Threads)))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	for _, name := range sortedKeys(o.Extra) {
+		errs = append(errs, setExtra(raw, name, o.Extra[name]))
 	}
-	return raw, nil
+	return errors.Join(errs...)
+}
+
+func setExtra(raw *highs.RawModel, name string, v any) error {
+	var err error
+	switch v := v.(type) {
+	case bool:
+		err = raw.SetBoolOption(name, v)
+	case int:
+		err = raw.SetIntOption(name, v)
+	case float64:
+		err = raw.SetFloat64Option(name, v)
+	case string:
+		err = raw.SetStringOption(name, v)
+	default:
+		return fmt.Errorf("highs: option %s: unsupported value type %T", name, v)
+	}
+	if err != nil {
+		return fmt.Errorf("highs: option %s = %v: %w", name, v, err)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// SolveFile reads a model from an MPS or LP file and solves it like Solve.
+func SolveFile(path string, o Options) (Result, error) {
+	raw := highs.NewRawModel()
+	defer runtime.KeepAlive(raw)
+	// Options first, so that reading is as quiet as solving.
+	if err := applyOptions(raw, o); err != nil {
+		return Result{}, err
+	}
+	if err := raw.ReadModelFromFile(path); err != nil {
+		var cs highs.CallStatus
+		if !errors.As(err, &cs) || !cs.IsWarning() {
+			return Result{}, fmt.Errorf("highs: read %s: %w", path, err)
+		}
+	}
+	return run(raw, false)
 }

@@ -1,0 +1,26 @@
+// Package mip computes exact optima of minimax data sanitization for finite
+// models by mixed-integer and linear programming, solved with HiGHS.
+//
+// # The binary model (paper, Section III-B, Proposition 2, Appendix B)
+//
+// X ~ Bernoulli(p); the reconstructor sees Y = BSC(q_Y)(X), adversary i sees
+// Z_i = BSC(q_Zi)(X), i = 1..K, all channels independent given X. The
+// privatizer releases F ∈ {0,1} with s0 = P(F=0|X=0), s1 = P(F=1|X=1).
+// Every observer uses the MAP rule, so its 0-1 loss (Appendix B) is
+//
+//	L(s0, s1; q) = Σ_{f,y ∈ {0,1}} min_x P(X=x) P(F=f|X=x) P(Y=y|X=x),
+//
+// a sum of four minima of two terms that are affine in (s0, s1). L is
+// concave; it never exceeds the side-information-only MAP error
+// Σ_y min_x P(X=x)P(Y=y|X=x) (its value at s0 + s1 = 1, F independent of X),
+// which for the reconstructor is D_max.
+//
+// Proposition 2 maximizes γ subject to L_adv,i(s) ≥ γ for all i,
+// L_recon(s) ≤ D, s ∈ [0,1]². Each L_adv,i ≥ γ is a concave constraint with
+// an exact LP epigraph: t_ic ≤ both terms of cell c, Σ_c t_ic ≥ γ. The
+// constraint L_recon ≤ D is not convex: for each cell c a binary δ_c picks
+// the branch of the minimum that is counted, w_c ≥ u_c − M_u δ_c and
+// w_c ≥ v_c − M_v (1 − δ_c), w_c ≥ 0, Σ_c w_c ≤ D. The constants are
+// derived, not guessed: M_u = max over the unit box of u_c, so the relaxed
+// branch is implied by w_c ≥ 0 (and likewise M_v).
+package mip

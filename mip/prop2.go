@@ -1,0 +1,241 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+)
+
+// SolverOptions are the HiGHS settings of a solve; start from DefaultSolver.
+type SolverOptions = highsx.Options
+
+// DefaultSolver returns mmds's HiGHS settings (see package internal/highsx).
+func DefaultSolver() SolverOptions { return highsx.Defaults() }
+
+// Optimum is the solution of Proposition 2 at one distortion threshold D.
+type Optimum struct {
+	D          float64       // distortion threshold
+	S          Privatizer    // optimal privatizer (s0*, s1*)
+	Gamma      float64       // γ*, HiGHS's objective value
+	ReconLoss  float64       // L_recon(s*), recomputed exactly from s*
+	AdvLoss    []float64     // L_adv,i(s*), recomputed exactly from s*
+	MinAdvLoss float64       // min_i L_adv,i(s*)
+	Status     string        // HiGHS model status
+	MIPGap     float64       // HiGHS's relative MIP gap at termination
+	Nodes      int64         // branch-and-bound nodes
+	SolveTime  time.Duration // HiGHS run time
+}
+
+// prop2Layout names the columns of the Proposition 2 MIP.
+type prop2Layout struct{ k int }
+
+func (l prop2Layout) s0() int                    { return 0 }
+func (l prop2Layout) s1() int                    { return 1 }
+func (l prop2Layout) gamma() int                 { return 2 }
+func (l prop2Layout) t(i, c int) int             { return 3 + 4*i + c }
+func (l prop2Layout) w(c int) int                { return 3 + 4*l.k + c }
+func (l prop2Layout) delta(c int) int            { return 3 + 4*l.k + 4 + c }
+func (l prop2Layout) numCols() int               { return 3 + 4*l.k + 8 }
+func (l prop2Layout) affCols() [2]int            { return [2]int{l.s0(), l.s1()} }
+func (l prop2Layout) coeffs(t affine) [2]float64 { return [2]float64{t.a0, t.a1} }
+
+// checkD validates a distortion threshold.
+func checkD(d float64) error {
+	if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+		return fmt.Errorf("D = %v: must be a finite number ≥ 0", d)
+	}
+	return nil
+}
+
+// Prop2Model builds the mixed-integer program of Proposition 2 (see the
+// package comment) for threshold d.
+func (m Binary) Prop2Model(d float64) (*highs.Model, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkD(d); err != nil {
+		return nil, err
+	}
+	l := prop2Layout{k: len(m.QZ)}
+	n := l.numCols()
+	mod := &highs.Model{
+		Maximize: true,
+		ColCosts: make([]float64, n),
+		ColLower: make([]float64, n), // every column is ≥ 0
+		ColUpper: make([]float64, n),
+		VarTypes: make([]highs.VariableType, n),
+	}
+	for j := range mod.ColUpper {
+		mod.ColUpper[j] = math.Inf(1)
+	}
+	mod.ColCosts[l.gamma()] = 1
+	mod.ColUpper[l.s0()], mod.ColUpper[l.s1()] = 1, 1
+	row := newRowBuilder(mod)
+
+	// Adversaries: exact epigraph of a sum of minima (concave).
+	for i, q := range m.QZ {
+		for c, cl := range m.cells(q) {
+			for _, term := range [2]affine{cl.x0, cl.x1} {
+				// t_ic ≤ term  ⇔  t_ic − a·s ≤ c
+				row.add(math.Inf(-1), term.c, entry{l.t(i, c), 1}, entry{l.s0(), -term.a0}, entry{l.s1(), -term.a1})
+			}
+		}
+		// γ ≤ Σ_c t_ic
+		es := []entry{{l.gamma(), 1}}
+		for c := 0; c < 4; c++ {
+			es = append(es, entry{l.t(i, c), -1})
+		}
+		row.add(math.Inf(-1), 0, es...)
+	}
+
+	// Reconstructor: Σ_c min(u_c, v_c) ≤ D with big-M branch binaries.
+	for c, cl := range m.cells(m.QY) {
+		mod.VarTypes[l.delta(c)] = highs.IntegerType
+		mod.ColUpper[l.delta(c)] = 1
+		mu, mv := maxOnTriangle(cl.x0), maxOnTriangle(cl.x1)
+		// w_c ≥ u_c − M_u δ_c  ⇔  w_c − a·s + M_u δ_c ≥ c_u
+		row.add(cl.x0.c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl.x0.a0}, entry{l.s1(), -cl.x0.a1}, entry{l.delta(c), mu})
+		// w_c ≥ v_c − M_v (1 − δ_c)  ⇔  w_c − a·s − M_v δ_c ≥ c_v − M_v
+		row.add(cl.x1.c-mv, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl.x1.a0}, entry{l.s1(), -cl.x1.a1}, entry{l.delta(c), -mv})
+	}
+	es := make([]entry, 4)
+	for c := range es {
+		es[c] = entry{l.w(c), 1}
+	}
+	row.add(math.Inf(-1), d, es...)
+
+	// Symmetry breaking: relabelling F maps (s0, s1) to (1−s0, 1−s1) and
+	// leaves every loss unchanged, so we may ask for s0 + s1 ≥ 1 (F agrees
+	// with X at least as often as not).
+	row.add(1, math.Inf(1), entry{l.s0(), 1}, entry{l.s1(), 1})
+
+	// Valid inequalities that tighten the LP relaxation (they cut off no
+	// feasible point): each min-term, and L_recon itself, is concave, so on
+	// the triangle s0 + s1 ≥ 1 it lies above the plane through its values at
+	// the triangle's corners.
+	for c, cl := range m.cells(m.QY) {
+		pl := cornerPlane(func(s Privatizer) float64 { return math.Min(cl.x0.at(s), cl.x1.at(s)) })
+		// w_c ≥ plane(s)
+		row.add(pl.c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -pl.a0}, entry{l.s1(), -pl.a1})
+	}
+	pl := cornerPlane(m.ReconLoss)
+	// plane(s) ≤ L_recon(s) ≤ D
+	row.add(math.Inf(-1), d-pl.c, entry{l.s0(), pl.a0}, entry{l.s1(), pl.a1})
+	return mod, nil
+}
+
+// triangle is the corners of the symmetry-broken domain s0 + s1 ≥ 1 within
+// the unit box.
+var triangle = [3]Privatizer{{1, 0}, {0, 1}, {1, 1}}
+
+// cornerPlane is the plane through f's values at the corners of triangle.
+// For concave f it lies below f on the whole triangle: f is at least the
+// interpolation of its corner values, which is this plane.
+func cornerPlane(f func(Privatizer) float64) affine {
+	f10, f01, f11 := f(triangle[0]), f(triangle[1]), f(triangle[2])
+	return affine{c: f10 + f01 - f11, a0: f11 - f01, a1: f11 - f10}
+}
+
+// maxOnTriangle is the largest value of the affine t on triangle (an affine
+// function attains its maximum over a polytope at a vertex).
+func maxOnTriangle(t affine) float64 {
+	m := math.Inf(-1)
+	for _, s := range triangle {
+		m = math.Max(m, t.at(s))
+	}
+	return m
+}
+
+type entry struct {
+	col int
+	val float64
+}
+
+type rowBuilder struct {
+	m *highs.Model
+}
+
+func newRowBuilder(m *highs.Model) rowBuilder { return rowBuilder{m} }
+
+// add appends the row lo ≤ Σ val·x[col] ≤ hi, dropping zero coefficients.
+func (b rowBuilder) add(lo, hi float64, es ...entry) {
+	r := len(b.m.RowLower)
+	b.m.RowLower = append(b.m.RowLower, lo)
+	b.m.RowUpper = append(b.m.RowUpper, hi)
+	for _, e := range es {
+		if e.val != 0 {
+			b.m.ConstMatrix = append(b.m.ConstMatrix, highs.Nonzero{Row: r, Col: e.col, Val: e.val})
+		}
+	}
+}
+
+// SolveProp2 solves Proposition 2 at threshold d. The losses in the result
+// are recomputed exactly from the optimal (s0*, s1*), clamped to [0, 1].
+func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
+	mod, err := m.Prop2Model(d)
+	if err != nil {
+		return Optimum{}, err
+	}
+	res, err := highsx.Solve(mod, o)
+	if err != nil {
+		return Optimum{}, fmt.Errorf("proposition 2 at D = %g: %w", d, err)
+	}
+	l := prop2Layout{k: len(m.QZ)}
+	s := Privatizer{S0: clamp01(res.X[l.s0()]), S1: clamp01(res.X[l.s1()])}
+	opt := Optimum{
+		D:         d,
+		S:         s,
+		Gamma:     res.Objective,
+		ReconLoss: m.ReconLoss(s),
+		AdvLoss:   m.AdvLosses(s),
+		Status:    res.Status,
+		MIPGap:    res.MIPGap,
+		Nodes:     res.Nodes,
+		SolveTime: res.Time,
+	}
+	opt.MinAdvLoss = minOf(opt.AdvLoss)
+	return opt, nil
+}
+
+// SweepProp2 solves Proposition 2 at every threshold in ds, in order. It
+// stops at the first error or when ctx is cancelled.
+func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Optimum, error) {
+	out := make([]Optimum, 0, len(ds))
+	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		opt, err := m.SolveProp2(d, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, opt)
+	}
+	return out, nil
+}
+
+// WriteProp2Model writes the MIP for threshold d to path (.mps or .lp,
+// chosen by HiGHS from the extension). The write is not atomic; callers
+// that need atomicity write to a temporary name with the same extension.
+func (m Binary) WriteProp2Model(d float64, path string) error {
+	mod, err := m.Prop2Model(d)
+	if err != nil {
+		return err
+	}
+	return highsx.WriteModel(mod, path)
+}
+
+func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}
