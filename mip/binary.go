@@ -3,6 +3,8 @@ package mip
 import (
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/sweep"
 )
 
 // Binary is the binary model of Section III-B: X ~ Bernoulli(P), the
@@ -147,4 +149,19 @@ func (m Binary) AdvSaturation() []float64 {
 		out[i] = m.SideOnlyError(q)
 	}
 	return out
+}
+
+// CheckProbability reports whether v is a probability; name labels the error.
+func CheckProbability(name string, v float64) error { return checkProb(name, v) }
+
+// DefaultSweep is the paper's sweep for the binary model (Section V-B): 30
+// evenly spaced thresholds from 0.0025 to D_max (q_Y = 0.2 on the paper's
+// setup). When D_max < 0.0025 it starts at D_max; when D_max = 0 it is the
+// single point D = 0.
+func (m Binary) DefaultSweep() sweep.Spec {
+	dmax := m.DMax()
+	if dmax == 0 {
+		return sweep.Spec{N: 1}
+	}
+	return sweep.Spec{D0: math.Min(0.0025, dmax), D1: dmax, N: 30}
 }

@@ -24,3 +24,7 @@
 // derived, not guessed: M_u = max over the unit box of u_c, so the relaxed
 // branch is implied by w_c ≥ 0 (and likewise M_v).
 package mip
+
+// HiGHSVersion is the version of the HiGHS library mmds links (from the
+// pinned module github.com/bartolsthoorn/gohighs).
+const HiGHSVersion = "1.13.1"

@@ -15,6 +15,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 and certifies trained models against those optima.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          usageArgs(cobra.NoArgs),
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -30,3 +32,13 @@ and certifies trained models against those optima.`,
 // file appends its own in an init function, so commands live in separate
 // files that do not touch each other.
 var subcommands []func() *cobra.Command
+
+// usageArgs marks the errors of a cobra argument validator as bad input.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
