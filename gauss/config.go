@@ -1,8 +1,8 @@
 package gauss
 
 import (
-	_ "embed" // the paper's setup is embedded as a JSON config
 	"bytes"
+	_ "embed" // the paper's setup is embedded as a JSON config
 	"encoding/json"
 	"errors"
 	"fmt"

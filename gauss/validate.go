@@ -109,8 +109,10 @@ func covFromVarCorr(vars []float64, corr [][]float64, names []string) (*mat.SymD
 		}
 		for j := 0; j < i; j++ {
 			r, rt := corr[i][j], corr[j][i]
-			if !finite(r) || math.Abs(r) > 1 {
-				return nil, configErr("corr[%d][%d] (%s,%s) = %g: a correlation must be in [-1, 1]", i, j, names[i], names[j], r)
+			for _, e := range [][2]int{{j, i}, {i, j}} { // upper triangle first: the order people read
+				if v := corr[e[0]][e[1]]; !finite(v) || math.Abs(v) > 1 {
+					return nil, configErr("corr[%d][%d] (%s,%s) = %g: a correlation must be in [-1, 1]", e[0], e[1], names[e[0]], names[e[1]], v)
+				}
 			}
 			if math.Abs(r-rt) > symTol {
 				return nil, configErr("corr is not symmetric: corr[%d][%d] (%s,%s) = %g but corr[%d][%d] = %g", i, j, names[i], names[j], r, j, i, rt)
