@@ -353,3 +353,25 @@ func TestWeakerAdversaryQNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestQEqualsRhoFormula: for scalar side information, Q_i = 1/V_i − 1/V_Y
+// equals Proposition 1's (ρ_XZ² − ρ_XY²)/(σ_X²(1−ρ_XZ²)(1−ρ_XY²)), with the
+// correlations read off random covariances.
+func TestQEqualsRhoFormula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for trial := 0; trial < 200; trial++ {
+		cov := randomCov(rng, 3, 3)
+		rows := [][]float64{{cov.At(0, 0), cov.At(0, 1), cov.At(0, 2)},
+			{cov.At(1, 0), cov.At(1, 1), cov.At(1, 2)}, {cov.At(2, 0), cov.At(2, 1), cov.At(2, 2)}}
+		m, err := New(Config{Names: []string{"X", "Y", "Z"}, Cov: rows, Private: "X",
+			Reconstructor: []string{"Y"}, Adversaries: [][]string{{"Z"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rho := func(i, j int) float64 { return cov.At(i, j) / math.Sqrt(cov.At(i, i)*cov.At(j, j)) }
+		want := qRho(cov.At(0, 0), rho(0, 2), rho(0, 1))
+		if got := m.Q()[0]; !scalar.EqualWithinAbsOrRel(got, want, 1e-12/cov.At(0, 0), 1e-9) {
+			t.Errorf("trial %d: Q = %.15g, ρ-formula %.15g", trial, got, want)
+		}
+	}
+}

@@ -101,8 +101,8 @@ func regress(cov mat.Symmetric, target int, given []int) (float64, []float64) {
 // CondVar returns Var[target | given] for a jointly Gaussian vector with
 // covariance cov, by the Schur complement Σ_tt − Σ_tS Σ_SS⁺ Σ_St (Section
 // III-A: the MMSE of the optimal estimator E[X|S]). An empty given returns
-// Σ_tt. Indices must be in range; cov must be PSD (see Validate-style checks
-// in New) for the result to be a variance.
+// Σ_tt. Indices out of range are an error; cov must be PSD (New checks this
+// for a model) for the result to be a variance.
 func CondVar(cov mat.Symmetric, target int, given []int) (float64, error) {
 	n := cov.SymmetricDim()
 	for _, j := range append([]int{target}, given...) {
