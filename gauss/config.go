@@ -91,8 +91,14 @@ func jsonMessage(err error) string {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "malformed JSON: unexpected end of file"
 	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "unknown field " + f + " (allowed: " + allowedFields + ")"
+	}
 	return "malformed JSON: " + err.Error()
 }
+
+// allowedFields lists Config's JSON fields for the unknown-field message.
+const allowedFields = "names, mean, var, corr, cov, private, reconstructor, adversaries, coalitions"
 
 // configErr formats a validation error that wraps ErrConfig.
 func configErr(format string, args ...any) error {
