@@ -1,0 +1,42 @@
+package gauss
+
+import "testing"
+
+// BenchmarkSweep30 is the paper's 30-point sweep (Section V-A) from a parsed
+// model: conditional variances are computed once in New, so this measures
+// the closed form of Proposition 1 per threshold.
+func BenchmarkSweep30(b *testing.B) {
+	m := Paper()
+	ds := m.DefaultSweep().Values()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Sweep(ds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSweep30WithCheck adds cross-check 5(a) (the joint covariance of
+// (X, F, side) and its Schur complements) at every point, as mmds gauss does.
+func BenchmarkSweep30WithCheck(b *testing.B) {
+	m := Paper()
+	ds := m.DefaultSweep().Values()
+	b.ReportAllocs()
+	for b.Loop() {
+		pts, _ := m.Sweep(ds)
+		for _, p := range pts {
+			if _, err := m.Check(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkNewPaper is parsing, validation (eigenvalues) and the Schur
+// complements of the paper's model.
+func BenchmarkNewPaper(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Paper()
+	}
+}

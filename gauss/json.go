@@ -1,0 +1,104 @@
+package gauss
+
+import (
+	"encoding/json"
+	"math"
+)
+
+// pointJSON is the wire form of a Point. JSON has no +Inf, so an infinite
+// SNR (D' = 0, F = X) is written as "snr": null with "snr_infinite": true.
+type pointJSON struct {
+	D           float64   `json:"D"`
+	DEff        float64   `json:"D_eff"`
+	SNR         *float64  `json:"snr"`
+	SNRInfinite bool      `json:"snr_infinite"`
+	A           float64   `json:"a"`
+	B           float64   `json:"b"`
+	ReconLoss   float64   `json:"recon_loss"`
+	AdvLoss     []float64 `json:"adv_loss"`
+	MinAdvLoss  float64   `json:"min_adv_loss"`
+	MinAdv      int       `json:"min_adv_index"`
+}
+
+// MarshalJSON writes the point with snake_case fields; see pointJSON for +Inf.
+func (p Point) MarshalJSON() ([]byte, error) {
+	w := pointJSON{D: p.D, DEff: p.DEff, A: p.A, B: p.B, ReconLoss: p.ReconLoss,
+		AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, MinAdv: p.MinAdv}
+	if math.IsInf(p.SNR, 1) {
+		w.SNRInfinite = true
+	} else {
+		snr := p.SNR
+		w.SNR = &snr
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *Point) UnmarshalJSON(b []byte) error {
+	var w pointJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Point{D: w.D, DEff: w.DEff, A: w.A, B: w.B, ReconLoss: w.ReconLoss,
+		AdvLoss: w.AdvLoss, MinAdvLoss: w.MinAdvLoss, MinAdv: w.MinAdv}
+	switch {
+	case w.SNRInfinite:
+		p.SNR = math.Inf(1)
+	case w.SNR != nil:
+		p.SNR = *w.SNR
+	}
+	return nil
+}
+
+// Coalition is a side-information set with Var[X | S].
+type Coalition struct {
+	Side      []string `json:"side"`
+	VarXGiven float64  `json:"var_x_given"`
+}
+
+// Summary describes a model and its conditional variances for reports.
+type Summary struct {
+	Names          []string    `json:"names"`
+	Mean           []float64   `json:"mean"`
+	Cov            [][]float64 `json:"cov"`
+	Private        string      `json:"private"`
+	Reconstructor  []string    `json:"reconstructor"`
+	Adversaries    [][]string  `json:"adversaries"`
+	VarX           float64     `json:"var_x"`
+	VarXGivenRecon float64     `json:"var_x_given_recon"`
+	VarXGivenAdv   []float64   `json:"var_x_given_adv"`
+	// Q holds Q_i = 1/V_i − 1/V_Y; null where it is infinite (V_i = 0 or V_Y = 0).
+	Q          []*float64  `json:"q"`
+	Coalitions []Coalition `json:"coalitions"`
+	MinEig     float64     `json:"min_corr_eigenvalue"`
+}
+
+// Summary returns the model's description and conditional variances.
+func (m *Model) Summary() Summary {
+	s := Summary{Names: m.Names(), Mean: m.Mean(), Private: m.Private(),
+		Reconstructor: m.Reconstructor(), Adversaries: make([][]string, m.K()),
+		VarX: m.VarX(), VarXGivenRecon: m.vRecon, VarXGivenAdv: m.VarAdv(),
+		Coalitions: []Coalition{}, MinEig: m.minEig}
+	n := len(m.names)
+	for i := 0; i < n; i++ {
+		row := make([]float64, n)
+		for j := range row {
+			row[j] = m.cov.At(i, j)
+		}
+		s.Cov = append(s.Cov, row)
+	}
+	for i := range s.Adversaries {
+		s.Adversaries[i] = m.Adversary(i)
+	}
+	for _, q := range m.Q() {
+		if !math.IsInf(q, 0) {
+			s.Q = append(s.Q, &q)
+		} else {
+			s.Q = append(s.Q, nil)
+		}
+	}
+	for i, c := range m.Coalitions() {
+		s.Coalitions = append(s.Coalitions, Coalition{Side: c, VarXGiven: m.vCoal[i]})
+	}
+	return s
+}

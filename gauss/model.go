@@ -1,0 +1,190 @@
+package gauss
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model is a validated jointly Gaussian model: named variables with means and
+// a PSD covariance, the private variable X, the reconstructor's side
+// variables Y (a list, so Y = (Z1, Z2) is expressible) and K ≥ 1 adversaries
+// with side variables Z_i. The conditional variances are computed once in New.
+// A Model is immutable and safe for concurrent use.
+type Model struct {
+	names      []string
+	index      map[string]int
+	mean       []float64
+	cov        *mat.SymDense
+	private    int
+	recon      []int
+	advs       [][]int
+	coalitions [][]int
+	minEig     float64   // smallest eigenvalue of the correlation matrix
+	vRecon     float64   // V_Y = Var[X|Y]
+	vAdv       []float64 // V_i = Var[X|Z_i]
+	vCoal      []float64 // Var[X|S] for each coalition S
+}
+
+// New validates c and builds the model. Every error wraps ErrConfig and names
+// the offending entry, its value and the valid range.
+func New(c Config) (*Model, error) {
+	idx, err := checkNames(c.Names)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{names: append([]string(nil), c.Names...), index: idx}
+	if m.mean, err = checkMean(c.Mean, c.Names); err != nil {
+		return nil, err
+	}
+	if m.cov, err = buildCov(c); err != nil {
+		return nil, err
+	}
+	if m.minEig, err = checkPSD(m.cov); err != nil {
+		return nil, err
+	}
+	if err := m.resolveRoles(c); err != nil {
+		return nil, err
+	}
+	m.computeVariances()
+	return m, nil
+}
+
+// Paper returns the model of the paper's Section V-A (the embedded default).
+func Paper() *Model {
+	m, err := New(PaperConfig())
+	if err != nil {
+		panic("gauss: embedded paper.json is invalid: " + err.Error()) // a build defect, caught by tests
+	}
+	return m
+}
+
+func (m *Model) resolveRoles(c Config) error {
+	p, ok := m.index[c.Private]
+	if !ok {
+		return configErr("private = %q: unknown variable (known: %v)", c.Private, m.names)
+	}
+	m.private = p
+	if c.Reconstructor == nil {
+		return configErr(`"reconstructor" is missing: list its side variables, e.g. ["Y"] ([] for none)`)
+	}
+	var err error
+	if m.recon, err = resolveSide("reconstructor", c.Reconstructor, m.index, c.Private); err != nil {
+		return err
+	}
+	if len(c.Adversaries) == 0 {
+		return configErr(`"adversaries" is missing or empty: list K ≥ 1 adversaries, e.g. [["Z1"],["Z2"]]`)
+	}
+	for i, a := range c.Adversaries {
+		s, err := resolveSide(fmt.Sprintf("adversaries[%d]", i), a, m.index, c.Private)
+		if err != nil {
+			return err
+		}
+		m.advs = append(m.advs, s)
+	}
+	for i, a := range c.Coalitions {
+		s, err := resolveSide(fmt.Sprintf("coalitions[%d]", i), a, m.index, c.Private)
+		if err != nil {
+			return err
+		}
+		m.coalitions = append(m.coalitions, s)
+	}
+	return nil
+}
+
+func (m *Model) computeVariances() {
+	m.vRecon, _ = regress(m.cov, m.private, m.recon)
+	m.vAdv = make([]float64, len(m.advs))
+	for i, s := range m.advs {
+		m.vAdv[i], _ = regress(m.cov, m.private, s)
+	}
+	m.vCoal = make([]float64, len(m.coalitions))
+	for i, s := range m.coalitions {
+		m.vCoal[i], _ = regress(m.cov, m.private, s)
+	}
+}
+
+// Names returns the variable names in config order.
+func (m *Model) Names() []string { return append([]string(nil), m.names...) }
+
+// Mean returns the mean vector.
+func (m *Model) Mean() []float64 { return append([]float64(nil), m.mean...) }
+
+// Cov returns a copy of the covariance matrix.
+func (m *Model) Cov() *mat.SymDense {
+	c := mat.NewSymDense(m.cov.SymmetricDim(), nil)
+	c.CopySym(m.cov)
+	return c
+}
+
+// Private returns the name of the private variable X.
+func (m *Model) Private() string { return m.names[m.private] }
+
+// PrivateIndex returns the index of X among Names.
+func (m *Model) PrivateIndex() int { return m.private }
+
+// Reconstructor returns the names of the reconstructor's side variables.
+func (m *Model) Reconstructor() []string { return m.namesOf(m.recon) }
+
+// ReconstructorIndices returns the indices of the reconstructor's side variables.
+func (m *Model) ReconstructorIndices() []int { return append([]int(nil), m.recon...) }
+
+// K returns the number of adversaries.
+func (m *Model) K() int { return len(m.advs) }
+
+// Adversary returns the names of adversary i's side variables (i in [0, K)).
+func (m *Model) Adversary(i int) []string { return m.namesOf(m.advs[i]) }
+
+// AdversaryIndices returns the indices of every adversary's side variables.
+func (m *Model) AdversaryIndices() [][]int {
+	out := make([][]int, len(m.advs))
+	for i, a := range m.advs {
+		out[i] = append([]int(nil), a...)
+	}
+	return out
+}
+
+// Coalitions returns the names of the configured coalitions.
+func (m *Model) Coalitions() [][]string {
+	out := make([][]string, len(m.coalitions))
+	for i, s := range m.coalitions {
+		out[i] = m.namesOf(s)
+	}
+	return out
+}
+
+// VarX returns σ_X² = Var[X].
+func (m *Model) VarX() float64 { return m.cov.At(m.private, m.private) }
+
+// VarRecon returns V_Y = Var[X|Y], the paper's D_max (Section V-A).
+func (m *Model) VarRecon() float64 { return m.vRecon }
+
+// VarAdv returns V_i = Var[X|Z_i] for each adversary: the losses at which
+// the adversaries saturate for D ≥ V_Y (Section V-A).
+func (m *Model) VarAdv() []float64 { return append([]float64(nil), m.vAdv...) }
+
+// VarCoalitions returns Var[X|S] for each configured coalition S.
+func (m *Model) VarCoalitions() []float64 { return append([]float64(nil), m.vCoal...) }
+
+// MinEigenvalue returns the smallest eigenvalue of the correlation matrix
+// (> 0: positive definite; ≈ 0: singular but valid).
+func (m *Model) MinEigenvalue() float64 { return m.minEig }
+
+// CondVar returns Var[X | S] for the side variables named in side, by the
+// Schur complement of the model's covariance.
+func (m *Model) CondVar(side ...string) (float64, error) {
+	s, err := resolveSide("side", side, m.index, m.Private())
+	if err != nil {
+		return 0, err
+	}
+	v, _ := regress(m.cov, m.private, s)
+	return v, nil
+}
+
+func (m *Model) namesOf(idx []int) []string {
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = m.names[j]
+	}
+	return out
+}
