@@ -13,7 +13,6 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 )
 
 func init() { subcommands = append(subcommands, newGaussCmd) }
@@ -141,23 +140,7 @@ func loadGaussModel(path string) (*gauss.Model, error) {
 }
 
 func gaussThresholds(cmd *cobra.Command, o gaussOpts, m *gauss.Model) ([]float64, error) {
-	hasD, hasSweep := cmd.Flags().Changed("d"), cmd.Flags().Changed("sweep")
-	switch {
-	case hasD && hasSweep:
-		return nil, badInput("--d and --sweep are mutually exclusive: give one")
-	case hasD:
-		if math.IsNaN(o.d) || math.IsInf(o.d, 0) || o.d < 0 {
-			return nil, badInput("--d %g: must be a finite number ≥ 0", o.d)
-		}
-		return []float64{o.d}, nil
-	case hasSweep:
-		s, err := sweep.Parse("sweep", o.sweep)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return s.Values(), nil
-	}
-	return m.DefaultSweep().Values(), nil
+	return thresholds(cmd, o.d, o.sweep, m.DefaultSweep())
 }
 
 // computeGauss runs the closed form, cross-check 5(a) at every point and,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -12,14 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 )
-
-// runCLI runs mmds in-process and returns the exit status, stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 // gaussDoc is the JSON contract of mmds gauss, decoded independently of the
 // types that produce it.
