@@ -135,28 +135,34 @@ func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 }
 
 // forward2 is Forward's hidden layer and pre-activation output for two inputs,
-// the paper's case, fused into one pass over each hidden row.
+// the paper's case, fused into one pass over each hidden row; four partial
+// sums break the dependency chain of the output's dot product.
 func forward2(in []float64, n, H int, w1, b1, w2 []float64, b2 float64, h, out []float64) {
 	wa, wb := w1[:H], w1[H:2*H]
 	b1, w2 = b1[:H], w2[:H]
 	for r := 0; r < n; r++ {
 		xa, xb := in[2*r], in[2*r+1]
 		hr := h[r*H : r*H+H]
-		var s0, s1 float64
+		wa, wb, b1, w2 := wa[:len(hr)], wb[:len(hr)], b1[:len(hr)], w2[:len(hr)]
+		var s0, s1, s2, s3 float64
 		j := 0
-		for ; j+1 < H; j += 2 {
-			v0 := max(b1[j]+xa*wa[j]+xb*wb[j], 0)
-			v1 := max(b1[j+1]+xa*wa[j+1]+xb*wb[j+1], 0)
-			hr[j], hr[j+1] = v0, v1
+		for ; j+3 < len(hr); j += 4 {
+			v0 := relu(b1[j] + xa*wa[j] + xb*wb[j])
+			v1 := relu(b1[j+1] + xa*wa[j+1] + xb*wb[j+1])
+			v2 := relu(b1[j+2] + xa*wa[j+2] + xb*wb[j+2])
+			v3 := relu(b1[j+3] + xa*wa[j+3] + xb*wb[j+3])
+			hr[j], hr[j+1], hr[j+2], hr[j+3] = v0, v1, v2, v3
 			s0 += v0 * w2[j]
 			s1 += v1 * w2[j+1]
+			s2 += v2 * w2[j+2]
+			s3 += v3 * w2[j+3]
 		}
-		if j < H {
-			v := max(b1[j]+xa*wa[j]+xb*wb[j], 0)
+		for ; j < len(hr); j++ {
+			v := relu(b1[j] + xa*wa[j] + xb*wb[j])
 			hr[j] = v
 			s0 += v * w2[j]
 		}
-		out[r] = b2 + s0 + s1
+		out[r] = b2 + ((s0 + s1) + (s2 + s3))
 	}
 }
 
@@ -340,6 +346,13 @@ func (m *MLP) Predict(x []float64) float64 {
 	out := make([]float64, 1)
 	m.Forward(x, 1, h, out)
 	return out[0]
+}
+
+// relu returns max(v, 0) without a branch (the sign bit spreads into a mask
+// that clears v when it is negative); −0 and negative NaNs become +0.
+func relu(v float64) float64 {
+	b := math.Float64bits(v)
+	return math.Float64frombits(b &^ uint64(int64(b)>>63))
 }
 
 // gate returns g where the ReLU unit with output hv ≥ 0 is active (hv > 0) and
