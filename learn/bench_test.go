@@ -55,6 +55,9 @@ func BenchmarkEvaluateGauss(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tr.Evaluate()
-		tr.hist = newHistory(len(tr.Adv), false, 1)
+		tr.hist.Recon = tr.hist.Recon[:0] // keep the history's capacity
+		for i := range tr.hist.Adv {
+			tr.hist.Adv[i] = tr.hist.Adv[i][:0]
+		}
 	}
 }

@@ -66,9 +66,10 @@ type DResult struct {
 	CapHit    bool           `json:"cap_hit"`
 	Trials    []TrialSummary `json:"trials"` // every consumed trial, in order
 
-	// The finalized trial's networks after its last epoch: privatizer,
-	// reconstructor, adversary_1, ….
-	Networks []Network `json:"networks,omitempty"`
+	// The finalized trial's networks at the finalized epoch (privatizer,
+	// reconstructor, adversary_1, …); NetworksEpoch is that epoch.
+	Networks      []Network `json:"networks,omitempty"`
+	NetworksEpoch int       `json:"networks_epoch"`
 }
 
 // TrialSummary describes one consumed trial.
@@ -94,6 +95,9 @@ type TrialRecord struct {
 	Seconds     float64   `json:"seconds"`
 	History     History   `json:"history"`
 	Networks    []Network `json:"networks"` // after the last epoch
+	// The networks at the last K epochs with L_recon in [D − τ, D], the
+	// candidates of PickEpoch, in epoch order.
+	Snapshots []Snapshot `json:"snapshots"`
 }
 
 // ResultsFile is the name of the results file in a results directory.
@@ -263,7 +267,7 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 			sums[k].File = ""
 		}
 	}
-	r := &DResult{DIndex: di, D: c.D[di], Trial: -1, Epoch: -1,
+	r := &DResult{DIndex: di, D: c.D[di], Trial: -1, Epoch: -1, NetworksEpoch: -1,
 		Attempted: sel.Attempted, Accepted: sel.Accepted, CapHit: sel.CapHit, Trials: sums}
 	if f := sel.Finalized; f != nil {
 		rec := recs[f.Trial]
@@ -277,7 +281,11 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 				r.AdvHard = append(r.AdvHard, h.AdvHard[i][f.Epoch])
 			}
 		}
-		r.Networks = rec.Networks
+		for _, sn := range rec.Snapshots {
+			if sn.Epoch == f.Epoch {
+				r.Networks, r.NetworksEpoch = sn.Networks, sn.Epoch
+			}
+		}
 		s.finalized = f
 	}
 	return r
@@ -307,6 +315,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 	rec := &TrialRecord{
 		Fingerprint: s.fp, DIndex: di, Trial: t, D: c.D[di], Seed: seed, Epochs: c.Epochs,
 		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
+		Snapshots: tr.Snapshots(),
 	}
 	s.mu.Lock()
 	s.trained++
@@ -357,18 +366,29 @@ func (s *sweeper) write(res *Results) error {
 	return nil
 }
 
-// Networks returns the JSON form of the trainer's networks: privatizer,
-// reconstructor, adversary_1, ….
+// Networks returns the JSON form of the trainer's networks as they are now:
+// privatizer, reconstructor, adversary_1, ….
 func (t *Trainer) Networks() []Network {
+	params := [][]float64{t.Priv.Params, t.Recon.Params}
+	for _, a := range t.Adv {
+		params = append(params, a.Params)
+	}
+	return t.networksOf(params)
+}
+
+// networksOf returns the JSON form of the trainer's networks with the given
+// parameters (privatizer, reconstructor, adversaries).
+func (t *Trainer) networksOf(params [][]float64) []Network {
 	tr := t.data.Train
+	with := func(m *MLP, p []float64) *MLP { c := *m; c.Params = p; return &c }
 	ny := names("y", "", tr.NY)
 	nets := []Network{
-		NetworkOf(t.Priv, "privatizer", []string{"x", "r"}),
-		NetworkOf(t.Recon, "reconstructor", append([]string{"f"}, ny...)),
+		NetworkOf(with(t.Priv, params[0]), "privatizer", []string{"x", "r"}),
+		NetworkOf(with(t.Recon, params[1]), "reconstructor", append([]string{"f"}, ny...)),
 	}
 	for i, a := range t.Adv {
 		nz := names(fmt.Sprintf("z%d", i+1), "_", tr.NZ[i])
-		nets = append(nets, NetworkOf(a, fmt.Sprintf("adversary_%d", i+1), append([]string{"f"}, nz...)))
+		nets = append(nets, NetworkOf(with(a, params[2+i]), fmt.Sprintf("adversary_%d", i+1), append([]string{"f"}, nz...)))
 	}
 	return nets
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,8 @@ func TestSweepResume(t *testing.T) {
 		t.Errorf("partial resume: trained %d, loaded %d; want 1, %d", third.Trained, third.Loaded, consumed-1)
 	}
 
+	checkFinalizedNetworks(t, ds, c, first)
+
 	c.Rho = 999
 	if _, err := Sweep(context.Background(), ds, c); err == nil || !strings.Contains(err.Error(), "different training configuration") {
 		t.Errorf("changed ρ over the same directory: err = %v", err)
@@ -247,5 +250,58 @@ func TestConfigErrors(t *testing.T) {
 	bad.Y[0] = bad.Y[0][:10]
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "Y[0]") {
 		t.Errorf("short Y column: %v", err)
+	}
+}
+
+// checkFinalizedNetworks rebuilds each finalized point's networks from
+// results.json and recomputes the point's test-split losses row by row: the
+// stored networks must be those of the selected epoch (Gaussian model, so
+// f = k(x, r) is deterministic).
+func checkFinalizedNetworks(t *testing.T, ds *Dataset, c Config, res *Results) {
+	t.Helper()
+	rc, err := c.resolve(len(ds.X))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := NewData(ds, rc.TrainSize, rc.TestSize, rc.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := data.Test
+	checked := 0
+	for _, p := range res.Points {
+		if !p.Finalized {
+			continue
+		}
+		if p.NetworksEpoch != p.Epoch || len(p.Networks) != 4 {
+			t.Fatalf("D[%d]: networks of epoch %d, point at epoch %d", p.DIndex, p.NetworksEpoch, p.Epoch)
+		}
+		var nets []*MLP
+		for _, n := range p.Networks {
+			m, err := n.MLP()
+			if err != nil {
+				t.Fatal(err)
+			}
+			nets = append(nets, m)
+		}
+		var recon float64
+		adv := make([]float64, 2)
+		for r := range s.N {
+			x := s.X[r]
+			f := nets[0].Predict(s.Priv[2*r : 2*r+2])
+			e := nets[1].Predict([]float64{f, s.Recon[r]}) - x
+			recon += e * e / float64(s.N)
+			for i := range adv {
+				e := nets[2+i].Predict([]float64{f, s.Adv[i][r]}) - x
+				adv[i] += e * e / float64(s.N)
+			}
+		}
+		if math.Abs(recon-*p.ReconLoss) > 1e-9*recon || math.Abs(adv[0]-p.AdvLoss[0]) > 1e-9*adv[0] || math.Abs(adv[1]-p.AdvLoss[1]) > 1e-9*adv[1] {
+			t.Errorf("D[%d]: stored networks give recon %g, adv %v; the point says %g, %v", p.DIndex, recon, adv, *p.ReconLoss, p.AdvLoss)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no finalized point to check")
 	}
 }

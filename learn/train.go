@@ -20,7 +20,20 @@ type Trainer struct {
 	bern     *rand.Rand   // training draws of f ~ Bernoulli(p̂)
 	eval     *rand.Rand   // evaluation draws of f ~ Bernoulli(p̂)
 	hist     History
+	snaps    []snap // networks at the last K epochs in the selection band
 	b        buffers
+}
+
+// snap is a copy of every network's parameters after one epoch.
+type snap struct {
+	epoch  int
+	params [][]float64 // privatizer, reconstructor, adversaries
+}
+
+// Snapshot is the networks after one epoch, in JSON form.
+type Snapshot struct {
+	Epoch    int       `json:"epoch"`
+	Networks []Network `json:"networks"`
 }
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.
@@ -125,8 +138,45 @@ func (t *Trainer) Run(stop func() error) error {
 		}
 		t.Epoch()
 		t.Evaluate()
+		t.keep()
 	}
 	return nil
+}
+
+// keep snapshots the networks when the epoch just evaluated has L_recon in
+// the selection band [D − τ, D], keeping the last Protocol.K such epochs:
+// the candidates PickEpoch chooses from, so the finalized point's networks
+// are those of its own epoch.
+func (t *Trainer) keep() {
+	e := t.hist.Len() - 1
+	k, d, tau := t.cfg.Protocol.K, t.D, t.cfg.Protocol.Tau
+	if r := t.hist.Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
+		return
+	}
+	nets := append([]*MLP{t.Priv, t.Recon}, t.Adv...)
+	if len(t.snaps) < k {
+		t.snaps = append(t.snaps, snap{params: make([][]float64, len(nets))})
+	} else {
+		// Reuse the oldest snapshot's buffers; snaps stays in epoch order.
+		oldest := t.snaps[0]
+		copy(t.snaps, t.snaps[1:])
+		t.snaps[k-1] = oldest
+	}
+	s := &t.snaps[len(t.snaps)-1]
+	s.epoch = e
+	for i, m := range nets {
+		s.params[i] = append(s.params[i][:0], m.Params...)
+	}
+}
+
+// Snapshots returns the networks at the last Protocol.K epochs whose L_recon
+// was in [D − τ, D], in epoch order.
+func (t *Trainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Networks: t.networksOf(s.params)}
+	}
+	return out
 }
 
 // Epoch runs BatchesPerEpoch iterations of Algorithm 1's loop body: per
