@@ -1,4 +1,60 @@
 // Package learn implements the paper's data-driven baseline (Section IV,
 // Algorithm 1): small MLPs trained with Adam or RAdam, alternating privatizer,
-// reconstructor and adversary updates, and the selection protocol of Section V.
+// reconstructor and adversary updates, and the selection protocol of Section V,
+// run as parallel, deterministic, resumable sweeps over distortion thresholds.
+//
+// # Networks
+//
+// Every network is an MLP (In → Hidden ReLU units → 1 output): the privatizer
+// k(x, r), the reconstructor g(f, y) and adversary i's h_i(f, z_i), where y
+// and z_i may be vectors. The output is the identity for the Gaussian model and
+// a sigmoid for the binary model. Weights and biases start as PyTorch's
+// default nn.Linear: U(−1/√fan_in, 1/√fan_in). Forward and backward passes are
+// written out over preallocated batch-major buffers (no autodiff).
+//
+// # Algorithm 1
+//
+// One iteration on minibatches of M rows (each step draws its own minibatch):
+//
+//  1. Privatizer (lines 6–15), g and h_i frozen, gradients flowing through them
+//     into f and on into θ_k:
+//     L_priv = −min_i L_adv,i + ρ/2 ((L_recon − D)⁺ + (D − L_recon)⁺)   (eq. (priv_loss))
+//  2. Reconstructor (lines 16–21), k frozen: descend on L_recon of g(f, y).
+//  3. Adversary i = 1..K (lines 23–30), k frozen: descend on L_adv,i of h_i(f, z_i).
+//
+// Gaussian model (Section V-A): f = k(x, r), L = mean squared error, Adam with
+// learning rate 0.001, ρ = 1000. Binary model (Section V-B): p̂ = k(x, r) and
+// f ~ Bernoulli(p̂); L = mean(x(1 − x̂) + (1 − x)x̂), the differentiable 0-1
+// loss; in the privatizer step the reconstructor receives p̂ in place of f so
+// gradients flow, the adversaries receive the sampled f — whose derivative in
+// θ_k is zero, so the adversarial term does not move the privatizer (the
+// paper's practical compromise); RAdam with η(D) = η0 (1 + γ D/DMax), η0 =
+// 0.01, γ = −0.98, multiplied by 5, 2 and 1 for the privatizer,
+// reconstructor and adversaries; ρ = 1.
+//
+// # Optimizers
+//
+// Adam and RAdam follow torch.optim.Adam and torch.optim.RAdam (β = (0.9,
+// 0.999), ε = 1e-8): RAdam takes the rectified adaptive step only when the
+// length of the approximated SMA ρ_t = ρ∞ − 2tβ2^t/(1 − β2^t) exceeds 5, and a
+// plain momentum step before. See Optimizer.
+//
+// # Selection
+//
+// After every epoch the networks are evaluated on the test split. For each D
+// in increasing order, trials are offered in order to the protocol (Select):
+// per trial the last K epochs with L_recon ∈ [D − τ, D] are kept and the one
+// with the lower-median mean adversarial loss represents the trial; a trial is
+// accepted when each adversary's loss strictly exceeds that of the previous
+// D's finalized point; after Accept accepted trials the one whose mean
+// adversarial loss is the lower median is finalized; MaxAttempts caps the
+// trials per D.
+//
+// # Sweeps
+//
+// Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,
+// d, t), so results are bit-identical for any worker count, writes each
+// trial to its own JSON file and results.json into Config.Dir, and resumes
+// from them. docs/learn.md describes the results directory and our readings
+// of the paper's ambiguities.
 package learn

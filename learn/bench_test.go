@@ -1,0 +1,63 @@
+package learn
+
+import "testing"
+
+// benchTrainer returns a trainer with the paper's setup: 12,000 rows split
+// 10,000/2,000, M = 200, 50 hidden units, two adversaries (Gaussian) or one
+// (binary).
+func benchTrainer(b *testing.B, model Model) *Trainer {
+	ds, dmax, d := paperGauss(12000, 1), 5.76, 2.0
+	if model == Binary {
+		ds, dmax, d = paperBinary(12000, 1), 0.2, 0.1
+	}
+	c, err := Preset(PresetPaper, model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.D, c.DMax = []float64{d}, dmax
+	tr := mustTrainer(b, mustData(b, ds, c), c, d, 1)
+	tr.Epoch() // warm up: leave the initial state
+	return tr
+}
+
+// BenchmarkMinibatchGauss is one iteration of Algorithm 1's loop body on the
+// Gaussian model: privatizer, reconstructor and two adversary updates.
+func BenchmarkMinibatchGauss(b *testing.B) {
+	tr := benchTrainer(b, Gauss)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Iteration()
+	}
+}
+
+// BenchmarkEpochGauss is one epoch (50 minibatch iterations) on the Gaussian
+// model, without the test-split evaluation.
+func BenchmarkEpochGauss(b *testing.B) {
+	tr := benchTrainer(b, Gauss)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Epoch()
+	}
+}
+
+// BenchmarkEpochBinary is one epoch on the binary model (one adversary).
+func BenchmarkEpochBinary(b *testing.B) {
+	tr := benchTrainer(b, Binary)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Epoch()
+	}
+}
+
+// BenchmarkEvaluateGauss is the per-epoch evaluation on the 2,000 test rows.
+func BenchmarkEvaluateGauss(b *testing.B) {
+	tr := benchTrainer(b, Gauss)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Evaluate()
+		tr.hist.Recon = tr.hist.Recon[:0] // keep the history's capacity
+		for i := range tr.hist.Adv {
+			tr.hist.Adv[i] = tr.hist.Adv[i][:0]
+		}
+	}
+}

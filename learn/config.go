@@ -1,0 +1,289 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+)
+
+// Model names the data model, which fixes the losses, the privatizer's output
+// and how f reaches the other networks (Section V-A, V-B).
+type Model string
+
+// The two models of the paper.
+const (
+	Gauss  Model = "gauss"  // MSE losses; f = k(x, r) is real-valued
+	Binary Model = "binary" // soft 0-1 losses; f ~ Bernoulli(p̂), p̂ = k(x, r)
+)
+
+// Config is everything a sweep needs besides the data. Start from Preset and
+// set D, DMax and Seed; the zero value of an optional field means the default
+// stated beside it.
+type Config struct {
+	Model Model `json:"model"`
+
+	// D are the distortion thresholds, strictly increasing, each ≥ 0.
+	D []float64 `json:"d"`
+	// DMax is the distortion reachable from the side information alone
+	// (Var[X|Y] for the Gaussian model, q_y for the binary one), > 0. It
+	// sets the default Tau and the binary learning-rate schedule.
+	DMax float64 `json:"d_max"`
+
+	// Networks and minibatches.
+	Hidden          int `json:"hidden"`            // hidden ReLU units per network (paper: 50)
+	BatchSize       int `json:"batch_size"`        // M (paper: 200)
+	BatchesPerEpoch int `json:"batches_per_epoch"` // 0: TrainSize / BatchSize, one pass over the training split
+	Epochs          int `json:"epochs"`            // T (paper: 1000)
+	TrainSize       int `json:"train_size"`        // 0: 5/6 of the rows (10,000 of 12,000 as in the paper)
+	TestSize        int `json:"test_size"`         // 0: the rest of the rows
+
+	// Algorithm 1.
+	Rho       float64 `json:"rho"`       // penalty weight ρ > 0 of eq. (priv_loss) (Gaussian 1000, binary 1)
+	Optimizer Method  `json:"optimizer"` // Adam (Gaussian) or RAdam (binary)
+	LR        float64 `json:"lr"`        // base learning rate η0 > 0 (Gaussian 0.001, binary 0.01)
+	// PrivLRMult, ReconLRMult and AdvLRMult scale the learning rate of the
+	// privatizer, the reconstructor and every adversary (binary: 5, 2, 1;
+	// Gaussian: 1, 1, 1); each > 0.
+	PrivLRMult  float64 `json:"priv_lr_mult"`
+	ReconLRMult float64 `json:"recon_lr_mult"`
+	AdvLRMult   float64 `json:"adv_lr_mult"`
+	// LRGamma is γ of the schedule η(D) = η0 (1 + γ D/DMax) (binary −0.98,
+	// Gaussian 0); 1 + γ D/DMax must stay > 0 for every D.
+	LRGamma float64 `json:"lr_gamma"`
+
+	// The selection protocol of Section V.
+	Protocol Protocol `json:"protocol"`
+
+	// Running.
+	Seed     uint64         `json:"seed"` // master seed; every trial's seed derives from it (TrialSeed)
+	Workers  int            `json:"-"`    // 0: runtime.GOMAXPROCS(0)
+	Dir      string         `json:"-"`    // results directory; "" writes nothing and resumes nothing
+	Progress func(Progress) `json:"-"`
+}
+
+// Protocol holds the selection protocol's parameters (Section V; see Select).
+type Protocol struct {
+	K           int     `json:"k"`            // epochs kept per trial (paper: 5)
+	Tau         float64 `json:"tau"`          // eligibility band [D−τ, D]; 0: (DMax − D[0]) / (2·len(D))
+	Accept      int     `json:"accept"`       // accepted trials per D (paper: 15)
+	MaxAttempts int     `json:"max_attempts"` // cap on trials per D; 0: 10·Accept
+}
+
+// Preset names.
+const (
+	PresetPaper = "paper"
+	PresetQuick = "quick"
+)
+
+// Preset returns the configuration named "paper" (Section V's
+// hyper-parameters, T = 1000 epochs, 15 accepted trials per D) or "quick" (the
+// same losses and optimizers, 25 epochs, 2 accepted trials, at most 4
+// attempts per D; seconds per D value) for model. D and DMax are left for the
+// caller (the paper sweeps 30 values; PresetPoints).
+func Preset(name string, model Model) (Config, error) {
+	var c Config
+	switch model {
+	case Gauss:
+		c = Config{Model: Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
+			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1}
+	case Binary:
+		c = Config{Model: Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
+			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98}
+	default:
+		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, Gauss, Binary)
+	}
+	c.Hidden, c.BatchSize = 50, 200
+	switch name {
+	case PresetPaper:
+		c.Epochs = 1000
+		c.Protocol = Protocol{K: 5, Accept: 15, MaxAttempts: 150}
+	case PresetQuick:
+		c.Epochs = 25
+		c.Protocol = Protocol{K: 5, Accept: 2, MaxAttempts: 4}
+	default:
+		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+	}
+	return c, nil
+}
+
+// PresetPoints is the number of D values a preset sweeps: 30 for "paper"
+// (Section V), 4 for "quick"; 0 for an unknown name.
+func PresetPoints(name string) int {
+	switch name {
+	case PresetPaper:
+		return 30
+	case PresetQuick:
+		return 4
+	}
+	return 0
+}
+
+// resolve validates c against a dataset of n rows and returns a copy with
+// the defaults filled in.
+func (c Config) resolve(n int) (Config, error) {
+	if c.Model != Gauss && c.Model != Binary {
+		return c, fmt.Errorf("learn: Config.Model %q: must be %q or %q", c.Model, Gauss, Binary)
+	}
+	if c.Optimizer != Adam && c.Optimizer != RAdam {
+		return c, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)
+	}
+	if c.TrainSize == 0 && c.TestSize == 0 {
+		c.TrainSize = n * 5 / 6
+	}
+	if c.TestSize == 0 {
+		c.TestSize = n - c.TrainSize
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 200
+	}
+	if c.Hidden == 0 {
+		c.Hidden = 50
+	}
+	if c.BatchesPerEpoch == 0 && c.BatchSize > 0 {
+		c.BatchesPerEpoch = c.TrainSize / c.BatchSize
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	p := &c.Protocol
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = 10 * p.Accept
+	}
+	if p.Tau == 0 && len(c.D) > 0 {
+		p.Tau = (c.DMax - c.D[0]) / float64(2*len(c.D))
+	}
+	return c, c.validate(n)
+}
+
+func (c *Config) validate(n int) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
+	if len(c.D) == 0 {
+		bad("Config.D is empty: give at least one distortion threshold")
+	}
+	for i, d := range c.D {
+		if !(d >= 0) || math.IsInf(d, 0) {
+			bad("Config.D[%d] = %g: must be finite and ≥ 0", i, d)
+		}
+		if i > 0 && !(d > c.D[i-1]) {
+			bad("Config.D[%d] = %g: thresholds must be strictly increasing", i, d)
+		}
+	}
+	if !(c.DMax > 0) || math.IsInf(c.DMax, 0) {
+		bad("Config.DMax = %g: must be finite and > 0", c.DMax)
+	}
+	if c.Hidden < 1 {
+		bad("Config.Hidden = %d: must be ≥ 1", c.Hidden)
+	}
+	if c.TrainSize < 1 || c.TestSize < 1 || c.TrainSize+c.TestSize > n {
+		bad("Config.TrainSize = %d, TestSize = %d: need both ≥ 1 and their sum ≤ %d rows", c.TrainSize, c.TestSize, n)
+	}
+	if c.BatchSize < 1 || c.BatchSize > c.TrainSize {
+		bad("Config.BatchSize = %d: must be in [1, TrainSize = %d]", c.BatchSize, c.TrainSize)
+	}
+	if c.BatchesPerEpoch < 1 {
+		bad("Config.BatchesPerEpoch = %d: must be ≥ 1", c.BatchesPerEpoch)
+	}
+	if c.Epochs < 1 {
+		bad("Config.Epochs = %d: must be ≥ 1", c.Epochs)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Rho", c.Rho}, {"LR", c.LR}, {"PrivLRMult", c.PrivLRMult}, {"ReconLRMult", c.ReconLRMult}, {"AdvLRMult", c.AdvLRMult}} {
+		if !(f.v > 0) || math.IsInf(f.v, 0) {
+			bad("Config.%s = %g: must be finite and > 0", f.name, f.v)
+		}
+	}
+	if math.IsNaN(c.LRGamma) || math.IsInf(c.LRGamma, 0) {
+		bad("Config.LRGamma = %g: must be finite", c.LRGamma)
+	} else if c.DMax > 0 {
+		for _, d := range c.D {
+			if !(1+c.LRGamma*d/c.DMax > 0) {
+				bad("Config.LRGamma = %g: η(D) = η0(1 + γD/DMax) must stay > 0, but is not at D = %g", c.LRGamma, d)
+				break
+			}
+		}
+	}
+	if c.Workers < 1 {
+		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)
+	}
+	errs = append(errs, c.Protocol.validate()...)
+	return errors.Join(errs...)
+}
+
+func (p Protocol) validate() []error {
+	var errs []error
+	if p.K < 1 {
+		errs = append(errs, fmt.Errorf("learn: Protocol.K = %d: must be ≥ 1", p.K))
+	}
+	if !(p.Tau > 0) || math.IsInf(p.Tau, 0) {
+		errs = append(errs, fmt.Errorf("learn: Protocol.Tau = %g: must be finite and > 0 (set it when D[0] = DMax)", p.Tau))
+	}
+	if p.Accept < 1 {
+		errs = append(errs, fmt.Errorf("learn: Protocol.Accept = %d: must be ≥ 1", p.Accept))
+	}
+	if p.MaxAttempts < p.Accept {
+		errs = append(errs, fmt.Errorf("learn: Protocol.MaxAttempts = %d: must be ≥ Accept = %d", p.MaxAttempts, p.Accept))
+	}
+	return errs
+}
+
+// learningRates returns the privatizer's, reconstructor's and adversaries'
+// learning rates at threshold d: m · η0 (1 + γ d/DMax) (Section V-B; with
+// γ = 0 and multipliers 1 this is the Gaussian model's single rate).
+func (c *Config) learningRates(d float64) (priv, recon, adv float64) {
+	eta := c.LR * (1 + c.LRGamma*d/c.DMax)
+	return c.PrivLRMult * eta, c.ReconLRMult * eta, c.AdvLRMult * eta
+}
+
+// fingerprint is a digest of everything that determines a trial's outcome
+// besides its indices: the training fields of c and the data.
+func (c *Config) fingerprint(dataHash uint64) string {
+	h := fnvNew()
+	h.str(string(c.Model))
+	h.floats(c.D)
+	h.floats([]float64{c.DMax, c.Rho, c.LR, c.PrivLRMult, c.ReconLRMult, c.AdvLRMult, c.LRGamma})
+	h.ints(c.Hidden, c.BatchSize, c.BatchesPerEpoch, c.Epochs, c.TrainSize, c.TestSize)
+	h.str(string(c.Optimizer))
+	h.u64(c.Seed)
+	h.u64(dataHash)
+	return fmt.Sprintf("%016x", h.sum())
+}
+
+// fnv is 64-bit FNV-1a over the bytes of what is fed to it.
+type fnv uint64
+
+func fnvNew() *fnv { f := fnv(14695981039346656037); return &f }
+
+func (f *fnv) u64(x uint64) {
+	for k := 0; k < 8; k++ {
+		*f ^= fnv(x & 0xff)
+		*f *= 1099511628211
+		x >>= 8
+	}
+}
+
+func (f *fnv) floats(xs []float64) {
+	f.u64(uint64(len(xs)))
+	for _, x := range xs {
+		f.u64(math.Float64bits(x))
+	}
+}
+
+func (f *fnv) ints(xs ...int) {
+	for _, x := range xs {
+		f.u64(uint64(x))
+	}
+}
+
+func (f *fnv) str(s string) {
+	f.u64(uint64(len(s)))
+	for _, b := range []byte(s) {
+		*f ^= fnv(b)
+		*f *= 1099511628211
+	}
+}
+
+func (f *fnv) sum() uint64 { return uint64(*f) }

@@ -1,0 +1,123 @@
+package learn
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Floats is a []float64 whose JSON form writes NaN and ±Inf (a diverged
+// trial's losses) as null, which encoding/json would otherwise refuse, and
+// reads null back as NaN.
+type Floats []float64
+
+// MarshalJSON implements json.Marshaler.
+func (fs Floats) MarshalJSON() ([]byte, error) {
+	if fs == nil {
+		return []byte("null"), nil
+	}
+	b := make([]byte, 0, 2+20*len(fs))
+	b = append(b, '[')
+	for k, f := range fs {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendFloat(b, f, 'g', -1, 64)
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (fs *Floats) UnmarshalJSON(b []byte) error {
+	var ps []*float64
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return err
+	}
+	if ps == nil {
+		*fs = nil
+		return nil
+	}
+	out := make(Floats, len(ps))
+	for k, p := range ps {
+		out[k] = math.NaN()
+		if p != nil {
+			out[k] = *p
+		}
+	}
+	*fs = out
+	return nil
+}
+
+// Network is an MLP's JSON form, for verify and other tools: layers in order,
+// each with PyTorch's nn.Linear layout (Weights[o][i] multiplies input i into
+// output o). Layer 0 has activation "relu", layer 1 "identity" or "sigmoid".
+type Network struct {
+	Role   string   `json:"role"`   // "privatizer", "reconstructor", "adversary_1", …
+	Inputs []string `json:"inputs"` // input names in order, e.g. ["x", "r"], ["f", "y1"], ["f", "z1_1"]
+	Layers []Layer  `json:"layers"`
+}
+
+// Layer is one fully connected layer: out = act(Weights · in + Bias).
+type Layer struct {
+	In         int      `json:"in"`
+	Out        int      `json:"out"`
+	Activation string   `json:"activation"`
+	Weights    []Floats `json:"weights"` // Out rows of In
+	Bias       Floats   `json:"bias"`    // Out
+}
+
+// NetworkOf returns m's JSON form.
+func NetworkOf(m *MLP, role string, inputs []string) Network {
+	w1, b1, w2, b2 := m.Layers()
+	l1 := Layer{In: m.In, Out: m.Hidden, Activation: "relu", Bias: append(Floats(nil), b1...)}
+	for j := range m.Hidden {
+		row := make(Floats, m.In)
+		for i := range m.In {
+			row[i] = w1[i*m.Hidden+j]
+		}
+		l1.Weights = append(l1.Weights, row)
+	}
+	l2 := Layer{In: m.Hidden, Out: 1, Activation: m.Out.String(),
+		Weights: []Floats{append(Floats(nil), w2...)}, Bias: Floats{b2}}
+	return Network{Role: role, Inputs: inputs, Layers: []Layer{l1, l2}}
+}
+
+// MLP rebuilds the network n describes, checking its shapes.
+func (n *Network) MLP() (*MLP, error) {
+	if len(n.Layers) != 2 {
+		return nil, fmt.Errorf("learn: network %q has %d layers, want 2", n.Role, len(n.Layers))
+	}
+	l1, l2 := &n.Layers[0], &n.Layers[1]
+	var out Activation
+	switch l2.Activation {
+	case "identity":
+		out = Identity
+	case "sigmoid":
+		out = Sigmoid
+	default:
+		return nil, fmt.Errorf("learn: network %q: output activation %q: want identity or sigmoid", n.Role, l2.Activation)
+	}
+	if l1.Activation != "relu" || l1.In < 1 || l1.Out < 1 || l2.In != l1.Out || l2.Out != 1 ||
+		len(l1.Weights) != l1.Out || len(l1.Bias) != l1.Out || len(l2.Weights) != 1 || len(l2.Weights[0]) != l2.In || len(l2.Bias) != 1 {
+		return nil, fmt.Errorf("learn: network %q: layer shapes are not In×H relu, H×1", n.Role)
+	}
+	m := &MLP{In: l1.In, Hidden: l1.Out, Out: out, Params: make([]float64, NumParams(l1.In, l1.Out))}
+	w1, b1, w2, b2 := m.split(m.Params)
+	for j, row := range l1.Weights {
+		if len(row) != l1.In {
+			return nil, fmt.Errorf("learn: network %q: weight row %d has %d entries, want %d", n.Role, j, len(row), l1.In)
+		}
+		for i, w := range row {
+			w1[i*m.Hidden+j] = w
+		}
+	}
+	copy(b1, l1.Bias)
+	copy(w2, l2.Weights[0])
+	b2[0] = l2.Bias[0]
+	return m, nil
+}

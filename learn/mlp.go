@@ -1,0 +1,374 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Activation is the function applied to an MLP's single output unit.
+type Activation int
+
+// The output activations: Identity for the Gaussian model's real-valued
+// outputs, Sigmoid for the binary model's probabilities (Section V).
+const (
+	Identity Activation = iota
+	Sigmoid
+)
+
+// String returns "identity" or "sigmoid".
+func (a Activation) String() string {
+	switch a {
+	case Identity:
+		return "identity"
+	case Sigmoid:
+		return "sigmoid"
+	}
+	return fmt.Sprintf("Activation(%d)", int(a))
+}
+
+// MLP is the paper's network (Section V): a fully connected In×Hidden layer
+// with ReLU, then a Hidden×1 layer followed by Out (identity or sigmoid).
+//
+// All parameters live in one slice, Params, so an optimizer updates a network
+// with a single loop. The layout is
+//
+//	W1 [In][Hidden]  W1[i*Hidden+j] is the weight from input i to hidden unit j
+//	B1 [Hidden]
+//	W2 [Hidden]      weight from hidden unit j to the output
+//	B2 [1]
+//
+// W1 is stored input-major (the transpose of PyTorch's Linear.weight) so that
+// the forward and backward passes run over contiguous Hidden-long rows.
+//
+// Batches are batch-major: an input batch of n rows is an n×In row-major
+// slice, the hidden activations an n×Hidden row-major slice.
+type MLP struct {
+	In, Hidden int
+	Out        Activation
+	Params     []float64
+}
+
+// NewMLP returns a network with in inputs and hidden ReLU units, initialized
+// like PyTorch's default nn.Linear: every weight and bias of a layer with
+// fan-in n is drawn from U(−1/√n, 1/√n) (kaiming_uniform with a = √5 gives
+// exactly this bound for the weights). Draws are taken from rng in the order
+// W1 (input-major), B1, W2, B2. It panics if in or hidden is not positive.
+func NewMLP(in, hidden int, out Activation, rng *rand.Rand) *MLP {
+	if in < 1 || hidden < 1 {
+		panic(fmt.Sprintf("learn: NewMLP(%d, %d): sizes must be positive", in, hidden))
+	}
+	m := &MLP{In: in, Hidden: hidden, Out: out, Params: make([]float64, NumParams(in, hidden))}
+	b1 := 1 / math.Sqrt(float64(in))
+	b2 := 1 / math.Sqrt(float64(hidden))
+	w1, bias1, w2, bias2 := m.split(m.Params)
+	for _, s := range [][]float64{w1, bias1} {
+		for k := range s {
+			s[k] = b1 * (2*rng.Float64() - 1)
+		}
+	}
+	for _, s := range [][]float64{w2, bias2} {
+		for k := range s {
+			s[k] = b2 * (2*rng.Float64() - 1)
+		}
+	}
+	return m
+}
+
+// NumParams is the number of parameters of an MLP with in inputs and hidden
+// units: In·Hidden + Hidden + Hidden + 1.
+func NumParams(in, hidden int) int { return in*hidden + 2*hidden + 1 }
+
+// split returns the W1, B1, W2, B2 views of a parameter-shaped slice p.
+func (m *MLP) split(p []float64) (w1, b1, w2, b2 []float64) {
+	ih, h := m.In*m.Hidden, m.Hidden
+	return p[:ih:ih], p[ih : ih+h : ih+h], p[ih+h : ih+2*h : ih+2*h], p[ih+2*h : ih+2*h+1]
+}
+
+// Layers returns views of the weights and biases: W1 (In×Hidden,
+// input-major), B1, W2 and the output bias B2.
+func (m *MLP) Layers() (w1, b1, w2 []float64, b2 float64) {
+	w1, b1, w2, bb := m.split(m.Params)
+	return w1, b1, w2, bb[0]
+}
+
+// Clone returns a deep copy of m.
+func (m *MLP) Clone() *MLP {
+	c := *m
+	c.Params = append([]float64(nil), m.Params...)
+	return &c
+}
+
+// check panics unless the parameters have the right length and the non-nil
+// buffers hold n rows: in n×In, h n×Hidden, out n.
+func (m *MLP) check(n int, in, h, out []float64) {
+	if len(m.Params) != NumParams(m.In, m.Hidden) {
+		panic(fmt.Sprintf("learn: MLP has %d params, want %d", len(m.Params), NumParams(m.In, m.Hidden)))
+	}
+	need := func(name string, b []float64, size int) {
+		if b != nil && len(b) < size {
+			panic(fmt.Sprintf("learn: MLP %s buffer has length %d, need %d for %d rows", name, len(b), size, n))
+		}
+	}
+	need("input", in, n*m.In)
+	need("hidden", h, n*m.Hidden)
+	need("output", out, n)
+}
+
+// Forward computes the outputs of the first n rows of the batch in (n×In) into
+// out (length ≥ n) and keeps the hidden ReLU activations in h (n×Hidden), which
+// Backward needs. It allocates nothing.
+func (m *MLP) Forward(in []float64, n int, h, out []float64) {
+	m.check(n, in, h, out)
+	w1, b1, w2, b2 := m.Layers()
+	H := m.Hidden
+	if m.In == 2 {
+		forward2(in, n, H, w1, b1, w2, b2, h, out)
+	} else {
+		forwardN(in, n, m.In, H, w1, b1, w2, b2, h, out)
+	}
+	if m.Out == Sigmoid {
+		for r := range out[:n] {
+			out[r] = sigmoid(out[r])
+		}
+	}
+}
+
+// forward2 is Forward's hidden layer and pre-activation output for two inputs,
+// the paper's case, fused into one pass over each hidden row; four partial
+// sums break the dependency chain of the output's dot product.
+func forward2(in []float64, n, H int, w1, b1, w2 []float64, b2 float64, h, out []float64) {
+	wa, wb := w1[:H], w1[H:2*H]
+	b1, w2 = b1[:H], w2[:H]
+	for r := 0; r < n; r++ {
+		xa, xb := in[2*r], in[2*r+1]
+		hr := h[r*H : r*H+H]
+		wa, wb, b1, w2 := wa[:len(hr)], wb[:len(hr)], b1[:len(hr)], w2[:len(hr)]
+		var s0, s1, s2, s3 float64
+		j := 0
+		for ; j+3 < len(hr); j += 4 {
+			v0 := relu(b1[j] + xa*wa[j] + xb*wb[j])
+			v1 := relu(b1[j+1] + xa*wa[j+1] + xb*wb[j+1])
+			v2 := relu(b1[j+2] + xa*wa[j+2] + xb*wb[j+2])
+			v3 := relu(b1[j+3] + xa*wa[j+3] + xb*wb[j+3])
+			hr[j], hr[j+1], hr[j+2], hr[j+3] = v0, v1, v2, v3
+			s0 += v0 * w2[j]
+			s1 += v1 * w2[j+1]
+			s2 += v2 * w2[j+2]
+			s3 += v3 * w2[j+3]
+		}
+		for ; j < len(hr); j++ {
+			v := relu(b1[j] + xa*wa[j] + xb*wb[j])
+			hr[j] = v
+			s0 += v * w2[j]
+		}
+		out[r] = b2 + ((s0 + s1) + (s2 + s3))
+	}
+}
+
+// forwardN is forward2 for any number of inputs.
+func forwardN(in []float64, n, I, H int, w1, b1, w2 []float64, b2 float64, h, out []float64) {
+	b1, w2 = b1[:H], w2[:H]
+	for r := 0; r < n; r++ {
+		x := in[r*I : r*I+I]
+		hr := h[r*H : r*H+H]
+		copy(hr, b1)
+		for i, xi := range x {
+			wi := w1[i*H : i*H+H]
+			for j := range hr {
+				hr[j] += xi * wi[j]
+			}
+		}
+		var s0, s1 float64
+		j := 0
+		for ; j+1 < H; j += 2 {
+			v0, v1 := max(hr[j], 0), max(hr[j+1], 0)
+			hr[j], hr[j+1] = v0, v1
+			s0 += v0 * w2[j]
+			s1 += v1 * w2[j+1]
+		}
+		if j < H {
+			v := max(hr[j], 0)
+			hr[j] = v
+			s0 += v * w2[j]
+		}
+		out[r] = b2 + s0 + s1
+	}
+}
+
+// outGrad returns dL/dz for the output pre-activation z given dL/dy for the
+// output y = act(z).
+func (m *MLP) outGrad(dy, y float64) float64 {
+	if m.Out == Sigmoid {
+		return dy * y * (1 - y)
+	}
+	return dy
+}
+
+// Backward back-propagates dOut (dL/dy for each of the n outputs y) through
+// the network whose Forward on the same in produced h and out. It writes the
+// parameter gradient into grad (overwritten; same layout as Params) when grad
+// is not nil, and the input gradient dL/din (n×In) into dIn when dIn is not
+// nil. It allocates nothing.
+func (m *MLP) Backward(in, h, out, dOut []float64, n int, grad, dIn []float64) {
+	m.check(n, in, h, out)
+	m.check(n, nil, nil, dOut)
+	if grad != nil && len(grad) != len(m.Params) {
+		panic(fmt.Sprintf("learn: gradient length %d, want %d", len(grad), len(m.Params)))
+	}
+	if dIn != nil && len(dIn) < n*m.In {
+		panic(fmt.Sprintf("learn: input gradient length %d, need %d", len(dIn), n*m.In))
+	}
+	if grad != nil {
+		clear(grad)
+		if m.In == 2 {
+			m.paramGrad2(in, h, out, dOut, n, grad)
+		} else {
+			m.paramGradN(in, h, out, dOut, n, grad)
+		}
+	}
+	if dIn != nil {
+		m.inputGrad(h, out, dOut, n, dIn)
+	}
+}
+
+// paramGrad2 accumulates the parameter gradient for two inputs.
+func (m *MLP) paramGrad2(in, h, out, dOut []float64, n int, grad []float64) {
+	H := m.Hidden
+	_, _, w2, _ := m.split(m.Params)
+	gw1, gb1, gw2, gb2 := m.split(grad)
+	ga, gb := gw1[:H], gw1[H:2*H]
+	gb1, gw2, w2 = gb1[:H], gw2[:H], w2[:H]
+	var sb2 float64
+	for r := 0; r < n; r++ {
+		dz := m.outGrad(dOut[r], out[r])
+		sb2 += dz
+		xa, xb := in[2*r], in[2*r+1]
+		hr := h[r*H : r*H+H]
+		for j, hv := range hr {
+			gw2[j] += dz * hv
+			g := gate(dz*w2[j], hv)
+			gb1[j] += g
+			ga[j] += xa * g
+			gb[j] += xb * g
+		}
+	}
+	gb2[0] = sb2
+}
+
+// paramGradN accumulates the parameter gradient for any number of inputs.
+func (m *MLP) paramGradN(in, h, out, dOut []float64, n int, grad []float64) {
+	H, I := m.Hidden, m.In
+	_, _, w2, _ := m.split(m.Params)
+	gw1, gb1, gw2, gb2 := m.split(grad)
+	gb1, gw2, w2 = gb1[:H], gw2[:H], w2[:H]
+	var sb2 float64
+	for r := 0; r < n; r++ {
+		dz := m.outGrad(dOut[r], out[r])
+		sb2 += dz
+		x := in[r*I : r*I+I]
+		hr := h[r*H : r*H+H]
+		for j, hv := range hr {
+			gw2[j] += dz * hv
+			gb1[j] += gate(dz*w2[j], hv)
+		}
+		for i, xi := range x {
+			gi := gw1[i*H : i*H+H]
+			for j, hv := range hr {
+				gi[j] += xi * gate(dz*w2[j], hv)
+			}
+		}
+	}
+	gb2[0] = sb2
+}
+
+// inputGrad writes dL/din for every input column.
+func (m *MLP) inputGrad(h, out, dOut []float64, n int, dIn []float64) {
+	H, I := m.Hidden, m.In
+	w1, _, w2, _ := m.split(m.Params)
+	w2 = w2[:H]
+	for r := 0; r < n; r++ {
+		dz := m.outGrad(dOut[r], out[r])
+		hr := h[r*H : r*H+H]
+		for i := 0; i < I; i++ {
+			wi := w1[i*H : i*H+H]
+			var s float64
+			for j, hv := range hr {
+				s += gate(w2[j]*wi[j], hv)
+			}
+			dIn[r*I+i] = dz * s
+		}
+	}
+}
+
+// InputGradCol writes dL/din[r][col] for the n rows into d, given dOut as in
+// Backward. It is the only gradient the privatizer step needs from the frozen
+// reconstructor and adversaries (the gradient with respect to f), and is
+// cheaper than Backward: with v_j = W2_j·W1[col]_j precomputed into v (length
+// ≥ Hidden), each row costs one masked sum. It allocates nothing.
+func (m *MLP) InputGradCol(col int, h, out, dOut []float64, n int, v, d []float64) {
+	if col < 0 || col >= m.In {
+		panic(fmt.Sprintf("learn: InputGradCol(%d) on a network with %d inputs", col, m.In))
+	}
+	m.check(n, nil, h, out)
+	m.check(n, nil, nil, dOut)
+	m.check(n, nil, nil, d)
+	H := m.Hidden
+	w1, _, w2, _ := m.split(m.Params)
+	v = v[:H]
+	wc := w1[col*H : col*H+H]
+	for j := range v {
+		v[j] = w2[j] * wc[j]
+	}
+	d = d[:n]
+	for r := range d {
+		hr := h[r*H : r*H+H]
+		var s0, s1 float64
+		j := 0
+		for ; j+1 < H; j += 2 {
+			s0 += gate(v[j], hr[j])
+			s1 += gate(v[j+1], hr[j+1])
+		}
+		if j < H {
+			s0 += gate(v[j], hr[j])
+		}
+		d[r] = m.outGrad(dOut[r], out[r]) * (s0 + s1)
+	}
+}
+
+// Predict returns the network's output for one input vector x (length In).
+// It allocates; use Forward for batches.
+func (m *MLP) Predict(x []float64) float64 {
+	if len(x) != m.In {
+		panic(fmt.Sprintf("learn: Predict with %d inputs on a network with %d", len(x), m.In))
+	}
+	h := make([]float64, m.Hidden)
+	out := make([]float64, 1)
+	m.Forward(x, 1, h, out)
+	return out[0]
+}
+
+// relu returns max(v, 0) without a branch, as (v + |v|)/2: exact, because
+// v + v = 2v and v + (−v) = +0 are exact and halving is exact (barring
+// overflow past MaxFloat64/2, where v is meaningless anyway). math.Abs is a
+// single bit-mask instruction, so this is three floating-point operations; a
+// branch would mispredict about half the time.
+func relu(v float64) float64 {
+	return 0.5 * (v + math.Abs(v))
+}
+
+// gate returns g where the ReLU unit with output hv ≥ 0 is active (hv > 0) and
+// 0 where it is not, without a branch: the sign of −bits(hv) spreads into a
+// mask. (A branch here mispredicts about half the time.)
+func gate(g, hv float64) float64 {
+	k := uint64(-int64(math.Float64bits(hv)) >> 63)
+	return math.Float64frombits(math.Float64bits(g) & k)
+}
+
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}

@@ -1,0 +1,96 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+)
+
+// Method names an optimizer.
+type Method string
+
+// The optimizers of Section V: Adam for the Gaussian model, RAdam for the
+// binary one.
+const (
+	Adam  Method = "adam"
+	RAdam Method = "radam"
+)
+
+// Optimizer is Adam (Kingma & Ba, 2015) or RAdam (Liu et al., ICLR 2020) over
+// one flat parameter slice, with the arithmetic of PyTorch's torch.optim.Adam
+// and torch.optim.RAdam (no weight decay, no amsgrad). At step t, with
+// gradient g:
+//
+//	m ← m + (1−β1)(g − m)            v ← β2 v + (1−β2) g²
+//	m̂ = m / (1 − β1^t)
+//
+//	Adam:  θ ← θ − LR · m̂ / (√v / √(1 − β2^t) + ε)
+//
+//	RAdam: ρ∞ = 2/(1−β2) − 1,  ρ_t = ρ∞ − 2 t β2^t / (1 − β2^t)
+//	       if ρ_t > 5:  r_t = √((ρ_t−4)(ρ_t−2)ρ∞ / ((ρ∞−4)(ρ∞−2)ρ_t))
+//	                    θ ← θ − LR · m̂ · r_t · √(1 − β2^t) / (√v + ε)
+//	       otherwise:   θ ← θ − LR · m̂   (the un-rectified early steps)
+//
+// The zero value is not usable; call NewOptimizer.
+type Optimizer struct {
+	Method       Method
+	LR           float64 // learning rate; may be changed between steps
+	Beta1, Beta2 float64
+	Eps          float64
+	t            int
+	m, v         []float64
+}
+
+// NewOptimizer returns an optimizer for n parameters with PyTorch's default
+// β = (0.9, 0.999) and ε = 1e-8. It panics on an unknown method.
+func NewOptimizer(method Method, lr float64, n int) *Optimizer {
+	if method != Adam && method != RAdam {
+		panic(fmt.Sprintf("learn: unknown optimizer %q", method))
+	}
+	return &Optimizer{
+		Method: method, LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
+		m: make([]float64, n), v: make([]float64, n),
+	}
+}
+
+// Steps returns the number of steps taken.
+func (o *Optimizer) Steps() int { return o.t }
+
+// Step updates params in place from grad. It allocates nothing.
+func (o *Optimizer) Step(params, grad []float64) {
+	if len(params) != len(o.m) || len(grad) != len(o.m) {
+		panic(fmt.Sprintf("learn: optimizer for %d parameters got %d params, %d gradients", len(o.m), len(params), len(grad)))
+	}
+	o.t++
+	t := float64(o.t)
+	b1, b2 := o.Beta1, o.Beta2
+	bc1 := 1 - math.Pow(b1, t)
+	bc2 := 1 - math.Pow(b2, t)
+	m, v := o.m[:len(params)], o.v[:len(params)]
+	grad = grad[:len(params)]
+	for k, g := range grad {
+		m[k] += (1 - b1) * (g - m[k])
+		v[k] = b2*v[k] + (1-b2)*g*g
+	}
+	switch o.Method {
+	case Adam:
+		step := o.LR / bc1
+		sbc2 := math.Sqrt(bc2)
+		for k := range params {
+			params[k] -= step * m[k] / (math.Sqrt(v[k])/sbc2 + o.Eps)
+		}
+	case RAdam:
+		rhoInf := 2/(1-b2) - 1
+		rhoT := rhoInf - 2*t*math.Pow(b2, t)/bc2
+		if rhoT > 5 {
+			rect := math.Sqrt((rhoT - 4) * (rhoT - 2) * rhoInf / ((rhoInf - 4) * (rhoInf - 2) * rhoT))
+			sbc2 := math.Sqrt(bc2)
+			for k := range params {
+				params[k] -= m[k] / bc1 * o.LR * (sbc2 / (math.Sqrt(v[k]) + o.Eps)) * rect
+			}
+		} else {
+			for k := range params {
+				params[k] -= m[k] / bc1 * o.LR
+			}
+		}
+	}
+}

@@ -1,0 +1,406 @@
+package learn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/report"
+)
+
+// Progress is what Sweep reports to Config.Progress after consuming each
+// trial (in trial order; trained or loaded). It is called from Sweep's own
+// goroutine, never concurrently.
+type Progress struct {
+	DIndex, NumD int
+	D            float64
+	Trial        int  // the trial just consumed
+	Loaded       bool // read from the results directory rather than trained
+	Attempted    int
+	Accepted     int
+	Accept       int  // target: Protocol.Accept
+	MaxAttempts  int  // cap: Protocol.MaxAttempts
+	Done         bool // this threshold is finished
+	CapHit       bool // … because the cap was reached
+}
+
+// Results is the outcome of a sweep, and the content of results.json.
+type Results struct {
+	Model  Model     `json:"model"`
+	Config Config    `json:"config"` // with defaults filled in
+	Points []DResult `json:"points"` // one per threshold, in order
+
+	// Trained and Loaded count the trials this run trained (including
+	// speculative ones it then did not need) and read back from the results
+	// directory. They describe the run, not the result, so they are not
+	// written to results.json.
+	Trained int `json:"-"`
+	Loaded  int `json:"-"`
+}
+
+// DResult is the protocol's outcome at one threshold.
+type DResult struct {
+	DIndex int     `json:"d_index"`
+	D      float64 `json:"D"`
+	// The finalized point; Finalized is false and the rest null/-1 when no
+	// trial was accepted.
+	Finalized  bool     `json:"finalized"`
+	ReconLoss  *float64 `json:"recon_loss"`
+	AdvLoss    Floats   `json:"adv_loss"`
+	MinAdvLoss *float64 `json:"min_adv_loss"`
+	// Hard-decision 0-1 errors at the finalized epoch (binary model only).
+	ReconHard *float64 `json:"recon_hard,omitempty"`
+	AdvHard   Floats   `json:"adv_hard,omitempty"`
+	Trial     int      `json:"trial"` // finalized trial, -1 if none
+	Epoch     int      `json:"epoch"` // its selected epoch (0-based), -1 if none
+
+	Attempted int            `json:"attempted"`
+	Accepted  int            `json:"accepted"`
+	CapHit    bool           `json:"cap_hit"`
+	Trials    []TrialSummary `json:"trials"` // every consumed trial, in order
+
+	// The finalized trial's networks at the finalized epoch (privatizer,
+	// reconstructor, adversary_1, …); NetworksEpoch is that epoch.
+	Networks      []Network `json:"networks,omitempty"`
+	NetworksEpoch int       `json:"networks_epoch"`
+}
+
+// TrialSummary describes one consumed trial.
+type TrialSummary struct {
+	Trial    int     `json:"trial"`
+	Seed     uint64  `json:"seed"`
+	Epochs   int     `json:"epochs"`
+	Seconds  float64 `json:"seconds"` // wall-clock training time (of the run that trained it)
+	Eligible bool    `json:"eligible"`
+	Accepted bool    `json:"accepted"`
+	Point    *Point  `json:"point,omitempty"` // representative epoch, when eligible
+	File     string  `json:"file,omitempty"`  // trial record with the per-epoch history, relative to the results directory
+}
+
+// TrialRecord is one trained trial: what trials/dDD_tTTT.json holds.
+type TrialRecord struct {
+	Fingerprint string    `json:"fingerprint"` // digest of the training configuration and data
+	DIndex      int       `json:"d_index"`
+	Trial       int       `json:"trial"`
+	D           float64   `json:"D"`
+	Seed        uint64    `json:"seed"`
+	Epochs      int       `json:"epochs"`
+	Seconds     float64   `json:"seconds"`
+	History     History   `json:"history"`
+	Networks    []Network `json:"networks"` // after the last epoch
+	// The networks at the last K epochs with L_recon in [D − τ, D], the
+	// candidates of PickEpoch, in epoch order.
+	Snapshots []Snapshot `json:"snapshots"`
+}
+
+// ResultsFile is the name of the results file in a results directory.
+const ResultsFile = "results.json"
+
+// TrialFile returns the path, relative to a results directory, of the record
+// of trial t at threshold index d.
+func TrialFile(d, t int) string {
+	return filepath.Join("trials", fmt.Sprintf("d%02d_t%03d.json", d, t))
+}
+
+// Sweep runs the paper's protocol over every threshold of cfg.D in
+// increasing order (Section V): at each D it trains trials with Algorithm 1
+// and offers them, in trial order, to the selection protocol (Selector),
+// until Accept trials are accepted or MaxAttempts consumed. Trials run on
+// cfg.Workers goroutines, speculatively ahead of the protocol (at most
+// Workers outstanding); each trial depends only on TrialSeed(Seed, d, t), so
+// the results do not depend on Workers.
+//
+// With cfg.Dir set, each trained trial is written atomically to
+// Dir/TrialFile(d, t) and results.json is rewritten after each threshold; a
+// later Sweep over the same Dir with the same training configuration and
+// data loads those trials instead of training them again. A trial file from a
+// different configuration is an error rather than silently replaced.
+//
+// Cancelling ctx stops the sweep (trials finished so far stay on disk) and
+// returns an error wrapping ctx.Err().
+func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
+	c, err := cfg.resolve(len(ds.X))
+	if err != nil {
+		return nil, err
+	}
+	data, err := NewData(ds, c.TrainSize, c.TestSize, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash)}
+	if c.Dir != "" {
+		if err := os.MkdirAll(filepath.Join(c.Dir, "trials"), 0o755); err != nil {
+			return nil, fmt.Errorf("learn: results directory: %w", err)
+		}
+	}
+	res := &Results{Model: c.Model, Config: c}
+	var prev *Point
+	for di := range c.D {
+		p, err := s.runD(ctx, di, prev)
+		res.Trained, res.Loaded = s.trained, s.loaded
+		if err != nil {
+			return res, err
+		}
+		res.Points = append(res.Points, *p)
+		if p.Finalized {
+			prev = s.finalized
+		}
+		if err := s.write(res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+type sweeper struct {
+	cfg       *Config
+	data      *Data
+	fp        string
+	mu        sync.Mutex // guards trained and loaded
+	trained   int
+	loaded    int
+	finalized *Point // the last threshold's finalized point
+}
+
+type trialOut struct {
+	trial  int
+	rec    *TrialRecord
+	loaded bool
+	err    error
+}
+
+// runD runs the protocol at threshold index di.
+func (s *sweeper) runD(ctx context.Context, di int, prev *Point) (*DResult, error) {
+	c := s.cfg
+	sel := NewSelector(c.D[di], prev, c.Protocol)
+	ctxD, cancel := context.WithCancel(ctx)
+	jobs := make(chan int, c.Workers)
+	out := make(chan trialOut, c.Workers)
+	var wg sync.WaitGroup
+	for range c.Workers {
+		wg.Go(func() {
+			for t := range jobs {
+				rec, loaded, err := s.trial(ctxD, di, t)
+				select {
+				case out <- trialOut{t, rec, loaded, err}:
+				case <-ctxD.Done():
+					return
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer cancel()
+	defer close(jobs)
+
+	recs := make(map[int]*TrialRecord)
+	summaries := []TrialSummary{}
+	dispatched, next := 0, 0
+	dispatch := func() {
+		for dispatched < c.Protocol.MaxAttempts && dispatched-next < c.Workers {
+			jobs <- dispatched
+			dispatched++
+		}
+	}
+	dispatch()
+	pending := make(map[int]trialOut)
+	for !sel.Done() {
+		var o trialOut
+		select {
+		case o = <-out:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("learn: sweep stopped at D[%d] = %g: %w", di, c.D[di], ctx.Err())
+		}
+		if o.err != nil {
+			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", di, c.D[di], o.trial, o.err)
+		}
+		pending[o.rec.Trial] = o
+		for !sel.Done() {
+			o, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			sel.Offer(&o.rec.History)
+			recs[next] = o.rec
+			v := sel.sel.Verdicts[next]
+			summaries = append(summaries, TrialSummary{
+				Trial: next, Seed: o.rec.Seed, Epochs: o.rec.Epochs, Seconds: o.rec.Seconds,
+				Eligible: v.Eligible, Accepted: v.Accepted, Point: v.Point,
+				File: filepath.ToSlash(TrialFile(di, next)),
+			})
+			next++
+			s.progress(di, next-1, o.loaded, sel)
+		}
+		dispatch()
+	}
+	return s.result(di, sel.Result(), summaries, recs), nil
+}
+
+func (s *sweeper) progress(di, trial int, loaded bool, sel *Selector) {
+	if s.cfg.Progress == nil {
+		return
+	}
+	r := sel.sel
+	done := sel.Done()
+	s.cfg.Progress(Progress{
+		DIndex: di, NumD: len(s.cfg.D), D: s.cfg.D[di], Trial: trial, Loaded: loaded,
+		Attempted: r.Attempted, Accepted: r.Accepted,
+		Accept: s.cfg.Protocol.Accept, MaxAttempts: s.cfg.Protocol.MaxAttempts,
+		Done: done, CapHit: done && r.Accepted < s.cfg.Protocol.Accept,
+	})
+}
+
+// result assembles the DResult of threshold di and remembers its finalized
+// point for the next threshold.
+func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[int]*TrialRecord) *DResult {
+	c := s.cfg
+	if s.cfg.Dir == "" {
+		for k := range sums {
+			sums[k].File = ""
+		}
+	}
+	r := &DResult{DIndex: di, D: c.D[di], Trial: -1, Epoch: -1, NetworksEpoch: -1,
+		Attempted: sel.Attempted, Accepted: sel.Accepted, CapHit: sel.CapHit, Trials: sums}
+	if f := sel.Finalized; f != nil {
+		rec := recs[f.Trial]
+		recon, minAdv := f.Recon, f.MinAdv()
+		r.Finalized, r.ReconLoss, r.AdvLoss, r.MinAdvLoss = true, &recon, Floats(f.Adv), &minAdv
+		r.Trial, r.Epoch = f.Trial, f.Epoch
+		if h := &rec.History; h.ReconHard != nil {
+			rh := h.ReconHard[f.Epoch]
+			r.ReconHard = &rh
+			for i := range h.AdvHard {
+				r.AdvHard = append(r.AdvHard, h.AdvHard[i][f.Epoch])
+			}
+		}
+		for _, sn := range rec.Snapshots {
+			if sn.Epoch == f.Epoch {
+				r.Networks, r.NetworksEpoch = sn.Networks, sn.Epoch
+			}
+		}
+		s.finalized = f
+	}
+	return r
+}
+
+// trial returns trial t at threshold index di: loaded from the results
+// directory when it is there, trained (and saved) otherwise.
+func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, error) {
+	c := s.cfg
+	path := ""
+	if c.Dir != "" {
+		path = filepath.Join(c.Dir, TrialFile(di, t))
+		rec, err := s.load(path, di, t)
+		if err != nil || rec != nil {
+			return rec, rec != nil, err
+		}
+	}
+	seed := TrialSeed(c.Seed, di, t)
+	tr, err := NewTrainer(s.data, *c, c.D[di], seed)
+	if err != nil {
+		return nil, false, err
+	}
+	start := time.Now()
+	if err := tr.Run(ctx.Err); err != nil {
+		return nil, false, err
+	}
+	rec := &TrialRecord{
+		Fingerprint: s.fp, DIndex: di, Trial: t, D: c.D[di], Seed: seed, Epochs: c.Epochs,
+		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
+		Snapshots: tr.Snapshots(),
+	}
+	s.mu.Lock()
+	s.trained++
+	s.mu.Unlock()
+	if path != "" {
+		if err := report.WriteAtomic(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) }); err != nil {
+			return nil, false, fmt.Errorf("learn: %w", err)
+		}
+	}
+	return rec, false, nil
+}
+
+// load reads a trial record, or returns nil if there is none. A record from a
+// different configuration or data, or for another trial, is an error.
+func (s *sweeper) load(path string, di, t int) (*TrialRecord, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("learn: resume: %w", err)
+	}
+	var rec TrialRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("learn: resume: %s: %w (delete it to retrain the trial)", path, err)
+	}
+	if rec.Fingerprint != s.fp {
+		return nil, fmt.Errorf("learn: resume: %s was written by a run with a different training configuration, seed or data (fingerprint %s, this run %s); use a fresh results directory", path, rec.Fingerprint, s.fp)
+	}
+	if rec.DIndex != di || rec.Trial != t || rec.History.Len() != s.cfg.Epochs || len(rec.History.Adv) != s.data.NumAdversaries() {
+		return nil, fmt.Errorf("learn: resume: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", path, t, di, s.cfg.Epochs)
+	}
+	s.mu.Lock()
+	s.loaded++
+	s.mu.Unlock()
+	return &rec, nil
+}
+
+// write rewrites results.json.
+func (s *sweeper) write(res *Results) error {
+	if s.cfg.Dir == "" {
+		return nil
+	}
+	err := report.WriteAtomic(filepath.Join(s.cfg.Dir, ResultsFile), func(w io.Writer) error { return report.WriteJSON(w, res) })
+	if err != nil {
+		return fmt.Errorf("learn: %w", err)
+	}
+	return nil
+}
+
+// Networks returns the JSON form of the trainer's networks as they are now:
+// privatizer, reconstructor, adversary_1, ….
+func (t *Trainer) Networks() []Network {
+	params := [][]float64{t.Priv.Params, t.Recon.Params}
+	for _, a := range t.Adv {
+		params = append(params, a.Params)
+	}
+	return t.networksOf(params)
+}
+
+// networksOf returns the JSON form of the trainer's networks with the given
+// parameters (privatizer, reconstructor, adversaries).
+func (t *Trainer) networksOf(params [][]float64) []Network {
+	tr := t.data.Train
+	with := func(m *MLP, p []float64) *MLP { c := *m; c.Params = p; return &c }
+	ny := names("y", "", tr.NY)
+	nets := []Network{
+		NetworkOf(with(t.Priv, params[0]), "privatizer", []string{"x", "r"}),
+		NetworkOf(with(t.Recon, params[1]), "reconstructor", append([]string{"f"}, ny...)),
+	}
+	for i, a := range t.Adv {
+		nz := names(fmt.Sprintf("z%d", i+1), "_", tr.NZ[i])
+		nets = append(nets, NetworkOf(with(a, params[2+i]), fmt.Sprintf("adversary_%d", i+1), append([]string{"f"}, nz...)))
+	}
+	return nets
+}
+
+// names returns [base] for one column, else base+sep+"1", … .
+func names(base, sep string, n int) []string {
+	if n == 1 {
+		return []string{base}
+	}
+	out := make([]string, n)
+	for k := range out {
+		out[k] = fmt.Sprintf("%s%s%d", base, sep, k+1)
+	}
+	return out
+}

@@ -1,0 +1,480 @@
+package learn
+
+import "math/rand/v2"
+
+// Trainer runs Algorithm 1 for one trial: one threshold D, one seed. It owns
+// its networks, optimizers, random streams and every buffer, so a steady-state
+// minibatch iteration allocates nothing. A Trainer is not safe for concurrent
+// use; trials run on separate Trainers.
+type Trainer struct {
+	cfg   *Config
+	data  *Data
+	D     float64
+	Seed  uint64
+	Priv  *MLP   // privatizer k: (x, r) → f (Gaussian) or p̂ (binary)
+	Recon *MLP   // reconstructor g: (f, y…) → x̂
+	Adv   []*MLP // adversaries h_i: (f, z_i…) → x̃_i
+
+	opt      []*Optimizer // privatizer, reconstructor, adversaries
+	samplers []*sampler   // one per role, same order
+	bern     *rand.Rand   // training draws of f ~ Bernoulli(p̂)
+	eval     *rand.Rand   // evaluation draws of f ~ Bernoulli(p̂)
+	hist     History
+	snaps    []snap // networks at the last K epochs in the selection band
+	b        buffers
+}
+
+// snap is a copy of every network's parameters after one epoch.
+type snap struct {
+	epoch  int
+	params [][]float64 // privatizer, reconstructor, adversaries
+}
+
+// Snapshot is the networks after one epoch, in JSON form.
+type Snapshot struct {
+	Epoch    int       `json:"epoch"`
+	Networks []Network `json:"networks"`
+}
+
+// buffers are a Trainer's preallocated minibatch buffers, M rows each.
+type buffers struct {
+	idx       []int32
+	x         []float64 // targets
+	u         []float64 // uniforms for f ~ Bernoulli(p̂): f = 1 iff u < p̂
+	privIn    []float64 // M×2
+	privH     []float64
+	privOut   []float64 // f (Gaussian) or p̂ (binary)
+	privGrad  []float64
+	dF        []float64 // dL_priv/df (or dL_priv/dp̂)
+	dTmp      []float64
+	v         []float64 // Hidden: InputGradCol scratch
+	reconIn   []float64 // M×(1+len(Y)); column 0 is f
+	reconH    []float64
+	reconOut  []float64
+	reconD    []float64 // dL/dx̂
+	reconGrad []float64
+	advIn     [][]float64 // M×(1+len(Z[i])); column 0 is f
+	advH      [][]float64
+	advOut    [][]float64
+	advD      [][]float64
+	advGrad   [][]float64
+	advLoss   []float64
+	advHard   []float64
+}
+
+// NewTrainer returns a trainer for threshold d with networks initialized from
+// the trial seed's init stream (NewMLP, in the order privatizer,
+// reconstructor, adversaries). cfg must have been validated by Sweep or be a
+// Preset with D and DMax set; NewTrainer fills the same defaults.
+func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error) {
+	if len(cfg.D) == 0 {
+		cfg.D = []float64{d}
+	}
+	cfg.TrainSize, cfg.TestSize = data.Train.N, data.Test.N
+	c, err := cfg.resolve(data.Train.N + data.Test.N)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{cfg: &c, data: data, D: d, Seed: seed}
+	out := Identity
+	if c.Model == Binary {
+		out = Sigmoid
+	}
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	tr := data.Train
+	t.Priv = NewMLP(2, c.Hidden, out, init)
+	t.Recon = NewMLP(1+tr.NY, c.Hidden, out, init)
+	for i := range tr.Adv {
+		t.Adv = append(t.Adv, NewMLP(1+tr.NZ[i], c.Hidden, out, init))
+	}
+	lp, lr, la := c.learningRates(d)
+	t.opt = append(t.opt, NewOptimizer(c.Optimizer, lp, len(t.Priv.Params)), NewOptimizer(c.Optimizer, lr, len(t.Recon.Params)))
+	for _, a := range t.Adv {
+		t.opt = append(t.opt, NewOptimizer(c.Optimizer, la, len(a.Params)))
+	}
+	for role := range 2 + len(t.Adv) {
+		t.samplers = append(t.samplers, newSampler(tr.N, rand.New(rand.NewPCG(seed, streamSample+uint64(role)))))
+	}
+	t.bern = rand.New(rand.NewPCG(seed, streamBernoulli))
+	t.eval = rand.New(rand.NewPCG(seed, streamEval))
+	t.alloc()
+	t.hist = newHistory(len(t.Adv), c.Model == Binary, c.Epochs)
+	return t, nil
+}
+
+func (t *Trainer) alloc() {
+	m, h := t.cfg.BatchSize, t.cfg.Hidden
+	b := &t.b
+	b.x, b.u, b.privOut, b.dF, b.dTmp = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	b.privIn, b.privH, b.privGrad = make([]float64, 2*m), make([]float64, m*h), make([]float64, len(t.Priv.Params))
+	b.v = make([]float64, h)
+	b.reconIn, b.reconH = make([]float64, m*t.Recon.In), make([]float64, m*h)
+	b.reconOut, b.reconD, b.reconGrad = make([]float64, m), make([]float64, m), make([]float64, len(t.Recon.Params))
+	for _, a := range t.Adv {
+		b.advIn = append(b.advIn, make([]float64, m*a.In))
+		b.advH = append(b.advH, make([]float64, m*h))
+		b.advOut = append(b.advOut, make([]float64, m))
+		b.advD = append(b.advD, make([]float64, m))
+		b.advGrad = append(b.advGrad, make([]float64, len(a.Params)))
+	}
+	b.advLoss, b.advHard = make([]float64, len(t.Adv)), make([]float64, len(t.Adv))
+	b.idx = make([]int32, m)
+}
+
+// History returns the per-epoch test-split evaluations so far. The slices
+// are the trainer's own; copy them to keep them past the next Epoch.
+func (t *Trainer) History() *History { return &t.hist }
+
+// Run trains for cfg.Epochs epochs, evaluating on the test split after each
+// (Algorithm 1, lines 4–33, with an evaluation per epoch for Section V's
+// selection). It stops early with stop's error when stop returns one (a
+// context's Err, for example).
+func (t *Trainer) Run(stop func() error) error {
+	for range t.cfg.Epochs {
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		t.Epoch()
+		t.Evaluate()
+		t.keep()
+	}
+	return nil
+}
+
+// keep snapshots the networks when the epoch just evaluated has L_recon in
+// the selection band [D − τ, D], keeping the last Protocol.K such epochs:
+// the candidates PickEpoch chooses from, so the finalized point's networks
+// are those of its own epoch.
+func (t *Trainer) keep() {
+	e := t.hist.Len() - 1
+	k, d, tau := t.cfg.Protocol.K, t.D, t.cfg.Protocol.Tau
+	if r := t.hist.Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
+		return
+	}
+	nets := append([]*MLP{t.Priv, t.Recon}, t.Adv...)
+	if len(t.snaps) < k {
+		t.snaps = append(t.snaps, snap{params: make([][]float64, len(nets))})
+	} else {
+		// Reuse the oldest snapshot's buffers; snaps stays in epoch order.
+		oldest := t.snaps[0]
+		copy(t.snaps, t.snaps[1:])
+		t.snaps[k-1] = oldest
+	}
+	s := &t.snaps[len(t.snaps)-1]
+	s.epoch = e
+	for i, m := range nets {
+		s.params[i] = append(s.params[i][:0], m.Params...)
+	}
+}
+
+// Snapshots returns the networks at the last Protocol.K epochs whose L_recon
+// was in [D − τ, D], in epoch order.
+func (t *Trainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Networks: t.networksOf(s.params)}
+	}
+	return out
+}
+
+// Epoch runs BatchesPerEpoch iterations of Algorithm 1's loop body: per
+// iteration the privatizer step, the reconstructor step and each adversary's
+// step, each on its own minibatch. With the defaults an epoch is one pass of
+// every role's sampler over the training split (50 minibatches of 200 for
+// 10,000 rows).
+func (t *Trainer) Epoch() {
+	for range t.cfg.BatchesPerEpoch {
+		t.Iteration()
+	}
+}
+
+// Iteration runs one pass of Algorithm 1's loop body (lines 5–32).
+func (t *Trainer) Iteration() {
+	t.privStep()
+	t.reconStep()
+	for i := range t.Adv {
+		t.advStep(i)
+	}
+}
+
+// gather copies the rows idx of the training split into the minibatch
+// buffers: x, the privatizer's (x, r), and the side columns (columns 1.. of
+// the reconstructor's input when recon, of adversary adv's input when
+// adv ≥ 0; adv = -2 gathers every adversary's). The draws for f ~
+// Bernoulli(p̂) are taken here too for the binary model.
+func (t *Trainer) gather(s *Split, idx []int32, recon bool, adv int) {
+	b := &t.b
+	for k, r := range idx {
+		b.x[k] = s.X[r]
+		b.privIn[2*k], b.privIn[2*k+1] = s.Priv[2*r], s.Priv[2*r+1]
+	}
+	if recon {
+		gatherSide(b.reconIn, s.Recon, s.NY, idx)
+	}
+	for i := range t.Adv {
+		if adv == i || adv == -2 {
+			gatherSide(b.advIn[i], s.Adv[i], s.NZ[i], idx)
+		}
+	}
+}
+
+// gatherSide fills columns 1..w of the (1+w)-wide rows of dst from the w-wide
+// rows idx of src.
+func gatherSide(dst, src []float64, w int, idx []int32) {
+	for k, r := range idx {
+		copy(dst[k*(w+1)+1:(k+1)*(w+1)], src[int(r)*w:(int(r)+1)*w])
+	}
+}
+
+// setF writes f into column 0 of the n rows of in (width w).
+func setF(in []float64, w int, f []float64) {
+	for k, v := range f {
+		in[k*w] = v
+	}
+}
+
+// drawF turns the privatizer's outputs p̂ into f ~ Bernoulli(p̂) using the
+// uniforms u: f = 1 iff u < p̂.
+func drawF(f, p, u []float64) {
+	for k := range f {
+		f[k] = 0
+		if u[k] < p[k] {
+			f[k] = 1
+		}
+	}
+}
+
+func fillUniform(u []float64, rng *rand.Rand) {
+	for k := range u {
+		u[k] = rng.Float64()
+	}
+}
+
+// privStep is Algorithm 1, lines 6–15: the reconstructor and adversaries are
+// frozen, the gradient of L_priv flows through them into f and on into θ_k.
+func (t *Trainer) privStep() {
+	m := t.cfg.BatchSize
+	idx := t.samplers[0].next(m)
+	t.gather(t.data.Train, idx, true, -2)
+	if t.cfg.Model == Binary {
+		fillUniform(t.b.u[:m], t.bern)
+	}
+	t.privLoss(m, true, false)
+	t.opt[0].Step(t.Priv.Params, t.b.privGrad)
+}
+
+// privLoss evaluates L_priv = −min_i L_adv,i + ρ/2 ((L_recon − D)⁺ +
+// (D − L_recon)⁺) (eq. (priv_loss), line 14) on the n gathered rows and,
+// when grad, writes dL_priv/dθ_k into privGrad.
+//
+// Gaussian: f = k(x, r) goes to every network. Only the adversary attaining
+// the minimum receives gradient (ties: the lowest index), as in autograd.
+//
+// Binary (Section V-B): the reconstructor receives p̂ = k(x, r) in place of f
+// so that gradients flow, the adversaries receive f ~ Bernoulli(p̂). A sampled
+// f has zero derivative in θ_k, so the adversarial term contributes no
+// gradient: the privatizer step only moves L_recon toward D (the paper's
+// "practical compromise"). The adversaries' forward passes are then skipped
+// unless the loss value is wanted (wantLoss).
+//
+// At L_recon = D the penalty's derivative is taken as 0, as autograd's
+// derivative of ReLU at 0.
+func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
+	b := &t.b
+	binary := t.cfg.Model == Binary
+	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
+	p := b.privOut[:n]
+	setF(b.reconIn, t.Recon.In, p)
+	t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
+	lRecon := t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
+	adv := -1
+	lAdv := 0.0
+	if !binary || wantLoss {
+		f := p
+		if binary {
+			f = b.dTmp[:n]
+			drawF(f, p, b.u[:n])
+		}
+		for i, a := range t.Adv {
+			setF(b.advIn[i], a.In, f)
+			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
+			b.advLoss[i] = t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
+			if adv < 0 || b.advLoss[i] < lAdv {
+				adv, lAdv = i, b.advLoss[i]
+			}
+		}
+	}
+	diff := lRecon - t.D
+	loss := -lAdv + t.cfg.Rho/2*(max(diff, 0)+max(-diff, 0))
+	if !grad {
+		return loss
+	}
+	// dL_priv/dL_recon = ρ/2 · sign(L_recon − D).
+	cRecon := 0.0
+	if diff > 0 {
+		cRecon = t.cfg.Rho / 2
+	} else if diff < 0 {
+		cRecon = -t.cfg.Rho / 2
+	}
+	dF := b.dF[:n]
+	clear(dF)
+	if cRecon != 0 {
+		scale(b.reconD[:n], cRecon)
+		t.Recon.InputGradCol(0, b.reconH, b.reconOut, b.reconD, n, b.v, dF)
+	}
+	if !binary {
+		scale(b.advD[adv][:n], -1)
+		t.Adv[adv].InputGradCol(0, b.advH[adv], b.advOut[adv], b.advD[adv], n, b.v, b.dTmp)
+		for k, d := range b.dTmp[:n] {
+			dF[k] += d
+		}
+	}
+	t.Priv.Backward(b.privIn, b.privH, b.privOut, dF, n, b.privGrad, nil)
+	return loss
+}
+
+func scale(s []float64, c float64) {
+	for k := range s {
+		s[k] *= c
+	}
+}
+
+// lossGrad returns the minibatch loss of the estimates est of the targets x
+// and writes its derivative with respect to each estimate into d:
+//
+//	Gaussian: L = (1/n) Σ (est − x)²,                 dL/dest = 2(est − x)/n
+//	Binary:   L = (1/n) Σ x(1 − est) + (1 − x) est,   dL/dest = (1 − 2x)/n
+//
+// the binary form being the differentiable 0-1 loss of Section V-B.
+func (t *Trainer) lossGrad(x, est, d []float64) float64 {
+	n := float64(len(x))
+	est, d = est[:len(x)], d[:len(x)]
+	var s float64
+	if t.cfg.Model == Binary {
+		for k, xv := range x {
+			e := est[k]
+			s += xv*(1-e) + (1-xv)*e
+			d[k] = (1 - 2*xv) / n
+		}
+		return s / n
+	}
+	for k, xv := range x {
+		e := est[k] - xv
+		s += e * e
+		d[k] = 2 * e / n
+	}
+	return s / n
+}
+
+// privatize runs the frozen privatizer on the n gathered rows and leaves f in
+// b.dTmp: k(x, r) itself (Gaussian) or a draw from Bernoulli(k(x, r))
+// (binary) using rng.
+func (t *Trainer) privatize(n int, rng *rand.Rand) []float64 {
+	b := &t.b
+	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
+	f := b.dTmp[:n]
+	if t.cfg.Model == Binary {
+		fillUniform(b.u[:n], rng)
+		drawF(f, b.privOut[:n], b.u[:n])
+	} else {
+		copy(f, b.privOut[:n])
+	}
+	return f
+}
+
+// reconStep is Algorithm 1, lines 16–21: the privatizer is frozen, the
+// reconstructor takes (f, y) and descends on L_recon.
+func (t *Trainer) reconStep() {
+	m := t.cfg.BatchSize
+	b := &t.b
+	t.gather(t.data.Train, t.samplers[1].next(m), true, -1)
+	setF(b.reconIn, t.Recon.In, t.privatize(m, t.bern))
+	t.Recon.Forward(b.reconIn, m, b.reconH, b.reconOut)
+	t.lossGrad(b.x[:m], b.reconOut[:m], b.reconD[:m])
+	t.Recon.Backward(b.reconIn, b.reconH, b.reconOut, b.reconD, m, b.reconGrad, nil)
+	t.opt[1].Step(t.Recon.Params, b.reconGrad)
+}
+
+// advStep is Algorithm 1, lines 23–30, for adversary i: the privatizer is
+// frozen, adversary i takes (f, z_i) and descends on L_adv,i.
+func (t *Trainer) advStep(i int) {
+	m := t.cfg.BatchSize
+	b := &t.b
+	a := t.Adv[i]
+	t.gather(t.data.Train, t.samplers[2+i].next(m), false, i)
+	setF(b.advIn[i], a.In, t.privatize(m, t.bern))
+	a.Forward(b.advIn[i], m, b.advH[i], b.advOut[i])
+	t.lossGrad(b.x[:m], b.advOut[i][:m], b.advD[i][:m])
+	a.Backward(b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], m, b.advGrad[i], nil)
+	t.opt[2+i].Step(a.Params, b.advGrad[i])
+}
+
+// Evaluate computes the losses on the whole test split, in chunks of M rows,
+// with the networks as they are used in training: f = k(x, r) (Gaussian) or
+// f ~ Bernoulli(k(x, r)) drawn from the evaluation stream (binary) goes to
+// the reconstructor and every adversary, and appends them to History. For the
+// binary model it also records the hard-decision 0-1 errors (estimate
+// thresholded at 1/2); selection uses the soft losses (Section V-B's form).
+func (t *Trainer) Evaluate() {
+	s := t.data.Test
+	m := t.cfg.BatchSize
+	b := &t.b
+	binary := t.cfg.Model == Binary
+	var recon, reconHard float64
+	adv, advHard := b.advLoss, b.advHard
+	clear(adv)
+	clear(advHard)
+	for lo := 0; lo < s.N; lo += m {
+		n := min(m, s.N-lo)
+		t.gather(s, b.idxRange(lo, n), true, -2)
+		f := t.privatize(n, t.eval)
+		setF(b.reconIn, t.Recon.In, f)
+		t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
+		recon += float64(n) * t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
+		if binary {
+			reconHard += hardErrors(b.x[:n], b.reconOut[:n])
+		}
+		for i, a := range t.Adv {
+			setF(b.advIn[i], a.In, f)
+			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
+			adv[i] += float64(n) * t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
+			if binary {
+				advHard[i] += hardErrors(b.x[:n], b.advOut[i][:n])
+			}
+		}
+	}
+	nt := float64(s.N)
+	scale(adv, 1/nt)
+	scale(advHard, 1/nt)
+	t.hist.add(recon/nt, adv, reconHard/nt, advHard)
+}
+
+// idxRange returns the indices lo, …, lo+n−1 in the trainer's index buffer.
+func (b *buffers) idxRange(lo, n int) []int32 {
+	if cap(b.idx) < n {
+		b.idx = make([]int32, n)
+	}
+	idx := b.idx[:n]
+	for k := range idx {
+		idx[k] = int32(lo + k)
+	}
+	return idx
+}
+
+// hardErrors counts the rows where the estimate thresholded at 1/2 differs
+// from x.
+func hardErrors(x, est []float64) float64 {
+	var e float64
+	for k, xv := range x {
+		d := 0.0
+		if est[k] > 0.5 {
+			d = 1
+		}
+		if d != xv {
+			e++
+		}
+	}
+	return e
+}

@@ -1,0 +1,213 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestPrivLossGradient checks the privatizer step's gradient — L_priv back-
+// propagated through the frozen reconstructor and adversaries into f and on
+// into θ_k — against central finite differences of L_priv itself, for the
+// Gaussian model (one and two side columns), and for the binary model, where
+// the reconstructor sees p̂ and the adversary a fixed draw of f (its term is
+// then constant in θ_k, so the finite difference also confirms that the
+// analytic gradient rightly omits it).
+func TestPrivLossGradient(t *testing.T) {
+	cases := []struct {
+		name string
+		ds   *Dataset
+		cfg  func() Config
+		d    float64
+	}{
+		{"gauss", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
+		{"gauss-above-D", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{100}, 200) }, 100},
+		{"gauss-vector-y", coalition(paperGauss(2400, 2)), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
+		{"binary", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.05}, 0.2) }, 0.05},
+		{"binary-below-D", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.9}, 1) }, 0.9},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cfg()
+			c.BatchSize = 50
+			tr := mustTrainer(t, mustData(t, tc.ds, c), c, tc.d, 11)
+			// Train a little so the networks are not at their initial state.
+			tr.Epoch()
+			n := c.BatchSize
+			tr.gather(tr.data.Train, tr.samplers[0].next(n), true, -2)
+			fillUniform(tr.b.u[:n], tr.bern)
+			tr.privLoss(n, true, true)
+			grad := slices.Clone(tr.b.privGrad)
+			if maxAbs(grad) == 0 {
+				t.Fatal("zero gradient")
+			}
+			const eps = 1e-6
+			p := tr.Priv.Params
+			gs := maxAbs(grad)
+			for k := range p {
+				p0 := p[k]
+				p[k] = p0 + eps
+				lp := refPrivLoss(tr, n)
+				p[k] = p0 - eps
+				lm := refPrivLoss(tr, n)
+				p[k] = p0
+				checkClose(t, fmt.Sprintf("dL_priv/dθ_k[%d]", k), grad[k], (lp-lm)/(2*eps), gs, 1e-5)
+			}
+		})
+	}
+}
+
+// refPrivLoss computes L_priv on the trainer's gathered minibatch of n rows
+// independently of privLoss: row by row with Predict, straight from eq.
+// (priv_loss) and the losses of Section V.
+func refPrivLoss(tr *Trainer, n int) float64 {
+	b := &tr.b
+	binary := tr.cfg.Model == Binary
+	loss := func(x, e float64) float64 {
+		if binary {
+			return x*(1-e) + (1-x)*e
+		}
+		return (e - x) * (e - x)
+	}
+	var lRecon float64
+	lAdv := make([]float64, len(tr.Adv))
+	for r := range n {
+		x := b.x[r]
+		p := tr.Priv.Predict(b.privIn[2*r : 2*r+2])
+		in := slices.Clone(b.reconIn[r*tr.Recon.In : (r+1)*tr.Recon.In])
+		in[0] = p // binary: the reconstructor sees p̂
+		lRecon += loss(x, tr.Recon.Predict(in)) / float64(n)
+		f := p
+		if binary && b.u[r] < p {
+			f = 1
+		} else if binary {
+			f = 0
+		}
+		for i, a := range tr.Adv {
+			in := slices.Clone(b.advIn[i][r*a.In : (r+1)*a.In])
+			in[0] = f
+			lAdv[i] += loss(x, a.Predict(in)) / float64(n)
+		}
+	}
+	return -slices.Min(lAdv) + tr.cfg.Rho/2*(max(lRecon-tr.D, 0)+max(tr.D-lRecon, 0))
+}
+
+// coalition turns the Gaussian dataset into the coalition setting of Section
+// II: the reconstructor sees y = (z1, z2).
+func coalition(ds *Dataset) *Dataset {
+	ds.Y = [][]float64{ds.Z[0][0], ds.Z[1][0]}
+	return ds
+}
+
+// TestReconstructorAlone trains only the reconstructor, with the privatizer
+// fixed at f ≡ 0, on X, Y jointly Gaussian with σ_X² = 16, σ_Y² = 1,
+// ρ = 0.8: the best MSE is Var[X|Y] = 16(1 − 0.64) = 5.76, which the test
+// split's MSE must reach within 5%.
+func TestReconstructorAlone(t *testing.T) {
+	const n, test = 10000, 20000
+	rng := rand.New(rand.NewPCG(42, 43))
+	cov := [][]float64{{16, 0.8 * 4}, {0.8 * 4, 1}}
+	c := gaussCols(n+test, []float64{4, 3}, cov, rng)
+	ds := &Dataset{X: c[0], Y: [][]float64{c[1]}, Z: [][][]float64{{c[1]}}}
+	cfg, err := Preset(PresetPaper, Gauss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.D, cfg.DMax, cfg.TrainSize, cfg.TestSize = []float64{1}, 5.76, n, test
+	tr := mustTrainer(t, mustData(t, ds, cfg), cfg, 1, 5)
+	clear(tr.Priv.Params) // f = k(x, r) ≡ 0: no information about x
+	for range 60 * tr.cfg.BatchesPerEpoch {
+		tr.reconStep()
+	}
+	tr.Evaluate()
+	got := tr.History().Recon[0]
+	t.Logf("MSE %g", got)
+	if math.Abs(got-5.76)/5.76 > 0.05 {
+		t.Errorf("reconstructor MSE %g, want 5.76 within 5%%", got)
+	}
+}
+
+// TestIterationAllocs asserts a steady-state Algorithm 1 iteration and an
+// epoch's evaluation allocate nothing.
+func TestIterationAllocs(t *testing.T) {
+	for _, model := range []Model{Gauss, Binary} {
+		ds, dmax := paperGauss(2400, 1), 5.76
+		if model == Binary {
+			ds, dmax = paperBinary(2400, 1), 0.2
+		}
+		c := smallConfig(t, model, []float64{0.1}, dmax)
+		tr := mustTrainer(t, mustData(t, ds, c), c, 0.1, 3)
+		tr.Iteration()
+		if a := testing.AllocsPerRun(20, tr.Iteration); a != 0 {
+			t.Errorf("%s: %v allocations per minibatch iteration, want 0", model, a)
+		}
+		if a := testing.AllocsPerRun(3, tr.Evaluate); a != 0 {
+			t.Errorf("%s: %v allocations per evaluation, want 0", model, a)
+		}
+	}
+}
+
+// TestSamplerPasses checks that each role's sampler visits every training
+// row once per pass and that roles draw different minibatches.
+func TestSamplerPasses(t *testing.T) {
+	s := newSampler(1000, rand.New(rand.NewPCG(1, 1)))
+	seen := make([]int, 1000)
+	for range 5 {
+		for _, r := range s.next(200) {
+			seen[r]++
+		}
+	}
+	for r, k := range seen {
+		if k != 1 {
+			t.Fatalf("row %d drawn %d times in one pass", r, k)
+		}
+	}
+	// A pass that does not divide evenly drops the remainder (at most M−1 rows).
+	s = newSampler(1050, rand.New(rand.NewPCG(1, 2)))
+	a := slices.Clone(s.next(200))
+	for range 4 {
+		s.next(200)
+	}
+	b := s.next(200) // the 51 remaining rows do not make a minibatch: reshuffle
+	if s.pos != 200 || slices.Equal(a, b) {
+		t.Errorf("expected a reshuffle after 5 minibatches of 1050 rows")
+	}
+}
+
+func TestTrialSeed(t *testing.T) {
+	seen := map[uint64]bool{}
+	for d := range 30 {
+		for tr := range 200 {
+			s := TrialSeed(1, d, tr)
+			if seen[s] {
+				t.Fatalf("TrialSeed(1, %d, %d) repeats a seed", d, tr)
+			}
+			seen[s] = true
+		}
+	}
+	if TrialSeed(1, 0, 0) == TrialSeed(2, 0, 0) {
+		t.Error("master seed ignored")
+	}
+	// SplitMix64's first output from state 0 (Vigna's reference: seed 0).
+	if got := splitmix64(0); got != 0xe220a8397b1dcdaf {
+		t.Errorf("splitmix64(0) = %#x, want 0xe220a8397b1dcdaf", got)
+	}
+}
+
+// TestTrainerLearnsGauss runs a few short epochs of Algorithm 1 and checks the
+// privatizer drives L_recon toward D from far above it.
+func TestTrainerLearnsGauss(t *testing.T) {
+	c := smallConfig(t, Gauss, []float64{3}, 5.76)
+	c.Epochs, c.BatchesPerEpoch = 40, 10
+	tr := mustTrainer(t, mustData(t, paperGauss(2400, 9), c), c, 3, 1)
+	if err := tr.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	h := tr.History()
+	first, last := h.Recon[0], h.Recon[h.Len()-1]
+	if !(math.Abs(last-3) < math.Abs(first-3)) || math.Abs(last-3) > 1.5 {
+		t.Errorf("L_recon went from %g to %g; want it near D = 3", first, last)
+	}
+}
