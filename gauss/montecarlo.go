@@ -126,3 +126,11 @@ func meanCI(xs []float64) Estimate {
 	se := math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 	return Estimate{MSE: mu, StdErr: se, Lo: mu - z975*se, Hi: mu + z975*se}
 }
+
+// SplitSamples divides n Monte Carlo samples into training and test splits
+// in the paper's ratio (Section V-A: 12,000 = 10,000 train + 2,000 test):
+// the test split is ⌊n/6⌋, the rest trains.
+func SplitSamples(n int) (train, test int) {
+	test = n / 6
+	return n - test, test
+}

@@ -180,3 +180,16 @@ func TestSummaryJSON(t *testing.T) {
 		t.Errorf("summary: %s", b)
 	}
 }
+
+func TestSplitSamples(t *testing.T) {
+	for _, tc := range []struct{ n, train, test int }{
+		{12000, 10000, 2000}, // the paper's split (Section V-A)
+		{6, 5, 1},
+		{5, 5, 0},
+		{13, 11, 2},
+	} {
+		if train, test := SplitSamples(tc.n); train != tc.train || test != tc.test {
+			t.Errorf("SplitSamples(%d) = %d, %d; want %d, %d", tc.n, train, test, tc.train, tc.test)
+		}
+	}
+}

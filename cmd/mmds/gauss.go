@@ -161,8 +161,7 @@ func computeGauss(m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) 
 	if !o.monteCarlo {
 		return r, nil
 	}
-	r.nTestMC = o.samples / 6
-	r.nTrain = o.samples - r.nTestMC
+	r.nTrain, r.nTestMC = gauss.SplitSamples(o.samples)
 	for i, p := range pts {
 		rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
 		res, err := m.MonteCarlo(rng, p.Privatizer(), r.nTrain, r.nTestMC)
