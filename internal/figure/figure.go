@@ -1,0 +1,238 @@
+package figure
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mmds-project/mmds/internal/report"
+)
+
+// Shape is a marker shape.
+type Shape int
+
+// The marker shapes.
+const (
+	Circle Shape = iota
+	Triangle
+	Square
+	Diamond
+	Cross
+)
+
+// Series is one set of (X[i], Y[i]) pairs with its legend label and style.
+// NaN pairs are skipped (a point with no value).
+type Series struct {
+	Label string
+	X, Y  []float64
+	// Color is an index into the palette (cycled).
+	Color int
+	// Shape and Filled style markers (Points); Dashed styles lines (Curves).
+	Shape  Shape
+	Filled bool
+	Dashed bool
+	// Markers also marks every pair of a curve.
+	Markers bool
+}
+
+// Spec is a finished figure.
+type Spec struct {
+	Title          string
+	XLabel, YLabel string
+	Curves         []Series // drawn as lines, in order
+	Points         []Series // drawn as markers, over the curves
+	// Width and Height in inches; zero means 6 × 4.5. PNGs are drawn at
+	// DPI dots per inch (zero: 150).
+	Width, Height float64
+	DPI           int
+}
+
+// palette is Okabe–Ito's colour-blind-safe set (without yellow).
+var palette = []color.NRGBA{
+	{0, 114, 178, 255},   // blue
+	{213, 94, 0, 255},    // vermillion
+	{0, 158, 115, 255},   // bluish green
+	{204, 121, 167, 255}, // reddish purple
+	{86, 180, 233, 255},  // sky blue
+	{230, 159, 0, 255},   // orange
+	{0, 0, 0, 255},       // black
+}
+
+func colorOf(i int) color.Color { return palette[((i%len(palette))+len(palette))%len(palette)] }
+
+// size returns the figure's width and height.
+func (s Spec) size() (vg.Length, vg.Length) {
+	w, h := s.Width, s.Height
+	if w <= 0 {
+		w = 6
+	}
+	if h <= 0 {
+		h = 4.5
+	}
+	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch
+}
+
+// Plot builds the gonum plot of s.
+func (s Spec) Plot() (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = s.Title
+	p.X.Label.Text = s.XLabel
+	p.Y.Label.Text = s.YLabel
+	p.X.Min, p.Y.Min = 0, 0
+	p.Legend.Top, p.Legend.Left = true, true // the paper's legend: north west
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(8)
+	p.Add(plotter.NewGrid())
+	for _, c := range s.Curves {
+		xys, err := pairs(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
+		}
+		l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
+		if c.Dashed {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+		if c.Markers {
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
+			}
+			sc.GlyphStyle = glyph(c)
+			sc.GlyphStyle.Radius = vg.Points(1.8)
+			p.Add(sc)
+			p.Legend.Add(c.Label, l, sc)
+		} else {
+			p.Legend.Add(c.Label, l)
+		}
+	}
+	for _, ps := range s.Points {
+		xys, err := pairs(ps)
+		if err != nil {
+			return nil, err
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, fmt.Errorf("figure: points %q: %w", ps.Label, err)
+		}
+		sc.GlyphStyle = glyph(ps)
+		p.Add(sc)
+		p.Legend.Add(ps.Label, sc)
+	}
+	return p, nil
+}
+
+// pairs returns the finite pairs of a series.
+func pairs(s Series) (plotter.XYs, error) {
+	if len(s.X) != len(s.Y) {
+		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Label, len(s.X), len(s.Y))
+	}
+	var out plotter.XYs
+	for i := range s.X {
+		x, y := s.X[i], s.Y[i]
+		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+			continue
+		}
+		out = append(out, plotter.XY{X: x, Y: y})
+	}
+	return out, nil
+}
+
+func glyph(s Series) draw.GlyphStyle {
+	g := draw.GlyphStyle{Color: colorOf(s.Color), Radius: vg.Points(3.5)}
+	switch {
+	case s.Shape == Triangle && s.Filled:
+		g.Shape = draw.PyramidGlyph{}
+	case s.Shape == Triangle:
+		g.Shape = draw.TriangleGlyph{}
+	case s.Shape == Square && s.Filled:
+		g.Shape = draw.SquareGlyph{}
+	case s.Shape == Square:
+		g.Shape = draw.BoxGlyph{}
+	case s.Shape == Cross:
+		g.Shape = draw.CrossGlyph{}
+	case s.Shape == Diamond:
+		g.Shape = draw.PlusGlyph{}
+	case s.Filled:
+		g.Shape = draw.CircleGlyph{}
+	default:
+		g.Shape = draw.RingGlyph{}
+	}
+	return g
+}
+
+// Render draws s in format "png" or "svg" to w.
+func Render(s Spec, format string, w io.Writer) error {
+	p, err := s.Plot()
+	if err != nil {
+		return err
+	}
+	wd, ht := s.size()
+	var c interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch format {
+	case "png":
+		dpi := s.DPI
+		if dpi <= 0 {
+			dpi = 150
+		}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(dpi))}
+	case "svg":
+		c = vgsvg.New(wd, ht)
+	default:
+		return fmt.Errorf("figure: format %q: want png or svg", format)
+	}
+	p.Draw(draw.New(c))
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// FormatOf returns "png" or "svg" for a file name by its extension, or an
+// error naming the file.
+func FormatOf(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg":
+		return ext[1:], nil
+	default:
+		return "", fmt.Errorf("%s: the figure's file name must end in .png or .svg", path)
+	}
+}
+
+// Write draws s into path, PNG or SVG by the extension, atomically: the file
+// appears complete or not at all.
+func Write(s Spec, path string) error {
+	format, err := FormatOf(path)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := Render(s, format, &buf); err != nil {
+		return err
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+}

@@ -1,0 +1,538 @@
+package verify
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/integrate/quad"
+
+	"github.com/mmds-project/mmds/gauss"
+)
+
+// GaussQuad sets the numerical integration of the Gaussian certificate (see
+// the package documentation and docs/verify.md for the scheme). The zero value
+// of a field means the default beside it.
+type GaussQuad struct {
+	// Levels is the number of binning refinements reported: the bin width
+	// halves from one level to the next, ending at the finest (default 5).
+	Levels int
+	// BinsPerNoise is the number of finest bins per noise standard deviation
+	// σ_n = √E[Var(F | X)] (default 32: binning F adds about h²/12 to the
+	// noise variance, (1/32)²/12 ≈ 8e-5 of it).
+	BinsPerNoise float64
+	// XPerScale is the number of x grid steps per resolution scale
+	// min(√Var[X|S], σ_n/√E[(∂k/∂x)²]) (default 4).
+	XPerScale float64
+	// MNodes is the number of Gauss–Hermite nodes over each observer's
+	// sufficient statistic M = E[X | side] (default 32).
+	MNodes int
+	// RRow bounds the noise range integrated exactly for the binned
+	// losses; the mass beyond goes with the end values (default 4.5:
+	// P(|R| > 4.5) ≈ 6.8e-6).
+	RRow float64
+	// RStep is the noise grid step for privatizers that are not piecewise
+	// linear (default 1/64).
+	RStep float64
+	// MaxBins and MaxX cap the number of bins (default 2^20) and of x grid
+	// points (default 2^16); a capped grid is coarser and says so in Grid.
+	MaxBins, MaxX int
+}
+
+func (q GaussQuad) withDefaults() GaussQuad {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defI := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defI(&q.Levels, 3)
+	def(&q.BinsPerNoise, 32)
+	def(&q.XPerScale, 8)
+	defI(&q.MNodes, 32)
+	def(&q.RRow, 4.5)
+	def(&q.RStep, 1.0/64)
+	defI(&q.MaxBins, 1<<20)
+	defI(&q.MaxX, 1<<16)
+	return q
+}
+
+func (q GaussQuad) validate() error {
+	switch {
+	case q.Levels < 1 || q.Levels > 12:
+		return fmt.Errorf("verify: GaussQuad.Levels = %d: must be in [1, 12]", q.Levels)
+	case !(q.BinsPerNoise >= 1) || math.IsInf(q.BinsPerNoise, 0):
+		return fmt.Errorf("verify: GaussQuad.BinsPerNoise = %g: must be finite and ≥ 1", q.BinsPerNoise)
+	case !(q.XPerScale >= 1) || math.IsInf(q.XPerScale, 0):
+		return fmt.Errorf("verify: GaussQuad.XPerScale = %g: must be finite and ≥ 1", q.XPerScale)
+	case q.MNodes < 1 || q.MNodes > 200:
+		return fmt.Errorf("verify: GaussQuad.MNodes = %d: must be in [1, 200]", q.MNodes)
+	case !(q.RRow >= 3) || q.RRow > gridCut:
+		return fmt.Errorf("verify: GaussQuad.RRow = %g: must be in [3, %d]", q.RRow, gridCut)
+	case !(q.RStep > 0) || q.RStep > 1:
+		return fmt.Errorf("verify: GaussQuad.RStep = %g: must be in (0, 1]", q.RStep)
+	case q.MaxBins < 1<<q.Levels || q.MaxX < 16:
+		return fmt.Errorf("verify: GaussQuad.MaxBins = %d, MaxX = %d: too small", q.MaxBins, q.MaxX)
+	}
+	return nil
+}
+
+// LinearFit is the best linear-Gaussian approximation F ≈ aX + bR + c of a
+// privatizer in L²(P_X ⊗ P_R) (least squares over the model's X and the noise
+// R): a = Cov(k, X)/Var[X], b = E[k·R], c = E[k] − a·E[X]. Residual is the
+// mean squared error of the fit and Nonlinearity = Residual/Var[F], the share
+// of F's variance that no linear-Gaussian privatizer explains (0 for an
+// exactly linear privatizer). Losses are the exact losses of the fitted
+// privatizer (gauss.LinearLosses, Appendix A), not of the learned one.
+type LinearFit struct {
+	A            float64   `json:"a"`
+	B            float64   `json:"b"`
+	C            float64   `json:"c"`
+	VarF         float64   `json:"var_f"`
+	Residual     float64   `json:"residual"`
+	Nonlinearity float64   `json:"nonlinearity"`
+	ReconLoss    float64   `json:"recon_loss"`
+	AdvLoss      []float64 `json:"adv_loss"`
+	MinAdvLoss   float64   `json:"min_adv_loss"`
+}
+
+// GaussLevel is one refinement of the binned Bayes losses: the losses of the
+// Bayes estimators that see F only through its bin (upper bounds on the Bayes
+// losses given F itself, up to the quadrature error).
+type GaussLevel struct {
+	BinWidth  float64   `json:"bin_width"`
+	Bins      int       `json:"bins"`
+	DX        float64   `json:"dx"` // x grid step
+	NX        int       `json:"nx"` // x grid points
+	ReconLoss float64   `json:"recon_loss"`
+	AdvLoss   []float64 `json:"adv_loss"`
+}
+
+// GaussGrid describes the integration grid of a Gaussian certificate.
+type GaussGrid struct {
+	NoiseSD  float64 `json:"noise_sd"`  // σ_n = √E[Var(F | X)]
+	SlopeRMS float64 `json:"slope_rms"` // √E[(∂k/∂x)²], by central differences
+	DX       float64 `json:"dx"`        // x grid step
+	NX       int     `json:"nx"`        // x grid points
+	MNodes   int     `json:"m_nodes"`   // Gauss–Hermite nodes over M per observer
+	Capped   bool    `json:"capped"`    // MaxX or MaxBins made the grid coarser than asked
+}
+
+// GaussCertificate holds the exact-loss analysis of a privatizer on a
+// Gaussian model: the Bayes (MMSE) losses of the reconstructor and every
+// adversary for the privatizer itself (finest refinement level), the
+// refinement study, and the best linear-Gaussian fit.
+type GaussCertificate struct {
+	ReconLoss  float64      `json:"recon_loss"`
+	AdvLoss    []float64    `json:"adv_loss"`
+	MinAdvLoss float64      `json:"min_adv_loss"`
+	Levels     []GaussLevel `json:"refinement"`
+	// Change is the largest change of any loss between the last two levels,
+	// relative to max(loss, 1e-6·Var[X]): the refinement study's measure of
+	// convergence.
+	Change float64   `json:"change"`
+	Fit    LinearFit `json:"linear_fit"`
+	Grid   GaussGrid `json:"grid"`
+}
+
+// window is the half-width, in standard deviations √Var[X | side], of the
+// x window over which an observer's prior X | M is summed: the Gaussian
+// weight beyond is below e^{−24.5} ≈ 2e-11.
+const window = 7
+
+// scaleFloor is the absolute floor of relative changes, as a fraction of
+// Var[X]: losses below it are compared on that scale.
+const scaleFloor = 1e-6
+
+// observer is one party: its side information enters only through
+// M = E[X | side] ~ N(μ_X, σ_X² − v), with X | M ~ N(M, v), v = Var[X | side].
+type observer struct {
+	v      float64   // Var[X | side]
+	nodes  []float64 // Gauss–Hermite nodes over M
+	weight []float64 // their normalized weights
+}
+
+// CertifyGauss computes the Bayes losses of privatizer k on model m by
+// numerical integration (the scheme of the package documentation), its
+// refinement study, and its best linear-Gaussian fit.
+func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
+	q = q.withDefaults()
+	if err := q.validate(); err != nil {
+		return nil, err
+	}
+	if k.K == nil {
+		return nil, fmt.Errorf("verify: privatizer has no function K")
+	}
+	s := &gaussSetup{m: m, k: k, q: q, po: profileOpts{rRow: q.RRow, rStep: q.RStep}}
+	s.mu, s.vx = m.Mean()[m.PrivateIndex()], m.VarX()
+	s.sx = math.Sqrt(s.vx)
+
+	// Observers: reconstructor first, then the adversaries.
+	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
+	gx, gw := hermiteNormal(q.MNodes)
+	for _, v := range vs {
+		s.obs = append(s.obs, newObserver(s.mu, s.vx, v, gx, gw))
+	}
+
+	// Resolution scales from a coarse Gauss–Hermite pass over (x, r).
+	noise, slope, err := scales(k, s.mu, s.sx, s.po)
+	if err != nil {
+		return nil, err
+	}
+	s.noise = noise
+	s.scale = math.Inf(1)
+	for _, o := range s.obs {
+		if o.v > 0 {
+			s.scale = min(s.scale, math.Sqrt(o.v))
+		}
+	}
+	if math.IsInf(s.scale, 1) { // every side set determines X: all losses 0
+		s.scale = s.sx
+	}
+	if slope > 0 {
+		// Below 1/64 of the prior scale the x grid would only chase a
+		// (near-)deterministic privatizer's steps; the refinement study
+		// shows what that costs.
+		s.scale = min(s.scale, max(noise/slope, s.scale/64))
+	}
+	// The x grid covers every observer's window M ± window·√v and X ± 8σ_X.
+	s.lo, s.hi = s.mu-8*s.sx, s.mu+8*s.sx
+	for _, o := range s.obs {
+		w := window * math.Sqrt(o.v)
+		for _, m := range o.nodes {
+			s.lo, s.hi = min(s.lo, m-w), max(s.hi, m+w)
+		}
+	}
+
+	cert := &GaussCertificate{Grid: GaussGrid{NoiseSD: noise, SlopeRMS: slope, MNodes: q.MNodes}}
+	floor := scaleFloor * s.vx
+	for l := range q.Levels {
+		f := math.Ldexp(1, l-(q.Levels-1)) // 2^−(levels−1−l)
+		lev, fit, capped, err := s.level(q.BinsPerNoise*f, q.XPerScale*f, l == q.Levels-1)
+		if err != nil {
+			return nil, err
+		}
+		cert.Grid.Capped = cert.Grid.Capped || capped
+		cert.Levels = append(cert.Levels, lev)
+		if fit != nil {
+			cert.Fit = *fit
+		}
+	}
+	last := cert.Levels[len(cert.Levels)-1]
+	cert.ReconLoss, cert.AdvLoss = last.ReconLoss, last.AdvLoss
+	cert.MinAdvLoss = minOf(cert.AdvLoss)
+	if n := len(cert.Levels); n >= 2 {
+		prev := cert.Levels[n-2]
+		cert.Change = relChange(last.ReconLoss, prev.ReconLoss, floor)
+		for i := range last.AdvLoss {
+			cert.Change = max(cert.Change, relChange(last.AdvLoss[i], prev.AdvLoss[i], floor))
+		}
+	}
+	return cert, nil
+}
+
+// gaussSetup is what every refinement level of CertifyGauss shares.
+type gaussSetup struct {
+	m          *gauss.Model
+	k          Privatizer
+	q          GaussQuad
+	po         profileOpts
+	mu, vx, sx float64 // E[X], Var[X], √Var[X]
+	obs        []observer
+	noise      float64 // σ_n
+	scale      float64 // the x resolution scale: min(√v_min, σ_n/slope)
+	lo, hi     float64 // x grid range
+}
+
+// level computes the binned Bayes losses on the grid with bpn bins per noise
+// standard deviation and xps x steps per resolution scale, and the linear fit
+// when fit is set.
+func (s *gaussSetup) level(bpn, xps float64, fit bool) (GaussLevel, *LinearFit, bool, error) {
+	var lev GaussLevel
+	capped := false
+	nx := int(math.Ceil((s.hi-s.lo)/(s.scale/xps))) + 1
+	if nx > s.q.MaxX {
+		nx, capped = s.q.MaxX, true
+	}
+	lev.DX = (s.hi - s.lo) / float64(nx-1)
+	lev.NX = nx
+	xs := make([]float64, nx)
+	for a := range xs {
+		xs[a] = s.lo + float64(a)*lev.DX
+	}
+
+	// Profiles of k(x, ·) at every grid point, their exact r-moments and
+	// the range of released values.
+	profs := make([]profile, nx)
+	var eK, eKR, vK []float64
+	if fit {
+		eK, eKR, vK = make([]float64, nx), make([]float64, nx), make([]float64, nx)
+	}
+	fmin, fmax := math.Inf(1), math.Inf(-1)
+	var scratch []float64
+	var err error
+	for a, x := range xs {
+		if scratch, err = s.k.build(x, s.po, &profs[a], scratch); err != nil {
+			return lev, nil, capped, err
+		}
+		if fit {
+			eK[a], eKR[a], vK[a] = profs[a].centered()
+		}
+		pr := &profs[a]
+		for _, f := range pr.f[pr.lo : pr.hi+1] {
+			fmin, fmax = min(fmin, f), max(fmax, f)
+		}
+	}
+	var lf *LinearFit
+	if fit {
+		l, err := linearFit(s.m, xs, eK, eKR, vK, s.mu, s.sx)
+		if err != nil {
+			return lev, nil, capped, err
+		}
+		lf = &l
+	}
+
+	bn := binning{f0: fmin, h: 1, n: 1}
+	if fr := fmax - fmin; fr > 0 {
+		// Without noise (a deterministic privatizer) the bins are sized
+		// from the range of F instead: 2·bpn of them.
+		h := fr / (2 * bpn)
+		if s.noise > 0 {
+			h = s.noise / bpn
+		}
+		n := int(math.Ceil(fr / h))
+		if n > s.q.MaxBins || n <= 0 {
+			n, capped = s.q.MaxBins, true
+		}
+		bn = binning{f0: fmin, h: fr / float64(n), n: n}
+	}
+	lev.BinWidth, lev.Bins = bn.h, bn.n+1
+	rows := make([]row, nx)
+	for a := range profs {
+		bn.fill(&profs[a], &rows[a])
+	}
+	// The observers share the rows and run concurrently, each with its own
+	// scratch.
+	losses := make([]float64, len(s.obs))
+	var wg sync.WaitGroup
+	for i, o := range s.obs {
+		wg.Go(func() {
+			A, B := make([]float64, bn.n+1), make([]float64, bn.n+1)
+			losses[i] = o.mmse(xs, rows, A, B)
+		})
+	}
+	wg.Wait()
+	lev.ReconLoss, lev.AdvLoss = losses[0], losses[1:]
+	return lev, lf, capped, nil
+}
+
+func relChange(a, b, floor float64) float64 {
+	return math.Abs(a-b) / max(math.Abs(a), floor)
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+// hermiteNormal returns n Gauss–Hermite nodes and weights for E[g(U)],
+// U ~ N(0,1): u = √2·t and w/√π for the nodes t and weights w of ∫e^{−t²}.
+func hermiteNormal(n int) (u, w []float64) {
+	u, w = make([]float64, n), make([]float64, n)
+	quad.Hermite{}.FixedLocations(u, w, math.Inf(-1), math.Inf(1))
+	for i := range u {
+		u[i] *= math.Sqrt2
+		w[i] /= math.Sqrt(math.Pi)
+	}
+	return u, w
+}
+
+// newObserver places the Gauss–Hermite nodes over M ~ N(μ, σ_X² − v). The
+// lightest nodes are dropped while their total weight stays below 1e-10
+// (they change the loss by less than that fraction of v).
+func newObserver(mu, vx, v float64, gx, gw []float64) observer {
+	o := observer{v: max(v, 0)}
+	sm := math.Sqrt(max(vx-v, 0))
+	if sm == 0 {
+		o.nodes, o.weight = []float64{mu}, []float64{1}
+		return o
+	}
+	order := make([]int, len(gw))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(gw[a], gw[b]) })
+	drop := make([]bool, len(gw))
+	var dropped float64
+	for _, i := range order[:len(order)-1] {
+		if dropped+gw[i] > 1e-10 {
+			break
+		}
+		dropped += gw[i]
+		drop[i] = true
+	}
+	var sum float64
+	for i, u := range gx {
+		if !drop[i] {
+			o.nodes = append(o.nodes, mu+sm*u)
+			o.weight = append(o.weight, gw[i])
+			sum += gw[i]
+		}
+	}
+	for i := range o.weight {
+		o.weight[i] /= sum
+	}
+	return o
+}
+
+// mmse returns E[Var(X | bin(F), M)] for the observer: for each node m of M,
+// the prior X | M = m ~ N(m, v) is discretized on the x grid (trapezoid
+// weights ω_a ∝ exp(−(x_a − m)²/2v), normalized over the window |x − m| ≤ 7√v)
+// and, with W = X − m,
+//
+//	E[Var(X | bin, m)] = Σ_a ω_a w_a² − Σ_j B_j²/A_j,
+//	A_j = Σ_a ω_a P(j | x_a),  B_j = Σ_a ω_a w_a P(j | x_a),
+//
+// which is ≥ 0 by Cauchy–Schwarz. A and B are scratch of length ≥ #bins,
+// zero on entry and on return.
+func (o observer) mmse(xs []float64, rows []row, A, B []float64) float64 {
+	if o.v == 0 {
+		return 0 // the side information determines X
+	}
+	s := math.Sqrt(o.v)
+	x0, dx := xs[0], xs[1]-xs[0]
+	var total float64
+	for i, m := range o.nodes {
+		ia := max(int(math.Ceil((m-window*s-x0)/dx)), 0)
+		ib := min(int(math.Floor((m+window*s-x0)/dx)), len(xs)-1)
+		var sw, s2 float64
+		lo, hi := len(A), -1
+		// ω_a by the recurrence ω_{a+1} = ω_a·c_a, c_{a+1} = c_a·q with
+		// q = exp(−dx²/v): one exp per window instead of one per point.
+		w0 := xs[ia] - m
+		om := math.Exp(-0.5 * w0 * w0 / o.v)
+		c := math.Exp(-(2*w0*dx + dx*dx) / (2 * o.v))
+		q := math.Exp(-dx * dx / o.v)
+		for a := ia; a <= ib; a, om, c = a+1, om*c, c*q {
+			w := xs[a] - m
+			sw += om
+			s2 += om * w * w
+			r := &rows[a]
+			ow := om * w
+			base := A[r.Lo : r.Lo+len(r.Mass)]
+			baseB := B[r.Lo : r.Lo+len(r.Mass)]
+			for t, pm := range r.Mass {
+				base[t] += om * pm
+				baseB[t] += ow * pm
+			}
+			lo, hi = min(lo, r.Lo), max(hi, r.Lo+len(r.Mass)-1)
+		}
+		if sw == 0 {
+			continue
+		}
+		var expl float64
+		for j := lo; j <= hi; j++ {
+			if A[j] > 0 {
+				expl += B[j] * B[j] / A[j]
+			}
+			A[j], B[j] = 0, 0
+		}
+		// Dividing by sw normalizes the weights: Σ_j B_j²/A_j scales like ω.
+		total += o.weight[i] * max((s2-expl)/sw, 0)
+	}
+	return total
+}
+
+// centered returns E_r[k], E_r[k·R] and Var_r(k) for the profile, exactly;
+// the variance is computed about the mean on each piece, so it keeps its
+// precision when the mean is large.
+func (p *profile) centered() (e, er, v float64) {
+	e, er, _ = p.moments()
+	p.segments(func(ra, rb, a, b float64) {
+		m0, m1, m2 := segMoments(ra, rb)
+		c := a - e
+		v += c*c*m0 + 2*c*b*m1 + b*b*m2
+	})
+	return e, er, max(v, 0)
+}
+
+// scales estimates, from a 24×24 Gauss–Hermite pass over (X, R), the noise
+// standard deviation σ_n = √E[Var(k(X, R) | X)] (exact r-moments of
+// profiles) and the RMS slope √E[(∂k/∂x)²] (central differences). They only
+// size the grids.
+func scales(k Privatizer, mu, sx float64, po profileOpts) (noise, slope float64, err error) {
+	u, w := hermiteNormal(24)
+	var p profile
+	var scratch []float64
+	eps := 1e-6 * max(sx, 1)
+	for i, ui := range u {
+		x := mu + sx*ui
+		if scratch, err = k.build(x, po, &p, scratch); err != nil {
+			return 0, 0, err
+		}
+		_, _, v := p.centered()
+		noise += w[i] * v
+		for j, uj := range u {
+			d := (k.K(x+eps, uj) - k.K(x-eps, uj)) / (2 * eps)
+			slope += w[i] * w[j] * d * d
+		}
+	}
+	if math.IsNaN(slope) || math.IsInf(slope, 0) {
+		slope = math.Inf(1)
+	}
+	return math.Sqrt(noise), math.Sqrt(slope), nil
+}
+
+// linearFit computes the least-squares linear-Gaussian fit of k from the
+// per-x r-moments on the x grid (trapezoid weights of X ~ N(μ, σ_X²),
+// normalized) and the exact losses of the fitted privatizer.
+func linearFit(m *gauss.Model, xs, eK, eKR, vK []float64, mu, sx float64) (LinearFit, error) {
+	var sw, xbar float64
+	om := make([]float64, len(xs))
+	for a, x := range xs {
+		u := (x - mu) / sx
+		om[a] = math.Exp(-0.5 * u * u)
+		sw += om[a]
+	}
+	for a := range om {
+		om[a] /= sw
+		xbar += om[a] * xs[a]
+	}
+	var ek, b, varX, covKX, meanVar float64
+	for a, x := range xs {
+		ek += om[a] * eK[a]
+		b += om[a] * eKR[a]
+		varX += om[a] * (x - xbar) * (x - xbar)
+		meanVar += om[a] * vK[a]
+	}
+	var varMean float64
+	for a, x := range xs {
+		d := eK[a] - ek
+		covKX += om[a] * d * (x - xbar)
+		varMean += om[a] * d * d
+	}
+	fit := LinearFit{A: covKX / varX, B: b}
+	fit.C = ek - fit.A*xbar
+	// Var[k] = E[Var_r k] + Var_x(E_r k); the fit explains a²Var[X] + b²
+	// (X and R are independent), the rest is the residual.
+	fit.VarF = meanVar + varMean
+	fit.Residual = max(fit.VarF-fit.A*fit.A*varX-fit.B*fit.B, 0)
+	if fit.VarF > 0 {
+		fit.Nonlinearity = fit.Residual / fit.VarF
+	}
+	l, err := m.LinearLosses(gauss.Linear{A: fit.A, B: fit.B, C: fit.C})
+	if err != nil {
+		return fit, fmt.Errorf("verify: losses of the linear fit: %w", err)
+	}
+	fit.ReconLoss, fit.AdvLoss, fit.MinAdvLoss = l.Recon, l.Adv, minOf(l.Adv)
+	return fit, nil
+}

@@ -1,0 +1,140 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+)
+
+// The default tolerances of a verdict. Each is a named constant so that a
+// verdict can be traced to a number and its reason; mmds verify overrides
+// them with flags.
+const (
+	// DefaultBandTau is the width, in units of the selection band τ, of the
+	// band below D in which a certified distortion counts as "at D". The
+	// protocol of Section V accepts any epoch whose test-split L_recon lies
+	// in [D − τ, D] as a point at D, so a certificate can ask no more than
+	// that band: 1.
+	DefaultBandTau = 1.0
+
+	// DefaultDistSE widens that band on both sides by this many standard
+	// errors of a test-split loss at D. The protocol placed the point with a
+	// test-split estimate (test_size samples), whose standard error is
+	// D·√(2/n) for a squared error (Gaussian errors) and √(D(1−D)/n) for a
+	// 0-1 error; at 3 standard errors test noise alone puts a point outside
+	// its band with probability about 0.3%.
+	DefaultDistSE = 3.0
+
+	// DefaultAdvSE is how many standard errors of a test-split loss at the
+	// optimum the certified minimum adversarial loss may fall short of the
+	// optimum at its own distortion. The protocol ranked trials by
+	// test-split estimates with that standard error (≈ 3.2% of the loss for
+	// the Gaussian model's 2,000 test rows), so it cannot tell apart
+	// privatizers closer than that; demanding more would grade the test
+	// noise, not the training. 3 standard errors: a privatizer exactly at
+	// the optimum fails with probability about 0.1%.
+	DefaultAdvSE = 3.0
+
+	// DefaultQuadTol is the largest change between the last two refinement
+	// levels of a certificate (relative for the Gaussian losses, absolute
+	// for the binary s0, s1) for it to count as converged: 0.5%, an order
+	// of magnitude below the adversarial tolerance and below the ≈ 3%
+	// sampling resolution of the losses the protocol selected on, so
+	// quadrature error cannot flip a verdict.
+	DefaultQuadTol = 5e-3
+)
+
+// Tolerances are the numbers a verdict is judged by (see the Default
+// constants for their meaning and sizes).
+type Tolerances struct {
+	BandTau float64 `json:"band_tau"` // band below D, in units of τ
+	DistSE  float64 `json:"dist_se"`  // distortion slack, in standard errors at D
+	AdvSE   float64 `json:"adv_se"`   // adversarial slack, in standard errors at the optimum
+	Quad    float64 `json:"quad"`     // convergence of the certificate's refinement
+}
+
+// DefaultTolerances returns the Default constants.
+func DefaultTolerances() Tolerances {
+	return Tolerances{BandTau: DefaultBandTau, DistSE: DefaultDistSE, AdvSE: DefaultAdvSE, Quad: DefaultQuadTol}
+}
+
+// Validate reports a tolerance that is negative or not finite.
+func (t Tolerances) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"band_tau", t.BandTau}, {"dist_se", t.DistSE}, {"adv_se", t.AdvSE}, {"quad", t.Quad}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("verify: tolerance %s = %v: must be finite and ≥ 0", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// StdErr is the standard error of a test-split estimate of a loss whose
+// true value is l, from n test rows: l·√(2/n) for a squared error with
+// Gaussian errors (Var[e²] = 2σ⁴), √(l(1−l)/n) for a 0-1 error.
+func StdErr(binary bool, l float64, n int) float64 {
+	if n < 1 {
+		return math.Inf(1)
+	}
+	l = max(l, 0)
+	if binary {
+		l = min(l, 1)
+		return math.Sqrt(l * (1 - l) / float64(n))
+	}
+	return l * math.Sqrt(2/float64(n))
+}
+
+// Assessment is what a verdict depends on.
+type Assessment struct {
+	D        float64 // the threshold the point was trained for
+	Recon    float64 // certified distortion
+	MinAdv   float64 // certified minimum adversarial loss
+	Optimum  float64 // optimum minimum adversarial loss at the certified distortion
+	BandLo   float64 // the certified distortion must lie in [BandLo, BandHi]
+	BandHi   float64
+	AdvTol   float64 // the largest gap (Optimum − MinAdv) that passes
+	Change   float64 // the certificate's refinement change
+	QuadTol  float64 // … and its tolerance
+	NumFloor float64 // gaps below this are numerical noise, not "above optimum"
+}
+
+// Verdict strings.
+const (
+	VerdictPass         = "pass"
+	VerdictAbove        = "pass (above optimum)"
+	VerdictNotFinalized = "not finalized"
+)
+
+// Judge returns whether a point passes and a one-line verdict. A point passes
+// when its certified distortion lies in its band and its certified minimum
+// adversarial loss is within AdvTol below the optimum at that distortion; a
+// loss above the optimum passes and says so (the Gaussian optimum of
+// Proposition 1 is optimal only among linear-Gaussian privatizers, so a
+// non-linear privatizer may beat it). A certificate whose refinement did not
+// converge to QuadTol fails: its numbers are not trusted to the stated
+// precision.
+func Judge(a Assessment) (bool, string) {
+	var why []string
+	if !(a.Recon >= a.BandLo && a.Recon <= a.BandHi) {
+		why = append(why, fmt.Sprintf("distortion %.4g outside [%.4g, %.4g]", a.Recon, a.BandLo, a.BandHi))
+	}
+	gap := a.Optimum - a.MinAdv
+	if gap > a.AdvTol {
+		why = append(why, fmt.Sprintf("gap %.4g > %.4g", gap, a.AdvTol))
+	}
+	if !(a.Change <= a.QuadTol) {
+		why = append(why, fmt.Sprintf("not converged (change %.2g > %.2g)", a.Change, a.QuadTol))
+	}
+	if len(why) > 0 {
+		s := "fail: " + why[0]
+		for _, w := range why[1:] {
+			s += "; " + w
+		}
+		return false, s
+	}
+	if gap < -a.NumFloor {
+		return true, VerdictAbove
+	}
+	return true, VerdictPass
+}
