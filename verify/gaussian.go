@@ -195,10 +195,16 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 	if math.IsInf(s.scale, 1) { // every side set determines X: all losses 0
 		s.scale = s.sx
 	}
-	if slope > 0 {
-		// Below 1/64 of the prior scale the x grid would only chase a
-		// (near-)deterministic privatizer's steps; the refinement study
-		// shows what that costs.
+	// The x grid resolves noise/slope, the width over which F's
+	// distribution given x moves by its own spread. A privatizer without
+	// noise (F a function of X, possibly with jumps the slope estimate
+	// misses) gets the finest grid; below 1/64 of the prior scale the grid
+	// would only chase a (near-)deterministic privatizer's steps, and the
+	// refinement study shows what stopping there costs.
+	switch {
+	case noise == 0:
+		s.scale /= 64
+	case slope > 0:
 		s.scale = min(s.scale, max(noise/slope, s.scale/64))
 	}
 	// The x grid covers every observer's window M ± window·√v and X ± 8σ_X.

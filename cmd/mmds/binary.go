@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/verify"
 )
 
 func init() { subcommands = append(subcommands, newBinaryCmd) }
@@ -19,6 +20,7 @@ type binaryFlags struct {
 	sweep      string
 	format     string
 	writeModel string
+	plot       string // --plot FILE: the exact curve alone
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -48,6 +50,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
+	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
 	return cmd
 }
 
@@ -77,6 +80,9 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPlotPath(f.plot); err != nil {
+		return err
+	}
 	var files []string
 	if f.writeModel != "" {
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
@@ -93,6 +99,9 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 		if err := report.WriteFileAtomic(path, func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
 			return err
 		}
+	}
+	if err := writePlot(f.plot, verify.BinaryCurveSpec(opts)); err != nil {
+		return err
 	}
 	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))
 }

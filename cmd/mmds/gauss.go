@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/verify"
 )
 
 func init() { subcommands = append(subcommands, newGaussCmd) }
@@ -20,6 +21,7 @@ func init() { subcommands = append(subcommands, newGaussCmd) }
 // gaussOpts holds the flags of mmds gauss.
 type gaussOpts struct {
 	config, sweep, format, out string
+	plot                       string // --plot FILE: the exact curves alone
 	d                          float64
 	monteCarlo                 bool
 	seed                       uint64
@@ -64,6 +66,7 @@ point is cross-checked against the Schur complements of the joint covariance of
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
+	f.StringVar(&o.plot, "plot", "", "also draw every adversary's optimal loss against D into this .png or .svg file")
 	return cmd
 }
 
@@ -86,6 +89,9 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := checkMCFlags(cmd, o); err != nil {
 		return err
 	}
+	if err := checkPlotPath(o.plot); err != nil {
+		return err
+	}
 	m, err := loadGaussModel(o.config)
 	if err != nil {
 		return err
@@ -100,6 +106,9 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	}
 	var buf bytes.Buffer
 	if err := r.render(&buf, format); err != nil {
+		return err
+	}
+	if err := writePlot(o.plot, verify.GaussCurveSpec(m, r.points)); err != nil {
 		return err
 	}
 	return writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes())

@@ -92,6 +92,7 @@ func (s Spec) Plot() (*plot.Plot, error) {
 	p.X.Min, p.Y.Min = 0, 0
 	p.Legend.Top, p.Legend.Left = true, true // the paper's legend: north west
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(8)
+	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	for _, c := range s.Curves {
 		xys, err := pairs(c)

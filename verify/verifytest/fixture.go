@@ -40,7 +40,7 @@ const BinaryModelJSON = `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}
 
 // GaussD are the thresholds of the Gaussian fixture: the first is far below
 // anything a few epochs reach, so it is not finalized.
-var GaussD = []float64{0.005, 5.76, 9}
+var GaussD = []float64{0.0001, 2, 5.76}
 
 // BinaryD are the thresholds of the binary fixture (the first is not
 // finalized).

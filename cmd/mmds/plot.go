@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/verify"
+)
+
+func init() { subcommands = append(subcommands, newPlotCmd) }
+
+func newPlotCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "plot DIR",
+		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
+		Long: `plot certifies a results directory of mmds train (as mmds verify does) and draws
+adversarial loss against reconstructor distortion: the exact optimum curve(s)
+(Proposition 1 for each adversary, or Proposition 2) and, for every finalized
+threshold, the learned points (the trained estimators' test losses) and the
+certified points (the exact Bayes losses of the learned privatizer).
+
+It writes figure2.png and figure2.svg for the Gaussian model, figure3.png and
+figure3.svg for the binary model (the paper's numbering), into --out
+(default: DIR), each atomically.`,
+		Example: `  mmds plot results/quick-gauss
+  mmds plot results/quick-binary --out docs/img`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args[0], out) },
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder to write the figures into (default: DIR)")
+	return cmd
+}
+
+func runPlot(cmd *cobra.Command, dir, out string) error {
+	if out == "" {
+		out = dir
+	}
+	run, err := verify.Load(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
+		return badInput("--out %q: not an existing folder", out)
+	}
+	rep, err := verify.Certify(cmd.Context(), run, verify.Options{})
+	if err != nil {
+		if errors.Is(err, verify.ErrInput) {
+			return usageError{err}
+		}
+		return err
+	}
+	spec, stem, err := verify.Figure(cmd.Context(), run, rep, nil)
+	if err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		path := filepath.Join(out, stem+ext)
+		if err := figure.Write(spec, path); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), "wrote", path)
+	}
+	return nil
+}
+
+// checkPlotPath validates a --plot file name before any work: a .png or .svg
+// file in an existing folder.
+func checkPlotPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := figure.FormatOf(path); err != nil {
+		return badInput("--plot: %v", err)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return badInput("--plot %q: folder %q does not exist", path, dir)
+		}
+	}
+	return nil
+}
+
+// writePlot draws spec into path when path is set.
+func writePlot(path string, spec figure.Spec) error {
+	if path == "" {
+		return nil
+	}
+	return figure.Write(spec, path)
+}

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/verify"
+)
+
+func init() { subcommands = append(subcommands, newVerifyCmd) }
+
+type verifyOpts struct {
+	format, out string
+	summary     bool
+	reportOnly  bool
+	tol         verify.Tolerances
+	quadLevels  int
+}
+
+func newVerifyCmd() *cobra.Command {
+	var o verifyOpts
+	cmd := &cobra.Command{
+		Use:   "verify DIR",
+		Short: "Certify a trained results directory against the exact optima",
+		Long: `verify reads a results directory of mmds train (results.json, model.json) and,
+for every threshold D, holds the learned privatizer against the exact optimum:
+
+  learned    the trained estimators' test-split losses (results.json)
+  certified  the exact Bayes losses of the learned privatizer itself: MAP
+             errors of its (s0, s1) for the binary model (Proposition 2's
+             losses), MMSEs by numerical integration for the Gaussian one
+  optimum    Proposition 2 / Proposition 1 at the certified distortion
+  gap        optimum − certified minimum adversarial loss (> 0: leaks more)
+
+A point passes when its certified distortion lies in [D − band·τ − k·SE,
+D + k·SE] and its gap is at most adv-se standard errors of a test-split loss
+at the optimum (see docs/verify.md). Exit status: 0 every point passes, 1 a
+point fails or was not finalized (0 with --report-only), 2 bad input.`,
+		Example: `  mmds verify results/quick-gauss
+  mmds verify results/quick-binary --format json
+  mmds verify results/quick-gauss --summary --report-only`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, args[0], o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
+	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
+	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
+	d := verify.DefaultTolerances()
+	f.Float64Var(&o.tol.BandTau, "tol-band", d.BandTau, "width of the distortion band below D, in units of the selection band τ")
+	f.Float64Var(&o.tol.DistSE, "tol-dist-se", d.DistSE, "distortion slack on both sides, in standard errors of a test-split loss at D")
+	f.Float64Var(&o.tol.AdvSE, "tol-adv-se", d.AdvSE, "largest gap, in standard errors of a test-split loss at the optimum")
+	f.Float64Var(&o.tol.Quad, "tol-quad", d.Quad, "largest change between the certificate's last two refinement levels")
+	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3; each halves the bin width and the x step)")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.summary && cmd.Flags().Changed("format") {
+		return badInput("--summary and --format are mutually exclusive")
+	}
+	if err := o.tol.Validate(); err != nil {
+		return usageError{err}
+	}
+	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
+		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
+	}
+	run, err := verify.Load(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol, Gauss: verify.GaussQuad{Levels: o.quadLevels}})
+	if err != nil {
+		if errors.Is(err, verify.ErrInput) {
+			return usageError{err}
+		}
+		return err
+	}
+	var buf bytes.Buffer
+	switch {
+	case o.summary:
+		err = writeSummary(&buf, run, rep)
+	case format == report.JSON:
+		err = report.WriteJSON(&buf, rep)
+	case format == report.CSV:
+		err = verifyCSV(run, rep).RenderCSV(&buf)
+	default:
+		err = writeVerifyTables(&buf, run, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
+		return err
+	}
+	if !rep.Pass && !o.reportOnly {
+		return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d points pass (%d fail, %d not finalized)",
+			dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized)}
+	}
+	return nil
+}
+
+// f4 formats a loss for tables: 4 significant digits, "—" for none.
+func f4(x float64) string { return report.Float(x, 4) }
+
+func advNames(run *verify.Run) []string {
+	if run.Binary != nil {
+		out := make([]string, len(run.Binary.QZ))
+		for i := range out {
+			out[i] = fmt.Sprintf("adv %d", i+1)
+		}
+		return out
+	}
+	out := make([]string, run.Gauss.K())
+	for i := range out {
+		out[i] = fmt.Sprintf("adv %d {%s}", i+1, strings.Join(run.Gauss.Adversary(i), ","))
+	}
+	return out
+}
+
+func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
+	binary := run.Binary != nil
+	names := advNames(run)
+	main := &report.Grid{Title: verifyTitle(run, rep)}
+	learnedHdr := "learned recon"
+	if binary {
+		learnedHdr = "learned recon (soft/hard)"
+	}
+	main.Header = []string{"D", learnedHdr, "learned min adv", "certified recon"}
+	for _, n := range names {
+		main.Header = append(main.Header, "certified "+n)
+	}
+	main.Header = append(main.Header, "certified min adv", "optimum min adv", "gap", "gap tol", "verdict")
+	detail := &report.Grid{}
+	if binary {
+		detail.Header = []string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}
+		for _, n := range names {
+			detail.Header = append(detail.Header, n+" excess (hard)")
+		}
+		detail.Header = append(detail.Header, "quadrature Δs")
+	} else {
+		detail.Header = []string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}
+		for _, n := range names {
+			detail.Header = append(detail.Header, n+" excess")
+		}
+		detail.Header = append(detail.Header, "refinement Δ")
+	}
+	for _, p := range rep.Points {
+		d := f4(p.D)
+		if !p.Finalized {
+			row := []string{d}
+			for len(row) < len(main.Header)-1 {
+				row = append(row, "—")
+			}
+			main.Rows = append(main.Rows, append(row, p.Verdict))
+			continue
+		}
+		l, c := p.Learned, p.Certified
+		lr, la := f4(l.ReconLoss), f4(l.MinAdvLoss)
+		if binary && l.ReconHard != nil && len(l.AdvHard) > 0 {
+			lr += " / " + f4(*l.ReconHard)
+			la += " / " + f4(minFloat(l.AdvHard))
+		}
+		row := []string{d, lr, la, f4(c.ReconLoss)}
+		for _, a := range c.AdvLoss {
+			row = append(row, f4(a))
+		}
+		row = append(row, f4(c.MinAdvLoss), f4(p.Optimum.MinAdvLoss), report.Float(*p.Gap, 3), report.Float(*p.AdvTol, 3), p.Verdict)
+		main.Rows = append(main.Rows, row)
+
+		var dr []string
+		if binary {
+			b := p.Binary
+			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(*p.Optimum.S0, 4), report.Fixed(*p.Optimum.S1, 4), report.Float(p.Excess.Recon, 3)}
+			for _, e := range p.Excess.Adv {
+				dr = append(dr, report.Float(e, 3))
+			}
+			dr = append(dr, report.Float(b.Change, 2))
+		} else {
+			g := p.Gauss
+			dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.ReconLoss), f4(g.Fit.MinAdvLoss), report.Float(p.Excess.Recon, 3)}
+			for _, e := range p.Excess.Adv {
+				dr = append(dr, report.Float(e, 3))
+			}
+			dr = append(dr, report.Float(g.Change, 2))
+		}
+		detail.Rows = append(detail.Rows, dr)
+	}
+	main.Notes = verifyNotes(run, rep)
+	if err := main.RenderTable(w); err != nil {
+		return err
+	}
+	if len(detail.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if binary {
+		detail.Title = "Learned mechanism (s0, s1) = (1 − E_r k(0,r), E_r k(1,r)), the optimum's (s0*, s1*), and the trained estimators' excess 0-1 error over MAP"
+	} else {
+		detail.Title = "Best linear-Gaussian fit F ≈ aX + bR + c (nonlinearity = residual/Var F; fit losses exact), and the trained estimators' excess MSE over Bayes"
+	}
+	return detail.RenderTable(w)
+}
+
+func minFloat(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+func verifyTitle(run *verify.Run, rep *verify.Report) string {
+	return fmt.Sprintf("Certificate of %s: %s model, %d thresholds, %d epochs, τ = %.4g, %d test rows",
+		rep.Dir, rep.Model, len(rep.Points), rep.Epochs, rep.Tau, rep.TestSize)
+}
+
+func verifyNotes(run *verify.Run, rep *verify.Report) []string {
+	t := rep.Tolerances
+	n := []string{
+		fmt.Sprintf("%d pass, %d fail, %d not finalized: %s", rep.Passed, rep.Failed, rep.NotFinalized, passWord(rep.Pass)),
+		fmt.Sprintf("tolerances: certified distortion in [D − %g·τ − %g·SE(D), D + %g·SE(D)]; gap ≤ %g·SE(optimum); refinement change ≤ %g",
+			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad),
+	}
+	if run.Binary != nil {
+		n = append(n,
+			"SE(L) = √(L(1−L)/n): a 0-1 test error; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors",
+			"optimum: Proposition 2 (HiGHS) at the certified distortion, optimal among all binary privatizers")
+	} else {
+		n = append(n,
+			"SE(L) = L·√(2/n): a squared error with Gaussian errors",
+			"optimum: Proposition 1 at the certified distortion, optimal among linear-Gaussian privatizers F = aX + bR (a non-linear privatizer may beat it: \"above optimum\")")
+	}
+	return n
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// writeSummary prints a few lines per model: the counts and one line per
+// threshold.
+func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
+	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d not finalized: %s\n",
+		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, passWord(rep.Pass))
+	for _, p := range rep.Points {
+		if !p.Finalized {
+			fmt.Fprintf(w, "  D = %-8s not finalized\n", f4(p.D))
+			continue
+		}
+		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s %s\n",
+			f4(p.D), f4(p.Certified.ReconLoss), f4(p.Certified.MinAdvLoss), f4(p.Optimum.MinAdvLoss), report.Float(*p.Gap, 3), p.Verdict)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyCSV is one row per threshold with every number at full precision.
+func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
+	binary := run.Binary != nil
+	k := len(advNames(run))
+	g := &report.Grid{Header: []string{"D", "finalized", "learned_recon"}}
+	idx := func(base string) []string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s_%d", base, i+1)
+		}
+		return out
+	}
+	g.Header = append(g.Header, idx("learned_adv")...)
+	g.Header = append(g.Header, "learned_min_adv")
+	if binary {
+		g.Header = append(g.Header, "learned_recon_hard")
+		g.Header = append(g.Header, idx("learned_adv_hard")...)
+	}
+	g.Header = append(g.Header, "certified_recon")
+	g.Header = append(g.Header, idx("certified_adv")...)
+	g.Header = append(g.Header, "certified_min_adv", "optimum_D")
+	g.Header = append(g.Header, idx("optimum_adv")...)
+	g.Header = append(g.Header, "optimum_min_adv", "gap", "band_lo", "band_hi", "adv_tol", "pass", "verdict", "excess_recon")
+	g.Header = append(g.Header, idx("excess_adv")...)
+	if binary {
+		g.Header = append(g.Header, "s0", "s1", "optimum_s0", "optimum_s1", "quad_change")
+	} else {
+		g.Header = append(g.Header, "fit_a", "fit_b", "fit_c", "nonlinearity", "fit_recon", "fit_min_adv", "quad_change")
+	}
+	full := func(x float64) string { return report.Float(x, -1) }
+	for _, p := range rep.Points {
+		row := []string{full(p.D), fmt.Sprint(p.Finalized)}
+		if !p.Finalized {
+			for len(row) < len(g.Header) {
+				row = append(row, "")
+			}
+			row[indexOf(g.Header, "pass")] = "false"
+			row[indexOf(g.Header, "verdict")] = p.Verdict
+			g.Rows = append(g.Rows, row)
+			continue
+		}
+		l, c, o := p.Learned, p.Certified, p.Optimum
+		row = append(row, full(l.ReconLoss))
+		for _, a := range l.AdvLoss {
+			row = append(row, full(a))
+		}
+		row = append(row, full(l.MinAdvLoss))
+		if binary {
+			if l.ReconHard != nil && len(l.AdvHard) == k {
+				row = append(row, full(*l.ReconHard))
+				for _, a := range l.AdvHard {
+					row = append(row, full(a))
+				}
+			} else {
+				row = append(row, make([]string, 1+k)...)
+			}
+		}
+		row = append(row, full(c.ReconLoss))
+		for _, a := range c.AdvLoss {
+			row = append(row, full(a))
+		}
+		row = append(row, full(c.MinAdvLoss), full(o.D))
+		for _, a := range o.AdvLoss {
+			row = append(row, full(a))
+		}
+		row = append(row, full(o.MinAdvLoss), full(*p.Gap), full(p.DistortionBand[0]), full(p.DistortionBand[1]),
+			full(*p.AdvTol), fmt.Sprint(p.Pass), p.Verdict, full(p.Excess.Recon))
+		for _, e := range p.Excess.Adv {
+			row = append(row, full(e))
+		}
+		if binary {
+			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(*o.S0), full(*o.S1), full(p.Binary.Change))
+		} else {
+			f := p.Gauss.Fit
+			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.ReconLoss), full(f.MinAdvLoss), full(p.Gauss.Change))
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,220 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// Default numbers of thresholds on the theory curves of the figures. The
+// Gaussian curve is a closed form; the binary one is a Proposition 2 solve
+// per threshold (milliseconds each).
+const (
+	GaussCurvePoints  = 201
+	BinaryCurvePoints = 81
+)
+
+// The figures' axis labels: the paper's "adversarial loss vs. reconstructor
+// distortion" (Figures 2 and 3), with the loss each model uses.
+const (
+	XLabelGauss  = "Reconstructor distortion (MSE)"
+	YLabelGauss  = "Adversarial loss (MSE)"
+	XLabelBinary = "Reconstructor distortion (0-1 loss)"
+	YLabelBinary = "Adversarial loss (0-1 loss)"
+)
+
+// Figure file stems written by mmds plot: figure2 for the Gaussian model,
+// figure3 for the binary one (the paper's numbering), each as .png and .svg.
+const (
+	Figure2Stem = "figure2"
+	Figure3Stem = "figure3"
+)
+
+// grid returns n ≥ 2 thresholds evenly spaced in [0, d1].
+func grid(d1 float64, n int) []float64 {
+	n = max(n, 2)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = d1 * float64(i) / float64(n-1)
+	}
+	out[n-1] = d1
+	return out
+}
+
+// GaussCurve returns Proposition 1's optimum at n thresholds evenly spaced
+// in [0, d1].
+func GaussCurve(m *gauss.Model, d1 float64, n int) ([]gauss.Point, error) {
+	if !(d1 > 0) || math.IsInf(d1, 0) {
+		return nil, fmt.Errorf("verify: curve end %v: must be finite and > 0", d1)
+	}
+	return m.Sweep(grid(d1, n))
+}
+
+// BinaryCurve returns Proposition 2's optimum at n thresholds evenly spaced
+// in [0, d1].
+func BinaryCurve(ctx context.Context, m mip.Binary, d1 float64, n int, solver mip.SolverOptions) ([]mip.Optimum, error) {
+	if !(d1 > 0) || math.IsInf(d1, 0) {
+		return nil, fmt.Errorf("verify: curve end %v: must be finite and > 0", d1)
+	}
+	return m.SweepProp2(ctx, grid(d1, n), solver)
+}
+
+// curveEnd is where a figure's curves stop: 5% beyond the largest of D_max,
+// the thresholds and every plotted distortion, so saturation shows.
+func curveEnd(dmax float64, rep *Report) float64 {
+	end := dmax
+	for _, p := range rep.Points {
+		end = max(end, p.D)
+		for _, l := range []*Losses{p.Learned, p.Certified} {
+			if l != nil && finite(l.ReconLoss) {
+				end = max(end, l.ReconLoss)
+			}
+		}
+	}
+	return 1.05 * end
+}
+
+// CurveEnd returns the threshold at which Figure2 and Figure3 end their
+// curves for the report (see GaussCurve, BinaryCurve).
+func CurveEnd(run *Run, rep *Report) float64 {
+	if run.Binary != nil {
+		return curveEnd(run.Binary.DMax(), rep)
+	}
+	return curveEnd(run.Gauss.VarRecon(), rep)
+}
+
+func sideLabel(names []string) string { return strings.Join(names, ", ") }
+
+// gaussCurves returns one curve per adversary of Proposition 1: x = D, y the
+// adversary's loss at the optimum (flat beyond D_max = Var[X|Y]).
+func gaussCurves(m *gauss.Model, pts []gauss.Point) []figure.Series {
+	var out []figure.Series
+	for i := range m.K() {
+		s := figure.Series{Label: fmt.Sprintf("Proposition 1, adversary %d (%s)", i+1, sideLabel(m.Adversary(i))), Color: i}
+		for _, p := range pts {
+			s.X = append(s.X, p.D)
+			s.Y = append(s.Y, p.AdvLoss[i])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// GaussCurveSpec is the exact curves alone (mmds gauss --plot): every
+// adversary's loss at Proposition 1's optimum against the threshold D.
+func GaussCurveSpec(m *gauss.Model, pts []gauss.Point) figure.Spec {
+	cs := gaussCurves(m, pts)
+	for i := range cs {
+		cs[i].Markers = len(pts) <= 60
+	}
+	return figure.Spec{
+		Title:  "Gaussian data model: Proposition 1",
+		XLabel: XLabelGauss, YLabel: YLabelGauss,
+		Curves: cs,
+	}
+}
+
+// Figure2 is the paper's Figure 2 for a certified Gaussian results
+// directory: Proposition 1's curve for every adversary, and for every
+// finalized threshold the learned point (the trained estimators' test
+// losses) and the certified point (the exact Bayes losses of the learned
+// privatizer), in the adversary's colour.
+func Figure2(m *gauss.Model, rep *Report, curve []gauss.Point) figure.Spec {
+	s := figure.Spec{
+		Title:  fmt.Sprintf("Gaussian data model: learned (%d epochs) vs. Proposition 1", rep.Epochs),
+		XLabel: XLabelGauss, YLabel: YLabelGauss,
+		Curves: gaussCurves(m, curve),
+	}
+	for i := range m.K() {
+		learned := figure.Series{Label: fmt.Sprintf("learned, adversary %d (trained estimators)", i+1), Color: i, Shape: figure.Circle}
+		cert := figure.Series{Label: fmt.Sprintf("certified, adversary %d (Bayes estimators)", i+1), Color: i, Shape: figure.Triangle, Filled: true}
+		for _, p := range rep.Points {
+			if p.Learned != nil {
+				learned.X, learned.Y = append(learned.X, p.Learned.ReconLoss), append(learned.Y, p.Learned.AdvLoss[i])
+			}
+			if p.Certified != nil {
+				cert.X, cert.Y = append(cert.X, p.Certified.ReconLoss), append(cert.Y, p.Certified.AdvLoss[i])
+			}
+		}
+		s.Points = append(s.Points, learned, cert)
+	}
+	return s
+}
+
+// binaryCurve returns Proposition 2's γ*(D) against D.
+func binaryCurve(opts []mip.Optimum) figure.Series {
+	s := figure.Series{Label: "Proposition 2: γ* = max min adversarial loss"}
+	for _, o := range opts {
+		s.X = append(s.X, o.D)
+		s.Y = append(s.Y, o.MinAdvLoss)
+	}
+	return s
+}
+
+// BinaryCurveSpec is the exact curve alone (mmds binary --plot).
+func BinaryCurveSpec(opts []mip.Optimum) figure.Spec {
+	c := binaryCurve(opts)
+	c.Markers = len(opts) <= 60
+	return figure.Spec{
+		Title:  "Binary data model: Proposition 2",
+		XLabel: XLabelBinary, YLabel: YLabelBinary,
+		Curves: []figure.Series{c},
+	}
+}
+
+// Figure3 is the paper's Figure 3 for a certified binary results directory:
+// Proposition 2's curve and, for every finalized threshold, the learned point
+// with the soft losses Section V-B trains with, the learned point with the
+// trained estimators' hard 0-1 errors (when recorded), and the certified
+// point (the exact MAP losses of the learned privatizer). The y value is the
+// minimum over adversaries, the objective of eq. (1).
+func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
+	s := figure.Spec{
+		Title:  fmt.Sprintf("Binary data model: learned (%d epochs) vs. Proposition 2", rep.Epochs),
+		XLabel: XLabelBinary, YLabel: YLabelBinary,
+		Curves: []figure.Series{binaryCurve(curve)},
+	}
+	soft := figure.Series{Label: "learned, soft losses (trained estimators)", Color: 1, Shape: figure.Circle}
+	hard := figure.Series{Label: "learned, hard decisions (trained estimators)", Color: 2, Shape: figure.Square}
+	cert := figure.Series{Label: "certified (MAP estimators)", Color: 0, Shape: figure.Triangle, Filled: true}
+	for _, p := range rep.Points {
+		if l := p.Learned; l != nil {
+			soft.X, soft.Y = append(soft.X, l.ReconLoss), append(soft.Y, l.MinAdvLoss)
+			if l.ReconHard != nil && len(l.AdvHard) > 0 {
+				hard.X, hard.Y = append(hard.X, *l.ReconHard), append(hard.Y, minOf(l.AdvHard))
+			}
+		}
+		if c := p.Certified; c != nil {
+			cert.X, cert.Y = append(cert.X, c.ReconLoss), append(cert.Y, c.MinAdvLoss)
+		}
+	}
+	s.Points = append(s.Points, soft, hard, cert)
+	return s
+}
+
+// Figure returns the figure of a certified run (Figure 2 or 3, with curves
+// of the default number of points) and its file stem.
+func Figure(ctx context.Context, run *Run, rep *Report, solver *mip.SolverOptions) (figure.Spec, string, error) {
+	end := CurveEnd(run, rep)
+	if run.Binary != nil {
+		o := mip.DefaultSolver()
+		if solver != nil {
+			o = *solver
+		}
+		curve, err := BinaryCurve(ctx, *run.Binary, end, BinaryCurvePoints, o)
+		if err != nil {
+			return figure.Spec{}, "", err
+		}
+		return Figure3(rep, curve), Figure3Stem, nil
+	}
+	curve, err := GaussCurve(run.Gauss, end, GaussCurvePoints)
+	if err != nil {
+		return figure.Spec{}, "", err
+	}
+	return Figure2(run.Gauss, rep, curve), Figure2Stem, nil
+}
