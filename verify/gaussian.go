@@ -169,6 +169,42 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 	if k.K == nil {
 		return nil, fmt.Errorf("verify: privatizer has no function K")
 	}
+	s, err := newGaussSetup(m, k, q)
+	if err != nil {
+		return nil, err
+	}
+
+	cert := &GaussCertificate{Grid: GaussGrid{NoiseSD: s.noise, SlopeRMS: s.slope, MNodes: q.MNodes}}
+	floor := scaleFloor * s.vx
+	for l := range q.Levels {
+		f := math.Ldexp(1, l-(q.Levels-1)) // 2^−(levels−1−l)
+		lev, fit, capped, err := s.level(q.BinsPerNoise*f, q.XPerScale*f, l == q.Levels-1)
+		if err != nil {
+			return nil, err
+		}
+		cert.Grid.Capped = cert.Grid.Capped || capped
+		cert.Levels = append(cert.Levels, lev)
+		if fit != nil {
+			cert.Fit = *fit
+		}
+	}
+	last := cert.Levels[len(cert.Levels)-1]
+	cert.ReconLoss, cert.AdvLoss = last.ReconLoss, last.AdvLoss
+	cert.MinAdvLoss = minOf(cert.AdvLoss)
+	if n := len(cert.Levels); n >= 2 {
+		prev := cert.Levels[n-2]
+		cert.Change = relChange(last.ReconLoss, prev.ReconLoss, floor)
+		for i := range last.AdvLoss {
+			cert.Change = max(cert.Change, relChange(last.AdvLoss[i], prev.AdvLoss[i], floor))
+		}
+	}
+	return cert, nil
+}
+
+// newGaussSetup prepares what every refinement level shares: the observers
+// (reconstructor first, then the adversaries), the resolution scales and the
+// x range.
+func newGaussSetup(m *gauss.Model, k Privatizer, q GaussQuad) (*gaussSetup, error) {
 	s := &gaussSetup{m: m, k: k, q: q, po: profileOpts{rRow: q.RRow, rStep: q.RStep}}
 	s.mu, s.vx = m.Mean()[m.PrivateIndex()], m.VarX()
 	s.sx = math.Sqrt(s.vx)
@@ -185,7 +221,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 	if err != nil {
 		return nil, err
 	}
-	s.noise = noise
+	s.noise, s.slope = noise, slope
 	s.scale = math.Inf(1)
 	for _, o := range s.obs {
 		if o.v > 0 {
@@ -216,31 +252,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 		}
 	}
 
-	cert := &GaussCertificate{Grid: GaussGrid{NoiseSD: noise, SlopeRMS: slope, MNodes: q.MNodes}}
-	floor := scaleFloor * s.vx
-	for l := range q.Levels {
-		f := math.Ldexp(1, l-(q.Levels-1)) // 2^−(levels−1−l)
-		lev, fit, capped, err := s.level(q.BinsPerNoise*f, q.XPerScale*f, l == q.Levels-1)
-		if err != nil {
-			return nil, err
-		}
-		cert.Grid.Capped = cert.Grid.Capped || capped
-		cert.Levels = append(cert.Levels, lev)
-		if fit != nil {
-			cert.Fit = *fit
-		}
-	}
-	last := cert.Levels[len(cert.Levels)-1]
-	cert.ReconLoss, cert.AdvLoss = last.ReconLoss, last.AdvLoss
-	cert.MinAdvLoss = minOf(cert.AdvLoss)
-	if n := len(cert.Levels); n >= 2 {
-		prev := cert.Levels[n-2]
-		cert.Change = relChange(last.ReconLoss, prev.ReconLoss, floor)
-		for i := range last.AdvLoss {
-			cert.Change = max(cert.Change, relChange(last.AdvLoss[i], prev.AdvLoss[i], floor))
-		}
-	}
-	return cert, nil
+	return s, nil
 }
 
 // gaussSetup is what every refinement level of CertifyGauss shares.
@@ -252,6 +264,7 @@ type gaussSetup struct {
 	mu, vx, sx float64 // E[X], Var[X], √Var[X]
 	obs        []observer
 	noise      float64 // σ_n
+	slope      float64 // √E[(∂k/∂x)²]
 	scale      float64 // the x resolution scale: min(√v_min, σ_n/slope)
 	lo, hi     float64 // x grid range
 }

@@ -6,6 +6,9 @@ package verifytest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -96,6 +99,99 @@ func sweep(tb testing.TB, ds *learn.Dataset, c learn.Config, model string) *lear
 	}
 	if err := os.WriteFile(filepath.Join(c.Dir, "model.json"), []byte(model), 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
+	}
+	return res
+}
+
+// LinearNet returns a privatizer network (inputs x, r; identity output) that
+// computes exactly a·x + b·r + c, through four ReLU units:
+// a·(relu(x) − relu(−x)) + b·(relu(r) − relu(−r)) + c.
+func LinearNet(a, b, c float64) learn.Network {
+	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
+		{In: 2, Out: 4, Activation: "relu",
+			Weights: []learn.Floats{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}, Bias: learn.Floats{0, 0, 0, 0}},
+		{In: 4, Out: 1, Activation: "identity", Weights: []learn.Floats{{a, -a, b, -b}}, Bias: learn.Floats{c}},
+	}}
+}
+
+// ConstantNet returns a binary privatizer network (inputs x, r; sigmoid
+// output) that ignores r and releases F = 1 with probability 1 − s0 at x = 0
+// and s1 at x = 1: sigmoid(b2 + w2·relu(x)) with b2 = logit(1 − s0) and
+// w2 = logit(s1) − b2. s0 and s1 must lie in (0, 1).
+func ConstantNet(s0, s1 float64) learn.Network {
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	b2 := logit(1 - s0)
+	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
+		{In: 2, Out: 1, Activation: "relu", Weights: []learn.Floats{{1, 0}}, Bias: learn.Floats{0}},
+		{In: 1, Out: 1, Activation: "sigmoid", Weights: []learn.Floats{{logit(s1) - b2}}, Bias: learn.Floats{b2}},
+	}}
+}
+
+// zeroNet is an estimator network with the given role, inputs and output
+// activation whose weights are all 0 (verify never runs the estimators).
+func zeroNet(role string, inputs []string, act string) learn.Network {
+	row := make(learn.Floats, len(inputs))
+	return learn.Network{Role: role, Inputs: inputs, Layers: []learn.Layer{
+		{In: len(inputs), Out: 1, Activation: "relu", Weights: []learn.Floats{row}, Bias: learn.Floats{0}},
+		{In: 1, Out: 1, Activation: act, Weights: []learn.Floats{{0}}, Bias: learn.Floats{0}},
+	}}
+}
+
+// Point is one threshold of a synthetic results directory: the privatizer
+// network and the learned losses results.json reports for it (nil Priv: the
+// threshold was not finalized).
+type Point struct {
+	D     float64
+	Priv  *learn.Network
+	Recon float64
+	Adv   []float64
+}
+
+// Synthetic writes a results directory with hand-built networks: the given
+// privatizers, zero estimators, test_size 2,000 and selection band tau.
+// model is "gauss" (the paper's Gaussian model, GaussModelJSON) or "binary"
+// (BinaryModelJSON).
+func Synthetic(tb testing.TB, dir string, model learn.Model, tau float64, pts []Point) *learn.Results {
+	tb.Helper()
+	res := &learn.Results{Model: model}
+	c := &res.Config
+	c.Model, c.TestSize, c.TrainSize, c.Epochs, c.Hidden, c.Protocol.Tau = model, 2000, 10000, 1, 4, tau
+	act, js, k := "identity", GaussModelJSON, 2
+	c.DMax = gauss.Paper().VarRecon()
+	if model == learn.Binary {
+		act, js, k = "sigmoid", BinaryModelJSON, 1
+		c.DMax = mip.PaperBinary().DMax()
+	}
+	for i, p := range pts {
+		c.D = append(c.D, p.D)
+		dr := learn.DResult{DIndex: i, D: p.D, Trial: -1, Epoch: -1, NetworksEpoch: -1}
+		if p.Priv != nil {
+			recon := p.Recon
+			minAdv := math.Inf(1)
+			for _, a := range p.Adv {
+				minAdv = min(minAdv, a)
+			}
+			dr.Finalized, dr.ReconLoss, dr.AdvLoss, dr.MinAdvLoss = true, &recon, learn.Floats(p.Adv), &minAdv
+			dr.Trial, dr.Epoch, dr.NetworksEpoch, dr.Attempted, dr.Accepted = 0, 0, 0, 1, 1
+			dr.Networks = []learn.Network{*p.Priv, zeroNet("reconstructor", []string{"f", "y"}, act)}
+			for j := range k {
+				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
+			}
+			if model == learn.Binary {
+				hard := recon
+				dr.ReconHard, dr.AdvHard = &hard, learn.Floats(p.Adv)
+			}
+		}
+		res.Points = append(res.Points, dr)
+	}
+	b, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	for name, data := range map[string][]byte{learn.ResultsFile: b, "model.json": []byte(js)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			tb.Fatalf("verifytest: %v", err)
+		}
 	}
 	return res
 }

@@ -1,0 +1,25 @@
+package verify
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/learn"
+)
+
+// randomNet returns a freshly initialized two-input privatizer network (the
+// paper's 50 hidden units, PyTorch's initialization): far from linear, with
+// ranges of r where k(x, ·) is flat, the hard case for the quadrature.
+func randomNet(seed uint64) *learn.MLP {
+	return learn.NewMLP(2, 50, learn.Identity, rand.New(rand.NewPCG(seed, 9)))
+}
+
+func newSetupForTest(t *testing.T, m *gauss.Model, k Privatizer, q GaussQuad) *gaussSetup {
+	t.Helper()
+	s, err := newGaussSetup(m, k, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,233 @@
+package verify
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/verify/verifytest"
+)
+
+func TestJudge(t *testing.T) {
+	base := Assessment{D: 2, Recon: 1.95, MinAdv: 2.0, Optimum: 2.05, BandLo: 1.8, BandHi: 2.1, AdvTol: 0.1, Change: 1e-4, QuadTol: 5e-3, NumFloor: 1e-6}
+	cases := []struct {
+		name   string
+		mod    func(*Assessment)
+		pass   bool
+		prefix string
+	}{
+		{"inside", func(*Assessment) {}, true, VerdictPass},
+		{"gap at the tolerance", func(a *Assessment) { a.Optimum, a.MinAdv, a.AdvTol = 2, 1.75, 0.25 }, true, VerdictPass},
+		{"gap beyond", func(a *Assessment) { a.MinAdv = 1.9 }, false, "fail: gap"},
+		{"above optimum", func(a *Assessment) { a.MinAdv = 2.3 }, true, VerdictAbove},
+		{"above by noise only", func(a *Assessment) { a.MinAdv = a.Optimum + 1e-9 }, true, VerdictPass},
+		{"distortion below the band", func(a *Assessment) { a.Recon = 1.7 }, false, "fail: distortion"},
+		{"distortion above the band", func(a *Assessment) { a.Recon = 2.2 }, false, "fail: distortion"},
+		{"distortion NaN", func(a *Assessment) { a.Recon = math.NaN() }, false, "fail: distortion"},
+		{"both", func(a *Assessment) { a.Recon, a.MinAdv = 1.7, 1.0 }, false, "fail: distortion"},
+		{"not converged", func(a *Assessment) { a.Change = 0.01 }, false, "fail: not converged"},
+		{"above optimum but outside the band", func(a *Assessment) { a.Recon, a.MinAdv = 1.0, 3 }, false, "fail: distortion"},
+	}
+	for _, c := range cases {
+		a := base
+		c.mod(&a)
+		pass, v := Judge(a)
+		if pass != c.pass || !strings.HasPrefix(v, c.prefix) {
+			t.Errorf("%s: Judge = %v, %q; want %v, %q…", c.name, pass, v, c.pass, c.prefix)
+		}
+	}
+	if _, v := Judge(Assessment{Recon: 9, BandHi: 1, MinAdv: 0, Optimum: 1, Change: 1, QuadTol: 0}); strings.Count(v, ";") != 2 {
+		t.Errorf("three failures should be listed: %q", v)
+	}
+}
+
+func TestStdErr(t *testing.T) {
+	if got, want := StdErr(false, 2, 2000), 2*math.Sqrt(2.0/2000); !scalar.EqualWithinRel(got, want, 1e-15) {
+		t.Errorf("Gaussian SE %g, want %g", got, want)
+	}
+	if got, want := StdErr(true, 0.2, 2000), math.Sqrt(0.2*0.8/2000); !scalar.EqualWithinRel(got, want, 1e-15) {
+		t.Errorf("binary SE %g, want %g", got, want)
+	}
+	if !math.IsInf(StdErr(true, 0.2, 0), 1) {
+		t.Error("no test rows: the SE should be infinite")
+	}
+}
+
+func TestTolerancesValidate(t *testing.T) {
+	if err := DefaultTolerances().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tol := range []Tolerances{{BandTau: -1}, {DistSE: math.NaN()}, {AdvSE: math.Inf(1)}, {Quad: -1e-3}} {
+		if tol.Validate() == nil {
+			t.Errorf("%+v: no error", tol)
+		}
+	}
+}
+
+func certifyDir(t *testing.T, dir string, o Options) *Report {
+	t.Helper()
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Certify(context.Background(), run, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// Synthetic Gaussian results: the optimal linear privatizer of Proposition 1
+// at D = 2 passes with a gap of 0 (up to quadrature); the optimal privatizer
+// for D = 1 submitted at D = 3 is optimal at its own distortion (gap 0) but
+// its distortion is off; a threshold without networks is "not finalized".
+func TestCertifySyntheticGauss(t *testing.T) {
+	m := gauss.Paper()
+	o2, _ := m.Optimum(2)
+	o1, _ := m.Optimum(1)
+	net2, net1 := verifytest.LinearNet(o2.A, o2.B, 0.5), verifytest.LinearNet(o1.A, o1.B, 0)
+	dir := t.TempDir()
+	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{
+		{D: 0.5},
+		{D: 2, Priv: &net2, Recon: 2.1, Adv: []float64{2.4, 2.2}},
+		{D: 3, Priv: &net1, Recon: 1, Adv: o1.AdvLoss},
+	})
+	rep := certifyDir(t, dir, Options{})
+	if rep.Passed != 1 || rep.Failed != 1 || rep.NotFinalized != 1 || rep.Pass {
+		t.Fatalf("counts pass %d fail %d not finalized %d, overall %v", rep.Passed, rep.Failed, rep.NotFinalized, rep.Pass)
+	}
+	nf := rep.Points[0]
+	if nf.Finalized || nf.Pass || nf.Verdict != VerdictNotFinalized || nf.Certified != nil || nf.Gap != nil {
+		t.Errorf("not finalized point: %+v", nf)
+	}
+	p := rep.Points[1]
+	if !p.Pass || p.Verdict != VerdictPass {
+		t.Errorf("optimal privatizer at D = 2: %v %q", p.Pass, p.Verdict)
+	}
+	if !scalar.EqualWithinRel(p.Certified.ReconLoss, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdvLoss {
+		t.Errorf("D = 2: certified distortion %g, gap %g; want 2 and 0", p.Certified.ReconLoss, *p.Gap)
+	}
+	if p.Optimum.Class != "linear-gaussian" || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.ReconLoss, 1e-15) {
+		t.Errorf("D = 2: optimum %+v is not Proposition 1 at the certified distortion", p.Optimum)
+	}
+	// The learned losses are results.json's; the excess is learned − certified.
+	if p.Learned.ReconLoss != 2.1 || p.Learned.MinAdvLoss != 2.2 || !scalar.EqualWithinAbs(p.Excess.Recon, 2.1-p.Certified.ReconLoss, 1e-15) {
+		t.Errorf("D = 2: learned %+v, excess %+v", p.Learned, p.Excess)
+	}
+	q := rep.Points[2]
+	if q.Pass || !strings.Contains(q.Verdict, "distortion") || strings.Contains(q.Verdict, "gap") {
+		t.Errorf("D = 3 with the D = 1 privatizer: %v %q, want a distortion failure only", q.Pass, q.Verdict)
+	}
+	if lo, hi := q.DistortionBand[0], q.DistortionBand[1]; !(lo < 3 && hi > 3 && q.Certified.ReconLoss < lo) {
+		t.Errorf("D = 3: band [%g, %g], certified %g", lo, hi, q.Certified.ReconLoss)
+	}
+}
+
+// Synthetic binary results: Proposition 2's optimal privatizer at D = 0.1
+// passes with a gap of 0; (s0, s1) = (0.9, 0.8) at D = 0.15 has the gap
+// Proposition 2 gives at its own distortion, recomputed here.
+func TestCertifySyntheticBinary(t *testing.T) {
+	m := mip.PaperBinary()
+	opt, err := m.SolveProp2(0.1, mip.DefaultSolver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clamp := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
+	best := verifytest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
+	other := verifytest.ConstantNet(0.9, 0.8)
+	dir := t.TempDir()
+	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{
+		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdvLoss}},
+		{D: 0.15, Priv: &other, Recon: 0.15, Adv: []float64{0.3}},
+	})
+	rep := certifyDir(t, dir, Options{})
+	p := rep.Points[0]
+	if !p.Pass || math.Abs(*p.Gap) > 1e-7 || !scalar.EqualWithinAbs(p.Certified.ReconLoss, opt.ReconLoss, 1e-9) {
+		t.Errorf("optimal privatizer: pass %v %q, gap %g, distortion %g (want %g)", p.Pass, p.Verdict, *p.Gap, p.Certified.ReconLoss, opt.ReconLoss)
+	}
+	q := rep.Points[1]
+	s := mip.Privatizer{S0: 0.9, S1: 0.8}
+	d := mapError(m.P, m.QY, s.S0, s.S1)
+	optD, err := m.SolveProp2(d, mip.DefaultSolver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := optD.MinAdvLoss - mapError(m.P, m.QZ[0], s.S0, s.S1); !scalar.EqualWithinAbs(*q.Gap, want, 1e-9) {
+		t.Errorf("(0.9, 0.8): gap %g, want %g", *q.Gap, want)
+	}
+	inBand := q.Certified.ReconLoss >= q.DistortionBand[0] && q.Certified.ReconLoss <= q.DistortionBand[1]
+	if want := inBand && *q.Gap <= *q.AdvTol; q.Pass != want || strings.Contains(q.Verdict, "gap") != (*q.Gap > *q.AdvTol) {
+		t.Errorf("(0.9, 0.8): pass %v, verdict %q; distortion %g in band %v, gap %g, tolerance %g",
+			q.Pass, q.Verdict, q.Certified.ReconLoss, *q.DistortionBand, *q.Gap, *q.AdvTol)
+	}
+	// Binary learned losses carry the hard errors; the excess uses them.
+	if p.Excess.Soft == nil || p.Excess.SoftUsed {
+		t.Errorf("binary excess should use the hard errors and keep the soft one: %+v", p.Excess)
+	}
+}
+
+// The tiny training runs of verifytest, certified end to end: learned losses
+// are results.json's, certified losses are within their bounds, and the
+// report does not depend on the number of workers.
+func TestCertifyTrainedFixtures(t *testing.T) {
+	for _, model := range []learn.Model{learn.Gauss, learn.Binary} {
+		dir := t.TempDir()
+		var res *learn.Results
+		if model == learn.Gauss {
+			res = verifytest.Gauss(t, dir)
+		} else {
+			res = verifytest.Binary(t, dir)
+		}
+		o := Options{Gauss: GaussQuad{Levels: 2, BinsPerNoise: 8, XPerScale: 4}, Workers: 1}
+		rep := certifyDir(t, dir, o)
+		o.Workers = 2
+		if rep2 := certifyDir(t, dir, o); !reflect.DeepEqual(rep, rep2) {
+			t.Errorf("%s: the report depends on the number of workers", model)
+		}
+		finalized := 0
+		for i, p := range rep.Points {
+			r := res.Points[i]
+			if p.D != r.D || p.Finalized != r.Finalized {
+				t.Fatalf("%s point %d: D %g finalized %v, results %g %v", model, i, p.D, p.Finalized, r.D, r.Finalized)
+			}
+			if !p.Finalized {
+				continue
+			}
+			finalized++
+			if p.Learned.ReconLoss != *r.ReconLoss || p.Learned.MinAdvLoss != *r.MinAdvLoss {
+				t.Errorf("%s D = %g: learned %+v, results %g %g", model, p.D, p.Learned, *r.ReconLoss, *r.MinAdvLoss)
+			}
+			if p.Certified.ReconLoss < 0 || p.Certified.MinAdvLoss < 0 || *p.Gap != p.Optimum.MinAdvLoss-p.Certified.MinAdvLoss {
+				t.Errorf("%s D = %g: certified %+v gap %g", model, p.D, p.Certified, *p.Gap)
+			}
+		}
+		if finalized == 0 || finalized == len(rep.Points) {
+			t.Errorf("%s: %d of %d points finalized; the fixture should have both kinds", model, finalized, len(rep.Points))
+		}
+	}
+}
+
+func TestCertifyCancelled(t *testing.T) {
+	dir := t.TempDir()
+	net := verifytest.LinearNet(1, 1, 0)
+	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Certify(ctx, run, Options{}); err == nil {
+		t.Error("a cancelled context: no error")
+	}
+	if _, err := Certify(context.Background(), run, Options{Tol: Tolerances{BandTau: -1}}); err == nil {
+		t.Error("a negative tolerance: no error")
+	}
+}
