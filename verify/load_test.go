@@ -1,0 +1,173 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/verify/verifytest"
+)
+
+// syntheticDir writes a small valid Gaussian results directory and returns
+// it with its results.
+func syntheticDir(t *testing.T) (string, *learn.Results) {
+	t.Helper()
+	dir := t.TempDir()
+	net := verifytest.LinearNet(1, 1, 0)
+	res := verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	return dir, res
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every defect of a results directory is bad input (ErrInput) whose message
+// names the file and what is wrong.
+func TestLoadRejects(t *testing.T) {
+	cases := []struct {
+		name    string
+		breakIt func(t *testing.T, dir string, res *learn.Results)
+		want    []string // substrings of the error
+	}{
+		{"missing results", func(t *testing.T, dir string, _ *learn.Results) {
+			os.Remove(filepath.Join(dir, "results.json"))
+		}, []string{"results.json", "does not exist"}},
+		{"missing model", func(t *testing.T, dir string, _ *learn.Results) {
+			os.Remove(filepath.Join(dir, "model.json"))
+		}, []string{"model.json", "does not exist"}},
+		{"corrupt results", func(t *testing.T, dir string, _ *learn.Results) {
+			os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"model": "gauss", "points": [`), 0o644)
+		}, []string{"results.json", "not a valid results file"}},
+		{"trailing data", func(t *testing.T, dir string, _ *learn.Results) {
+			b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+			os.WriteFile(filepath.Join(dir, "results.json"), append(b, []byte("{}")...), 0o644)
+		}, []string{"results.json", "unexpected data"}},
+		{"unknown model", func(t *testing.T, dir string, res *learn.Results) {
+			res.Model = "poisson"
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", `"poisson"`}},
+		{"binary model for gauss results", func(t *testing.T, dir string, _ *learn.Results) {
+			os.WriteFile(filepath.Join(dir, "model.json"), []byte(verifytest.BinaryModelJSON), 0o644)
+		}, []string{"model.json", `"gauss"`, "not a valid gauss model"}},
+		{"wrong number of adversaries", func(t *testing.T, dir string, _ *learn.Results) {
+			os.WriteFile(filepath.Join(dir, "model.json"), []byte(strings.Replace(verifytest.GaussModelJSON, `[["Z1"], ["Z2"]]`, `[["Z1"]]`, 1)), 0o644)
+		}, []string{"results.json", "points[1]", "adv_loss has 2 entries", "1 adversaries"}},
+		{"privatizer with three inputs", func(t *testing.T, dir string, res *learn.Results) {
+			l := &res.Points[1].Networks[0].Layers[0]
+			l.In = 3
+			for i := range l.Weights {
+				l.Weights[i] = append(l.Weights[i], 0)
+			}
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", "points[1] (D = 2)", "networks[0] (privatizer) has 3 inputs", "2"}},
+		{"ragged weights", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].Networks[1].Layers[0].Weights[0] = learn.Floats{1}
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", "networks[1] (reconstructor)", "weight row 0"}},
+		{"null weight", func(t *testing.T, dir string, res *learn.Results) {
+			b, _ := json.Marshal(res)
+			b = []byte(strings.Replace(string(b), `"weights":[[1,0]`, `"weights":[[null,0]`, 1))
+			os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644)
+		}, []string{"results.json", "networks[0] (privatizer)", "null"}},
+		{"wrong role order", func(t *testing.T, dir string, res *learn.Results) {
+			n := res.Points[1].Networks
+			n[2], n[3] = n[3], n[2]
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"networks[2] has role \"adversary_2\"", "adversary_1"}},
+		{"sigmoid output in a gauss run", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].Networks[1].Layers[1].Activation = "sigmoid"
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"reconstructor", "sigmoid", "identity"}},
+		{"missing networks", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].Networks = nil
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"points[1]", "has 0 networks, want 4"}},
+		{"finalized without recon loss", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].ReconLoss = nil
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"points[1]", "recon_loss"}},
+		{"no test rows", func(t *testing.T, dir string, res *learn.Results) {
+			res.Config.TestSize = 0
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"config.test_size = 0"}},
+		{"no points", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points = nil
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{`"points" is empty`}},
+	}
+	for _, c := range cases {
+		dir, res := syntheticDir(t)
+		c.breakIt(t, dir, res)
+		_, err := Load(dir)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v does not wrap ErrInput", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, w)
+			}
+		}
+	}
+}
+
+func TestLoadValid(t *testing.T) {
+	dir, res := syntheticDir(t)
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Dir != dir || run.Gauss == nil || run.Binary != nil || len(run.Results.Points) != len(res.Points) || run.Gauss.K() != 2 {
+		t.Errorf("loaded %+v", run)
+	}
+}
+
+// FuzzLoad feeds arbitrary bytes as results.json and model.json: Parse must
+// return a run or an ErrInput error, never panic, and every finalized point
+// of a run it accepts must have a privatizer that rebuilds.
+func FuzzLoad(f *testing.F) {
+	dir := f.TempDir()
+	net := verifytest.LinearNet(1, 1, 0)
+	verifytest.Synthetic(f, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	rb, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	bdir := f.TempDir()
+	bnet := verifytest.ConstantNet(0.9, 0.8)
+	verifytest.Synthetic(f, bdir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &bnet, Recon: 0.1, Adv: []float64{0.3}}})
+	bb, _ := os.ReadFile(filepath.Join(bdir, "results.json"))
+	f.Add(rb, []byte(verifytest.GaussModelJSON))
+	f.Add(bb, []byte(verifytest.BinaryModelJSON))
+	f.Add(bb, []byte(verifytest.GaussModelJSON))
+	f.Add([]byte(`{"model":"binary","config":{"test_size":1},"points":[{"D":0.1,"finalized":true,"recon_loss":0.1,"adv_loss":[0.2],"networks":[]}]}`), []byte(verifytest.BinaryModelJSON))
+	f.Add([]byte(`null`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, results, model []byte) {
+		run, err := Parse(results, model, "results.json", "model.json")
+		if err != nil {
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("error %v does not wrap ErrInput", err)
+			}
+			return
+		}
+		for i := range run.Results.Points {
+			if p := &run.Results.Points[i]; p.Finalized {
+				if _, err := p.Networks[0].MLP(); err != nil {
+					t.Fatalf("accepted a point whose privatizer does not rebuild: %v", err)
+				}
+			}
+		}
+	})
+}
