@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,34 @@ type Config struct {
 	// Coalitions lists extra side-information sets S whose Var[X|S] is
 	// reported alongside the reconstructor's and adversaries' (e.g. Z1, Z2).
 	Coalitions [][]string `json:"coalitions,omitempty"`
+}
+
+// clone returns a deep copy of c.
+func (c Config) clone() Config {
+	matrix := func(a [][]float64) [][]float64 {
+		if a == nil {
+			return nil
+		}
+		out := make([][]float64, len(a))
+		for i, row := range a {
+			out[i] = slices.Clone(row)
+		}
+		return out
+	}
+	lists := func(a [][]string) [][]string {
+		if a == nil {
+			return nil
+		}
+		out := make([][]string, len(a))
+		for i, row := range a {
+			out[i] = slices.Clone(row)
+		}
+		return out
+	}
+	return Config{Names: slices.Clone(c.Names), Mean: slices.Clone(c.Mean), Var: slices.Clone(c.Var),
+		Corr: matrix(c.Corr), Cov: matrix(c.Cov), Private: c.Private,
+		Reconstructor: slices.Clone(c.Reconstructor), Adversaries: lists(c.Adversaries),
+		Coalitions: lists(c.Coalitions)}
 }
 
 // PaperConfig returns the embedded default: the paper's Section V-A setup.
