@@ -436,12 +436,12 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	}
 	if human {
 		c := res.Config
-		g.Title = fmt.Sprintf("Algorithm 1, %s model: %d epochs per trial, %d accepted trials per D (cap %d), seed %d",
-			job.kind, c.Epochs, c.Protocol.Accept, c.Protocol.MaxAttempts, c.Seed)
+		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
+			job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
 		g.Notes = []string{
 			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
-			fmt.Sprintf("%d trials trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
-				res.Trained, res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
+			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
+				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
 		}
 	}
 	return g
@@ -452,4 +452,12 @@ func optNum(p *float64) string {
 		return "-"
 	}
 	return num(*p)
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
