@@ -44,5 +44,13 @@ vet: $(HIGHS_PC)
 
 check: fmt vet test
 
+# The paper's full protocol (Section V: 30 values of D, T = 1000 epochs, 15
+# accepted trials per D) on both models. Hours on two cores; resumable: run it
+# again after an interruption and finished trials are loaded, not retrained.
+RESULTS ?= results
+reproduce: build
+	$(BIN) train gauss --preset paper --out $(RESULTS)/paper-gauss
+	$(BIN) train binary --preset paper --out $(RESULTS)/paper-binary
+
 clean:
 	rm -rf bin $(HIGHS_DIR)

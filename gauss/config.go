@@ -1,14 +1,15 @@
 package gauss
 
 import (
-	"bytes"
 	_ "embed" // the paper's setup is embedded as a JSON config
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
 )
 
 // ErrConfig is wrapped by every error that reports an invalid model
@@ -18,9 +19,6 @@ var ErrConfig = errors.New("invalid gauss config")
 // MaxVars bounds the number of variables a config may declare, so a hostile
 // file cannot ask for a huge eigen-decomposition.
 const MaxVars = 256
-
-// maxConfigBytes bounds the size of a config file read by ParseConfig.
-const maxConfigBytes = 16 << 20
 
 // paperJSON is the setup of Section V-A of the paper: means (4, 3, 4.5, 5),
 // variances (16, 0.90, 12.25, 2.25) and the six correlations, reconstructor Y,
@@ -45,6 +43,34 @@ type Config struct {
 	Coalitions [][]string `json:"coalitions,omitempty"`
 }
 
+// clone returns a deep copy of c.
+func (c Config) clone() Config {
+	matrix := func(a [][]float64) [][]float64 {
+		if a == nil {
+			return nil
+		}
+		out := make([][]float64, len(a))
+		for i, row := range a {
+			out[i] = slices.Clone(row)
+		}
+		return out
+	}
+	lists := func(a [][]string) [][]string {
+		if a == nil {
+			return nil
+		}
+		out := make([][]string, len(a))
+		for i, row := range a {
+			out[i] = slices.Clone(row)
+		}
+		return out
+	}
+	return Config{Names: slices.Clone(c.Names), Mean: slices.Clone(c.Mean), Var: slices.Clone(c.Var),
+		Corr: matrix(c.Corr), Cov: matrix(c.Cov), Private: c.Private,
+		Reconstructor: slices.Clone(c.Reconstructor), Adversaries: lists(c.Adversaries),
+		Coalitions: lists(c.Coalitions)}
+}
+
 // PaperConfig returns the embedded default: the paper's Section V-A setup.
 func PaperConfig() Config {
 	c, err := ParseConfig(strings.NewReader(paperJSON))
@@ -58,43 +84,11 @@ func PaperConfig() Config {
 // malformed JSON are errors wrapping ErrConfig. It does not validate the
 // model: New does.
 func ParseConfig(r io.Reader) (Config, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxConfigBytes+1))
-	if err != nil {
-		return Config{}, fmt.Errorf("%w: read: %w", ErrConfig, err)
-	}
-	if len(data) > maxConfigBytes {
-		return Config{}, fmt.Errorf("%w: file larger than %d bytes", ErrConfig, maxConfigBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c Config
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("%w: %s", ErrConfig, jsonMessage(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Config{}, fmt.Errorf("%w: unexpected data after the JSON object", ErrConfig)
+	if err := jsonconf.Decode(r, &c, allowedFields); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return c, nil
-}
-
-// jsonMessage turns encoding/json errors into messages that name the field.
-func jsonMessage(err error) string {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, te.Value, te.Type, te.Offset)
-	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
-	case errors.Is(err, io.EOF):
-		return "empty file: want a JSON object"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: unexpected end of file"
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + f + " (allowed: " + allowedFields + ")"
-	}
-	return "malformed JSON: " + err.Error()
 }
 
 // allowedFields lists Config's JSON fields for the unknown-field message.

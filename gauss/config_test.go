@@ -1,12 +1,15 @@
 package gauss
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
 )
 
 const paperConfigText = `{"names":["X","Y","Z1","Z2"], "mean":[4,3,4.5,5], "var":[16,0.9,12.25,2.25],
@@ -153,4 +156,36 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigRoundTrip checks that Model.Config, encoded as JSON and parsed
+// again, builds a model with the same covariance and roles.
+func TestConfigRoundTrip(t *testing.T) {
+	covModel, err := New(Config{Names: []string{"X", "Y", "Z"}, Cov: [][]float64{{2, 1, 0.5}, {1, 3, 0}, {0.5, 0, 1}},
+		Private: "X", Reconstructor: []string{"Y"}, Adversaries: [][]string{{"Z"}, {"Y", "Z"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Model{Paper(), covModel} {
+		b, err := json.Marshal(m.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ParseConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		m2, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(m.Cov(), m2.Cov()) || m.VarRecon() != m2.VarRecon() || m2.K() != m.K() {
+			t.Fatalf("round trip changed the model: %s", b)
+		}
+		cfg := m.Config()
+		cfg.Names[0] = "changed"
+		if m.Config().Names[0] == "changed" {
+			t.Fatal("Config returned shared storage")
+		}
+	}
 }

@@ -24,6 +24,7 @@ type Model struct {
 	vRecon     float64   // V_Y = Var[X|Y]
 	vAdv       []float64 // V_i = Var[X|Z_i]
 	vCoal      []float64 // Var[X|S] for each coalition S
+	config     Config    // the validated description, as given (deep copy)
 }
 
 // New validates c and builds the model. Every error wraps ErrConfig and names
@@ -47,8 +48,14 @@ func New(c Config) (*Model, error) {
 		return nil, err
 	}
 	m.computeVariances()
+	m.config = c.clone()
 	return m, nil
 }
+
+// Config returns the description the model was built from, as given (a
+// copy): encoded as JSON it is a config file that ParseConfig and New turn
+// back into the same model.
+func (m *Model) Config() Config { return m.config.clone() }
 
 // Paper returns the model of the paper's Section V-A (the embedded default).
 func Paper() *Model {

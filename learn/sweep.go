@@ -100,6 +100,10 @@ type TrialRecord struct {
 	Snapshots []Snapshot `json:"snapshots"`
 }
 
+// ErrResume marks a results directory whose trial records cannot be resumed
+// by this run: written by another configuration, seed or data, or corrupt.
+var ErrResume = errors.New("learn: resume")
+
 // ResultsFile is the name of the results file in a results directory.
 const ResultsFile = "results.json"
 
@@ -340,13 +344,13 @@ func (s *sweeper) load(path string, di, t int) (*TrialRecord, error) {
 	}
 	var rec TrialRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("learn: resume: %s: %w (delete it to retrain the trial)", path, err)
+		return nil, fmt.Errorf("%w: %s: %w (delete it to retrain the trial)", ErrResume, path, err)
 	}
 	if rec.Fingerprint != s.fp {
-		return nil, fmt.Errorf("learn: resume: %s was written by a run with a different training configuration, seed or data (fingerprint %s, this run %s); use a fresh results directory", path, rec.Fingerprint, s.fp)
+		return nil, fmt.Errorf("%w: %s was written by a run with a different training configuration, seed or data (fingerprint %s, this run %s); use a fresh results directory", ErrResume, path, rec.Fingerprint, s.fp)
 	}
 	if rec.DIndex != di || rec.Trial != t || rec.History.Len() != s.cfg.Epochs || len(rec.History.Adv) != s.data.NumAdversaries() {
-		return nil, fmt.Errorf("learn: resume: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", path, t, di, s.cfg.Epochs)
+		return nil, fmt.Errorf("%w: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", ErrResume, path, t, di, s.cfg.Epochs)
 	}
 	s.mu.Lock()
 	s.loaded++

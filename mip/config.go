@@ -1,19 +1,15 @@
 package mip
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
 )
 
 // ErrConfig marks a malformed or invalid model configuration file.
 var ErrConfig = errors.New("invalid config")
-
-// maxConfigBytes bounds a configuration file.
-const maxConfigBytes = 1 << 20
 
 // BinaryConfig is the JSON form of a Binary model:
 //
@@ -28,21 +24,9 @@ type BinaryConfig struct {
 // binary model. Every field is required; unknown fields, trailing data and
 // values outside [0, 1] are errors wrapping ErrConfig that name the field.
 func ParseBinaryConfig(r io.Reader) (Binary, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxConfigBytes+1))
-	if err != nil {
-		return Binary{}, fmt.Errorf("%w: read: %w", ErrConfig, err)
-	}
-	if len(data) > maxConfigBytes {
-		return Binary{}, fmt.Errorf("%w: file larger than %d bytes", ErrConfig, maxConfigBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c BinaryConfig
-	if err := dec.Decode(&c); err != nil {
-		return Binary{}, fmt.Errorf("%w: %s", ErrConfig, jsonMessage(err, "p, q_y, q_z"))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Binary{}, fmt.Errorf("%w: unexpected data after the JSON object", ErrConfig)
+	if err := jsonconf.Decode(r, &c, "p, q_y, q_z"); err != nil {
+		return Binary{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	switch {
 	case c.P == nil:
@@ -69,25 +53,4 @@ func ParseBinaryConfig(r io.Reader) (Binary, error) {
 		}
 	}
 	return Binary{P: *c.P, QY: *c.QY, QZ: c.QZ}, nil
-}
-
-// jsonMessage turns encoding/json errors into messages that name the field;
-// allowed lists the valid field names for the unknown-field message.
-func jsonMessage(err error, allowed string) string {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, te.Value, te.Type, te.Offset)
-	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
-	case errors.Is(err, io.EOF):
-		return "empty file: want a JSON object"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: unexpected end of file"
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + f + " (allowed: " + allowed + ")"
-	}
-	return "malformed JSON: " + err.Error()
 }

@@ -1,0 +1,463 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/mip"
+)
+
+func init() { subcommands = append(subcommands, newTrainCmd) }
+
+// ModelFile is the name of the model description mmds train writes into a
+// results directory: the same JSON a --config file holds for that model, so
+// verify can rebuild the exact model the samples were drawn from.
+const modelFile = "model.json"
+
+// dataStream is the PCG stream of the dataset draw; the seed is --seed. The
+// trials' own streams derive from the seed through learn.TrialSeed, so the
+// data and the training never share a stream.
+const dataStream = 0x6d6d6473 // "mmds"
+
+type trainOpts struct {
+	config, sweep, preset, out, format string
+	d, tau                             float64
+	epochs, accept, maxAttempts        int
+	workers, samples                   int
+	seed                               uint64
+}
+
+func newTrainCmd() *cobra.Command {
+	var o trainOpts
+	cmd := &cobra.Command{
+		Use:   "train gauss|binary",
+		Short: "Train the paper's learned baseline (Algorithm 1) over a sweep of D",
+		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
+10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
+Section V at every threshold D, and writes a results directory that mmds
+verify and mmds plot read:
+
+  DIR/results.json          per D: the finalized point, trial counts, networks
+  DIR/trials/dDD_tTTT.json  per trial: seed, epochs, seconds, per-epoch history
+  DIR/model.json            the model the data were drawn from (a --config file)
+
+Re-running the same command resumes: finished trials are loaded, not retrained.
+Results are bit-identical for any --workers. The preset "paper" is the full
+protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
+cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
+		Example: `  mmds train gauss --preset quick --out results/quick-gauss
+  mmds train binary --preset quick --d 0.1
+  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5`,
+		Args: usageArgs(func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary") {
+				return fmt.Errorf("train needs one model, gauss or binary; got %q", args)
+			}
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
+	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
+	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
+	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)")
+	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000 or 25)")
+	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's, 15 or 2)")
+	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step, (D_max − D0)/(2·N); for one D the paper's (D_max − D0)/(2·30))")
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150 or 4)")
+	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
+	f.Uint64Var(&o.seed, "seed", 1, "master seed of the dataset and of every trial")
+	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")
+	f.StringVar(&o.out, "out", "", "results directory (default results/train-<model>-<preset>)")
+	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
+	return cmd
+}
+
+// trainJob is a validated mmds train invocation.
+type trainJob struct {
+	kind   learn.Model
+	cfg    learn.Config
+	data   *learn.Dataset
+	model  []byte // model.json
+	format report.Format
+	advs   int
+}
+
+func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
+	job, err := prepareTrain(cmd, learn.Model(kind), o)
+	if err != nil {
+		return err
+	}
+	if err := writeModelFile(job.cfg.Dir, job.model); err != nil {
+		return err
+	}
+	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg)
+	job.cfg.Progress = bar.update
+	start := time.Now()
+	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
+			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
+		}
+		if errors.Is(err, learn.ErrResume) {
+			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+		}
+		return err
+	}
+	return emitTrain(cmd.OutOrStdout(), job, res, time.Since(start))
+}
+
+// prepareTrain validates the flags, loads the model and draws the dataset.
+func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob, error) {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := learn.Preset(o.preset, kind)
+	if err != nil {
+		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
+	}
+	if err := overrideProtocol(cmd, &cfg, o); err != nil {
+		return nil, err
+	}
+	if o.samples < minSamples || o.samples > maxSamples {
+		return nil, badInput("--samples %d: must be in [%d, %d]", o.samples, minSamples, maxSamples)
+	}
+	if o.workers < 1 || o.workers > 1024 {
+		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
+	}
+	job := &trainJob{kind: kind, format: format}
+	rng := rand.New(rand.NewPCG(o.seed, dataStream))
+	var def sweep.Spec
+	switch kind {
+	case learn.Gauss:
+		m, err := loadGaussModel(o.config)
+		if err != nil {
+			return nil, err
+		}
+		job.data, job.advs = gaussDataset(m, rng, o.samples), m.K()
+		cfg.DMax, def = m.VarRecon(), m.DefaultSweep()
+		job.model, err = json.Marshal(m.Config())
+		if err != nil {
+			return nil, err
+		}
+	case learn.Binary:
+		m, err := loadBinaryModel(o.config)
+		if err != nil {
+			return nil, err
+		}
+		job.data, job.advs = binaryDataset(m, rng, o.samples), len(m.QZ)
+		cfg.DMax, def = m.DMax(), m.DefaultSweep()
+		job.model, err = json.Marshal(mip.BinaryConfig{P: &m.P, QY: &m.QY, QZ: m.QZ})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cfg.DMax <= 0 {
+		return nil, badInput("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)
+	}
+	if cfg.Protocol.Tau, err = tauFlag(cmd, o.tau); err != nil {
+		return nil, err
+	}
+	paper := def
+	def.N = learn.PresetPoints(o.preset)
+	if cfg.D, err = thresholds(cmd, o.d, o.sweep, def); err != nil {
+		return nil, err
+	}
+	if err := checkTrainThresholds(cfg.D, cfg.DMax); err != nil {
+		return nil, err
+	}
+	if cfg.Protocol.Tau == 0 && (len(cfg.D) == 1 || cfg.D[0] >= cfg.DMax) {
+		// No grid to take half a step of: use the paper's band,
+		// (D_max − D0)/(2·30) on the model's default sweep.
+		cfg.Protocol.Tau = (paper.D1 - paper.D0) / float64(2*paper.N)
+	}
+	cfg.Seed, cfg.Workers = o.seed, o.workers
+	cfg.Dir = o.out
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
+	}
+	job.cfg = cfg
+	return job, nil
+}
+
+// tauFlag validates --tau; 0 leaves the default to learn: half the step of
+// the threshold grid, (D_max − D[0])/(2·len(D)), as in Section V.
+func tauFlag(cmd *cobra.Command, tau float64) (float64, error) {
+	if !cmd.Flags().Changed("tau") {
+		return 0, nil
+	}
+	if math.IsNaN(tau) || math.IsInf(tau, 0) || tau <= 0 {
+		return 0, badInput("--tau %v: must be a finite number > 0", tau)
+	}
+	return tau, nil
+}
+
+// checkTrainThresholds rejects thresholds above D_max: there the distortion
+// constraint is slack for every privatizer, and the binary learning-rate
+// schedule η(D) = η0(1 − 0.98·D/D_max) of Section V-B is only meant for
+// D ≤ D_max.
+func checkTrainThresholds(ds []float64, dmax float64) error {
+	for _, d := range ds {
+		if d > dmax*(1+1e-12) {
+			return badInput("threshold D = %v exceeds the model's D_max = %v: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", d, dmax)
+		}
+	}
+	return nil
+}
+
+// overrideProtocol applies --epochs, --accept and --max-attempts.
+func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error {
+	for _, c := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"epochs", o.epochs, &cfg.Epochs}, {"accept", o.accept, &cfg.Protocol.Accept}, {"max-attempts", o.maxAttempts, &cfg.Protocol.MaxAttempts}} {
+		if !cmd.Flags().Changed(c.name) {
+			continue
+		}
+		if c.v < 1 || c.v > 1_000_000 {
+			return badInput("--%s %d: must be in [1, 1000000]", c.name, c.v)
+		}
+		*c.dst = c.v
+	}
+	if cmd.Flags().Changed("accept") && !cmd.Flags().Changed("max-attempts") {
+		cfg.Protocol.MaxAttempts = max(cfg.Protocol.MaxAttempts, 10*cfg.Protocol.Accept)
+	}
+	if cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
+		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
+	}
+	return nil
+}
+
+// gaussDataset draws n samples and hands learn the private column, the
+// reconstructor's columns and each adversary's columns.
+func gaussDataset(m *gauss.Model, rng *rand.Rand, n int) *learn.Dataset {
+	s := m.Sample(rng, n)
+	ds := &learn.Dataset{X: s.Private(), Y: s.Reconstructor()}
+	for i := range m.K() {
+		ds.Z = append(ds.Z, s.Adversary(i))
+	}
+	return ds
+}
+
+func binaryDataset(m mip.Binary, rng *rand.Rand, n int) *learn.Dataset {
+	s := m.Sample(rng, n)
+	ds := &learn.Dataset{X: s.X, Y: [][]float64{s.Y}}
+	for _, z := range s.Z {
+		ds.Z = append(ds.Z, [][]float64{z})
+	}
+	return ds
+}
+
+// loadBinaryModel reads a binary model config, or returns the paper's.
+func loadBinaryModel(path string) (mip.Binary, error) {
+	if path == "" {
+		return mip.PaperBinary(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
+	}
+	defer f.Close()
+	m, err := mip.ParseBinaryConfig(f)
+	if err != nil {
+		return mip.Binary{}, usageError{fmt.Errorf("--config %s: %w", path, err)}
+	}
+	return m, nil
+}
+
+// writeModelFile writes DIR/model.json, or checks that an existing one
+// describes the same model: a results directory holds one model.
+func writeModelFile(dir string, model []byte) error {
+	path := filepath.Join(dir, modelFile)
+	if old, err := os.ReadFile(path); err == nil {
+		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
+			return badInput("--out %s: %s describes a different model than this run's; use a fresh directory", dir, path)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput("--out %s: %v", dir, err)
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(model, '\n'))
+		return err
+	})
+}
+
+// trainBar draws a progress bar on a terminal; on anything else it is silent.
+type trainBar struct {
+	bar    *progressbar.ProgressBar
+	accept int
+}
+
+func newTrainBar(w io.Writer, cfg learn.Config) *trainBar {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &trainBar{}
+	}
+	accept := cfg.Protocol.Accept
+	return &trainBar{accept: accept, bar: progressbar.NewOptions(len(cfg.D)*accept,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("training"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// update advances the bar by accepted trials; a threshold that is done
+// counts as all Accept of them, whether or not the cap cut it short.
+func (b *trainBar) update(p learn.Progress) {
+	if b.bar == nil {
+		return
+	}
+	done := p.DIndex*b.accept + min(p.Accepted, b.accept)
+	if p.Done {
+		done = (p.DIndex + 1) * b.accept
+	}
+	b.bar.Describe(fmt.Sprintf("D %d/%d = %.4g: accepted %d/%d, attempted %d/%d",
+		p.DIndex+1, p.NumD, p.D, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts))
+	_ = b.bar.Set(done) // a terminal write error is not worth stopping a run for
+}
+
+func (b *trainBar) finish() {
+	if b.bar != nil {
+		_ = b.bar.Finish()
+	}
+}
+
+// trainJSON is the --format json summary (results.json holds everything).
+type trainJSON struct {
+	Dir     string           `json:"dir"`
+	Model   learn.Model      `json:"model"`
+	Preset  string           `json:"preset,omitempty"`
+	Trained int              `json:"trained"`
+	Loaded  int              `json:"loaded"`
+	Seconds float64          `json:"seconds"`
+	Points  []trainPointJSON `json:"points"`
+}
+
+type trainPointJSON struct {
+	D          float64      `json:"D"`
+	Finalized  bool         `json:"finalized"`
+	ReconLoss  *float64     `json:"recon_loss"`
+	AdvLoss    learn.Floats `json:"adv_loss"`
+	MinAdvLoss *float64     `json:"min_adv_loss"`
+	Attempted  int          `json:"attempted"`
+	Accepted   int          `json:"accepted"`
+	CapHit     bool         `json:"cap_hit"`
+	Trial      int          `json:"trial"`
+	Epoch      int          `json:"epoch"`
+}
+
+func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Duration) error {
+	if job.format == report.JSON {
+		doc := trainJSON{Dir: job.cfg.Dir, Model: res.Model, Trained: res.Trained, Loaded: res.Loaded,
+			Seconds: elapsed.Seconds(), Points: []trainPointJSON{}}
+		for _, p := range res.Points {
+			doc.Points = append(doc.Points, trainPointJSON{D: p.D, Finalized: p.Finalized, ReconLoss: p.ReconLoss,
+				AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, Attempted: p.Attempted, Accepted: p.Accepted,
+				CapHit: p.CapHit, Trial: p.Trial, Epoch: p.Epoch})
+		}
+		return report.WriteJSON(w, doc)
+	}
+	return emit(w, job.format, trainGrid(job, res, elapsed, job.format == report.Table), nil)
+}
+
+// trainGrid lays out the finalized point of every threshold: its test-split
+// losses (as the trained estimators achieve them) and the protocol's counts.
+func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human bool) *report.Grid {
+	loss := "MSE"
+	if job.kind == learn.Binary {
+		loss = "soft 0-1"
+	}
+	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
+	if human {
+		g.Header = []string{"D", "finalized", "recon " + loss}
+	}
+	for i := range job.advs {
+		if human {
+			g.Header = append(g.Header, fmt.Sprintf("adv %d %s", i+1, loss))
+		} else {
+			g.Header = append(g.Header, fmt.Sprintf("adv_loss_%d", i+1))
+		}
+	}
+	if human {
+		g.Header = append(g.Header, "min adv", "accepted/attempted", "trial, epoch")
+	} else {
+		g.Header = append(g.Header, "min_adv_loss", "accepted", "attempted", "cap_hit", "trial", "epoch")
+	}
+	for _, p := range res.Points {
+		row := []string{num(p.D), fmt.Sprint(p.Finalized), optNum(p.ReconLoss)}
+		for i := range job.advs {
+			if i < len(p.AdvLoss) {
+				row = append(row, num(p.AdvLoss[i]))
+			} else {
+				row = append(row, "")
+			}
+		}
+		row = append(row, optNum(p.MinAdvLoss))
+		if human {
+			counts := fmt.Sprintf("%d/%d", p.Accepted, p.Attempted)
+			if p.CapHit {
+				counts += " (cap hit)"
+			}
+			at := "-"
+			if p.Finalized {
+				at = fmt.Sprintf("%d, %d", p.Trial, p.Epoch)
+			}
+			row = append(row, counts, at)
+		} else {
+			row = append(row, fmt.Sprint(p.Accepted), fmt.Sprint(p.Attempted), fmt.Sprint(p.CapHit),
+				fmt.Sprint(p.Trial), fmt.Sprint(p.Epoch))
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	if human {
+		c := res.Config
+		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
+			job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
+		g.Notes = []string{
+			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
+			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
+				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
+		}
+	}
+	return g
+}
+
+func optNum(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return num(*p)
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// tinyTrain is a training run small enough for unit tests: 1,200 samples,
+// 3 epochs, 2 thresholds, 1 accepted trial per D.
+func tinyTrain(model, dir string, extra ...string) []string {
+	args := []string{"train", model, "--preset", "quick", "--samples", "1200", "--epochs", "3",
+		"--accept", "1", "--max-attempts", "2", "--out", dir}
+	if model == "gauss" {
+		args = append(args, "--sweep", "2:5:2")
+	} else {
+		args = append(args, "--sweep", "0.05:0.1:2")
+	}
+	return append(args, extra...)
+}
+
+func readResults(t *testing.T, dir string) *learn.Results {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, learn.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r learn.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	return &r
+}
+
+// TestTrainWritesCompleteDirectory runs both models end to end and checks
+// every file the results directory promises: results.json with one point
+// per threshold, a trial file per consumed trial with a full history, and a
+// model.json that rebuilds the model the samples came from.
+func TestTrainWritesCompleteDirectory(t *testing.T) {
+	for _, model := range []string{"gauss", "binary"} {
+		t.Run(model, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errs := runCLI(t, tinyTrain(model, dir)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if !strings.Contains(out, "mmds verify "+dir) {
+				t.Errorf("summary does not say how to certify:\n%s", out)
+			}
+			r := readResults(t, dir)
+			if string(r.Model) != model || len(r.Points) != 2 || r.Config.Epochs != 3 {
+				t.Fatalf("results.json: model %q, %d points, %d epochs", r.Model, len(r.Points), r.Config.Epochs)
+			}
+			for _, p := range r.Points {
+				if p.Attempted < 1 || len(p.Trials) != p.Attempted {
+					t.Errorf("D = %g: %d attempted, %d trial summaries", p.D, p.Attempted, len(p.Trials))
+				}
+				for _, tr := range p.Trials {
+					b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(tr.File)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var rec learn.TrialRecord
+					if err := json.Unmarshal(b, &rec); err != nil {
+						t.Fatal(err)
+					}
+					if rec.History.Len() != 3 || rec.Seed != tr.Seed {
+						t.Errorf("%s: %d epochs of history, seed %d (summary %d)", tr.File, rec.History.Len(), rec.Seed, tr.Seed)
+					}
+				}
+				if p.Finalized && len(p.Networks) != 2+len(p.AdvLoss) {
+					t.Errorf("D = %g: finalized with %d networks", p.D, len(p.Networks))
+				}
+			}
+			f, err := os.Open(filepath.Join(dir, modelFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if model == "gauss" {
+				c, err := gauss.ParseConfig(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := gauss.New(c)
+				if err != nil || m.VarRecon() != gauss.Paper().VarRecon() || r.Config.DMax != m.VarRecon() {
+					t.Errorf("model.json rebuilds V_Y = %v (err %v), want %v = d_max %v", m.VarRecon(), err, gauss.Paper().VarRecon(), r.Config.DMax)
+				}
+			} else {
+				m, err := mip.ParseBinaryConfig(f)
+				want := mip.PaperBinary()
+				if err != nil || m.P != want.P || m.QY != want.QY || len(m.QZ) != 1 || m.QZ[0] != want.QZ[0] {
+					t.Errorf("model.json gives %+v (err %v), want the paper's %+v", m, err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestTrainDeterministicAcrossWorkers checks the determinism contract at the
+// CLI: the same seed gives the same results.json with 1 and 2 workers (the
+// wall-clock seconds aside), and a re-run resumes without training.
+func TestTrainDeterministicAcrossWorkers(t *testing.T) {
+	var points [2][]byte
+	for i, workers := range []string{"1", "2"} {
+		dir := t.TempDir()
+		if code, _, errs := runCLI(t, tinyTrain("binary", dir, "--workers", workers, "--seed", "7")...); code != 0 {
+			t.Fatalf("workers %s: exit %d: %s", workers, code, errs)
+		}
+		r := readResults(t, dir)
+		for k := range r.Points {
+			for j := range r.Points[k].Trials {
+				r.Points[k].Trials[j].Seconds = 0
+			}
+		}
+		var err error
+		if points[i], err = json.Marshal(r.Points); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			code, out, errs := runCLI(t, tinyTrain("binary", dir, "--workers", workers, "--seed", "7", "--format", "json")...)
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s", code, errs)
+			}
+			var doc trainJSON
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Trained != 0 || doc.Loaded == 0 {
+				t.Errorf("resume trained %d and loaded %d trials, want 0 and all", doc.Trained, doc.Loaded)
+			}
+		}
+	}
+	if !bytes.Equal(points[0], points[1]) {
+		t.Error("results differ between 1 and 2 workers")
+	}
+}
+
+func TestTrainBadInput(t *testing.T) {
+	dir := t.TempDir()
+	binCfg := filepath.Join(dir, "binary.json")
+	if err := os.WriteFile(binCfg, []byte(`{"p": 0.5, "q_y": 0.1, "q_z": [0.3]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A directory trained on another model must not be mixed with this one.
+	other := filepath.Join(dir, "other")
+	if code, _, errs := runCLI(t, tinyTrain("binary", other, "--config", binCfg)...); code != 0 {
+		t.Fatalf("setup: %s", errs)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train"}, "one model, gauss or binary"},
+		{[]string{"train", "tree"}, "one model, gauss or binary"},
+		{[]string{"train", "gauss", "--preset", "fast"}, `--preset "fast": must be "paper" or "quick"`},
+		{[]string{"train", "gauss", "--epochs", "0"}, "--epochs 0: must be in [1, 1000000]"},
+		{[]string{"train", "gauss", "--accept", "-1"}, "--accept -1"},
+		{[]string{"train", "gauss", "--accept", "5", "--max-attempts", "3"}, "--max-attempts 3: must be ≥ --accept 5"},
+		{[]string{"train", "gauss", "--samples", "10"}, "--samples 10: must be in"},
+		{[]string{"train", "gauss", "--workers", "0"}, "--workers 0: must be in [1, 1024]"},
+		{[]string{"train", "gauss", "--d", "-1"}, "--d -1: must be a finite number ≥ 0"},
+		{[]string{"train", "gauss", "--d", "1", "--sweep", "1:2:2"}, "mutually exclusive"},
+		{[]string{"train", "gauss", "--format", "xml"}, "xml"},
+		{[]string{"train", "binary", "--config", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"train", "binary", "--config", "../../examples/gauss-coalition.json"}, `unknown field "names"`},
+		{tinyTrain("binary", other), "describes a different model"},
+		{[]string{"train", "binary", "--d", "0.3"}, "threshold D = 0.3 exceeds the model's D_max = 0.2"},
+		{[]string{"train", "gauss", "--tau", "0"}, "--tau 0: must be a finite number > 0"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errs, c.want)
+		}
+	}
+}
