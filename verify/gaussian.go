@@ -16,15 +16,17 @@ import (
 // the package documentation and docs/verify.md for the scheme). The zero value
 // of a field means the default beside it.
 type GaussQuad struct {
-	// Levels is the number of binning refinements reported: the bin width
-	// halves from one level to the next, ending at the finest (default 5).
+	// Levels is the number of refinement levels reported: from one level to
+	// the next both the bin width and the x step halve, ending at the finest
+	// (BinsPerNoise, XPerScale) (default 3).
 	Levels int
-	// BinsPerNoise is the number of finest bins per noise standard deviation
-	// σ_n = √E[Var(F | X)] (default 32: binning F adds about h²/12 to the
-	// noise variance, (1/32)²/12 ≈ 8e-5 of it).
+	// BinsPerNoise is the number of bins per noise standard deviation
+	// σ_n = √E[Var(F | X)] at the finest level (default 32: soft bins of
+	// width h add about h²/6 to the noise variance, (1/32)²/6 ≈ 1.6e-4 of
+	// it).
 	BinsPerNoise float64
 	// XPerScale is the number of x grid steps per resolution scale
-	// min(√Var[X|S], σ_n/√E[(∂k/∂x)²]) (default 4).
+	// min(√Var[X|S], σ_n/√E[(∂k/∂x)²]) at the finest level (default 8).
 	XPerScale float64
 	// MNodes is the number of Gauss–Hermite nodes over each observer's
 	// sufficient statistic M = E[X | side] (default 32).
