@@ -103,3 +103,27 @@ func TestCurvePlots(t *testing.T) {
 		checkFigure(t, args[len(args)-1])
 	}
 }
+
+// From training to figure with the commands themselves: mmds train --preset
+// quick (one threshold, to keep the test short), mmds verify, mmds plot, on
+// both models.
+func TestTrainVerifyPlotEndToEnd(t *testing.T) {
+	for _, c := range []struct{ model, d, stem string }{{"gauss", "2", "figure2"}, {"binary", "0.1", "figure3"}} {
+		dir := filepath.Join(t.TempDir(), "run")
+		if code, _, errs := runCLI(t, "train", c.model, "--preset", "quick", "--d", c.d, "--out", dir); code != 0 {
+			t.Fatalf("%s: train exit %d: %s", c.model, code, errs)
+		}
+		code, out, errs := runCLI(t, "verify", "--format", "json", dir)
+		if code == 2 || !strings.Contains(out, `"points"`) {
+			t.Fatalf("%s: verify exit %d: %s", c.model, code, errs)
+		}
+		if code, _, errs := runCLI(t, "verify", "--summary", "--report-only", dir); code != 0 {
+			t.Fatalf("%s: verify --report-only exit %d: %s", c.model, code, errs)
+		}
+		if code, _, errs := runCLI(t, "plot", dir); code != 0 {
+			t.Fatalf("%s: plot exit %d: %s", c.model, code, errs)
+		}
+		checkFigure(t, filepath.Join(dir, c.stem+".png"))
+		checkFigure(t, filepath.Join(dir, c.stem+".svg"))
+	}
+}
