@@ -24,11 +24,25 @@ highs: $(HIGHS_PC)
 build: $(HIGHS_PC)
 	$(GO) build -o $(BIN) ./cmd/mmds
 
-# The main job: exact optima tables on the embedded defaults.
+# The main job: exact optima tables on the embedded defaults, then a short
+# certification: a quick training run on both paper models (fresh each time),
+# verified against the optima and plotted. --report-only: a quick run's
+# verdicts are shown, not turned into a failed make (mmds verify alone exits 1).
+QUICK := results/quick
 run: build
 	$(BIN) binary
 	@echo
 	$(BIN) gauss
+	@echo
+	rm -rf $(QUICK)-gauss $(QUICK)-binary
+	$(BIN) train gauss --preset quick --out $(QUICK)-gauss
+	@echo
+	$(BIN) train binary --preset quick --out $(QUICK)-binary
+	@echo
+	$(BIN) verify --summary --report-only $(QUICK)-gauss
+	$(BIN) verify --summary --report-only $(QUICK)-binary
+	$(BIN) plot $(QUICK)-gauss
+	$(BIN) plot $(QUICK)-binary
 
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
@@ -51,6 +65,10 @@ RESULTS ?= results
 reproduce: build
 	$(BIN) train gauss --preset paper --out $(RESULTS)/paper-gauss
 	$(BIN) train binary --preset paper --out $(RESULTS)/paper-binary
+	$(BIN) verify --report-only $(RESULTS)/paper-gauss
+	$(BIN) verify --report-only $(RESULTS)/paper-binary
+	$(BIN) plot $(RESULTS)/paper-gauss
+	$(BIN) plot $(RESULTS)/paper-binary
 
 clean:
 	rm -rf bin $(HIGHS_DIR)
