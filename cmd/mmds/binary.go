@@ -21,6 +21,7 @@ type binaryFlags struct {
 	format     string
 	writeModel string
 	plot       string // --plot FILE: the exact curve alone
+	config     string
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -49,28 +50,16 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
 	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
 	return cmd
 }
 
 func runBinary(cmd *cobra.Command, f binaryFlags) error {
-	m := mip.Binary{P: f.p, QY: f.qy, QZ: f.qz}
-	for _, c := range []struct {
-		flag string
-		v    float64
-	}{{"p", f.p}, {"qy", f.qy}} {
-		if err := mip.CheckProbability("--"+c.flag, c.v); err != nil {
-			return usageError{err}
-		}
-	}
-	if len(f.qz) == 0 {
-		return badInput("--qz: give at least one adversary")
-	}
-	for i, q := range f.qz {
-		if err := mip.CheckProbability(fmt.Sprintf("--qz (adversary %d)", i+1), q); err != nil {
-			return usageError{err}
-		}
+	m, err := binaryModel(cmd, f)
+	if err != nil {
+		return err
 	}
 	format, err := outputFormat(f.format)
 	if err != nil {
@@ -83,6 +72,41 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 	if err := checkPlotPath(f.plot); err != nil {
 		return err
 	}
+	return runBinarySweep(cmd, f, m, format, ds)
+}
+
+// binaryModel reads --config, or builds the model from --p, --qy and --qz.
+func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
+	if f.config != "" {
+		for _, name := range []string{"p", "qy", "qz"} {
+			if cmd.Flags().Changed(name) {
+				return mip.Binary{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
+			}
+		}
+		return loadBinaryModel(f.config)
+	}
+	m := mip.Binary{P: f.p, QY: f.qy, QZ: f.qz}
+	for _, c := range []struct {
+		flag string
+		v    float64
+	}{{"p", f.p}, {"qy", f.qy}} {
+		if err := mip.CheckProbability("--"+c.flag, c.v); err != nil {
+			return mip.Binary{}, usageError{err}
+		}
+	}
+	if len(f.qz) == 0 {
+		return mip.Binary{}, badInput("--qz: give at least one adversary")
+	}
+	for i, q := range f.qz {
+		if err := mip.CheckProbability(fmt.Sprintf("--qz (adversary %d)", i+1), q); err != nil {
+			return mip.Binary{}, usageError{err}
+		}
+	}
+	return m, nil
+}
+
+func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format report.Format, ds []float64) error {
+	var err error
 	var files []string
 	if f.writeModel != "" {
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {

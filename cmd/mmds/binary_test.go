@@ -191,3 +191,43 @@ func FuzzBinaryFlags(f *testing.F) {
 		}
 	})
 }
+
+// TestBinaryConfigFile checks that --config gives the same numbers as the
+// equivalent flags, and that mixing the two ways, or a bad file, is bad input.
+func TestBinaryConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(cfg, []byte(`{"p": 0.3, "q_y": 0.15, "q_z": [0.4, 0.25]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, viaFile, errs := runCLI(t, "binary", "--config", cfg, "--sweep", "0.02:0.1:3", "--format", "csv")
+	_, viaFlags, _ := runCLI(t, "binary", "--p", "0.3", "--qy", "0.15", "--qz", "0.4,0.25", "--sweep", "0.02:0.1:3", "--format", "csv")
+	// The solve-time column differs between runs; compare everything else.
+	strip := func(csv string) string {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(csv), "\n") {
+			out = append(out, line[:strings.LastIndex(line, ",")])
+		}
+		return strings.Join(out, "\n")
+	}
+	if viaFile == "" || strip(viaFile) != strip(viaFlags) {
+		t.Fatalf("--config and flags differ (stderr %q):\n%s\n---\n%s", errs, viaFile, viaFlags)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"p": 0.3, "q_y": 1.15, "q_z": [0.4]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"binary", "--config", cfg, "--qz", "0.1"}, "--config and --qz are mutually exclusive"},
+		{[]string{"binary", "--config", bad}, `field "q_y" = 1.15: must be a probability in [0, 1]`},
+		{[]string{"binary", "--config", filepath.Join(dir, "none.json")}, "none.json"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errs, c.want)
+		}
+	}
+}
