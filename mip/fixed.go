@@ -296,8 +296,11 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 		return FiniteOptimum{}, err
 	}
 	res, err := highsx.Solve(mod, o)
+	if err != nil && res.Status == "Infeasible" {
+		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
+	}
 	if err != nil {
-		return FiniteOptimum{}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
+		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
 	n, mo := m.N(), fo.Outputs
 	p := make(Mechanism, n)
@@ -335,3 +338,13 @@ func (m Finite) SweepFixed(ctx context.Context, ds []float64, fo FixedOptions, o
 // GlobalOutputs is n + K + 1, the most outputs an optimal privatizer needs
 // (a basic solution of the global LP has that many rows).
 func (m Finite) GlobalOutputs() int { return m.N() + m.K() + 1 }
+
+// WriteFixedModel writes the fixed-alphabet MIP at threshold d to path
+// (.mps or .lp; not atomic, see WriteProp2Model).
+func (m Finite) WriteFixedModel(d float64, fo FixedOptions, path string) error {
+	mod, err := m.FixedModel(d, fo)
+	if err != nil {
+		return err
+	}
+	return highsx.WriteModel(mod, path)
+}

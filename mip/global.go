@@ -816,3 +816,13 @@ func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOpti
 	}
 	return out, nil, nil
 }
+
+// WriteLP writes the global LP at threshold d to path (.mps or .lp, chosen
+// by HiGHS from the extension; not atomic, see WriteProp2Model).
+func (g *Global) WriteLP(d float64, path string) error {
+	mod, err := g.LPModel(d)
+	if err != nil {
+		return err
+	}
+	return highsx.WriteModel(mod, path)
+}

@@ -19,6 +19,7 @@ type binaryFlags struct {
 	sweep      string
 	format     string
 	writeModel string
+	global     bool
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -47,6 +48,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
 	return cmd
 }
@@ -93,6 +95,9 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 		if err := report.WriteFileAtomic(path, func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
 			return err
 		}
+	}
+	if f.global { // the global optimum beside Proposition 2 (issue #6); see finite.go
+		return runBinaryGlobal(cmd, format, m, ds, opts)
 	}
 	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))
 }
