@@ -51,6 +51,21 @@ func ParseCBC(out string) (CBCResult, error) {
 		key, val, ok := strings.Cut(line, ":")
 		val = strings.TrimSpace(val)
 		switch {
+		case strings.HasPrefix(line, "Optimal objective ") && r.Status == "":
+			// An LP: "Optimal objective 0.22 - 2 iterations time 0.002".
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				return r, fmt.Errorf("cbc output: LP objective %q: %w", f[2], err)
+			}
+			r.Status, r.Objective, r.Nodes = "Optimal", v, 0
+		case strings.HasPrefix(line, "Total time") && !sawTime:
+			// The LP summary's only time: "... (Wallclock seconds):  0.00".
+			if _, w, ok := strings.Cut(line, "(Wallclock seconds):"); ok {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(w), 64); err == nil {
+					r.Time = time.Duration(v * float64(time.Second))
+				}
+			}
 		case strings.HasPrefix(line, "Result - "):
 			r.Status = cbcStatus(strings.TrimPrefix(line, "Result - "))
 		case ok && key == "Objective value":
@@ -74,7 +89,7 @@ func ParseCBC(out string) (CBCResult, error) {
 		}
 	}
 	if r.Status == "" {
-		return r, fmt.Errorf("cbc output: no \"Result - \" line")
+		return r, fmt.Errorf("cbc output: no \"Result - \" or \"Optimal objective\" line")
 	}
 	return r, nil
 }
