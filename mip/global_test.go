@@ -82,9 +82,9 @@ func TestFixedTwoOutputsIsProposition2(t *testing.T) {
 }
 
 // TestPaperGlobalHandValues: on the paper's setup the global optimum is the
-// erasure mechanism (below D ≈ 0.16): F reveals X or erases it, and the
+// erasure mechanism on all of [0, D_max]: F reveals X or erases it, and the
 // erased fraction e costs the reconstructor q_Y·e = D and the adversary
-// q_Z·e, so γ* = (q_Z/q_Y)·D = 2.2·D, against Proposition 2's γ* = D there.
+// q_Z·e, so γ* = (q_Z/q_Y)·D = 2.2·D; Proposition 2 gives D up to D ≈ 0.115.
 func TestPaperGlobalHandValues(t *testing.T) {
 	b := PaperBinary()
 	g := mustGlobal(t, b.Finite())

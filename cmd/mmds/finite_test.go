@@ -113,7 +113,7 @@ func TestBinaryGlobal(t *testing.T) {
 	}
 	m := mip.PaperBinary().Finite()
 	for _, p := range doc.Points {
-		// Below D ≈ 0.16 the global optimum is 2.2·D (the erasure
+		// On [0, D_max] the global optimum is 2.2·D (the erasure
 		// mechanism; see TestPaperGlobalHandValues in package mip).
 		if p.Global == nil || !scalar.EqualWithinAbs(*p.Global, 2.2*p.D, 1e-9) || *p.Global < p.MinAdvLoss {
 			t.Errorf("D=%g: global %v, Proposition 2 %g", p.D, p.Global, p.MinAdvLoss)
