@@ -2,10 +2,12 @@ package mip
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/sweep"
 )
 
@@ -50,7 +52,9 @@ func BenchmarkGlobalN4K2(b *testing.B) {
 }
 
 // BenchmarkFixedMIPN4K2 solves the fixed-alphabet MIP with m = 4 on the same
-// model at D = D_max/4 with each formulation, under a 60 s limit per solve.
+// model at D = D_max/4 with each formulation, under the 10 s limit
+// per solve; the "optimal" metric is 1 when HiGHS proved optimality (on
+// this instance it does not: see docs/finite.md).
 func BenchmarkFixedMIPN4K2(b *testing.B) {
 	m := benchModel(b)
 	g, err := m.PrepareGlobal(GlobalOptions{})
@@ -58,7 +62,7 @@ func BenchmarkFixedMIPN4K2(b *testing.B) {
 		b.Fatal(err)
 	}
 	so := DefaultSolver()
-	so.TimeLimit = 60 * time.Second
+	so.TimeLimit = 10 * time.Second
 	for _, v := range []struct {
 		name string
 		fo   FixedOptions
@@ -70,10 +74,15 @@ func BenchmarkFixedMIPN4K2(b *testing.B) {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
 				o, err := m.SolveFixed(0.25*m.DMax(), v.fo, so)
-				if err != nil {
+				switch {
+				case errors.Is(err, highsx.ErrNotOptimal):
+					b.ReportMetric(0, "optimal")
+				case err != nil:
 					b.Fatal(err)
+				default:
+					b.ReportMetric(1, "optimal")
+					b.ReportMetric(float64(o.Nodes), "nodes")
 				}
-				b.ReportMetric(float64(o.Nodes), "nodes")
 			}
 		})
 	}
