@@ -140,7 +140,7 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 			}
 			pts = append(pts, figure.BenchPoint{Series: r.Solver + " " + r.Variant, N: r.N, Seconds: r.Time.Seconds()})
 		}
-		title := fmt.Sprintf("mmds bench: seed %d, K ∈ %v, D/D_max ∈ %v, limit %v", f.seed, f.ks, f.fractions, f.timeLimit)
+		title := fmt.Sprintf("mmds bench: seed %d, K in %v, D/D_max in %v, limit %v", f.seed, f.ks, f.fractions, f.timeLimit)
 		if err := figure.BenchScaling(f.plot, title, pts); err != nil {
 			return err
 		}
