@@ -23,6 +23,28 @@
 // w_c ≥ v_c − M_v (1 − δ_c), w_c ≥ 0, Σ_c w_c ≤ D. The constants are
 // derived, not guessed: M_u = max over the unit box of u_c, so the relaxed
 // branch is implied by w_c ≥ 0 (and likewise M_v).
+//
+// # General finite models (issue #6; docs/finite.md)
+//
+// Finite has X ∈ {0..n−1} with a prior, a channel and a loss matrix per
+// observer, and K ≥ 1 adversaries. A privatizer is a row-stochastic
+// Mechanism P[x][f]; an observer's exact Bayes risk is Σ_f ρ(P[·][f]) with
+// ρ(c) = Σ_v min_a Σ_x π(x) c_x W(v|x) L(x, a), concave, positively
+// homogeneous and piecewise linear. Binary.Finite is the binary model as a
+// special case, with identical risks.
+//
+// FixedModel is the MIP for a fixed output alphabet m: exact LP epigraphs
+// for the adversaries, and for the reconstructor either big-M rows (M
+// derived per row, or M = max L) or the convex hull of each cell's
+// disjunction; optional symmetry breaking and cuts from the global LP.
+//
+// PrepareGlobal and Global.Solve give the optimum over every privatizer:
+// risks are linear on each cell of the common refinement of all decision
+// regions, so columns may be split along the cells' extreme rays without
+// changing any risk; one LP over nonnegative weights of the enumerated rays
+// (Σ_j λ_j v_j = 1) is exact, and a basic solution uses at most n + K + 1
+// outputs. GlobalOrFallback falls back on fixed-alphabet MIPs when the
+// enumeration is too large. RandomFinite draws the benchmark family.
 package mip
 
 // HiGHSVersion is the version of the HiGHS library mmds links (from the

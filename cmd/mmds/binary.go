@@ -22,6 +22,7 @@ type binaryFlags struct {
 	writeModel string
 	plot       string // --plot FILE: the exact curve alone
 	config     string
+	global     bool
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -51,6 +52,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
+	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
 	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
 	return cmd
@@ -126,6 +128,9 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 	}
 	if err := writePlot(f.plot, verify.BinaryCurveSpec(opts)); err != nil {
 		return err
+	}
+	if f.global { // the global optimum beside Proposition 2 (issue #6); see finite.go
+		return runBinaryGlobal(cmd, format, m, ds, opts)
 	}
 	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))
 }

@@ -62,6 +62,7 @@ type Result struct {
 	Nodes     int64         // branch-and-bound nodes; 0 for an LP
 	Time      time.Duration // wall time of the HiGHS run alone
 	IsMIP     bool
+	RowDual   []float64 // row duals of an LP (nil when HiGHS has none)
 }
 
 // ErrNotOptimal is wrapped by every error Solve returns for a model that
@@ -107,6 +108,7 @@ func run(raw *highs.RawModel, isMIP bool) (Result, error) {
 		return res, fmt.Errorf("%w: HiGHS status %s", ErrNotOptimal, res.Status)
 	}
 	res.X = append([]float64(nil), sol.ColumnPrimal...)
+	res.RowDual = append([]float64(nil), sol.RowDual...)
 	res.Objective = sol.Objective
 	if isMIP {
 		if res.MIPGap, err = sol.GetFloat64Info("mip_gap"); err != nil {

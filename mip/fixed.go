@@ -1,0 +1,350 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+)
+
+// FixedOptions choose the fixed-alphabet MIP's formulation.
+type FixedOptions struct {
+	// Outputs is the size m ≥ 1 of the privatizer's output alphabet.
+	Outputs int
+	// NaiveBigM uses M = max_x,a L(x, a) (1 for the 0-1 loss) in every
+	// big-M row instead of the derived per-row constants.
+	NaiveBigM bool
+	// NoSymmetryBreaking drops the ordering of the output labels.
+	NoSymmetryBreaking bool
+	// Hull replaces the reconstructor's big-M rows by the convex-hull
+	// (disaggregated) formulation of each cell's disjunction.
+	Hull bool
+	// Global, when set, adds valid inequalities from the global LP of the
+	// same model: γ ≤ the global optimum at D, and one column cut per output
+	// (see columnCut). They cut off no privatizer, for any m.
+	Global *Global
+}
+
+// MaxOutputs bounds the output alphabet of the fixed MIP.
+const MaxOutputs = 64
+
+// fixedLayout names the columns of the fixed-alphabet MIP.
+type fixedLayout struct {
+	n, m, k int
+	nz      []int // adversary i's side alphabet size
+	ny      int   // reconstructor's side alphabet size
+	tOff    []int // first t column of adversary i
+	wOff    int
+	dOff    int // first δ column
+}
+
+func (l fixedLayout) p(x, f int) int     { return x*l.m + f }
+func (l fixedLayout) gamma() int         { return l.n * l.m }
+func (l fixedLayout) t(i, f, z int) int  { return l.tOff[i] + f*l.nz[i] + z }
+func (l fixedLayout) w(f, y int) int     { return l.wOff + f*l.ny + y }
+func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
+
+// FixedModel builds the fixed-alphabet MIP (issue #6, item 2) at threshold d:
+//
+//	max γ  s.t.  Σ_f P[x][f] = 1                       (rows of the privatizer)
+//	             t_ifz ≤ ⟨k^i_za, P[·][f]⟩ ∀a,  Σ_fz t_ifz ≥ γ   (adversary i, exact epigraph)
+//	             w_fy ≥ ⟨k_ya, P[·][f]⟩ − M_ya (1 − δ_fya) ∀a,  Σ_a δ_fya = 1,
+//	             Σ_fy w_fy ≤ D                                 (reconstructor, big-M)
+//
+// with k_va(x) = π(x) W(v|x) L(x, a) over the estimates that can be optimal
+// (see risk). The derived M_ya = max_b Σ_x (k_ya(x) − k_yb(x))⁺ is the
+// largest ⟨k_ya − k_yb, c⟩ over c ∈ [0,1]^n, so when δ picks b the row of a
+// is implied by the row of b. Symmetry breaking orders the outputs by the
+// column entries of the row with the largest prior: relabelling outputs
+// changes no risk.
+func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := m.checkFiniteD(d); err != nil {
+		return nil, err
+	}
+	if fo.Outputs < 1 || fo.Outputs > MaxOutputs {
+		return nil, fmt.Errorf("output alphabet m = %d: must be in [1, %d]", fo.Outputs, MaxOutputs)
+	}
+	n, mo, k := m.N(), fo.Outputs, m.K()
+	rr := newRisk(m.Prior, m.Recon)
+	ra := make([]risk, k)
+	l := fixedLayout{n: n, m: mo, k: k, ny: len(rr.k)}
+	next := n*mo + 1
+	for i, a := range m.Adv {
+		ra[i] = newRisk(m.Prior, a)
+		l.nz = append(l.nz, len(ra[i].k))
+		l.tOff = append(l.tOff, next)
+		next += mo * len(ra[i].k)
+	}
+	l.wOff = next
+	l.dOff = next + mo*l.ny
+	nd := 0
+	for _, ks := range rr.k {
+		if len(ks) > 1 {
+			nd += mo * len(ks)
+			if fo.Hull {
+				nd += mo * len(ks) * n // u_fya(x)
+			}
+		}
+	}
+	nc := l.numCols(nd)
+	mod := &highs.Model{
+		Maximize: true,
+		ColCosts: make([]float64, nc),
+		ColLower: make([]float64, nc),
+		ColUpper: make([]float64, nc),
+		VarTypes: make([]highs.VariableType, nc),
+	}
+	for j := range mod.ColUpper {
+		mod.ColUpper[j] = math.Inf(1)
+	}
+	for j := 0; j < n*mo; j++ {
+		mod.ColUpper[j] = 1
+	}
+	mod.ColCosts[l.gamma()] = 1
+	row := newRowBuilder(mod)
+
+	for x := 0; x < n; x++ {
+		es := make([]entry, mo)
+		for f := range es {
+			es[f] = entry{l.p(x, f), 1}
+		}
+		row.add(1, 1, es...)
+	}
+
+	// Adversaries: exact epigraph of a sum of minima (concave).
+	for i := range ra {
+		for f := 0; f < mo; f++ {
+			for z, ks := range ra[i].k {
+				for _, kv := range ks {
+					// t − ⟨k, P_f⟩ ≤ 0
+					es := []entry{{l.t(i, f, z), 1}}
+					for x, v := range kv {
+						es = append(es, entry{l.p(x, f), -v})
+					}
+					row.add(math.Inf(-1), 0, es...)
+				}
+			}
+		}
+		es := []entry{{l.gamma(), 1}}
+		for f := 0; f < mo; f++ {
+			for z := range ra[i].k {
+				es = append(es, entry{l.t(i, f, z), -1})
+			}
+		}
+		row.add(math.Inf(-1), 0, es...)
+	}
+
+	// Reconstructor: choose an estimate per (f, y) with big-M rows.
+	naive := maxLoss(m.Recon.loss(n))
+	dcol := l.dOff
+	for f := 0; f < mo; f++ {
+		for y, ks := range rr.k {
+			if len(ks) == 1 { // a single candidate estimate: w ≥ ⟨k, P_f⟩
+				es := []entry{{l.w(f, y), 1}}
+				for x, v := range ks[0] {
+					es = append(es, entry{l.p(x, f), -v})
+				}
+				row.add(0, math.Inf(1), es...)
+				continue
+			}
+			if fo.Hull {
+				dcol = hullRows(mod, row, l, f, y, ks, dcol)
+				continue
+			}
+			one := make([]entry, len(ks))
+			for a, kv := range ks {
+				dc := dcol
+				dcol++
+				mod.VarTypes[dc] = highs.IntegerType
+				mod.ColUpper[dc] = 1
+				one[a] = entry{dc, 1}
+				bigM := naive
+				if !fo.NaiveBigM {
+					bigM = derivedM(ks, a)
+				}
+				// w − ⟨k_a, P_f⟩ − M δ ≥ −M
+				es := []entry{{l.w(f, y), 1}, {dc, -bigM}}
+				for x, v := range kv {
+					es = append(es, entry{l.p(x, f), -v})
+				}
+				row.add(-bigM, math.Inf(1), es...)
+			}
+			row.add(1, 1, one...)
+		}
+	}
+	es := make([]entry, 0, mo*l.ny)
+	for f := 0; f < mo; f++ {
+		for y := 0; y < l.ny; y++ {
+			es = append(es, entry{l.w(f, y), 1})
+		}
+	}
+	row.add(math.Inf(-1), d, es...)
+
+	if fo.Global != nil {
+		bound, cut, err := fo.Global.cutAt(d, DefaultSolver())
+		if err != nil {
+			return nil, err
+		}
+		// A relative slack keeps HiGHS's rounding from cutting the optimum.
+		mod.ColUpper[l.gamma()] = bound + 1e-9*(1+math.Abs(bound))
+		for f := 0; f < mo; f++ {
+			var es []entry
+			for i := range ra {
+				for z := range ra[i].k {
+					es = append(es, entry{l.t(i, f, z), cut.mu[i]})
+				}
+			}
+			for y := 0; y < l.ny; y++ {
+				es = append(es, entry{l.w(f, y), -cut.nu})
+			}
+			for x := 0; x < n; x++ {
+				es = append(es, entry{l.p(x, f), -cut.y[x]})
+			}
+			row.add(math.Inf(-1), 1e-9, es...)
+		}
+	}
+
+	if !fo.NoSymmetryBreaking {
+		xs := 0
+		for x, p := range m.Prior {
+			if p > m.Prior[xs] {
+				xs = x
+			}
+		}
+		for f := 0; f+1 < mo; f++ {
+			// P[xs][f] ≥ P[xs][f+1]
+			row.add(0, math.Inf(1), entry{l.p(xs, f), 1}, entry{l.p(xs, f+1), -1})
+		}
+	}
+	return mod, nil
+}
+
+// hullRows writes the convex hull of the disjunction ∨_a {w ≥ ⟨k_a, c⟩}
+// over c ∈ [0,1]^n for cell (f, y): c = Σ_a u_a, 0 ≤ u_a ≤ δ_a,
+// Σ_a δ_a = 1, w ≥ Σ_a ⟨k_a, u_a⟩ (Balas's disjunctive formulation). It
+// returns the next free column.
+func hullRows(mod *highs.Model, row rowBuilder, l fixedLayout, f, y int, ks [][]float64, col int) int {
+	n := l.n
+	one := make([]entry, len(ks))
+	wrow := []entry{{l.w(f, y), 1}}
+	us := make([][]int, len(ks))
+	for a, kv := range ks {
+		dc := col
+		col++
+		mod.VarTypes[dc] = highs.IntegerType
+		mod.ColUpper[dc] = 1
+		one[a] = entry{dc, 1}
+		us[a] = make([]int, n)
+		for x := 0; x < n; x++ {
+			u := col
+			col++
+			mod.ColUpper[u] = 1
+			us[a][x] = u
+			row.add(math.Inf(-1), 0, entry{u, 1}, entry{dc, -1}) // u ≤ δ
+			wrow = append(wrow, entry{u, -kv[x]})
+		}
+	}
+	row.add(1, 1, one...)
+	for x := 0; x < n; x++ {
+		es := []entry{{l.p(x, f), -1}}
+		for a := range ks {
+			es = append(es, entry{us[a][x], 1})
+		}
+		row.add(0, 0, es...) // Σ_a u_a(x) = P[x][f]
+	}
+	row.add(0, math.Inf(1), wrow...) // w ≥ Σ_a ⟨k_a, u_a⟩
+	return col
+}
+
+// derivedM is max over c ∈ [0,1]^n of max_b ⟨k_a − k_b, c⟩.
+func derivedM(ks [][]float64, a int) float64 {
+	var best float64
+	for b := range ks {
+		if b == a {
+			continue
+		}
+		var s float64
+		for x := range ks[a] {
+			s += math.Max(0, ks[a][x]-ks[b][x])
+		}
+		best = math.Max(best, s)
+	}
+	return best
+}
+
+func maxLoss(l [][]float64) float64 {
+	var mx float64
+	for _, row := range l {
+		for _, v := range row {
+			mx = math.Max(mx, v)
+		}
+	}
+	return mx
+}
+
+// SolveFixed solves the fixed-alphabet MIP at threshold d. The losses are
+// recomputed exactly from the optimal mechanism.
+func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteOptimum, error) {
+	mod, err := m.FixedModel(d, fo)
+	if err != nil {
+		return FiniteOptimum{}, err
+	}
+	res, err := highsx.Solve(mod, o)
+	if err != nil && res.Status == "Infeasible" {
+		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
+	}
+	if err != nil {
+		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
+	}
+	n, mo := m.N(), fo.Outputs
+	p := make(Mechanism, n)
+	for x := range p {
+		p[x] = make([]float64, mo)
+		for f := range p[x] {
+			p[x][f] = clamp01(res.X[x*mo+f])
+		}
+		normalize(p[x])
+	}
+	opt := FiniteOptimum{
+		D: d, Gamma: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
+		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
+	}
+	opt.fill(m)
+	return opt, nil
+}
+
+// SweepFixed solves the fixed-alphabet MIP at every threshold in ds.
+func (m Finite) SweepFixed(ctx context.Context, ds []float64, fo FixedOptions, o SolverOptions) ([]FiniteOptimum, error) {
+	out := make([]FiniteOptimum, 0, len(ds))
+	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		opt, err := m.SolveFixed(d, fo, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, opt)
+	}
+	return out, nil
+}
+
+// GlobalOutputs is n + K + 1, the most outputs an optimal privatizer needs
+// (a basic solution of the global LP has that many rows).
+func (m Finite) GlobalOutputs() int { return m.N() + m.K() + 1 }
+
+// WriteFixedModel writes the fixed-alphabet MIP at threshold d to path
+// (.mps or .lp; not atomic, see WriteProp2Model).
+func (m Finite) WriteFixedModel(d float64, fo FixedOptions, path string) error {
+	mod, err := m.FixedModel(d, fo)
+	if err != nil {
+		return err
+	}
+	return highsx.WriteModel(mod, path)
+}

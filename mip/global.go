@@ -1,0 +1,828 @@
+package mip
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+)
+
+// ErrTooLarge marks a global problem whose ray enumeration exceeds the
+// configured budget (GlobalOptions.MaxSubsets).
+var ErrTooLarge = errors.New("ray enumeration too large")
+
+// DefaultMaxSubsets bounds the linear systems the ray enumeration solves.
+// Each is a tiny dense solve; 5 million take a few seconds.
+const DefaultMaxSubsets = 5_000_000
+
+// GlobalOptions tune the global LP.
+type GlobalOptions struct {
+	// MaxSubsets bounds the number of (|S|−1)-subsets of hyperplanes the
+	// enumeration may try, summed over supports S; 0 means DefaultMaxSubsets.
+	MaxSubsets int64
+}
+
+// Global is the global optimum's LP, prepared once for a model and solved
+// for any number of thresholds (see the package comment, "The global
+// optimum"). It is immutable after PrepareGlobal and safe for concurrent use.
+type Global struct {
+	model Finite
+	rays  [][]float64 // candidate columns, each on the simplex Σ_x v_x = 1
+	recon []float64   // ρ_recon(v_j)
+	adv   [][]float64 // adv[i][j] = ρ_adv,i(v_j)
+	// Hyperplanes is the number of distinct hyperplanes of the common
+	// refinement of all observers' decision regions.
+	Hyperplanes int
+	// Subsets is the number of linear systems the enumeration solved.
+	Subsets int64
+	// EnumTime is the time the enumeration took.
+	EnumTime time.Duration
+}
+
+// Rays returns the candidate rays (normalized to the simplex).
+func (g *Global) Rays() [][]float64 { return g.rays }
+
+// Model returns the model g was prepared for.
+func (g *Global) Model() Finite { return g.model }
+
+// hyperplanes returns the distinct normals k_va − k_vb of every observer,
+// side value v and pair of candidate estimates a ≠ b, scaled to max |entry| = 1
+// with the first nonzero entry positive. Every observer's risk is linear on
+// each cell of the arrangement they define.
+func (m Finite) hyperplanes() [][]float64 {
+	var out [][]float64
+	seen := map[string]bool{}
+	add := func(h []float64) {
+		if normalizeSign(h) && !seen[key(h)] {
+			seen[key(h)] = true
+			out = append(out, h)
+		}
+	}
+	obs := append([]Observer{m.Recon}, m.Adv...)
+	for _, o := range obs {
+		r := newRisk(m.Prior, o)
+		for _, ks := range r.k {
+			for a := range ks {
+				for b := a + 1; b < len(ks); b++ {
+					h := make([]float64, len(ks[a]))
+					for x := range h {
+						h[x] = ks[a][x] - ks[b][x]
+					}
+					add(h)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// normalizeSign scales h to max |entry| = 1 with its first nonzero entry
+// positive; false for (numerically) zero h.
+func normalizeSign(h []float64) bool {
+	var mx float64
+	first := 0.0
+	for _, v := range h {
+		if math.Abs(v) > mx {
+			mx = math.Abs(v)
+		}
+	}
+	if mx < 1e-300 {
+		return false
+	}
+	for _, v := range h {
+		if math.Abs(v) > 1e-12*mx {
+			first = v
+			break
+		}
+	}
+	s := 1 / mx
+	if first < 0 {
+		s = -s
+	}
+	for i := range h {
+		h[i] *= s
+		if math.Abs(h[i]) < 1e-12 {
+			h[i] = 0
+		}
+	}
+	return true
+}
+
+// key quantizes a vector (entries of magnitude ≤ 1) to 1e-9 for
+// deduplication.
+func key(v []float64) string {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, uint64(int64(math.Round(x*1e9))))
+	}
+	return string(b)
+}
+
+// PrepareGlobal enumerates the candidate rays of m and their risks.
+//
+// Every vertex of every cell of the arrangement (intersected with the
+// simplex) is a point v ≥ 0, Σv = 1, with support S and |S|−1 linearly
+// independent hyperplanes through it (restricted to the coordinates in S).
+// The enumeration solves those |S| × |S| systems for every support S and
+// every (|S|−1)-subset of the hyperplanes that do not vanish on S, and keeps
+// the nonnegative solutions. It may keep points that are not cell vertices;
+// any column on the simplex is a valid privatizer column, so extra rays cost
+// LP columns, never exactness.
+func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	limit := o.MaxSubsets
+	if limit <= 0 {
+		limit = DefaultMaxSubsets
+	}
+	start := time.Now()
+	n := m.N()
+	hs := m.hyperplanes()
+	g := &Global{model: m, Hyperplanes: len(hs)}
+	var tiers []risk
+	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
+		tiers = append(tiers, newRisk(m.Prior, o))
+	}
+
+	// Count first, so an instance too large fails fast.
+	type support struct {
+		idx []int       // coordinates in S
+		hs  [][]float64 // distinct restricted hyperplanes
+	}
+	var sups []support
+	var total int64
+	for mask := 1; mask < 1<<n; mask++ {
+		var s support
+		for x := 0; x < n; x++ {
+			if mask>>x&1 == 1 {
+				s.idx = append(s.idx, x)
+			}
+		}
+		if len(s.idx) > 1 {
+			seen := map[string]bool{}
+			for _, h := range hs {
+				r := make([]float64, len(s.idx))
+				for j, x := range s.idx {
+					r[j] = h[x]
+				}
+				if normalizeSign(r) && !seen[key(r)] {
+					seen[key(r)] = true
+					s.hs = append(s.hs, r)
+				}
+			}
+		}
+		c := binom(len(s.hs), len(s.idx)-1)
+		if c < 0 || total+c > limit {
+			return nil, fmt.Errorf("%w: n = %d, %d hyperplanes: more than %d linear systems (raise the limit or use a fixed alphabet)", ErrTooLarge, n, len(hs), limit)
+		}
+		total += c
+		sups = append(sups, s)
+	}
+	g.Subsets = total
+
+	// seen holds every point met, vertex or not: many subsets meet at the
+	// same point, and the vertex test is the costly part.
+	seen := map[string]bool{}
+	addRay := func(v []float64) {
+		if k := key(v); !seen[k] {
+			seen[k] = true
+			g.rays = append(g.rays, v)
+		}
+	}
+	tryRay := func(v []float64) {
+		if k := key(v); !seen[k] {
+			seen[k] = true
+			if isVertex(v, tiers) {
+				g.rays = append(g.rays, v)
+			}
+		}
+	}
+	for _, s := range sups {
+		k := len(s.idx)
+		if k == 1 {
+			v := make([]float64, n)
+			v[s.idx[0]] = 1
+			addRay(v)
+			continue
+		}
+		a := make([][]float64, k)
+		for i := range a {
+			a[i] = make([]float64, k+1)
+		}
+		combinations(len(s.hs), k-1, func(sel []int) {
+			for i, h := range sel {
+				copy(a[i], s.hs[h])
+				a[i][k] = 0
+			}
+			for j := range a[k-1][:k] {
+				a[k-1][j] = 1
+			}
+			a[k-1][k] = 1
+			sol, ok := solveDense(a)
+			if !ok {
+				return
+			}
+			v := make([]float64, n)
+			for j, x := range s.idx {
+				if sol[j] < -1e-10 {
+					return
+				}
+				v[x] = math.Max(0, sol[j])
+			}
+			normalize(v)
+			tryRay(v)
+		})
+	}
+	g.recon = make([]float64, len(g.rays))
+	g.adv = make([][]float64, m.K())
+	rr := newRisk(m.Prior, m.Recon)
+	for j, v := range g.rays {
+		g.recon[j] = rr.at(v)
+	}
+	for i, a := range m.Adv {
+		ra := newRisk(m.Prior, a)
+		g.adv[i] = make([]float64, len(g.rays))
+		for j, v := range g.rays {
+			g.adv[i][j] = ra.at(v)
+		}
+	}
+	g.EnumTime = time.Since(start)
+	return g, nil
+}
+
+func normalize(v []float64) {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	for i := range v {
+		v[i] /= s
+	}
+}
+
+// binom is C(n, k), or −1 when it exceeds 1<<62.
+func binom(n, k int) int64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	k = min(k, n-k)
+	var c int64 = 1
+	for i := 1; i <= k; i++ {
+		// c·(n−k+i)/i is exact: C(n−k+i, i) is an integer.
+		if c > (1<<62)/int64(n-k+i) {
+			return -1
+		}
+		c = c * int64(n-k+i) / int64(i)
+	}
+	return c
+}
+
+// combinations calls fn with every k-subset of {0..n−1} in lexicographic
+// order; fn must not keep sel.
+func combinations(n, k int, fn func(sel []int)) {
+	if k > n {
+		return
+	}
+	sel := make([]int, k)
+	for i := range sel {
+		sel[i] = i
+	}
+	for {
+		fn(sel)
+		i := k - 1
+		for i >= 0 && sel[i] == n-k+i {
+			i--
+		}
+		if i < 0 {
+			return
+		}
+		sel[i]++
+		for j := i + 1; j < k; j++ {
+			sel[j] = sel[j-1] + 1
+		}
+	}
+}
+
+// solveDense solves the k × k system in the augmented matrix a (k rows of
+// k+1 entries) in place by Gaussian elimination with partial pivoting;
+// false when it is singular (a pivot below 1e-10, the hyperplanes being
+// scaled to max |entry| = 1).
+func solveDense(a [][]float64) ([]float64, bool) {
+	k := len(a)
+	for col := 0; col < k; col++ {
+		p := col
+		for r := col + 1; r < k; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][col]) < 1e-10 {
+			return nil, false
+		}
+		a[col], a[p] = a[p], a[col]
+		for r := col + 1; r < k; r++ {
+			f := a[r][col] / a[col][col]
+			if f == 0 {
+				continue
+			}
+			for j := col; j <= k; j++ {
+				a[r][j] -= f * a[col][j]
+			}
+		}
+	}
+	x := make([]float64, k)
+	for r := k - 1; r >= 0; r-- {
+		s := a[r][k]
+		for j := r + 1; j < k; j++ {
+			s -= a[r][j] * x[j]
+		}
+		x[r] = s / a[r][r]
+	}
+	return x, true
+}
+
+// FiniteOptimum is the optimum of a finite model at one threshold D.
+type FiniteOptimum struct {
+	D          float64
+	Gamma      float64   // the solver's objective value γ*
+	Mechanism  Mechanism // an optimal privatizer, P[x][f]
+	ReconLoss  float64   // recomputed exactly from Mechanism
+	AdvLoss    []float64 // recomputed exactly from Mechanism
+	MinAdvLoss float64
+	// Method says how the optimum was found: "global LP", or "fixed MIP".
+	Method string
+	// Alphabet is the number of outputs the formulation allowed (0 for the
+	// global LP, which allows any number).
+	Alphabet int
+	// LowerBound is true when Gamma is only a lower bound on the global
+	// optimum (the fallback when the ray enumeration is too large).
+	LowerBound bool
+	Status     string
+	MIPGap     float64
+	Nodes      int64
+	SolveTime  time.Duration
+}
+
+// lpModel is the global LP: columns λ_j (one per ray), then γ.
+func (g *Global) lpModel(d float64) *highs.Model {
+	nr := len(g.rays)
+	n, k := g.model.N(), g.model.K()
+	mod := &highs.Model{
+		Maximize: true,
+		ColCosts: make([]float64, nr+1),
+		ColLower: make([]float64, nr+1),
+		ColUpper: make([]float64, nr+1),
+	}
+	for j := 0; j < nr; j++ {
+		mod.ColUpper[j] = math.Inf(1)
+	}
+	mod.ColCosts[nr] = 1
+	mod.ColLower[nr], mod.ColUpper[nr] = math.Inf(-1), math.Inf(1)
+	row := newRowBuilder(mod)
+	// Σ_j λ_j v_j(x) = 1 for every x: P(F=j|X=x) = λ_j v_j(x) is row-stochastic.
+	for x := 0; x < n; x++ {
+		es := make([]entry, 0, nr)
+		for j, v := range g.rays {
+			es = append(es, entry{j, v[x]})
+		}
+		row.add(1, 1, es...)
+	}
+	// Σ_j λ_j ρ_adv,i(v_j) − γ ≥ 0.
+	for i := 0; i < k; i++ {
+		es := make([]entry, 0, nr+1)
+		for j := range g.rays {
+			es = append(es, entry{j, g.adv[i][j]})
+		}
+		es = append(es, entry{nr, -1})
+		row.add(0, math.Inf(1), es...)
+	}
+	// Σ_j λ_j ρ_recon(v_j) ≤ D.
+	es := make([]entry, 0, nr)
+	for j := range g.rays {
+		es = append(es, entry{j, g.recon[j]})
+	}
+	row.add(math.Inf(-1), d, es...)
+	return mod
+}
+
+// LPModel returns the global LP for threshold d.
+func (g *Global) LPModel(d float64) (*highs.Model, error) {
+	if err := g.model.checkFiniteD(d); err != nil {
+		return nil, err
+	}
+	return g.lpModel(d), nil
+}
+
+// Solve solves the global LP at threshold d. The returned mechanism has at
+// most n + K + 1 outputs (a basic solution; see reduceSupport), and its
+// losses are recomputed exactly from it.
+func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
+	mod, err := g.LPModel(d)
+	if err != nil {
+		return FiniteOptimum{}, err
+	}
+	res, err := highsx.Solve(mod, o)
+	if err != nil {
+		return FiniteOptimum{}, fmt.Errorf("global LP at D = %g: %w", d, err)
+	}
+	lam := res.X[:len(g.rays)]
+	p := g.mechanism(lam)
+	opt := FiniteOptimum{
+		D: d, Gamma: res.Objective, Mechanism: p, Method: "global LP",
+		Status: res.Status, SolveTime: res.Time,
+	}
+	opt.fill(g.model)
+	return opt, nil
+}
+
+func (o *FiniteOptimum) fill(m Finite) {
+	o.ReconLoss = m.ReconLoss(o.Mechanism)
+	o.AdvLoss = m.AdvLosses(o.Mechanism)
+	o.MinAdvLoss = minOf(o.AdvLoss)
+}
+
+// mechanism turns LP weights into a privatizer: one output per ray with
+// λ_j > 0, P(F=j|X=x) = λ_j v_j(x). The support is first reduced to at most
+// n + K + 1 rays with every risk unchanged.
+func (g *Global) mechanism(lam []float64) Mechanism {
+	var sup []int
+	var w []float64
+	for j, l := range lam {
+		if l > 1e-12 {
+			sup = append(sup, j)
+			w = append(w, l)
+		}
+	}
+	sup, w = g.reduceSupport(sup, w)
+	n := g.model.N()
+	p := make(Mechanism, n)
+	for x := range p {
+		p[x] = make([]float64, len(sup))
+		for f, j := range sup {
+			p[x][f] = w[f] * g.rays[j][x]
+		}
+		// λ is feasible to HiGHS's tolerance: rescale each row to sum to 1
+		// exactly, so the mechanism is a privatizer.
+		normalize(p[x])
+	}
+	return p
+}
+
+// reduceSupport is Carathéodory's reduction: while the support has more
+// rays than the n + K + 1 quantities that matter (the n row sums and every
+// observer's risk), the columns (v_j, ρ_i(v_j), ρ_recon(v_j)) are linearly
+// dependent; moving λ along a null vector keeps all of them fixed, and the
+// largest step that keeps λ ≥ 0 zeroes one weight. HiGHS's simplex already
+// returns a basic solution; this guarantees the bound for any solver path.
+func (g *Global) reduceSupport(sup []int, w []float64) ([]int, []float64) {
+	n, k := g.model.N(), g.model.K()
+	rows := n + k + 1
+	for len(sup) > rows {
+		col := func(j int) []float64 {
+			c := slices.Clone(g.rays[j])
+			for i := 0; i < k; i++ {
+				c = append(c, g.adv[i][j])
+			}
+			return append(c, g.recon[j])
+		}
+		a := make([][]float64, rows)
+		for r := range a {
+			a[r] = make([]float64, len(sup))
+		}
+		for c, j := range sup {
+			for r, v := range col(j) {
+				a[r][c] = v
+			}
+		}
+		z := nullVector(a)
+		if z == nil {
+			break
+		}
+		// Step t > 0 along −z (or z) until a weight hits 0.
+		t, hit := math.Inf(1), -1
+		for c := range z {
+			if z[c] > 1e-14 {
+				if s := w[c] / z[c]; s < t {
+					t, hit = s, c
+				}
+			}
+		}
+		if hit < 0 {
+			for c := range z {
+				z[c] = -z[c]
+			}
+			for c := range z {
+				if z[c] > 1e-14 {
+					if s := w[c] / z[c]; s < t {
+						t, hit = s, c
+					}
+				}
+			}
+		}
+		if hit < 0 {
+			break
+		}
+		var nsup []int
+		var nw []float64
+		for c := range sup {
+			v := w[c] - t*z[c]
+			if c != hit && v > 1e-14 {
+				nsup = append(nsup, sup[c])
+				nw = append(nw, v)
+			}
+		}
+		sup, w = nsup, nw
+	}
+	return sup, w
+}
+
+// nullVector returns a nonzero z with A z = 0 (A has more columns than
+// rows), by reduction to row echelon form; nil if none is found.
+func nullVector(a [][]float64) []float64 {
+	rows, cols := len(a), len(a[0])
+	a = cloneMatrix(a)
+	pivCol := make([]int, 0, rows)
+	r := 0
+	for c := 0; c < cols && r < rows; c++ {
+		p := r
+		for i := r + 1; i < rows; i++ {
+			if math.Abs(a[i][c]) > math.Abs(a[p][c]) {
+				p = i
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-12 {
+			continue
+		}
+		a[r], a[p] = a[p], a[r]
+		for i := 0; i < rows; i++ {
+			if i != r && a[i][c] != 0 {
+				f := a[i][c] / a[r][c]
+				for j := c; j < cols; j++ {
+					a[i][j] -= f * a[r][j]
+				}
+			}
+		}
+		pivCol = append(pivCol, c)
+		r++
+	}
+	// A free column: the first non-pivot one.
+	free := -1
+	for c, pi := 0, 0; c < cols; c++ {
+		if pi < len(pivCol) && pivCol[pi] == c {
+			pi++
+			continue
+		}
+		free = c
+		break
+	}
+	if free < 0 {
+		return nil
+	}
+	z := make([]float64, cols)
+	z[free] = 1
+	for i, c := range pivCol {
+		z[c] = -a[i][free] / a[i][c]
+	}
+	return z
+}
+
+func cloneMatrix(a [][]float64) [][]float64 {
+	out := make([][]float64, len(a))
+	for i := range a {
+		out[i] = slices.Clone(a[i])
+	}
+	return out
+}
+
+// Sweep solves the global LP at every threshold in ds, in order; it stops at
+// the first error or when ctx is cancelled.
+func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]FiniteOptimum, error) {
+	out := make([]FiniteOptimum, 0, len(ds))
+	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		opt, err := g.Solve(d, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, opt)
+	}
+	return out, nil
+}
+
+// isVertex reports whether v is a vertex of the common refinement: the
+// equalities that hold at v and bound its face — ⟨k_va − k_vb, c⟩ = 0 for
+// every observer, side value v and pair a, b of estimates that both attain
+// the minimum at v, c_x = 0 where v_x = 0, and Σ c = 1 — have v as their
+// only solution (rank n). A vertex of any cell passes: the constraints of
+// the cell that are tight at v are among these equalities. Points where the
+// solved hyperplanes cross outside the pieces that matter (a and b tied but
+// not minimal) fail, which keeps the LP small.
+func isVertex(v []float64, obs []risk) bool {
+	n := len(v)
+	var rows [][]float64
+	for x := range v {
+		if v[x] == 0 {
+			e := make([]float64, n)
+			e[x] = 1
+			rows = append(rows, e)
+		}
+	}
+	rows = append(rows, ones(n))
+	for _, r := range obs {
+		for _, ks := range r.k {
+			if len(ks) < 2 {
+				continue
+			}
+			vals := make([]float64, len(ks))
+			lo := math.Inf(1)
+			for a, k := range ks {
+				vals[a] = dot(k, v)
+				lo = math.Min(lo, vals[a])
+			}
+			first := -1
+			for a := range ks {
+				if vals[a] > lo+1e-12*(1+math.Abs(lo)) {
+					continue
+				}
+				if first < 0 {
+					first = a
+					continue
+				}
+				h := make([]float64, n)
+				for x := range h {
+					h[x] = ks[a][x] - ks[first][x]
+				}
+				rows = append(rows, h)
+			}
+		}
+	}
+	return rank(rows, n) == n
+}
+
+// rank is the numerical rank of the rows (each of length n), each scaled to
+// max |entry| = 1 first.
+func rank(rows [][]float64, n int) int {
+	a := make([][]float64, 0, len(rows))
+	for _, r := range rows {
+		r = slices.Clone(r)
+		if normalizeSign(r) {
+			a = append(a, r)
+		}
+	}
+	rk := 0
+	for c := 0; c < n && rk < len(a); c++ {
+		p := rk
+		for i := rk + 1; i < len(a); i++ {
+			if math.Abs(a[i][c]) > math.Abs(a[p][c]) {
+				p = i
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-9 {
+			continue
+		}
+		a[rk], a[p] = a[p], a[rk]
+		for i := rk + 1; i < len(a); i++ {
+			f := a[i][c] / a[rk][c]
+			for j := c; j < n; j++ {
+				a[i][j] -= f * a[rk][j]
+			}
+		}
+		rk++
+	}
+	return rk
+}
+
+// columnCut is a valid inequality for every privatizer column c ≥ 0:
+//
+//	Σ_i μ_i ρ_adv,i(c) − ν ρ_recon(c) ≤ ⟨y, c⟩.
+//
+// φ = Σ_i μ_i ρ_adv,i − ν ρ_recon is linear on each cell of the common
+// refinement, so φ ≤ ⟨y, ·⟩ on every ray implies it on every cell and hence
+// on all c ≥ 0. Summed over the columns of a privatizer (Σ_f c_f = 1) it
+// bounds Σ_i μ_i R_adv,i − ν R_recon by Σ_x y_x.
+type columnCut struct {
+	mu []float64
+	nu float64
+	y  []float64
+}
+
+// cutAt solves the global LP at d and returns its value and the column cut
+// whose multipliers (μ, ν) are the LP's optimal duals of the adversary and
+// reconstructor rows (taken in absolute value; any μ, ν ≥ 0 give a valid cut,
+// and y is recomputed for them, so the cut is valid whatever the duals'
+// accuracy).
+func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
+	mod, err := g.LPModel(d)
+	if err != nil {
+		return 0, columnCut{}, err
+	}
+	res, err := highsx.Solve(mod, o)
+	if err != nil {
+		return 0, columnCut{}, fmt.Errorf("global LP at D = %g: %w", d, err)
+	}
+	n, k := g.model.N(), g.model.K()
+	cut := columnCut{mu: make([]float64, k)}
+	if len(res.RowDual) == n+k+1 {
+		for i := range cut.mu {
+			cut.mu[i] = math.Abs(res.RowDual[n+i])
+		}
+		cut.nu = math.Abs(res.RowDual[n+k])
+	}
+	// y: min Σ_x y_x  s.t.  ⟨y, v_j⟩ ≥ φ(v_j) for every ray.
+	nr := len(g.rays)
+	ym := &highs.Model{
+		ColCosts: ones(n),
+		ColLower: make([]float64, n),
+		ColUpper: make([]float64, n),
+	}
+	for x := range ym.ColLower {
+		ym.ColLower[x], ym.ColUpper[x] = math.Inf(-1), math.Inf(1)
+	}
+	row := newRowBuilder(ym)
+	for j := 0; j < nr; j++ {
+		phi := -cut.nu * g.recon[j]
+		for i := range cut.mu {
+			phi += cut.mu[i] * g.adv[i][j]
+		}
+		es := make([]entry, n)
+		for x := range es {
+			es[x] = entry{x, g.rays[j][x]}
+		}
+		row.add(phi, math.Inf(1), es...)
+	}
+	yr, err := highsx.Solve(ym, o)
+	if err != nil {
+		return 0, columnCut{}, fmt.Errorf("column cut at D = %g: %w", d, err)
+	}
+	cut.y = yr.X
+	return res.Objective, cut, nil
+}
+
+// GlobalOrFallback solves the global problem at every threshold in ds. When
+// the ray enumeration is within o.MaxSubsets it solves the global LP (g is
+// returned). Otherwise it falls back on the fixed-alphabet MIP (convex-hull
+// formulation) for m = 2, 3, …, n + K + 1 and keeps, per D, the best value
+// HiGHS proved optimal: with m = n + K + 1 that is the global optimum (an
+// optimal privatizer never needs more outputs); with a smaller m, because a
+// larger one stopped at a limit in so (set so.TimeLimit), it is labelled
+// LowerBound.
+func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOptions, so SolverOptions) ([]FiniteOptimum, *Global, error) {
+	g, err := m.PrepareGlobal(o)
+	if err == nil {
+		opts, err := g.Sweep(ctx, ds, so)
+		return opts, g, err
+	}
+	if !errors.Is(err, ErrTooLarge) {
+		return nil, nil, err
+	}
+	out := make([]FiniteOptimum, 0, len(ds))
+	for _, d := range ds {
+		if err := m.checkFiniteD(d); err != nil {
+			return out, nil, err
+		}
+		var best *FiniteOptimum
+		full := false
+		for mo := 2; mo <= m.GlobalOutputs(); mo++ {
+			if err := ctx.Err(); err != nil {
+				return out, nil, err
+			}
+			opt, err := m.SolveFixed(d, FixedOptions{Outputs: mo, Hull: true}, so)
+			if errors.Is(err, highsx.ErrNotOptimal) {
+				break
+			}
+			if err != nil {
+				return out, nil, err
+			}
+			if best == nil || opt.Gamma > best.Gamma {
+				best = &opt
+			}
+			full = mo == m.GlobalOutputs()
+		}
+		if best == nil {
+			return out, nil, fmt.Errorf("global optimum at D = %g: the ray enumeration is too large and no fixed-alphabet MIP finished: %w", d, highsx.ErrNotOptimal)
+		}
+		best.LowerBound = !full
+		out = append(out, *best)
+	}
+	return out, nil, nil
+}
+
+// WriteLP writes the global LP at threshold d to path (.mps or .lp, chosen
+// by HiGHS from the extension; not atomic, see WriteProp2Model).
+func (g *Global) WriteLP(d float64, path string) error {
+	mod, err := g.LPModel(d)
+	if err != nil {
+		return err
+	}
+	return highsx.WriteModel(mod, path)
+}
