@@ -321,18 +321,7 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 
 // SweepFixed solves the fixed-alphabet MIP at every threshold in ds.
 func (m Finite) SweepFixed(ctx context.Context, ds []float64, fo FixedOptions, o SolverOptions) ([]FiniteOptimum, error) {
-	out := make([]FiniteOptimum, 0, len(ds))
-	for _, d := range ds {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		opt, err := m.SolveFixed(d, fo, o)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, opt)
-	}
-	return out, nil
+	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return m.SolveFixed(d, fo, o) })
 }
 
 // GlobalOutputs is n + K + 1, the most outputs an optimal privatizer needs

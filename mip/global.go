@@ -605,18 +605,7 @@ func cloneMatrix(a [][]float64) [][]float64 {
 // Sweep solves the global LP at every threshold in ds, in order; it stops at
 // the first error or when ctx is cancelled.
 func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]FiniteOptimum, error) {
-	out := make([]FiniteOptimum, 0, len(ds))
-	for _, d := range ds {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		opt, err := g.Solve(d, o)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, opt)
-	}
-	return out, nil
+	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
 }
 
 // isVertex reports whether v is a vertex of the common refinement: the

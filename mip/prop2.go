@@ -205,12 +205,18 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 // SweepProp2 solves Proposition 2 at every threshold in ds, in order. It
 // stops at the first error or when ctx is cancelled.
 func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Optimum, error) {
-	out := make([]Optimum, 0, len(ds))
+	return sweepEach(ctx, ds, func(d float64) (Optimum, error) { return m.SolveProp2(d, o) })
+}
+
+// sweepEach solves at every threshold in ds, in order, and returns what was
+// solved so far with the first error or when ctx is cancelled.
+func sweepEach[T any](ctx context.Context, ds []float64, solve func(d float64) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(ds))
 	for _, d := range ds {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		opt, err := m.SolveProp2(d, o)
+		opt, err := solve(d)
 		if err != nil {
 			return out, err
 		}

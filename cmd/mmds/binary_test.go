@@ -23,6 +23,16 @@ func runCLI(t testing.TB, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// writeTestFile writes body to dir/name and returns the path.
+func writeTestFile(t testing.TB, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestBinaryDefaultTable(t *testing.T) {
 	code, out, errs := runCLI(t, "binary")
 	if code != 0 {

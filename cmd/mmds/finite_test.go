@@ -130,13 +130,7 @@ func TestBinaryGlobal(t *testing.T) {
 
 func TestFiniteBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	rowSum := write("rows.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[0.8, 0.2], [0.3, 0.8]]}, "adversaries": [{"channel": [[1], [1]]}]}`)
 	neg := write("neg.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[1, 0], [0, 1]]}, "adversaries": [{"channel": [[1.1, -0.1], [0, 1]]}]}`)
 	size := write("size.json", `{"prior": [0.2, 0.3, 0.5], "reconstructor": {"channel": [[1], [1]]}, "adversaries": [{"channel": [[1], [1], [1]]}]}`)

@@ -165,13 +165,7 @@ func TestGaussOutFile(t *testing.T) {
 
 func TestGaussBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	nonPSD := write("nonpsd.json", `{"names":["X","Y","Z"],"var":[1,1,1],
 	  "corr":[[1,0.9,0.9],[0.9,1,-0.9],[0.9,-0.9,1]],"private":"X","reconstructor":["Y"],"adversaries":[["Z"]]}`)
 	rho := write("rho.json", `{"names":["X","Y"],"var":[1,1],"corr":[[1,1.5],[1.5,1]],"private":"X","reconstructor":["Y"],"adversaries":[[]]}`)
