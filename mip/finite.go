@@ -80,18 +80,29 @@ func (m Finite) Validate() error {
 	return nil
 }
 
-func (o Observer) validate(name string, n int) error {
-	if len(o.Channel) != n {
-		return fmt.Errorf("%s.channel has %d rows: want one row per value of X (n = %d, the length of prior)", name, len(o.Channel), n)
+// checkShape reports a matrix that is not n rows of one common, non-zero
+// length; a column is one "what" (named in the message).
+func checkShape(name string, m [][]float64, n int, what string) error {
+	if len(m) != n {
+		return fmt.Errorf("%s has %d rows: want one row per value of X (n = %d, the length of prior)", name, len(m), n)
 	}
-	cols := len(o.Channel[0])
+	cols := len(m[0])
 	if cols == 0 {
-		return fmt.Errorf("%s.channel row 0 is empty: want at least one side-information value", name)
+		return fmt.Errorf("%s row 0 is empty: want at least one %s", name, what)
+	}
+	for x, row := range m {
+		if len(row) != cols {
+			return fmt.Errorf("%s row %d has %d entries, row 0 has %d: every row needs the same length", name, x, len(row), cols)
+		}
+	}
+	return nil
+}
+
+func (o Observer) validate(name string, n int) error {
+	if err := checkShape(name+".channel", o.Channel, n, "side-information value"); err != nil {
+		return err
 	}
 	for x, row := range o.Channel {
-		if len(row) != cols {
-			return fmt.Errorf("%s.channel row %d has %d entries, row 0 has %d: every row needs the same length", name, x, len(row), cols)
-		}
 		if err := checkDist(fmt.Sprintf("%s.channel row %d", name, x), row); err != nil {
 			return err
 		}
@@ -99,17 +110,10 @@ func (o Observer) validate(name string, n int) error {
 	if o.Loss == nil {
 		return nil
 	}
-	if len(o.Loss) != n {
-		return fmt.Errorf("%s.loss has %d rows: want one row per value of X (n = %d)", name, len(o.Loss), n)
-	}
-	acts := len(o.Loss[0])
-	if acts == 0 {
-		return fmt.Errorf("%s.loss row 0 is empty: want at least one estimate", name)
+	if err := checkShape(name+".loss", o.Loss, n, "estimate"); err != nil {
+		return err
 	}
 	for x, row := range o.Loss {
-		if len(row) != acts {
-			return fmt.Errorf("%s.loss row %d has %d entries, row 0 has %d: every row needs the same length", name, x, len(row), acts)
-		}
 		for a, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				return fmt.Errorf("%s.loss row %d, entry %d = %v: must be a finite number ≥ 0", name, x, a, v)
