@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -176,7 +177,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		for _, a := range c.AdvLoss {
 			row = append(row, f4(a))
 		}
-		row = append(row, f4(c.MinAdvLoss), f4(p.Optimum.MinAdvLoss), report.Float(*p.Gap, 3), report.Float(*p.AdvTol, 3), p.Verdict)
+		row = append(row, f4(c.MinAdvLoss), f4(p.Optimum.MinAdvLoss), gapCell(*p.Gap), report.Float(*p.AdvTol, 3), p.Verdict)
 		main.Rows = append(main.Rows, row)
 
 		var dr []string
@@ -263,7 +264,7 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 			continue
 		}
 		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s %s\n",
-			f4(p.D), f4(p.Certified.ReconLoss), f4(p.Certified.MinAdvLoss), f4(p.Optimum.MinAdvLoss), report.Float(*p.Gap, 3), p.Verdict)
+			f4(p.D), f4(p.Certified.ReconLoss), f4(p.Certified.MinAdvLoss), f4(p.Optimum.MinAdvLoss), gapCell(*p.Gap), p.Verdict)
 		if err != nil {
 			return err
 		}
@@ -359,4 +360,13 @@ func indexOf(xs []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// gapCell rounds a gap for reading: below 1e-12 in size it is rounding in
+// the loss sums, shown as 0 (CSV and JSON keep the exact value).
+func gapCell(g float64) string {
+	if math.Abs(g) < 1e-12 {
+		g = 0
+	}
+	return report.Float(g, 3)
 }
