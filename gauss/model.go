@@ -2,6 +2,7 @@ package gauss
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -25,6 +26,8 @@ type Model struct {
 	vAdv       []float64 // V_i = Var[X|Z_i]
 	vCoal      []float64 // Var[X|S] for each coalition S
 	config     Config    // the validated description, as given (deep copy)
+	envOnce    sync.Once // computes env on first use (Envelope)
+	env        *Envelope
 }
 
 // New validates c and builds the model. Every error wraps ErrConfig and names

@@ -1,0 +1,225 @@
+package gauss
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/mmds-project/mmds/loss"
+)
+
+// The achievable envelope (docs/gauss.md, "The achievable envelope").
+//
+// Every family contributes exactly evaluated points (L_R, min_i L_i). Running
+// mechanism A with probability λ and B otherwise, and revealing which one ran
+// (F' = (J, F_J), J independent of everything), gives every observer the loss
+// λ·L^A + (1 − λ)·L^B exactly: the Bayes estimator conditions on J. With K
+// adversaries the objective of the mixture is min_i (λL_i^A + (1−λ)L_i^B) ≥
+// λ·min_i L_i^A + (1−λ)·min_i L_i^B, so the upper concave envelope of the
+// points (L_R, min_i L_i) is achievable, and the mixture realizing it may do
+// better still (At reports its exact losses).
+
+// Grid sizes of the family searches (default envelope).
+const (
+	envModuloPoints = 480
+	envLinearPoints = 48
+	envNestedDeltas = 20
+	envQuantDeltas  = 24
+)
+
+// envNestedLabels are the K searched for nested quantizers.
+var envNestedLabels = [...]int{2, 3, 4, 6, 8, 12, 16}
+
+// Envelope is the upper concave envelope of the exactly evaluated points of
+// every family, with each family's own Pareto points for reports.
+type Envelope struct {
+	vy, upper float64
+	hull      []Achievable            // vertices, L_R increasing, from (0, 0) to (V_Y, min V_i)
+	families  map[string][]Achievable // each family's points, L_R increasing
+}
+
+// Envelope returns the model's achievable envelope, computed once (a few
+// hundred milliseconds at most) and cached; safe for concurrent use.
+func (m *Model) Envelope() *Envelope {
+	m.envOnce.Do(func() { m.env = m.buildEnvelope() })
+	return m.env
+}
+
+// BestAchievable returns the best mechanism known for threshold D ≥ 0: the
+// point of the achievable envelope at L_R = min(D, V_Y), the mechanism that
+// attains it (a family member, or a mixture of two with the flag revealed)
+// and its exact losses. See Envelope.
+func (m *Model) BestAchievable(d float64) (Achievable, error) { return m.Envelope().At(d) }
+
+// UpperBound returns an upper bound on the optimum of problem (1) at any
+// threshold: min_i Var[X | Z_i], the loss of adversary i ignoring F (every
+// adversary can ignore F; docs/gauss.md, "Upper bounds").
+func (m *Model) UpperBound(d float64) float64 { return loss.Min(m.vAdv) }
+
+// Families returns the family names in report order.
+func Families() []string {
+	return []string{FamilyLinear, FamilyErasure, FamilyModulo, FamilyNested, FamilyQuantizer}
+}
+
+// Family returns the Pareto points (L_R increasing, min adversary loss
+// increasing) of one family's search, without time-sharing.
+func (e *Envelope) Family(name string) []Achievable { return e.families[name] }
+
+// Vertices returns the envelope's vertices.
+func (e *Envelope) Vertices() []Achievable { return append([]Achievable(nil), e.hull...) }
+
+// At returns the envelope at threshold D ≥ 0.
+func (e *Envelope) At(d float64) (Achievable, error) {
+	if math.IsNaN(d) || d < 0 {
+		return Achievable{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
+	}
+	h := e.hull
+	j := sort.Search(len(h), func(j int) bool { return h[j].Recon >= d })
+	switch {
+	case j == len(h):
+		return h[len(h)-1], nil
+	case h[j].Recon == d || j == 0:
+		return h[j], nil
+	}
+	a, b := h[j-1], h[j]
+	w := (b.Recon - d) / (b.Recon - a.Recon) // weight of a
+	return mix(a, b, w), nil
+}
+
+// mix returns the time-sharing of a (probability w) and b, with the flag
+// revealed. Two erasures make an erasure.
+func mix(a, b Achievable, w float64) Achievable {
+	adv := make([]float64, len(a.Adv))
+	for i := range adv {
+		adv[i] = w*a.Adv[i] + (1-w)*b.Adv[i]
+	}
+	out := Achievable{Losses: loss.New(w*a.Recon+(1-w)*b.Recon, adv)}
+	if a.Mechanism.Family == FamilyErasure && b.Mechanism.Family == FamilyErasure {
+		out.Mechanism = Erasure(w**a.Mechanism.Lambda + (1-w)**b.Mechanism.Lambda)
+		return out
+	}
+	out.Mechanism = Mechanism{Family: FamilyMixture, Parts: []Part{
+		{Weight: w, Mechanism: a.Mechanism, Losses: a.Losses},
+		{Weight: 1 - w, Mechanism: b.Mechanism, Losses: b.Losses},
+	}}
+	return out
+}
+
+// candidates returns the mechanisms searched for the envelope.
+func (m *Model) candidates() []Mechanism {
+	out := []Mechanism{Erasure(1), Erasure(0)}
+	vy := m.vRecon
+	if vy == 0 {
+		return out
+	}
+	for i := 1; i < envLinearPoints; i++ {
+		d := vy * float64(i) / envLinearPoints
+		out = append(out, LinearSNR(1/d-1/vy))
+	}
+	// Scales: the standard deviations of X given each side set.
+	lo, hi := math.Sqrt(vy), math.Sqrt(vy)
+	for _, v := range m.vAdv {
+		if v > 0 {
+			lo, hi = math.Min(lo, math.Sqrt(v)), math.Max(hi, math.Sqrt(v))
+		}
+	}
+	// Modulo: s = √v/Δ from 0.04 (loss ~e^{-78}·v) to 4 (loss ≈ v).
+	for _, d := range logGrid(lo/4, hi/0.04, envModuloPoints) {
+		out = append(out, Modulo(d))
+	}
+	sy := math.Sqrt(vy)
+	for _, d := range logGrid(0.04*sy, 2*sy, envNestedDeltas) {
+		for _, k := range envNestedLabels {
+			out = append(out, Nested(d, k))
+		}
+	}
+	for _, d := range logGrid(0.2*sy, 12*sy, envQuantDeltas) {
+		out = append(out, Quantizer(d, 0), Quantizer(d, d/2))
+	}
+	return out
+}
+
+// logGrid returns n ≥ 2 log-spaced values from a to b.
+func logGrid(a, b float64, n int) []float64 {
+	out := make([]float64, n)
+	r := math.Log(b / a)
+	for i := range out {
+		out[i] = a * math.Exp(r*float64(i)/float64(n-1))
+	}
+	return out
+}
+
+// buildEnvelope evaluates every candidate (in parallel; each result lands
+// in its own slot, so the envelope does not depend on scheduling) and takes
+// the upper concave hull.
+func (m *Model) buildEnvelope() *Envelope {
+	cands := m.candidates()
+	pts := make([]Achievable, len(cands))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
+			}
+		}()
+	}
+	for i := range cands {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	e := &Envelope{vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
+	byFam := map[string][]Achievable{}
+	for _, p := range pts {
+		byFam[p.Mechanism.Family] = append(byFam[p.Mechanism.Family], p)
+	}
+	for f, ps := range byFam {
+		e.families[f] = pareto(ps)
+	}
+	e.hull = upperHull(pts)
+	return e
+}
+
+// pareto returns the points not dominated (lower or equal L_R and higher
+// min adversary loss), L_R increasing.
+func pareto(ps []Achievable) []Achievable {
+	s := append([]Achievable(nil), ps...)
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].Recon != s[j].Recon {
+			return s[i].Recon < s[j].Recon
+		}
+		return s[i].MinAdv > s[j].MinAdv
+	})
+	var out []Achievable
+	for _, p := range s {
+		if len(out) == 0 || p.MinAdv > out[len(out)-1].MinAdv {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// upperHull returns the vertices of the upper concave envelope of the
+// points (L_R, min L_i) over [0, max L_R], by Andrew's monotone chain on the
+// Pareto points.
+func upperHull(ps []Achievable) []Achievable {
+	var h []Achievable
+	for _, p := range pareto(ps) {
+		for len(h) >= 2 {
+			a, b := h[len(h)-2], h[len(h)-1]
+			// drop b if it lies on or below the chord from a to p
+			if (b.MinAdv-a.MinAdv)*(p.Recon-a.Recon) <= (p.MinAdv-a.MinAdv)*(b.Recon-a.Recon) {
+				h = h[:len(h)-1]
+				continue
+			}
+			break
+		}
+		h = append(h, p)
+	}
+	return h
+}
