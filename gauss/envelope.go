@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mmds-project/mmds/loss"
@@ -37,6 +39,7 @@ var envNestedLabels = [...]int{2, 3, 4, 6, 8, 12, 16}
 type Envelope struct {
 	vy, upper float64
 	hull      []Achievable            // vertices, L_R increasing, from (0, 0) to (V_Y, min V_i)
+	silent    Achievable              // erasure λ = 0 (F independent of X): the optimum for D ≥ V_Y
 	families  map[string][]Achievable // each family's points, L_R increasing
 }
 
@@ -76,6 +79,9 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 		return Achievable{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
 	}
 	h := e.hull
+	if d >= e.vy {
+		return e.silent, nil
+	}
 	j := sort.Search(len(h), func(j int) bool { return h[j].Recon >= d })
 	switch {
 	case j == len(h):
@@ -182,6 +188,7 @@ func (m *Model) buildEnvelope() *Envelope {
 		e.families[f] = pareto(ps)
 	}
 	e.hull = upperHull(pts)
+	e.silent = pts[1] // candidates()[1] is Erasure(0)
 	return e
 }
 
@@ -222,4 +229,61 @@ func upperHull(ps []Achievable) []Achievable {
 		h = append(h, p)
 	}
 	return h
+}
+
+// Bracket is one threshold's row of the comparison: Proposition 1's point
+// (the linear-Gaussian class, the paper's reference), the best achievable
+// mechanism known and the upper bound on the optimum. The exact optimum lies
+// in [Achievable.MinAdv, UpperBound].
+type Bracket struct {
+	Point
+	Achievable Achievable
+	UpperBound float64
+}
+
+// Open reports whether the bracket leaves the optimum undetermined (its ends
+// differ by more than 1e-9 relative).
+func (b Bracket) Open() bool {
+	return b.UpperBound-b.Achievable.MinAdv > 1e-9*b.UpperBound
+}
+
+// Bracket returns the comparison row at threshold D ≥ 0.
+func (m *Model) Bracket(d float64) (Bracket, error) {
+	p, err := m.Optimum(d)
+	if err != nil {
+		return Bracket{}, err
+	}
+	a, err := m.BestAchievable(d)
+	if err != nil {
+		return Bracket{}, err
+	}
+	return Bracket{Point: p, Achievable: a, UpperBound: m.UpperBound(d)}, nil
+}
+
+// String is a short description such as "modulo Δ=3.1" or
+// "0.37×modulo Δ=6.1 + 0.63×erasure λ=0".
+func (mech Mechanism) String() string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+	switch mech.Family {
+	case FamilyErasure:
+		return "erasure λ=" + g(*mech.Lambda)
+	case FamilyLinear:
+		if mech.SNRInfinite {
+			return "linear F=X"
+		}
+		return "linear SNR=" + g(*mech.SNR)
+	case FamilyModulo:
+		return "modulo Δ=" + g(mech.Delta)
+	case FamilyNested:
+		return fmt.Sprintf("nested δ=%s K=%d", g(mech.Delta), mech.Labels)
+	case FamilyQuantizer:
+		return fmt.Sprintf("quantizer δ=%s offset=%s", g(mech.Delta), g(*mech.Offset))
+	case FamilyMixture:
+		parts := make([]string, len(mech.Parts))
+		for i, p := range mech.Parts {
+			parts[i] = g(p.Weight) + "×" + p.Mechanism.String()
+		}
+		return strings.Join(parts, " + ")
+	}
+	return mech.Family
 }

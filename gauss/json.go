@@ -18,10 +18,41 @@ type pointJSON struct {
 	AdvLoss     []float64 `json:"adv_loss"`
 	MinAdvLoss  float64   `json:"min_adv_loss"`
 	MinAdv      int       `json:"min_adv_index"`
+	// Set only for a Bracket: the best known mechanism and the upper bound.
+	Achievable *Achievable `json:"achievable,omitempty"`
+	UpperBound *float64    `json:"upper_bound,omitempty"`
 }
 
 // MarshalJSON writes the point with snake_case fields; see pointJSON for +Inf.
-func (p Point) MarshalJSON() ([]byte, error) {
+func (p Point) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
+
+// MarshalJSON writes Proposition 1's point with "achievable" and
+// "upper_bound" added.
+func (b Bracket) MarshalJSON() ([]byte, error) {
+	w := b.Point.wire()
+	w.Achievable, w.UpperBound = &b.Achievable, &b.UpperBound
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (b *Bracket) UnmarshalJSON(data []byte) error {
+	var w pointJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	if err := b.Point.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	if w.Achievable != nil {
+		b.Achievable = *w.Achievable
+	}
+	if w.UpperBound != nil {
+		b.UpperBound = *w.UpperBound
+	}
+	return nil
+}
+
+func (p Point) wire() pointJSON {
 	w := pointJSON{D: p.D, DEff: p.DEff, A: p.A, B: p.B, ReconLoss: p.ReconLoss,
 		AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, MinAdv: p.MinAdv}
 	if math.IsInf(p.SNR, 1) {
@@ -30,7 +61,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		snr := p.SNR
 		w.SNR = &snr
 	}
-	return json.Marshal(w)
+	return w
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

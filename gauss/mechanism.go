@@ -100,7 +100,10 @@ func (m *Model) Losses(mech Mechanism) (loss.Losses, error) {
 
 // observe returns the exact losses of a checked non-mixture mechanism.
 func (m *Model) observe(mech Mechanism) loss.Losses {
-	f := m.lossFunc(mech)
+	g := m.lossFunc(mech)
+	// No mechanism can raise an observer's loss above Var[X|W]; the clamp
+	// removes rounding above it so ties with F ⊥ X resolve exactly.
+	f := func(v float64) float64 { return math.Min(g(v), v) }
 	adv := make([]float64, m.K())
 	for i, v := range m.vAdv {
 		adv[i] = f(v)

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/verify"
 )
 
 func init() { subcommands = append(subcommands, newGaussCmd) }
@@ -40,7 +40,7 @@ func newGaussCmd() *cobra.Command {
 	var o gaussOpts
 	cmd := &cobra.Command{
 		Use:   "gauss",
-		Short: "Exact optimum of the jointly Gaussian model (Proposition 1, K adversaries)",
+		Short: "Gaussian model: Proposition 1, the best achievable mechanism and the upper bound",
 		Long: `gauss prints the exact privacy-utility optimum of the jointly Gaussian model
 (Section III-A, Proposition 1) for every distortion threshold D: the optimal SNR
 of F = aX + bR, the reconstructor's distortion and every adversary's loss. Every
@@ -66,7 +66,7 @@ point is cross-checked against the Schur complements of the joint covariance of
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
-	f.StringVar(&o.plot, "plot", "", "also draw every adversary's optimal loss against D into this .png or .svg file")
+	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
 	return cmd
 }
 
@@ -74,7 +74,8 @@ point is cross-checked against the Schur complements of the joint covariance of
 type gaussRun struct {
 	model   *gauss.Model
 	points  []gauss.Point
-	maxErr  float64 // largest cross-check 5(a) discrepancy
+	bracket []gauss.Bracket // points[i] with the best achievable and the upper bound
+	maxErr  float64         // largest cross-check 5(a) discrepancy
 	mc      []gauss.MCResult
 	opts    gaussOpts
 	nTrain  int
@@ -108,8 +109,14 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := r.render(&buf, format); err != nil {
 		return err
 	}
-	if err := writePlot(o.plot, verify.GaussCurveSpec(m, r.points)); err != nil {
-		return err
+	if o.plot != "" {
+		spec, err := figure.GaussEnvelope(m)
+		if err != nil {
+			return err
+		}
+		if err := writePlot(o.plot, spec); err != nil {
+			return err
+		}
 	}
 	return writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes())
 }
@@ -166,6 +173,11 @@ func computeGauss(m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) 
 			return nil, err // exit 1: a computation failed
 		}
 		r.maxErr = math.Max(r.maxErr, e)
+		b, err := m.Bracket(p.D)
+		if err != nil {
+			return nil, err
+		}
+		r.bracket = append(r.bracket, b)
 	}
 	if !o.monteCarlo {
 		return r, nil
@@ -207,10 +219,10 @@ func (r *gaussRun) render(w io.Writer, f report.Format) error {
 
 // gaussJSON is the JSON contract of mmds gauss (see docs/gauss.md).
 type gaussJSON struct {
-	Model      gauss.Summary  `json:"model"`
-	Points     []gauss.Point  `json:"points"`
-	CrossCheck crossCheckJSON `json:"cross_check"`
-	MonteCarlo *mcJSON        `json:"monte_carlo,omitempty"`
+	Model      gauss.Summary   `json:"model"`
+	Points     []gauss.Bracket `json:"points"`
+	CrossCheck crossCheckJSON  `json:"cross_check"`
+	MonteCarlo *mcJSON         `json:"monte_carlo,omitempty"`
 }
 
 type crossCheckJSON struct {
@@ -228,7 +240,7 @@ type mcJSON struct {
 }
 
 func (r *gaussRun) jsonDoc() gaussJSON {
-	doc := gaussJSON{Model: r.model.Summary(), Points: r.points,
+	doc := gaussJSON{Model: r.model.Summary(), Points: r.bracket,
 		CrossCheck: crossCheckJSON{MaxRelErr: r.maxErr, Tolerance: gauss.CheckTol}}
 	if r.mc != nil {
 		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.nTrain,
@@ -248,13 +260,20 @@ func (r *gaussRun) grid(human bool) *report.Grid {
 			row = append(row, num(a))
 		}
 		row = append(row, num(p.MinAdvLoss))
+		b := r.bracket[i]
+		if human {
+			row = append(row, num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), num(b.UpperBound))
+		} else {
+			row = append(row, num(b.Achievable.Recon), num(b.Achievable.MinAdv), b.Achievable.Mechanism.Family,
+				b.Achievable.Mechanism.String(), num(b.UpperBound))
+		}
 		if r.mc != nil {
 			row = append(row, mcCells(r.mc[i], human)...)
 		}
 		g.Rows = append(g.Rows, row)
 	}
 	if human {
-		g.Title = fmt.Sprintf("Gaussian model, Proposition 1: private %s, reconstructor {%s}, %d adversaries",
+		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %d adversaries",
 			m.Private(), strings.Join(m.Reconstructor(), ","), m.K())
 		g.Notes = r.notes()
 	}
@@ -268,7 +287,8 @@ func (r *gaussRun) header(human bool) []string {
 		for i := 0; i < m.K(); i++ {
 			h = append(h, fmt.Sprintf("adv_loss_%d", i+1))
 		}
-		h = append(h, "min_adv_loss")
+		h = append(h, "min_adv_loss", "achievable_recon_loss", "achievable_min_adv_loss", "achievable_family",
+			"achievable_mechanism", "upper_bound")
 		if r.mc != nil {
 			h = append(h, mcHeader("recon")...)
 			for i := 0; i < m.K(); i++ {
@@ -281,7 +301,7 @@ func (r *gaussRun) header(human bool) []string {
 	for i := 0; i < m.K(); i++ {
 		h = append(h, fmt.Sprintf("adv %d {%s}", i+1, strings.Join(m.Adversary(i), ",")))
 	}
-	h = append(h, "min adv")
+	h = append(h, "min adv", "best achievable", "its mechanism", "upper bound")
 	if r.mc != nil {
 		h = append(h, "MC recon [95% CI]")
 		for i := 0; i < m.K(); i++ {
@@ -325,12 +345,29 @@ func (r *gaussRun) notes() []string {
 	n = append(n,
 		fmt.Sprintf("correlation matrix: smallest eigenvalue %s (%s)", num(m.MinEigenvalue()), definiteness(m.MinEigenvalue())),
 		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", r.maxErr, gauss.CheckTol),
-		"optimal among jointly Gaussian privatizers F = aX + bR (Proposition 1, Appendix A); SNR = a²/b² = 1/D' - 1/V_Y")
+		"columns D' to min adv: Proposition 1, optimal only among jointly Gaussian privatizers F = aX + bR (Appendix A); SNR = a²/b² = 1/D' - 1/V_Y",
+		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
+		"upper bound: min_i Var[X | Z_i] (every adversary can ignore F); "+r.openNote())
 	if r.mc != nil {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
 			r.opts.seed, r.opts.samples, r.nTrain, r.nTestMC))
 	}
 	return n
+}
+
+// openNote says where the bracket [best achievable, upper bound] leaves the
+// exact optimum open.
+func (r *gaussRun) openNote() string {
+	open := 0
+	for _, b := range r.bracket {
+		if b.Open() {
+			open++
+		}
+	}
+	if open == 0 {
+		return "the bracket is closed at every threshold shown"
+	}
+	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies between the best achievable and the upper bound", open, len(r.bracket))
 }
 
 func sideName(s []string) string {

@@ -1,0 +1,56 @@
+package figure
+
+import (
+	"github.com/mmds-project/mmds/gauss"
+)
+
+// gaussPlotPoints is the number of thresholds of each exact curve.
+const gaussPlotPoints = 200
+
+// GaussEnvelope draws the Gaussian model's bracket (mmds gauss --plot): the
+// objective min_i L_i against the reconstructor's loss for Proposition 1
+// (the linear-Gaussian class), erasure, each binning family alone (its
+// Pareto points, no time-sharing), the best achievable envelope and the
+// upper bound min_i Var[X|Z_i] (docs/gauss.md).
+func GaussEnvelope(m *gauss.Model) (Spec, error) {
+	vy := m.VarRecon()
+	env := m.Envelope()
+	lin := Series{Label: "Proposition 1 (linear-Gaussian class; a floor for every privatizer)", Color: 0}
+	era := Series{Label: "erasure (time-sharing F = X / F constant)", Color: 1, Dashed: true}
+	best := Series{Label: "best achievable (envelope of all families)", Color: 6}
+	up := Series{Label: "upper bound min_i Var[X|Z_i]", Color: 6, Dashed: true}
+	for i := range gaussPlotPoints + 1 {
+		d := vy * float64(i) / gaussPlotPoints
+		p, err := m.Optimum(d)
+		if err != nil {
+			return Spec{}, err
+		}
+		e, err := m.Losses(gauss.Erasure(1 - d/vy))
+		if err != nil {
+			return Spec{}, err
+		}
+		b, err := env.At(d)
+		if err != nil {
+			return Spec{}, err
+		}
+		lin.X, lin.Y = append(lin.X, d), append(lin.Y, p.MinAdvLoss)
+		era.X, era.Y = append(era.X, d), append(era.Y, e.MinAdv)
+		best.X, best.Y = append(best.X, d), append(best.Y, b.MinAdv)
+		up.X, up.Y = append(up.X, d), append(up.Y, m.UpperBound(d))
+	}
+	s := Spec{
+		Title:  "Gaussian model: best achievable vs. Proposition 1",
+		XLabel: "reconstructor distortion D",
+		YLabel: "smallest adversary loss min_i E[(X − X̃_i)²]",
+		Curves: []Series{lin, era},
+	}
+	for i, f := range []string{gauss.FamilyModulo, gauss.FamilyNested, gauss.FamilyQuantizer} {
+		c := Series{Label: f + " alone (no time-sharing)", Color: 2 + i}
+		for _, a := range env.Family(f) {
+			c.X, c.Y = append(c.X, a.Recon), append(c.Y, a.MinAdv)
+		}
+		s.Curves = append(s.Curves, c)
+	}
+	s.Curves = append(s.Curves, best, up)
+	return s, nil
+}
