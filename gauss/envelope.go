@@ -37,6 +37,7 @@ var envNestedLabels = [...]int{2, 3, 4, 6, 8, 12, 16}
 // Envelope is the upper concave envelope of the exactly evaluated points of
 // every family, with each family's own Pareto points for reports.
 type Envelope struct {
+	m         *Model
 	vy, upper float64
 	hull      []Achievable            // vertices, L_R increasing, from (0, 0) to (V_Y, min V_i)
 	silent    Achievable              // erasure λ = 0 (F independent of X): the optimum for D ≥ V_Y
@@ -56,10 +57,27 @@ func (m *Model) Envelope() *Envelope {
 // and its exact losses. See Envelope.
 func (m *Model) BestAchievable(d float64) (Achievable, error) { return m.Envelope().At(d) }
 
-// UpperBound returns an upper bound on the optimum of problem (1) at any
-// threshold: min_i Var[X | Z_i], the loss of adversary i ignoring F (every
-// adversary can ignore F; docs/gauss.md, "Upper bounds").
-func (m *Model) UpperBound(d float64) float64 { return loss.Min(m.vAdv) }
+// UpperBound returns an upper bound on the optimum of problem (1) at
+// threshold D ≥ 0 (docs/gauss.md, "Upper bounds"): min_i U_i with
+// U_i = Var[X | Z_i] (adversary i can ignore F) when Q_i ≤ 0, and
+// U_i = D'/(1 + Q_i D'), D' = min(D, V_Y), when Q_i > 0: an adversary
+// better informed than the reconstructor never loses more than Proposition
+// 1's value (the I-MMSE argument of docs/gauss.md). If every Q_i ≥ 0 the
+// bound equals Proposition 1's objective, which is then the exact optimum.
+func (m *Model) UpperBound(d float64) float64 {
+	dp := math.Min(d, m.vRecon)
+	u := make([]float64, len(m.vAdv))
+	for i, v := range m.vAdv {
+		u[i] = v
+		if q := inv(v) - inv(m.vRecon); q > 0 && m.vRecon > 0 {
+			u[i] = math.Min(v, advLoss(dp, m.vRecon, v))
+			if dp == 0 {
+				u[i] = 0
+			}
+		}
+	}
+	return loss.Min(u)
+}
 
 // Families returns the family names in report order.
 func Families() []string {
@@ -91,7 +109,20 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 	}
 	a, b := h[j-1], h[j]
 	w := (b.Recon - d) / (b.Recon - a.Recon) // weight of a
-	return mix(a, b, w), nil
+	best := mix(a, b, w)
+	// Proposition 1's mechanism at exactly D: where an adversary is stronger
+	// than the reconstructor its curve is concave and can lie above the
+	// chords between the grid's linear points.
+	if lin := e.linear(d); lin.MinAdv > best.MinAdv {
+		return lin, nil
+	}
+	return best, nil
+}
+
+// linear returns Proposition 1's mechanism at 0 < D < V_Y with its losses.
+func (e *Envelope) linear(d float64) Achievable {
+	mech := LinearSNR(1/d - 1/e.vy)
+	return Achievable{Losses: e.m.observe(mech), Mechanism: mech}
 }
 
 // mix returns the time-sharing of a (probability w) and b, with the flag
@@ -179,7 +210,7 @@ func (m *Model) buildEnvelope() *Envelope {
 	}
 	close(next)
 	wg.Wait()
-	e := &Envelope{vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
+	e := &Envelope{m: m, vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
 	byFam := map[string][]Achievable{}
 	for _, p := range pts {
 		byFam[p.Mechanism.Family] = append(byFam[p.Mechanism.Family], p)

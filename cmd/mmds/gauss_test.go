@@ -220,3 +220,77 @@ func TestGaussBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestGaussAchievableContract decodes the "achievable" and "upper_bound"
+// keys of mmds gauss --format json independently of the producing types.
+func TestGaussAchievableContract(t *testing.T) {
+	type mech struct {
+		Family string   `json:"family"`
+		Delta  *float64 `json:"delta"`
+		Weight *float64 `json:"weight"`
+		Parts  []mech   `json:"parts"`
+	}
+	var doc struct {
+		Points []struct {
+			D          float64  `json:"D"`
+			MinAdvLoss float64  `json:"min_adv_loss"`
+			UpperBound *float64 `json:"upper_bound"`
+			Achievable *struct {
+				ReconLoss  *float64  `json:"recon_loss"`
+				AdvLoss    []float64 `json:"adv_loss"`
+				MinAdvLoss *float64  `json:"min_adv_loss"`
+				Mechanism  *mech     `json:"mechanism"`
+			} `json:"achievable"`
+		} `json:"points"`
+	}
+	families := map[string]bool{"modulo": true, "nested": true, "quantizer": true, "erasure": true, "linear": true, "mixture": true}
+	for _, d := range []string{"0.5", "3", "7"} {
+		code, out, errOut := runCLI(t, "gauss", "--d", d, "--format", "json")
+		if code != 0 {
+			t.Fatalf("--d %s: exit %d: %s", d, code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Points) != 1 {
+			t.Fatalf("--d %s: bad JSON (%v): %s", d, err, out)
+		}
+		p := doc.Points[0]
+		a := p.Achievable
+		if a == nil || a.ReconLoss == nil || a.MinAdvLoss == nil || len(a.AdvLoss) != 2 || a.Mechanism == nil || p.UpperBound == nil {
+			t.Fatalf("--d %s: achievable/upper_bound missing: %s", d, out)
+		}
+		if !families[a.Mechanism.Family] {
+			t.Errorf("--d %s: family %q not in the contract", d, a.Mechanism.Family)
+		}
+		if *a.ReconLoss > p.D*(1+1e-12) || *a.MinAdvLoss < p.MinAdvLoss || *a.MinAdvLoss > *p.UpperBound*(1+1e-9) {
+			t.Errorf("--d %s: achievable (%g, %g) outside [Proposition 1 %g, upper bound %g] or over D", d, *a.ReconLoss, *a.MinAdvLoss, p.MinAdvLoss, *p.UpperBound)
+		}
+		all := append([]mech{*a.Mechanism}, a.Mechanism.Parts...)
+		for _, m := range all {
+			if m.Family == "modulo" && (m.Delta == nil || !(*m.Delta > 0)) {
+				t.Errorf("--d %s: modulo without a positive delta: %s", d, out)
+			}
+		}
+		if a.Mechanism.Family == "mixture" {
+			sum := 0.0
+			for _, q := range a.Mechanism.Parts {
+				if q.Weight == nil {
+					t.Fatalf("--d %s: mixture part without weight", d)
+				}
+				sum += *q.Weight
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Errorf("--d %s: mixture weights sum to %g", d, sum)
+			}
+		}
+	}
+}
+
+func TestGaussPlotEnvelope(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.svg")
+	if code, _, errOut := runCLI(t, "gauss", "--sweep", "0:5.76:4", "--plot", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "best achievable") || !strings.Contains(string(b), "modulo") {
+		t.Errorf("plot lacks the envelope or the modulo curve (err %v)", err)
+	}
+}
