@@ -40,3 +40,15 @@ func BenchmarkNewPaper(b *testing.B) {
 		_ = Paper()
 	}
 }
+
+// BenchmarkEnvelope builds the paper model's achievable envelope (every
+// family's search and the hull) from scratch, the cost behind mmds gauss.
+func BenchmarkEnvelope(b *testing.B) {
+	for b.Loop() {
+		m, err := New(PaperConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Envelope()
+	}
+}

@@ -110,6 +110,9 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 	a, b := h[j-1], h[j]
 	w := (b.Recon - d) / (b.Recon - a.Recon) // weight of a
 	best := mix(a, b, w)
+	if s, ok := e.moduloBetween(a, b, d); ok && s.MinAdv >= best.MinAdv {
+		best = s
+	}
 	// Proposition 1's mechanism at exactly D: where an adversary is stronger
 	// than the reconstructor its curve is concave and can lie above the
 	// chords between the grid's linear points.
@@ -117,6 +120,27 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 		return lin, nil
 	}
 	return best, nil
+}
+
+// moduloBetween refines a hull segment between two modulo points: the
+// single lattice step Δ between theirs whose reconstructor loss is exactly d
+// (bisection; L_R is continuous in Δ and the ends bracket d), which often
+// beats time-sharing the two grid points.
+func (e *Envelope) moduloBetween(a, b Achievable, d float64) (Achievable, bool) {
+	if a.Mechanism.Family != FamilyModulo || b.Mechanism.Family != FamilyModulo {
+		return Achievable{}, false
+	}
+	lo, hi := a.Mechanism.Delta, b.Mechanism.Delta // L_R(lo) < d < L_R(hi)
+	for range 60 {
+		mid := (lo + hi) / 2
+		if ModuloLoss(e.vy, mid) <= d {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	mech := Modulo(lo) // L_R ≤ d
+	return Achievable{Losses: e.m.observe(mech), Mechanism: mech}, true
 }
 
 // linear returns Proposition 1's mechanism at 0 < D < V_Y with its losses.

@@ -347,7 +347,8 @@ func (r *gaussRun) notes() []string {
 		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", r.maxErr, gauss.CheckTol),
 		"columns D' to min adv: Proposition 1, optimal only among jointly Gaussian privatizers F = aX + bR (Appendix A); SNR = a²/b² = 1/D' - 1/V_Y",
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
-		"upper bound: min_i Var[X | Z_i] (every adversary can ignore F); "+r.openNote())
+		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i <= 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
+		r.openNote())
 	if r.mc != nil {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
 			r.opts.seed, r.opts.samples, r.nTrain, r.nTestMC))
@@ -365,9 +366,9 @@ func (r *gaussRun) openNote() string {
 		}
 	}
 	if open == 0 {
-		return "the bracket is closed at every threshold shown"
+		return "bracket [best achievable, upper bound] closed at every threshold shown: the optimum is exact"
 	}
-	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies between the best achievable and the upper bound", open, len(r.bracket))
+	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies in [best achievable, upper bound]", open, len(r.bracket))
 }
 
 func sideName(s []string) string {

@@ -15,10 +15,10 @@ const gaussPlotPoints = 200
 func GaussEnvelope(m *gauss.Model) (Spec, error) {
 	vy := m.VarRecon()
 	env := m.Envelope()
-	lin := Series{Label: "Proposition 1 (linear-Gaussian class; a floor for every privatizer)", Color: 0}
+	lin := Series{Label: "Proposition 1 (linear-Gaussian class)", Color: 0}
 	era := Series{Label: "erasure (time-sharing F = X / F constant)", Color: 1, Dashed: true}
 	best := Series{Label: "best achievable (envelope of all families)", Color: 6}
-	up := Series{Label: "upper bound min_i Var[X|Z_i]", Color: 6, Dashed: true}
+	up := Series{Label: "upper bound", Color: 5, Dashed: true}
 	for i := range gaussPlotPoints + 1 {
 		d := vy * float64(i) / gaussPlotPoints
 		p, err := m.Optimum(d)
@@ -42,15 +42,14 @@ func GaussEnvelope(m *gauss.Model) (Spec, error) {
 		Title:  "Gaussian model: best achievable vs. Proposition 1",
 		XLabel: "reconstructor distortion D",
 		YLabel: "smallest adversary loss min_i E[(X − X̃_i)²]",
-		Curves: []Series{lin, era},
+		Curves: []Series{best, up, lin, era},
 	}
 	for i, f := range []string{gauss.FamilyModulo, gauss.FamilyNested, gauss.FamilyQuantizer} {
-		c := Series{Label: f + " alone (no time-sharing)", Color: 2 + i}
+		c := Series{Label: f + " alone (no time-sharing)", Color: 2 + i, Dashed: f != gauss.FamilyModulo}
 		for _, a := range env.Family(f) {
 			c.X, c.Y = append(c.X, a.Recon), append(c.Y, a.MinAdv)
 		}
 		s.Curves = append(s.Curves, c)
 	}
-	s.Curves = append(s.Curves, best, up)
 	return s, nil
 }
