@@ -338,3 +338,24 @@ func BenchmarkNestedLoss(b *testing.B) {
 		m.observe(Nested(0.5, 8))
 	}
 }
+
+// When every adversary is better informed than the reconstructor (Q_i ≥ 0)
+// the I-MMSE ceiling makes Proposition 1 exactly optimal: the bracket closes
+// on Proposition 1's value, and no family beats it.
+func TestBracketClosesWhenAdversariesStronger(t *testing.T) {
+	c := PaperConfig()
+	c.Reconstructor, c.Adversaries, c.Coalitions = []string{"Z1"}, [][]string{{"Y"}, {"Z2"}}, nil
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []float64{0, 0.3, 2, 7, 15, 20} {
+		b, err := m.Bracket(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Open() || math.Abs(b.UpperBound-b.MinAdvLoss) > 1e-12*m.VarX() {
+			t.Errorf("D = %g: bracket [%g, %g] with Proposition 1 at %g; want closed on Proposition 1", d, b.Achievable.MinAdv, b.UpperBound, b.MinAdvLoss)
+		}
+	}
+}

@@ -64,16 +64,18 @@ func (m *Model) BestAchievable(d float64) (Achievable, error) { return m.Envelop
 // better informed than the reconstructor never loses more than Proposition
 // 1's value (the I-MMSE argument of docs/gauss.md). If every Q_i ≥ 0 the
 // bound equals Proposition 1's objective, which is then the exact optimum.
+// At D = 0 < V_Y the optimum is 0: the reconstructor's posterior can be a
+// point mass only if F determines X.
 func (m *Model) UpperBound(d float64) float64 {
 	dp := math.Min(d, m.vRecon)
+	if dp == 0 && m.vRecon > 0 {
+		return 0
+	}
 	u := make([]float64, len(m.vAdv))
 	for i, v := range m.vAdv {
 		u[i] = v
 		if q := inv(v) - inv(m.vRecon); q > 0 && m.vRecon > 0 {
 			u[i] = math.Min(v, advLoss(dp, m.vRecon, v))
-			if dp == 0 {
-				u[i] = 0
-			}
 		}
 	}
 	return loss.Min(u)
