@@ -29,6 +29,7 @@ const (
 	envLinearPoints = 48
 	envNestedDeltas = 20
 	envQuantDeltas  = 24
+	envMaxCells     = 100 // cells per standard deviation of the least informed observer
 )
 
 // envNestedLabels are the K searched for nested quantizers.
@@ -193,13 +194,20 @@ func (m *Model) candidates() []Mechanism {
 		out = append(out, Modulo(d))
 	}
 	sy := math.Sqrt(vy)
+	// Cell mechanisms cost O(√v/δ) per observer and node; cells narrower
+	// than hi/envMaxCells are left out of the search (only the search
+	// shrinks: every point kept is still exact).
 	for _, d := range logGrid(0.04*sy, 2*sy, envNestedDeltas) {
 		for _, k := range envNestedLabels {
-			out = append(out, Nested(d, k))
+			if d >= hi/envMaxCells {
+				out = append(out, Nested(d, k))
+			}
 		}
 	}
 	for _, d := range logGrid(0.2*sy, 12*sy, envQuantDeltas) {
-		out = append(out, Quantizer(d, 0), Quantizer(d, d/2))
+		if d >= hi/envMaxCells {
+			out = append(out, Quantizer(d, 0), Quantizer(d, d/2))
+		}
 	}
 	return out
 }

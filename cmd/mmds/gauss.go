@@ -366,7 +366,7 @@ func (r *gaussRun) openNote() string {
 		}
 	}
 	if open == 0 {
-		return "bracket [best achievable, upper bound] closed at every threshold shown: the optimum is exact"
+		return "bracket [best achievable, upper bound] closed (to 1e-9 relative) at every threshold shown"
 	}
 	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies in [best achievable, upper bound]", open, len(r.bracket))
 }
