@@ -343,6 +343,8 @@ func (mech Mechanism) String() string {
 		return fmt.Sprintf("nested δ=%s K=%d", g(mech.Delta), mech.Labels)
 	case FamilyQuantizer:
 		return fmt.Sprintf("quantizer δ=%s offset=%s", g(mech.Delta), g(*mech.Offset))
+	case FamilyKernel:
+		return fmt.Sprintf("kernel cells %s wide, %d labels", g(mech.Delta), mech.Labels)
 	case FamilyMixture:
 		parts := make([]string, len(mech.Parts))
 		for i, p := range mech.Parts {

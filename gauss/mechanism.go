@@ -15,6 +15,7 @@ const (
 	FamilyNested    = "nested"    // F = ⌊X/δ⌉ mod K
 	FamilyQuantizer = "quantizer" // F = ⌊(X − μ_X − offset)/δ⌋
 	FamilyMixture   = "mixture"   // time-sharing with the flag revealed
+	FamilyKernel    = "kernel"    // optimized stochastic kernel on a cell grid (optional search)
 )
 
 // Mechanism describes a privatizer of one family with its parameters. The
@@ -32,6 +33,9 @@ type Mechanism struct {
 	// SNR is a²/b² of a linear mechanism (null with SNRInfinite for F = X).
 	SNR         *float64 `json:"snr,omitempty"`
 	SNRInfinite bool     `json:"snr_infinite,omitempty"`
+	// Kernel is a kernel mechanism's cell grid and label probabilities
+	// (Delta is then its cell width and Labels its number of labels).
+	Kernel *Kernel `json:"kernel,omitempty"`
 	// Parts are a mixture's components: with the probability Weight the
 	// privatizer runs the part and reveals which one it ran.
 	Parts []Part `json:"parts,omitempty"`
@@ -137,6 +141,8 @@ func (m *Model) lossFunc(mech Mechanism) func(v float64) float64 {
 	case FamilyQuantizer:
 		g := cellGrid{delta: mech.Delta, origin: mu + *mech.Offset}
 		return func(v float64) float64 { return g.loss(mu, v, vx-v) }
+	case FamilyKernel:
+		return m.kernelLossFunc(*mech.Kernel, kernelCertNodes)
 	}
 	panic("gauss: unchecked mechanism family " + mech.Family)
 }
@@ -170,6 +176,11 @@ func (m *Model) checkMechanism(mech Mechanism, allowMixture bool) error {
 			return fmt.Errorf("gauss: quantizer mechanism: offset must be finite")
 		}
 		return pos("delta", mech.Delta)
+	case FamilyKernel:
+		if mech.Kernel == nil {
+			return fmt.Errorf("gauss: kernel mechanism without its kernel")
+		}
+		return mech.Kernel.check()
 	case FamilyMixture:
 		if !allowMixture {
 			return fmt.Errorf("gauss: a mixture's part cannot be a mixture")
@@ -191,7 +202,7 @@ func (m *Model) checkMechanism(mech Mechanism, allowMixture bool) error {
 			return fmt.Errorf("gauss: mixture weights sum to %v: must sum to 1", sum)
 		}
 	default:
-		return fmt.Errorf("gauss: mechanism family %q: want one of erasure, linear, modulo, nested, quantizer, mixture", mech.Family)
+		return fmt.Errorf("gauss: mechanism family %q: want one of erasure, linear, modulo, nested, quantizer, kernel, mixture", mech.Family)
 	}
 	return nil
 }

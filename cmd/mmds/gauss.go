@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +27,7 @@ type gaussOpts struct {
 	plot                       string // --plot FILE: the exact curves alone
 	d                          float64
 	monteCarlo                 bool
+	kernels                    bool // --kernels: the slow stochastic-kernel search
 	seed                       uint64
 	samples                    int
 }
@@ -66,6 +70,7 @@ point is cross-checked against the Schur complements of the joint covariance of
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
+	f.BoolVar(&o.kernels, "kernels", false, "also search optimized stochastic kernels at every threshold (slow: about 10 s each)")
 	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
 	return cmd
 }
@@ -80,6 +85,41 @@ type gaussRun struct {
 	opts    gaussOpts
 	nTrain  int
 	nTestMC int
+	kernels int // thresholds the kernel search improved (-1: not run)
+}
+
+// searchKernels runs the optional kernel search at every threshold, in
+// parallel (each threshold is independent, so the result does not depend on
+// scheduling).
+func (r *gaussRun) searchKernels(ctx context.Context) error {
+	errs := make([]error, len(r.bracket))
+	better := make([]bool, len(r.bracket))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				better[i], errs[i] = r.model.ImproveBracket(ctx, &r.bracket[i], gauss.DefaultKernelSearch)
+			}
+		}()
+	}
+	for i := range r.bracket {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	r.kernels = 0
+	for i, err := range errs {
+		if err != nil {
+			return err
+		}
+		if better[i] {
+			r.kernels++
+		}
+	}
+	return nil
 }
 
 func runGauss(cmd *cobra.Command, o gaussOpts) error {
@@ -104,6 +144,11 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	r, err := computeGauss(m, ds, o)
 	if err != nil {
 		return err
+	}
+	if o.kernels {
+		if err := r.searchKernels(cmd.Context()); err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	if err := r.render(&buf, format); err != nil {
@@ -166,7 +211,7 @@ func computeGauss(m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) 
 	if err != nil {
 		return nil, usageError{err}
 	}
-	r := &gaussRun{model: m, points: pts, opts: o}
+	r := &gaussRun{model: m, points: pts, opts: o, kernels: -1}
 	for _, p := range pts {
 		e, err := m.Check(p)
 		if err != nil {
@@ -349,6 +394,10 @@ func (r *gaussRun) notes() []string {
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
 		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i <= 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
 		r.openNote())
+	if r.kernels >= 0 {
+		n = append(n, fmt.Sprintf("kernel search (--kernels, cells %g wide, %d L-BFGS iterations): improved the best achievable at %d of %d thresholds",
+			gauss.DefaultKernelSearch.Cell, gauss.DefaultKernelSearch.Iters, r.kernels, len(r.bracket)))
+	}
 	if r.mc != nil {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
 			r.opts.seed, r.opts.samples, r.nTrain, r.nTestMC))

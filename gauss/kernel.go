@@ -1,0 +1,372 @@
+package gauss
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/integrate/quad"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/mmds-project/mmds/loss"
+)
+
+// Stochastic kernels on a cell grid (docs/gauss.md, "Stochastic kernels").
+//
+// Cells c_0 = (−∞, b_0), c_j = [b_{j−1}, b_j), c_n = [b_{n−1}, ∞) and a
+// kernel P(F = l | X ∈ c_j) = K_jl. For an observer with X | W ~ N(m, v),
+// with q_j(m) = P(X ∈ c_j | m) and r_j(m) = E[(X − m)1{X ∈ c_j} | m],
+//
+//	ℓ(m) = v − Σ_l (Σ_j K_jl r_j)² / Σ_j K_jl q_j,
+//
+// and the loss is E[ℓ(m(W))], m(W) ~ N(μ_X, σ_X² − v), by Gauss–Hermite
+// quadrature. The tails are cells, so no mass is lost; the quadrature error
+// is estimated by a second, larger rule (KernelResult.QuadErr).
+
+// Kernel is a stochastic privatizer on a cell grid.
+type Kernel struct {
+	Edges []float64   `json:"edges"` // b_0 < … < b_{n−1}
+	Prob  [][]float64 `json:"prob"`  // Prob[j][l] = P(F = l | X ∈ c_j), len(Edges)+1 rows summing to 1
+}
+
+// MaxKernelCells bounds a kernel's cell count.
+const MaxKernelCells = 1 << 14
+
+// kernelNodes are the Gauss–Hermite orders of the optimization and of the
+// certificate.
+const (
+	kernelNodes     = 128
+	kernelCertNodes = 256
+)
+
+// kernelObs holds one observer's precomputed q_j and r_j at the quadrature
+// nodes: they do not depend on the kernel.
+type kernelObs struct {
+	v    float64
+	w    []float64  // quadrature weights (sum 1)
+	q, r *mat.Dense // nodes × cells
+}
+
+func (m *Model) kernelObserver(edges []float64, v float64, nodes int) kernelObs {
+	mu, tau2 := m.mean[m.private], math.Max(m.VarX()-v, 0)
+	x, w := make([]float64, nodes), make([]float64, nodes)
+	quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
+	for i := range w {
+		w[i] /= math.Sqrt(math.Pi)
+	}
+	n := len(edges) + 1
+	q, r := mat.NewDense(nodes, n, nil), mat.NewDense(nodes, n, nil)
+	sd := math.Sqrt(v)
+	for k := range nodes {
+		c := mu + math.Sqrt(2*tau2)*x[k]
+		for j := 0; j < n; j++ {
+			lo, hi := math.Inf(-1), math.Inf(1)
+			if j > 0 {
+				lo = (edges[j-1] - c) / sd
+			}
+			if j < len(edges) {
+				hi = (edges[j] - c) / sd
+			}
+			q.Set(k, j, normalMass(lo, hi))
+			r.Set(k, j, sd*(normalPDF(lo)-normalPDF(hi)))
+		}
+	}
+	return kernelObs{v: v, w: w, q: q, r: r}
+}
+
+// normalMass returns Φ(hi) − Φ(lo) for lo < hi (either may be infinite),
+// subtracting tails of one side only.
+func normalMass(lo, hi float64) float64 {
+	tail := func(x float64) float64 { return 0.5 * math.Erfc(math.Abs(x)/math.Sqrt2) }
+	switch {
+	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+		return 1
+	case math.IsInf(lo, -1):
+		if hi <= 0 {
+			return tail(hi)
+		}
+		return 1 - tail(hi)
+	case math.IsInf(hi, 1):
+		if lo >= 0 {
+			return tail(lo)
+		}
+		return 1 - tail(lo)
+	}
+	return cellMass(lo, hi, tail(lo), tail(hi))
+}
+
+// normalPDF returns φ(x), 0 at ±∞.
+func normalPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
+
+// kernelLoss returns the observer's loss for the kernel matrix K (cells ×
+// labels) and, if grad is non-nil, stores ∂loss/∂K_jl in it.
+func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense) float64 {
+	nodes, _ := o.q.Dims()
+	_, labels := K.Dims()
+	var A, B mat.Dense
+	A.Mul(o.q, K)
+	B.Mul(o.r, K)
+	total := 0.0
+	var g1, g2 *mat.Dense
+	if grad != nil {
+		g1, g2 = mat.NewDense(nodes, labels, nil), mat.NewDense(nodes, labels, nil)
+	}
+	for k := range nodes {
+		s := 0.0
+		for l := range labels {
+			a, b := A.At(k, l), B.At(k, l)
+			if a <= 0 {
+				continue
+			}
+			s += b * b / a
+			if grad != nil {
+				g1.Set(k, l, o.w[k]*b*b/(a*a)) // ∂(−b²/a)/∂a
+				g2.Set(k, l, -2*o.w[k]*b/a)    // ∂(−b²/a)/∂b
+			}
+		}
+		total += o.w[k] * (o.v - s)
+	}
+	if grad != nil {
+		var t mat.Dense
+		grad.Mul(o.q.T(), g1)
+		t.Mul(o.r.T(), g2)
+		grad.Add(grad, &t)
+	}
+	return total
+}
+
+// KernelLosses returns the exact losses of a kernel (Gauss–Hermite order
+// kernelCertNodes) and the largest change against order kernelNodes, an
+// estimate of the quadrature error.
+func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
+	if err := k.check(); err != nil {
+		return loss.Losses{}, 0, err
+	}
+	eval := func(nodes int) loss.Losses {
+		f := m.kernelLossFunc(k, nodes)
+		adv := make([]float64, m.K())
+		for i, v := range m.vAdv {
+			adv[i] = f(v)
+		}
+		return loss.New(f(m.vRecon), adv)
+	}
+	hi, lo := eval(kernelCertNodes), eval(kernelNodes)
+	qe := math.Abs(hi.Recon - lo.Recon)
+	for i := range hi.Adv {
+		qe = math.Max(qe, math.Abs(hi.Adv[i]-lo.Adv[i]))
+	}
+	return hi, qe, nil
+}
+
+// kernelLossFunc returns v ↦ the kernel's loss for an observer with
+// Var[X|W] = v, by Gauss–Hermite quadrature of the given order.
+func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
+	K := mat.NewDense(len(k.Prob), len(k.Prob[0]), nil)
+	for j, row := range k.Prob {
+		K.SetRow(j, row)
+	}
+	return func(v float64) float64 {
+		if v == 0 {
+			return 0
+		}
+		return math.Min(m.kernelObserver(k.Edges, v, nodes).kernelLoss(K, nil), v)
+	}
+}
+
+func (k Kernel) check() error {
+	if len(k.Prob) != len(k.Edges)+1 || len(k.Prob[0]) == 0 || len(k.Edges) > MaxKernelCells {
+		return fmt.Errorf("gauss: kernel has %d edges and %d rows: want rows = edges + 1 ≥ 1", len(k.Edges), len(k.Prob))
+	}
+	for j := 1; j < len(k.Edges); j++ {
+		if !(k.Edges[j] > k.Edges[j-1]) {
+			return fmt.Errorf("gauss: kernel edges[%d] = %g not above edges[%d] = %g", j, k.Edges[j], j-1, k.Edges[j-1])
+		}
+	}
+	for j, row := range k.Prob {
+		s := 0.0
+		for _, p := range row {
+			if !(p >= 0) {
+				return fmt.Errorf("gauss: kernel row %d has a negative or NaN probability", j)
+			}
+			s += p
+		}
+		if math.Abs(s-1) > 1e-9 || len(row) != len(k.Prob[0]) {
+			return fmt.Errorf("gauss: kernel row %d sums to %g with %d labels: want 1 and %d labels", j, s, len(row), len(k.Prob[0]))
+		}
+	}
+	return nil
+}
+
+// KernelResult is an optimized kernel with its losses and a feasible
+// mechanism built from it.
+type KernelResult struct {
+	Kernel  Kernel
+	Losses  loss.Losses // the kernel's own losses (L_R may exceed D)
+	QuadErr float64     // estimated quadrature error of the losses
+	// Achievable is the kernel if L_R ≤ D, else its time-sharing with F = X
+	// (erasure λ = 1) with weight D/L_R on the kernel, so that L_R = D.
+	Achievable Achievable
+}
+
+// OptimizeKernel searches a stochastic kernel for threshold 0 < D < V_Y:
+// cells of width cell over μ_X ± 8σ_X, labels initialised from X mod Δ with
+// the best single Δ at D (cell j gets label j mod round(Δ/cell)), then the
+// softmax logits of every row are optimized by L-BFGS (gonum/optimize) for
+// the smallest adversary loss minus a quadratic penalty on L_R − D. The
+// result's losses are then recomputed (KernelLosses); a result with L_R > D
+// is not feasible and is reported as such by the caller. Slow: seconds.
+func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) (KernelResult, error) {
+	vy := m.vRecon
+	if !(d > 0 && d < vy) || !(cell > 0) {
+		return KernelResult{}, fmt.Errorf("gauss: kernel search at D = %g, cell %g: need 0 < D < V_Y = %g and cell > 0", d, cell, vy)
+	}
+	// warm start: the best single Δ with L_R = D
+	lo, hi := 1e-3, 1e3*math.Sqrt(m.VarX())
+	for range 80 {
+		mid := math.Sqrt(lo * hi)
+		if ModuloLoss(vy, mid) <= d {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	delta := hi
+	labels := max(2, int(math.Round(delta/cell)))
+	mu, sx := m.mean[m.private], math.Sqrt(m.VarX())
+	n := int(math.Ceil(16 * sx / cell))
+	edges := make([]float64, n)
+	for j := range edges {
+		edges[j] = mu - 8*sx + float64(j)*cell
+	}
+	rows := n + 1
+	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
+	for _, v := range m.vAdv {
+		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
+	}
+	x0 := make([]float64, rows*labels)
+	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels
+	for j := range rows {
+		l := ((int(origin)+j-1)%labels + labels) % labels
+		x0[j*labels+l] = 6
+	}
+	K := mat.NewDense(rows, labels, nil)
+	softmax := func(x []float64) {
+		for j := range rows {
+			row := x[j*labels : (j+1)*labels]
+			mx := math.Inf(-1)
+			for _, v := range row {
+				mx = math.Max(mx, v)
+			}
+			s := 0.0
+			for l, v := range row {
+				e := math.Exp(v - mx)
+				K.Set(j, l, e)
+				s += e
+			}
+			for l := range labels {
+				K.Set(j, l, K.At(j, l)/s)
+			}
+		}
+	}
+	// scale: losses in units of V_Y; penalty weight rho
+	const rho = 1e4
+	gR, gA := mat.NewDense(rows, labels, nil), mat.NewDense(rows, labels, nil)
+	objective := func(x []float64, grad []float64) float64 {
+		softmax(x)
+		var gr, ga *mat.Dense
+		if grad != nil {
+			gr, ga = gR, gA
+		}
+		lr := obs[0].kernelLoss(K, gr)
+		best, bi := math.Inf(1), 0
+		for i := 1; i < len(obs); i++ {
+			// the smallest adversary loss; its gradient only
+			if l := obs[i].kernelLoss(K, nil); l < best {
+				best, bi = l, i
+			}
+		}
+		if grad != nil {
+			obs[bi].kernelLoss(K, ga)
+		}
+		ex := math.Max(lr-d, 0) / vy
+		f := -best/vy + rho*ex*ex
+		if grad != nil {
+			// ∂f/∂K, then through the row softmax: ∂K_jl/∂x_jm = K_jl(δ_lm − K_jm)
+			for j := range rows {
+				dot := 0.0
+				gk := make([]float64, labels)
+				for l := range labels {
+					gk[l] = -ga.At(j, l)/vy + 2*rho*ex*gr.At(j, l)/vy
+					dot += gk[l] * K.At(j, l)
+				}
+				for l := range labels {
+					grad[j*labels+l] = K.At(j, l) * (gk[l] - dot)
+				}
+			}
+		}
+		return f
+	}
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { return objective(x, nil) },
+		Grad: func(g, x []float64) { objective(x, g) },
+		Status: func() (optimize.Status, error) {
+			if ctx.Err() != nil {
+				return optimize.Failure, ctx.Err()
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	res, err := optimize.Minimize(p, x0, &optimize.Settings{MajorIterations: iters}, &optimize.LBFGS{})
+	if err != nil && res == nil {
+		return KernelResult{}, err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return KernelResult{}, err
+	}
+	softmax(res.X)
+	k := Kernel{Edges: edges, Prob: make([][]float64, rows)}
+	for j := range rows {
+		k.Prob[j] = mat.Row(nil, j, K)
+	}
+	l, qe, err := m.KernelLosses(k)
+	if err != nil {
+		return KernelResult{}, err
+	}
+	mech := Mechanism{Family: FamilyKernel, Delta: cell, Labels: labels, Kernel: &k}
+	a := Achievable{Losses: l, Mechanism: mech}
+	if l.Recon > d {
+		a = mix(a, Achievable{Losses: loss.New(0, make([]float64, m.K())), Mechanism: Erasure(1)}, d/l.Recon)
+	}
+	return KernelResult{Kernel: k, Losses: l, QuadErr: qe, Achievable: a}, nil
+}
+
+// KernelSearch holds the settings of the optional kernel search.
+type KernelSearch struct {
+	Cell  float64 // cell width
+	Iters int     // L-BFGS major iterations
+}
+
+// DefaultKernelSearch is 0.2-wide cells (the width the issue's kernels
+// used) and 300 L-BFGS iterations: about 10 s per threshold on the paper's
+// model.
+var DefaultKernelSearch = KernelSearch{Cell: 0.2, Iters: 300}
+
+// ImproveBracket runs the kernel search at b's threshold (when
+// 0 < D < V_Y) and replaces b.Achievable by the kernel's feasible mechanism
+// when that is better. It reports whether it did.
+func (m *Model) ImproveBracket(ctx context.Context, b *Bracket, s KernelSearch) (bool, error) {
+	if !(b.D > 0 && b.D < m.vRecon) {
+		return false, nil
+	}
+	r, err := m.OptimizeKernel(ctx, b.D, s.Cell, s.Iters)
+	if err != nil {
+		return false, err
+	}
+	if r.Achievable.MinAdv > b.Achievable.MinAdv {
+		b.Achievable = r.Achievable
+		return true, nil
+	}
+	return false, nil
+}
