@@ -45,14 +45,18 @@ func newGaussCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gauss",
 		Short: "Gaussian model: Proposition 1, the best achievable mechanism and the upper bound",
-		Long: `gauss prints the exact privacy-utility optimum of the jointly Gaussian model
-(Section III-A, Proposition 1) for every distortion threshold D: the optimal SNR
-of F = aX + bR, the reconstructor's distortion and every adversary's loss. Every
-point is cross-checked against the Schur complements of the joint covariance of
-(X, F, side variables). Without --config it uses the paper's Section V-A setup.`,
+		Long: `gauss prints, for every distortion threshold D, Proposition 1's optimum among
+jointly Gaussian privatizers F = aX + bR (Section III-A, K adversaries; every point
+cross-checked against the Schur complements of Cov(X, F, side)), the best achievable
+mechanism known over all privatizers (erasure, X mod Δ, nested and uniform
+quantizers, linear, time-sharing; exact losses) and a proven upper bound. The exact
+optimum lies between the last two; the output says where that bracket is open.
+Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 		Example: `  mmds gauss
   mmds gauss --config examples/gauss-coalition.json --format json
-  mmds gauss --sweep 0:5.76:7 --monte-carlo --seed 3`,
+  mmds gauss --sweep 0:5.76:7 --monte-carlo --seed 3
+  mmds gauss --plot gauss.png
+  mmds gauss --d 4.5 --kernels`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return badInput("gauss takes no arguments, got %q", args)
