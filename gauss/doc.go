@@ -32,6 +32,20 @@
 // limits. The optimum is optimal among jointly Gaussian privatizers, the
 // class Proposition 1's proof assumes.
 //
+// # Beyond Proposition 1
+//
+// Problem (1) allows any privatizer. Every side variable is X plus
+// independent Gaussian noise, so the I-MMSE relation d/ds mmse ≤ −mmse²
+// gives L_i ≥ L_Y/(1 + Q_i L_Y) for every privatizer when Q_i ≤ 0 (the linear
+// optimum is then a floor) and L_i ≤ L_Y/(1 + Q_i L_Y) when Q_i > 0 (it is
+// then exact). Losses (exact, for any Mechanism), BestAchievable (the upper
+// concave envelope of erasure, X mod Δ, nested and uniform quantizers and
+// linear mechanisms, time-shared with the flag revealed), UpperBound and
+// Bracket compute the bracket [best achievable, upper bound] that holds the
+// optimum. X mod Δ has the loss Δ²·g(√v/Δ) for an observer with
+// Var[X|W] = v, a one-dimensional integral (modulo.go). OptimizeKernel
+// searches stochastic kernels (slow, optional).
+//
 // # Numerics
 //
 // Conditional variances are computed by rank-one Schur complement steps (a
