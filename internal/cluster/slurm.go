@@ -140,15 +140,18 @@ func (p SlurmPlan) mergeScript() string {
 }
 
 const submitScript = `#!/bin/sh
-# Submits the training array, then the merge job that runs only if every
-# array task succeeded (afterok). Prints both job ids.
+# Submits the training array, then the merge job, which runs only if every
+# array task succeeded (afterok) and is cancelled if one failed. Prints both
+# job ids. With --wait, returns when the merge job ends, with its status.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+wait=
+if [ "${1:-}" = --wait ]; then wait=--wait; fi
 array=$(sbatch --parsable "$here/train.sbatch")
 array=${array%%;*}
-merge=$(sbatch --parsable --dependency="afterok:$array" "$here/merge.sbatch")
-merge=${merge%%;*}
-echo "training array: job $array; merge, verify and plot: job $merge (after $array succeeds)"
+echo "training array: job $array"
+merge=$(sbatch --parsable $wait --kill-on-invalid-dep=yes --dependency="afterok:$array" "$here/merge.sbatch")
+echo "merge, verify and plot: job ${merge%%;*} (after $array succeeds)"
 `
 
 // shellJoin quotes argv for bash: words of safe characters stay bare, the
