@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+
+	"github.com/mmds-project/mmds/internal/cluster"
 )
 
 // Model names the data model, which fixes the losses, the privatizer's output
@@ -56,9 +58,12 @@ type Config struct {
 	Protocol Protocol `json:"protocol"`
 
 	// Running.
-	Seed     uint64         `json:"seed"` // master seed; every trial's seed derives from it (TrialSeed)
-	Workers  int            `json:"-"`    // 0: runtime.GOMAXPROCS(0)
-	Dir      string         `json:"-"`    // results directory; "" writes nothing and resumes nothing
+	Seed    uint64 `json:"seed"` // master seed; every trial's seed derives from it (TrialSeed)
+	Workers int    `json:"-"`    // 0: runtime.GOMAXPROCS(0)
+	Dir     string `json:"-"`    // results directory; "" writes nothing and resumes nothing
+	// Shard restricts the run to the thresholds one shard owns (see
+	// ShardSweep); the zero value is the whole run. Requires Dir.
+	Shard    cluster.Shard  `json:"-"`
 	Progress func(Progress) `json:"-"`
 }
 
@@ -205,6 +210,9 @@ func (c *Config) validate(n int) error {
 				break
 			}
 		}
+	}
+	if c.Shard.Sharded() && c.Dir == "" {
+		bad("Config.Shard = %v: a sharded run needs a results directory (Config.Dir) that every shard shares", c.Shard)
 	}
 	if c.Workers < 1 {
 		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)

@@ -144,10 +144,13 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 			return nil, fmt.Errorf("learn: results directory: %w", err)
 		}
 	}
+	if c.Shard.Sharded() {
+		return s.sweepShard(ctx)
+	}
 	res := &Results{Model: c.Model, Config: c}
 	var prev *Point
 	for di := range c.D {
-		p, err := s.runD(ctx, di, prev)
+		p, err := s.runD(ctx, di, knownPrev(prev))
 		res.Trained, res.Loaded = s.trained, s.loaded
 		if err != nil {
 			return res, err
@@ -181,9 +184,33 @@ type trialOut struct {
 }
 
 // runD runs the protocol at threshold index di.
-func (s *sweeper) runD(ctx context.Context, di int, prev *Point) (*DResult, error) {
+//
+// prev supplies the previous threshold's finalized point. While it is not yet
+// known (a sharded run waiting for another shard), runD trains trials in
+// order, speculatively, until Accept of them are eligible — the fewest the
+// protocol can consume — and then polls prev every pollInterval; trials are
+// offered to the selector only once prev is known, so the outcome is the
+// same as with prev known from the start.
+func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, error) {
 	c := s.cfg
-	sel := NewSelector(c.D[di], prev, c.Protocol)
+	var sel *Selector
+	eligible := 0 // finished trials with an eligible epoch, while prev is unknown
+	known := func() (bool, error) {
+		if sel != nil {
+			return true, nil
+		}
+		p, ok, err := prev()
+		if err != nil || !ok {
+			return false, err
+		}
+		sel = NewSelector(c.D[di], p, c.Protocol)
+		return true, nil
+	}
+	if _, err := known(); err != nil {
+		return nil, err
+	}
+	poll := time.NewTicker(pollInterval)
+	defer poll.Stop()
 	ctxD, cancel := context.WithCancel(ctx)
 	jobs := make(chan int, c.Workers)
 	out := make(chan trialOut, c.Workers)
@@ -207,26 +234,52 @@ func (s *sweeper) runD(ctx context.Context, di int, prev *Point) (*DResult, erro
 	recs := make(map[int]*TrialRecord)
 	summaries := []TrialSummary{}
 	dispatched, next := 0, 0
+	finished := 0 // trials received, offered or pending
 	dispatch := func() {
-		for dispatched < c.Protocol.MaxAttempts && dispatched-next < c.Workers {
+		for dispatched < c.Protocol.MaxAttempts {
+			if sel == nil {
+				// Speculating: at most Workers in flight, and no more once
+				// Accept trials are eligible (the fewest the protocol uses).
+				if eligible >= c.Protocol.Accept || dispatched-finished >= c.Workers {
+					return
+				}
+			} else if dispatched-next >= c.Workers {
+				return
+			}
 			jobs <- dispatched
 			dispatched++
 		}
 	}
-	dispatch()
 	pending := make(map[int]trialOut)
-	for !sel.Done() {
+	for sel == nil || !sel.Done() {
+		dispatch()
 		var o trialOut
 		select {
 		case o = <-out:
+		case <-poll.C:
+			if _, err := known(); err != nil {
+				return nil, err
+			}
+			o.trial = -1
 		case <-ctx.Done():
 			return nil, fmt.Errorf("learn: sweep stopped at D[%d] = %g: %w", di, c.D[di], ctx.Err())
 		}
 		if o.err != nil {
 			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", di, c.D[di], o.trial, o.err)
 		}
-		pending[o.rec.Trial] = o
-		for !sel.Done() {
+		if o.trial >= 0 {
+			pending[o.rec.Trial] = o
+			finished++
+			if sel == nil {
+				if _, ok := PickEpoch(&o.rec.History, o.rec.Trial, c.D[di], c.Protocol.Tau, c.Protocol.K); ok {
+					eligible++
+				}
+				if _, err := known(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for sel != nil && !sel.Done() {
 			o, ok := pending[next]
 			if !ok {
 				break
@@ -243,7 +296,6 @@ func (s *sweeper) runD(ctx context.Context, di int, prev *Point) (*DResult, erro
 			next++
 			s.progress(di, next-1, o.loaded, sel)
 		}
-		dispatch()
 	}
 	return s.result(di, sel.Result(), summaries, recs), nil
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
@@ -42,6 +43,8 @@ type trainOpts struct {
 	epochs, accept, maxAttempts        int
 	workers, samples                   int
 	seed                               uint64
+	shard                              string
+	slurm                              slurmOpts
 }
 
 func newTrainCmd() *cobra.Command {
@@ -87,6 +90,8 @@ cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
 	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")
 	f.StringVar(&o.out, "out", "", "results directory (default results/train-<model>-<preset>)")
 	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
+	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
+	o.slurm.register(f)
 	return cmd
 }
 
@@ -104,6 +109,9 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 	job, err := prepareTrain(cmd, learn.Model(kind), o)
 	if err != nil {
 		return err
+	}
+	if o.slurm.dir != "" {
+		return writeSlurmJobs(cmd, job, o.slurm)
 	}
 	if err := writeModelFile(job.cfg.Dir, job.model); err != nil {
 		return err
@@ -191,6 +199,14 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		cfg.Protocol.Tau = (paper.D1 - paper.D0) / float64(2*paper.N)
 	}
 	cfg.Seed, cfg.Workers = o.seed, o.workers
+	if o.shard != "" {
+		if cfg.Shard, err = cluster.Parse(o.shard, os.Getenv); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	if err := o.slurm.validate(cmd, o.shard); err != nil {
+		return nil, err
+	}
 	cfg.Dir = o.out
 	if cfg.Dir == "" {
 		cfg.Dir = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
@@ -442,6 +458,11 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
 			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
 				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
+		}
+		if sh := job.cfg.Shard; sh.Sharded() {
+			g.Title += fmt.Sprintf(", shard %v (thresholds %d of %d)", sh, len(res.Points), len(c.D))
+			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s. Once every shard is done, run the same command without --shard to merge (it trains nothing).",
+				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
 		}
 	}
 	return g

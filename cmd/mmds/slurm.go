@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+)
+
+// slurmOpts are the flags of mmds train --slurm DIR.
+type slurmOpts struct {
+	dir, time, partition string
+	shards, cpus, limit  int
+}
+
+func (o *slurmOpts) register(f *pflag.FlagSet) {
+	f.StringVar(&o.dir, "slurm", "", "write Slurm batch scripts for this run into the folder instead of training: an array of --slurm-shards tasks, then a job that merges, verifies and plots (submit with FOLDER/submit.sh)")
+	f.IntVar(&o.shards, "slurm-shards", 0, "array tasks (shards) for --slurm (default: one per 2 thresholds, so a task trains several)")
+	f.IntVar(&o.cpus, "slurm-cpus", 2, "CPUs per array task for --slurm; the task trains that many trials at once")
+	f.StringVar(&o.time, "slurm-time", "04:00:00", "wall-time limit of each task for --slurm, [days-]hours:minutes:seconds")
+	f.StringVar(&o.partition, "slurm-partition", "", "Slurm partition for --slurm (default: the cluster's default)")
+	f.IntVar(&o.limit, "slurm-max-parallel", 0, "at most this many array tasks at once for --slurm (0: no limit)")
+}
+
+// validate checks that the --slurm-* flags come with --slurm, and not with
+// --shard (the scripts choose the shard of each task).
+func (o *slurmOpts) validate(cmd *cobra.Command, shard string) error {
+	if o.dir == "" {
+		for _, name := range []string{"slurm-shards", "slurm-cpus", "slurm-time", "slurm-partition", "slurm-max-parallel"} {
+			if cmd.Flags().Changed(name) {
+				return badInput("--%s needs --slurm FOLDER", name)
+			}
+		}
+		return nil
+	}
+	if shard != "" {
+		return badInput("--slurm and --shard %s: give one (the Slurm scripts pass --shard slurm to each task)", shard)
+	}
+	if cmd.Flags().Changed("slurm-shards") && (o.shards < 1 || o.shards > cluster.MaxShards) {
+		return badInput("--slurm-shards %d: must be in [1, %d]", o.shards, cluster.MaxShards)
+	}
+	return nil
+}
+
+// writeSlurmJobs writes the batch scripts that run job as a Slurm array and
+// then merge, verify and plot it.
+func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("--slurm: the path of this program: %w", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	out, err := filepath.Abs(job.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(o.dir)
+	if err != nil {
+		return err
+	}
+	shards := o.shards
+	if shards == 0 {
+		shards = max(1, len(job.cfg.D)/2)
+	}
+	if shards > len(job.cfg.D) {
+		return badInput("--slurm-shards %d: this run has only %d thresholds; a shard needs at least one", shards, len(job.cfg.D))
+	}
+	train := trainArgv(cmd, exe, string(job.kind), out)
+	merge := append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus))
+	plan := cluster.SlurmPlan{
+		Name: "mmds-" + string(job.kind), Shards: shards, Train: train,
+		After: [][]string{
+			merge,
+			{exe, "verify", "--report-only", out},
+			{exe, "plot", out},
+		},
+		WorkDir: wd, LogDir: filepath.Join(dir, "logs"), CPUsPerTask: o.cpus, Time: o.time,
+		Partition: o.partition, MaxParallel: o.limit,
+	}
+	if err := plan.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
+		return badInput("--slurm %s: %v", o.dir, err)
+	}
+	paths, err := plan.Write(dir)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):\n", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
+	for _, p := range paths {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	fmt.Fprintf(w, "Submit with: %s\nResults go to %s; logs to %s.\n", paths[2], out, plan.LogDir)
+	return nil
+}
+
+// trainArgv rebuilds this mmds train command line for a batch script: every
+// flag the user set, with paths made absolute, except the Slurm ones,
+// --shard, --workers and --format (the scripts set those).
+func trainArgv(cmd *cobra.Command, exe, kind, out string) []string {
+	argv := []string{exe, "train", kind, "--out", out}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch {
+		case strings.HasPrefix(f.Name, "slurm"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
+			return
+		case f.Name == "config":
+			if p, err := filepath.Abs(f.Value.String()); err == nil {
+				argv = append(argv, "--config", p)
+				return
+			}
+		}
+		argv = append(argv, "--"+f.Name, f.Value.String())
+	})
+	return argv
+}
