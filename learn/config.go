@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/sweep"
 )
 
 // Model names the data model, which fixes the losses, the privatizer's output
@@ -24,6 +25,10 @@ const (
 // stated beside it.
 type Config struct {
 	Model Model `json:"model"`
+	// ModelSHA256 is the hash of the model's canonical encoding (package
+	// model), which binds the run to the model file of its results
+	// directory; "" when the caller has none.
+	ModelSHA256 string `json:"model_sha256"`
 
 	// D are the distortion thresholds, strictly increasing, each ≥ 0.
 	D []float64 `json:"d"`
@@ -295,3 +300,14 @@ func (f *fnv) str(s string) {
 }
 
 func (f *fnv) sum() uint64 { return uint64(*f) }
+
+// DefaultTau is the selection band width Section V uses: half the step of
+// the threshold grid, (D_max − D[0])/(2·len(D)). A grid without a step (one
+// threshold, or D[0] ≥ D_max) takes half the step of the paper's grid for
+// the model, (paper.D1 − paper.D0)/(2·paper.N).
+func DefaultTau(d []float64, dmax float64, paper sweep.Spec) float64 {
+	if len(d) > 1 && d[0] < dmax {
+		return (dmax - d[0]) / float64(2*len(d))
+	}
+	return (paper.D1 - paper.D0) / float64(2*max(paper.N, 1))
+}

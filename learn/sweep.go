@@ -29,13 +29,17 @@ type Progress struct {
 	MaxAttempts  int  // cap: Protocol.MaxAttempts
 	Done         bool // this threshold is finished
 	CapHit       bool // … because the cap was reached
+	// TookOverLock, in a report of its own before any trial, describes a
+	// stale lock of a killed run that this one took over.
+	TookOverLock string
 }
 
 // Results is the outcome of a sweep, and the content of results.json.
 type Results struct {
-	Model  Model     `json:"model"`
-	Config Config    `json:"config"` // with defaults filled in
-	Points []DResult `json:"points"` // one per threshold, in order
+	Model   Model     `json:"model"`
+	Config  Config    `json:"config"` // with defaults filled in
+	Binding Binding   `json:"binding"`
+	Points  []DResult `json:"points"` // one per threshold, in order
 
 	// Trained and Loaded count the trials this run trained (including
 	// speculative ones it then did not need) and read back from the results
@@ -70,6 +74,10 @@ type DResult struct {
 	// reconstructor, adversary_1, …); NetworksEpoch is that epoch.
 	Networks      []Network `json:"networks,omitempty"`
 	NetworksEpoch int       `json:"networks_epoch"`
+
+	// SHA256 binds the point: the hash of its finalized losses, selection
+	// and networks (Results.Seal).
+	SHA256 string `json:"sha256"`
 }
 
 // TrialSummary describes one consumed trial.
@@ -127,6 +135,9 @@ func TrialFile(d, t int) string {
 // data loads those trials instead of training them again. A trial file from a
 // different configuration is an error rather than silently replaced.
 //
+// With Dir set, Sweep holds the directory's lock (Dir.Lock; per shard for a
+// sharded run) while it runs: a second concurrent writer gets ErrLocked.
+//
 // Cancelling ctx stops the sweep (trials finished so far stay on disk) and
 // returns an error wrapping ctx.Err().
 func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
@@ -142,6 +153,14 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	if c.Dir != "" {
 		if err := os.MkdirAll(filepath.Join(c.Dir, "trials"), 0o755); err != nil {
 			return nil, fmt.Errorf("learn: results directory: %w", err)
+		}
+		lock, err := Dir(c.Dir).Lock(c.Shard)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+		if lock.TookOver != "" && c.Progress != nil {
+			c.Progress(Progress{TookOverLock: lock.TookOver})
 		}
 	}
 	if c.Shard.Sharded() {
@@ -344,6 +363,7 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 		}
 		s.finalized = f
 	}
+	r.SHA256, _ = r.seal() // plain data: marshalling cannot fail
 	return r
 }
 
@@ -415,11 +435,7 @@ func (s *sweeper) write(res *Results) error {
 	if s.cfg.Dir == "" {
 		return nil
 	}
-	err := report.WriteAtomic(filepath.Join(s.cfg.Dir, ResultsFile), func(w io.Writer) error { return report.WriteJSON(w, res) })
-	if err != nil {
-		return fmt.Errorf("learn: %w", err)
-	}
-	return nil
+	return Dir(s.cfg.Dir).writeResults(res)
 }
 
 // Networks returns the JSON form of the trainer's networks as they are now:

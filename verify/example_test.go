@@ -3,54 +3,8 @@ package verify_test
 import (
 	"fmt"
 
-	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/verify"
 )
-
-// A binary privatizer that uses its noise input: k(x, r) = 0.9 when x = 1
-// and r > 0, else 0.2. It releases F = 1 with probability E_R[k(x, R)], so
-// s0 = 1 − 0.2 = 0.8 and s1 = (0.9 + 0.2)/2 = 0.55, and the certificate gives
-// the exact MAP losses of that channel (Appendix B): this one tells the
-// reconstructor nothing beyond Y (L_recon = q_Y = 0.2).
-func ExampleCertifyBinary() {
-	k := verify.Privatizer{
-		K: func(x, r float64) float64 {
-			if x == 1 && r > 0 {
-				return 0.9
-			}
-			return 0.2
-		},
-		Kinks: func(x float64, dst []float64) []float64 { return append(dst, 0) },
-	}
-	c, err := verify.CertifyBinary(mip.PaperBinary(), k, verify.BinaryQuad{})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("s0 = %.4f, s1 = %.4f\n", c.S0, c.S1)
-	fmt.Printf("L_recon = %.4f, L_adv = %.4f\n", c.ReconLoss, c.AdvLoss[0])
-	// Output:
-	// s0 = 0.8000, s1 = 0.5500
-	// L_recon = 0.2000, L_adv = 0.3350
-}
-
-// The certificate of the linear-Gaussian privatizer that Proposition 1 finds
-// optimal at D = 2 reproduces its losses.
-func ExampleCertifyGauss() {
-	m := gauss.Paper()
-	opt, _ := m.Optimum(2)
-	c, err := verify.CertifyGauss(m, verify.Linear(opt.A, opt.B, 0), verify.GaussQuad{})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("certified: recon %.2f, adversaries %.2f %.2f\n", c.ReconLoss, c.AdvLoss[0], c.AdvLoss[1])
-	fmt.Printf("Prop. 1:   recon %.2f, adversaries %.2f %.2f\n", opt.ReconLoss, opt.AdvLoss[0], opt.AdvLoss[1])
-	fmt.Printf("linear fit: a = %.4f, b = %.4f, nonlinearity %.3f\n", c.Fit.A, c.Fit.B, c.Fit.Nonlinearity)
-	// Output:
-	// certified: recon 2.00, adversaries 2.57 2.30
-	// Prop. 1:   recon 2.00, adversaries 2.57 2.30
-	// linear fit: a = 0.5713, b = 1.0000, nonlinearity 0.000
-}
 
 // A verdict: the certified point lies in its distortion band and leaks a
 // little more than the optimum, within tolerance.

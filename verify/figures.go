@@ -8,7 +8,9 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
 // Default numbers of thresholds on the theory curves of the figures. The
@@ -70,10 +72,11 @@ func curveEnd(dmax float64, rep *Report) float64 {
 	end := dmax
 	for _, p := range rep.Points {
 		end = max(end, p.D)
-		for _, l := range []*Losses{p.Learned, p.Certified} {
-			if l != nil && finite(l.ReconLoss) {
-				end = max(end, l.ReconLoss)
-			}
+		if p.Learned != nil && finite(p.Learned.Recon) {
+			end = max(end, p.Learned.Recon)
+		}
+		if p.Certified != nil && finite(p.Certified.Recon) {
+			end = max(end, p.Certified.Recon)
 		}
 	}
 	return 1.05 * end
@@ -82,10 +85,7 @@ func curveEnd(dmax float64, rep *Report) float64 {
 // CurveEnd returns the threshold at which Figure2 and Figure3 end their
 // curves for the report (see GaussCurve, BinaryCurve).
 func CurveEnd(run *Run, rep *Report) float64 {
-	if run.Binary != nil {
-		return curveEnd(run.Binary.DMax(), rep)
-	}
-	return curveEnd(run.Gauss.VarRecon(), rep)
+	return curveEnd(run.Model.DMax(), rep)
 }
 
 func sideLabel(names []string) string { return strings.Join(names, ", ") }
@@ -105,20 +105,6 @@ func gaussCurves(m *gauss.Model, pts []gauss.Point) []figure.Series {
 	return out
 }
 
-// GaussCurveSpec is the exact curves alone (mmds gauss --plot): every
-// adversary's loss at Proposition 1's optimum against the threshold D.
-func GaussCurveSpec(m *gauss.Model, pts []gauss.Point) figure.Spec {
-	cs := gaussCurves(m, pts)
-	for i := range cs {
-		cs[i].Markers = len(pts) <= 60
-	}
-	return figure.Spec{
-		Title:  "Gaussian data model: Proposition 1",
-		XLabel: XLabelGauss, YLabel: YLabelGauss,
-		Curves: cs,
-	}
-}
-
 // Figure2 is the paper's Figure 2 for a certified Gaussian results
 // directory: Proposition 1's curve for every adversary, and for every
 // finalized threshold the learned point (the trained estimators' test
@@ -135,10 +121,10 @@ func Figure2(m *gauss.Model, rep *Report, curve []gauss.Point) figure.Spec {
 		cert := figure.Series{Label: fmt.Sprintf("certified, adversary %d (Bayes estimators)", i+1), Color: i, Shape: figure.Triangle, Filled: true}
 		for _, p := range rep.Points {
 			if p.Learned != nil {
-				learned.X, learned.Y = append(learned.X, p.Learned.ReconLoss), append(learned.Y, p.Learned.AdvLoss[i])
+				learned.X, learned.Y = append(learned.X, p.Learned.Recon), append(learned.Y, p.Learned.Adv[i])
 			}
 			if p.Certified != nil {
-				cert.X, cert.Y = append(cert.X, p.Certified.ReconLoss), append(cert.Y, p.Certified.AdvLoss[i])
+				cert.X, cert.Y = append(cert.X, p.Certified.Recon), append(cert.Y, p.Certified.Adv[i])
 			}
 		}
 		s.Points = append(s.Points, learned, cert)
@@ -184,13 +170,13 @@ func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
 	cert := figure.Series{Label: "certified (MAP estimators)", Color: 0, Shape: figure.Triangle, Filled: true}
 	for _, p := range rep.Points {
 		if l := p.Learned; l != nil {
-			soft.X, soft.Y = append(soft.X, l.ReconLoss), append(soft.Y, l.MinAdvLoss)
+			soft.X, soft.Y = append(soft.X, l.Recon), append(soft.Y, l.MinAdv)
 			if l.ReconHard != nil && len(l.AdvHard) > 0 {
-				hard.X, hard.Y = append(hard.X, *l.ReconHard), append(hard.Y, minOf(l.AdvHard))
+				hard.X, hard.Y = append(hard.X, *l.ReconHard), append(hard.Y, loss.Min(l.AdvHard))
 			}
 		}
 		if c := p.Certified; c != nil {
-			cert.X, cert.Y = append(cert.X, c.ReconLoss), append(cert.Y, c.MinAdvLoss)
+			cert.X, cert.Y = append(cert.X, c.Recon), append(cert.Y, c.MinAdv)
 		}
 	}
 	s.Points = append(s.Points, soft, hard, cert)
@@ -201,20 +187,23 @@ func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
 // of the default number of points) and its file stem.
 func Figure(ctx context.Context, run *Run, rep *Report, solver *mip.SolverOptions) (figure.Spec, string, error) {
 	end := CurveEnd(run, rep)
-	if run.Binary != nil {
+	switch m := run.Model.(type) {
+	case model.BinaryModel:
 		o := mip.DefaultSolver()
 		if solver != nil {
 			o = *solver
 		}
-		curve, err := BinaryCurve(ctx, *run.Binary, end, BinaryCurvePoints, o)
+		curve, err := BinaryCurve(ctx, m.M, end, BinaryCurvePoints, o)
 		if err != nil {
 			return figure.Spec{}, "", err
 		}
 		return Figure3(rep, curve), Figure3Stem, nil
+	case model.GaussModel:
+		curve, err := GaussCurve(m.M, end, GaussCurvePoints)
+		if err != nil {
+			return figure.Spec{}, "", err
+		}
+		return Figure2(m.M, rep, curve), Figure2Stem, nil
 	}
-	curve, err := GaussCurve(run.Gauss, end, GaussCurvePoints)
-	if err != nil {
-		return figure.Spec{}, "", err
-	}
-	return Figure2(run.Gauss, rep, curve), Figure2Stem, nil
+	return figure.Spec{}, "", fmt.Errorf("%w: no figure for %s models", model.ErrUnsupported, run.Model.Kind())
 }

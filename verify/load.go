@@ -1,55 +1,47 @@
 package verify
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 
-	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
-// ErrInput is wrapped by every error that reports a missing, corrupt or
-// inconsistent results directory: the caller's input, not a failed
-// computation.
+// ErrInput is wrapped by every error that reports a missing, corrupt,
+// tampered or inconsistent results directory: the caller's input, not a
+// failed computation.
 var ErrInput = errors.New("invalid results directory")
 
-// ModelFile is the name of the model description mmds train writes next to
-// results.json: the config file format of mmds gauss --config (a gauss.Config)
-// or of the binary model ({"p", "q_y", "q_z"}).
-const ModelFile = "model.json"
+// ModelFile is the name of the model file of a results directory.
+const ModelFile = learn.ModelFile
 
-// maxFileBytes bounds results.json and model.json.
-const maxFileBytes = 256 << 20
-
-// Run is a results directory of mmds train, loaded and checked against its
-// model: every finalized point has its networks, of the shapes the model
-// implies.
+// Run is a results directory of mmds train, loaded, bound and checked
+// against its model: the model file is the one the run was trained on, the
+// configuration and every point are as training wrote them, and every
+// finalized point has its networks, of the shapes the model implies.
 type Run struct {
-	Dir     string
-	Results *learn.Results
-	Gauss   *gauss.Model // when Results.Model is "gauss"
-	Binary  *mip.Binary  // when Results.Model is "binary"
+	Dir         string
+	Results     *learn.Results
+	Model       model.Model
+	ModelSHA256 string
 }
 
-// Load reads DIR/results.json and DIR/model.json. Every error wraps ErrInput
-// and names the file and what is wrong with it.
+// Load reads DIR/results.json and DIR/model.json and checks the binding
+// (learn.Results.CheckBinding). Every error wraps ErrInput and names the
+// file and what is wrong with it.
 func Load(dir string) (*Run, error) {
-	rb, err := readFile(filepath.Join(dir, learn.ResultsFile))
+	d := learn.Dir(dir)
+	rb, err := d.ReadResults()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	mb, err := readFile(filepath.Join(dir, ModelFile))
+	mb, err := d.ReadModel()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	run, err := Parse(rb, mb, filepath.Join(dir, learn.ResultsFile), filepath.Join(dir, ModelFile))
+	run, err := newRun(rb, mb, d.Path(learn.ResultsFile), d.Path(ModelFile))
 	if err != nil {
 		return nil, err
 	}
@@ -57,85 +49,64 @@ func Load(dir string) (*Run, error) {
 	return run, nil
 }
 
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// Parse decodes and checks the contents of results.json and model.json;
+// resultsName and modelName label them in errors. Every error wraps
+// ErrInput.
+func Parse(results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
+	res, err := learn.DecodeResults(results, resultsName)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist (is this a results directory of mmds train?)", ErrInput, path)
-		}
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
-	}
-	if len(b) > maxFileBytes {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInput, path, maxFileBytes)
-	}
-	return b, nil
+	return newRun(res, modelBytes, resultsName, modelName)
 }
 
-// Parse decodes and checks the contents of results.json and model.json;
-// resultsName and modelName label them in errors. Every error wraps ErrInput.
-func Parse(results, model []byte, resultsName, modelName string) (*Run, error) {
+func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
 	bad := func(file, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))
 	}
-	var res learn.Results
-	dec := json.NewDecoder(bytes.NewReader(results))
-	if err := dec.Decode(&res); err != nil {
-		return nil, bad(resultsName, "not a valid results file: %v", err)
+	kind, err := model.ParseKind(string(res.Model))
+	if err != nil || kind == model.Finite {
+		return nil, bad(resultsName, "\"model\" = %q: want %q or %q", res.Model, model.Gauss, model.Binary)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, bad(resultsName, "unexpected data after the JSON object")
+	m, err := model.Parse(kind, modelBytes)
+	if err != nil {
+		return nil, bad(modelName, "%s says the model is %q, but: %v", resultsName, res.Model, err)
 	}
-	run := &Run{Results: &res}
-	var k int // adversaries
-	switch res.Model {
-	case learn.Gauss:
-		c, err := gauss.ParseConfig(bytes.NewReader(model))
-		if err == nil {
-			run.Gauss, err = gauss.New(c)
-		}
-		if err != nil {
-			return nil, bad(modelName, "%s says the model is %q, but this is not a valid gauss model: %v", filepath.Base(resultsName), res.Model, err)
-		}
-		k = run.Gauss.K()
-	case learn.Binary:
-		b, err := mip.ParseBinaryConfig(bytes.NewReader(model))
-		if err != nil {
-			return nil, bad(modelName, "%s says the model is %q, but this is not a valid binary model: %v", filepath.Base(resultsName), res.Model, err)
-		}
-		run.Binary = &b
-		k = len(b.QZ)
-	default:
-		return nil, bad(resultsName, "\"model\" = %q: want %q or %q", res.Model, learn.Gauss, learn.Binary)
+	h, err := model.Hash(m)
+	if err != nil {
+		return nil, err
 	}
-	if err := run.check(k); err != nil {
+	if err := res.CheckBinding(h); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	run := &Run{Results: res, Model: m, ModelSHA256: h}
+	if err := run.check(); err != nil {
 		return nil, bad(resultsName, "%v", err)
 	}
 	return run, nil
 }
 
-// check validates the results against a model with k adversaries.
-func (run *Run) check(k int) error {
+// check validates the results against the model.
+func (run *Run) check() error {
 	res := run.Results
 	c := &res.Config
-	if len(res.Points) == 0 {
-		return fmt.Errorf("\"points\" is empty: nothing to verify")
+	if len(c.D) == 0 {
+		return fmt.Errorf("config.d is empty: nothing to verify")
 	}
-	if c.TestSize < 1 {
-		return fmt.Errorf("config.test_size = %d: must be ≥ 1", c.TestSize)
+	for i, d := range c.D {
+		if !finite(d) || d < 0 || (i > 0 && d <= c.D[i-1]) {
+			return fmt.Errorf("config.d[%d] = %v: thresholds must be finite, ≥ 0 and increasing", i, d)
+		}
 	}
-	if tau := c.Protocol.Tau; !(tau >= 0) || math.IsInf(tau, 0) {
-		return fmt.Errorf("config.protocol.tau = %v: must be finite and ≥ 0", tau)
+	if len(res.Points) > len(c.D) {
+		return fmt.Errorf("%d points for %d thresholds", len(res.Points), len(c.D))
 	}
+	k := run.Model.Adversaries()
 	for i := range res.Points {
 		p := &res.Points[i]
 		where := fmt.Sprintf("points[%d] (D = %v)", i, p.D)
-		if !finite(p.D) || p.D < 0 {
-			return fmt.Errorf("%s: D must be finite and ≥ 0", where)
+		if p.DIndex < 0 || p.DIndex >= len(c.D) || c.D[p.DIndex] != p.D || (i > 0 && p.DIndex <= res.Points[i-1].DIndex) {
+			return fmt.Errorf("%s: d_index %d does not name its threshold in config.d", where, p.DIndex)
 		}
 		if !p.Finalized {
 			continue
@@ -151,10 +122,10 @@ func (run *Run) check(k int) error {
 				return fmt.Errorf("%s: adv_loss[%d] is not finite", where, j)
 			}
 		}
-		if run.Binary != nil && p.AdvHard != nil && len(p.AdvHard) != k {
+		if p.AdvHard != nil && len(p.AdvHard) != k {
 			return fmt.Errorf("%s: adv_hard has %d entries, but the model has %d adversaries", where, len(p.AdvHard), k)
 		}
-		if err := run.checkNetworks(p.Networks, k); err != nil {
+		if err := run.checkNetworks(p.Networks); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
@@ -164,12 +135,14 @@ func (run *Run) check(k int) error {
 // checkNetworks checks a finalized point's networks: privatizer,
 // reconstructor, adversary_1..k, with the input widths and output activation
 // the model implies and finite weights.
-func (run *Run) checkNetworks(nets []learn.Network, k int) error {
+func (run *Run) checkNetworks(nets []learn.Network) error {
+	sides := run.Model.SideWidths()
+	k := len(sides) - 1
 	if len(nets) != 2+k {
 		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
 	}
 	act := learn.Identity
-	if run.Binary != nil {
+	if run.Model.Kind() == model.Binary {
 		act = learn.Sigmoid
 	}
 	for i := range nets {
@@ -177,9 +150,9 @@ func (run *Run) checkNetworks(nets []learn.Network, k int) error {
 		role, in := "privatizer", 2
 		switch {
 		case i == 1:
-			role, in = "reconstructor", 1+run.sideWidth(-1)
+			role, in = "reconstructor", 1+sides[0]
 		case i >= 2:
-			role, in = fmt.Sprintf("adversary_%d", i-1), 1+run.sideWidth(i-2)
+			role, in = fmt.Sprintf("adversary_%d", i-1), 1+sides[i-1]
 		}
 		if n.Role != role {
 			return fmt.Errorf("networks[%d] has role %q, want %q", i, n.Role, role)
@@ -201,18 +174,6 @@ func (run *Run) checkNetworks(nets []learn.Network, k int) error {
 		}
 	}
 	return nil
-}
-
-// sideWidth is the number of side columns of the reconstructor (i < 0) or of
-// adversary i.
-func (run *Run) sideWidth(i int) int {
-	if run.Binary != nil {
-		return 1
-	}
-	if i < 0 {
-		return len(run.Gauss.Reconstructor())
-	}
-	return len(run.Gauss.Adversary(i))
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -3,12 +3,15 @@ package verify
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mmds-project/mmds/internal/nettest"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -17,7 +20,7 @@ import (
 func syntheticDir(t *testing.T) (string, *learn.Results) {
 	t.Helper()
 	dir := t.TempDir()
-	net := verifytest.LinearNet(1, 1, 0)
+	net := nettest.LinearNet(1, 1, 0)
 	res := verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	return dir, res
 }
@@ -56,56 +59,87 @@ func TestLoadRejects(t *testing.T) {
 		}, []string{"results.json", "unexpected data"}},
 		{"unknown model", func(t *testing.T, dir string, res *learn.Results) {
 			res.Model = "poisson"
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", `"poisson"`}},
 		{"binary model for gauss results", func(t *testing.T, dir string, _ *learn.Results) {
 			os.WriteFile(filepath.Join(dir, "model.json"), []byte(verifytest.BinaryModelJSON), 0o644)
 		}, []string{"model.json", `"gauss"`, "not a valid gauss model"}},
-		{"wrong number of adversaries", func(t *testing.T, dir string, _ *learn.Results) {
+		{"another model file", func(t *testing.T, dir string, _ *learn.Results) {
 			os.WriteFile(filepath.Join(dir, "model.json"), []byte(strings.Replace(verifytest.GaussModelJSON, `[["Z1"], ["Z2"]]`, `[["Z1"]]`, 1)), 0o644)
+		}, []string{"model.json", "not the model this run was trained on"}},
+		{"another model file, rebound", func(t *testing.T, dir string, res *learn.Results) {
+			js := strings.Replace(verifytest.GaussModelJSON, `[["Z1"], ["Z2"]]`, `[["Z1"]]`, 1)
+			os.WriteFile(filepath.Join(dir, "model.json"), []byte(js), 0o644)
+			m, _ := model.Parse(model.Gauss, []byte(js))
+			res.Config.ModelSHA256, _ = model.Hash(m)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "points[1]", "adv_loss has 2 entries", "1 adversaries"}},
+		{"tau edited", func(t *testing.T, dir string, res *learn.Results) {
+			res.Config.Protocol.Tau = 1e6
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", `"config" was changed after training`}},
+		{"test size edited", func(t *testing.T, dir string, res *learn.Results) {
+			res.Config.TestSize = 1
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", `"config" was changed after training`}},
+		{"model hash edited", func(t *testing.T, dir string, res *learn.Results) {
+			res.Config.ModelSHA256 = strings.Repeat("0", 64)
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"model.json", "not the model this run was trained on"}},
+		{"weight edited", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].Networks[0].Layers[1].Weights[0][0] *= 0.5
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json", "points[1] (D = 2) was changed after training"}},
+		{"learned loss edited", func(t *testing.T, dir string, res *learn.Results) {
+			v := 1.5
+			res.Points[1].ReconLoss = &v
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"points[1] (D = 2) was changed after training"}},
+		{"no binding", func(t *testing.T, dir string, res *learn.Results) {
+			res.Binding = learn.Binding{}
+			writeJSON(t, filepath.Join(dir, "results.json"), res)
+		}, []string{"results.json has no binding"}},
 		{"privatizer with three inputs", func(t *testing.T, dir string, res *learn.Results) {
 			l := &res.Points[1].Networks[0].Layers[0]
 			l.In = 3
 			for i := range l.Weights {
 				l.Weights[i] = append(l.Weights[i], 0)
 			}
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "points[1] (D = 2)", "networks[0] (privatizer) has 3 inputs", "2"}},
 		{"ragged weights", func(t *testing.T, dir string, res *learn.Results) {
 			res.Points[1].Networks[1].Layers[0].Weights[0] = learn.Floats{1}
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "networks[1] (reconstructor)", "weight row 0"}},
 		{"null weight", func(t *testing.T, dir string, res *learn.Results) {
-			b, _ := json.Marshal(res)
-			b = []byte(strings.Replace(string(b), `"weights":[[1,0]`, `"weights":[[null,0]`, 1))
-			os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644)
+			res.Points[1].Networks[0].Layers[0].Weights[0][0] = math.NaN() // written as null
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "networks[0] (privatizer)", "null"}},
 		{"wrong role order", func(t *testing.T, dir string, res *learn.Results) {
 			n := res.Points[1].Networks
 			n[2], n[3] = n[3], n[2]
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"networks[2] has role \"adversary_2\"", "adversary_1"}},
 		{"sigmoid output in a gauss run", func(t *testing.T, dir string, res *learn.Results) {
 			res.Points[1].Networks[1].Layers[1].Activation = "sigmoid"
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"reconstructor", "sigmoid", "identity"}},
 		{"missing networks", func(t *testing.T, dir string, res *learn.Results) {
 			res.Points[1].Networks = nil
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"points[1]", "has 0 networks, want 4"}},
 		{"finalized without recon loss", func(t *testing.T, dir string, res *learn.Results) {
 			res.Points[1].ReconLoss = nil
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
+			verifytest.WriteResults(t, dir, res)
 		}, []string{"points[1]", "recon_loss"}},
-		{"no test rows", func(t *testing.T, dir string, res *learn.Results) {
-			res.Config.TestSize = 0
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
-		}, []string{"config.test_size = 0"}},
-		{"no points", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points = nil
-			writeJSON(t, filepath.Join(dir, "results.json"), res)
-		}, []string{`"points" is empty`}},
+		{"no thresholds", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points, res.Config.D = nil, nil
+			verifytest.WriteResults(t, dir, res)
+		}, []string{"config.d is empty"}},
+		{"point at another threshold", func(t *testing.T, dir string, res *learn.Results) {
+			res.Points[1].D = 2.5
+			verifytest.WriteResults(t, dir, res)
+		}, []string{"points[1]", "d_index 1 does not name its threshold"}},
 	}
 	for _, c := range cases {
 		dir, res := syntheticDir(t)
@@ -132,7 +166,7 @@ func TestLoadValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Dir != dir || run.Gauss == nil || run.Binary != nil || len(run.Results.Points) != len(res.Points) || run.Gauss.K() != 2 {
+	if run.Dir != dir || run.Model.Kind() != model.Gauss || len(run.Results.Points) != len(res.Points) || run.Model.Adversaries() != 2 {
 		t.Errorf("loaded %+v", run)
 	}
 }
@@ -142,11 +176,11 @@ func TestLoadValid(t *testing.T) {
 // of a run it accepts must have a privatizer that rebuilds.
 func FuzzLoad(f *testing.F) {
 	dir := f.TempDir()
-	net := verifytest.LinearNet(1, 1, 0)
+	net := nettest.LinearNet(1, 1, 0)
 	verifytest.Synthetic(f, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	rb, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	bdir := f.TempDir()
-	bnet := verifytest.ConstantNet(0.9, 0.8)
+	bnet := nettest.ConstantNet(0.9, 0.8)
 	verifytest.Synthetic(f, bdir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &bnet, Recon: 0.1, Adv: []float64{0.3}}})
 	bb, _ := os.ReadFile(filepath.Join(bdir, "results.json"))
 	f.Add(rb, []byte(verifytest.GaussModelJSON))

@@ -41,20 +41,39 @@ const (
 	// sampling resolution of the losses the protocol selected on, so
 	// quadrature error cannot flip a verdict.
 	DefaultQuadTol = 5e-3
+
+	// DefaultAbs is the absolute floor of every tolerance, in units of the
+	// model's loss scale (Var[X], or 1 for 0-1 losses): 1e-9, far above
+	// the rounding of the loss sums (≈ 1e-15) and far below any
+	// statistical tolerance, so rounding can never decide a verdict.
+	DefaultAbs = 1e-9
+
+	// DefaultTestSize is the number of test rows the statistical
+	// tolerances assume: the paper's test split (2,000 of 12,000 rows,
+	// Section V). It is the verifier's setting, never read from the
+	// directory being certified.
+	DefaultTestSize = 2000
 )
 
 // Tolerances are the numbers a verdict is judged by (see the Default
-// constants for their meaning and sizes).
+// constants for their meaning and sizes). They are the verifier's: nothing
+// in them comes from the results directory being certified.
 type Tolerances struct {
 	BandTau float64 `json:"band_tau"` // band below D, in units of τ
-	DistSE  float64 `json:"dist_se"`  // distortion slack, in standard errors at D
-	AdvSE   float64 `json:"adv_se"`   // adversarial slack, in standard errors at the optimum
-	Quad    float64 `json:"quad"`     // convergence of the certificate's refinement
+	// Tau is the selection band τ; 0: learn.DefaultTau of the model and
+	// the run's thresholds (half the grid step, as Section V).
+	Tau      float64 `json:"tau"`
+	DistSE   float64 `json:"dist_se"`   // distortion slack, in standard errors at D
+	AdvSE    float64 `json:"adv_se"`    // adversarial slack, in standard errors at the optimum
+	Quad     float64 `json:"quad"`      // convergence of the certificate's refinement
+	Abs      float64 `json:"abs"`       // absolute floor, in units of the model's loss scale
+	TestSize int     `json:"test_size"` // n of the standard errors
 }
 
 // DefaultTolerances returns the Default constants.
 func DefaultTolerances() Tolerances {
-	return Tolerances{BandTau: DefaultBandTau, DistSE: DefaultDistSE, AdvSE: DefaultAdvSE, Quad: DefaultQuadTol}
+	return Tolerances{BandTau: DefaultBandTau, DistSE: DefaultDistSE, AdvSE: DefaultAdvSE, Quad: DefaultQuadTol,
+		Abs: DefaultAbs, TestSize: DefaultTestSize}
 }
 
 // Validate reports a tolerance that is negative or not finite.
@@ -62,27 +81,15 @@ func (t Tolerances) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"band_tau", t.BandTau}, {"dist_se", t.DistSE}, {"adv_se", t.AdvSE}, {"quad", t.Quad}} {
+	}{{"band_tau", t.BandTau}, {"tau", t.Tau}, {"dist_se", t.DistSE}, {"adv_se", t.AdvSE}, {"quad", t.Quad}, {"abs", t.Abs}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("verify: tolerance %s = %v: must be finite and ≥ 0", f.name, f.v)
 		}
 	}
+	if t.TestSize < 1 || t.TestSize > 1e9 {
+		return fmt.Errorf("verify: tolerance test_size = %d: must be in [1, 1e9]", t.TestSize)
+	}
 	return nil
-}
-
-// StdErr is the standard error of a test-split estimate of a loss whose
-// true value is l, from n test rows: l·√(2/n) for a squared error with
-// Gaussian errors (Var[e²] = 2σ⁴), √(l(1−l)/n) for a 0-1 error.
-func StdErr(binary bool, l float64, n int) float64 {
-	if n < 1 {
-		return math.Inf(1)
-	}
-	l = max(l, 0)
-	if binary {
-		l = min(l, 1)
-		return math.Sqrt(l * (1 - l) / float64(n))
-	}
-	return l * math.Sqrt(2/float64(n))
 }
 
 // Assessment is what a verdict depends on.
@@ -104,6 +111,7 @@ const (
 	VerdictPass         = "pass"
 	VerdictAbove        = "pass (above optimum)"
 	VerdictNotFinalized = "not finalized"
+	VerdictNotTrained   = "not trained"
 )
 
 // Judge returns whether a point passes and a one-line verdict. A point passes

@@ -3,54 +3,36 @@ package verify
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model"
 )
 
 // Options configure Certify; the zero value means the defaults.
 type Options struct {
-	Tol    Tolerances         // zero value: DefaultTolerances()
-	Gauss  GaussQuad          // Gaussian quadrature (zero fields: defaults)
-	Binary BinaryQuad         // binary quadrature (zero fields: defaults)
-	Solver *mip.SolverOptions // HiGHS settings for Proposition 2; nil: mip.DefaultSolver()
+	Tol   Tolerances    // zero value: DefaultTolerances()
+	Model model.Options // quadrature and solver settings
 	// Workers is the number of points certified at once (0: GOMAXPROCS).
 	// The report does not depend on it.
 	Workers int
 }
 
-// Losses are a privatizer's reconstructor and adversarial losses.
-type Losses struct {
-	ReconLoss  float64   `json:"recon_loss"`
-	AdvLoss    []float64 `json:"adv_loss"`
-	MinAdvLoss float64   `json:"min_adv_loss"`
+// Learned are the trained estimators' test-split losses, as results.json
+// has them (reported, never judged: the verdict uses the certified losses).
+type Learned struct {
+	loss.Losses
 	// The trained binary estimators' hard-decision 0-1 test errors (the
-	// estimate thresholded at 1/2), when results.json has them.
+	// estimate thresholded at 1/2).
 	ReconHard *float64  `json:"recon_hard,omitempty"`
 	AdvHard   []float64 `json:"adv_hard,omitempty"`
-}
-
-// Optimum is the exact optimum at the certified distortion: Proposition 1
-// (gauss; optimal among linear-Gaussian privatizers F = aX + bR) or
-// Proposition 2 (binary; optimal among all binary-output privatizers).
-type Optimum struct {
-	D          float64   `json:"D"` // the certified distortion it is taken at
-	ReconLoss  float64   `json:"recon_loss"`
-	AdvLoss    []float64 `json:"adv_loss"`
-	MinAdvLoss float64   `json:"min_adv_loss"`
-	Class      string    `json:"class"` // "linear-gaussian" or "binary"
-	// Gaussian: D' = min(D, Var[X|Y]) and the optimal SNR a²/b² (null when
-	// infinite, at D' = 0).
-	DEff *float64 `json:"D_eff,omitempty"`
-	SNR  *float64 `json:"snr,omitempty"`
-	// Binary: the optimal privatizer, γ* and HiGHS's status.
-	S0     *float64 `json:"s0,omitempty"`
-	S1     *float64 `json:"s1,omitempty"`
-	Gamma  *float64 `json:"gamma,omitempty"`
-	Status string   `json:"status,omitempty"`
+	// InBand says whether the learned distortion lies in the protocol's
+	// selection band [D − τ, D] of the run (Section V): false flags a
+	// point the protocol should not have selected.
+	InBand bool `json:"in_protocol_band"`
 }
 
 // Excess is how far the trained estimators are from the Bayes-optimal ones
@@ -67,96 +49,125 @@ type Excess struct {
 
 // Point is the certificate of one threshold D.
 type Point struct {
-	DIndex    int     `json:"d_index"`
-	D         float64 `json:"D"`
-	Finalized bool    `json:"finalized"`
-	// Learned are the trained estimators' test-split losses (results.json).
-	Learned *Losses `json:"learned"`
-	// Certified are the exact Bayes losses of the learned privatizer.
-	Certified *Losses  `json:"certified"`
-	Optimum   *Optimum `json:"optimum"`
-	// Gap = optimum − certified minimum adversarial loss: positive when the
-	// learned privatizer leaks more than the optimum at its distortion.
+	DIndex int     `json:"d_index"`
+	D      float64 `json:"D"`
+	// Status is "certified", "not finalized" (trained, no trial accepted)
+	// or "not trained" (the run stopped before this threshold).
+	Status    string   `json:"status"`
+	Finalized bool     `json:"finalized"`
+	Learned   *Learned `json:"learned"`
+	// Certified are the exact Bayes losses of the learned privatizer; its
+	// reconstructor loss is the certified distortion D̂.
+	Certified *loss.Losses `json:"certified"`
+	// Change is the certificate's refinement change (its error estimate).
+	Change *float64 `json:"change"`
+	// Optimum is the reference optimum at D̂ and OptimumAtD the one at D.
+	Optimum    *model.Optimum `json:"optimum"`
+	OptimumAtD *model.Optimum `json:"optimum_at_D"`
+	// Gap = optimum − certified minimum adversarial loss at D̂ (the trade-off
+	// view of the paper's figures; the verdict uses it), GapAtD the same at
+	// the asked D (did the privatizer solve the constrained problem at D?).
+	// Both are > 0 when the learned privatizer leaks more than the optimum.
 	Gap    *float64 `json:"gap"`
-	Excess *Excess  `json:"estimator_excess"`
-	// DistortionBand is where the certified distortion must lie; AdvTol is
-	// the largest gap that passes.
+	GapAtD *float64 `json:"gap_at_D"`
+	// GapBest (Gaussian) = best achievable mechanism at D̂ − certified
+	// minimum adversarial loss: < 0 means the learned privatizer beats every
+	// mechanism mmds knows, a finding worth a look.
+	GapBest *float64 `json:"gap_best_achievable,omitempty"`
+	Excess  *Excess  `json:"estimator_excess"`
+	// DistortionBand is where D̂ must lie; AdvTol is the largest gap that
+	// passes.
 	DistortionBand *[2]float64 `json:"distortion_band"`
 	AdvTol         *float64    `json:"adv_tolerance"`
 	Pass           bool        `json:"pass"`
 	Verdict        string      `json:"verdict"`
 	// The model-specific certificate.
-	Gauss  *GaussCertificate  `json:"gauss,omitempty"`
-	Binary *BinaryCertificate `json:"binary,omitempty"`
+	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
+	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
 }
+
+// Status values of a Point.
+const (
+	StatusCertified = "certified"
+)
 
 // Report is the certificate of a results directory.
 type Report struct {
-	Dir        string      `json:"dir"`
-	Model      learn.Model `json:"model"`
-	Tolerances Tolerances  `json:"tolerances"`
-	Tau        float64     `json:"tau"`       // the selection band width τ of the run
-	TestSize   int         `json:"test_size"` // test rows behind the learned losses
-	Epochs     int         `json:"epochs"`
-	Points     []Point     `json:"points"`
-	// Passed + Failed + NotFinalized = len(Points); Pass is true when every
-	// point passed.
+	Dir          string     `json:"dir"`
+	Model        model.Kind `json:"model"`
+	ModelSHA256  string     `json:"model_sha256"`
+	ConfigSHA256 string     `json:"config_sha256"`
+	// Tolerances are the verifier's, with Tau resolved.
+	Tolerances Tolerances `json:"tolerances"`
+	Epochs     int        `json:"epochs"`
+	Points     []Point    `json:"points"`
+	// Passed + Failed + NotFinalized + NotTrained = len(Points), one per
+	// threshold of the run's configuration; Pass is true when every point
+	// passed.
 	Passed       int  `json:"passed"`
 	Failed       int  `json:"failed"`
 	NotFinalized int  `json:"not_finalized"`
+	NotTrained   int  `json:"not_trained"`
 	Pass         bool `json:"pass"`
 }
 
-// Certify holds every finalized point of run against the exact optimum: it
-// rebuilds the learned privatizer from its weights, computes its exact Bayes
-// losses (CertifyGauss, CertifyBinary), the optimum at the certified
-// distortion, the gap and the verdict. Points that were not finalized are
-// reported as such and do not pass.
+// Certify holds every threshold of run's configuration against the
+// optimum: for a finalized point it rebuilds the learned privatizer from its
+// weights, computes its exact Bayes losses (model.Model.Certify), the optimum
+// at the certified distortion and at D, the gaps and the verdict. Thresholds
+// that were not finalized, or not trained at all, are reported as such and
+// do not pass.
 func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	if o.Tol == (Tolerances{}) {
 		o.Tol = DefaultTolerances()
 	}
+	res := run.Results
+	if o.Tol.Tau == 0 {
+		o.Tol.Tau = learn.DefaultTau(res.Config.D, run.Model.DMax(), run.Model.DefaultSweep())
+	}
 	if err := o.Tol.Validate(); err != nil {
 		return nil, err
-	}
-	solver := mip.DefaultSolver()
-	if o.Solver != nil {
-		solver = *o.Solver
 	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	res := run.Results
-	rep := &Report{Dir: run.Dir, Model: res.Model, Tolerances: o.Tol, Tau: res.Config.Protocol.Tau,
-		TestSize: res.Config.TestSize, Epochs: res.Config.Epochs, Points: make([]Point, len(res.Points))}
+	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
+		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
+		Points: make([]Point, len(res.Config.D))}
+	byIndex := make([]*learn.DResult, len(res.Config.D))
+	for i := range res.Points {
+		byIndex[res.Points[i].DIndex] = &res.Points[i]
+	}
 
-	errs := make([]error, len(res.Points))
+	errs := make([]error, len(rep.Points))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(workers, len(res.Points)) {
+	for range min(workers, len(rep.Points)) {
 		wg.Go(func() {
 			for i := range jobs {
 				if err := ctx.Err(); err != nil {
 					errs[i] = err
 					continue
 				}
-				rep.Points[i], errs[i] = run.certifyPoint(i, o, solver)
+				rep.Points[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
 			}
 		})
 	}
-	for i := range res.Points {
+	for i := range rep.Points {
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("verify: D[%d] = %g: %w", i, res.Points[i].D, err)
+			return nil, fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 	}
 	for _, p := range rep.Points {
 		switch {
+		case p.Status == VerdictNotTrained:
+			rep.NotTrained++
 		case !p.Finalized:
 			rep.NotFinalized++
 		case p.Pass:
@@ -169,107 +180,104 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// certifyPoint certifies results point i.
-func (run *Run) certifyPoint(i int, o Options, solver mip.SolverOptions) (Point, error) {
-	dp := &run.Results.Points[i]
-	p := Point{DIndex: dp.DIndex, D: dp.D, Finalized: dp.Finalized}
-	if !dp.Finalized {
-		p.Verdict = VerdictNotFinalized
+// certifyPoint certifies threshold i, whose result is dp (nil: not trained).
+func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options) (Point, error) {
+	d := run.Results.Config.D[i]
+	p := Point{DIndex: i, D: d}
+	switch {
+	case dp == nil:
+		p.Status, p.Verdict = VerdictNotTrained, VerdictNotTrained
+		return p, nil
+	case !dp.Finalized:
+		p.Status, p.Verdict = VerdictNotFinalized, VerdictNotFinalized
 		return p, nil
 	}
-	p.Learned = &Losses{ReconLoss: *dp.ReconLoss, AdvLoss: append([]float64(nil), dp.AdvLoss...)}
-	p.Learned.MinAdvLoss = minOf(p.Learned.AdvLoss)
-	if dp.ReconHard != nil {
-		rh := *dp.ReconHard
-		p.Learned.ReconHard, p.Learned.AdvHard = &rh, append([]float64(nil), dp.AdvHard...)
-	}
-	m, err := dp.Networks[0].MLP()
+	p.Status, p.Finalized = StatusCertified, true
+	p.Learned = learned(dp, run.Results.Config.Protocol.Tau)
+	mlp, err := dp.Networks[0].MLP()
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	k, err := FromMLP(m)
+	k, err := bayes.FromMLP(mlp)
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	binary := run.Binary != nil
-	var change, numFloor float64
-	if binary {
-		c, err := CertifyBinary(*run.Binary, k, o.Binary)
-		if err != nil {
-			return p, err
-		}
-		p.Binary = c
-		p.Certified = &Losses{ReconLoss: c.ReconLoss, AdvLoss: c.AdvLoss, MinAdvLoss: c.MinAdvLoss}
-		opt, err := run.Binary.SolveProp2(clampD(c.ReconLoss), solver)
-		if err != nil {
-			return p, err
-		}
-		s0, s1, g := opt.S.S0, opt.S.S1, opt.Gamma
-		p.Optimum = &Optimum{D: opt.D, ReconLoss: opt.ReconLoss, AdvLoss: opt.AdvLoss, MinAdvLoss: opt.MinAdvLoss,
-			Class: "binary", S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status}
-		change, numFloor = c.Change, 1e-9
-	} else {
-		c, err := CertifyGauss(run.Gauss, k, o.Gauss)
-		if err != nil {
-			return p, err
-		}
-		p.Gauss = c
-		p.Certified = &Losses{ReconLoss: c.ReconLoss, AdvLoss: c.AdvLoss, MinAdvLoss: c.MinAdvLoss}
-		opt, err := run.Gauss.Optimum(clampD(c.ReconLoss))
-		if err != nil {
-			return p, err
-		}
-		deff := opt.DEff
-		p.Optimum = &Optimum{D: opt.D, ReconLoss: opt.ReconLoss, AdvLoss: opt.AdvLoss, MinAdvLoss: opt.MinAdvLoss,
-			Class: "linear-gaussian", DEff: &deff}
-		if !math.IsInf(opt.SNR, 0) {
-			snr := opt.SNR
-			p.Optimum.SNR = &snr
-		}
-		q := o.Tol.Quad
-		if q == 0 {
-			q = DefaultQuadTol
-		}
-		change, numFloor = c.Change, q*max(opt.MinAdvLoss, scaleFloor*run.Gauss.VarX())
+	m := run.Model
+	c, err := m.Certify(k, o.Model)
+	if err != nil {
+		return p, err
 	}
-	p.Excess = excess(p.Learned, p.Certified, binary)
+	p.Gauss, p.Binary = c.Gauss, c.Binary
+	cert := c.Losses
+	p.Certified, p.Change = &cert, &c.Change
+	dHat := max(cert.Recon, 0) // rounding can leave an exact loss of 0 at −1e-17
+	opt, err := m.Optimum(ctx, dHat, o.Model)
+	if err != nil {
+		return p, err
+	}
+	optD, err := m.Optimum(ctx, d, o.Model)
+	if err != nil {
+		return p, err
+	}
+	p.Optimum, p.OptimumAtD = &opt, &optD
+	p.Excess = excess(p.Learned, cert, m.Kind() == model.Binary)
 
-	gap := p.Optimum.MinAdvLoss - p.Certified.MinAdvLoss
-	p.Gap = &gap
-	n, tau := run.Results.Config.TestSize, run.Results.Config.Protocol.Tau
-	seD := StdErr(binary, dp.D, n)
-	band := [2]float64{dp.D - o.Tol.BandTau*tau - o.Tol.DistSE*seD, dp.D + o.Tol.DistSE*seD}
-	advTol := o.Tol.AdvSE * StdErr(binary, p.Optimum.MinAdvLoss, n)
+	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
+	p.Gap, p.GapAtD = &gap, &gapD
+	if opt.Best != nil {
+		gb := opt.Best.MinAdv - cert.MinAdv
+		p.GapBest = &gb
+	}
+	t := o.Tol
+	abs := t.Abs * m.LossScale()
+	seD := m.StdErr(d, t.TestSize)
+	band := [2]float64{max(0, d-t.BandTau*t.Tau-t.DistSE*seD-abs), d + t.DistSE*seD + abs}
+	advTol := t.AdvSE*m.StdErr(opt.MinAdv, t.TestSize) + abs
 	p.DistortionBand, p.AdvTol = &band, &advTol
 	p.Pass, p.Verdict = Judge(Assessment{
-		D: dp.D, Recon: p.Certified.ReconLoss, MinAdv: p.Certified.MinAdvLoss, Optimum: p.Optimum.MinAdvLoss,
-		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: change, QuadTol: o.Tol.Quad, NumFloor: numFloor,
+		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: opt.MinAdv,
+		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
+		NumFloor: max(abs, c.Change*opt.MinAdv),
 	})
+	if p.GapBest != nil && *p.GapBest < -max(abs, c.Change*opt.Best.MinAdv) {
+		p.Verdict += "; beats the best known mechanism"
+	}
+	if !p.Learned.InBand {
+		p.Verdict += "; selected outside the protocol band"
+	}
 	return p, nil
 }
 
-// clampD maps a certified distortion to a threshold the optima accept:
-// rounding can leave an exact loss of 0 at −1e-17.
-func clampD(d float64) float64 { return max(d, 0) }
+// learned copies a point's trained losses and checks them against the
+// protocol's band [D − τ, D] of the run.
+func learned(dp *learn.DResult, tau float64) *Learned {
+	l := &Learned{Losses: loss.New(*dp.ReconLoss, append([]float64(nil), dp.AdvLoss...))}
+	if dp.ReconHard != nil {
+		rh := *dp.ReconHard
+		l.ReconHard, l.AdvHard = &rh, append([]float64(nil), dp.AdvHard...)
+	}
+	l.InBand = l.Recon >= dp.D-tau && l.Recon <= dp.D
+	return l
+}
 
 // excess returns trained − Bayes losses (see Excess).
-func excess(learned, cert *Losses, binary bool) *Excess {
+func excess(l *Learned, cert loss.Losses, binary bool) *Excess {
 	diff := func(recon float64, adv []float64) *Excess {
-		e := &Excess{Recon: recon - cert.ReconLoss, Adv: make([]float64, len(adv))}
+		e := &Excess{Recon: recon - cert.Recon, Adv: make([]float64, len(adv))}
 		for i, a := range adv {
-			e.Adv[i] = a - cert.AdvLoss[i]
+			e.Adv[i] = a - cert.Adv[i]
 		}
 		return e
 	}
-	soft := diff(learned.ReconLoss, learned.AdvLoss)
+	soft := diff(l.Recon, l.Adv)
 	if !binary {
 		return soft
 	}
-	if learned.ReconHard == nil || len(learned.AdvHard) != len(learned.AdvLoss) {
+	if l.ReconHard == nil || len(l.AdvHard) != len(l.Adv) {
 		soft.SoftUsed = true
 		return soft
 	}
-	e := diff(*learned.ReconHard, learned.AdvHard)
+	e := diff(*l.ReconHard, l.AdvHard)
 	e.Soft = soft
 	return e
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"reflect"
 	"strings"
@@ -9,9 +10,11 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -48,18 +51,6 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func TestStdErr(t *testing.T) {
-	if got, want := StdErr(false, 2, 2000), 2*math.Sqrt(2.0/2000); !scalar.EqualWithinRel(got, want, 1e-15) {
-		t.Errorf("Gaussian SE %g, want %g", got, want)
-	}
-	if got, want := StdErr(true, 0.2, 2000), math.Sqrt(0.2*0.8/2000); !scalar.EqualWithinRel(got, want, 1e-15) {
-		t.Errorf("binary SE %g, want %g", got, want)
-	}
-	if !math.IsInf(StdErr(true, 0.2, 0), 1) {
-		t.Error("no test rows: the SE should be infinite")
-	}
-}
-
 func TestTolerancesValidate(t *testing.T) {
 	if err := DefaultTolerances().Validate(); err != nil {
 		t.Fatal(err)
@@ -92,11 +83,11 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	m := gauss.Paper()
 	o2, _ := m.Optimum(2)
 	o1, _ := m.Optimum(1)
-	net2, net1 := verifytest.LinearNet(o2.A, o2.B, 0.5), verifytest.LinearNet(o1.A, o1.B, 0)
+	net2, net1 := nettest.LinearNet(o2.A, o2.B, 0.5), nettest.LinearNet(o1.A, o1.B, 0)
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{
 		{D: 0.5},
-		{D: 2, Priv: &net2, Recon: 2.1, Adv: []float64{2.4, 2.2}},
+		{D: 2, Priv: &net2, Recon: 1.95, Adv: []float64{2.4, 2.2}},
 		{D: 3, Priv: &net1, Recon: 1, Adv: o1.AdvLoss},
 	})
 	rep := certifyDir(t, dir, Options{})
@@ -111,22 +102,22 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	if !p.Pass || p.Verdict != VerdictPass {
 		t.Errorf("optimal privatizer at D = 2: %v %q", p.Pass, p.Verdict)
 	}
-	if !scalar.EqualWithinRel(p.Certified.ReconLoss, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdvLoss {
-		t.Errorf("D = 2: certified distortion %g, gap %g; want 2 and 0", p.Certified.ReconLoss, *p.Gap)
+	if !scalar.EqualWithinRel(p.Certified.Recon, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdvLoss {
+		t.Errorf("D = 2: certified distortion %g, gap %g; want 2 and 0", p.Certified.Recon, *p.Gap)
 	}
-	if p.Optimum.Class != "linear-gaussian" || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.ReconLoss, 1e-15) {
+	if p.Optimum.Class != "linear-gaussian" || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.Recon, 1e-15) {
 		t.Errorf("D = 2: optimum %+v is not Proposition 1 at the certified distortion", p.Optimum)
 	}
 	// The learned losses are results.json's; the excess is learned − certified.
-	if p.Learned.ReconLoss != 2.1 || p.Learned.MinAdvLoss != 2.2 || !scalar.EqualWithinAbs(p.Excess.Recon, 2.1-p.Certified.ReconLoss, 1e-15) {
+	if p.Learned.Recon != 1.95 || p.Learned.MinAdv != 2.2 || !scalar.EqualWithinAbs(p.Excess.Recon, 1.95-p.Certified.Recon, 1e-15) {
 		t.Errorf("D = 2: learned %+v, excess %+v", p.Learned, p.Excess)
 	}
 	q := rep.Points[2]
 	if q.Pass || !strings.Contains(q.Verdict, "distortion") || strings.Contains(q.Verdict, "gap") {
 		t.Errorf("D = 3 with the D = 1 privatizer: %v %q, want a distortion failure only", q.Pass, q.Verdict)
 	}
-	if lo, hi := q.DistortionBand[0], q.DistortionBand[1]; !(lo < 3 && hi > 3 && q.Certified.ReconLoss < lo) {
-		t.Errorf("D = 3: band [%g, %g], certified %g", lo, hi, q.Certified.ReconLoss)
+	if lo, hi := q.DistortionBand[0], q.DistortionBand[1]; !(lo < 3 && hi > 3 && q.Certified.Recon < lo) {
+		t.Errorf("D = 3: band [%g, %g], certified %g", lo, hi, q.Certified.Recon)
 	}
 }
 
@@ -140,8 +131,8 @@ func TestCertifySyntheticBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	clamp := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
-	best := verifytest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
-	other := verifytest.ConstantNet(0.9, 0.8)
+	best := nettest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
+	other := nettest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{
 		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdvLoss}},
@@ -149,8 +140,8 @@ func TestCertifySyntheticBinary(t *testing.T) {
 	})
 	rep := certifyDir(t, dir, Options{})
 	p := rep.Points[0]
-	if !p.Pass || math.Abs(*p.Gap) > 1e-7 || !scalar.EqualWithinAbs(p.Certified.ReconLoss, opt.ReconLoss, 1e-9) {
-		t.Errorf("optimal privatizer: pass %v %q, gap %g, distortion %g (want %g)", p.Pass, p.Verdict, *p.Gap, p.Certified.ReconLoss, opt.ReconLoss)
+	if !p.Pass || math.Abs(*p.Gap) > 1e-7 || !scalar.EqualWithinAbs(p.Certified.Recon, opt.ReconLoss, 1e-9) {
+		t.Errorf("optimal privatizer: pass %v %q, gap %g, distortion %g (want %g)", p.Pass, p.Verdict, *p.Gap, p.Certified.Recon, opt.ReconLoss)
 	}
 	q := rep.Points[1]
 	s := mip.Privatizer{S0: 0.9, S1: 0.8}
@@ -162,10 +153,10 @@ func TestCertifySyntheticBinary(t *testing.T) {
 	if want := optD.MinAdvLoss - mapError(m.P, m.QZ[0], s.S0, s.S1); !scalar.EqualWithinAbs(*q.Gap, want, 1e-9) {
 		t.Errorf("(0.9, 0.8): gap %g, want %g", *q.Gap, want)
 	}
-	inBand := q.Certified.ReconLoss >= q.DistortionBand[0] && q.Certified.ReconLoss <= q.DistortionBand[1]
+	inBand := q.Certified.Recon >= q.DistortionBand[0] && q.Certified.Recon <= q.DistortionBand[1]
 	if want := inBand && *q.Gap <= *q.AdvTol; q.Pass != want || strings.Contains(q.Verdict, "gap") != (*q.Gap > *q.AdvTol) {
 		t.Errorf("(0.9, 0.8): pass %v, verdict %q; distortion %g in band %v, gap %g, tolerance %g",
-			q.Pass, q.Verdict, q.Certified.ReconLoss, *q.DistortionBand, *q.Gap, *q.AdvTol)
+			q.Pass, q.Verdict, q.Certified.Recon, *q.DistortionBand, *q.Gap, *q.AdvTol)
 	}
 	// Binary learned losses carry the hard errors; the excess uses them.
 	if p.Excess.Soft == nil || p.Excess.SoftUsed {
@@ -177,46 +168,46 @@ func TestCertifySyntheticBinary(t *testing.T) {
 // are results.json's, certified losses are within their bounds, and the
 // report does not depend on the number of workers.
 func TestCertifyTrainedFixtures(t *testing.T) {
-	for _, model := range []learn.Model{learn.Gauss, learn.Binary} {
+	for _, kind := range []learn.Model{learn.Gauss, learn.Binary} {
 		dir := t.TempDir()
 		var res *learn.Results
-		if model == learn.Gauss {
+		if kind == learn.Gauss {
 			res = verifytest.Gauss(t, dir)
 		} else {
 			res = verifytest.Binary(t, dir)
 		}
-		o := Options{Gauss: GaussQuad{Levels: 2, BinsPerNoise: 8, XPerScale: 4}, Workers: 1}
+		o := Options{Model: model.Options{Gauss: bayes.GaussQuad{Levels: 2, BinsPerNoise: 8, XPerScale: 4}}, Workers: 1}
 		rep := certifyDir(t, dir, o)
 		o.Workers = 2
 		if rep2 := certifyDir(t, dir, o); !reflect.DeepEqual(rep, rep2) {
-			t.Errorf("%s: the report depends on the number of workers", model)
+			t.Errorf("%s: the report depends on the number of workers", kind)
 		}
 		finalized := 0
 		for i, p := range rep.Points {
 			r := res.Points[i]
 			if p.D != r.D || p.Finalized != r.Finalized {
-				t.Fatalf("%s point %d: D %g finalized %v, results %g %v", model, i, p.D, p.Finalized, r.D, r.Finalized)
+				t.Fatalf("%s point %d: D %g finalized %v, results %g %v", kind, i, p.D, p.Finalized, r.D, r.Finalized)
 			}
 			if !p.Finalized {
 				continue
 			}
 			finalized++
-			if p.Learned.ReconLoss != *r.ReconLoss || p.Learned.MinAdvLoss != *r.MinAdvLoss {
-				t.Errorf("%s D = %g: learned %+v, results %g %g", model, p.D, p.Learned, *r.ReconLoss, *r.MinAdvLoss)
+			if p.Learned.Recon != *r.ReconLoss || p.Learned.MinAdv != *r.MinAdvLoss {
+				t.Errorf("%s D = %g: learned %+v, results %g %g", kind, p.D, p.Learned, *r.ReconLoss, *r.MinAdvLoss)
 			}
-			if p.Certified.ReconLoss < 0 || p.Certified.MinAdvLoss < 0 || *p.Gap != p.Optimum.MinAdvLoss-p.Certified.MinAdvLoss {
-				t.Errorf("%s D = %g: certified %+v gap %g", model, p.D, p.Certified, *p.Gap)
+			if p.Certified.Recon < 0 || p.Certified.MinAdv < 0 || *p.Gap != p.Optimum.MinAdv-p.Certified.MinAdv {
+				t.Errorf("%s D = %g: certified %+v gap %g", kind, p.D, p.Certified, *p.Gap)
 			}
 		}
 		if finalized == 0 || finalized == len(rep.Points) {
-			t.Errorf("%s: %d of %d points finalized; the fixture should have both kinds", model, finalized, len(rep.Points))
+			t.Errorf("%s: %d of %d points finalized; the fixture should have both kinds", kind, finalized, len(rep.Points))
 		}
 	}
 }
 
 func TestCertifyCancelled(t *testing.T) {
 	dir := t.TempDir()
-	net := verifytest.LinearNet(1, 1, 0)
+	net := nettest.LinearNet(1, 1, 0)
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	run, err := Load(dir)
 	if err != nil {
@@ -230,4 +221,27 @@ func TestCertifyCancelled(t *testing.T) {
 	if _, err := Certify(context.Background(), run, Options{Tol: Tolerances{BandTau: -1}}); err == nil {
 		t.Error("a negative tolerance: no error")
 	}
+}
+
+// mapError is the MAP error of guessing X ~ Bernoulli(p) from F = the
+// output of the binary channel (s0, s1) and V = X through a BSC(q),
+// enumerated over the eight outcomes (Appendix B).
+func mapError(p, q, s0, s1 float64) float64 {
+	px := [2]float64{1 - p, p}
+	pf := [2][2]float64{{s0, 1 - s0}, {1 - s1, s1}} // pf[x][f]
+	e := 0.0
+	for f := range 2 {
+		for v := range 2 {
+			var j [2]float64
+			for x := range 2 {
+				pv := q
+				if v == x {
+					pv = 1 - q
+				}
+				j[x] = px[x] * pf[x][f] * pv
+			}
+			e += min(j[0], j[1])
+		}
+	}
+	return e
 }

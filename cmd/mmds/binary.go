@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -85,7 +86,11 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 				return mip.Binary{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
 			}
 		}
-		return loadBinaryModel(f.config)
+		m, err := model.Load(model.Binary, f.config)
+		if err != nil {
+			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
+		}
+		return m.(model.BinaryModel).M, nil
 	}
 	m := mip.Binary{P: f.p, QY: f.qy, QZ: f.qz}
 	for _, c := range []struct {

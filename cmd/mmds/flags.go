@@ -80,3 +80,25 @@ func modelFileNames(path string, n int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// checkOutputPath checks, before any work, that the file an output flag
+// names can be written: its folder exists and accepts a new file, and the
+// path is not a folder.
+func checkOutputPath(flag, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return badInput("%s %s: is a folder; give a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return badInput("%s %s: folder %s does not exist", flag, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".mmds-probe-*")
+	if err != nil {
+		return badInput("%s %s: folder %s is not writable", flag, path, dir)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,20 +15,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
 func init() { subcommands = append(subcommands, newTrainCmd) }
-
-// ModelFile is the name of the model description mmds train writes into a
-// results directory: the same JSON a --config file holds for that model, so
-// verify can rebuild the exact model the samples were drawn from.
-const modelFile = "model.json"
 
 // dataStream is the PCG stream of the dataset draw; the seed is --seed. The
 // trials' own streams derive from the seed through learn.TrialSeed, so the
@@ -62,7 +53,10 @@ verify and mmds plot read:
   DIR/model.json            the model the data were drawn from (a --config file)
 
 Re-running the same command resumes: finished trials are loaded, not retrained.
-Results are bit-identical for any --workers. The preset "paper" is the full
+Results are bit-identical for any --workers. results.json records the
+SHA-256 of the model, of the configuration and of every finalized point, so
+mmds verify refuses a directory edited after training. One process writes a
+directory at a time (per shard for --shard): a second gets exit 2. The preset "paper" is the full
 protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
 cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
@@ -113,8 +107,11 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 	if o.slurm.dir != "" {
 		return writeSlurmJobs(cmd, job, o.slurm)
 	}
-	if err := writeModelFile(job.cfg.Dir, job.model); err != nil {
-		return err
+	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
+		if errors.Is(err, learn.ErrResume) {
+			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+		}
+		return badInput("--out %s: %v", job.cfg.Dir, err)
 	}
 	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg)
 	job.cfg.Progress = bar.update
@@ -125,7 +122,7 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
 		}
-		if errors.Is(err, learn.ErrResume) {
+		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLocked) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return err
@@ -153,31 +150,20 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
 	job := &trainJob{kind: kind, format: format}
-	rng := rand.New(rand.NewPCG(o.seed, dataStream))
-	var def sweep.Spec
-	switch kind {
-	case learn.Gauss:
-		m, err := loadGaussModel(o.config)
-		if err != nil {
-			return nil, err
-		}
-		job.data, job.advs = gaussDataset(m, rng, o.samples), m.K()
-		cfg.DMax, def = m.VarRecon(), m.DefaultSweep()
-		job.model, err = json.Marshal(m.Config())
-		if err != nil {
-			return nil, err
-		}
-	case learn.Binary:
-		m, err := loadBinaryModel(o.config)
-		if err != nil {
-			return nil, err
-		}
-		job.data, job.advs = binaryDataset(m, rng, o.samples), len(m.QZ)
-		cfg.DMax, def = m.DMax(), m.DefaultSweep()
-		job.model, err = json.Marshal(mip.BinaryConfig{P: &m.P, QY: &m.QY, QZ: m.QZ})
-		if err != nil {
-			return nil, err
-		}
+	m, err := model.Load(model.Kind(kind), o.config)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--config: %w", err)}
+	}
+	if job.data, err = m.Dataset(rand.New(rand.NewPCG(o.seed, dataStream)), o.samples); err != nil {
+		return nil, usageError{err}
+	}
+	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
+	def := m.DefaultSweep()
+	if job.model, err = m.Encode(); err != nil {
+		return nil, err
+	}
+	if cfg.ModelSHA256, err = model.Hash(m); err != nil {
+		return nil, err
 	}
 	if cfg.DMax <= 0 {
 		return nil, badInput("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)
@@ -193,10 +179,8 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	if err := checkTrainThresholds(cfg.D, cfg.DMax); err != nil {
 		return nil, err
 	}
-	if cfg.Protocol.Tau == 0 && (len(cfg.D) == 1 || cfg.D[0] >= cfg.DMax) {
-		// No grid to take half a step of: use the paper's band,
-		// (D_max − D0)/(2·30) on the model's default sweep.
-		cfg.Protocol.Tau = (paper.D1 - paper.D0) / float64(2*paper.N)
+	if cfg.Protocol.Tau == 0 {
+		cfg.Protocol.Tau = learn.DefaultTau(cfg.D, cfg.DMax, paper)
 	}
 	cfg.Seed, cfg.Workers = o.seed, o.workers
 	if o.shard != "" {
@@ -262,62 +246,6 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
 	}
 	return nil
-}
-
-// gaussDataset draws n samples and hands learn the private column, the
-// reconstructor's columns and each adversary's columns.
-func gaussDataset(m *gauss.Model, rng *rand.Rand, n int) *learn.Dataset {
-	s := m.Sample(rng, n)
-	ds := &learn.Dataset{X: s.Private(), Y: s.Reconstructor()}
-	for i := range m.K() {
-		ds.Z = append(ds.Z, s.Adversary(i))
-	}
-	return ds
-}
-
-func binaryDataset(m mip.Binary, rng *rand.Rand, n int) *learn.Dataset {
-	s := m.Sample(rng, n)
-	ds := &learn.Dataset{X: s.X, Y: [][]float64{s.Y}}
-	for _, z := range s.Z {
-		ds.Z = append(ds.Z, [][]float64{z})
-	}
-	return ds
-}
-
-// loadBinaryModel reads a binary model config, or returns the paper's.
-func loadBinaryModel(path string) (mip.Binary, error) {
-	if path == "" {
-		return mip.PaperBinary(), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
-	}
-	defer f.Close()
-	m, err := mip.ParseBinaryConfig(f)
-	if err != nil {
-		return mip.Binary{}, usageError{fmt.Errorf("--config %s: %w", path, err)}
-	}
-	return m, nil
-}
-
-// writeModelFile writes DIR/model.json, or checks that an existing one
-// describes the same model: a results directory holds one model.
-func writeModelFile(dir string, model []byte) error {
-	path := filepath.Join(dir, modelFile)
-	if old, err := os.ReadFile(path); err == nil {
-		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
-			return badInput("--out %s: %s describes a different model than this run's; use a fresh directory", dir, path)
-		}
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput("--out %s: %v", dir, err)
-	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(append(model, '\n'))
-		return err
-	})
 }
 
 // trainBar draws a progress bar on a terminal; on anything else it is silent.

@@ -79,7 +79,7 @@ func TestTrainWritesCompleteDirectory(t *testing.T) {
 					t.Errorf("D = %g: finalized with %d networks", p.D, len(p.Networks))
 				}
 			}
-			f, err := os.Open(filepath.Join(dir, modelFile))
+			f, err := os.Open(filepath.Join(dir, learn.ModelFile))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,22 +6,28 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/version"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
 func init() { subcommands = append(subcommands, newVerifyCmd) }
 
 type verifyOpts struct {
-	format, out string
-	summary     bool
-	reportOnly  bool
-	tol         verify.Tolerances
-	quadLevels  int
+	format, out        string
+	summary            bool
+	reportOnly         bool
+	tol                verify.Tolerances
+	quadLevels         int
+	certificate, check string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -39,13 +45,26 @@ for every threshold D, holds the learned privatizer against the exact optimum:
   optimum    Proposition 2 / Proposition 1 at the certified distortion
   gap        optimum − certified minimum adversarial loss (> 0: leaks more)
 
-A point passes when its certified distortion lies in [D − band·τ − k·SE,
-D + k·SE] and its gap is at most adv-se standard errors of a test-split loss
-at the optimum (see docs/verify.md). Exit status: 0 every point passes, 1 a
-point fails or was not finalized (0 with --report-only), 2 bad input.`,
+A point passes when its certified distortion lies in [max(0, D − band·τ −
+k·SE − abs), D + k·SE + abs] and its gap is at most adv-se standard errors of a
+test-split loss at the optimum plus abs (see docs/verify.md). Every tolerance
+is the verifier's (the flags below): nothing is read from the directory but
+the model, the thresholds and the networks, and those are checked against the
+hashes training recorded — an edited or swapped file is exit 2. Every
+threshold of the run counts: one not trained or not finalized fails the run.
+
+--certificate FILE writes the certificate (hashes, version, tolerances, per
+threshold D, D̂, certified losses and their error, both gaps, verdict);
+--check FILE re-derives it from DIR and exits 0 only if it matches.
+
+Exit status: 0 every point passes (or --check matches), 1 a point fails, was
+not finalized or not trained (0 with --report-only), or --check differs;
+2 bad input.`,
 		Example: `  mmds verify results/quick-gauss
   mmds verify results/quick-binary --format json
-  mmds verify results/quick-gauss --summary --report-only`,
+  mmds verify results/quick-gauss --summary --report-only
+  mmds verify results/quick-gauss --certificate cert.json
+  mmds verify --check cert.json results/quick-gauss`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, args[0], o) },
 	}
@@ -59,7 +78,12 @@ point fails or was not finalized (0 with --report-only), 2 bad input.`,
 	f.Float64Var(&o.tol.DistSE, "tol-dist-se", d.DistSE, "distortion slack on both sides, in standard errors of a test-split loss at D")
 	f.Float64Var(&o.tol.AdvSE, "tol-adv-se", d.AdvSE, "largest gap, in standard errors of a test-split loss at the optimum")
 	f.Float64Var(&o.tol.Quad, "tol-quad", d.Quad, "largest change between the certificate's last two refinement levels")
+	f.Float64Var(&o.tol.Abs, "tol-abs", d.Abs, "absolute floor of every tolerance, in units of the model's loss scale (Var X, or 1 for 0-1 losses)")
+	f.Float64Var(&o.tol.Tau, "tau", 0, "selection band τ of the distortion band (default: half the step of the run's threshold grid, as Section V)")
+	f.IntVar(&o.tol.TestSize, "test-size", d.TestSize, "test rows n behind the standard errors SE (the paper's test split)")
 	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3; each halves the bin width and the x step)")
+	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
+	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
 	return cmd
 }
 
@@ -77,16 +101,42 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
 		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
 	}
+	var want *verify.Certificate
+	if o.check != "" {
+		if want, err = readCertificate(o.check); err != nil {
+			return err
+		}
+	}
+	if o.certificate != "" {
+		if err := checkOutputPath("--certificate", o.certificate); err != nil {
+			return err
+		}
+	}
 	run, err := verify.Load(dir)
 	if err != nil {
 		return usageError{err}
 	}
-	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol, Gauss: verify.GaussQuad{Levels: o.quadLevels}})
+	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
+		Model: model.Options{Gauss: bayes.GaussQuad{Levels: o.quadLevels}}})
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
 		}
 		return err
+	}
+	cert := verify.NewCertificate(rep, run, version.String())
+	if want != nil {
+		if err := want.Check(cert); err != nil {
+			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s matches %s: %s model, %d thresholds, %d pass: %s\n",
+			o.check, dir, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
+		return nil
+	}
+	if o.certificate != "" {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	switch {
@@ -106,8 +156,8 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return err
 	}
 	if !rep.Pass && !o.reportOnly {
-		return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d points pass (%d fail, %d not finalized)",
-			dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized)}
+		return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
+			dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained)}
 	}
 	return nil
 }
@@ -116,22 +166,31 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 func f4(x float64) string { return report.Float(x, 4) }
 
 func advNames(run *verify.Run) []string {
-	if run.Binary != nil {
-		out := make([]string, len(run.Binary.QZ))
-		for i := range out {
-			out[i] = fmt.Sprintf("adv %d", i+1)
-		}
-		return out
-	}
-	out := make([]string, run.Gauss.K())
+	out := make([]string, run.Model.Adversaries())
 	for i := range out {
-		out[i] = fmt.Sprintf("adv %d {%s}", i+1, strings.Join(run.Gauss.Adversary(i), ","))
+		out[i] = fmt.Sprintf("adv %d", i+1)
+		if g, ok := run.Model.(model.GaussModel); ok {
+			out[i] += fmt.Sprintf(" {%s}", strings.Join(g.M.Adversary(i), ","))
+		}
 	}
 	return out
 }
 
+func readCertificate(path string) (*verify.Certificate, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("--check %s: %v", path, err)
+	}
+	defer f.Close()
+	c, err := verify.ReadCertificate(f, path)
+	if err != nil {
+		return nil, badInput("--check %v", err)
+	}
+	return c, nil
+}
+
 func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	binary := run.Binary != nil
+	binary := run.Model.Kind() == model.Binary
 	names := advNames(run)
 	main := &report.Grid{Title: verifyTitle(run, rep)}
 	learnedHdr := "learned recon"
@@ -142,7 +201,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	for _, n := range names {
 		main.Header = append(main.Header, "certified "+n)
 	}
-	main.Header = append(main.Header, "certified min adv", "optimum min adv", "gap", "gap tol", "verdict")
+	main.Header = append(main.Header, "certified min adv", "optimum min adv", "gap", "gap at D", "gap tol", "verdict")
 	detail := &report.Grid{}
 	if binary {
 		detail.Header = []string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}
@@ -168,16 +227,16 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 			continue
 		}
 		l, c := p.Learned, p.Certified
-		lr, la := f4(l.ReconLoss), f4(l.MinAdvLoss)
+		lr, la := f4(l.Recon), f4(l.MinAdv)
 		if binary && l.ReconHard != nil && len(l.AdvHard) > 0 {
 			lr += " / " + f4(*l.ReconHard)
-			la += " / " + f4(minFloat(l.AdvHard))
+			la += " / " + f4(loss.Min(l.AdvHard))
 		}
-		row := []string{d, lr, la, f4(c.ReconLoss)}
-		for _, a := range c.AdvLoss {
+		row := []string{d, lr, la, f4(c.Recon)}
+		for _, a := range c.Adv {
 			row = append(row, f4(a))
 		}
-		row = append(row, f4(c.MinAdvLoss), f4(p.Optimum.MinAdvLoss), gapCell(*p.Gap), report.Float(*p.AdvTol, 3), p.Verdict)
+		row = append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
 		main.Rows = append(main.Rows, row)
 
 		var dr []string
@@ -214,27 +273,20 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	return detail.RenderTable(w)
 }
 
-func minFloat(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
 func verifyTitle(run *verify.Run, rep *verify.Report) string {
-	return fmt.Sprintf("Certificate of %s: %s model, %d thresholds, %d epochs, τ = %.4g, %d test rows",
-		rep.Dir, rep.Model, len(rep.Points), rep.Epochs, rep.Tau, rep.TestSize)
+	return fmt.Sprintf("Certificate of %s: %s model, %d thresholds, %d epochs; verifier's τ = %.4g, n = %d test rows",
+		rep.Dir, rep.Model, len(rep.Points), rep.Epochs, rep.Tolerances.Tau, rep.Tolerances.TestSize)
 }
 
 func verifyNotes(run *verify.Run, rep *verify.Report) []string {
 	t := rep.Tolerances
 	n := []string{
-		fmt.Sprintf("%d pass, %d fail, %d not finalized: %s", rep.Passed, rep.Failed, rep.NotFinalized, passWord(rep.Pass)),
-		fmt.Sprintf("tolerances: certified distortion in [D − %g·τ − %g·SE(D), D + %g·SE(D)]; gap ≤ %g·SE(optimum); refinement change ≤ %g",
-			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad),
+		fmt.Sprintf("%d pass, %d fail, %d not finalized, %d not trained: %s", rep.Passed, rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass)),
+		fmt.Sprintf("tolerances: certified distortion in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a]; gap ≤ %g·SE(optimum) + a; refinement change ≤ %g; a = %g × loss scale",
+			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad, t.Abs),
+		"gap: at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
 	}
-	if run.Binary != nil {
+	if run.Model.Kind() == model.Binary {
 		n = append(n,
 			"SE(L) = √(L(1−L)/n): a 0-1 test error; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors",
 			"optimum: Proposition 2 (HiGHS) at the certified distortion, optimal among all binary privatizers")
@@ -256,15 +308,15 @@ func passWord(ok bool) string {
 // writeSummary prints a few lines per model: the counts and one line per
 // threshold.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d not finalized: %s\n",
-		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, passWord(rep.Pass))
+	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d not finalized, %d not trained: %s\n",
+		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
 	for _, p := range rep.Points {
 		if !p.Finalized {
-			fmt.Fprintf(w, "  D = %-8s not finalized\n", f4(p.D))
+			fmt.Fprintf(w, "  D = %-8s %s\n", f4(p.D), p.Verdict)
 			continue
 		}
-		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s %s\n",
-			f4(p.D), f4(p.Certified.ReconLoss), f4(p.Certified.MinAdvLoss), f4(p.Optimum.MinAdvLoss), gapCell(*p.Gap), p.Verdict)
+		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s\n",
+			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
 		if err != nil {
 			return err
 		}
@@ -274,7 +326,7 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 
 // verifyCSV is one row per threshold with every number at full precision.
 func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
-	binary := run.Binary != nil
+	binary := run.Model.Kind() == model.Binary
 	k := len(advNames(run))
 	g := &report.Grid{Header: []string{"D", "finalized", "learned_recon"}}
 	idx := func(base string) []string {
@@ -294,7 +346,7 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 	g.Header = append(g.Header, idx("certified_adv")...)
 	g.Header = append(g.Header, "certified_min_adv", "optimum_D")
 	g.Header = append(g.Header, idx("optimum_adv")...)
-	g.Header = append(g.Header, "optimum_min_adv", "gap", "band_lo", "band_hi", "adv_tol", "pass", "verdict", "excess_recon")
+	g.Header = append(g.Header, "optimum_min_adv", "optimum_at_D_min_adv", "gap", "gap_at_D", "band_lo", "band_hi", "adv_tol", "pass", "verdict", "excess_recon")
 	g.Header = append(g.Header, idx("excess_adv")...)
 	if binary {
 		g.Header = append(g.Header, "s0", "s1", "optimum_s0", "optimum_s1", "quad_change")
@@ -314,11 +366,11 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 			continue
 		}
 		l, c, o := p.Learned, p.Certified, p.Optimum
-		row = append(row, full(l.ReconLoss))
-		for _, a := range l.AdvLoss {
+		row = append(row, full(l.Recon))
+		for _, a := range l.Adv {
 			row = append(row, full(a))
 		}
-		row = append(row, full(l.MinAdvLoss))
+		row = append(row, full(l.MinAdv))
 		if binary {
 			if l.ReconHard != nil && len(l.AdvHard) == k {
 				row = append(row, full(*l.ReconHard))
@@ -329,15 +381,15 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 				row = append(row, make([]string, 1+k)...)
 			}
 		}
-		row = append(row, full(c.ReconLoss))
-		for _, a := range c.AdvLoss {
+		row = append(row, full(c.Recon))
+		for _, a := range c.Adv {
 			row = append(row, full(a))
 		}
-		row = append(row, full(c.MinAdvLoss), full(o.D))
-		for _, a := range o.AdvLoss {
+		row = append(row, full(c.MinAdv), full(o.D))
+		for _, a := range o.Adv {
 			row = append(row, full(a))
 		}
-		row = append(row, full(o.MinAdvLoss), full(*p.Gap), full(p.DistortionBand[0]), full(p.DistortionBand[1]),
+		row = append(row, full(o.MinAdv), full(p.OptimumAtD.MinAdv), full(*p.Gap), full(*p.GapAtD), full(p.DistortionBand[0]), full(p.DistortionBand[1]),
 			full(*p.AdvTol), fmt.Sprint(p.Pass), p.Verdict, full(p.Excess.Recon))
 		for _, e := range p.Excess.Adv {
 			row = append(row, full(e))

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func passingGauss(t *testing.T) string {
 	var pts []verifytest.Point
 	for _, d := range []float64{2, 4} {
 		o, _ := m.Optimum(d)
-		net := verifytest.LinearNet(o.A, o.B, 1)
+		net := nettest.LinearNet(o.A, o.B, 1)
 		pts = append(pts, verifytest.Point{D: d, Priv: &net, Recon: d, Adv: o.AdvLoss})
 	}
 	dir := t.TempDir()
@@ -43,7 +44,7 @@ func passingBinary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	c := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
-	net := verifytest.ConstantNet(c(o.S.S0), c(o.S.S1))
+	net := nettest.ConstantNet(c(o.S.S0), c(o.S.S1))
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdvLoss}}})
 	return dir

@@ -17,6 +17,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
 // GaussModelJSON is the paper's Gaussian model (Section V-A) in the
@@ -70,61 +71,71 @@ func config(model learn.Model, d []float64, dmax float64, dir string) learn.Conf
 // Gauss trains the Gaussian fixture into dir and writes dir/model.json.
 func Gauss(tb testing.TB, dir string) *learn.Results {
 	tb.Helper()
-	m := gauss.Paper()
-	s := m.Sample(rand.New(rand.NewPCG(3, 4)), 1500)
-	ds := &learn.Dataset{X: s.Private(), Y: s.Reconstructor()}
-	for i := range m.K() {
-		ds.Z = append(ds.Z, s.Adversary(i))
-	}
-	return sweep(tb, ds, config(learn.Gauss, GaussD, m.VarRecon(), dir), GaussModelJSON)
+	return train(tb, model.Gauss, GaussD, dir, GaussModelJSON)
 }
 
 // Binary trains the binary fixture into dir and writes dir/model.json.
 func Binary(tb testing.TB, dir string) *learn.Results {
 	tb.Helper()
-	m := mip.PaperBinary()
-	s := m.Sample(rand.New(rand.NewPCG(3, 4)), 1500)
-	ds := &learn.Dataset{X: s.X, Y: [][]float64{s.Y}}
-	for _, z := range s.Z {
-		ds.Z = append(ds.Z, [][]float64{z})
-	}
-	return sweep(tb, ds, config(learn.Binary, BinaryD, m.DMax(), dir), BinaryModelJSON)
+	return train(tb, model.Binary, BinaryD, dir, BinaryModelJSON)
 }
 
-func sweep(tb testing.TB, ds *learn.Dataset, c learn.Config, model string) *learn.Results {
+func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.Results {
 	tb.Helper()
+	m, err := model.Parse(kind, []byte(js))
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	ds, err := m.Dataset(rand.New(rand.NewPCG(3, 4)), 1500)
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	c := config(learn.Model(kind), d, m.DMax(), dir)
+	c.ModelSHA256 = ModelHash(tb, learn.Model(kind))
+	if err := learn.Dir(dir).WriteModel([]byte(js)); err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
 	res, err := learn.Sweep(context.Background(), ds, c)
 	if err != nil {
 		tb.Fatalf("verifytest: training the fixture: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(c.Dir, "model.json"), []byte(model), 0o644); err != nil {
-		tb.Fatalf("verifytest: %v", err)
-	}
 	return res
 }
 
-// LinearNet returns a privatizer network (inputs x, r; identity output) that
-// computes exactly a·x + b·r + c, through four ReLU units:
-// a·(relu(x) − relu(−x)) + b·(relu(r) − relu(−r)) + c.
-func LinearNet(a, b, c float64) learn.Network {
-	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
-		{In: 2, Out: 4, Activation: "relu",
-			Weights: []learn.Floats{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}, Bias: learn.Floats{0, 0, 0, 0}},
-		{In: 4, Out: 1, Activation: "identity", Weights: []learn.Floats{{a, -a, b, -b}}, Bias: learn.Floats{c}},
-	}}
+// ModelHash returns the hash of the fixtures' model of the kind.
+func ModelHash(tb testing.TB, kind learn.Model) string {
+	tb.Helper()
+	js := GaussModelJSON
+	if kind == learn.Binary {
+		js = BinaryModelJSON
+	}
+	m, err := model.Parse(model.Kind(kind), []byte(js))
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	h, err := model.Hash(m)
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	return h
 }
 
-// ConstantNet returns a binary privatizer network (inputs x, r; sigmoid
-// output) that ignores r and releases F = 1 with probability 1 − s0 at x = 0
-// and s1 at x = 1: sigmoid(b2 + w2·relu(x)) with b2 = logit(1 − s0) and
-// w2 = logit(s1) − b2. s0 and s1 must lie in (0, 1).
-func ConstantNet(s0, s1 float64) learn.Network {
-	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
-	b2 := logit(1 - s0)
-	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
-		{In: 2, Out: 1, Activation: "relu", Weights: []learn.Floats{{1, 0}}, Bias: learn.Floats{0}},
-		{In: 1, Out: 1, Activation: "sigmoid", Weights: []learn.Floats{{logit(s1) - b2}}, Bias: learn.Floats{b2}},
-	}}
+// WriteResults seals res (so that its binding matches what it now says)
+// and writes it to dir/results.json: what training would have written.
+// Tests use it to build directories that are consistent but wrong in one
+// way; a plain write of an edited res is a tampered directory.
+func WriteResults(tb testing.TB, dir string, res *learn.Results) {
+	tb.Helper()
+	if err := res.Seal(); err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	b, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, learn.ResultsFile), b, 0o644); err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
 }
 
 // zeroNet is an estimator network with the given role, inputs and output
@@ -151,14 +162,15 @@ type Point struct {
 // privatizers, zero estimators, test_size 2,000 and selection band tau.
 // model is "gauss" (the paper's Gaussian model, GaussModelJSON) or "binary"
 // (BinaryModelJSON).
-func Synthetic(tb testing.TB, dir string, model learn.Model, tau float64, pts []Point) *learn.Results {
+func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []Point) *learn.Results {
 	tb.Helper()
-	res := &learn.Results{Model: model}
+	res := &learn.Results{Model: kind}
 	c := &res.Config
-	c.Model, c.TestSize, c.TrainSize, c.Epochs, c.Hidden, c.Protocol.Tau = model, 2000, 10000, 1, 4, tau
+	c.Model, c.TestSize, c.TrainSize, c.Epochs, c.Hidden, c.Protocol.Tau = kind, 2000, 10000, 1, 4, tau
+	c.ModelSHA256 = ModelHash(tb, kind)
 	act, js, k := "identity", GaussModelJSON, 2
 	c.DMax = gauss.Paper().VarRecon()
-	if model == learn.Binary {
+	if kind == learn.Binary {
 		act, js, k = "sigmoid", BinaryModelJSON, 1
 		c.DMax = mip.PaperBinary().DMax()
 	}
@@ -177,21 +189,16 @@ func Synthetic(tb testing.TB, dir string, model learn.Model, tau float64, pts []
 			for j := range k {
 				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
 			}
-			if model == learn.Binary {
+			if kind == learn.Binary {
 				hard := recon
 				dr.ReconHard, dr.AdvHard = &hard, learn.Floats(p.Adv)
 			}
 		}
 		res.Points = append(res.Points, dr)
 	}
-	b, err := json.MarshalIndent(res, "", " ")
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, learn.ModelFile), []byte(js), 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	for name, data := range map[string][]byte{learn.ResultsFile: b, "model.json": []byte(js)} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			tb.Fatalf("verifytest: %v", err)
-		}
-	}
+	WriteResults(tb, dir, res)
 	return res
 }

@@ -1,6 +1,7 @@
-package verify
+package bayes
 
 import (
+	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
 // An exactly linear privatizer F = aX + bR + c has the closed-form losses of
@@ -35,8 +35,8 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 			}
 			check := func(name string, got, want float64) {
 				t.Helper()
-				if !scalar.EqualWithinRel(got, want, DefaultQuadTol) {
-					t.Errorf("D = %g, %+v: %s = %.8g, closed form %.8g (rel. err %.2g > %g)", d, p, name, got, want, got/want-1, DefaultQuadTol)
+				if !scalar.EqualWithinRel(got, want, testQuadTol) {
+					t.Errorf("D = %g, %+v: %s = %.8g, closed form %.8g (rel. err %.2g > %g)", d, p, name, got, want, got/want-1, testQuadTol)
 				}
 				// Binning is a garbling of F: never below the exact loss
 				// (beyond float64 rounding of the quadrature).
@@ -48,8 +48,8 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 			for i := range exact.Adv {
 				check("adv", c.AdvLoss[i], exact.Adv[i])
 			}
-			if c.Change > DefaultQuadTol {
-				t.Errorf("D = %g: refinement change %.2g > %g", d, c.Change, DefaultQuadTol)
+			if c.Change > testQuadTol {
+				t.Errorf("D = %g: refinement change %.2g > %g", d, c.Change, testQuadTol)
 			}
 			f := c.Fit
 			if !scalar.EqualWithinAbsOrRel(f.A, p.A, 1e-9, 1e-9) || !scalar.EqualWithinAbsOrRel(f.B, p.B, 1e-9, 1e-9) ||
@@ -68,7 +68,7 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	m := gauss.Paper()
 	a, b, c := 0.7, 1.3, -0.4
-	net := verifytest.LinearNet(a, b, c)
+	net := nettest.LinearNet(a, b, c)
 	mlp, err := net.MLP()
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestCertifyGaussQuantizer(t *testing.T) {
 		}
 		got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
 		for i := range got {
-			if !scalar.EqualWithinRel(got[i], want[i], DefaultQuadTol) {
+			if !scalar.EqualWithinRel(got[i], want[i], testQuadTol) {
 				t.Errorf("c = %g, party %d: certified %.6g, truncated-normal closed form %.6g", c, i, got[i], want[i])
 			}
 		}
@@ -198,7 +198,7 @@ func TestCertifyGaussNonlinearMatchesMonteCarlo(t *testing.T) {
 		}
 		mean := sum / n
 		se := math.Sqrt((sum2/n - mean*mean) / n)
-		if math.Abs(got[i]-mean) > 4*se+DefaultQuadTol*mean {
+		if math.Abs(got[i]-mean) > 4*se+testQuadTol*mean {
 			t.Errorf("party %d: certified %.5g, Monte Carlo %.5g ± %.2g (4 SE + quadrature tolerance exceeded)", i, got[i], mean, se)
 		}
 	}

@@ -1,6 +1,7 @@
-package verify
+package bayes
 
 import (
+	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"testing"
 
@@ -8,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/mip"
-	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
 // mapError is Appendix B's L(s0, s1) for side information through a BSC with
@@ -26,7 +26,7 @@ func mapError(p, q, s0, s1 float64) float64 {
 func TestCertifyBinaryKnownPrivatizers(t *testing.T) {
 	m := mip.Binary{P: 0.54, QY: 0.2, QZ: []float64{0.44, 0.3}}
 	for _, s := range []mip.Privatizer{{S0: 0.9, S1: 0.8}, {S0: 0.5, S1: 0.5}, {S0: 0.99, S1: 0.03}, {S0: 0.2, S1: 0.7}} {
-		net := verifytest.ConstantNet(s.S0, s.S1)
+		net := nettest.ConstantNet(s.S0, s.S1)
 		mlp, err := net.MLP()
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package verify
+package bayes
 
 import (
 	"math/rand/v2"
@@ -23,3 +23,6 @@ func newSetupForTest(t *testing.T, m *gauss.Model, k Privatizer, q GaussQuad) *g
 	}
 	return s
 }
+
+// testQuadTol is the refinement change the tests accept (verify's default).
+const testQuadTol = 5e-3

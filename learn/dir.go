@@ -1,0 +1,302 @@
+package learn
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/report"
+)
+
+// A results directory is the one place a run lives:
+//
+//	DIR/results.json          Results: the configuration, per threshold the finalized point
+//	DIR/model.json            the model the data were drawn from, in its --config format
+//	DIR/trials/dDD_tTTT.json  TrialRecord: per trial, the per-epoch history and networks
+//	DIR/points/dDD.json       PointRecord: what a shard publishes per threshold
+//	DIR/.lock[-shard-i-of-n]  the writer's lock
+//
+// Dir alone reads and writes these files. results.json binds itself to the
+// rest (Binding): Config.ModelSHA256 is the hash of the model's canonical
+// encoding, Binding.ConfigSHA256 the hash of the configuration, and every
+// point carries the hash of what it finalized (DResult.SHA256), so an edit
+// after training is detected by whoever reads the directory.
+
+// ModelFile is the name of the model file in a results directory.
+const ModelFile = "model.json"
+
+// maxFileBytes bounds results.json and model.json when reading.
+const maxFileBytes = 256 << 20
+
+// Dir is a results directory.
+type Dir string
+
+// ErrLocked reports a results directory another live process is writing.
+var ErrLocked = errors.New("learn: results directory in use")
+
+// ErrBinding reports a results directory whose files do not match the
+// hashes recorded at training: edited, swapped or corrupted after the fact.
+var ErrBinding = errors.New("learn: results directory does not match its binding")
+
+// Path returns the path of a file of the directory.
+func (d Dir) Path(rel string) string { return filepath.Join(string(d), rel) }
+
+// WriteModel writes model.json, or checks that an existing one holds the
+// same bytes (up to surrounding space): a results directory holds one model.
+func (d Dir) WriteModel(model []byte) error {
+	path := d.Path(ModelFile)
+	if old, err := os.ReadFile(path); err == nil {
+		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
+			return fmt.Errorf("%w: %s describes a different model than this run's; use a fresh directory", ErrResume, path)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return fmt.Errorf("learn: results directory: %w", err)
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(bytes.TrimSpace(model), '\n'))
+		return err
+	})
+}
+
+// ReadModel returns the bytes of model.json.
+func (d Dir) ReadModel() ([]byte, error) { return readLimited(d.Path(ModelFile)) }
+
+// ReadResults decodes results.json (DecodeResults). It does not check the
+// binding: see Results.CheckBinding.
+func (d Dir) ReadResults() (*Results, error) {
+	b, err := readLimited(d.Path(ResultsFile))
+	if err != nil {
+		return nil, err
+	}
+	return DecodeResults(b, d.Path(ResultsFile))
+}
+
+// DecodeResults decodes the bytes of a results.json (one JSON object,
+// nothing after it); name labels it in errors.
+func DecodeResults(b []byte, name string) (*Results, error) {
+	var res Results
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&res); err != nil {
+		return nil, fmt.Errorf("%s: not a valid results file: %w", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: unexpected data after the JSON object", name)
+	}
+	return &res, nil
+}
+
+// writeResults seals res (Results.Seal) and rewrites results.json
+// atomically.
+func (d Dir) writeResults(res *Results) error {
+	if err := res.Seal(); err != nil {
+		return err
+	}
+	err := report.WriteAtomic(d.Path(ResultsFile), func(w io.Writer) error { return report.WriteJSON(w, res) })
+	if err != nil {
+		return fmt.Errorf("learn: %w", err)
+	}
+	return nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist (is this a results directory of mmds train?)", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFileBytes)
+	}
+	return b, nil
+}
+
+// Binding is the part of results.json that ties it to what it describes.
+type Binding struct {
+	// ConfigSHA256 is the SHA-256 of the canonical JSON of Config, which
+	// includes the thresholds, the protocol and the model's hash.
+	ConfigSHA256 string `json:"config_sha256"`
+}
+
+// pointSeal is what a point's hash covers: everything a certificate of the
+// point reads (the trial counts and timings are not).
+type pointSeal struct {
+	DIndex        int       `json:"d_index"`
+	D             float64   `json:"D"`
+	Finalized     bool      `json:"finalized"`
+	ReconLoss     *float64  `json:"recon_loss"`
+	AdvLoss       Floats    `json:"adv_loss"`
+	MinAdvLoss    *float64  `json:"min_adv_loss"`
+	ReconHard     *float64  `json:"recon_hard"`
+	AdvHard       Floats    `json:"adv_hard"`
+	Trial         int       `json:"trial"`
+	Epoch         int       `json:"epoch"`
+	Networks      []Network `json:"networks"`
+	NetworksEpoch int       `json:"networks_epoch"`
+}
+
+func hashJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("learn: binding: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func (p *DResult) seal() (string, error) {
+	return hashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized, ReconLoss: p.ReconLoss,
+		AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, ReconHard: p.ReconHard, AdvHard: p.AdvHard,
+		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch})
+}
+
+// Seal computes the binding of the configuration and of every point.
+func (r *Results) Seal() error {
+	h, err := hashJSON(r.Config)
+	if err != nil {
+		return err
+	}
+	r.Binding.ConfigSHA256 = h
+	for i := range r.Points {
+		if r.Points[i].SHA256, err = r.Points[i].seal(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckBinding recomputes the hashes of the configuration and of every
+// point and returns an error wrapping ErrBinding that names the first part
+// that does not match what training recorded. modelSHA256 is the hash of
+// the model file's canonical encoding.
+func (r *Results) CheckBinding(modelSHA256 string) error {
+	if r.Binding.ConfigSHA256 == "" || r.Config.ModelSHA256 == "" {
+		return fmt.Errorf("%w: results.json has no binding (written before mmds bound results to their model and networks); train again into a fresh directory", ErrBinding)
+	}
+	if r.Config.ModelSHA256 != modelSHA256 {
+		return fmt.Errorf("%w: %s is not the model this run was trained on (its sha256 is %s, the run was trained on %s)",
+			ErrBinding, ModelFile, short(modelSHA256), short(r.Config.ModelSHA256))
+	}
+	h, err := hashJSON(r.Config)
+	if err != nil {
+		return err
+	}
+	if h != r.Binding.ConfigSHA256 {
+		return fmt.Errorf("%w: results.json: \"config\" was changed after training (thresholds, protocol, sizes or seed; sha256 %s, recorded %s)",
+			ErrBinding, short(h), short(r.Binding.ConfigSHA256))
+	}
+	for i := range r.Points {
+		p := &r.Points[i]
+		h, err := p.seal()
+		if err != nil {
+			return err
+		}
+		if h != p.SHA256 {
+			return fmt.Errorf("%w: results.json: points[%d] (D = %v) was changed after training (its losses, selection or network weights; sha256 %s, recorded %s)",
+				ErrBinding, i, p.D, short(h), short(p.SHA256))
+		}
+	}
+	return nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return "(none)"
+	}
+	return h
+}
+
+// Lock is a held lock on a results directory (or on one shard of it).
+type Lock struct {
+	f *os.File
+	// TookOver describes a stale lock left by a process that died, which
+	// this one took over ("" if there was none).
+	TookOver string
+}
+
+// lockFile is the lock of the whole run or of one shard: shards of one run
+// write disjoint files and may run at once, two processes of one shard may
+// not.
+func lockFile(sh cluster.Shard) string {
+	if sh.Sharded() {
+		return fmt.Sprintf(".lock-shard-%d-of-%d", sh.Index, sh.Count)
+	}
+	return ".lock"
+}
+
+// Lock takes the exclusive lock of the run (or of shard sh) on the
+// directory, which must exist. The kernel releases it when the process
+// exits, however it exits, so a lock left by a killed process is stale and
+// is taken over (TookOver says from whom). A lock held by a live process is
+// an error wrapping ErrLocked that names the holder.
+func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
+	path := d.Path(lockFile(sh))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := io.ReadAll(io.LimitReader(f, 512))
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s is being written by another mmds train (%s); wait for it, or stop it", ErrLocked, d, describeHolder(holder))
+		}
+		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+	}
+	old, _ := io.ReadAll(io.LimitReader(f, 512))
+	l := &Lock{f: f}
+	if s := strings.TrimSpace(string(old)); s != "" {
+		l.TookOver = describeHolder(old)
+	}
+	host, _ := os.Hostname()
+	stamp := fmt.Sprintf("pid %d on %s since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(stamp), 0)
+	}
+	return l, nil
+}
+
+func describeHolder(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "holder unknown"
+	}
+	if _, err := strconv.Atoi(s); err == nil {
+		return "pid " + s
+	}
+	return s
+}
+
+// Unlock releases the lock and removes the lock file.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	name := l.f.Name()
+	_ = os.Remove(name) // before unlocking, so a waiting process never finds a removed file locked
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

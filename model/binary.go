@@ -1,0 +1,101 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// BinaryModel is the binary model of Section III-B with 0-1 losses.
+type BinaryModel struct{ M mip.Binary }
+
+// NewBinary wraps m.
+func NewBinary(m mip.Binary) BinaryModel { return BinaryModel{M: m} }
+
+// Kind implements Model.
+func (BinaryModel) Kind() Kind { return Binary }
+
+// DMax implements Model: q_Y.
+func (b BinaryModel) DMax() float64 { return b.M.DMax() }
+
+// Adversaries implements Model.
+func (b BinaryModel) Adversaries() int { return len(b.M.QZ) }
+
+// SideWidths implements Model: one bit each.
+func (b BinaryModel) SideWidths() []int {
+	w := make([]int, 1+len(b.M.QZ))
+	for i := range w {
+		w[i] = 1
+	}
+	return w
+}
+
+// DefaultSweep implements Model.
+func (b BinaryModel) DefaultSweep() sweep.Spec { return b.M.DefaultSweep() }
+
+// LossScale implements Model.
+func (BinaryModel) LossScale() float64 { return 1 }
+
+// StdErr implements Model: √(l(1−l)/n), a mean of n Bernoulli(l) errors.
+func (BinaryModel) StdErr(l float64, n int) float64 {
+	if n < 1 {
+		return math.Inf(1)
+	}
+	l = min(max(l, 0), 1)
+	return math.Sqrt(l * (1 - l) / float64(n))
+}
+
+// Encode implements Model: the {"p", "q_y", "q_z"} JSON.
+func (b BinaryModel) Encode() ([]byte, error) {
+	m := b.M
+	return json.Marshal(mip.BinaryConfig{P: &m.P, QY: &m.QY, QZ: m.QZ})
+}
+
+// Dataset implements Model.
+func (b BinaryModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+	s := b.M.Sample(rng, n)
+	ds := &learn.Dataset{X: s.X, Y: [][]float64{s.Y}}
+	for _, z := range s.Z {
+		ds.Z = append(ds.Z, [][]float64{z})
+	}
+	return ds, nil
+}
+
+// Optimum implements Model: Proposition 2 at d (HiGHS), exact over all
+// binary-output privatizers.
+func (b BinaryModel) Optimum(_ context.Context, d float64, o Options) (Optimum, error) {
+	opt, err := b.M.SolveProp2(d, o.solver())
+	if err != nil {
+		return Optimum{}, err
+	}
+	s0, s1, g := opt.S.S0, opt.S.S1, opt.Gamma
+	return Optimum{D: opt.D, Losses: loss.New(opt.ReconLoss, opt.AdvLoss), Class: "binary-output",
+		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status}, nil
+}
+
+// Certify implements Model with bayes.CertifyBinary.
+func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
+	c, err := bayes.CertifyBinary(b.M, k, o.Binary)
+	if err != nil {
+		return Certificate{}, err
+	}
+	return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Binary: c}, nil
+}
+
+func parseBinary(b []byte) (BinaryModel, error) {
+	m, err := mip.ParseBinaryConfig(bytes.NewReader(b))
+	if err != nil {
+		return BinaryModel{}, err
+	}
+	return NewBinary(m), nil
+}
+
+var _ Model = BinaryModel{}

@@ -1,0 +1,118 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// FiniteModel is a finite model (mip.Finite): any finite alphabets, channels
+// and loss matrices.
+type FiniteModel struct{ M mip.Finite }
+
+// NewFinite wraps m.
+func NewFinite(m mip.Finite) FiniteModel { return FiniteModel{M: m} }
+
+// Kind implements Model.
+func (FiniteModel) Kind() Kind { return Finite }
+
+// DMax implements Model.
+func (f FiniteModel) DMax() float64 { return f.M.DMax() }
+
+// Adversaries implements Model.
+func (f FiniteModel) Adversaries() int { return f.M.K() }
+
+// SideWidths implements Model: one symbol each.
+func (f FiniteModel) SideWidths() []int {
+	w := make([]int, 1+f.M.K())
+	for i := range w {
+		w[i] = 1
+	}
+	return w
+}
+
+// finiteSweepPoints is the default number of thresholds of a finite sweep.
+const finiteSweepPoints = 10
+
+// DefaultSweep implements Model: 10 thresholds from the smallest achievable
+// distortion to D_max.
+func (f FiniteModel) DefaultSweep() sweep.Spec {
+	return sweep.Spec{D0: f.M.DMin(), D1: f.M.DMax(), N: finiteSweepPoints}
+}
+
+// LossScale implements Model: the largest entry of any loss matrix.
+func (f FiniteModel) LossScale() float64 {
+	s := 0.0
+	for _, o := range append([]mip.Observer{f.M.Recon}, f.M.Adv...) {
+		for _, row := range o.Loss {
+			for _, v := range row {
+				s = max(s, math.Abs(v))
+			}
+		}
+	}
+	if s == 0 {
+		return 1 // 0-1 losses by default
+	}
+	return s
+}
+
+// StdErr implements Model: the bound √(l(s − l)/n) of a mean of n losses in
+// [0, s], s = LossScale (Bhatia–Davis), which is √(l(1−l)/n) for 0-1 losses.
+func (f FiniteModel) StdErr(l float64, n int) float64 {
+	if n < 1 {
+		return math.Inf(1)
+	}
+	s := f.LossScale()
+	l = min(max(l, 0), s)
+	return math.Sqrt(l * (s - l) / float64(n))
+}
+
+// Encode implements Model: the mip.FiniteConfig JSON.
+func (f FiniteModel) Encode() ([]byte, error) { return json.Marshal(f.M.Config()) }
+
+// Dataset implements Model: Algorithm 1 trains only the Gaussian and binary
+// models.
+func (FiniteModel) Dataset(*rand.Rand, int) (*learn.Dataset, error) {
+	return nil, fmt.Errorf("%w: Algorithm 1 trains gauss and binary models, not finite ones", ErrUnsupported)
+}
+
+// Optimum implements Model: the global optimum over all privatizers (mip's
+// global LP, or its fallback, which may only bound it).
+func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum, error) {
+	opts, _, err := f.M.GlobalOrFallback(ctx, []float64{d}, mip.GlobalOptions{}, o.solver())
+	if err != nil {
+		return Optimum{}, err
+	}
+	p := opts[0]
+	class := "all"
+	if p.LowerBound {
+		class = "all (lower bound)"
+	}
+	return Optimum{D: p.D, Losses: loss.New(p.ReconLoss, p.AdvLoss), Class: class, Channel: p.Mechanism,
+		Status: p.Status}, nil
+}
+
+// Certify implements Model: a finite model's privatizer is a channel, not a
+// network k(x, r).
+func (FiniteModel) Certify(bayes.Privatizer, Options) (Certificate, error) {
+	return Certificate{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
+}
+
+func parseFinite(b []byte) (FiniteModel, error) {
+	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
+	if err != nil {
+		return FiniteModel{}, err
+	}
+	return NewFinite(m), nil
+}
+
+var _ Model = FiniteModel{}

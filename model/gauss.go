@@ -1,0 +1,117 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
+)
+
+// GaussModel is a jointly Gaussian model (Section III-A) with MSE losses.
+type GaussModel struct{ M *gauss.Model }
+
+// NewGauss wraps m.
+func NewGauss(m *gauss.Model) GaussModel { return GaussModel{M: m} }
+
+// Kind implements Model.
+func (GaussModel) Kind() Kind { return Gauss }
+
+// DMax implements Model: Var[X | Y].
+func (g GaussModel) DMax() float64 { return g.M.VarRecon() }
+
+// Adversaries implements Model.
+func (g GaussModel) Adversaries() int { return g.M.K() }
+
+// SideWidths implements Model.
+func (g GaussModel) SideWidths() []int {
+	w := []int{len(g.M.Reconstructor())}
+	for i := range g.M.K() {
+		w = append(w, len(g.M.Adversary(i)))
+	}
+	return w
+}
+
+// DefaultSweep implements Model.
+func (g GaussModel) DefaultSweep() sweep.Spec { return g.M.DefaultSweep() }
+
+// LossScale implements Model: Var[X].
+func (g GaussModel) LossScale() float64 { return g.M.VarX() }
+
+// StdErr implements Model: l·√(2/n), the standard error of a mean of n
+// squared Gaussian errors of variance l (Var[e²] = 2l²).
+func (GaussModel) StdErr(l float64, n int) float64 {
+	if n < 1 {
+		return math.Inf(1)
+	}
+	return max(l, 0) * math.Sqrt(2/float64(n))
+}
+
+// Encode implements Model: the gauss.Config JSON.
+func (g GaussModel) Encode() ([]byte, error) { return json.Marshal(g.M.Config()) }
+
+// Dataset implements Model: the private column, the reconstructor's columns
+// and each adversary's columns of n joint samples.
+func (g GaussModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+	s := g.M.Sample(rng, n)
+	ds := &learn.Dataset{X: s.Private(), Y: s.Reconstructor()}
+	for i := range g.M.K() {
+		ds.Z = append(ds.Z, s.Adversary(i))
+	}
+	return ds, nil
+}
+
+// Optimum implements Model: Proposition 1 at d, with the bracket of the
+// optimum over all privatizers (best achievable mechanism, upper bound).
+func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, error) {
+	b, err := g.M.Bracket(d)
+	if err != nil {
+		return Optimum{}, err
+	}
+	p := b.Point
+	deff, ub := p.DEff, b.UpperBound
+	best := b.Achievable.Losses
+	o := Optimum{D: p.D, Losses: loss.New(p.ReconLoss, p.AdvLoss), Class: "linear-gaussian",
+		DEff: &deff, Best: &best, BestFamily: b.Achievable.Mechanism.Family, UpperBound: &ub}
+	if !math.IsInf(p.SNR, 0) {
+		snr := p.SNR
+		o.SNR = &snr
+	}
+	return o, nil
+}
+
+// Certify implements Model with bayes.CertifyGauss.
+func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
+	c, err := bayes.CertifyGauss(g.M, k, o.Gauss)
+	if err != nil {
+		return Certificate{}, err
+	}
+	return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Gauss: c}, nil
+}
+
+// parseGauss decodes a gauss.Config.
+func parseGauss(b []byte) (GaussModel, error) {
+	c, err := gauss.ParseConfig(bytes.NewReader(b))
+	if err != nil {
+		return GaussModel{}, err
+	}
+	m, err := gauss.New(c)
+	if err != nil {
+		return GaussModel{}, err
+	}
+	return NewGauss(m), nil
+}
+
+var _ Model = GaussModel{}
+
+// errorf wraps ErrConfig.
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}

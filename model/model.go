@@ -1,0 +1,149 @@
+// Package model is mmds's one abstraction of a data model of Section II: the
+// joint law of the private X, the reconstructor's side information Y and the
+// adversaries' Z_1..Z_K, with the loss every observer is scored by. A Model
+// knows its kind, its D_max (the reconstructor's loss from Y alone), its
+// default sweep of thresholds, how to draw a dataset for Algorithm 1, its
+// canonical encoding (the --config format, whose SHA-256 binds a results
+// directory to it), its reference optimum at a distortion D, and how to
+// certify a learned privatizer k(x, r) with exact Bayes losses (package
+// bayes).
+//
+// Three kinds implement it:
+//
+//   - gauss: jointly Gaussian (X, Y, Z), MSE losses. The optimum is
+//     Proposition 1, optimal among linear-Gaussian privatizers F = aX + bR,
+//     bracketed over all privatizers by gauss's best achievable mechanism
+//     and upper bound (docs/gauss.md).
+//   - binary: binary X, Y, Z through binary symmetric channels, 0-1 losses.
+//     The optimum is Proposition 2, exact over binary-output privatizers.
+//   - finite: any finite alphabets and loss matrices (mip.Finite). The
+//     optimum is mip's global LP over all privatizers. Algorithm 1 does not
+//     train finite models, so Dataset and Certify report ErrUnsupported.
+package model
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// Kind names a model family; it is the first argument of mmds train and
+// the "model" field of results.json.
+type Kind string
+
+// The model kinds.
+const (
+	Gauss  Kind = "gauss"
+	Binary Kind = "binary"
+	Finite Kind = "finite"
+)
+
+// ErrUnsupported reports an operation a model kind does not offer.
+var ErrUnsupported = errors.New("model: not supported")
+
+// ErrConfig wraps every error about a model's configuration.
+var ErrConfig = errors.New("model: invalid configuration")
+
+// Model is a data model of Section II. Implementations are immutable and
+// safe for concurrent use.
+type Model interface {
+	Kind() Kind
+	// DMax is the reconstructor's Bayes loss from its side information
+	// alone: above it the distortion constraint is slack.
+	DMax() float64
+	// Adversaries is K.
+	Adversaries() int
+	// SideWidths are the numbers of side-information columns of the
+	// reconstructor (first) and of each adversary: the networks of
+	// Algorithm 1 take f and these columns.
+	SideWidths() []int
+	// DefaultSweep is the paper's grid of thresholds for the model.
+	DefaultSweep() sweep.Spec
+	// LossScale is the scale of the model's losses (Var[X] for MSE, 1 for
+	// 0-1 losses): absolute tolerances are multiples of it.
+	LossScale() float64
+	// StdErr is the standard error of a test-split estimate of a loss whose
+	// true value is l, from n rows.
+	StdErr(l float64, n int) float64
+	// Encode returns the canonical JSON encoding of the model in its
+	// --config format. Equal models encode to equal bytes.
+	Encode() ([]byte, error)
+	// Dataset draws n samples for Algorithm 1.
+	Dataset(rng *rand.Rand, n int) (*learn.Dataset, error)
+	// Optimum is the reference optimum at threshold d ≥ 0.
+	Optimum(ctx context.Context, d float64, o Options) (Optimum, error)
+	// Certify computes the exact Bayes losses of privatizer k.
+	Certify(k bayes.Privatizer, o Options) (Certificate, error)
+}
+
+// Options hold the numerical settings of Optimum and Certify; the zero
+// value means the defaults.
+type Options struct {
+	Solver *mip.SolverOptions // HiGHS settings; nil: mip.DefaultSolver()
+	Gauss  bayes.GaussQuad
+	Binary bayes.BinaryQuad
+}
+
+func (o Options) solver() mip.SolverOptions {
+	if o.Solver != nil {
+		return *o.Solver
+	}
+	return mip.DefaultSolver()
+}
+
+// Optimum is the reference optimum at a distortion.
+type Optimum struct {
+	D float64 `json:"D"` // the distortion it is taken at
+	loss.Losses
+	// Class says over which privatizers it is optimal: "linear-gaussian"
+	// (Proposition 1), "binary-output" (Proposition 2) or "all" (finite
+	// models: the global LP).
+	Class string `json:"class"`
+	// Gaussian: D' = min(D, Var[X|Y]), the optimal SNR a²/b² (null when
+	// infinite), and the bracket of the optimum over all privatizers: the
+	// best achievable mechanism known and a proven upper bound.
+	DEff       *float64     `json:"D_eff,omitempty"`
+	SNR        *float64     `json:"snr,omitempty"`
+	Best       *loss.Losses `json:"best_achievable,omitempty"`
+	BestFamily string       `json:"best_family,omitempty"`
+	UpperBound *float64     `json:"upper_bound,omitempty"`
+	// Finite: an optimal mechanism, rows X, columns F.
+	Channel mip.Mechanism `json:"mechanism,omitempty"`
+	// Binary: the optimal privatizer and γ*; Status is the solver's.
+	S0     *float64 `json:"s0,omitempty"`
+	S1     *float64 `json:"s1,omitempty"`
+	Gamma  *float64 `json:"gamma,omitempty"`
+	Status string   `json:"status,omitempty"`
+}
+
+// Certificate is the exact analysis of a privatizer on a model.
+type Certificate struct {
+	// The Bayes losses of the reconstructor and of every adversary for the
+	// privatizer itself.
+	loss.Losses
+	// Change is the certificate's refinement change (relative for Gaussian
+	// losses, absolute for the binary s0, s1): its measure of convergence.
+	Change float64 `json:"change"`
+	// Gauss and Binary are the model-specific details.
+	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
+	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+}
+
+// Hash returns the hex SHA-256 of m's canonical encoding: the identity a
+// results directory and a certificate bind to.
+func Hash(m Model) (string, error) {
+	b, err := m.Encode()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}

@@ -1,0 +1,102 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// maxConfigBytes bounds a model file.
+const maxConfigBytes = 64 << 20
+
+// Kinds lists the model kinds in the order help texts name them.
+func Kinds() []Kind { return []Kind{Gauss, Binary, Finite} }
+
+// ParseKind checks a kind name.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%w: model kind %q: want gauss, binary or finite", ErrConfig, s)
+}
+
+// Parse decodes a model of kind k from its --config JSON.
+func Parse(k Kind, b []byte) (Model, error) {
+	var (
+		m   Model
+		err error
+	)
+	switch k {
+	case Gauss:
+		m, err = parseGauss(b)
+	case Binary:
+		m, err = parseBinary(b)
+	case Finite:
+		m, err = parseFinite(b)
+	default:
+		_, err = ParseKind(string(k))
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a valid %s model: %w", ErrConfig, k, err)
+	}
+	return m, nil
+}
+
+// Paper returns the paper's model of kind k (Section V): the Gaussian model
+// of V-A or the binary model of V-B. Finite models have no default.
+func Paper(k Kind) (Model, error) {
+	switch k {
+	case Gauss:
+		return NewGauss(gauss.Paper()), nil
+	case Binary:
+		return NewBinary(mip.PaperBinary()), nil
+	case Finite:
+		return nil, errorf("a finite model needs a --config file (mip.FiniteConfig JSON); there is no default")
+	}
+	_, err := ParseKind(string(k))
+	return nil, err
+}
+
+// Load reads a model of kind k from path, or returns Paper(k) when path is
+// "". Errors name the file.
+func Load(k Kind, path string) (Model, error) {
+	if path == "" {
+		return Paper(k)
+	}
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Parse(k, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ReadFile reads a model file of at most 64 MiB.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s does not exist", ErrConfig, path)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
+	}
+	if len(b) > maxConfigBytes {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, path, maxConfigBytes)
+	}
+	return b, nil
+}

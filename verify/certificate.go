@@ -1,0 +1,179 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/mmds-project/mmds/loss"
+)
+
+// Certificate is the signed-off outcome of verifying a results directory:
+// what was certified (the hashes of the model, of the configuration and of
+// every point, as the directory's binding has them and verify recomputed
+// them), by which mmds and under which tolerances, and per threshold the
+// numbers the verdict rests on. mmds verify --certificate writes it; mmds
+// verify --check re-derives it from the directory and compares.
+type Certificate struct {
+	Format       string      `json:"format"` // CertificateFormat
+	MMDSVersion  string      `json:"mmds_version"`
+	Model        string      `json:"model"`
+	ModelSHA256  string      `json:"model_sha256"`
+	ConfigSHA256 string      `json:"config_sha256"`
+	Tolerances   Tolerances  `json:"tolerances"`
+	Points       []CertPoint `json:"points"`
+	Passed       int         `json:"passed"`
+	Failed       int         `json:"failed"`
+	NotFinalized int         `json:"not_finalized"`
+	NotTrained   int         `json:"not_trained"`
+	Pass         bool        `json:"pass"`
+}
+
+// CertificateFormat names the layout of a Certificate.
+const CertificateFormat = "mmds-certificate/1"
+
+// CertPoint is one threshold of a Certificate.
+type CertPoint struct {
+	D      float64 `json:"D"`
+	Status string  `json:"status"`
+	// PointSHA256 is the hash of the point's record in results.json.
+	PointSHA256 string `json:"point_sha256,omitempty"`
+	// DHat is the certified distortion; Certified the exact Bayes losses,
+	// good to within Error (the certificate's refinement change, relative
+	// for Gaussian losses, absolute for binary ones).
+	DHat      *float64     `json:"D_hat,omitempty"`
+	Certified *loss.Losses `json:"certified,omitempty"`
+	Error     *float64     `json:"error,omitempty"`
+	// OptimumAtDHat and OptimumAtD are the reference optimum's minimum
+	// adversarial loss at D̂ and at D, with its class.
+	OptimumClass  string      `json:"optimum_class,omitempty"`
+	OptimumAtDHat *float64    `json:"optimum_at_D_hat,omitempty"`
+	OptimumAtD    *float64    `json:"optimum_at_D,omitempty"`
+	Gap           *float64    `json:"gap,omitempty"`
+	GapAtD        *float64    `json:"gap_at_D,omitempty"`
+	Band          *[2]float64 `json:"distortion_band,omitempty"`
+	AdvTol        *float64    `json:"adv_tolerance,omitempty"`
+	Pass          bool        `json:"pass"`
+	Verdict       string      `json:"verdict"`
+}
+
+// NewCertificate condenses the report of run into a certificate.
+func NewCertificate(rep *Report, run *Run, mmdsVersion string) *Certificate {
+	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: string(rep.Model),
+		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
+		Passed: rep.Passed, Failed: rep.Failed, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
+	hashes := map[int]string{}
+	for _, p := range run.Results.Points {
+		hashes[p.DIndex] = p.SHA256
+	}
+	for _, p := range rep.Points {
+		cp := CertPoint{D: p.D, Status: p.Status, PointSHA256: hashes[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
+		if p.Certified != nil {
+			d := p.Certified.Recon
+			cp.DHat, cp.Certified, cp.Error = &d, p.Certified, p.Change
+			cp.OptimumClass = p.Optimum.Class
+			cp.OptimumAtDHat, cp.OptimumAtD = &p.Optimum.MinAdv, &p.OptimumAtD.MinAdv
+			cp.Gap, cp.GapAtD, cp.Band, cp.AdvTol = p.Gap, p.GapAtD, p.DistortionBand, p.AdvTol
+		}
+		c.Points = append(c.Points, cp)
+	}
+	return c
+}
+
+// ReadCertificate decodes a certificate file.
+func ReadCertificate(r io.Reader, name string) (*Certificate, error) {
+	var c Certificate
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: not a certificate: %w", name, err)
+	}
+	if c.Format != CertificateFormat {
+		return nil, fmt.Errorf("%s: format %q: want %q", name, c.Format, CertificateFormat)
+	}
+	return &c, nil
+}
+
+// CheckTol is the relative tolerance to which --check compares the numbers
+// of a certificate with the re-derived ones: the computation is
+// deterministic, so equal inputs give equal bits on one platform; 1e-9
+// absorbs other platforms' floating-point contraction.
+const CheckTol = 1e-9
+
+// Check compares a certificate with the one re-derived from the directory
+// and returns nil when they agree: equal hashes, tolerances, statuses and
+// verdicts, numbers within CheckTol. The mmds version may differ. The error
+// names the first difference.
+func (c *Certificate) Check(derived *Certificate) error {
+	a, b := *c, *derived
+	a.MMDSVersion, b.MMDSVersion = "", ""
+	ja, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(ja, jb) {
+		return nil
+	}
+	var va, vb any
+	if err := json.Unmarshal(ja, &va); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(jb, &vb); err != nil {
+		return err
+	}
+	return diff("", va, vb)
+}
+
+// diff walks two decoded JSON values and reports the first difference
+// beyond CheckTol.
+func diff(path string, a, b any) error {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: the certificate has an object, the directory gives %v", path, b)
+		}
+		for k := range x {
+			if _, ok := y[k]; !ok {
+				return fmt.Errorf("%s.%s: in the certificate, not re-derived from the directory", path, k)
+			}
+		}
+		for k, v := range y {
+			w, ok := x[k]
+			if !ok {
+				return fmt.Errorf("%s.%s: re-derived from the directory, missing from the certificate", path, k)
+			}
+			if err := diff(path+"."+k, w, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Errorf("%s: the certificate has %d entries, the directory gives %v", path, len(x), b)
+		}
+		for i := range x {
+			if err := diff(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case float64:
+		y, ok := b.(float64)
+		if !ok || math.Abs(x-y) > CheckTol*max(math.Abs(x), math.Abs(y), 1e-300) {
+			return fmt.Errorf("%s: the certificate says %v, the directory gives %v", path, x, b)
+		}
+		return nil
+	}
+	if a != b {
+		return fmt.Errorf("%s: the certificate says %v, the directory gives %v", path, a, b)
+	}
+	return nil
+}
