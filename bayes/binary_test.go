@@ -1,13 +1,13 @@
 package bayes
 
 import (
-	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/mip"
 )
 

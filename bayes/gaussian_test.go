@@ -1,7 +1,6 @@
 package bayes
 
 import (
-	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/nettest"
 )
 
 // An exactly linear privatizer F = aX + bR + c has the closed-form losses of

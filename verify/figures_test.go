@@ -2,12 +2,12 @@ package verify
 
 import (
 	"context"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/verify/verifytest"

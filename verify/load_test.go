@@ -3,13 +3,13 @@ package verify
 import (
 	"encoding/json"
 	"errors"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"

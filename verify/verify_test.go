@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"reflect"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/verify/verifytest"

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/nettest"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/verify/verifytest"
+)
+
+// copyDir copies a results directory (results.json, model.json, trials/).
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// editJSON decodes dir/results.json into a generic map, lets edit change
+// it, and writes it back as is: an edit by hand, after training.
+func editJSON(t *testing.T, dir string, edit func(map[string]any)) {
+	t.Helper()
+	path := filepath.Join(dir, learn.ResultsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	edit(v)
+	if b, err = json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func obj(v any, keys ...string) map[string]any {
+	m := v.(map[string]any)
+	for _, k := range keys {
+		m = m[k].(map[string]any)
+	}
+	return m
+}
+
+func point(v map[string]any, i int) map[string]any { return v["points"].([]any)[i].(map[string]any) }
+
+// Tampering with a real results directory in every way a verdict could
+// read: a broken binding is exit 2 naming what changed; fields a verdict
+// must not read leave it unchanged; the outcome of an unedited copy is the
+// baseline's.
+func TestVerifyTamperedDirectories(t *testing.T) {
+	base := t.TempDir()
+	// The quick preset of make run: seconds, and every threshold finalized.
+	if code, _, errs := runCLI(t, "train", "binary", "--preset", "quick", "--out", base, "--format", "json"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	baseCode, baseOut, _ := runCLI(t, "verify", base, "--format", "json")
+	if baseCode == 2 {
+		t.Fatalf("baseline: exit 2")
+	}
+	verdicts := func(out string) []string {
+		var rep struct {
+			Points []struct{ Verdict string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("verify JSON: %v", err)
+		}
+		var vs []string
+		for _, p := range rep.Points {
+			vs = append(vs, p.Verdict)
+		}
+		return vs
+	}
+	baseVerdicts := verdicts(baseOut)
+	fi := -1 // a finalized point
+	for i, p := range readResults(t, base).Points {
+		if p.Finalized {
+			fi = i
+		}
+	}
+	if fi < 0 {
+		t.Fatal("the baseline run finalized no point")
+	}
+	where := fmt.Sprintf("points[%d] (D = %v) was changed after training", fi, readResults(t, base).Points[fi].D)
+
+	broken := []struct {
+		name string
+		edit func(dir string)
+		want string
+	}{
+		{"tau", func(d string) {
+			editJSON(t, d, func(v map[string]any) { obj(v, "config", "protocol")["tau"] = 1e6 })
+		}, `"config" was changed after training`},
+		{"test size", func(d string) {
+			editJSON(t, d, func(v map[string]any) { obj(v, "config")["test_size"] = 1 })
+		}, `"config" was changed after training`},
+		{"thresholds", func(d string) {
+			editJSON(t, d, func(v map[string]any) { obj(v, "config")["d"].([]any)[1] = 0.11 })
+		}, `"config" was changed after training`},
+		{"model swapped", func(d string) {
+			os.WriteFile(filepath.Join(d, learn.ModelFile), []byte(`{"p": 0.54, "q_y": 0.2, "q_z": [0.49]}`), 0o644)
+		}, "not the model this run was trained on"},
+		{"model hash", func(d string) {
+			editJSON(t, d, func(v map[string]any) { obj(v, "config")["model_sha256"] = strings.Repeat("ab", 32) })
+		}, "not the model this run was trained on"},
+		{"privatizer weight", func(d string) {
+			editJSON(t, d, func(v map[string]any) {
+				l := point(v, fi)["networks"].([]any)[0].(map[string]any)["layers"].([]any)[1].(map[string]any)
+				l["bias"].([]any)[0] = l["bias"].([]any)[0].(float64) + 1
+			})
+		}, where},
+		{"learned distortion", func(d string) {
+			editJSON(t, d, func(v map[string]any) { point(v, fi)["recon_loss"] = 0.049 })
+		}, where},
+		{"finalized flag", func(d string) {
+			editJSON(t, d, func(v map[string]any) { point(v, fi)["finalized"] = false })
+		}, where},
+		{"binding removed", func(d string) {
+			editJSON(t, d, func(v map[string]any) { delete(v, "binding") })
+		}, "no binding"},
+	}
+	for _, c := range broken {
+		dir := copyDir(t, base)
+		c.edit(dir)
+		code, _, errs := runCLI(t, "verify", dir)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %q", c.name, code, errs, c.want)
+		}
+	}
+
+	// Fields no verdict reads: timings, trial counts, the trial files.
+	harmless := []struct {
+		name string
+		edit func(dir string)
+	}{
+		{"trial seconds", func(d string) {
+			editJSON(t, d, func(v map[string]any) {
+				point(v, 0)["trials"].([]any)[0].(map[string]any)["seconds"] = 1e9
+			})
+		}},
+		{"attempted count", func(d string) {
+			editJSON(t, d, func(v map[string]any) { point(v, fi)["attempted"] = 99 })
+		}},
+		{"trial files removed", func(d string) { os.RemoveAll(filepath.Join(d, "trials")) }},
+		{"unedited copy", func(string) {}},
+	}
+	for _, c := range harmless {
+		dir := copyDir(t, base)
+		c.edit(dir)
+		code, out, errs := runCLI(t, "verify", dir, "--format", "json")
+		if code != baseCode {
+			t.Errorf("%s: exit %d (stderr %q), baseline %d", c.name, code, errs, baseCode)
+			continue
+		}
+		if got := verdicts(out); strings.Join(got, "|") != strings.Join(baseVerdicts, "|") {
+			t.Errorf("%s: verdicts %q, baseline %q", c.name, got, baseVerdicts)
+		}
+	}
+}
+
+// An interrupted run (results.json as training leaves it after the first of
+// two thresholds) cannot pass: the second threshold is "not trained".
+func TestVerifyInterruptedRunFails(t *testing.T) {
+	dir := passingBinary(t)
+	res := readResults(t, dir)
+	res.Config.D = append(res.Config.D, 0.15)
+	verifytest.WriteResults(t, dir, res)
+	code, out, errs := runCLI(t, "verify", dir, "--summary")
+	if code != 1 || !strings.Contains(out, "1 not trained") || !strings.Contains(out, "D = 0.15") ||
+		!strings.Contains(errs, "1 not trained") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and 1 not trained", code, out, errs)
+	}
+}
+
+// A privatizer that releases X itself is optimal at D̂ = 0. At D = 0.005 on
+// the Gaussian model its certified gap is rounding (≈ 1e-15): the absolute
+// floor keeps it from deciding the verdict, and the gap at D reports what
+// F = X gives up against the optimum at the asked D.
+func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
+	dir := t.TempDir()
+	net := nettest.LinearNet(1, 0, 0)
+	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
+	code, out, errs := runCLI(t, "verify", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var rep struct {
+		Points []struct {
+			Gap     float64 `json:"gap"`
+			GapD    float64 `json:"gap_at_D"`
+			Verdict string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Points[0]
+	if p.GapD <= 0 || p.Gap > 1e-12 || !strings.HasPrefix(p.Verdict, "pass") {
+		t.Errorf("F = X at D = 0.005: gap %g, gap at D %g, verdict %q", p.Gap, p.GapD, p.Verdict)
+	}
+}
+
+// The certificate file round-trips through --check, and a certificate that
+// claims another verdict or number does not match.
+func TestVerifyCertificateCheck(t *testing.T) {
+	dir := passingBinary(t)
+	cert := filepath.Join(t.TempDir(), "cert.json")
+	if code, _, errs := runCLI(t, "verify", dir, "--certificate", cert); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, out, errs := runCLI(t, "verify", "--check", cert, dir); code != 0 || !strings.Contains(out, "matches") {
+		t.Fatalf("--check of its own certificate: exit %d, %q %q", code, out, errs)
+	}
+	b, _ := os.ReadFile(cert)
+	var c map[string]any
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, edit := range []struct {
+		name string
+		do   func(map[string]any)
+		want string
+	}{
+		{"verdict", func(c map[string]any) { c["points"].([]any)[0].(map[string]any)["verdict"] = "fail: made up" }, "verdict"},
+		{"gap", func(c map[string]any) { c["points"].([]any)[0].(map[string]any)["gap"] = -0.5 }, "gap"},
+		{"tolerance", func(c map[string]any) { obj(c, "tolerances")["adv_se"] = 30.0 }, "adv_se"},
+		{"model hash", func(c map[string]any) { c["model_sha256"] = strings.Repeat("0", 64) }, "model_sha256"},
+	} {
+		var cc map[string]any
+		json.Unmarshal(b, &cc)
+		edit.do(cc)
+		nb, _ := json.Marshal(cc)
+		path := filepath.Join(t.TempDir(), "c.json")
+		os.WriteFile(path, nb, 0o644)
+		code, _, errs := runCLI(t, "verify", "--check", path, dir)
+		if code != 1 || !strings.Contains(errs, edit.want) {
+			t.Errorf("%s edited: exit %d, stderr %q; want exit 1 naming %q", edit.name, code, errs, edit.want)
+		}
+	}
+	if code, _, _ := runCLI(t, "verify", "--check", filepath.Join(t.TempDir(), "none.json"), dir); code != 2 {
+		t.Errorf("--check of a missing file: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "verify", dir, "--certificate", filepath.Join(t.TempDir(), "no", "c.json")); code != 2 {
+		t.Errorf("--certificate into a missing folder: exit %d, want 2", code)
+	}
+}
+
+// Two writers of one results directory: the second is refused with exit 2
+// while the first holds the lock; a lock file left behind by a dead process
+// is taken over.
+func TestTrainLocksOut(t *testing.T) {
+	dir := t.TempDir()
+	l, err := learn.Dir(dir).Lock(cluster.Shard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, tinyTrain("binary", dir)...)
+	if code != 2 || !strings.Contains(errs, "being written by another mmds train") {
+		t.Errorf("second writer: exit %d, stderr %q", code, errs)
+	}
+	l.Unlock()
+	os.WriteFile(filepath.Join(dir, ".lock"), []byte("pid 999999 on gone since 2026-01-01T00:00:00Z\n"), 0o644)
+	if code, _, errs := runCLI(t, tinyTrain("binary", dir)...); code != 0 {
+		t.Errorf("stale lock: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,98 @@
+package learn
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+)
+
+func TestDirLock(t *testing.T) {
+	d := Dir(t.TempDir())
+	l, err := d.Lock(cluster.Shard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Lock(cluster.Shard{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Errorf("second lock of the run: %v, want ErrLocked naming the holder", err)
+	}
+	s1, err := d.Lock(cluster.Shard{Index: 1, Count: 2})
+	if err != nil {
+		t.Fatalf("shard 1/2 beside the run's lock: %v", err)
+	}
+	if _, err := d.Lock(cluster.Shard{Index: 1, Count: 2}); !errors.Is(err, ErrLocked) {
+		t.Errorf("two processes of shard 1/2: %v, want ErrLocked", err)
+	}
+	if _, err := d.Lock(cluster.Shard{Index: 2, Count: 2}); err != nil {
+		t.Errorf("shard 2/2 beside shard 1/2: %v", err)
+	}
+	s1.Unlock()
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	// A lock file without a live holder (a killed run) is taken over.
+	if err := os.WriteFile(d.Path(".lock"), []byte("pid 4242 on node7 since 2026-11-01T00:00:00Z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err = d.Lock(cluster.Shard{})
+	if err != nil || !strings.Contains(l.TookOver, "pid 4242") {
+		t.Fatalf("stale lock: %v, took over %q", err, l.TookOver)
+	}
+	l.Unlock()
+	if _, err := os.Stat(d.Path(".lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Unlock left the lock file: %v", err)
+	}
+}
+
+func TestBinding(t *testing.T) {
+	recon := 0.1
+	res := &Results{Model: Binary, Config: Config{Model: Binary, ModelSHA256: "m1", D: []float64{0.1, 0.2}},
+		Points: []DResult{{DIndex: 0, D: 0.1, Finalized: true, ReconLoss: &recon, AdvLoss: Floats{0.3}}}}
+	if err := res.CheckBinding("m1"); !errors.Is(err, ErrBinding) {
+		t.Errorf("unsealed: %v", err)
+	}
+	if err := res.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.CheckBinding("m1"); err != nil {
+		t.Fatalf("sealed: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		edit  func(r *Results)
+		model string
+		want  string
+	}{
+		{"model", func(*Results) {}, "m2", "model.json"},
+		{"tau", func(r *Results) { r.Config.Protocol.Tau = 1e6 }, "m1", "config"},
+		{"test size", func(r *Results) { r.Config.TestSize = 1 }, "m1", "config"},
+		{"recon", func(r *Results) { v := 0.05; r.Points[0].ReconLoss = &v }, "m1", "points[0]"},
+		{"adv", func(r *Results) { r.Points[0].AdvLoss = Floats{0.31} }, "m1", "points[0]"},
+	} {
+		r := *res
+		r.Config.Protocol = res.Config.Protocol
+		r.Points = append([]DResult(nil), res.Points...)
+		c.edit(&r)
+		if err := r.CheckBinding(c.model); !errors.Is(err, ErrBinding) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s edited: %v, want ErrBinding naming %q", c.name, err, c.want)
+		}
+	}
+	// The bytes on disk round-trip to the same binding.
+	dir := Dir(t.TempDir())
+	if err := dir.writeResults(res); err != nil {
+		t.Fatal(err)
+	}
+	back, err := dir.ReadResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.CheckBinding("m1"); err != nil {
+		t.Errorf("results.json read back: %v", err)
+	}
+	if _, err := DecodeResults([]byte(`{"model":"binary"} {}`), filepath.Join("x", ResultsFile)); err == nil {
+		t.Error("trailing data: no error")
+	}
+}
