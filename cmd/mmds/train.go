@@ -35,6 +35,7 @@ type trainOpts struct {
 	workers, samples                   int
 	seed                               uint64
 	shard                              string
+	quiet                              bool
 	slurm                              slurmOpts
 }
 
@@ -85,6 +86,7 @@ cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
 	f.StringVar(&o.out, "out", "", "results directory (default results/train-<model>-<preset>)")
 	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
 	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)")
 	o.slurm.register(f)
 	return cmd
 }
@@ -113,7 +115,7 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
 	}
-	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg)
+	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
@@ -248,16 +250,29 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 	return nil
 }
 
-// trainBar draws a progress bar on a terminal; on anything else it is silent.
+// trainBar draws a progress bar on a terminal. On anything else (a batch
+// job's log, nohup, a pipe) it writes plain lines: one per finished
+// threshold, and one at most every progressEvery while a threshold runs, so
+// a long run is never silent; --quiet silences both.
 type trainBar struct {
 	bar    *progressbar.ProgressBar
+	lines  io.Writer // plain lines when not nil
 	accept int
+	last   time.Time
+	start  time.Time
 }
 
-func newTrainBar(w io.Writer, cfg learn.Config) *trainBar {
+// progressEvery is the longest silence of plain-line progress.
+const progressEvery = 30 * time.Second
+
+func newTrainBar(w io.Writer, cfg learn.Config, quiet bool) *trainBar {
+	if quiet {
+		return &trainBar{}
+	}
+	now := time.Now()
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return &trainBar{}
+		return &trainBar{lines: w, start: now, last: now}
 	}
 	accept := cfg.Protocol.Accept
 	return &trainBar{accept: accept, bar: progressbar.NewOptions(len(cfg.D)*accept,
@@ -273,7 +288,11 @@ func newTrainBar(w io.Writer, cfg learn.Config) *trainBar {
 // update advances the bar by accepted trials; a threshold that is done
 // counts as all Accept of them, whether or not the cap cut it short.
 func (b *trainBar) update(p learn.Progress) {
-	if b.bar == nil {
+	if b.lines != nil {
+		b.line(p)
+		return
+	}
+	if b.bar == nil || p.TookOverLock != "" {
 		return
 	}
 	done := p.DIndex*b.accept + min(p.Accepted, b.accept)
@@ -283,6 +302,28 @@ func (b *trainBar) update(p learn.Progress) {
 	b.bar.Describe(fmt.Sprintf("D %d/%d = %.4g: accepted %d/%d, attempted %d/%d",
 		p.DIndex+1, p.NumD, p.D, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts))
 	_ = b.bar.Set(done) // a terminal write error is not worth stopping a run for
+}
+
+func (b *trainBar) line(p learn.Progress) {
+	now := time.Now()
+	if p.TookOverLock != "" {
+		fmt.Fprintf(b.lines, "mmds train: took over a stale lock (%s)\n", p.TookOverLock)
+		return
+	}
+	if !p.Done && now.Sub(b.last) < progressEvery {
+		return
+	}
+	b.last = now
+	state := "running"
+	if p.Done {
+		state = "done"
+		if p.CapHit {
+			state = "done (cap hit)"
+		}
+	}
+	fmt.Fprintf(b.lines, "%s mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d, elapsed %s\n",
+		now.UTC().Format(time.RFC3339), p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted,
+		p.MaxAttempts, now.Sub(b.start).Round(time.Second))
 }
 
 func (b *trainBar) finish() {

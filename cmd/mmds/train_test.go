@@ -182,3 +182,16 @@ func TestTrainBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Without a terminal, progress is plain lines on stderr (one per finished
+// threshold at least); --quiet silences it.
+func TestTrainProgressLines(t *testing.T) {
+	code, _, errs := runCLI(t, tinyTrain("binary", t.TempDir())...)
+	if code != 0 || !strings.Contains(errs, "mmds train: D 1/2 = 0.05 done") || !strings.Contains(errs, "mmds train: D 2/2 = 0.1 done") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, tinyTrain("binary", t.TempDir(), "--quiet")...)
+	if code != 0 || errs != "" {
+		t.Errorf("--quiet: exit %d, stderr %q", code, errs)
+	}
+}
