@@ -12,7 +12,7 @@ GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
 
-.PHONY: all build run test bench fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm bench fmt vet check highs reproduce clean
 
 all: build
 
@@ -46,6 +46,13 @@ run: build
 
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
+
+# The Slurm end-to-end test: starts a single-node Slurm from Debian's
+# slurm-wlm and munge (installed by scripts/slurm-local.sh when run as root),
+# trains a quick sweep as an array of 1 and of 2 shards, and checks the merged
+# results against a one-machine run. Minutes; not part of make test.
+test-slurm: $(HIGHS_PC)
+	$(GO) test -count=1 -tags slurm -run TestSlurmEndToEnd -v -timeout 30m ./cmd/mmds
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -115,11 +115,12 @@ func trainArgv(cmd *cobra.Command, exe, kind, out string) []string {
 			return
 		case f.Name == "config":
 			if p, err := filepath.Abs(f.Value.String()); err == nil {
-				argv = append(argv, "--config", p)
+				argv = append(argv, "--config="+p)
 				return
 			}
 		}
-		argv = append(argv, "--"+f.Name, f.Value.String())
+		// --name=value: a bool flag takes no separate value word.
+		argv = append(argv, "--"+f.Name+"="+f.Value.String())
 	})
 	return argv
 }

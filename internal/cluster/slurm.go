@@ -142,16 +142,24 @@ func (p SlurmPlan) mergeScript() string {
 const submitScript = `#!/bin/sh
 # Submits the training array, then the merge job, which runs only if every
 # array task succeeded (afterok) and is cancelled if one failed. Prints both
-# job ids. With --wait, returns when the merge job ends, with its status.
+# job ids. With --wait, returns when the merge job has left the queue: 0 if it
+# completed, 1 otherwise.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-wait=
-if [ "${1:-}" = --wait ]; then wait=--wait; fi
 array=$(sbatch --parsable "$here/train.sbatch")
 array=${array%%;*}
 echo "training array: job $array"
-merge=$(sbatch --parsable $wait --kill-on-invalid-dep=yes --dependency="afterok:$array" "$here/merge.sbatch")
-echo "merge, verify and plot: job ${merge%%;*} (after $array succeeds)"
+merge=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency="afterok:$array" "$here/merge.sbatch")
+merge=${merge%%;*}
+echo "merge, verify and plot: job $merge (after $array succeeds)"
+if [ "${1:-}" = --wait ]; then
+	# Poll once a second (sbatch --wait backs off to half a minute, and
+	# returns 0 for a job cancelled because a training task failed).
+	while squeue -h -j "$merge" 2>/dev/null | grep -q .; do sleep 1; done
+	state=$(scontrol show job "$merge" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+	echo "merge job $merge: ${state:-state unknown}"
+	[ "$state" = COMPLETED ] || { echo "the run did not complete; see the logs in $here/logs" >&2; exit 1; }
+fi
 `
 
 // shellJoin quotes argv for bash: words of safe characters stay bare, the

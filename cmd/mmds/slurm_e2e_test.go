@@ -1,0 +1,121 @@
+//go:build slurm
+
+// The Slurm end-to-end test: make test-slurm (it needs root, or slurm-wlm and
+// munge installed, to start a single-node cluster with scripts/slurm-local.sh).
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mmds-project/mmds/learn"
+)
+
+// run runs a command and fails the test with its output if it fails.
+func runOrFail(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	c := exec.Command(name, args...)
+	c.Env = append(os.Environ(), env...)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// comparable strips what legitimately differs between runs: wall-clock
+// seconds of each trial.
+func comparable(t *testing.T, dir string) *learn.Results {
+	t.Helper()
+	res, err := learn.Dir(dir).ReadResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Points {
+		for j := range res.Points[i].Trials {
+			res.Points[i].Trials[j].Seconds = 0
+		}
+	}
+	return res
+}
+
+// arraySpan returns the wall time of the training array job named in
+// submit.sh's output: first task start to last task end, from scontrol (1 s
+// resolution).
+func arraySpan(t *testing.T, env []string, submitOut string) string {
+	t.Helper()
+	m := regexp.MustCompile(`training array: job (\d+)`).FindStringSubmatch(submitOut)
+	if m == nil {
+		t.Fatalf("no array job id in %q", submitOut)
+	}
+	info := runOrFail(t, env, "scontrol", "show", "job", m[1])
+	var first, last time.Time
+	for _, s := range regexp.MustCompile(`StartTime=(\S+) EndTime=(\S+)`).FindAllStringSubmatch(info, -1) {
+		a, err1 := time.ParseInLocation("2006-01-02T15:04:05", s[1], time.Local)
+		b, err2 := time.ParseInLocation("2006-01-02T15:04:05", s[2], time.Local)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if first.IsZero() || a.Before(first) {
+			first = a
+		}
+		if b.After(last) {
+			last = b
+		}
+	}
+	if first.IsZero() {
+		return "(times unknown)"
+	}
+	return fmt.Sprintf("%.0f s", last.Sub(first).Seconds())
+}
+
+// A quick-preset sweep trained as a Slurm array of 1 and of 2 shards on a
+// real single-node Slurm, merged by the dependent job, equals the same sweep
+// trained on one machine; the wall times of 1 and 2 shards are logged (the
+// speed-up of docs/cluster.md).
+func TestSlurmEndToEnd(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := t.TempDir()
+	runOrFail(t, nil, filepath.Join(root, "scripts/slurm-local.sh"), "start", sl)
+	t.Cleanup(func() { exec.Command(filepath.Join(root, "scripts/slurm-local.sh"), "stop", sl).Run() })
+	env := []string{"SLURM_CONF=" + filepath.Join(sl, "slurm.conf")}
+
+	tmp := t.TempDir()
+	exe := filepath.Join(tmp, "mmds")
+	runOrFail(t, nil, "go", "build", "-o", exe, "github.com/mmds-project/mmds/cmd/mmds")
+	args := []string{"train", "binary", "--preset", "quick", "--sweep", "0.0025:0.2:8", "--epochs", "60", "--quiet"}
+
+	one := filepath.Join(tmp, "one")
+	start := time.Now()
+	runOrFail(t, nil, exe, append(args, "--out", one, "--workers", "1")...)
+	t.Logf("one machine, 1 worker: %.1f s", time.Since(start).Seconds())
+	want := comparable(t, one)
+
+	for _, shards := range []string{"1", "2"} {
+		out, jobs := filepath.Join(tmp, "out"+shards), filepath.Join(tmp, "jobs"+shards)
+		runOrFail(t, nil, exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", shards, "--slurm-cpus", "1", "--slurm-time", "00:20:00")...)
+		start := time.Now()
+		sub := runOrFail(t, env, filepath.Join(jobs, "submit.sh"), "--wait")
+		t.Logf("Slurm, %s shard(s) of 1 CPU: submit to merged, verified and plotted %.1f s; training array %s",
+			shards, time.Since(start).Seconds(), arraySpan(t, env, sub))
+		if got := comparable(t, out); !reflect.DeepEqual(got.Points, want.Points) || !reflect.DeepEqual(got.Config, want.Config) || got.Binding != want.Binding {
+			t.Errorf("%s shard(s): the merged results differ from the one-machine run", shards)
+		}
+		for _, f := range []string{"figure3.png", "figure3.svg"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("%s shard(s): the merge job did not plot: %v", shards, err)
+			}
+		}
+	}
+}
