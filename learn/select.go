@@ -44,6 +44,16 @@ func (h *History) add(recon float64, adv []float64, reconHard float64, advHard [
 	}
 }
 
+// selected returns the series the protocol selects on: h itself, or for
+// Protocol.Select = SelectHard a view whose losses are the hard-decision
+// errors (h itself if it has none).
+func (h *History) selected(p Protocol) *History {
+	if p.Select != SelectHard || h.ReconHard == nil {
+		return h
+	}
+	return &History{Recon: h.ReconHard, Adv: h.AdvHard}
+}
+
 // Len returns the number of epochs recorded.
 func (h *History) Len() int { return len(h.Recon) }
 
@@ -177,7 +187,7 @@ func (s *Selector) Offer(h *History) bool {
 	trial := s.sel.Attempted
 	s.sel.Attempted++
 	v := Verdict{Trial: trial}
-	if p, ok := PickEpoch(h, trial, s.d, s.p.Tau, s.p.K); ok {
+	if p, ok := PickEpoch(h.selected(s.p), trial, s.d, s.p.Tau, s.p.K); ok {
 		v.Eligible, v.Point = true, &p
 		if Beats(&p, s.prev) {
 			v.Accepted = true

@@ -290,7 +290,7 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, er
 			pending[o.rec.Trial] = o
 			finished++
 			if sel == nil {
-				if _, ok := PickEpoch(&o.rec.History, o.rec.Trial, c.D[di], c.Protocol.Tau, c.Protocol.K); ok {
+				if _, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[di], c.Protocol.Tau, c.Protocol.K); ok {
 					eligible++
 				}
 				if _, err := known(); err != nil {
@@ -346,8 +346,11 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 		Attempted: sel.Attempted, Accepted: sel.Accepted, CapHit: sel.CapHit, Trials: sums}
 	if f := sel.Finalized; f != nil {
 		rec := recs[f.Trial]
-		recon, minAdv := f.Recon, f.MinAdv()
-		r.Finalized, r.ReconLoss, r.AdvLoss, r.MinAdvLoss = true, &recon, Floats(f.Adv), &minAdv
+		// The training losses at the selected epoch (what f holds when the
+		// protocol selects on them; the hard errors follow).
+		sp := rec.History.point(f.Trial, f.Epoch)
+		recon, minAdv := sp.Recon, sp.MinAdv()
+		r.Finalized, r.ReconLoss, r.AdvLoss, r.MinAdvLoss = true, &recon, Floats(sp.Adv), &minAdv
 		r.Trial, r.Epoch = f.Trial, f.Epoch
 		if h := &rec.History; h.ReconHard != nil {
 			rh := h.ReconHard[f.Epoch]

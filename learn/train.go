@@ -150,7 +150,7 @@ func (t *Trainer) Run(stop func() error) error {
 func (t *Trainer) keep() {
 	e := t.hist.Len() - 1
 	k, d, tau := t.cfg.Protocol.K, t.D, t.cfg.Protocol.Tau
-	if r := t.hist.Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
+	if r := t.hist.selected(t.cfg.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
 		return
 	}
 	nets := append([]*MLP{t.Priv, t.Recon}, t.Adv...)

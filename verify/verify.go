@@ -193,7 +193,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		return p, nil
 	}
 	p.Status, p.Finalized = StatusCertified, true
-	p.Learned = learned(dp, run.Results.Config.Protocol.Tau)
+	p.Learned = learned(dp, run.Results.Config.Protocol)
 	mlp, err := dp.Networks[0].MLP()
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
@@ -248,15 +248,20 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	return p, nil
 }
 
-// learned copies a point's trained losses and checks them against the
-// protocol's band [D − τ, D] of the run.
-func learned(dp *learn.DResult, tau float64) *Learned {
+// learned copies a point's trained losses and checks the one the protocol
+// selected on (the training loss, or the hard 0-1 error) against the run's
+// selection band [D − τ, D].
+func learned(dp *learn.DResult, p learn.Protocol) *Learned {
 	l := &Learned{Losses: loss.New(*dp.ReconLoss, append([]float64(nil), dp.AdvLoss...))}
+	sel := l.Recon
 	if dp.ReconHard != nil {
 		rh := *dp.ReconHard
 		l.ReconHard, l.AdvHard = &rh, append([]float64(nil), dp.AdvHard...)
+		if p.Select == learn.SelectHard {
+			sel = rh
+		}
 	}
-	l.InBand = l.Recon >= dp.D-tau && l.Recon <= dp.D
+	l.InBand = sel >= dp.D-p.Tau && sel <= dp.D
 	return l
 }
 

@@ -56,6 +56,8 @@ func config(model learn.Model, d []float64, dmax float64, dir string) learn.Conf
 	if err != nil {
 		panic(err)
 	}
+	paper, _ := learn.Preset(learn.PresetPaper, model)
+	c.LRGamma = paper.LRGamma // the paper's schedule: the fixture predates the quick preset's departures
 	c.D, c.DMax, c.Dir, c.Seed = d, dmax, dir, 7
 	c.Hidden, c.BatchSize, c.TrainSize, c.TestSize = 8, 100, 1200, 300
 	c.Epochs, c.LR = 30, 0.01
