@@ -9,10 +9,11 @@ import (
 )
 
 // ProbSlack is how far outside [0, 1] a network's output may stray on a
-// binary or finite model before it is refused as not a probability; values
-// within it are rounding (a clamp built from ReLUs) and E_R[k] is clamped to
-// [0, 1].
-const ProbSlack = 1e-9
+// binary or finite model before it is refused as not a probability: float32
+// weights exported from PyTorch round a probability of exactly 1 (a clamp
+// built from ReLUs, an affine k) by a few float32 ulp (6e-8 each). E_R[k]
+// is then clamped to [0, 1], which only moves it toward the true value.
+const ProbSlack = 1e-6
 
 // NetworkLosses is the certified analysis of a network k(x, r) on a finite
 // model (the binary model included): the channel it releases and that
