@@ -46,7 +46,7 @@ type Expectation struct {
 // step h and replaced by its linear interpolant, whose integral against φ
 // is exact as above. The interpolation error is at most h²/8·sup|∂²k/∂r²|,
 // and sup|∂²k/∂r²| on a region is bounded by propagating first- and
-// second-derivative bounds through S (|g'| ≤ 1/4, |g''| ≤ 1/(6√3) for the
+// second-derivative bounds through S (|g'| ≤ 1/4, |g”| ≤ 1/(6√3) for the
 // sigmoid; 1 and 4/(3√3) for tanh). h is chosen per panel so that the bound
 // summed over panels (weighted by each panel's probability) is at most tol;
 // a panel never takes more than 65,536 samples, in which case the reported
@@ -127,11 +127,11 @@ func (m *MLP) lipschitzR() float64 {
 	return d[0]
 }
 
-// suffixBounds returns bounds on |k'| and |k''| in r on a region where the
+// suffixBounds returns bounds on |k'| and |k”| in r on a region where the
 // prefix output has r-derivative d (constant there): the first suffix
 // layer's pre-activation has derivative W·d exactly and no curvature; then
-// for a = g(z): |a'| ≤ G1|z'|, |a''| ≤ G2 z'² + G1|z''|, and for z = W a + b:
-// |z'| ≤ |W||a'|, |z''| ≤ |W||a''|.
+// for a = g(z): |a'| ≤ G1|z'|, |a”| ≤ G2 z'² + G1|z”|, and for z = W a + b:
+// |z'| ≤ |W||a'|, |z”| ≤ |W||a”|.
 func suffixBounds(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) float64 {
 	for l, ly := range suffix {
 		g1, g2 := ly.Act.derivBounds()

@@ -14,6 +14,10 @@ const RWalk = 16
 // that Pieces and Expect will walk for one x.
 const MaxPieces = 1 << 20
 
+// zeroTol: a pre-activation within zeroTol of the sum of its terms'
+// magnitudes is zero up to rounding.
+const zeroTol = 1e-12
+
 // Piece is a maximal interval (A, B) of the noise r on which the network's
 // last piecewise-linear layer is affine in r. For a piecewise-linear network
 // that is the output: k(x, r) = Alpha + Beta·r on (A, B).
@@ -66,10 +70,18 @@ func (w *walker) eval(x, r float64) {
 	for l, ly := range w.m.Layers[:w.np] {
 		z, dz, v, d := w.z[l], w.dz[l], w.v[l], w.d[l]
 		for j, row := range ly.W {
-			s, ds := ly.B[j], 0.0
+			s, ds, mag := ly.B[j], 0.0, math.Abs(ly.B[j])
 			for i, wt := range row {
 				s += wt * a[i]
 				ds += wt * da[i]
+				mag += math.Abs(wt * a[i])
+			}
+			// At a breakpoint the unit that switches has z = 0 up to
+			// rounding; taken as 0, its side is decided by z', so it is
+			// never found crossing again at r0 itself (which would lose
+			// the crossing: r0 − z/z' rounds to r0).
+			if math.Abs(s) <= zeroTol*mag {
+				s = 0
 			}
 			z[j], dz[j] = s, ds
 			if ly.Act == ReLU && !(s > 0 || s == 0 && ds > 0) {
@@ -102,9 +114,11 @@ func (w *walker) next(r0 float64) float64 {
 			dz := w.dz[l][j]
 			active := z > 0 || z == 0 && dz > 0
 			if active && dz < 0 || !active && dz > 0 {
-				if c := r0 - z/dz; c > r0 && c < t {
-					t = c
+				c := r0 - z/dz
+				if c <= r0 { // a crossing closer than r0's ulp
+					c = math.Nextafter(r0, math.Inf(1))
 				}
+				t = min(t, c)
 			}
 		}
 	}
