@@ -31,7 +31,9 @@ func onode(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) 
 	return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Name: proto.String(out), Attribute: attrs}
 }
 
-func valueInfo(name string) *onnxpb.ValueInfoProto { return &onnxpb.ValueInfoProto{Name: proto.String(name)} }
+func valueInfo(name string) *onnxpb.ValueInfoProto {
+	return &onnxpb.ValueInfoProto{Name: proto.String(name)}
+}
 
 func model(nodes []*onnxpb.NodeProto, inits []*onnxpb.TensorProto, in []string, out string) []byte {
 	g := &onnxpb.GraphProto{Name: proto.String("g"), Node: nodes, Initializer: inits}
