@@ -250,6 +250,9 @@ func TestForwardAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { m.Forward(0.3, -0.2, a, b) }); n != 0 {
 		t.Errorf("Forward allocates %v times", n)
 	}
+	if n := testing.AllocsPerRun(100, func() { m.Eval(0.3, -0.2) }); n != 0 {
+		t.Errorf("Eval allocates %v times", n)
+	}
 }
 
 func BenchmarkExpectPiecewiseLinear(b *testing.B) {

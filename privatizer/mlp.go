@@ -169,10 +169,15 @@ func (m *MLP) Width() int {
 	return w
 }
 
-// Eval returns k(x, r). m must be valid. It allocates two buffers; Forward
-// reuses caller scratch.
+// Eval returns k(x, r); m must be valid. It has the signature of
+// verify.Privatizer.K and is safe for concurrent use. Networks up to 64
+// units wide use stack scratch (no allocation); Forward takes caller scratch.
 func (m *MLP) Eval(x, r float64) float64 {
 	w := m.Width()
+	if w <= 64 {
+		var a, b [64]float64
+		return m.Forward(x, r, a[:w], b[:w])
+	}
 	return m.Forward(x, r, make([]float64, w), make([]float64, w))
 }
 
