@@ -3,6 +3,7 @@ package privatizer
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -233,4 +234,42 @@ func ReadChannel(path string) (*Channel, error) {
 		return ParseChannelCSV(bytes.NewReader(data), path)
 	}
 	return ParseChannelJSON(bytes.NewReader(data), path)
+}
+
+// File is a privatizer file as read by Read: exactly one of Channel and
+// Network is set.
+type File struct {
+	Channel *Channel
+	Network *MLP
+}
+
+// Read reads a privatizer file of any form: a name ending in .onnx is an
+// ONNX network, .csv a CSV channel; otherwise a JSON object with the key
+// "channel" is a channel and one with "layers" a network in the JSON layout.
+// Errors about the contents wrap ErrInput and name the file.
+func Read(path string) (File, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".onnx":
+		m, err := ReadMLP(path)
+		return File{Network: m}, err
+	case ".csv":
+		c, err := ReadChannel(path)
+		return File{Channel: c}, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err == nil {
+		if _, ok := keys["channel"]; ok {
+			c, err := ParseChannelJSON(bytes.NewReader(data), path)
+			return File{Channel: c}, err
+		}
+		if _, ok := keys["layers"]; ok {
+			m, err := ParseMLPJSON(bytes.NewReader(data), path)
+			return File{Network: m}, err
+		}
+	}
+	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, path)
 }

@@ -275,3 +275,36 @@ func FuzzParseChannelCSV(f *testing.F) {
 		}
 	})
 }
+
+func TestRead(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		network bool
+	}{
+		{"channel-binary.json", false}, {"channel-binary.csv", false}, {"relu2-gauss.json", true}, {"relu2-gauss.onnx", true},
+	} {
+		f, err := Read(filepath.Join("testdata", tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (f.Network != nil) != tc.network || (f.Channel != nil) == tc.network {
+			t.Errorf("%s: %+v", tc.name, f)
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, in, want string }{
+		{"neither.json", `{"weights": []}`, "neither a channel"},
+		{"array.json", `[[0.5, 0.5]]`, "neither a channel"},
+		{"badnet.json", `{"inputs": ["x"], "layers": []}`, `inputs ["x"]`},
+		{"badchan.json", `{"channel": [[2, -1]]}`, "entry [0][1] = -1"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(p)
+		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
+		}
+	}
+}
