@@ -266,9 +266,27 @@ func BenchmarkExpectPiecewiseLinear(b *testing.B) {
 
 func BenchmarkExpectSampled(b *testing.B) {
 	m := readNet(b, "tanh-binary.json")
+	var e Expectation
+	for b.Loop() {
+		var err error
+		if e, err = m.Expect(1, DefaultTol); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(e.Samples), "samples")
+}
+
+func BenchmarkExpectDeepWide(b *testing.B) {
+	m := randomNet(rand.New(rand.NewPCG(1, 1)), []int{64, 64, 64}, ReLU, Sigmoid, 1)
+	e, err := m.Expect(1, DefaultTol)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		if _, err := m.Expect(1, DefaultTol); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(e.Pieces), "pieces")
+	b.ReportMetric(float64(e.Samples), "samples")
 }

@@ -192,3 +192,23 @@ func FuzzParseONNX(f *testing.F) {
 		}
 	})
 }
+
+func TestAffine(t *testing.T) {
+	m := readNet(t, "linear-gauss.onnx")
+	a, b, c, ok := m.Affine()
+	if !ok || a != float64(float32(0.8)) || b != float64(float32(1.3)) || c != float64(float32(0.25)) {
+		t.Errorf("linear-gauss: %v %v %v %v", a, b, c, ok)
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 20 {
+		n := randomNet(rng, []int{1 + rng.IntN(5), 1 + rng.IntN(5)}, Identity, Identity, 1)
+		a, b, c, ok := n.Affine()
+		x, r := rng.NormFloat64(), rng.NormFloat64()
+		if !ok || !near(a*x+b*r+c, n.Eval(x, r), 1e-12) {
+			t.Errorf("%v: %v·%v + %v·%v + %v ≠ %v", n, a, x, b, r, c, n.Eval(x, r))
+		}
+	}
+	if _, _, _, ok := readNet(t, "relu2-gauss.json").Affine(); ok {
+		t.Error("a ReLU network reported affine")
+	}
+}

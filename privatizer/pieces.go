@@ -195,3 +195,33 @@ func (m *MLP) String() string {
 	}
 	return s
 }
+
+// Affine reports whether every activation is the identity, and then returns
+// the network collapsed to k(x, r) = a·x + b·r + c: on the Gaussian model
+// that is Appendix A's linear-Gaussian privatizer, whose losses have a
+// closed form (gauss.Model.LinearLosses).
+func (m *MLP) Affine() (a, b, c float64, ok bool) {
+	for _, l := range m.Layers {
+		if l.Act != Identity {
+			return 0, 0, 0, false
+		}
+	}
+	// Propagate the affine map (coefficients of x and r, constant) of each
+	// unit through the layers.
+	ax := m.inputs(1, 0, make([]float64, 2))
+	ar := m.inputs(0, 1, make([]float64, 2))
+	ac := make([]float64, 2)
+	for _, l := range m.Layers {
+		nx, nr, nc := make([]float64, len(l.W)), make([]float64, len(l.W)), make([]float64, len(l.W))
+		for j, row := range l.W {
+			nc[j] = l.B[j]
+			for i, w := range row {
+				nx[j] += w * ax[i]
+				nr[j] += w * ar[i]
+				nc[j] += w * ac[i]
+			}
+		}
+		ax, ar, ac = nx, nr, nc
+	}
+	return ax[0], ar[0], ac[0], true
+}
