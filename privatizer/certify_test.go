@@ -49,6 +49,7 @@ func gap(t *testing.T, m mip.Binary, l loss.Losses) float64 {
 // optimum of Proposition 2 must pass (gap within the grid's resolution) and
 // the symmetric channel with the same distortion must fail by far.
 func TestPassAndFailFixtures(t *testing.T) {
+	ctx := t.Context()
 	m := mip.PaperBinary()
 	for _, tc := range []struct {
 		name string
@@ -67,7 +68,7 @@ func TestPassAndFailFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else {
-			r, err := readNet(t, tc.name).BinaryLosses(m, privatizer.DefaultTol)
+			r, err := readNet(t, tc.name).BinaryLosses(ctx, m, privatizer.DefaultTol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,12 +94,13 @@ func TestPassAndFailFixtures(t *testing.T) {
 // A network's certified losses are those of the channel it releases:
 // net-pass (k = p0 + (p1 − p0)x, float32 weights) against channel-pass.
 func TestNetworkEqualsItsChannel(t *testing.T) {
+	ctx := t.Context()
 	m := mip.PaperBinary()
 	c, err := readChannel(t, "channel-pass.json").BinaryLosses(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := readNet(t, "net-pass.json").BinaryLosses(m, privatizer.DefaultTol)
+	r, err := readNet(t, "net-pass.json").BinaryLosses(ctx, m, privatizer.DefaultTol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,18 +116,19 @@ func TestNetworkEqualsItsChannel(t *testing.T) {
 // Deep ReLU and smooth networks on the binary model: the losses are
 // Appendix B's of the exact (s0, s1), and the bound follows Expect's.
 func TestNetworkBinaryLosses(t *testing.T) {
+	ctx := t.Context()
 	m := mip.PaperBinary()
 	for _, f := range []string{"relu2-binary.onnx", "clamp-binary.json", "tanh-binary.onnx", "relu-sigmoid-binary.json"} {
 		n := readNet(t, f)
-		r, err := n.BinaryLosses(m, privatizer.DefaultTol)
+		r, err := n.BinaryLosses(ctx, m, privatizer.DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e0, err := n.Expect(0, privatizer.DefaultTol)
+		e0, err := n.Expect(ctx, 0, privatizer.DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e1, err := n.Expect(1, privatizer.DefaultTol)
+		e1, err := n.Expect(ctx, 1, privatizer.DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}

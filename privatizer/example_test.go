@@ -1,6 +1,7 @@
 package privatizer_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -26,11 +27,12 @@ func ExampleChannel_BinaryLosses() {
 // A two-hidden-layer ReLU network exported from PyTorch to ONNX: the channel
 // it releases, E_R[k(x, R)], is exact (a sum over its activation regions).
 func ExampleMLP_BinaryLosses() {
+	ctx := context.Background()
 	n, err := privatizer.ReadMLP("testdata/relu2-binary.onnx")
 	if err != nil {
 		panic(err)
 	}
-	r, err := n.BinaryLosses(mip.PaperBinary(), privatizer.DefaultTol)
+	r, err := n.BinaryLosses(ctx, mip.PaperBinary(), privatizer.DefaultTol)
 	if err != nil {
 		panic(err)
 	}

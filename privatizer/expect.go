@@ -1,6 +1,7 @@
 package privatizer
 
 import (
+	"context"
 	"math"
 )
 
@@ -50,9 +51,10 @@ type Expectation struct {
 // sigmoid; 1 and 4/(3√3) for tanh). h is chosen per panel so that the bound
 // summed over panels (weighted by each panel's probability) is at most tol;
 // a panel never takes more than 65,536 samples, in which case the reported
-// Bound is larger than tol. Beyond ±RWalk k is held at its end values,
+// Bound is larger than tol. It stops with ctx's error when ctx is done.
+// Beyond ±RWalk k is held at its end values,
 // which adds at most 4·sup|k|·Φ(−RWalk) to Bound.
-func (m *MLP) Expect(x, tol float64) (Expectation, error) {
+func (m *MLP) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
 	if err := m.Validate(); err != nil {
 		return Expectation{}, err
 	}
@@ -69,16 +71,16 @@ func (m *MLP) Expect(x, tol float64) (Expectation, error) {
 	}
 	e := Expectation{Min: math.Inf(1), Max: math.Inf(-1)}
 	if len(suffix) == 0 {
-		return m.expectPL(w, x, e)
+		return m.expectPL(ctx, w, x, e)
 	}
-	return m.expectSampled(w, x, tol, e)
+	return m.expectSampled(ctx, w, x, tol, e)
 }
 
 // expectPL integrates a piecewise-linear network exactly.
-func (m *MLP) expectPL(w *walker, x float64, e Expectation) (Expectation, error) {
+func (m *MLP) expectPL(ctx context.Context, w *walker, x float64, e Expectation) (Expectation, error) {
 	e.Exact = true
 	var sum float64
-	err := w.walk(x, func(a, b float64, v, d []float64) error {
+	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
 		alpha, beta := v[0]-d[0]*a, d[0]
 		lo, hi := a, b
 		if a == -RWalk {
@@ -210,12 +212,12 @@ type panel struct {
 
 // expectSampled integrates a network with a smooth suffix by piecewise-linear
 // interpolation with a per-panel step (see Expect).
-func (m *MLP) expectSampled(w *walker, x, tol float64, e Expectation) (Expectation, error) {
+func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
 	suffix := m.Layers[w.np:]
 	wd := m.Width()
 	s1, s2, t1, t2 := make([]float64, wd), make([]float64, wd), make([]float64, wd), make([]float64, wd)
 	var ps []panel
-	err := w.walk(x, func(a, b float64, v, d []float64) error {
+	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
 		e.Pieces++
 		m2 := suffixBounds(suffix, d, s1, s2, t1, t2)
 		vc, dc := append([]float64(nil), v...), append([]float64(nil), d...)
@@ -232,7 +234,12 @@ func (m *MLP) expectSampled(w *walker, x, tol float64, e Expectation) (Expectati
 	tp := tol / float64(len(ps))
 	a, b := make([]float64, wd), make([]float64, wd)
 	var sum, bound float64
-	for _, p := range ps {
+	for i, p := range ps {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return e, err
+			}
+		}
 		n := 1
 		if p.m2 > 0 && p.mass > 0 {
 			h := math.Sqrt(8 * tp / (p.m2 * p.mass))

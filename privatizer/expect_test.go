@@ -1,6 +1,8 @@
 package privatizer
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -112,12 +114,13 @@ func TestPiecesMatchEval(t *testing.T) {
 // A clamped linear privatizer k = clip(μ + σR, 0, 1): E = g(μ) − g(μ − 1)
 // with g(m) = E[(m + σR)⁺] = mΦ(m/σ) + σφ(m/σ).
 func TestExpectClampClosedForm(t *testing.T) {
+	ctx := t.Context()
 	m := readNet(t, "clamp-binary.json")
 	wx, wr, b := m.Layers[0].W[0][0], m.Layers[0].W[0][1], m.Layers[0].B[0]
 	n := distuv.UnitNormal
 	g := func(mu, s float64) float64 { return mu*n.CDF(mu/s) + s*n.Prob(mu/s) }
 	for _, x := range []float64{0, 1, -2, 3.5} {
-		e, err := m.Expect(x, DefaultTol)
+		e, err := m.Expect(ctx, x, DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,6 +133,7 @@ func TestExpectClampClosedForm(t *testing.T) {
 }
 
 func TestExpectPiecewiseLinearMatchesQuadrature(t *testing.T) {
+	ctx := t.Context()
 	nets := []*MLP{readNet(t, "relu2-binary.json"), readNet(t, "relu2-gauss.json"), readNet(t, "relu2-gauss.onnx")}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 4 {
@@ -137,7 +141,7 @@ func TestExpectPiecewiseLinearMatchesQuadrature(t *testing.T) {
 	}
 	for _, m := range nets {
 		for _, x := range []float64{0, 1} {
-			e, err := m.Expect(x, DefaultTol)
+			e, err := m.Expect(ctx, x, DefaultTol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,6 +162,7 @@ func TestExpectPiecewiseLinearMatchesQuadrature(t *testing.T) {
 // computed here from the first layer's weights), and the bound meets the
 // tolerance asked.
 func TestExpectSampledWithinBound(t *testing.T) {
+	ctx := t.Context()
 	type tc struct {
 		m     *MLP
 		kinks func(x float64) []float64
@@ -193,7 +198,7 @@ func TestExpectSampledWithinBound(t *testing.T) {
 		for _, x := range []float64{0, 1} {
 			ref := quadExpect(func(r float64) float64 { return c.m.Eval(x, r) }, c.kinks(x), 0.25, 24)
 			for _, tol := range []float64{1e-3, 1e-5, DefaultTol} {
-				e, err := c.m.Expect(x, tol)
+				e, err := c.m.Expect(ctx, x, tol)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -214,9 +219,10 @@ func TestExpectSampledWithinBound(t *testing.T) {
 // The bound is not vacuous: at a coarse tolerance the sampled expectation
 // is visibly off, and still within the bound.
 func TestExpectBoundIsExercised(t *testing.T) {
+	ctx := t.Context()
 	m := readNet(t, "tanh-binary.json")
 	ref := quadExpect(func(r float64) float64 { return m.Eval(0, r) }, nil, 0.25, 24)
-	e, err := m.Expect(0, 1e-2)
+	e, err := m.Expect(ctx, 0, 1e-2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +233,14 @@ func TestExpectBoundIsExercised(t *testing.T) {
 }
 
 func TestExpectRejects(t *testing.T) {
+	ctx := t.Context()
 	m := readNet(t, "tanh-binary.json")
 	m.Layers[len(m.Layers)-1].Act = ReLU
-	if _, err := m.Expect(0, DefaultTol); err == nil || !strings.Contains(err.Error(), "relu after the tanh") {
+	if _, err := m.Expect(ctx, 0, DefaultTol); err == nil || !strings.Contains(err.Error(), "relu after the tanh") {
 		t.Errorf("relu after tanh: %v", err)
 	}
 	g := readNet(t, "relu2-gauss.json")
-	if _, _, err := g.Channel(2, DefaultTol); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1]") || !strings.Contains(err.Error(), "relu2-gauss.json") {
+	if _, _, err := g.Channel(ctx, 2, DefaultTol); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1]") || !strings.Contains(err.Error(), "relu2-gauss.json") {
 		t.Errorf("unbounded network as a probability: %v", err)
 	}
 	if _, err := g.Pieces(0); err != nil {
@@ -256,20 +263,22 @@ func TestForwardAllocatesNothing(t *testing.T) {
 }
 
 func BenchmarkExpectPiecewiseLinear(b *testing.B) {
+	ctx := b.Context()
 	m := readNet(b, "relu2-binary.json")
 	for b.Loop() {
-		if _, err := m.Expect(1, DefaultTol); err != nil {
+		if _, err := m.Expect(ctx, 1, DefaultTol); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkExpectSampled(b *testing.B) {
+	ctx := b.Context()
 	m := readNet(b, "tanh-binary.json")
 	var e Expectation
 	for b.Loop() {
 		var err error
-		if e, err = m.Expect(1, DefaultTol); err != nil {
+		if e, err = m.Expect(ctx, 1, DefaultTol); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -277,16 +286,27 @@ func BenchmarkExpectSampled(b *testing.B) {
 }
 
 func BenchmarkExpectDeepWide(b *testing.B) {
+	ctx := b.Context()
 	m := randomNet(rand.New(rand.NewPCG(1, 1)), []int{64, 64, 64}, ReLU, Sigmoid, 1)
-	e, err := m.Expect(1, DefaultTol)
+	e, err := m.Expect(ctx, 1, DefaultTol)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := m.Expect(1, DefaultTol); err != nil {
+		if _, err := m.Expect(ctx, 1, DefaultTol); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(e.Pieces), "pieces")
 	b.ReportMetric(float64(e.Samples), "samples")
+}
+
+func TestExpectCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, f := range []string{"relu2-binary.json", "tanh-binary.json"} {
+		if _, err := readNet(t, f).Expect(ctx, 0, DefaultTol); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", f, err)
+		}
+	}
 }

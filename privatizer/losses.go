@@ -1,6 +1,7 @@
 package privatizer
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -42,17 +43,18 @@ func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 // whose X takes the values 0..n−1: the release is F ~ Bernoulli(k(x, R)),
 // and since R is independent of X and of every side variable,
 // P(F = 1 | X = x, side) = E_R[k(x, R)] (Section III-B; docs/verify.md).
-// Each expectation comes with its error bound (Expect, with tolerance tol).
+// Each expectation comes with its error bound (Expect, with tolerance tol);
+// it stops with ctx's error when ctx is done.
 // A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
 // value and the file.
-func (m *MLP) Channel(n int, tol float64) (*Channel, []Expectation, error) {
+func (m *MLP) Channel(ctx context.Context, n int, tol float64) (*Channel, []Expectation, error) {
 	if n < 1 || n > MaxAlphabet {
 		return nil, nil, fmt.Errorf("privatizer: %d values of X: want between 1 and %d", n, MaxAlphabet)
 	}
 	c := &Channel{Name: m.Name}
 	rows := make([]Expectation, n)
 	for x := range n {
-		e, err := m.Expect(float64(x), tol)
+		e, err := m.Expect(ctx, float64(x), tol)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -71,11 +73,11 @@ func (m *MLP) Channel(n int, tol float64) (*Channel, []Expectation, error) {
 // the exact losses of its channel (Channel.FiniteLosses). Each p_x is within
 // ε_x of E_R[k(x, R)], so each row moves by 2ε_x in ℓ1 and each Bayes risk
 // by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L, which is Bound.
-func (m *MLP) FiniteLosses(fm mip.Finite, tol float64) (*NetworkLosses, error) {
+func (m *MLP) FiniteLosses(ctx context.Context, fm mip.Finite, tol float64) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
 	}
-	c, rows, err := m.Channel(fm.N(), tol)
+	c, rows, err := m.Channel(ctx, fm.N(), tol)
 	if err != nil {
 		return nil, err
 	}
@@ -97,11 +99,11 @@ func (m *MLP) FiniteLosses(fm mip.Finite, tol float64) (*NetworkLosses, error) {
 // binary model (Section III-B, Appendix B): the binary channel
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
 // (mip.Binary.MAPLoss), with the error bound of FiniteLosses (max L = 1).
-func (m *MLP) BinaryLosses(b mip.Binary, tol float64) (*NetworkLosses, error) {
+func (m *MLP) BinaryLosses(ctx context.Context, b mip.Binary, tol float64) (*NetworkLosses, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: binary model: %w", err)
 	}
-	r, err := m.FiniteLosses(b.Finite(), tol)
+	r, err := m.FiniteLosses(ctx, b.Finite(), tol)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ func readNet(t testing.TB, name string) *MLP {
 // float32 weights by scripts/make-certify-fixtures.py) describe the same
 // function: weights equal and outputs within 1e-12.
 func TestJSONAndONNXAgree(t *testing.T) {
+	ctx := t.Context()
 	pairs := [][2]string{
 		{"linear-gauss.json", "linear-gauss.onnx"},
 		{"clamp-binary.json", "clamp-binary.onnx"},
@@ -50,11 +51,11 @@ func TestJSONAndONNXAgree(t *testing.T) {
 			}
 		}
 		for _, x := range []float64{0, 1, -0.7} {
-			ea, err := a.Expect(x, 1e-9)
+			ea, err := a.Expect(ctx, x, 1e-9)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eb, err := b.Expect(x, 1e-9)
+			eb, err := b.Expect(ctx, x, 1e-9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +162,7 @@ func FuzzParseMLPJSON(f *testing.F) {
 		}
 		if m.Width() <= 64 && len(m.Layers) <= 4 {
 			m.Eval(0.5, -0.25)
-			if _, err := m.Expect(1, 1e-3); err != nil && !errors.Is(err, ErrInput) {
+			if _, err := m.Expect(t.Context(), 1, 1e-3); err != nil && !errors.Is(err, ErrInput) {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package privatizer
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -127,10 +128,15 @@ func (w *walker) next(r0 float64) float64 {
 
 // walk calls fn for every activation region (a, b) of the prefix that meets
 // [−RWalk, RWalk], clipped to it, with the prefix output v + d·(r − a) on it.
-// fn must not keep v or d.
-func (w *walker) walk(x float64, fn func(a, b float64, v, d []float64) error) error {
+// fn must not keep v or d. It returns ctx's error when ctx is done.
+func (w *walker) walk(ctx context.Context, x float64, fn func(a, b float64, v, d []float64) error) error {
 	r := float64(-RWalk)
 	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if n == MaxPieces {
 			return w.m.errorf("k(%g, ·) has more than %d linear pieces on [−%d, %d]", x, MaxPieces, RWalk, RWalk)
 		}
@@ -157,7 +163,7 @@ func (m *MLP) Pieces(x float64) ([]Piece, error) {
 		return nil, m.errorf("not piecewise linear (a sigmoid or tanh layer): Pieces needs identity and ReLU activations only")
 	}
 	var ps []Piece
-	err := newWalker(m).walk(x, func(a, b float64, v, d []float64) error {
+	err := newWalker(m).walk(context.Background(), x, func(a, b float64, v, d []float64) error {
 		ps = append(ps, Piece{A: a, B: b, Alpha: v[0] - d[0]*a, Beta: d[0]})
 		return nil
 	})
@@ -175,7 +181,7 @@ func (m *MLP) Pieces(x float64) ([]Piece, error) {
 // returns dst unchanged if the walk fails (more than MaxPieces pieces).
 func (m *MLP) Kinks(x float64, dst []float64) []float64 {
 	n := len(dst)
-	err := newWalker(m).walk(x, func(a, b float64, v, d []float64) error {
+	err := newWalker(m).walk(context.Background(), x, func(a, b float64, v, d []float64) error {
 		if a > -RWalk {
 			dst = append(dst, a)
 		}
