@@ -32,6 +32,8 @@ func TestJSONAndONNXAgree(t *testing.T) {
 		{"relu2-gauss.json", "relu2-gauss.onnx"},
 		{"relu2-gauss.json", "relu2-gauss-matmul.onnx"},
 		{"relu2-gauss.json", "relu2-gauss-gemm.onnx"},
+		{"relu2-gauss.json", "relu2-gauss-transpose.onnx"},
+		{"two-inputs.json", "two-inputs.onnx"},
 		{"tanh-binary.json", "tanh-binary.onnx"},
 		{"relu-sigmoid-binary.json", "relu-sigmoid-binary.onnx"},
 		{"net-pass.json", "net-pass.onnx"},
@@ -170,7 +172,7 @@ func FuzzParseMLPJSON(f *testing.F) {
 }
 
 func FuzzParseONNX(f *testing.F) {
-	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx"} {
+	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx", "two-inputs.onnx", "relu2-gauss-transpose.onnx"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -20,7 +20,7 @@ const MaxONNXBytes = 256 << 20
 const ONNXInputsKey = "mmds.inputs"
 
 // SupportedOps lists the ONNX operators ParseONNX accepts.
-var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", "Identity", "Flatten", "Constant"}
+var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", "Identity", "Flatten", "Constant", "Transpose"}
 
 // ParseONNX reads a privatizer network exported to ONNX (e.g. by
 // torch.onnx.export of an nn.Sequential of nn.Linear and activations) and
@@ -32,7 +32,12 @@ var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", 
 //   - Gemm (alpha, beta, transB; transA = 0) or MatMul with a constant
 //     weight, optionally followed by Add of a constant bias: a linear layer;
 //   - Relu, Sigmoid, Tanh: the activation of the preceding linear layer;
-//   - Identity, Flatten (axis 1) and Constant: no computation.
+//   - Identity, Flatten (axis 1) and Constant: no computation; Transpose of
+//     a constant matrix: a constant.
+//
+// A model whose forward pass takes x and r as two tensors and concatenates
+// them is read too: its two inputs must be named x and r (their order is the
+// Concat's).
 //
 // Weights are initializers or Constant nodes of type float or double. Any
 // other operator is an error naming it; a truncated or corrupt file is an
@@ -77,22 +82,32 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 			inputs = append(inputs, in)
 		}
 	}
-	if len(inputs) != 1 {
-		return nil, bad("%d input tensors: want one, of shape [batch, 2] holding (x, r)", len(inputs))
-	}
-	c.cur, c.width = inputs[0].GetName(), 2
-	if dims := inputs[0].GetType().GetTensorType().GetShape().GetDim(); len(dims) > 0 {
-		if v := dims[len(dims)-1].GetDimValue(); v != 0 && v != 2 {
-			return nil, bad("input %q has width %d: want 2, (x, r)", c.cur, v)
-		}
-	}
 	m := &MLP{Name: name, Inputs: []string{"x", "r"}}
 	for _, p := range mp.GetMetadataProps() {
 		if p.GetKey() == ONNXInputsKey {
 			m.Inputs = strings.Split(strings.ReplaceAll(p.GetValue(), " ", ""), ",")
 		}
 	}
+	skip := -1 // the Concat node joining two inputs x and r
+	switch len(inputs) {
+	case 1:
+		c.cur, c.width = inputs[0].GetName(), 2
+		if v := lastDim(inputs[0]); v != 0 && v != 2 {
+			return nil, bad("input %q has width %d: want 2, (x, r)", c.cur, v)
+		}
+	case 2:
+		order, at, out, err := joinInputs(g, inputs)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		m.Inputs, skip, c.cur, c.width = order, at, out, 2
+	default:
+		return nil, bad("%d input tensors: want one of shape [batch, 2] holding (x, r), or two named x and r of shape [batch, 1] joined by a Concat", len(inputs))
+	}
 	for i, n := range g.GetNode() {
+		if i == skip {
+			continue
+		}
 		if err := c.node(i, n); err != nil {
 			return nil, err
 		}
@@ -105,6 +120,49 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// lastDim is the last dimension of a graph input's declared shape, 0 if
+// unknown.
+func lastDim(v *onnxpb.ValueInfoProto) int64 {
+	dims := v.GetType().GetTensorType().GetShape().GetDim()
+	if len(dims) == 0 {
+		return 0
+	}
+	return dims[len(dims)-1].GetDimValue()
+}
+
+// joinInputs handles a model whose forward pass takes x and r separately
+// (torch.onnx.export(…, input_names=["x", "r"])) and concatenates them: the
+// two graph inputs must be named x and r, of width 1, and joined by one
+// Concat along the last axis. It returns the input order (the Concat's),
+// the Concat node's index and its output.
+func joinInputs(g *onnxpb.GraphProto, inputs []*onnxpb.ValueInfoProto) ([]string, int, string, error) {
+	names := map[string]bool{}
+	for _, in := range inputs {
+		n := in.GetName()
+		if n != "x" && n != "r" {
+			return nil, 0, "", fmt.Errorf("two input tensors %q and %q: name them x and r (input_names=[\"x\", \"r\"]), or pass one tensor [batch, 2]", inputs[0].GetName(), inputs[1].GetName())
+		}
+		if v := lastDim(in); v != 0 && v != 1 {
+			return nil, 0, "", fmt.Errorf("input %q has width %d: want 1", n, v)
+		}
+		names[n] = true
+	}
+	if len(names) != 2 {
+		return nil, 0, "", fmt.Errorf("two inputs both named %q: want x and r", inputs[0].GetName())
+	}
+	for i, n := range g.GetNode() {
+		ins := n.GetInput()
+		if n.GetOpType() != "Concat" || len(ins) != 2 || !names[ins[0]] || !names[ins[1]] || ins[0] == ins[1] || len(n.GetOutput()) != 1 {
+			continue
+		}
+		if ax, _ := intAttr(n, "axis"); ax != 1 && ax != -1 {
+			return nil, 0, "", fmt.Errorf("node %d (%q, op Concat): axis %d: want the last axis (1 or -1)", i, n.GetName(), ax)
+		}
+		return []string{ins[0], ins[1]}, i, n.GetOutput()[0], nil
+	}
+	return nil, 0, "", fmt.Errorf("inputs x and r are not joined by a Concat of both along axis 1")
 }
 
 // onnxChain converts a chain of ONNX nodes into layers.
@@ -133,11 +191,21 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	if len(outs) < 1 {
 		return c.bad("%s: no output", where)
 	}
-	// Identity of a constant (shared weights) names the same constant.
-	if op == "Identity" && len(ins) == 1 {
+	// Identity or Transpose of a constant (shared or transposed weights) is
+	// a constant.
+	if (op == "Identity" || op == "Transpose") && len(ins) == 1 {
 		if t, ok := c.consts[ins[0]]; ok {
+			if op == "Transpose" {
+				var err error
+				if t, err = c.transpose(where, n, t); err != nil {
+					return err
+				}
+			}
 			c.consts[outs[0]] = t
 			return nil
+		}
+		if op == "Transpose" {
+			return c.bad("%s: Transpose of the chain %q: only constant weights may be transposed", where, ins[0])
 		}
 	}
 	var data []string // non-constant inputs
@@ -382,6 +450,31 @@ func (c *onnxChain) tensor(where, what string, t *onnxpb.TensorProto) ([]float64
 		}
 	}
 	return v, t.GetDims(), nil
+}
+
+// transpose returns the transpose of a constant matrix, as a double tensor.
+func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.TensorProto) (*onnxpb.TensorProto, error) {
+	for _, a := range n.GetAttribute() {
+		if a.GetName() == "perm" && !(len(a.GetInts()) == 2 && a.GetInts()[0] == 1 && a.GetInts()[1] == 0) {
+			return nil, c.bad("%s: perm %v: only the transpose of a matrix (perm [1, 0]) is supported", where, a.GetInts())
+		}
+	}
+	v, dims, err := c.tensor(where, "weight", t)
+	if err != nil {
+		return nil, err
+	}
+	if len(dims) != 2 {
+		return nil, c.bad("%s: Transpose of a tensor of shape %v: want a matrix", where, dims)
+	}
+	d0, d1 := int(dims[0]), int(dims[1])
+	tv := make([]float64, len(v))
+	for i := range d0 {
+		for j := range d1 {
+			tv[j*d0+i] = v[i*d1+j]
+		}
+	}
+	return &onnxpb.TensorProto{Name: t.Name, Dims: []int64{dims[1], dims[0]},
+		DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), DoubleData: tv}, nil
 }
 
 func intAttr(n *onnxpb.NodeProto, name string) (int64, bool) {

@@ -154,6 +154,38 @@ def main():
     nodes.append(helper.make_node("Flatten", [cur], ["k"], axis=1))
     save_graph("relu2-gauss-gemm.onnx", nodes, inits, 1)
 
+    # A forward pass that takes x and r separately and concatenates them
+    # (r first): two ONNX inputs named x and r joined by a Concat.
+    class TwoInputs(torch.nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x, r):
+            return self.net(torch.cat([r, x], dim=1))
+
+    two = TwoInputs(torch.nn.Sequential(torch.nn.Linear(2, 5), torch.nn.ReLU(), torch.nn.Linear(5, 1)))
+    two.eval()
+    write_json("two-inputs.json", layout(two.net, ("r", "x")))
+    path = os.path.join(OUT, "two-inputs.onnx")
+    torch.onnx.export(two, (torch.zeros(1, 1), torch.zeros(1, 1)), path, input_names=["x", "r"],
+                      output_names=["k"], opset_version=13)
+    onnx.checker.check_model(onnx.load(path))
+
+    # relu2-gauss with weights stored out × in and a Transpose node before
+    # each MatMul (as some exporters write nn.Linear).
+    nodes, inits, cur = [], [], "xr"
+    for i, (w, b) in enumerate(ws):
+        inits += [numpy_helper.from_array(w, f"W{i}"), numpy_helper.from_array(b, f"b{i}")]
+        nodes += [helper.make_node("Transpose", [f"W{i}"], [f"Wt{i}"], perm=[1, 0]),
+                  helper.make_node("MatMul", [cur, f"Wt{i}"], [f"m{i}"]),
+                  helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}" if i < len(ws) - 1 else "k"])]
+        cur = f"a{i}"
+        if i < len(ws) - 1:
+            nodes.append(helper.make_node("Relu", [cur], [f"h{i}"]))
+            cur = f"h{i}"
+    save_graph("relu2-gauss-transpose.onnx", nodes, inits, 1)
+
     # An operator outside the supported set.
     export_onnx_only("leaky.onnx", torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.LeakyReLU(0.1),
                                                        torch.nn.Linear(4, 1)))
