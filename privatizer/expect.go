@@ -20,8 +20,8 @@ type Expectation struct {
 	// Bound: |Mean − E_R[k(x, R)]| ≤ Bound, up to floating-point rounding.
 	Bound float64 `json:"bound"`
 	// Exact: k(x, ·) is piecewise linear and Mean is a sum of closed forms;
-	// Bound then covers only the continuation beyond ±RWalk (< 1e-50 for
-	// any weights below 1e40).
+	// Bound then covers only the continuation beyond ±RWalk:
+	// 4·Lip·φ(16) ≈ 4e-56·Lip, Lip a bound on |∂k/∂r|.
 	Exact bool `json:"exact"`
 	// Pieces is the number of linear pieces (activation regions) walked on
 	// [−RWalk, RWalk]; Samples the number of points at which k was sampled
@@ -47,13 +47,14 @@ type Expectation struct {
 // step h and replaced by its linear interpolant, whose integral against φ
 // is exact as above. The interpolation error is at most h²/8·sup|∂²k/∂r²|,
 // and sup|∂²k/∂r²| on a region is bounded by propagating first- and
-// second-derivative bounds through S (|g'| ≤ 1/4, |g”| ≤ 1/(6√3) for the
+// second-derivative bounds through S (|g′| ≤ 1/4, |g″| ≤ 1/(6√3) for the
 // sigmoid; 1 and 4/(3√3) for tanh). h is chosen per panel so that the bound
 // summed over panels (weighted by each panel's probability) is at most tol;
 // a panel never takes more than 65,536 samples, in which case the reported
-// Bound is larger than tol. It stops with ctx's error when ctx is done.
-// Beyond ±RWalk k is held at its end values,
+// Bound is larger than tol. Beyond ±RWalk k is held at its end values,
 // which adds at most 4·sup|k|·Φ(−RWalk) to Bound.
+//
+// Expect stops with ctx's error when ctx is done.
 func (m *MLP) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
 	if err := m.Validate(); err != nil {
 		return Expectation{}, err
@@ -108,7 +109,7 @@ func (m *MLP) expectPL(ctx context.Context, w *walker, x float64, e Expectation)
 }
 
 // lipschitzR bounds |∂k/∂r| over all (x, r): the r column of the first
-// layer propagated through |W| and sup|g'| (1 for ReLU and identity).
+// layer propagated through |W| and sup|g′| (1 for ReLU and identity).
 // Beyond RWalk the true k and its affine continuation each move by at most
 // Lip·(r − RWalk), and E[(R − RWalk)⁺] ≤ φ(RWalk): the continuation error
 // is at most 2·2·Lip·φ(RWalk) for both tails.
@@ -129,11 +130,11 @@ func (m *MLP) lipschitzR() float64 {
 	return d[0]
 }
 
-// suffixBounds returns bounds on |k'| and |k”| in r on a region where the
+// suffixBounds returns bounds on |k′| and |k″| in r on a region where the
 // prefix output has r-derivative d (constant there): the first suffix
 // layer's pre-activation has derivative W·d exactly and no curvature; then
-// for a = g(z): |a'| ≤ G1|z'|, |a”| ≤ G2 z'² + G1|z”|, and for z = W a + b:
-// |z'| ≤ |W||a'|, |z”| ≤ |W||a”|.
+// for a = g(z): |a′| ≤ G1|z′|, |a″| ≤ G2 z′² + G1|z″|, and for z = W a + b:
+// |z′| ≤ |W||a′|, |z″| ≤ |W||a″|.
 func suffixBounds(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) float64 {
 	for l, ly := range suffix {
 		g1, g2 := ly.Act.derivBounds()
@@ -206,7 +207,7 @@ func suffixEval(suffix []Layer, v, d []float64, t float64, a, b []float64) float
 type panel struct {
 	a, b, r0 float64
 	v, d     []float64
-	m2       float64 // bound on |k''| on the region
+	m2       float64 // bound on |k″| on the region
 	mass     float64 // P(a < R < b)
 }
 

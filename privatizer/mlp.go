@@ -66,8 +66,8 @@ func (a Activation) apply(z float64) float64 {
 // smooth reports whether g is analytic (not ReLU).
 func (a Activation) smooth() bool { return a != ReLU }
 
-// derivBounds returns sup|g'| and sup|g”| over the real line: σ' ≤ 1/4,
-// |σ”| ≤ 1/(6√3) (at σ = (3 ± √3)/6); tanh' ≤ 1, |tanh”| ≤ 4/(3√3) (at
+// derivBounds returns sup|g′| and sup|g″| over the real line: σ′ ≤ 1/4,
+// |σ″| ≤ 1/(6√3) (at σ = (3 ± √3)/6); tanh′ ≤ 1, |tanh″| ≤ 4/(3√3) (at
 // tanh = ∓1/√3). Only for smooth activations.
 func (a Activation) derivBounds() (g1, g2 float64) {
 	switch a {
