@@ -1,0 +1,195 @@
+package privatizer_test
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/privatizer"
+	"github.com/mmds-project/mmds/verify"
+)
+
+func readNet(t *testing.T, name string) *privatizer.MLP {
+	t.Helper()
+	m, err := privatizer.ReadMLP(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func readChannel(t *testing.T, name string) *privatizer.Channel {
+	t.Helper()
+	c, err := privatizer.ReadChannel(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// gap is Proposition 2's γ*(D̂) at the certified distortion minus the
+// certified minimum adversarial loss (HiGHS, re-checked from s*).
+func gap(t *testing.T, m mip.Binary, l loss.Losses) float64 {
+	t.Helper()
+	opt, err := m.SolveProp2(l.Recon, mip.DefaultSolver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.ReconLoss > l.Recon+1e-9 {
+		t.Fatalf("HiGHS's s* has distortion %v > D̂ = %v", opt.ReconLoss, l.Recon)
+	}
+	return opt.MinAdvLoss - l.MinAdv
+}
+
+// The fixtures written at D = 0.15 on the paper's binary model: the grid
+// optimum of Proposition 2 must pass (gap within the grid's resolution) and
+// the symmetric channel with the same distortion must fail by far.
+func TestPassAndFailFixtures(t *testing.T) {
+	ctx := t.Context()
+	m := mip.PaperBinary()
+	for _, tc := range []struct {
+		name string
+		pass bool
+	}{
+		{"channel-pass.json", true},
+		{"channel-fail.json", false},
+		{"net-pass.json", true},
+		{"net-pass.onnx", true},
+		{"net-fail.onnx", false},
+	} {
+		var l loss.Losses
+		if strings.HasPrefix(tc.name, "channel") {
+			var err error
+			if l, err = readChannel(t, tc.name).BinaryLosses(m); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			r, err := readNet(t, tc.name).BinaryLosses(ctx, m, privatizer.DefaultTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Exact || r.Bound > 1e-40 {
+				t.Errorf("%s: an affine network must be exact: %+v", tc.name, r)
+			}
+			l = r.Losses
+		}
+		if l.Recon > 0.15+1e-7 || l.Recon < 0.149 {
+			t.Errorf("%s: certified distortion %v, want 0.15 within the grid's resolution", tc.name, l.Recon)
+		}
+		g := gap(t, m, l)
+		t.Logf("%s: D̂ = %v, min adv %v, gap %.3g", tc.name, l.Recon, l.MinAdv, g)
+		if tc.pass && (g > 1e-3 || g < -1e-9) {
+			t.Errorf("%s: gap %v, want within [0, 1e-3]: the fixture is Proposition 2's optimum on a 1/2000 grid", tc.name, g)
+		}
+		if !tc.pass && g < 0.1 {
+			t.Errorf("%s: gap %v, want ≥ 0.1: the symmetric channel leaks far more than the optimum", tc.name, g)
+		}
+	}
+}
+
+// A network's certified losses are those of the channel it releases:
+// net-pass (k = p0 + (p1 − p0)x, float32 weights) against channel-pass.
+func TestNetworkEqualsItsChannel(t *testing.T) {
+	ctx := t.Context()
+	m := mip.PaperBinary()
+	c, err := readChannel(t, "channel-pass.json").BinaryLosses(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := readNet(t, "net-pass.json").BinaryLosses(ctx, m, privatizer.DefaultTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.Losses.Recon-c.Recon) > 1e-7 || math.Abs(r.Losses.MinAdv-c.MinAdv) > 1e-7 {
+		t.Errorf("network %+v, channel %+v", r.Losses, c)
+	}
+	ch := readChannel(t, "channel-pass.json")
+	if math.Abs(r.S0()-ch.P[0][0]) > 1e-7 || math.Abs(r.S1()-ch.P[1][1]) > 1e-7 {
+		t.Errorf("s0, s1 = %v, %v; channel %v", r.S0(), r.S1(), ch.P)
+	}
+}
+
+// Deep ReLU and smooth networks on the binary model: the losses are
+// Appendix B's of the exact (s0, s1), and the bound follows Expect's.
+func TestNetworkBinaryLosses(t *testing.T) {
+	ctx := t.Context()
+	m := mip.PaperBinary()
+	for _, f := range []string{"relu2-binary.onnx", "clamp-binary.json", "tanh-binary.onnx", "relu-sigmoid-binary.json"} {
+		n := readNet(t, f)
+		r, err := n.BinaryLosses(ctx, m, privatizer.DefaultTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e0, err := n.Expect(ctx, 0, privatizer.DefaultTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e1, err := n.Expect(ctx, 1, privatizer.DefaultTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mip.Privatizer{S0: 1 - e0.Mean, S1: e1.Mean}
+		if r.Losses.Recon != m.ReconLoss(s) || r.Losses.Adv[0] != m.AdvLosses(s)[0] {
+			t.Errorf("%s: %+v, Appendix B %v %v", f, r.Losses, m.ReconLoss(s), m.AdvLosses(s))
+		}
+		if want := 2 * max(e0.Bound, e1.Bound); r.Bound != want || r.Exact != n.PiecewiseLinear() {
+			t.Errorf("%s: bound %v exact %v; want %v, %v", f, r.Bound, r.Exact, want, n.PiecewiseLinear())
+		}
+		if err := r.Losses.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// On the Gaussian model a network plugs into verify.CertifyGauss; a linear
+// network F = aX + bR + c reproduces Appendix A's closed form
+// (gauss.LinearLosses) within verify's quadrature tolerance, from above
+// (the binned losses are upper bounds).
+func TestLinearNetworkGaussClosedForm(t *testing.T) {
+	n := readNet(t, "linear-gauss.onnx")
+	k := verify.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}
+	m := gauss.Paper()
+	cert, err := verify.CertifyGauss(m, k, verify.GaussQuad{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := n.Layers[0]
+	want, err := m.LinearLosses(gauss.Linear{A: w.W[0][0], B: w.W[0][1], C: w.B[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, got, want float64) {
+		if got < want*(1-1e-9) || got > want*(1+verify.DefaultQuadTol) {
+			t.Errorf("%s: certified %v, closed form %v", name, got, want)
+		}
+	}
+	check("recon", cert.ReconLoss, want.Recon)
+	for i := range want.Adv {
+		check("adv", cert.AdvLoss[i], want.Adv[i])
+	}
+}
+
+// The deep ReLU network's certificate on the Gaussian model is the same
+// from its JSON and its ONNX file, and converged.
+func TestDeepNetworkGaussJSONEqualsONNX(t *testing.T) {
+	m := gauss.Paper()
+	var certs []*verify.GaussCertificate
+	for _, f := range []string{"relu2-gauss.json", "relu2-gauss-matmul.onnx"} {
+		n := readNet(t, f)
+		c, err := verify.CertifyGauss(m, verify.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}, verify.GaussQuad{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Change > verify.DefaultQuadTol {
+			t.Errorf("%s: refinement change %v", f, c.Change)
+		}
+		certs = append(certs, c)
+	}
+	if a, b := certs[0], certs[1]; math.Abs(a.ReconLoss-b.ReconLoss) > 1e-9*a.ReconLoss || math.Abs(a.MinAdvLoss-b.MinAdvLoss) > 1e-9*a.MinAdvLoss {
+		t.Errorf("JSON %v %v, ONNX %v %v", a.ReconLoss, a.AdvLoss, b.ReconLoss, b.AdvLoss)
+	}
+}

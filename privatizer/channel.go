@@ -1,0 +1,275 @@
+package privatizer
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// ErrInput marks every error about a privatizer file's contents (as opposed
+// to an I/O failure): the caller exits 2 on it.
+var ErrInput = errors.New("invalid privatizer")
+
+// RowSumTol is how far a channel row may sum from 1. A channel exported from
+// float32 PyTorch tensors (a softmax) sums to 1 within a few ulp of float32
+// (≈ 1e-7 for a handful of outputs); 1e-6 accepts that and nothing coarser.
+// Accepted rows are divided by their sum, so the certified losses are those
+// of an exact channel, at most RowSumTol·max L away (see Channel.Normalized).
+const RowSumTol = 1e-6
+
+// MaxAlphabet bounds both sides of a channel file, so that a malformed file
+// cannot ask for a huge computation.
+const MaxAlphabet = 4096
+
+// Channel is a privatizer given as its channel P(F = f | X = x): P[x][f],
+// one row per value x of X, one column per released value f (any output
+// alphabet). Section II's privatizer k is a conditional law of F given X;
+// on a finite model that is all there is to it.
+type Channel struct {
+	// Name is the file the channel was read from (for messages).
+	Name string
+	// P[x][f] = P(F = f | X = x): non-negative, finite, each row summing to
+	// 1 within RowSumTol.
+	P [][]float64
+}
+
+// Inputs is the number of rows, |X|.
+func (c *Channel) Inputs() int { return len(c.P) }
+
+// Outputs is the number of columns, the output alphabet size |F|.
+func (c *Channel) Outputs() int {
+	if len(c.P) == 0 {
+		return 0
+	}
+	return len(c.P[0])
+}
+
+// Validate reports the first problem of c: no rows, ragged rows, a negative,
+// NaN or infinite entry, or a row whose sum is off 1 by more than RowSumTol.
+// Messages name the file, the row and the entry; they wrap ErrInput.
+func (c *Channel) Validate() error {
+	if len(c.P) == 0 {
+		return c.errorf("no rows: want one row P(F=f | X=x) per value x of X")
+	}
+	if len(c.P) > MaxAlphabet {
+		return c.errorf("%d rows: at most %d", len(c.P), MaxAlphabet)
+	}
+	m := len(c.P[0])
+	if m == 0 || m > MaxAlphabet {
+		return c.errorf("row 0 has %d entries: want between 1 and %d", m, MaxAlphabet)
+	}
+	for x, row := range c.P {
+		if len(row) != m {
+			return c.errorf("row %d has %d entries, row 0 has %d: every row must list the same outputs", x, len(row), m)
+		}
+		var s float64
+		for f, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return c.errorf("entry [%d][%d] = %v: want a probability ≥ 0", x, f, v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > RowSumTol {
+			return c.errorf("row %d sums to %.17g: want 1 within %g", x, s, RowSumTol)
+		}
+	}
+	return nil
+}
+
+// CheckRows reports an error unless c has one row per value of X, n of them.
+func (c *Channel) CheckRows(n int) error {
+	if len(c.P) != n {
+		return c.errorf("%d rows, but the model's X takes %d values: want one row per value of X", len(c.P), n)
+	}
+	return nil
+}
+
+func (c *Channel) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: channel %s: %s", ErrInput, c.Name, fmt.Sprintf(format, args...))
+}
+
+// Normalized returns c with each row divided by its sum: an exact channel
+// (rows sum to 1 up to rounding) as mip.Mechanism. For a row off by
+// ε ≤ RowSumTol, ‖row/Σ − row‖₁ = ε, so every Bayes risk moves by at most
+// ε·max L (see FiniteLosses).
+func (c *Channel) Normalized() mip.Mechanism {
+	p := make(mip.Mechanism, len(c.P))
+	for x, row := range c.P {
+		var s float64
+		for _, v := range row {
+			s += v
+		}
+		p[x] = make([]float64, len(row))
+		for f, v := range row {
+			p[x][f] = v / s
+		}
+	}
+	return p
+}
+
+// FiniteLosses returns the exact Bayes losses of the channel on the finite
+// model m: for each observer with side channel W and loss L,
+//
+//	Σ_{f,v} min_a Σ_x π(x) P(f|x) W(v|x) L(x, a)
+//
+// (mip.Finite.Risk), a finite sum. The channel must have one row per value
+// of X.
+func (c *Channel) FiniteLosses(m mip.Finite) (loss.Losses, error) {
+	if err := c.Validate(); err != nil {
+		return loss.Losses{}, err
+	}
+	if err := c.CheckRows(m.N()); err != nil {
+		return loss.Losses{}, err
+	}
+	p := c.Normalized()
+	if err := m.ValidateMechanism(p); err != nil {
+		return loss.Losses{}, c.errorf("%v", err)
+	}
+	return loss.New(m.ReconLoss(p), m.AdvLosses(p)), nil
+}
+
+// BinaryLosses returns the exact MAP 0-1 losses of the channel on the binary
+// model m (Section III-B, Appendix B), for any output alphabet: the binary
+// model as a finite model (mip.Binary.Finite). With two outputs and
+// P = [[s0, 1−s0], [1−s1, s1]] they are mip.Binary.MAPLoss of (s0, s1).
+func (c *Channel) BinaryLosses(m mip.Binary) (loss.Losses, error) {
+	if err := m.Validate(); err != nil {
+		return loss.Losses{}, fmt.Errorf("privatizer: binary model: %w", err)
+	}
+	return c.FiniteLosses(m.Finite())
+}
+
+// ParseChannelJSON reads a channel file {"channel": [[P(F=f|X=x) for f] for
+// x]} and validates it; name is the file name for messages.
+func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
+	var v struct {
+		Channel [][]float64 `json:"channel"`
+	}
+	if err := jsonconf.Decode(r, &v, "channel"); err != nil {
+		return nil, fmt.Errorf("%w: channel %s: %v%s", ErrInput, name, err, nanHint(err))
+	}
+	if v.Channel == nil {
+		return nil, fmt.Errorf("%w: channel %s: field \"channel\" is missing: want {\"channel\": [[P(F=f|X=x) for f] for x]}", ErrInput, name)
+	}
+	c := &Channel{Name: name, P: v.Channel}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// nanHint explains the usual cause of a JSON syntax error in an exported
+// file: Python's json module writes NaN and Infinity, which JSON has not.
+func nanHint(err error) string {
+	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+		return " (NaN and Infinity are not JSON: every number must be finite)"
+	}
+	return ""
+}
+
+// ParseChannelCSV reads a channel as CSV: one line per x, one column per f,
+// no header; lines starting with '#' are comments. Every entry must parse as
+// a number; name is the file name for messages.
+func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
+	data, err := io.ReadAll(io.LimitReader(r, jsonconf.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: read: %w", name, err)
+	}
+	if len(data) > jsonconf.MaxBytes {
+		return nil, fmt.Errorf("%w: channel %s: file larger than %d bytes", ErrInput, name, jsonconf.MaxBytes)
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.FieldsPerRecord = -1 // ragged rows get Validate's message
+	c := &Channel{Name: name}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: channel %s: malformed CSV: %v", ErrInput, name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(c.P) >= MaxAlphabet {
+			return nil, c.errorf("more than %d rows", MaxAlphabet)
+		}
+		row := make([]float64, len(rec))
+		for f, s := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, c.errorf("line %d, column %d: %q is not a number (no header line: rows are P(F=f | X=x) for f, one per x)", line, f+1, s)
+			}
+			row[f] = v
+		}
+		c.P = append(c.P, row)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ReadChannel reads a channel file: CSV if its name ends in .csv, JSON
+// otherwise.
+func ReadChannel(path string) (*Channel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: %w", path, err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		return ParseChannelCSV(bytes.NewReader(data), path)
+	}
+	return ParseChannelJSON(bytes.NewReader(data), path)
+}
+
+// File is a privatizer file as read by Read: exactly one of Channel and
+// Network is set.
+type File struct {
+	Channel *Channel
+	Network *MLP
+}
+
+// Read reads a privatizer file of any form: a name ending in .onnx is an
+// ONNX network, .csv a CSV channel; otherwise a JSON object with the key
+// "channel" is a channel and one with "layers" a network in the JSON layout.
+// Errors about the contents wrap ErrInput and name the file.
+func Read(path string) (File, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".onnx":
+		m, err := ReadMLP(path)
+		return File{Network: m}, err
+	case ".csv":
+		c, err := ReadChannel(path)
+		return File{Channel: c}, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err == nil {
+		if _, ok := keys["channel"]; ok {
+			c, err := ParseChannelJSON(bytes.NewReader(data), path)
+			return File{Channel: c}, err
+		}
+		if _, ok := keys["layers"]; ok {
+			m, err := ParseMLPJSON(bytes.NewReader(data), path)
+			return File{Network: m}, err
+		}
+	}
+	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, path)
+}

@@ -1,0 +1,132 @@
+package privatizer
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// ProbSlack is how far outside [0, 1] a network's output may stray on a
+// binary or finite model before it is refused as not a probability: float32
+// weights exported from PyTorch round a probability of exactly 1 (a clamp
+// built from ReLUs, an affine k) by a few float32 ulp (6e-8 each). E_R[k]
+// is then clamped to [0, 1], which only moves it toward the true value.
+const ProbSlack = 1e-6
+
+// NetworkLosses is the certified analysis of a network k(x, r) on a finite
+// model (the binary model included): the channel it releases and that
+// channel's exact Bayes losses.
+type NetworkLosses struct {
+	// Channel is P(F | X = x) = [1 − p_x, p_x], p_x = E_R[k(x, R)], for
+	// x = 0..n−1.
+	Channel *Channel `json:"-"`
+	// Rows are the expectations p_x with their error bounds.
+	Rows   []Expectation `json:"rows"`
+	Losses loss.Losses   `json:"losses"`
+	// Bound: every certified loss is within Bound of the exact Bayes loss
+	// of the network (0 up to rounding and < 1e-50 when Exact).
+	Bound float64 `json:"bound"`
+	Exact bool    `json:"exact"`
+}
+
+// S0 and S1 are the binary channel of Section III-B, s0 = P(F=0 | X=0) and
+// s1 = P(F=1 | X=1), for a two-row result.
+func (r *NetworkLosses) S0() float64 { return 1 - r.Rows[0].Mean }
+
+// S1 is P(F=1 | X=1); see S0.
+func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
+
+// Channel returns the channel that the network releases on a finite model
+// whose X takes the values 0..n−1: the release is F ~ Bernoulli(k(x, R)),
+// and since R is independent of X and of every side variable,
+// P(F = 1 | X = x, side) = E_R[k(x, R)] (Section III-B; docs/verify.md).
+// Each expectation comes with its error bound (Expect, with tolerance tol);
+// it stops with ctx's error when ctx is done.
+// A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
+// value and the file.
+func (m *MLP) Channel(ctx context.Context, n int, tol float64) (*Channel, []Expectation, error) {
+	if n < 1 || n > MaxAlphabet {
+		return nil, nil, fmt.Errorf("privatizer: %d values of X: want between 1 and %d", n, MaxAlphabet)
+	}
+	c := &Channel{Name: m.Name}
+	rows := make([]Expectation, n)
+	for x := range n {
+		e, err := m.Expect(ctx, float64(x), tol)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Min < -ProbSlack || e.Max > 1+ProbSlack {
+			return nil, nil, m.errorf("k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", x, e.Min, e.Max)
+		}
+		e.Mean = min(max(e.Mean, 0), 1)
+		rows[x] = e
+		c.P = append(c.P, []float64{1 - e.Mean, e.Mean})
+	}
+	return c, rows, nil
+}
+
+// FiniteLosses returns the certified Bayes losses of the network on the
+// finite model m, whose X takes the values 0..n−1 (the network's x input):
+// the exact losses of its channel (Channel.FiniteLosses). Each p_x is within
+// ε_x of E_R[k(x, R)], so each row moves by 2ε_x in ℓ1 and each Bayes risk
+// by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L, which is Bound.
+func (m *MLP) FiniteLosses(ctx context.Context, fm mip.Finite, tol float64) (*NetworkLosses, error) {
+	if err := fm.Validate(); err != nil {
+		return nil, fmt.Errorf("privatizer: finite model: %w", err)
+	}
+	c, rows, err := m.Channel(ctx, fm.N(), tol)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.FiniteLosses(fm)
+	if err != nil {
+		return nil, err
+	}
+	r := &NetworkLosses{Channel: c, Rows: rows, Losses: l, Exact: true}
+	var eps float64
+	for _, e := range rows {
+		eps = max(eps, e.Bound)
+		r.Exact = r.Exact && e.Exact
+	}
+	r.Bound = 2 * eps * maxLoss(fm)
+	return r, nil
+}
+
+// BinaryLosses returns the certified MAP 0-1 losses of the network on the
+// binary model (Section III-B, Appendix B): the binary channel
+// s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
+// (mip.Binary.MAPLoss), with the error bound of FiniteLosses (max L = 1).
+func (m *MLP) BinaryLosses(ctx context.Context, b mip.Binary, tol float64) (*NetworkLosses, error) {
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("privatizer: binary model: %w", err)
+	}
+	r, err := m.FiniteLosses(ctx, b.Finite(), tol)
+	if err != nil {
+		return nil, err
+	}
+	// Appendix B's closed form of the same channel: equal to the finite
+	// sums up to rounding, and the form mmds verify reports.
+	s := mip.Privatizer{S0: r.S0(), S1: r.S1()}
+	r.Losses = loss.New(b.ReconLoss(s), b.AdvLosses(s))
+	return r, nil
+}
+
+// maxLoss is the largest entry of any observer's loss matrix (1 for 0-1).
+func maxLoss(fm mip.Finite) float64 {
+	l := 0.0
+	for _, o := range append([]mip.Observer{fm.Recon}, fm.Adv...) {
+		if o.Loss == nil {
+			l = max(l, 1)
+			continue
+		}
+		for _, row := range o.Loss {
+			for _, v := range row {
+				l = max(l, math.Abs(v))
+			}
+		}
+	}
+	return l
+}

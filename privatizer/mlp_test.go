@@ -1,0 +1,217 @@
+package privatizer
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readNet(t testing.TB, name string) *MLP {
+	t.Helper()
+	m, err := ReadMLP(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The JSON and ONNX files of the same network (written from the same
+// float32 weights by scripts/make-certify-fixtures.py) describe the same
+// function: weights equal and outputs within 1e-12.
+func TestJSONAndONNXAgree(t *testing.T) {
+	ctx := t.Context()
+	pairs := [][2]string{
+		{"linear-gauss.json", "linear-gauss.onnx"},
+		{"clamp-binary.json", "clamp-binary.onnx"},
+		{"relu2-binary.json", "relu2-binary.onnx"},
+		{"relu2-gauss.json", "relu2-gauss.onnx"},
+		{"relu2-gauss.json", "relu2-gauss-matmul.onnx"},
+		{"relu2-gauss.json", "relu2-gauss-gemm.onnx"},
+		{"relu2-gauss.json", "relu2-gauss-transpose.onnx"},
+		{"two-inputs.json", "two-inputs.onnx"},
+		{"tanh-binary.json", "tanh-binary.onnx"},
+		{"relu-sigmoid-binary.json", "relu-sigmoid-binary.onnx"},
+		{"net-pass.json", "net-pass.onnx"},
+		{"net-fail.json", "net-fail.onnx"},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, p := range pairs {
+		a, b := readNet(t, p[0]), readNet(t, p[1])
+		if a.Inputs[0] != b.Inputs[0] {
+			t.Errorf("%s inputs %q, %s inputs %q", p[0], a.Inputs, p[1], b.Inputs)
+		}
+		for range 200 {
+			x, r := 4*rng.NormFloat64(), 3*rng.NormFloat64()
+			if ka, kb := a.Eval(x, r), b.Eval(x, r); !near(ka, kb, 1e-12) {
+				t.Errorf("%s vs %s at (%g, %g): %v vs %v", p[0], p[1], x, r, ka, kb)
+				break
+			}
+		}
+		for _, x := range []float64{0, 1, -0.7} {
+			ea, err := a.Expect(ctx, x, 1e-9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eb, err := b.Expect(ctx, x, 1e-9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(ea.Mean, eb.Mean, 1e-12) {
+				t.Errorf("%s vs %s: E_R[k(%g, R)] %v vs %v", p[0], p[1], x, ea.Mean, eb.Mean)
+			}
+		}
+	}
+}
+
+func TestONNXInputOrder(t *testing.T) {
+	m := readNet(t, "relu2-binary.onnx")
+	if m.Inputs[0] != "r" || m.Inputs[1] != "x" {
+		t.Fatalf("inputs %q: the file's metadata says r,x", m.Inputs)
+	}
+	// Swapping the declared order changes the function (the net is not
+	// symmetric), so the order is really used.
+	sw := *m
+	sw.Inputs = []string{"x", "r"}
+	if near(m.Eval(0.3, 1.1), sw.Eval(0.3, 1.1), 1e-9) {
+		t.Error("input order has no effect")
+	}
+}
+
+func TestONNXUnsupportedOperator(t *testing.T) {
+	_, err := ReadMLP(filepath.Join("testdata", "leaky.onnx"))
+	if err == nil || !strings.Contains(err.Error(), "LeakyRelu") || !strings.Contains(err.Error(), "leaky.onnx") || !errors.Is(err, ErrInput) {
+		t.Errorf("leaky.onnx: %v; want an ErrInput naming LeakyRelu and the file", err)
+	}
+}
+
+// Every strict prefix of a torch-exported file is refused: either protobuf
+// fails (a length prefix runs past the end) or a required part is missing.
+func TestONNXTruncated(t *testing.T) {
+	for _, f := range []string{"relu2-gauss.onnx", "tanh-binary.onnx"} {
+		data, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range len(data) {
+			_, err := ParseONNX(data[:n], f)
+			if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), f) {
+				t.Fatalf("%s cut to %d of %d bytes: %v", f, n, len(data), err)
+			}
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join("testdata", "relu2-gauss.onnx"))
+	_, err := ParseONNX(data[:len(data)/2], "half.onnx")
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("half a file: %v; want it to say truncated", err)
+	}
+}
+
+func TestParseMLPErrors(t *testing.T) {
+	const l1 = `{"weight": [[1, 2]], "bias": [0], "activation": "relu"}`
+	for _, tc := range []struct{ name, in, want string }{
+		{"noinputs.json", `{"layers": [` + l1 + `]}`, `"inputs" is missing`},
+		{"inputs3.json", `{"inputs": ["x", "r", "r2"], "layers": [` + l1 + `]}`, `inputs ["x" "r" "r2"]`},
+		{"inputsxx.json", `{"inputs": ["x", "x"], "layers": [` + l1 + `]}`, "one private input x and one noise input r"},
+		{"nolayers.json", `{"inputs": ["x", "r"], "layers": []}`, "0 layers"},
+		{"width.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2, 3]], "bias": [0]}]}`, "weight row 0 has 3 entries, want 2, the number of inputs"},
+		{"chain.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2], [3, 4]], "bias": [0, 0]}, {"weight": [[1, 2, 3]], "bias": [0]}]}`, "layer 1: weight row 0 has 3 entries, want 2, the previous layer's output size"},
+		{"out2.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2], [3, 4]], "bias": [0, 0]}]}`, "output size 2: want 1"},
+		{"bias.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2]], "bias": [0, 1]}]}`, "bias has 2 entries, want 1"},
+		{"act.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2]], "bias": [0], "activation": "gelu"}]}`, `activation "gelu"`},
+		{"nan.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[NaN, 2]], "bias": [0]}]}`, "NaN and Infinity are not JSON"},
+		{"huge.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1e999, 2]], "bias": [0]}]}`, "cannot use JSON number"},
+		{"noise.json", `{"inputs": ["x", "r"], "noise": "uniform", "layers": [` + l1 + `]}`, `noise "uniform"`},
+		{"extra.json", `{"inputs": ["x", "r"], "layers": [` + l1 + `], "optimizer": {}}`, "unknown field"},
+	} {
+		_, err := ParseMLPJSON(strings.NewReader(tc.in), tc.name)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) || !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestValidateNonFinite(t *testing.T) {
+	m := readNet(t, "relu2-gauss.json")
+	m.Layers[1].W[3][4] = posInf()
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "layer 1: weight[3][4] = +Inf") {
+		t.Errorf("Inf weight: %v", err)
+	}
+}
+
+func posInf() float64 { return math.Inf(1) }
+
+func FuzzParseMLPJSON(f *testing.F) {
+	for _, name := range []string{"relu2-gauss.json", "tanh-binary.json", "net-pass.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"inputs": ["r", "x"], "layers": [{"weight": [[1, 2]], "bias": [0]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMLPJSON(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("error does not wrap ErrInput: %v", err)
+			}
+			return
+		}
+		if m.Width() <= 64 && len(m.Layers) <= 4 {
+			m.Eval(0.5, -0.25)
+			if _, err := m.Expect(t.Context(), 1, 1e-3); err != nil && !errors.Is(err, ErrInput) {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func FuzzParseONNX(f *testing.F) {
+	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx", "two-inputs.onnx", "relu2-gauss-transpose.onnx"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseONNX(data, "fuzz.onnx")
+		if err != nil {
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("error does not wrap ErrInput: %v", err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatalf("accepted an invalid network: %v", err)
+		}
+		if m.Width() <= 64 && len(m.Layers) <= 8 {
+			m.Eval(0.5, -0.25)
+		}
+	})
+}
+
+func TestAffine(t *testing.T) {
+	m := readNet(t, "linear-gauss.onnx")
+	a, b, c, ok := m.Affine()
+	if !ok || a != float64(float32(0.8)) || b != float64(float32(1.3)) || c != float64(float32(0.25)) {
+		t.Errorf("linear-gauss: %v %v %v %v", a, b, c, ok)
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 20 {
+		n := randomNet(rng, []int{1 + rng.IntN(5), 1 + rng.IntN(5)}, Identity, Identity, 1)
+		a, b, c, ok := n.Affine()
+		x, r := rng.NormFloat64(), rng.NormFloat64()
+		if !ok || !near(a*x+b*r+c, n.Eval(x, r), 1e-12) {
+			t.Errorf("%v: %v·%v + %v·%v + %v ≠ %v", n, a, x, b, r, c, n.Eval(x, r))
+		}
+	}
+	if _, _, _, ok := readNet(t, "relu2-gauss.json").Affine(); ok {
+		t.Error("a ReLU network reported affine")
+	}
+}

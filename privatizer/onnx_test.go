@@ -1,0 +1,140 @@
+package privatizer
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mmds-project/mmds/privatizer/internal/onnxpb"
+)
+
+// Hand-built ONNX graphs (the generated protobuf types) for the paths the
+// PyTorch fixtures do not take.
+
+func f32Tensor(name string, dims []int64, v ...float32) *onnxpb.TensorProto {
+	return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), FloatData: v}
+}
+
+func f64RawTensor(name string, dims []int64, v ...float64) *onnxpb.TensorProto {
+	raw := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(x))
+	}
+	return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), RawData: raw}
+}
+
+func onode(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
+	return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Name: proto.String(out), Attribute: attrs}
+}
+
+func valueInfo(name string) *onnxpb.ValueInfoProto {
+	return &onnxpb.ValueInfoProto{Name: proto.String(name)}
+}
+
+func model(nodes []*onnxpb.NodeProto, inits []*onnxpb.TensorProto, in []string, out string) []byte {
+	g := &onnxpb.GraphProto{Name: proto.String("g"), Node: nodes, Initializer: inits}
+	for _, n := range in {
+		g.Input = append(g.Input, valueInfo(n))
+	}
+	g.Output = []*onnxpb.ValueInfoProto{valueInfo(out)}
+	m := &onnxpb.ModelProto{IrVersion: proto.Int64(8), Graph: g,
+		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(13)}}}
+	data, err := proto.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// relu(relu(xr)) → MatMul by a Constant node → Add a double bias → Tanh →
+// MatMul → Add: activations before any linear map, repeated activations,
+// constants from Constant nodes and raw double data.
+func TestONNXActivationsAndConstants(t *testing.T) {
+	w1 := &onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(),
+		T: f32Tensor("", []int64{2, 3}, 1, -2, 0.5, 3, 1, -1)}
+	data := model([]*onnxpb.NodeProto{
+		onode("Relu", []string{"xr"}, "a"),
+		onode("Relu", []string{"a"}, "b"),
+		onode("Constant", nil, "W1", w1),
+		onode("MatMul", []string{"b", "W1"}, "c"),
+		onode("Add", []string{"B1", "c"}, "d"), // bias first: Add commutes
+		onode("Tanh", []string{"d"}, "e"),
+		onode("MatMul", []string{"e", "W2"}, "f"),
+		onode("Add", []string{"f", "B2"}, "k"),
+	}, []*onnxpb.TensorProto{
+		f64RawTensor("B1", []int64{3}, 0.1, 0.2, -0.3),
+		f32Tensor("W2", []int64{3, 1}, 0.5, -1, 2),
+		f32Tensor("B2", []int64{1}, 0.25),
+	}, []string{"xr", "B1", "W2", "B2"}, "k")
+	m, err := ParseONNX(data, "hand.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(x, r float64) float64 {
+		x, r = max(x, 0), max(r, 0)
+		h := []float64{math.Tanh(x + 3*r + 0.1), math.Tanh(-2*x + r + 0.2), math.Tanh(0.5*x - r - 0.3)}
+		return 0.5*h[0] - h[1] + 2*h[2] + 0.25
+	}
+	for _, p := range [][2]float64{{0.3, 0.7}, {-1, 2}, {2, -0.5}, {1.5, 1.5}} {
+		if got := m.Eval(p[0], p[1]); !near(got, want(p[0], p[1]), 1e-7) { // float32 weights
+			t.Errorf("k(%v) = %v, want %v", p, got, want(p[0], p[1]))
+		}
+	}
+	if got := m.String(); got != "2→2 relu→2 relu→3 tanh→1 identity" {
+		t.Errorf("layers %s", got)
+	}
+}
+
+func TestONNXErrors(t *testing.T) {
+	gemm := onode("Gemm", []string{"xr", "W", "B"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})
+	w := f32Tensor("W", []int64{1, 2}, 1, 2)
+	b := f32Tensor("B", []int64{1}, 0)
+	ok := model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k")
+	if _, err := ParseONNX(ok, "ok.onnx"); err != nil {
+		t.Fatalf("valid graph refused: %v", err)
+	}
+	ext := f32Tensor("W", []int64{1, 2})
+	ext.DataLocation = onnxpb.TensorProto_EXTERNAL.Enum()
+	i64 := &onnxpb.TensorProto{Name: proto.String("W"), Dims: []int64{1, 2}, DataType: proto.Int32(int32(onnxpb.TensorProto_INT64)), Int64Data: []int64{1, 2}}
+	nan := f32Tensor("W", []int64{1, 2}, float32(math.NaN()), 1)
+	short := f32Tensor("W", []int64{1, 2}, 1)
+	ms := onode("Gemm", []string{"xr", "W", "B"}, "k")
+	ms.Domain = proto.String("com.microsoft")
+	ta := onode("Gemm", []string{"xr", "W", "B"}, "k", &onnxpb.AttributeProto{Name: proto.String("transA"), I: proto.Int64(1)})
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty.onnx", nil, "empty file"},
+		{"garbage.onnx", []byte("not a protobuf at all"), "truncated or corrupt"},
+		{"nograph.onnx", func() []byte { d, _ := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8)}); return d }(), "no graph"},
+		{"twoinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "y"}, "k"), "name them x and r"},
+		{"threeinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "x", "r"}, "k"), "3 input tensors"},
+		{"noconcat.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "not joined by a Concat"},
+		{"concat0.onnx", model([]*onnxpb.NodeProto{onode("Concat", []string{"x", "r"}, "xr", &onnxpb.AttributeProto{Name: proto.String("axis"), I: proto.Int64(0)}), gemm},
+			[]*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "axis 0"},
+		{"transposechain.onnx", model([]*onnxpb.NodeProto{onode("Transpose", []string{"xr"}, "t"), gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "Transpose of the chain"},
+		{"output.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "zz"), "graph's output"},
+		{"domain.onnx", model([]*onnxpb.NodeProto{ms}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `domain "com.microsoft"`},
+		{"transA.onnx", model([]*onnxpb.NodeProto{ta}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "transA = 1"},
+		{"external.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{ext, b}, []string{"xr"}, "k"), "external file"},
+		{"int64.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{i64, b}, []string{"xr"}, "k"), "data type INT64"},
+		{"nan.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{nan, b}, []string{"xr"}, "k"), "NaN: weights must be finite"},
+		{"short.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{short, b}, []string{"xr"}, "k"), "1 values for shape [1 2]"},
+		{"conv.onnx", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), "operator Conv is not supported"},
+		{"branch.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "must be a chain"},
+		{"width.onnx", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W3"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})},
+			[]*onnxpb.TensorProto{f32Tensor("W3", []int64{1, 3}, 1, 2, 3)}, []string{"xr"}, "k"), "weight row 0 has 3 entries, want 2"},
+		{"out2.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "output size 2: want 1"},
+	} {
+		_, err := ParseONNX(tc.data, tc.name)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) || !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
+		}
+	}
+}
