@@ -38,6 +38,6 @@
 // bound on its distance to the exact Bayes loss (NetworkLosses.Bound).
 //
 // For the Gaussian model, MLP.Eval, MLP.Kinks and MLP.PiecewiseLinear have
-// the signatures of verify.Privatizer's fields, whose CertifyGauss computes
+// the signatures of bayes.Privatizer's fields, whose CertifyGauss computes
 // the Bayes MSE from the exact piecewise-linear profiles of k(x, ·).
 package privatizer

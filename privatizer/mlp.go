@@ -170,7 +170,7 @@ func (m *MLP) Width() int {
 }
 
 // Eval returns k(x, r); m must be valid. It has the signature of
-// verify.Privatizer.K and is safe for concurrent use. Networks up to 64
+// bayes.Privatizer.K and is safe for concurrent use. Networks up to 64
 // units wide use stack scratch (no allocation); Forward takes caller scratch.
 func (m *MLP) Eval(x, r float64) float64 {
 	w := m.Width()

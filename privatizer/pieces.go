@@ -177,7 +177,7 @@ func (m *MLP) Pieces(x float64) ([]Piece, error) {
 // Kinks appends to dst the breakpoints in (−RWalk, RWalk) of the
 // piecewise-linear part of k(x, ·): where a ReLU unit before the first
 // sigmoid or tanh layer switches. For a piecewise-linear network k(x, ·) is
-// affine between them. It has the signature of verify.Privatizer.Kinks; it
+// affine between them. It has the signature of bayes.Privatizer.Kinks; it
 // returns dst unchanged if the walk fails (more than MaxPieces pieces).
 func (m *MLP) Kinks(x float64, dst []float64) []float64 {
 	n := len(dst)
