@@ -59,17 +59,15 @@ type CertPoint struct {
 	Verdict       string      `json:"verdict"`
 }
 
-// NewCertificate condenses the report of run into a certificate.
-func NewCertificate(rep *Report, run *Run, mmdsVersion string) *Certificate {
+// NewCertificate condenses a report into a certificate; pointSHA256 maps a
+// threshold index to the hash of what was certified there (Run.PointHashes,
+// or the privatizer file's hash).
+func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string) *Certificate {
 	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: string(rep.Model),
 		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
-	hashes := map[int]string{}
-	for _, p := range run.Results.Points {
-		hashes[p.DIndex] = p.SHA256
-	}
 	for _, p := range rep.Points {
-		cp := CertPoint{D: p.D, Status: p.Status, PointSHA256: hashes[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
+		cp := CertPoint{D: p.D, Status: p.Status, PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
 		if p.Certified != nil {
 			d := p.Certified.Recon
 			cp.DHat, cp.Certified, cp.Error = &d, p.Certified, p.Change
@@ -80,6 +78,15 @@ func NewCertificate(rep *Report, run *Run, mmdsVersion string) *Certificate {
 		c.Points = append(c.Points, cp)
 	}
 	return c
+}
+
+// PointHashes maps each threshold index of the run to its point's hash.
+func (run *Run) PointHashes() map[int]string {
+	h := map[int]string{}
+	for _, p := range run.Results.Points {
+		h[p.DIndex] = p.SHA256
+	}
+	return h
 }
 
 // ReadCertificate decodes a certificate file.

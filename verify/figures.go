@@ -186,8 +186,14 @@ func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
 // Figure returns the figure of a certified run (Figure 2 or 3, with curves
 // of the default number of points) and its file stem.
 func Figure(ctx context.Context, run *Run, rep *Report, solver *mip.SolverOptions) (figure.Spec, string, error) {
-	end := CurveEnd(run, rep)
-	switch m := run.Model.(type) {
+	return FigureFor(ctx, run.Model, rep, solver)
+}
+
+// FigureFor is Figure for a report on model m (a results directory, or
+// privatizers trained elsewhere).
+func FigureFor(ctx context.Context, m model.Model, rep *Report, solver *mip.SolverOptions) (figure.Spec, string, error) {
+	end := curveEnd(m.DMax(), rep)
+	switch m := m.(type) {
 	case model.BinaryModel:
 		o := mip.DefaultSolver()
 		if solver != nil {
@@ -205,5 +211,5 @@ func Figure(ctx context.Context, run *Run, rep *Report, solver *mip.SolverOption
 		}
 		return Figure2(m.M, rep, curve), Figure2Stem, nil
 	}
-	return figure.Spec{}, "", fmt.Errorf("%w: no figure for %s models", model.ErrUnsupported, run.Model.Kind())
+	return figure.Spec{}, "", fmt.Errorf("%w: no figure for %s models", model.ErrUnsupported, m.Kind())
 }

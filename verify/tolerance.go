@@ -114,7 +114,7 @@ const (
 	VerdictNotTrained   = "not trained"
 )
 
-// Judge returns whether a point passes and a one-line verdict. A point passes
+// Verdict returns whether a point passes and a one-line verdict. A point passes
 // when its certified distortion lies in its band and its certified minimum
 // adversarial loss is within AdvTol below the optimum at that distortion; a
 // loss above the optimum passes and says so (the Gaussian optimum of
@@ -122,7 +122,7 @@ const (
 // non-linear privatizer may beat it). A certificate whose refinement did not
 // converge to QuadTol fails: its numbers are not trusted to the stated
 // precision.
-func Judge(a Assessment) (bool, string) {
+func Verdict(a Assessment) (bool, string) {
 	var why []string
 	if !(a.Recon >= a.BandLo && a.Recon <= a.BandHi) {
 		why = append(why, fmt.Sprintf("distortion %.4g outside [%.4g, %.4g]", a.Recon, a.BandLo, a.BandHi))

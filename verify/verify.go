@@ -202,26 +202,39 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	m := run.Model
-	c, err := m.Certify(k, o.Model)
+	c, err := run.Model.Certify(k, o.Model)
 	if err != nil {
 		return p, err
 	}
+	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
+		return p, err
+	}
+	p.Excess = excess(p.Learned, c.Losses, run.Model.Kind() == model.Binary)
+	if !p.Learned.InBand {
+		p.Verdict += "; selected outside the protocol band"
+	}
+	return p, nil
+}
+
+// Judge fills p (whose D is set) with the certificate c of a privatizer on
+// m: the certified losses, the optimum at D̂ and at D, the gaps, the band,
+// the tolerance and the verdict under the tolerances of o (Tau resolved).
+func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p *Point) error {
+	d := p.D
 	p.Gauss, p.Binary = c.Gauss, c.Binary
 	cert := c.Losses
-	p.Certified, p.Change = &cert, &c.Change
+	change := c.Change
+	p.Certified, p.Change = &cert, &change
 	dHat := max(cert.Recon, 0) // rounding can leave an exact loss of 0 at −1e-17
 	opt, err := m.Optimum(ctx, dHat, o.Model)
 	if err != nil {
-		return p, err
+		return err
 	}
 	optD, err := m.Optimum(ctx, d, o.Model)
 	if err != nil {
-		return p, err
+		return err
 	}
 	p.Optimum, p.OptimumAtD = &opt, &optD
-	p.Excess = excess(p.Learned, cert, m.Kind() == model.Binary)
-
 	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
 	p.Gap, p.GapAtD = &gap, &gapD
 	if opt.Best != nil {
@@ -234,7 +247,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	band := [2]float64{max(0, d-t.BandTau*t.Tau-t.DistSE*seD-abs), d + t.DistSE*seD + abs}
 	advTol := t.AdvSE*m.StdErr(opt.MinAdv, t.TestSize) + abs
 	p.DistortionBand, p.AdvTol = &band, &advTol
-	p.Pass, p.Verdict = Judge(Assessment{
+	p.Pass, p.Verdict = Verdict(Assessment{
 		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: opt.MinAdv,
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
 		NumFloor: max(abs, c.Change*opt.MinAdv),
@@ -242,10 +255,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	if p.GapBest != nil && *p.GapBest < -max(abs, c.Change*opt.Best.MinAdv) {
 		p.Verdict += "; beats the best known mechanism"
 	}
-	if !p.Learned.InBand {
-		p.Verdict += "; selected outside the protocol band"
-	}
-	return p, nil
+	return nil
 }
 
 // learned copies a point's trained losses and checks the one the protocol

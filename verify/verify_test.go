@@ -18,7 +18,7 @@ import (
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
-func TestJudge(t *testing.T) {
+func TestVerdict(t *testing.T) {
 	base := Assessment{D: 2, Recon: 1.95, MinAdv: 2.0, Optimum: 2.05, BandLo: 1.8, BandHi: 2.1, AdvTol: 0.1, Change: 1e-4, QuadTol: 5e-3, NumFloor: 1e-6}
 	cases := []struct {
 		name   string
@@ -41,12 +41,12 @@ func TestJudge(t *testing.T) {
 	for _, c := range cases {
 		a := base
 		c.mod(&a)
-		pass, v := Judge(a)
+		pass, v := Verdict(a)
 		if pass != c.pass || !strings.HasPrefix(v, c.prefix) {
-			t.Errorf("%s: Judge = %v, %q; want %v, %q…", c.name, pass, v, c.pass, c.prefix)
+			t.Errorf("%s: Verdict = %v, %q; want %v, %q…", c.name, pass, v, c.pass, c.prefix)
 		}
 	}
-	if _, v := Judge(Assessment{Recon: 9, BandHi: 1, MinAdv: 0, Optimum: 1, Change: 1, QuadTol: 0}); strings.Count(v, ";") != 2 {
+	if _, v := Verdict(Assessment{Recon: 9, BandHi: 1, MinAdv: 0, Optimum: 1, Change: 1, QuadTol: 0}); strings.Count(v, ";") != 2 {
 		t.Errorf("three failures should be listed: %q", v)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/report"
@@ -73,14 +74,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
-	d := verify.DefaultTolerances()
-	f.Float64Var(&o.tol.BandTau, "tol-band", d.BandTau, "width of the distortion band below D, in units of the selection band τ")
-	f.Float64Var(&o.tol.DistSE, "tol-dist-se", d.DistSE, "distortion slack on both sides, in standard errors of a test-split loss at D")
-	f.Float64Var(&o.tol.AdvSE, "tol-adv-se", d.AdvSE, "largest gap, in standard errors of a test-split loss at the optimum")
-	f.Float64Var(&o.tol.Quad, "tol-quad", d.Quad, "largest change between the certificate's last two refinement levels")
-	f.Float64Var(&o.tol.Abs, "tol-abs", d.Abs, "absolute floor of every tolerance, in units of the model's loss scale (Var X, or 1 for 0-1 losses)")
-	f.Float64Var(&o.tol.Tau, "tau", 0, "selection band τ of the distortion band (default: half the step of the run's threshold grid, as Section V)")
-	f.IntVar(&o.tol.TestSize, "test-size", d.TestSize, "test rows n behind the standard errors SE (the paper's test split)")
+	registerTolerances(f, &o.tol)
 	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3; each halves the bin width and the x step)")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
@@ -124,7 +118,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		}
 		return err
 	}
-	cert := verify.NewCertificate(rep, run, version.String())
+	cert := verify.NewCertificate(rep, run.PointHashes(), version.String())
 	if want != nil {
 		if err := want.Check(cert); err != nil {
 			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
@@ -421,4 +415,16 @@ func gapCell(g float64) string {
 		g = 0
 	}
 	return report.Float(g, 3)
+}
+
+// registerTolerances adds the verifier's tolerance flags (verify.Tolerances).
+func registerTolerances(f *pflag.FlagSet, t *verify.Tolerances) {
+	d := verify.DefaultTolerances()
+	f.Float64Var(&t.BandTau, "tol-band", d.BandTau, "width of the distortion band below D, in units of the selection band τ")
+	f.Float64Var(&t.DistSE, "tol-dist-se", d.DistSE, "distortion slack on both sides, in standard errors of a test-split loss at D")
+	f.Float64Var(&t.AdvSE, "tol-adv-se", d.AdvSE, "largest gap, in standard errors of a test-split loss at the optimum")
+	f.Float64Var(&t.Quad, "tol-quad", d.Quad, "largest error estimate of a certified loss (refinement change or proven bound)")
+	f.Float64Var(&t.Abs, "tol-abs", d.Abs, "absolute floor of every tolerance, in units of the model's loss scale (Var X, or 1 for 0-1 losses)")
+	f.Float64Var(&t.Tau, "tau", 0, "selection band τ of the distortion band (default: half the step of the threshold grid, as Section V)")
+	f.IntVar(&t.TestSize, "test-size", d.TestSize, "test rows n behind the standard errors SE (the paper's test split)")
 }

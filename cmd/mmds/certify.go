@@ -1,0 +1,345 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/version"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
+	"github.com/mmds-project/mmds/verify"
+)
+
+func init() { subcommands = append(subcommands, newCertifyCmd) }
+
+type certifyOpts struct {
+	model, priv, points, format, out, certificate, plot string
+	d, expectTol                                        float64
+	tol                                                 verify.Tolerances
+	quadLevels                                          int
+}
+
+func newCertifyCmd() *cobra.Command {
+	var o certifyOpts
+	cmd := &cobra.Command{
+		Use:   "certify --model FILE (--privatizer FILE --d D | --points FILE)",
+		Short: "Certify a privatizer trained anywhere (channel, MLP JSON, ONNX) against the optimum",
+		Long: `certify computes the exact Bayes losses of a privatizer trained elsewhere — a
+channel P(F | X) (JSON or CSV), an MLP k(x, r) in the JSON layout, or the same
+network exported from PyTorch as ONNX — on a model file (the gauss, binary or
+finite --config format, detected), and holds them against the optimum at the
+certified distortion D̂ and at D, with the verdict and tolerances of mmds verify
+(docs/certify.md, docs/verify.md).
+
+--points FILE certifies a whole curve: a JSON list [{"D": 0.1, "privatizer":
+"p1.onnx"}, …] or CSV rows "D,file" (paths relative to FILE's folder).
+
+Exit status: 0 every point passes, 1 one fails, 2 bad input (a file that cannot
+be read, a network whose sizes do not fit the model, an unsupported ONNX
+operator, NaN weights, a channel with the wrong number of rows).`,
+		Example: `  mmds certify --model examples/binary-paper.json --privatizer priv.onnx --d 0.1
+  mmds certify --model model.json --privatizer channel.csv --d 0.15 --format json
+  mmds certify --model model.json --points curve.json --plot curve.png --certificate cert.json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCertify(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.model, "model", "", "model file: the gauss, binary or finite --config JSON (required)")
+	f.StringVar(&o.priv, "privatizer", "", "privatizer file: .onnx, .csv (channel), or JSON (channel or MLP layout)")
+	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
+	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
+	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
+	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
+	f.Float64Var(&o.expectTol, "tol-expect", privatizer.DefaultTol, "error bound of the network expectations E_R[k(x, R)] (binary and finite models)")
+	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3)")
+	registerTolerances(f, &o.tol)
+	return cmd
+}
+
+// certifyPoint is one row of mmds certify's JSON output.
+type certifyPoint struct {
+	verify.Point
+	Privatizer string `json:"privatizer"`
+	SHA256     string `json:"privatizer_sha256"`
+}
+
+type certifyJSON struct {
+	Model       model.Kind        `json:"model"`
+	ModelSHA256 string            `json:"model_sha256"`
+	Tolerances  verify.Tolerances `json:"tolerances"`
+	Points      []certifyPoint    `json:"points"`
+	Passed      int               `json:"passed"`
+	Failed      int               `json:"failed"`
+	Pass        bool              `json:"pass"`
+}
+
+func runCertify(cmd *cobra.Command, o certifyOpts) error {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if err := o.tol.Validate(); err != nil {
+		return usageError{err}
+	}
+	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
+		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
+	}
+	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
+		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
+	}
+	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
+		if p.path != "" {
+			if err := checkOutputPath(p.flag, p.path); err != nil {
+				return err
+			}
+		}
+	}
+	if err := checkPlotPath(o.plot); err != nil {
+		return err
+	}
+	if o.model == "" {
+		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
+	}
+	mb, err := model.ReadFile(o.model)
+	if err != nil {
+		return badInput("--model %v", err)
+	}
+	m, err := model.Detect(mb)
+	if err != nil {
+		return badInput("--model %s: %v", o.model, err)
+	}
+	if o.plot != "" && m.Kind() == model.Finite {
+		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
+	}
+	inputs, err := certifyInputs(cmd, o)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if err := fitsModel(m, in); err != nil {
+			return err
+		}
+	}
+	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
+		Model: model.Options{Gauss: bayes.GaussQuad{Levels: o.quadLevels}}}, o.expectTol)
+	if err != nil {
+		if errors.Is(err, privatizer.ErrInput) {
+			return usageError{err}
+		}
+		return err
+	}
+	hashes := map[int]string{}
+	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
+		Passed: rep.Passed, Failed: rep.Failed, Pass: rep.Pass}
+	for i, p := range rep.Points {
+		hashes[i] = inputs[i].SHA256
+		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
+	}
+	var buf bytes.Buffer
+	switch format {
+	case report.JSON:
+		err = report.WriteJSON(&buf, doc)
+	case report.CSV:
+		err = certifyGrid(m, doc, false).RenderCSV(&buf)
+	default:
+		err = certifyGrid(m, doc, true).RenderTable(&buf)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
+		return err
+	}
+	if o.certificate != "" {
+		cert := verify.NewCertificate(rep, hashes, version.String())
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+			return err
+		}
+	}
+	if o.plot != "" {
+		spec, _, err := verify.FigureFor(cmd.Context(), m, rep, nil)
+		if err != nil {
+			return err
+		}
+		if err := writePlot(o.plot, spec); err != nil {
+			return err
+		}
+	}
+	if !rep.Pass {
+		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
+	}
+	return nil
+}
+
+// certifyInputs reads --privatizer/--d or --points, every file before any
+// work.
+func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
+	single := o.priv != "" || cmd.Flags().Changed("d")
+	switch {
+	case o.points != "" && single:
+		return nil, badInput("--points and --privatizer/--d are mutually exclusive")
+	case o.points == "" && (o.priv == "" || !cmd.Flags().Changed("d")):
+		return nil, badInput("give --privatizer FILE and --d D, or --points FILE")
+	}
+	type pair struct {
+		D    float64
+		Path string
+	}
+	var pairs []pair
+	if o.points == "" {
+		pairs = []pair{{o.d, o.priv}}
+	} else {
+		ps, err := readPoints(o.points)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			pairs = append(pairs, pair{p.D, p.Privatizer})
+		}
+	}
+	var out []verify.Input
+	for _, p := range pairs {
+		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
+			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Path)
+		}
+		in, err := verify.ReadInput(p.D, p.Path)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+type pointsEntry struct {
+	D          float64 `json:"D"`
+	Privatizer string  `json:"privatizer"`
+}
+
+// maxPoints bounds a --points file.
+const maxPoints = 10000
+
+// readPoints reads a --points file: JSON [{"D", "privatizer"}] or CSV
+// "D,file" rows; relative paths are taken from the file's folder.
+func readPoints(path string) ([]pointsEntry, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("--points %s: %v", path, err)
+	}
+	var ps []pointsEntry
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			return nil, badInput("--points %s: %v", path, err)
+		}
+		for i, r := range rows {
+			if len(r) != 2 {
+				return nil, badInput("--points %s: row %d has %d fields, want 2 (D,file)", path, i+1, len(r))
+			}
+			d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
+			if err != nil {
+				return nil, badInput("--points %s: row %d: D %q is not a number", path, i+1, r[0])
+			}
+			ps = append(ps, pointsEntry{d, strings.TrimSpace(r[1])})
+		}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ps); err != nil {
+			return nil, badInput("--points %s: not a JSON list of {\"D\", \"privatizer\"}: %v", path, err)
+		}
+	}
+	if len(ps) == 0 || len(ps) > maxPoints {
+		return nil, badInput("--points %s: %d entries: must be in [1, %d]", path, len(ps), maxPoints)
+	}
+	for i := range ps {
+		if ps[i].Privatizer == "" {
+			return nil, badInput("--points %s: entry %d has no privatizer file", path, i+1)
+		}
+		if !filepath.IsAbs(ps[i].Privatizer) {
+			ps[i].Privatizer = filepath.Join(filepath.Dir(path), ps[i].Privatizer)
+		}
+	}
+	return ps, nil
+}
+
+// fitsModel checks a privatizer's sizes against the model before any work.
+func fitsModel(m model.Model, in verify.Input) error {
+	c := in.File.Channel
+	if c == nil {
+		return nil // a network maps (x, r) to one output for every model
+	}
+	switch mm := m.(type) {
+	case model.GaussModel:
+		return badInput("privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", in.Path)
+	case model.BinaryModel:
+		if err := c.CheckRows(2); err != nil {
+			return usageError{err}
+		}
+	case model.FiniteModel:
+		if err := c.CheckRows(mm.M.N()); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// certifyGrid lays out one row per point.
+func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
+	num := func(x float64) string {
+		if human {
+			return f4(x)
+		}
+		return report.Float(x, -1)
+	}
+	g := &report.Grid{Header: []string{"D", "privatizer", "certified recon"}}
+	for i := range m.Adversaries() {
+		g.Header = append(g.Header, fmt.Sprintf("certified adv %d", i+1))
+	}
+	g.Header = append(g.Header, "certified min adv", "error", "optimum at D̂", "optimum at D", "gap", "gap at D", "gap tol", "verdict")
+	if !human {
+		for i, h := range g.Header {
+			g.Header[i] = strings.NewReplacer(" ", "_", "D̂", "D_hat").Replace(h)
+		}
+	}
+	for _, p := range doc.Points {
+		c := p.Certified
+		row := []string{num(p.D), p.Privatizer, num(c.Recon)}
+		for _, a := range c.Adv {
+			row = append(row, num(a))
+		}
+		row = append(row, num(c.MinAdv), report.Float(*p.Change, 2), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
+		if human {
+			row = append(row, gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3))
+		} else {
+			row = append(row, num(*p.Gap), num(*p.GapAtD), num(*p.AdvTol))
+		}
+		g.Rows = append(g.Rows, append(row, p.Verdict))
+	}
+	if human {
+		t := doc.Tolerances
+		g.Title = fmt.Sprintf("Certificate of %d privatizer(s) on a %s model (sha256 %s…)", len(doc.Points), doc.Model, doc.ModelSHA256[:12])
+		g.Notes = []string{
+			fmt.Sprintf("%d pass, %d fail: %s", doc.Passed, doc.Failed, passWord(doc.Pass)),
+			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; error ≤ %g; a = %g × loss scale",
+				t.BandTau, t.DistSE, t.DistSE, t.Tau, t.AdvSE, t.TestSize, t.Quad, t.Abs),
+			"gap: against the optimum at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
+		}
+	}
+	return g
+}

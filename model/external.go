@@ -1,0 +1,75 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/privatizer"
+)
+
+// CertifyFile computes the exact Bayes losses of a privatizer trained
+// anywhere (package privatizer: a channel P(F | X), or a network k(x, r) from
+// the JSON layout or ONNX) on m:
+//
+//   - a channel on a binary or finite model: exact finite sums;
+//   - a network on a binary or finite model: the channel p_x = E_R[k(x, R)]
+//     it releases (exact per activation region for ReLU networks, sampled
+//     with a proven bound for smooth ones) and that channel's losses;
+//     Change is the bound;
+//   - a network on the Gaussian model: bayes.CertifyGauss with the
+//     network's exact kinks along r (Change is its refinement change).
+//
+// A channel on the Gaussian model, or a size that does not fit m, is an
+// error wrapping privatizer.ErrInput.
+func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol float64) (Certificate, error) {
+	switch mm := m.(type) {
+	case BinaryModel:
+		if f.Channel != nil {
+			l, err := f.Channel.BinaryLosses(mm.M)
+			return Certificate{Losses: l}, err
+		}
+		r, err := f.Network.BinaryLosses(ctx, mm.M, tol)
+		if err != nil {
+			return Certificate{}, err
+		}
+		return Certificate{Losses: r.Losses, Change: r.Bound}, nil
+	case FiniteModel:
+		if f.Channel != nil {
+			l, err := f.Channel.FiniteLosses(mm.M)
+			return Certificate{Losses: l}, err
+		}
+		r, err := f.Network.FiniteLosses(ctx, mm.M, tol)
+		if err != nil {
+			return Certificate{}, err
+		}
+		return Certificate{Losses: r.Losses, Change: r.Bound}, nil
+	case GaussModel:
+		if f.Channel != nil {
+			return Certificate{}, fmt.Errorf("%w: a channel P(F | X) needs a finite X; the Gaussian model certifies networks k(x, r)", privatizer.ErrInput)
+		}
+		n := f.Network
+		c, err := bayes.CertifyGauss(mm.M, bayes.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}, o.Gauss)
+		if err != nil {
+			return Certificate{}, err
+		}
+		return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Gauss: c}, nil
+	}
+	return Certificate{}, fmt.Errorf("%w: %s models", ErrUnsupported, m.Kind())
+}
+
+// Detect parses a model file of any kind: the three --config formats have
+// disjoint required fields and unknown fields are errors, so at most one
+// kind accepts a file.
+func Detect(b []byte) (Model, error) {
+	var errs []error
+	for _, k := range Kinds() {
+		m, err := Parse(k, b)
+		if err == nil {
+			return m, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("%w: not a gauss, binary or finite model file (gauss: %v; binary: %v; finite: %v)", ErrConfig, errs[0], errs[1], errs[2])
+}

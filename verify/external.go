@@ -1,0 +1,88 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
+)
+
+// Input is a privatizer trained anywhere, to be certified at threshold D.
+type Input struct {
+	D      float64
+	Path   string // the privatizer file
+	File   privatizer.File
+	SHA256 string // of the file's bytes: what a certificate binds to
+}
+
+// ReadInput reads and hashes a privatizer file.
+func ReadInput(d float64, path string) (Input, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Input{}, fmt.Errorf("%w: privatizer %s: %w", privatizer.ErrInput, path, err)
+	}
+	f, err := privatizer.Read(path)
+	if err != nil {
+		return Input{}, err
+	}
+	sum := sha256.Sum256(b)
+	return Input{D: d, Path: path, File: f, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// CertifyExternal certifies privatizers trained elsewhere on m, one point
+// per input in order, under the same tolerances and verdict as Certify (τ
+// defaults to half the step of the inputs' thresholds, as Section V; tol is
+// the error the network expectations are computed to, privatizer.DefaultTol
+// when 0). The report's ModelSHA256 is m's hash.
+func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, tol float64) (*Report, error) {
+	if o.Tol == (Tolerances{}) {
+		o.Tol = DefaultTolerances()
+	}
+	if tol == 0 {
+		tol = privatizer.DefaultTol
+	}
+	ds := make([]float64, len(in))
+	for i, x := range in {
+		ds[i] = x.D
+	}
+	slices.Sort(ds)
+	ds = slices.Compact(ds)
+	if o.Tol.Tau == 0 {
+		o.Tol.Tau = learn.DefaultTau(ds, m.DMax(), m.DefaultSweep())
+	}
+	if err := o.Tol.Validate(); err != nil {
+		return nil, err
+	}
+	h, err := model.Hash(m)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol}
+	for i, x := range in {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := model.CertifyFile(ctx, m, x.File, o.Model, tol)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Path, err)
+		}
+		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
+		if err := Judge(ctx, m, c, o, &p); err != nil {
+			return nil, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
+		}
+		rep.Points = append(rep.Points, p)
+		if p.Pass {
+			rep.Passed++
+		} else {
+			rep.Failed++
+		}
+	}
+	rep.Pass = rep.Failed == 0 && len(rep.Points) > 0
+	return rep, nil
+}
