@@ -70,15 +70,20 @@ func (b BinaryModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
 }
 
 // Optimum implements Model: Proposition 2 at d (HiGHS), exact over all
-// binary-output privatizers.
-func (b BinaryModel) Optimum(_ context.Context, d float64, o Options) (Optimum, error) {
+// binary-output privatizers, with the global optimum over all privatizers
+// beside it.
+func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum, error) {
 	opt, err := b.M.SolveProp2(d, o.solver())
 	if err != nil {
 		return Optimum{}, err
 	}
 	s0, s1, g := opt.S.S0, opt.S.S1, opt.Gamma
+	glob, err := NewFinite(b.M.Finite()).Optimum(ctx, d, o)
+	if err != nil {
+		return Optimum{}, err
+	}
 	return Optimum{D: opt.D, Losses: loss.New(opt.ReconLoss, opt.AdvLoss), Class: "binary-output",
-		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status}, nil
+		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status, Global: &glob.Losses}, nil
 }
 
 // Certify implements Model with bayes.CertifyBinary.

@@ -115,6 +115,10 @@ type Optimum struct {
 	Best       *loss.Losses `json:"best_achievable,omitempty"`
 	BestFamily string       `json:"best_family,omitempty"`
 	UpperBound *float64     `json:"upper_bound,omitempty"`
+	// Binary: the optimum over all privatizers (any output alphabet, the
+	// global LP of the binary model as a finite one), which Proposition 2's
+	// binary-output optimum can only trail.
+	Global *loss.Losses `json:"global,omitempty"`
 	// Finite: an optimal mechanism, rows X, columns F.
 	Channel mip.Mechanism `json:"mechanism,omitempty"`
 	// Binary: the optimal privatizer and γ*; Status is the solver's.
