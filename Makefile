@@ -11,6 +11,9 @@ export CGO_ENABLED := 1
 GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
+# The revision mmds --version and certificates report, when Go's own VCS
+# stamping is off.
+LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
 .PHONY: all build run test test-slurm bench fmt vet check highs reproduce clean
 
@@ -22,7 +25,7 @@ $(HIGHS_PC): scripts/highs-pkgconfig.sh go.mod go.sum
 highs: $(HIGHS_PC)
 
 build: $(HIGHS_PC)
-	$(GO) build -o $(BIN) ./cmd/mmds
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mmds
 
 # The main job: exact optima tables on the embedded defaults, then a short
 # certification: a quick training run on both paper models (fresh each time),

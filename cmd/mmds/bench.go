@@ -18,8 +18,6 @@ import (
 	"github.com/mmds-project/mmds/mip"
 )
 
-func init() { subcommands = append(subcommands, newBenchCmd) }
-
 type benchFlags struct {
 	n, format, writeMPS, plot string
 	ks                        []int

@@ -12,8 +12,6 @@ import (
 	"github.com/mmds-project/mmds/verify"
 )
 
-func init() { subcommands = append(subcommands, newBinaryCmd) }
-
 type binaryFlags struct {
 	p, qy      float64
 	qz         []float64

@@ -23,8 +23,6 @@ import (
 	"github.com/mmds-project/mmds/verify"
 )
 
-func init() { subcommands = append(subcommands, newCertifyCmd) }
-
 type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
 	d, expectTol                                        float64

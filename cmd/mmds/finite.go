@@ -14,8 +14,6 @@ import (
 	"github.com/mmds-project/mmds/mip"
 )
 
-func init() { subcommands = append(subcommands, newFiniteCmd) }
-
 type finiteFlags struct {
 	config, alphabet, sweep, format, writeModel string
 	d                                           float64

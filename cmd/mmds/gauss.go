@@ -19,8 +19,6 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 )
 
-func init() { subcommands = append(subcommands, newGaussCmd) }
-
 // gaussOpts holds the flags of mmds gauss.
 type gaussOpts struct {
 	config, sweep, format, out string

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 // Exit statuses.
@@ -19,12 +20,22 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a computation failed (solver error, failed certification)
 	exitUsage   = 2 // bad input: flags, config files, result directories
+	// exitInterrupted is the shell's status for a process stopped by
+	// SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel() // the first Ctrl-C (or Slurm's SIGTERM) stops the work cleanly
+		<-sigs
+		os.Exit(exitInterrupted) // a second one does not wait
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
 	os.Exit(code)
 }
 
@@ -37,6 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "mmds:", err)
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
 	var ue usageError
 	var ee exitError
 	switch {

@@ -12,8 +12,6 @@ import (
 	"github.com/mmds-project/mmds/verify"
 )
 
-func init() { subcommands = append(subcommands, newPlotCmd) }
-
 func newPlotCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{

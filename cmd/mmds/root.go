@@ -4,6 +4,9 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/internal/version"
 )
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -22,16 +25,40 @@ and certifies trained models against those optima.`,
 	root.SetErr(stderr)
 	// Flag parse errors are bad input: exit status 2.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	for _, add := range subcommands {
-		root.AddCommand(add())
-	}
+	root.Version = version.String() + ", HiGHS " + highsx.Version()
+	root.SetVersionTemplate("mmds {{.Version}}\n")
+	root.AddCommand(
+		newBinaryCmd(),
+		newFiniteCmd(),
+		newGaussCmd(),
+		newTrainCmd(),
+		newVerifyCmd(),
+		newCertifyCmd(),
+		newPlotCmd(),
+		newBenchCmd(),
+	)
+	completeFlagValues(root)
 	return root
 }
 
-// subcommands lists the constructors of every subcommand; each subcommand's
-// file appends its own in an init function, so commands live in separate
-// files that do not touch each other.
-var subcommands []func() *cobra.Command
+// flagValues are the values shell completion offers for enumerated flags.
+var flagValues = map[string][]string{
+	"format": {"table", "csv", "json"},
+	"preset": {"paper", "quick"},
+}
+
+// completeFlagValues registers completion of the values of enumerated flags
+// on every command that has them.
+func completeFlagValues(c *cobra.Command) {
+	for name, vals := range flagValues {
+		if c.Flags().Lookup(name) != nil {
+			_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+		}
+	}
+	for _, sub := range c.Commands() {
+		completeFlagValues(sub)
+	}
+}
 
 // usageArgs marks the errors of a cobra argument validator as bad input.
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {

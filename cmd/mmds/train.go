@@ -21,8 +21,6 @@ import (
 	"github.com/mmds-project/mmds/model"
 )
 
-func init() { subcommands = append(subcommands, newTrainCmd) }
-
 // dataStream is the PCG stream of the dataset draw; the seed is --seed. The
 // trials' own streams derive from the seed through learn.TrialSeed, so the
 // data and the training never share a stream.

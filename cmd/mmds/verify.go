@@ -20,8 +20,6 @@ import (
 	"github.com/mmds-project/mmds/verify"
 )
 
-func init() { subcommands = append(subcommands, newVerifyCmd) }
-
 type verifyOpts struct {
 	format, out        string
 	summary            bool

@@ -6,6 +6,10 @@ import (
 	"runtime/debug"
 )
 
+// revision is set by the Makefile (-ldflags -X) to `git describe --always
+// --dirty`, for builds where Go's own VCS stamping is off (-buildvcs=false).
+var revision string
+
 // String returns the module version ("v1.2.3", or "(devel)" for a build from
 // a checkout) followed by the VCS revision and "+dirty" when the checkout
 // had uncommitted changes, e.g. "(devel) 5f05a39c1b2d+dirty".
@@ -32,8 +36,11 @@ func String() string {
 			}
 		}
 	}
-	if rev != "" {
+	switch {
+	case rev != "":
 		v += " " + rev + dirty
+	case revision != "":
+		v += " " + revision
 	}
 	return v
 }
