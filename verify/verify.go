@@ -74,6 +74,11 @@ type Point struct {
 	// minimum adversarial loss: < 0 means the learned privatizer beats every
 	// mechanism mmds knows, a finding worth a look.
 	GapBest *float64 `json:"gap_best_achievable,omitempty"`
+	// GapGlobal (binary) = the optimum over all privatizers at D̂ (any
+	// output alphabet) − certified minimum adversarial loss: how far the
+	// privatizer is from the true optimum, which Proposition 2's
+	// binary-output optimum can trail.
+	GapGlobal *float64 `json:"gap_global,omitempty"`
 	Excess  *Excess  `json:"estimator_excess"`
 	// DistortionBand is where D̂ must lie; AdvTol is the largest gap that
 	// passes.
@@ -240,6 +245,10 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	if opt.Best != nil {
 		gb := opt.Best.MinAdv - cert.MinAdv
 		p.GapBest = &gb
+	}
+	if opt.Global != nil {
+		gg := opt.Global.MinAdv - cert.MinAdv
+		p.GapGlobal = &gg
 	}
 	t := o.Tol
 	abs := t.Abs * m.LossScale()

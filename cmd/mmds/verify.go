@@ -297,18 +297,34 @@ func passWord(ok bool) string {
 	return "FAIL"
 }
 
-// writeSummary prints a few lines per model: the counts and one line per
-// threshold.
+// writeSummary prints a few lines per model: the counts, the references,
+// and one line per threshold.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d not finalized, %d not trained: %s\n",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
+	other := ""
+	switch run.Model.Kind() {
+	case model.Gauss:
+		fmt.Fprintln(w, "  verdicts against Proposition 1 (optimal among linear-Gaussian privatizers); \"best\": gap to the best known mechanism (docs/gauss.md)")
+		other = "best"
+	case model.Binary:
+		fmt.Fprintln(w, "  verdicts against Proposition 2 (optimal among binary-output privatizers); \"global\": gap to the optimum over all privatizers")
+		other = "global"
+	}
 	for _, p := range rep.Points {
 		if !p.Finalized {
 			fmt.Fprintf(w, "  D = %-8s %s\n", f4(p.D), p.Verdict)
 			continue
 		}
-		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s\n",
-			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
+		alt := ""
+		switch {
+		case p.GapBest != nil:
+			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapBest))
+		case p.GapGlobal != nil:
+			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapGlobal))
+		}
+		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s\n",
+			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
 		if err != nil {
 			return err
 		}
