@@ -81,7 +81,8 @@ func TestVerifyTrainedFixture(t *testing.T) {
 		t.Fatalf("--report-only: exit %d, stderr %q", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 1+len(verifytest.GaussD) || !strings.Contains(lines[0], "FAIL") || !strings.Contains(lines[1], "not finalized") {
+	if len(lines) != 2+len(verifytest.GaussD) || !strings.Contains(lines[0], "FAIL") || !strings.Contains(lines[1], "Proposition 1") ||
+		!strings.Contains(lines[2], "not finalized") || !strings.Contains(lines[3], " best ") {
 		t.Errorf("summary:\n%s", out)
 	}
 }
