@@ -135,6 +135,11 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := checkPlotPath(o.plot); err != nil {
 		return err
 	}
+	if o.out != "" {
+		if err := checkOutputPath("--out", o.out); err != nil {
+			return err
+		}
+	}
 	m, err := loadGaussModel(o.config)
 	if err != nil {
 		return err

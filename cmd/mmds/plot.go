@@ -36,15 +36,18 @@ figure3.svg for the binary model (the paper's numbering), into --out
 }
 
 func runPlot(cmd *cobra.Command, dir, out string) error {
-	if out == "" {
-		out = dir
-	}
 	run, err := verify.Load(dir)
 	if err != nil {
 		return usageError{err}
 	}
+	if out == "" {
+		out = dir
+	}
 	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
 		return badInput("--out %q: not an existing folder", out)
+	}
+	if err := checkOutputPath("--out", filepath.Join(out, "figure.png")); err != nil {
+		return badInput("--out %q: folder is not writable", out)
 	}
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{})
 	if err != nil {

@@ -44,3 +44,19 @@ func TestInterruptExits130(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 130", code, stderr.String())
 	}
 }
+
+// An output path that cannot be written is exit 2 naming the user's path,
+// before any work.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	missing := t.TempDir() + "/no/such/folder/out.txt"
+	for _, args := range [][]string{
+		{"gauss", "-o", missing},
+		{"verify", "x", "-o", missing},
+		{"verify", "x", "--certificate", missing},
+	} {
+		code, _, errs := runCLI(t, args...)
+		if code != 2 || strings.Contains(errs, ".tmp-") || !(strings.Contains(errs, "does not exist") || strings.Contains(errs, "not an existing folder")) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

@@ -99,9 +99,11 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			return err
 		}
 	}
-	if o.certificate != "" {
-		if err := checkOutputPath("--certificate", o.certificate); err != nil {
-			return err
+	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
+		if p.path != "" {
+			if err := checkOutputPath(p.flag, p.path); err != nil {
+				return err
+			}
 		}
 	}
 	run, err := verify.Load(dir)

@@ -7,8 +7,10 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -113,7 +115,11 @@ func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) 
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*-"+base)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name means nothing to the user
+		}
+		return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
 	defer func() {
