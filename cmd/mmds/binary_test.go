@@ -122,7 +122,7 @@ func TestBinaryCSV(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "D,s0,s1,recon_loss,adv_loss_1,adv_loss_2,min_adv_loss,status") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "D,s0,s1,recon_loss,adv_loss_1,adv_loss_2,min_adv_loss,gamma,status") {
 		t.Errorf("CSV = %q", out)
 	}
 }

@@ -173,7 +173,7 @@ func printMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 			return err
 		}
 		g := mechanismGrid(o.Mechanism)
-		g.Title = fmt.Sprintf("Optimal mechanism at D = %.6g: P(F = f | X = x), %d outputs", o.D, o.Mechanism.Outputs())
+		g.Title = fmt.Sprintf("Optimal mechanism at D = %.6g: P(F = f | X = x), %s", o.D, plural(o.Mechanism.Outputs(), "output"))
 		if err := g.RenderTable(w); err != nil {
 			return err
 		}

@@ -325,8 +325,8 @@ func (r *gaussRun) grid(human bool) *report.Grid {
 		g.Rows = append(g.Rows, row)
 	}
 	if human {
-		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %d adversaries",
-			m.Private(), strings.Join(m.Reconstructor(), ","), m.K())
+		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %s",
+			m.Private(), strings.Join(m.Reconstructor(), ","), plural(m.K(), "adversary"))
 		g.Notes = r.notes()
 	}
 	return g

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -218,7 +219,7 @@ func tauFlag(cmd *cobra.Command, tau float64) (float64, error) {
 func checkTrainThresholds(ds []float64, dmax float64) error {
 	for _, d := range ds {
 		if d > dmax*(1+1e-12) {
-			return badInput("threshold D = %v exceeds the model's D_max = %v: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", d, dmax)
+			return badInput("threshold D = %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", d, dmax)
 		}
 	}
 	return nil
@@ -444,8 +445,11 @@ func optNum(p *float64) string {
 
 // plural writes n and noun, with an s unless n is 1.
 func plural(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + noun
+	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ay"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
