@@ -14,8 +14,8 @@
 //
 //	s0 = P(F=0 | X=0) = 1 − E_R[k(0, R)],   s1 = P(F=1 | X=1) = E_R[k(1, R)],
 //
-// and the "s0 = 1 − p̂(0), s1 = p̂(1)" is the special case of a k that
-// ignores r. The expectations are computed by Gauss–Legendre quadrature on
+// and "s0 = 1 − p̂(0), s1 = p̂(1)" is the special case of a k that ignores
+// r. The expectations are computed by Gauss–Legendre quadrature on
 // panels of [−9, 9] that end at the ReLU kinks of k(x, ·), where the
 // integrand k(x, r)φ(r) (a sigmoid of an affine function times φ) is
 // analytic; the node count doubles over the refinement levels and the change

@@ -53,7 +53,7 @@
 // residual variance is at most RedundancyTol times its variance is dropped as
 // a linear function of the others; this equals the pseudo-inverse form for
 // PSD Σ and makes singular but valid covariances exact. Check recomputes
-// every loss from the explicit covariance of (X, F, side) — cross-check 5(a)
-// of issue 3 — and MonteCarlo repeats the paper's 10,000/2,000 train/test
-// experiment — cross-check 5(b). See docs/gauss.md.
+// every loss from the explicit covariance of (X, F, side), and MonteCarlo
+// repeats the paper's 10,000/2,000 train/test experiment of Section V-A.
+// See docs/gauss.md.
 package gauss
