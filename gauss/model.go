@@ -145,15 +145,6 @@ func (m *Model) K() int { return len(m.advs) }
 // Adversary returns the names of adversary i's side variables (i in [0, K)).
 func (m *Model) Adversary(i int) []string { return m.namesOf(m.advs[i]) }
 
-// AdversaryIndices returns the indices of every adversary's side variables.
-func (m *Model) AdversaryIndices() [][]int {
-	out := make([][]int, len(m.advs))
-	for i, a := range m.advs {
-		out[i] = append([]int(nil), a...)
-	}
-	return out
-}
-
 // Coalitions returns the names of the configured coalitions.
 func (m *Model) Coalitions() [][]string {
 	out := make([][]string, len(m.coalitions))
