@@ -78,7 +78,7 @@ cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
 	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000 or 25)")
 	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's, 15 or 2)")
 	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step, (D_max − D0)/(2·N); for one D the paper's (D_max − D0)/(2·30))")
-	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150 or 4)")
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150 or 4; with --accept, 10·accept)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 1, "master seed of the dataset and of every trial")
 	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")
@@ -241,9 +241,9 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 		*c.dst = c.v
 	}
 	if cmd.Flags().Changed("accept") && !cmd.Flags().Changed("max-attempts") {
-		cfg.Protocol.MaxAttempts = max(cfg.Protocol.MaxAttempts, 10*cfg.Protocol.Accept)
+		cfg.Protocol.MaxAttempts = 0 // learn's default cap for the new Accept
 	}
-	if cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
+	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
 		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
 	}
 	return nil
