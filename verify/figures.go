@@ -168,18 +168,31 @@ func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
 	soft := figure.Series{Label: "learned, soft losses (trained estimators)", Color: 1, Shape: figure.Circle}
 	hard := figure.Series{Label: "learned, hard decisions (trained estimators)", Color: 2, Shape: figure.Square}
 	cert := figure.Series{Label: "certified (MAP estimators)", Color: 0, Shape: figure.Triangle, Filled: true}
+	fail := figure.Series{Label: "fails certification", Color: 1, Shape: figure.Cross}
 	for _, p := range rep.Points {
+		// One threshold's points, joined: learned soft → learned hard →
+		// certified.
+		join := figure.Series{Connector: true}
 		if l := p.Learned; l != nil {
 			soft.X, soft.Y = append(soft.X, l.Recon), append(soft.Y, l.MinAdv)
+			join.X, join.Y = append(join.X, l.Recon), append(join.Y, l.MinAdv)
 			if l.ReconHard != nil && len(l.AdvHard) > 0 {
 				hard.X, hard.Y = append(hard.X, *l.ReconHard), append(hard.Y, loss.Min(l.AdvHard))
+				join.X, join.Y = append(join.X, *l.ReconHard), append(join.Y, loss.Min(l.AdvHard))
 			}
 		}
 		if c := p.Certified; c != nil {
 			cert.X, cert.Y = append(cert.X, c.Recon), append(cert.Y, c.MinAdv)
+			join.X, join.Y = append(join.X, c.Recon), append(join.Y, c.MinAdv)
+			if !p.Pass {
+				fail.X, fail.Y = append(fail.X, c.Recon), append(fail.Y, c.MinAdv)
+			}
+		}
+		if len(join.X) > 1 {
+			s.Curves = append(s.Curves, join)
 		}
 	}
-	s.Points = append(s.Points, soft, hard, cert)
+	s.Points = append(s.Points, soft, hard, cert, fail)
 	return s
 }
 

@@ -63,7 +63,7 @@ func TestFigure3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stem != Figure3Stem || len(spec.Curves) != 1 || len(spec.Points) != 3 || spec.XLabel != XLabelBinary {
+	if stem != Figure3Stem || len(spec.Curves) != 2 || len(spec.Points) != 4 || spec.XLabel != XLabelBinary {
 		t.Fatalf("figure %q: %d curves, %d point sets", stem, len(spec.Curves), len(spec.Points))
 	}
 	c := spec.Curves[0]
@@ -82,6 +82,14 @@ func TestFigure3(t *testing.T) {
 	}
 	if s := spec.Points[2]; s.X[0] != rep.Points[0].Certified.Recon || s.Y[0] != rep.Points[0].Certified.MinAdv {
 		t.Errorf("certified marker %v %v", s.X, s.Y)
+	}
+	// The threshold's points are joined (soft, hard, certified), and a
+	// failing point is marked.
+	if j := spec.Curves[1]; !j.Connector || len(j.X) != 3 || j.X[2] != rep.Points[0].Certified.Recon {
+		t.Errorf("connector %+v", j)
+	}
+	if f := spec.Points[3]; (len(f.X) == 1) != !rep.Points[0].Pass {
+		t.Errorf("fail markers %v for a point that passes = %v", f.X, rep.Points[0].Pass)
 	}
 }
 

@@ -79,7 +79,7 @@ type Point struct {
 	// privatizer is from the true optimum, which Proposition 2's
 	// binary-output optimum can trail.
 	GapGlobal *float64 `json:"gap_global,omitempty"`
-	Excess  *Excess  `json:"estimator_excess"`
+	Excess    *Excess  `json:"estimator_excess"`
 	// DistortionBand is where D̂ must lie; AdvTol is the largest gap that
 	// passes.
 	DistortionBand *[2]float64 `json:"distortion_band"`

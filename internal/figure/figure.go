@@ -44,6 +44,10 @@ type Series struct {
 	Dashed bool
 	// Markers also marks every pair of a curve.
 	Markers bool
+	// Connector draws a curve as a thin grey line with no legend entry:
+	// it joins points that belong together (one threshold's learned and
+	// certified points).
+	Connector bool
 }
 
 // Spec is a finished figure.
@@ -109,6 +113,11 @@ func (s Spec) Plot() (*plot.Plot, error) {
 		l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
 		if c.Dashed {
 			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		if c.Connector {
+			l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
+			p.Add(l)
+			continue
 		}
 		p.Add(l)
 		if c.Markers {
