@@ -68,12 +68,23 @@ type Tolerances struct {
 	Quad     float64 `json:"quad"`      // convergence of the certificate's refinement
 	Abs      float64 `json:"abs"`       // absolute floor, in units of the model's loss scale
 	TestSize int     `json:"test_size"` // n of the standard errors
+	// Reference is the optimum the verdict's gap is taken against:
+	// ReferencePaper (Proposition 1 or 2, the paper's) or ReferenceBest
+	// (the best known Gaussian mechanism; the optimum over all privatizers
+	// for the binary model).
+	Reference string `json:"reference"`
 }
+
+// The references a verdict can use.
+const (
+	ReferencePaper = "paper"
+	ReferenceBest  = "best"
+)
 
 // DefaultTolerances returns the Default constants.
 func DefaultTolerances() Tolerances {
 	return Tolerances{BandTau: DefaultBandTau, DistSE: DefaultDistSE, AdvSE: DefaultAdvSE, Quad: DefaultQuadTol,
-		Abs: DefaultAbs, TestSize: DefaultTestSize}
+		Abs: DefaultAbs, TestSize: DefaultTestSize, Reference: ReferencePaper}
 }
 
 // Validate reports a tolerance that is negative or not finite.
@@ -85,6 +96,9 @@ func (t Tolerances) Validate() error {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("verify: tolerance %s = %v: must be finite and ≥ 0", f.name, f.v)
 		}
+	}
+	if t.Reference != ReferencePaper && t.Reference != ReferenceBest {
+		return fmt.Errorf("verify: reference %q: must be %q or %q", t.Reference, ReferencePaper, ReferenceBest)
 	}
 	if t.TestSize < 1 || t.TestSize > 1e9 {
 		return fmt.Errorf("verify: tolerance test_size = %d: must be in [1, 1e9]", t.TestSize)

@@ -251,15 +251,24 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		p.GapGlobal = &gg
 	}
 	t := o.Tol
+	ref := opt.MinAdv
+	if t.Reference == ReferenceBest {
+		switch {
+		case opt.Best != nil:
+			ref = opt.Best.MinAdv
+		case opt.Global != nil:
+			ref = opt.Global.MinAdv
+		}
+	}
 	abs := t.Abs * m.LossScale()
 	seD := m.StdErr(d, t.TestSize)
 	band := [2]float64{max(0, d-t.BandTau*t.Tau-t.DistSE*seD-abs), d + t.DistSE*seD + abs}
-	advTol := t.AdvSE*m.StdErr(opt.MinAdv, t.TestSize) + abs
+	advTol := t.AdvSE*m.StdErr(ref, t.TestSize) + abs
 	p.DistortionBand, p.AdvTol = &band, &advTol
 	p.Pass, p.Verdict = Verdict(Assessment{
-		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: opt.MinAdv,
+		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: ref,
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
-		NumFloor: max(abs, c.Change*opt.MinAdv),
+		NumFloor: max(abs, c.Change*ref),
 	})
 	if p.GapBest != nil && *p.GapBest < -max(abs, c.Change*opt.Best.MinAdv) {
 		p.Verdict += "; beats the best known mechanism"

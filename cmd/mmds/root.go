@@ -43,8 +43,9 @@ and certifies trained models against those optima.`,
 
 // flagValues are the values shell completion offers for enumerated flags.
 var flagValues = map[string][]string{
-	"format": {"table", "csv", "json"},
-	"preset": {"paper", "quick"},
+	"format":    {"table", "csv", "json"},
+	"preset":    {"paper", "quick"},
+	"reference": {"paper", "best"},
 }
 
 // completeFlagValues registers completion of the values of enumerated flags

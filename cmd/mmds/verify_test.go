@@ -14,7 +14,10 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/verify"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -197,5 +200,31 @@ func TestVerifyOutFile(t *testing.T) {
 	b, err := os.ReadFile(path)
 	if err != nil || !json.Valid(b) {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// --reference best grades Gaussian points against the best known mechanism,
+// which Proposition 1's optimal privatizers trail by large factors; the
+// default, the paper's reference, passes them.
+func TestVerifyReference(t *testing.T) {
+	dir := passingGauss(t)
+	if code, _, errs := runCLI(t, "verify", dir, "--reference", "paper"); code != 0 {
+		t.Fatalf("paper reference: exit %d, %s", code, errs)
+	}
+	code, out, _ := runCLI(t, "verify", dir, "--reference", "best", "--summary")
+	if code != 1 || !strings.Contains(out, "verdicts against the best known mechanism") || strings.Count(out, "fail: gap") != 2 {
+		t.Errorf("best reference: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "verify", dir, "--reference", "worst"); code != 2 {
+		t.Errorf("--reference worst: exit %d, want 2", code)
+	}
+}
+
+func TestFindingsAreLoud(t *testing.T) {
+	gb, cert := -0.5, 2.0
+	rep := &verify.Report{Points: []verify.Point{{D: 2, Finalized: true, GapBest: &gb, Verdict: "pass (above optimum); beats the best known mechanism",
+		Certified: &loss.Losses{Recon: 1.9, MinAdv: cert}, Optimum: &model.Optimum{Best: &loss.Losses{MinAdv: 1.5}}}}}
+	if f := findings(rep); len(f) != 1 || !strings.HasPrefix(f[0], "FINDING: at D = 2") || !strings.Contains(f[0], "best known 1.5") {
+		t.Errorf("findings %q", f)
 	}
 }
