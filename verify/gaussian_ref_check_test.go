@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/mmds-project/mmds/gauss"
@@ -18,13 +19,15 @@ import (
 func longTests() bool { return os.Getenv("MMDS_LONG") == "1" }
 
 // refSettings returns the reference's resolution and its own relative error,
-// measured by doubling every node count (docs/verify.md): 64 nodes over M
-// agree with 96 within 2e-9, 32 with 64 within 4e-5.
+// 10 times the largest measured by raising the node counts on the two
+// fixtures (docs/verify.md): the long setting (4 nodes per f panel, 96
+// over M) agrees with (6, 64) within 2e-9, the short one (2, 48) with the
+// long one within 1.1e-6.
 func refSettings() (refQuad, float64) {
 	if longTests() {
-		return refQuad{fNodes: 4, fStep: 0.5, mNodes: 64, rMax: 10}, 1e-7
+		return refQuad{fNodes: 4, fStep: 0.5, mNodes: 96, rMax: 10}, 2e-8
 	}
-	return refQuad{fNodes: 4, fStep: 0.5, mNodes: 32, rMax: 10}, 1e-4
+	return refQuad{fNodes: 2, fStep: 0.5, mNodes: 48, rMax: 10}, 1e-5
 }
 
 // loadPrivatizer reads a privatizer network (a results.json entry
@@ -128,7 +131,7 @@ func checkAgainstReference(t *testing.T, name string, m *gauss.Model, mlp *learn
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := refLosses(m, mlp, q)
+	ref := cachedReference(name, m, mlp, q)
 	got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
 	for i := range got {
 		t.Logf("%s, party %d: certified %.8g, reference %.8g (%+.2e relative), stated error %.2e", name, i, got[i], ref[i], got[i]/ref[i]-1, cert.ErrorBound)
@@ -140,4 +143,73 @@ func checkAgainstReference(t *testing.T, name string, m *gauss.Model, mlp *learn
 		}
 	}
 	return cert
+}
+
+// references caches the reference losses of the fixtures for the tests of
+// this file (the reference is the slow part).
+var references = struct {
+	sync.Mutex
+	m map[string][]float64
+}{m: map[string][]float64{}}
+
+func cachedReference(name string, m *gauss.Model, mlp *learn.MLP, q refQuad) []float64 {
+	references.Lock()
+	defer references.Unlock()
+	if r, ok := references.m[name]; ok {
+		return r
+	}
+	r := refLosses(m, mlp, q)
+	references.m[name] = r
+	return r
+}
+
+// The failure this file guards against: an x step sized from the noise
+// alone (XPerBin 1/4, i.e. 4 bins per x step at the steepest slope, the
+// grid of the certificate before XPerBin) aliases the hats where the trained
+// privatizer's F | X has near-atoms, and the certified losses at D = 0.005
+// fall below the exact ones by far more than ErrorTail.
+func TestCertifyGaussCoarseXGridFallsBelow(t *testing.T) {
+	m := gauss.Paper()
+	q, refErr := refSettings()
+	const name = "gauss_privatizer_d0.005.json"
+	mlp, k := loadPrivatizer(t, name)
+	cert, err := CertifyGauss(m, k, GaussQuad{XPerBin: 0.25, BinsPerNoise: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := cachedReference(name, m, mlp, q)
+	short := 1 - cert.ReconLoss/ref[0]
+	t.Logf("XPerBin 1/4: certified %.8g, reference %.8g: %.2e below", cert.ReconLoss, ref[0], short)
+	if short < gaussErrorTail+refErr {
+		t.Errorf("certified %.8g only %.2e below the reference %.8g: the coarse grid should alias the hats", cert.ReconLoss, short, ref[0])
+	}
+}
+
+// errorBound on geometric sequences L_l = L + c·ρ^l: the remainder
+// c·ρ^{n−1} is at most the stated bound whenever ρ ≤ 0.9, and equals it
+// for ρ ≥ 1/2 (exact extrapolation) up to rounding.
+func TestErrorBoundGeometric(t *testing.T) {
+	for _, tc := range []struct {
+		rho, c float64
+		levels int
+	}{{0.25, 1e-3, 3}, {0.35, 2e-3, 3}, {0.5, 1e-3, 3}, {0.7, 1e-4, 4}, {0.9, 1e-4, 3}, {0.25, 1e-3, 2}, {0.5, -1e-3, 3}} {
+		const exact = 2.0
+		var lv []GaussLevel
+		for l := range tc.levels {
+			v := exact + tc.c*math.Pow(tc.rho, float64(l))
+			lv = append(lv, GaussLevel{ReconLoss: v, AdvLoss: []float64{2 * v}})
+		}
+		last := lv[len(lv)-1].ReconLoss
+		rem := math.Abs(last-exact) / last
+		got := errorBound(lv, 1e-9)
+		if got < rem*(1-1e-9) {
+			t.Errorf("%+v: stated %.4g below the true remainder %.4g", tc, got, rem)
+		}
+		if tc.rho >= 0.5 && tc.levels >= 3 && math.Abs(got-rem) > 1e-9*rem {
+			t.Errorf("%+v: stated %.6g, remainder %.6g: a geometric sequence extrapolates exactly", tc, got, rem)
+		}
+	}
+	if got := errorBound([]GaussLevel{{ReconLoss: 1, AdvLoss: []float64{1}}}, 1e-9); got != 1 {
+		t.Errorf("one level: stated %g, want 1 (no estimate)", got)
+	}
 }
