@@ -38,7 +38,9 @@ type GaussQuad struct {
 	// sized from the noise alone).
 	XPerBin float64
 	// MNodes is the number of Gauss–Hermite nodes over each observer's
-	// sufficient statistic M = E[X | side] (default 32).
+	// sufficient statistic M = E[X | side] (default 32; fewer, at least 8,
+	// for an observer whose M spreads over less than half its prior width
+	// √Var[X | side]).
 	MNodes int
 	// RRow bounds the noise range integrated exactly for the binned
 	// losses; the mass beyond goes with the end values (default 4.5:
@@ -241,8 +243,8 @@ func newGaussSetup(m *gauss.Model, k Privatizer, q GaussQuad) (*gaussSetup, erro
 
 	// Observers: reconstructor first, then the adversaries.
 	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
-	gx, gw := hermiteNormal(q.MNodes)
 	for _, v := range vs {
+		gx, gw := hermiteNormal(mNodes(q.MNodes, s.vx, v))
 		s.obs = append(s.obs, newObserver(s.mu, s.vx, v, gx, gw))
 	}
 
@@ -439,6 +441,19 @@ func hermiteNormal(n int) (u, w []float64) {
 		w[i] /= math.Sqrt(math.Pi)
 	}
 	return u, w
+}
+
+// mNodes is the number of Gauss–Hermite nodes over M for an observer with
+// v = Var[X | side]: its loss given M = m varies over the prior width √v, and
+// M's spread √(σ_X² − v) is that many standardized units, so an observer
+// whose M spreads over less than √v/2 needs proportionally fewer nodes than
+// n (at least 8, never more than n).
+func mNodes(n int, vx, v float64) int {
+	if v <= 0 {
+		return n
+	}
+	r := 2 * math.Sqrt(max(vx-v, 0)/v)
+	return min(n, max(8, int(math.Ceil(float64(n)*r))))
 }
 
 // newObserver places the Gauss–Hermite nodes over M ~ N(μ, σ_X² − v). The

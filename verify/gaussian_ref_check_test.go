@@ -32,7 +32,7 @@ func refSettings() (refQuad, float64) {
 
 // loadPrivatizer reads a privatizer network (a results.json entry
 // points[].networks[0] of a real mmds train run) from testdata.
-func loadPrivatizer(t *testing.T, name string) (*learn.MLP, Privatizer) {
+func loadPrivatizer(t testing.TB, name string) (*learn.MLP, Privatizer) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -130,6 +130,9 @@ func checkAgainstReference(t *testing.T, name string, m *gauss.Model, mlp *learn
 	cert, err := CertifyGauss(m, k, GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cert.Change != cert.ErrorBound {
+		t.Errorf("%s: change %g is not the stated error %g: verdicts would not read it", name, cert.Change, cert.ErrorBound)
 	}
 	ref := cachedReference(name, m, mlp, q)
 	got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
