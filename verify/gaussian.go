@@ -16,9 +16,9 @@ import (
 // the package documentation and docs/verify.md for the scheme). The zero value
 // of a field means the default beside it.
 type GaussQuad struct {
-	// Levels is the number of refinement levels reported: from one level to
-	// the next both the bin width and the x step halve, ending at the finest
-	// (BinsPerNoise, XPerScale) (default 3).
+	// Levels is the number of refinement levels always computed: from one
+	// level to the next both the bin width and the x step halve, the last
+	// at (BinsPerNoise, XPerScale) (default 3; see also ExtraLevels).
 	Levels int
 	// BinsPerNoise is the number of bins per noise standard deviation
 	// σ_n = √E[Var(F | X)] at the finest level (default 16: soft bins of
@@ -52,6 +52,13 @@ type GaussQuad struct {
 	// MaxBins and MaxX cap the number of bins (default 2^20) and of x grid
 	// points (default 2^18); a capped grid is coarser and says so in Grid.
 	MaxBins, MaxX int
+	// Target and ExtraLevels: while the stated error (ErrorBound) exceeds
+	// Target, up to ExtraLevels further levels halve the bins and the x
+	// step again (defaults 0.005, the verdicts' DefaultQuadTol, and 1; −1:
+	// none). A privatizer whose noise is much smaller in some range of x
+	// than its RMS σ_n needs them; each costs about 4 times the last level.
+	Target      float64
+	ExtraLevels int
 }
 
 func (q GaussQuad) withDefaults() GaussQuad {
@@ -74,6 +81,8 @@ func (q GaussQuad) withDefaults() GaussQuad {
 	def(&q.RStep, 1.0/64)
 	defI(&q.MaxBins, 1<<20)
 	defI(&q.MaxX, 1<<18)
+	def(&q.Target, 0.005)
+	defI(&q.ExtraLevels, 1)
 	return q
 }
 
@@ -93,6 +102,10 @@ func (q GaussQuad) validate() error {
 		return fmt.Errorf("verify: GaussQuad.RRow = %g: must be in [3, %d]", q.RRow, gridCut)
 	case !(q.RStep > 0) || q.RStep > 1:
 		return fmt.Errorf("verify: GaussQuad.RStep = %g: must be in (0, 1]", q.RStep)
+	case !(q.Target > 0) || math.IsInf(q.Target, 0):
+		return fmt.Errorf("verify: GaussQuad.Target = %g: must be finite and > 0", q.Target)
+	case q.ExtraLevels < -1 || q.ExtraLevels > 3:
+		return fmt.Errorf("verify: GaussQuad.ExtraLevels = %d: must be in [-1, 3]", q.ExtraLevels)
 	case q.MaxBins < 1<<q.Levels || q.MaxX < 16:
 		return fmt.Errorf("verify: GaussQuad.MaxBins = %d, MaxX = %d: too small", q.MaxBins, q.MaxX)
 	}
@@ -213,7 +226,10 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 
 	cert := &GaussCertificate{Grid: GaussGrid{NoiseSD: s.noise, SlopeRMS: s.slope, SlopeMax: s.slopeMax, MNodes: q.MNodes}}
 	floor := scaleFloor * s.vx
-	for l := range q.Levels {
+	for l := 0; ; l++ {
+		if l >= q.Levels && (l >= q.Levels+max(q.ExtraLevels, 0) || errorBound(cert.Levels, floor) <= q.Target) {
+			break
+		}
 		f := math.Ldexp(1, l-(q.Levels-1)) // 2^−(levels−1−l)
 		lev, fit, capped, err := s.level(q.BinsPerNoise*f, q.XPerScale*f, l == q.Levels-1)
 		if err != nil {
