@@ -74,7 +74,8 @@
 //     aliases it and falls below the Bayes loss; the step is at most
 //     h/(2G) (GaussQuad.XPerBin).
 //  4. Refinement. The bin width (a fraction of the noise standard deviation
-//     √E[Var(F | X)]) and the x step halve together over the levels; the
+//     √E[Var(F | X)]) and the x step halve together over the levels, with
+//     one more level while the stated error exceeds GaussQuad.Target; the
 //     certified value is the finest level.
 //
 // For an exactly linear privatizer F = aX + bR + c this reproduces the closed
