@@ -35,7 +35,8 @@ type GaussQuad struct {
 	// r, F | X = x has (near-)atoms and P(J = j | x) is a hat of width
 	// 2h/G in x; a coarser grid aliases it and the binned loss falls below
 	// the Bayes loss (measured: −0.23% at D = 0.005 with the x step
-	// sized from the noise alone).
+	// sized from the noise alone). A privatizer without noise keeps the
+	// grid of XPerScale.
 	XPerBin float64
 	// MNodes is the number of Gauss–Hermite nodes over each observer's
 	// sufficient statistic M = E[X | side] (default 32; fewer, at least 8,
@@ -150,7 +151,7 @@ type GaussGrid struct {
 	SlopeMax float64 `json:"slope_max"` // max|∂k/∂x| over the same points
 	DX       float64 `json:"dx"`        // x grid step
 	NX       int     `json:"nx"`        // x grid points
-	MNodes   int     `json:"m_nodes"`   // Gauss–Hermite nodes over M per observer
+	MNodes   int     `json:"m_nodes"`   // Gauss–Hermite nodes over M per observer (at most; see GaussQuad.MNodes)
 	Capped   bool    `json:"capped"`    // MaxX or MaxBins made the grid coarser than asked
 }
 
