@@ -282,7 +282,7 @@ func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 
 func TestGaussQuadValidation(t *testing.T) {
 	m := gauss.Paper()
-	for _, q := range []GaussQuad{{Levels: 13}, {BinsPerNoise: 0.5}, {XPerScale: math.Inf(1)}, {MNodes: -1}, {RRow: 2}, {RStep: 2}} {
+	for _, q := range []GaussQuad{{Levels: 13}, {BinsPerNoise: 0.5}, {XPerScale: math.Inf(1)}, {MNodes: -1}, {RRow: 2}, {RStep: 2}, {XPerBin: 0.1}, {Target: -1}, {ExtraLevels: 4}} {
 		if _, err := CertifyGauss(m, Linear(1, 1, 0), q); err == nil {
 			t.Errorf("%+v: no error", q)
 		}

@@ -59,6 +59,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 	if err := o.Tol.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Model.Gauss.Target == 0 {
+		o.Model.Gauss.Target = o.Tol.Quad
+	}
 	h, err := model.Hash(m)
 	if err != nil {
 		return nil, err

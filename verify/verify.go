@@ -133,6 +133,9 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	if err := o.Tol.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Model.Gauss.Target == 0 {
+		o.Model.Gauss.Target = o.Tol.Quad // refine until the stated error meets the verdict's tolerance
+	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

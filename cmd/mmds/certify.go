@@ -334,7 +334,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		g.Title = fmt.Sprintf("Certificate of %d privatizer(s) on a %s model (sha256 %s…)", len(doc.Points), doc.Model, doc.ModelSHA256[:12])
 		g.Notes = []string{
 			fmt.Sprintf("%d pass, %d fail: %s", doc.Passed, doc.Failed, passWord(doc.Pass)),
-			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; error ≤ %g; a = %g × loss scale",
+			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; stated error ≤ %g; a = %g × loss scale",
 				t.BandTau, t.DistSE, t.DistSE, t.Tau, t.AdvSE, t.TestSize, t.Quad, t.Abs),
 			"gap: against the optimum at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
 		}
