@@ -44,13 +44,13 @@ func (q BinaryQuad) withDefaults() BinaryQuad {
 func (q BinaryQuad) validate() error {
 	switch {
 	case q.Levels < 1 || q.Levels > 8:
-		return fmt.Errorf("verify: BinaryQuad.Levels = %d: must be in [1, 8]", q.Levels)
+		return fmt.Errorf("bayes: BinaryQuad.Levels = %d: must be in [1, 8]", q.Levels)
 	case q.Nodes < 1 || q.Nodes<<(q.Levels-1) > 1024:
-		return fmt.Errorf("verify: BinaryQuad.Nodes = %d: must be ≥ 1 with at most 1024 nodes at the last level", q.Nodes)
+		return fmt.Errorf("bayes: BinaryQuad.Nodes = %d: must be ≥ 1 with at most 1024 nodes at the last level", q.Nodes)
 	case !(q.RCut >= 4) || math.IsInf(q.RCut, 0):
-		return fmt.Errorf("verify: BinaryQuad.RCut = %g: must be finite and ≥ 4", q.RCut)
+		return fmt.Errorf("bayes: BinaryQuad.RCut = %g: must be finite and ≥ 4", q.RCut)
 	case !(q.Panel > 0) || q.Panel > q.RCut:
-		return fmt.Errorf("verify: BinaryQuad.Panel = %g: must be in (0, RCut]", q.Panel)
+		return fmt.Errorf("bayes: BinaryQuad.Panel = %g: must be in (0, RCut]", q.Panel)
 	}
 	return nil
 }
@@ -87,10 +87,10 @@ func CertifyBinary(m mip.Binary, k Privatizer, q BinaryQuad) (*BinaryCertificate
 		return nil, err
 	}
 	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("verify: binary model: %w", err)
+		return nil, fmt.Errorf("bayes: binary model: %w", err)
 	}
 	if k.K == nil {
-		return nil, fmt.Errorf("verify: privatizer has no function K")
+		return nil, fmt.Errorf("bayes: privatizer has no function K")
 	}
 	c := &BinaryCertificate{}
 	for l := 0; l < q.Levels; l++ {
@@ -136,7 +136,7 @@ func expectR(k Privatizer, x float64, n int, q BinaryQuad) (float64, error) {
 	eval := func(r float64) (float64, error) {
 		v := k.K(x, r)
 		if !(v >= 0 && v <= 1) {
-			return 0, fmt.Errorf("verify: binary privatizer k(%g, %g) = %v: must be a probability in [0, 1]", x, r, v)
+			return 0, fmt.Errorf("bayes: binary privatizer k(%g, %g) = %v: must be a probability in [0, 1]", x, r, v)
 		}
 		return v, nil
 	}

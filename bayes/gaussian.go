@@ -55,7 +55,7 @@ type GaussQuad struct {
 	MaxBins, MaxX int
 	// Target and ExtraLevels: while the stated error (ErrorBound) exceeds
 	// Target, up to ExtraLevels further levels halve the bins and the x
-	// step again (defaults 0.005, the verdicts' DefaultQuadTol, and 1; −1:
+	// step again (defaults 0.005, the verdicts' DefaultQuadTol, and 2; −1:
 	// none). A privatizer whose noise is much smaller in some range of x
 	// than its RMS σ_n needs them; each costs about 4 times the last level.
 	Target      float64
@@ -83,32 +83,32 @@ func (q GaussQuad) withDefaults() GaussQuad {
 	defI(&q.MaxBins, 1<<20)
 	defI(&q.MaxX, 1<<18)
 	def(&q.Target, 0.005)
-	defI(&q.ExtraLevels, 1)
+	defI(&q.ExtraLevels, 2)
 	return q
 }
 
 func (q GaussQuad) validate() error {
 	switch {
 	case q.Levels < 1 || q.Levels > 12:
-		return fmt.Errorf("verify: GaussQuad.Levels = %d: must be in [1, 12]", q.Levels)
+		return fmt.Errorf("bayes: GaussQuad.Levels = %d: must be in [1, 12]", q.Levels)
 	case !(q.BinsPerNoise >= 1) || math.IsInf(q.BinsPerNoise, 0):
-		return fmt.Errorf("verify: GaussQuad.BinsPerNoise = %g: must be finite and ≥ 1", q.BinsPerNoise)
+		return fmt.Errorf("bayes: GaussQuad.BinsPerNoise = %g: must be finite and ≥ 1", q.BinsPerNoise)
 	case !(q.XPerScale >= 1) || math.IsInf(q.XPerScale, 0):
-		return fmt.Errorf("verify: GaussQuad.XPerScale = %g: must be finite and ≥ 1", q.XPerScale)
+		return fmt.Errorf("bayes: GaussQuad.XPerScale = %g: must be finite and ≥ 1", q.XPerScale)
 	case !(q.XPerBin >= 0.25) || math.IsInf(q.XPerBin, 0):
-		return fmt.Errorf("verify: GaussQuad.XPerBin = %g: must be finite and ≥ 0.25", q.XPerBin)
+		return fmt.Errorf("bayes: GaussQuad.XPerBin = %g: must be finite and ≥ 0.25", q.XPerBin)
 	case q.MNodes < 1 || q.MNodes > 200:
-		return fmt.Errorf("verify: GaussQuad.MNodes = %d: must be in [1, 200]", q.MNodes)
+		return fmt.Errorf("bayes: GaussQuad.MNodes = %d: must be in [1, 200]", q.MNodes)
 	case !(q.RRow >= 3) || q.RRow > gridCut:
-		return fmt.Errorf("verify: GaussQuad.RRow = %g: must be in [3, %d]", q.RRow, gridCut)
+		return fmt.Errorf("bayes: GaussQuad.RRow = %g: must be in [3, %d]", q.RRow, gridCut)
 	case !(q.RStep > 0) || q.RStep > 1:
-		return fmt.Errorf("verify: GaussQuad.RStep = %g: must be in (0, 1]", q.RStep)
+		return fmt.Errorf("bayes: GaussQuad.RStep = %g: must be in (0, 1]", q.RStep)
 	case !(q.Target > 0) || math.IsInf(q.Target, 0):
-		return fmt.Errorf("verify: GaussQuad.Target = %g: must be finite and > 0", q.Target)
+		return fmt.Errorf("bayes: GaussQuad.Target = %g: must be finite and > 0", q.Target)
 	case q.ExtraLevels < -1 || q.ExtraLevels > 3:
-		return fmt.Errorf("verify: GaussQuad.ExtraLevels = %d: must be in [-1, 3]", q.ExtraLevels)
+		return fmt.Errorf("bayes: GaussQuad.ExtraLevels = %d: must be in [-1, 3]", q.ExtraLevels)
 	case q.MaxBins < 1<<q.Levels || q.MaxX < 16:
-		return fmt.Errorf("verify: GaussQuad.MaxBins = %d, MaxX = %d: too small", q.MaxBins, q.MaxX)
+		return fmt.Errorf("bayes: GaussQuad.MaxBins = %d, MaxX = %d: too small", q.MaxBins, q.MaxX)
 	}
 	return nil
 }
@@ -218,7 +218,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 		return nil, err
 	}
 	if k.K == nil {
-		return nil, fmt.Errorf("verify: privatizer has no function K")
+		return nil, fmt.Errorf("bayes: privatizer has no function K")
 	}
 	s, err := newGaussSetup(m, k, q)
 	if err != nil {
@@ -654,7 +654,7 @@ func linearFit(m *gauss.Model, xs, eK, eKR, vK []float64, mu, sx float64) (Linea
 	}
 	l, err := m.LinearLosses(gauss.Linear{A: fit.A, B: fit.B, C: fit.C})
 	if err != nil {
-		return fit, fmt.Errorf("verify: losses of the linear fit: %w", err)
+		return fit, fmt.Errorf("bayes: losses of the linear fit: %w", err)
 	}
 	fit.ReconLoss, fit.AdvLoss, fit.MinAdvLoss = l.Recon, l.Adv, minOf(l.Adv)
 	return fit, nil

@@ -38,14 +38,14 @@ type Privatizer struct {
 // identity output k(x, ·) is affine between kinks.
 func FromMLP(m *learn.MLP) (Privatizer, error) {
 	if m.In != 2 {
-		return Privatizer{}, fmt.Errorf("verify: the privatizer network has %d inputs, want 2 (x, r)", m.In)
+		return Privatizer{}, fmt.Errorf("bayes: the privatizer network has %d inputs, want 2 (x, r)", m.In)
 	}
 	if len(m.Params) != learn.NumParams(m.In, m.Hidden) {
-		return Privatizer{}, fmt.Errorf("verify: the privatizer network has %d parameters, want %d", len(m.Params), learn.NumParams(m.In, m.Hidden))
+		return Privatizer{}, fmt.Errorf("bayes: the privatizer network has %d parameters, want %d", len(m.Params), learn.NumParams(m.In, m.Hidden))
 	}
 	for i, p := range m.Params {
 		if math.IsNaN(p) || math.IsInf(p, 0) {
-			return Privatizer{}, fmt.Errorf("verify: the privatizer network's parameter %d is %v: weights must be finite", i, p)
+			return Privatizer{}, fmt.Errorf("bayes: the privatizer network's parameter %d is %v: weights must be finite", i, p)
 		}
 	}
 	w1, b1, w2, b2 := m.Layers()
@@ -164,7 +164,7 @@ func (k *Privatizer) build(x float64, o profileOpts, p *profile, scratch []float
 	for _, v := range p.r {
 		f := k.K(x, v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return r, fmt.Errorf("verify: privatizer k(%g, %g) = %v: must be finite", x, v, f)
+			return r, fmt.Errorf("bayes: privatizer k(%g, %g) = %v: must be finite", x, v, f)
 		}
 		p.f = append(p.f, f)
 	}
