@@ -111,11 +111,11 @@ func (b binning) fill(p *profile, r *row) {
 		}
 		if beta > 0 {
 			for j := j0; j <= j1; j++ {
-				step(newNode(min(max(ra+(b.knot(j)-fa)/beta, cur.r), rb)), b.knot(j))
+				step(newNode(min(max(ra+(b.knot(j)-fa)/beta, cur.R), rb)), b.knot(j))
 			}
 		} else {
 			for j := j1; j >= j0; j-- {
-				step(newNode(min(max(ra+(b.knot(j)-fa)/beta, cur.r), rb)), b.knot(j))
+				step(newNode(min(max(ra+(b.knot(j)-fa)/beta, cur.R), rb)), b.knot(j))
 			}
 		}
 		step(end, fb)
@@ -155,7 +155,7 @@ func (b binning) piece(i int, a, e node, fa, beta float64, r *row) {
 	}
 	// ψ_{i+1}(f) = (f − t_i)/h with f − t_i = c + beta(r − a.r), c = fa − t_i,
 	// and ∫(r − a.r)φ = φ(a) − φ(e) − a.r·m0.
-	m1 := a.phi - e.phi - a.r*m0
+	m1 := a.Phi - e.Phi - a.R*m0
 	up := ((fa-b.knot(i))*m0 + beta*m1) / b.h
 	up = min(max(up, 0), m0)
 	r.Mass[i-r.Lo] += m0 - up

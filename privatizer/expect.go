@@ -285,9 +285,9 @@ func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Ex
 // to fb at b.r: f = fa + β(r − a.r), ∫(r − a.r)φ = φ(a) − φ(b) − a.r·m0.
 func linearMoment(a, b node, fa, fb float64) float64 {
 	m0 := mass(a, b)
-	if !(b.r > a.r) {
+	if !(b.R > a.R) {
 		return 0
 	}
-	beta := (fb - fa) / (b.r - a.r)
-	return fa*m0 + beta*(a.phi-b.phi-a.r*m0)
+	beta := (fb - fa) / (b.R - a.R)
+	return fa*m0 + beta*(a.Phi-b.Phi-a.R*m0)
 }
