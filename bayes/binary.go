@@ -2,6 +2,7 @@ package bayes
 
 import (
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 	"slices"
 
@@ -67,13 +68,11 @@ type BinaryLevel struct {
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] of Section III-B, and the exact MAP
 // losses of that pair (Appendix B, mip.Binary.MAPLoss).
 type BinaryCertificate struct {
-	S0         float64       `json:"s0"`
-	S1         float64       `json:"s1"`
-	Levels     []BinaryLevel `json:"refinement"`
-	Change     float64       `json:"change"` // max |Δs0|, |Δs1| between the last two levels
-	ReconLoss  float64       `json:"recon_loss"`
-	AdvLoss    []float64     `json:"adv_loss"`
-	MinAdvLoss float64       `json:"min_adv_loss"`
+	S0     float64       `json:"s0"`
+	S1     float64       `json:"s1"`
+	Levels []BinaryLevel `json:"refinement"`
+	Change float64       `json:"change"` // max |Δs0|, |Δs1| between the last two levels
+	loss.Losses
 }
 
 // CertifyBinary computes the mechanism a binary privatizer k releases and its
@@ -112,8 +111,7 @@ func CertifyBinary(m mip.Binary, k Privatizer, q BinaryQuad) (*BinaryCertificate
 		c.Change = max(math.Abs(last.S0-prev.S0), math.Abs(last.S1-prev.S1))
 	}
 	s := mip.Privatizer{S0: c.S0, S1: c.S1}
-	c.ReconLoss, c.AdvLoss = m.ReconLoss(s), m.AdvLosses(s)
-	c.MinAdvLoss = minOf(c.AdvLoss)
+	c.Losses = loss.New(m.ReconLoss(s), m.AdvLosses(s))
 	return c, nil
 }
 

@@ -42,16 +42,16 @@ func TestCertifyBinaryKnownPrivatizers(t *testing.T) {
 		if !scalar.EqualWithinAbs(c.S0, s.S0, 1e-12) || !scalar.EqualWithinAbs(c.S1, s.S1, 1e-12) {
 			t.Errorf("%+v: certified (s0, s1) = (%.15g, %.15g)", s, c.S0, c.S1)
 		}
-		if want := mapError(m.P, m.QY, s.S0, s.S1); !scalar.EqualWithinAbs(c.ReconLoss, want, 1e-12) {
-			t.Errorf("%+v: recon loss %g, Appendix B gives %g", s, c.ReconLoss, want)
+		if want := mapError(m.P, m.QY, s.S0, s.S1); !scalar.EqualWithinAbs(c.Recon, want, 1e-12) {
+			t.Errorf("%+v: recon loss %g, Appendix B gives %g", s, c.Recon, want)
 		}
 		for i, q := range m.QZ {
-			if want := mapError(m.P, q, s.S0, s.S1); !scalar.EqualWithinAbs(c.AdvLoss[i], want, 1e-12) {
-				t.Errorf("%+v: adversary %d loss %g, Appendix B gives %g", s, i+1, c.AdvLoss[i], want)
+			if want := mapError(m.P, q, s.S0, s.S1); !scalar.EqualWithinAbs(c.Adv[i], want, 1e-12) {
+				t.Errorf("%+v: adversary %d loss %g, Appendix B gives %g", s, i+1, c.Adv[i], want)
 			}
 		}
-		if c.MinAdvLoss != math.Min(c.AdvLoss[0], c.AdvLoss[1]) {
-			t.Errorf("%+v: min adv %g of %v", s, c.MinAdvLoss, c.AdvLoss)
+		if c.MinAdv != math.Min(c.Adv[0], c.Adv[1]) {
+			t.Errorf("%+v: min adv %g of %v", s, c.MinAdv, c.Adv)
 		}
 	}
 }
@@ -109,8 +109,8 @@ func TestCertifyBinaryNetworkMatchesBruteForce(t *testing.T) {
 			t.Errorf("seed %d: refinement change %g: panels split at the kinks should converge fast", seed, c.Change)
 		}
 		// Every loss is at most the side-information-only error (F can only help).
-		if c.ReconLoss > m.DMax()+1e-15 || c.AdvLoss[0] > m.AdvSaturation()[0]+1e-15 {
-			t.Errorf("seed %d: losses %g, %v above the side-only errors", seed, c.ReconLoss, c.AdvLoss)
+		if c.Recon > m.DMax()+1e-15 || c.Adv[0] > m.AdvSaturation()[0]+1e-15 {
+			t.Errorf("seed %d: losses %g, %v above the side-only errors", seed, c.Recon, c.Adv)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func ExampleCertifyBinary() {
 		panic(err)
 	}
 	fmt.Printf("s0 = %.4f, s1 = %.4f\n", c.S0, c.S1)
-	fmt.Printf("L_recon = %.4f, L_adv = %.4f\n", c.ReconLoss, c.AdvLoss[0])
+	fmt.Printf("L_recon = %.4f, L_adv = %.4f\n", c.Recon, c.Adv[0])
 	// Output:
 	// s0 = 0.8000, s1 = 0.5500
 	// L_recon = 0.2000, L_adv = 0.3350
@@ -43,7 +43,7 @@ func ExampleCertifyGauss() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("certified: recon %.2f, adversaries %.2f %.2f\n", c.ReconLoss, c.AdvLoss[0], c.AdvLoss[1])
+	fmt.Printf("certified: recon %.2f, adversaries %.2f %.2f\n", c.Recon, c.Adv[0], c.Adv[1])
 	fmt.Printf("Prop. 1:   recon %.2f, adversaries %.2f %.2f\n", opt.ReconLoss, opt.AdvLoss[0], opt.AdvLoss[1])
 	fmt.Printf("linear fit: a = %.4f, b = %.4f, nonlinearity %.3f\n", c.Fit.A, c.Fit.B, c.Fit.Nonlinearity)
 	// Output:

@@ -3,6 +3,7 @@ package bayes
 import (
 	"cmp"
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 	"slices"
 	"sync"
@@ -121,27 +122,24 @@ func (q GaussQuad) validate() error {
 // exactly linear privatizer). Losses are the exact losses of the fitted
 // privatizer (gauss.LinearLosses, Appendix A), not of the learned one.
 type LinearFit struct {
-	A            float64   `json:"a"`
-	B            float64   `json:"b"`
-	C            float64   `json:"c"`
-	VarF         float64   `json:"var_f"`
-	Residual     float64   `json:"residual"`
-	Nonlinearity float64   `json:"nonlinearity"`
-	ReconLoss    float64   `json:"recon_loss"`
-	AdvLoss      []float64 `json:"adv_loss"`
-	MinAdvLoss   float64   `json:"min_adv_loss"`
+	A            float64 `json:"a"`
+	B            float64 `json:"b"`
+	C            float64 `json:"c"`
+	VarF         float64 `json:"var_f"`
+	Residual     float64 `json:"residual"`
+	Nonlinearity float64 `json:"nonlinearity"`
+	loss.Losses
 }
 
 // GaussLevel is one refinement of the binned Bayes losses: the losses of the
 // Bayes estimators that see F only through its bin (upper bounds on the Bayes
 // losses given F itself, up to the quadrature error).
 type GaussLevel struct {
-	BinWidth  float64   `json:"bin_width"`
-	Bins      int       `json:"bins"`
-	DX        float64   `json:"dx"` // x grid step
-	NX        int       `json:"nx"` // x grid points
-	ReconLoss float64   `json:"recon_loss"`
-	AdvLoss   []float64 `json:"adv_loss"`
+	BinWidth float64 `json:"bin_width"`
+	Bins     int     `json:"bins"`
+	DX       float64 `json:"dx"` // x grid step
+	NX       int     `json:"nx"` // x grid points
+	loss.Losses
 }
 
 // GaussGrid describes the integration grid of a Gaussian certificate.
@@ -160,10 +158,8 @@ type GaussGrid struct {
 // adversary for the privatizer itself (finest refinement level), the
 // refinement study, and the best linear-Gaussian fit.
 type GaussCertificate struct {
-	ReconLoss  float64      `json:"recon_loss"`
-	AdvLoss    []float64    `json:"adv_loss"`
-	MinAdvLoss float64      `json:"min_adv_loss"`
-	Levels     []GaussLevel `json:"refinement"`
+	loss.Losses
+	Levels []GaussLevel `json:"refinement"`
 	// Change is the number verdicts compare with Tolerances.Quad: the
 	// stated error ErrorBound (the raw losses of every level are in Levels).
 	Change float64 `json:"change"`
@@ -243,8 +239,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 		}
 	}
 	last := cert.Levels[len(cert.Levels)-1]
-	cert.ReconLoss, cert.AdvLoss = last.ReconLoss, last.AdvLoss
-	cert.MinAdvLoss = minOf(cert.AdvLoss)
+	cert.Losses = last.Losses
 	cert.ErrorBound = errorBound(cert.Levels, floor)
 	cert.Change, cert.ErrorTail = cert.ErrorBound, gaussErrorTail
 	return cert, nil
@@ -403,7 +398,7 @@ func (s *gaussSetup) level(bpn, xps float64, fit bool) (GaussLevel, *LinearFit, 
 		})
 	}
 	wg.Wait()
-	lev.ReconLoss, lev.AdvLoss = losses[0], losses[1:]
+	lev.Losses = loss.New(losses[0], losses[1:])
 	return lev, lf, capped, nil
 }
 
@@ -420,12 +415,12 @@ func errorBound(levels []GaussLevel, floor float64) float64 {
 	}
 	loss := func(l GaussLevel, i int) float64 {
 		if i == 0 {
-			return l.ReconLoss
+			return l.Recon
 		}
-		return l.AdvLoss[i-1]
+		return l.Adv[i-1]
 	}
 	var e float64
-	for i := range 1 + len(levels[n-1].AdvLoss) {
+	for i := range 1 + len(levels[n-1].Adv) {
 		last := loss(levels[n-1], i)
 		d2 := math.Abs(last - loss(levels[n-2], i))
 		factor := 1.0
@@ -656,6 +651,6 @@ func linearFit(m *gauss.Model, xs, eK, eKR, vK []float64, mu, sx float64) (Linea
 	if err != nil {
 		return fit, fmt.Errorf("bayes: losses of the linear fit: %w", err)
 	}
-	fit.ReconLoss, fit.AdvLoss, fit.MinAdvLoss = l.Recon, l.Adv, minOf(l.Adv)
+	fit.Losses = l
 	return fit, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // longTests reports whether the long reference checks run (MMDS_LONG=1):
@@ -141,7 +142,7 @@ func checkAgainstReference(t *testing.T, name string, m *gauss.Model, mlp *learn
 		t.Errorf("%s: change %g is not the stated error %g: verdicts would not read it", name, cert.Change, cert.ErrorBound)
 	}
 	ref := cachedReference(name, m, mlp, q)
-	got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
+	got := append([]float64{cert.Recon}, cert.Adv...)
 	for i := range got {
 		t.Logf("%s, party %d: certified %.8g, reference %.8g (%+.2e relative), stated error %.2e", name, i, got[i], ref[i], got[i]/ref[i]-1, cert.ErrorBound)
 		if ref[i]*(1-refErr) > got[i]*(1+cert.ErrorTail) {
@@ -187,10 +188,10 @@ func TestCertifyGaussCoarseXGridFallsBelow(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := cachedReference(name, m, mlp, q)
-	short := 1 - cert.ReconLoss/ref[0]
-	t.Logf("XPerBin 1/4: certified %.8g, reference %.8g: %.2e below", cert.ReconLoss, ref[0], short)
+	short := 1 - cert.Recon/ref[0]
+	t.Logf("XPerBin 1/4: certified %.8g, reference %.8g: %.2e below", cert.Recon, ref[0], short)
 	if short < gaussErrorTail+refErr {
-		t.Errorf("certified %.8g only %.2e below the reference %.8g: the coarse grid should alias the hats", cert.ReconLoss, short, ref[0])
+		t.Errorf("certified %.8g only %.2e below the reference %.8g: the coarse grid should alias the hats", cert.Recon, short, ref[0])
 	}
 }
 
@@ -206,9 +207,9 @@ func TestErrorBoundGeometric(t *testing.T) {
 		var lv []GaussLevel
 		for l := range tc.levels {
 			v := exact + tc.c*math.Pow(tc.rho, float64(l))
-			lv = append(lv, GaussLevel{ReconLoss: v, AdvLoss: []float64{2 * v}})
+			lv = append(lv, GaussLevel{Losses: loss.New(v, []float64{2 * v})})
 		}
-		last := lv[len(lv)-1].ReconLoss
+		last := lv[len(lv)-1].Recon
 		rem := math.Abs(last-exact) / last
 		got := errorBound(lv, 1e-9)
 		if got < rem*(1-1e-9) {
@@ -218,7 +219,7 @@ func TestErrorBoundGeometric(t *testing.T) {
 			t.Errorf("%+v: stated %.6g, remainder %.6g: a geometric sequence extrapolates exactly", tc, got, rem)
 		}
 	}
-	if got := errorBound([]GaussLevel{{ReconLoss: 1, AdvLoss: []float64{1}}}, 1e-9); got != 1 {
+	if got := errorBound([]GaussLevel{{Losses: loss.New(1, []float64{1})}}, 1e-9); got != 1 {
 		t.Errorf("one level: stated %g, want 1 (no estimate)", got)
 	}
 }

@@ -44,9 +44,9 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 					t.Errorf("D = %g, %+v: %s = %.10g below the exact %.10g: binning must give an upper bound", d, p, name, got, want)
 				}
 			}
-			check("recon", c.ReconLoss, exact.Recon)
+			check("recon", c.Recon, exact.Recon)
 			for i := range exact.Adv {
-				check("adv", c.AdvLoss[i], exact.Adv[i])
+				check("adv", c.Adv[i], exact.Adv[i])
 			}
 			if c.Change > testQuadTol {
 				t.Errorf("D = %g: refinement change %.2g > %g", d, c.Change, testQuadTol)
@@ -56,8 +56,8 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 				!scalar.EqualWithinAbsOrRel(f.C, p.C, 1e-8, 1e-9) || f.Nonlinearity > 1e-9 {
 				t.Errorf("D = %g: fit %+v, want a = %g, b = %g, c = %g and no residual", d, f, p.A, p.B, p.C)
 			}
-			if !scalar.EqualWithinRel(f.ReconLoss, exact.Recon, 1e-9) {
-				t.Errorf("D = %g: fit recon loss %g, want %g", d, f.ReconLoss, exact.Recon)
+			if !scalar.EqualWithinRel(f.Recon, exact.Recon, 1e-9) {
+				t.Errorf("D = %g: fit recon loss %g, want %g", d, f.Recon, exact.Recon)
 			}
 		}
 	}
@@ -92,8 +92,8 @@ func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !scalar.EqualWithinRel(got.ReconLoss, want.ReconLoss, 1e-9) || !scalar.EqualWithinRel(got.MinAdvLoss, want.MinAdvLoss, 1e-9) {
-		t.Errorf("network certificate %g, %g; analytic %g, %g", got.ReconLoss, got.MinAdvLoss, want.ReconLoss, want.MinAdvLoss)
+	if !scalar.EqualWithinRel(got.Recon, want.Recon, 1e-9) || !scalar.EqualWithinRel(got.MinAdv, want.MinAdv, 1e-9) {
+		t.Errorf("network certificate %g, %g; analytic %g, %g", got.Recon, got.MinAdv, want.Recon, want.MinAdv)
 	}
 }
 
@@ -142,7 +142,7 @@ func TestCertifyGaussQuantizer(t *testing.T) {
 		for _, v := range m.VarAdv() {
 			want = append(want, quantizerMMSE(mu, vx, v, c))
 		}
-		got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
+		got := append([]float64{cert.Recon}, cert.Adv...)
 		for i := range got {
 			if !scalar.EqualWithinRel(got[i], want[i], testQuadTol) {
 				t.Errorf("c = %g, party %d: certified %.6g, truncated-normal closed form %.6g", c, i, got[i], want[i])
@@ -171,7 +171,7 @@ func TestCertifyGaussNonlinearMatchesMonteCarlo(t *testing.T) {
 	}
 	mu, vx := m.Mean()[0], m.VarX()
 	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
-	got := append([]float64{cert.ReconLoss}, cert.AdvLoss...)
+	got := append([]float64{cert.Recon}, cert.Adv...)
 	const n = 50000
 	gx, gw := make([]float64, 400), make([]float64, 400)
 	quad.Legendre{}.FixedLocations(gx, gw, -8, 8)
@@ -225,10 +225,10 @@ func TestBinnedLossMonotoneInBins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if lev.ReconLoss > prev*(1+1e-12) {
-				t.Errorf("seed %d: %g bins per noise sd gives %.10g > %.10g at half as many", seed, bpn, lev.ReconLoss, prev)
+			if lev.Recon > prev*(1+1e-12) {
+				t.Errorf("seed %d: %g bins per noise sd gives %.10g > %.10g at half as many", seed, bpn, lev.Recon, prev)
 			}
-			prev = lev.ReconLoss
+			prev = lev.Recon
 		}
 	}
 }
@@ -248,15 +248,15 @@ func TestCertifyGaussBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := append([]float64{c.ReconLoss}, c.AdvLoss...)
-		fit := append([]float64{c.Fit.ReconLoss}, c.Fit.AdvLoss...)
+		got := append([]float64{c.Recon}, c.Adv...)
+		fit := append([]float64{c.Fit.Recon}, c.Fit.Adv...)
 		for i := range got {
 			if !(got[i] >= 0 && got[i] <= upper[i]*(1+1e-9)) || !(fit[i] >= 0 && fit[i] <= upper[i]*(1+1e-9)) {
 				t.Errorf("seed %d, party %d: certified %g, fit %g outside [0, %g]", seed, i, got[i], fit[i], upper[i])
 			}
 		}
-		if c.MinAdvLoss != min(c.AdvLoss[0], c.AdvLoss[1]) {
-			t.Errorf("seed %d: min adv %g is not the smaller of %v", seed, c.MinAdvLoss, c.AdvLoss)
+		if c.MinAdv != min(c.Adv[0], c.Adv[1]) {
+			t.Errorf("seed %d: min adv %g is not the smaller of %v", seed, c.MinAdv, c.Adv)
 		}
 		if !(c.Fit.Nonlinearity >= 0 && c.Fit.Nonlinearity <= 1) {
 			t.Errorf("seed %d: nonlinearity %g outside [0, 1]", seed, c.Fit.Nonlinearity)
@@ -272,7 +272,7 @@ func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]float64{m.VarRecon()}, m.VarAdv()...)
-	got := append([]float64{c.ReconLoss}, c.AdvLoss...)
+	got := append([]float64{c.Recon}, c.Adv...)
 	for i := range got {
 		if !scalar.EqualWithinRel(got[i], want[i], 1e-9) {
 			t.Errorf("party %d: %g, want Var[X | side] = %g", i, got[i], want[i])

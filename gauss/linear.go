@@ -2,6 +2,7 @@ package gauss
 
 import (
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -11,12 +12,6 @@ import (
 // (X, side variables). C does not change any MSE: the MMSE estimators of a
 // jointly Gaussian vector are affine and absorb it.
 type Linear struct{ A, B, C float64 }
-
-// Losses are the exact MSEs of the optimal (MMSE) estimators given F.
-type Losses struct {
-	Recon float64   // E[Var[X | F, Y]]
-	Adv   []float64 // E[Var[X | F, Z_i]], one per adversary
-}
 
 // JointCov returns the covariance of (V_0, …, V_{n−1}, F) for the variables
 // V with covariance cov and F = A·V_private + B·R + C: Cov(F, V_j) = A·Σ_{Xj}
@@ -34,42 +29,42 @@ func JointCov(cov mat.Symmetric, private int, p Linear) *mat.SymDense {
 	return out
 }
 
-// LinearLosses returns the exact MSEs of the reconstructor (side variables
-// recon) and each adversary (side variables advs[i]) for the linear
+// LinearLosses returns the exact MSEs of the MMSE estimators given F — the
+// reconstructor's E[Var[X | F, Y]] (side variables
+// recon) and each adversary's E[Var[X | F, Z_i]] (side variables advs[i]) for the linear
 // privatizer p, computed from the explicit joint covariance of (variables, F)
 // by Schur complements: Var[X | F, S] = Σ_XX − Σ_X,SF Σ_SF,SF⁺ Σ_SF,X. This is
 // cross-check 5(a) of the closed form; it assumes nothing about p's
 // optimality. cov must be PSD and the indices in range.
-func LinearLosses(cov mat.Symmetric, private int, recon []int, advs [][]int, p Linear) (Losses, error) {
+func LinearLosses(cov mat.Symmetric, private int, recon []int, advs [][]int, p Linear) (loss.Losses, error) {
 	if !finite(p.A) || !finite(p.B) || !finite(p.C) {
-		return Losses{}, fmt.Errorf("gauss: privatizer (a, b, c) = (%g, %g, %g): must be finite", p.A, p.B, p.C)
+		return loss.Losses{}, fmt.Errorf("gauss: privatizer (a, b, c) = (%g, %g, %g): must be finite", p.A, p.B, p.C)
 	}
 	n := cov.SymmetricDim()
 	if private < 0 || private >= n {
-		return Losses{}, fmt.Errorf("gauss: private index %d out of range [0, %d)", private, n)
+		return loss.Losses{}, fmt.Errorf("gauss: private index %d out of range [0, %d)", private, n)
 	}
 	joint := JointCov(cov, private, p)
 	f := n // index of F in joint
 	cond := func(side []int) (float64, error) {
 		return CondVar(joint, private, append(append([]int(nil), side...), f))
 	}
-	var out Losses
-	var err error
-	if out.Recon, err = cond(recon); err != nil {
-		return Losses{}, err
+	rec, err := cond(recon)
+	if err != nil {
+		return loss.Losses{}, err
 	}
-	out.Adv = make([]float64, len(advs))
+	adv := make([]float64, len(advs))
 	for i, s := range advs {
-		if out.Adv[i], err = cond(s); err != nil {
-			return Losses{}, err
+		if adv[i], err = cond(s); err != nil {
+			return loss.Losses{}, err
 		}
 	}
-	return out, nil
+	return loss.New(rec, adv), nil
 }
 
 // LinearLosses returns the exact losses of p on the model (see the function
 // LinearLosses).
-func (m *Model) LinearLosses(p Linear) (Losses, error) {
+func (m *Model) LinearLosses(p Linear) (loss.Losses, error) {
 	return LinearLosses(m.cov, m.private, m.recon, m.advs, p)
 }
 

@@ -92,7 +92,7 @@ func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error)
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Binary: c}, nil
+	return Certificate{Losses: c.Losses, Change: c.Change, Binary: c}, nil
 }
 
 func parseBinary(b []byte) (BinaryModel, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mmds-project/mmds/bayes"
-	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -54,7 +53,7 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 		if err != nil {
 			return Certificate{}, err
 		}
-		return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Gauss: c}, nil
+		return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 	}
 	return Certificate{}, fmt.Errorf("%w: %s models", ErrUnsupported, m.Kind())
 }

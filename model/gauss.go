@@ -93,7 +93,7 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: loss.New(c.ReconLoss, c.AdvLoss), Change: c.Change, Gauss: c}, nil
+	return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 }
 
 // parseGauss decodes a gauss.Config.

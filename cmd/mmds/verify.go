@@ -243,7 +243,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 			dr = append(dr, report.Float(b.Change, 2))
 		} else {
 			g := p.Gauss
-			dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.ReconLoss), f4(g.Fit.MinAdvLoss), report.Float(p.Excess.Recon, 3)}
+			dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.Recon), f4(g.Fit.MinAdv), report.Float(p.Excess.Recon, 3)}
 			for _, e := range p.Excess.Adv {
 				dr = append(dr, report.Float(e, 3))
 			}
@@ -436,7 +436,7 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(*o.S0), full(*o.S1), full(p.Binary.Change))
 		} else {
 			f := p.Gauss.Fit
-			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.ReconLoss), full(f.MinAdvLoss), full(p.Gauss.Change))
+			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))
 		}
 		g.Rows = append(g.Rows, row)
 	}
