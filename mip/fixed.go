@@ -2,6 +2,7 @@ package mip
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -296,7 +297,7 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 		return FiniteOptimum{}, err
 	}
 	res, err := highsx.Solve(mod, o)
-	if err != nil && res.Status == "Infeasible" {
+	if errors.Is(err, highsx.ErrInfeasible) {
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
 	}
 	if err != nil {
