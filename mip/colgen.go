@@ -1,6 +1,7 @@
 package mip
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -112,14 +113,13 @@ type ColGenIteration struct {
 
 // ColGenResult is SolveColGen's answer: the best privatizer found, with its
 // bracket [Gamma, Upper] on the global optimum.
+// Upper, Certificate and Iterations are set; Status is "optimal" or
+// GapStatus's "gap X%".
 type ColGenResult struct {
 	FiniteOptimum
-	Upper       float64
-	Proven      bool // Upper − Gamma within GapTol: Gamma is the global optimum
-	Certificate Certificate
-	Iterations  []ColGenIteration
-	Columns     int // columns in the final master
-	Rules       int64
+	Proven  bool  // Upper − Gamma within GapTol: Gamma is the global optimum
+	Columns int   // columns in the final master
+	Rules   int64 // decision rules (leaves) the exact pricing solved
 }
 
 // Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12).
@@ -485,87 +485,129 @@ func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
 	return v, err
 }
 
-// exact maximizes rc over the simplex by depth-first branch and bound over
-// the reconstructor's decision rule, one side value y per level. A node
-// fixes δ_y for y < depth; its bound is LP_δ with the terms of the other
-// side values dropped (−ν ρ_y ≤ 0), exact at the leaves. Nodes whose bound
-// is ≤ the incumbent (at least tol) are pruned; for a 0-1 loss, rules no
-// column realizes are skipped (see realizable). It returns the maximum (or
-// tol when nothing exceeds it: then max rc ≤ tol is proven) and the best
-// columns found.
-func (cg *colGen) exact(ctx context.Context, du duals, tol float64, hint []float64) (float64, [][]float64, error) {
+// exact maximizes rc over the simplex by best-first branch and bound over
+// the reconstructor's decision rule, one side value per level (the likeliest
+// side values first, whose terms weigh most). A node fixes δ_y for the
+// first depth side values; its bound is LP_δ with the terms of the others
+// dropped (−ν ρ_y ≤ 0), exact at the leaves. Nodes whose bound is ≤ the
+// incumbent (at least tol) are pruned; for a 0-1 loss, rules no column
+// realizes are never generated (see realizer). It returns an upper bound
+// on max rc — the maximum itself, or tol when nothing exceeds it, once the
+// search completes; the largest open bound when ctx ends it (then with
+// ctx's error) — and the best columns found.
+func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, [][]float64, error) {
 	ny := len(cg.rr.k)
-	rule := make([]int, ny)
-	best := tol
-	var cols [][]float64
-	// order[y] lists the candidate estimates of y, most likely optimal at
-	// hint first.
-	order := make([][]int, ny)
+	order := make([]int, ny) // side values, likeliest first
+	mass := make([]float64, ny)
 	for y, ks := range cg.rr.k {
-		for a := range ks {
-			order[y] = append(order[y], a)
+		order[y] = y
+		for _, k := range ks {
+			for _, v := range k {
+				mass[y] = math.Max(mass[y], v)
+			}
 		}
-		slices.SortStableFunc(order[y], func(a, b int) int { return cmpFloat(dot(ks[a], hint), dot(ks[b], hint)) })
 	}
+	slices.SortStableFunc(order, func(a, b int) int { return -cmpFloat(mass[a], mass[b]) })
 	var real *realizer
 	if cg.zeroOne {
 		real = newRealizer(cg.m.Prior, cg.m.Recon, cg.rr)
 	}
-	var visit func(depth int) error
-	visit = func(depth int) error {
+	rule := make([]int, ny)
+	// cost is g for the prefix: π + ν Σ over the assigned side values.
+	cost := func(prefix []int) []float64 {
+		g := slices.Clone(du.pi)
+		for d, a := range prefix {
+			for x, v := range cg.rr.k[order[d]][a] {
+				g[x] += du.nu * v
+			}
+		}
+		return g
+	}
+	best := tol
+	var cols [][]float64
+	root, _, err := cg.solveRule(ctx, du, du.pi)
+	if err != nil {
+		return math.Inf(1), nil, err
+	}
+	h := &nodeHeap{{bound: root}}
+	for h.Len() > 0 {
+		nd := heapPop(h)
+		if nd.bound <= best {
+			break
+		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return math.Max(best, nd.bound), cols, err
 		}
-		v, c, err := cg.solveRule(ctx, du, cg.ruleCost(du, rule, depth))
-		if err != nil {
-			return err
+		depth := len(nd.prefix)
+		if real != nil {
+			real.reset()
+			for d, a := range nd.prefix {
+				real.assign(order[d], a)
+			}
 		}
-		if v <= best {
-			return nil
-		}
-		if depth == ny {
-			cg.rules++
-			best = v
-			cols = append(cols, c)
-			return nil
-		}
-		for _, a := range order[depth] {
-			rule[depth] = a
+		copy(rule, nd.prefix)
+		y := order[depth]
+		for a := range cg.rr.k[y] {
 			if real != nil {
 				mark := real.save()
-				if !real.assign(depth, a) {
-					real.restore(mark)
+				ok := real.assign(y, a)
+				real.restore(mark)
+				if !ok {
 					continue
 				}
-				err := visit(depth + 1)
-				real.restore(mark)
-				if err != nil {
-					return err
-				}
+			}
+			rule[depth] = a
+			v, c, err := cg.solveRule(ctx, du, cost(rule[:depth+1]))
+			if err != nil {
+				return math.Max(best, nd.bound), cols, err
+			}
+			if v <= best {
 				continue
 			}
-			if err := visit(depth + 1); err != nil {
-				return err
+			if depth+1 == ny {
+				cg.rules++
+				best = v
+				cols = append(cols, c)
+				continue
 			}
+			heapPush(h, node{prefix: slices.Clone(rule[:depth+1]), bound: v})
 		}
-		return nil
-	}
-	if err := visit(0); err != nil {
-		return 0, nil, err
 	}
 	slices.Reverse(cols) // best (last found) first
 	return best, cols, nil
 }
 
+// node is a partial decision rule and its bound.
+type node struct {
+	prefix []int
+	bound  float64
+}
+
+// nodeHeap is a max-heap of nodes by bound.
+type nodeHeap []node
+
+func (h nodeHeap) Len() int           { return len(h) }
+func (h nodeHeap) Less(i, j int) bool { return h[i].bound > h[j].bound }
+func (h nodeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nodeHeap) Push(x any)        { *h = append(*h, x.(node)) }
+func (h *nodeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func heapPush(h *nodeHeap, nd node) { heap.Push(h, nd) }
+func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
+
 // run is the column generation loop.
 func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {
 	n := cg.m.N()
-	res := ColGenResult{Upper: math.Inf(1)}
+	res := ColGenResult{}
 	sat := minOf(cg.m.AdvSaturation())
 	res.Upper = sat
-	res.Certificate = Certificate{D: cg.d, Proof: "saturation", Upper: sat}
+	best := Certificate{D: cg.d, Proof: "saturation", Upper: sat}
 	var lam []float64
-	var hint []float64
 	finish := func(lower float64) {
 		res.Gamma = lower
 		if lam != nil {
@@ -578,10 +620,11 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		res.Rules = cg.rules
 		res.SolveTime = time.Since(start)
 		res.Proven = res.Upper-lower <= cg.o.GapTol*math.Max(1, math.Abs(res.Upper))
+		res.Certificate = &best
 		if res.Proven {
-			res.Status = "optimal"
+			res.Status = StatusOptimal
 		} else {
-			res.Status = fmt.Sprintf("gap %.3g%%", 100*res.Gap())
+			res.Status = GapStatus(lower, res.Upper)
 			res.LowerBound = true
 		}
 	}
@@ -602,9 +645,6 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 			finish(lower)
 			return res, err
 		}
-		if len(newCols) > 0 {
-			hint = newCols[0]
-		}
 		cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
 		bound := math.NaN()
 		if r, err := cg.relaxation(ctx, du); err == nil {
@@ -616,11 +656,16 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		}
 		if len(newCols) == 0 && !cg.o.NoExactPricing {
 			pricing = "exact"
-			if hint == nil {
-				hint = cg.cols[0]
-			}
-			r, cols, err := cg.exact(ctx, du, tol, hint)
+			r, cols, err := cg.exact(ctx, du, tol)
 			if err != nil {
+				// The open nodes' largest bound still bounds max rc.
+				if !math.IsInf(r, 1) {
+					cert.MaxReducedCost, cert.Proof = r, "decision rules (search stopped; largest open bound)"
+					if b := cert.Bound(); b < res.Upper {
+						cert.Upper = b
+						res.Upper, best = b, cert
+					}
+				}
 				res.record(it, lower, cg, pricing, start)
 				finish(lower)
 				return res, err
@@ -630,7 +675,8 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 			newCols = cols
 		}
 		if !math.IsNaN(bound) && bound < res.Upper {
-			res.Upper, res.Certificate = bound, cert
+			cert.Upper = bound
+			res.Upper, best = bound, cert
 		}
 		res.record(it, lower, cg, pricing, start)
 		added := 0

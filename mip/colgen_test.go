@@ -69,7 +69,7 @@ func TestColGenAgainstRayLP(t *testing.T) {
 // refinement has a reduced cost above the claimed maximum.
 func checkCertificate(t *testing.T, m Finite, g *Global, r ColGenResult, opt float64) {
 	t.Helper()
-	c := r.Certificate
+	c := *r.Certificate
 	if c.Proof == "saturation" {
 		if r.Upper != minOf(m.AdvSaturation()) || r.Upper < opt-1e-9 {
 			t.Fatalf("D=%g: saturation bound %v, adversaries saturate at %v, optimum %v", c.D, r.Upper, m.AdvSaturation(), opt)

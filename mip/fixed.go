@@ -303,21 +303,7 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 	if err != nil {
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
-	n, mo := m.N(), fo.Outputs
-	p := make(Mechanism, n)
-	for x := range p {
-		p[x] = make([]float64, mo)
-		for f := range p[x] {
-			p[x][f] = clamp01(res.X[x*mo+f])
-		}
-		normalize(p[x])
-	}
-	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
-		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
-	}
-	opt.fill(m)
-	return opt, nil
+	return m.fixedOptimum(d, fo.Outputs, res), nil
 }
 
 // SweepFixed solves the fixed-alphabet MIP at every threshold in ds.

@@ -369,6 +369,13 @@ type FiniteOptimum struct {
 	MIPGap     float64
 	Nodes      int64
 	SolveTime  time.Duration
+	// Upper is a proven upper bound on the optimum (SolveFinite and
+	// SolveColGen; NaN when unknown): the bracket is [Gamma, Upper].
+	Upper float64
+	// Certificate proves Upper (column generation only).
+	Certificate *Certificate
+	// Iterations is column generation's bracket per master iteration.
+	Iterations []ColGenIteration
 }
 
 // lpModel is the global LP: columns λ_j (one per ray), then γ.
@@ -436,7 +443,7 @@ func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
 	lam := res.X[:len(g.rays)]
 	p := g.mechanism(lam)
 	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Mechanism: p, Method: "global LP",
+		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "global LP",
 		Status: res.Status, SolveTime: res.Time,
 	}
 	opt.fill(g.model)
@@ -757,14 +764,15 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	return res.Objective, cut, nil
 }
 
-// GlobalOrFallback solves the global problem at every threshold in ds. When
+// GlobalOrFallback solves the global problem at every threshold in ds (see
+// SolveFinite for the solve path that always answers). When
 // the ray enumeration is within o.MaxSubsets it solves the global LP (g is
 // returned). Otherwise it falls back on the fixed-alphabet MIP (convex-hull
 // formulation) for m = 2, 3, …, n + K + 1 and keeps, per D, the best value
 // HiGHS proved optimal: with m = n + K + 1 that is the global optimum (an
 // optimal privatizer never needs more outputs); with a smaller m, because a
 // larger one stopped at a limit in so (set so.TimeLimit), it is labelled
-// LowerBound.
+// LowerBound. An alphabet too small to reach D (infeasible) is skipped.
 func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOptions, so SolverOptions) ([]FiniteOptimum, *Global, error) {
 	g, err := m.PrepareGlobal(o)
 	if err == nil {
@@ -786,6 +794,9 @@ func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOpti
 				return out, nil, err
 			}
 			opt, err := m.SolveFixed(d, FixedOptions{Outputs: mo, Hull: true}, so)
+			if errors.Is(err, highsx.ErrInfeasible) {
+				continue // too few outputs to reach D: try more
+			}
 			if errors.Is(err, highsx.ErrNotOptimal) {
 				break
 			}

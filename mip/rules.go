@@ -30,12 +30,20 @@ func newRealizer(prior []float64, o Observer, rr risk) *realizer {
 		}
 		r.q = append(r.q, q)
 	}
+	r.reset()
+	return r
+}
+
+// reset forgets every assignment.
+func (r *realizer) reset() {
+	n := r.n
 	for i := range r.dist {
+		r.dist[i] = 0
 		if i/n != i%n {
 			r.dist[i] = math.Inf(1)
 		}
 	}
-	return r
+	r.stack = r.stack[:0]
 }
 
 func (r *realizer) save() int {
