@@ -12,7 +12,7 @@ GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
 
-.PHONY: all build run test bench fmt vet check highs reproduce clean
+.PHONY: all build run test test-finite-long bench-finite bench fmt vet check highs reproduce clean
 
 all: build
 
@@ -46,6 +46,15 @@ run: build
 
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
+
+# The long checks of column generation (docs/finite.md): 1,000 random
+# instances against the ray LP, and the scale runs behind the targets.
+test-finite-long: $(HIGHS_PC)
+	$(GO) test -count=1 -run 'TestColGenAgainstRayLP' ./mip -args -colgen.instances=1000
+
+bench-finite: $(HIGHS_PC)
+	for nk in 5,1 5,2 5,3 6,1 6,2 8,2 12,2; do \
+		$(GO) test -count=1 -run TestColGenScale -v ./mip -args -colgen.scale=$$nk,60 | grep -E 'median|FAIL'; done
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -2,10 +2,12 @@ package mip
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 var colgenInstances = flag.Int("colgen.instances", 200, "random instances in TestColGenAgainstRayLP (the long check: 1000)")
@@ -96,5 +98,133 @@ func checkCertificate(t *testing.T, m Finite, g *Global, r ColGenResult, opt flo
 		if rc := c.ReducedCost(m, v); rc > c.MaxReducedCost+1e-8 {
 			t.Fatalf("D=%g: ray %v has reduced cost %v > the certified maximum %v (%s)", c.D, v, rc, c.MaxReducedCost, c.Proof)
 		}
+	}
+}
+
+// TestColGenBruteForce: on n = 2 and n = 3 models no privatizer of a grid
+// (every row on a 1/20 grid of the simplex, m = 3 outputs for n = 2 and
+// m = 2 for n = 3) that meets D beats column generation's certified upper
+// bound, and the grid's best comes within the grid's resolution of the
+// proven optimum for n = 2.
+func TestColGenBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 2))
+	const steps = 20
+	for i := 0; i < 12; i++ {
+		n := 2 + i%2
+		m := randomSmall(rng, n, 1+rng.IntN(2))
+		d := m.DMin() + rng.Float64()*(m.DMax()-m.DMin())
+		r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver()})
+		if err != nil || !r.Proven {
+			t.Fatalf("instance %d: proven %v, %v", i, r.Proven, err)
+		}
+		outs := 5 - n // 3 outputs for n = 2, 2 for n = 3
+		var rows [][]float64
+		gridSimplex(outs, steps, nil, &rows)
+		best := math.Inf(-1)
+		idx := make([]int, n)
+		p := make(Mechanism, n)
+		for {
+			for x := range p {
+				p[x] = rows[idx[x]]
+			}
+			if m.ReconLoss(p) <= d+1e-12 {
+				if v := minOf(m.AdvLosses(p)); v > best {
+					best = v
+				}
+			}
+			x := 0
+			for x < n && idx[x] == len(rows)-1 {
+				idx[x] = 0
+				x++
+			}
+			if x == n {
+				break
+			}
+			idx[x]++
+		}
+		if best > r.Upper+1e-9 {
+			t.Fatalf("instance %d (n=%d D=%g): a grid privatizer reaches %v > certified upper %v", i, n, d, best, r.Upper)
+		}
+		if n == 2 && best < r.Gamma-0.1 {
+			t.Errorf("instance %d (n=2 D=%g): grid best %v far below the optimum %v", i, d, best, r.Gamma)
+		}
+	}
+}
+
+// gridSimplex appends every point of the simplex in R^k with coordinates
+// in multiples of 1/steps.
+func gridSimplex(k, steps int, prefix []int, out *[][]float64) {
+	used := 0
+	for _, v := range prefix {
+		used += v
+	}
+	if len(prefix) == k-1 {
+		row := make([]float64, k)
+		for j, v := range prefix {
+			row[j] = float64(v) / float64(steps)
+		}
+		row[k-1] = float64(steps-used) / float64(steps)
+		*out = append(*out, row)
+		return
+	}
+	for v := 0; v <= steps-used; v++ {
+		gridSimplex(k, steps, append(prefix, v), out)
+	}
+}
+
+// TestColGenHeuristicOnlyBracket: without exact pricing the bracket still
+// holds (its upper bound from the relaxation or saturation is ≥ the ray
+// LP's optimum) and the privatizer is valid.
+func TestColGenHeuristicOnlyBracket(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	for i := 0; i < 30; i++ {
+		m, d := colgenInstance(rng)
+		g := mustGlobal(t, m)
+		want, err := g.Solve(d, DefaultSolver())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver(), NoExactPricing: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFiniteOptimum(t, m, r.FiniteOptimum, "heuristic column generation")
+		if r.Gamma > want.Gamma+1e-9 || r.Upper < want.Gamma-1e-9 {
+			t.Fatalf("instance %d: bracket [%v, %v] misses the optimum %v", i, r.Gamma, r.Upper, want.Gamma)
+		}
+		checkCertificate(t, m, g, r, want.Gamma)
+	}
+}
+
+// TestColGenTimeLimit: a time limit that ends the search still returns a
+// valid privatizer and a bracket that contains the optimum, and a
+// cancelled context is ErrInterrupted.
+func TestColGenTimeLimit(t *testing.T) {
+	m, err := RandomFinite(rand.New(rand.NewPCG(3, 3)), 9, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := 0.3 * m.DMax()
+	r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver(), TimeLimit: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiniteOptimum(t, m, r.FiniteOptimum, "time-limited column generation")
+	if r.Upper < r.Gamma-1e-9 || r.Upper > minOf(m.AdvSaturation())+1e-12 || len(r.Iterations) == 0 {
+		t.Errorf("bracket [%v, %v], saturation %v, %d iterations", r.Gamma, r.Upper, m.AdvSaturation(), len(r.Iterations))
+	}
+	for j, it := range r.Iterations[1:] {
+		if it.Upper > r.Iterations[j].Upper || it.Lower < r.Iterations[j].Lower-1e-12 {
+			t.Errorf("iteration %d: bracket [%v, %v] after [%v, %v]: the upper bound is the best so far and the master only gains columns",
+				it.Iteration, it.Lower, it.Upper, r.Iterations[j].Lower, r.Iterations[j].Upper)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.SolveColGen(ctx, d, ColGenOptions{Solver: DefaultSolver()}); !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+	if _, err := m.SolveColGen(context.Background(), -1, ColGenOptions{}); !errors.Is(err, ErrInfeasible) {
+		t.Errorf("D = −1: err = %v", err)
 	}
 }

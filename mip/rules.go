@@ -17,7 +17,7 @@ type realizer struct {
 	q     [][]float64 // q[y][x]
 	acts  [][]int     // acts[y][j]: the estimate of rr.k[y][j]
 	dist  []float64   // all-pairs shortest paths, n × n, row-major
-	stack [][]float64 // saved dist matrices
+	stack []float64   // saved dist matrices, one after another
 }
 
 func newRealizer(prior []float64, o Observer, rr risk) *realizer {
@@ -46,13 +46,16 @@ func (r *realizer) reset() {
 	r.stack = r.stack[:0]
 }
 
+// save pushes the current state (reusing the stack's memory) and returns
+// the mark restore takes.
 func (r *realizer) save() int {
-	r.stack = append(r.stack, append([]float64(nil), r.dist...))
-	return len(r.stack) - 1
+	mark := len(r.stack)
+	r.stack = append(r.stack, r.dist...)
+	return mark
 }
 
 func (r *realizer) restore(mark int) {
-	copy(r.dist, r.stack[mark])
+	copy(r.dist, r.stack[mark:])
 	r.stack = r.stack[:mark]
 }
 
