@@ -224,7 +224,15 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	normalize(u)
 	cg.add(u)
 	mod := cg.pricingModel()
-	lp, err := highsx.NewLP(mod, o.Solver)
+	// Pricing re-solves one LP with new costs thousands of times: the
+	// previous basis stays primal feasible, so primal simplex from it
+	// without presolve (which would discard it) is the fast path.
+	so := o.Solver
+	so.Extra = map[string]any{"presolve": "off", "simplex_strategy": 4}
+	for k, v := range o.Solver.Extra {
+		so.Extra[k] = v
+	}
+	lp, err := highsx.NewLP(mod, so)
 	if err != nil {
 		return nil, err
 	}
