@@ -10,7 +10,10 @@ import (
 	"time"
 )
 
-var colgenScale = flag.String("colgen.scale", "", "run TestColGenScale on n,K (e.g. 6,2) and print per-instance figures")
+var (
+	colgenScale    = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
+	colgenRegion   = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
+)
 
 // TestColGenScale prints the median time to the proven optimum (or the
 // bracket at the time limit) over 10 RandomFinite instances at 30% and 60%
@@ -31,7 +34,7 @@ func TestColGenScale(t *testing.T) {
 			m, _ := RandomFinite(rand.New(rand.NewPCG(uint64(n*100+k), uint64(i))), n, k)
 			d := frac * m.DMax()
 			start := time.Now()
-			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{TimeLimit: limit, Solver: DefaultSolver()})
+			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{TimeLimit: limit, Solver: DefaultSolver(), RegionRows: *colgenRegion})
 			el := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
@@ -40,8 +43,8 @@ func TestColGenScale(t *testing.T) {
 				proven++
 			}
 			times = append(times, el.Seconds())
-			t.Logf("n=%d K=%d D=%.2f·Dmax i=%d: %.3fs lower %.9f upper %.9f gap %.3g%% iters %d cols %d leaves %d %s",
-				n, k, frac, i, el.Seconds(), r.Gamma, r.Upper, 100*r.Gap(), len(r.Iterations), r.Columns, r.Rules, r.Status)
+			t.Logf("n=%d K=%d D=%.2f·Dmax i=%d: %.3fs lower %.9f upper %.9f gap %.3g%% iters %d cols %d leaves %d LPs %d %s",
+				n, k, frac, i, el.Seconds(), r.Gamma, r.Upper, 100*r.Gap(), len(r.Iterations), r.Columns, r.Rules, r.LPs, r.Status)
 		}
 		slices.Sort(times)
 		t.Logf("n=%d K=%d D=%.1f·Dmax: proven %d/10, median %.3fs, max %.3fs", n, k, frac, proven, (times[4]+times[5])/2, times[9])

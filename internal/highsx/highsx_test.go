@@ -209,3 +209,59 @@ func TestLPSetCosts(t *testing.T) {
 		}
 	}
 }
+
+// TestLPRows: rows added to a persistent LP change its optimum like a
+// fresh model with those rows, and truncating restores the original.
+func TestLPRows(t *testing.T) {
+	lp, err := NewLP(lp2(), Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp.NumRows() != 2 {
+		t.Fatalf("%d rows", lp.NumRows())
+	}
+	// x ≤ y cuts the optimum (8/5, 6/5) off: the best is then x = y = 4/3.
+	if err := lp.AddRows([]Row{{Lower: math.Inf(-1), Upper: 0, Index: []int{0, 1}, Value: []float64{1, -1}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lp.Solve(context.Background())
+	if err != nil || !scalar.EqualWithinAbs(res.Objective, 8.0/3, 1e-9) {
+		t.Errorf("with x ≤ y: %v, %v; want 8/3", res.Objective, err)
+	}
+	if err := lp.TruncateRows(2); err != nil {
+		t.Fatal(err)
+	}
+	res, err = lp.Solve(context.Background())
+	if err != nil || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-9) || lp.NumRows() != 2 {
+		t.Errorf("truncated: %v, %v, %d rows; want 14/5", res.Objective, err, lp.NumRows())
+	}
+}
+
+// BenchmarkLPResolve is the fixed cost of one persistent-LP re-solve after
+// a cost change (a two-variable LP: all overhead).
+func BenchmarkLPResolve(b *testing.B) {
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ctx := range []struct {
+		name string
+		ctx  context.Context
+	}{{"background", context.Background()}, {"cancellable", cancellable}} {
+		b.Run(ctx.name, func(b *testing.B) {
+			lp, err := NewLP(lp2(), Defaults())
+			if err != nil {
+				b.Fatal(err)
+			}
+			costs := [][]float64{{1, 1}, {1, 2}}
+			i := 0
+			for b.Loop() {
+				i++
+				if err := lp.SetCosts(costs[i%2]); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := lp.Solve(ctx.ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

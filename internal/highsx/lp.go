@@ -51,3 +51,59 @@ func (lp *LP) SetCosts(c []float64) error {
 func (lp *LP) Solve(ctx context.Context) (Result, error) {
 	return runContext(ctx, lp.raw, lp.isMIP)
 }
+
+// Row is the sparse row Lower ≤ Σ_j Value[j]·x[Index[j]] ≤ Upper.
+type Row struct {
+	Lower, Upper float64
+	Index        []int
+	Value        []float64
+}
+
+// NumRows is the model's current number of rows.
+func (lp *LP) NumRows() int {
+	defer runtime.KeepAlive(lp.raw)
+	return int(C.Highs_getNumRow(handle(lp.raw)))
+}
+
+// AddRows appends rows to the model.
+func (lp *LP) AddRows(rows []Row) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(rows) == 0 {
+		return nil
+	}
+	lo := make([]C.double, len(rows))
+	hi := make([]C.double, len(rows))
+	starts := make([]C.HighsInt, len(rows))
+	var index []C.HighsInt
+	var value []C.double
+	for r, row := range rows {
+		lo[r], hi[r] = C.double(row.Lower), C.double(row.Upper)
+		starts[r] = C.HighsInt(len(index))
+		for j, i := range row.Index {
+			index = append(index, C.HighsInt(i))
+			value = append(value, C.double(row.Value[j]))
+		}
+	}
+	var pi *C.HighsInt
+	var pv *C.double
+	if len(index) > 0 {
+		pi, pv = &index[0], &value[0]
+	}
+	if C.Highs_addRows(handle(lp.raw), C.HighsInt(len(rows)), &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], pi, pv) == C.kHighsStatusError {
+		return fmt.Errorf("highs: add %d rows: failed", len(rows))
+	}
+	return nil
+}
+
+// TruncateRows deletes every row from index first on.
+func (lp *LP) TruncateRows(first int) error {
+	defer runtime.KeepAlive(lp.raw)
+	n := lp.NumRows()
+	if first >= n {
+		return nil
+	}
+	if C.Highs_deleteRowsByRange(handle(lp.raw), C.HighsInt(first), C.HighsInt(n-1)) == C.kHighsStatusError {
+		return fmt.Errorf("highs: delete rows %d..%d: failed", first, n-1)
+	}
+	return nil
+}
