@@ -11,8 +11,8 @@ import (
 )
 
 var (
-	colgenScale    = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
-	colgenRegion   = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
+	colgenScale  = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
+	colgenRegion = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
 )
 
 // TestColGenScale prints the median time to the proven optimum (or the
