@@ -61,6 +61,9 @@ type ColGenOptions struct {
 	// re-solve loses its warm start and takes about 2.3× longer, so off by
 	// default.
 	RegionRows bool
+	// Columns are extra starting columns (each ≥ 0, not all 0; normalized
+	// here), e.g. the final columns of a neighbouring threshold of a sweep.
+	Columns [][]float64
 	// Seed seeds the heuristic pricing's random starts.
 	Seed uint64
 	// Solver are the HiGHS options of every LP.
@@ -126,6 +129,9 @@ type ColGenResult struct {
 	Columns int   // columns in the final master
 	Rules   int64 // decision rules (leaves) the exact pricing solved
 	LPs     int64 // pricing LPs solved (heuristic and exact)
+	// Pool is every column of the final master (on the simplex): good
+	// starting columns for a neighbouring threshold.
+	Pool [][]float64
 }
 
 // Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12).
@@ -230,6 +236,24 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	u := ones(n)
 	normalize(u)
 	cg.add(u)
+	for _, c := range o.Columns {
+		if len(c) != n {
+			return nil, fmt.Errorf("starting column of length %d: want n = %d", len(c), n)
+		}
+		c = slices.Clone(c)
+		var s float64
+		for x, v := range c {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("starting column %v: entry %d = %v must be a finite number ≥ 0", c, x, v)
+			}
+			s += v
+		}
+		if s == 0 {
+			return nil, fmt.Errorf("starting column %v is zero", c)
+		}
+		normalize(c)
+		cg.add(c)
+	}
 	mod := cg.pricingModel()
 	// Pricing re-solves one LP with new costs thousands of times: the
 	// previous basis stays primal feasible, so primal simplex from it
@@ -698,6 +722,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		res.Columns = len(cg.cols)
 		res.Rules = cg.rules
 		res.LPs = cg.lps
+		res.Pool = cg.cols
 		res.SolveTime = time.Since(start)
 		res.Proven = res.Upper-lower <= cg.o.GapTol*math.Max(1, math.Abs(res.Upper))
 		res.Certificate = &best

@@ -131,9 +131,14 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			solve = func(i int, d float64) (FiniteOptimum, error) { return g.point(ctx, d, o.Solver) }
 		} else {
 			sol.Method = "column generation"
+			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				co := ColGenOptions{TimeLimit: share(i), Seed: o.Seed, Solver: o.Solver}
-				return m.colGenPoint(ctx, d, co)
+				co := ColGenOptions{TimeLimit: share(i), Seed: o.Seed, Solver: o.Solver, Columns: pool}
+				p, next, err := m.colGenPoint(ctx, d, co)
+				if next != nil {
+					pool = next
+				}
+				return p, err
 			}
 		}
 	}
@@ -187,24 +192,25 @@ func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (Finite
 	return p, nil
 }
 
-// colGenPoint runs column generation at d as a SolveFinite point.
-func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (FiniteOptimum, error) {
+// colGenPoint runs column generation at d as a SolveFinite point; it also
+// returns the final master's columns.
+func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (FiniteOptimum, [][]float64, error) {
 	if d < m.DMin()-1e-12 {
-		return noPoint(d, "column generation", StatusInfeasible, 0), nil
+		return noPoint(d, "column generation", StatusInfeasible, 0), nil, nil
 	}
 	start := time.Now()
 	r, err := m.SolveColGen(ctx, d, co)
 	switch {
 	case errors.Is(err, ErrInterrupted):
-		return FiniteOptimum{}, err
+		return FiniteOptimum{}, nil, err
 	case errors.Is(err, highsx.ErrTimeLimit) && r.Mechanism == nil:
 		p := noPoint(d, "column generation", StatusNoSolution, time.Since(start))
 		p.Upper = r.Upper
-		return p, nil
+		return p, r.Pool, nil
 	case err != nil:
-		return FiniteOptimum{}, err
+		return FiniteOptimum{}, nil, err
 	}
-	return r.FiniteOptimum, nil
+	return r.FiniteOptimum, r.Pool, nil
 }
 
 // fixedPoint solves the fixed-alphabet MIP at d as a SolveFinite point: at
