@@ -242,3 +242,25 @@ func ExampleFinite_SolveColGen() {
 	fmt.Printf("%s: γ* = %.4f ≤ %.4f (certificate: %s)\n", r.Status, r.Gamma, r.Upper, r.Certificate.Proof)
 	// Output: optimal: γ* = 0.2200 ≤ 0.2200 (certificate: decision rules)
 }
+
+// TestSolveFiniteInterrupted: a cancelled context stops every path of
+// SolveFinite (ray enumeration, column generation, fixed MIP) with
+// ErrInterrupted.
+func TestSolveFiniteInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := PaperBinary().Finite()
+	for _, o := range []FiniteSolveOptions{{Method: MethodRays}, {Method: MethodColGen}, {Alphabet: 2}} {
+		o.Solver = DefaultSolver()
+		if _, err := m.SolveFinite(ctx, []float64{0.1}, o); !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {
+			t.Errorf("%+v: err = %v, want ErrInterrupted", o, err)
+		}
+	}
+	big, err := RandomFinite(rand.New(rand.NewPCG(4, 4)), 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := big.PrepareGlobal(GlobalOptions{Context: ctx}); !errors.Is(err, context.Canceled) {
+		t.Errorf("enumeration: err = %v, want context.Canceled", err)
+	}
+}

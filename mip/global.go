@@ -27,6 +27,9 @@ type GlobalOptions struct {
 	// MaxSubsets bounds the number of (|S|−1)-subsets of hyperplanes the
 	// enumeration may try, summed over supports S; 0 means DefaultMaxSubsets.
 	MaxSubsets int64
+	// Context, when set, stops the enumeration (checked every 4,096 linear
+	// systems) with an error wrapping its Err().
+	Context context.Context
 }
 
 // Global is the global optimum's LP, prepared once for a model and solved
@@ -205,7 +208,15 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			}
 		}
 	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var tried int64
 	for _, s := range sups {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("ray enumeration: %w", err)
+		}
 		k := len(s.idx)
 		if k == 1 {
 			v := make([]float64, n)
@@ -217,7 +228,14 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 		for i := range a {
 			a[i] = make([]float64, k+1)
 		}
+		stopped := false
 		combinations(len(s.hs), k-1, func(sel []int) {
+			if tried++; tried%4096 == 0 && ctx.Err() != nil {
+				stopped = true
+			}
+			if stopped {
+				return
+			}
 			for i, h := range sel {
 				copy(a[i], s.hs[h])
 				a[i][k] = 0
@@ -240,6 +258,9 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			normalize(v)
 			tryRay(v)
 		})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("ray enumeration: %w", err)
 	}
 	g.recon = make([]float64, len(g.rays))
 	g.adv = make([][]float64, m.K())

@@ -122,7 +122,10 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 		sol.Method = "fixed MIP"
 		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, share(i)) }
 	default:
-		g, err := m.rayLP(o)
+		g, err := m.rayLP(ctx, o)
+		if ctx.Err() != nil {
+			return sol, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+		}
 		if err != nil {
 			return sol, err
 		}
@@ -154,11 +157,11 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 
 // rayLP prepares the ray LP when o's method allows it and the enumeration
 // is small; nil (no error) means column generation.
-func (m Finite) rayLP(o FiniteSolveOptions) (*Global, error) {
+func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error) {
 	if o.Method == MethodColGen || (o.Method == MethodAuto && m.N() > AutoRayMaxN) {
 		return nil, nil
 	}
-	g, err := m.PrepareGlobal(GlobalOptions{MaxSubsets: o.MaxSubsets})
+	g, err := m.PrepareGlobal(GlobalOptions{MaxSubsets: o.MaxSubsets, Context: ctx})
 	if errors.Is(err, ErrTooLarge) && o.Method == MethodAuto {
 		return nil, nil
 	}
