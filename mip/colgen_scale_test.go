@@ -12,7 +12,8 @@ import (
 
 var (
 	colgenScale  = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
-	colgenRegion = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
+	colgenRegion  = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
+	colgenSquared = flag.Bool("colgen.squared", false, "TestColGenScale with the squared-label loss for the reconstructor")
 )
 
 // TestColGenScale prints the median time to the proven optimum (or the
@@ -32,7 +33,10 @@ func TestColGenScale(t *testing.T) {
 		proven := 0
 		for i := range 10 {
 			m, _ := RandomFinite(rand.New(rand.NewPCG(uint64(n*100+k), uint64(i))), n, k)
-			d := frac * m.DMax()
+			if *colgenSquared {
+				m.Recon.Loss = squaredLabel(n)
+			}
+			d := m.DMin() + frac*(m.DMax()-m.DMin())
 			start := time.Now()
 			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{TimeLimit: limit, Solver: DefaultSolver(), RegionRows: *colgenRegion})
 			el := time.Since(start)

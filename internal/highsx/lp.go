@@ -47,9 +47,20 @@ func (lp *LP) SetCosts(c []float64) error {
 	return nil
 }
 
-// Solve solves the current model like SolveContext.
+// Solve solves the current model like SolveContext. When a warm-started
+// run ends in StatusUnknown or StatusError (HiGHS gave up on the basis it
+// inherited, which happens now and then after rows change), the solver
+// state is cleared and the model solved once more from scratch.
 func (lp *LP) Solve(ctx context.Context) (Result, error) {
-	return runContext(ctx, lp.raw, lp.isMIP)
+	defer runtime.KeepAlive(lp.raw)
+	res, err := runContext(ctx, lp.raw, lp.isMIP)
+	if err != nil && (res.ModelStatus == StatusUnknown || res.ModelStatus == StatusError) && ctx.Err() == nil {
+		if C.Highs_clearSolver(handle(lp.raw)) == C.kHighsStatusError {
+			return res, err
+		}
+		res, err = runContext(ctx, lp.raw, lp.isMIP)
+	}
+	return res, err
 }
 
 // Row is the sparse row Lower ≤ Σ_j Value[j]·x[Index[j]] ≤ Upper.
