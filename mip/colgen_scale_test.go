@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	colgenScale  = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
+	colgenScale   = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
 	colgenRegion  = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
 	colgenSquared = flag.Bool("colgen.squared", false, "TestColGenScale with the squared-label loss for the reconstructor")
 )
