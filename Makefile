@@ -54,7 +54,7 @@ test-finite-long: $(HIGHS_PC)
 
 bench-finite: $(HIGHS_PC)
 	for nk in 5,1 5,2 5,3 6,1 6,2 8,2 12,2; do \
-		$(GO) test -count=1 -run TestColGenScale -v ./mip -args -colgen.scale=$$nk,60 | grep -E 'median|FAIL'; done
+		$(GO) test -count=1 -timeout 60m -run TestColGenScale -v ./mip -args -colgen.scale=$$nk,60 | grep -E 'median|FAIL'; done
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

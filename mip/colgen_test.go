@@ -264,3 +264,31 @@ func TestSolveFiniteInterrupted(t *testing.T) {
 		t.Errorf("enumeration: err = %v, want context.Canceled", err)
 	}
 }
+
+// TestColGenGapTarget: with a relative gap target the search may stop
+// early, but the bracket it certifies is within the target and contains
+// the ray LP's optimum.
+func TestColGenGapTarget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 4))
+	for i := 0; i < 40; i++ {
+		m, d := colgenInstance(rng)
+		g := mustGlobal(t, m)
+		want, err := g.Solve(d, DefaultSolver())
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := []float64{0.001, 0.01, 0.1}[i%3]
+		r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver(), GapTol: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFiniteOptimum(t, m, r.FiniteOptimum, "column generation with a gap target")
+		if r.Upper-r.Gamma > target*math.Max(1, math.Abs(r.Upper))+1e-12 || r.Gamma > want.Gamma+1e-9 || r.Upper < want.Gamma-1e-9 {
+			t.Fatalf("instance %d, target %g: bracket [%v, %v], optimum %v", i, target, r.Gamma, r.Upper, want.Gamma)
+		}
+		if r.Proven != (r.Status == StatusOptimal) {
+			t.Fatalf("instance %d: proven %v but status %q", i, r.Proven, r.Status)
+		}
+		checkCertificate(t, m, g, r, want.Gamma)
+	}
+}

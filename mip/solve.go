@@ -50,7 +50,10 @@ type FiniteSolveOptions struct {
 	Alphabet int
 	// TimeLimit bounds the whole run over all thresholds (0: none); each
 	// threshold gets an equal share of what is left.
-	TimeLimit  time.Duration
+	TimeLimit time.Duration
+	// GapTol is column generation's relative gap target (0: 1e-8, proven
+	// optimal; see ColGenOptions.GapTol).
+	GapTol     float64
 	MaxSubsets int64 // ray enumeration budget (0: DefaultMaxSubsets)
 	Seed       uint64
 	Solver     SolverOptions
@@ -136,7 +139,7 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			sol.Method = "column generation"
 			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				co := ColGenOptions{TimeLimit: share(i), Seed: o.Seed, Solver: o.Solver, Columns: pool}
+				co := ColGenOptions{TimeLimit: share(i), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Columns: pool}
 				p, next, err := m.colGenPoint(ctx, d, co)
 				if next != nil {
 					pool = next

@@ -23,6 +23,7 @@ type finiteFlags struct {
 	d                                                   float64
 	mechanisms                                          bool
 	timeLimit                                           time.Duration
+	gap                                                 float64
 	maxSubsets                                          int64
 }
 
@@ -64,6 +65,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
 	fl.DurationVar(&f.timeLimit, "time-limit", 60*time.Second, "time budget of the whole run, shared by the thresholds (0: none)")
+	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
 	return cmd
@@ -134,6 +136,9 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if f.maxSubsets < 1 {
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
 	}
+	if !(f.gap >= mip.ProvenGap && f.gap < 1) {
+		return badInput("--gap %v: must be in [%g, 1)", f.gap, mip.ProvenGap)
+	}
 	if err := m.CheckSize(); err != nil {
 		return badInput("--config %s: %v", f.config, err)
 	}
@@ -156,7 +161,7 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	}
 	so := mip.DefaultSolver()
 	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
-		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, MaxSubsets: f.maxSubsets, Solver: so})
+		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: so})
 	if errors.Is(err, mip.ErrInterrupted) {
 		return exitError{130, err}
 	}

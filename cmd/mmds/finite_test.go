@@ -162,6 +162,8 @@ func TestFiniteBadInput(t *testing.T) {
 		{[]string{"--d", "NaN"}, "--d NaN"},
 		{[]string{"--max-subsets", "0"}, "--max-subsets 0"},
 		{[]string{"--time-limit", "-1s"}, "--time-limit -1s"},
+		{[]string{"--gap", "1"}, "--gap 1: must be in [1e-08, 1)"},
+		{[]string{"--gap", "NaN"}, "--gap NaN"},
 		{[]string{"--format", "xml"}, "--format \"xml\""},
 		{[]string{"--write-model", filepath.Join(dir, "m.txt")}, "must end in .mps or .lp"},
 	} {
