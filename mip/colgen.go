@@ -532,17 +532,19 @@ func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
 	return v, err
 }
 
-// exact maximizes rc over the simplex by best-first branch and bound over
-// the reconstructor's decision rule, one side value per level (the likeliest
+// exact maximizes rc over the simplex by branch and bound over the
+// reconstructor's decision rule, one side value per level (the likeliest
 // side values first, whose terms weigh most). A node fixes δ_y for the
 // first depth side values; its bound is LP_δ with the terms of the others
 // dropped (−ν ρ_y ≤ 0) (and, with RegionRows, c restricted to where the
-// fixed estimates are Bayes-optimal), exact at the leaves. Nodes whose bound is ≤ the
-// incumbent (at least tol) are pruned; for a 0-1 loss, rules no column
-// realizes are never generated (see realizer). It returns an upper bound
-// on max rc — the maximum itself, or tol when nothing exceeds it, once the
-// search completes; the largest open bound when ctx ends it (then with
-// ctx's error) — and the best columns found.
+// fixed estimates are Bayes-optimal), exact at the leaves. Nodes whose
+// bound is ≤ the incumbent (at least tol) are pruned; for a 0-1 loss, rules
+// no column realizes are never generated (see realizer). It first dives
+// (depth-first) and returns as soon as it holds columns with rc > tol;
+// otherwise it searches best-first to the end. It returns an upper bound on
+// max rc — the maximum itself, or tol when nothing exceeds it, once the
+// search completes; the largest open bound when it returns early or ctx
+// ends it (then with ctx's error) — and the best columns found.
 func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, [][]float64, error) {
 	ny := len(cg.rr.k)
 	order := make([]int, ny) // side values, likeliest first
@@ -586,14 +588,34 @@ func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, []
 	if err != nil {
 		return math.Inf(1), nil, err
 	}
-	h := &nodeHeap{{bound: root}}
+	// Dive first (depth-first, best child first) within a budget of LPs:
+	// columns with positive reduced cost are what the master needs, and any
+	// one will do, so a dive that reaches one returns at once, with the
+	// open nodes' largest bound as the bound. Then best-first, which
+	// proves the maximum with the tightest anytime bound.
+	h := &nodeHeap{nodes: []node{{bound: root}}, dive: true}
+	budget := cg.lps + int64(20*ny*maxEstimates(cg.rr))
+	open := func(nd node) float64 { return math.Max(best, math.Max(nd.bound, h.maxBound())) }
 	for h.Len() > 0 {
 		nd := heapPop(h)
 		if nd.bound <= best {
+			if h.dive {
+				continue // the others may still exceed best
+			}
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return math.Max(best, nd.bound), cols, err
+			return open(nd), cols, err
+		}
+		if h.dive && (len(cols) > 0 || cg.lps > budget) {
+			if len(cols) > 0 {
+				slices.Reverse(cols)
+				return open(nd), cols, nil
+			}
+			h.dive = false
+			heap.Init(h)
+			heapPush(h, nd)
+			continue
 		}
 		depth := len(nd.prefix)
 		if real != nil {
@@ -603,11 +625,11 @@ func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, []
 			}
 		}
 		if err := cg.price.TruncateRows(base); err != nil {
-			return math.Max(best, nd.bound), cols, err
+			return open(nd), cols, err
 		}
 		for d, a := range nd.prefix {
 			if err := add(d, a); err != nil {
-				return math.Max(best, nd.bound), cols, err
+				return open(nd), cols, err
 			}
 		}
 		mark := cg.price.NumRows()
@@ -624,17 +646,17 @@ func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, []
 			}
 			rule[depth] = a
 			if err := add(depth, a); err != nil {
-				return math.Max(best, nd.bound), cols, err
+				return open(nd), cols, err
 			}
 			v, c, err := cg.solveRule(ctx, du, cost(rule[:depth+1]))
 			if terr := cg.price.TruncateRows(mark); terr != nil {
-				return math.Max(best, nd.bound), cols, terr
+				return open(nd), cols, terr
 			}
 			if errors.Is(err, highsx.ErrInfeasible) {
 				continue // no column makes this partial rule optimal
 			}
 			if err != nil {
-				return math.Max(best, nd.bound), cols, err
+				return open(nd), cols, err
 			}
 			if v <= best {
 				continue
@@ -687,24 +709,51 @@ func (cg *colGen) regionRows(y, a int) []highsx.Row {
 	return rows
 }
 
+// maxEstimates is the most candidate estimates of any side value.
+func maxEstimates(r risk) int {
+	m := 1
+	for _, ks := range r.k {
+		m = max(m, len(ks))
+	}
+	return m
+}
+
 // node is a partial decision rule and its bound.
 type node struct {
 	prefix []int
 	bound  float64
 }
 
-// nodeHeap is a max-heap of nodes by bound.
-type nodeHeap []node
+// nodeHeap orders open nodes: deepest first while diving (then by bound),
+// else by bound alone (best-first).
+type nodeHeap struct {
+	nodes []node
+	dive  bool
+}
 
-func (h nodeHeap) Len() int           { return len(h) }
-func (h nodeHeap) Less(i, j int) bool { return h[i].bound > h[j].bound }
-func (h nodeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *nodeHeap) Push(x any)        { *h = append(*h, x.(node)) }
+func (h *nodeHeap) Len() int { return len(h.nodes) }
+func (h *nodeHeap) Less(i, j int) bool {
+	a, b := h.nodes[i], h.nodes[j]
+	if h.dive && len(a.prefix) != len(b.prefix) {
+		return len(a.prefix) > len(b.prefix)
+	}
+	return a.bound > b.bound
+}
+func (h *nodeHeap) Swap(i, j int) { h.nodes[i], h.nodes[j] = h.nodes[j], h.nodes[i] }
+func (h *nodeHeap) Push(x any)   { h.nodes = append(h.nodes, x.(node)) }
 func (h *nodeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	x := h.nodes[len(h.nodes)-1]
+	h.nodes = h.nodes[:len(h.nodes)-1]
 	return x
+}
+
+// maxBound is the largest bound of an open node (−∞ when none).
+func (h *nodeHeap) maxBound() float64 {
+	m := math.Inf(-1)
+	for _, nd := range h.nodes {
+		m = math.Max(m, nd.bound)
+	}
+	return m
 }
 
 func heapPush(h *nodeHeap, nd node) { heap.Push(h, nd) }
