@@ -740,7 +740,7 @@ func (h *nodeHeap) Less(i, j int) bool {
 	return a.bound > b.bound
 }
 func (h *nodeHeap) Swap(i, j int) { h.nodes[i], h.nodes[j] = h.nodes[j], h.nodes[i] }
-func (h *nodeHeap) Push(x any)   { h.nodes = append(h.nodes, x.(node)) }
+func (h *nodeHeap) Push(x any)    { h.nodes = append(h.nodes, x.(node)) }
 func (h *nodeHeap) Pop() any {
 	x := h.nodes[len(h.nodes)-1]
 	h.nodes = h.nodes[:len(h.nodes)-1]
