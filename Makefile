@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm bench fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm test-finite-long bench-finite bench fmt vet check highs reproduce clean
 
 all: build
 
@@ -56,6 +56,15 @@ test: $(HIGHS_PC)
 # results against a one-machine run. Minutes; not part of make test.
 test-slurm: $(HIGHS_PC)
 	$(GO) test -count=1 -tags slurm -run TestSlurmEndToEnd -v -timeout 30m ./cmd/mmds
+
+# The long checks of column generation (docs/finite.md): 1,000 random
+# instances against the ray LP, and the scale runs behind the targets.
+test-finite-long: $(HIGHS_PC)
+	$(GO) test -count=1 -run 'TestColGenAgainstRayLP' ./mip -args -colgen.instances=1000
+
+bench-finite: $(HIGHS_PC)
+	for nk in 5,1 5,2 5,3 6,1 6,2 8,2 12,2; do \
+		$(GO) test -count=1 -timeout 60m -run TestColGenScale -v ./mip -args -colgen.scale=$$nk,60 | grep -E 'median|FAIL'; done
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

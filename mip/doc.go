@@ -45,6 +45,16 @@
 // (Σ_j λ_j v_j = 1) is exact, and a basic solution uses at most n + K + 1
 // outputs. GlobalOrFallback falls back on fixed-alphabet MIPs when the
 // enumeration is too large. RandomFinite draws the benchmark family.
+//
+// SolveColGen finds the same optimum by column generation: a master LP over
+// the columns found so far (lower bound), and the Lagrangian bound
+// Σπ + νD + n·max_c rc(c) with rc(c) = Σ_i μ_i ρ_i(c) − ν ρ_R(c) − ⟨π, c⟩
+// (upper bound, valid for any μ ≥ 0 with Σμ = 1 and ν ≥ 0). The maximum of
+// rc is the best of one LP per reconstructor decision rule, searched by
+// branch and bound over realizable rules; a Certificate stores the
+// multipliers and the proven maximum. SolveFinite is the one solve path of
+// mmds finite: the ray LP while it is small, column generation beyond, a
+// status per threshold.
 package mip
 
 // HiGHSVersion is the version of the HiGHS library mmds links (from the

@@ -2,6 +2,7 @@ package mip
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -296,27 +297,13 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 		return FiniteOptimum{}, err
 	}
 	res, err := highsx.Solve(mod, o)
-	if err != nil && res.Status == "Infeasible" {
+	if errors.Is(err, highsx.ErrInfeasible) {
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
 	}
 	if err != nil {
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
-	n, mo := m.N(), fo.Outputs
-	p := make(Mechanism, n)
-	for x := range p {
-		p[x] = make([]float64, mo)
-		for f := range p[x] {
-			p[x][f] = clamp01(res.X[x*mo+f])
-		}
-		normalize(p[x])
-	}
-	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
-		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
-	}
-	opt.fill(m)
-	return opt, nil
+	return m.fixedOptimum(d, fo.Outputs, res), nil
 }
 
 // SweepFixed solves the fixed-alphabet MIP at every threshold in ds.

@@ -27,6 +27,9 @@ type GlobalOptions struct {
 	// MaxSubsets bounds the number of (|S|−1)-subsets of hyperplanes the
 	// enumeration may try, summed over supports S; 0 means DefaultMaxSubsets.
 	MaxSubsets int64
+	// Context, when set, stops the enumeration (checked every 4,096 linear
+	// systems) with an error wrapping its Err().
+	Context context.Context
 }
 
 // Global is the global optimum's LP, prepared once for a model and solved
@@ -205,7 +208,15 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			}
 		}
 	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var tried int64
 	for _, s := range sups {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("ray enumeration: %w", err)
+		}
 		k := len(s.idx)
 		if k == 1 {
 			v := make([]float64, n)
@@ -217,7 +228,14 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 		for i := range a {
 			a[i] = make([]float64, k+1)
 		}
+		stopped := false
 		combinations(len(s.hs), k-1, func(sel []int) {
+			if tried++; tried%4096 == 0 && ctx.Err() != nil {
+				stopped = true
+			}
+			if stopped {
+				return
+			}
 			for i, h := range sel {
 				copy(a[i], s.hs[h])
 				a[i][k] = 0
@@ -240,6 +258,9 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			normalize(v)
 			tryRay(v)
 		})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("ray enumeration: %w", err)
 	}
 	g.recon = make([]float64, len(g.rays))
 	g.adv = make([][]float64, m.K())
@@ -369,6 +390,13 @@ type FiniteOptimum struct {
 	MIPGap     float64
 	Nodes      int64
 	SolveTime  time.Duration
+	// Upper is a proven upper bound on the optimum (SolveFinite and
+	// SolveColGen; NaN when unknown): the bracket is [Gamma, Upper].
+	Upper float64
+	// Certificate proves Upper (column generation only).
+	Certificate *Certificate
+	// Iterations is column generation's bracket per master iteration.
+	Iterations []ColGenIteration
 }
 
 // lpModel is the global LP: columns λ_j (one per ray), then γ.
@@ -436,7 +464,7 @@ func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
 	lam := res.X[:len(g.rays)]
 	p := g.mechanism(lam)
 	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Mechanism: p, Method: "global LP",
+		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "global LP",
 		Status: res.Status, SolveTime: res.Time,
 	}
 	opt.fill(g.model)
@@ -757,14 +785,15 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	return res.Objective, cut, nil
 }
 
-// GlobalOrFallback solves the global problem at every threshold in ds. When
+// GlobalOrFallback solves the global problem at every threshold in ds (see
+// SolveFinite for the solve path that always answers). When
 // the ray enumeration is within o.MaxSubsets it solves the global LP (g is
 // returned). Otherwise it falls back on the fixed-alphabet MIP (convex-hull
 // formulation) for m = 2, 3, …, n + K + 1 and keeps, per D, the best value
 // HiGHS proved optimal: with m = n + K + 1 that is the global optimum (an
 // optimal privatizer never needs more outputs); with a smaller m, because a
 // larger one stopped at a limit in so (set so.TimeLimit), it is labelled
-// LowerBound.
+// LowerBound. An alphabet too small to reach D (infeasible) is skipped.
 func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOptions, so SolverOptions) ([]FiniteOptimum, *Global, error) {
 	g, err := m.PrepareGlobal(o)
 	if err == nil {
@@ -786,6 +815,9 @@ func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOpti
 				return out, nil, err
 			}
 			opt, err := m.SolveFixed(d, FixedOptions{Outputs: mo, Hull: true}, so)
+			if errors.Is(err, highsx.ErrInfeasible) {
+				continue // too few outputs to reach D: try more
+			}
 			if errors.Is(err, highsx.ErrNotOptimal) {
 				break
 			}

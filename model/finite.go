@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/sweep"
@@ -85,20 +86,38 @@ func (FiniteModel) Dataset(*rand.Rand, int) (*learn.Dataset, error) {
 	return nil, fmt.Errorf("%w: Algorithm 1 trains gauss and binary models, not finite ones", ErrUnsupported)
 }
 
-// Optimum implements Model: the global optimum over all privatizers (mip's
-// global LP, or its fallback, which may only bound it).
+// finiteTimeLimit bounds one finite optimum (mip.SolveFinite): the ray LP
+// answers small models in milliseconds; column generation returns its
+// certified bracket when the limit stops it.
+const finiteTimeLimit = 60 * time.Second
+
+// Optimum implements Model: the global optimum over all privatizers
+// (mip.SolveFinite: the ray LP while the enumeration is small, column
+// generation beyond). When it is only bracketed, the losses are those of the
+// best privatizer found, Class says so and UpperBound is the proven bound.
 func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum, error) {
-	opts, _, err := f.M.GlobalOrFallback(ctx, []float64{d}, mip.GlobalOptions{}, o.solver())
+	sol, err := f.M.SolveFinite(ctx, []float64{d}, mip.FiniteSolveOptions{TimeLimit: finiteTimeLimit, Solver: o.solver()})
 	if err != nil {
 		return Optimum{}, err
 	}
-	p := opts[0]
+	p := sol.Points[0]
+	if p.Mechanism == nil {
+		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.Status)
+	}
 	class := "all"
+	var ub *float64
+	if !math.IsNaN(p.Upper) {
+		u := p.Upper
+		ub = &u
+		if u > p.MinAdvLoss*(1+1e-9)+1e-12 {
+			class = "all (bracketed)"
+		}
+	}
 	if p.LowerBound {
 		class = "all (lower bound)"
 	}
 	return Optimum{D: p.D, Losses: loss.New(p.ReconLoss, p.AdvLoss), Class: class, Channel: p.Mechanism,
-		Status: p.Status}, nil
+		UpperBound: ub, Status: p.Status}, nil
 }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -15,31 +17,39 @@ import (
 )
 
 type finiteFlags struct {
-	config, alphabet, sweep, format, writeModel string
-	d                                           float64
-	mechanisms                                  bool
-	timeLimit                                   time.Duration
-	maxSubsets                                  int64
+	config, alphabet, method, sweep, format, writeModel string
+	d                                                   float64
+	mechanisms                                          bool
+	timeLimit                                           time.Duration
+	gap                                                 float64
+	maxSubsets                                          int64
 }
 
 func newFiniteCmd() *cobra.Command {
 	var f finiteFlags
 	cmd := &cobra.Command{
 		Use:   "finite",
-		Short: "Exact optimum of a general finite model: over all privatizers (global LP) or a fixed output alphabet (MIP)",
+		Short: "Exact optimum of a general finite model over all privatizers (ray LP or column generation) or a fixed output alphabet (MIP)",
 		Long: `finite solves a general finite model: X ∈ {0..n−1} with a prior, the
 reconstructor's channel P(Y|X), one channel P(Z_i|X) per adversary, and loss
 matrices (default 0-1). For each D it maximizes the smallest adversarial Bayes
 risk subject to the reconstructor's Bayes risk ≤ D.
 
 --alphabet global (the default) optimizes over every randomized privatizer,
-whatever its output alphabet, by one LP over the extreme rays of the common
-refinement of all observers' decision regions; the optimal mechanism needs at
-most n + K + 1 outputs. --alphabet m restricts F to m outputs and solves a
-mixed-integer program. Without --config it solves the paper's binary model
-(p = 0.54, q_Y = 0.2, q_Z = 0.44).`,
+whatever its output alphabet. --method auto uses the LP over the extreme rays
+of the common refinement of all decision regions while they can be enumerated
+(n ≤ 4 and within --max-subsets), and column generation beyond: a master LP
+over the columns found so far, priced exactly by branch and bound over the
+reconstructor's decision rules. Every point gets a status: "optimal" once
+proven, or "gap X%" with the certified bracket [min_adv_loss, upper_bound]
+when --time-limit (the whole run's budget) ends the search; an infeasible D is
+a row with status "infeasible". --alphabet m restricts F to m outputs and
+solves a mixed-integer program. Without --config it solves the paper's binary
+model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
+130) and prints nothing.`,
 		Example: `  mmds finite --config examples/finite-ternary.json
   mmds finite --config examples/finite-paper-binary.json --d 0.1
+  mmds finite --config model.json --d 0.05 --time-limit 10s --format json
   mmds finite --config examples/finite-ternary.json --alphabet 2 --format json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFinite(cmd, f) },
@@ -47,13 +57,15 @@ mixed-integer program. Without --config it solves the paper's binary model
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "JSON model file (default: the paper's binary model)")
 	fl.StringVar(&f.alphabet, "alphabet", "global", "output alphabet: global (every privatizer) or a size m in [1, 64]")
-	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ D_min")
+	fl.StringVar(&f.method, "method", "auto", "global solver: auto, rays (ray LP) or colgen (column generation)")
+	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's optimal mechanism P(F|X) (always with a single --d)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 0, "HiGHS time limit per MIP solve, e.g. 30s (0: none)")
-	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the global ray enumeration; beyond it the global optimum falls back on fixed-alphabet MIPs")
-	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
+	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
+	fl.DurationVar(&f.timeLimit, "time-limit", 60*time.Second, "time budget of the whole run, shared by the thresholds (0: none)")
+	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
+	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
+	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
 	return cmd
 }
 
@@ -86,12 +98,29 @@ func parseAlphabet(s string) (int, error) {
 	return m, nil
 }
 
+// parseMethod reads --method.
+func parseMethod(s string) (mip.Method, error) {
+	switch s {
+	case "auto":
+		return mip.MethodAuto, nil
+	case "rays":
+		return mip.MethodRays, nil
+	case "colgen":
+		return mip.MethodColGen, nil
+	}
+	return 0, badInput("--method %q: must be auto, rays or colgen", s)
+}
+
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	m, err := loadFinite(f.config)
 	if err != nil {
 		return err
 	}
 	alpha, err := parseAlphabet(f.alphabet)
+	if err != nil {
+		return err
+	}
+	method, err := parseMethod(f.method)
 	if err != nil {
 		return err
 	}
@@ -105,6 +134,12 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if f.maxSubsets < 1 {
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
 	}
+	if !(f.gap >= mip.ProvenGap && f.gap < 1) {
+		return badInput("--gap %v: must be in [%g, 1)", f.gap, mip.ProvenGap)
+	}
+	if err := m.CheckSize(); err != nil {
+		return badInput("--config %s: %v", f.config, err)
+	}
 	def := sweep.Spec{D0: m.DMin(), D1: m.DMax(), N: 11}
 	if def.D1 <= def.D0 {
 		def = sweep.Spec{D0: def.D0, D1: def.D0, N: 1}
@@ -113,41 +148,32 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range ds {
-		if d < m.DMin()-1e-12 {
-			return badInput("D = %g: infeasible, below D_min = %.6g, the smallest reconstructor loss any privatizer achieves (that of F = X)", d, m.DMin())
-		}
-	}
 	var files []string
 	if f.writeModel != "" {
+		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
+			return badInput("--write-model %q: column generation has no single model to write (n = %d > %d); use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
+		}
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 			return err
 		}
 	}
 	so := mip.DefaultSolver()
-	so.TimeLimit = f.timeLimit
-	var (
-		opts []mip.FiniteOptimum
-		g    *mip.Global
-	)
-	if alpha == 0 {
-		opts, g, err = m.GlobalOrFallback(cmd.Context(), ds, mip.GlobalOptions{MaxSubsets: f.maxSubsets}, so)
-	} else {
-		opts, err = m.SweepFixed(cmd.Context(), ds, mip.FixedOptions{Outputs: alpha, Hull: true}, so)
+	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
+		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: so})
+	if errors.Is(err, mip.ErrInterrupted) {
+		return exitError{130, err}
 	}
 	if err != nil {
 		return err
 	}
 	for i, path := range files {
 		d := ds[i]
-		write := func(tmp string) error {
-			if g != nil {
-				return g.WriteLP(d, tmp)
+		write := func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
+		if alpha == 0 {
+			if sol.Global == nil {
+				return fmt.Errorf("--write-model: the ray enumeration exceeded --max-subsets, so there is no ray LP to write")
 			}
-			return m.WriteFixedModel(d, mip.FixedOptions{Outputs: max(alpha, m.GlobalOutputs()), Hull: true}, tmp)
-		}
-		if alpha > 0 {
-			write = func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
+			write = func(tmp string) error { return sol.Global.WriteLP(d, tmp) }
 		}
 		if err := report.WriteFileAtomic(path, write); err != nil {
 			return err
@@ -155,13 +181,13 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	if format == report.JSON {
-		return report.WriteJSON(w, finiteJSON(m, g, opts))
+		return report.WriteJSON(w, finiteJSON(m, sol))
 	}
-	if err := emit(w, format, finiteGrid(m, g, opts, format), nil); err != nil {
+	if err := emit(w, format, finiteGrid(m, sol, format), nil); err != nil {
 		return err
 	}
-	if format == report.Table && (f.mechanisms || len(opts) == 1) {
-		return printMechanisms(w, opts)
+	if format == report.Table && (f.mechanisms || len(sol.Points) == 1) {
+		return printMechanisms(w, sol.Points)
 	}
 	return nil
 }
@@ -169,11 +195,18 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 // printMechanisms prints one P(F|X) table per point.
 func printMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 	for _, o := range opts {
+		if o.Mechanism == nil {
+			continue
+		}
 		if _, err := fmt.Fprintln(w); err != nil {
 			return err
 		}
 		g := mechanismGrid(o.Mechanism)
-		g.Title = fmt.Sprintf("Optimal mechanism at D = %.6g: P(F = f | X = x), %s", o.D, plural(o.Mechanism.Outputs(), "output"))
+		what := "Optimal mechanism"
+		if o.Status != mip.StatusOptimal && o.Status != "Optimal" {
+			what = "Best mechanism found (" + o.Status + ")"
+		}
+		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, plural(o.Mechanism.Outputs(), "output"))
 		if err := g.RenderTable(w); err != nil {
 			return err
 		}
@@ -197,19 +230,26 @@ func mechanismGrid(p mip.Mechanism) *report.Grid {
 }
 
 func methodLabel(o mip.FiniteOptimum) string {
-	switch {
-	case o.Alphabet == 0:
-		return "global LP"
-	case o.LowerBound:
-		return fmt.Sprintf("MIP m=%d (lower bound)", o.Alphabet)
+	if o.Alphabet > 0 {
+		return fmt.Sprintf("MIP m=%d", o.Alphabet)
 	}
-	return fmt.Sprintf("MIP m=%d", o.Alphabet)
+	return o.Method
 }
 
-func finiteGrid(m mip.Finite, g *mip.Global, opts []mip.FiniteOptimum, f report.Format) *report.Grid {
-	num := func(x float64) string { return report.Fixed(x, 4) }
+func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
+	num := func(x float64) string {
+		if math.IsNaN(x) {
+			return "—"
+		}
+		return report.Fixed(x, 4)
+	}
 	if f == report.CSV {
-		num = func(x float64) string { return report.Float(x, -1) }
+		num = func(x float64) string {
+			if math.IsNaN(x) {
+				return ""
+			}
+			return report.Float(x, -1)
+		}
 	}
 	k := m.K()
 	grid := &report.Grid{
@@ -217,43 +257,47 @@ func finiteGrid(m mip.Finite, g *mip.Global, opts []mip.FiniteOptimum, f report.
 			m.N(), k, m.DMin(), m.DMax(), joinFloats(m.AdvSaturation())),
 	}
 	if f == report.CSV {
-		grid.Header = []string{"D", "gamma", "recon_loss"}
+		grid.Header = []string{"D", "gamma", "upper_bound", "recon_loss"}
 		for i := 1; i <= k; i++ {
 			grid.Header = append(grid.Header, fmt.Sprintf("adv_loss_%d", i))
 		}
-		grid.Header = append(grid.Header, "min_adv_loss", "outputs", "method", "lower_bound", "status", "mip_gap", "nodes", "solve_ms")
+		grid.Header = append(grid.Header, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
 	} else {
-		grid.Header = []string{"D", "γ*", "L_recon"}
+		grid.Header = []string{"D", "γ", "upper", "L_recon"}
 		for i := 1; i <= k; i++ {
 			grid.Header = append(grid.Header, fmt.Sprintf("L_adv,%d", i))
 		}
 		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
 	}
-	for _, o := range opts {
-		row := []string{num(o.D), num(o.Gamma), num(o.ReconLoss)}
-		for _, a := range o.AdvLoss {
+	for _, o := range sol.Points {
+		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.ReconLoss)}
+		for i := 0; i < k; i++ {
+			a := math.NaN()
+			if i < len(o.AdvLoss) {
+				a = o.AdvLoss[i]
+			}
 			row = append(row, num(a))
 		}
 		ms := float64(o.SolveTime.Microseconds()) / 1000
 		if f == report.CSV {
-			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o), strconv.FormatBool(o.LowerBound),
+			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
 				o.Status, report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 		} else {
 			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o), o.Status, report.Fixed(ms, 2))
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
-	if g != nil {
+	if g := sol.Global; g != nil {
 		grid.Notes = append(grid.Notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
 			len(g.Rays()), g.Hyperplanes, g.Subsets, g.EnumTime.Round(time.Microsecond)))
 	}
-	grid.Notes = append(grid.Notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ* is the solver's objective.")
-	for _, o := range opts {
-		if o.LowerBound {
-			grid.Notes = append(grid.Notes, "Lower bound: the ray enumeration exceeded --max-subsets and the MIP with m = n + K + 1 outputs did not finish; the value is the best fixed alphabet HiGHS proved optimal.")
-			break
-		}
+	if sol.Method == "column generation" {
+		grid.Notes = append(grid.Notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
 	}
+	if sol.Method == "fixed MIP" {
+		grid.Notes = append(grid.Notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
+	}
+	grid.Notes = append(grid.Notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
 	return grid
 }
 
@@ -267,6 +311,7 @@ type finiteDoc struct {
 		Config        mip.FiniteConfig `json:"config"`
 	} `json:"model"`
 	Solver solverDoc     `json:"solver"`
+	Method string        `json:"method"`
 	Global *globalDoc    `json:"global,omitempty"`
 	Points []finitePoint `json:"points"`
 }
@@ -278,40 +323,68 @@ type globalDoc struct {
 	EnumMS      float64 `json:"enumeration_ms"`
 }
 
+// finitePoint is one threshold's JSON; numbers are null where the point
+// has no privatizer (status "infeasible" or a time limit before the first).
 type finitePoint struct {
-	D          float64     `json:"D"`
-	Gamma      float64     `json:"gamma"`
-	ReconLoss  float64     `json:"recon_loss"`
-	AdvLoss    []float64   `json:"adv_loss"`
-	MinAdvLoss float64     `json:"min_adv_loss"`
-	Outputs    int         `json:"outputs"`
-	Mechanism  [][]float64 `json:"mechanism"`
-	Method     string      `json:"method"`
-	Alphabet   int         `json:"alphabet"`
-	LowerBound bool        `json:"lower_bound"`
-	Status     string      `json:"status"`
-	MIPGap     float64     `json:"mip_gap"`
-	Nodes      int64       `json:"nodes"`
-	SolveMS    float64     `json:"solve_ms"`
+	D          float64            `json:"D"`
+	Gamma      *float64           `json:"gamma"`
+	UpperBound *float64           `json:"upper_bound"`
+	ReconLoss  *float64           `json:"recon_loss"`
+	AdvLoss    []float64          `json:"adv_loss"`
+	MinAdvLoss *float64           `json:"min_adv_loss"`
+	Outputs    int                `json:"outputs"`
+	Mechanism  [][]float64        `json:"mechanism"`
+	Method     string             `json:"method"`
+	Alphabet   int                `json:"alphabet"`
+	LowerBound bool               `json:"lower_bound"`
+	Status     string             `json:"status"`
+	MIPGap     float64            `json:"mip_gap"`
+	Nodes      int64              `json:"nodes"`
+	SolveMS    float64            `json:"solve_ms"`
+	Cert       *mip.Certificate   `json:"certificate,omitempty"`
+	Iterations []finiteIterationJ `json:"iterations,omitempty"`
 }
 
-func finiteJSON(m mip.Finite, g *mip.Global, opts []mip.FiniteOptimum) finiteDoc {
+type finiteIterationJ struct {
+	Iteration int     `json:"iteration"`
+	Lower     float64 `json:"lower"`
+	Upper     float64 `json:"upper"`
+	Columns   int     `json:"columns"`
+	Pricing   string  `json:"pricing"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// finite returns &x, or nil for NaN (JSON has no NaN).
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 	var doc finiteDoc
 	doc.Model.N, doc.Model.K = m.N(), m.K()
 	doc.Model.DMin, doc.Model.DMax, doc.Model.AdvSaturation = m.DMin(), m.DMax(), m.AdvSaturation()
 	doc.Model.Config = m.Config()
 	doc.Solver = solverDoc{Name: "HiGHS", Version: mip.HiGHSVersion, FeasibilityJump: mip.DefaultSolver().FeasibilityJump}
-	if g != nil {
+	doc.Method = sol.Method
+	if g := sol.Global; g != nil {
 		doc.Global = &globalDoc{Rays: len(g.Rays()), Hyperplanes: g.Hyperplanes, Subsets: g.Subsets, EnumMS: float64(g.EnumTime.Microseconds()) / 1000}
 	}
-	doc.Points = make([]finitePoint, len(opts))
-	for i, o := range opts {
-		doc.Points[i] = finitePoint{
-			D: o.D, Gamma: o.Gamma, ReconLoss: o.ReconLoss, AdvLoss: o.AdvLoss, MinAdvLoss: o.MinAdvLoss,
-			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o), Alphabet: o.Alphabet,
-			LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
-			SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
+	doc.Points = make([]finitePoint, len(sol.Points))
+	for i, o := range sol.Points {
+		p := finitePoint{
+			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), ReconLoss: finite(o.ReconLoss), AdvLoss: o.AdvLoss,
+			MinAdvLoss: finite(o.MinAdvLoss), Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
+			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
+			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
 		}
+		for _, it := range o.Iterations {
+			p.Iterations = append(p.Iterations, finiteIterationJ{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,
+				Columns: it.Columns, Pricing: it.Pricing, ElapsedMS: float64(it.Elapsed.Microseconds()) / 1000})
+		}
+		doc.Points[i] = p
 	}
 	return doc
 }

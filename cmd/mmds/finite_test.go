@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
@@ -24,6 +28,7 @@ type finiteJSONDoc struct {
 		ReconLoss  *float64    `json:"recon_loss"`
 		AdvLoss    []float64   `json:"adv_loss"`
 		MinAdvLoss *float64    `json:"min_adv_loss"`
+		UpperBound *float64    `json:"upper_bound"`
 		Outputs    int         `json:"outputs"`
 		Mechanism  [][]float64 `json:"mechanism"`
 		Method     string      `json:"method"`
@@ -38,9 +43,11 @@ func TestFiniteJSONContract(t *testing.T) {
 	for _, tc := range []struct {
 		alphabet string
 		method   string
-	}{{"global", "global LP"}, {"2", "MIP m=2"}} {
+		extra    []string
+	}{{"global", "global LP", nil}, {"global", "column generation", []string{"--method", "colgen"}}, {"2", "MIP m=2", nil}} {
 		cfg := filepath.Join("..", "..", "examples", "finite-ternary.json")
-		code, out, errs := runCLI(t, "finite", "--config", cfg, "--alphabet", tc.alphabet, "--sweep", "0.1:0.2:3", "--format", "json")
+		args := append([]string{"finite", "--config", cfg, "--alphabet", tc.alphabet, "--sweep", "0.1:0.2:3", "--format", "json"}, tc.extra...)
+		code, out, errs := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -61,8 +68,12 @@ func TestFiniteJSONContract(t *testing.T) {
 			t.Fatalf("model %+v, %d points", doc.Model, len(doc.Points))
 		}
 		for _, p := range doc.Points {
-			if p.D == nil || p.Gamma == nil || p.ReconLoss == nil || p.MinAdvLoss == nil || p.Status != "Optimal" || p.Method != tc.method || p.LowerBound {
+			if p.D == nil || p.Gamma == nil || p.ReconLoss == nil || p.MinAdvLoss == nil || p.UpperBound == nil ||
+				p.Status != "optimal" || p.Method != tc.method || p.LowerBound {
 				t.Fatalf("point lacks a contract field: %+v", p)
+			}
+			if !scalar.EqualWithinAbs(*p.UpperBound, *p.Gamma, 1e-8) {
+				t.Errorf("D=%g: optimal, but upper_bound %g ≠ gamma %g", *p.D, *p.UpperBound, *p.Gamma)
 			}
 			mech := mip.Mechanism(p.Mechanism)
 			if err := m.ValidateMechanism(mech); err != nil || mech.Outputs() != p.Outputs {
@@ -134,7 +145,7 @@ func TestFiniteBadInput(t *testing.T) {
 	rowSum := write("rows.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[0.8, 0.2], [0.3, 0.8]]}, "adversaries": [{"channel": [[1], [1]]}]}`)
 	neg := write("neg.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[1, 0], [0, 1]]}, "adversaries": [{"channel": [[1.1, -0.1], [0, 1]]}]}`)
 	size := write("size.json", `{"prior": [0.2, 0.3, 0.5], "reconstructor": {"channel": [[1], [1]]}, "adversaries": [{"channel": [[1], [1], [1]]}]}`)
-	loss := write("loss.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[1], [1]], "loss": [[0.5, 1], [1, 0.5]]}, "adversaries": [{"channel": [[1], [1]]}]}`)
+	big := write("big.json", bigConfig(t, 64, 20)) // 20·64·64·65 > 5 million pricing nonzeros
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -143,12 +154,16 @@ func TestFiniteBadInput(t *testing.T) {
 		{[]string{"--config", neg}, "adversaries[0].channel row 0, entry 0 = 1.1"},
 		{[]string{"--config", size}, "reconstructor.channel has 2 rows: want one row per value of X (n = 3"},
 		{[]string{"--config", filepath.Join(dir, "nope.json")}, "--config"},
-		{[]string{"--config", loss, "--d", "0.1"}, "D = 0.1: infeasible, below D_min = 0.5"},
+		{[]string{"--method", "simplex"}, "--method \"simplex\": must be auto, rays or colgen"},
+		{[]string{"--config", big}, "model too large: the pricing LP would have"},
+		{[]string{"--method", "colgen", "--write-model", filepath.Join(dir, "m.lp")}, "column generation has no single model"},
 		{[]string{"--alphabet", "0"}, "--alphabet \"0\": must be global or an integer m in [1, 64]"},
 		{[]string{"--alphabet", "many"}, "--alphabet \"many\""},
 		{[]string{"--d", "NaN"}, "--d NaN"},
 		{[]string{"--max-subsets", "0"}, "--max-subsets 0"},
 		{[]string{"--time-limit", "-1s"}, "--time-limit -1s"},
+		{[]string{"--gap", "1"}, "--gap 1: must be in [1e-08, 1)"},
+		{[]string{"--gap", "NaN"}, "--gap NaN"},
 		{[]string{"--format", "xml"}, "--format \"xml\""},
 		{[]string{"--write-model", filepath.Join(dir, "m.txt")}, "must end in .mps or .lp"},
 	} {
@@ -177,9 +192,80 @@ func TestFiniteWriteModel(t *testing.T) {
 	}
 }
 
-func TestFiniteInfeasibleAlphabetIsFailure(t *testing.T) {
-	code, _, errs := runCLI(t, "finite", "--config", filepath.Join("..", "..", "examples", "finite-ternary.json"), "--alphabet", "2", "--d", "0.05")
-	if code != exitFailure || !strings.Contains(errs, "no privatizer with m = 2 outputs") {
-		t.Errorf("exit %d, stderr %q", code, errs)
+// TestFiniteInfeasibleRows: thresholds no privatizer (or no m-output
+// privatizer) meets are rows with status "infeasible" and null numbers; the
+// others are solved.
+func TestFiniteInfeasibleRows(t *testing.T) {
+	dir := t.TempDir()
+	loss := writeTestFile(t, dir, "loss.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[1], [1]], "loss": [[0.5, 1], [1, 0.5]]}, "adversaries": [{"channel": [[1], [1]]}]}`)
+	ternary := filepath.Join("..", "..", "examples", "finite-ternary.json")
+	for _, tc := range []struct {
+		args       []string
+		infeasible []bool
+	}{
+		// D_min = 0.5 for this loss: 0.1 is below it for every method.
+		{[]string{"--config", loss, "--sweep", "0.1:0.6:2"}, []bool{true, false}},
+		{[]string{"--config", loss, "--method", "colgen", "--sweep", "0.1:0.6:2"}, []bool{true, false}},
+		// Two outputs cannot reach D = 0.01 on the ternary model (F would
+		// have to identify X among three values).
+		{[]string{"--config", ternary, "--alphabet", "2", "--sweep", "0.01:0.2:3"}, []bool{true, false, false}},
+	} {
+		code, out, errs := runCLI(t, append([]string{"finite", "--format", "json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		var doc finiteJSONDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Points) != len(tc.infeasible) {
+			t.Fatalf("%v: %d points", tc.args, len(doc.Points))
+		}
+		for i, p := range doc.Points {
+			if tc.infeasible[i] != (p.Status == "infeasible") || tc.infeasible[i] != (p.MinAdvLoss == nil) || (!tc.infeasible[i] && p.Status != "optimal") {
+				t.Errorf("%v: point %d: status %q, min_adv_loss %v", tc.args, i, p.Status, p.MinAdvLoss)
+			}
+		}
+	}
+}
+
+// bigConfig is a random model with n values of X and k adversaries (0-1
+// losses).
+func bigConfig(t testing.TB, n, k int) string {
+	t.Helper()
+	m, err := mip.RandomFinite(rand.New(rand.NewPCG(1, uint64(n))), n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestFiniteInterrupt: a cancelled run (Ctrl-C) exits 130 and prints
+// nothing; a time limit answers with the bracket.
+func TestFiniteInterrupt(t *testing.T) {
+	cfg := writeTestFile(t, t.TempDir(), "n10.json", bigConfig(t, 10, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"finite", "--config", cfg, "--d", "0.05", "--time-limit", "10m"}, &out, &errb)
+	if code != 130 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 130, nothing, \"interrupted\"", code, out.String(), errb.String())
+	}
+	code, js, errs := runCLI(t, "finite", "--config", cfg, "--d", "0.05", "--time-limit", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("time limit: exit %d: %s", code, errs)
+	}
+	var doc finiteJSONDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Points[0]
+	if p.MinAdvLoss == nil || p.UpperBound == nil || *p.UpperBound < *p.MinAdvLoss-1e-9 || p.Method != "column generation" ||
+		(p.Status != "optimal" && !strings.HasPrefix(p.Status, "gap ")) {
+		t.Errorf("time limit: %+v", p)
 	}
 }

@@ -14,6 +14,7 @@
 package highsx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -53,25 +54,38 @@ func Defaults() Options {
 	}
 }
 
-// Result is an optimal solution and the solver's account of it.
+// Result is a solution and the solver's account of it. Solve returns an
+// error for every status but StatusOptimal; the Result then still says what
+// happened and holds a MIP's incumbent when HiGHS has one (HasSolution).
 type Result struct {
-	X         []float64     // column values
-	Objective float64       // objective value, in the model's sense
-	Status    string        // HiGHS model status ("Optimal")
-	MIPGap    float64       // relative MIP gap at the end; 0 for an LP
-	Nodes     int64         // branch-and-bound nodes; 0 for an LP
-	Time      time.Duration // wall time of the HiGHS run alone
-	IsMIP     bool
-	RowDual   []float64 // row duals of an LP (nil when HiGHS has none)
+	X           []float64 // column values (nil without a primal solution)
+	Objective   float64   // objective value, in the model's sense
+	ModelStatus Status    // the outcome
+	HasSolution bool      // X is a feasible point (optimal, or a MIP incumbent)
+	// DualBound is a MIP's proven bound on the optimum (NaN for an LP): with
+	// maximization no feasible point exceeds it, even when a limit stopped
+	// the search.
+	DualBound float64
+	// Status is ModelStatus.String(), kept for reports; compare ModelStatus.
+	Status  string
+	MIPGap  float64       // relative MIP gap at the end; 0 for an LP
+	Nodes   int64         // branch-and-bound nodes; 0 for an LP
+	Time    time.Duration // wall time of the HiGHS run alone
+	IsMIP   bool
+	RowDual []float64 // row duals of an LP (nil when HiGHS has none)
 }
-
-// ErrNotOptimal is wrapped by every error Solve returns for a model that
-// HiGHS did not solve to optimality (infeasible, unbounded, time limit, ...).
-var ErrNotOptimal = errors.New("highs: no optimal solution")
 
 // Solve solves m with the options o. A status other than Optimal is an error
 // wrapping ErrNotOptimal, never a silently returned number.
 func Solve(m *highs.Model, o Options) (Result, error) {
+	return SolveContext(context.Background(), m, o)
+}
+
+// SolveContext is Solve that stops when ctx ends: HiGHS's interrupt callbacks
+// poll a flag the context sets, so a cancelled solve returns within well
+// under a second with StatusInterrupted and an error wrapping ErrInterrupted
+// and ctx.Err().
+func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error) {
 	raw, err := build(m, o)
 	if err != nil {
 		return Result{}, err
@@ -82,48 +96,7 @@ func Solve(m *highs.Model, o Options) (Result, error) {
 			isMIP = true
 		}
 	}
-	return run(raw, isMIP)
-}
-
-// run solves raw and reads its solution.
-func run(raw *highs.RawModel, isMIP bool) (Result, error) {
-	// lanl/highs v1.0.0 frees the HiGHS object in the RawModel's finalizer,
-	// while the solution still points at it: keep raw alive until it is read.
-	defer runtime.KeepAlive(raw)
-	start := time.Now()
-	sol, err := raw.Solve()
-	elapsed := time.Since(start)
-	if err != nil {
-		// Highs_run returns a warning when a limit (time, nodes, ...) stops
-		// it; lanl/highs then returns no solution at all.
-		var cs highs.CallStatus
-		if errors.As(err, &cs) && cs.IsWarning() {
-			return Result{Status: "Warning", Time: elapsed, IsMIP: isMIP},
-				fmt.Errorf("%w: HiGHS stopped with a warning (a limit was reached?): %v", ErrNotOptimal, err)
-		}
-		return Result{}, fmt.Errorf("highs: run: %w", err)
-	}
-	res := Result{Status: sol.Status.String(), Time: elapsed, IsMIP: isMIP}
-	if sol.Status != highs.Optimal {
-		return res, fmt.Errorf("%w: HiGHS status %s", ErrNotOptimal, res.Status)
-	}
-	res.X = append([]float64(nil), sol.ColumnPrimal...)
-	res.RowDual = append([]float64(nil), sol.RowDual...)
-	res.Objective = sol.Objective
-	if isMIP {
-		if res.MIPGap, err = sol.GetFloat64Info("mip_gap"); err != nil {
-			return res, fmt.Errorf("highs: mip_gap: %w", err)
-		}
-		if res.Nodes, err = sol.GetInt64Info("mip_node_count"); err != nil {
-			return res, fmt.Errorf("highs: mip_node_count: %w", err)
-		}
-	}
-	for i, x := range res.X {
-		if math.IsNaN(x) {
-			return res, fmt.Errorf("%w: column %d is NaN", ErrNotOptimal, i)
-		}
-	}
-	return res, nil
+	return runContext(ctx, raw, isMIP)
 }
 
 // WriteModel writes m to path; HiGHS picks the format from the extension
@@ -183,7 +156,7 @@ func dropEmptyRows(m *highs.Model) (*highs.Model, error) {
 		lo, hi := bound(m.RowLower, r, math.Inf(-1)), bound(m.RowUpper, r, math.Inf(1))
 		if !used[r] {
 			if lo > 0 || hi < 0 {
-				return nil, fmt.Errorf("%w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, r, lo, hi)
+				return nil, fmt.Errorf("%w: %w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, ErrInfeasible, r, lo, hi)
 			}
 			continue
 		}
@@ -283,5 +256,5 @@ func SolveFile(path string, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("highs: read %s: %w", path, err)
 		}
 	}
-	return run(raw, false)
+	return runContext(context.Background(), raw, false)
 }

@@ -1,0 +1,120 @@
+package highsx
+
+// #include <interfaces/highs_c_api.h>
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/lanl/highs"
+)
+
+// LP is a model kept inside HiGHS between solves, for sequences of solves
+// that differ only in the column costs: HiGHS restarts the simplex from the
+// previous optimal basis, so each re-solve takes a few iterations. It is not
+// safe for concurrent use.
+type LP struct {
+	raw   *highs.RawModel
+	isMIP bool
+}
+
+// NewLP loads m into HiGHS with the options o.
+func NewLP(m *highs.Model, o Options) (*LP, error) {
+	raw, err := build(m, o)
+	if err != nil {
+		return nil, err
+	}
+	lp := &LP{raw: raw}
+	for _, t := range m.VarTypes {
+		if t != highs.ContinuousType {
+			lp.isMIP = true
+		}
+	}
+	return lp, nil
+}
+
+// SetCosts replaces the costs of columns 0 .. len(c)−1.
+func (lp *LP) SetCosts(c []float64) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(c) == 0 {
+		return nil
+	}
+	if C.Highs_changeColsCostByRange(handle(lp.raw), 0, C.HighsInt(len(c)-1), (*C.double)(&c[0])) == C.kHighsStatusError {
+		return fmt.Errorf("highs: change costs of columns 0..%d: failed", len(c)-1)
+	}
+	return nil
+}
+
+// Solve solves the current model like SolveContext. When a warm-started
+// run ends in StatusUnknown or StatusError (HiGHS gave up on the basis it
+// inherited, which happens now and then after rows change), the solver
+// state is cleared and the model solved once more from scratch.
+func (lp *LP) Solve(ctx context.Context) (Result, error) {
+	defer runtime.KeepAlive(lp.raw)
+	res, err := runContext(ctx, lp.raw, lp.isMIP)
+	if err != nil && (res.ModelStatus == StatusUnknown || res.ModelStatus == StatusError) && ctx.Err() == nil {
+		if C.Highs_clearSolver(handle(lp.raw)) == C.kHighsStatusError {
+			return res, err
+		}
+		res, err = runContext(ctx, lp.raw, lp.isMIP)
+	}
+	return res, err
+}
+
+// Row is the sparse row Lower ≤ Σ_j Value[j]·x[Index[j]] ≤ Upper.
+type Row struct {
+	Lower, Upper float64
+	Index        []int
+	Value        []float64
+}
+
+// NumRows is the model's current number of rows.
+func (lp *LP) NumRows() int {
+	defer runtime.KeepAlive(lp.raw)
+	return int(C.Highs_getNumRow(handle(lp.raw)))
+}
+
+// AddRows appends rows to the model.
+func (lp *LP) AddRows(rows []Row) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(rows) == 0 {
+		return nil
+	}
+	lo := make([]C.double, len(rows))
+	hi := make([]C.double, len(rows))
+	starts := make([]C.HighsInt, len(rows))
+	var index []C.HighsInt
+	var value []C.double
+	for r, row := range rows {
+		lo[r], hi[r] = C.double(row.Lower), C.double(row.Upper)
+		starts[r] = C.HighsInt(len(index))
+		for j, i := range row.Index {
+			index = append(index, C.HighsInt(i))
+			value = append(value, C.double(row.Value[j]))
+		}
+	}
+	var pi *C.HighsInt
+	var pv *C.double
+	if len(index) > 0 {
+		pi, pv = &index[0], &value[0]
+	}
+	if C.Highs_addRows(handle(lp.raw), C.HighsInt(len(rows)), &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], pi, pv) == C.kHighsStatusError {
+		return fmt.Errorf("highs: add %d rows: failed", len(rows))
+	}
+	return nil
+}
+
+// TruncateRows deletes every row from index first on.
+func (lp *LP) TruncateRows(first int) error {
+	defer runtime.KeepAlive(lp.raw)
+	n := lp.NumRows()
+	if first >= n {
+		return nil
+	}
+	if C.Highs_deleteRowsByRange(handle(lp.raw), C.HighsInt(first), C.HighsInt(n-1)) == C.kHighsStatusError {
+		return fmt.Errorf("highs: delete rows %d..%d: failed", first, n-1)
+	}
+	return nil
+}

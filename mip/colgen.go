@@ -1,0 +1,863 @@
+package mip
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+)
+
+// Column generation for the global optimum (docs/finite.md, "Column
+// generation"). A privatizer is a conic combination of columns c ∈ R^n_+
+// with Σ_f c_f = 1; every observer's risk Σ_f ρ(c_f) is a sum of concave,
+// positively homogeneous functions of the columns. The master LP over the
+// columns v_j found so far (normalized to the simplex) is
+//
+//	max γ  s.t.  Σ_j λ_j v_j = 1 (duals π),  Σ_j λ_j ρ_i(v_j) ≥ γ (μ_i),
+//	             Σ_j λ_j ρ_R(v_j) ≤ D (ν),  λ ≥ 0,
+//
+// and for any μ ≥ 0 with Σ μ_i = 1, ν ≥ 0 and any π, every privatizer with
+// columns c_f satisfies
+//
+//	min_i R_i ≤ Σ_i μ_i R_i − ν (R_R − D) = Σ_x π_x + ν D + Σ_f rc(c_f),
+//	rc(c) = Σ_i μ_i ρ_i(c) − ν ρ_R(c) − ⟨π, c⟩,
+//
+// and Σ_f rc(c_f) ≤ n · max_{c ∈ simplex} rc(c) (the columns' entries sum
+// to n). So upper = Σ π + ν D + n · max(0, r̄) bounds the global optimum
+// whenever r̄ ≥ max rc over the simplex, whatever the multipliers' accuracy
+// (the Lagrangian bound); the master value is a lower bound attained by
+// the master's privatizer. Pricing maximizes rc: for a fixed reconstructor
+// decision rule δ (one estimate per side value y), ρ_R(c) ≤ Σ_y ⟨k_yδ_y, c⟩
+// with equality where δ is Bayes-optimal, so max rc = max_δ LP_δ with
+//
+//	LP_δ = max Σ_i μ_i Σ_z t_iz − ⟨π + ν Σ_y k_yδ_y, c⟩
+//	       s.t. t_iz ≤ ⟨k_iza, c⟩ ∀a,  Σ_x c_x = 1,  c ≥ 0,
+//
+// one LP per rule sharing all rows (the adversaries' exact epigraphs).
+
+// ProvenGap is the bracket width, relative to max(1, |upper|), below which a
+// result is called optimal (status "optimal"): the LPs' own tolerances are
+// 1e-9.
+const ProvenGap = 1e-8
+
+// ColGenOptions tune SolveColGen.
+type ColGenOptions struct {
+	// TimeLimit bounds the whole solve (0: none). When it is reached the
+	// best privatizer found is returned with its bracket.
+	TimeLimit time.Duration
+	// GapTol stops once upper − lower ≤ GapTol·max(1, |upper|) (0: 1e-8,
+	// which the result calls proven). A larger target lets the exact
+	// pricing prune every node within half of it, which is what makes large
+	// models certifiable to a few percent.
+	GapTol float64
+	// MaxIterations bounds the master iterations (0: 10,000).
+	MaxIterations int
+	// NoExactPricing disables the exact pricing (the bracket then rests on
+	// the relaxation bound): for tests and benchmarks of the heuristics.
+	NoExactPricing bool
+	// RegionRows adds the region rows of the fixed estimates to the exact
+	// pricing's LPs (see regionRows): 15% fewer LPs at n = 7, K = 2, but each
+	// re-solve loses its warm start and takes about 2.3× longer, so off by
+	// default.
+	RegionRows bool
+	// Columns are extra starting columns (each ≥ 0, not all 0; normalized
+	// here), e.g. the final columns of a neighbouring threshold of a sweep.
+	Columns [][]float64
+	// Seed seeds the heuristic pricing's random starts.
+	Seed uint64
+	// Solver are the HiGHS options of every LP.
+	Solver SolverOptions
+}
+
+// Certificate proves an upper bound on the global optimum at D: with the
+// multipliers (Π, Mu, Nu) and MaxReducedCost ≥ max over the simplex of
+// rc(c) = Σ_i Mu_i ρ_i(c) − Nu ρ_R(c) − ⟨Π, c⟩, no privatizer's smallest
+// adversary risk exceeds Upper = Σ Π + Nu·D + n·max(0, MaxReducedCost).
+// Mu ≥ 0 sums to 1 and Nu ≥ 0, so the bound holds whatever their accuracy;
+// only MaxReducedCost needs proof (Proof says how it was obtained).
+type Certificate struct {
+	D              float64   `json:"D"`
+	Pi             []float64 `json:"pi"`
+	Mu             []float64 `json:"mu"`
+	Nu             float64   `json:"nu"`
+	MaxReducedCost float64   `json:"max_reduced_cost"`
+	Upper          float64   `json:"upper"`
+	// Proof is "decision rules" (branch and bound over the reconstructor's
+	// decision rules, one LP per leaf: exact up to HiGHS's tolerances),
+	// "relaxation" (ρ_R ≥ 0 dropped: weaker, always available) or
+	// "saturation" (the adversaries' side-information-only risks).
+	Proof string `json:"proof"`
+}
+
+// ReducedCost is rc(c) for the certificate's multipliers.
+func (c Certificate) ReducedCost(m Finite, col []float64) float64 {
+	v := -c.Nu*newRisk(m.Prior, m.Recon).at(col) - dot(c.Pi, col)
+	for i, a := range m.Adv {
+		v += c.Mu[i] * newRisk(m.Prior, a).at(col)
+	}
+	return v
+}
+
+// Bound recomputes Σ Π + Nu·D + n·max(0, MaxReducedCost) from the
+// multipliers (Mu normalized to sum 1, negative parts dropped).
+func (c Certificate) Bound() float64 {
+	var s float64
+	for _, p := range c.Pi {
+		s += p
+	}
+	return s + c.Nu*c.D + float64(len(c.Pi))*math.Max(0, c.MaxReducedCost)
+}
+
+// ColGenIteration is one master iteration's bracket.
+type ColGenIteration struct {
+	Iteration int           `json:"iteration"`
+	Lower     float64       `json:"lower"`
+	Upper     float64       `json:"upper"`
+	Columns   int           `json:"columns"`
+	Pricing   string        `json:"pricing"` // "heuristic" or "exact"
+	Elapsed   time.Duration `json:"elapsed_ns"`
+}
+
+// ColGenResult is SolveColGen's answer: the best privatizer found, with its
+// bracket [Gamma, Upper] on the global optimum.
+// Upper, Certificate and Iterations are set; Status is "optimal" or
+// GapStatus's "gap X%".
+type ColGenResult struct {
+	FiniteOptimum
+	Proven  bool  // Upper − Gamma ≤ ProvenGap·max(1, |Upper|): Gamma is the global optimum
+	Columns int   // columns in the final master
+	Rules   int64 // decision rules (leaves) the exact pricing solved
+	LPs     int64 // pricing LPs solved (heuristic and exact)
+	// Pool is every column of the final master (on the simplex): good
+	// starting columns for a neighbouring threshold.
+	Pool [][]float64
+}
+
+// Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12).
+func (r ColGenResult) Gap() float64 {
+	return math.Max(0, r.Upper-r.Gamma) / math.Max(math.Abs(r.Upper), 1e-12)
+}
+
+// Sentinel errors of the finite solvers.
+var (
+	// ErrInfeasible: no privatizer meets the distortion threshold.
+	ErrInfeasible = errors.New("infeasible")
+	// ErrInterrupted: the caller's context ended (Ctrl-C); nothing usable.
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// colGen is one column generation run's state.
+type colGen struct {
+	m     Finite
+	d     float64
+	o     ColGenOptions
+	rr    risk
+	ra    []risk
+	cols  [][]float64
+	recon []float64
+	adv   [][]float64
+	seen  map[string]bool
+	price *highsx.LP // LP_δ, costs changed per rule
+	rng   *rand.Rand
+	nt    int // t columns of the pricing LP
+	// zeroOne marks a 0-1 reconstructor loss, whose realizable decision
+	// rules are found by shortest paths (see rules).
+	zeroOne bool
+	rules   int64
+	lps     int64
+}
+
+// duals are the master's multipliers, sanitized (see Certificate).
+type duals struct {
+	pi []float64
+	mu []float64
+	nu float64
+}
+
+// SolveColGen finds the global optimum at threshold d by column
+// generation, within o.TimeLimit. It returns the best privatizer found and a
+// certified bracket; the error is nil whenever a privatizer is returned
+// (also when the time limit stopped the search: see Proven). It wraps
+// ErrInfeasible for d < D_min and ErrInterrupted when ctx ends.
+func (m Finite) SolveColGen(ctx context.Context, d float64, o ColGenOptions) (ColGenResult, error) {
+	if err := m.Validate(); err != nil {
+		return ColGenResult{}, err
+	}
+	if err := m.checkFiniteD(d); err != nil {
+		return ColGenResult{}, fmt.Errorf("%w: %w", ErrInfeasible, err)
+	}
+	if o.GapTol <= 0 {
+		o.GapTol = ProvenGap
+	}
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = 10_000
+	}
+	start := time.Now()
+	work := ctx
+	if o.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		work, cancel = context.WithTimeout(ctx, o.TimeLimit)
+		defer cancel()
+	}
+	cg, err := m.newColGen(d, o)
+	if err != nil {
+		return ColGenResult{}, err
+	}
+	res, err := cg.run(work, start)
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("column generation at D = %g: %w: %w", d, ErrInterrupted, ctx.Err())
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return res, fmt.Errorf("column generation at D = %g: %w", d, err)
+	}
+	if res.Mechanism == nil {
+		return res, fmt.Errorf("column generation at D = %g: the time limit ended the first master LP: %w", d, highsx.ErrTimeLimit)
+	}
+	return res, nil
+}
+
+func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
+	n := m.N()
+	cg := &colGen{m: m, d: d, o: o, rr: newRisk(m.Prior, m.Recon), seen: map[string]bool{},
+		rng: rand.New(rand.NewPCG(o.Seed, 0x636f6c67656e))}
+	for _, a := range m.Adv {
+		cg.ra = append(cg.ra, newRisk(m.Prior, a))
+	}
+	cg.adv = make([][]float64, m.K())
+	cg.zeroOne = isZeroOne(m.Recon.loss(n))
+	// Start: F = X (the unit columns; reconstructor loss D_min, so the
+	// master is feasible for every valid D) and F independent of X.
+	for x := 0; x < n; x++ {
+		e := make([]float64, n)
+		e[x] = 1
+		cg.add(e)
+	}
+	u := ones(n)
+	normalize(u)
+	cg.add(u)
+	for _, c := range o.Columns {
+		if len(c) != n {
+			return nil, fmt.Errorf("starting column of length %d: want n = %d", len(c), n)
+		}
+		c = slices.Clone(c)
+		var s float64
+		for x, v := range c {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("starting column %v: entry %d = %v must be a finite number ≥ 0", c, x, v)
+			}
+			s += v
+		}
+		if s == 0 {
+			return nil, fmt.Errorf("starting column %v is zero", c)
+		}
+		normalize(c)
+		cg.add(c)
+	}
+	mod := cg.pricingModel()
+	// Pricing re-solves one LP with new costs thousands of times: the
+	// previous basis stays primal feasible, so primal simplex from it
+	// without presolve (which would discard it) is the fast path.
+	so := o.Solver
+	so.Extra = map[string]any{"presolve": "off", "simplex_strategy": 4}
+	for k, v := range o.Solver.Extra {
+		so.Extra[k] = v
+	}
+	lp, err := highsx.NewLP(mod, so)
+	if err != nil {
+		return nil, err
+	}
+	cg.price = lp
+	return cg, nil
+}
+
+func isZeroOne(l [][]float64) bool {
+	if len(l) != len(l[0]) {
+		return false
+	}
+	for x, row := range l {
+		for a, v := range row {
+			if (a == x) != (v == 0) || (a != x && v != 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// add appends column c (on the simplex) unless it is already there.
+func (cg *colGen) add(c []float64) bool {
+	k := key(c)
+	if cg.seen[k] {
+		return false
+	}
+	cg.seen[k] = true
+	cg.cols = append(cg.cols, c)
+	cg.recon = append(cg.recon, cg.rr.at(c))
+	for i, r := range cg.ra {
+		cg.adv[i] = append(cg.adv[i], r.at(c))
+	}
+	return true
+}
+
+// global views the current columns as a Global, for its mechanism and
+// support reduction.
+func (cg *colGen) global() *Global {
+	return &Global{model: cg.m, rays: cg.cols, recon: cg.recon, adv: cg.adv}
+}
+
+// pricingModel is LP_δ's rows: columns c_0..c_{n−1}, then t_iz; costs are set
+// per rule.
+func (cg *colGen) pricingModel() *highs.Model {
+	n := cg.m.N()
+	for _, r := range cg.ra {
+		cg.nt += len(r.k)
+	}
+	nc := n + cg.nt
+	mod := &highs.Model{Maximize: true, ColCosts: make([]float64, nc), ColLower: make([]float64, nc), ColUpper: make([]float64, nc)}
+	for j := range mod.ColUpper {
+		mod.ColUpper[j] = math.Inf(1)
+		if j >= n {
+			mod.ColLower[j] = math.Inf(-1)
+		}
+	}
+	row := newRowBuilder(mod)
+	es := make([]entry, n)
+	for x := range es {
+		es[x] = entry{x, 1}
+	}
+	row.add(1, 1, es...)
+	col := n
+	for _, r := range cg.ra {
+		for _, ks := range r.k {
+			for _, k := range ks {
+				es := []entry{{col, 1}}
+				for x, v := range k {
+					if v != 0 {
+						es = append(es, entry{x, -v})
+					}
+				}
+				row.add(math.Inf(-1), 0, es...)
+			}
+			col++
+		}
+	}
+	return mod
+}
+
+// master solves the master LP over the current columns: its value, λ and
+// the sanitized duals.
+func (cg *colGen) master(ctx context.Context) (float64, []float64, duals, error) {
+	g := cg.global()
+	mod := g.lpModel(cg.d)
+	res, err := highsx.SolveContext(ctx, mod, cg.o.Solver)
+	if err != nil {
+		return 0, nil, duals{}, fmt.Errorf("master LP: %w", err)
+	}
+	n, k := cg.m.N(), cg.m.K()
+	du := duals{pi: make([]float64, n), mu: make([]float64, k)}
+	if len(res.RowDual) == n+k+1 {
+		copy(du.pi, res.RowDual[:n])
+		for i := range du.mu {
+			du.mu[i] = math.Max(0, -res.RowDual[n+i])
+		}
+		du.nu = math.Max(0, res.RowDual[n+k])
+	}
+	var s float64
+	for _, v := range du.mu {
+		s += v
+	}
+	if s <= 0 {
+		for i := range du.mu {
+			du.mu[i] = 1 / float64(k)
+		}
+	} else {
+		for i := range du.mu {
+			du.mu[i] /= s
+		}
+	}
+	return res.Objective, res.X[:len(cg.cols)], du, nil
+}
+
+// rc is the reduced cost of column c.
+func (cg *colGen) rc(du duals, c []float64) float64 {
+	v := -du.nu*cg.rr.at(c) - dot(du.pi, c)
+	for i, r := range cg.ra {
+		v += du.mu[i] * r.at(c)
+	}
+	return v
+}
+
+// ruleAt is a Bayes-optimal reconstructor decision rule at c: for each side
+// value y the index (into rr.k[y]) of an estimate minimizing ⟨k_ya, c⟩.
+func (cg *colGen) ruleAt(c []float64, rule []int) {
+	for y, ks := range cg.rr.k {
+		best, arg := math.Inf(1), 0
+		for a, k := range ks {
+			if v := dot(k, c); v < best {
+				best, arg = v, a
+			}
+		}
+		rule[y] = arg
+	}
+}
+
+// solveRule solves LP_δ for the linear cost g = π + ν Σ_y k_yδ_y (already
+// summed): its value and maximizer c, normalized to the simplex.
+func (cg *colGen) solveRule(ctx context.Context, du duals, g []float64) (float64, []float64, error) {
+	n := cg.m.N()
+	costs := make([]float64, n+cg.nt)
+	for x := range g {
+		costs[x] = -g[x]
+	}
+	j := n
+	for i, r := range cg.ra {
+		for range r.k {
+			costs[j] = du.mu[i]
+			j++
+		}
+	}
+	if err := cg.price.SetCosts(costs); err != nil {
+		return 0, nil, err
+	}
+	cg.lps++
+	res, err := cg.price.Solve(ctx)
+	if err != nil {
+		return 0, nil, fmt.Errorf("pricing LP: %w", err)
+	}
+	c := make([]float64, n)
+	for x := range c {
+		c[x] = math.Max(0, res.X[x])
+		if c[x] < 1e-13 {
+			c[x] = 0
+		}
+	}
+	normalize(c)
+	return res.Objective, c, nil
+}
+
+// ruleCost is π + ν Σ_y k_yδ_y over the side values y < upto.
+func (cg *colGen) ruleCost(du duals, rule []int, upto int) []float64 {
+	g := slices.Clone(du.pi)
+	for y := 0; y < upto; y++ {
+		for x, v := range cg.rr.k[y][rule[y]] {
+			g[x] += du.nu * v
+		}
+	}
+	return g
+}
+
+// heuristic prices by ascent on decision rules: from a start c, fix the
+// rule that is Bayes-optimal at c, solve LP_δ, and repeat from its
+// maximizer while the rule changes (rc never decreases: LP_δ at the new
+// point is ≥ its value at c, which is rc(c), and rc ≥ LP_δ everywhere).
+// It returns the improving columns found, best first.
+func (cg *colGen) heuristic(ctx context.Context, du duals, lam []float64, tol float64) ([][]float64, error) {
+	n := cg.m.N()
+	var starts [][]float64
+	for j, l := range lam {
+		if l > 1e-12 {
+			starts = append(starts, cg.cols[j])
+		}
+	}
+	for x := 0; x < n; x++ {
+		e := make([]float64, n)
+		e[x] = 1
+		starts = append(starts, e)
+	}
+	for range 4 {
+		c := make([]float64, n)
+		for x := range c {
+			c[x] = cg.rng.ExpFloat64()
+		}
+		normalize(c)
+		starts = append(starts, c)
+	}
+	type cand struct {
+		c  []float64
+		rc float64
+	}
+	var found []cand
+	have := map[string]bool{}
+	rule := make([]int, len(cg.rr.k))
+	prev := make([]int, len(cg.rr.k))
+	for _, c := range starts {
+		cg.ruleAt(c, rule)
+		for step := 0; step < 20; step++ {
+			_, next, err := cg.solveRule(ctx, du, cg.ruleCost(du, rule, len(rule)))
+			if err != nil {
+				return nil, err
+			}
+			c = next
+			copy(prev, rule)
+			cg.ruleAt(c, rule)
+			if slices.Equal(prev, rule) {
+				break
+			}
+		}
+		if v := cg.rc(du, c); v > tol && !have[key(c)] && !cg.seen[key(c)] {
+			have[key(c)] = true
+			found = append(found, cand{c, v})
+		}
+	}
+	slices.SortFunc(found, func(a, b cand) int { return -cmpFloat(a.rc, b.rc) })
+	out := make([][]float64, len(found))
+	for i, f := range found {
+		out[i] = f.c
+	}
+	return out, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// relaxation bounds max rc from above by dropping −ν ρ_R ≤ 0: LP_δ with
+// g = π.
+func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
+	v, _, err := cg.solveRule(ctx, du, du.pi)
+	return v, err
+}
+
+// exact maximizes rc over the simplex by branch and bound over the
+// reconstructor's decision rule, one side value per level (the likeliest
+// side values first, whose terms weigh most). A node fixes δ_y for the
+// first depth side values; its bound is LP_δ with the terms of the others
+// dropped (−ν ρ_y ≤ 0) (and, with RegionRows, c restricted to where the
+// fixed estimates are Bayes-optimal), exact at the leaves. Nodes whose
+// bound is ≤ the incumbent (at least tol) are pruned; for a 0-1 loss, rules
+// no column realizes are never generated (see realizer). It first dives
+// (depth-first) and returns as soon as it holds columns with rc > tol;
+// otherwise it searches best-first to the end. It returns an upper bound on
+// max rc — the maximum itself, or tol when nothing exceeds it, once the
+// search completes; the largest open bound when it returns early or ctx
+// ends it (then with ctx's error) — and the best columns found.
+func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, [][]float64, error) {
+	ny := len(cg.rr.k)
+	order := make([]int, ny) // side values, likeliest first
+	mass := make([]float64, ny)
+	for y, ks := range cg.rr.k {
+		order[y] = y
+		for _, k := range ks {
+			for _, v := range k {
+				mass[y] = math.Max(mass[y], v)
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return -cmpFloat(mass[a], mass[b]) })
+	var real *realizer
+	if cg.zeroOne {
+		real = newRealizer(cg.m.Prior, cg.m.Recon, cg.rr)
+	}
+	rule := make([]int, ny)
+	// cost is g for the prefix: π + ν Σ over the assigned side values.
+	cost := func(prefix []int) []float64 {
+		g := slices.Clone(du.pi)
+		for d, a := range prefix {
+			for x, v := range cg.rr.k[order[d]][a] {
+				g[x] += du.nu * v
+			}
+		}
+		return g
+	}
+	best := tol
+	var cols [][]float64
+	base := cg.price.NumRows()
+	defer cg.price.TruncateRows(base)
+	// add appends the region rows of fixing side value order[d] to a.
+	add := func(d, a int) error {
+		if !cg.o.RegionRows {
+			return nil
+		}
+		return cg.price.AddRows(cg.regionRows(order[d], a))
+	}
+	root, _, err := cg.solveRule(ctx, du, du.pi)
+	if err != nil {
+		return math.Inf(1), nil, err
+	}
+	// Dive first (depth-first, best child first) within a budget of LPs:
+	// columns with positive reduced cost are what the master needs, and any
+	// one will do, so a dive that reaches one returns at once, with the
+	// open nodes' largest bound as the bound. Then best-first, which
+	// proves the maximum with the tightest anytime bound.
+	h := &nodeHeap{nodes: []node{{bound: root}}, dive: true}
+	budget := cg.lps + int64(20*ny*maxEstimates(cg.rr))
+	open := func(nd node) float64 { return math.Max(best, math.Max(nd.bound, h.maxBound())) }
+	for h.Len() > 0 {
+		nd := heapPop(h)
+		if nd.bound <= best {
+			if h.dive {
+				continue // the others may still exceed best
+			}
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return open(nd), cols, err
+		}
+		if h.dive && (len(cols) > 0 || cg.lps > budget) {
+			if len(cols) > 0 {
+				slices.Reverse(cols)
+				return open(nd), cols, nil
+			}
+			h.dive = false
+			heap.Init(h)
+			heapPush(h, nd)
+			continue
+		}
+		depth := len(nd.prefix)
+		if real != nil {
+			real.reset()
+			for d, a := range nd.prefix {
+				real.assign(order[d], a)
+			}
+		}
+		if err := cg.price.TruncateRows(base); err != nil {
+			return open(nd), cols, err
+		}
+		for d, a := range nd.prefix {
+			if err := add(d, a); err != nil {
+				return open(nd), cols, err
+			}
+		}
+		mark := cg.price.NumRows()
+		copy(rule, nd.prefix)
+		y := order[depth]
+		for a := range cg.rr.k[y] {
+			if real != nil {
+				mark := real.save()
+				ok := real.assign(y, a)
+				real.restore(mark)
+				if !ok {
+					continue
+				}
+			}
+			rule[depth] = a
+			if err := add(depth, a); err != nil {
+				return open(nd), cols, err
+			}
+			v, c, err := cg.solveRule(ctx, du, cost(rule[:depth+1]))
+			if terr := cg.price.TruncateRows(mark); terr != nil {
+				return open(nd), cols, terr
+			}
+			if errors.Is(err, highsx.ErrInfeasible) {
+				continue // no column makes this partial rule optimal
+			}
+			if err != nil {
+				return open(nd), cols, err
+			}
+			if v <= best {
+				continue
+			}
+			if depth+1 == ny {
+				cg.rules++
+				best = v
+				cols = append(cols, c)
+				continue
+			}
+			heapPush(h, node{prefix: slices.Clone(rule[:depth+1]), bound: v})
+		}
+	}
+	slices.Reverse(cols) // best (last found) first
+	return best, cols, nil
+}
+
+// regionRows are the rows ⟨k_yb − k_ya, c⟩ ≥ 0 for every other estimate b:
+// the columns where estimate a is Bayes-optimal for side value y. Adding
+// them for a node's fixed side values keeps its bound valid (the node's
+// subtree only covers those columns) and tightens it; at a leaf the LP is
+// max rc over the rule's region, and the regions of all rules cover the
+// simplex, so the search stays exact. Each row is scaled to max |entry| 1.
+func (cg *colGen) regionRows(y, a int) []highsx.Row {
+	ks := cg.rr.k[y]
+	var rows []highsx.Row
+	for b := range ks {
+		if b == a {
+			continue
+		}
+		row := highsx.Row{Lower: 0, Upper: math.Inf(1)}
+		var mx float64
+		neg := false
+		for x := range ks[a] {
+			if v := ks[b][x] - ks[a][x]; v != 0 {
+				row.Index = append(row.Index, x)
+				row.Value = append(row.Value, v)
+				mx = math.Max(mx, math.Abs(v))
+				neg = neg || v < 0
+			}
+		}
+		if !neg {
+			continue // holds for every c ≥ 0
+		}
+		for j := range row.Value {
+			row.Value[j] /= mx
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// maxEstimates is the most candidate estimates of any side value.
+func maxEstimates(r risk) int {
+	m := 1
+	for _, ks := range r.k {
+		m = max(m, len(ks))
+	}
+	return m
+}
+
+// node is a partial decision rule and its bound.
+type node struct {
+	prefix []int
+	bound  float64
+}
+
+// nodeHeap orders open nodes: deepest first while diving (then by bound),
+// else by bound alone (best-first).
+type nodeHeap struct {
+	nodes []node
+	dive  bool
+}
+
+func (h *nodeHeap) Len() int { return len(h.nodes) }
+func (h *nodeHeap) Less(i, j int) bool {
+	a, b := h.nodes[i], h.nodes[j]
+	if h.dive && len(a.prefix) != len(b.prefix) {
+		return len(a.prefix) > len(b.prefix)
+	}
+	return a.bound > b.bound
+}
+func (h *nodeHeap) Swap(i, j int) { h.nodes[i], h.nodes[j] = h.nodes[j], h.nodes[i] }
+func (h *nodeHeap) Push(x any)    { h.nodes = append(h.nodes, x.(node)) }
+func (h *nodeHeap) Pop() any {
+	x := h.nodes[len(h.nodes)-1]
+	h.nodes = h.nodes[:len(h.nodes)-1]
+	return x
+}
+
+// maxBound is the largest bound of an open node (−∞ when none).
+func (h *nodeHeap) maxBound() float64 {
+	m := math.Inf(-1)
+	for _, nd := range h.nodes {
+		m = math.Max(m, nd.bound)
+	}
+	return m
+}
+
+func heapPush(h *nodeHeap, nd node) { heap.Push(h, nd) }
+func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
+
+// run is the column generation loop.
+func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {
+	n := cg.m.N()
+	res := ColGenResult{}
+	sat := minOf(cg.m.AdvSaturation())
+	res.Upper = sat
+	best := Certificate{D: cg.d, Proof: "saturation", Upper: sat}
+	var lam []float64
+	finish := func(lower float64) {
+		res.Gamma = lower
+		if lam != nil {
+			res.Mechanism = cg.global().mechanism(lam)
+			res.fill(cg.m)
+		}
+		res.D = cg.d
+		res.Method = "column generation"
+		res.Columns = len(cg.cols)
+		res.Rules = cg.rules
+		res.LPs = cg.lps
+		res.Pool = cg.cols
+		res.SolveTime = time.Since(start)
+		res.Proven = res.Upper-lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))
+		res.Certificate = &best
+		if res.Proven {
+			res.Status = StatusOptimal
+		} else {
+			res.Status = GapStatus(lower, res.Upper)
+			res.LowerBound = true
+		}
+	}
+	lower := math.Inf(-1)
+	for it := 0; it < cg.o.MaxIterations; it++ {
+		z, l, du, err := cg.master(ctx)
+		if err != nil {
+			finish(lower)
+			return res, err
+		}
+		lower, lam = z, l
+		// Columns must improve by more than tol, so that n·tol, the
+		// bound's share of a proof, stays ≤ 1e-9·max(1, |z|).
+		tol := 1e-9 * math.Max(1, math.Abs(z)) / float64(n)
+		pricing := "heuristic"
+		newCols, err := cg.heuristic(ctx, du, lam, tol)
+		if err != nil {
+			finish(lower)
+			return res, err
+		}
+		cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
+		bound := math.NaN()
+		if r, err := cg.relaxation(ctx, du); err == nil {
+			cert.MaxReducedCost, cert.Proof = r, "relaxation"
+			bound = cert.Bound()
+		} else if ctx.Err() != nil {
+			finish(lower)
+			return res, err
+		}
+		if len(newCols) == 0 && !cg.o.NoExactPricing {
+			pricing = "exact"
+			// The exact search may prune every node whose bound is within
+			// half the gap target: completing then certifies the target.
+			prune := math.Max(tol, 0.5*cg.o.GapTol*math.Max(1, math.Abs(z))/float64(n))
+			r, cols, err := cg.exact(ctx, du, prune)
+			if err != nil {
+				// The open nodes' largest bound still bounds max rc.
+				if !math.IsInf(r, 1) {
+					cert.MaxReducedCost, cert.Proof = r, "decision rules (search stopped; largest open bound)"
+					if b := cert.Bound(); b < res.Upper {
+						cert.Upper = b
+						res.Upper, best = b, cert
+					}
+				}
+				res.record(it, lower, cg, pricing, start)
+				finish(lower)
+				return res, err
+			}
+			cert.MaxReducedCost, cert.Proof = r, "decision rules"
+			bound = cert.Bound()
+			newCols = cols
+		}
+		if !math.IsNaN(bound) && bound < res.Upper {
+			cert.Upper = bound
+			res.Upper, best = bound, cert
+		}
+		res.record(it, lower, cg, pricing, start)
+		added := 0
+		for _, c := range newCols {
+			if cg.add(c) {
+				added++
+			}
+		}
+		if res.Upper-lower <= cg.o.GapTol*math.Max(1, math.Abs(res.Upper)) || added == 0 {
+			break
+		}
+	}
+	finish(lower)
+	return res, nil
+}
+
+func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing string, start time.Time) {
+	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
+		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
+}

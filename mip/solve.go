@@ -1,0 +1,281 @@
+package mip
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+)
+
+// Method is how SolveFinite finds the global optimum.
+type Method int
+
+// The methods. MethodAuto uses the ray LP while the ray enumeration is
+// small (n ≤ AutoRayMaxN and within GlobalOptions.MaxSubsets) and column
+// generation beyond.
+const (
+	MethodAuto Method = iota
+	MethodRays
+	MethodColGen
+)
+
+// AutoRayMaxN is the largest n for which MethodAuto tries the ray LP: its
+// enumeration visits 2^n supports, and beyond n = 4 column generation is
+// faster anyway (docs/finite.md, "Targets").
+const AutoRayMaxN = 4
+
+// Status values of SolveFinite's points (FiniteOptimum.Status): "optimal"
+// once proven, "gap X%" with the bracket otherwise, or why there is no
+// privatizer.
+const (
+	StatusOptimal     = "optimal"
+	StatusInfeasible  = "infeasible"
+	StatusNoSolution  = "time limit, no privatizer found"
+	StatusInterrupted = "interrupted"
+)
+
+// GapStatus is the status of a point whose bracket [lower, upper] is open.
+func GapStatus(lower, upper float64) string {
+	return fmt.Sprintf("gap %.3g%%", 100*math.Max(0, upper-lower)/math.Max(math.Abs(upper), 1e-12))
+}
+
+// FiniteSolveOptions configure SolveFinite.
+type FiniteSolveOptions struct {
+	Method Method
+	// Alphabet > 0 solves the fixed-alphabet MIP with that many outputs
+	// (convex-hull formulation) instead of the global optimum.
+	Alphabet int
+	// TimeLimit bounds the whole run over all thresholds (0: none); each
+	// threshold gets an equal share of what is left.
+	TimeLimit time.Duration
+	// GapTol is column generation's relative gap target (0: 1e-8, proven
+	// optimal; see ColGenOptions.GapTol).
+	GapTol     float64
+	MaxSubsets int64 // ray enumeration budget (0: DefaultMaxSubsets)
+	Seed       uint64
+	Solver     SolverOptions
+}
+
+// FiniteSolution is SolveFinite's answer: one point per threshold, each
+// with its status (an infeasible D or a time limit is a point, not an
+// error).
+type FiniteSolution struct {
+	Points []FiniteOptimum
+	// Global is the ray LP when it was used (nil otherwise).
+	Global *Global
+	// Method is "global LP", "column generation" or "fixed MIP".
+	Method string
+}
+
+// MaxPricingNonzeros bounds the constraint matrix of column generation's
+// pricing LP (Σ_i |Z_i|·|A_i| rows of up to n entries): HiGHS needs some
+// hundred bytes per nonzero, so this keeps a solve within a few GB.
+const MaxPricingNonzeros = 5_000_000
+
+// CheckSize refuses models too large to start column generation on,
+// naming the size and the limit.
+func (m Finite) CheckSize() error {
+	var nz int64
+	n := int64(m.N())
+	for _, a := range m.Adv {
+		l := a.loss(m.N())
+		nz += int64(len(a.Channel[0])) * int64(len(l[0])) * (n + 1)
+	}
+	if nz > MaxPricingNonzeros {
+		return fmt.Errorf("model too large: the pricing LP would have %d nonzeros (n = %d, K = %d); the limit is %d", nz, n, m.K(), MaxPricingNonzeros)
+	}
+	return nil
+}
+
+// SolveFinite solves m at every threshold in ds and always answers: the
+// global optimum (proven, or the best privatizer found with a certified
+// bracket when the time limit ends the search), or the fixed-alphabet
+// optimum. The error is non-nil only for invalid input or when ctx ends
+// (wrapping ErrInterrupted and ctx.Err()); the points solved so far are
+// returned with it.
+func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOptions) (FiniteSolution, error) {
+	if err := m.Validate(); err != nil {
+		return FiniteSolution{}, err
+	}
+	if err := m.CheckSize(); err != nil {
+		return FiniteSolution{}, err
+	}
+	for _, d := range ds {
+		if err := checkD(d); err != nil {
+			return FiniteSolution{}, err
+		}
+	}
+	deadline := time.Time{}
+	if o.TimeLimit > 0 {
+		deadline = time.Now().Add(o.TimeLimit)
+	}
+	share := func(i int) time.Duration {
+		if deadline.IsZero() {
+			return 0
+		}
+		return max(time.Until(deadline)/time.Duration(len(ds)-i), time.Millisecond)
+	}
+	sol := FiniteSolution{}
+	var solve func(i int, d float64) (FiniteOptimum, error)
+	switch {
+	case o.Alphabet > 0:
+		sol.Method = "fixed MIP"
+		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, share(i)) }
+	default:
+		g, err := m.rayLP(ctx, o)
+		if ctx.Err() != nil {
+			return sol, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+		}
+		if err != nil {
+			return sol, err
+		}
+		if g != nil {
+			sol.Method, sol.Global = "global LP", g
+			solve = func(i int, d float64) (FiniteOptimum, error) { return g.point(ctx, d, o.Solver) }
+		} else {
+			sol.Method = "column generation"
+			var pool [][]float64 // the previous threshold's columns: a warm start
+			solve = func(i int, d float64) (FiniteOptimum, error) {
+				co := ColGenOptions{TimeLimit: share(i), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Columns: pool}
+				p, next, err := m.colGenPoint(ctx, d, co)
+				if next != nil {
+					pool = next
+				}
+				return p, err
+			}
+		}
+	}
+	for i, d := range ds {
+		p, err := solve(i, d)
+		if err != nil {
+			return sol, err
+		}
+		sol.Points = append(sol.Points, p)
+	}
+	return sol, nil
+}
+
+// rayLP prepares the ray LP when o's method allows it and the enumeration
+// is small; nil (no error) means column generation.
+func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error) {
+	if o.Method == MethodColGen || (o.Method == MethodAuto && m.N() > AutoRayMaxN) {
+		return nil, nil
+	}
+	g, err := m.PrepareGlobal(GlobalOptions{MaxSubsets: o.MaxSubsets, Context: ctx})
+	if errors.Is(err, ErrTooLarge) && o.Method == MethodAuto {
+		return nil, nil
+	}
+	return g, err
+}
+
+// noPoint is the point of a threshold without a privatizer.
+func noPoint(d float64, method, status string, elapsed time.Duration) FiniteOptimum {
+	return FiniteOptimum{D: d, Method: method, Status: status, Gamma: math.NaN(), Upper: math.NaN(),
+		ReconLoss: math.NaN(), MinAdvLoss: math.NaN(), SolveTime: elapsed}
+}
+
+func interrupted(ctx context.Context, d float64) error {
+	return fmt.Errorf("D = %g: %w: %w", d, ErrInterrupted, ctx.Err())
+}
+
+// point solves the ray LP at d as a SolveFinite point: exact, so its upper
+// bound is its value.
+func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (FiniteOptimum, error) {
+	if d < g.model.DMin()-1e-12 {
+		return noPoint(d, "global LP", StatusInfeasible, 0), nil
+	}
+	if ctx.Err() != nil {
+		return FiniteOptimum{}, interrupted(ctx, d)
+	}
+	p, err := g.Solve(d, so)
+	if err != nil {
+		return FiniteOptimum{}, err
+	}
+	p.Status, p.Upper = StatusOptimal, p.Gamma
+	return p, nil
+}
+
+// colGenPoint runs column generation at d as a SolveFinite point; it also
+// returns the final master's columns.
+func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (FiniteOptimum, [][]float64, error) {
+	if d < m.DMin()-1e-12 {
+		return noPoint(d, "column generation", StatusInfeasible, 0), nil, nil
+	}
+	start := time.Now()
+	r, err := m.SolveColGen(ctx, d, co)
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		return FiniteOptimum{}, nil, err
+	case errors.Is(err, highsx.ErrTimeLimit) && r.Mechanism == nil:
+		p := noPoint(d, "column generation", StatusNoSolution, time.Since(start))
+		p.Upper = r.Upper
+		return p, r.Pool, nil
+	case err != nil:
+		return FiniteOptimum{}, nil, err
+	}
+	return r.FiniteOptimum, r.Pool, nil
+}
+
+// fixedPoint solves the fixed-alphabet MIP at d as a SolveFinite point: at
+// a limit it keeps HiGHS's incumbent with the MIP's dual bound as upper
+// bound (on the m-output optimum).
+func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions, limit time.Duration) (FiniteOptimum, error) {
+	if d < m.DMin()-1e-12 {
+		return noPoint(d, "fixed MIP", StatusInfeasible, 0), nil
+	}
+	fo := FixedOptions{Outputs: o.Alphabet, Hull: true}
+	mod, err := m.FixedModel(d, fo)
+	if err != nil {
+		return FiniteOptimum{}, err
+	}
+	so := o.Solver
+	if limit > 0 {
+		so.TimeLimit = limit
+	}
+	res, err := highsx.SolveContext(ctx, mod, so)
+	switch {
+	case ctx.Err() != nil:
+		return FiniteOptimum{}, interrupted(ctx, d)
+	case errors.Is(err, highsx.ErrInfeasible):
+		p := noPoint(d, "fixed MIP", StatusInfeasible, res.Time)
+		p.Alphabet = o.Alphabet
+		return p, nil
+	case err != nil && !res.HasSolution:
+		if errors.Is(err, highsx.ErrTimeLimit) {
+			p := noPoint(d, "fixed MIP", StatusNoSolution, res.Time)
+			p.Alphabet, p.Upper = o.Alphabet, res.DualBound
+			return p, nil
+		}
+		return FiniteOptimum{}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", o.Alphabet, d, err)
+	}
+	p := m.fixedOptimum(d, o.Alphabet, res)
+	p.Upper = res.DualBound
+	if err == nil {
+		p.Status, p.Upper = StatusOptimal, p.Gamma
+	} else {
+		p.Status, p.LowerBound = GapStatus(p.Gamma, p.Upper), true
+	}
+	return p, nil
+}
+
+// fixedOptimum reads the fixed MIP's privatizer from its solution.
+func (m Finite) fixedOptimum(d float64, mo int, res highsx.Result) FiniteOptimum {
+	n := m.N()
+	p := make(Mechanism, n)
+	for x := range p {
+		p[x] = make([]float64, mo)
+		for f := range p[x] {
+			p[x][f] = clamp01(res.X[x*mo+f])
+		}
+		normalize(p[x])
+	}
+	opt := FiniteOptimum{
+		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
+		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
+	}
+	opt.fill(m)
+	return opt
+}
