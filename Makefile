@@ -12,7 +12,7 @@ GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
 
-.PHONY: all build run test bench fmt vet check highs reproduce clean
+.PHONY: all build run test bench bench-epoch fmt vet check highs reproduce clean
 
 all: build
 
@@ -49,6 +49,14 @@ test: $(HIGHS_PC)
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# Side-by-side: an Algorithm 1 epoch in mmds and in PyTorch on CPU (one
+# thread each), in back-to-back pairs; prints each pair's ratio and the
+# median. Needs Debian's python3-torch: scripts/install-torch.sh.
+PAIRS ?= 3
+bench-epoch: $(HIGHS_PC)
+	scripts/bench-epoch.sh gauss $(PAIRS)
+	scripts/bench-epoch.sh binary $(PAIRS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
