@@ -52,6 +52,9 @@ func forwardKernel(p []float64, I, H int, in []float64, n int, h, out []float64)
 		for r := range out[:lo] {
 			out[r] += b2 // acc + b2, as forwardRows
 		}
+		if lo == n {
+			return
+		}
 	}
 	forwardRows(in, n, lo, I, H, w1, b1, w2, b2, h, out)
 }
@@ -66,6 +69,9 @@ func inputGradKernel(sig bool, p []float64, I, H, col int, h, out, dOut []float6
 		checkLen("input gradient", d, n)
 		lo = n - n%8
 		inputGradAVX(sig, &v[0], H, &h[0], &out[0], &dOut[0], n, lo, &d[0])
+		if lo == n {
+			return
+		}
 	}
 	inputGradRows(sig, h, out, dOut, n, lo, H, v, d)
 }
