@@ -1,6 +1,10 @@
 package learn
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // Trainer runs Algorithm 1 for one trial: one threshold D, one seed. It owns
 // its networks, optimizers, random streams and every buffer, so a steady-state
@@ -322,24 +326,16 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	dF := b.dF[:n]
 	clear(dF)
 	if cRecon != 0 {
-		scale(b.reconD[:n], cRecon)
+		floats.Scale(cRecon, b.reconD[:n])
 		t.Recon.InputGradCol(0, b.reconH, b.reconOut, b.reconD, n, b.v, dF)
 	}
 	if !binary {
-		scale(b.advD[adv][:n], -1)
+		floats.Scale(-1, b.advD[adv][:n])
 		t.Adv[adv].InputGradCol(0, b.advH[adv], b.advOut[adv], b.advD[adv], n, b.v, b.dTmp)
-		for k, d := range b.dTmp[:n] {
-			dF[k] += d
-		}
+		floats.Add(dF, b.dTmp[:n])
 	}
 	t.Priv.Backward(b.privIn, b.privH, b.privOut, dF, n, b.privGrad, nil)
 	return loss
-}
-
-func scale(s []float64, c float64) {
-	for k := range s {
-		s[k] *= c
-	}
 }
 
 // lossGrad returns the minibatch loss of the estimates est of the targets x
@@ -447,8 +443,8 @@ func (t *Trainer) Evaluate() {
 		}
 	}
 	nt := float64(s.N)
-	scale(adv, 1/nt)
-	scale(advHard, 1/nt)
+	floats.Scale(1/nt, adv)
+	floats.Scale(1/nt, advHard)
 	t.hist.add(recon/nt, adv, reconHard/nt, advHard)
 }
 
