@@ -12,7 +12,7 @@ GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
 
-.PHONY: all build run test bench bench-epoch fmt vet check highs reproduce clean
+.PHONY: all build run test bench bench-epoch check-kernels fmt vet check highs reproduce clean
 
 all: build
 
@@ -57,6 +57,11 @@ PAIRS ?= 3
 bench-epoch: $(HIGHS_PC)
 	scripts/bench-epoch.sh gauss $(PAIRS)
 	scripts/bench-epoch.sh binary $(PAIRS)
+
+# The assembly kernels and the portable ones (-tags purego) train to the
+# same bits.
+check-kernels: $(HIGHS_PC)
+	scripts/check-kernels.sh
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

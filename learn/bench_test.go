@@ -5,7 +5,7 @@ import "testing"
 // benchTrainer returns a trainer with the paper's setup: 12,000 rows split
 // 10,000/2,000, M = 200, 50 hidden units, two adversaries (Gaussian) or one
 // (binary).
-func benchTrainer(b *testing.B, model Model) *Trainer {
+func benchTrainer(b testing.TB, model Model) *Trainer {
 	ds, dmax, d := paperGauss(12000, 1), 5.76, 2.0
 	if model == Binary {
 		ds, dmax, d = paperBinary(12000, 1), 0.2, 0.1

@@ -220,3 +220,31 @@ func row(in []float64, w, n, r int) []float64 {
 	}
 	return x
 }
+
+// TestTrainingFingerprint trains the paper's setup for three epochs twice
+// from the same seed and requires the same bits; it logs a fingerprint of
+// every parameter so that scripts/check-kernels.sh can compare the assembly
+// build with the portable one (-tags purego).
+func TestTrainingFingerprint(t *testing.T) {
+	for _, model := range []Model{Gauss, Binary} {
+		var prints [2]uint64
+		for k := range prints {
+			tr := benchTrainer(t, model)
+			for range 3 {
+				tr.Epoch()
+				tr.Evaluate()
+			}
+			h := uint64(14695981039346656037) // FNV-1a over the parameters' bits
+			for _, m := range append([]*MLP{tr.Priv, tr.Recon}, tr.Adv...) {
+				for _, p := range m.Params {
+					h = (h ^ math.Float64bits(p)) * 1099511628211
+				}
+			}
+			prints[k] = h
+		}
+		if prints[0] != prints[1] {
+			t.Errorf("%v: two runs from one seed differ: %x vs %x", model, prints[0], prints[1])
+		}
+		t.Logf("fingerprint %v %016x", model, prints[0])
+	}
+}
