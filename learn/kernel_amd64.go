@@ -26,6 +26,9 @@ func simdKernels() bool { return hasAVX }
 func forwardAVX(p *float64, I, H int, in *float64, n, n8 int, h, out *float64)
 
 //go:noescape
+func forward16AVX(p *float64, I, H int, in *float64, n, n16 int, h, out *float64)
+
+//go:noescape
 func inputGradAVX(sig bool, v *float64, H int, h, out, dOut *float64, n, n8 int, d *float64)
 
 //go:noescape
@@ -47,8 +50,14 @@ func forwardKernel(p []float64, I, H int, in []float64, n int, h, out []float64)
 		checkLen("forward", in, I*n)
 		checkLen("forward", h, H*n)
 		checkLen("forward", out, n)
+		n16 := n - n%16
 		lo = n - n%8
-		forwardAVX(&p[0], I, H, &in[0], n, lo, &h[0], &out[0])
+		if n16 > 0 {
+			forward16AVX(&p[0], I, H, &in[0], n, n16, &h[0], &out[0])
+		}
+		if lo > n16 { // one block of eight rows; the kernel's bases move to row n16
+			forwardAVX(&p[0], I, H, &in[n16], n, lo-n16, &h[n16], &out[n16])
+		}
 		for r := range out[:lo] {
 			out[r] += b2 // acc + b2, as forwardRows
 		}

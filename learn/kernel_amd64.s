@@ -268,3 +268,90 @@ pg_rows_done:
 pg_done:
 	VZEROUPPER
 	RET
+
+// func forward16AVX(p *float64, I, H int, in *float64, n, n16 int, h, out *float64)
+//
+// forwardAVX on sixteen rows (four vectors, four independent accumulator
+// chains) per block, for rows r < n16 (a multiple of 16). Same registers as
+// forwardAVX; Y0–Y3 accumulators, Y4–Y7 pre-activations, Y8 weight.
+TEXT ·forward16AVX(SB), NOSPLIT, $8-64
+	MOVQ p+0(FP), SI
+	MOVQ I+8(FP), R12
+	MOVQ H+16(FP), R11
+	IMULQ R11, R12
+	SHLQ $3, R12
+	SHLQ $3, R11
+	MOVQ in+24(FP), DI
+	MOVQ n+32(FP), R10
+	SHLQ $3, R10
+	MOVQ n16+40(FP), AX
+	SHLQ $3, AX
+	MOVQ AX, rows-8(SP)
+	MOVQ h+48(FP), R8
+	MOVQ out+56(FP), R9
+	VXORPD Y15, Y15, Y15
+	XORQ BX, BX
+
+f16_rows:
+	CMPQ BX, rows-8(SP)
+	JGE  f16_done
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ CX, CX
+	LEAQ (R8)(BX*1), R15
+
+f16_units:
+	CMPQ CX, R11
+	JGE  f16_units_done
+	LEAQ (SI)(CX*1), DX
+	VBROADCASTSD (DX)(R12*1), Y4
+	VMOVAPD Y4, Y5
+	VMOVAPD Y4, Y6
+	VMOVAPD Y4, Y7
+	LEAQ (DI)(BX*1), R14
+	XORQ R13, R13
+
+f16_inputs:
+	CMPQ R13, R12
+	JGE  f16_inputs_done
+	VBROADCASTSD (DX)(R13*1), Y8
+	VFMADD231PD (R14), Y8, Y4
+	VFMADD231PD 32(R14), Y8, Y5
+	VFMADD231PD 64(R14), Y8, Y6
+	VFMADD231PD 96(R14), Y8, Y7
+	ADDQ R11, R13
+	ADDQ R10, R14
+	JMP  f16_inputs
+
+f16_inputs_done:
+	VMAXPD Y15, Y4, Y4
+	VMAXPD Y15, Y5, Y5
+	VMAXPD Y15, Y6, Y6
+	VMAXPD Y15, Y7, Y7
+	VMOVUPD Y4, (R15)
+	VMOVUPD Y5, 32(R15)
+	VMOVUPD Y6, 64(R15)
+	VMOVUPD Y7, 96(R15)
+	LEAQ (R12)(R11*1), AX
+	VBROADCASTSD (DX)(AX*1), Y8
+	VFMADD231PD Y8, Y4, Y0
+	VFMADD231PD Y8, Y5, Y1
+	VFMADD231PD Y8, Y6, Y2
+	VFMADD231PD Y8, Y7, Y3
+	ADDQ R10, R15
+	ADDQ $8, CX
+	JMP  f16_units
+
+f16_units_done:
+	VMOVUPD Y0, (R9)(BX*1)
+	VMOVUPD Y1, 32(R9)(BX*1)
+	VMOVUPD Y2, 64(R9)(BX*1)
+	VMOVUPD Y3, 96(R9)(BX*1)
+	ADDQ $128, BX
+	JMP  f16_rows
+
+f16_done:
+	VZEROUPPER
+	RET

@@ -16,7 +16,7 @@ func TestKernelsCanonical(t *testing.T) {
 	t.Logf("vector kernels in use: %v", simdKernels())
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, I := range []int{1, 2, 3} {
-		for _, n := range []int{1, 7, 8, 9, 16, 23, 200} {
+		for _, n := range []int{1, 7, 8, 9, 16, 23, 24, 40, 47, 200} {
 			for _, sig := range []bool{false, true} {
 				H := 1 + rng.IntN(60)
 				name := fmt.Sprintf("I=%d/n=%d/H=%d/sig=%v", I, n, H, sig)
