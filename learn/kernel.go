@@ -4,9 +4,9 @@ import "math"
 
 // The dense kernels of an MLP over a feature-major batch of n rows. Each has
 // one canonical floating-point order, written out here in scalar form; the
-// vector kernels (kernel_simd.go, built with GOEXPERIMENT=simd on amd64)
-// perform exactly the same operations in exactly the same order, so results
-// are bit-identical whichever is built. Multiply-adds are fused (math.FMA,
+// assembly kernels (kernel_amd64.s, AVX2 + FMA) perform exactly the same
+// operations in exactly the same order, so results are bit-identical whichever
+// runs (docs/learn.md, Performance). Multiply-adds are fused (math.FMA,
 // one rounding) in both; elsewhere the kernels round every product (explicit
 // float64 conversions keep the compiler from fusing at GOAMD64=v3).
 //

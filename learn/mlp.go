@@ -42,8 +42,8 @@ func (a Activation) String() string {
 //
 // Batches are feature-major: an input batch of n rows is an In×n slice
 // (in[i*n+r] is input i of row r), the hidden activations a Hidden×n slice,
-// so the kernels run down contiguous columns of n rows, four or eight rows
-// per vector instruction (kernel.go). For a single row (n = 1) this is the
+// so the kernels run down contiguous columns of n rows, four rows per vector
+// instruction on amd64 (kernel.go). For a single row (n = 1) this is the
 // plain input vector.
 type MLP struct {
 	In, Hidden int
