@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // AVX2 + FMA kernels for kernel_amd64.go: eight rows (two 4-lane vectors)
