@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm test-finite-long bench-finite bench fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels fmt vet check highs reproduce clean
 
 all: build
 
@@ -68,6 +68,19 @@ bench-finite: $(HIGHS_PC)
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# Side-by-side: an Algorithm 1 epoch in mmds and in PyTorch on CPU (one
+# thread each), in back-to-back pairs; prints each pair's ratio and the
+# median. Needs Debian's python3-torch: scripts/install-torch.sh.
+PAIRS ?= 3
+bench-epoch: $(HIGHS_PC)
+	scripts/bench-epoch.sh gauss $(PAIRS)
+	scripts/bench-epoch.sh binary $(PAIRS)
+
+# The assembly kernels and the portable ones (-tags purego) train to the
+# same bits.
+check-kernels: $(HIGHS_PC)
+	scripts/check-kernels.sh
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -38,11 +38,13 @@ func (a Activation) String() string {
 //	W2 [Hidden]      weight from hidden unit j to the output
 //	B2 [1]
 //
-// W1 is stored input-major (the transpose of PyTorch's Linear.weight) so that
-// the forward and backward passes run over contiguous Hidden-long rows.
+// W1 is stored input-major (the transpose of PyTorch's Linear.weight).
 //
-// Batches are batch-major: an input batch of n rows is an n×In row-major
-// slice, the hidden activations an n×Hidden row-major slice.
+// Batches are feature-major: an input batch of n rows is an In×n slice
+// (in[i*n+r] is input i of row r), the hidden activations a Hidden×n slice,
+// so the kernels run down contiguous columns of n rows, four rows per vector
+// instruction on amd64 (kernel.go). For a single row (n = 1) this is the
+// plain input vector.
 type MLP struct {
 	In, Hidden int
 	Out        Activation
@@ -115,18 +117,13 @@ func (m *MLP) check(n int, in, h, out []float64) {
 	need("output", out, n)
 }
 
-// Forward computes the outputs of the first n rows of the batch in (n×In) into
-// out (length ≥ n) and keeps the hidden ReLU activations in h (n×Hidden), which
-// Backward needs. It allocates nothing.
+// Forward computes the outputs of the n rows of the feature-major batch in
+// (In×n: in[i*n+r] is input i of row r) into out (length ≥ n) and keeps the
+// hidden ReLU activations in h (Hidden×n: h[j*n+r]), which Backward needs.
+// The arithmetic is the canonical order of kernel.go. It allocates nothing.
 func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 	m.check(n, in, h, out)
-	w1, b1, w2, b2 := m.Layers()
-	H := m.Hidden
-	if m.In == 2 {
-		forward2(in, n, H, w1, b1, w2, b2, h, out)
-	} else {
-		forwardN(in, n, m.In, H, w1, b1, w2, b2, h, out)
-	}
+	forwardKernel(m.Params, m.In, m.Hidden, in, n, h, out)
 	if m.Out == Sigmoid {
 		for r := range out[:n] {
 			out[r] = sigmoid(out[r])
@@ -134,82 +131,15 @@ func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 	}
 }
 
-// forward2 is Forward's hidden layer and pre-activation output for two inputs,
-// the paper's case, fused into one pass over each hidden row; four partial
-// sums break the dependency chain of the output's dot product.
-func forward2(in []float64, n, H int, w1, b1, w2 []float64, b2 float64, h, out []float64) {
-	wa, wb := w1[:H], w1[H:2*H]
-	b1, w2 = b1[:H], w2[:H]
-	for r := 0; r < n; r++ {
-		xa, xb := in[2*r], in[2*r+1]
-		hr := h[r*H : r*H+H]
-		wa, wb, b1, w2 := wa[:len(hr)], wb[:len(hr)], b1[:len(hr)], w2[:len(hr)]
-		var s0, s1, s2, s3 float64
-		j := 0
-		for ; j+3 < len(hr); j += 4 {
-			v0 := relu(b1[j] + xa*wa[j] + xb*wb[j])
-			v1 := relu(b1[j+1] + xa*wa[j+1] + xb*wb[j+1])
-			v2 := relu(b1[j+2] + xa*wa[j+2] + xb*wb[j+2])
-			v3 := relu(b1[j+3] + xa*wa[j+3] + xb*wb[j+3])
-			hr[j], hr[j+1], hr[j+2], hr[j+3] = v0, v1, v2, v3
-			s0 += v0 * w2[j]
-			s1 += v1 * w2[j+1]
-			s2 += v2 * w2[j+2]
-			s3 += v3 * w2[j+3]
-		}
-		for ; j < len(hr); j++ {
-			v := relu(b1[j] + xa*wa[j] + xb*wb[j])
-			hr[j] = v
-			s0 += v * w2[j]
-		}
-		out[r] = b2 + ((s0 + s1) + (s2 + s3))
-	}
-}
-
-// forwardN is forward2 for any number of inputs.
-func forwardN(in []float64, n, I, H int, w1, b1, w2 []float64, b2 float64, h, out []float64) {
-	b1, w2 = b1[:H], w2[:H]
-	for r := 0; r < n; r++ {
-		x := in[r*I : r*I+I]
-		hr := h[r*H : r*H+H]
-		copy(hr, b1)
-		for i, xi := range x {
-			wi := w1[i*H : i*H+H]
-			for j := range hr {
-				hr[j] += xi * wi[j]
-			}
-		}
-		var s0, s1 float64
-		j := 0
-		for ; j+1 < H; j += 2 {
-			v0, v1 := max(hr[j], 0), max(hr[j+1], 0)
-			hr[j], hr[j+1] = v0, v1
-			s0 += v0 * w2[j]
-			s1 += v1 * w2[j+1]
-		}
-		if j < H {
-			v := max(hr[j], 0)
-			hr[j] = v
-			s0 += v * w2[j]
-		}
-		out[r] = b2 + s0 + s1
-	}
-}
-
 // outGrad returns dL/dz for the output pre-activation z given dL/dy for the
 // output y = act(z).
-func (m *MLP) outGrad(dy, y float64) float64 {
-	if m.Out == Sigmoid {
-		return dy * y * (1 - y)
-	}
-	return dy
-}
+func (m *MLP) outGrad(dy, y float64) float64 { return dzOut(m.Out == Sigmoid, dy, y) }
 
 // Backward back-propagates dOut (dL/dy for each of the n outputs y) through
 // the network whose Forward on the same in produced h and out. It writes the
 // parameter gradient into grad (overwritten; same layout as Params) when grad
-// is not nil, and the input gradient dL/din (n×In) into dIn when dIn is not
-// nil. It allocates nothing.
+// is not nil, and the input gradient dL/din (In×n, feature-major like in)
+// into dIn when dIn is not nil. It allocates nothing.
 func (m *MLP) Backward(in, h, out, dOut []float64, n int, grad, dIn []float64) {
 	m.check(n, in, h, out)
 	m.check(n, nil, nil, dOut)
@@ -220,88 +150,25 @@ func (m *MLP) Backward(in, h, out, dOut []float64, n int, grad, dIn []float64) {
 		panic(fmt.Sprintf("learn: input gradient length %d, need %d", len(dIn), n*m.In))
 	}
 	if grad != nil {
-		clear(grad)
-		if m.In == 2 {
-			m.paramGrad2(in, h, out, dOut, n, grad)
-		} else {
-			m.paramGradN(in, h, out, dOut, n, grad)
-		}
+		paramGradKernel(m.Out == Sigmoid, m.Params, m.In, m.Hidden, in, h, out, dOut, n, grad)
 	}
 	if dIn != nil {
-		m.inputGrad(h, out, dOut, n, dIn)
-	}
-}
-
-// paramGrad2 accumulates the parameter gradient for two inputs.
-func (m *MLP) paramGrad2(in, h, out, dOut []float64, n int, grad []float64) {
-	H := m.Hidden
-	_, _, w2, _ := m.split(m.Params)
-	gw1, gb1, gw2, gb2 := m.split(grad)
-	ga, gb := gw1[:H], gw1[H:2*H]
-	gb1, gw2, w2 = gb1[:H], gw2[:H], w2[:H]
-	var sb2 float64
-	for r := 0; r < n; r++ {
-		dz := m.outGrad(dOut[r], out[r])
-		sb2 += dz
-		xa, xb := in[2*r], in[2*r+1]
-		hr := h[r*H : r*H+H]
-		for j, hv := range hr {
-			gw2[j] += dz * hv
-			g := gate(dz*w2[j], hv)
-			gb1[j] += g
-			ga[j] += xa * g
-			gb[j] += xb * g
-		}
-	}
-	gb2[0] = sb2
-}
-
-// paramGradN accumulates the parameter gradient for any number of inputs.
-func (m *MLP) paramGradN(in, h, out, dOut []float64, n int, grad []float64) {
-	H, I := m.Hidden, m.In
-	_, _, w2, _ := m.split(m.Params)
-	gw1, gb1, gw2, gb2 := m.split(grad)
-	gb1, gw2, w2 = gb1[:H], gw2[:H], w2[:H]
-	var sb2 float64
-	for r := 0; r < n; r++ {
-		dz := m.outGrad(dOut[r], out[r])
-		sb2 += dz
-		x := in[r*I : r*I+I]
-		hr := h[r*H : r*H+H]
-		for j, hv := range hr {
-			gw2[j] += dz * hv
-			gb1[j] += gate(dz*w2[j], hv)
-		}
-		for i, xi := range x {
-			gi := gw1[i*H : i*H+H]
-			for j, hv := range hr {
-				gi[j] += xi * gate(dz*w2[j], hv)
+		H := m.Hidden
+		w1, _, w2, _ := m.split(m.Params)
+		for i := 0; i < m.In; i++ {
+			wi, di := w1[i*H:i*H+H], dIn[i*n:i*n+n]
+			for r := range di {
+				var s float64
+				for j := 0; j < H; j++ {
+					s += gate(float64(w2[j]*wi[j]), h[j*n+r])
+				}
+				di[r] = m.outGrad(dOut[r], out[r]) * s
 			}
 		}
 	}
-	gb2[0] = sb2
 }
 
-// inputGrad writes dL/din for every input column.
-func (m *MLP) inputGrad(h, out, dOut []float64, n int, dIn []float64) {
-	H, I := m.Hidden, m.In
-	w1, _, w2, _ := m.split(m.Params)
-	w2 = w2[:H]
-	for r := 0; r < n; r++ {
-		dz := m.outGrad(dOut[r], out[r])
-		hr := h[r*H : r*H+H]
-		for i := 0; i < I; i++ {
-			wi := w1[i*H : i*H+H]
-			var s float64
-			for j, hv := range hr {
-				s += gate(w2[j]*wi[j], hv)
-			}
-			dIn[r*I+i] = dz * s
-		}
-	}
-}
-
-// InputGradCol writes dL/din[r][col] for the n rows into d, given dOut as in
+// InputGradCol writes dL/din[col][r] for the n rows into d, given dOut as in
 // Backward. It is the only gradient the privatizer step needs from the frozen
 // reconstructor and adversaries (the gradient with respect to f), and is
 // cheaper than Backward: with v_j = W2_j·W1[col]_j precomputed into v (length
@@ -320,20 +187,7 @@ func (m *MLP) InputGradCol(col int, h, out, dOut []float64, n int, v, d []float6
 	for j := range v {
 		v[j] = w2[j] * wc[j]
 	}
-	d = d[:n]
-	for r := range d {
-		hr := h[r*H : r*H+H]
-		var s0, s1 float64
-		j := 0
-		for ; j+1 < H; j += 2 {
-			s0 += gate(v[j], hr[j])
-			s1 += gate(v[j+1], hr[j+1])
-		}
-		if j < H {
-			s0 += gate(v[j], hr[j])
-		}
-		d[r] = m.outGrad(dOut[r], out[r]) * (s0 + s1)
-	}
+	inputGradKernel(m.Out == Sigmoid, m.Params, m.In, H, col, h, out, dOut, n, v, d)
 }
 
 // Predict returns the network's output for one input vector x (length In).

@@ -41,12 +41,13 @@ func maxAbs(s []float64) float64 {
 // InputGradCol, against central finite differences, for both output
 // activations and for the fused two-input and general paths.
 func TestMLPGradients(t *testing.T) {
-	for _, in := range []int{1, 2, 3} {
+	// n = 21: two blocks of eight rows for the vector kernels, five after.
+	for _, tc := range []struct{ in, n int }{{1, 5}, {2, 5}, {3, 5}, {1, 21}, {2, 21}, {3, 21}} {
+		in, n := tc.in, tc.n
 		for _, act := range []Activation{Identity, Sigmoid} {
-			t.Run(fmt.Sprintf("in=%d/%v", in, act), func(t *testing.T) {
+			t.Run(fmt.Sprintf("in=%d/n=%d/%v", in, n, act), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(in), uint64(act)))
 				m := NewMLP(in, 7, act, rng)
-				const n = 5
 				x := make([]float64, n*in)
 				c := make([]float64, n)
 				for k := range x {
@@ -85,7 +86,7 @@ func TestMLPGradients(t *testing.T) {
 					d := make([]float64, n)
 					m.InputGradCol(col, h, out, c, n, make([]float64, m.Hidden), d)
 					for r := range n {
-						checkClose(t, fmt.Sprintf("InputGradCol(%d)[%d]", col, r), d[r], dIn[r*in+col], is, 1e-12)
+						checkClose(t, fmt.Sprintf("InputGradCol(%d)[%d]", col, r), d[r], dIn[col*n+r], is, 0)
 					}
 				}
 			})
@@ -128,7 +129,7 @@ func TestMLPForwardByHand(t *testing.T) {
 	// x = (1, 2): hidden pre = (1·1 + 2·2 + 0.5, −1·1 + 0.5·2 + 0.25) = (5.5, 0.25)
 	// out = 3·5.5 − 2·0.25 + 0.125 = 16.125
 	// x = (1, −3): pre = (1 − 6 + 0.5, −1 − 1.5 + 0.25) = (−4.5, −2.25) → relu 0 → out = 0.125
-	in := []float64{1, 2, 1, -3}
+	in := []float64{1, 1, 2, -3} // feature-major: input 0 of both rows, then input 1
 	h, out := make([]float64, 4), make([]float64, 2)
 	m.Forward(in, 2, h, out)
 	if out[0] != 16.125 || out[1] != 0.125 {

@@ -1,6 +1,10 @@
 package learn
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // Trainer runs Algorithm 1 for one trial: one threshold D, one seed. It owns
 // its networks, optimizers, random streams and every buffer, so a steady-state
@@ -200,15 +204,16 @@ func (t *Trainer) Iteration() {
 }
 
 // gather copies the rows idx of the training split into the minibatch
-// buffers: x, the privatizer's (x, r), and the side columns (columns 1.. of
-// the reconstructor's input when recon, of adversary adv's input when
-// adv ≥ 0; adv = -2 gathers every adversary's). The draws for f ~
-// Bernoulli(p̂) are taken here too for the binary model.
+// buffers, feature-major with n = len(idx) rows: x, the privatizer's (x, r),
+// and the side columns (rows 1.. of the reconstructor's input when recon, of
+// adversary adv's input when adv ≥ 0; adv = -2 gathers every adversary's).
 func (t *Trainer) gather(s *Split, idx []int32, recon bool, adv int) {
 	b := &t.b
+	n := len(idx)
+	x, pa, pb := b.x[:n], b.privIn[:n], b.privIn[n:2*n]
 	for k, r := range idx {
-		b.x[k] = s.X[r]
-		b.privIn[2*k], b.privIn[2*k+1] = s.Priv[2*r], s.Priv[2*r+1]
+		x[k] = s.X[r]
+		pa[k], pb[k] = s.Priv[2*r], s.Priv[2*r+1]
 	}
 	if recon {
 		gatherSide(b.reconIn, s.Recon, s.NY, idx)
@@ -220,20 +225,20 @@ func (t *Trainer) gather(s *Split, idx []int32, recon bool, adv int) {
 	}
 }
 
-// gatherSide fills columns 1..w of the (1+w)-wide rows of dst from the w-wide
-// rows idx of src.
+// gatherSide fills rows 1..w of the feature-major (1+w)×n input dst from the
+// rows idx of src (w columns each, row-major), n = len(idx).
 func gatherSide(dst, src []float64, w int, idx []int32) {
-	for k, r := range idx {
-		copy(dst[k*(w+1)+1:(k+1)*(w+1)], src[int(r)*w:(int(r)+1)*w])
+	n := len(idx)
+	for c := 0; c < w; c++ {
+		d := dst[(c+1)*n : (c+2)*n]
+		for k, r := range idx {
+			d[k] = src[int(r)*w+c]
+		}
 	}
 }
 
-// setF writes f into column 0 of the n rows of in (width w).
-func setF(in []float64, w int, f []float64) {
-	for k, v := range f {
-		in[k*w] = v
-	}
-}
+// setF writes f into input 0 (the first n entries) of a feature-major input.
+func setF(in []float64, f []float64) { copy(in[:len(f)], f) }
 
 // drawF turns the privatizer's outputs p̂ into f ~ Bernoulli(p̂) using the
 // uniforms u: f = 1 iff u < p̂.
@@ -286,7 +291,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	binary := t.cfg.Model == Binary
 	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
 	p := b.privOut[:n]
-	setF(b.reconIn, t.Recon.In, p)
+	setF(b.reconIn, p)
 	t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
 	lRecon := t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
 	adv := -1
@@ -298,7 +303,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 			drawF(f, p, b.u[:n])
 		}
 		for i, a := range t.Adv {
-			setF(b.advIn[i], a.In, f)
+			setF(b.advIn[i], f)
 			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
 			b.advLoss[i] = t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
 			if adv < 0 || b.advLoss[i] < lAdv {
@@ -321,24 +326,16 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	dF := b.dF[:n]
 	clear(dF)
 	if cRecon != 0 {
-		scale(b.reconD[:n], cRecon)
+		floats.Scale(cRecon, b.reconD[:n])
 		t.Recon.InputGradCol(0, b.reconH, b.reconOut, b.reconD, n, b.v, dF)
 	}
 	if !binary {
-		scale(b.advD[adv][:n], -1)
+		floats.Scale(-1, b.advD[adv][:n])
 		t.Adv[adv].InputGradCol(0, b.advH[adv], b.advOut[adv], b.advD[adv], n, b.v, b.dTmp)
-		for k, d := range b.dTmp[:n] {
-			dF[k] += d
-		}
+		floats.Add(dF, b.dTmp[:n])
 	}
 	t.Priv.Backward(b.privIn, b.privH, b.privOut, dF, n, b.privGrad, nil)
 	return loss
-}
-
-func scale(s []float64, c float64) {
-	for k := range s {
-		s[k] *= c
-	}
 }
 
 // lossGrad returns the minibatch loss of the estimates est of the targets x
@@ -390,7 +387,7 @@ func (t *Trainer) reconStep() {
 	m := t.cfg.BatchSize
 	b := &t.b
 	t.gather(t.data.Train, t.samplers[1].next(m), true, -1)
-	setF(b.reconIn, t.Recon.In, t.privatize(m, t.bern))
+	setF(b.reconIn, t.privatize(m, t.bern))
 	t.Recon.Forward(b.reconIn, m, b.reconH, b.reconOut)
 	t.lossGrad(b.x[:m], b.reconOut[:m], b.reconD[:m])
 	t.Recon.Backward(b.reconIn, b.reconH, b.reconOut, b.reconD, m, b.reconGrad, nil)
@@ -404,7 +401,7 @@ func (t *Trainer) advStep(i int) {
 	b := &t.b
 	a := t.Adv[i]
 	t.gather(t.data.Train, t.samplers[2+i].next(m), false, i)
-	setF(b.advIn[i], a.In, t.privatize(m, t.bern))
+	setF(b.advIn[i], t.privatize(m, t.bern))
 	a.Forward(b.advIn[i], m, b.advH[i], b.advOut[i])
 	t.lossGrad(b.x[:m], b.advOut[i][:m], b.advD[i][:m])
 	a.Backward(b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], m, b.advGrad[i], nil)
@@ -430,14 +427,14 @@ func (t *Trainer) Evaluate() {
 		n := min(m, s.N-lo)
 		t.gather(s, b.idxRange(lo, n), true, -2)
 		f := t.privatize(n, t.eval)
-		setF(b.reconIn, t.Recon.In, f)
+		setF(b.reconIn, f)
 		t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
 		recon += float64(n) * t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
 		if binary {
 			reconHard += hardErrors(b.x[:n], b.reconOut[:n])
 		}
 		for i, a := range t.Adv {
-			setF(b.advIn[i], a.In, f)
+			setF(b.advIn[i], f)
 			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
 			adv[i] += float64(n) * t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
 			if binary {
@@ -446,8 +443,8 @@ func (t *Trainer) Evaluate() {
 		}
 	}
 	nt := float64(s.N)
-	scale(adv, 1/nt)
-	scale(advHard, 1/nt)
+	floats.Scale(1/nt, adv)
+	floats.Scale(1/nt, advHard)
 	t.hist.add(recon/nt, adv, reconHard/nt, advHard)
 }
 
