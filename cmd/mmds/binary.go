@@ -129,11 +129,11 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	}
+	if f.global { // the global optimum beside Proposition 2; see finite.go
+		return runBinaryGlobal(cmd, format, m, ds, opts, f.plot)
+	}
 	if err := writePlot(f.plot, verify.BinaryCurveSpec(opts)); err != nil {
 		return err
-	}
-	if f.global { // the global optimum beside Proposition 2; see finite.go
-		return runBinaryGlobal(cmd, format, m, ds, opts)
 	}
 	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))
 }

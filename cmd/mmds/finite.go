@@ -11,9 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/verify"
 )
 
 type finiteFlags struct {
@@ -403,7 +405,7 @@ type binaryGlobalDoc struct {
 	Points []binaryGlobalPoint `json:"points"`
 }
 
-func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum) error {
+func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum, plot string) error {
 	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{})
 	if err != nil {
 		return err
@@ -411,6 +413,18 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 	gl, err := g.Sweep(cmd.Context(), ds, mip.DefaultSolver())
 	if err != nil {
 		return err
+	}
+	if plot != "" {
+		spec := verify.BinaryCurveSpec(opts)
+		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
+		for _, o := range gl {
+			global.X, global.Y = append(global.X, o.D), append(global.Y, o.MinAdvLoss)
+		}
+		spec.Curves = append(spec.Curves, global)
+		spec.Title = "Binary data model: Proposition 2 and the global optimum"
+		if err := writePlot(plot, spec); err != nil {
+			return err
+		}
 	}
 	w := cmd.OutOrStdout()
 	if format == report.JSON {

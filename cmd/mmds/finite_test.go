@@ -269,3 +269,15 @@ func TestFiniteInterrupt(t *testing.T) {
 		t.Errorf("time limit: %+v", p)
 	}
 }
+
+// --global --plot draws the global optimum beside Proposition 2.
+func TestBinaryGlobalPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.svg")
+	if code, _, errs := runCLI(t, "binary", "--global", "--sweep", "0.05:0.2:4", "--plot", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "global optimum") || !strings.Contains(string(b), "Proposition 2") {
+		t.Errorf("figure lacks the global curve: %v", err)
+	}
+}
