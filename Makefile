@@ -12,7 +12,7 @@ GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
 
-.PHONY: all build run test bench fmt vet check highs reproduce clean
+.PHONY: all build run test bench bench-library solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -49,6 +49,20 @@ test: $(HIGHS_PC)
 
 bench: $(HIGHS_PC)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# The long solver benchmark (docs/bench.md): writes the instance library and
+# solves it with every solver that runs here at 10 s per solve. Install CBC
+# and GLPK first with `make solvers` (they are optional).
+BENCH_OUT := results/bench-library
+bench-library: build
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	$(BIN) bench library $(BENCH_OUT)/lib
+	$(BIN) bench run $(BENCH_OUT)/lib --highs-file --cbc --glpk --time-limit 10s \
+		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json \
+		| tee $(BENCH_OUT)/runs.txt
+
+solvers:
+	scripts/install-solvers.sh
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

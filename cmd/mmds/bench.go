@@ -23,6 +23,7 @@ func init() { subcommands = append(subcommands, newBenchCmd) }
 // solveFlags are shared by `mmds bench` and `mmds bench run`.
 type solveFlags struct {
 	format, profile, plot string
+	jsonOut               string
 	timeLimit, shift      time.Duration
 	threads, solverSeed   int
 	cbc, glpk, highsFile  bool
@@ -39,6 +40,7 @@ func (f *solveFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.solverSeed, "solver-seed", 0, "random seed given to HiGHS and CBC, in [0, 2147483647]")
 	fl.DurationVar(&f.shift, "shift", time.Second, "shift of the shifted geometric mean of times (> 0)")
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
+	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }
 
@@ -372,10 +374,16 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 			return err
 		}
 	}
+	doc := benchJSON(source, started, infos, f, tol, runs, sums)
+	if f.jsonOut != "" {
+		if err := report.WriteAtomic(f.jsonOut, func(w io.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
+			return err
+		}
+	}
 	w := cmd.OutOrStdout()
 	switch format {
 	case report.JSON:
-		return report.WriteJSON(w, benchJSON(source, started, infos, f, tol, runs, sums))
+		return report.WriteJSON(w, doc)
 	case report.CSV:
 		return runsGrid(runs, true).RenderCSV(w)
 	}
