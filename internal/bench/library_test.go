@@ -320,3 +320,14 @@ func FuzzReadMPS(f *testing.F) {
 		}
 	})
 }
+
+func TestMinimizeNegatesWithoutNegativeZero(t *testing.T) {
+	m := &highs.Model{Maximize: true, ColCosts: []float64{0, 1, -2}, Offset: 0}
+	got := Minimize(m)
+	if got.Maximize || got.ColCosts[1] != -1 || got.ColCosts[2] != 2 || math.Signbit(got.ColCosts[0]) || math.Signbit(got.Offset) {
+		t.Errorf("%+v", got)
+	}
+	if m.ColCosts[1] != 1 {
+		t.Error("Minimize changed its argument")
+	}
+}

@@ -158,9 +158,9 @@ func Minimize(m *highs.Model) *highs.Model {
 	out.Maximize = false
 	out.ColCosts = make([]float64, len(m.ColCosts))
 	for j, c := range m.ColCosts {
-		out.ColCosts[j] = -c
+		out.ColCosts[j] = 0 - c // 0 − c, not −c: no −0 in the files
 	}
-	out.Offset = -m.Offset
+	out.Offset = 0 - m.Offset
 	return &out
 }
 
