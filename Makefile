@@ -58,7 +58,7 @@ bench-library: build
 	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	$(BIN) bench library $(BENCH_OUT)/lib
 	$(BIN) bench run $(BENCH_OUT)/lib --highs-file --cbc --glpk --time-limit 10s \
-		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json \
+		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json --progress \
 		| tee $(BENCH_OUT)/runs.txt
 
 solvers:

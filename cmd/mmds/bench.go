@@ -27,6 +27,7 @@ type solveFlags struct {
 	timeLimit, shift      time.Duration
 	threads, solverSeed   int
 	cbc, glpk, highsFile  bool
+	progress              bool
 }
 
 func (f *solveFlags) register(cmd *cobra.Command) {
@@ -40,6 +41,7 @@ func (f *solveFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.solverSeed, "solver-seed", 0, "random seed given to HiGHS and CBC, in [0, 2147483647]")
 	fl.DurationVar(&f.shift, "shift", time.Second, "shift of the shifted geometric mean of times (> 0)")
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
+	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr as it finishes")
 	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }
@@ -353,7 +355,15 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		}
 	}
 	tol := bench.DefaultTolerances()
-	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, nil)
+	var progress func(bench.Run)
+	if f.progress {
+		done := 0
+		progress = func(r bench.Run) {
+			done++
+			fmt.Fprintf(cmd.ErrOrStderr(), "[%d] %s %s: %s %.3f s\n", done, r.Instance, r.Solver, r.Status, r.Seconds)
+		}
+	}
+	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, progress)
 	if err != nil {
 		return err
 	}

@@ -142,8 +142,8 @@ func runProgram(ctx context.Context, limit time.Duration, path string, args ...s
 	return out, secs, ctx.Err() == context.DeadlineExceeded, err
 }
 
-// CBC is COIN-OR's CBC, run as `cbc FILE -sec T -threads N -randomCbcSeed S
-// -solve -solution SOL`.
+// CBC is COIN-OR's CBC, run as `cbc FILE -timeMode elapsed -sec T -threads N
+// -randomCbcSeed S -solve -solution SOL`.
 type CBC struct {
 	external
 	Config SolverConfig
@@ -154,7 +154,7 @@ func NewCBC(ctx context.Context, path string, c SolverConfig) CBC {
 	s := CBC{Config: c}
 	seed := c.Seed
 	s.info = SolverInfo{Name: "CBC", Threads: c.Threads, Seed: &seed, ReadsFile: true,
-		Options: fmt.Sprintf("-threads %d -randomCbcSeed %d (defaults otherwise)", c.Threads, c.Seed)}
+		Options: fmt.Sprintf("-timeMode elapsed -threads %d -randomCbcSeed %d (defaults otherwise)", c.Threads, c.Seed)}
 	if path == "" {
 		path = "cbc"
 	}
@@ -196,7 +196,9 @@ func (s CBC) Solve(ctx context.Context, in Instance, file string, limit time.Dur
 	sol := filepath.Join(tmp, "sol.txt")
 	args := []string{file}
 	if limit > 0 {
-		args = append(args, "-sec", strconv.FormatFloat(limit.Seconds(), 'g', -1, 64))
+		// CBC's default time mode is CPU time, which on a loaded machine
+		// lets it run far past a wall-clock limit.
+		args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(limit.Seconds(), 'g', -1, 64))
 	}
 	if s.Config.Threads > 0 {
 		args = append(args, "-threads", strconv.Itoa(s.Config.Threads))

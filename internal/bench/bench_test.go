@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mmds-project/mmds/mip"
+)
+
+// DefaultSpec is the family of the default `mmds bench` run (the CLI's
+// flag defaults): n = 2..3, K = 1, 2, 3, D = D_max/2.
+func defaultSpec() Spec {
+	return Spec{NMin: 2, NMax: 3, Ks: []int{1, 2, 3}, Fractions: []float64{0.5}, Models: 1, Seed: 1, MaxSubsets: mip.DefaultMaxSubsets}
+}
+
+// BenchmarkDefaultRun is the default `mmds bench` run without the CLI:
+// building and certifying the 36 instances, then solving each with HiGHS
+// (1 thread, 10 s limit) and checking every answer. Target: < 10 s.
+func BenchmarkDefaultRun(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		ins, err := defaultSpec().Build(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs, err := Solve(ctx, ins, nil, RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}},
+			TimeLimit: 10 * time.Second, Tol: DefaultTolerances()}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Status != StatusOptimal {
+				b.Fatalf("%s: %s", r.Instance, r.Status)
+			}
+		}
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	for _, s := range []Spec{
+		{NMin: 1, NMax: 2, Ks: []int{1}, Fractions: []float64{0.5}, Models: 1},
+		{NMin: 2, NMax: 2, Fractions: []float64{0.5}, Models: 1},
+		{NMin: 2, NMax: 2, Ks: []int{9}, Fractions: []float64{0.5}, Models: 1},
+		{NMin: 2, NMax: 2, Ks: []int{1}, Fractions: []float64{1.5}, Models: 1},
+		{NMin: 2, NMax: 2, Ks: []int{1}, Fractions: []float64{0.5}},
+	} {
+		if _, err := s.Build(context.Background()); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+	if err := defaultSpec().Validate(); err != nil {
+		t.Error(err)
+	}
+}
