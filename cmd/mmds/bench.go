@@ -374,10 +374,16 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		}
 	}
 	if f.plot != "" {
+		// One series per formulation with one solver, per solver with several
+		// (the medians then run over every formulation).
+		series := func(r bench.Run) string { return r.Solver + " " + r.Variant }
+		if availableCount(infos) > 1 {
+			series = func(r bench.Run) string { return r.Solver }
+		}
 		var pts []figure.BenchPoint
 		for _, r := range runs {
 			if r.Status == bench.StatusOptimal || r.Status == bench.StatusTimeLimit {
-				pts = append(pts, figure.BenchPoint{Series: r.Solver + " " + r.Variant, N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
+				pts = append(pts, figure.BenchPoint{Series: series(r), N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
 			}
 		}
 		if err := figure.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v", title, f.timeLimit), pts); err != nil {
@@ -401,12 +407,7 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 }
 
 func writeProfile(path, title string, runs []bench.Run, infos []bench.SolverInfo) error {
-	avail := 0
-	for _, i := range infos {
-		if i.Available {
-			avail++
-		}
-	}
+	avail := availableCount(infos)
 	series := func(r bench.Run) string { return r.Solver }
 	problem := func(r bench.Run) string { return r.Instance }
 	what := "solvers"
@@ -525,4 +526,14 @@ func printBenchTables(w io.Writer, runs []bench.Run, sums []bench.Summary, infos
 		fmt.Fprintf(w, "solver %s %s: threads %d, seed %s, %s\n", i.Name, i.Version, i.Threads, seed, i.Options)
 	}
 	return nil
+}
+
+func availableCount(infos []bench.SolverInfo) int {
+	n := 0
+	for _, i := range infos {
+		if i.Available {
+			n++
+		}
+	}
+	return n
 }
