@@ -10,11 +10,11 @@ import (
 // Tolerances of the independent check. Feasibility is measured per row and
 // per bound as the violation divided by 1 + |the violated bound|.
 type Tolerances struct {
-	Feas float64 // rows and column bounds
-	Int  float64 // distance of an integer column from the nearest integer
+	Feas float64 `json:"feasibility"` // rows and column bounds
+	Int  float64 `json:"integrality"` // distance of an integer column from the nearest integer
 	// Obj bounds |a − b| / (1 + |b|) when comparing objectives: the
 	// reported one with c·x, and c·x with the certified optimum.
-	Obj float64
+	Obj float64 `json:"objective"`
 }
 
 // DefaultTolerances are loose enough for every solver's default
