@@ -28,6 +28,7 @@ type solveFlags struct {
 	threads, solverSeed   int
 	cbc, glpk, highsFile  bool
 	progress              bool
+	dropFiles             bool // the MPS files are temporary: do not report them
 }
 
 func (f *solveFlags) register(cmd *cobra.Command) {
@@ -198,6 +199,7 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
+		f.dropFiles = true // they are gone when the report is read
 	}
 	title := fmt.Sprintf("mmds bench: seed %d, n %d:%d, K %v, D/D_max %v", f.seed, lo, hi, f.ks, f.fractions)
 	return solveAndReport(cmd, f.solveFlags, format, ins, nil, dir, title, map[string]any{
@@ -366,6 +368,11 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, progress)
 	if err != nil {
 		return err
+	}
+	if f.dropFiles {
+		for i := range runs {
+			runs[i].File = ""
+		}
 	}
 	sums := bench.Summarize(runs, f.timeLimit, f.shift.Seconds())
 	if f.profile != "" {

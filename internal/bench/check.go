@@ -119,7 +119,7 @@ type Outcome struct {
 // the solution (when there is one) and, for "wrong", why.
 func Judge(in Instance, o Outcome, tol Tolerances) (status string, v Verdict, why string) {
 	v = Verdict{Objective: math.NaN()}
-	close := func(a, b float64) bool { return math.Abs(a-b) <= tol.Obj*(1+math.Abs(b)) }
+	near := func(a, b float64) bool { return math.Abs(a-b) <= tol.Obj*(1+math.Abs(b)) }
 	switch o.Status {
 	case StatusOptimal, StatusTimeLimit:
 		if o.X == nil {
@@ -132,11 +132,11 @@ func Judge(in Instance, o Outcome, tol Tolerances) (status string, v Verdict, wh
 		switch {
 		case v.Reason != "":
 			return StatusWrong, v, "infeasible solution: " + v.Reason
-		case !math.IsNaN(o.Objective) && !close(o.Objective, v.Objective):
+		case !math.IsNaN(o.Objective) && !near(o.Objective, v.Objective):
 			return StatusWrong, v, fmt.Sprintf("reported objective %.10g, but c·x = %.10g", o.Objective, v.Objective)
 		case !math.IsNaN(in.Bound) && v.Objective < in.Bound-tol.Obj*(1+math.Abs(in.Bound)):
 			return StatusWrong, v, fmt.Sprintf("objective %.10g below the proven bound %.10g", v.Objective, in.Bound)
-		case o.Status == StatusOptimal && !math.IsNaN(in.Optimal) && !close(v.Objective, in.Optimal):
+		case o.Status == StatusOptimal && !math.IsNaN(in.Optimal) && !near(v.Objective, in.Optimal):
 			return StatusWrong, v, fmt.Sprintf("claims optimal with %.10g, certified optimum %.10g", v.Objective, in.Optimal)
 		}
 		return o.Status, v, ""
