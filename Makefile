@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -81,6 +81,20 @@ bench-epoch: $(HIGHS_PC)
 # same bits.
 check-kernels: $(HIGHS_PC)
 	scripts/check-kernels.sh
+
+# The long solver benchmark (docs/bench.md): writes the instance library and
+# solves it with every solver that runs here at 10 s per solve. Install CBC
+# and GLPK first with `make solvers` (they are optional).
+BENCH_OUT := results/bench-library
+bench-library: build
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	$(BIN) bench library $(BENCH_OUT)/lib
+	$(BIN) bench run $(BENCH_OUT)/lib --highs-file --cbc --glpk --time-limit 10s \
+		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json --progress \
+		| tee $(BENCH_OUT)/runs.txt
+
+solvers:
+	scripts/install-solvers.sh
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,47 +18,123 @@ import (
 	"github.com/mmds-project/mmds/mip"
 )
 
+// solveFlags are shared by `mmds bench` and `mmds bench run`.
+type solveFlags struct {
+	format, profile, plot string
+	jsonOut               string
+	timeLimit, shift      time.Duration
+	threads, solverSeed   int
+	cbc, glpk, highsFile  bool
+	progress              bool
+	dropFiles             bool // the MPS files are temporary: do not report them
+}
+
+func (f *solveFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.timeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
+	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	fl.BoolVar(&f.cbc, "cbc", false, "also solve with cbc from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.glpk, "glpk", false, "also solve with GLPK's glpsol from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.highsFile, "highs-file", false, "also solve with HiGHS reading the MPS file (parity with the external solvers)")
+	fl.IntVar(&f.threads, "threads", 1, "threads per solver (0: each solver's default), in [0, 64]")
+	fl.IntVar(&f.solverSeed, "solver-seed", 0, "random seed given to HiGHS and CBC, in [0, 2147483647]")
+	fl.DurationVar(&f.shift, "shift", time.Second, "shift of the shifted geometric mean of times (> 0)")
+	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
+	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr as it finishes")
+	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
+	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
+}
+
+func checkFigurePath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	ext := strings.ToLower(path[strings.LastIndex(path, ".")+1:])
+	if !strings.Contains(path, ".") || (ext != "png" && ext != "svg") {
+		return badInput("--%s %q: the file name must end in .png or .svg", flag, path)
+	}
+	return nil
+}
+
+func (f *solveFlags) validate() (report.Format, error) {
+	format, err := outputFormat(f.format)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case f.timeLimit < 0:
+		return "", badInput("--time-limit %v: must be ≥ 0", f.timeLimit)
+	case f.shift <= 0:
+		return "", badInput("--shift %v: must be > 0", f.shift)
+	case f.threads < 0 || f.threads > 64:
+		return "", badInput("--threads %d: must be in [0, 64]", f.threads)
+	case f.solverSeed < 0:
+		return "", badInput("--solver-seed %d: must be in [0, 2147483647]", f.solverSeed)
+	}
+	if err := checkFigurePath("profile", f.profile); err != nil {
+		return "", err
+	}
+	return format, checkFigurePath("plot", f.plot)
+}
+
+func (f *solveFlags) solvers(ctx context.Context) []bench.Solver {
+	c := bench.SolverConfig{Threads: f.threads, Seed: f.solverSeed}
+	s := []bench.Solver{bench.HiGHS{Config: c}}
+	if f.highsFile {
+		s = append(s, bench.HiGHS{Config: c, File: true})
+	}
+	if f.cbc {
+		s = append(s, bench.NewCBC(ctx, "", c))
+	}
+	if f.glpk {
+		s = append(s, bench.NewGLPK(ctx, ""))
+	}
+	return s
+}
+
 type benchFlags struct {
-	n, format, writeMPS, plot string
-	ks                        []int
-	fractions                 []float64
-	instances                 int
-	seed                      uint64
-	timeLimit                 time.Duration
-	maxSubsets                int64
-	cbc                       bool
+	solveFlags
+	n, writeMPS string
+	ks          []int
+	fractions   []float64
+	models      int
+	seed        uint64
+	maxSubsets  int64
 }
 
 func newBenchCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmark the MIP formulations and the global LP on a seeded family of finite models",
+		Short: "Benchmark solvers and MIP formulations on sanitization instances with certified optima",
 		Long: `bench draws a seeded family of finite models (n = |Y| = |Z| = m, K adversaries,
-random priors and channels, 0-1 losses) and solves each at D = fraction · D_max
-with every fixed-alphabet MIP formulation (M = 1 vs derived M, symmetry breaking
-on/off, convex hull) and with the global LP where the ray enumeration is within
---max-subsets. It prints HiGHS's status, time, nodes and gap per solve and a
-summary per formulation. --write-mps exports every model; --cbc also solves the
-exported files with a cbc binary from PATH; --plot draws the scaling plot.`,
+random priors and channels, 0-1 losses) and formulates each at D = fraction · D_max
+as the fixed-alphabet MIP with m = n outputs in every formulation (M = 1 vs derived
+M, symmetry breaking on/off, convex hull) and as the global LP. Every instance is a
+minimization of −γ; its optimum is certified by the global LP's bracket where it
+can be. HiGHS solves each in-process; --highs-file, --cbc and --glpk add HiGHS on
+the MPS file, CBC and GLPK (a solver whose binary does not run is reported as
+unavailable). Every answer is re-checked (rows, bounds, integrality, objective
+against the certified optimum); one that fails is "wrong". The summary gives the
+shifted geometric mean of times per solver and formulation; --profile draws the
+performance profile. Subcommands: library writes the versioned instance library,
+run solves a library.`,
 		Example: `  mmds bench
-  mmds bench --n 2:4 --k 2 --fractions 0.25,0.5,0.75 --time-limit 10s --plot bench.png
-  mmds bench --n 3:3 --write-mps models/ --cbc --format csv`,
+  mmds bench --n 2:4 --k 2 --fractions 0.25,0.5,0.75 --cbc --glpk --profile profile.svg
+  mmds bench library lib/ && mmds bench run lib/ --cbc --glpk --highs-file --format json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, f) },
 	}
+	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.n, "n", "2:3", "size range NMIN:NMAX for n = |Y| = |Z| = m, within [2, 8]")
 	fl.IntSliceVar(&f.ks, "k", []int{1, 2, 3}, "numbers of adversaries, each in [1, 8]")
 	fl.Float64SliceVar(&f.fractions, "fractions", []float64{0.5}, "thresholds as fractions of D_max, each in [0, 1]")
-	fl.IntVar(&f.instances, "instances", 1, "random models per (n, K), in [1, 1000]")
+	fl.IntVar(&f.models, "instances", 1, "random models per (n, K), in [1, 1000]")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the model family")
-	fl.DurationVar(&f.timeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
-	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "ray-enumeration budget of the global LP (beyond it: \"too large\")")
-	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	fl.StringVar(&f.writeMPS, "write-mps", "", "export every model to this existing folder as MPS")
-	fl.BoolVar(&f.cbc, "cbc", false, "also solve the exported files with cbc from PATH (needs --write-mps)")
-	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
+	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "ray-enumeration budget of the global LP (beyond it: no global LP, no certified value)")
+	fl.StringVar(&f.writeMPS, "write-mps", "", "export every instance to this existing folder as MPS (else file-reading solvers use a temporary folder)")
+	cmd.AddCommand(newBenchLibraryCmd(), newBenchRunCmd())
 	return cmd
 }
 
@@ -77,7 +153,7 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	format, err := outputFormat(f.format)
+	format, err := f.validate()
 	if err != nil {
 		return err
 	}
@@ -98,66 +174,293 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 		}
 	}
 	switch {
-	case f.instances < 1 || f.instances > 1000:
-		return badInput("--instances %d: must be in [1, 1000]", f.instances)
-	case f.timeLimit < 0:
-		return badInput("--time-limit %v: must be ≥ 0", f.timeLimit)
+	case f.models < 1 || f.models > 1000:
+		return badInput("--instances %d: must be in [1, 1000]", f.models)
 	case f.maxSubsets < 1:
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
-	case f.cbc && f.writeMPS == "":
-		return badInput("--cbc solves the exported files: give --write-mps DIR too")
 	}
 	if f.writeMPS != "" {
 		if fi, err := os.Stat(f.writeMPS); err != nil || !fi.IsDir() {
 			return badInput("--write-mps %q: not an existing folder", f.writeMPS)
 		}
 	}
-	if f.plot != "" {
-		if ext := strings.ToLower(f.plot[strings.LastIndex(f.plot, ".")+1:]); !strings.Contains(f.plot, ".") || (ext != "png" && ext != "svg") {
-			return badInput("--plot %q: the file name must end in .png or .svg", f.plot)
-		}
-	}
-	spec := bench.Spec{NMin: lo, NMax: hi, Ks: f.ks, Fractions: f.fractions, Instances: f.instances, Seed: f.seed,
-		TimeLimit: f.timeLimit, MaxSubsets: f.maxSubsets, MPSDir: f.writeMPS}
-	if f.cbc {
-		path, err := exec.LookPath("cbc")
-		if err != nil {
-			return badInput("--cbc: no cbc binary on PATH (install coinor-cbc, or drop --cbc)")
-		}
-		spec.CBC = path
-	}
-	rows, err := bench.Run(cmd.Context(), spec, nil)
+	spec := bench.Spec{NMin: lo, NMax: hi, Ks: f.ks, Fractions: f.fractions, Models: f.models, Seed: f.seed, MaxSubsets: f.maxSubsets}
+	ins, err := spec.Build(cmd.Context())
 	if err != nil {
 		return err
 	}
-	if f.plot != "" {
-		var pts []figure.BenchPoint
-		for _, r := range rows {
-			if r.Status == "too large" || r.Status == "error" {
-				continue
-			}
-			pts = append(pts, figure.BenchPoint{Series: r.Solver + " " + r.Variant, N: r.N, Seconds: r.Time.Seconds()})
+	dir := f.writeMPS
+	if dir == "" {
+		tmp, err := bench.TempDir()
+		if err != nil {
+			return err
 		}
-		title := fmt.Sprintf("mmds bench: seed %d, K in %v, D/D_max in %v, limit %v", f.seed, f.ks, f.fractions, f.timeLimit)
-		if err := figure.BenchScaling(f.plot, title, pts); err != nil {
+		defer os.RemoveAll(tmp)
+		dir = tmp
+		f.dropFiles = true // they are gone when the report is read
+	}
+	title := fmt.Sprintf("mmds bench: seed %d, n %d:%d, K %v, D/D_max %v", f.seed, lo, hi, f.ks, f.fractions)
+	return solveAndReport(cmd, f.solveFlags, format, ins, nil, dir, title, map[string]any{
+		"family": map[string]any{"n_min": lo, "n_max": hi, "k": f.ks, "fractions": f.fractions, "instances": f.models,
+			"seed": f.seed, "max_subsets": f.maxSubsets, "outputs": "m = n"}})
+}
+
+type benchLibraryFlags struct {
+	seed uint64
+}
+
+func newBenchLibraryCmd() *cobra.Command {
+	var f benchLibraryFlags
+	cmd := &cobra.Command{
+		Use:   "library DIR",
+		Short: "Write the versioned instance library (MPS files, manifest.json, manifest.csv) to DIR",
+		Long: `library writes the instance library of version ` + bench.LibraryVersion + ` to DIR (created if
+needed): Proposition 2's MIP for random binary models, the fixed-alphabet MIPs of
+random finite models in every formulation (m = n + K + 1 outputs) and their global
+LPs, as free-format MPS files that minimize −γ, with manifest.json and manifest.csv
+(name, file, sense, optimal_value when certified, best_bound, how it was certified,
+size, rows, columns, integers, nonzeros, SHA-256). The same version and --seed give
+the same bytes.`,
+		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			man, err := bench.WriteLibrary(cmd.Context(), args[0], bench.DefaultLibrary(f.seed))
+			if err != nil {
+				return err
+			}
+			certified := 0
+			for _, e := range man.Instances {
+				if e.OptimalValue != nil {
+					certified++
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/manifest.json, manifest.csv: library version %s, seed %d\n",
+				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), man.Version, man.Seed)
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the library's random models")
+	return cmd
+}
+
+func newBenchRunCmd() *cobra.Command {
+	var f solveFlags
+	cmd := &cobra.Command{
+		Use:   "run DIR",
+		Short: "Solve every instance of a library written by `mmds bench library`",
+		Long: `run reads DIR/manifest.json, checks each MPS file against its SHA-256, and solves
+it with HiGHS (the model read from the file) and the solvers asked for; every answer is
+checked against the file's model and the manifest's certified optimum and bound.`,
+		Example: "  mmds bench run lib/ --cbc --glpk --highs-file --time-limit 10s --profile profile.svg",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := f.validate()
+			if err != nil {
+				return err
+			}
+			dir := args[0]
+			man, err := bench.ReadManifest(dir)
+			if err != nil {
+				return badInput("library %q: %v", dir, err)
+			}
+			var ins []bench.Instance
+			files := map[string]string{}
+			for _, e := range man.Instances {
+				in, err := bench.LoadInstance(dir, e)
+				if err != nil {
+					return badInput("library %q: %v", dir, err)
+				}
+				ins = append(ins, in)
+				files[in.Name] = dir + string(os.PathSeparator) + e.File
+			}
+			title := fmt.Sprintf("mmds bench run: library v%s, seed %d", man.Version, man.Seed)
+			return solveAndReport(cmd, f, format, ins, files, "", title, map[string]any{
+				"library": map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "instances": len(man.Instances)}})
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// benchDoc is the JSON output: {"runs": [...], "summary": [...], ...}.
+type benchDoc struct {
+	Source         map[string]any     `json:"source"`
+	StartedAt      string             `json:"started_at"`
+	Machine        bench.Machine      `json:"machine"`
+	Solvers        []bench.SolverInfo `json:"solvers"`
+	TimeLimitS     float64            `json:"time_limit_s"`
+	ShiftS         float64            `json:"shift_s"`
+	TimeoutPolicy  string             `json:"timeout_policy"`
+	FailurePenalty float64            `json:"failure_penalty"`
+	Tolerances     bench.Tolerances   `json:"tolerances"`
+	Runs           []benchRun         `json:"runs"`
+	Summary        []benchSummary     `json:"summary"`
+}
+
+type benchRun struct {
+	Instance     string   `json:"instance"`
+	Problem      string   `json:"problem"`
+	Source       string   `json:"source"`
+	Variant      string   `json:"variant"`
+	Tier         string   `json:"tier"`
+	N            int      `json:"n"`
+	K            int      `json:"k"`
+	Fraction     float64  `json:"fraction"`
+	Solver       string   `json:"solver"`
+	Status       string   `json:"status"`
+	SolverStatus string   `json:"solver_status"`
+	Seconds      float64  `json:"seconds"`
+	Objective    *float64 `json:"objective"`
+	OptimalValue *float64 `json:"optimal_value"`
+	BestBound    *float64 `json:"best_bound"`
+	Nodes        *int64   `json:"nodes"`
+	MaxViolation float64  `json:"max_violation"`
+	Wrong        string   `json:"wrong,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	File         string   `json:"file,omitempty"`
+}
+
+type benchSummary struct {
+	Solver       string  `json:"solver"`
+	Variant      string  `json:"variant"`
+	Runs         int     `json:"runs"`
+	Solved       int     `json:"solved"`
+	TimeLimited  int     `json:"time_limited"`
+	Failed       int     `json:"failed"`
+	Wrong        int     `json:"wrong"`
+	SGM          float64 `json:"shifted_geomean_s"`
+	Shift        float64 `json:"shift_s"`
+	TimeoutAtS   float64 `json:"timeout_counted_at_s"`
+	FailureCostS float64 `json:"failure_counted_at_s"`
+}
+
+func optFloat(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+// solveAndReport runs the solvers on ins, then prints and draws.
+func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins []bench.Instance, files map[string]string, dir, title string, source map[string]any) error {
+	ctx := cmd.Context()
+	started := time.Now().UTC()
+	solvers := f.solvers(ctx)
+	var infos []bench.SolverInfo
+	for _, s := range solvers {
+		info := s.Info()
+		infos = append(infos, info)
+		if !info.Available {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s\n", info.Name, info.Reason)
+		}
+	}
+	tol := bench.DefaultTolerances()
+	var progress func(bench.Run)
+	if f.progress {
+		done := 0
+		progress = func(r bench.Run) {
+			done++
+			fmt.Fprintf(cmd.ErrOrStderr(), "[%d] %s %s: %s %.3f s\n", done, r.Instance, r.Solver, r.Status, r.Seconds)
+		}
+	}
+	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, progress)
+	if err != nil {
+		return err
+	}
+	if f.dropFiles {
+		for i := range runs {
+			runs[i].File = ""
+		}
+	}
+	sums := bench.Summarize(runs, f.timeLimit, f.shift.Seconds())
+	if f.profile != "" {
+		if err := writeProfile(f.profile, title, runs, infos); err != nil {
+			return err
+		}
+	}
+	if f.plot != "" {
+		// One series per formulation with one solver, per solver with several
+		// (the medians then run over every formulation).
+		series := func(r bench.Run) string { return r.Solver + " " + r.Variant }
+		if availableCount(infos) > 1 {
+			series = func(r bench.Run) string { return r.Solver }
+		}
+		var pts []figure.BenchPoint
+		for _, r := range runs {
+			if r.Status == bench.StatusOptimal || r.Status == bench.StatusTimeLimit {
+				pts = append(pts, figure.BenchPoint{Series: series(r), N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
+			}
+		}
+		if err := figure.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v", title, f.timeLimit), pts); err != nil {
+			return err
+		}
+	}
+	doc := benchJSON(source, started, infos, f, tol, runs, sums)
+	if f.jsonOut != "" {
+		if err := report.WriteAtomic(f.jsonOut, func(w io.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
 			return err
 		}
 	}
 	w := cmd.OutOrStdout()
 	switch format {
 	case report.JSON:
-		return report.WriteJSON(w, benchJSON(spec, rows))
+		return report.WriteJSON(w, doc)
 	case report.CSV:
-		return benchGrid(rows, true).RenderCSV(w)
+		return runsGrid(runs, true).RenderCSV(w)
 	}
-	if err := benchGrid(rows, false).RenderTable(w); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	return benchSummary(rows).RenderTable(w)
+	return printBenchTables(w, runs, sums, infos, f)
 }
 
-func benchGrid(rows []bench.Row, csv bool) *report.Grid {
+func writeProfile(path, title string, runs []bench.Run, infos []bench.SolverInfo) error {
+	avail := availableCount(infos)
+	series := func(r bench.Run) string { return r.Solver }
+	problem := func(r bench.Run) string { return r.Instance }
+	what := "solvers"
+	if avail < 2 {
+		// One solver: compare the formulations of each sanitization problem.
+		series = func(r bench.Run) string { return r.Variant }
+		problem = func(r bench.Run) string { return r.Problem }
+		what = "formulations (" + infos[0].Name + ")"
+	}
+	var curves []figure.ProfileCurve
+	for _, c := range bench.Profile(runs, series, problem) {
+		curves = append(curves, figure.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
+	}
+	return figure.PerformanceProfile(path, "Performance profile of the "+what+": "+title, curves)
+}
+
+func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, tol bench.Tolerances, runs []bench.Run, sums []bench.Summary) benchDoc {
+	doc := benchDoc{Source: source, StartedAt: started.Format(time.RFC3339), Machine: bench.ThisMachine(), Solvers: infos,
+		TimeLimitS: f.timeLimit.Seconds(), ShiftS: f.shift.Seconds(), TimeoutPolicy: timeoutPolicy(f.timeLimit),
+		FailurePenalty: bench.FailurePenalty, Tolerances: tol, Runs: []benchRun{}, Summary: []benchSummary{}}
+	for _, r := range runs {
+		jr := benchRun{Instance: r.Instance, Problem: r.Problem, Source: r.Source, Variant: r.Variant, Tier: r.Tier, N: r.N, K: r.K,
+			Fraction: r.Fraction, Solver: r.Solver, Status: r.Status, SolverStatus: r.SolverStatus, Seconds: r.Seconds,
+			Objective: optFloat(r.Objective), OptimalValue: optFloat(r.Optimal), BestBound: optFloat(r.Bound),
+			MaxViolation: r.MaxViolation, Wrong: r.Wrong, Error: r.Err, File: r.File}
+		if r.Nodes >= 0 {
+			n := r.Nodes
+			jr.Nodes = &n
+		}
+		doc.Runs = append(doc.Runs, jr)
+	}
+	for _, s := range sums {
+		doc.Summary = append(doc.Summary, benchSummary{Solver: s.Solver, Variant: s.Variant, Runs: s.Runs, Solved: s.Solved,
+			TimeLimited: s.TimeLimited, Failed: s.Failed, Wrong: s.Wrong, SGM: s.SGM, Shift: s.Shift,
+			TimeoutAtS: s.CountedLimit, FailureCostS: bench.FailurePenalty * s.CountedLimit})
+	}
+	return doc
+}
+
+func timeoutPolicy(limit time.Duration) string {
+	at := "the time limit"
+	if limit == 0 {
+		at = "the longest time of any run (no limit was set)"
+	}
+	return fmt.Sprintf("a time-out counts at %s; a failure (error, wrong, false infeasible) at %d× that", at, bench.FailurePenalty)
+}
+
+func runsGrid(runs []bench.Run, csv bool) *report.Grid {
 	num := func(x float64) string {
 		if math.IsNaN(x) {
 			return "—"
@@ -168,118 +471,74 @@ func benchGrid(rows []bench.Row, csv bool) *report.Grid {
 		return report.Fixed(x, 6)
 	}
 	g := &report.Grid{
-		Title:  "mmds bench: one row per solve (objective γ*; time includes the ray enumeration for the global LP)",
-		Header: []string{"n", "K", "instance", "fraction", "D", "solver", "variant", "status", "objective", "ms", "nodes", "gap", "rays", "file"},
+		Title:  "mmds bench: one row per solve (objective: −γ, recomputed from the returned solution)",
+		Header: []string{"instance", "solver", "variant", "status", "objective", "certified", "ms", "nodes", "note"},
 	}
-	if !csv {
-		g.Header = g.Header[:len(g.Header)-1]
-	}
-	for _, r := range rows {
-		nodes := strconv.FormatInt(r.Nodes, 10)
-		if r.Nodes < 0 {
-			nodes = "—"
-		}
-		gap := "—"
-		if !math.IsNaN(r.Gap) {
-			gap = report.Float(r.Gap, 2)
-		}
-		ms := float64(r.Time.Microseconds()) / 1000
-		msS := report.Fixed(ms, 1)
-		if csv {
-			msS = report.Float(ms, -1)
-		}
-		row := []string{strconv.Itoa(r.N), strconv.Itoa(r.K), strconv.Itoa(r.Instance), report.Float(r.Fraction, -1), num(r.D),
-			r.Solver, r.Variant, r.Status, num(r.Objective), msS, nodes, gap, strconv.Itoa(r.Rays)}
-		if csv {
-			row = append(row, r.File)
-		}
-		g.Rows = append(g.Rows, row)
-	}
-	return g
-}
-
-// benchSummary: per solver and variant, how many solves were proven
-// optimal, and the median and largest time.
-func benchSummary(rows []bench.Row) *report.Grid {
-	type key struct{ solver, variant string }
-	var keys []key
-	times := map[key][]float64{}
-	solved := map[key]int{}
-	for _, r := range rows {
-		k := key{r.Solver, r.Variant}
-		if _, ok := times[k]; !ok {
-			keys = append(keys, k)
-		}
-		times[k] = append(times[k], r.Time.Seconds()*1000)
-		if r.Status == "Optimal" {
-			solved[k]++
-		}
-	}
-	g := &report.Grid{Title: "Summary per formulation", Header: []string{"solver", "variant", "optimal", "median ms", "max ms"}}
-	for _, k := range keys {
-		ts := slices.Clone(times[k])
-		slices.Sort(ts)
-		med := ts[len(ts)/2]
-		if len(ts)%2 == 0 {
-			med = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
-		}
-		g.Rows = append(g.Rows, []string{k.solver, k.variant, fmt.Sprintf("%d/%d", solved[k], len(ts)), report.Fixed(med, 1), report.Fixed(ts[len(ts)-1], 1)})
-	}
-	g.Notes = []string{"A solve stopped by --time-limit counts at its run time; \"too large\" marks a global LP whose ray enumeration exceeds --max-subsets."}
-	return g
-}
-
-type benchDoc struct {
-	Spec struct {
-		NMin       int       `json:"n_min"`
-		NMax       int       `json:"n_max"`
-		Ks         []int     `json:"k"`
-		Fractions  []float64 `json:"fractions"`
-		Instances  int       `json:"instances"`
-		Seed       uint64    `json:"seed"`
-		TimeLimitS float64   `json:"time_limit_s"`
-		MaxSubsets int64     `json:"max_subsets"`
-	} `json:"spec"`
-	Solver solverDoc      `json:"solver"`
-	Rows   []benchJSONRow `json:"rows"`
-}
-
-type benchJSONRow struct {
-	N         int      `json:"n"`
-	K         int      `json:"k"`
-	Instance  int      `json:"instance"`
-	Fraction  float64  `json:"fraction"`
-	D         float64  `json:"D"`
-	Solver    string   `json:"solver"`
-	Variant   string   `json:"variant"`
-	Status    string   `json:"status"`
-	Objective *float64 `json:"objective"`
-	MS        float64  `json:"ms"`
-	Nodes     *int64   `json:"nodes"`
-	Gap       *float64 `json:"gap"`
-	Rays      int      `json:"rays,omitempty"`
-	File      string   `json:"file,omitempty"`
-	Error     string   `json:"error,omitempty"`
-}
-
-func benchJSON(s bench.Spec, rows []bench.Row) benchDoc {
-	var doc benchDoc
-	doc.Spec.NMin, doc.Spec.NMax, doc.Spec.Ks, doc.Spec.Fractions = s.NMin, s.NMax, s.Ks, s.Fractions
-	doc.Spec.Instances, doc.Spec.Seed, doc.Spec.TimeLimitS, doc.Spec.MaxSubsets = s.Instances, s.Seed, s.TimeLimit.Seconds(), s.MaxSubsets
-	doc.Solver = solverDoc{Name: "HiGHS", Version: mip.HiGHSVersion, FeasibilityJump: mip.DefaultSolver().FeasibilityJump}
-	for _, r := range rows {
-		jr := benchJSONRow{N: r.N, K: r.K, Instance: r.Instance, Fraction: r.Fraction, D: r.D, Solver: r.Solver, Variant: r.Variant,
-			Status: r.Status, MS: float64(r.Time.Microseconds()) / 1000, Rays: r.Rays, File: r.File, Error: r.Err}
-		if !math.IsNaN(r.Objective) {
-			jr.Objective = &r.Objective
-		}
+	for _, r := range runs {
+		nodes := "—"
 		if r.Nodes >= 0 {
-			jr.Nodes = &r.Nodes
+			nodes = strconv.FormatInt(r.Nodes, 10)
 		}
-		if !math.IsNaN(r.Gap) {
-			jr.Gap = &r.Gap
+		ms := report.Fixed(r.Seconds*1000, 1)
+		if csv {
+			ms = report.Float(r.Seconds*1000, -1)
 		}
-		doc.Rows = append(doc.Rows, jr)
+		note := r.Wrong
+		if note == "" {
+			note = r.Err
+		}
+		if !csv && len(note) > 60 {
+			note = note[:57] + "..."
+		}
+		g.Rows = append(g.Rows, []string{r.Instance, r.Solver, r.Variant, r.Status, num(r.Objective), num(r.Optimal), ms, nodes, note})
 	}
-	return doc
+	return g
+}
+
+func summaryGrid(sums []bench.Summary, limit, shift time.Duration) *report.Grid {
+	g := &report.Grid{Title: "Summary per solver and formulation",
+		Header: []string{"solver", "variant", "solved", "time limit", "failed", "wrong", "SGM s"}}
+	for _, s := range sums {
+		g.Rows = append(g.Rows, []string{s.Solver, s.Variant, fmt.Sprintf("%d/%d", s.Solved, s.Runs), strconv.Itoa(s.TimeLimited),
+			strconv.Itoa(s.Failed), strconv.Itoa(s.Wrong), report.Fixed(s.SGM, 4)})
+	}
+	g.Notes = []string{
+		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the times, shift s = %v; %s.", shift, timeoutPolicy(limit)),
+		"solved = claimed optimal and passed mmds's check against the certified optimum; wrong = failed the check.",
+	}
+	return g
+}
+
+func printBenchTables(w io.Writer, runs []bench.Run, sums []bench.Summary, infos []bench.SolverInfo, f solveFlags) error {
+	if err := runsGrid(runs, false).RenderTable(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := summaryGrid(sums, f.timeLimit, f.shift).RenderTable(w); err != nil {
+		return err
+	}
+	m := bench.ThisMachine()
+	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %d cores; time limit %v per solve\n", m.OS, m.Arch, m.CPU, m.Cores, f.timeLimit)
+	for _, i := range infos {
+		if !i.Available {
+			fmt.Fprintf(w, "solver %s: unavailable (%s)\n", i.Name, i.Reason)
+			continue
+		}
+		seed := "none"
+		if i.Seed != nil {
+			seed = strconv.Itoa(*i.Seed)
+		}
+		fmt.Fprintf(w, "solver %s %s: threads %d, seed %s, %s\n", i.Name, i.Version, i.Threads, seed, i.Options)
+	}
+	return nil
+}
+
+func availableCount(infos []bench.SolverInfo) int {
+	n := 0
+	for _, i := range infos {
+		if i.Available {
+			n++
+		}
+	}
+	return n
 }

@@ -8,35 +8,135 @@ import (
 	"testing"
 )
 
-func TestBenchJSONAndPlot(t *testing.T) {
+type benchOut struct {
+	Runs []struct {
+		Solver       string   `json:"solver"`
+		Variant      string   `json:"variant"`
+		Status       string   `json:"status"`
+		Seconds      float64  `json:"seconds"`
+		Objective    *float64 `json:"objective"`
+		OptimalValue *float64 `json:"optimal_value"`
+	} `json:"runs"`
+	Summary []struct {
+		Solver  string   `json:"solver"`
+		Variant string   `json:"variant"`
+		Solved  int      `json:"solved"`
+		SGM     *float64 `json:"shifted_geomean_s"`
+		Shift   float64  `json:"shift_s"`
+	} `json:"summary"`
+	Solvers []struct {
+		Name      string `json:"name"`
+		Version   string `json:"version"`
+		Available bool   `json:"available"`
+		Threads   int    `json:"threads"`
+	} `json:"solvers"`
+	Machine struct {
+		OS  string `json:"os"`
+		CPU string `json:"cpu"`
+	} `json:"machine"`
+}
+
+func TestBenchJSONContractAndFigures(t *testing.T) {
 	dir := t.TempDir()
-	plot := filepath.Join(dir, "scaling.svg")
-	code, out, errs := runCLI(t, "bench", "--n", "2:2", "--k", "1,2", "--format", "json", "--plot", plot)
+	plot, profile := filepath.Join(dir, "scaling.svg"), filepath.Join(dir, "profile.png")
+	code, out, errs := runCLI(t, "bench", "--n", "2:2", "--k", "1,2", "--format", "json", "--plot", plot, "--profile", profile, "--cbc", "--glpk")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc struct {
-		Rows []struct {
-			N         int      `json:"n"`
-			Variant   string   `json:"variant"`
-			Status    string   `json:"status"`
-			Objective *float64 `json:"objective"`
-			Gap       *float64 `json:"gap"`
-		} `json:"rows"`
-	}
+	var doc benchOut
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Rows) != 2*6 {
-		t.Fatalf("%d rows, want 12", len(doc.Rows))
-	}
-	for _, r := range doc.Rows {
-		if r.Status != "Optimal" || r.Objective == nil || r.Gap == nil {
-			t.Errorf("row %+v", r)
+	avail := 0
+	for _, s := range doc.Solvers {
+		if s.Available {
+			avail++
+			if s.Version == "" || s.Threads != 1 {
+				t.Errorf("solver %+v", s)
+			}
 		}
 	}
-	if fi, err := os.Stat(plot); err != nil || fi.Size() < 1000 {
-		t.Errorf("plot: %v", err)
+	if doc.Solvers[0].Name != "HiGHS" || len(doc.Solvers) != 3 || doc.Machine.OS == "" {
+		t.Fatalf("solvers %+v machine %+v", doc.Solvers, doc.Machine)
+	}
+	// 2 models × (5 formulations + the global LP) per available solver.
+	if len(doc.Runs) != 12*avail {
+		t.Fatalf("%d runs, want %d", len(doc.Runs), 12*avail)
+	}
+	for _, r := range doc.Runs {
+		if r.Status != "optimal" || r.Objective == nil || r.Seconds <= 0 {
+			t.Errorf("run %+v", r)
+		}
+		// Every global LP is certified, and its objective is −γ* (< 0).
+		if r.Variant == "global LP" && (r.OptimalValue == nil || *r.Objective >= 0) {
+			t.Errorf("global LP run %+v", r)
+		}
+	}
+	for _, s := range doc.Summary {
+		if s.Shift != 1 || s.SGM == nil || *s.SGM <= 0 {
+			t.Errorf("summary %+v", s)
+		}
+	}
+	for _, p := range []string{plot, profile} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestBenchLibraryAndRun(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib")
+	code, out, errs := runCLI(t, "bench", "library", lib)
+	if code != 0 || !strings.Contains(out, "library version 1, seed 1") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	// Keep three instances (one per source and kind) so the run is quick.
+	data, err := os.ReadFile(filepath.Join(lib, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]any
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatal(err)
+	}
+	var keep []any
+	for _, e := range man["instances"].([]any) {
+		name := e.(map[string]any)["name"].(string)
+		if name == "bin-k1-i0-d0.25" || name == "fin-n2-k1-i0-d0.50-hull_sym" || name == "fin-n2-k1-i0-d0.50-global" {
+			keep = append(keep, e)
+		}
+	}
+	if len(keep) != 3 {
+		t.Fatalf("kept %d instances", len(keep))
+	}
+	man["instances"] = keep
+	data, _ = json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(lib, "manifest.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "bench", "run", lib, "--highs-file", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc benchOut
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(doc.Runs))
+	}
+	for _, r := range doc.Runs {
+		if r.Status != "optimal" || r.OptimalValue == nil {
+			t.Errorf("run %+v", r)
+		}
+	}
+	// A changed file is refused before any solve.
+	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps")
+	mps, _ := os.ReadFile(f)
+	os.WriteFile(f, append(mps, '\n'), 0o644)
+	if code, _, errs := runCLI(t, "bench", "run", lib); code != exitUsage || !strings.Contains(errs, "SHA-256") {
+		t.Errorf("changed file: exit %d, %s", code, errs)
 	}
 }
 
@@ -51,10 +151,14 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--fractions", "1.5"}, "--fractions 1.5: each must be in [0, 1]"},
 		{[]string{"--instances", "0"}, "--instances 0"},
 		{[]string{"--time-limit", "-2s"}, "--time-limit -2s"},
-		{[]string{"--cbc"}, "give --write-mps DIR too"},
+		{[]string{"--shift", "0s"}, "--shift 0s: must be > 0"},
+		{[]string{"--threads", "-1"}, "--threads -1"},
 		{[]string{"--write-mps", "/nonexistent/dir"}, "not an existing folder"},
 		{[]string{"--plot", "x.pdf"}, "must end in .png or .svg"},
+		{[]string{"--profile", "x"}, "--profile \"x\""},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
+		{[]string{"run", "/nonexistent/lib"}, "library \"/nonexistent/lib\""},
+		{[]string{"library"}, "accepts 1 arg"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"bench"}, tc.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) {

@@ -1,9 +1,30 @@
-// Package bench runs mmds's solver benchmark (issue #6, item 5): a seeded
-// family of finite models (mip.RandomFinite) with n = |Y| = |Z| = m, K
-// adversaries and D at fixed fractions of D_max, each solved by every
-// formulation of the fixed-alphabet MIP and by the global LP, recording the
-// HiGHS status, time, nodes and gap. It can export every model as MPS and
-// solve the files with CBC when a cbc binary is available.
+// Package bench is mmds's solver benchmark: an instance library of
+// sanitization MIPs and LPs with certified optima, several solvers run on
+// the same instances, an independent check of every answer, and the
+// field's aggregates (docs/bench.md).
+//
+// Instances. Proposition 2's MIP for random binary models (paper, Section
+// III-B), the fixed-alphabet MIP of random finite models in each
+// formulation (big-M with M = max L or derived M, symmetry breaking on or
+// off, convex hull), and the global LP over every privatizer. Each is a
+// minimization of −γ. Its optimal value is certified without the MIP: for
+// the binary model by enumerating the vertices of the arrangement of the
+// losses' breakpoint lines in (s0, s1) (BinaryOptimum); for a finite model
+// by a bracket from the global LP, a mechanism whose losses are recomputed
+// exactly (lower) and a weak-duality bound repaired to feasibility (upper),
+// accepted when it is narrower than CertTol (CertifyGlobal).
+//
+// Checking. A solver's answer x is re-checked against the instance it was
+// given: row activities and bounds within Tolerances.Feas (scaled by
+// 1 + |rhs|), integrality within Tolerances.Int, the reported objective
+// against c·x, and c·x against the certified optimum and the best bound.
+// An answer that fails is the status "wrong".
+//
+// Aggregates. The shifted geometric mean of times, exp(mean ln(t + s)) − s
+// with shift s (default 1 s): a time-out counts at the time limit, a
+// failure (error, wrong, a false infeasible) at FailurePenalty times the
+// limit. Dolan and Moré's performance profile ρ_s(τ) = |{p : t_ps ≤ τ ·
+// min_s' t_ps'}| / |P| over the instances every solver was given.
 package bench
 
 import (
@@ -12,23 +33,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
-	"time"
 
-	"github.com/mmds-project/mmds/internal/highsx"
-	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
 )
 
 // Variant is one formulation of the fixed-alphabet MIP.
 type Variant struct {
 	Name string
-	Opts mip.FixedOptions // Outputs is set to n per instance
+	Opts mip.FixedOptions // Outputs is set per instance
 }
 
-// Variants are the formulations the issue asks to compare (M = max L, i.e.
-// 1 for the 0-1 loss, vs derived M; symmetry breaking on and off), plus the
-// convex-hull formulation that mmds uses by default.
+// Variants are the formulations compared: M = max L (1 for the 0-1 loss)
+// vs derived M, symmetry breaking on and off, and the convex hull that mmds
+// uses by default.
 func Variants() []Variant {
 	return []Variant{
 		{"M=1", mip.FixedOptions{NaiveBigM: true, NoSymmetryBreaking: true}},
@@ -39,46 +56,30 @@ func Variants() []Variant {
 	}
 }
 
-// GlobalName labels the global LP's rows.
+// GlobalName labels the global LP.
 const GlobalName = "global LP"
 
-// Spec is a benchmark run.
+// Spec is the seeded family of the default `mmds bench` run: random
+// finite models with n = |Y| = |Z| = m (the fixed MIP has m = n outputs),
+// K adversaries and D = fraction · D_max.
 type Spec struct {
-	NMin, NMax int       // n = |Y| = |Z| = m ranges over [NMin, NMax]
+	NMin, NMax int       // n ranges over [NMin, NMax]
 	Ks         []int     // numbers of adversaries
 	Fractions  []float64 // D = fraction · D_max
-	Instances  int       // random models per (n, K)
+	Models     int       // random models per (n, K)
 	Seed       uint64
-	TimeLimit  time.Duration // per HiGHS (and CBC) solve
-	MaxSubsets int64         // ray-enumeration budget of the global LP
-	Variants   []Variant     // default Variants()
-	MPSDir     string        // when set, every model is written there as MPS
-	CBC        string        // path of a cbc binary; "" to skip
+	MaxSubsets int64     // ray-enumeration budget of the global LP
+	Variants   []Variant // default Variants()
 }
 
-// Row is one solve.
-type Row struct {
-	N, K, Instance int
-	Fraction, D    float64
-	Solver         string // "HiGHS" or "CBC"
-	Variant        string
-	Status         string  // solver status, "Optimal" when proven
-	Objective      float64 // NaN when none
-	Time           time.Duration
-	Nodes          int64   // −1 when unknown
-	Gap            float64 // relative MIP gap; NaN when unknown
-	Rays           int     // global LP: candidate rays
-	File           string  // the MPS file, when exported
-	Err            string  // a failure other than a limit
-}
-
-// Instance returns model i of the family for (n, K): its own PCG stream, so
-// any instance can be regenerated alone.
-func Instance(seed uint64, n, k, i int) (mip.Finite, error) {
+// FamilyModel returns model i of the family for (n, K): its own PCG
+// stream, so any model can be regenerated alone.
+func FamilyModel(seed uint64, n, k, i int) (mip.Finite, error) {
 	return mip.RandomFinite(rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(k)<<16|uint64(i))), n, k)
 }
 
-func (s Spec) validate() error {
+// Validate reports the first field out of range.
+func (s Spec) Validate() error {
 	switch {
 	case s.NMin < 2 || s.NMax < s.NMin || s.NMax > 8:
 		return fmt.Errorf("n range %d:%d: need 2 ≤ NMin ≤ NMax ≤ 8", s.NMin, s.NMax)
@@ -86,8 +87,8 @@ func (s Spec) validate() error {
 		return errors.New("K: give at least one number of adversaries")
 	case len(s.Fractions) == 0:
 		return errors.New("fractions: give at least one fraction of D_max")
-	case s.Instances < 1:
-		return fmt.Errorf("instances %d: must be ≥ 1", s.Instances)
+	case s.Models < 1:
+		return fmt.Errorf("models %d: must be ≥ 1", s.Models)
 	}
 	for _, k := range s.Ks {
 		if k < 1 || k > 8 {
@@ -102,124 +103,34 @@ func (s Spec) validate() error {
 	return nil
 }
 
-// Run solves every instance of s in a fixed order and calls progress (if
-// non-nil) after each solve. A solve stopped by the time limit is a row
-// with that status, not an error.
-func Run(ctx context.Context, s Spec, progress func(Row)) ([]Row, error) {
-	if err := s.validate(); err != nil {
+// Build generates and certifies the family's instances in a fixed order.
+func (s Spec) Build(ctx context.Context) ([]Instance, error) {
+	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if s.Variants == nil {
 		s.Variants = Variants()
 	}
-	so := mip.DefaultSolver()
-	so.TimeLimit = s.TimeLimit
-	var rows []Row
-	emit := func(r Row) {
-		rows = append(rows, r)
-		if progress != nil {
-			progress(r)
-		}
-	}
+	var out []Instance
 	for n := s.NMin; n <= s.NMax; n++ {
 		for _, k := range s.Ks {
-			for i := 0; i < s.Instances; i++ {
-				m, err := Instance(s.Seed, n, k, i)
+			for i := range s.Models {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				m, err := FamilyModel(s.Seed, n, k, i)
 				if err != nil {
-					return rows, err
+					return nil, err
 				}
-				g, gerr := m.PrepareGlobal(mip.GlobalOptions{MaxSubsets: s.MaxSubsets})
-				if gerr != nil && !errors.Is(gerr, mip.ErrTooLarge) {
-					return rows, gerr
+				fam := Family{Model: m, Index: i, Tier: "family", Outputs: n, Variants: s.Variants, MaxSubsets: s.MaxSubsets,
+					DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+				ins, err := fam.Instances(s.Fractions)
+				if err != nil {
+					return nil, err
 				}
-				for _, frac := range s.Fractions {
-					base := Row{N: n, K: k, Instance: i, Fraction: frac, D: frac * m.DMax(), Solver: "HiGHS"}
-					for _, v := range s.Variants {
-						if err := ctx.Err(); err != nil {
-							return rows, err
-						}
-						fo := v.Opts
-						fo.Outputs = n
-						r := base
-						r.Variant = v.Name
-						r.fill(m.SolveFixed(base.D, fo, so))
-						if s.MPSDir != "" {
-							r.File = filepath.Join(s.MPSDir, fileName(base, v.Name))
-							if err := report.WriteFileAtomic(r.File, func(tmp string) error { return m.WriteFixedModel(base.D, fo, tmp) }); err != nil {
-								return rows, err
-							}
-						}
-						emit(r)
-					}
-					r := base
-					r.Variant = GlobalName
-					if gerr != nil {
-						r.Status, r.Objective, r.Nodes, r.Gap = "too large", math.NaN(), -1, math.NaN()
-						r.Err = gerr.Error()
-						r.Time = 0
-					} else {
-						r.Rays = len(g.Rays())
-						start := time.Now()
-						o, err := g.Solve(base.D, so)
-						r.fill(o, err)
-						r.Time = g.EnumTime + time.Since(start) // enumeration included
-						if s.MPSDir != "" {
-							r.File = filepath.Join(s.MPSDir, fileName(base, "global"))
-							if err := report.WriteFileAtomic(r.File, func(tmp string) error { return g.WriteLP(base.D, tmp) }); err != nil {
-								return rows, err
-							}
-						}
-					}
-					emit(r)
-				}
+				out = append(out, ins...)
 			}
 		}
 	}
-	if s.CBC != "" && s.MPSDir != "" {
-		for _, r := range slicesClone(rows) {
-			if r.File == "" {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return rows, err
-			}
-			c := r
-			c.Solver, c.File = "CBC", r.File
-			res, err := RunCBC(ctx, s.CBC, r.File, s.TimeLimit)
-			c.Status, c.Objective, c.Time, c.Nodes, c.Gap, c.Err = res.Status, res.Objective, res.Time, res.Nodes, math.NaN(), ""
-			if err != nil {
-				c.Err = err.Error()
-			}
-			emit(c)
-		}
-	}
-	return rows, nil
-}
-
-func slicesClone(rs []Row) []Row { return append([]Row(nil), rs...) }
-
-// fill records a HiGHS result; a limit is a status, other errors are kept.
-func (r *Row) fill(o mip.FiniteOptimum, err error) {
-	r.Status, r.Time = o.Status, o.SolveTime
-	r.Objective, r.Nodes, r.Gap = o.Gamma, o.Nodes, o.MIPGap
-	if err != nil {
-		r.Objective, r.Nodes, r.Gap = math.NaN(), -1, math.NaN()
-		if r.Status == "" || r.Status == "Warning" {
-			r.Status = "limit"
-		}
-		if !errors.Is(err, highsx.ErrNotOptimal) {
-			r.Status, r.Err = "error", err.Error()
-		}
-	}
-}
-
-func fileName(r Row, variant string) string {
-	name := fmt.Sprintf("n%d-k%d-i%d-d%.2f-%s.mps", r.N, r.K, r.Instance, r.Fraction, variant)
-	out := []byte(name)
-	for i, c := range out {
-		if c == '+' || c == '=' {
-			out[i] = '_'
-		}
-	}
-	return string(out)
+	return out, nil
 }

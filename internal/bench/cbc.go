@@ -2,10 +2,8 @@ package bench
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"math"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -17,23 +15,6 @@ type CBCResult struct {
 	Objective float64
 	Nodes     int64
 	Time      time.Duration // CBC's wall-clock seconds
-}
-
-// RunCBC solves an MPS file with the cbc binary at path. HiGHS writes the
-// objective sense as an OBJSENSE section, which CBC's MPS reader ignores, so
-// the sense is passed on the command line (-maximize: every mmds model
-// maximizes γ).
-func RunCBC(ctx context.Context, path, mps string, limit time.Duration) (CBCResult, error) {
-	args := []string{mps, "-maximize"}
-	if limit > 0 {
-		args = append(args, "-sec", strconv.FormatFloat(limit.Seconds(), 'g', -1, 64))
-	}
-	args = append(args, "-solve", "-quit")
-	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
-	if err != nil {
-		return CBCResult{Status: "error", Objective: math.NaN(), Nodes: -1}, fmt.Errorf("cbc %s: %w", mps, err)
-	}
-	return ParseCBC(string(out))
 }
 
 // ParseCBC reads the summary CBC prints at the end of a solve:

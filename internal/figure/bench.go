@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/mmds-project/mmds/internal/report"
 )
@@ -21,6 +22,9 @@ type BenchPoint struct {
 	Series  string  // e.g. "HiGHS derivedM+sym"
 	N       int     // problem size n = |Y| = |Z| = m
 	Seconds float64 // solve time; a solve stopped by a limit counts at the limit
+	// Limited marks a solve stopped by the time limit: drawn as a cross at
+	// its time, on top of the median line.
+	Limited bool
 }
 
 // BenchScaling writes the scaling plot of mmds bench to path: the median
@@ -69,6 +73,23 @@ func BenchScaling(path, title string, pts []BenchPoint) error {
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
 		p.Legend.Add(name, line, points)
+	}
+	var limited plotter.XYs
+	for _, pt := range pts {
+		if pt.Limited {
+			limited = append(limited, plotter.XY{X: float64(pt.N), Y: max(pt.Seconds, 1e-5)})
+		}
+	}
+	if len(limited) > 0 {
+		sc, err := plotter.NewScatter(limited)
+		if err != nil {
+			return fmt.Errorf("plot time-limited solves: %w", err)
+		}
+		sc.Shape = draw.CrossGlyph{}
+		sc.Radius = vg.Points(5)
+		sc.Color = color.Black
+		p.Add(sc)
+		p.Legend.Add("stopped by the time limit", sc)
 	}
 	p.Add(plotter.NewGrid())
 	p.BackgroundColor = color.White

@@ -9,7 +9,7 @@ import (
 
 func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 	dir := t.TempDir()
-	pts := []BenchPoint{{"a", 2, 0.001}, {"a", 3, 0.01}, {"a", 3, 0.03}, {"b", 2, 0.0001}, {"b", 3, 0}}
+	pts := []BenchPoint{{"a", 2, 0.001, false}, {"a", 3, 0.01, false}, {"a", 3, 0.03, false}, {"b", 2, 0.0001, false}, {"b", 3, 0, false}, {"b", 3, 10, true}}
 	for name, magic := range map[string][]byte{"s.png": []byte("\x89PNG"), "s.svg": []byte("<svg")} {
 		path := filepath.Join(dir, name)
 		if err := BenchScaling(path, "t", pts); err != nil {
@@ -28,5 +28,27 @@ func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 	}
 	if m := benchMedian([]float64{3, 1, 2, 10}); m != 2.5 {
 		t.Errorf("median %g", m)
+	}
+}
+
+func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
+	dir := t.TempDir()
+	curves := []ProfileCurve{{"a", []float64{1, 3}, []float64{0.5, 1}}, {"b", []float64{1.5}, []float64{0.5}}, {"none", nil, nil}}
+	for name, magic := range map[string][]byte{"p.png": []byte("\x89PNG"), "p.svg": []byte("<svg")} {
+		path := filepath.Join(dir, name)
+		if err := PerformanceProfile(path, "t", curves); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data[:min(len(data), 200)], magic) {
+			t.Errorf("%s: %v, starts %.40q", name, err, data)
+		}
+	}
+	if err := PerformanceProfile(filepath.Join(dir, "p.pdf"), "t", curves); err == nil {
+		t.Error(".pdf: no error")
+	}
+	ticks := pow2Ticks{}.Ticks(1, 10)
+	if len(ticks) != 4 || ticks[3].Value != 8 {
+		t.Errorf("ticks %v", ticks)
 	}
 }

@@ -1,0 +1,465 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// LibraryVersion names the instance generator. A library is reproducible
+// bit for bit from (LibraryVersion, seed): any change to what the
+// generator writes must bump it.
+const LibraryVersion = "1"
+
+// CertTol is the widest bracket [lower, upper] on an optimum that counts
+// as a certified optimal value.
+const CertTol = 1e-9
+
+// Instance is one benchmark problem. Model is always a minimization (MPS
+// has no portable maximize): mmds's models maximize γ, so the instance
+// minimizes −γ and its optimal value is −γ*.
+type Instance struct {
+	Name    string
+	Source  string // "binary" (Proposition 2) or "finite"
+	Variant string // formulation: "prop2", a Variants() name, or GlobalName
+	N, K    int    // |X| and the number of adversaries
+	// Outputs is the fixed output alphabet m of a finite MIP (0 otherwise).
+	Outputs  int
+	Model    int // index of the random model within its (source, n, K) group
+	Fraction float64
+	D        float64
+	Tier     string // "easy", "medium" or "hard": the size class, by construction
+	Problem  *highs.Model
+	// Optimal is the certified optimal value of Problem (NaN when none):
+	// how it was certified is in Certificate.
+	Optimal float64
+	// Bound is the best known lower bound on Problem's optimal value (a
+	// minimization), NaN when none.
+	Bound       float64
+	Certificate string
+}
+
+// ProblemKey names the sanitization problem an instance formulates: the
+// instances of one key share their optimal γ* up to the output alphabet.
+func (in Instance) ProblemKey() string {
+	return fmt.Sprintf("%s-n%d-k%d-i%d-d%.2f", in.Source, in.N, in.K, in.Model, in.Fraction)
+}
+
+// LibrarySpec is the content of a library.
+type LibrarySpec struct {
+	Seed uint64
+	// Binary Proposition 2 instances: BinaryModels random models per K in
+	// BinaryKs, at each of Fractions.
+	BinaryKs     []int
+	BinaryModels int
+	// Finite: per size, FiniteModels random models (mip.RandomFinite) at
+	// each of Fractions, in every formulation of Variants with m = n + K + 1
+	// outputs (enough for the global optimum, so the global LP certifies
+	// the MIPs), and the global LP.
+	Finite       []Size
+	FiniteModels int
+	Fractions    []float64
+	Variants     []Variant
+	// MaxSubsets is the ray-enumeration budget; beyond it a model has no
+	// global LP and its MIPs no certified value.
+	MaxSubsets int64
+}
+
+// Size is a finite model's size, its tier and, when not nil, its own
+// fractions of D_max.
+type Size struct {
+	N, K      int
+	Tier      string
+	Fractions []float64
+}
+
+// DefaultLibrary is the library of version LibraryVersion.
+func DefaultLibrary(seed uint64) LibrarySpec {
+	return LibrarySpec{
+		Seed:         seed,
+		BinaryKs:     []int{1, 2, 3},
+		BinaryModels: 2,
+		// Tiers from HiGHS's times on this generator (docs/bench.md): the
+		// n = 3, K = 1 MIPs at D = D_max/4 are not closed in 10 s.
+		Finite: []Size{
+			{2, 1, "easy", nil}, {2, 2, "medium", nil}, {3, 2, "medium", nil},
+			{3, 1, "hard", []float64{0.25}},
+		},
+		FiniteModels: 1,
+		Fractions:    []float64{0.25, 0.5, 0.75},
+		Variants:     Variants(),
+	}
+}
+
+// randomBinary draws a binary model: p ~ U(0.3, 0.7), every crossover
+// probability ~ U(0.05, 0.45), so every observer is informative and noisy.
+func randomBinary(rng *rand.Rand, k int) mip.Binary {
+	m := mip.Binary{P: 0.3 + 0.4*rng.Float64(), QY: 0.05 + 0.4*rng.Float64()}
+	for range k {
+		m.QZ = append(m.QZ, 0.05+0.4*rng.Float64())
+	}
+	return m
+}
+
+// stream is the PCG stream of one random model, so that any model can be
+// regenerated alone: source 0 binary, 1 finite.
+func stream(source, n, k, i int) uint64 {
+	return uint64(source)<<48 | uint64(n)<<32 | uint64(k)<<16 | uint64(i)
+}
+
+// Build generates and certifies the library's instances in a fixed
+// order. It checks ctx between models.
+func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
+	if len(s.Fractions) == 0 {
+		return nil, errors.New("library: no fractions of D_max")
+	}
+	for _, f := range s.Fractions {
+		if math.IsNaN(f) || f < 0 || f > 1 {
+			return nil, fmt.Errorf("library: fraction %v: must be in [0, 1]", f)
+		}
+	}
+	var out []Instance
+	for _, k := range s.BinaryKs {
+		for i := range s.BinaryModels {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			m := randomBinary(rand.New(rand.NewPCG(s.Seed, stream(0, 2, k, i))), k)
+			for _, frac := range s.Fractions {
+				in, err := binaryInstance(m, k, i, frac)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, in)
+			}
+		}
+	}
+	for _, sz := range s.Finite {
+		for i := range s.FiniteModels {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			m, err := mip.RandomFinite(rand.New(rand.NewPCG(s.Seed, stream(1, sz.N, sz.K, i))), sz.N, sz.K)
+			if err != nil {
+				return nil, err
+			}
+			fam := Family{Model: m, Index: i, Tier: sz.Tier, Outputs: m.GlobalOutputs(),
+				Variants: s.Variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+			fr := s.Fractions
+			if sz.Fractions != nil {
+				fr = sz.Fractions
+			}
+			ins, err := fam.Instances(fr)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ins...)
+		}
+	}
+	return out, nil
+}
+
+func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
+	d := frac * m.DMax()
+	mod, err := m.Prop2Model(d)
+	if err != nil {
+		return Instance{}, err
+	}
+	g, _, _, err := BinaryOptimum(m, d)
+	if err != nil {
+		return Instance{}, err
+	}
+	in := Instance{Source: "binary", Variant: "prop2", N: 2, K: k, Model: i, Fraction: frac, D: d, Tier: "easy",
+		Problem: Minimize(mod), Optimal: -g, Bound: -g,
+		Certificate: "enumeration: the best feasible vertex of the arrangement of the losses' breakpoint lines in (s0, s1)"}
+	in.Name = fmt.Sprintf("bin-k%d-i%d-d%.2f", k, i, frac)
+	return in, nil
+}
+
+// Family is one finite model formulated every way: the fixed-alphabet MIP
+// with Outputs outputs in each of Variants, and the global LP.
+type Family struct {
+	Model         mip.Finite
+	Index         int
+	Tier          string
+	Outputs       int
+	Variants      []Variant
+	MaxSubsets    int64
+	DFromFraction func(float64) float64
+}
+
+// Instances formulates f at each fraction. The global LP certifies each
+// instance when its bracket closes to CertTol: the LP's own value, and a
+// MIP's value when the LP's optimal mechanism has at most Outputs outputs
+// (padded with empty outputs it is then feasible for the MIP, while no
+// m-output privatizer beats the global optimum). Otherwise the MIPs carry
+// the upper bound only.
+func (f Family) Instances(fractions []float64) ([]Instance, error) {
+	m := f.Model
+	n, k := m.N(), m.K()
+	g, gerr := m.PrepareGlobal(mip.GlobalOptions{MaxSubsets: f.MaxSubsets})
+	if gerr != nil && !errors.Is(gerr, mip.ErrTooLarge) {
+		return nil, gerr
+	}
+	var out []Instance
+	for _, frac := range fractions {
+		d := f.DFromFraction(frac)
+		base := Instance{Source: "finite", N: n, K: k, Model: f.Index, Fraction: frac, D: d, Tier: f.Tier,
+			Optimal: math.NaN(), Bound: math.NaN()}
+		var cert GlobalCertificate
+		certified := false
+		if gerr == nil {
+			var err error
+			if cert, err = CertifyGlobal(g, d); err != nil {
+				return nil, err
+			}
+			certified = cert.Gap() <= CertTol
+		}
+		prefix := fmt.Sprintf("fin-n%d-k%d-i%d-d%.2f", n, k, f.Index, frac)
+		for _, v := range f.Variants {
+			fo := v.Opts
+			fo.Outputs = f.Outputs
+			mod, err := m.FixedModel(d, fo)
+			if err != nil {
+				return nil, err
+			}
+			in := base
+			in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(mod)
+			if gerr == nil {
+				in.Bound = -cert.Upper
+				in.Certificate = fmt.Sprintf("global LP upper bound (dual, %d rays)", cert.Rays)
+				if certified && cert.Mechanism.Outputs() <= f.Outputs {
+					in.Optimal = -cert.Lower
+					in.Certificate = fmt.Sprintf("global LP: a %d-output mechanism with exactly recomputed losses meets the dual bound (%d rays) within %.0e",
+						cert.Mechanism.Outputs(), cert.Rays, CertTol)
+				}
+			}
+			out = append(out, in)
+		}
+		if gerr != nil {
+			continue
+		}
+		mod, err := g.LPModel(d)
+		if err != nil {
+			return nil, err
+		}
+		in := base
+		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(mod), -cert.Upper
+		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%d rays); bracket %.1e", cert.Rays, cert.Gap())
+		if certified {
+			in.Optimal = -cert.Lower
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func fileSafe(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
+		default:
+			out[i] = '_'
+		}
+	}
+	return string(out)
+}
+
+// Manifest is a library's index, DIR/manifest.json.
+type Manifest struct {
+	Generator string          `json:"generator"`
+	Version   string          `json:"version"`
+	Seed      uint64          `json:"seed"`
+	Note      string          `json:"note"`
+	Instances []ManifestEntry `json:"instances"`
+}
+
+// ManifestEntry describes one instance file.
+type ManifestEntry struct {
+	Name         string   `json:"name"`
+	File         string   `json:"file"`
+	Sense        string   `json:"sense"`
+	OptimalValue *float64 `json:"optimal_value"`
+	BestBound    *float64 `json:"best_bound"`
+	Certificate  string   `json:"certificate"`
+	Source       string   `json:"source"`
+	Variant      string   `json:"variant"`
+	Tier         string   `json:"tier"`
+	Size         string   `json:"size"`
+	N            int      `json:"n"`
+	K            int      `json:"k"`
+	Outputs      int      `json:"outputs,omitempty"`
+	ModelIndex   int      `json:"model_index"`
+	Fraction     float64  `json:"fraction"`
+	D            float64  `json:"D"`
+	Rows         int      `json:"rows"`
+	Columns      int      `json:"columns"`
+	Integers     int      `json:"integers"`
+	Nonzeros     int      `json:"nonzeros"`
+	SHA256       string   `json:"sha256"`
+}
+
+// Entry returns in's manifest entry for file (relative to the library).
+func (in Instance) Entry(file string, mps []byte) ManifestEntry {
+	e := ManifestEntry{Name: in.Name, File: file, Sense: "min", Certificate: in.Certificate, Source: in.Source,
+		Variant: in.Variant, Tier: in.Tier, N: in.N, K: in.K, Outputs: in.Outputs, ModelIndex: in.Model,
+		Fraction: in.Fraction, D: in.D}
+	e.Size = fmt.Sprintf("n=%d K=%d", in.N, in.K)
+	if in.Outputs > 0 {
+		e.Size += fmt.Sprintf(" m=%d", in.Outputs)
+	}
+	e.OptimalValue, e.BestBound = optional(in.Optimal), optional(in.Bound)
+	p := in.Problem
+	e.Rows, e.Columns, e.Nonzeros = max(len(p.RowLower), len(p.RowUpper)), len(p.ColCosts), nonzeros(p)
+	for _, t := range p.VarTypes {
+		if t != highs.ContinuousType {
+			e.Integers++
+		}
+	}
+	sum := sha256.Sum256(mps)
+	e.SHA256 = hex.EncodeToString(sum[:])
+	return e
+}
+
+func optional(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+func nonzeros(p *highs.Model) int {
+	var k int
+	for _, nz := range p.ConstMatrix {
+		if nz.Val != 0 {
+			k++
+		}
+	}
+	return k
+}
+
+// MPSBytes is in's MPS file.
+func (in Instance) MPSBytes() ([]byte, error) {
+	var b bytes.Buffer
+	if err := WriteMPS(&b, in.Name, in.Problem); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// WriteLibrary writes every instance of s to dir (created if needed) as
+// NAME.mps, and the manifest as manifest.json and manifest.csv. Every file
+// is written atomically; the manifests come last, so a library with a
+// manifest is complete.
+func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, error) {
+	ins, err := s.Build(ctx)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Manifest{}, err
+	}
+	man := Manifest{Generator: "mmds bench library", Version: LibraryVersion, Seed: s.Seed,
+		Note: "every instance minimizes −γ (mmds maximizes γ): optimal_value = −γ*; best_bound is a lower bound on the optimal value"}
+	for _, in := range ins {
+		if err := ctx.Err(); err != nil {
+			return Manifest{}, err
+		}
+		data, err := in.MPSBytes()
+		if err != nil {
+			return Manifest{}, err
+		}
+		file := in.Name + ".mps"
+		if err := report.WriteAtomic(filepath.Join(dir, file), func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return Manifest{}, err
+		}
+		man.Instances = append(man.Instances, in.Entry(file, data))
+	}
+	if err := report.WriteAtomic(filepath.Join(dir, "manifest.csv"), func(w io.Writer) error { return man.Grid().RenderCSV(w) }); err != nil {
+		return Manifest{}, err
+	}
+	err = report.WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error { return report.WriteJSON(w, man) })
+	return man, err
+}
+
+// Grid is the manifest as a table (the CSV form).
+func (m Manifest) Grid() *report.Grid {
+	g := &report.Grid{Header: []string{"name", "file", "sense", "optimal_value", "best_bound", "source", "variant", "tier", "size",
+		"n", "k", "outputs", "fraction", "D", "rows", "columns", "integers", "nonzeros", "sha256", "certificate"}}
+	opt := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, e := range m.Instances {
+		g.Rows = append(g.Rows, []string{e.Name, e.File, e.Sense, opt(e.OptimalValue), opt(e.BestBound), e.Source, e.Variant, e.Tier, e.Size,
+			strconv.Itoa(e.N), strconv.Itoa(e.K), strconv.Itoa(e.Outputs), f(e.Fraction), f(e.D),
+			strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers), strconv.Itoa(e.Nonzeros), e.SHA256, e.Certificate})
+	}
+	return g
+}
+
+// ReadManifest reads DIR/manifest.json.
+func ReadManifest(dir string) (Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return Manifest{}, err
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Manifest{}, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
+	}
+	if len(m.Instances) == 0 {
+		return Manifest{}, fmt.Errorf("%s: no instances", filepath.Join(dir, "manifest.json"))
+	}
+	return m, nil
+}
+
+// LoadInstance reads the instance of entry e from dir, checking the file's
+// SHA-256 against the manifest, and returns it with the manifest's values.
+func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
+	path := filepath.Join(dir, e.File)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Instance{}, err
+	}
+	if sum := sha256.Sum256(data); e.SHA256 != "" && hex.EncodeToString(sum[:]) != e.SHA256 {
+		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
+	}
+	mps, err := ReadMPS(bytes.NewReader(data))
+	if err != nil {
+		return Instance{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if mps.Model.Maximize != (e.Sense == "max") {
+		return Instance{}, fmt.Errorf("%s: the file's sense differs from the manifest's %q", path, e.Sense)
+	}
+	in := Instance{Name: e.Name, Source: e.Source, Variant: e.Variant, N: e.N, K: e.K, Outputs: e.Outputs, Model: e.ModelIndex,
+		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
+	if e.OptimalValue != nil {
+		in.Optimal = *e.OptimalValue
+	}
+	if e.BestBound != nil {
+		in.Bound = *e.BestBound
+	}
+	return in, nil
+}

@@ -1,0 +1,333 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// smallLibrary is a library quick enough for the default suite.
+func smallLibrary(seed uint64) LibrarySpec {
+	s := DefaultLibrary(seed)
+	s.BinaryKs, s.BinaryModels = []int{1, 3}, 1
+	s.Finite = []Size{{2, 1, "easy", nil}}
+	s.Fractions = []float64{0.3, 0.7}
+	return s
+}
+
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
+
+func TestLibraryIsReproducibleBitForBit(t *testing.T) {
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	man, err := WriteLibrary(ctx, a, smallLibrary(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteLibrary(ctx, b, smallLibrary(7)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteLibrary(ctx, c, smallLibrary(8)); err != nil {
+		t.Fatal(err)
+	}
+	fa, fb, fc := readDir(t, a), readDir(t, b), readDir(t, c)
+	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2 manifests.
+	if want := 4 + 12 + 2; len(fa) != want {
+		t.Fatalf("%d files, want %d", len(fa), want)
+	}
+	if !reflect.DeepEqual(fa, fb) {
+		t.Error("two libraries from the same seed differ")
+	}
+	if bytes.Equal(fa["manifest.json"], fc["manifest.json"]) {
+		t.Error("libraries from seeds 7 and 8 have the same manifest")
+	}
+	back, err := ReadManifest(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, man) {
+		t.Error("manifest.json does not read back as written")
+	}
+	for _, e := range man.Instances {
+		if e.Sense != "min" || e.File != e.Name+".mps" {
+			t.Errorf("%s: sense %q file %q", e.Name, e.Sense, e.File)
+		}
+		if e.OptimalValue == nil || e.BestBound == nil {
+			t.Errorf("%s: small instances must all be certified", e.Name)
+		}
+	}
+}
+
+// The certified values agree with HiGHS solving the instance (the MIP
+// being certified), and for the binary model also with a grid search that
+// shares no code with either.
+func TestLibraryCertifiedValuesMatchIndependentSolves(t *testing.T) {
+	dir := t.TempDir()
+	man, err := WriteLibrary(context.Background(), dir, smallLibrary(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range man.Instances {
+		in, err := LoadInstance(dir, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := highsx.Solve(in.Problem, mip.DefaultSolver())
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if math.Abs(res.Objective-in.Optimal) > 1e-7 {
+			t.Errorf("%s: HiGHS %.10g, certified %.10g", e.Name, res.Objective, in.Optimal)
+		}
+		if in.Bound > in.Optimal+CertTol {
+			t.Errorf("%s: bound %.10g above the optimum %.10g", e.Name, in.Bound, in.Optimal)
+		}
+		// The solution HiGHS returns passes the independent check.
+		if v := CheckSolution(in.Problem, res.X, DefaultTolerances()); v.Reason != "" {
+			t.Errorf("%s: %s", e.Name, v.Reason)
+		}
+	}
+}
+
+// gridOptimum searches Proposition 2 on an N×N grid of (s0, s1) with
+// mip.Binary's own loss code: a lower bound on γ* that approaches it.
+func gridOptimum(m mip.Binary, d float64, n int) float64 {
+	best := math.Inf(-1)
+	for i := 0; i <= n; i++ {
+		for j := 0; j <= n; j++ {
+			s := mip.Privatizer{S0: float64(i) / float64(n), S1: float64(j) / float64(n)}
+			if m.ReconLoss(s) <= d {
+				best = math.Max(best, minOf(m.AdvLosses(s)))
+			}
+		}
+	}
+	return best
+}
+
+func TestBinaryOptimumAgainstGridAndMIP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 20 {
+		k := 1 + trial%3
+		m := randomBinary(rng, k)
+		d := rng.Float64() * m.DMax()
+		g, s0, s1, err := BinaryOptimum(m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The point attains the value and is feasible.
+		p := mip.Privatizer{S0: s0, S1: s1}
+		if r := m.ReconLoss(p); r > d+1e-12 {
+			t.Errorf("%+v D=%g: recon %g > D", m, d, r)
+		}
+		if v := minOf(m.AdvLosses(p)); math.Abs(v-g) > 1e-12 {
+			t.Errorf("%+v: value %g, point gives %g", m, g, v)
+		}
+		grid := gridOptimum(m, d, 400)
+		if grid > g+1e-12 || g-grid > 0.01 {
+			t.Errorf("%+v D=%g: enumeration %g, grid %g", m, d, g, grid)
+		}
+		opt, err := m.SolveProp2(d, mip.DefaultSolver())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(opt.Gamma-g) > 1e-7 {
+			t.Errorf("%+v D=%g: enumeration %.10g, HiGHS MIP %.10g", m, d, g, opt.Gamma)
+		}
+	}
+}
+
+func TestGlobalCertificateBracketsTheLP(t *testing.T) {
+	for _, nk := range [][2]int{{2, 1}, {3, 2}, {4, 1}} {
+		m, err := FamilyModel(5, nk[0], nk[1], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := m.PrepareGlobal(mip.GlobalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, frac := range []float64{0.1, 0.5, 0.9} {
+			d := frac * m.DMax()
+			c, err := CertifyGlobal(g, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt, err := g.Solve(d, mip.DefaultSolver())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Gap() < -1e-12 || c.Gap() > CertTol {
+				t.Errorf("n=%d K=%d D=%g: bracket [%g, %g]", nk[0], nk[1], d, c.Lower, c.Upper)
+			}
+			if opt.Gamma < c.Lower-1e-9 || opt.Gamma > c.Upper+1e-9 {
+				t.Errorf("LP %g outside [%g, %g]", opt.Gamma, c.Lower, c.Upper)
+			}
+			if nk[0] > 2 {
+				continue // the MIP with n + K + 1 outputs takes seconds to minutes
+			}
+			// The fixed MIP with n + K + 1 outputs reaches the same value.
+			fo, err := m.SolveFixed(d, mip.FixedOptions{Outputs: m.GlobalOutputs(), Hull: true}, mip.DefaultSolver())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(fo.Gamma-c.Lower) > 1e-7 {
+				t.Errorf("n=%d K=%d D=%g: MIP %g, certified %g", nk[0], nk[1], d, fo.Gamma, c.Lower)
+			}
+		}
+	}
+}
+
+func TestMPSRoundTrip(t *testing.T) {
+	ins, err := smallLibrary(2).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := &highs.Model{ // every bound and row kind the writer knows
+		ColCosts: []float64{1, -2.5, 0, 1e-17},
+		Offset:   0.125,
+		ColLower: []float64{math.Inf(-1), -1, 2, 0},
+		ColUpper: []float64{math.Inf(1), 3, 2, math.Inf(1)},
+		RowLower: []float64{-1, math.Inf(-1), 0.1, 4},
+		RowUpper: []float64{-1, 2, math.Inf(1), 5},
+		VarTypes: []highs.VariableType{highs.ContinuousType, highs.IntegerType, highs.ContinuousType, highs.IntegerType},
+		ConstMatrix: []highs.Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 0.1 + 0.2}, {Row: 2, Col: 3, Val: -7},
+			{Row: 3, Col: 0, Val: 1}, {Row: 3, Col: 2, Val: math.Pi}},
+	}
+	ins = append(ins, Instance{Name: "handmade", Problem: mod})
+	for _, in := range ins {
+		data, err := in.MPSBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadMPS(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", in.Name, err)
+		}
+		if !sameModel(in.Problem, back.Model) {
+			t.Errorf("%s: the model does not read back", in.Name)
+		}
+		if back.Name != in.Name {
+			t.Errorf("name %q, want %q", back.Name, in.Name)
+		}
+	}
+}
+
+// sameModel compares two models entry by entry (the matrix as a map, so
+// the order of nonzeros does not matter).
+func sameModel(a, b *highs.Model) bool {
+	type rc struct{ r, c int }
+	mat := func(m *highs.Model) map[rc]float64 {
+		out := map[rc]float64{}
+		for _, nz := range m.ConstMatrix {
+			if nz.Val != 0 {
+				out[rc{nz.Row, nz.Col}] += nz.Val
+			}
+		}
+		return out
+	}
+	types := func(m *highs.Model) []bool {
+		out := make([]bool, len(m.ColCosts))
+		for j, t := range m.VarTypes {
+			out[j] = t != highs.ContinuousType
+		}
+		return out
+	}
+	return a.Maximize == b.Maximize && a.Offset == b.Offset && slicesEqual(a.ColCosts, b.ColCosts) &&
+		slicesEqual(a.ColLower, b.ColLower) && slicesEqual(a.ColUpper, b.ColUpper) &&
+		slicesEqual(a.RowLower, b.RowLower) && slicesEqual(a.RowUpper, b.RowUpper) &&
+		reflect.DeepEqual(mat(a), mat(b)) && reflect.DeepEqual(types(a), types(b))
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReadMPSErrors(t *testing.T) {
+	for _, tc := range []string{
+		"",
+		"NAME x\nROWS\n N obj\n", // no ENDATA
+		"NAME x\nROWS\n L r\nCOLUMNS\n x r 1\nENDATA\n",       // no objective
+		"NAME x\nROWS\n N obj\n Q r\nENDATA\n",                // bad row type
+		"NAME x\nROWS\n N obj\nCOLUMNS\n x nope 1\nENDATA\n",  // unknown row
+		"NAME x\nROWS\n N obj\nCOLUMNS\n x obj abc\nENDATA\n", // bad number
+		"NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nBOUNDS\n ZZ b x 1\nENDATA\n",
+		"NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\n y obj 1\n x obj 2\nENDATA\n", // not contiguous
+		"NAME x\nBOGUS\nENDATA\n",
+	} {
+		if _, err := ReadMPS(bytes.NewReader([]byte(tc))); err == nil {
+			t.Errorf("%q: no error", tc)
+		}
+	}
+}
+
+func FuzzReadMPS(f *testing.F) {
+	ins, err := smallLibrary(1).Build(context.Background())
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, in := range ins[:3] {
+		data, _ := in.MPSBytes()
+		f.Add(data)
+	}
+	f.Add([]byte("NAME x\nOBJSENSE\n MAX\nROWS\n N o\n E r\nCOLUMNS\n a o 1 r 2\nRHS\n r 1\nRANGES\n R r -1\nBOUNDS\n BV b a\nENDATA\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadMPS(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		// What reads must be a consistent model: every nonzero in range.
+		m := p.Model
+		for _, nz := range m.ConstMatrix {
+			if nz.Row < 0 || nz.Row >= len(m.RowLower) || nz.Col < 0 || nz.Col >= len(m.ColCosts) {
+				t.Fatalf("nonzero %+v outside %d×%d", nz, len(m.RowLower), len(m.ColCosts))
+			}
+		}
+		if len(m.ColLower) != len(m.ColCosts) || len(m.RowUpper) != len(m.RowLower) {
+			t.Fatal("inconsistent lengths")
+		}
+	})
+}
+
+func TestMinimizeNegatesWithoutNegativeZero(t *testing.T) {
+	m := &highs.Model{Maximize: true, ColCosts: []float64{0, 1, -2}, Offset: 0}
+	got := Minimize(m)
+	if got.Maximize || got.ColCosts[1] != -1 || got.ColCosts[2] != 2 || math.Signbit(got.ColCosts[0]) || math.Signbit(got.Offset) {
+		t.Errorf("%+v", got)
+	}
+	if m.ColCosts[1] != 1 {
+		t.Error("Minimize changed its argument")
+	}
+}

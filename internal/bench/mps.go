@@ -1,0 +1,523 @@
+package bench
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lanl/highs"
+)
+
+// WriteMPS writes m in free MPS format: column j is named x<j>, row i r<i>,
+// the objective row obj. Numbers are written in Go's shortest round-trip
+// form, so a reader gets back every coefficient bit for bit and the bytes
+// depend on m alone. Integer columns sit between INTORG/INTEND markers and
+// always carry both bounds explicitly (readers differ on the default bounds
+// of integer columns). The sense is always minimize: MPS has no standard
+// way to say maximize, so m must be a minimization (see Minimize).
+func WriteMPS(w io.Writer, name string, m *highs.Model) error {
+	if m.Maximize {
+		return errors.New("mps: the model maximizes; write its Minimize form")
+	}
+	if strings.ContainsAny(name, " \t\n") || name == "" {
+		return fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
+	}
+	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
+	bw := bufio.NewWriter(w)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	// "FREE" after the name tells CBC's reader the format (GLPK and HiGHS
+	// ignore it); without it CBC reads the BOUNDS lines in fixed columns.
+	fmt.Fprintf(bw, "NAME %s FREE\nROWS\n N obj\n", name)
+	type rowKind struct {
+		kind     byte
+		rhs, rng float64
+		hasRange bool
+	}
+	kinds := make([]rowKind, nr)
+	for i := range nr {
+		lo, hi := bound(m.RowLower, i, math.Inf(-1)), bound(m.RowUpper, i, math.Inf(1))
+		var k rowKind
+		switch {
+		case lo == hi:
+			k = rowKind{kind: 'E', rhs: lo}
+		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+			return fmt.Errorf("mps: row %d is free (no finite bound); drop it", i)
+		case math.IsInf(lo, -1):
+			k = rowKind{kind: 'L', rhs: hi}
+		case math.IsInf(hi, 1):
+			k = rowKind{kind: 'G', rhs: lo}
+		default: // ranged: lo ≤ a·x ≤ lo + (hi − lo)
+			k = rowKind{kind: 'G', rhs: lo, rng: hi - lo, hasRange: true}
+		}
+		kinds[i] = k
+		fmt.Fprintf(bw, " %c r%d\n", k.kind, i)
+	}
+	nz := slices.Clone(m.ConstMatrix)
+	slices.SortFunc(nz, func(a, b highs.Nonzero) int {
+		return cmp.Or(cmp.Compare(a.Col, b.Col), cmp.Compare(a.Row, b.Row))
+	})
+	bw.WriteString("COLUMNS\n")
+	inInt := false
+	k := 0
+	for j := range nc {
+		isInt := j < len(m.VarTypes) && m.VarTypes[j] != highs.ContinuousType
+		if isInt != inInt {
+			tag := "INTEND"
+			if isInt {
+				tag = "INTORG"
+			}
+			fmt.Fprintf(bw, " M%d 'MARKER' '%s'\n", j, tag)
+			inInt = isInt
+		}
+		// Every column appears, even one with no entries.
+		fmt.Fprintf(bw, " x%d obj %s\n", j, f(m.ColCosts[j]))
+		for ; k < len(nz) && nz[k].Col == j; k++ {
+			v := nz[k].Val
+			for k+1 < len(nz) && nz[k+1].Col == j && nz[k+1].Row == nz[k].Row {
+				k++
+				v += nz[k].Val
+			}
+			if v != 0 {
+				fmt.Fprintf(bw, " x%d r%d %s\n", j, nz[k].Row, f(v))
+			}
+		}
+	}
+	if inInt {
+		fmt.Fprintf(bw, " M%d 'MARKER' 'INTEND'\n", nc)
+	}
+	if k != len(nz) {
+		return fmt.Errorf("mps: a nonzero names column %d, beyond the %d columns", nz[k].Col, nc)
+	}
+	bw.WriteString("RHS\n")
+	if m.Offset != 0 {
+		// The objective row's RHS is minus the objective's constant.
+		fmt.Fprintf(bw, " rhs obj %s\n", f(-m.Offset))
+	}
+	for i, k := range kinds {
+		if k.rhs != 0 {
+			fmt.Fprintf(bw, " rhs r%d %s\n", i, f(k.rhs))
+		}
+	}
+	var ranges []string
+	for i, k := range kinds {
+		if k.hasRange {
+			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, f(k.rng)))
+		}
+	}
+	if len(ranges) > 0 {
+		bw.WriteString("RANGES\n" + strings.Join(ranges, ""))
+	}
+	bw.WriteString("BOUNDS\n")
+	for j := range nc {
+		lo, hi := bound(m.ColLower, j, 0), bound(m.ColUpper, j, math.Inf(1))
+		isInt := j < len(m.VarTypes) && m.VarTypes[j] != highs.ContinuousType
+		switch {
+		case lo == hi:
+			fmt.Fprintf(bw, " FX bnd x%d %s\n", j, f(lo))
+		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+			fmt.Fprintf(bw, " FR bnd x%d\n", j)
+		default:
+			if math.IsInf(lo, -1) {
+				fmt.Fprintf(bw, " MI bnd x%d\n", j)
+			} else if lo != 0 || isInt {
+				fmt.Fprintf(bw, " LO bnd x%d %s\n", j, f(lo))
+			}
+			if math.IsInf(hi, 1) {
+				if isInt {
+					fmt.Fprintf(bw, " PL bnd x%d\n", j)
+				}
+			} else {
+				fmt.Fprintf(bw, " UP bnd x%d %s\n", j, f(hi))
+			}
+		}
+	}
+	bw.WriteString("ENDATA\n")
+	return bw.Flush()
+}
+
+func bound(b []float64, i int, def float64) float64 {
+	if i < len(b) {
+		return b[i]
+	}
+	return def
+}
+
+// Minimize returns m as a minimization: a maximization's costs and offset
+// are negated, so its optimal value is minus the original one.
+func Minimize(m *highs.Model) *highs.Model {
+	out := *m
+	if !m.Maximize {
+		return &out
+	}
+	out.Maximize = false
+	out.ColCosts = make([]float64, len(m.ColCosts))
+	for j, c := range m.ColCosts {
+		out.ColCosts[j] = 0 - c // 0 − c, not −c: no −0 in the files
+	}
+	out.Offset = 0 - m.Offset
+	return &out
+}
+
+// maxMPSEntries bounds the rows, columns and nonzeros ReadMPS accepts, so a
+// hostile file cannot make it allocate without limit.
+const maxMPSEntries = 10_000_000
+
+// ReadMPS reads a free-format MPS file: the sections NAME, OBJSENSE (MIN or
+// MAX, on its line or the next), ROWS, COLUMNS (with INTORG/INTEND
+// markers), RHS, RANGES, BOUNDS (UP, LO, FX, FR, MI, PL, BV, LI, UI) and
+// ENDATA. Only the first N row is the objective. Columns and rows keep
+// their order of first appearance; names are returned alongside.
+func ReadMPS(r io.Reader) (*MPS, error) {
+	p := mpsParser{rowIdx: map[string]int{}, colIdx: map[string]int{}, objRow: ""}
+	p.m.Model = &highs.Model{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if err := p.line(sc.Text()); err != nil {
+			return nil, fmt.Errorf("mps line %d: %w", line, err)
+		}
+		if p.section == "ENDATA" {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("mps: %w", err)
+	}
+	if p.section != "ENDATA" {
+		return nil, errors.New("mps: no ENDATA line")
+	}
+	if p.objRow == "" {
+		return nil, errors.New("mps: no objective (N) row")
+	}
+	p.finishBounds()
+	return &p.m, nil
+}
+
+// MPS is a model read from an MPS file, with its names.
+type MPS struct {
+	Name     string
+	Model    *highs.Model
+	RowNames []string
+	ColNames []string
+}
+
+type mpsParser struct {
+	m       MPS
+	section string
+	objRow  string
+	rowIdx  map[string]int
+	colIdx  map[string]int
+	rowKind []byte
+	inInt   bool
+	// Explicit lower bounds, so that UP < 0 on a column with no lower
+	// bound can follow the MPS convention (lower becomes −∞).
+	lowerSet []bool
+	senseArg bool // OBJSENSE given alone on its line: the sense follows
+}
+
+func (p *mpsParser) line(s string) error {
+	if strings.TrimSpace(s) == "" || s[0] == '*' {
+		return nil
+	}
+	fields := strings.Fields(s)
+	if s[0] != ' ' && s[0] != '\t' {
+		return p.header(fields)
+	}
+	switch p.section {
+	case "OBJSENSE":
+		return p.sense(fields[0])
+	case "ROWS":
+		return p.row(fields)
+	case "COLUMNS":
+		return p.column(fields)
+	case "RHS":
+		return p.pairs(fields, p.rhs)
+	case "RANGES":
+		return p.pairs(fields, p.rng)
+	case "BOUNDS":
+		return p.bound(fields)
+	}
+	return fmt.Errorf("data line %q outside a section", s)
+}
+
+func (p *mpsParser) header(f []string) error {
+	switch f[0] {
+	case "NAME":
+		if len(f) > 1 {
+			p.m.Name = f[1]
+		}
+	case "OBJSENSE":
+		if len(f) > 1 {
+			return p.sense(f[1])
+		}
+	case "ROWS", "COLUMNS", "RHS", "RANGES", "BOUNDS", "ENDATA":
+		if len(f) > 1 && f[0] != "RHS" && f[0] != "RANGES" && f[0] != "BOUNDS" {
+			return fmt.Errorf("section %s: unexpected %q", f[0], f[1])
+		}
+		if p.inInt && f[0] != "COLUMNS" {
+			return errors.New("INTORG marker without INTEND")
+		}
+	default:
+		return fmt.Errorf("unknown section %q", f[0])
+	}
+	p.section = f[0]
+	return nil
+}
+
+func (p *mpsParser) sense(s string) error {
+	switch strings.ToUpper(s) {
+	case "MAX", "MAXIMIZE":
+		p.m.Model.Maximize = true
+	case "MIN", "MINIMIZE":
+		p.m.Model.Maximize = false
+	default:
+		return fmt.Errorf("OBJSENSE %q: want MIN or MAX", s)
+	}
+	return nil
+}
+
+func (p *mpsParser) row(f []string) error {
+	if len(f) != 2 {
+		return fmt.Errorf("ROWS line %q: want TYPE NAME", strings.Join(f, " "))
+	}
+	kind, name := strings.ToUpper(f[0]), f[1]
+	if _, dup := p.rowIdx[name]; dup || name == p.objRow {
+		return fmt.Errorf("row %q defined twice", name)
+	}
+	switch kind {
+	case "N":
+		if p.objRow == "" {
+			p.objRow = name
+			return nil
+		}
+		p.rowIdx[name] = -1 // a further free row: ignored
+		return nil
+	case "E", "L", "G":
+	default:
+		return fmt.Errorf("row %q: type %q, want N, E, L or G", name, kind)
+	}
+	if len(p.m.RowNames) >= maxMPSEntries {
+		return errors.New("too many rows")
+	}
+	mod := p.m.Model
+	p.rowIdx[name] = len(p.m.RowNames)
+	p.m.RowNames = append(p.m.RowNames, name)
+	p.rowKind = append(p.rowKind, kind[0])
+	lo, hi := math.Inf(-1), math.Inf(1)
+	switch kind {
+	case "E":
+		lo, hi = 0, 0
+	case "L":
+		hi = 0
+	case "G":
+		lo = 0
+	}
+	mod.RowLower = append(mod.RowLower, lo)
+	mod.RowUpper = append(mod.RowUpper, hi)
+	return nil
+}
+
+func (p *mpsParser) column(f []string) error {
+	if len(f) == 3 && strings.Trim(f[1], "'\"") == "MARKER" {
+		switch strings.Trim(f[2], "'\"") {
+		case "INTORG":
+			p.inInt = true
+		case "INTEND":
+			p.inInt = false
+		default:
+			return fmt.Errorf("marker %q: want INTORG or INTEND", f[2])
+		}
+		return nil
+	}
+	if len(f) != 3 && len(f) != 5 {
+		return fmt.Errorf("COLUMNS line %q: want COLUMN ROW VALUE [ROW VALUE]", strings.Join(f, " "))
+	}
+	mod := p.m.Model
+	j, ok := p.colIdx[f[0]]
+	if !ok {
+		if len(p.m.ColNames) >= maxMPSEntries {
+			return errors.New("too many columns")
+		}
+		j = len(p.m.ColNames)
+		p.colIdx[f[0]] = j
+		p.m.ColNames = append(p.m.ColNames, f[0])
+		mod.ColCosts = append(mod.ColCosts, 0)
+		mod.ColLower = append(mod.ColLower, 0)
+		mod.ColUpper = append(mod.ColUpper, math.Inf(1))
+		p.lowerSet = append(p.lowerSet, false)
+		t := highs.ContinuousType
+		if p.inInt {
+			t = highs.IntegerType
+		}
+		mod.VarTypes = append(mod.VarTypes, t)
+	} else if j != len(p.m.ColNames)-1 {
+		return fmt.Errorf("column %q: its entries are not contiguous", f[0])
+	}
+	for k := 1; k+1 < len(f); k += 2 {
+		v, err := parseNum(f[k+1])
+		if err != nil {
+			return fmt.Errorf("column %q, row %q: %w", f[0], f[k], err)
+		}
+		if f[k] == p.objRow {
+			mod.ColCosts[j] += v
+			continue
+		}
+		i, ok := p.rowIdx[f[k]]
+		if !ok {
+			return fmt.Errorf("column %q: unknown row %q", f[0], f[k])
+		}
+		if i < 0 || v == 0 {
+			continue
+		}
+		if len(mod.ConstMatrix) >= maxMPSEntries {
+			return errors.New("too many nonzeros")
+		}
+		mod.ConstMatrix = append(mod.ConstMatrix, highs.Nonzero{Row: i, Col: j, Val: v})
+	}
+	return nil
+}
+
+// pairs reads "SETNAME ROW VALUE [ROW VALUE]" (the set name is optional
+// when only one pair follows, as some writers omit it).
+func (p *mpsParser) pairs(f []string, set func(row string, v float64) error) error {
+	if len(f) == 2 || len(f) == 4 {
+		f = append([]string{""}, f...)
+	}
+	if len(f) != 3 && len(f) != 5 {
+		return fmt.Errorf("line %q: want [SET] ROW VALUE [ROW VALUE]", strings.Join(f, " "))
+	}
+	for k := 1; k+1 < len(f); k += 2 {
+		v, err := parseNum(f[k+1])
+		if err != nil {
+			return fmt.Errorf("row %q: %w", f[k], err)
+		}
+		if err := set(f[k], v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *mpsParser) rhs(row string, v float64) error {
+	if row == p.objRow {
+		p.m.Model.Offset = -v
+		return nil
+	}
+	i, ok := p.rowIdx[row]
+	if !ok {
+		return fmt.Errorf("RHS: unknown row %q", row)
+	}
+	if i < 0 {
+		return nil
+	}
+	mod := p.m.Model
+	switch p.rowKind[i] {
+	case 'E':
+		mod.RowLower[i], mod.RowUpper[i] = v, v
+	case 'L':
+		mod.RowUpper[i] = v
+	case 'G':
+		mod.RowLower[i] = v
+	}
+	return nil
+}
+
+// rng applies a RANGES entry after the RHS (the MPS convention: an E row
+// with R ≥ 0 is [rhs, rhs + R], with R < 0 [rhs + R, rhs]).
+func (p *mpsParser) rng(row string, v float64) error {
+	i, ok := p.rowIdx[row]
+	if !ok || i < 0 {
+		return fmt.Errorf("RANGES: unknown row %q", row)
+	}
+	mod := p.m.Model
+	a := math.Abs(v)
+	switch p.rowKind[i] {
+	case 'L':
+		mod.RowLower[i] = mod.RowUpper[i] - a
+	case 'G':
+		mod.RowUpper[i] = mod.RowLower[i] + a
+	case 'E':
+		if v >= 0 {
+			mod.RowUpper[i] = mod.RowLower[i] + v
+		} else {
+			mod.RowLower[i] = mod.RowUpper[i] + v
+		}
+	}
+	return nil
+}
+
+func (p *mpsParser) bound(f []string) error {
+	kind := strings.ToUpper(f[0])
+	needsValue := kind != "FR" && kind != "MI" && kind != "PL" && kind != "BV"
+	switch {
+	case len(f) == 2 && !needsValue, len(f) == 3 && needsValue:
+		f = append([]string{f[0], ""}, f[1:]...) // no bound-set name
+	case len(f) == 3 && !needsValue, len(f) == 4 && needsValue:
+	case len(f) == 4 && kind == "BV": // BV with a value: ignored value
+	default:
+		return fmt.Errorf("BOUNDS line %q: want TYPE [SET] COLUMN [VALUE]", strings.Join(f, " "))
+	}
+	j, ok := p.colIdx[f[2]]
+	if !ok {
+		return fmt.Errorf("BOUNDS: unknown column %q", f[2])
+	}
+	var v float64
+	if needsValue {
+		var err error
+		if v, err = parseNum(f[3]); err != nil {
+			return fmt.Errorf("bound %s on %q: %w", kind, f[2], err)
+		}
+	}
+	mod := p.m.Model
+	switch kind {
+	case "UP", "UI":
+		mod.ColUpper[j] = v
+		if v < 0 && !p.lowerSet[j] && mod.ColLower[j] == 0 {
+			mod.ColLower[j] = math.Inf(-1)
+		}
+	case "LO", "LI":
+		mod.ColLower[j], p.lowerSet[j] = v, true
+	case "FX":
+		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = v, v, true
+	case "FR":
+		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = math.Inf(-1), math.Inf(1), true
+	case "MI":
+		mod.ColLower[j], p.lowerSet[j] = math.Inf(-1), true
+	case "PL":
+		mod.ColUpper[j] = math.Inf(1)
+	case "BV":
+		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = 0, 1, true
+	default:
+		return fmt.Errorf("bound type %q: want UP, LO, FX, FR, MI, PL, BV, LI or UI", f[0])
+	}
+	if kind == "BV" || kind == "LI" || kind == "UI" {
+		mod.VarTypes[j] = highs.IntegerType
+	}
+	return nil
+}
+
+// finishBounds drops VarTypes when every column is continuous (an LP).
+func (p *mpsParser) finishBounds() {
+	if !slices.ContainsFunc(p.m.Model.VarTypes, func(t highs.VariableType) bool { return t != highs.ContinuousType }) {
+		p.m.Model.VarTypes = nil
+	}
+}
+
+func parseNum(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("number %q: %w", s, errors.Unwrap(err))
+	}
+	if math.IsNaN(v) {
+		return 0, fmt.Errorf("number %q: NaN", s)
+	}
+	return v, nil
+}
