@@ -111,8 +111,8 @@ RESULTS ?= results
 reproduce: build
 	$(BIN) train gauss --preset paper --out $(RESULTS)/paper-gauss
 	$(BIN) train binary --preset paper --out $(RESULTS)/paper-binary
-	$(BIN) verify --report-only $(RESULTS)/paper-gauss
-	$(BIN) verify --report-only $(RESULTS)/paper-binary
+	$(BIN) verify --report-only --certificate $(RESULTS)/paper-gauss/certificate.json $(RESULTS)/paper-gauss
+	$(BIN) verify --report-only --certificate $(RESULTS)/paper-binary/certificate.json $(RESULTS)/paper-binary
 	$(BIN) plot $(RESULTS)/paper-gauss
 	$(BIN) plot $(RESULTS)/paper-binary
 
