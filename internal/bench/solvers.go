@@ -79,7 +79,7 @@ func (h HiGHS) Solve(ctx context.Context, in Instance, file string, limit time.D
 	if h.File {
 		res, err = highsx.SolveFile(file, h.options(limit))
 	} else {
-		res, err = highsx.Solve(in.Problem, h.options(limit))
+		res, err = highsx.SolveContext(ctx, in.Problem, h.options(limit)) // Ctrl-C stops the solve
 	}
 	o := Outcome{SolverStatus: res.Status, Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
 	switch {
