@@ -94,7 +94,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	tmp := t.TempDir()
 	exe := filepath.Join(tmp, "mmds")
 	runOrFail(t, nil, "go", "build", "-o", exe, "github.com/mmds-project/mmds/cmd/mmds")
-	args := []string{"train", "binary", "--preset", "quick", "--sweep", "0.0025:0.2:8", "--epochs", "60", "--quiet"}
+	args := []string{"train", "binary", "--preset", "quick", "--sweep", "0.0025:0.2:8", "--epochs", "250", "--quiet"}
 
 	one := filepath.Join(tmp, "one")
 	start := time.Now()
