@@ -88,9 +88,10 @@ func (h HiGHS) Solve(ctx context.Context, in Instance, file string, limit time.D
 		if res.IsMIP {
 			o.Nodes = res.Nodes
 		}
-	case errors.Is(err, highsx.ErrNotOptimal) && (res.Status == "Warning" || strings.Contains(strings.ToLower(res.Status), "time")):
+	case errors.Is(err, highsx.ErrTimeLimit) || (errors.Is(err, highsx.ErrNotOptimal) && res.Status == "Warning"):
+		// "Warning": HiGHS stopped at a limit with no incumbent to report.
 		o.Status = StatusTimeLimit
-	case errors.Is(err, highsx.ErrNotOptimal) && res.Status == "Infeasible":
+	case errors.Is(err, highsx.ErrInfeasible):
 		o.Status = StatusInfeasible
 	default:
 		o.Status, o.Err = StatusError, err.Error()
