@@ -285,7 +285,11 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
 				o.Status, report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 		} else {
-			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o), o.Status, report.Fixed(ms, 2))
+			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
+			if o.Mechanism != nil {
+				outputs = strconv.Itoa(o.Mechanism.Outputs())
+			}
+			row = append(row, num(o.MinAdvLoss), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
