@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 	"slices"
 	"time"
@@ -372,12 +373,10 @@ func solveDense(a [][]float64) ([]float64, bool) {
 
 // FiniteOptimum is the optimum of a finite model at one threshold D.
 type FiniteOptimum struct {
-	D          float64
-	Gamma      float64   // the solver's objective value γ*
-	Mechanism  Mechanism // an optimal privatizer, P[x][f]
-	ReconLoss  float64   // recomputed exactly from Mechanism
-	AdvLoss    []float64 // recomputed exactly from Mechanism
-	MinAdvLoss float64
+	D           float64
+	Gamma       float64   // the solver's objective value γ*
+	Mechanism   Mechanism // an optimal privatizer, P[x][f]
+	loss.Losses           // recomputed exactly from Mechanism
 	// Method says how the optimum was found: "global LP", or "fixed MIP".
 	Method string
 	// Alphabet is the number of outputs the formulation allowed (0 for the
@@ -472,9 +471,7 @@ func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
 }
 
 func (o *FiniteOptimum) fill(m Finite) {
-	o.ReconLoss = m.ReconLoss(o.Mechanism)
-	o.AdvLoss = m.AdvLosses(o.Mechanism)
-	o.MinAdvLoss = minOf(o.AdvLoss)
+	o.Losses = loss.New(m.ReconLoss(o.Mechanism), m.AdvLosses(o.Mechanism))
 }
 
 // mechanism turns LP weights into a privatizer: one output per ray with

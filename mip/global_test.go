@@ -23,11 +23,11 @@ func checkFiniteOptimum(t *testing.T, m Finite, o FiniteOptimum, what string) {
 	if err := m.ValidateMechanism(o.Mechanism); err != nil {
 		t.Fatalf("%s D=%g: %v", what, o.D, err)
 	}
-	if r := m.ReconLoss(o.Mechanism); r > o.D+1e-8 || r != o.ReconLoss {
-		t.Fatalf("%s D=%g: recon %.12g (reported %.12g) exceeds D", what, o.D, r, o.ReconLoss)
+	if r := m.ReconLoss(o.Mechanism); r > o.D+1e-8 || r != o.Recon {
+		t.Fatalf("%s D=%g: recon %.12g (reported %.12g) exceeds D", what, o.D, r, o.Recon)
 	}
-	if !scalar.EqualWithinAbs(minOf(m.AdvLosses(o.Mechanism)), o.Gamma, 1e-7) || o.MinAdvLoss != minOf(o.AdvLoss) {
-		t.Fatalf("%s D=%g: min adv %.12g but γ* = %.12g", what, o.D, o.MinAdvLoss, o.Gamma)
+	if !scalar.EqualWithinAbs(minOf(m.AdvLosses(o.Mechanism)), o.Gamma, 1e-7) || o.MinAdv != minOf(o.Adv) {
+		t.Fatalf("%s D=%g: min adv %.12g but γ* = %.12g", what, o.D, o.MinAdv, o.Gamma)
 	}
 	if o.Alphabet == 0 && o.Mechanism.Outputs() > m.GlobalOutputs() {
 		t.Fatalf("%s D=%g: %d outputs > n + K + 1 = %d", what, o.D, o.Mechanism.Outputs(), m.GlobalOutputs())

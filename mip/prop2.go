@@ -3,6 +3,7 @@ package mip
 import (
 	"context"
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 	"time"
 
@@ -19,16 +20,14 @@ func DefaultSolver() SolverOptions { return highsx.Defaults() }
 
 // Optimum is the solution of Proposition 2 at one distortion threshold D.
 type Optimum struct {
-	D          float64       // distortion threshold
-	S          Privatizer    // optimal privatizer (s0*, s1*)
-	Gamma      float64       // γ*, HiGHS's objective value
-	ReconLoss  float64       // L_recon(s*), recomputed exactly from s*
-	AdvLoss    []float64     // L_adv,i(s*), recomputed exactly from s*
-	MinAdvLoss float64       // min_i L_adv,i(s*)
-	Status     string        // HiGHS model status
-	MIPGap     float64       // HiGHS's relative MIP gap at termination
-	Nodes      int64         // branch-and-bound nodes
-	SolveTime  time.Duration // HiGHS run time
+	D           float64       // distortion threshold
+	S           Privatizer    // optimal privatizer (s0*, s1*)
+	Gamma       float64       // γ*, HiGHS's objective value
+	loss.Losses               // L_recon(s*), L_adv,i(s*) and their min, recomputed exactly from s*
+	Status      string        // HiGHS model status
+	MIPGap      float64       // HiGHS's relative MIP gap at termination
+	Nodes       int64         // branch-and-bound nodes
+	SolveTime   time.Duration // HiGHS run time
 }
 
 // prop2Layout names the columns of the Proposition 2 MIP.
@@ -191,14 +190,12 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 		D:         d,
 		S:         s,
 		Gamma:     res.Objective,
-		ReconLoss: m.ReconLoss(s),
-		AdvLoss:   m.AdvLosses(s),
+		Losses:    loss.New(m.ReconLoss(s), m.AdvLosses(s)),
 		Status:    res.Status,
 		MIPGap:    res.MIPGap,
 		Nodes:     res.Nodes,
 		SolveTime: res.Time,
 	}
-	opt.MinAdvLoss = minOf(opt.AdvLoss)
 	return opt, nil
 }
 

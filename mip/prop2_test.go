@@ -149,11 +149,11 @@ func TestProp2AgainstBranchLPs(t *testing.T) {
 // by its exactly recomputed losses.
 func checkOptimum(t *testing.T, m Binary, o Optimum) {
 	t.Helper()
-	if o.ReconLoss > o.D+1e-8 {
-		t.Fatalf("%+v D=%g: L_recon(s*) = %.12g exceeds D", m, o.D, o.ReconLoss)
+	if o.Recon > o.D+1e-8 {
+		t.Fatalf("%+v D=%g: L_recon(s*) = %.12g exceeds D", m, o.D, o.Recon)
 	}
-	if !scalar.EqualWithinAbs(o.MinAdvLoss, o.Gamma, 1e-7) {
-		t.Fatalf("%+v D=%g: min L_adv(s*) = %.12g but γ* = %.12g", m, o.D, o.MinAdvLoss, o.Gamma)
+	if !scalar.EqualWithinAbs(o.MinAdv, o.Gamma, 1e-7) {
+		t.Fatalf("%+v D=%g: min L_adv(s*) = %.12g but γ* = %.12g", m, o.D, o.MinAdv, o.Gamma)
 	}
 	if o.S.S0+o.S.S1 < 1-1e-9 {
 		t.Fatalf("%+v D=%g: s* = %+v violates the symmetry-breaking s0 + s1 ≥ 1", m, o.D, o.S)
@@ -273,7 +273,7 @@ func ExampleBinary_SolveProp2() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("D=%.2f  s0*=%.4f s1*=%.4f  L_recon=%.4f  L_adv=%.4f\n", d, o.S.S0, o.S.S1, o.ReconLoss, o.MinAdvLoss)
+		fmt.Printf("D=%.2f  s0*=%.4f s1*=%.4f  L_recon=%.4f  L_adv=%.4f\n", d, o.S.S0, o.S.S1, o.Recon, o.MinAdv)
 	}
 	// By hand: at D = 0.05 only the cells with f = 1 count, and
 	// 0.46·(1−s0)·(0.8+0.2) = 0.05 gives s0* = 1 − 0.05/0.46 = 0.8913; at

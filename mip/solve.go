@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mmds-project/mmds/loss"
 	"math"
 	"time"
 
@@ -174,7 +175,7 @@ func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error
 // noPoint is the point of a threshold without a privatizer.
 func noPoint(d float64, method, status string, elapsed time.Duration) FiniteOptimum {
 	return FiniteOptimum{D: d, Method: method, Status: status, Gamma: math.NaN(), Upper: math.NaN(),
-		ReconLoss: math.NaN(), MinAdvLoss: math.NaN(), SolveTime: elapsed}
+		Losses: loss.Losses{Recon: math.NaN(), MinAdv: math.NaN()}, SolveTime: elapsed}
 }
 
 func interrupted(ctx context.Context, d float64) error {

@@ -109,14 +109,14 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
 		ub = &u
-		if u > p.MinAdvLoss*(1+1e-9)+1e-12 {
+		if u > p.MinAdv*(1+1e-9)+1e-12 {
 			class = "all (bracketed)"
 		}
 	}
 	if p.LowerBound {
 		class = "all (lower bound)"
 	}
-	return Optimum{D: p.D, Losses: loss.New(p.ReconLoss, p.AdvLoss), Class: class, Channel: p.Mechanism,
+	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Channel: p.Mechanism,
 		UpperBound: ub, Status: p.Status}, nil
 }
 

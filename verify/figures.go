@@ -137,7 +137,7 @@ func binaryCurve(opts []mip.Optimum) figure.Series {
 	s := figure.Series{Label: "Proposition 2: γ* = max min adversarial loss"}
 	for _, o := range opts {
 		s.X = append(s.X, o.D)
-		s.Y = append(s.Y, o.MinAdvLoss)
+		s.Y = append(s.Y, o.MinAdv)
 	}
 	return s
 }

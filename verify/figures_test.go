@@ -73,8 +73,8 @@ func TestFigure3(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !scalar.EqualWithinAbs(c.Y[j], opt.MinAdvLoss, 1e-9) {
-			t.Errorf("curve at D = %g: %g, Proposition 2 gives %g", c.X[j], c.Y[j], opt.MinAdvLoss)
+		if !scalar.EqualWithinAbs(c.Y[j], opt.MinAdv, 1e-9) {
+			t.Errorf("curve at D = %g: %g, Proposition 2 gives %g", c.X[j], c.Y[j], opt.MinAdv)
 		}
 	}
 	if c.Y[len(c.Y)-1] != m.AdvSaturation()[0] {
@@ -109,7 +109,7 @@ func TestCurveSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := BinaryCurveSpec(opts); len(s.Curves) != 1 || len(s.Curves[0].X) != 3 || s.Curves[0].Y[2] != opts[2].MinAdvLoss {
+	if s := BinaryCurveSpec(opts); len(s.Curves) != 1 || len(s.Curves[0].X) != 3 || s.Curves[0].Y[2] != opts[2].MinAdv {
 		t.Errorf("binary curve spec %+v", s)
 	}
 }

@@ -135,13 +135,13 @@ func TestCertifySyntheticBinary(t *testing.T) {
 	other := nettest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{
-		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdvLoss}},
+		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdv}},
 		{D: 0.15, Priv: &other, Recon: 0.15, Adv: []float64{0.3}},
 	})
 	rep := certifyDir(t, dir, Options{})
 	p := rep.Points[0]
-	if !p.Pass || math.Abs(*p.Gap) > 1e-7 || !scalar.EqualWithinAbs(p.Certified.Recon, opt.ReconLoss, 1e-9) {
-		t.Errorf("optimal privatizer: pass %v %q, gap %g, distortion %g (want %g)", p.Pass, p.Verdict, *p.Gap, p.Certified.Recon, opt.ReconLoss)
+	if !p.Pass || math.Abs(*p.Gap) > 1e-7 || !scalar.EqualWithinAbs(p.Certified.Recon, opt.Recon, 1e-9) {
+		t.Errorf("optimal privatizer: pass %v %q, gap %g, distortion %g (want %g)", p.Pass, p.Verdict, *p.Gap, p.Certified.Recon, opt.Recon)
 	}
 	q := rep.Points[1]
 	s := mip.Privatizer{S0: 0.9, S1: 0.8}
@@ -150,7 +150,7 @@ func TestCertifySyntheticBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := optD.MinAdvLoss - mapError(m.P, m.QZ[0], s.S0, s.S1); !scalar.EqualWithinAbs(*q.Gap, want, 1e-9) {
+	if want := optD.MinAdv - mapError(m.P, m.QZ[0], s.S0, s.S1); !scalar.EqualWithinAbs(*q.Gap, want, 1e-9) {
 		t.Errorf("(0.9, 0.8): gap %g, want %g", *q.Gap, want)
 	}
 	inBand := q.Certified.Recon >= q.DistortionBand[0] && q.Certified.Recon <= q.DistortionBand[1]

@@ -180,7 +180,7 @@ func binaryJSON(m mip.Binary, opts []mip.Optimum) binaryDoc {
 	for i, o := range opts {
 		doc.Points[i] = binaryPoint{
 			D: o.D, S0: o.S.S0, S1: o.S.S1, Gamma: o.Gamma,
-			ReconLoss: o.ReconLoss, AdvLoss: o.AdvLoss, MinAdvLoss: o.MinAdvLoss,
+			ReconLoss: o.Recon, AdvLoss: o.Adv, MinAdvLoss: o.MinAdv,
 			Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
 		}
@@ -213,12 +213,12 @@ func binaryGrid(m mip.Binary, opts []mip.Optimum, f report.Format) *report.Grid 
 		g.Header = append(g.Header, "min L_adv", "status", "gap", "nodes", "ms")
 	}
 	for _, o := range opts {
-		row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.ReconLoss)}
-		for _, a := range o.AdvLoss {
+		row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}
+		for _, a := range o.Adv {
 			row = append(row, num(a))
 		}
 		ms := report.Fixed(float64(o.SolveTime.Microseconds())/1000, 2)
-		row = append(row, num(o.MinAdvLoss))
+		row = append(row, num(o.MinAdv))
 		if f == report.CSV {
 			row = append(row, num(o.Gamma)) // HiGHS's objective; the table shows the exact losses only
 		}

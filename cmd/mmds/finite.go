@@ -272,24 +272,24 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
 	}
 	for _, o := range sol.Points {
-		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.ReconLoss)}
+		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
 		for i := 0; i < k; i++ {
 			a := math.NaN()
-			if i < len(o.AdvLoss) {
-				a = o.AdvLoss[i]
+			if i < len(o.Adv) {
+				a = o.Adv[i]
 			}
 			row = append(row, num(a))
 		}
 		ms := float64(o.SolveTime.Microseconds()) / 1000
 		if f == report.CSV {
-			row = append(row, num(o.MinAdvLoss), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
+			row = append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
 				o.Status, report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 		} else {
 			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
 			if o.Mechanism != nil {
 				outputs = strconv.Itoa(o.Mechanism.Outputs())
 			}
-			row = append(row, num(o.MinAdvLoss), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
+			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
@@ -381,8 +381,8 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 	doc.Points = make([]finitePoint, len(sol.Points))
 	for i, o := range sol.Points {
 		p := finitePoint{
-			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), ReconLoss: finite(o.ReconLoss), AdvLoss: o.AdvLoss,
-			MinAdvLoss: finite(o.MinAdvLoss), Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
+			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), ReconLoss: finite(o.Recon), AdvLoss: o.Adv,
+			MinAdvLoss: finite(o.MinAdv), Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
 			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
 		}
@@ -422,7 +422,7 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 		spec := verify.BinaryCurveSpec(opts)
 		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
 		for _, o := range gl {
-			global.X, global.Y = append(global.X, o.D), append(global.Y, o.MinAdvLoss)
+			global.X, global.Y = append(global.X, o.D), append(global.Y, o.MinAdv)
 		}
 		spec.Curves = append(spec.Curves, global)
 		spec.Title = "Binary data model: Proposition 2 and the global optimum"
@@ -435,7 +435,7 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, opts)}
 		for i, p := range doc.binaryDoc.Points {
 			doc.Points = append(doc.Points, binaryGlobalPoint{binaryPoint: p,
-				GlobalMinAdvLoss: gl[i].MinAdvLoss, GlobalOutputs: gl[i].Mechanism.Outputs(), Mechanism: gl[i].Mechanism})
+				GlobalMinAdvLoss: gl[i].MinAdv, GlobalOutputs: gl[i].Mechanism.Outputs(), Mechanism: gl[i].Mechanism})
 		}
 		return report.WriteJSON(w, doc)
 	}
@@ -449,11 +449,11 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 		grid.Title += "\nColumn global: the optimum over every privatizer, whatever its output alphabet (global LP); gain = global / Proposition 2."
 	}
 	for i := range grid.Rows {
-		grid.Rows[i] = append(grid.Rows[i], num(gl[i].MinAdvLoss))
+		grid.Rows[i] = append(grid.Rows[i], num(gl[i].MinAdv))
 		if format != report.CSV {
 			gain := "—"
-			if opts[i].MinAdvLoss > 0 {
-				gain = report.Fixed(gl[i].MinAdvLoss/opts[i].MinAdvLoss, 3) + "×"
+			if opts[i].MinAdv > 0 {
+				gain = report.Fixed(gl[i].MinAdv/opts[i].MinAdv, 3) + "×"
 			}
 			grid.Rows[i] = append(grid.Rows[i], gain)
 		}

@@ -49,7 +49,7 @@ func passingBinary(t *testing.T) string {
 	c := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
 	net := nettest.ConstantNet(c(o.S.S0), c(o.S.S1))
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdvLoss}}})
+	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdv}}})
 	return dir
 }
 
