@@ -173,7 +173,7 @@ func TestSweepResultsFile(t *testing.T) {
 		Points []map[string]json.RawMessage
 	}
 	readJSON(t, filepath.Join(c.Dir, ResultsFile), &raw)
-	if raw.Model != "binary" || raw.Config["rho"] != 1.0 || len(raw.Points) != 2 {
+	if raw.Model != "binary" || raw.Config["rho"] != c.Rho || raw.Config["priv_grad"] != c.PrivGrad || len(raw.Points) != 2 {
 		t.Fatalf("model %q, config %v, %d points", raw.Model, raw.Config, len(raw.Points))
 	}
 	for _, key := range []string{"D", "recon_loss", "adv_loss", "min_adv_loss", "attempted", "accepted", "cap_hit", "trials", "networks", "recon_hard", "adv_hard"} {

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
@@ -64,6 +65,8 @@ type buffers struct {
 	advGrad   [][]float64
 	advLoss   []float64
 	advHard   []float64
+	l1, l0    []float64 // per-row losses with f = 1 and f = 0 (PrivGradExpect)
+	ones      []float64 // M ones
 }
 
 // NewTrainer returns a trainer for threshold d with networks initialized from
@@ -123,6 +126,12 @@ func (t *Trainer) alloc() {
 	}
 	b.advLoss, b.advHard = make([]float64, len(t.Adv)), make([]float64, len(t.Adv))
 	b.idx = make([]int32, m)
+	if t.cfg.PrivGrad == PrivGradExpect {
+		b.l1, b.l0, b.ones = make([]float64, m), make([]float64, m), make([]float64, m)
+		for k := range b.ones {
+			b.ones[k] = 1
+		}
+	}
 }
 
 // History returns the per-epoch test-split evaluations so far. The slices
@@ -287,6 +296,9 @@ func (t *Trainer) privStep() {
 // At L_recon = D the penalty's derivative is taken as 0, as autograd's
 // derivative of ReLU at 0.
 func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
+	if t.cfg.PrivGrad == PrivGradExpect {
+		return t.privLossExpect(n, grad)
+	}
 	b := &t.b
 	binary := t.cfg.Model == Binary
 	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
@@ -338,6 +350,80 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	return loss
 }
 
+// privLossExpect is privLoss for the binary model with PrivGrad =
+// PrivGradExpect: the release F ∈ {0, 1} is marginalized exactly, so every
+// observer's loss is L = (1/n) Σ_k p̂_k ℓ_k(1) + (1 − p̂_k) ℓ_k(0), with ℓ_k(f)
+// the soft 0-1 loss of its estimate from (f, side information) on row k,
+// and dL/dp̂_k = (ℓ_k(1) − ℓ_k(0))/n. Unlike Section V-B's compromise the
+// adversarial term of eq. (priv_loss) then has a gradient, the one of the
+// objective itself.
+func (t *Trainer) privLossExpect(n int, grad bool) float64 {
+	b := &t.b
+	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
+	p := b.privOut[:n]
+	dF := b.dF[:n]
+	clear(dF)
+	lRecon := t.expectLoss(t.Recon, b.reconIn, b.reconH, b.reconOut, b.reconD, p, n)
+	diff := lRecon - t.D
+	cRecon := 0.0
+	if diff > 0 {
+		cRecon = t.cfg.Rho / 2
+	} else if diff < 0 {
+		cRecon = -t.cfg.Rho / 2
+	}
+	floats.AddScaled(dF, cRecon, b.reconD[:n])
+	adv, lAdv := -1, 0.0
+	for i, a := range t.Adv {
+		l := t.expectLoss(a, b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], p, n)
+		if adv < 0 || l < lAdv {
+			adv, lAdv = i, l
+			copy(b.dTmp[:n], b.advD[i][:n])
+		}
+	}
+	loss := -lAdv + t.cfg.Rho/2*(max(diff, 0)+max(-diff, 0))
+	if !grad {
+		return loss
+	}
+	floats.AddScaled(dF, -1, b.dTmp[:n])
+	t.Priv.Backward(b.privIn, b.privH, b.privOut, dF, n, b.privGrad, nil)
+	return loss
+}
+
+// expectLoss returns the expected soft 0-1 loss of network m over F ~
+// Bernoulli(p) on the n gathered rows (input column 0 is f; h and out are
+// m's scratch) and writes dL/dp̂ into d.
+func (t *Trainer) expectLoss(m *MLP, in, h, out, d, p []float64, n int) float64 {
+	b := &t.b
+	x := b.x[:n]
+	for f, l := range [][]float64{b.l0[:n], b.l1[:n]} {
+		if f == 0 {
+			clear(in[:n])
+		} else {
+			setF(in, b.ones[:n])
+		}
+		m.Forward(in, n, h, out)
+		for k, xv := range x {
+			e := out[k]
+			if t.cfg.EstLoss == EstLossLog {
+				// The estimate is a posterior: its MAP decision's error.
+				l[k] = 0
+				if (e > 0.5) != (xv == 1) {
+					l[k] = 1
+				}
+			} else {
+				l[k] = xv*(1-e) + (1-xv)*e
+			}
+		}
+	}
+	var s float64
+	fn := float64(n)
+	for k := range x {
+		s += p[k]*b.l1[k] + (1-p[k])*b.l0[k]
+		d[k] = (b.l1[k] - b.l0[k]) / fn
+	}
+	return s / fn
+}
+
 // lossGrad returns the minibatch loss of the estimates est of the targets x
 // and writes its derivative with respect to each estimate into d:
 //
@@ -361,6 +447,28 @@ func (t *Trainer) lossGrad(x, est, d []float64) float64 {
 		e := est[k] - xv
 		s += e * e
 		d[k] = 2 * e / n
+	}
+	return s / n
+}
+
+// estLossGrad is the loss the reconstructor and the adversaries descend on:
+// lossGrad's, or with EstLoss = EstLossLog (binary model) the log loss
+//
+//	L = −(1/n) Σ x log q + (1 − x) log(1 − q),   dL/dq = (q − x) / (q(1 − q) n),
+//
+// a proper scoring rule, so the estimate q tends to the posterior P(X = 1 |
+// inputs) and its MAP decision to the Bayes rule.
+func (t *Trainer) estLossGrad(x, est, d []float64) float64 {
+	if t.cfg.EstLoss != EstLossLog {
+		return t.lossGrad(x, est, d)
+	}
+	n := float64(len(x))
+	est, d = est[:len(x)], d[:len(x)]
+	var s float64
+	for k, xv := range x {
+		q := min(max(est[k], 1e-12), 1-1e-12)
+		s -= xv*math.Log(q) + (1-xv)*math.Log(1-q)
+		d[k] = (q - xv) / (q * (1 - q) * n)
 	}
 	return s / n
 }
@@ -389,7 +497,7 @@ func (t *Trainer) reconStep() {
 	t.gather(t.data.Train, t.samplers[1].next(m), true, -1)
 	setF(b.reconIn, t.privatize(m, t.bern))
 	t.Recon.Forward(b.reconIn, m, b.reconH, b.reconOut)
-	t.lossGrad(b.x[:m], b.reconOut[:m], b.reconD[:m])
+	t.estLossGrad(b.x[:m], b.reconOut[:m], b.reconD[:m])
 	t.Recon.Backward(b.reconIn, b.reconH, b.reconOut, b.reconD, m, b.reconGrad, nil)
 	t.opt[1].Step(t.Recon.Params, b.reconGrad)
 }
@@ -403,7 +511,7 @@ func (t *Trainer) advStep(i int) {
 	t.gather(t.data.Train, t.samplers[2+i].next(m), false, i)
 	setF(b.advIn[i], t.privatize(m, t.bern))
 	a.Forward(b.advIn[i], m, b.advH[i], b.advOut[i])
-	t.lossGrad(b.x[:m], b.advOut[i][:m], b.advD[i][:m])
+	t.estLossGrad(b.x[:m], b.advOut[i][:m], b.advD[i][:m])
 	a.Backward(b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], m, b.advGrad[i], nil)
 	t.opt[2+i].Step(a.Params, b.advGrad[i])
 }

@@ -25,8 +25,17 @@ func TestPrivLossGradient(t *testing.T) {
 		{"gauss", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
 		{"gauss-above-D", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{100}, 200) }, 100},
 		{"gauss-vector-y", coalition(paperGauss(2400, 2)), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
-		{"binary", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.05}, 0.2) }, 0.05},
-		{"binary-below-D", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.9}, 1) }, 0.9},
+		{"binary", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, Binary, []float64{0.05}, 0.2)) }, 0.05},
+		{"binary-below-D", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, Binary, []float64{0.9}, 1)) }, 0.9},
+		// The exact expectation over F (the quick preset's), with the
+		// log-loss estimators' MAP errors and with soft 0-1 losses.
+		{"binary-expect", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.05}, 0.2) }, 0.05},
+		{"binary-expect-above-D", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.001}, 0.2) }, 0.001},
+		{"binary-expect-soft", paperBinary(2400, 3), func() Config {
+			c := smallConfig(t, Binary, []float64{0.05}, 0.2)
+			c.EstLoss = ""
+			return c
+		}, 0.05},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +72,9 @@ func TestPrivLossGradient(t *testing.T) {
 // independently of privLoss: row by row with Predict, straight from eq.
 // (priv_loss) and the losses of Section V.
 func refPrivLoss(tr *Trainer, n int) float64 {
+	if tr.cfg.PrivGrad == PrivGradExpect {
+		return refPrivLossExpect(tr, n)
+	}
 	b := &tr.b
 	binary := tr.cfg.Model == Binary
 	loss := func(x, e float64) float64 {
@@ -92,6 +104,80 @@ func refPrivLoss(tr *Trainer, n int) float64 {
 		}
 	}
 	return -slices.Min(lAdv) + tr.cfg.Rho/2*(max(lRecon-tr.D, 0)+max(tr.D-lRecon, 0))
+}
+
+// refPrivLossExpect is refPrivLoss for PrivGrad = PrivGradExpect: every
+// observer's loss is the expectation over F ~ Bernoulli(p̂) of its loss with
+// f = 1 and f = 0, a 0-1 loss of the estimate's MAP decision (EstLossLog)
+// or the soft 0-1 loss.
+func refPrivLossExpect(tr *Trainer, n int) float64 {
+	b := &tr.b
+	loss := func(x, e float64) float64 {
+		if tr.cfg.EstLoss == EstLossLog {
+			if (e > 0.5) == (x == 1) {
+				return 0
+			}
+			return 1
+		}
+		return x*(1-e) + (1-x)*e
+	}
+	expect := func(m *MLP, in []float64, x, p float64) float64 {
+		in[0] = 1
+		l1 := loss(x, m.Predict(in))
+		in[0] = 0
+		return p*l1 + (1-p)*loss(x, m.Predict(in))
+	}
+	var lRecon float64
+	lAdv := make([]float64, len(tr.Adv))
+	for r := range n {
+		x := b.x[r]
+		p := tr.Priv.Predict([]float64{b.privIn[r], b.privIn[n+r]})
+		lRecon += expect(tr.Recon, row(b.reconIn, tr.Recon.In, n, r), x, p) / float64(n)
+		for i, a := range tr.Adv {
+			lAdv[i] += expect(a, row(b.advIn[i], a.In, n, r), x, p) / float64(n)
+		}
+	}
+	return -slices.Min(lAdv) + tr.cfg.Rho/2*(max(lRecon-tr.D, 0)+max(tr.D-lRecon, 0))
+}
+
+// paperGrad returns c with Section V-B's practical compromise for the
+// binary privatizer's gradient and its soft 0-1 estimators.
+func paperGrad(c Config) Config {
+	c.PrivGrad, c.EstLoss, c.Rho = "", "", 1
+	return c
+}
+
+// TestEstLossGradient checks the log loss's derivative against central
+// finite differences, and that its minimizer over a constant estimate is the
+// empirical frequency of X = 1 (the posterior).
+func TestEstLossGradient(t *testing.T) {
+	c := smallConfig(t, Binary, []float64{0.05}, 0.2)
+	tr := mustTrainer(t, mustData(t, paperBinary(2400, 3), c), c, 0.05, 11)
+	x := []float64{1, 0, 1, 1, 0}
+	est := []float64{0.9, 0.2, 0.4, 0.7, 0.55}
+	d := make([]float64, len(x))
+	tr.estLossGrad(x, est, d)
+	const eps = 1e-7
+	for k := range est {
+		e0 := est[k]
+		est[k] = e0 + eps
+		lp := tr.estLossGrad(x, est, make([]float64, len(x)))
+		est[k] = e0 - eps
+		lm := tr.estLossGrad(x, est, make([]float64, len(x)))
+		est[k] = e0
+		checkClose(t, fmt.Sprintf("dL/dq[%d]", k), d[k], (lp-lm)/(2*eps), 1, 1e-6)
+	}
+	// A constant estimate q: L(q) is minimal at q = mean(x) = 0.6.
+	best, bestQ := math.Inf(1), 0.0
+	for q := 0.01; q < 1; q += 0.01 {
+		c := []float64{q, q, q, q, q}
+		if l := tr.estLossGrad(x, c, d); l < best {
+			best, bestQ = l, q
+		}
+	}
+	if math.Abs(bestQ-0.6) > 0.005 {
+		t.Errorf("log loss minimized at q = %g, want the frequency 0.6", bestQ)
+	}
 }
 
 // coalition turns the Gaussian dataset into the coalition setting of Section

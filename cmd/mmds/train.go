@@ -58,7 +58,8 @@ SHA-256 of the model, of the configuration and of every finalized point, so
 mmds verify refuses a directory edited after training. One process writes a
 directory at a time (per shard for --shard): a second gets exit 2. The preset "paper" is the full
 protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
-cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
+cores); "quick" (4 values of D; Gaussian: 25 epochs, 2 accepted trials; binary: 50
+epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
   mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5`,
@@ -75,10 +76,10 @@ cores); "quick" (25 epochs, 2 accepted trials, 4 values of D) takes seconds.`,
 	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)")
-	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000 or 25)")
-	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's, 15 or 2)")
+	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)")
+	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's, 15; quick 2 Gaussian, 5 binary)")
 	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step, (D_max − D0)/(2·N); for one D the paper's (D_max − D0)/(2·30))")
-	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150 or 4; with --accept, 10·accept)")
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150; quick 4 Gaussian, 20 binary; with --accept, 10·accept)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 1, "master seed of the dataset and of every trial")
 	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")

@@ -57,7 +57,9 @@ func config(model learn.Model, d []float64, dmax float64, dir string) learn.Conf
 		panic(err)
 	}
 	paper, _ := learn.Preset(learn.PresetPaper, model)
-	c.LRGamma = paper.LRGamma // the paper's schedule: the fixture predates the quick preset's departures
+	// Section V-B's schedule, gradient and losses: the fixture predates the
+	// quick preset's departures.
+	c.LRGamma, c.Rho, c.PrivGrad, c.EstLoss = paper.LRGamma, paper.Rho, paper.PrivGrad, paper.EstLoss
 	c.D, c.DMax, c.Dir, c.Seed = d, dmax, dir, 7
 	c.Hidden, c.BatchSize, c.TrainSize, c.TestSize = 8, 100, 1200, 300
 	c.Epochs, c.LR = 30, 0.01
