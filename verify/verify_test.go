@@ -192,8 +192,8 @@ func TestCertifyTrainedFixtures(t *testing.T) {
 				continue
 			}
 			finalized++
-			if p.Learned.Recon != *r.ReconLoss || p.Learned.MinAdv != *r.MinAdvLoss {
-				t.Errorf("%s D = %g: learned %+v, results %g %g", kind, p.D, p.Learned, *r.ReconLoss, *r.MinAdvLoss)
+			if p.Learned.Recon != r.Losses.Recon || p.Learned.MinAdv != r.Losses.MinAdv {
+				t.Errorf("%s D = %g: learned %+v, results %g %g", kind, p.D, p.Learned, r.Losses.Recon, r.Losses.MinAdv)
 			}
 			if p.Certified.Recon < 0 || p.Certified.MinAdv < 0 || *p.Gap != p.Optimum.MinAdv-p.Certified.MinAdv {
 				t.Errorf("%s D = %g: certified %+v gap %g", kind, p.D, p.Certified, *p.Gap)
