@@ -234,11 +234,3 @@ func (m Binary) WriteProp2Model(d float64, path string) error {
 }
 
 func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }
-
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
-}
