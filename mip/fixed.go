@@ -48,7 +48,7 @@ func (l fixedLayout) t(i, f, z int) int  { return l.tOff[i] + f*l.nz[i] + z }
 func (l fixedLayout) w(f, y int) int     { return l.wOff + f*l.ny + y }
 func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
 
-// FixedModel builds the fixed-alphabet MIP (issue #6, item 2) at threshold d:
+// FixedModel builds the fixed-alphabet MIP (docs/finite.md) at threshold d:
 //
 //	max γ  s.t.  Σ_f P[x][f] = 1                       (rows of the privatizer)
 //	             t_ifz ≤ ⟨k^i_za, P[·][f]⟩ ∀a,  Σ_fz t_ifz ≥ γ   (adversary i, exact epigraph)
