@@ -1,7 +1,6 @@
 package mip
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -304,11 +303,6 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
 	return m.fixedOptimum(d, fo.Outputs, res), nil
-}
-
-// SweepFixed solves the fixed-alphabet MIP at every threshold in ds.
-func (m Finite) SweepFixed(ctx context.Context, ds []float64, fo FixedOptions, o SolverOptions) ([]FiniteOptimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return m.SolveFixed(d, fo, o) })
 }
 
 // GlobalOutputs is n + K + 1, the most outputs an optimal privatizer needs
