@@ -44,7 +44,7 @@ func ExampleCertifyGauss() {
 		panic(err)
 	}
 	fmt.Printf("certified: recon %.2f, adversaries %.2f %.2f\n", c.Recon, c.Adv[0], c.Adv[1])
-	fmt.Printf("Prop. 1:   recon %.2f, adversaries %.2f %.2f\n", opt.ReconLoss, opt.AdvLoss[0], opt.AdvLoss[1])
+	fmt.Printf("Prop. 1:   recon %.2f, adversaries %.2f %.2f\n", opt.Recon, opt.Adv[0], opt.Adv[1])
 	fmt.Printf("linear fit: a = %.4f, b = %.4f, nonlinearity %.3f\n", c.Fit.A, c.Fit.B, c.Fit.Nonlinearity)
 	// Output:
 	// certified: recon 2.00, adversaries 2.57 2.30

@@ -435,14 +435,6 @@ func errorBound(levels []GaussLevel, floor float64) float64 {
 	return e
 }
 
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
 // hermiteNormal returns n Gauss–Hermite nodes and weights for E[g(U)],
 // U ~ N(0,1): u = √2·t and w/√π for the nodes t and weights w of ∫e^{−t²}.
 func hermiteNormal(n int) (u, w []float64) {

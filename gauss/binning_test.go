@@ -281,8 +281,8 @@ func TestEnvelopeProperties(t *testing.T) {
 			switch {
 			case a.Recon > d*(1+1e-12)+1e-15:
 				t.Errorf("D = %g: best achievable violates the constraint: L_R = %g", d, a.Recon)
-			case a.MinAdv < p.MinAdvLoss*(1-1e-12) || a.MinAdv < era.MinAdv*(1-1e-12):
-				t.Errorf("D = %g: best %g below Proposition 1 %g or erasure %g", d, a.MinAdv, p.MinAdvLoss, era.MinAdv)
+			case a.MinAdv < p.MinAdv*(1-1e-12) || a.MinAdv < era.MinAdv*(1-1e-12):
+				t.Errorf("D = %g: best %g below Proposition 1 %g or erasure %g", d, a.MinAdv, p.MinAdv, era.MinAdv)
 			case a.MinAdv > m.UpperBound(d)*(1+1e-9):
 				t.Errorf("D = %g: best %g above the upper bound %g", d, a.MinAdv, m.UpperBound(d))
 			case a.MinAdv < prev*(1-1e-12):
@@ -354,8 +354,8 @@ func TestBracketClosesWhenAdversariesStronger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Open() || math.Abs(b.UpperBound-b.MinAdvLoss) > 1e-12*m.VarX() {
-			t.Errorf("D = %g: bracket [%g, %g] with Proposition 1 at %g; want closed on Proposition 1", d, b.Achievable.MinAdv, b.UpperBound, b.MinAdvLoss)
+		if b.Open() || math.Abs(b.UpperBound-b.MinAdv) > 1e-12*m.VarX() {
+			t.Errorf("D = %g: bracket [%g, %g] with Proposition 1 at %g; want closed on Proposition 1", d, b.Achievable.MinAdv, b.UpperBound, b.MinAdv)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func FuzzParseConfig(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, v := range append(p.AdvLoss, p.ReconLoss, p.DEff) {
+			for _, v := range append(p.Adv, p.Recon, p.DEff) {
 				if math.IsNaN(v) || v < 0 {
 					t.Fatalf("D = %g: loss %g", d, v)
 				}

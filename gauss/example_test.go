@@ -22,7 +22,7 @@ func ExampleModel_Optimum() {
 	m := gauss.Paper()
 	p, _ := m.Optimum(m.VarRecon() / 2)
 	fmt.Printf("D' = %.2f, SNR = %.4f, adversary losses %.4f, min %.4f (adversary %d)\n",
-		p.DEff, p.SNR, p.AdvLoss, p.MinAdvLoss, p.MinAdv+1)
+		p.DEff, p.SNR, p.Adv, p.MinAdv, p.MinAdvIndex+1)
 	// By hand: 1/(1/15.8064 + 1/2.88 − 1/5.76) = 1/0.236877 = 4.2216 and
 	// 1/(1/9.24 + 1/2.88 − 1/5.76) = 1/0.281836 = 3.5482.
 	// Output: D' = 2.88, SNR = 0.1736, adversary losses [4.2216 3.5482], min 3.5482 (adversary 2)
@@ -90,7 +90,7 @@ func ExampleModel_Bracket() {
 	m := gauss.Paper()
 	b, _ := m.Bracket(0.5)
 	fmt.Printf("Proposition 1 %.3f, best achievable %.2f (%s), upper bound %.2f, open %v\n",
-		b.MinAdvLoss, b.Achievable.MinAdv, b.Achievable.Mechanism.Family, b.UpperBound, b.Open())
+		b.MinAdv, b.Achievable.MinAdv, b.Achievable.Mechanism.Family, b.UpperBound, b.Open())
 	// Output: Proposition 1 0.517, best achievable 3.06 (modulo), upper bound 9.24, open true
 }
 

@@ -3,6 +3,7 @@ package gauss
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -17,7 +18,7 @@ const (
 	rYZ1, rYZ2, rZ1Z2        = 0.23, 0.59, 0.19
 	relTol                   = 1e-12
 	absTol                   = 1e-12
-	crossCheckRel            = 1e-9 // issue 3, item 5(a)
+	crossCheckRel            = 1e-9 // Proposition 1 vs. the Schur complement of the joint covariance: CheckTol
 	crossCheckAbsPerVarX     = 1e-12
 	monteCarloSigmaAllowance = 4.0
 )
@@ -80,7 +81,7 @@ func TestPaperCurveEndPoints(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Optimum(%g): %v", c.d, err)
 		}
-		got := []float64{p.DEff, p.ReconLoss, p.SNR, p.AdvLoss[0], p.AdvLoss[1], p.MinAdvLoss}
+		got := []float64{p.DEff, p.Recon, p.SNR, p.Adv[0], p.Adv[1], p.MinAdv}
 		want := []float64{c.dEff, c.dEff, c.snr, c.adv1, c.adv2, math.Min(c.adv1, c.adv2)}
 		for i := range got {
 			if !(near(got[i], want[i]) || got[i] == want[i]) {
@@ -240,13 +241,13 @@ func TestClosedFormMatchesSchurProperty(t *testing.T) {
 				t.Fatal(err)
 			}
 			abs := crossCheckAbsPerVarX * m.VarX()
-			ok := scalar.EqualWithinAbsOrRel(got.Recon, p.ReconLoss, abs, crossCheckRel)
+			ok := scalar.EqualWithinAbsOrRel(got.Recon, p.Recon, abs, crossCheckRel)
 			for i := range got.Adv {
-				ok = ok && scalar.EqualWithinAbsOrRel(got.Adv[i], p.AdvLoss[i], abs, crossCheckRel)
+				ok = ok && scalar.EqualWithinAbsOrRel(got.Adv[i], p.Adv[i], abs, crossCheckRel)
 			}
 			if !ok {
 				t.Fatalf("trial %d (K=%d, rank %d/%d, D=%g·V_Y): Schur %v/%v, closed form %v/%v",
-					trial, k, rank, d, f, got.Recon, got.Adv, p.ReconLoss, p.AdvLoss)
+					trial, k, rank, d, f, got.Recon, got.Adv, p.Recon, p.Adv)
 			}
 			if _, err := m.Check(p); err != nil {
 				t.Fatalf("trial %d: %v", trial, err)
@@ -268,7 +269,7 @@ func TestLinearLossesIndependent(t *testing.T) {
 			t.Fatal(err)
 		}
 		joint := JointCov(m.Cov(), m.PrivateIndex(), p)
-		want := schurByInverse(t, joint, 0, append(m.ReconstructorIndices(), 4))
+		want := schurByInverse(t, joint, 0, append(slices.Clone(m.recon), 4))
 		if !scalar.EqualWithinAbsOrRel(got.Recon, want, 1e-12*m.VarX(), 1e-9) {
 			t.Errorf("trial %d: recon %.15g, inverse-based %.15g", trial, got.Recon, want)
 		}
@@ -280,7 +281,9 @@ func TestLinearLossesIndependent(t *testing.T) {
 	}
 }
 
-// TestDegenerateLimits covers the singular cases of issue 3, item 2.
+// TestDegenerateLimits covers the singular cases of Proposition 1's formulas:
+// side information that determines X (V_Y = 0, V_i = 0, so Q_i is infinite),
+// an adversary with no side information, and D = 0 (Appendix A's corner F = X).
 func TestDegenerateLimits(t *testing.T) {
 	// Y = X exactly (V_Y = 0), Z1 = X exactly (V_1 = 0), Z2 with ρ = 0.5.
 	c := Config{
@@ -308,8 +311,8 @@ func TestDegenerateLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		// D ≥ V_Y = 0: F independent of X; every adversary keeps its own side info.
-		if p.SNR != 0 || p.ReconLoss != 0 || !floats.EqualApprox(p.AdvLoss, want, 1e-12) {
-			t.Errorf("D = %g: SNR %g recon %g adv %v, want 0, 0, %v", d, p.SNR, p.ReconLoss, p.AdvLoss, want)
+		if p.SNR != 0 || p.Recon != 0 || !floats.EqualApprox(p.Adv, want, 1e-12) {
+			t.Errorf("D = %g: SNR %g recon %g adv %v, want 0, 0, %v", d, p.SNR, p.Recon, p.Adv, want)
 		}
 		if _, err := m.Check(p); err != nil {
 			t.Error(err)
@@ -323,17 +326,17 @@ func TestDegenerateLimits(t *testing.T) {
 	}
 	for _, d := range []float64{0, 1e-9, 1.5, 3} {
 		p, _ := m.Optimum(d)
-		for _, v := range append(p.AdvLoss, p.SNR, p.A, p.B, p.MinAdvLoss) {
+		for _, v := range append(p.Adv, p.SNR, p.A, p.B, p.MinAdv) {
 			if math.IsNaN(v) {
 				t.Fatalf("D = %g: NaN in %+v", d, p)
 			}
 		}
-		if p.AdvLoss[0] != 0 || p.MinAdvLoss != 0 || p.MinAdv != 0 {
+		if p.Adv[0] != 0 || p.MinAdv != 0 || p.MinAdvIndex != 0 {
 			t.Errorf("D = %g: adversary Z1 = X must have loss 0, got %+v", d, p)
 		}
 		// The adversary with no side information: 1/(1/σ_X² + SNR).
-		if w := 1 / (1/4.0 + p.SNR); !near(p.AdvLoss[1], w) {
-			t.Errorf("D = %g: blind adversary loss %g, want %g", d, p.AdvLoss[1], w)
+		if w := 1 / (1/4.0 + p.SNR); !near(p.Adv[1], w) {
+			t.Errorf("D = %g: blind adversary loss %g, want %g", d, p.Adv[1], w)
 		}
 	}
 }

@@ -3,21 +3,21 @@ package gauss
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/mmds-project/mmds/loss"
 )
 
 // pointJSON is the wire form of a Point. JSON has no +Inf, so an infinite
 // SNR (D' = 0, F = X) is written as "snr": null with "snr_infinite": true.
 type pointJSON struct {
-	D           float64   `json:"D"`
-	DEff        float64   `json:"D_eff"`
-	SNR         *float64  `json:"snr"`
-	SNRInfinite bool      `json:"snr_infinite"`
-	A           float64   `json:"a"`
-	B           float64   `json:"b"`
-	ReconLoss   float64   `json:"recon_loss"`
-	AdvLoss     []float64 `json:"adv_loss"`
-	MinAdvLoss  float64   `json:"min_adv_loss"`
-	MinAdv      int       `json:"min_adv_index"`
+	D           float64  `json:"D"`
+	DEff        float64  `json:"D_eff"`
+	SNR         *float64 `json:"snr"`
+	SNRInfinite bool     `json:"snr_infinite"`
+	A           float64  `json:"a"`
+	B           float64  `json:"b"`
+	loss.Losses          // recon_loss, adv_loss, min_adv_loss
+	MinAdvIndex int      `json:"min_adv_index"`
 	// Set only for a Bracket: the best known mechanism and the upper bound.
 	Achievable *Achievable `json:"achievable,omitempty"`
 	UpperBound *float64    `json:"upper_bound,omitempty"`
@@ -53,8 +53,7 @@ func (b *Bracket) UnmarshalJSON(data []byte) error {
 }
 
 func (p Point) wire() pointJSON {
-	w := pointJSON{D: p.D, DEff: p.DEff, A: p.A, B: p.B, ReconLoss: p.ReconLoss,
-		AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, MinAdv: p.MinAdv}
+	w := pointJSON{D: p.D, DEff: p.DEff, A: p.A, B: p.B, Losses: p.Losses, MinAdvIndex: p.MinAdvIndex}
 	if math.IsInf(p.SNR, 1) {
 		w.SNRInfinite = true
 	} else {
@@ -70,8 +69,7 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = Point{D: w.D, DEff: w.DEff, A: w.A, B: w.B, ReconLoss: w.ReconLoss,
-		AdvLoss: w.AdvLoss, MinAdvLoss: w.MinAdvLoss, MinAdv: w.MinAdv}
+	*p = Point{D: w.D, DEff: w.DEff, A: w.A, B: w.B, Losses: w.Losses, MinAdvIndex: w.MinAdvIndex}
 	switch {
 	case w.SNRInfinite:
 		p.SNR = math.Inf(1)

@@ -84,9 +84,9 @@ func (m *Model) Check(p Point) (float64, error) {
 		return 0, err
 	}
 	scale := 1e-3 * m.VarX()
-	worst := discrepancy(got.Recon, p.ReconLoss, scale)
+	worst := discrepancy(got.Recon, p.Recon, scale)
 	for i := range got.Adv {
-		worst = math.Max(worst, discrepancy(got.Adv[i], p.AdvLoss[i], scale))
+		worst = math.Max(worst, discrepancy(got.Adv[i], p.Adv[i], scale))
 	}
 	if !(worst <= CheckTol) {
 		return worst, fmt.Errorf("gauss: cross-check failed at D = %g: Schur complement and closed form differ by %.3g relative (tolerance %g)", p.D, worst, CheckTol)

@@ -136,9 +136,6 @@ func (m *Model) PrivateIndex() int { return m.private }
 // Reconstructor returns the names of the reconstructor's side variables.
 func (m *Model) Reconstructor() []string { return m.namesOf(m.recon) }
 
-// ReconstructorIndices returns the indices of the reconstructor's side variables.
-func (m *Model) ReconstructorIndices() []int { return append([]int(nil), m.recon...) }
-
 // K returns the number of adversaries.
 func (m *Model) K() int { return len(m.advs) }
 

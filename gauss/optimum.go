@@ -3,8 +3,10 @@ package gauss
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // Point is the optimum of problem (1) at one distortion threshold D, among
@@ -18,11 +20,11 @@ type Point struct {
 	SNR float64
 	// A, B are one privatizer achieving SNR: B = 1, A = √SNR, or A = 1, B = 0
 	// when SNR = +Inf. Any (ta, tb), t ≠ 0, is equally optimal.
-	A, B       float64
-	ReconLoss  float64   // E[Var[X|F,Y]] = D'
-	AdvLoss    []float64 // E[Var[X|F,Z_i]] = D'/(1 + Q_i D'), one per adversary
-	MinAdvLoss float64   // the objective of (1): min_i AdvLoss[i]
-	MinAdv     int       // index of the adversary attaining MinAdvLoss (first on ties)
+	A, B float64
+	// Recon = E[Var[X|F,Y]] = D'; Adv[i] = E[Var[X|F,Z_i]] = D'/(1 + Q_i D');
+	// MinAdv = min_i Adv[i], the objective of (1).
+	loss.Losses
+	MinAdvIndex int // the first adversary attaining MinAdv
 }
 
 // Privatizer returns the linear privatizer F = A·X + B·R of the point.
@@ -58,26 +60,28 @@ func (m *Model) Optimum(d float64) (Point, error) {
 	if math.IsNaN(d) || d < 0 {
 		return Point{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
 	}
-	p := Point{D: d, AdvLoss: make([]float64, len(m.vAdv))}
+	p := Point{D: d}
+	recon, adv := 0.0, make([]float64, len(m.vAdv))
 	switch vy := m.vRecon; {
 	case d >= vy:
 		// The side information alone meets the constraint: F independent
 		// of X (a = 0), every party keeps only its side information. This
 		// branch also covers V_Y = 0 (Y determines X) for every D ≥ 0.
-		p.DEff, p.SNR, p.A, p.B, p.ReconLoss = vy, 0, 0, 1, vy
-		copy(p.AdvLoss, m.vAdv)
+		p.DEff, p.SNR, p.A, p.B, recon = vy, 0, 0, 1, vy
+		copy(adv, m.vAdv)
 	case d == 0:
 		// Appendix A's corner case: b = 0, F = X, every adversary recovers X.
-		p.DEff, p.SNR, p.A, p.B, p.ReconLoss = 0, math.Inf(1), 1, 0, 0
+		p.DEff, p.SNR, p.A, p.B, recon = 0, math.Inf(1), 1, 0, 0
 	default:
-		p.DEff, p.ReconLoss = d, d
+		p.DEff, recon = d, d
 		p.SNR = 1/d - 1/vy
 		p.A, p.B = math.Sqrt(p.SNR), 1
 		for i, vi := range m.vAdv {
-			p.AdvLoss[i] = advLoss(d, vy, vi)
+			adv[i] = advLoss(d, vy, vi)
 		}
 	}
-	p.MinAdv, p.MinAdvLoss = argmin(p.AdvLoss)
+	p.Losses = loss.New(recon, adv)
+	p.MinAdvIndex = slices.Index(p.Adv, p.MinAdv)
 	return p, nil
 }
 
@@ -90,16 +94,6 @@ func advLoss(d, vy, vi float64) float64 {
 		return 0
 	}
 	return d / (d/vi + (1 - d/vy))
-}
-
-func argmin(xs []float64) (int, float64) {
-	best := 0
-	for i, x := range xs {
-		if x < xs[best] {
-			best = i
-		}
-	}
-	return best, xs[best]
 }
 
 // Sweep returns the optimum at each threshold in ds.

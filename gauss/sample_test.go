@@ -100,7 +100,7 @@ func TestMonteCarloCoversClosedForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			est := append([]Estimate{mc.Recon}, mc.Adv...)
-			exact := append([]float64{p.ReconLoss}, p.AdvLoss...)
+			exact := append([]float64{p.Recon}, p.Adv...)
 			for k := range est {
 				total++
 				if est[k].Covers(exact[k]) {
@@ -158,7 +158,7 @@ func TestPointJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		if back.SNR != p.SNR || !slices.Equal(back.AdvLoss, p.AdvLoss) || back.D != p.D {
+		if back.SNR != p.SNR || !slices.Equal(back.Adv, p.Adv) || back.D != p.D {
 			t.Errorf("round trip: %+v, want %+v", back, p)
 		}
 	}

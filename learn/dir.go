@@ -17,6 +17,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // A results directory is the one place a run lives:
@@ -140,12 +141,11 @@ type Binding struct {
 // pointSeal is what a point's hash covers: everything a certificate of the
 // point reads (the trial counts and timings are not).
 type pointSeal struct {
-	DIndex        int       `json:"d_index"`
-	D             float64   `json:"D"`
-	Finalized     bool      `json:"finalized"`
-	ReconLoss     *float64  `json:"recon_loss"`
-	AdvLoss       Floats    `json:"adv_loss"`
-	MinAdvLoss    *float64  `json:"min_adv_loss"`
+	DIndex    int     `json:"d_index"`
+	D         float64 `json:"D"`
+	Finalized bool    `json:"finalized"`
+	// recon_loss, adv_loss, min_adv_loss, as results.json writes them
+	loss.Nullable[Floats]
 	ReconHard     *float64  `json:"recon_hard"`
 	AdvHard       Floats    `json:"adv_hard"`
 	Trial         int       `json:"trial"`
@@ -164,8 +164,8 @@ func hashJSON(v any) (string, error) {
 }
 
 func (p *DResult) seal() (string, error) {
-	return hashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized, ReconLoss: p.ReconLoss,
-		AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, ReconHard: p.ReconHard, AdvHard: p.AdvHard,
+	return hashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized,
+		Nullable: loss.NullableOf[Floats](p.Losses), ReconHard: p.ReconHard, AdvHard: p.AdvHard,
 		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch})
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/loss"
 )
 
 func TestDirLock(t *testing.T) {
@@ -48,9 +49,15 @@ func TestDirLock(t *testing.T) {
 }
 
 func TestBinding(t *testing.T) {
-	recon := 0.1
+	l := loss.New(0.1, []float64{0.3})
 	res := &Results{Model: Binary, Config: Config{Model: Binary, ModelSHA256: "m1", D: []float64{0.1, 0.2}},
-		Points: []DResult{{DIndex: 0, D: 0.1, Finalized: true, ReconLoss: &recon, AdvLoss: Floats{0.3}}}}
+		Points: []DResult{{DIndex: 0, D: 0.1, Finalized: true, Losses: &l}}}
+	// edit changes a copy of point 0's losses: res shares them with every case.
+	edit := func(r *Results, f func(*loss.Losses)) {
+		l := *r.Points[0].Losses
+		f(&l)
+		r.Points[0].Losses = &l
+	}
 	if err := res.CheckBinding("m1"); !errors.Is(err, ErrBinding) {
 		t.Errorf("unsealed: %v", err)
 	}
@@ -69,8 +76,10 @@ func TestBinding(t *testing.T) {
 		{"model", func(*Results) {}, "m2", "model.json"},
 		{"tau", func(r *Results) { r.Config.Protocol.Tau = 1e6 }, "m1", "config"},
 		{"test size", func(r *Results) { r.Config.TestSize = 1 }, "m1", "config"},
-		{"recon", func(r *Results) { v := 0.05; r.Points[0].ReconLoss = &v }, "m1", "points[0]"},
-		{"adv", func(r *Results) { r.Points[0].AdvLoss = Floats{0.31} }, "m1", "points[0]"},
+		{"recon", func(r *Results) { edit(r, func(l *loss.Losses) { l.Recon = 0.05 }) }, "m1", "points[0]"},
+		{"adv", func(r *Results) { edit(r, func(l *loss.Losses) { l.Adv = []float64{0.31} }) }, "m1", "points[0]"},
+		{"min adv", func(r *Results) { edit(r, func(l *loss.Losses) { l.MinAdv = 0.2 }) }, "m1", "points[0]"},
+		{"losses dropped", func(r *Results) { r.Points[0].Losses = nil }, "m1", "points[0]"},
 	} {
 		r := *res
 		r.Config.Protocol = res.Config.Protocol

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/mmds-project/mmds/loss"
 )
 
 // Floats is a []float64 whose JSON form writes NaN and ±Inf (a diverged
@@ -50,6 +52,47 @@ func (fs *Floats) UnmarshalJSON(b []byte) error {
 		}
 	}
 	*fs = out
+	return nil
+}
+
+// dResultJSON is DResult's JSON form, the shape results.json has always had:
+// the losses sit between "finalized" and "recon_hard" as recon_loss,
+// adv_loss (in Floats' encoding) and min_adv_loss, null when there is no
+// finalized point. pointSeal hashes the same three fields. In encoding/json
+// a field shadows a deeper one of the same name and fields keep their
+// declaration order, so the three head fields here hide those of
+// dResultFields and the losses follow them; every other field of DResult
+// comes from dResultFields in its own order.
+type dResultJSON struct {
+	DIndex    int     `json:"d_index"`
+	D         float64 `json:"D"`
+	Finalized bool    `json:"finalized"`
+	loss.Nullable[Floats]
+	*dResultFields
+}
+
+// dResultFields is DResult without its methods, so that encoding it does
+// not recurse into MarshalJSON.
+type dResultFields DResult
+
+// MarshalJSON writes the point with its losses as recon_loss, adv_loss and
+// min_adv_loss (see dResultJSON).
+func (p DResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(dResultJSON{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized,
+		Nullable: loss.NullableOf[Floats](p.Losses), dResultFields: (*dResultFields)(&p)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. The losses are kept as
+// written (min_adv_loss is not recomputed), so that the point's hash binds
+// the file; Losses is nil when all three fields are null.
+func (p *DResult) UnmarshalJSON(b []byte) error {
+	var f dResultFields
+	w := dResultJSON{dResultFields: &f}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	f.DIndex, f.D, f.Finalized, f.Losses = w.DIndex, w.D, w.Finalized, w.Nullable.Losses()
+	*p = DResult(f)
 	return nil
 }
 

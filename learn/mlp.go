@@ -94,13 +94,6 @@ func (m *MLP) Layers() (w1, b1, w2 []float64, b2 float64) {
 	return w1, b1, w2, bb[0]
 }
 
-// Clone returns a deep copy of m.
-func (m *MLP) Clone() *MLP {
-	c := *m
-	c.Params = append([]float64(nil), m.Params...)
-	return &c
-}
-
 // check panics unless the parameters have the right length and the non-nil
 // buffers hold n rows: in n×In, h n×Hidden, out n.
 func (m *MLP) check(n int, in, h, out []float64) {

@@ -74,9 +74,6 @@ func (p *Point) MeanAdv() float64 {
 	return s / float64(len(p.Adv))
 }
 
-// MinAdv returns the smallest adversarial loss, the objective of eq. (1).
-func (p *Point) MinAdv() float64 { return slices.Min(p.Adv) }
-
 // point returns epoch e of h as a Point of trial.
 func (h *History) point(trial, e int) Point {
 	p := Point{Trial: trial, Epoch: e, Recon: h.Recon[e], Adv: make([]float64, len(h.Adv))}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // Progress is what Sweep reports to Config.Progress after consuming each
@@ -53,12 +54,13 @@ type Results struct {
 type DResult struct {
 	DIndex int     `json:"d_index"`
 	D      float64 `json:"D"`
-	// The finalized point; Finalized is false and the rest null/-1 when no
-	// trial was accepted.
-	Finalized  bool     `json:"finalized"`
-	ReconLoss  *float64 `json:"recon_loss"`
-	AdvLoss    Floats   `json:"adv_loss"`
-	MinAdvLoss *float64 `json:"min_adv_loss"`
+	// The finalized point; Finalized is false, Losses nil and the rest
+	// null/-1 when no trial was accepted.
+	Finalized bool `json:"finalized"`
+	// Losses are the training losses at the selected epoch. In JSON they
+	// are recon_loss, adv_loss and min_adv_loss after "finalized", null
+	// when Losses is nil (see MarshalJSON).
+	Losses *loss.Losses `json:"-"`
 	// Hard-decision 0-1 errors at the finalized epoch (binary model only).
 	ReconHard *float64 `json:"recon_hard,omitempty"`
 	AdvHard   Floats   `json:"adv_hard,omitempty"`
@@ -349,8 +351,8 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 		// The training losses at the selected epoch (what f holds when the
 		// protocol selects on them; the hard errors follow).
 		sp := rec.History.point(f.Trial, f.Epoch)
-		recon, minAdv := sp.Recon, sp.MinAdv()
-		r.Finalized, r.ReconLoss, r.AdvLoss, r.MinAdvLoss = true, &recon, Floats(sp.Adv), &minAdv
+		l := loss.New(sp.Recon, sp.Adv)
+		r.Finalized, r.Losses = true, &l
 		r.Trial, r.Epoch = f.Trial, f.Epoch
 		if h := &rec.History; h.ReconHard != nil {
 			rh := h.ReconHard[f.Epoch]

@@ -187,7 +187,7 @@ func TestSweepResultsFile(t *testing.T) {
 	if len(p.Networks) != 3 || p.Networks[0].Role != "privatizer" || p.Networks[2].Role != "adversary_1" {
 		t.Fatalf("networks: %+v", p.Networks)
 	}
-	if *p.MinAdvLoss != p.AdvLoss[0] || *p.ReconLoss > p.D || *p.ReconLoss < p.D-c.Protocol.Tau {
+	if l := p.Losses; l.MinAdv != l.Adv[0] || l.Recon > p.D || l.Recon < p.D-c.Protocol.Tau {
 		t.Errorf("point %+v", p)
 	}
 	for _, n := range p.Networks {
@@ -296,8 +296,9 @@ func checkFinalizedNetworks(t *testing.T, ds *Dataset, c Config, res *Results) {
 				adv[i] += e * e / float64(s.N)
 			}
 		}
-		if math.Abs(recon-*p.ReconLoss) > 1e-9*recon || math.Abs(adv[0]-p.AdvLoss[0]) > 1e-9*adv[0] || math.Abs(adv[1]-p.AdvLoss[1]) > 1e-9*adv[1] {
-			t.Errorf("D[%d]: stored networks give recon %g, adv %v; the point says %g, %v", p.DIndex, recon, adv, *p.ReconLoss, p.AdvLoss)
+		l := p.Losses
+		if math.Abs(recon-l.Recon) > 1e-9*recon || math.Abs(adv[0]-l.Adv[0]) > 1e-9*adv[0] || math.Abs(adv[1]-l.Adv[1]) > 1e-9*adv[1] {
+			t.Errorf("D[%d]: stored networks give recon %g, adv %v; the point says %g, %v", p.DIndex, recon, adv, l.Recon, l.Adv)
 		}
 		checked++
 	}

@@ -59,3 +59,70 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("JSON = %s; want %s", got, want)
 	}
 }
+
+// gFloats stands in for a slice type with its own JSON encoding.
+type gFloats []float64
+
+func (g gFloats) MarshalJSON() ([]byte, error) { return []byte(`"custom"`), nil }
+
+func TestNullableShape(t *testing.T) {
+	type row struct {
+		D float64 `json:"D"`
+		Nullable[[]float64]
+		Status string `json:"status"`
+	}
+	l := New(0.25, []float64{0.5, 0.4})
+	for _, tc := range []struct {
+		l    *Losses
+		want string
+	}{
+		{&l, `{"D":1,"recon_loss":0.25,"adv_loss":[0.5,0.4],"min_adv_loss":0.4,"status":"s"}`},
+		{nil, `{"D":1,"recon_loss":null,"adv_loss":null,"min_adv_loss":null,"status":"s"}`},
+		// A threshold with no privatizer carries NaN losses and no adv_loss.
+		{&Losses{Recon: math.NaN(), MinAdv: math.NaN()}, `{"D":1,"recon_loss":null,"adv_loss":null,"min_adv_loss":null,"status":"s"}`},
+	} {
+		b, err := json.Marshal(row{D: 1, Nullable: NullableOf[[]float64](tc.l), Status: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("JSON = %s; want %s", b, tc.want)
+		}
+	}
+	b, err := json.Marshal(NullableOf[gFloats](&l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"recon_loss":0.25,"adv_loss":"custom","min_adv_loss":0.4}`; got != want {
+		t.Errorf("JSON = %s; want %s (adv_loss in A's encoding)", got, want)
+	}
+}
+
+func TestNullableRoundTrip(t *testing.T) {
+	for _, in := range []string{
+		`{"recon_loss":0.25,"adv_loss":[0.5,0.4],"min_adv_loss":0.4}`,
+		`{"recon_loss":null,"adv_loss":null,"min_adv_loss":null}`,
+		// Decoded as written, not repaired: Validate is the check.
+		`{"recon_loss":0.25,"adv_loss":[0.5,0.4],"min_adv_loss":0.5}`,
+		`{"recon_loss":null,"adv_loss":[],"min_adv_loss":0.5}`,
+	} {
+		var n Nullable[[]float64]
+		if err := json.Unmarshal([]byte(in), &n); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(NullableOf[[]float64](n.Losses()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != in {
+			t.Errorf("round trip of %s = %s", in, b)
+		}
+	}
+	var n Nullable[[]float64]
+	if err := json.Unmarshal([]byte(`{"recon_loss":null,"adv_loss":[0.5],"min_adv_loss":0.5}`), &n); err != nil {
+		t.Fatal(err)
+	}
+	if l := n.Losses(); l == nil || !math.IsNaN(l.Recon) || l.Validate() == nil {
+		t.Errorf("null recon_loss beside adv_loss = %+v; want NaN, rejected by Validate", l)
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// RandomFinite draws a model of the benchmark family (issue #6, item 5):
+// RandomFinite draws a model of the benchmark family (docs/bench.md):
 // X ∈ {0..n−1} with a random prior, K adversaries, every side alphabet of
 // size n, 0-1 losses. Each observer's channel is W(·|x) = s·e_x + (1−s)·u_x
 // with a strength s ~ U(0.1, 0.9) per observer and u_x a random

@@ -13,6 +13,7 @@ import (
 	"github.com/lanl/highs"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // Column generation for the global optimum (docs/finite.md, "Column
@@ -763,7 +764,7 @@ func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
 func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {
 	n := cg.m.N()
 	res := ColGenResult{}
-	sat := minOf(cg.m.AdvSaturation())
+	sat := loss.Min(cg.m.AdvSaturation())
 	res.Upper = sat
 	best := Certificate{D: cg.d, Proof: "saturation", Upper: sat}
 	var lam []float64

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/mmds-project/mmds/loss"
 )
 
 var colgenInstances = flag.Int("colgen.instances", 200, "random instances in TestColGenAgainstRayLP (the long check: 1000)")
@@ -75,7 +77,7 @@ func checkCertificate(t *testing.T, m Finite, g *Global, r ColGenResult, opt flo
 	t.Helper()
 	c := *r.Certificate
 	if c.Proof == "saturation" {
-		if r.Upper != minOf(m.AdvSaturation()) || r.Upper < opt-1e-9 {
+		if r.Upper != loss.Min(m.AdvSaturation()) || r.Upper < opt-1e-9 {
 			t.Fatalf("D=%g: saturation bound %v, adversaries saturate at %v, optimum %v", c.D, r.Upper, m.AdvSaturation(), opt)
 		}
 		return
@@ -130,7 +132,7 @@ func TestColGenBruteForce(t *testing.T) {
 				p[x] = rows[idx[x]]
 			}
 			if m.ReconLoss(p) <= d+1e-12 {
-				if v := minOf(m.AdvLosses(p)); v > best {
+				if v := loss.Min(m.AdvLosses(p)); v > best {
 					best = v
 				}
 			}
@@ -212,7 +214,7 @@ func TestColGenTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFiniteOptimum(t, m, r.FiniteOptimum, "time-limited column generation")
-	if r.Upper < r.Gamma-1e-9 || r.Upper > minOf(m.AdvSaturation())+1e-12 || len(r.Iterations) == 0 {
+	if r.Upper < r.Gamma-1e-9 || r.Upper > loss.Min(m.AdvSaturation())+1e-12 || len(r.Iterations) == 0 {
 		t.Errorf("bracket [%v, %v], saturation %v, %d iterations", r.Gamma, r.Upper, m.AdvSaturation(), len(r.Iterations))
 	}
 	for j, it := range r.Iterations[1:] {

@@ -24,7 +24,7 @@
 // derived, not guessed: M_u = max over the unit box of u_c, so the relaxed
 // branch is implied by w_c ≥ 0 (and likewise M_v).
 //
-// # General finite models (issue #6; docs/finite.md)
+// # General finite models (docs/finite.md)
 //
 // Finite has X ∈ {0..n−1} with a prior, a channel and a loss matrix per
 // observer, and K ≥ 1 adversaries. A privatizer is a row-stochastic

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Finite is a general finite model (issue #6): X ∈ {0..n−1} with prior
+// Finite is a general finite model (docs/finite.md): X ∈ {0..n−1} with prior
 // Prior; the reconstructor and each adversary observe X through their own
 // channel and are scored by their own loss. K = len(Adv) ≥ 1.
 type Finite struct {
@@ -161,7 +161,8 @@ func (o Observer) loss(n int) [][]float64 {
 //	ρ(c) = Σ_v min_a Σ_x π(x) c_x W(v|x) L(x, a) = Σ_v min_a ⟨k_va, c⟩,
 //
 // concave, positively homogeneous and piecewise linear in c ∈ R^n_+. The
-// observer's risk of a mechanism is Σ_f ρ(P[·][f]) (issue #6, item 1).
+// observer's risk of a mechanism is Σ_f ρ(P[·][f]) (docs/finite.md, "Exact
+// Bayes risk").
 type risk struct {
 	// k[v] holds the coefficient vectors k_va of the estimates a that can
 	// be Bayes-optimal for side value v: an estimate whose vector is
@@ -322,7 +323,8 @@ func (m Finite) checkFiniteD(d float64) error {
 }
 
 // Finite returns the binary model as a finite model: n = 2, BSC channels
-// with two outputs, 0-1 losses. Its risks equal MAPLoss (issue #6, item 1).
+// with two outputs, 0-1 losses. Its risks equal MAPLoss, Appendix B's
+// expression, term by term.
 func (m Binary) Finite() Finite {
 	bscm := func(q float64) Observer {
 		return Observer{Channel: [][]float64{{1 - q, q}, {q, 1 - q}}}

@@ -1,7 +1,6 @@
 package mip
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -48,7 +47,7 @@ func (l fixedLayout) t(i, f, z int) int  { return l.tOff[i] + f*l.nz[i] + z }
 func (l fixedLayout) w(f, y int) int     { return l.wOff + f*l.ny + y }
 func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
 
-// FixedModel builds the fixed-alphabet MIP (issue #6, item 2) at threshold d:
+// FixedModel builds the fixed-alphabet MIP (docs/finite.md) at threshold d:
 //
 //	max γ  s.t.  Σ_f P[x][f] = 1                       (rows of the privatizer)
 //	             t_ifz ≤ ⟨k^i_za, P[·][f]⟩ ∀a,  Σ_fz t_ifz ≥ γ   (adversary i, exact epigraph)
@@ -304,11 +303,6 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
 	return m.fixedOptimum(d, fo.Outputs, res), nil
-}
-
-// SweepFixed solves the fixed-alphabet MIP at every threshold in ds.
-func (m Finite) SweepFixed(ctx context.Context, ds []float64, fo FixedOptions, o SolverOptions) ([]FiniteOptimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return m.SolveFixed(d, fo, o) })
 }
 
 // GlobalOutputs is n + K + 1, the most outputs an optimal privatizer needs

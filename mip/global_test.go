@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // checkFiniteOptimum checks an optimum by its exactly recomputed risks: the
@@ -26,7 +27,7 @@ func checkFiniteOptimum(t *testing.T, m Finite, o FiniteOptimum, what string) {
 	if r := m.ReconLoss(o.Mechanism); r > o.D+1e-8 || r != o.Recon {
 		t.Fatalf("%s D=%g: recon %.12g (reported %.12g) exceeds D", what, o.D, r, o.Recon)
 	}
-	if !scalar.EqualWithinAbs(minOf(m.AdvLosses(o.Mechanism)), o.Gamma, 1e-7) || o.MinAdv != minOf(o.Adv) {
+	if !scalar.EqualWithinAbs(loss.Min(m.AdvLosses(o.Mechanism)), o.Gamma, 1e-7) || o.MinAdv != loss.Min(o.Adv) {
 		t.Fatalf("%s D=%g: min adv %.12g but γ* = %.12g", what, o.D, o.MinAdv, o.Gamma)
 	}
 	if o.Alphabet == 0 && o.Mechanism.Outputs() > m.GlobalOutputs() {
@@ -184,7 +185,7 @@ func TestRandomSearchNeverBeatsGlobal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("instance %d D=%g: %v", i, r, err)
 			}
-			if a := minOf(m.AdvLosses(p)); a > gl.Gamma+1e-9 {
+			if a := loss.Min(m.AdvLosses(p)); a > gl.Gamma+1e-9 {
 				t.Fatalf("instance %d: a random privatizer has min adv %.12g at recon %.12g, above the global %.12g\n%v", i, a, r, gl.Gamma, p)
 			}
 		}
@@ -226,8 +227,8 @@ func TestGlobalLimitsAndBadD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !scalar.EqualWithinAbs(o.Gamma, minOf(m.AdvSaturation()), 1e-9) {
-		t.Errorf("D > D_max: γ* = %g, want %g", o.Gamma, minOf(m.AdvSaturation()))
+	if !scalar.EqualWithinAbs(o.Gamma, loss.Min(m.AdvSaturation()), 1e-9) {
+		t.Errorf("D > D_max: γ* = %g, want %g", o.Gamma, loss.Min(m.AdvSaturation()))
 	}
 	if o, err = g.Solve(0, DefaultSolver()); err != nil || !scalar.EqualWithinAbs(o.Gamma, 0, 1e-12) {
 		t.Errorf("D = 0 with a noisy reconstructor: γ* = %g, %v; want 0", o.Gamma, err)

@@ -33,15 +33,13 @@ type Optimum struct {
 // prop2Layout names the columns of the Proposition 2 MIP.
 type prop2Layout struct{ k int }
 
-func (l prop2Layout) s0() int                    { return 0 }
-func (l prop2Layout) s1() int                    { return 1 }
-func (l prop2Layout) gamma() int                 { return 2 }
-func (l prop2Layout) t(i, c int) int             { return 3 + 4*i + c }
-func (l prop2Layout) w(c int) int                { return 3 + 4*l.k + c }
-func (l prop2Layout) delta(c int) int            { return 3 + 4*l.k + 4 + c }
-func (l prop2Layout) numCols() int               { return 3 + 4*l.k + 8 }
-func (l prop2Layout) affCols() [2]int            { return [2]int{l.s0(), l.s1()} }
-func (l prop2Layout) coeffs(t affine) [2]float64 { return [2]float64{t.a0, t.a1} }
+func (l prop2Layout) s0() int         { return 0 }
+func (l prop2Layout) s1() int         { return 1 }
+func (l prop2Layout) gamma() int      { return 2 }
+func (l prop2Layout) t(i, c int) int  { return 3 + 4*i + c }
+func (l prop2Layout) w(c int) int     { return 3 + 4*l.k + c }
+func (l prop2Layout) delta(c int) int { return 3 + 4*l.k + 4 + c }
+func (l prop2Layout) numCols() int    { return 3 + 4*l.k + 8 }
 
 // checkD validates a distortion threshold.
 func checkD(d float64) error {
@@ -234,11 +232,3 @@ func (m Binary) WriteProp2Model(d float64, path string) error {
 }
 
 func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }
-
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
-}

@@ -12,7 +12,6 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/loss"
 )
 
 // GaussModel is a jointly Gaussian model (Section III-A) with MSE losses.
@@ -78,7 +77,7 @@ func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, e
 	p := b.Point
 	deff, ub := p.DEff, b.UpperBound
 	best := b.Achievable.Losses
-	o := Optimum{D: p.D, Losses: loss.New(p.ReconLoss, p.AdvLoss), Class: "linear-gaussian",
+	o := Optimum{D: p.D, Losses: p.Losses, Class: "linear-gaussian",
 		DEff: &deff, Best: &best, BestFamily: b.Achievable.Mechanism.Family, UpperBound: &ub}
 	if !math.IsInf(p.SNR, 0) {
 		snr := p.SNR

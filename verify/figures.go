@@ -98,7 +98,7 @@ func gaussCurves(m *gauss.Model, pts []gauss.Point) []figure.Series {
 		s := figure.Series{Label: fmt.Sprintf("Proposition 1, adversary %d (%s)", i+1, sideLabel(m.Adversary(i))), Color: i}
 		for _, p := range pts {
 			s.X = append(s.X, p.D)
-			s.Y = append(s.Y, p.AdvLoss[i])
+			s.Y = append(s.Y, p.Adv[i])
 		}
 		out = append(out, s)
 	}

@@ -111,13 +111,14 @@ func (run *Run) check() error {
 		if !p.Finalized {
 			continue
 		}
-		if p.ReconLoss == nil || !finite(*p.ReconLoss) {
+		l := p.Losses
+		if l == nil || !finite(l.Recon) {
 			return fmt.Errorf("%s: finalized but recon_loss is missing or not finite", where)
 		}
-		if len(p.AdvLoss) != k {
-			return fmt.Errorf("%s: adv_loss has %d entries, but the model has %d adversaries", where, len(p.AdvLoss), k)
+		if len(l.Adv) != k {
+			return fmt.Errorf("%s: adv_loss has %d entries, but the model has %d adversaries", where, len(l.Adv), k)
 		}
-		for j, a := range p.AdvLoss {
+		for j, a := range l.Adv {
 			if !finite(a) {
 				return fmt.Errorf("%s: adv_loss[%d] is not finite", where, j)
 			}

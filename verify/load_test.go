@@ -91,8 +91,7 @@ func TestLoadRejects(t *testing.T) {
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"results.json", "points[1] (D = 2) was changed after training"}},
 		{"learned loss edited", func(t *testing.T, dir string, res *learn.Results) {
-			v := 1.5
-			res.Points[1].ReconLoss = &v
+			res.Points[1].Losses.Recon = 1.5
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"points[1] (D = 2) was changed after training"}},
 		{"no binding", func(t *testing.T, dir string, res *learn.Results) {
@@ -129,7 +128,7 @@ func TestLoadRejects(t *testing.T) {
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"points[1]", "has 0 networks, want 4"}},
 		{"finalized without recon loss", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points[1].ReconLoss = nil
+			res.Points[1].Losses.Recon = math.NaN() // written as null
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"points[1]", "recon_loss"}},
 		{"no thresholds", func(t *testing.T, dir string, res *learn.Results) {

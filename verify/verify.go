@@ -283,7 +283,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 // selected on (the training loss, or the hard 0-1 error) against the run's
 // selection band [D − τ, D].
 func learned(dp *learn.DResult, p learn.Protocol) *Learned {
-	l := &Learned{Losses: loss.New(*dp.ReconLoss, append([]float64(nil), dp.AdvLoss...))}
+	l := &Learned{Losses: loss.New(dp.Losses.Recon, dp.Losses.Adv)}
 	sel := l.Recon
 	if dp.ReconHard != nil {
 		rh := *dp.ReconHard

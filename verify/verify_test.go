@@ -88,7 +88,7 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{
 		{D: 0.5},
 		{D: 2, Priv: &net2, Recon: 1.95, Adv: []float64{2.4, 2.2}},
-		{D: 3, Priv: &net1, Recon: 1, Adv: o1.AdvLoss},
+		{D: 3, Priv: &net1, Recon: 1, Adv: o1.Adv},
 	})
 	rep := certifyDir(t, dir, Options{})
 	if rep.Passed != 1 || rep.Failed != 1 || rep.NotFinalized != 1 || rep.Pass {
@@ -102,7 +102,7 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	if !p.Pass || p.Verdict != VerdictPass {
 		t.Errorf("optimal privatizer at D = 2: %v %q", p.Pass, p.Verdict)
 	}
-	if !scalar.EqualWithinRel(p.Certified.Recon, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdvLoss {
+	if !scalar.EqualWithinRel(p.Certified.Recon, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdv {
 		t.Errorf("D = 2: certified distortion %g, gap %g; want 2 and 0", p.Certified.Recon, *p.Gap)
 	}
 	if p.Optimum.Class != "linear-gaussian" || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.Recon, 1e-15) {
@@ -192,8 +192,8 @@ func TestCertifyTrainedFixtures(t *testing.T) {
 				continue
 			}
 			finalized++
-			if p.Learned.Recon != *r.ReconLoss || p.Learned.MinAdv != *r.MinAdvLoss {
-				t.Errorf("%s D = %g: learned %+v, results %g %g", kind, p.D, p.Learned, *r.ReconLoss, *r.MinAdvLoss)
+			if p.Learned.Recon != r.Losses.Recon || p.Learned.MinAdv != r.Losses.MinAdv {
+				t.Errorf("%s D = %g: learned %+v, results %g %g", kind, p.D, p.Learned, r.Losses.Recon, r.Losses.MinAdv)
 			}
 			if p.Certified.Recon < 0 || p.Certified.MinAdv < 0 || *p.Gap != p.Optimum.MinAdv-p.Certified.MinAdv {
 				t.Errorf("%s D = %g: certified %+v gap %g", kind, p.D, p.Certified, *p.Gap)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
@@ -158,17 +159,15 @@ type solverDoc struct {
 }
 
 type binaryPoint struct {
-	D          float64   `json:"D"`
-	S0         float64   `json:"s0"`
-	S1         float64   `json:"s1"`
-	Gamma      float64   `json:"gamma"`
-	ReconLoss  float64   `json:"recon_loss"`
-	AdvLoss    []float64 `json:"adv_loss"`
-	MinAdvLoss float64   `json:"min_adv_loss"`
-	Status     string    `json:"status"`
-	MIPGap     float64   `json:"mip_gap"`
-	Nodes      int64     `json:"nodes"`
-	SolveMS    float64   `json:"solve_ms"`
+	D           float64 `json:"D"`
+	S0          float64 `json:"s0"`
+	S1          float64 `json:"s1"`
+	Gamma       float64 `json:"gamma"`
+	loss.Losses         // recon_loss, adv_loss, min_adv_loss
+	Status      string  `json:"status"`
+	MIPGap      float64 `json:"mip_gap"`
+	Nodes       int64   `json:"nodes"`
+	SolveMS     float64 `json:"solve_ms"`
 }
 
 func binaryJSON(m mip.Binary, opts []mip.Optimum) binaryDoc {
@@ -180,7 +179,7 @@ func binaryJSON(m mip.Binary, opts []mip.Optimum) binaryDoc {
 	for i, o := range opts {
 		doc.Points[i] = binaryPoint{
 			D: o.D, S0: o.S.S0, S1: o.S.S1, Gamma: o.Gamma,
-			ReconLoss: o.Recon, AdvLoss: o.Adv, MinAdvLoss: o.MinAdv,
+			Losses: o.Losses,
 			Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -332,12 +333,12 @@ type globalDoc struct {
 // finitePoint is one threshold's JSON; numbers are null where the point
 // has no privatizer (status "infeasible" or a time limit before the first).
 type finitePoint struct {
-	D          float64            `json:"D"`
-	Gamma      *float64           `json:"gamma"`
-	UpperBound *float64           `json:"upper_bound"`
-	ReconLoss  *float64           `json:"recon_loss"`
-	AdvLoss    []float64          `json:"adv_loss"`
-	MinAdvLoss *float64           `json:"min_adv_loss"`
+	D          float64  `json:"D"`
+	Gamma      *float64 `json:"gamma"`
+	UpperBound *float64 `json:"upper_bound"`
+	// recon_loss, adv_loss, min_adv_loss: null without a privatizer, whose
+	// losses are NaN with no adv_loss (mip.FiniteOptimum)
+	loss.Nullable[[]float64]
 	Outputs    int                `json:"outputs"`
 	Mechanism  [][]float64        `json:"mechanism"`
 	Method     string             `json:"method"`
@@ -381,8 +382,8 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 	doc.Points = make([]finitePoint, len(sol.Points))
 	for i, o := range sol.Points {
 		p := finitePoint{
-			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), ReconLoss: finite(o.Recon), AdvLoss: o.Adv,
-			MinAdvLoss: finite(o.MinAdv), Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
+			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
+			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
 			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
 		}

@@ -307,11 +307,11 @@ func (r *gaussRun) grid(human bool) *report.Grid {
 	m := r.model
 	g := &report.Grid{Header: r.header(human)}
 	for i, p := range r.points {
-		row := []string{num(p.D), num(p.DEff), num(p.SNR), num(p.ReconLoss)}
-		for _, a := range p.AdvLoss {
+		row := []string{num(p.D), num(p.DEff), num(p.SNR), num(p.Recon)}
+		for _, a := range p.Adv {
 			row = append(row, num(a))
 		}
-		row = append(row, num(p.MinAdvLoss))
+		row = append(row, num(p.MinAdv))
 		b := r.bracket[i]
 		if human {
 			row = append(row, num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), num(b.UpperBound))

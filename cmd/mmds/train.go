@@ -19,6 +19,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 )
 
@@ -344,16 +345,15 @@ type trainJSON struct {
 }
 
 type trainPointJSON struct {
-	D          float64      `json:"D"`
-	Finalized  bool         `json:"finalized"`
-	ReconLoss  *float64     `json:"recon_loss"`
-	AdvLoss    learn.Floats `json:"adv_loss"`
-	MinAdvLoss *float64     `json:"min_adv_loss"`
-	Attempted  int          `json:"attempted"`
-	Accepted   int          `json:"accepted"`
-	CapHit     bool         `json:"cap_hit"`
-	Trial      int          `json:"trial"`
-	Epoch      int          `json:"epoch"`
+	D         float64 `json:"D"`
+	Finalized bool    `json:"finalized"`
+	// recon_loss, adv_loss, min_adv_loss as results.json writes them
+	loss.Nullable[learn.Floats]
+	Attempted int  `json:"attempted"`
+	Accepted  int  `json:"accepted"`
+	CapHit    bool `json:"cap_hit"`
+	Trial     int  `json:"trial"`
+	Epoch     int  `json:"epoch"`
 }
 
 func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Duration) error {
@@ -361,8 +361,8 @@ func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Dura
 		doc := trainJSON{Dir: job.cfg.Dir, Model: res.Model, Trained: res.Trained, Loaded: res.Loaded,
 			Seconds: elapsed.Seconds(), Points: []trainPointJSON{}}
 		for _, p := range res.Points {
-			doc.Points = append(doc.Points, trainPointJSON{D: p.D, Finalized: p.Finalized, ReconLoss: p.ReconLoss,
-				AdvLoss: p.AdvLoss, MinAdvLoss: p.MinAdvLoss, Attempted: p.Attempted, Accepted: p.Accepted,
+			doc.Points = append(doc.Points, trainPointJSON{D: p.D, Finalized: p.Finalized,
+				Nullable: loss.NullableOf[learn.Floats](p.Losses), Attempted: p.Attempted, Accepted: p.Accepted,
 				CapHit: p.CapHit, Trial: p.Trial, Epoch: p.Epoch})
 		}
 		return report.WriteJSON(w, doc)
@@ -373,17 +373,17 @@ func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Dura
 // trainGrid lays out the finalized point of every threshold: its test-split
 // losses (as the trained estimators achieve them) and the protocol's counts.
 func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human bool) *report.Grid {
-	loss := "MSE"
+	metric := "MSE"
 	if job.kind == learn.Binary {
-		loss = "soft 0-1"
+		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
 	if human {
-		g.Header = []string{"D", "finalized", "recon " + loss}
+		g.Header = []string{"D", "finalized", "recon " + metric}
 	}
 	for i := range job.advs {
 		if human {
-			g.Header = append(g.Header, fmt.Sprintf("adv %d %s", i+1, loss))
+			g.Header = append(g.Header, fmt.Sprintf("adv %d %s", i+1, metric))
 		} else {
 			g.Header = append(g.Header, fmt.Sprintf("adv_loss_%d", i+1))
 		}
@@ -394,15 +394,16 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 		g.Header = append(g.Header, "min_adv_loss", "accepted", "attempted", "cap_hit", "trial", "epoch")
 	}
 	for _, p := range res.Points {
-		row := []string{num(p.D), fmt.Sprint(p.Finalized), optNum(p.ReconLoss)}
+		l := loss.NullableOf[learn.Floats](p.Losses) // nil where the point has no losses
+		row := []string{num(p.D), fmt.Sprint(p.Finalized), optNum(l.Recon)}
 		for i := range job.advs {
-			if i < len(p.AdvLoss) {
-				row = append(row, num(p.AdvLoss[i]))
+			if i < len(l.Adv) {
+				row = append(row, num(l.Adv[i]))
 			} else {
 				row = append(row, "")
 			}
 		}
-		row = append(row, optNum(p.MinAdvLoss))
+		row = append(row, optNum(l.MinAdv))
 		if human {
 			counts := fmt.Sprintf("%d/%d", p.Accepted, p.Attempted)
 			if p.CapHit {

@@ -75,7 +75,7 @@ func TestTrainWritesCompleteDirectory(t *testing.T) {
 						t.Errorf("%s: %d epochs of history, seed %d (summary %d)", tr.File, rec.History.Len(), rec.Seed, tr.Seed)
 					}
 				}
-				if p.Finalized && len(p.Networks) != 2+len(p.AdvLoss) {
+				if p.Finalized && len(p.Networks) != 2+len(p.Losses.Adv) {
 					t.Errorf("D = %g: finalized with %d networks", p.D, len(p.Networks))
 				}
 			}

@@ -30,7 +30,7 @@ func passingGauss(t *testing.T) string {
 	for _, d := range []float64{2, 4} {
 		o, _ := m.Optimum(d)
 		net := nettest.LinearNet(o.A, o.B, 1)
-		pts = append(pts, verifytest.Point{D: d, Priv: &net, Recon: d, Adv: o.AdvLoss})
+		pts = append(pts, verifytest.Point{D: d, Priv: &net, Recon: d, Adv: o.Adv})
 	}
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, pts)
@@ -130,8 +130,8 @@ func TestVerifyJSON(t *testing.T) {
 		}
 		// Independent: Proposition 1 at the certified distortion, and the gap.
 		o, _ := m.Optimum(*p.Certified.ReconLoss)
-		if !scalar.EqualWithinRel(*p.Optimum.MinAdvLoss, o.MinAdvLoss, 1e-12) || *p.Optimum.D != *p.Certified.ReconLoss {
-			t.Errorf("D = %g: optimum %g at %g, Proposition 1 gives %g", *p.D, *p.Optimum.MinAdvLoss, *p.Optimum.D, o.MinAdvLoss)
+		if !scalar.EqualWithinRel(*p.Optimum.MinAdvLoss, o.MinAdv, 1e-12) || *p.Optimum.D != *p.Certified.ReconLoss {
+			t.Errorf("D = %g: optimum %g at %g, Proposition 1 gives %g", *p.D, *p.Optimum.MinAdvLoss, *p.Optimum.D, o.MinAdv)
 		}
 		if want := *p.Optimum.MinAdvLoss - *p.Certified.MinAdvLoss; *p.Gap != want || math.Abs(want) > 0.01 {
 			t.Errorf("D = %g: gap %g, want %g ≈ 0", *p.D, *p.Gap, want)

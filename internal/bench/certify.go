@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -122,6 +123,7 @@ func BinaryOptimum(m mip.Binary, d float64) (gamma, s0, s1 float64, err error) {
 		}
 	}
 	gamma = math.Inf(-1)
+	advAt := make([]float64, len(adv))
 	try := func(a, b float64) {
 		if a < -1e-12 || a > 1+1e-12 || b < -1e-12 || b > 1+1e-12 {
 			return
@@ -130,11 +132,10 @@ func BinaryOptimum(m mip.Binary, d float64) (gamma, s0, s1 float64, err error) {
 		if binaryLoss(recon, a, b) > d+feasTol {
 			return
 		}
-		v := math.Inf(1)
-		for _, c := range adv {
-			v = math.Min(v, binaryLoss(c, a, b))
+		for i, c := range adv {
+			advAt[i] = binaryLoss(c, a, b)
 		}
-		if v > gamma {
+		if v := loss.Min(advAt); v > gamma {
 			gamma, s0, s1 = v, a, b
 		}
 	}
@@ -248,7 +249,7 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 	c := GlobalCertificate{Upper: math.Inf(1), Lower: math.Inf(-1), Mechanism: opt.Mechanism, Rays: len(g.Rays())}
 	recon, adv := mechanismRisks(m, opt.Mechanism)
 	if recon <= d+ReconTol {
-		c.Lower = minOf(adv)
+		c.Lower = loss.Min(adv)
 	}
 	n, k := m.N(), m.K()
 	if len(res.RowDual) < n+k+1 {
@@ -302,12 +303,4 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 		c.Upper = math.Min(c.Upper, nu*d+ysum+float64(n)*eps)
 	}
 	return c, nil
-}
-
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
 }

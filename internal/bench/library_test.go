@@ -13,6 +13,7 @@ import (
 	"github.com/lanl/highs"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -122,7 +123,7 @@ func gridOptimum(m mip.Binary, d float64, n int) float64 {
 		for j := 0; j <= n; j++ {
 			s := mip.Privatizer{S0: float64(i) / float64(n), S1: float64(j) / float64(n)}
 			if m.ReconLoss(s) <= d {
-				best = math.Max(best, minOf(m.AdvLosses(s)))
+				best = math.Max(best, loss.Min(m.AdvLosses(s)))
 			}
 		}
 	}
@@ -144,7 +145,7 @@ func TestBinaryOptimumAgainstGridAndMIP(t *testing.T) {
 		if r := m.ReconLoss(p); r > d+1e-12 {
 			t.Errorf("%+v D=%g: recon %g > D", m, d, r)
 		}
-		if v := minOf(m.AdvLosses(p)); math.Abs(v-g) > 1e-12 {
+		if v := loss.Min(m.AdvLosses(p)); math.Abs(v-g) > 1e-12 {
 			t.Errorf("%+v: value %g, point gives %g", m, g, v)
 		}
 		grid := gridOptimum(m, d, 400)

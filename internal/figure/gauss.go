@@ -33,7 +33,7 @@ func GaussEnvelope(m *gauss.Model) (Spec, error) {
 		if err != nil {
 			return Spec{}, err
 		}
-		lin.X, lin.Y = append(lin.X, d), append(lin.Y, p.MinAdvLoss)
+		lin.X, lin.Y = append(lin.X, d), append(lin.Y, p.MinAdv)
 		era.X, era.Y = append(era.X, d), append(era.Y, e.MinAdv)
 		best.X, best.Y = append(best.X, d), append(best.Y, b.MinAdv)
 		up.X, up.Y = append(up.X, d), append(up.Y, m.UpperBound(d))

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
 )
@@ -182,19 +182,15 @@ func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []P
 		c.D = append(c.D, p.D)
 		dr := learn.DResult{DIndex: i, D: p.D, Trial: -1, Epoch: -1, NetworksEpoch: -1}
 		if p.Priv != nil {
-			recon := p.Recon
-			minAdv := math.Inf(1)
-			for _, a := range p.Adv {
-				minAdv = min(minAdv, a)
-			}
-			dr.Finalized, dr.ReconLoss, dr.AdvLoss, dr.MinAdvLoss = true, &recon, learn.Floats(p.Adv), &minAdv
+			l := loss.New(p.Recon, p.Adv)
+			dr.Finalized, dr.Losses = true, &l
 			dr.Trial, dr.Epoch, dr.NetworksEpoch, dr.Attempted, dr.Accepted = 0, 0, 0, 1, 1
 			dr.Networks = []learn.Network{*p.Priv, zeroNet("reconstructor", []string{"f", "y"}, act)}
 			for j := range k {
 				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
 			}
 			if kind == learn.Binary {
-				hard := recon
+				hard := p.Recon
 				dr.ReconHard, dr.AdvHard = &hard, learn.Floats(p.Adv)
 			}
 		}
