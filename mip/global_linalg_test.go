@@ -3,6 +3,7 @@ package mip
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -64,4 +65,40 @@ func supportQuantities(g *Global, sup []int, w []float64) []float64 {
 		q[n+k] += w[c] * g.recon[j]
 	}
 	return q
+}
+
+// TestEnumerationDoesNotAllocate: the ray enumeration's hot loop (copy the
+// system, solve it, test the sign, look the point up) allocates nothing for
+// a system whose point was already met, nor does the vertex test.
+func TestEnumerationDoesNotAllocate(t *testing.T) {
+	m, err := RandomFinite(rand.New(rand.NewPCG(1, 0)), 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.N()
+	var tiers []risk
+	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
+		tiers = append(tiers, newRisk(m.Prior, o))
+	}
+	s := newSupport([]int{0, 1, 2, 3}, m.hyperplanes())
+	var sels [][]int
+	combinations(len(s.hs), n-1, func(sel []int) { sels = append(sels, slices.Clone(sel)) })
+	e := newEnumerator(n, tiers)
+	for _, sel := range sels {
+		e.system(s, sel)
+	}
+	if len(e.rays) == 0 || len(e.seen) <= len(e.rays) {
+		t.Fatalf("%d systems: %d points, %d rays; want rays and non-vertex points", len(sels), len(e.seen), len(e.rays))
+	}
+	if a := testing.AllocsPerRun(3, func() {
+		for _, sel := range sels {
+			e.system(s, sel)
+		}
+	}); a != 0 {
+		t.Errorf("%d systems again: %v allocations, want 0", len(sels), a)
+	}
+	v := e.rays[len(e.rays)-1]
+	if a := testing.AllocsPerRun(10, func() { e.vt.isVertex(v, tiers) }); a != 0 {
+		t.Errorf("isVertex: %v allocations, want 0", a)
+	}
 }

@@ -2,8 +2,8 @@ package mip
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -60,13 +60,14 @@ func BenchmarkSolveDense(b *testing.B) {
 		sys := benchSystems(k)
 		b.Run(fmt.Sprintf("k=%d/hand", k), func(b *testing.B) {
 			a := cloneMatrix(sys[0])
+			x := make([]float64, k)
 			i := 0
 			for b.Loop() {
 				for r, row := range sys[i%benchPool] {
 					copy(a[r], row)
 				}
 				i++
-				solveDense(a)
+				solveDense(a, x)
 			}
 		})
 		b.Run(fmt.Sprintf("k=%d/gonumLU", k), func(b *testing.B) {
@@ -125,64 +126,19 @@ func benchVertexRows(n int) [][][]float64 {
 	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
 		obs = append(obs, newRisk(m.Prior, o))
 	}
+	vt := newVertexTest(n, obs)
 	sys := benchSystems(n)
 	var out [][][]float64
 	for i := 0; len(out) < benchPool; i++ {
-		a := cloneMatrix(sys[i%benchPool])
-		sol, ok := solveDense(a)
-		if !ok || slicesMin(sol) < 0 {
+		v := make([]float64, n)
+		if !solveDense(cloneMatrix(sys[i%benchPool]), v) || slices.Min(v) < 0 {
 			continue
 		}
-		normalize(sol)
-		out = append(out, vertexRows(sol, obs))
+		normalize(v)
+		vt.build(v, obs)
+		out = append(out, cloneMatrix(vt.rows))
 	}
 	return out
-}
-
-func slicesMin(x []float64) float64 {
-	m := math.Inf(1)
-	for _, v := range x {
-		m = min(m, v)
-	}
-	return m
-}
-
-// vertexRows are the rows isVertex builds at v.
-func vertexRows(v []float64, obs []risk) [][]float64 {
-	n := len(v)
-	var rows [][]float64
-	for x := range v {
-		if v[x] == 0 {
-			e := make([]float64, n)
-			e[x] = 1
-			rows = append(rows, e)
-		}
-	}
-	rows = append(rows, ones(n))
-	for _, r := range obs {
-		for _, ks := range r.k {
-			lo := math.Inf(1)
-			for _, k := range ks {
-				lo = math.Min(lo, dot(k, v))
-			}
-			first := -1
-			for a, k := range ks {
-				if dot(k, v) > lo+1e-12*(1+math.Abs(lo)) {
-					continue
-				}
-				if first < 0 {
-					first = a
-					continue
-				}
-				h := make([]float64, n)
-				for x := range h {
-					h[x] = k[x] - ks[first][x]
-				}
-				rows = append(rows, h)
-			}
-		}
-	}
-	return rows
 }
 
 // BenchmarkRank: isVertex's rank test (rows × n, n = |X|), run once per
@@ -192,10 +148,25 @@ func BenchmarkRank(b *testing.B) {
 	for _, n := range []int{2, 3, 4, 5, 6, 8} {
 		rows := benchVertexRows(n)
 		b.Run(fmt.Sprintf("n=%d/hand", n), func(b *testing.B) {
+			// rank overwrites its rows: copy them first, as isVertex
+			// builds them afresh.
+			var most int
+			for _, r := range rows {
+				most = max(most, len(r))
+			}
+			scratch := make([][]float64, most)
+			for j := range scratch {
+				scratch[j] = make([]float64, n)
+			}
 			i := 0
 			for b.Loop() {
-				_ = rank(rows[i%benchPool], n) == n
+				r := rows[i%benchPool]
 				i++
+				a := scratch[:len(r)]
+				for j, row := range r {
+					copy(a[j], row)
+				}
+				_ = rank(a, n) == n
 			}
 		})
 		b.Run(fmt.Sprintf("n=%d/gonumSVD", n), func(b *testing.B) {
