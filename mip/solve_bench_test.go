@@ -261,3 +261,25 @@ func BenchmarkNullVector(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrepareGlobal: the whole ray enumeration (no LP) of the bench
+// family's instance 0 (RandomFinite, seed PCG(1, 0)), where the kernels
+// above spend their time.
+func BenchmarkPrepareGlobal(b *testing.B) {
+	for _, c := range []struct{ n, k int }{{3, 2}, {4, 2}} {
+		m, err := RandomFinite(rand.New(rand.NewPCG(1, 0)), c.n, c.k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("n=%d,K=%d", c.n, c.k), func(b *testing.B) {
+			var g *Global
+			for b.Loop() {
+				if g, err = m.PrepareGlobal(GlobalOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(g.Subsets), "systems")
+			b.ReportMetric(float64(len(g.rays)), "rays")
+		})
+	}
+}
