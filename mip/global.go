@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lanl/highs"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmds-project/mmds/internal/highsx"
 )
@@ -122,11 +123,15 @@ func normalizeSign(h []float64) bool {
 // key quantizes a vector (entries of magnitude ≤ 1) to 1e-9 for
 // deduplication.
 func key(v []float64) string {
-	b := make([]byte, 0, 8*len(v))
+	return string(appendKey(make([]byte, 0, 8*len(v)), v))
+}
+
+// appendKey appends v's key to b.
+func appendKey(b []byte, v []float64) []byte {
 	for _, x := range v {
 		b = binary.LittleEndian.AppendUint64(b, uint64(int64(math.Round(x*1e9))))
 	}
-	return string(b)
+	return b
 }
 
 // PrepareGlobal enumerates the candidate rays of m and their risks.
@@ -157,32 +162,16 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 	}
 
 	// Count first, so an instance too large fails fast.
-	type support struct {
-		idx []int       // coordinates in S
-		hs  [][]float64 // distinct restricted hyperplanes
-	}
 	var sups []support
 	var total int64
 	for mask := 1; mask < 1<<n; mask++ {
-		var s support
+		var idx []int
 		for x := 0; x < n; x++ {
 			if mask>>x&1 == 1 {
-				s.idx = append(s.idx, x)
+				idx = append(idx, x)
 			}
 		}
-		if len(s.idx) > 1 {
-			seen := map[string]bool{}
-			for _, h := range hs {
-				r := make([]float64, len(s.idx))
-				for j, x := range s.idx {
-					r[j] = h[x]
-				}
-				if normalizeSign(r) && !seen[key(r)] {
-					seen[key(r)] = true
-					s.hs = append(s.hs, r)
-				}
-			}
-		}
+		s := newSupport(idx, hs)
 		c := binom(len(s.hs), len(s.idx)-1)
 		if c < 0 || total+c > limit {
 			return nil, fmt.Errorf("%w: n = %d, %d hyperplanes: more than %d linear systems (raise the limit or use a fixed alphabet)", ErrTooLarge, n, len(hs), limit)
@@ -192,74 +181,34 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 	}
 	g.Subsets = total
 
-	// seen holds every point met, vertex or not: many subsets meet at the
-	// same point, and the vertex test is the costly part.
-	seen := map[string]bool{}
-	addRay := func(v []float64) {
-		if k := key(v); !seen[k] {
-			seen[k] = true
-			g.rays = append(g.rays, v)
-		}
-	}
-	tryRay := func(v []float64) {
-		if k := key(v); !seen[k] {
-			seen[k] = true
-			if isVertex(v, tiers) {
-				g.rays = append(g.rays, v)
-			}
-		}
-	}
 	ctx := o.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	e := newEnumerator(n, tiers)
 	var tried int64
 	for _, s := range sups {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("ray enumeration: %w", err)
 		}
-		k := len(s.idx)
-		if k == 1 {
-			v := make([]float64, n)
-			v[s.idx[0]] = 1
-			addRay(v)
+		if len(s.idx) == 1 {
+			// A unit point is a vertex of every cell it lies in.
+			clear(e.v)
+			e.v[s.idx[0]] = 1
+			e.point(false)
 			continue
 		}
-		a := make([][]float64, k)
-		for i := range a {
-			a[i] = make([]float64, k+1)
-		}
 		stopped := false
-		combinations(len(s.hs), k-1, func(sel []int) {
+		combinations(len(s.hs), len(s.idx)-1, func(sel []int) {
 			if tried++; tried%4096 == 0 && ctx.Err() != nil {
 				stopped = true
 			}
-			if stopped {
-				return
+			if !stopped {
+				e.system(s, sel)
 			}
-			for i, h := range sel {
-				copy(a[i], s.hs[h])
-				a[i][k] = 0
-			}
-			for j := range a[k-1][:k] {
-				a[k-1][j] = 1
-			}
-			a[k-1][k] = 1
-			sol, ok := solveDense(a)
-			if !ok {
-				return
-			}
-			v := make([]float64, n)
-			for j, x := range s.idx {
-				if sol[j] < -1e-10 {
-					return
-				}
-				v[x] = math.Max(0, sol[j])
-			}
-			normalize(v)
-			tryRay(v)
 		})
 	}
+	g.rays = e.rays
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("ray enumeration: %w", err)
 	}
@@ -278,6 +227,107 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 	}
 	g.EnumTime = time.Since(start)
 	return g, nil
+}
+
+// support is a support S of the enumeration with its hyperplanes.
+type support struct {
+	idx []int       // coordinates in S
+	hs  [][]float64 // distinct restricted hyperplanes, max |entry| = 1
+}
+
+// newSupport restricts the hyperplanes hs to the coordinates idx and keeps
+// the distinct nonzero ones (none when |S| = 1).
+func newSupport(idx []int, hs [][]float64) support {
+	s := support{idx: idx}
+	if len(idx) < 2 {
+		return s
+	}
+	seen := map[string]bool{}
+	for _, h := range hs {
+		r := make([]float64, len(idx))
+		for j, x := range idx {
+			r[j] = h[x]
+		}
+		if normalizeSign(r) && !seen[key(r)] {
+			seen[key(r)] = true
+			s.hs = append(s.hs, r)
+		}
+	}
+	return s
+}
+
+// enumerator is the state of the ray enumeration and the scratch space of
+// its hot loop: a linear system whose solution is singular, negative or a
+// point already met allocates nothing (TestEnumerationDoesNotAllocate).
+type enumerator struct {
+	tiers []risk
+	// seen holds every point met, vertex or not: many subsets meet at the
+	// same point, and the vertex test is the costly part.
+	seen map[string]bool
+	rays [][]float64
+	a    [][]float64 // augmented systems: n rows of n + 1 entries
+	x    []float64   // a system's solution
+	v    []float64   // the point, on the simplex of all n coordinates
+	key  []byte      // v's key
+	vt   vertexTest
+}
+
+func newEnumerator(n int, tiers []risk) *enumerator {
+	e := &enumerator{
+		tiers: tiers,
+		seen:  map[string]bool{},
+		a:     make([][]float64, n),
+		x:     make([]float64, n),
+		v:     make([]float64, n),
+		vt:    newVertexTest(n, tiers),
+	}
+	for i := range e.a {
+		e.a[i] = make([]float64, n+1)
+	}
+	return e
+}
+
+// system solves the |S| × |S| system of support s made of the hyperplanes
+// s.hs[sel] (|S| − 1 of them) and Σ_{x∈S} v_x = 1, and records its solution
+// if it is nonnegative.
+func (e *enumerator) system(s support, sel []int) {
+	k := len(s.idx)
+	a := e.a[:k]
+	for i, h := range sel {
+		copy(a[i], s.hs[h])
+		a[i][k] = 0
+	}
+	last := a[k-1]
+	for j := range last[:k] {
+		last[j] = 1
+	}
+	last[k] = 1
+	x := e.x[:k]
+	if !solveDense(a, x) {
+		return
+	}
+	clear(e.v)
+	for j, c := range s.idx {
+		if x[j] < -1e-10 {
+			return
+		}
+		e.v[c] = math.Max(0, x[j])
+	}
+	normalize(e.v)
+	e.point(true)
+}
+
+// point records e.v if it is new, and keeps a copy as a ray unless test is
+// set and it fails the vertex test.
+func (e *enumerator) point(test bool) {
+	e.key = appendKey(e.key[:0], e.v)
+	if e.seen[string(e.key)] {
+		return
+	}
+	e.seen[string(e.key)] = true
+	if !test || e.vt.isVertex(e.v, e.tiers) {
+		e.rays = append(e.rays, slices.Clone(e.v))
+	}
 }
 
 func normalize(v []float64) {
@@ -333,11 +383,40 @@ func combinations(n, k int, fn func(sel []int)) {
 	}
 }
 
-// solveDense solves the k × k system in the augmented matrix a (k rows of
-// k+1 entries) in place by Gaussian elimination with partial pivoting;
-// false when it is singular (a pivot below 1e-10, the hyperplanes being
-// scaled to max |entry| = 1).
-func solveDense(a [][]float64) ([]float64, bool) {
+// singularTol is the one tolerance of the enumeration's linear algebra:
+// solveDense and rank, Gaussian elimination with partial pivoting on rows
+// scaled to max |entry| = 1, declare a matrix singular (rank-deficient)
+// when a column has no pivot above singularTol times the largest |entry|.
+// Such an m-row matrix A has σ_min(A)/σ_max(A) ≤ √m·singularTol: if c is
+// the first such column, the vector z with z_c = 1 that cancels the pivot
+// columns before c (and is 0 after c) has ‖z‖ ≥ 1 and ‖Az‖ ≤
+// √m·singularTol·max |a_ij|, and σ_max(A) ≥ max |a_ij|. So a matrix
+// whose reciprocal condition number exceeds √m·singularTol is never
+// declared singular, which is the direction that matters: a singular
+// verdict drops a candidate point (solveDense) or a vertex (rank), whereas
+// a near-singular matrix that passes only adds a candidate or an LP column,
+// and any column on the simplex is valid.
+//
+// The value is the resolution at which the enumeration identifies
+// hyperplanes and points (key rounds to 1e-9): a pivot below it is below
+// what the enumeration tells apart anyway. The verdicts do not hinge on it:
+// over 300 models of the test family the pivots were either at least 1e-7
+// or below 1e-13 (the rounding of exactly singular systems; docs/finite.md).
+const singularTol = 1e-9
+
+// solveDense solves the k × k system whose augmented matrix is a (k rows;
+// entry k of each row is the right-hand side) into x, by Gaussian
+// elimination with partial pivoting in place; false when a is singular by
+// singularTol. The rows must be scaled to max |entry| = 1 (the
+// enumeration's hyperplanes and Σ v = 1 are), so that singularTol is
+// relative to the largest entry.
+//
+// Hand-written rather than gonum's mat.LU: it is the enumeration's inner
+// loop, and BenchmarkSolveDense measures it 11–47× faster than mat.LU
+// (Factorize, Cond, SolveVecTo on reused storage) and 2.3–4.7× faster than
+// even lapack64.Getrf and Getrs on preallocated storage, for k = 2..8
+// (docs/finite.md, "Linear algebra in the ray enumeration").
+func solveDense(a [][]float64, x []float64) bool {
 	k := len(a)
 	for col := 0; col < k; col++ {
 		p := col
@@ -346,8 +425,8 @@ func solveDense(a [][]float64) ([]float64, bool) {
 				p = r
 			}
 		}
-		if math.Abs(a[p][col]) < 1e-10 {
-			return nil, false
+		if !(math.Abs(a[p][col]) > singularTol) {
+			return false
 		}
 		a[col], a[p] = a[p], a[col]
 		for r := col + 1; r < k; r++ {
@@ -360,7 +439,6 @@ func solveDense(a [][]float64) ([]float64, bool) {
 			}
 		}
 	}
-	x := make([]float64, k)
 	for r := k - 1; r >= 0; r-- {
 		s := a[r][k]
 		for j := r + 1; j < k; j++ {
@@ -368,7 +446,7 @@ func solveDense(a [][]float64) ([]float64, bool) {
 		}
 		x[r] = s / a[r][r]
 	}
-	return x, true
+	return true
 }
 
 // FiniteOptimum is the optimum of a finite model at one threshold D.
@@ -528,9 +606,6 @@ func (g *Global) reduceSupport(sup []int, w []float64) ([]int, []float64) {
 			}
 		}
 		z := nullVector(a)
-		if z == nil {
-			break
-		}
 		// Step t > 0 along −z (or z) until a weight hits 0.
 		t, hit := math.Inf(1), -1
 		for c := range z {
@@ -569,68 +644,63 @@ func (g *Global) reduceSupport(sup []int, w []float64) ([]int, []float64) {
 	return sup, w
 }
 
-// nullVector returns a nonzero z with A z = 0 (A has more columns than
-// rows), by reduction to row echelon form; nil if none is found.
+// nullVector returns a unit z with A z = 0, for A with more columns than
+// rows: with Aᵀ = QR (Q square and orthogonal, R upper trapezoidal), every
+// row of A lies in the span of Q's first len(a) columns, so Q's last column
+// is orthogonal to all of them whatever A's rank — no rank decision, so no
+// tolerance. gonum's QR replaced a hand-written elimination here although
+// BenchmarkNullVector measured that one 4–5.5× faster: this runs once per
+// Carathéodory step, off the enumeration, a few microseconds next to the
+// LP solve that precedes it (docs/finite.md, "Linear algebra in the ray
+// enumeration").
 func nullVector(a [][]float64) []float64 {
 	rows, cols := len(a), len(a[0])
-	a = cloneMatrix(a)
-	pivCol := make([]int, 0, rows)
-	r := 0
-	for c := 0; c < cols && r < rows; c++ {
-		p := r
-		for i := r + 1; i < rows; i++ {
-			if math.Abs(a[i][c]) > math.Abs(a[p][c]) {
-				p = i
-			}
+	at := mat.NewDense(cols, rows, nil)
+	for r, row := range a {
+		for c, v := range row {
+			at.Set(c, r, v)
 		}
-		if math.Abs(a[p][c]) < 1e-12 {
-			continue
-		}
-		a[r], a[p] = a[p], a[r]
-		for i := 0; i < rows; i++ {
-			if i != r && a[i][c] != 0 {
-				f := a[i][c] / a[r][c]
-				for j := c; j < cols; j++ {
-					a[i][j] -= f * a[r][j]
-				}
-			}
-		}
-		pivCol = append(pivCol, c)
-		r++
 	}
-	// A free column: the first non-pivot one.
-	free := -1
-	for c, pi := 0, 0; c < cols; c++ {
-		if pi < len(pivCol) && pivCol[pi] == c {
-			pi++
-			continue
-		}
-		free = c
-		break
-	}
-	if free < 0 {
-		return nil
-	}
-	z := make([]float64, cols)
-	z[free] = 1
-	for i, c := range pivCol {
-		z[c] = -a[i][free] / a[i][c]
-	}
-	return z
-}
-
-func cloneMatrix(a [][]float64) [][]float64 {
-	out := make([][]float64, len(a))
-	for i := range a {
-		out[i] = slices.Clone(a[i])
-	}
-	return out
+	var qr mat.QR
+	qr.Factorize(at)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.Col(nil, cols-1, &q)
 }
 
 // Sweep solves the global LP at every threshold in ds, in order; it stops at
 // the first error or when ctx is cancelled.
 func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]FiniteOptimum, error) {
 	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
+}
+
+// vertexTest is the scratch space of isVertex: room for every row it can
+// build (the zero coordinates, Σ, and one tie per estimate beyond the first
+// of each observer and side value).
+type vertexTest struct {
+	n    int
+	buf  []float64
+	rows [][]float64
+	vals []float64
+}
+
+func newVertexTest(n int, obs []risk) vertexTest {
+	rows, width := n+1, 0
+	for _, r := range obs {
+		for _, ks := range r.k {
+			rows += max(0, len(ks)-1)
+			width = max(width, len(ks))
+		}
+	}
+	return vertexTest{n: n, buf: make([]float64, rows*n), rows: make([][]float64, 0, rows), vals: make([]float64, width)}
+}
+
+// row appends a row to t.rows and returns it (not cleared).
+func (t *vertexTest) row() []float64 {
+	i := len(t.rows)
+	r := t.buf[i*t.n : (i+1)*t.n]
+	t.rows = append(t.rows, r)
+	return r
 }
 
 // isVertex reports whether v is a vertex of the common refinement: the
@@ -641,23 +711,31 @@ func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]Fi
 // the cell that are tight at v are among these equalities. Points where the
 // solved hyperplanes cross outside the pieces that matter (a and b tied but
 // not minimal) fail, which keeps the LP small.
-func isVertex(v []float64, obs []risk) bool {
-	n := len(v)
-	var rows [][]float64
+func (t *vertexTest) isVertex(v []float64, obs []risk) bool {
+	t.build(v, obs)
+	return rank(t.rows, len(v)) == len(v)
+}
+
+// build sets t.rows to isVertex's equalities at v.
+func (t *vertexTest) build(v []float64, obs []risk) {
+	t.rows = t.rows[:0]
 	for x := range v {
 		if v[x] == 0 {
-			e := make([]float64, n)
+			e := t.row()
+			clear(e)
 			e[x] = 1
-			rows = append(rows, e)
 		}
 	}
-	rows = append(rows, ones(n))
+	sum := t.row()
+	for x := range sum {
+		sum[x] = 1
+	}
 	for _, r := range obs {
 		for _, ks := range r.k {
 			if len(ks) < 2 {
 				continue
 			}
-			vals := make([]float64, len(ks))
+			vals := t.vals[:len(ks)]
 			lo := math.Inf(1)
 			for a, k := range ks {
 				vals[a] = dot(k, v)
@@ -672,23 +750,27 @@ func isVertex(v []float64, obs []risk) bool {
 					first = a
 					continue
 				}
-				h := make([]float64, n)
+				h := t.row()
 				for x := range h {
 					h[x] = ks[a][x] - ks[first][x]
 				}
-				rows = append(rows, h)
 			}
 		}
 	}
-	return rank(rows, n) == n
 }
 
-// rank is the numerical rank of the rows (each of length n), each scaled to
-// max |entry| = 1 first.
+// rank is the numerical rank of the rows (each of length n), overwritten:
+// each is scaled to max |entry| = 1, then Gaussian elimination with partial
+// pivoting counts the pivots above singularTol (the largest |entry| being
+// 1).
+//
+// Hand-written rather than gonum's mat.SVD: it runs once per distinct point
+// the enumeration meets (41% of the systems at n = 4, 25% at n = 5), and
+// BenchmarkRank measures it 11–46× faster than mat.SVD's singular values
+// for n = 2..8 (docs/finite.md, "Linear algebra in the ray enumeration").
 func rank(rows [][]float64, n int) int {
-	a := make([][]float64, 0, len(rows))
+	a := rows[:0]
 	for _, r := range rows {
-		r = slices.Clone(r)
 		if normalizeSign(r) {
 			a = append(a, r)
 		}
@@ -701,7 +783,7 @@ func rank(rows [][]float64, n int) int {
 				p = i
 			}
 		}
-		if math.Abs(a[p][c]) < 1e-9 {
+		if !(math.Abs(a[p][c]) > singularTol) {
 			continue
 		}
 		a[rk], a[p] = a[p], a[rk]
