@@ -244,10 +244,22 @@ func sortedKeys(m map[string]any) []string {
 
 // SolveFile reads a model from an MPS or LP file and solves it like Solve.
 func SolveFile(path string, o Options) (Result, error) {
+	return SolveFileContext(context.Background(), path, o)
+}
+
+// SolveFileContext is SolveFile that stops when ctx ends, like
+// SolveContext. The time limit covers the solve alone: HiGHS's MPS reader
+// also stops at time_limit, and then fails with a bare read error that says
+// nothing of the clock, so a tiny limit looked like a broken file. The file
+// is therefore read with no limit, and time_limit is set once the model is
+// in.
+func SolveFileContext(ctx context.Context, path string, o Options) (Result, error) {
 	raw := highs.NewRawModel()
 	defer runtime.KeepAlive(raw)
 	// Options first, so that reading is as quiet as solving.
-	if err := applyOptions(raw, o); err != nil {
+	read := o
+	read.TimeLimit = 0
+	if err := applyOptions(raw, read); err != nil {
 		return Result{}, err
 	}
 	if err := raw.ReadModelFromFile(path); err != nil {
@@ -256,5 +268,12 @@ func SolveFile(path string, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("highs: read %s: %w", path, err)
 		}
 	}
-	return runContext(context.Background(), raw, false)
+	if o.TimeLimit > 0 {
+		if err := raw.SetFloat64Option("time_limit", o.TimeLimit.Seconds()); err != nil {
+			return Result{}, fmt.Errorf("highs: set option: %w", err)
+		}
+	}
+	// The file says whether the model is a MIP; without this a MIP read
+	// from a file was treated as an LP (no incumbent at a limit, no nodes).
+	return runContext(ctx, raw, hasIntegers(handle(raw)))
 }
