@@ -64,6 +64,15 @@ func TestEmptyRows(t *testing.T) {
 	if !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
 		t.Errorf("objective %v, want 14/5", res.Objective)
 	}
+	// The duals follow m's rows, the empty one's 0: both other rows bind,
+	// and their duals are those of lp2 without the empty row.
+	plain, err := Solve(lp2(), Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.RowDual; len(d) != 3 || d[1] != 0 || d[0] != plain.RowDual[0] || d[2] != plain.RowDual[1] || d[0] == 0 {
+		t.Errorf("row duals %v, want lp2's %v around a 0", res.RowDual, plain.RowDual)
+	}
 	// An empty row that cannot hold (1 ≤ 0) makes the model infeasible.
 	m.RowLower[1] = 1
 	if _, err := Solve(m, Defaults()); !errors.Is(err, ErrNotOptimal) {
