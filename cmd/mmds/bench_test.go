@@ -88,7 +88,7 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	code, out, errs := runCLI(t, "bench", "library", lib)
-	if code != 0 || !strings.Contains(out, "library version 1, seed 1") {
+	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 2, seed 1") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 	// Keep three instances (one per source and kind) so the run is quick.
