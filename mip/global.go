@@ -530,13 +530,23 @@ func (g *Global) LPModel(d float64) (*highs.Model, error) {
 // most n + K + 1 outputs (a basic solution; see reduceSupport), and its
 // losses are recomputed exactly from it.
 func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
+	opt, _, err := g.SolveWithDuals(d, o)
+	return opt, err
+}
+
+// SolveWithDuals is Solve that also returns the LP's row duals, from the
+// same HiGHS run, in the row order of LPModel: the n row-sum rows, the K
+// adversary rows, then the reconstructor's row (nil when HiGHS reports no
+// dual-feasible solution). A certificate built from the duals and the
+// mechanism then needs one solve, not two.
+func (g *Global) SolveWithDuals(d float64, o SolverOptions) (FiniteOptimum, []float64, error) {
 	mod, err := g.LPModel(d)
 	if err != nil {
-		return FiniteOptimum{}, err
+		return FiniteOptimum{}, nil, err
 	}
 	res, err := highsx.Solve(mod, o)
 	if err != nil {
-		return FiniteOptimum{}, fmt.Errorf("global LP at D = %g: %w", d, err)
+		return FiniteOptimum{}, nil, fmt.Errorf("global LP at D = %g: %w", d, err)
 	}
 	lam := res.X[:len(g.rays)]
 	p := g.mechanism(lam)
@@ -545,7 +555,7 @@ func (g *Global) Solve(d float64, o SolverOptions) (FiniteOptimum, error) {
 		Status: res.Status, SolveTime: res.Time,
 	}
 	opt.fill(g.model)
-	return opt, nil
+	return opt, res.RowDual, nil
 }
 
 func (o *FiniteOptimum) fill(m Finite) {

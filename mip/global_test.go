@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -165,6 +166,41 @@ func TestGlobalProperties(t *testing.T) {
 			if mo == m.GlobalOutputs() && !scalar.EqualWithinAbs(fx.Gamma, gl.Gamma, 1e-7) {
 				t.Fatalf("instance %d D=%g: fixed m = n+K+1 = %d gives %.12g, global LP %.12g", i, d, mo, fx.Gamma, gl.Gamma)
 			}
+		}
+	}
+}
+
+// TestSolveWithDuals: one solve gives Solve's optimum and the LP's row
+// duals, which meet the primal value by strong duality. The only nonzero
+// right-hand sides are the n row sums (1) and the reconstructor's row (D);
+// the dual bound is |Σ_x y_x + ν·D| whatever HiGHS's sign convention.
+func TestSolveWithDuals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 4))
+	for i := 0; i < 8; i++ {
+		n, k := 2+i%2, 1+i%3
+		m := randomSmall(rng, n, k)
+		g := mustGlobal(t, m)
+		d := m.DMin() + rng.Float64()*(m.DMax()-m.DMin())
+		want, err := g.Solve(d, DefaultSolver())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, duals, err := g.SolveWithDuals(d, DefaultSolver())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Gamma != want.Gamma || !reflect.DeepEqual(got.Mechanism, want.Mechanism) {
+			t.Fatalf("instance %d: SolveWithDuals γ %v differs from Solve's %v", i, got.Gamma, want.Gamma)
+		}
+		if len(duals) != n+k+1 {
+			t.Fatalf("instance %d: %d row duals, want n + K + 1 = %d", i, len(duals), n+k+1)
+		}
+		dual := duals[n+k] * d
+		for x := 0; x < n; x++ {
+			dual += duals[x]
+		}
+		if !scalar.EqualWithinAbs(math.Abs(dual), got.Gamma, 1e-8) {
+			t.Errorf("instance %d: dual objective %.12g, primal %.12g", i, dual, got.Gamma)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -245,6 +246,7 @@ the same bytes.`,
 
 func newBenchRunCmd() *cobra.Command {
 	var f solveFlags
+	var tiers []string
 	cmd := &cobra.Command{
 		Use:   "run DIR",
 		Short: "Solve every instance of a library written by `mmds bench library`",
@@ -263,6 +265,9 @@ checked against the file's model and the manifest's certified optimum and bound.
 			if err != nil {
 				return badInput("library %q: %v", dir, err)
 			}
+			if man.Instances, err = selectTiers(man.Instances, tiers); err != nil {
+				return err
+			}
 			var ins []bench.Instance
 			files := map[string]string{}
 			for _, e := range man.Instances {
@@ -274,12 +279,44 @@ checked against the file's model and the manifest's certified optimum and bound.
 				files[in.Name] = dir + string(os.PathSeparator) + e.File
 			}
 			title := fmt.Sprintf("mmds bench run: library v%s, seed %d", man.Version, man.Seed)
-			return solveAndReport(cmd, f, format, ins, files, "", title, map[string]any{
-				"library": map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "instances": len(man.Instances)}})
+			lib := map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "instances": len(man.Instances)}
+			if len(tiers) > 0 {
+				title += ", tiers " + strings.Join(tiers, ", ")
+				lib["tiers"] = tiers
+			}
+			return solveAndReport(cmd, f, format, ins, files, "", title, map[string]any{"library": lib})
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringSliceVar(&tiers, "tier", nil, "solve only the instances of these tiers (easy, medium, hard, open; comma-separated; default all)")
 	return cmd
+}
+
+// selectTiers keeps the entries of the given tiers (all when none is
+// given); a tier with no entry in the library is bad input, so a typo does
+// not pass for an empty run.
+func selectTiers(es []bench.ManifestEntry, tiers []string) ([]bench.ManifestEntry, error) {
+	if len(tiers) == 0 {
+		return es, nil
+	}
+	var have []string
+	for _, e := range es {
+		if !slices.Contains(have, e.Tier) {
+			have = append(have, e.Tier)
+		}
+	}
+	for _, t := range tiers {
+		if !slices.Contains(have, t) {
+			return nil, badInput("--tier %q: the library has no instance of that tier (its tiers: %s)", t, strings.Join(have, ", "))
+		}
+	}
+	var out []bench.ManifestEntry
+	for _, e := range es {
+		if slices.Contains(tiers, e.Tier) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // benchDoc is the JSON output: {"runs": [...], "summary": [...], ...}.

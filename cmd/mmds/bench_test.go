@@ -88,10 +88,11 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	code, out, errs := runCLI(t, "bench", "library", lib)
-	if code != 0 || !strings.Contains(out, "library version 1, seed 1") {
+	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 2, seed 1") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
-	// Keep three instances (one per source and kind) so the run is quick.
+	// Keep three easy instances (one per source and kind) and a hard global
+	// LP, so the run is quick.
 	data, err := os.ReadFile(filepath.Join(lib, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +104,11 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	var keep []any
 	for _, e := range man["instances"].([]any) {
 		name := e.(map[string]any)["name"].(string)
-		if name == "bin-k1-i0-d0.25" || name == "fin-n2-k1-i0-d0.50-hull_sym" || name == "fin-n2-k1-i0-d0.50-global" {
+		if name == "bin-k1-i0-d0.25" || name == "fin-n2-k1-i0-d0.50-hull_sym" || name == "fin-n2-k1-i0-d0.50-global" || name == "fin-n3-k1-i0-d0.25-global" {
 			keep = append(keep, e)
 		}
 	}
-	if len(keep) != 3 {
+	if len(keep) != 4 {
 		t.Fatalf("kept %d instances", len(keep))
 	}
 	man["instances"] = keep
@@ -115,7 +116,7 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lib, "manifest.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = runCLI(t, "bench", "run", lib, "--highs-file", "--format", "json")
+	code, out, errs = runCLI(t, "bench", "run", lib, "--highs-file", "--format", "json", "--tier", "easy")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -130,6 +131,16 @@ func TestBenchLibraryAndRun(t *testing.T) {
 		if r.Status != "optimal" || r.OptimalValue == nil {
 			t.Errorf("run %+v", r)
 		}
+	}
+	// --tier selects; a tier the library lacks is bad input, naming the
+	// tiers it has.
+	code, out, errs = runCLI(t, "bench", "run", lib, "--tier", "hard", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Runs) != 1 || doc.Runs[0].Variant != "global LP" || doc.Runs[0].Status != "optimal" {
+		t.Errorf("--tier hard: exit %d, %v, runs %+v, %s", code, err, doc.Runs, errs)
+	}
+	if code, out, errs := runCLI(t, "bench", "run", lib, "--tier", "easy,open"); code != exitUsage || out != "" ||
+		!strings.Contains(errs, `--tier "open": the library has no instance of that tier (its tiers: easy, hard)`) {
+		t.Errorf("--tier open on a library without it: exit %d, %s", code, errs)
 	}
 	// A changed file is refused before any solve.
 	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps")

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mmds-project/mmds/mip"
 )
@@ -54,6 +55,20 @@ func Variants() []Variant {
 		{"derivedM+sym", mip.FixedOptions{}},
 		{"hull+sym", mip.FixedOptions{Hull: true}},
 	}
+}
+
+// VariantsNamed returns the formulations of Variants() with these names, in
+// the order given; it panics on an unknown name (a programming error).
+func VariantsNamed(names ...string) []Variant {
+	var out []Variant
+	for _, name := range names {
+		i := slices.IndexFunc(Variants(), func(v Variant) bool { return v.Name == name })
+		if i < 0 {
+			panic("bench: no formulation named " + name)
+		}
+		out = append(out, Variants()[i])
+	}
+	return out
 }
 
 // GlobalName labels the global LP.

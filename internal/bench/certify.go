@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -230,19 +229,15 @@ type GlobalCertificate struct {
 // Gap is Upper − Lower.
 func (c GlobalCertificate) Gap() float64 { return c.Upper - c.Lower }
 
-// CertifyGlobal solves g's LP at D with HiGHS and turns the answer into a
-// bracket that does not trust it: see GlobalCertificate.
+// CertifyGlobal solves g's LP at D once with HiGHS, taking the mechanism
+// and the row duals from that one run, and turns the answer into a bracket
+// that does not trust it: see GlobalCertificate. Neither HiGHS's objective
+// nor its claim of optimality enters the bracket: the lower end is the
+// mechanism's losses recomputed here, the upper end the duals repaired and
+// evaluated here.
 func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 	m := g.Model()
-	mod, err := g.LPModel(d)
-	if err != nil {
-		return GlobalCertificate{}, err
-	}
-	res, err := highsx.Solve(mod, mip.DefaultSolver())
-	if err != nil {
-		return GlobalCertificate{}, fmt.Errorf("global LP at D = %g: %w", d, err)
-	}
-	opt, err := g.Solve(d, mip.DefaultSolver())
+	opt, rowDual, err := g.SolveWithDuals(d, mip.DefaultSolver())
 	if err != nil {
 		return GlobalCertificate{}, err
 	}
@@ -252,7 +247,7 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 		c.Lower = loss.Min(adv)
 	}
 	n, k := m.N(), m.K()
-	if len(res.RowDual) < n+k+1 {
+	if len(rowDual) < n+k+1 {
 		return c, errors.New("global LP: HiGHS returned no row duals")
 	}
 	rays := g.Rays()
@@ -266,7 +261,7 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 	mu := make([]float64, k)
 	var sum float64
 	for i := range k {
-		mu[i] = math.Abs(res.RowDual[n+i])
+		mu[i] = math.Abs(rowDual[n+i])
 		sum += mu[i]
 	}
 	if sum == 0 {
@@ -275,14 +270,14 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 	for i := range mu {
 		mu[i] /= sum
 	}
-	nu := math.Abs(res.RowDual[n+k])
+	nu := math.Abs(rowDual[n+k])
 	// HiGHS's sign convention for the duals of a maximization is not
 	// needed: both signs of y are tried and each is made feasible.
 	for _, sign := range []float64{1, -1} {
 		y := make([]float64, n)
 		var ysum float64
 		for x := range n {
-			y[x] = sign * res.RowDual[x]
+			y[x] = sign * rowDual[x]
 		}
 		var eps float64
 		for j, v := range rays {

@@ -21,7 +21,7 @@ import (
 func smallLibrary(seed uint64) LibrarySpec {
 	s := DefaultLibrary(seed)
 	s.BinaryKs, s.BinaryModels = []int{1, 3}, 1
-	s.Finite = []Size{{2, 1, "easy", nil}}
+	s.Finite = []Size{{N: 2, K: 1, Tier: "easy"}}
 	s.Fractions = []float64{0.3, 0.7}
 	return s
 }
@@ -81,6 +81,36 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 		if e.OptimalValue == nil || e.BestBound == nil {
 			t.Errorf("%s: small instances must all be certified", e.Name)
 		}
+	}
+}
+
+// The default library's tiers, as docs/bench.md lists them: every instance
+// certified, and the open tier small (each of its MIPs costs every solver
+// its whole time limit) and made of n = 4, K = 1 models at D = D_max/4.
+func TestDefaultLibraryTiers(t *testing.T) {
+	ins, err := DefaultLibrary(1).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, in := range ins {
+		count[in.Tier]++
+		if math.IsNaN(in.Optimal) || math.IsNaN(in.Bound) {
+			t.Errorf("%s: not certified (%s)", in.Name, in.Certificate)
+		}
+		if in.Tier != "open" {
+			continue
+		}
+		if in.N != 4 || in.K != 1 || in.Fraction != 0.25 || in.Model > 1 {
+			t.Errorf("%s: open instance of n = %d, K = %d, D/D_max = %g, model %d", in.Name, in.N, in.K, in.Fraction, in.Model)
+		}
+		if in.Variant != "derivedM" && in.Variant != "hull+sym" && in.Variant != GlobalName {
+			t.Errorf("%s: formulation %q in the open tier", in.Name, in.Variant)
+		}
+	}
+	want := map[string]int{"easy": 36, "medium": 36, "hard": 6, "open": 6}
+	if !reflect.DeepEqual(count, want) {
+		t.Errorf("instances per tier %v, want %v", count, want)
 	}
 }
 

@@ -76,10 +76,13 @@ func (h HiGHS) Solve(ctx context.Context, in Instance, file string, limit time.D
 	start := time.Now()
 	var res highsx.Result
 	var err error
+	// Ctrl-C stops either solve. The file is read before the time limit
+	// starts (highsx.SolveFileContext), so a tiny limit is a time-out, not a
+	// read error; the time reported still includes reading.
 	if h.File {
-		res, err = highsx.SolveFile(file, h.options(limit))
+		res, err = highsx.SolveFileContext(ctx, file, h.options(limit))
 	} else {
-		res, err = highsx.SolveContext(ctx, in.Problem, h.options(limit)) // Ctrl-C stops the solve
+		res, err = highsx.SolveContext(ctx, in.Problem, h.options(limit))
 	}
 	o := Outcome{SolverStatus: res.Status, Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
 	switch {

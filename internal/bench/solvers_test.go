@@ -3,12 +3,15 @@ package bench
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/mip"
 )
 
 func TestParseCBCRecorded(t *testing.T) {
@@ -125,6 +128,41 @@ func TestSolversAgreeOnCertifiedInstances(t *testing.T) {
 	for _, r := range runs {
 		if r.Status != StatusOptimal || math.Abs(r.Objective-r.Optimal) > 1e-6 {
 			t.Errorf("%s on %s: %s %g (certified %g) %s %s", r.Solver, r.Instance, r.Status, r.Objective, r.Optimal, r.Wrong, r.Err)
+		}
+	}
+}
+
+// HiGHS-file under a tiny time limit reports a time-out, as in-process
+// HiGHS does, never an error: HiGHS's reader also stops at time_limit, so
+// reading the file under the limit used to fail with "ReadModelFromFile
+// failed". The instance is a hard-tier MIP, which no limit here lets close.
+func TestHiGHSFileTinyTimeLimitIsATimeOut(t *testing.T) {
+	m, err := mip.RandomFinite(rand.New(rand.NewPCG(1, stream(1, 3, 1, 0))), 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := Family{Model: m, Tier: "hard", Outputs: m.GlobalOutputs(), Variants: Variants()[:1],
+		DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+	ins, err := fam.Instances([]float64{0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ins[0]
+	data, err := in.MPSBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), in.Name+".mps")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := SolverConfig{Threads: 1}
+	for _, limit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 20 * time.Millisecond} {
+		for _, s := range []HiGHS{{Config: cfg}, {Config: cfg, File: true}} {
+			o := s.Solve(context.Background(), in, file, limit)
+			if o.Status != StatusTimeLimit || o.Err != "" {
+				t.Errorf("%s at %v: status %q, error %q; want a time-out", s.Info().Name, limit, o.Status, o.Err)
+			}
 		}
 	}
 }

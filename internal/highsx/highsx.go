@@ -67,12 +67,15 @@ type Result struct {
 	// the search.
 	DualBound float64
 	// Status is ModelStatus.String(), kept for reports; compare ModelStatus.
-	Status  string
-	MIPGap  float64       // relative MIP gap at the end; 0 for an LP
-	Nodes   int64         // branch-and-bound nodes; 0 for an LP
-	Time    time.Duration // wall time of the HiGHS run alone
-	IsMIP   bool
-	RowDual []float64 // row duals of an LP (nil when HiGHS has none)
+	Status string
+	MIPGap float64       // relative MIP gap at the end; 0 for an LP
+	Nodes  int64         // branch-and-bound nodes; 0 for an LP
+	Time   time.Duration // wall time of the HiGHS run alone
+	IsMIP  bool
+	// RowDual holds an LP's row duals (nil when HiGHS has none): from Solve,
+	// one per row of the model given, 0 for an empty row (never sent to
+	// HiGHS); from an LP, one per row HiGHS holds.
+	RowDual []float64
 }
 
 // Solve solves m with the options o. A status other than Optimal is an error
@@ -86,7 +89,7 @@ func Solve(m *highs.Model, o Options) (Result, error) {
 // under a second with StatusInterrupted and an error wrapping ErrInterrupted
 // and ctx.Err().
 func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error) {
-	raw, err := build(m, o)
+	raw, kept, err := build(m, o)
 	if err != nil {
 		return Result{}, err
 	}
@@ -96,14 +99,25 @@ func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error
 			isMIP = true
 		}
 	}
-	return runContext(ctx, raw, isMIP)
+	res, err := runContext(ctx, raw, isMIP)
+	if kept != nil && res.RowDual != nil {
+		// Row duals in m's row order: HiGHS never saw the empty rows, and 0
+		// is an optimal dual for each (it has no coefficient, so it changes
+		// no reduced cost and, at dual 0, not the dual objective).
+		full := make([]float64, max(len(m.RowLower), len(m.RowUpper)))
+		for i, r := range kept {
+			full[r] = res.RowDual[i]
+		}
+		res.RowDual = full
+	}
+	return res, err
 }
 
 // WriteModel writes m to path; HiGHS picks the format from the extension
 // (.mps or .lp). The caller is responsible for atomicity (write to a
 // temporary name with the same extension, then rename).
 func WriteModel(m *highs.Model, path string) error {
-	raw, err := build(m, Defaults())
+	raw, _, err := build(m, Defaults())
 	if err != nil {
 		return err
 	}
@@ -118,27 +132,30 @@ func WriteModel(m *highs.Model, path string) error {
 	return nil
 }
 
-func build(m *highs.Model, o Options) (*highs.RawModel, error) {
-	m, err := dropEmptyRows(m)
+// build loads m into HiGHS with the options o. kept maps HiGHS's rows to
+// m's (nil when it kept every row: see dropEmptyRows).
+func build(m *highs.Model, o Options) (raw *highs.RawModel, kept []int, err error) {
+	m, kept, err = dropEmptyRows(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	raw, err := m.ToRawModel()
+	raw, err = m.ToRawModel()
 	if err != nil {
-		return nil, fmt.Errorf("highs: build model: %w", err)
+		return nil, nil, fmt.Errorf("highs: build model: %w", err)
 	}
 	if err := applyOptions(raw, o); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return raw, nil
+	return raw, kept, nil
 }
 
 // dropEmptyRows returns m without its rows that have no nonzero
-// coefficient. lanl/highs v1.0.0 builds a wrong CSR matrix when a row is
+// coefficient, and the index in m of each row it keeps (nil when it keeps
+// them all). lanl/highs v1.0.0 builds a wrong CSR matrix when a row is
 // empty (it starts a row only at a nonzero), so such rows must not reach it.
 // An empty row is the constant constraint lo ≤ 0 ≤ hi: dropped when it
 // holds, an error when it does not.
-func dropEmptyRows(m *highs.Model) (*highs.Model, error) {
+func dropEmptyRows(m *highs.Model) (*highs.Model, []int, error) {
 	nr := max(len(m.RowLower), len(m.RowUpper))
 	used := make([]bool, nr)
 	for _, nz := range m.ConstMatrix {
@@ -147,20 +164,22 @@ func dropEmptyRows(m *highs.Model) (*highs.Model, error) {
 		}
 	}
 	if !slices.Contains(used, false) {
-		return m, nil
+		return m, nil, nil
 	}
 	out := *m
 	out.RowLower, out.RowUpper, out.ConstMatrix = nil, nil, nil
 	newIndex := make([]int, nr)
+	var kept []int
 	for r := 0; r < nr; r++ {
 		lo, hi := bound(m.RowLower, r, math.Inf(-1)), bound(m.RowUpper, r, math.Inf(1))
 		if !used[r] {
 			if lo > 0 || hi < 0 {
-				return nil, fmt.Errorf("%w: %w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, ErrInfeasible, r, lo, hi)
+				return nil, nil, fmt.Errorf("%w: %w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, ErrInfeasible, r, lo, hi)
 			}
 			continue
 		}
 		newIndex[r] = len(out.RowLower)
+		kept = append(kept, r)
 		out.RowLower = append(out.RowLower, lo)
 		out.RowUpper = append(out.RowUpper, hi)
 	}
@@ -169,7 +188,7 @@ func dropEmptyRows(m *highs.Model) (*highs.Model, error) {
 			out.ConstMatrix = append(out.ConstMatrix, highs.Nonzero{Row: newIndex[nz.Row], Col: nz.Col, Val: nz.Val})
 		}
 	}
-	return &out, nil
+	return &out, kept, nil
 }
 
 func bound(b []float64, i int, def float64) float64 {
@@ -244,10 +263,22 @@ func sortedKeys(m map[string]any) []string {
 
 // SolveFile reads a model from an MPS or LP file and solves it like Solve.
 func SolveFile(path string, o Options) (Result, error) {
+	return SolveFileContext(context.Background(), path, o)
+}
+
+// SolveFileContext is SolveFile that stops when ctx ends, like
+// SolveContext. The time limit covers the solve alone: HiGHS's MPS reader
+// also stops at time_limit, and then fails with a bare read error that says
+// nothing of the clock, so a tiny limit looked like a broken file. The file
+// is therefore read with no limit, and time_limit is set once the model is
+// in.
+func SolveFileContext(ctx context.Context, path string, o Options) (Result, error) {
 	raw := highs.NewRawModel()
 	defer runtime.KeepAlive(raw)
 	// Options first, so that reading is as quiet as solving.
-	if err := applyOptions(raw, o); err != nil {
+	read := o
+	read.TimeLimit = 0
+	if err := applyOptions(raw, read); err != nil {
 		return Result{}, err
 	}
 	if err := raw.ReadModelFromFile(path); err != nil {
@@ -256,5 +287,12 @@ func SolveFile(path string, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("highs: read %s: %w", path, err)
 		}
 	}
-	return runContext(context.Background(), raw, false)
+	if o.TimeLimit > 0 {
+		if err := raw.SetFloat64Option("time_limit", o.TimeLimit.Seconds()); err != nil {
+			return Result{}, fmt.Errorf("highs: set option: %w", err)
+		}
+	}
+	// The file says whether the model is a MIP; without this a MIP read
+	// from a file was treated as an LP (no incumbent at a limit, no nodes).
+	return runContext(ctx, raw, hasIntegers(handle(raw)))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -62,6 +63,15 @@ func TestEmptyRows(t *testing.T) {
 	}
 	if !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
 		t.Errorf("objective %v, want 14/5", res.Objective)
+	}
+	// The duals follow m's rows, the empty one's 0: both other rows bind,
+	// and their duals are those of lp2 without the empty row.
+	plain, err := Solve(lp2(), Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.RowDual; len(d) != 3 || d[1] != 0 || d[0] != plain.RowDual[0] || d[2] != plain.RowDual[1] || d[0] == 0 {
+		t.Errorf("row duals %v, want lp2's %v around a 0", res.RowDual, plain.RowDual)
 	}
 	// An empty row that cannot hold (1 ≤ 0) makes the model infeasible.
 	m.RowLower[1] = 1
@@ -180,6 +190,39 @@ func TestTimeLimit(t *testing.T) {
 	}
 	if math.IsNaN(res.DualBound) || (res.HasSolution && res.DualBound > res.Objective+1e-9) {
 		t.Errorf("dual bound %v, incumbent %v (has %v): a minimization's bound must not exceed its incumbent", res.DualBound, res.Objective, res.HasSolution)
+	}
+}
+
+// TestSolveFileTimeLimit: the time limit of a file solve covers the solve,
+// not the reading. HiGHS's MPS reader stops at time_limit too and then fails
+// with a bare read error, so a tiny limit used to look like a broken file.
+// A MIP read from a file is also solved as a MIP (dual bound, nodes).
+func TestSolveFileTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	hard, lp := filepath.Join(dir, "split.mps"), filepath.Join(dir, "lp2.mps")
+	if err := WriteModel(marketSplit(4, 40), hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteModel(lp2(), lp); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 100 * time.Millisecond} {
+		o := Defaults()
+		o.TimeLimit = limit
+		res, err := SolveFile(hard, o)
+		if !errors.Is(err, ErrTimeLimit) || res.ModelStatus != StatusTimeLimit {
+			t.Fatalf("limit %v: status %v, err = %v; want TimeLimit", limit, res.ModelStatus, err)
+		}
+		if !res.IsMIP || math.IsNaN(res.DualBound) {
+			t.Errorf("limit %v: IsMIP %v, dual bound %v: the file's MIP was not solved as one", limit, res.IsMIP, res.DualBound)
+		}
+	}
+	res, err := SolveFile(lp, Defaults())
+	if err != nil || res.IsMIP || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
+		t.Errorf("LP from a file: objective %v, IsMIP %v, err %v; want 14/5, an LP", res.Objective, res.IsMIP, err)
+	}
+	if _, err := SolveFile(filepath.Join(dir, "missing.mps"), Defaults()); err == nil || errors.Is(err, ErrTimeLimit) {
+		t.Errorf("missing file: err = %v, want a read error", err)
 	}
 }
 

@@ -22,7 +22,7 @@ type LP struct {
 
 // NewLP loads m into HiGHS with the options o.
 func NewLP(m *highs.Model, o Options) (*LP, error) {
-	raw, err := build(m, o)
+	raw, _, err := build(m, o)
 	if err != nil {
 		return nil, err
 	}

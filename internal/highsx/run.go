@@ -149,6 +149,18 @@ func readSolution(h unsafe.Pointer, res *Result) error {
 	return nil
 }
 
+// hasIntegers reports whether the model in h has a column that is not
+// continuous.
+func hasIntegers(h unsafe.Pointer) bool {
+	for j := range C.Highs_getNumCol(h) {
+		var t C.HighsInt
+		if C.Highs_getColIntegrality(h, j, &t) != C.kHighsStatusError && t != C.kHighsVarTypeContinuous {
+			return true
+		}
+	}
+	return false
+}
+
 func intInfo(h unsafe.Pointer, name string, v *C.HighsInt) bool {
 	c := C.CString(name)
 	defer C.free(unsafe.Pointer(c))
