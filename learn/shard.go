@@ -65,9 +65,14 @@ func (s *sweeper) sweepShard(ctx context.Context) (*Results, error) {
 		return nil, fmt.Errorf("learn: results directory: %w", err)
 	}
 	res := &Results{Model: c.Model, Config: *c}
-	for _, di := range c.Shard.Thresholds(len(c.D)) {
+	ds := c.Shard.Thresholds(len(c.D))
+	for k, di := range ds {
 		prev := s.recordedPrev(di)
-		p, err := s.runD(ctx, di, prev)
+		ahead := -1
+		if k+1 < len(ds) {
+			ahead = ds[k+1]
+		}
+		p, err := s.runD(ctx, di, prev, ahead)
 		res.Trained, res.Loaded = s.trained, s.loaded
 		if err != nil {
 			return res, err

@@ -171,7 +171,7 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	res := &Results{Model: c.Model, Config: c}
 	var prev *Point
 	for di := range c.D {
-		p, err := s.runD(ctx, di, knownPrev(prev))
+		p, err := s.runD(ctx, di, knownPrev(prev), -1)
 		res.Trained, res.Loaded = s.trained, s.loaded
 		if err != nil {
 			return res, err
@@ -198,21 +198,29 @@ type sweeper struct {
 }
 
 type trialOut struct {
-	trial  int
-	rec    *TrialRecord
-	loaded bool
-	err    error
+	d, trial int
+	rec      *TrialRecord
+	loaded   bool
+	err      error
 }
+
+// job is trial t of threshold index d.
+type job struct{ d, t int }
 
 // runD runs the protocol at threshold index di.
 //
 // prev supplies the previous threshold's finalized point. While it is not yet
 // known (a sharded run waiting for another shard), runD trains trials in
 // order, speculatively, until Accept of them are eligible — the fewest the
-// protocol can consume — and then polls prev every pollInterval; trials are
-// offered to the selector only once prev is known, so the outcome is the
-// same as with prev known from the start.
-func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, error) {
+// protocol can consume — then trains trials 0, …, Accept−1 of threshold
+// index ahead (the shard's next threshold; −1 for none), which that
+// threshold will consume whatever happens, since it attempts at least Accept
+// trials; and it polls prev every pollInterval. Trials are offered to the
+// selector only once prev is known, so the outcome is the same as with prev
+// known from the start. A trial trained ahead is saved to the results
+// directory, where the next runD loads it; it is never cancelled when this
+// threshold finishes.
+func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*DResult, error) {
 	c := s.cfg
 	var sel *Selector
 	eligible := 0 // finished trials with an eligible epoch, while prev is unknown
@@ -233,15 +241,19 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, er
 	poll := time.NewTicker(pollInterval)
 	defer poll.Stop()
 	ctxD, cancel := context.WithCancel(ctx)
-	jobs := make(chan int, c.Workers)
+	jobs := make(chan job, c.Workers)
 	out := make(chan trialOut, c.Workers)
 	var wg sync.WaitGroup
 	for range c.Workers {
 		wg.Go(func() {
-			for t := range jobs {
-				rec, loaded, err := s.trial(ctxD, di, t)
+			for j := range jobs {
+				tctx := ctxD
+				if j.d != di {
+					tctx = ctx // trained ahead: finished even once di is done
+				}
+				rec, loaded, err := s.trial(tctx, j.d, j.t)
 				select {
-				case out <- trialOut{t, rec, loaded, err}:
+				case out <- trialOut{j.d, j.t, rec, loaded, err}:
 				case <-ctxD.Done():
 					return
 				}
@@ -255,20 +267,28 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, er
 	recs := make(map[int]*TrialRecord)
 	summaries := []TrialSummary{}
 	dispatched, next := 0, 0
-	finished := 0 // trials received, offered or pending
+	inflight := 0 // jobs sent and not yet received, of either threshold
+	trainedAhead := 0
 	dispatch := func() {
-		for dispatched < c.Protocol.MaxAttempts {
-			if sel == nil {
-				// Speculating: at most Workers in flight, and no more once
-				// Accept trials are eligible (the fewest the protocol uses).
-				if eligible >= c.Protocol.Accept || dispatched-finished >= c.Workers {
+		for inflight < c.Workers {
+			switch {
+			case sel != nil:
+				if dispatched >= c.Protocol.MaxAttempts || dispatched-next >= c.Workers {
 					return
 				}
-			} else if dispatched-next >= c.Workers {
+			case eligible < c.Protocol.Accept && dispatched < c.Protocol.MaxAttempts:
+				// Speculating on this threshold.
+			case ahead >= 0 && trainedAhead < c.Protocol.Accept:
+				jobs <- job{ahead, trainedAhead}
+				trainedAhead++
+				inflight++
+				continue
+			default:
 				return
 			}
-			jobs <- dispatched
+			jobs <- job{di, dispatched}
 			dispatched++
+			inflight++
 		}
 	}
 	pending := make(map[int]trialOut)
@@ -277,6 +297,7 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, er
 		var o trialOut
 		select {
 		case o = <-out:
+			inflight--
 		case <-poll.C:
 			if _, err := known(); err != nil {
 				return nil, err
@@ -286,11 +307,10 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc) (*DResult, er
 			return nil, fmt.Errorf("learn: sweep stopped at D[%d] = %g: %w", di, c.D[di], ctx.Err())
 		}
 		if o.err != nil {
-			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", di, c.D[di], o.trial, o.err)
+			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", o.d, c.D[o.d], o.trial, o.err)
 		}
-		if o.trial >= 0 {
+		if o.trial >= 0 && o.d == di {
 			pending[o.rec.Trial] = o
-			finished++
 			if sel == nil {
 				if _, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[di], c.Protocol.Tau, c.Protocol.K); ok {
 					eligible++
