@@ -463,10 +463,13 @@ type FiniteOptimum struct {
 	// LowerBound is true when Gamma is only a lower bound on the global
 	// optimum (the fallback when the ray enumeration is too large).
 	LowerBound bool
-	Status     string
-	MIPGap     float64
-	Nodes      int64
-	SolveTime  time.Duration
+	// Status is what the solve ended with, for display: StatusOptimal,
+	// GapStatus, another Status… constant, or HiGHS's model status (see
+	// Proven).
+	Status    string
+	MIPGap    float64
+	Nodes     int64
+	SolveTime time.Duration
 	// Upper is a proven upper bound on the optimum (SolveFinite and
 	// SolveColGen; NaN when unknown): the bracket is [Gamma, Upper].
 	Upper float64
@@ -474,6 +477,12 @@ type FiniteOptimum struct {
 	Certificate *Certificate
 	// Iterations is column generation's bracket per master iteration.
 	Iterations []ColGenIteration
+}
+
+// Proven reports whether o's solve proved optimality: mmds's own
+// StatusOptimal (a closed bracket) or HiGHS's optimal model status.
+func (o FiniteOptimum) Proven() bool {
+	return o.Status == StatusOptimal || o.Status == highsx.StatusOptimal.String()
 }
 
 // lpModel is the global LP: columns λ_j (one per ray), then γ.

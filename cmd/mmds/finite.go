@@ -206,7 +206,7 @@ func printMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 		}
 		g := mechanismGrid(o.Mechanism)
 		what := "Optimal mechanism"
-		if o.Status != mip.StatusOptimal && o.Status != "Optimal" {
+		if !o.Proven() {
 			what = "Best mechanism found (" + o.Status + ")"
 		}
 		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, plural(o.Mechanism.Outputs(), "output"))
