@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/lanl/highs"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -72,6 +74,27 @@ func TestEmptyRows(t *testing.T) {
 	}
 	if d := res.RowDual; len(d) != 3 || d[1] != 0 || d[0] != plain.RowDual[0] || d[2] != plain.RowDual[1] || d[0] == 0 {
 		t.Errorf("row duals %v, want lp2's %v around a 0", res.RowDual, plain.RowDual)
+	}
+	// A kept LP maps its duals the same way, and appends added rows' duals.
+	lp, err := NewLP(m, Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := lp.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(kept.RowDual, res.RowDual) {
+		t.Errorf("LP row duals %v, want Solve's %v", kept.RowDual, res.RowDual)
+	}
+	if err := lp.AddRows([]Row{{Lower: math.Inf(-1), Upper: 100, Index: []int{0, 1}, Value: []float64{1, 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err = lp.Solve(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := kept.RowDual; len(d) != 4 || !floats.EqualApprox(d[:3], res.RowDual, 1e-12) || d[3] != 0 {
+		t.Errorf("LP row duals after a slack row %v, want %v then 0", d, res.RowDual)
 	}
 	// An empty row that cannot hold (1 ≤ 0) makes the model infeasible.
 	m.RowLower[1] = 1

@@ -18,15 +18,19 @@ import (
 type LP struct {
 	raw   *highs.RawModel
 	isMIP bool
+	// kept maps HiGHS's first rows to m's (nil when m had no empty row,
+	// which build drops); rows is m's row count.
+	kept []int
+	rows int
 }
 
 // NewLP loads m into HiGHS with the options o.
 func NewLP(m *highs.Model, o Options) (*LP, error) {
-	raw, _, err := build(m, o)
+	raw, kept, err := build(m, o)
 	if err != nil {
 		return nil, err
 	}
-	lp := &LP{raw: raw}
+	lp := &LP{raw: raw, kept: kept, rows: max(len(m.RowLower), len(m.RowUpper))}
 	for _, t := range m.VarTypes {
 		if t != highs.ContinuousType {
 			lp.isMIP = true
@@ -60,6 +64,15 @@ func (lp *LP) Solve(ctx context.Context) (Result, error) {
 		}
 		res, err = runContext(ctx, lp.raw, lp.isMIP)
 	}
+	if lp.kept != nil && res.RowDual != nil {
+		// m's rows in m's order, 0 for an empty one (as SolveContext), then
+		// the rows AddRows appended.
+		full := make([]float64, lp.rows, lp.rows+len(res.RowDual)-len(lp.kept))
+		for i, r := range lp.kept {
+			full[r] = res.RowDual[i]
+		}
+		res.RowDual = append(full, res.RowDual[len(lp.kept):]...)
+	}
 	return res, err
 }
 
@@ -70,7 +83,8 @@ type Row struct {
 	Value        []float64
 }
 
-// NumRows is the model's current number of rows.
+// NumRows is the number of rows HiGHS holds (m's less its empty rows, plus
+// those added): the index space of TruncateRows.
 func (lp *LP) NumRows() int {
 	defer runtime.KeepAlive(lp.raw)
 	return int(C.Highs_getNumRow(handle(lp.raw)))
