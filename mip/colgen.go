@@ -492,6 +492,11 @@ func (cg *colGen) heuristic(ctx context.Context, du duals, lam []float64, tol fl
 	for _, c := range starts {
 		cg.ruleAt(c, rule)
 		for step := 0; step < 20; step++ {
+			// A small LP can finish before HiGHS polls its interrupt
+			// callback: check the deadline between solves too.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			_, next, err := cg.solveRule(ctx, du, cg.ruleCost(du, rule, len(rule)))
 			if err != nil {
 				return nil, err
