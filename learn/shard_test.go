@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
 )
@@ -93,5 +94,53 @@ func TestShardNeedsDir(t *testing.T) {
 	c.Shard = cluster.Shard{Index: 1, Count: 2}
 	if _, err := Sweep(context.Background(), ds, c); err == nil {
 		t.Fatal("a sharded sweep without a results directory ran")
+	}
+}
+
+// TestShardTrainsAhead runs shard 2 of 2 alone, so that the point record it
+// waits for never appears: it must train its own threshold's trials until
+// Accept are eligible and then exactly trials 0 … Accept−1 of its next
+// threshold, which that threshold consumes whatever the record says.
+func TestShardTrainsAhead(t *testing.T) {
+	ds, c := shardConfig(t, Gauss)
+	c.Dir, c.Workers, c.Shard = t.TempDir(), 1, cluster.Shard{Index: 2, Count: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := Sweep(ctx, ds, c); done <- err }()
+	ahead := filepath.Join(c.Dir, TrialFile(3, c.Protocol.Accept-1))
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(2 * time.Minute)
+wait:
+	for {
+		select {
+		case <-tick.C:
+			if _, err := os.Stat(ahead); err == nil {
+				break wait
+			}
+		case err := <-done:
+			t.Fatalf("shard 2/2 returned before training ahead: %v", err)
+		case <-deadline:
+			t.Fatalf("%s never appeared", ahead)
+		}
+	}
+	// Let the shard settle: with one worker and nothing left to train
+	// ahead it has nothing in flight, so the files now are final.
+	cancel()
+	<-done
+	trials, err := filepath.Glob(filepath.Join(c.Dir, "trials", "d03_t*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != c.Protocol.Accept {
+		t.Errorf("trained %d trials of its next threshold ahead; want Accept = %d", len(trials), c.Protocol.Accept)
+	}
+	own, _ := filepath.Glob(filepath.Join(c.Dir, "trials", "d01_t*.json"))
+	if len(own) < c.Protocol.Accept {
+		t.Errorf("trained %d trials of its own threshold; want at least Accept = %d first", len(own), c.Protocol.Accept)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, PointFile(1))); err == nil {
+		t.Error("shard 2/2 finished its threshold without shard 1's point record")
 	}
 }
