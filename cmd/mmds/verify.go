@@ -276,7 +276,7 @@ func verifyNotes(run *verify.Run, rep *verify.Report) []string {
 	t := rep.Tolerances
 	n := []string{
 		fmt.Sprintf("%d pass, %d fail, %d not finalized, %d not trained: %s", rep.Passed, rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass)),
-		fmt.Sprintf("tolerances: certified distortion in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a]; gap ≤ %g·SE(optimum) + a; stated stated error ≤ %g; a = %g × loss scale",
+		fmt.Sprintf("tolerances: certified distortion in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a]; gap ≤ %g·SE(optimum) + a; stated error ≤ %g; a = %g × loss scale",
 			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad, t.Abs),
 		"gap: at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
 		referenceLine(run.Model.Kind(), rep.Tolerances.Reference),
