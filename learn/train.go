@@ -353,7 +353,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 // privLossExpect is privLoss for the binary model with PrivGrad =
 // PrivGradExpect: the release F ∈ {0, 1} is marginalized exactly, so every
 // observer's loss is L = (1/n) Σ_k p̂_k ℓ_k(1) + (1 − p̂_k) ℓ_k(0), with ℓ_k(f)
-// the soft 0-1 loss of its estimate from (f, side information) on row k,
+// the loss of its estimate from (f, side information) on row k (expectLoss),
 // and dL/dp̂_k = (ℓ_k(1) − ℓ_k(0))/n. Unlike Section V-B's compromise the
 // adversarial term of eq. (priv_loss) then has a gradient, the one of the
 // objective itself.
@@ -389,9 +389,11 @@ func (t *Trainer) privLossExpect(n int, grad bool) float64 {
 	return loss
 }
 
-// expectLoss returns the expected soft 0-1 loss of network m over F ~
-// Bernoulli(p) on the n gathered rows (input column 0 is f; h and out are
-// m's scratch) and writes dL/dp̂ into d.
+// expectLoss returns the expected loss of network m over F ~ Bernoulli(p)
+// on the n gathered rows (input column 0 is f; h and out are m's scratch)
+// and writes dL/dp̂ into d. The per-row loss is the soft 0-1 loss of the
+// estimate, or with EstLoss = EstLossLog the 0-1 error of its MAP decision
+// (the estimate is then a posterior).
 func (t *Trainer) expectLoss(m *MLP, in, h, out, d, p []float64, n int) float64 {
 	b := &t.b
 	x := b.x[:n]
