@@ -191,42 +191,56 @@ func (s CBC) Info() SolverInfo { return s.info }
 
 // Solve implements Solver.
 func (s CBC) Solve(ctx context.Context, in Instance, file string, limit time.Duration) Outcome {
-	o := Outcome{Objective: math.NaN(), Nodes: -1}
-	tmp, err := os.MkdirTemp("", "mmds-cbc-")
-	if err != nil {
-		return Outcome{Status: StatusError, Err: err.Error(), Objective: math.NaN(), Nodes: -1}
-	}
-	defer os.RemoveAll(tmp)
-	sol := filepath.Join(tmp, "sol.txt")
-	args := []string{file}
-	if limit > 0 {
-		// CBC's default time mode is CPU time, which on a loaded machine
-		// lets it run far past a wall-clock limit.
-		args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(limit.Seconds(), 'g', -1, 64))
-	}
-	if s.Config.Threads > 0 {
-		args = append(args, "-threads", strconv.Itoa(s.Config.Threads))
-	}
-	args = append(args, "-randomCbcSeed", strconv.Itoa(s.Config.Seed), "-solve", "-solution", sol)
-	out, secs, killed, err := runProgram(ctx, limit, s.info.Path, args...)
-	o.Seconds = secs
-	if killed {
-		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
-		return o
-	}
-	if err != nil {
-		o.Status, o.Err = StatusError, fmt.Sprintf("cbc: %v: %s", err, lastLines(out, 3))
+	o, out, data, ok := runExternal(ctx, limit, s.info.Path, "cbc", func(sol string) []string {
+		args := []string{file}
+		if limit > 0 {
+			// CBC's default time mode is CPU time, which on a loaded machine
+			// lets it run far past a wall-clock limit.
+			args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(limit.Seconds(), 'g', -1, 64))
+		}
+		if s.Config.Threads > 0 {
+			args = append(args, "-threads", strconv.Itoa(s.Config.Threads))
+		}
+		return append(args, "-randomCbcSeed", strconv.Itoa(s.Config.Seed), "-solve", "-solution", sol)
+	})
+	if !ok {
 		return o
 	}
 	if r, err := ParseCBC(string(out)); err == nil {
 		o.Nodes = r.Nodes
 	}
-	data, err := os.ReadFile(sol)
-	if err != nil {
-		o.Status, o.Err = StatusError, fmt.Sprintf("cbc wrote no solution: %s", lastLines(out, 3))
-		return o
-	}
 	return parseCBCSolution(data, in, o)
+}
+
+// runExternal runs the solver program path (named name in messages) with
+// the arguments args(sol), sol a solution file in a fresh temporary folder,
+// under runProgram's hard deadline. ok reports whether the program exited
+// normally and wrote sol, whose contents are data; otherwise o says why (a
+// time-out or an error) and is final. out is the program's output.
+func runExternal(ctx context.Context, limit time.Duration, path, name string, args func(sol string) []string) (o Outcome, out, data []byte, ok bool) {
+	o = Outcome{Objective: math.NaN(), Nodes: -1}
+	tmp, err := os.MkdirTemp("", "mmds-"+name+"-")
+	if err != nil {
+		o.Status, o.Err = StatusError, err.Error()
+		return o, nil, nil, false
+	}
+	defer os.RemoveAll(tmp)
+	sol := filepath.Join(tmp, "sol.txt")
+	out, secs, killed, err := runProgram(ctx, limit, path, args(sol)...)
+	o.Seconds = secs
+	if killed {
+		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
+		return o, out, nil, false
+	}
+	if err != nil {
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s: %v: %s", name, err, lastLines(out, 3))
+		return o, out, nil, false
+	}
+	if data, err = os.ReadFile(sol); err != nil {
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s wrote no solution: %s", name, lastLines(out, 3))
+		return o, out, nil, false
+	}
+	return o, out, data, true
 }
 
 // parseCBCSolution reads CBC's solution file: a status line
@@ -332,30 +346,14 @@ func (s GLPK) Info() SolverInfo { return s.info }
 
 // Solve implements Solver.
 func (s GLPK) Solve(ctx context.Context, in Instance, file string, limit time.Duration) Outcome {
-	o := Outcome{Objective: math.NaN(), Nodes: -1}
-	tmp, err := os.MkdirTemp("", "mmds-glpk-")
-	if err != nil {
-		return Outcome{Status: StatusError, Err: err.Error(), Objective: math.NaN(), Nodes: -1}
-	}
-	defer os.RemoveAll(tmp)
-	sol := filepath.Join(tmp, "sol.txt")
-	args := []string{"--freemps", file, "-w", sol}
-	if limit > 0 {
-		args = append(args, "--tmlim", strconv.Itoa(int(math.Ceil(limit.Seconds()))))
-	}
-	out, secs, killed, err := runProgram(ctx, limit, s.info.Path, args...)
-	o.Seconds = secs
-	if killed {
-		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
-		return o
-	}
-	if err != nil {
-		o.Status, o.Err = StatusError, fmt.Sprintf("glpsol: %v: %s", err, lastLines(out, 3))
-		return o
-	}
-	data, err := os.ReadFile(sol)
-	if err != nil {
-		o.Status, o.Err = StatusError, fmt.Sprintf("glpsol wrote no solution: %s", lastLines(out, 3))
+	o, out, data, ok := runExternal(ctx, limit, s.info.Path, "glpsol", func(sol string) []string {
+		args := []string{"--freemps", file, "-w", sol}
+		if limit > 0 {
+			args = append(args, "--tmlim", strconv.Itoa(int(math.Ceil(limit.Seconds()))))
+		}
+		return args
+	})
+	if !ok {
 		return o
 	}
 	return parseGLPKSolution(data, in, o, bytes.Contains(out, []byte("TIME LIMIT EXCEEDED")))
