@@ -108,8 +108,6 @@ func inputGradRows(sig bool, h, out, dOut []float64, n, lo, H int, v, d []float6
 // gw2_j = Σ_r fma(dz_r, h_jr, ·), gb1_j = Σ_r g_jr, gW1_ij = Σ_r fma(x_ir,
 // g_jr, ·), and gb2 = Σ_r dz_r. grad is overwritten.
 func paramGradRows(sig bool, in, h, out, dOut []float64, n, I, H int, w2, grad []float64) {
-	gw1 := grad[:I*H]
-	gb1, gw2 := grad[I*H:I*H+H], grad[I*H+H:I*H+2*H]
 	n8 := n - n%reduceLanes
 	x0, x1 := in[:n], in[:n] // x1 is a placeholder when I = 1
 	if I > 1 {
@@ -129,23 +127,45 @@ func paramGradRows(sig bool, in, h, out, dOut []float64, n, I, H int, w2, grad [
 				py[k] = math.FMA(x1[r], g, py[k])
 			}
 		}
-		sw2, sb1, sx, sy := combineLanes(&pw2), combineLanes(&pb1), combineLanes(&px), combineLanes(&py)
-		for r := n8; r < n; r++ {
-			dz := dzOut(sig, dOut[r], out[r])
-			g := gate(float64(dz*w2j), hj[r])
-			sw2 = math.FMA(dz, hj[r], sw2)
-			sb1 += g
-			sx = math.FMA(x0[r], g, sx)
-			sy = math.FMA(x1[r], g, sy)
-		}
-		gw2[j], gb1[j], gw1[j] = sw2, sb1, sx
-		if I > 1 {
-			gw1[H+j] = sy
-		}
-		for i := 2; i < I; i++ {
-			gw1[i*H+j] = inputWeightGrad(sig, in[i*n:i*n+n], hj, out, dOut, n, w2j)
-		}
+		paramGradUnit(sig, in, h, out, dOut, n, n8, I, H, j, w2j, grad,
+			combineLanes(&pw2), combineLanes(&pb1), combineLanes(&px), combineLanes(&py))
 	}
+	grad[I*H+2*H] = outputBiasGrad(sig, out, dOut, n, n8)
+}
+
+// paramGradUnit finishes hidden unit j's gradients from the lane partials
+// of rows 0 … n8−1 (sw2, sb1, sx, sy: gw2_j, gb1_j, gW1 of inputs 0 and 1):
+// rows n8 … n−1 in order, then the inputs past the second. Both the
+// canonical kernel and the assembly one end with it, so their tails agree
+// bit for bit.
+func paramGradUnit(sig bool, in, h, out, dOut []float64, n, n8, I, H, j int, w2j float64, grad []float64, sw2, sb1, sx, sy float64) {
+	gw1 := grad[:I*H]
+	gb1, gw2 := grad[I*H:I*H+H], grad[I*H+H:I*H+2*H]
+	hj := h[j*n : j*n+n]
+	x0, x1 := in[:n], in[:n] // x1 is a placeholder when I = 1
+	if I > 1 {
+		x1 = in[n : 2*n]
+	}
+	for r := n8; r < n; r++ {
+		dz := dzOut(sig, dOut[r], out[r])
+		g := gate(float64(dz*w2j), hj[r])
+		sw2 = math.FMA(dz, hj[r], sw2)
+		sb1 += g
+		sx = math.FMA(x0[r], g, sx)
+		sy = math.FMA(x1[r], g, sy)
+	}
+	gw2[j], gb1[j], gw1[j] = sw2, sb1, sx
+	if I > 1 {
+		gw1[H+j] = sy
+	}
+	for i := 2; i < I; i++ {
+		gw1[i*H+j] = inputWeightGrad(sig, in[i*n:i*n+n], hj, out, dOut, n, w2j)
+	}
+}
+
+// outputBiasGrad is gb2 = Σ_r dz_r in the lane rule: lanes over rows
+// 0 … n8−1, then rows n8 … n−1 in order.
+func outputBiasGrad(sig bool, out, dOut []float64, n, n8 int) float64 {
 	var p [reduceLanes]float64
 	for r := 0; r < n8; r++ {
 		p[r%reduceLanes] += dzOut(sig, dOut[r], out[r])
@@ -154,7 +174,7 @@ func paramGradRows(sig bool, in, h, out, dOut []float64, n, I, H int, w2, grad [
 	for r := n8; r < n; r++ {
 		s += dzOut(sig, dOut[r], out[r])
 	}
-	grad[I*H+2*H] = s
+	return s
 }
 
 // inputWeightGrad is Σ_r fma(x_r, g_r, ·) with g_r = [h_r > 0]·(dz_r·w2j) in

@@ -4,7 +4,6 @@ package learn
 
 import (
 	"fmt"
-	"math"
 
 	"golang.org/x/sys/cpu"
 )
@@ -101,8 +100,6 @@ func paramGradKernel(sig bool, p []float64, I, H int, in, h, out, dOut []float64
 	checkLen("parameter gradient", dOut, n)
 	checkLen("parameter gradient", grad, I*H+2*H+1)
 	n8 := n - n%8
-	gw1 := grad[:I*H]
-	gb1, gw2 := grad[I*H:I*H+H], grad[I*H+H:I*H+2*H]
 	x0, x1 := in[:n], in[:n] // x1 is a placeholder when I = 1
 	if I > 1 {
 		x1 = in[n : 2*n]
@@ -116,32 +113,9 @@ func paramGradKernel(sig bool, p []float64, I, H int, in, h, out, dOut []float64
 		paramGradAVX(sig, &w2[j0], j1-j0, &x0[0], &x1[0], &h[j0*n], &out[0], &dOut[0], n, n8, &part[0])
 		for j := j0; j < j1; j++ {
 			q := part[16*(j-j0) : 16*(j-j0)+16]
-			hj, w2j := h[j*n:j*n+n], w2[j]
-			sw2, sb1, sx, sy := c4(q[0:4]), c4(q[4:8]), c4(q[8:12]), c4(q[12:16])
-			for r := n8; r < n; r++ {
-				dz := dzOut(sig, dOut[r], out[r])
-				g := gate(float64(dz*w2j), hj[r])
-				sw2 = math.FMA(dz, hj[r], sw2)
-				sb1 += g
-				sx = math.FMA(x0[r], g, sx)
-				sy = math.FMA(x1[r], g, sy)
-			}
-			gw2[j], gb1[j], gw1[j] = sw2, sb1, sx
-			if I > 1 {
-				gw1[H+j] = sy
-			}
-			for i := 2; i < I; i++ {
-				gw1[i*H+j] = inputWeightGrad(sig, in[i*n:i*n+n], hj, out, dOut, n, w2j)
-			}
+			paramGradUnit(sig, in, h, out, dOut, n, n8, I, H, j, w2[j], grad,
+				c4(q[0:4]), c4(q[4:8]), c4(q[8:12]), c4(q[12:16]))
 		}
 	}
-	var p8 [reduceLanes]float64
-	for r := 0; r < n8; r++ {
-		p8[r%reduceLanes] += dzOut(sig, dOut[r], out[r])
-	}
-	s := combineLanes(&p8)
-	for r := n8; r < n; r++ {
-		s += dzOut(sig, dOut[r], out[r])
-	}
-	grad[I*H+2*H] = s
+	grad[I*H+2*H] = outputBiasGrad(sig, out, dOut, n, n8)
 }
