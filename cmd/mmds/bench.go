@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -265,8 +264,8 @@ checked against the file's model and the manifest's certified optimum and bound.
 			if err != nil {
 				return badInput("library %q: %v", dir, err)
 			}
-			if man.Instances, err = selectTiers(man.Instances, tiers); err != nil {
-				return err
+			if man.Instances, err = bench.SelectTiers(man.Instances, tiers); err != nil {
+				return badInput("--tier %v", err)
 			}
 			var ins []bench.Instance
 			files := map[string]string{}
@@ -290,33 +289,6 @@ checked against the file's model and the manifest's certified optimum and bound.
 	f.register(cmd)
 	cmd.Flags().StringSliceVar(&tiers, "tier", nil, "solve only the instances of these tiers (easy, medium, hard, open; comma-separated; default all)")
 	return cmd
-}
-
-// selectTiers keeps the entries of the given tiers (all when none is
-// given); a tier with no entry in the library is bad input, so a typo does
-// not pass for an empty run.
-func selectTiers(es []bench.ManifestEntry, tiers []string) ([]bench.ManifestEntry, error) {
-	if len(tiers) == 0 {
-		return es, nil
-	}
-	var have []string
-	for _, e := range es {
-		if !slices.Contains(have, e.Tier) {
-			have = append(have, e.Tier)
-		}
-	}
-	for _, t := range tiers {
-		if !slices.Contains(have, t) {
-			return nil, badInput("--tier %q: the library has no instance of that tier (its tiers: %s)", t, strings.Join(have, ", "))
-		}
-	}
-	var out []bench.ManifestEntry
-	for _, e := range es {
-		if slices.Contains(tiers, e.Tier) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
 
 // benchDoc is the JSON output: {"runs": [...], "summary": [...], ...}.

@@ -13,7 +13,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lanl/highs"
 
@@ -479,4 +481,31 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 		in.Bound = *e.BestBound
 	}
 	return in, nil
+}
+
+// SelectTiers keeps the entries of the given tiers, in order (all of them
+// when tiers is empty). A tier with no entry in es is an error, so that a
+// typo does not pass for an empty run.
+func SelectTiers(es []ManifestEntry, tiers []string) ([]ManifestEntry, error) {
+	if len(tiers) == 0 {
+		return es, nil
+	}
+	var have []string
+	for _, e := range es {
+		if !slices.Contains(have, e.Tier) {
+			have = append(have, e.Tier)
+		}
+	}
+	for _, t := range tiers {
+		if !slices.Contains(have, t) {
+			return nil, fmt.Errorf("%q: the library has no instance of that tier (its tiers: %s)", t, strings.Join(have, ", "))
+		}
+	}
+	var out []ManifestEntry
+	for _, e := range es {
+		if slices.Contains(tiers, e.Tier) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
