@@ -20,6 +20,11 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a computation failed (solver error, failed certification)
 	exitUsage   = 2 // bad input: flags, config files, result directories
+	// exitCannotCertify: the numbers behind a verdict could not be made
+	// sound for this input (a grid or cost cap hit, an error bound above the
+	// tolerance, a network whose float32 and exact outputs disagree): neither
+	// pass nor fail.
+	exitCannotCertify = 3
 	// exitInterrupted is the shell's status for a process stopped by
 	// SIGINT (128 + 2).
 	exitInterrupted = 130
