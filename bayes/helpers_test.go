@@ -2,9 +2,7 @@ package bayes
 
 import (
 	"math/rand/v2"
-	"testing"
 
-	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 )
 
@@ -13,15 +11,6 @@ import (
 // ranges of r where k(x, ·) is flat, the hard case for the quadrature.
 func randomNet(seed uint64) *learn.MLP {
 	return learn.NewMLP(2, 50, learn.Identity, rand.New(rand.NewPCG(seed, 9)))
-}
-
-func newSetupForTest(t *testing.T, m *gauss.Model, k Privatizer, q GaussQuad) *gaussSetup {
-	t.Helper()
-	s, err := newGaussSetup(m, k, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // testQuadTol is the refinement change the tests accept (verify's default).

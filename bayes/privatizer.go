@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Privatizer is a privatizer k(x, r) whose noise input r ~ N(0,1) is
@@ -29,6 +30,11 @@ type Privatizer struct {
 	// output). Profiles are then exact; otherwise k(x, ·) is sampled on a
 	// grid of step RStep and interpolated linearly.
 	PiecewiseLinear bool
+	// Faces, if not nil, returns the faces of a box on which k is affine,
+	// covering it (a network with identity and ReLU activations), or an
+	// error wrapping network.ErrTooComplex past maxFaces. The Gaussian
+	// certificate needs it.
+	Faces func(box network.Box, maxFaces int) ([]network.Face, error)
 }
 
 // FromMLP returns the privatizer computed by a two-input network (x, r) of
@@ -75,7 +81,15 @@ func FromMLP(m *learn.MLP) (Privatizer, error) {
 		}
 		return dst
 	}
-	return Privatizer{K: k, Kinks: kinks, PiecewiseLinear: !sig}, nil
+	p := Privatizer{K: k, Kinks: kinks, PiecewiseLinear: !sig}
+	if !sig {
+		wxr := make([][]float64, h)
+		for j := range wxr {
+			wxr[j] = []float64{wx[j], wr[j]}
+		}
+		p.Faces = LayerFaces([]AffineLayer{{W: wxr, B: b1, ReLU: true}, {W: [][]float64{w2}, B: []float64{b2}}}, true)
+	}
+	return p, nil
 }
 
 func sigmoid(z float64) float64 {
@@ -89,7 +103,8 @@ func sigmoid(z float64) float64 {
 // Linear returns the linear-Gaussian privatizer F = a·x + b·r + c of
 // Appendix A as a Privatizer (exactly piecewise linear, no kinks).
 func Linear(a, b, c float64) Privatizer {
-	return Privatizer{K: func(x, r float64) float64 { return a*x + b*r + c }, PiecewiseLinear: true}
+	return Privatizer{K: func(x, r float64) float64 { return a*x + b*r + c }, PiecewiseLinear: true,
+		Faces: func(box network.Box, _ int) ([]network.Face, error) { return boxFace(box, c, a, b), nil }}
 }
 
 // profile is k(x, ·) for one x as a continuous piecewise-linear function of r:
