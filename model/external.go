@@ -17,8 +17,9 @@ import (
 //     it releases (exact per activation region for ReLU networks, sampled
 //     with a proven bound for smooth ones) and that channel's losses;
 //     Change is the bound;
-//   - a network on the Gaussian model: bayes.CertifyGauss with the
-//     network's exact kinks along r (Change is its refinement change).
+//   - a network on the Gaussian model: bayes.CertifyGauss on the faces of
+//     the network's linear regions (identity/ReLU activations; others
+//     cannot be certified: an error wrapping bayes.ErrCannotCertify).
 //
 // A channel on the Gaussian model, or a size that does not fit m, is an
 // error wrapping privatizer.ErrInput.
@@ -48,14 +49,27 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 		if f.Channel != nil {
 			return Certificate{}, fmt.Errorf("%w: a channel P(F | X) needs a finite X; the Gaussian model certifies networks k(x, r)", privatizer.ErrInput)
 		}
-		n := f.Network
-		c, err := bayes.CertifyGauss(mm.M, bayes.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}, o.Gauss)
+		c, err := bayes.CertifyGauss(mm.M, gaussPrivatizer(f.Network), o.Gauss)
 		if err != nil {
 			return Certificate{}, err
 		}
 		return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 	}
 	return Certificate{}, fmt.Errorf("%w: %s models", ErrUnsupported, m.Kind())
+}
+
+// gaussPrivatizer is the bayes.Privatizer of a network file: with Faces
+// when every activation is the identity or ReLU.
+func gaussPrivatizer(n *privatizer.MLP) bayes.Privatizer {
+	k := bayes.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}
+	if n.PiecewiseLinear() {
+		layers := make([]bayes.AffineLayer, len(n.Layers))
+		for i, l := range n.Layers {
+			layers[i] = bayes.AffineLayer{W: l.W, B: l.B, ReLU: l.Act == privatizer.ReLU}
+		}
+		k.Faces = bayes.LayerFaces(layers, n.Inputs[0] == "x")
+	}
+	return k
 }
 
 // Detect parses a model file of any kind: the three --config formats have

@@ -26,9 +26,12 @@ type Certificate struct {
 	Points       []CertPoint `json:"points"`
 	Passed       int         `json:"passed"`
 	Failed       int         `json:"failed"`
-	NotFinalized int         `json:"not_finalized"`
-	NotTrained   int         `json:"not_trained"`
-	Pass         bool        `json:"pass"`
+	// CannotCertify counts the points whose numbers could not be made
+	// sound (omitted when none, so earlier certificates still read).
+	CannotCertify int  `json:"cannot_certify,omitempty"`
+	NotFinalized  int  `json:"not_finalized"`
+	NotTrained    int  `json:"not_trained"`
+	Pass          bool `json:"pass"`
 }
 
 // CertificateFormat names the layout of a Certificate.
@@ -65,7 +68,7 @@ type CertPoint struct {
 func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string) *Certificate {
 	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: string(rep.Model),
 		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
-		Passed: rep.Passed, Failed: rep.Failed, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
+		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
 	for _, p := range rep.Points {
 		cp := CertPoint{D: p.D, Status: p.Status, PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
 		if p.Certified != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
@@ -72,10 +74,16 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 			return nil, err
 		}
 		c, err := model.CertifyFile(ctx, m, x.File, o.Model, tol)
+		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
+		if errors.Is(err, bayes.ErrCannotCertify) {
+			cannotCertify(&p, err)
+			rep.Points = append(rep.Points, p)
+			rep.CannotCertify++
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Path, err)
 		}
-		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 		if err := Judge(ctx, m, c, o, &p); err != nil {
 			return nil, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
 		}
@@ -86,6 +94,6 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 			rep.Failed++
 		}
 	}
-	rep.Pass = rep.Failed == 0 && len(rep.Points) > 0
+	rep.Pass = rep.Failed == 0 && rep.CannotCertify == 0 && len(rep.Points) > 0
 	return rep, nil
 }

@@ -126,6 +126,9 @@ const (
 	VerdictAbove        = "pass (above optimum)"
 	VerdictNotFinalized = "not finalized"
 	VerdictNotTrained   = "not trained"
+	// VerdictCannotCertify starts the verdict of a point whose numbers
+	// cannot be made sound; the reason follows.
+	VerdictCannotCertify = "cannot certify"
 )
 
 // Verdict returns whether a point passes and a one-line verdict. A point passes

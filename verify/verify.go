@@ -2,8 +2,10 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/mmds-project/mmds/bayes"
@@ -51,8 +53,10 @@ type Excess struct {
 type Point struct {
 	DIndex int     `json:"d_index"`
 	D      float64 `json:"D"`
-	// Status is "certified", "not finalized" (trained, no trial accepted)
-	// or "not trained" (the run stopped before this threshold).
+	// Status is "certified", "cannot certify" (the numbers behind a verdict
+	// could not be made sound: Verdict gives the reason), "not finalized"
+	// (trained, no trial accepted) or "not trained" (the run stopped before
+	// this threshold).
 	Status    string   `json:"status"`
 	Finalized bool     `json:"finalized"`
 	Learned   *Learned `json:"learned"`
@@ -93,7 +97,8 @@ type Point struct {
 
 // Status values of a Point.
 const (
-	StatusCertified = "certified"
+	StatusCertified     = "certified"
+	StatusCannotCertify = "cannot certify"
 )
 
 // Report is the certificate of a results directory.
@@ -106,14 +111,15 @@ type Report struct {
 	Tolerances Tolerances `json:"tolerances"`
 	Epochs     int        `json:"epochs"`
 	Points     []Point    `json:"points"`
-	// Passed + Failed + NotFinalized + NotTrained = len(Points), one per
-	// threshold of the run's configuration; Pass is true when every point
-	// passed.
-	Passed       int  `json:"passed"`
-	Failed       int  `json:"failed"`
-	NotFinalized int  `json:"not_finalized"`
-	NotTrained   int  `json:"not_trained"`
-	Pass         bool `json:"pass"`
+	// Passed + Failed + CannotCertify + NotFinalized + NotTrained =
+	// len(Points), one per threshold of the run's configuration; Pass is
+	// true when every point passed.
+	Passed        int  `json:"passed"`
+	Failed        int  `json:"failed"`
+	CannotCertify int  `json:"cannot_certify"`
+	NotFinalized  int  `json:"not_finalized"`
+	NotTrained    int  `json:"not_trained"`
+	Pass          bool `json:"pass"`
 }
 
 // Certify holds every threshold of run's configuration against the
@@ -176,6 +182,8 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 		switch {
 		case p.Status == VerdictNotTrained:
 			rep.NotTrained++
+		case p.Status == StatusCannotCertify:
+			rep.CannotCertify++
 		case !p.Finalized:
 			rep.NotFinalized++
 		case p.Pass:
@@ -211,6 +219,10 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	c, err := run.Model.Certify(k, o.Model)
+	if errors.Is(err, bayes.ErrCannotCertify) {
+		cannotCertify(&p, err)
+		return p, nil
+	}
 	if err != nil {
 		return p, err
 	}
@@ -277,6 +289,13 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		p.Verdict += "; beats the best known mechanism"
 	}
 	return nil
+}
+
+// cannotCertify marks p as a point whose certificate cannot be made sound,
+// with the reason: neither pass nor fail.
+func cannotCertify(p *Point, err error) {
+	p.Status, p.Pass = StatusCannotCertify, false
+	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
 }
 
 // learned copies a point's trained losses and checks the one the protocol

@@ -9,12 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -176,7 +174,7 @@ func TestCertifyTrainedFixtures(t *testing.T) {
 		} else {
 			res = verifytest.Binary(t, dir)
 		}
-		o := Options{Model: model.Options{Gauss: bayes.GaussQuad{Levels: 2, BinsPerNoise: 8, XPerScale: 4}}, Workers: 1}
+		o := Options{Workers: 1}
 		rep := certifyDir(t, dir, o)
 		o.Workers = 2
 		if rep2 := certifyDir(t, dir, o); !reflect.DeepEqual(rep, rep2) {

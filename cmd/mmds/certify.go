@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
@@ -27,7 +26,6 @@ type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
 	d, expectTol                                        float64
 	tol                                                 verify.Tolerances
-	quadLevels                                          int
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -64,7 +62,6 @@ operator, NaN weights, a channel with the wrong number of rows).`,
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
 	f.Float64Var(&o.expectTol, "tol-expect", privatizer.DefaultTol, "error bound of the network expectations E_R[k(x, R)] (binary and finite models)")
-	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3)")
 	registerTolerances(f, &o.tol)
 	return cmd
 }
@@ -77,13 +74,14 @@ type certifyPoint struct {
 }
 
 type certifyJSON struct {
-	Model       model.Kind        `json:"model"`
-	ModelSHA256 string            `json:"model_sha256"`
-	Tolerances  verify.Tolerances `json:"tolerances"`
-	Points      []certifyPoint    `json:"points"`
-	Passed      int               `json:"passed"`
-	Failed      int               `json:"failed"`
-	Pass        bool              `json:"pass"`
+	Model         model.Kind        `json:"model"`
+	ModelSHA256   string            `json:"model_sha256"`
+	Tolerances    verify.Tolerances `json:"tolerances"`
+	Points        []certifyPoint    `json:"points"`
+	Passed        int               `json:"passed"`
+	Failed        int               `json:"failed"`
+	CannotCertify int               `json:"cannot_certify"`
+	Pass          bool              `json:"pass"`
 }
 
 func runCertify(cmd *cobra.Command, o certifyOpts) error {
@@ -96,9 +94,6 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
-	}
-	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
-		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
 	}
 	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
 		if p.path != "" {
@@ -134,7 +129,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		}
 	}
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{Gauss: bayes.GaussQuad{Levels: o.quadLevels}}}, o.expectTol)
+		Model: model.Options{}}, o.expectTol)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return usageError{err}
@@ -143,7 +138,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	}
 	hashes := map[int]string{}
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
-		Passed: rep.Passed, Failed: rep.Failed, Pass: rep.Pass}
+		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {
 		hashes[i] = inputs[i].SHA256
 		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
@@ -177,6 +172,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		if err := writePlot(o.plot, spec); err != nil {
 			return err
 		}
+	}
+	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
+		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
 	if !rep.Pass {
 		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
@@ -333,7 +331,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		t := doc.Tolerances
 		g.Title = fmt.Sprintf("Certificate of %d privatizer(s) on a %s model (sha256 %s…)", len(doc.Points), doc.Model, doc.ModelSHA256[:12])
 		g.Notes = []string{
-			fmt.Sprintf("%d pass, %d fail: %s", doc.Passed, doc.Failed, passWord(doc.Pass)),
+			fmt.Sprintf("%d pass, %d fail, %d cannot certify: %s", doc.Passed, doc.Failed, doc.CannotCertify, passWord(doc.Pass)),
 			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; stated error ≤ %g; a = %g × loss scale",
 				t.BandTau, t.DistSE, t.DistSE, t.Tau, t.AdvSE, t.TestSize, t.Quad, t.Abs),
 			"gap: against the optimum at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/loss"
@@ -25,7 +24,6 @@ type verifyOpts struct {
 	summary            bool
 	reportOnly         bool
 	tol                verify.Tolerances
-	quadLevels         int
 	certificate, check string
 }
 
@@ -73,7 +71,6 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	registerTolerances(f, &o.tol)
-	f.IntVar(&o.quadLevels, "quad-levels", 0, "Gaussian refinement levels (default 3; each halves the bin width and the x step)")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
 	return cmd
@@ -89,9 +86,6 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	}
 	if err := o.tol.Validate(); err != nil {
 		return usageError{err}
-	}
-	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
-		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
 	}
 	var want *verify.Certificate
 	if o.check != "" {
@@ -111,7 +105,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return usageError{err}
 	}
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{Gauss: bayes.GaussQuad{Levels: o.quadLevels}}})
+		Model: model.Options{}})
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
@@ -148,6 +142,10 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	}
 	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
 		return err
+	}
+	if !rep.Pass && !o.reportOnly && rep.Failed+rep.NotFinalized+rep.NotTrained == 0 && rep.CannotCertify > 0 {
+		return exitError{exitCannotCertify, fmt.Errorf("certification of %s: %d of %d thresholds cannot be certified soundly (%d pass)",
+			dir, rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
 	if !rep.Pass && !o.reportOnly {
 		return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
@@ -275,7 +273,7 @@ func verifyTitle(run *verify.Run, rep *verify.Report) string {
 func verifyNotes(run *verify.Run, rep *verify.Report) []string {
 	t := rep.Tolerances
 	n := []string{
-		fmt.Sprintf("%d pass, %d fail, %d not finalized, %d not trained: %s", rep.Passed, rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass)),
+		fmt.Sprintf("%d pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s", rep.Passed, rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass)),
 		fmt.Sprintf("tolerances: certified distortion in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a]; gap ≤ %g·SE(optimum) + a; stated error ≤ %g; a = %g × loss scale",
 			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad, t.Abs),
 		"gap: at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
@@ -331,8 +329,8 @@ func findings(rep *verify.Report) []string {
 // writeSummary prints a few lines per model: the counts, the references,
 // and one line per threshold.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d not finalized, %d not trained: %s\n",
-		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
+	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s\n",
+		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
 	fmt.Fprintln(w, "  "+referenceLine(run.Model.Kind(), rep.Tolerances.Reference))
 	other := "best"
 	if run.Model.Kind() == model.Binary {

@@ -180,7 +180,6 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", "--format", "xml", good}, "--format"},
 		{[]string{"verify", "--summary", "--format", "csv", good}, "mutually exclusive"},
 		{[]string{"verify", "--tol-adv-se", "-1", good}, "adv_se"},
-		{[]string{"verify", "--quad-levels", "0", good}, "--quad-levels"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, c.args...)
