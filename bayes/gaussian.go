@@ -324,7 +324,7 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 		lb = LossBound{Value: value, FNodes: fNodes, MNodes: len(nodes)}
 		lb.Quad = fErr + mErr + s.skipBound(v)
 		lb.Tail = tail
-		if mErr <= tau/2*max(value, floor) || attempt == 3 || sm == 0 {
+		if mErr <= tau/2*max(value, floor) || attempt == 5 || sm == 0 {
 			break
 		}
 		panels *= 2
