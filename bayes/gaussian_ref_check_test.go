@@ -161,4 +161,3 @@ func cachedReference(name string, m *gauss.Model, mlp *learn.MLP, q refQuad) []f
 	references.m[name] = r
 	return r
 }
-
