@@ -157,7 +157,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 	var v struct {
 		Channel [][]float64 `json:"channel"`
 	}
-	if err := jsonconf.Decode(r, &v, "channel"); err != nil {
+	if err := jsonconf.Decode(r, &v); err != nil {
 		return nil, fmt.Errorf("%w: channel %s: %v%s", ErrInput, name, err, nanHint(err))
 	}
 	if v.Channel == nil {

@@ -245,7 +245,7 @@ const NoiseLaw = "normal(0,1)"
 // default identity) and validates it; name is the file name for messages.
 func ParseMLPJSON(r io.Reader, name string) (*MLP, error) {
 	var v mlpJSON
-	if err := jsonconf.Decode(r, &v, "inputs, noise, layers; in a layer: weight, bias, activation"); err != nil {
+	if err := jsonconf.Decode(r, &v); err != nil {
 		return nil, fmt.Errorf("%w: network %s: %v%s", ErrInput, name, err, nanHint(err))
 	}
 	m := &MLP{Name: name, Inputs: v.Inputs}

@@ -106,7 +106,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			}
 		}
 	}
-	run, err := verify.Load(dir)
+	run, err := verify.Load(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
 	}

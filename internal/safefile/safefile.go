@@ -36,7 +36,8 @@ const chunk = 1 << 20
 
 // Read returns the contents of the regular file at path, of at most maxBytes
 // bytes. It stops with ctx's error when ctx is done. Errors wrap ErrInput
-// (or ctx's error) and name the path.
+// (or ctx's error) and name the path; a missing file's also wraps
+// fs.ErrNotExist.
 func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 			err = pe.Err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist", ErrInput, path)
+			return nil, &notExist{fmt.Sprintf("%s does not exist", path)}
 		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
 	}
@@ -86,6 +87,12 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 		}
 	}
 }
+
+// notExist reports a missing file: it is ErrInput and fs.ErrNotExist.
+type notExist struct{ msg string }
+
+func (e *notExist) Error() string   { return e.msg }
+func (e *notExist) Unwrap() []error { return []error{ErrInput, fs.ErrNotExist} }
 
 // Describe names a file type for messages: "a directory", "a named pipe
 // (FIFO)", ….

@@ -3,6 +3,7 @@ package safefile
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,13 @@ func TestReadFIFOWithWriter(t *testing.T) {
 	go w.Write([]byte(strings.Repeat("x", 100)))
 	if _, err := Read(context.Background(), fifo, 1<<20); err == nil || !strings.Contains(err.Error(), "named pipe") {
 		t.Fatalf("got %v; want a FIFO refused", err)
+	}
+}
+
+func TestReadMissing(t *testing.T) {
+	_, err := Read(context.Background(), filepath.Join(t.TempDir(), "none"), 10)
+	if !errors.Is(err, ErrInput) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v; want ErrInput and fs.ErrNotExist", err)
 	}
 }
 
