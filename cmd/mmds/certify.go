@@ -113,7 +113,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
 	}
-	mb, err := model.ReadFile(o.model)
+	mb, err := model.ReadFile(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--model %v", err)
 	}
@@ -215,7 +215,7 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
 			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Path)
 		}
-		in, err := verify.ReadInput(p.D, p.Path)
+		in, err := verify.ReadInput(cmd.Context(), p.D, p.Path)
 		if err != nil {
 			return nil, usageError{err}
 		}

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 )
@@ -49,20 +50,20 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 			err = pe.Err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &notExist{fmt.Sprintf("%s does not exist", path)}
+			return nil, inputErr(fs.ErrNotExist, "%s does not exist", path)
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+		return nil, inputErr(err, "%s: %v", path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat() // fstat of the open descriptor
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+		return nil, inputErr(err, "%s: %v", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is %s, not a regular file", ErrInput, path, Describe(fi.Mode()))
+		return nil, inputErr(nil, "%s is %s, not a regular file", path, Describe(fi.Mode()))
 	}
 	if fi.Size() > maxBytes {
-		return nil, fmt.Errorf("%w: %s has %d bytes, more than the %d allowed", ErrInput, path, fi.Size(), maxBytes)
+		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", path, fi.Size(), maxBytes)
 	}
 	buf := make([]byte, 0, fi.Size()+1)
 	for {
@@ -71,7 +72,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 		}
 		if int64(len(buf)) > maxBytes {
 			// The file grew after the fstat.
-			return nil, fmt.Errorf("%w: %s has more than the %d bytes allowed", ErrInput, path, maxBytes)
+			return nil, inputErr(nil, "%s has more than the %d bytes allowed", path, maxBytes)
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -83,16 +84,29 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+			return nil, inputErr(err, "%s: %v", path, err)
 		}
 	}
 }
 
-// notExist reports a missing file: it is ErrInput and fs.ErrNotExist.
-type notExist struct{ msg string }
+// inputError is an error of Read: its message names the path, and it wraps
+// ErrInput and the cause, if any.
+type inputError struct {
+	msg   string
+	cause error
+}
 
-func (e *notExist) Error() string   { return e.msg }
-func (e *notExist) Unwrap() []error { return []error{ErrInput, fs.ErrNotExist} }
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrInput}
+	}
+	return []error{ErrInput, e.cause}
+}
+
+func inputErr(cause error, format string, args ...any) error {
+	return &inputError{fmt.Sprintf(format, args...), cause}
+}
 
 // Describe names a file type for messages: "a directory", "a named pipe
 // (FIFO)", ….
@@ -139,4 +153,23 @@ func Excerpt(s string) string {
 		q += "…"
 	}
 	return q
+}
+
+// ExcerptList quotes a list of strings from a file as fmt's %q does
+// (["a" "b"]), each with Excerpt and at most four of them.
+func ExcerptList(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i == 4 {
+			b.WriteString(" …")
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Excerpt(s))
+	}
+	b.WriteByte(']')
+	return b.String()
 }

@@ -108,4 +108,7 @@ func TestExcerpt(t *testing.T) {
 			t.Errorf("Excerpt(%.20q…) = %s; want %s", c.in, got, c.want)
 		}
 	}
+	if got, want := ExcerptList([]string{"x", "r", long, "a", "b"}), `["x" "r" "`+long[:MaxExcerpt]+`"… "a" …]`; got != want {
+		t.Errorf("ExcerptList = %s; want %s", got, want)
+	}
 }
