@@ -1,8 +1,8 @@
 package privatizer
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
