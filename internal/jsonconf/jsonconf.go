@@ -83,7 +83,7 @@ func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format
 func check(data []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // numbers are the decoder's to judge, with the field's name
-	c := checker{dec: dec}
+	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
 	tok, err := dec.Token()
 	if err != nil {
 		return &Error{message(err)}
@@ -98,8 +98,14 @@ func check(data []byte, t reflect.Type) error {
 }
 
 type checker struct {
-	dec   *json.Decoder
-	depth int
+	dec    *json.Decoder
+	depth  int
+	fields map[reflect.Type]structInfo // structFields, once per type
+}
+
+type structInfo struct {
+	fields map[string]reflect.Type
+	names  []string
 }
 
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
@@ -153,7 +159,12 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	)
 	isStruct := t != nil && t.Kind() == reflect.Struct
 	if isStruct {
-		fields, names = structFields(t)
+		si, ok := c.fields[t]
+		if !ok {
+			si.fields, si.names = structFields(t)
+			c.fields[t] = si
+		}
+		fields, names = si.fields, si.names
 	} else if t != nil && t.Kind() == reflect.Map {
 		elem = t.Elem()
 	}
