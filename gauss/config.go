@@ -85,14 +85,11 @@ func PaperConfig() Config {
 // model: New does.
 func ParseConfig(r io.Reader) (Config, error) {
 	var c Config
-	if err := jsonconf.Decode(r, &c, allowedFields); err != nil {
+	if err := jsonconf.Decode(r, &c); err != nil {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return c, nil
 }
-
-// allowedFields lists Config's JSON fields for the unknown-field message.
-const allowedFields = "names, mean, var, corr, cov, private, reconstructor, adversaries, coalitions"
 
 // configErr formats a validation error that wraps ErrConfig.
 func configErr(format string, args ...any) error {

@@ -71,7 +71,7 @@ func TestBadConfigs(t *testing.T) {
 		{"malformed", `{"names": [`, []string{"malformed JSON"}},
 		{"empty", ``, []string{"empty file"}},
 		{"unknown field", `{"names":["X"],"variance":[1]}`, []string{`unknown field "variance"`, "allowed: names"}},
-		{"trailing", paperConfigText + `{}`, []string{"after the JSON object"}},
+		{"trailing", paperConfigText + `{}`, []string{"after the JSON value"}},
 		{"string for number", `{"names":["X"],"var":["one"]}`, []string{`"var`}},
 		{"no names", `{"var":[1],"corr":[[1]]}`, []string{`"names"`}},
 		{"duplicate name", strings.Replace(paperConfigText, `"Z2"]`, `"Z1"]`, 1), []string{"names[3]", `"Z1"`, "unique"}},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -37,7 +38,7 @@ func (b Bracket) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes.
 func (b *Bracket) UnmarshalJSON(data []byte) error {
 	var w pointJSON
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := jsonconf.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	if err := b.Point.UnmarshalJSON(data); err != nil {
@@ -66,7 +67,7 @@ func (p Point) wire() pointJSON {
 // UnmarshalJSON reads what MarshalJSON writes.
 func (p *Point) UnmarshalJSON(b []byte) error {
 	var w pointJSON
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := jsonconf.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	*p = Point{D: w.D, DEff: w.DEff, A: w.A, B: w.B, Losses: w.Losses, MinAdvIndex: w.MinAdvIndex}

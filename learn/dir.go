@@ -2,12 +2,14 @@ package learn
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +18,9 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -57,11 +61,15 @@ func (d Dir) Path(rel string) string { return filepath.Join(string(d), rel) }
 // same bytes (up to surrounding space): a results directory holds one model.
 func (d Dir) WriteModel(model []byte) error {
 	path := d.Path(ModelFile)
-	if old, err := os.ReadFile(path); err == nil {
+	old, err := safefile.Read(context.Background(), path, maxFileBytes)
+	switch {
+	case err == nil:
 		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
 			return fmt.Errorf("%w: %s describes a different model than this run's; use a fresh directory", ErrResume, path)
 		}
 		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrResume, err) // a FIFO, a directory, …: not overwritten
 	}
 	if err := os.MkdirAll(string(d), 0o755); err != nil {
 		return fmt.Errorf("learn: results directory: %w", err)
@@ -72,29 +80,28 @@ func (d Dir) WriteModel(model []byte) error {
 	})
 }
 
-// ReadModel returns the bytes of model.json.
-func (d Dir) ReadModel() ([]byte, error) { return readLimited(d.Path(ModelFile)) }
+// ReadModel returns the bytes of model.json, read once (ReadFile).
+func (d Dir) ReadModel(ctx context.Context) ([]byte, error) {
+	return ReadFile(ctx, d.Path(ModelFile))
+}
 
-// ReadResults decodes results.json (DecodeResults). It does not check the
-// binding: see Results.CheckBinding.
-func (d Dir) ReadResults() (*Results, error) {
-	b, err := readLimited(d.Path(ResultsFile))
+// ReadResults reads results.json once and decodes those bytes
+// (DecodeResults). It does not check the binding: see Results.CheckBinding.
+func (d Dir) ReadResults(ctx context.Context) (*Results, error) {
+	b, err := ReadFile(ctx, d.Path(ResultsFile))
 	if err != nil {
 		return nil, err
 	}
 	return DecodeResults(b, d.Path(ResultsFile))
 }
 
-// DecodeResults decodes the bytes of a results.json (one JSON object,
-// nothing after it); name labels it in errors.
+// DecodeResults decodes the bytes of a results.json strictly (jsonconf: one
+// JSON object, nothing after it, every key exactly a field's name, none
+// twice); name labels it in errors.
 func DecodeResults(b []byte, name string) (*Results, error) {
 	var res Results
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&res); err != nil {
+	if err := jsonconf.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s: not a valid results file: %w", name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: unexpected data after the JSON object", name)
 	}
 	return &res, nil
 }
@@ -112,23 +119,14 @@ func (d Dir) writeResults(res *Results) error {
 	return nil
 }
 
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist (is this a results directory of mmds train?)", path)
-		}
-		return nil, err
+// ReadFile reads a file of a results directory once: a regular file of at
+// most 256 MiB (safefile.Read).
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	b, err := safefile.Read(ctx, path, maxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (is this a results directory of mmds train?)", err)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > maxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFileBytes)
-	}
-	return b, nil
+	return b, err
 }
 
 // Binding is the part of results.json that ties it to what it describes.

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestBinding(t *testing.T) {
 	if err := dir.writeResults(res); err != nil {
 		t.Fatal(err)
 	}
-	back, err := dir.ReadResults()
+	back, err := dir.ReadResults(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

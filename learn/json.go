@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -37,7 +38,7 @@ func (fs Floats) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler.
 func (fs *Floats) UnmarshalJSON(b []byte) error {
 	var ps []*float64
-	if err := json.Unmarshal(b, &ps); err != nil {
+	if err := jsonconf.Unmarshal(b, &ps); err != nil {
 		return err
 	}
 	if ps == nil {
@@ -88,7 +89,7 @@ func (p DResult) MarshalJSON() ([]byte, error) {
 func (p *DResult) UnmarshalJSON(b []byte) error {
 	var f dResultFields
 	w := dResultJSON{dResultFields: &f}
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := jsonconf.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	f.DIndex, f.D, f.Finalized, f.Losses = w.DIndex, w.D, w.Finalized, w.Nullable.Losses()

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // A sharded run (Config.Shard) trains only the thresholds its shard owns
@@ -103,7 +105,7 @@ func (s *sweeper) recordedPrev(di int) prevFunc {
 	}
 	path := filepath.Join(s.cfg.Dir, PointFile(di-1))
 	return func() (*Point, bool, error) {
-		b, err := os.ReadFile(path)
+		b, err := safefile.Read(context.Background(), path, maxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, nil
 		}
@@ -111,7 +113,7 @@ func (s *sweeper) recordedPrev(di int) prevFunc {
 			return nil, false, fmt.Errorf("learn: %w", err)
 		}
 		var rec PointRecord
-		if err := json.Unmarshal(b, &rec); err != nil {
+		if err := jsonconf.Unmarshal(b, &rec); err != nil {
 			return nil, false, fmt.Errorf("%w: %s: %w (delete it to let its shard rewrite it)", ErrResume, path, err)
 		}
 		if rec.Fingerprint != s.fp || rec.DIndex != di-1 {

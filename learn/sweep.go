@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -399,7 +401,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 	path := ""
 	if c.Dir != "" {
 		path = filepath.Join(c.Dir, TrialFile(di, t))
-		rec, err := s.load(path, di, t)
+		rec, err := s.load(ctx, path, di, t)
 		if err != nil || rec != nil {
 			return rec, rec != nil, err
 		}
@@ -431,8 +433,8 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 
 // load reads a trial record, or returns nil if there is none. A record from a
 // different configuration or data, or for another trial, is an error.
-func (s *sweeper) load(path string, di, t int) (*TrialRecord, error) {
-	b, err := os.ReadFile(path)
+func (s *sweeper) load(ctx context.Context, path string, di, t int) (*TrialRecord, error) {
+	b, err := safefile.Read(ctx, path, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -440,7 +442,7 @@ func (s *sweeper) load(path string, di, t int) (*TrialRecord, error) {
 		return nil, fmt.Errorf("learn: resume: %w", err)
 	}
 	var rec TrialRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
+	if err := jsonconf.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w (delete it to retrain the trial)", ErrResume, path, err)
 	}
 	if rec.Fingerprint != s.fp {

@@ -25,7 +25,7 @@ type BinaryConfig struct {
 // values outside [0, 1] are errors wrapping ErrConfig that name the field.
 func ParseBinaryConfig(r io.Reader) (Binary, error) {
 	var c BinaryConfig
-	if err := jsonconf.Decode(r, &c, "p, q_y, q_z"); err != nil {
+	if err := jsonconf.Decode(r, &c); err != nil {
 		return Binary{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	switch {

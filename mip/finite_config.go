@@ -39,7 +39,7 @@ const maxAlphabet = 64
 // errors wrapping ErrConfig that name the matrix, row and entry.
 func ParseFiniteConfig(r io.Reader) (Finite, error) {
 	var c FiniteConfig
-	if err := jsonconf.Decode(r, &c, "prior, reconstructor, adversaries; in an observer: channel, loss"); err != nil {
+	if err := jsonconf.Decode(r, &c); err != nil {
 		return Finite{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	switch {

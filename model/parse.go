@@ -1,12 +1,11 @@
 package model
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -64,13 +63,13 @@ func Paper(k Kind) (Model, error) {
 	return nil, err
 }
 
-// Load reads a model of kind k from path, or returns Paper(k) when path is
-// "". Errors name the file.
-func Load(k Kind, path string) (Model, error) {
+// Load reads a model of kind k from path (once, ReadFile), or returns
+// Paper(k) when path is "". Errors name the file.
+func Load(ctx context.Context, k Kind, path string) (Model, error) {
 	if path == "" {
 		return Paper(k)
 	}
-	b, err := ReadFile(path)
+	b, err := ReadFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -81,22 +80,15 @@ func Load(k Kind, path string) (Model, error) {
 	return m, nil
 }
 
-// ReadFile reads a model file of at most 64 MiB.
-func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// ReadFile reads a model file once: a regular file of at most 64 MiB
+// (safefile.Read). Errors wrap ErrConfig (or ctx's error) and name the file.
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	b, err := safefile.Read(ctx, path, maxConfigBytes)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist", ErrConfig, path)
+		if ctx.Err() != nil {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
-	}
-	if len(b) > maxConfigBytes {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, path, maxConfigBytes)
 	}
 	return b, nil
 }

@@ -2,18 +2,19 @@ package privatizer
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -157,7 +158,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 	var v struct {
 		Channel [][]float64 `json:"channel"`
 	}
-	if err := jsonconf.Decode(r, &v, "channel"); err != nil {
+	if err := jsonconf.Decode(r, &v); err != nil {
 		return nil, fmt.Errorf("%w: channel %s: %v%s", ErrInput, name, err, nanHint(err))
 	}
 	if v.Channel == nil {
@@ -211,7 +212,7 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 		for f, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
-				return nil, c.errorf("line %d, column %d: %q is not a number (no header line: rows are P(F=f | X=x) for f, one per x)", line, f+1, s)
+				return nil, c.errorf("line %d, column %d: %s is not a number (no header line: rows are P(F=f | X=x) for f, one per x)", line, f+1, safefile.Excerpt(s))
 			}
 			row[f] = v
 		}
@@ -223,10 +224,10 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	return c, nil
 }
 
-// ReadChannel reads a channel file: CSV if its name ends in .csv, JSON
-// otherwise.
+// ReadChannel reads a channel file once (a regular file, safefile.Read):
+// CSV if its name ends in .csv, JSON otherwise.
 func ReadChannel(path string) (*Channel, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(context.Background(), path, jsonconf.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", path, err)
 	}
@@ -243,33 +244,46 @@ type File struct {
 	Network *MLP
 }
 
-// Read reads a privatizer file of any form: a name ending in .onnx is an
-// ONNX network, .csv a CSV channel; otherwise a JSON object with the key
-// "channel" is a channel and one with "layers" a network in the JSON layout.
-// Errors about the contents wrap ErrInput and name the file.
+// MaxFileBytes bounds a privatizer file of any form.
+const MaxFileBytes = MaxONNXBytes
+
+// Read reads a privatizer file once (a regular file of at most
+// MaxFileBytes, safefile.Read) and parses it (Parse).
 func Read(path string) (File, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".onnx":
-		m, err := ReadMLP(path)
-		return File{Network: m}, err
-	case ".csv":
-		c, err := ReadChannel(path)
-		return File{Channel: c}, err
-	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(context.Background(), path, MaxFileBytes)
 	if err != nil {
 		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
 	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(data, &keys); err == nil {
+	return Parse(data, path)
+}
+
+// Parse decodes the bytes of a privatizer file of any form, named name: a
+// name ending in .onnx is an ONNX network, .csv a CSV channel; otherwise a
+// JSON object with the key "channel" is a channel and one with "layers" a
+// network in the JSON layout (keys exactly so, none twice: jsonconf).
+// Errors wrap ErrInput and name the file.
+func Parse(data []byte, name string) (File, error) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".onnx":
+		m, err := ParseONNX(data, name)
+		return File{Network: m}, err
+	case ".csv":
+		c, err := ParseChannelCSV(bytes.NewReader(data), name)
+		return File{Channel: c}, err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		var keys map[string]json.RawMessage
+		if err := jsonconf.Unmarshal(data, &keys); err != nil {
+			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+		}
 		if _, ok := keys["channel"]; ok {
-			c, err := ParseChannelJSON(bytes.NewReader(data), path)
+			c, err := ParseChannelJSON(bytes.NewReader(data), name)
 			return File{Channel: c}, err
 		}
 		if _, ok := keys["layers"]; ok {
-			m, err := ParseMLPJSON(bytes.NewReader(data), path)
+			m, err := ParseMLPJSON(bytes.NewReader(data), name)
 			return File{Network: m}, err
 		}
 	}
-	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, path)
+	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, name)
 }

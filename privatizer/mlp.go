@@ -2,14 +2,15 @@ package privatizer
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // Activation is a layer's elementwise output function.
@@ -43,7 +44,7 @@ func ParseActivation(s string) (Activation, error) {
 			return Activation(i), nil
 		}
 	}
-	return 0, fmt.Errorf("activation %q: want one of %s", s, strings.Join(actNames[:], ", "))
+	return 0, fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(s), strings.Join(actNames[:], ", "))
 }
 
 // apply returns g(z).
@@ -113,7 +114,7 @@ type MLP struct {
 // Messages name the file, the layer and the entry; they wrap ErrInput.
 func (m *MLP) Validate() error {
 	if len(m.Inputs) != 2 || !(m.Inputs[0] == "x" && m.Inputs[1] == "r" || m.Inputs[0] == "r" && m.Inputs[1] == "x") {
-		return m.errorf("inputs %q: want [\"x\", \"r\"] (or [\"r\", \"x\"]): one private input x and one noise input r ~ N(0, 1)", m.Inputs)
+		return m.errorf("inputs %s: want [\"x\", \"r\"] (or [\"r\", \"x\"]): one private input x and one noise input r ~ N(0, 1)", safefile.ExcerptList(m.Inputs))
 	}
 	if len(m.Layers) == 0 || len(m.Layers) > MaxLayers {
 		return m.errorf("%d layers: want between 1 and %d", len(m.Layers), MaxLayers)
@@ -245,7 +246,7 @@ const NoiseLaw = "normal(0,1)"
 // default identity) and validates it; name is the file name for messages.
 func ParseMLPJSON(r io.Reader, name string) (*MLP, error) {
 	var v mlpJSON
-	if err := jsonconf.Decode(r, &v, "inputs, noise, layers; in a layer: weight, bias, activation"); err != nil {
+	if err := jsonconf.Decode(r, &v); err != nil {
 		return nil, fmt.Errorf("%w: network %s: %v%s", ErrInput, name, err, nanHint(err))
 	}
 	m := &MLP{Name: name, Inputs: v.Inputs}
@@ -253,7 +254,7 @@ func ParseMLPJSON(r io.Reader, name string) (*MLP, error) {
 		return nil, m.errorf("field \"inputs\" is missing: want [\"x\", \"r\"]")
 	}
 	if v.Noise != "" && v.Noise != NoiseLaw {
-		return nil, m.errorf("noise %q: only %q is supported (fold another normal law into the first layer)", v.Noise, NoiseLaw)
+		return nil, m.errorf("noise %s: only %q is supported (fold another normal law into the first layer)", safefile.Excerpt(v.Noise), NoiseLaw)
 	}
 	for l, ly := range v.Layers {
 		act, err := ParseActivation(ly.Activation)
@@ -271,7 +272,7 @@ func ParseMLPJSON(r io.Reader, name string) (*MLP, error) {
 // ReadMLP reads a network file: ONNX if its name ends in .onnx, the JSON
 // layout otherwise.
 func ReadMLP(path string) (*MLP, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(context.Background(), path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("network %s: %w", path, err)
 	}

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -17,10 +21,13 @@ import (
 // numbers the verdict rests on. mmds verify --certificate writes it; mmds
 // verify --check re-derives it from the directory and compares.
 type Certificate struct {
-	Format       string      `json:"format"` // CertificateFormat
-	MMDSVersion  string      `json:"mmds_version"`
-	Model        string      `json:"model"`
-	ModelSHA256  string      `json:"model_sha256"`
+	Format      string `json:"format"` // CertificateFormat
+	MMDSVersion string `json:"mmds_version"`
+	Model       string `json:"model"`
+	ModelSHA256 string `json:"model_sha256"`
+	// ModelFile is the model file mmds certify read, for certify --check
+	// ("" in verify's certificates, which name a directory instead).
+	ModelFile    string      `json:"model_file,omitempty"`
 	ConfigSHA256 string      `json:"config_sha256"`
 	Tolerances   Tolerances  `json:"tolerances"`
 	Points       []CertPoint `json:"points"`
@@ -41,8 +48,12 @@ const CertificateFormat = "mmds-certificate/1"
 type CertPoint struct {
 	D      float64 `json:"D"`
 	Status string  `json:"status"`
-	// PointSHA256 is the hash of the point's record in results.json.
+	// PointSHA256 is the hash of the point's record in results.json, or
+	// of the privatizer file's bytes (mmds certify).
 	PointSHA256 string `json:"point_sha256,omitempty"`
+	// Privatizer is the privatizer file mmds certify read ("" in verify's
+	// certificates).
+	Privatizer string `json:"privatizer,omitempty"`
 	// DHat is the certified distortion; Certified the exact Bayes losses,
 	// good to within Error (the certificate's refinement change, relative
 	// for Gaussian losses, absolute for binary ones).
@@ -92,16 +103,16 @@ func (run *Run) PointHashes() map[int]string {
 	return h
 }
 
-// ReadCertificate decodes a certificate file.
+// ReadCertificate decodes a certificate file strictly (jsonconf: a key
+// twice, or in another case than its field's, is refused: a forged "pass"
+// beside an honest "PASS" has no meaning to pick).
 func ReadCertificate(r io.Reader, name string) (*Certificate, error) {
 	var c Certificate
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := jsonconf.Decode(r, &c); err != nil {
 		return nil, fmt.Errorf("%s: not a certificate: %w", name, err)
 	}
 	if c.Format != CertificateFormat {
-		return nil, fmt.Errorf("%s: format %q: want %q", name, c.Format, CertificateFormat)
+		return nil, fmt.Errorf("%s: format %s: want %q", name, safefile.Excerpt(c.Format), CertificateFormat)
 	}
 	return &c, nil
 }
@@ -147,17 +158,18 @@ func diff(path string, a, b any) error {
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: the certificate has an object, the directory gives %v", path, b)
+			return fmt.Errorf("%s: the certificate has an object, re-derived: %s", path, show(b))
 		}
-		for k := range x {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if _, ok := y[k]; !ok {
-				return fmt.Errorf("%s.%s: in the certificate, not re-derived from the directory", path, k)
+				return fmt.Errorf("%s.%s: in the certificate, not re-derived", path, k)
 			}
 		}
-		for k, v := range y {
+		for _, k := range slices.Sorted(maps.Keys(y)) {
+			v := y[k]
 			w, ok := x[k]
 			if !ok {
-				return fmt.Errorf("%s.%s: re-derived from the directory, missing from the certificate", path, k)
+				return fmt.Errorf("%s.%s: re-derived, missing from the certificate", path, k)
 			}
 			if err := diff(path+"."+k, w, v); err != nil {
 				return err
@@ -167,7 +179,7 @@ func diff(path string, a, b any) error {
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
-			return fmt.Errorf("%s: the certificate has %d entries, the directory gives %v", path, len(x), b)
+			return fmt.Errorf("%s: the certificate has %d entries, re-derived: %s", path, len(x), show(b))
 		}
 		for i := range x {
 			if err := diff(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); err != nil {
@@ -178,12 +190,28 @@ func diff(path string, a, b any) error {
 	case float64:
 		y, ok := b.(float64)
 		if !ok || math.Abs(x-y) > CheckTol*max(math.Abs(x), math.Abs(y), 1e-300) {
-			return fmt.Errorf("%s: the certificate says %v, the directory gives %v", path, x, b)
+			return fmt.Errorf("%s: the certificate says %v, re-derived: %s", path, x, show(b))
 		}
 		return nil
 	}
 	if a != b {
-		return fmt.Errorf("%s: the certificate says %v, the directory gives %v", path, a, b)
+		return fmt.Errorf("%s: the certificate says %s, re-derived: %s", path, show(a), show(b))
 	}
 	return nil
+}
+
+// show prints a decoded JSON value for a message: a string as a short
+// excerpt, an object or a list by its size.
+func show(v any) string {
+	switch x := v.(type) {
+	case string:
+		return safefile.Excerpt(x)
+	case map[string]any:
+		return fmt.Sprintf("an object of %d fields", len(x))
+	case []any:
+		return fmt.Sprintf("%d entries", len(x))
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(v)
 }

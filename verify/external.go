@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
@@ -23,18 +23,33 @@ type Input struct {
 	SHA256 string // of the file's bytes: what a certificate binds to
 }
 
-// ReadInput reads and hashes a privatizer file.
-func ReadInput(d float64, path string) (Input, error) {
-	b, err := os.ReadFile(path)
+// ReadInput reads a privatizer file once (a regular file, safefile.Read),
+// and parses and hashes the bytes it read: the hash a certificate binds is
+// that of the bytes certified, whatever the file serves to another read.
+func ReadInput(ctx context.Context, d float64, path string) (Input, error) {
+	b, err := safefile.Read(ctx, path, privatizer.MaxFileBytes)
 	if err != nil {
-		return Input{}, fmt.Errorf("%w: privatizer %s: %w", privatizer.ErrInput, path, err)
+		if ctx.Err() != nil {
+			return Input{}, err
+		}
+		return Input{}, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
 	}
-	f, err := privatizer.Read(path)
+	return ParseInput(d, path, b)
+}
+
+// ParseInput parses and hashes the bytes b of the privatizer file path.
+func ParseInput(d float64, path string, b []byte) (Input, error) {
+	f, err := privatizer.Parse(b, path)
 	if err != nil {
 		return Input{}, err
 	}
+	return Input{D: d, Path: path, File: f, SHA256: SHA256(b)}, nil
+}
+
+// SHA256 is the hex SHA-256 of b, the hash certificates bind files with.
+func SHA256(b []byte) string {
 	sum := sha256.Sum256(b)
-	return Input{D: d, Path: path, File: f, SHA256: hex.EncodeToString(sum[:])}, nil
+	return hex.EncodeToString(sum[:])
 }
 
 // CertifyExternal certifies privatizers trained elsewhere on m, one point

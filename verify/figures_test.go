@@ -22,7 +22,7 @@ func TestFigure2(t *testing.T) {
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
 	rep := certifyDir(t, dir, Options{})
-	run, _ := Load(dir)
+	run, _ := Load(context.Background(), dir)
 	spec, stem, err := Figure(context.Background(), run, rep, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestFigure3(t *testing.T) {
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
 	rep := certifyDir(t, dir, Options{})
-	run, _ := Load(dir)
+	run, _ := Load(context.Background(), dir)
 	spec, stem, err := Figure(context.Background(), run, rep, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -28,16 +29,17 @@ type Run struct {
 	ModelSHA256 string
 }
 
-// Load reads DIR/results.json and DIR/model.json and checks the binding
-// (learn.Results.CheckBinding). Every error wraps ErrInput and names the
-// file and what is wrong with it.
-func Load(dir string) (*Run, error) {
+// Load reads DIR/results.json and DIR/model.json, each once (regular files
+// only, learn.ReadFile), parses the bytes it read and checks the binding
+// (learn.Results.CheckBinding). Every error wraps ErrInput (or ctx's error)
+// and names the file and what is wrong with it.
+func Load(ctx context.Context, dir string) (*Run, error) {
 	d := learn.Dir(dir)
-	rb, err := d.ReadResults()
+	rb, err := d.ReadResults(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	mb, err := d.ReadModel()
+	mb, err := d.ReadModel(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}

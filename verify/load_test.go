@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -143,7 +144,7 @@ func TestLoadRejects(t *testing.T) {
 	for _, c := range cases {
 		dir, res := syntheticDir(t)
 		c.breakIt(t, dir, res)
-		_, err := Load(dir)
+		_, err := Load(context.Background(), dir)
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
 			continue
@@ -161,7 +162,7 @@ func TestLoadRejects(t *testing.T) {
 
 func TestLoadValid(t *testing.T) {
 	dir, res := syntheticDir(t)
-	run, err := Load(dir)
+	run, err := Load(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestTolerancesValidate(t *testing.T) {
 
 func certifyDir(t *testing.T, dir string, o Options) *Report {
 	t.Helper()
-	run, err := Load(dir)
+	run, err := Load(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestCertifyCancelled(t *testing.T) {
 	dir := t.TempDir()
 	net := nettest.LinearNet(1, 1, 0)
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
-	run, err := Load(dir)
+	run, err := Load(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

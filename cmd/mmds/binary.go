@@ -85,7 +85,7 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 				return mip.Binary{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
 			}
 		}
-		m, err := model.Load(model.Binary, f.config)
+		m, err := model.Load(cmd.Context(), model.Binary, f.config)
 		if err != nil {
 			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
 		}

@@ -2,20 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
@@ -24,6 +25,7 @@ import (
 
 type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
+	check                                               string
 	d, expectTol                                        float64
 	tol                                                 verify.Tolerances
 }
@@ -43,12 +45,19 @@ certified distortion D̂ and at D, with the verdict and tolerances of mmds verif
 --points FILE certifies a whole curve: a JSON list [{"D": 0.1, "privatizer":
 "p1.onnx"}, …] or CSV rows "D,file" (paths relative to FILE's folder).
 
-Exit status: 0 every point passes, 1 one fails, 2 bad input (a file that cannot
-be read, a network whose sizes do not fit the model, an unsupported ONNX
-operator, NaN weights, a channel with the wrong number of rows).`,
+--certificate FILE writes the certificate (the files read and their hashes,
+tolerances, per point D, D̂, certified losses, both gaps, verdict); --check
+FILE re-derives it from the files it names (paths as certify was given them,
+so run it from the same folder) and exits 0 only if it matches.
+
+Exit status: 0 every point passes (or --check matches), 1 one fails (or
+--check differs), 2 bad input (a file that cannot be read, a network whose
+sizes do not fit the model, an unsupported ONNX operator, NaN weights, a
+channel with the wrong number of rows, a malformed certificate).`,
 		Example: `  mmds certify --model examples/binary-paper.json --privatizer priv.onnx --d 0.1
   mmds certify --model model.json --privatizer channel.csv --d 0.15 --format json
-  mmds certify --model model.json --points curve.json --plot curve.png --certificate cert.json`,
+  mmds certify --model model.json --points curve.json --plot curve.png --certificate cert.json
+  mmds certify --check cert.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCertify(cmd, o) },
 	}
@@ -60,6 +69,7 @@ operator, NaN weights, a channel with the wrong number of rows).`,
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
+	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
 	f.Float64Var(&o.expectTol, "tol-expect", privatizer.DefaultTol, "error bound of the network expectations E_R[k(x, R)] (binary and finite models)")
 	registerTolerances(f, &o.tol)
@@ -95,6 +105,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
 	}
+	if o.check != "" {
+		return runCertifyCheck(cmd, o)
+	}
 	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
 		if p.path != "" {
 			if err := checkOutputPath(p.flag, p.path); err != nil {
@@ -108,7 +121,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
 	}
-	mb, err := model.ReadFile(o.model)
+	mb, err := model.ReadFile(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--model %v", err)
 	}
@@ -128,19 +141,13 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{}}, o.expectTol)
+	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {
-		if errors.Is(err, privatizer.ErrInput) {
-			return usageError{err}
-		}
 		return err
 	}
-	hashes := map[int]string{}
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {
-		hashes[i] = inputs[i].SHA256
 		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
 	}
 	var buf bytes.Buffer
@@ -159,7 +166,6 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		return err
 	}
 	if o.certificate != "" {
-		cert := verify.NewCertificate(rep, hashes, version.String())
 		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
 			return err
 		}
@@ -182,6 +188,93 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	return nil
 }
 
+// certifyAll certifies the inputs on m and condenses the report into the
+// certificate, which names the files read (for --check).
+func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
+	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
+		Model: model.Options{}}, o.expectTol)
+	if err != nil {
+		if errors.Is(err, privatizer.ErrInput) {
+			return nil, nil, usageError{err}
+		}
+		return nil, nil, err
+	}
+	hashes := map[int]string{}
+	for i := range rep.Points {
+		hashes[i] = inputs[i].SHA256
+	}
+	cert := verify.NewCertificate(rep, hashes, version.String())
+	cert.ModelFile = o.model
+	for i := range cert.Points {
+		cert.Points[i].Privatizer = inputs[i].Path
+	}
+	return rep, cert, nil
+}
+
+// runCertifyCheck re-derives the certificate in --check from the files it
+// names: each read once, its SHA-256 compared with the certificate's before
+// any work, then certified again under this invocation's tolerances and
+// compared field by field (verify.Certificate.Check).
+func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
+	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "out", "format"} {
+		if cmd.Flags().Changed(f) {
+			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
+		}
+	}
+	want, err := readCertificate(cmd.Context(), "--check", o.check)
+	if err != nil {
+		return err
+	}
+	if want.ModelFile == "" || len(want.Points) == 0 {
+		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
+	}
+	o.model = want.ModelFile
+	mb, err := model.ReadFile(cmd.Context(), o.model)
+	if err != nil {
+		return badInput("--check %s: model_file: %v", o.check, err)
+	}
+	m, err := model.Detect(mb)
+	if err != nil {
+		return badInput("--check %s: model_file %s: %v", o.check, o.model, err)
+	}
+	if h, err := model.Hash(m); err != nil {
+		return err
+	} else if h != want.ModelSHA256 {
+		return exitError{exitFailure, fmt.Errorf("--check %s: model_sha256: the certificate says %s, %s has %s", o.check, safefile.Excerpt(want.ModelSHA256), o.model, h)}
+	}
+	var inputs []verify.Input
+	for i, p := range want.Points {
+		if p.Privatizer == "" {
+			return badInput("--check %s: points[%d] names no privatizer file", o.check, i)
+		}
+		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
+			return badInput("--check %s: points[%d].D = %v: must be a finite number ≥ 0", o.check, i, p.D)
+		}
+		in, err := verify.ReadInput(cmd.Context(), p.D, p.Privatizer)
+		if err != nil {
+			return usageError{fmt.Errorf("--check %s: points[%d].privatizer: %w", o.check, i, err)}
+		}
+		if in.SHA256 != p.PointSHA256 {
+			return exitError{exitFailure, fmt.Errorf("--check %s: points[%d].point_sha256: the certificate says %s, %s has %s",
+				o.check, i, safefile.Excerpt(p.PointSHA256), p.Privatizer, in.SHA256)}
+		}
+		if err := fitsModel(m, in); err != nil {
+			return err
+		}
+		inputs = append(inputs, in)
+	}
+	_, cert, err := certifyAll(cmd, o, m, inputs)
+	if err != nil {
+		return err
+	}
+	if err := want.Check(cert); err != nil {
+		return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match its files: %w", o.check, err)}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s matches its files: %s model, %d privatizers, %d pass: %s\n",
+		o.check, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
+	return nil
+}
+
 // certifyInputs reads --privatizer/--d or --points, every file before any
 // work.
 func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
@@ -200,7 +293,7 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 	if o.points == "" {
 		pairs = []pair{{o.d, o.priv}}
 	} else {
-		ps, err := readPoints(o.points)
+		ps, err := readPoints(cmd.Context(), o.points)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +306,7 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
 			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Path)
 		}
-		in, err := verify.ReadInput(p.D, p.Path)
+		in, err := verify.ReadInput(cmd.Context(), p.D, p.Path)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -232,10 +325,10 @@ const maxPoints = 10000
 
 // readPoints reads a --points file: JSON [{"D", "privatizer"}] or CSV
 // "D,file" rows; relative paths are taken from the file's folder.
-func readPoints(path string) ([]pointsEntry, error) {
-	b, err := os.ReadFile(path)
+func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
-		return nil, badInput("--points %s: %v", path, err)
+		return nil, badInput("--points %v", err)
 	}
 	var ps []pointsEntry
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
@@ -249,14 +342,12 @@ func readPoints(path string) ([]pointsEntry, error) {
 			}
 			d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
 			if err != nil {
-				return nil, badInput("--points %s: row %d: D %q is not a number", path, i+1, r[0])
+				return nil, badInput("--points %s: row %d: D %s is not a number", path, i+1, safefile.Excerpt(r[0]))
 			}
 			ps = append(ps, pointsEntry{d, strings.TrimSpace(r[1])})
 		}
 	} else {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&ps); err != nil {
+		if err := jsonconf.Unmarshal(b, &ps); err != nil {
 			return nil, badInput("--points %s: not a JSON list of {\"D\", \"privatizer\"}: %v", path, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -168,7 +169,7 @@ func FuzzCertifyPoints(f *testing.F) {
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			readPoints(p) // errors are fine; panics are not
+			readPoints(context.Background(), p) // errors are fine; panics are not
 		}
 	})
 }

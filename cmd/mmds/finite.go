@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -73,16 +76,15 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 }
 
 // loadFinite reads --config, or returns the paper's binary model.
-func loadFinite(path string) (mip.Finite, error) {
+func loadFinite(ctx context.Context, path string) (mip.Finite, error) {
 	if path == "" {
 		return mip.PaperBinary().Finite(), nil
 	}
-	fh, err := os.Open(path)
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
 		return mip.Finite{}, badInput("--config: %v", err)
 	}
-	defer fh.Close()
-	m, err := mip.ParseFiniteConfig(fh)
+	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
 	if err != nil {
 		return mip.Finite{}, badInput("--config %s: %v", path, err)
 	}
@@ -115,7 +117,7 @@ func parseMethod(s string) (mip.Method, error) {
 }
 
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, err := loadFinite(f.config)
+	m, err := loadFinite(cmd.Context(), f.config)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,7 +15,9 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // gaussOpts holds the flags of mmds gauss.
@@ -140,7 +141,7 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 			return err
 		}
 	}
-	m, err := loadGaussModel(o.config)
+	m, err := loadGaussModel(cmd.Context(), o.config)
 	if err != nil {
 		return err
 	}
@@ -188,16 +189,15 @@ func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
 	return nil
 }
 
-func loadGaussModel(path string) (*gauss.Model, error) {
+func loadGaussModel(ctx context.Context, path string) (*gauss.Model, error) {
 	if path == "" {
 		return gauss.Paper(), nil
 	}
-	f, err := os.Open(path)
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config: %w", err)}
 	}
-	defer f.Close()
-	c, err := gauss.ParseConfig(f)
+	c, err := gauss.ParseConfig(bytes.NewReader(b))
 	if err == nil {
 		var m *gauss.Model
 		if m, err = gauss.New(c); err == nil {

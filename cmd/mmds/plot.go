@@ -36,7 +36,7 @@ figure3.svg for the binary model (the paper's numbering), into --out
 }
 
 func runPlot(cmd *cobra.Command, dir, out string) error {
-	run, err := verify.Load(dir)
+	run, err := verify.Load(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
 	}

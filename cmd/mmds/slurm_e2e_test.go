@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func runOrFail(t *testing.T, env []string, name string, args ...string) string {
 // seconds of each trial.
 func comparable(t *testing.T, dir string) *learn.Results {
 	t.Helper()
-	res, err := learn.Dir(dir).ReadResults()
+	res, err := learn.Dir(dir).ReadResults(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
 	job := &trainJob{kind: kind, format: format}
-	m, err := model.Load(model.Kind(kind), o.config)
+	m, err := model.Load(cmd.Context(), model.Kind(kind), o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config: %w", err)}
 	}

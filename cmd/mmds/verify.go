@@ -2,17 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
@@ -89,7 +91,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	}
 	var want *verify.Certificate
 	if o.check != "" {
-		if want, err = readCertificate(o.check); err != nil {
+		if want, err = readCertificate(cmd.Context(), "--check", o.check); err != nil {
 			return err
 		}
 	}
@@ -100,7 +102,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			}
 		}
 	}
-	run, err := verify.Load(dir)
+	run, err := verify.Load(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
 	}
@@ -168,15 +170,16 @@ func advNames(run *verify.Run) []string {
 	return out
 }
 
-func readCertificate(path string) (*verify.Certificate, error) {
-	f, err := os.Open(path)
+// readCertificate reads the certificate file of flag once (a regular file)
+// and decodes it strictly.
+func readCertificate(ctx context.Context, flag, path string) (*verify.Certificate, error) {
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
-		return nil, badInput("--check %s: %v", path, err)
+		return nil, badInput("%s %v", flag, err)
 	}
-	defer f.Close()
-	c, err := verify.ReadCertificate(f, path)
+	c, err := verify.ReadCertificate(bytes.NewReader(b), path)
 	if err != nil {
-		return nil, badInput("--check %v", err)
+		return nil, badInput("%s %v", flag, err)
 	}
 	return c, nil
 }

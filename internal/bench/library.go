@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,9 @@ import (
 
 	"github.com/lanl/highs"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -436,16 +437,15 @@ func (m Manifest) Grid() *report.Grid {
 	return g
 }
 
-// ReadManifest reads DIR/manifest.json.
+// ReadManifest reads DIR/manifest.json once (a regular file, safefile) and
+// decodes it strictly (jsonconf).
 func ReadManifest(dir string) (Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := safefile.Read(context.Background(), filepath.Join(dir, "manifest.json"), jsonconf.MaxBytes)
 	if err != nil {
 		return Manifest{}, err
 	}
 	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := jsonconf.Unmarshal(data, &m); err != nil {
 		return Manifest{}, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
 	}
 	if len(m.Instances) == 0 {
@@ -454,11 +454,14 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
+// maxInstanceBytes bounds an instance file of a library.
+const maxInstanceBytes = 1 << 30
+
 // LoadInstance reads the instance of entry e from dir, checking the file's
 // SHA-256 against the manifest, and returns it with the manifest's values.
 func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	path := filepath.Join(dir, e.File)
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(context.Background(), path, maxInstanceBytes)
 	if err != nil {
 		return Instance{}, err
 	}

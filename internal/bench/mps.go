@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/lanl/highs"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // WriteMPS writes m in free MPS format: column j is named x<j>, row i r<i>,
@@ -245,7 +247,7 @@ func (p *mpsParser) line(s string) error {
 	case "BOUNDS":
 		return p.bound(fields)
 	}
-	return fmt.Errorf("data line %q outside a section", s)
+	return fmt.Errorf("data line %s outside a section", safefile.Excerpt(s))
 }
 
 func (p *mpsParser) header(f []string) error {
@@ -260,13 +262,13 @@ func (p *mpsParser) header(f []string) error {
 		}
 	case "ROWS", "COLUMNS", "RHS", "RANGES", "BOUNDS", "ENDATA":
 		if len(f) > 1 && f[0] != "RHS" && f[0] != "RANGES" && f[0] != "BOUNDS" {
-			return fmt.Errorf("section %s: unexpected %q", f[0], f[1])
+			return fmt.Errorf("section %s: unexpected %s", f[0], safefile.Excerpt(f[1]))
 		}
 		if p.inInt && f[0] != "COLUMNS" {
 			return errors.New("INTORG marker without INTEND")
 		}
 	default:
-		return fmt.Errorf("unknown section %q", f[0])
+		return fmt.Errorf("unknown section %s", safefile.Excerpt(f[0]))
 	}
 	p.section = f[0]
 	return nil
@@ -279,18 +281,18 @@ func (p *mpsParser) sense(s string) error {
 	case "MIN", "MINIMIZE":
 		p.m.Model.Maximize = false
 	default:
-		return fmt.Errorf("OBJSENSE %q: want MIN or MAX", s)
+		return fmt.Errorf("OBJSENSE %s: want MIN or MAX", safefile.Excerpt(s))
 	}
 	return nil
 }
 
 func (p *mpsParser) row(f []string) error {
 	if len(f) != 2 {
-		return fmt.Errorf("ROWS line %q: want TYPE NAME", strings.Join(f, " "))
+		return fmt.Errorf("ROWS line %s: want TYPE NAME", safefile.Excerpt(strings.Join(f, " ")))
 	}
 	kind, name := strings.ToUpper(f[0]), f[1]
 	if _, dup := p.rowIdx[name]; dup || name == p.objRow {
-		return fmt.Errorf("row %q defined twice", name)
+		return fmt.Errorf("row %s defined twice", safefile.Excerpt(name))
 	}
 	switch kind {
 	case "N":
@@ -302,7 +304,7 @@ func (p *mpsParser) row(f []string) error {
 		return nil
 	case "E", "L", "G":
 	default:
-		return fmt.Errorf("row %q: type %q, want N, E, L or G", name, kind)
+		return fmt.Errorf("row %s: type %s, want N, E, L or G", safefile.Excerpt(name), safefile.Excerpt(kind))
 	}
 	if len(p.m.RowNames) >= maxMPSEntries {
 		return errors.New("too many rows")
@@ -333,12 +335,12 @@ func (p *mpsParser) column(f []string) error {
 		case "INTEND":
 			p.inInt = false
 		default:
-			return fmt.Errorf("marker %q: want INTORG or INTEND", f[2])
+			return fmt.Errorf("marker %s: want INTORG or INTEND", safefile.Excerpt(f[2]))
 		}
 		return nil
 	}
 	if len(f) != 3 && len(f) != 5 {
-		return fmt.Errorf("COLUMNS line %q: want COLUMN ROW VALUE [ROW VALUE]", strings.Join(f, " "))
+		return fmt.Errorf("COLUMNS line %s: want COLUMN ROW VALUE [ROW VALUE]", safefile.Excerpt(strings.Join(f, " ")))
 	}
 	mod := p.m.Model
 	j, ok := p.colIdx[f[0]]
@@ -359,12 +361,12 @@ func (p *mpsParser) column(f []string) error {
 		}
 		mod.VarTypes = append(mod.VarTypes, t)
 	} else if j != len(p.m.ColNames)-1 {
-		return fmt.Errorf("column %q: its entries are not contiguous", f[0])
+		return fmt.Errorf("column %s: its entries are not contiguous", safefile.Excerpt(f[0]))
 	}
 	for k := 1; k+1 < len(f); k += 2 {
 		v, err := parseNum(f[k+1])
 		if err != nil {
-			return fmt.Errorf("column %q, row %q: %w", f[0], f[k], err)
+			return fmt.Errorf("column %s, row %s: %w", safefile.Excerpt(f[0]), safefile.Excerpt(f[k]), err)
 		}
 		if f[k] == p.objRow {
 			mod.ColCosts[j] += v
@@ -372,7 +374,7 @@ func (p *mpsParser) column(f []string) error {
 		}
 		i, ok := p.rowIdx[f[k]]
 		if !ok {
-			return fmt.Errorf("column %q: unknown row %q", f[0], f[k])
+			return fmt.Errorf("column %s: unknown row %s", safefile.Excerpt(f[0]), safefile.Excerpt(f[k]))
 		}
 		if i < 0 || v == 0 {
 			continue
@@ -392,12 +394,12 @@ func (p *mpsParser) pairs(f []string, set func(row string, v float64) error) err
 		f = append([]string{""}, f...)
 	}
 	if len(f) != 3 && len(f) != 5 {
-		return fmt.Errorf("line %q: want [SET] ROW VALUE [ROW VALUE]", strings.Join(f, " "))
+		return fmt.Errorf("line %s: want [SET] ROW VALUE [ROW VALUE]", safefile.Excerpt(strings.Join(f, " ")))
 	}
 	for k := 1; k+1 < len(f); k += 2 {
 		v, err := parseNum(f[k+1])
 		if err != nil {
-			return fmt.Errorf("row %q: %w", f[k], err)
+			return fmt.Errorf("row %s: %w", safefile.Excerpt(f[k]), err)
 		}
 		if err := set(f[k], v); err != nil {
 			return err
@@ -413,7 +415,7 @@ func (p *mpsParser) rhs(row string, v float64) error {
 	}
 	i, ok := p.rowIdx[row]
 	if !ok {
-		return fmt.Errorf("RHS: unknown row %q", row)
+		return fmt.Errorf("RHS: unknown row %s", safefile.Excerpt(row))
 	}
 	if i < 0 {
 		return nil
@@ -435,7 +437,7 @@ func (p *mpsParser) rhs(row string, v float64) error {
 func (p *mpsParser) rng(row string, v float64) error {
 	i, ok := p.rowIdx[row]
 	if !ok || i < 0 {
-		return fmt.Errorf("RANGES: unknown row %q", row)
+		return fmt.Errorf("RANGES: unknown row %s", safefile.Excerpt(row))
 	}
 	mod := p.m.Model
 	a := math.Abs(v)
@@ -463,17 +465,17 @@ func (p *mpsParser) bound(f []string) error {
 	case len(f) == 3 && !needsValue, len(f) == 4 && needsValue:
 	case len(f) == 4 && kind == "BV": // BV with a value: ignored value
 	default:
-		return fmt.Errorf("BOUNDS line %q: want TYPE [SET] COLUMN [VALUE]", strings.Join(f, " "))
+		return fmt.Errorf("BOUNDS line %s: want TYPE [SET] COLUMN [VALUE]", safefile.Excerpt(strings.Join(f, " ")))
 	}
 	j, ok := p.colIdx[f[2]]
 	if !ok {
-		return fmt.Errorf("BOUNDS: unknown column %q", f[2])
+		return fmt.Errorf("BOUNDS: unknown column %s", safefile.Excerpt(f[2]))
 	}
 	var v float64
 	if needsValue {
 		var err error
 		if v, err = parseNum(f[3]); err != nil {
-			return fmt.Errorf("bound %s on %q: %w", kind, f[2], err)
+			return fmt.Errorf("bound %s on %s: %w", kind, safefile.Excerpt(f[2]), err)
 		}
 	}
 	mod := p.m.Model
@@ -496,7 +498,7 @@ func (p *mpsParser) bound(f []string) error {
 	case "BV":
 		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = 0, 1, true
 	default:
-		return fmt.Errorf("bound type %q: want UP, LO, FX, FR, MI, PL, BV, LI or UI", f[0])
+		return fmt.Errorf("bound type %s: want UP, LO, FX, FR, MI, PL, BV, LI or UI", safefile.Excerpt(f[0]))
 	}
 	if kind == "BV" || kind == "LI" || kind == "UI" {
 		mod.VarTypes[j] = highs.IntegerType
@@ -514,10 +516,10 @@ func (p *mpsParser) finishBounds() {
 func parseNum(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, fmt.Errorf("number %q: %w", s, errors.Unwrap(err))
+		return 0, fmt.Errorf("number %s: %w", safefile.Excerpt(s), errors.Unwrap(err))
 	}
 	if math.IsNaN(v) {
-		return 0, fmt.Errorf("number %q: NaN", s)
+		return 0, fmt.Errorf("number %s: NaN", safefile.Excerpt(s))
 	}
 	return v, nil
 }

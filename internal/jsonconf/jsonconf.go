@@ -1,6 +1,21 @@
-// Package jsonconf decodes the small JSON configuration files of mmds
-// strictly: one object, no unknown fields, no trailing data, a size limit,
-// and error messages that name the offending field for a person to fix.
+// Package jsonconf decodes every JSON input of mmds strictly, so that one
+// file has one meaning whoever reads it: one JSON value, no trailing data, a
+// size limit, and within every object
+//
+//   - no key twice, and no two keys that differ only in case (encoding/json
+//     matches keys case-insensitively and keeps the last; most other readers
+//     keep the first, so {"pass": true, "PASS": false} means two things);
+//   - every key of an object decoded into a struct is exactly the name of one
+//     of its fields: a key that would match a field only case-insensitively
+//     ("CHANNEL" for `json:"channel"`) is refused, as is an unknown one.
+//
+// Errors read as one line that names the key or field and quotes at most
+// safefile.MaxExcerpt characters of the file (safefile.Excerpt).
+//
+// Types with their own UnmarshalJSON are opaque to the field check of the
+// enclosing value (duplicate and case-equal keys are still refused
+// throughout the document); their methods decode through Unmarshal, which
+// applies the same checks to their part of the file.
 package jsonconf
 
 import (
@@ -9,16 +24,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
-// MaxBytes bounds a configuration file: anything larger is not a config.
+// MaxBytes bounds a configuration file read by Decode: anything larger is
+// not a config.
 const MaxBytes = 16 << 20
 
-// Decode reads one JSON object from r into v. allowed lists v's field names
-// for the unknown-field message (e.g. "p, q_y, q_z"). Errors read as one
-// line that names the field, the JSON value or the byte offset.
-func Decode(r io.Reader, v any, allowed string) error {
+// MaxDepth bounds the nesting of arrays and objects: the checks recurse once
+// per level, and no input of mmds nests deeper than a handful.
+const MaxDepth = 256
+
+// Decode reads one JSON value of at most MaxBytes bytes from r and decodes
+// it into v strictly (Unmarshal).
+func Decode(r io.Reader, v any) error {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return fmt.Errorf("read: %w", err)
@@ -26,33 +51,343 @@ func Decode(r io.Reader, v any, allowed string) error {
 	if len(data) > MaxBytes {
 		return fmt.Errorf("file larger than %d bytes", MaxBytes)
 	}
+	return Unmarshal(data, v)
+}
+
+// Unmarshal decodes data, one JSON value and nothing after it, into v after
+// the checks of the package doc; v is a non-nil pointer.
+func Unmarshal(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		panic("jsonconf: Unmarshal needs a non-nil pointer")
+	}
+	if err := check(data, rv.Type()); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errors.New(message(err, allowed))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected data after the JSON object")
+		return &Error{message(err)}
 	}
 	return nil
 }
 
-// message turns encoding/json errors into messages that name the field.
-func message(err error, allowed string) string {
+// Error is the error of Decode and Unmarshal: one line, safe to print.
+type Error struct{ msg string }
+
+func (e *Error) Error() string { return e.msg }
+
+func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+
+// check walks the tokens of data against type t.
+func check(data []byte, t reflect.Type) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // numbers are the decoder's to judge, with the field's name
+	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
+	tok, err := dec.Token()
+	if err != nil {
+		return &Error{message(err)}
+	}
+	if err := c.value(tok, t, ""); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &Error{"unexpected data after the JSON value"}
+	}
+	return nil
+}
+
+type checker struct {
+	dec    *json.Decoder
+	depth  int
+	fields map[reflect.Type]structInfo // structFields, once per type
+}
+
+type structInfo struct {
+	fields map[string]reflect.Type
+	names  []string
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// shape returns the type whose field names constrain a value decoded into
+// t, or nil when nothing does (any, a custom unmarshaler).
+func shape(t reflect.Type) reflect.Type {
+	for t != nil {
+		if t.Implements(unmarshaler) || reflect.PointerTo(t).Implements(unmarshaler) {
+			return nil
+		}
+		switch t.Kind() {
+		case reflect.Pointer:
+			t = t.Elem()
+		case reflect.Interface:
+			return nil
+		default:
+			return t
+		}
+	}
+	return nil
+}
+
+// value checks the value that begins with tok, to be decoded into t.
+func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil // a scalar: the decoder checks its type
+	}
+	if c.depth++; c.depth > MaxDepth {
+		return errorf("%s: nested deeper than %d levels", where(path), MaxDepth)
+	}
+	defer func() { c.depth-- }()
+	t = shape(t)
+	if d == '[' {
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; c.dec.More(); i++ {
+			if err := c.next(elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		return c.end()
+	}
+	var (
+		fields map[string]reflect.Type
+		names  []string
+		elem   reflect.Type
+	)
+	isStruct := t != nil && t.Kind() == reflect.Struct
+	if isStruct {
+		si, ok := c.fields[t]
+		if !ok {
+			si.fields, si.names = structFields(t)
+			c.fields[t] = si
+		}
+		fields, names = si.fields, si.names
+	} else if t != nil && t.Kind() == reflect.Map {
+		elem = t.Elem()
+	}
+	seen := map[string]string{} // fold(key) → key
+	for c.dec.More() {
+		tok, err := c.dec.Token()
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return &Error{message(err)}
+		}
+		key := tok.(string) // the decoder allows only strings here
+		if prev, ok := seen[fold(key)]; ok {
+			if prev == key {
+				return errorf("key %s appears twice in %s", safefile.Excerpt(key), object(path))
+			}
+			return errorf("keys %s and %s in %s differ only in case: one file, one meaning", safefile.Excerpt(prev), safefile.Excerpt(key), object(path))
+		}
+		seen[fold(key)] = key
+		ft := elem
+		if isStruct {
+			var ok bool
+			if ft, ok = fields[key]; !ok {
+				for _, n := range names {
+					if strings.EqualFold(n, key) {
+						return errorf("key %s%s differs from the field %q only in case: write %q", safefile.Excerpt(key), in(path), n, n)
+					}
+				}
+				return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), in(path), strings.Join(names, ", "))
+			}
+		}
+		if err := c.next(ft, join(path, key)); err != nil {
+			return err
+		}
+	}
+	return c.end()
+}
+
+// end reads the closing delimiter of an array or object.
+func (c *checker) end() error {
+	if _, err := c.dec.Token(); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return &Error{message(err)}
+	}
+	return nil
+}
+
+func (c *checker) next(t reflect.Type, path string) error {
+	tok, err := c.dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // within a value
+	}
+	if err != nil {
+		return &Error{message(err)}
+	}
+	return c.value(tok, t, path)
+}
+
+// fold maps s to a representative of its case-folding class: two strings
+// have the same fold exactly when strings.EqualFold holds, which is when
+// encoding/json would match one to the other.
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}
+
+// structFields returns the JSON names of t's fields with their types, and
+// the names in declaration order, with encoding/json's rules: embedded
+// structs without a name promote their fields, a shallower field hides a
+// deeper one, and of two at one depth a tagged one wins (none if both or
+// neither are tagged).
+func structFields(t reflect.Type) (map[string]reflect.Type, []string) {
+	type field struct {
+		name   string
+		typ    reflect.Type
+		depth  int
+		tagged bool
+	}
+	var all []field
+	var walk func(t reflect.Type, depth int, visited map[reflect.Type]bool)
+	walk = func(t reflect.Type, depth int, visited map[reflect.Type]bool) {
+		if visited[t] {
+			return
+		}
+		visited[t] = true
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if sf.Anonymous && name == "" {
+				et := sf.Type
+				if et.Kind() == reflect.Pointer {
+					et = et.Elem()
+				}
+				if et.Kind() == reflect.Struct {
+					walk(et, depth+1, visited)
+					continue
+				}
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			tagged := name != ""
+			if !tagged {
+				name = sf.Name
+			}
+			all = append(all, field{name, sf.Type, depth, tagged})
+		}
+	}
+	walk(t, 0, map[reflect.Type]bool{})
+	byName := map[string][]field{}
+	var order []string
+	for _, f := range all {
+		if byName[f.name] == nil {
+			order = append(order, f.name)
+		}
+		byName[f.name] = append(byName[f.name], f)
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for _, n := range order {
+		fs := byName[n]
+		best, count := fs[0], 0
+		for _, f := range fs {
+			if f.depth < best.depth || (f.depth == best.depth && f.tagged && !best.tagged) {
+				best = f
+			}
+		}
+		for _, f := range fs {
+			if f.depth == best.depth && f.tagged == best.tagged {
+				count++
+			}
+		}
+		if count == 1 {
+			fields[n] = best.typ
+			names = append(names, n)
+		}
+	}
+	return fields, names
+}
+
+// join appends a key to a path for messages, cutting a long key.
+func join(path, key string) string {
+	if utf8.RuneCountInString(key) > safefile.MaxExcerpt {
+		key = strings.TrimSuffix(strings.TrimPrefix(safefile.Excerpt(key), `"`), `"…`) + "…"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func where(path string) string {
+	if path == "" {
+		return "the JSON value"
+	}
+	return strconv.Quote(cut(path))
+}
+
+func object(path string) string {
+	if path == "" {
+		return "the top-level object"
+	}
+	return "object " + strconv.Quote(cut(path))
+}
+
+func in(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " in " + strconv.Quote(cut(path))
+}
+
+// message turns encoding/json errors into one-line messages that name the
+// field and quote no more of the file than a short excerpt.
+func message(err error) string {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var je *Error
 	switch {
+	case errors.As(err, &je):
+		return je.msg // a custom unmarshaler's, through Unmarshal
 	case errors.As(err, &te):
-		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, te.Value, te.Type, te.Offset)
+		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, cut(te.Value), te.Type, te.Offset)
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
+		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, cut(se.Error()))
 	case errors.Is(err, io.EOF):
 		return "empty file: want a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "malformed JSON: unexpected end of file"
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + f + " (allowed: " + allowed + ")"
+		return "unknown field " + cut(f)
 	}
-	return "malformed JSON: " + err.Error()
+	return "malformed JSON: " + cut(err.Error())
+}
+
+// cut shortens text that may hold a piece of the file (a number's digits, a
+// custom unmarshaler's message) to a bounded length.
+func cut(s string) string {
+	const max = 2 * safefile.MaxExcerpt
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

@@ -1,52 +1,229 @@
 package jsonconf
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-type sample struct {
-	A float64   `json:"a"`
-	B []float64 `json:"b"`
+type inner struct {
+	X string `json:"x"`
 }
 
-func TestDecode(t *testing.T) {
+type embedded struct {
+	E     int `json:"e"`
+	A     int `json:"a"` // hidden by sample.A
+	Plain int // no tag: named Plain
+}
+
+type sample struct {
+	A float64        `json:"a"`
+	B []float64      `json:"b"`
+	C *inner         `json:"c,omitempty"`
+	M map[string]int `json:"m"`
+	embedded
+	Skip int `json:"-"`
+}
+
+// custom has its own UnmarshalJSON that decodes through Unmarshal.
+type custom struct{ V int }
+
+func (c *custom) UnmarshalJSON(b []byte) error {
+	var w struct {
+		V int `json:"v"`
+	}
+	if err := Unmarshal(b, &w); err != nil {
+		return err
+	}
+	c.V = w.V
+	return nil
+}
+
+type withCustom struct {
+	Cs []custom `json:"cs"`
+}
+
+func TestUnmarshal(t *testing.T) {
 	var s sample
-	if err := Decode(strings.NewReader(` {"a": 1.5, "b": [2]} `), &s, "a, b"); err != nil || s.A != 1.5 || len(s.B) != 1 {
+	in := ` {"a": 1.5, "b": [2], "c": {"x": "y"}, "m": {"k": 1, "K2": 2}, "e": 3, "Plain": 4} `
+	if err := Unmarshal([]byte(in), &s); err != nil || s.A != 1.5 || len(s.B) != 1 || s.C.X != "y" || s.M["K2"] != 2 || s.E != 3 || s.Plain != 4 {
 		t.Fatalf("got %+v, %v", s, err)
 	}
-	bad := []struct{ in, want string }{
-		{``, "empty file: want a JSON object"},
-		{`{"a": 1,`, "malformed JSON: unexpected end of file"},
-		{`{"a": 1}}`, "unexpected data after the JSON object"},
-		{`{"a": 1} {"a": 2}`, "unexpected data after the JSON object"},
-		{`{"a": "x"}`, `field "a": cannot use JSON string as float64`},
-		{`{"b": [1, true]}`, `field "b": cannot use JSON bool`},
-		{`{"c": 1}`, `unknown field "c" (allowed: a, b)`},
-		{`{"a": 1e999}`, `field "a"`},
-		{`{"a" 1}`, "malformed JSON at byte"},
-		{`{"a": 1}` + strings.Repeat(" ", MaxBytes), "file larger than"},
+	var w withCustom
+	if err := Unmarshal([]byte(`{"cs": [{"v": 1}, {"v": 2}]}`), &w); err != nil || len(w.Cs) != 2 || w.Cs[1].V != 2 {
+		t.Fatalf("got %+v, %v", w, err)
 	}
-	for _, c := range bad {
-		var s sample
-		err := Decode(strings.NewReader(c.in), &s, "a, b")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			name := c.in
-			if len(name) > 40 {
-				name = name[:40] + "…"
-			}
-			t.Errorf("%q: got %v, want an error containing %q", name, err, c.want)
-		}
+	var l []inner
+	if err := Unmarshal([]byte(`[{"x": "a"}]`), &l); err != nil || len(l) != 1 {
+		t.Fatalf("got %+v, %v", l, err)
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	f.Add(`{"a": 1, "b": [1, 2]}`)
-	f.Add(`{"a": nul`)
+func TestUnmarshalRefuses(t *testing.T) {
+	long := strings.Repeat("k", 200)
+	bad := []struct {
+		in, want string
+		v        func() any
+	}{
+		{``, "empty file: want a JSON object", nil},
+		{`{"a": 1,`, "malformed JSON: unexpected end of file", nil},
+		{`{"a": 1}}`, "unexpected data after the JSON value", nil},
+		{`{"a": 1} {"a": 2}`, "unexpected data after the JSON value", nil},
+		{`{"a": "x"}`, `field "a": cannot use JSON string as float64`, nil},
+		{`{"b": [1, true]}`, `field "b": cannot use JSON bool`, nil},
+		{`{"z": 1}`, `unknown field "z" (allowed: a, b, c, m, e, Plain)`, nil},
+		{`{"a": 1e999}`, `field "a"`, nil},
+		{`{"a" 1}`, "malformed JSON at byte", nil},
+		// One file, one meaning: duplicates and case variants.
+		{`{"a": 1, "a": 2}`, `key "a" appears twice in the top-level object`, nil},
+		{`{"a": 1, "A": 2}`, `keys "a" and "A" in the top-level object differ only in case`, nil},
+		{`{"A": 2}`, `key "A" differs from the field "a" only in case: write "a"`, nil},
+		{`{"PLAIN": 2}`, `key "PLAIN" differs from the field "Plain" only in case`, nil},
+		{`{"c": {"X": "y"}}`, `key "X" in "c" differs from the field "x" only in case`, nil},
+		{`{"c": {"x": "y", "q": 1}}`, `unknown field "q" in "c" (allowed: x)`, nil},
+		{`{"m": {"k": 1, "K": 2}}`, `keys "k" and "K" in object "m" differ only in case`, nil},
+		{`{"m": {"\u212a": 1, "k": 2}}`, `differ only in case`, nil}, // Kelvin sign folds to k
+		{`{"cs": [{"v": 1}, {"V": 2}]}`, `key "V" differs from the field "v" only in case`, func() any { return new(withCustom) }},
+		{`{"cs": [{"v": 1, "v": 2}]}`, `key "v" appears twice in object "cs[0]"`, func() any { return new(withCustom) }},
+		{`{"cs": [{"w": 1}]}`, `unknown field "w" (allowed: v)`, func() any { return new(withCustom) }},
+		{`{"` + long + `": 1}`, `unknown field "` + long[:40] + `"…`, nil},
+		{`{"a": "` + long + `"}`, `cannot use JSON string as float64`, nil},
+		{`{"a": 1` + strings.Repeat("0", 200) + `e999}`, `field "a"`, nil},
+		{`{"b": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, `nested deeper than 256 levels`, nil},
+	}
+	for _, c := range bad {
+		var v any = new(sample)
+		if c.v != nil {
+			v = c.v()
+		}
+		err := Unmarshal([]byte(c.in), v)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: got %v, want an error containing %q", c.in, err, c.want)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, long[:41]) || strings.Contains(msg, "\n") || len(msg) > 300 {
+			t.Errorf("%.40q: message %q quotes too much or has several lines", c.in, msg)
+		}
+	}
+	if err := Decode(strings.NewReader(`{"a": 1}`+strings.Repeat(" ", MaxBytes)), new(sample)); err == nil || !strings.Contains(err.Error(), "file larger than") {
+		t.Errorf("oversized: got %v", err)
+	}
+}
+
+// firstWins decodes data into a generic value, keeping the first of repeated
+// keys, as most JSON readers other than Go's do.
+func firstWins(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('['):
+		out := []any{}
+		for dec.More() {
+			v, err := firstWins(dec)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		_, err := dec.Token()
+		return out, err
+	case json.Delim('{'):
+		out := map[string]any{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := firstWins(dec)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := out[k.(string)]; !ok {
+				out[k.(string)] = v
+			}
+		}
+		_, err := dec.Token()
+		return out, err
+	}
+	return tok, nil
+}
+
+// reference builds a sample from the first-key-wins value, matching keys
+// exactly.
+func reference(v any) (sample, bool) {
+	var s sample
+	m, ok := v.(map[string]any)
+	if !ok {
+		return s, false
+	}
+	num := func(x any) float64 { n, _ := x.(json.Number); f, _ := n.Float64(); return f }
+	integer := func(x any) int { n, _ := x.(json.Number); i, _ := n.Int64(); return int(i) }
+	if a, ok := m["a"]; ok {
+		s.A = num(a)
+	}
+	if b, ok := m["b"].([]any); ok {
+		s.B = []float64{}
+		for _, x := range b {
+			s.B = append(s.B, num(x))
+		}
+	}
+	if c, ok := m["c"].(map[string]any); ok {
+		s.C = &inner{}
+		s.C.X, _ = c["x"].(string)
+	}
+	if mm, ok := m["m"].(map[string]any); ok {
+		s.M = map[string]int{}
+		for k, x := range mm {
+			s.M[k] = integer(x)
+		}
+	}
+	for _, k := range []string{"e", "Plain"} {
+		if x, ok := m[k]; ok {
+			if k == "e" {
+				s.E = integer(x)
+			} else {
+				s.Plain = integer(x)
+			}
+		}
+	}
+	return s, true
+}
+
+// FuzzUnmarshal: an accepted input means the same to a reader that keeps
+// the first of repeated keys and matches keys exactly.
+func FuzzUnmarshal(f *testing.F) {
+	for _, s := range []string{
+		`{"a": 1, "b": [1, 2]}`, `{"a": nul`, `{"a": 1, "A": 2}`, `{"c": {"x": "y"}, "m": {"k": 1}}`,
+		`{"e": 1, "Plain": 2, "m": {"a": 1, "b": 2}}`, `{"a": 1, "a": 2}`,
+	} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var s sample
-		if err := Decode(strings.NewReader(in), &s, "a, b"); err != nil && err.Error() == "" {
-			t.Fatal("empty error message")
+		err := Unmarshal([]byte(in), &s)
+		if err != nil {
+			if err.Error() == "" || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("bad message %q", err)
+			}
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader([]byte(in)))
+		dec.UseNumber()
+		g, gerr := firstWins(dec)
+		if gerr != nil {
+			t.Fatalf("accepted, but a first-wins reader fails: %v", gerr)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			t.Fatal("accepted trailing data")
+		}
+		want, ok := reference(g)
+		if ok && !reflect.DeepEqual(s, want) {
+			t.Fatalf("%q: decoded %+v, a first-wins exact reader gives %+v", in, s, want)
 		}
 	})
 }

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mmds-project/mmds/learn"
+)
+
+// runCLIQuick runs the CLI and fails the test when it takes longer than
+// limit: an input that hangs the process fails instead of hanging the test.
+func runCLIQuick(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		code, out, errs := runCLI(t, args...)
+		done <- result{code, out, errs}
+	}()
+	select {
+	case r := <-done:
+		if d := time.Since(start); d > limit {
+			t.Errorf("%v: took %v, want at most %v", args, d, limit)
+		}
+		return r.code, r.out, r.errs
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%v: still running after 30 s (hung on an input?)", args)
+	}
+	return 0, "", ""
+}
+
+// mkfifo makes a named pipe that a writer holds open with content to serve
+// (and could serve something else to a second read): the reader must refuse
+// it without reading, and without blocking.
+func mkfifo(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	w, err := os.OpenFile(path, os.O_RDWR, 0) // O_RDWR: does not wait for a reader
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	go w.Write([]byte(content))
+	return path
+}
+
+// One file, one meaning: keys twice, keys that differ only in case from
+// each other or from their field, are refused with exit 2 naming file and
+// key — in every JSON input.
+func TestStrictJSONInputs(t *testing.T) {
+	dir := t.TempDir()
+	bm := binaryModelFile(t)
+	leak := `[[1, 0], [0, 1]]`
+	good := `[[0.9, 0.1], [0.1, 0.9]]`
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"channel CHANNEL", []string{"--model", bm, "--d", "0.15", "--privatizer",
+			writeTestFile(t, dir, "c1.json", `{"channel": `+leak+`, "CHANNEL": `+good+`}`)}, `keys "channel" and "CHANNEL"`},
+		{"channel twice", []string{"--model", bm, "--d", "0.15", "--privatizer",
+			writeTestFile(t, dir, "c2.json", `{"channel": `+good+`, "channel": `+leak+`}`)}, `key "channel" appears twice`},
+		{"Channel alone", []string{"--model", bm, "--d", "0.15", "--privatizer",
+			writeTestFile(t, dir, "c3.json", `{"Channel": `+leak+`}`)}, "c3.json"},
+		{"inputs INPUTS", []string{"--model", bm, "--d", "0.15", "--privatizer",
+			writeTestFile(t, dir, "n1.json", `{"inputs": ["x", "r"], "INPUTS": ["r", "x"], "layers": [{"weight": [[1, 0]], "bias": [0], "activation": "sigmoid"}]}`)}, `keys "inputs" and "INPUTS"`},
+		{"layer Weight", []string{"--model", bm, "--d", "0.15", "--privatizer",
+			writeTestFile(t, dir, "n2.json", `{"inputs": ["x", "r"], "layers": [{"Weight": [[1, 0]], "bias": [0], "activation": "sigmoid"}]}`)}, `key "Weight" in "layers[0]" differs from the field "weight" only in case`},
+		{"model Q_Y", []string{"--d", "0.15", "--privatizer", fixtures + "net-pass.json", "--model",
+			writeTestFile(t, dir, "m1.json", `{"p": 0.54, "q_y": 0.2, "Q_Y": 0.5, "q_z": [0.44]}`)}, "m1.json"},
+		{"points D twice", []string{"--model", bm, "--points",
+			writeTestFile(t, dir, "p1.json", `[{"D": 0.15, "privatizer": "`+fixtures+`net-pass.json", "d": 0.3}]`)}, `keys "D" and "d"`},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(t, append([]string{"certify"}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", c.name, code, out, errs, c.want)
+		}
+	}
+
+	// results.json with "networks" and "Networks" in a point.
+	res := passingBinary(t)
+	editJSON(t, res, func(v map[string]any) {
+		p := point(v, 0)
+		p["Networks"] = p["networks"]
+	})
+	if code, _, errs := runCLI(t, "verify", res); code != 2 || !strings.Contains(errs, `"networks"`) || !strings.Contains(errs, `"Networks"`) || !strings.Contains(errs, "differ only in case") || !strings.Contains(errs, "results.json") {
+		t.Errorf("results.json with networks and Networks: exit %d, stderr %q; want 2 naming both keys", code, errs)
+	}
+}
+
+// A certificate with a forged "pass": true ahead of the honest "PASS":
+// false is refused by verify --check and certify --check (exit 2), not
+// confirmed.
+func TestCheckRefusesCaseVariantCertificate(t *testing.T) {
+	dir := passingBinary(t)
+	cert := filepath.Join(t.TempDir(), "cert.json")
+	if code, _, errs := runCLI(t, "verify", dir, "--certificate", cert); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(cert)
+	forged := strings.Replace(string(b), `"pass": true`, `"pass": true, "PASS": false`, 1)
+	if forged == string(b) {
+		t.Fatalf("no \"pass\" in %s", b)
+	}
+	path := writeTestFile(t, t.TempDir(), "forged.json", forged)
+	if code, _, errs := runCLI(t, "verify", "--check", path, dir); code != 2 || !strings.Contains(errs, `"PASS"`) || !strings.Contains(errs, "forged.json") {
+		t.Errorf("verify --check of a case-variant certificate: exit %d, stderr %q; want 2 naming the file and the key", code, errs)
+	}
+}
+
+// certify --check re-derives a certify certificate from the files it
+// names: its own certificate matches (exit 0); a flipped verdict, a
+// swapped privatizer file and a case-variant duplicate are caught.
+func TestCertifyCheck(t *testing.T) {
+	dir := t.TempDir()
+	bm := binaryModelFile(t)
+	priv := filepath.Join(dir, "priv.json")
+	fail, _ := os.ReadFile(fixtures + "channel-fail.json")
+	pass, _ := os.ReadFile(fixtures + "channel-pass.json")
+	if err := os.WriteFile(priv, pass, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cert := filepath.Join(dir, "cert.json")
+	if code, _, errs := runCLI(t, "certify", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", cert); code != 0 {
+		t.Fatalf("certify: exit %d: %s", code, errs)
+	}
+	if code, out, errs := runCLI(t, "certify", "--check", cert); code != 0 || !strings.Contains(out, "matches") {
+		t.Fatalf("--check of its own certificate: exit %d, %q %q", code, out, errs)
+	}
+	b, _ := os.ReadFile(cert)
+	var c map[string]any
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c["model_file"] != bm || point(c, 0)["privatizer"] != priv {
+		t.Errorf("the certificate does not name its files: %s", b)
+	}
+	for _, edit := range []struct {
+		name string
+		do   func(map[string]any)
+		want string
+	}{
+		{"pass flipped", func(c map[string]any) { c["pass"] = false }, ".pass"},
+		{"point pass flipped", func(c map[string]any) { point(c, 0)["pass"] = false }, "points[0].pass"},
+		{"D", func(c map[string]any) { point(c, 0)["D"] = 0.2 }, "does not match its files"},
+		{"hash", func(c map[string]any) { point(c, 0)["point_sha256"] = strings.Repeat("0", 64) }, "point_sha256"},
+	} {
+		var cc map[string]any
+		json.Unmarshal(b, &cc)
+		edit.do(cc)
+		nb, _ := json.Marshal(cc)
+		path := writeTestFile(t, t.TempDir(), "c.json", string(nb))
+		if code, _, errs := runCLI(t, "certify", "--check", path); code != 1 || !strings.Contains(errs, edit.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", edit.name, code, errs, edit.want)
+		}
+	}
+	forged := writeTestFile(t, t.TempDir(), "forged.json", strings.Replace(string(b), `"pass": true`, `"pass": true, "PASS": false`, 1))
+	if code, _, errs := runCLI(t, "certify", "--check", forged); code != 2 || !strings.Contains(errs, `"PASS"`) {
+		t.Errorf("case-variant PASS: exit %d, stderr %q; want 2", code, errs)
+	}
+	if code, _, errs := runCLI(t, "certify", "--check", cert, "--model", bm); code != 2 || !strings.Contains(errs, "--model") {
+		t.Errorf("--check with --model: exit %d, stderr %q; want 2", code, errs)
+	}
+	// The privatizer file swapped after certification: its hash differs.
+	if err := os.WriteFile(priv, fail, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "certify", "--check", cert); code != 1 || !strings.Contains(errs, "point_sha256") {
+		t.Errorf("swapped privatizer: exit %d, stderr %q; want exit 1 naming point_sha256", code, errs)
+	}
+	// A verify certificate names no files.
+	vdir := passingBinary(t)
+	vcert := filepath.Join(t.TempDir(), "v.json")
+	if code, _, errs := runCLI(t, "verify", vdir, "--certificate", vcert); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "certify", "--check", vcert); code != 2 || !strings.Contains(errs, "verify --check") {
+		t.Errorf("certify --check of a verify certificate: exit %d, stderr %q; want 2", code, errs)
+	}
+}
+
+// Only regular files are read: a FIFO (which could serve a leak to one read
+// and a good channel to the next) or a device where an input should be is
+// exit 2 within a second, for certify, verify and train.
+func TestNonRegularInputs(t *testing.T) {
+	dir := t.TempDir()
+	bm := binaryModelFile(t)
+	leak := `{"channel": [[1, 0], [0, 1]]}`
+	fifoPriv := mkfifo(t, filepath.Join(dir, "priv.json"), leak)
+	fifoModel := mkfifo(t, filepath.Join(dir, "model.json"), `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	fifoPoints := mkfifo(t, filepath.Join(dir, "points.csv"), "0.15,"+fixtures+"channel-pass.json\n")
+	cert := mkfifo(t, filepath.Join(dir, "cert.json"), `{}`)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"FIFO privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", fifoPriv}, "named pipe"},
+		{"FIFO model", []string{"certify", "--model", fifoModel, "--d", "0.15", "--privatizer", fixtures + "channel-pass.json"}, "named pipe"},
+		{"FIFO points", []string{"certify", "--model", bm, "--points", fifoPoints}, "named pipe"},
+		{"/dev/zero privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", "/dev/zero"}, "character device"},
+		{"/dev/zero model", []string{"certify", "--model", "/dev/zero", "--d", "0.15", "--privatizer", fixtures + "channel-pass.json"}, "character device"},
+		{"directory privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", dir}, "directory"},
+		{"FIFO certificate", []string{"certify", "--check", cert}, "named pipe"},
+	} {
+		code, out, errs := runCLIQuick(t, time.Second, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, errs, c.want)
+		}
+	}
+
+	// verify: model.json is a FIFO.
+	res := passingBinary(t)
+	mj := filepath.Join(res, learn.ModelFile)
+	os.Remove(mj)
+	mkfifo(t, mj, `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	if code, _, errs := runCLIQuick(t, time.Second, "verify", res); code != 2 || !strings.Contains(errs, "named pipe") {
+		t.Errorf("verify with a FIFO model.json: exit %d, stderr %q", code, errs)
+	}
+	// verify --check: the certificate is a FIFO.
+	if code, _, errs := runCLIQuick(t, time.Second, "verify", "--check", cert, res); code != 2 || !strings.Contains(errs, "named pipe") {
+		t.Errorf("verify --check with a FIFO certificate: exit %d, stderr %q", code, errs)
+	}
+	// train: model.json in --out is a FIFO.
+	out := t.TempDir()
+	mkfifo(t, filepath.Join(out, learn.ModelFile), `{}`)
+	if code, _, errs := runCLIQuick(t, 5*time.Second, tinyTrain("binary", out)...); code != 2 || !strings.Contains(errs, "named pipe") {
+		t.Errorf("train with a FIFO model.json: exit %d, stderr %q", code, errs)
+	}
+}
+
+// No content in messages: an input that is a symlink to a secret, or a
+// JSON file with a long string where a number belongs, is refused without
+// quoting more than 40 characters of it.
+func TestMessagesQuoteNoContent(t *testing.T) {
+	dir := t.TempDir()
+	secret := strings.Repeat("S3cr3t-", 14) + "," + strings.Repeat("t0p-", 20) // 200 characters
+	secretFile := writeTestFile(t, dir, "secret.txt", secret+"\nsecond line\n")
+	link := func(name, target string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bm := binaryModelFile(t)
+	long := writeTestFile(t, dir, "long.json", `{"channel": "`+secret+`"}`)
+	longModel := writeTestFile(t, dir, "longmodel.json", `{"p": "`+secret+`", "q_y": 0.2, "q_z": [0.44]}`)
+	longKey := writeTestFile(t, dir, "longkey.json", `{"`+secret+`": 1}`)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"points symlink", []string{"certify", "--model", bm, "--points", link("p.csv", secretFile)}},
+		{"points json symlink", []string{"certify", "--model", bm, "--points", link("p.json", secretFile)}},
+		{"privatizer csv symlink", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", link("c.csv", secretFile)}},
+		{"privatizer json symlink", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", link("c.json", secretFile)}},
+		{"model symlink", []string{"certify", "--model", link("m.json", secretFile), "--d", "0.1", "--privatizer", fixtures + "channel-pass.json"}},
+		{"long string channel", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", long}},
+		{"long string model", []string{"certify", "--model", longModel, "--d", "0.1", "--privatizer", fixtures + "channel-pass.json"}},
+		{"long key", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", longKey}},
+		{"certificate symlink", []string{"certify", "--check", link("cert.json", secretFile)}},
+		{"passwd points", []string{"certify", "--model", bm, "--points", link("pw.csv", "/etc/passwd")}},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2 (stderr %q)", c.name, code, errs)
+		}
+		for i := 0; i+41 <= len(secret); i++ {
+			if strings.Contains(errs, secret[i:i+41]) {
+				t.Errorf("%s: the message quotes more than 40 characters of the file: %q", c.name, errs)
+				break
+			}
+		}
+		if strings.Contains(errs, "root:") || strings.Contains(errs, "second line") {
+			t.Errorf("%s: the message quotes the file: %q", c.name, errs)
+		}
+	}
+}
+
+// The context reaches every read: a cancelled run reads nothing.
+func TestReadsHonourContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := readPoints(ctx, fixtures+"channel-pass.json"); err == nil {
+		t.Error("readPoints read under a cancelled context")
+	}
+}

@@ -1,0 +1,175 @@
+// Package safefile reads the input files of mmds: regular files only, of a
+// bounded size, read once, so that what a certificate hashes is what was
+// parsed, and an input cannot hang the process.
+//
+// Read opens with O_NONBLOCK (opening a FIFO with no writer would otherwise
+// block before any check could run), checks the open descriptor with fstat
+// (not the path: a file swapped between a stat and the open is not missed),
+// refuses anything but a regular file and anything above the size cap before
+// reading a byte, and reads in chunks, checking the context between them.
+// Symbolic links to regular files are followed.
+//
+// Excerpt quotes a piece of a file's contents for an error message: at most
+// MaxExcerpt characters, escaped, so that a message never discloses more of
+// a file than the offending token's head.
+package safefile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// ErrInput is wrapped by every error Read returns for a path that is not an
+// acceptable input file: missing, not a regular file, too large, unreadable.
+var ErrInput = errors.New("bad input file")
+
+// chunk is the size of one read: small enough that a cancelled context is
+// noticed within milliseconds, large enough not to matter for speed.
+const chunk = 1 << 20
+
+// Read returns the contents of the regular file at path, of at most maxBytes
+// bytes. It stops with ctx's error when ctx is done. Errors wrap ErrInput
+// (or ctx's error) and name the path; a missing file's also wraps
+// fs.ErrNotExist.
+func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, inputErr(fs.ErrNotExist, "%s does not exist", path)
+		}
+		return nil, inputErr(err, "%s: %v", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat() // fstat of the open descriptor
+	if err != nil {
+		return nil, inputErr(err, "%s: %v", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, inputErr(nil, "%s is %s, not a regular file", path, Describe(fi.Mode()))
+	}
+	if fi.Size() > maxBytes {
+		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", path, fi.Size(), maxBytes)
+	}
+	buf := make([]byte, 0, fi.Size()+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if int64(len(buf)) > maxBytes {
+			// The file grew after the fstat.
+			return nil, inputErr(nil, "%s has more than the %d bytes allowed", path, maxBytes)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n := min(cap(buf)-len(buf), chunk, int(maxBytes+1-int64(len(buf))))
+		m, err := f.Read(buf[len(buf) : len(buf)+n])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, inputErr(err, "%s: %v", path, err)
+		}
+	}
+}
+
+// inputError is an error of Read: its message names the path, and it wraps
+// ErrInput and the cause, if any.
+type inputError struct {
+	msg   string
+	cause error
+}
+
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrInput}
+	}
+	return []error{ErrInput, e.cause}
+}
+
+func inputErr(cause error, format string, args ...any) error {
+	return &inputError{fmt.Sprintf(format, args...), cause}
+}
+
+// Describe names a file type for messages: "a directory", "a named pipe
+// (FIFO)", ….
+func Describe(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file (mode " + m.String() + ")"
+}
+
+// MaxExcerpt is the most characters of a file's contents a message quotes.
+const MaxExcerpt = 40
+
+// Excerpt quotes s for an error message as strconv.Quote does (non-printable
+// and non-ASCII characters escaped), keeping at most MaxExcerpt characters
+// of it and marking a cut with "…".
+func Excerpt(s string) string {
+	cut := false
+	if utf8.RuneCountInString(s) > MaxExcerpt {
+		n := 0
+		for i := range s {
+			if n == MaxExcerpt {
+				s, cut = s[:i], true
+				break
+			}
+			n++
+		}
+	}
+	q := strconv.QuoteToASCII(s)
+	if cut {
+		q += "…"
+	}
+	return q
+}
+
+// ExcerptList quotes a list of strings from a file as fmt's %q does
+// (["a" "b"]), each with Excerpt and at most four of them.
+func ExcerptList(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i == 4 {
+			b.WriteString(" …")
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Excerpt(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}

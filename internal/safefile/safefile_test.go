@@ -1,0 +1,114 @@
+package safefile
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "a.json")
+	if err := os.WriteFile(reg, []byte(`{"a": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(reg, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, want string // want: the contents, or a piece of the error
+		max        int64
+		ok         bool
+	}{
+		{reg, `{"a": 1}`, 100, true},
+		{link, `{"a": 1}`, 100, true}, // symlinks to regular files are followed
+		{empty, ``, 100, true},
+		{reg, `has 8 bytes, more than the 7 allowed`, 7, false},
+		{fifo, `is a named pipe (FIFO), not a regular file`, 100, false},
+		{dir, `is a directory, not a regular file`, 100, false},
+		{"/dev/zero", `is a character device, not a regular file`, 100, false},
+		{filepath.Join(dir, "none"), `does not exist`, 100, false},
+	} {
+		start := time.Now()
+		b, err := Read(context.Background(), c.path, c.max)
+		if time.Since(start) > time.Second {
+			t.Errorf("%s: took %v", c.path, time.Since(start))
+		}
+		switch {
+		case c.ok && (err != nil || string(b) != c.want):
+			t.Errorf("%s: got %q, %v; want %q", c.path, b, err, c.want)
+		case !c.ok && (err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path)):
+			t.Errorf("%s: got %v; want an ErrInput naming the path and containing %q", c.path, err, c.want)
+		}
+	}
+}
+
+// TestReadFIFOWithWriter: a FIFO that a writer keeps open (and could serve
+// twice, differently) is refused before a byte is read.
+func TestReadFIFOWithWriter(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0) // O_RDWR does not block on a FIFO
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	go w.Write([]byte(strings.Repeat("x", 100)))
+	if _, err := Read(context.Background(), fifo, 1<<20); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Fatalf("got %v; want a FIFO refused", err)
+	}
+}
+
+func TestReadMissing(t *testing.T) {
+	_, err := Read(context.Background(), filepath.Join(t.TempDir(), "none"), 10)
+	if !errors.Is(err, ErrInput) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v; want ErrInput and fs.ErrNotExist", err)
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Read(ctx, p, 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v; want context.Canceled", err)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("s3cr3t", 40)
+	for _, c := range []struct{ in, want string }{
+		{"abc", `"abc"`},
+		{"a\x00b\n", `"a\x00b\n"`},
+		{"é", `"\u00e9"`},
+		{long, `"` + long[:MaxExcerpt] + `"…`},
+		{strings.Repeat("é", 50), `"` + strings.Repeat(`\u00e9`, MaxExcerpt) + `"…`},
+	} {
+		if got := Excerpt(c.in); got != c.want {
+			t.Errorf("Excerpt(%.20q…) = %s; want %s", c.in, got, c.want)
+		}
+	}
+	if got, want := ExcerptList([]string{"x", "r", long, "a", "b"}), `["x" "r" "`+long[:MaxExcerpt]+`"… "a" …]`; got != want {
+		t.Errorf("ExcerptList = %s; want %s", got, want)
+	}
+}
