@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,11 +15,13 @@ import (
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // ErrInput marks every error about a privatizer file's contents (as opposed
-// to an I/O failure): the caller exits 2 on it.
-var ErrInput = errors.New("invalid privatizer")
+// to an I/O failure): the caller exits 2 on it. It is network.ErrInput, so
+// that errors from both packages match it.
+var ErrInput = network.ErrInput
 
 // RowSumTol is how far a channel row may sum from 1. A channel exported from
 // float32 PyTorch tensors (a softmax) sums to 1 within a few ulp of float32
@@ -240,7 +241,7 @@ func ReadChannel(path string) (*Channel, error) {
 // Network is set.
 type File struct {
 	Channel *Channel
-	Network *MLP
+	Network *network.Network
 }
 
 // Read reads a privatizer file of any form: a name ending in .onnx is an
@@ -250,7 +251,7 @@ type File struct {
 func Read(path string) (File, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":
-		m, err := ReadMLP(path)
+		m, err := network.ReadFile(path)
 		return File{Network: m}, err
 	case ".csv":
 		c, err := ReadChannel(path)
@@ -267,7 +268,7 @@ func Read(path string) (File, error) {
 			return File{Channel: c}, err
 		}
 		if _, ok := keys["layers"]; ok {
-			m, err := ParseMLPJSON(bytes.NewReader(data), path)
+			m, err := network.ParseJSON(bytes.NewReader(data), path)
 			return File{Network: m}, err
 		}
 	}
