@@ -26,3 +26,8 @@ func newSetupForTest(t *testing.T, m *gauss.Model, k Privatizer, q GaussQuad) *g
 
 // testQuadTol is the refinement change the tests accept (verify's default).
 const testQuadTol = 5e-3
+
+// fromMLP is FromNetwork of a trained network with inputs (x, r).
+func fromMLP(m *learn.MLP) (Privatizer, error) {
+	return FromNetwork(m.Network([]string{"x", "r"}))
+}

@@ -92,6 +92,12 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 	if err != nil {
 		return Certificate{}, err
 	}
+	// The release's scale: √Var[F] of the linear fit, floored at
+	// 1e-6·σ_X so that a constant release still has a scale.
+	scale := max(math.Sqrt(c.Fit.VarF), 1e-6*math.Sqrt(g.M.VarX()))
+	if _, err := rounding(k, o.roundingTol(), scale, "× √Var[F]"); err != nil {
+		return Certificate{}, err
+	}
 	return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 }
 

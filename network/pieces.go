@@ -174,12 +174,30 @@ func (m *Network) Pieces(x float64) ([]Piece, error) {
 	return ps, nil
 }
 
-// Kinks appends to dst the breakpoints in (−RWalk, RWalk) of the
-// piecewise-linear part of k(x, ·): where a ReLU unit before the first
-// sigmoid or tanh layer switches. For a piecewise-linear network k(x, ·) is
-// affine between them. It has the signature of bayes.Privatizer.Kinks; it
-// returns dst unchanged if the walk fails (more than MaxPieces pieces).
+// Kinks appends to dst the breakpoints of the piecewise-linear part of
+// k(x, ·): where a ReLU unit before the first sigmoid or tanh layer
+// switches in (−RWalk, RWalk). For a piecewise-linear
+// network k(x, ·) is affine between them. It has the signature of
+// bayes.Privatizer.Kinks; it returns dst unchanged if the walk fails (more
+// than MaxPieces pieces). When layer 0 is the only ReLU layer its units
+// switch at r = −(b_j + w_xj·x)/w_rj, appended directly: in any order, a
+// kink shared by two units twice.
 func (m *Network) Kinks(x float64, dst []float64) []float64 {
+	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !hasReLU(m.Layers[1:np]) {
+		ix, ir := 0, 1
+		if m.Inputs[0] == "r" {
+			ix, ir = 1, 0
+		}
+		l := m.Layers[0]
+		for j, row := range l.W {
+			if row[ir] != 0 {
+				if r := -(l.B[j] + row[ix]*x) / row[ir]; r > -RWalk && r < RWalk {
+					dst = append(dst, r)
+				}
+			}
+		}
+		return dst
+	}
 	n := len(dst)
 	err := newWalker(m).walk(context.Background(), x, func(a, b float64, v, d []float64) error {
 		if a > -RWalk {
@@ -191,6 +209,15 @@ func (m *Network) Kinks(x float64, dst []float64) []float64 {
 		return dst[:n]
 	}
 	return dst
+}
+
+func hasReLU(ls []Layer) bool {
+	for _, l := range ls {
+		if l.Act == ReLU {
+			return true
+		}
+	}
+	return false
 }
 
 // String describes the network's shape, e.g. "2→16 relu→16 relu→1 sigmoid".

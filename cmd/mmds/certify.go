@@ -19,6 +19,7 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -138,6 +139,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return usageError{err}
+		}
+		if errors.Is(err, network.ErrPrecision) {
+			return exitError{exitCannotCertify, err}
 		}
 		return err
 	}
