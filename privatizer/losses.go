@@ -34,7 +34,7 @@ type NetworkLosses struct {
 	Channel *Channel `json:"-"`
 	// Rows are the expectations p_x with their error bounds.
 	Rows   []network.Expectation `json:"rows"`
-	Losses loss.Losses   `json:"losses"`
+	Losses loss.Losses           `json:"losses"`
 	// Bound: every certified loss is within Bound of the exact Bayes loss
 	// of the network as a float32 runtime computes it (0 up to rounding
 	// and < 1e-50 when Exact and the network is float64).
