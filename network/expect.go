@@ -33,17 +33,27 @@ type Expectation struct {
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
 	// Rounding is the largest float32 forward error bound δ(x, r)
-	// (EvalBound) at the breakpoints and samples, and at r = 0 and ±RWalk:
+	// (EvalBound) at the breakpoints and samples in [−RRound, RRound], and
+	// at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the line:
 	// 0 for a Float64 network. For a piecewise-linear network δ(x, ·) is
 	// piecewise linear and convex between breakpoints, so this is its sup
-	// over [−RWalk, RWalk]; the channel a float32 runtime releases is
+	// over [−RRound, RRound]; the channel a float32 runtime releases is
 	// within it of Mean (up to Bound).
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
+// RRound: Expectation.Rounding takes the sup of δ over |r| ≤ RRound, where
+// R has all but 2Φ(−8) ≈ 1.2e-15 of its mass; on a binary or finite model
+// k is a probability for both the runtime and mmds, so the rest of the line
+// moves E_R[k] by at most that mass (added to Rounding).
+const RRound = 8
+
 // round records δ(x, r) in e.Rounding for a Float32 network.
 func (m *Network) round(e *Expectation, x, r float64) error {
 	if m.Precision == Float64 {
+		return nil
+	}
+	if r < -RRound || r > RRound {
 		return nil
 	}
 	_, d, err := m.EvalBound(x, r)
@@ -97,6 +107,20 @@ func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, erro
 	return m.expectSampled(ctx, w, x, tol, e)
 }
 
+// roundEnds completes e.Rounding: δ at r = 0 and ±RRound, and the tail.
+func (m *Network) roundEnds(e *Expectation, x float64) error {
+	if m.Precision == Float64 {
+		return nil
+	}
+	for _, r := range []float64{-RRound, 0, RRound} {
+		if err := m.round(e, x, r); err != nil {
+			return err
+		}
+	}
+	e.Rounding += 4 * normMass(math.Inf(-1), -RRound)
+	return nil
+}
+
 // expectPL integrates a piecewise-linear network exactly.
 func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectation) (Expectation, error) {
 	e.Exact = true
@@ -126,7 +150,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectat
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
-	if err := m.round(&e, x, 0); err != nil {
+	if err := m.roundEnds(&e, x); err != nil {
 		return e, err
 	}
 	e.Mean = sum
@@ -308,6 +332,9 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	bound += 4 * suffixSup(suffix) * tail
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
+	}
+	if err := m.roundEnds(&e, x); err != nil {
+		return e, err
 	}
 	e.Mean, e.Bound = sum, bound
 	return e, nil
