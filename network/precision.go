@@ -107,7 +107,21 @@ func (m *Network) evalBound(x, r float64, a, e, na, ne []float64) (k, delta floa
 // of a network, and the first error; it is safe for concurrent use.
 type Rounding struct {
 	sup atomic.Uint64 // bits of a float64 ≥ 0: ordered as the numbers
+	mag atomic.Uint64 // the largest |k| evaluated, likewise
 	err atomic.Pointer[error]
+}
+
+// Magnitude returns the largest |k(x, r)| observed by a Tracked function.
+func (t *Rounding) Magnitude() float64 { return math.Float64frombits(t.mag.Load()) }
+
+func maxBits(a *atomic.Uint64, v float64) {
+	b := math.Float64bits(v)
+	for {
+		old := a.Load()
+		if b <= old || a.CompareAndSwap(old, b) {
+			return
+		}
+	}
 }
 
 // Observe records one evaluation's δ or error.
@@ -116,13 +130,7 @@ func (t *Rounding) Observe(delta float64, err error) {
 		t.err.CompareAndSwap(nil, &err)
 		return
 	}
-	b := math.Float64bits(delta)
-	for {
-		old := t.sup.Load()
-		if b <= old || t.sup.CompareAndSwap(old, b) {
-			return
-		}
-	}
+	maxBits(&t.sup, delta)
 }
 
 // Sup returns the largest δ observed, or the first error.
@@ -146,6 +154,7 @@ func (m *Network) Tracked(t *Rounding) func(x, r float64) float64 {
 		if err != nil {
 			return math.NaN()
 		}
+		maxBits(&t.mag, math.Abs(k))
 		return k
 	}
 }
