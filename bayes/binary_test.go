@@ -31,7 +31,7 @@ func TestCertifyBinaryKnownPrivatizers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := FromMLP(mlp)
+		k, err := fromMLP(mlp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestCertifyBinaryNetworkMatchesBruteForce(t *testing.T) {
 	for seed := range uint64(3) {
 		mlp := randomNet(seed)
 		mlp.Out = 1 // sigmoid
-		k, err := FromMLP(mlp)
+		k, err := fromMLP(mlp)
 		if err != nil {
 			t.Fatal(err)
 		}

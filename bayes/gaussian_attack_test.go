@@ -80,7 +80,7 @@ func TestCertifyGaussRampAttack(t *testing.T) {
 // integrate, are ErrCannotCertify in well under a second, before the work.
 func TestCertifyGaussCaps(t *testing.T) {
 	m := gauss.Paper()
-	k, err := FromMLP(randomNet(1))
+	k, err := fromMLP(randomNet(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func loadPrivatizer(t testing.TB, name string) (*learn.MLP, Privatizer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := FromMLP(mlp)
+	k, err := fromMLP(mlp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestReferenceAtomMatchesCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := FromMLP(mlp)
+	k, err := fromMLP(mlp)
 	if err != nil {
 		t.Fatal(err)
 	}

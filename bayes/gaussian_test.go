@@ -71,7 +71,7 @@ func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := FromMLP(mlp)
+	k, err := fromMLP(mlp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestCertifyGaussBounds(t *testing.T) {
 	m := gauss.Paper()
 	upper := append([]float64{m.VarRecon()}, m.VarAdv()...)
 	for seed := range uint64(4) {
-		k, err := FromMLP(randomNet(seed))
+		k, err := fromMLP(randomNet(seed))
 		if err != nil {
 			t.Fatal(err)
 		}

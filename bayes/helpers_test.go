@@ -15,3 +15,8 @@ func randomNet(seed uint64) *learn.MLP {
 
 // testQuadTol is the refinement change the tests accept (verify's default).
 const testQuadTol = 5e-3
+
+// fromMLP is FromNetwork of a trained network with inputs (x, r).
+func fromMLP(m *learn.MLP) (Privatizer, error) {
+	return FromNetwork(m.Network([]string{"x", "r"}))
+}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/network"
 )
 
@@ -35,69 +34,31 @@ type Privatizer struct {
 	// error wrapping network.ErrTooComplex past maxFaces. The Gaussian
 	// certificate needs it.
 	Faces func(box network.Box, maxFaces int) ([]network.Face, error)
+	// Rounding, when not nil, collects the float32 forward error bound of
+	// every evaluation of K (set by FromNetwork for a float32 network).
+	Rounding *network.Rounding
 }
 
-// FromMLP returns the privatizer computed by a two-input network (x, r) of
-// package learn: k(x, r) = out(b2 + Σ_j w2_j relu(b1_j + W1[x]_j x + W1[r]_j r)),
-// out the identity (Gaussian model) or the sigmoid (binary model). Hidden unit
-// j has a kink at r = −(b1_j + W1[x]_j x)/W1[r]_j when W1[r]_j ≠ 0; with the
-// identity output k(x, ·) is affine between kinks.
-func FromMLP(m *learn.MLP) (Privatizer, error) {
-	if m.In != 2 {
-		return Privatizer{}, fmt.Errorf("bayes: the privatizer network has %d inputs, want 2 (x, r)", m.In)
+// FromNetwork returns the privatizer computed by network n (package
+// network), the one place a network becomes a Privatizer: K evaluates n
+// with its inputs in the order n declares, Kinks are where its ReLU units
+// switch, and PiecewiseLinear is n's. For a float32 network K also records
+// the forward error bound δ(x, r) of every evaluation in Rounding (see
+// network.Network.EvalBound); an evaluation beyond float32's range returns
+// NaN, which the certificates refuse, and leaves its error in Rounding.
+func FromNetwork(n *network.Network) (Privatizer, error) {
+	if err := n.Validate(); err != nil {
+		return Privatizer{}, fmt.Errorf("bayes: %w", err)
 	}
-	if len(m.Params) != learn.NumParams(m.In, m.Hidden) {
-		return Privatizer{}, fmt.Errorf("bayes: the privatizer network has %d parameters, want %d", len(m.Params), learn.NumParams(m.In, m.Hidden))
+	k := Privatizer{Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}
+	if n.Precision == network.Float32 {
+		k.Rounding = new(network.Rounding)
 	}
-	for i, p := range m.Params {
-		if math.IsNaN(p) || math.IsInf(p, 0) {
-			return Privatizer{}, fmt.Errorf("bayes: the privatizer network's parameter %d is %v: weights must be finite", i, p)
-		}
+	if k.PiecewiseLinear {
+		k.Faces = n.Faces
 	}
-	w1, b1, w2, b2 := m.Layers()
-	h := m.Hidden
-	// Copies, so later changes to m do not change the privatizer.
-	wx := slices.Clone(w1[:h])
-	wr := slices.Clone(w1[h : 2*h])
-	b1, w2 = slices.Clone(b1), slices.Clone(w2)
-	sig := m.Out == learn.Sigmoid
-	k := func(x, r float64) float64 {
-		z := b2
-		for j := range wx {
-			if u := b1[j] + wx[j]*x + wr[j]*r; u > 0 {
-				z += w2[j] * u
-			}
-		}
-		if sig {
-			return sigmoid(z)
-		}
-		return z
-	}
-	kinks := func(x float64, dst []float64) []float64 {
-		for j := range wx {
-			if wr[j] != 0 {
-				dst = append(dst, -(b1[j]+wx[j]*x)/wr[j])
-			}
-		}
-		return dst
-	}
-	p := Privatizer{K: k, Kinks: kinks, PiecewiseLinear: !sig}
-	if !sig {
-		wxr := make([][]float64, h)
-		for j := range wxr {
-			wxr[j] = []float64{wx[j], wr[j]}
-		}
-		p.Faces = LayerFaces([]AffineLayer{{W: wxr, B: b1, ReLU: true}, {W: [][]float64{w2}, B: []float64{b2}}}, true)
-	}
-	return p, nil
-}
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
+	k.K = n.Tracked(k.Rounding)
+	return k, nil
 }
 
 // Linear returns the linear-Gaussian privatizer F = a·x + b·r + c of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Floats is a []float64 whose JSON form writes NaN and ±Inf (a diverged
@@ -164,4 +165,70 @@ func (n *Network) MLP() (*MLP, error) {
 	copy(w2, l2.Weights[0])
 	b2[0] = l2.Bias[0]
 	return m, nil
+}
+
+// Network returns m as a privatizer network (package network) with the
+// given input names: layer 0 the In×Hidden ReLU layer, layer 1 the output.
+// It is float64: mmds trains and evaluates in float64, so that is the
+// function that runs. The weights are copied.
+func (m *MLP) Network(inputs []string) *network.Network {
+	w1, b1, w2, b2 := m.Layers()
+	l1 := network.Layer{W: make([][]float64, m.Hidden), B: append([]float64(nil), b1...), Act: network.ReLU}
+	for j := range m.Hidden {
+		l1.W[j] = make([]float64, m.In)
+		for i := range m.In {
+			l1.W[j][i] = w1[i*m.Hidden+j]
+		}
+	}
+	out := network.Identity
+	if m.Out == Sigmoid {
+		out = network.Sigmoid
+	}
+	l2 := network.Layer{W: [][]float64{append([]float64(nil), w2...)}, B: []float64{b2}, Act: out}
+	return &network.Network{Name: "privatizer", Inputs: append([]string(nil), inputs...),
+		Layers: []network.Layer{l1, l2}, Precision: network.Float64}
+}
+
+// MLPOf returns the training form of a network of the paper's shape (one
+// ReLU layer, then one output unit with identity or sigmoid), with its
+// inputs in n's order.
+func MLPOf(n *network.Network) (*MLP, error) {
+	if len(n.Layers) != 2 || n.Layers[0].Act != network.ReLU || len(n.Layers[1].W) != 1 ||
+		n.Layers[1].Act != network.Identity && n.Layers[1].Act != network.Sigmoid {
+		return nil, fmt.Errorf("learn: network %s is %v: want one relu layer and an identity or sigmoid output", n.Name, n)
+	}
+	l1, l2 := n.Layers[0], n.Layers[1]
+	out := Identity
+	if l2.Act == network.Sigmoid {
+		out = Sigmoid
+	}
+	in, h := len(n.Inputs), len(l1.W)
+	m := &MLP{In: in, Hidden: h, Out: out, Params: make([]float64, NumParams(in, h))}
+	w1, b1, w2, b2 := m.split(m.Params)
+	for j, row := range l1.W {
+		if len(row) != in || len(l2.W[0]) != h {
+			return nil, fmt.Errorf("learn: network %s: layer shapes are not %d×%d relu, %d×1", n.Name, in, h, h)
+		}
+		for i, w := range row {
+			w1[i*h+j] = w
+		}
+	}
+	copy(b1, l1.B)
+	copy(w2, l2.W[0])
+	b2[0] = l2.B[0]
+	return m, nil
+}
+
+// Privatizer returns the privatizer network of a finalized point (its
+// networks[0], in results.json's layout) as a network.Network, read by
+// network.ParseRecord: any depth, inputs in the order the file declares.
+func (p *DResult) Privatizer() (*network.Network, error) {
+	if len(p.Networks) == 0 {
+		return nil, fmt.Errorf("%w: point %d has no networks", network.ErrInput, p.DIndex)
+	}
+	b, err := json.Marshal(p.Networks[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: point %d: %v", network.ErrInput, p.DIndex, err)
+	}
+	return network.ParseRecord(b, fmt.Sprintf("networks[0] (%s) of point %d", p.Networks[0].Role, p.DIndex))
 }

@@ -92,7 +92,12 @@ func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error)
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: c.Losses, Change: c.Change, Binary: c}, nil
+	// A float32 runtime's s0 and s1 are within δ of the certified ones.
+	d, err := rounding(k, o.roundingTol(), 1, "(absolute, on P(F = 1 | x))")
+	if err != nil {
+		return Certificate{}, err
+	}
+	return Certificate{Losses: c.Losses, Change: c.Change + d, Binary: c}, nil
 }
 
 func parseBinary(b []byte) (BinaryModel, error) {

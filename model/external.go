@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -21,6 +22,12 @@ import (
 //     the network's linear regions (identity/ReLU activations; others
 //     cannot be certified: an error wrapping bayes.ErrCannotCertify).
 //
+// A float32 network (network.Float32) is certified as the function a float32
+// runtime computes: on binary and finite models the rows' error bounds
+// include the forward error bound δ, and on every model a δ above
+// o.RoundingTol (absolute on binary and finite models, relative to √Var[F]
+// on the Gaussian model) is an error wrapping network.ErrPrecision.
+//
 // A channel on the Gaussian model, or a size that does not fit m, is an
 // error wrapping privatizer.ErrInput.
 func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol float64) (Certificate, error) {
@@ -30,8 +37,11 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 			l, err := f.Channel.BinaryLosses(mm.M)
 			return Certificate{Losses: l}, err
 		}
-		r, err := f.Network.BinaryLosses(ctx, mm.M, tol)
+		r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, mm.M, tol)
 		if err != nil {
+			return Certificate{}, err
+		}
+		if err := checkRounding(r, o); err != nil {
 			return Certificate{}, err
 		}
 		return Certificate{Losses: r.Losses, Change: r.Bound}, nil
@@ -40,8 +50,11 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 			l, err := f.Channel.FiniteLosses(mm.M)
 			return Certificate{Losses: l}, err
 		}
-		r, err := f.Network.FiniteLosses(ctx, mm.M, tol)
+		r, err := privatizer.NetworkFiniteLosses(ctx, f.Network, mm.M, tol)
 		if err != nil {
+			return Certificate{}, err
+		}
+		if err := checkRounding(r, o); err != nil {
 			return Certificate{}, err
 		}
 		return Certificate{Losses: r.Losses, Change: r.Bound}, nil
@@ -49,27 +62,13 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 		if f.Channel != nil {
 			return Certificate{}, fmt.Errorf("%w: a channel P(F | X) needs a finite X; the Gaussian model certifies networks k(x, r)", privatizer.ErrInput)
 		}
-		c, err := bayes.CertifyGauss(mm.M, gaussPrivatizer(f.Network), o.Gauss)
+		k, err := bayes.FromNetwork(f.Network)
 		if err != nil {
 			return Certificate{}, err
 		}
-		return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
+		return mm.Certify(k, o)
 	}
 	return Certificate{}, fmt.Errorf("%w: %s models", ErrUnsupported, m.Kind())
-}
-
-// gaussPrivatizer is the bayes.Privatizer of a network file: with Faces
-// when every activation is the identity or ReLU.
-func gaussPrivatizer(n *privatizer.MLP) bayes.Privatizer {
-	k := bayes.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}
-	if n.PiecewiseLinear() {
-		layers := make([]bayes.AffineLayer, len(n.Layers))
-		for i, l := range n.Layers {
-			layers[i] = bayes.AffineLayer{W: l.W, B: l.B, ReLU: l.Act == privatizer.ReLU}
-		}
-		k.Faces = bayes.LayerFaces(layers, n.Inputs[0] == "x")
-	}
-	return k
 }
 
 // Detect parses a model file of any kind: the three --config formats have
@@ -85,4 +84,13 @@ func Detect(b []byte) (Model, error) {
 		errs = append(errs, err)
 	}
 	return nil, fmt.Errorf("%w: not a gauss, binary or finite model file (gauss: %v; binary: %v; finite: %v)", ErrConfig, errs[0], errs[1], errs[2])
+}
+
+// checkRounding refuses a network whose float32 error bound on P(F = 1 | x)
+// exceeds the tolerance; the bound itself is already in r.Bound.
+func checkRounding(r *privatizer.NetworkLosses, o Options) error {
+	if r.Rounding > o.roundingTol() {
+		return fmt.Errorf("%w: the float32 network's P(F = 1 | x) is within %.3g of the exact one, above the tolerance %.3g", network.ErrPrecision, r.Rounding, o.roundingTol())
+	}
+	return nil
 }

@@ -92,6 +92,18 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 	if err != nil {
 		return Certificate{}, err
 	}
+	// The release's scale: √Var[F] of the linear fit, or the largest |F|
+	// the certificate evaluated (float32's error is relative to the values
+	// summed, and the grid reaches 7σ_X and |r| = 12, where even an honest
+	// float32 network is off by more than 1e-6·√Var[F]), floored at
+	// 1e-6·σ_X so that a constant release still has a scale.
+	scale := max(math.Sqrt(c.Fit.VarF), 1e-6*math.Sqrt(g.M.VarX()))
+	if k.Rounding != nil {
+		scale = max(scale, k.Rounding.Magnitude())
+	}
+	if _, err := rounding(k, o.roundingTol(), scale, "× the release's scale (max(√Var[F], max |F|))"); err != nil {
+		return Certificate{}, err
+	}
 	return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 }
 

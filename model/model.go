@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/bayes"
@@ -33,6 +34,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Kind names a model family; it is the first argument of mmds train and
@@ -90,6 +92,40 @@ type Options struct {
 	Solver *mip.SolverOptions // HiGHS settings; nil: mip.DefaultSolver()
 	Gauss  bayes.GaussQuad
 	Binary bayes.BinaryQuad
+	// RoundingTol is the largest float32 forward error bound sup δ (see
+	// network.Network.EvalBound) a certificate accepts: absolute, on
+	// P(F = 1 | x, r), for binary and finite models; relative to the
+	// release's standard deviation √Var[F] for the Gaussian model. Above it
+	// Certify returns an error wrapping network.ErrPrecision. 0 means
+	// DefaultRoundingTol.
+	RoundingTol float64
+}
+
+// DefaultRoundingTol is Options.RoundingTol's default: 1e-6.
+const DefaultRoundingTol = 1e-6
+
+func (o Options) roundingTol() float64 {
+	if o.RoundingTol > 0 {
+		return o.RoundingTol
+	}
+	return DefaultRoundingTol
+}
+
+// rounding checks the float32 error bound k collected during a
+// certificate against tol·scale and returns it (0 for a float64
+// privatizer).
+func rounding(k bayes.Privatizer, tol, scale float64, what string) (float64, error) {
+	if k.Rounding == nil {
+		return 0, nil
+	}
+	d, err := k.Rounding.Sup()
+	if err != nil {
+		return 0, err
+	}
+	if !(d <= tol*scale) {
+		return d, fmt.Errorf("%w: the float32 network's outputs are within %.3g of the exact ones, above the tolerance %.3g %s", network.ErrPrecision, d, tol*scale, what)
+	}
+	return d, nil
 }
 
 func (o Options) solver() mip.SolverOptions {

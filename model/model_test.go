@@ -89,7 +89,7 @@ func TestKindsAgree(t *testing.T) {
 	}
 	net := nettest.ConstantNet(0.9, 0.8)
 	mlp, _ := net.MLP()
-	k, _ := bayes.FromMLP(mlp)
+	k, _ := bayes.FromNetwork(mlp.Network(net.Inputs))
 	if _, err := f.Certify(k, Options{}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("finite Certify: %v", err)
 	}

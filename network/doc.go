@@ -1,4 +1,39 @@
 // Package network holds the one network type of mmds: a privatizer
 // k(x, r) as a multilayer perceptron whose noise input r ~ N(0, 1) is
-// independent of X and of every side variable (Algorithm 1's r_j).
+// independent of X and of every side variable (Algorithm 1's r_j). Layer l
+// computes a_l = g_l(W_l a_{l−1} + b_l), W_l in PyTorch's nn.Linear layout
+// (out × in), g_l identity, ReLU, sigmoid or tanh; a_0 is (x, r) in the
+// order the network declares (Network.Inputs), and every evaluation feeds
+// them in that order. Codecs: the JSON layout (ParseJSON, WriteJSON), ONNX
+// (ParseONNX) and results.json's layout (ParseRecord).
+//
+// # Pieces and expectations
+//
+// A network whose activations are identity and ReLU is continuous and
+// piecewise linear in r for fixed x, at any depth: on a fixed activation
+// pattern every pre-activation is affine in r, so walking r upward and
+// stopping at the first unit that changes sign enumerates the pieces
+// exactly (Pieces). On a piece (a, b) with k = α + βr,
+//
+//	∫_a^b k(x, r)φ(r) dr = α(Φ(b) − Φ(a)) + β(φ(a) − φ(b)),
+//
+// so E_R[k(x, R)] is exact (Expect). With sigmoid or tanh layers after the
+// ReLU layers, k is sampled on each piece and its linear interpolant
+// integrated exactly; the error is bounded by h²/8·sup|∂²k/∂r²|, with the
+// second derivative bounded layer by layer. In the (x, r) plane the same
+// argument splits a box into convex faces on which k is affine (Faces).
+//
+// # Precision
+//
+// A Float32 network is what a float32 runtime (PyTorch, ONNX Runtime)
+// computes. EvalBound returns, with k(x, r) computed in float64, a bound
+// δ(x, r) on |k_float32 − k| valid for any summation order: per unit
+//
+//	|z_rt − z| ≤ (γ_{n+1}(u) + γ_{n+1}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
+//
+// γ_n = nu/(1 − nu), u = 2⁻²⁴, u' = 2⁻⁵³, e_i the bound on the unit's
+// inputs; ReLU and identity are 1-Lipschitz, the sigmoid ¼-Lipschitz and
+// tanh 1-Lipschitz, each plus a few ulps of its own. A certificate adds the
+// sup of δ over its evaluation points to its error bounds, and refuses
+// (ErrPrecision) when it exceeds its tolerance.
 package network

@@ -1,6 +1,10 @@
 package network
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // Box is the rectangle [X0, X1] × [R0, R1] of the (x, r) plane.
 type Box struct {
@@ -18,3 +22,153 @@ type Face struct {
 // ErrTooComplex reports a network whose linear regions, units or kinks exceed
 // a cost cap: certifying it would take unbounded work.
 var ErrTooComplex = errors.New("network too complex to certify")
+
+// affine is c0 + cx·x + cr·r.
+type affine struct{ c0, cx, cr float64 }
+
+func (f affine) at(x, r float64) float64 { return f.c0 + f.cx*x + f.cr*r }
+
+// region is a convex polygon on which every unit of the current layer's
+// input is affine.
+type region struct {
+	x, r []float64
+	in   []affine
+}
+
+// Faces returns the convex polygons of box on which k is affine, with k's
+// affine form on each, for a network whose activations are identity and
+// ReLU (any depth). The box is split layer by layer: on a polygon every
+// pre-activation of the next layer is affine in (x, r), and each ReLU unit
+// whose pre-activation changes sign on it splits it along the line where
+// that pre-activation is zero (active side: the unit passes its affine
+// form; inactive: 0). The faces tile the box; vertices are
+// counter-clockwise. More than maxFaces faces, at any stage, is an error
+// wrapping ErrTooComplex, reported before the excess is allocated; a
+// network with a sigmoid or tanh layer, an empty box or maxFaces < 1 is an
+// error wrapping ErrInput.
+func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if !m.PiecewiseLinear() {
+		return nil, m.errorf("not piecewise linear (a sigmoid or tanh layer): Faces needs identity and ReLU activations only")
+	}
+	if !(box.X0 < box.X1 && box.R0 < box.R1) || math.IsInf(box.X1-box.X0, 0) || math.IsInf(box.R1-box.R0, 0) {
+		return nil, fmt.Errorf("%w: box [%g, %g]×[%g, %g]: want a finite box with X0 < X1 and R0 < R1", ErrInput, box.X0, box.X1, box.R0, box.R1)
+	}
+	if maxFaces < 1 {
+		return nil, fmt.Errorf("%w: maxFaces %d: want ≥ 1", ErrInput, maxFaces)
+	}
+	in := make([]affine, 2)
+	in[0], in[1] = affine{cx: 1}, affine{cr: 1}
+	if m.Inputs[0] == "r" {
+		in[0], in[1] = in[1], in[0]
+	}
+	regs := []region{{x: []float64{box.X0, box.X1, box.X1, box.X0}, r: []float64{box.R0, box.R0, box.R1, box.R1}, in: in}}
+	for l, ly := range m.Layers {
+		var next []region
+		for gi, g := range regs {
+			z := make([]affine, len(ly.W))
+			for j, row := range ly.W {
+				f := affine{c0: ly.B[j]}
+				for i, w := range row {
+					f.c0 += w * g.in[i].c0
+					f.cx += w * g.in[i].cx
+					f.cr += w * g.in[i].cr
+				}
+				z[j] = f
+			}
+			// pieces of g with their activation pattern so far
+			type piece struct {
+				x, r []float64
+				on   []bool
+			}
+			ps := []piece{{x: g.x, r: g.r, on: make([]bool, len(z))}}
+			for j := range z {
+				if ly.Act != ReLU {
+					for k := range ps {
+						ps[k].on[j] = true
+					}
+					continue
+				}
+				n := len(ps)
+				for k := 0; k < n; k++ {
+					p := ps[k]
+					pos, neg := side(z[j], p.x, p.r)
+					switch {
+					case !neg:
+						p.on[j] = true
+					case !pos:
+						p.on[j] = false
+					default:
+						if len(next)+len(ps)+len(regs)-gi-1 >= maxFaces {
+							return nil, fmt.Errorf("%w: network %s: more than %d linear regions in the box (layer %d)", ErrTooComplex, m.Name, maxFaces, l)
+						}
+						ax, ar := clip1(z[j], p.x, p.r, 1)
+						bx, br := clip1(z[j], p.x, p.r, -1)
+						on := append([]bool(nil), p.on...)
+						p.x, p.r, p.on[j] = ax, ar, true
+						on[j] = false
+						ps = append(ps, piece{x: bx, r: br, on: on})
+					}
+					ps[k] = p
+				}
+			}
+			for _, p := range ps {
+				out := make([]affine, len(z))
+				for j, f := range z {
+					if p.on[j] {
+						out[j] = f
+					}
+				}
+				next = append(next, region{x: p.x, r: p.r, in: out})
+			}
+		}
+		regs = next
+	}
+	faces := make([]Face, len(regs))
+	for i, g := range regs {
+		f := g.in[0]
+		faces[i] = Face{X: g.x, R: g.r, C0: f.c0, Cx: f.cx, Cr: f.cr}
+	}
+	return faces, nil
+}
+
+// side reports whether the affine form f is positive, and negative, at
+// some vertex of a polygon; a value within rounding of 0 counts as 0.
+func side(f affine, xs, rs []float64) (pos, neg bool) {
+	for i := range xs {
+		v := f.at(xs[i], rs[i])
+		tol := 1e-12 * (math.Abs(f.c0) + math.Abs(f.cx*xs[i]) + math.Abs(f.cr*rs[i]))
+		pos = pos || v > tol
+		neg = neg || v < -tol
+	}
+	return pos, neg
+}
+
+// clip1 returns the part of a convex polygon where s·f ≥ 0
+// (Sutherland–Hodgman against one half-plane); orientation is kept.
+func clip1(f affine, xs, rs []float64, s float64) (ox, or []float64) {
+	n := len(xs)
+	val := func(i int) float64 {
+		v := s * f.at(xs[i], rs[i])
+		tol := 1e-12 * (math.Abs(f.c0) + math.Abs(f.cx*xs[i]) + math.Abs(f.cr*rs[i]))
+		if math.Abs(v) <= tol {
+			return 0
+		}
+		return v
+	}
+	for i := range n {
+		j := (i + 1) % n
+		vi, vj := val(i), val(j)
+		if vi >= 0 {
+			ox, or = append(ox, xs[i]), append(or, rs[i])
+		}
+		if vi > 0 && vj < 0 || vi < 0 && vj > 0 {
+			t := vi / (vi - vj)
+			ox = append(ox, xs[i]+t*(xs[j]-xs[i]))
+			or = append(or, rs[i]+t*(rs[j]-rs[i]))
+		}
+	}
+	return ox, or
+}

@@ -1,6 +1,7 @@
 package privatizer_test
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -10,12 +11,13 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
-func readNet(t *testing.T, name string) *privatizer.MLP {
+func readNet(t *testing.T, name string) *network.Network {
 	t.Helper()
-	m, err := privatizer.ReadMLP(filepath.Join("testdata", name))
+	m, err := network.ReadFile(context.Background(), filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +70,12 @@ func TestPassAndFailFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else {
-			r, err := readNet(t, tc.name).BinaryLosses(ctx, m, privatizer.DefaultTol)
+			r, err := privatizer.NetworkBinaryLosses(ctx, readNet(t, tc.name), m, privatizer.DefaultTol)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !r.Exact || r.Bound > 1e-40 {
+			// Exact up to the float32 error bound of its rows.
+			if !r.Exact || r.Bound > 2*r.Rounding+1e-40 || r.Rounding > 1e-6 {
 				t.Errorf("%s: an affine network must be exact: %+v", tc.name, r)
 			}
 			l = r.Losses
@@ -100,7 +103,7 @@ func TestNetworkEqualsItsChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := readNet(t, "net-pass.json").BinaryLosses(ctx, m, privatizer.DefaultTol)
+	r, err := privatizer.NetworkBinaryLosses(ctx, readNet(t, "net-pass.json"), m, privatizer.DefaultTol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +123,7 @@ func TestNetworkBinaryLosses(t *testing.T) {
 	m := mip.PaperBinary()
 	for _, f := range []string{"relu2-binary.onnx", "clamp-binary.json", "tanh-binary.onnx", "relu-sigmoid-binary.json"} {
 		n := readNet(t, f)
-		r, err := n.BinaryLosses(ctx, m, privatizer.DefaultTol)
+		r, err := privatizer.NetworkBinaryLosses(ctx, n, m, privatizer.DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +139,7 @@ func TestNetworkBinaryLosses(t *testing.T) {
 		if r.Losses.Recon != m.ReconLoss(s) || r.Losses.Adv[0] != m.AdvLosses(s)[0] {
 			t.Errorf("%s: %+v, Appendix B %v %v", f, r.Losses, m.ReconLoss(s), m.AdvLosses(s))
 		}
-		if want := 2 * max(e0.Bound, e1.Bound); r.Bound != want || r.Exact != n.PiecewiseLinear() {
+		if want := 2 * max(e0.Bound+e0.Rounding, e1.Bound+e1.Rounding); r.Bound != want || r.Exact != n.PiecewiseLinear() {
 			t.Errorf("%s: bound %v exact %v; want %v, %v", f, r.Bound, r.Exact, want, n.PiecewiseLinear())
 		}
 		if err := r.Losses.Validate(); err != nil {
@@ -145,22 +148,12 @@ func TestNetworkBinaryLosses(t *testing.T) {
 	}
 }
 
-// gaussPrivatizer is n as a bayes.Privatizer with the faces of its linear
-// regions (identity and ReLU layers), as package model wires it.
-func gaussPrivatizer(n *privatizer.MLP) bayes.Privatizer {
-	layers := make([]bayes.AffineLayer, len(n.Layers))
-	for i, l := range n.Layers {
-		layers[i] = bayes.AffineLayer{W: l.W, B: l.B, ReLU: l.Act == privatizer.ReLU}
-	}
-	return bayes.Privatizer{K: n.Eval, Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear(), Faces: bayes.LayerFaces(layers, n.Inputs[0] == "x")}
-}
-
 // On the Gaussian model a network plugs into bayes.CertifyGauss; a linear
 // network F = aX + bR + c reproduces Appendix A's closed form
 // (gauss.LinearLosses): every certified interval contains it.
 func TestLinearNetworkGaussClosedForm(t *testing.T) {
 	n := readNet(t, "linear-gauss.onnx")
-	k := gaussPrivatizer(n)
+	k := mustPrivatizer(t, n)
 	m := gauss.Paper()
 	cert, err := bayes.CertifyGauss(m, k, bayes.GaussQuad{})
 	if err != nil {
@@ -186,7 +179,7 @@ func TestDeepNetworkGaussJSONEqualsONNX(t *testing.T) {
 	var certs []*bayes.GaussCertificate
 	for _, f := range []string{"relu2-gauss.json", "relu2-gauss-matmul.onnx"} {
 		n := readNet(t, f)
-		c, err := bayes.CertifyGauss(m, gaussPrivatizer(n), bayes.GaussQuad{})
+		c, err := bayes.CertifyGauss(m, mustPrivatizer(t, n), bayes.GaussQuad{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,5 +190,23 @@ func TestDeepNetworkGaussJSONEqualsONNX(t *testing.T) {
 	}
 	if a, b := certs[0], certs[1]; math.Abs(a.Recon-b.Recon) > 1e-9*a.Recon || math.Abs(a.MinAdv-b.MinAdv) > 1e-9*a.MinAdv {
 		t.Errorf("JSON %v %v, ONNX %v %v", a.Recon, a.Adv, b.Recon, b.Adv)
+	}
+}
+
+func mustPrivatizer(t *testing.T, n *network.Network) bayes.Privatizer {
+	t.Helper()
+	k, err := bayes.FromNetwork(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// A network unbounded in r is not a probability: the channel it would
+// release is refused, naming the file.
+func TestNetworkChannelRejectsNonProbability(t *testing.T) {
+	g := readNet(t, "relu2-gauss.json")
+	if _, _, err := privatizer.NetworkChannel(t.Context(), g, 2, privatizer.DefaultTol); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1]") || !strings.Contains(err.Error(), "relu2-gauss.json") {
+		t.Errorf("unbounded network as a probability: %v", err)
 	}
 }

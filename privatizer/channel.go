@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,11 +16,13 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // ErrInput marks every error about a privatizer file's contents (as opposed
-// to an I/O failure): the caller exits 2 on it.
-var ErrInput = errors.New("invalid privatizer")
+// to an I/O failure): the caller exits 2 on it. It is network.ErrInput, so
+// that errors from both packages match it.
+var ErrInput = network.ErrInput
 
 // RowSumTol is how far a channel row may sum from 1. A channel exported from
 // float32 PyTorch tensors (a softmax) sums to 1 within a few ulp of float32
@@ -241,11 +242,11 @@ func ReadChannel(path string) (*Channel, error) {
 // Network is set.
 type File struct {
 	Channel *Channel
-	Network *MLP
+	Network *network.Network
 }
 
 // MaxFileBytes bounds a privatizer file of any form.
-const MaxFileBytes = MaxONNXBytes
+const MaxFileBytes = network.MaxONNXBytes
 
 // Read reads a privatizer file once (a regular file of at most
 // MaxFileBytes, safefile.Read) and parses it (Parse).
@@ -265,7 +266,7 @@ func Read(path string) (File, error) {
 func Parse(data []byte, name string) (File, error) {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".onnx":
-		m, err := ParseONNX(data, name)
+		m, err := network.ParseONNX(data, name)
 		return File{Network: m}, err
 	case ".csv":
 		c, err := ParseChannelCSV(bytes.NewReader(data), name)
@@ -281,7 +282,7 @@ func Parse(data []byte, name string) (File, error) {
 			return File{Channel: c}, err
 		}
 		if _, ok := keys["layers"]; ok {
-			m, err := ParseMLPJSON(bytes.NewReader(data), name)
+			m, err := network.ParseJSON(bytes.NewReader(data), name)
 			return File{Network: m}, err
 		}
 	}

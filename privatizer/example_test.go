@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -26,13 +27,13 @@ func ExampleChannel_BinaryLosses() {
 
 // A two-hidden-layer ReLU network exported from PyTorch to ONNX: the channel
 // it releases, E_R[k(x, R)], is exact (a sum over its activation regions).
-func ExampleMLP_BinaryLosses() {
+func ExampleNetworkBinaryLosses() {
 	ctx := context.Background()
-	n, err := privatizer.ReadMLP("testdata/relu2-binary.onnx")
+	n, err := network.ReadFile(context.Background(), "testdata/relu2-binary.onnx")
 	if err != nil {
 		panic(err)
 	}
-	r, err := n.BinaryLosses(ctx, mip.PaperBinary(), privatizer.DefaultTol)
+	r, err := privatizer.NetworkBinaryLosses(ctx, n, mip.PaperBinary(), privatizer.DefaultTol)
 	if err != nil {
 		panic(err)
 	}

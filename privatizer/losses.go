@@ -7,7 +7,16 @@ import (
 
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
+
+// DefaultTol is network.DefaultTol, the default target for the error bound
+// of E_R[k(x, R)].
+const DefaultTol = network.DefaultTol
+
+// DefaultRoundingTol is the default largest float32 error bound sup δ a
+// certificate on a binary or finite model accepts: 1e-6 on P(F = 1 | x).
+const DefaultRoundingTol = 1e-6
 
 // ProbSlack is how far outside [0, 1] a network's output may stray on a
 // binary or finite model before it is refused as not a probability: float32
@@ -24,12 +33,16 @@ type NetworkLosses struct {
 	// x = 0..n−1.
 	Channel *Channel `json:"-"`
 	// Rows are the expectations p_x with their error bounds.
-	Rows   []Expectation `json:"rows"`
-	Losses loss.Losses   `json:"losses"`
+	Rows   []network.Expectation `json:"rows"`
+	Losses loss.Losses           `json:"losses"`
 	// Bound: every certified loss is within Bound of the exact Bayes loss
-	// of the network (0 up to rounding and < 1e-50 when Exact).
+	// of the network as a float32 runtime computes it (0 up to rounding
+	// and < 1e-50 when Exact and the network is float64).
 	Bound float64 `json:"bound"`
 	Exact bool    `json:"exact"`
+	// Rounding is the largest float32 error bound δ of the rows (0 for a
+	// float64 network): each runtime p_x is within it of the exact one.
+	Rounding float64 `json:"rounding,omitempty"`
 }
 
 // S0 and S1 are the binary channel of Section III-B, s0 = P(F=0 | X=0) and
@@ -43,23 +56,23 @@ func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 // whose X takes the values 0..n−1: the release is F ~ Bernoulli(k(x, R)),
 // and since R is independent of X and of every side variable,
 // P(F = 1 | X = x, side) = E_R[k(x, R)] (Section III-B; docs/verify.md).
-// Each expectation comes with its error bound (Expect, with tolerance tol);
+// Each expectation comes with its error bound (network.Network.Expect, with tolerance tol);
 // it stops with ctx's error when ctx is done.
 // A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
 // value and the file.
-func (m *MLP) Channel(ctx context.Context, n int, tol float64) (*Channel, []Expectation, error) {
+func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Expectation, error) {
 	if n < 1 || n > MaxAlphabet {
 		return nil, nil, fmt.Errorf("privatizer: %d values of X: want between 1 and %d", n, MaxAlphabet)
 	}
 	c := &Channel{Name: m.Name}
-	rows := make([]Expectation, n)
+	rows := make([]network.Expectation, n)
 	for x := range n {
 		e, err := m.Expect(ctx, float64(x), tol)
 		if err != nil {
 			return nil, nil, err
 		}
 		if e.Min < -ProbSlack || e.Max > 1+ProbSlack {
-			return nil, nil, m.errorf("k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", x, e.Min, e.Max)
+			return nil, nil, fmt.Errorf("%w: network %s: k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", ErrInput, m.Name, x, e.Min, e.Max)
 		}
 		e.Mean = min(max(e.Mean, 0), 1)
 		rows[x] = e
@@ -72,12 +85,14 @@ func (m *MLP) Channel(ctx context.Context, n int, tol float64) (*Channel, []Expe
 // finite model m, whose X takes the values 0..n−1 (the network's x input):
 // the exact losses of its channel (Channel.FiniteLosses). Each p_x is within
 // ε_x of E_R[k(x, R)], so each row moves by 2ε_x in ℓ1 and each Bayes risk
-// by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L, which is Bound.
-func (m *MLP) FiniteLosses(ctx context.Context, fm mip.Finite, tol float64) (*NetworkLosses, error) {
+// by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L. A float32 runtime's
+// p_x moves by a further δ_x (Expectation.Rounding), so Bound is
+// 2·max_x (ε_x + δ_x)·max L.
+func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
 	}
-	c, rows, err := m.Channel(ctx, fm.N(), tol)
+	c, rows, err := NetworkChannel(ctx, m, fm.N(), tol)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +103,8 @@ func (m *MLP) FiniteLosses(ctx context.Context, fm mip.Finite, tol float64) (*Ne
 	r := &NetworkLosses{Channel: c, Rows: rows, Losses: l, Exact: true}
 	var eps float64
 	for _, e := range rows {
-		eps = max(eps, e.Bound)
+		eps = max(eps, e.Bound+e.Rounding)
+		r.Rounding = max(r.Rounding, e.Rounding)
 		r.Exact = r.Exact && e.Exact
 	}
 	r.Bound = 2 * eps * maxLoss(fm)
@@ -99,11 +115,11 @@ func (m *MLP) FiniteLosses(ctx context.Context, fm mip.Finite, tol float64) (*Ne
 // binary model (Section III-B, Appendix B): the binary channel
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
 // (mip.Binary.MAPLoss), with the error bound of FiniteLosses (max L = 1).
-func (m *MLP) BinaryLosses(ctx context.Context, b mip.Binary, tol float64) (*NetworkLosses, error) {
+func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64) (*NetworkLosses, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: binary model: %w", err)
 	}
-	r, err := m.FiniteLosses(ctx, b.Finite(), tol)
+	r, err := NetworkFiniteLosses(ctx, m, b.Finite(), tol)
 	if err != nil {
 		return nil, err
 	}

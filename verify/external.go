@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -90,7 +91,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 		}
 		c, err := model.CertifyFile(ctx, m, x.File, o.Model, tol)
 		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
-		if errors.Is(err, bayes.ErrCannotCertify) {
+		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 			cannotCertify(&p, err)
 			rep.Points = append(rep.Points, p)
 			rep.CannotCertify++

@@ -210,11 +210,11 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	mlp, err := dp.Networks[0].MLP()
+	n, err := dp.Privatizer()
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	k, err := bayes.FromMLP(mlp)
+	k, err := bayes.FromNetwork(n)
 	if err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}

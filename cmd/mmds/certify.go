@@ -406,6 +406,14 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	}
 	for _, p := range doc.Points {
 		c := p.Certified
+		if c == nil { // cannot certify: no sound number to show
+			row := []string{num(p.D), p.Privatizer}
+			for len(row) < len(g.Header)-1 {
+				row = append(row, "")
+			}
+			g.Rows = append(g.Rows, append(row, p.Verdict))
+			continue
+		}
 		row := []string{num(p.D), p.Privatizer, num(c.Recon)}
 		for _, a := range c.Adv {
 			row = append(row, num(a))

@@ -291,3 +291,61 @@ func TestTrainLocksOut(t *testing.T) {
 		t.Errorf("stale lock: exit %d, stderr %q", code, errs)
 	}
 }
+
+// A results directory whose privatizer declares its inputs as ["r", "x"]
+// and reads only its second input, x: a near-identity channel (s0 = s1 =
+// 0.95) that leaks X. Read with x as input 0 it would be a function of the
+// noise alone, optimal at D = D_max = 0.2; mmds verify and mmds certify of
+// the same weights must both judge the function k(x, r) itself: fail.
+func TestInputOrderSameVerdict(t *testing.T) {
+	net := nettest.ConstantNet(0.95, 0.95)
+	net.Inputs = []string{"r", "x"}
+	net.Layers[0].Weights = []learn.Floats{{0, 1}}
+	dir := t.TempDir()
+	verifytest.Synthetic(t, dir, learn.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
+	vcode, vout, verrs := runCLI(t, "verify", dir, "--format", "json")
+	var rep struct{ Points []struct{ Verdict string } }
+	if err := json.Unmarshal([]byte(vout), &rep); err != nil || len(rep.Points) != 1 {
+		t.Fatalf("verify: exit %d, %v, stderr %q", vcode, err, verrs)
+	}
+	res := readResults(t, dir)
+	n, err := res.Points[0].Privatizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := n.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	priv := filepath.Join(t.TempDir(), "priv.json")
+	if err := os.WriteFile(priv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ccode, cout, cerrs := runCLI(t, "certify", "--model", filepath.Join(dir, learn.ModelFile), "--privatizer", priv, "--d", "0.2", "--format", "json")
+	var crep struct{ Points []struct{ Verdict string } }
+	if err := json.Unmarshal([]byte(cout), &crep); err != nil || len(crep.Points) != 1 {
+		t.Fatalf("certify: exit %d, %v, stderr %q", ccode, err, cerrs)
+	}
+	v, c := rep.Points[0].Verdict, crep.Points[0].Verdict
+	if vcode != 1 || ccode != 1 || !strings.HasPrefix(v, "fail") || !strings.HasPrefix(c, "fail") {
+		t.Errorf("verify: exit %d %q; certify: exit %d %q; want both to fail (k reads x)", vcode, v, ccode, c)
+	}
+}
+
+// A float32 network that adds and subtracts 2^24 is F = X in float32 but
+// constant in exact arithmetic: certifying the exact function would pass it
+// at D = 0.2. Its float32 error bound is far above 1e-6, so it cannot be
+// certified (exit 3), from ONNX and from the JSON layout alike; an honest
+// float32 network still certifies.
+func TestCertifyFloat32Trick(t *testing.T) {
+	model := binaryModelFile(t)
+	for _, f := range []string{"trick24-binary.onnx", "trick24-binary.json"} {
+		code, out, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+f, "--d", "0.2")
+		if code != 3 || !strings.Contains(errs, "cannot certify") || !strings.Contains(out, "float32") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 3, cannot certify (float32)", f, code, out, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+"net-pass.onnx", "--d", "0.15"); code != 0 {
+		t.Errorf("honest float32 network: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import (
 	"encoding/binary"
@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/mmds-project/mmds/privatizer/internal/onnxpb"
+	"github.com/mmds-project/mmds/network/internal/onnxpb"
 )
 
 // Hand-built ONNX graphs (the generated protobuf types) for the paths the
@@ -115,7 +115,7 @@ func TestONNXErrors(t *testing.T) {
 		{"nograph.onnx", func() []byte { d, _ := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8)}); return d }(), "no graph"},
 		{"twoinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "y"}, "k"), "name them x and r"},
 		{"threeinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "x", "r"}, "k"), "3 input tensors"},
-		{"noconcat.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "not joined by a Concat"},
+		{"noconcat.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "which no graph input, initializer or earlier node defines"},
 		{"concat0.onnx", model([]*onnxpb.NodeProto{onode("Concat", []string{"x", "r"}, "xr", &onnxpb.AttributeProto{Name: proto.String("axis"), I: proto.Int64(0)}), gemm},
 			[]*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "axis 0"},
 		{"transposechain.onnx", model([]*onnxpb.NodeProto{onode("Transpose", []string{"xr"}, "t"), gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "Transpose of the chain"},
@@ -129,7 +129,7 @@ func TestONNXErrors(t *testing.T) {
 		{"conv.onnx", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), "operator Conv is not supported"},
 		{"branch.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "must be a chain"},
 		{"width.onnx", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W3"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})},
-			[]*onnxpb.TensorProto{f32Tensor("W3", []int64{1, 3}, 1, 2, 3)}, []string{"xr"}, "k"), "weight row 0 has 3 entries, want 2"},
+			[]*onnxpb.TensorProto{f32Tensor("W3", []int64{1, 3}, 1, 2, 3)}, []string{"xr"}, "k"), "takes 3 inputs, but the chain has width 2"},
 		{"out2.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "output size 2: want 1"},
 	} {
 		_, err := ParseONNX(tc.data, tc.name)

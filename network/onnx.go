@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/mmds-project/mmds/privatizer/internal/onnxpb"
+	"github.com/mmds-project/mmds/network/internal/onnxpb"
 )
 
 // MaxONNXBytes bounds an ONNX file; a small privatizer is a few kilobytes.
@@ -42,7 +42,7 @@ var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", 
 // Weights are initializers or Constant nodes of type float or double. Any
 // other operator is an error naming it; a truncated or corrupt file is an
 // error saying so. name is the file name for messages.
-func ParseONNX(data []byte, name string) (*MLP, error) {
+func ParseONNX(data []byte, name string) (*Network, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: ONNX network %s: %s", ErrInput, name, fmt.Sprintf(format, args...))
 	}
@@ -63,18 +63,30 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 	if len(mp.GetOpsetImport()) == 0 {
 		return nil, bad("no opset_import: truncated, or not an ONNX model")
 	}
+	if n := len(g.GetNode()); n > maxNodes {
+		return nil, bad("%d nodes: at most %d (a chain of at most %d layers)", n, maxNodes, MaxLayers)
+	}
+	if err := checkSSA(g); err != nil {
+		return nil, bad("%v", err)
+	}
+	for i, n := range g.GetNode() {
+		if err := checkAttrs(n); err != nil {
+			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), clip(n.GetOpType()), err)
+		}
+	}
 	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
 	for _, t := range g.GetInitializer() {
-		c.consts[t.GetName()] = t
+		c.consts[clip(t.GetName())] = t
 	}
-	for _, n := range g.GetNode() {
-		if n.GetOpType() == "Constant" && len(n.GetOutput()) == 1 {
-			for _, a := range n.GetAttribute() {
-				if a.GetName() == "value" && a.GetT() != nil {
-					c.consts[n.GetOutput()[0]] = a.GetT()
-				}
-			}
+	for i, n := range g.GetNode() {
+		if n.GetOpType() != "Constant" {
+			continue
 		}
+		t, err := constantValue(n)
+		if err != nil {
+			return nil, bad("node %d (%q, op Constant): %v", i, clip(n.GetName()), err)
+		}
+		c.consts[n.GetOutput()[0]] = t
 	}
 	var inputs []*onnxpb.ValueInfoProto
 	for _, in := range g.GetInput() {
@@ -82,7 +94,7 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 			inputs = append(inputs, in)
 		}
 	}
-	m := &MLP{Name: name, Inputs: []string{"x", "r"}}
+	m := &Network{Name: name, Inputs: []string{"x", "r"}}
 	for _, p := range mp.GetMetadataProps() {
 		if p.GetKey() == ONNXInputsKey {
 			m.Inputs = strings.Split(strings.ReplaceAll(p.GetValue(), " ", ""), ",")
@@ -93,7 +105,7 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 	case 1:
 		c.cur, c.width = inputs[0].GetName(), 2
 		if v := lastDim(inputs[0]); v != 0 && v != 2 {
-			return nil, bad("input %q has width %d: want 2, (x, r)", c.cur, v)
+			return nil, bad("input %q has width %d: want 2, (x, r)", clip(c.cur), v)
 		}
 	case 2:
 		order, at, out, err := joinInputs(g, inputs)
@@ -113,13 +125,86 @@ func ParseONNX(data []byte, name string) (*MLP, error) {
 		}
 	}
 	if outs := g.GetOutput(); len(outs) != 1 || outs[0].GetName() != c.cur {
-		return nil, bad("the graph's output must be the end of the chain of layers, %q (got %d outputs)", c.cur, len(outs))
+		return nil, bad("the graph's output must be the end of the chain of layers, %q (got %d outputs)", clip(c.cur), len(outs))
 	}
 	m.Layers = c.layers
+	m.Precision = Float64
+	if c.float32 {
+		m.Precision = Float32
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// maxNodes bounds a graph's node count: a chain of MaxLayers layers, each
+// at most a weight Transpose, a Gemm or MatMul, an Add, an activation and a
+// few no-ops.
+const maxNodes = 8 * MaxLayers
+
+// checkSSA checks ONNX's single-assignment rule and the order of a graph:
+// every name is defined once (a graph input, an initializer, or one node
+// output; an initializer may also be listed as a graph input, its default),
+// and every node input is defined before the node, or is "" (an omitted
+// optional input).
+func checkSSA(g *onnxpb.GraphProto) error {
+	defined := map[string]string{}
+	def := func(name, what string) error {
+		if name == "" {
+			return fmt.Errorf("%s has an empty name", what)
+		}
+		if prev, ok := defined[name]; ok {
+			return fmt.Errorf("%q is defined twice, by %s and by %s: ONNX names are assigned once", clip(name), prev, what)
+		}
+		defined[name] = what
+		return nil
+	}
+	inits := map[string]bool{}
+	for i, t := range g.GetInitializer() {
+		if err := def(clip(t.GetName()), fmt.Sprintf("initializer %d", i)); err != nil {
+			return err
+		}
+		inits[clip(t.GetName())] = true
+	}
+	for i, in := range g.GetInput() {
+		if inits[in.GetName()] {
+			continue
+		}
+		if err := def(in.GetName(), fmt.Sprintf("graph input %d", i)); err != nil {
+			return err
+		}
+	}
+	for i, n := range g.GetNode() {
+		where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), clip(n.GetOpType()))
+		for _, in := range n.GetInput() {
+			if _, ok := defined[in]; in != "" && !ok {
+				return fmt.Errorf("%s reads %q, which no graph input, initializer or earlier node defines", where, clip(in))
+			}
+		}
+		if len(n.GetOutput()) == 0 {
+			return fmt.Errorf("%s has no output", where)
+		}
+		for _, out := range n.GetOutput() {
+			if err := def(out, where); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// constantValue returns the tensor of a Constant node: exactly one output
+// and one attribute, "value", of type TENSOR.
+func constantValue(n *onnxpb.NodeProto) (*onnxpb.TensorProto, error) {
+	if len(n.GetOutput()) != 1 || len(n.GetInput()) != 0 {
+		return nil, fmt.Errorf("%d inputs and %d outputs: want none and one", len(n.GetInput()), len(n.GetOutput()))
+	}
+	as := n.GetAttribute()
+	if len(as) != 1 || as[0].GetName() != "value" || as[0].GetT() == nil || !attrType(as[0], onnxpb.AttributeProto_TENSOR) {
+		return nil, fmt.Errorf("want one attribute \"value\" holding a tensor (value_float and the other forms are not supported)")
+	}
+	return as[0].GetT(), nil
 }
 
 // lastDim is the last dimension of a graph input's declared shape, 0 if
@@ -173,6 +258,10 @@ type onnxChain struct {
 	width  int    // its width
 	layers []Layer
 	linear bool // cur is the output of the last layer's affine map (no activation yet)
+	// params and units count the parameters and hidden units so far.
+	params, units int64
+	// float32: some weight is a float tensor, so the network runs in float32.
+	float32 bool
 }
 
 func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
@@ -237,7 +326,7 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	case "Add":
 		err = c.add(where, cs)
 	case "Relu", "Sigmoid", "Tanh":
-		c.activation(map[string]Activation{"Relu": ReLU, "Sigmoid": Sigmoid, "Tanh": Tanh}[op])
+		err = c.activation(where, map[string]Activation{"Relu": ReLU, "Sigmoid": Sigmoid, "Tanh": Tanh}[op])
 	}
 	if err != nil {
 		return err
@@ -257,8 +346,16 @@ func onnxSupported(op string) bool {
 
 // gemm: Y = alpha·A·op(B) + beta·C with A the chain, op(B) = B or Bᵀ.
 func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*onnxpb.TensorProto) error {
-	if len(ins) < 2 || ins[0] != c.cur {
-		return c.bad("%s: the chain must be input A", where)
+	if len(ins) < 2 || len(ins) > 3 || ins[0] != c.cur {
+		return c.bad("%s: want inputs A (the chain), B (a constant weight) and optionally C (a constant bias)", where)
+	}
+	if _, ok := c.consts[ins[1]]; !ok || len(cs) == 0 {
+		return c.bad("%s: input B %q is not a constant weight", where, clip(ins[1]))
+	}
+	if len(ins) == 3 && ins[2] != "" {
+		if _, ok := c.consts[ins[2]]; !ok {
+			return c.bad("%s: input C %q is not a constant bias", where, clip(ins[2]))
+		}
 	}
 	if ta, _ := intAttr(n, "transA"); ta != 0 {
 		return c.bad("%s: transA = %d: the chain tensor [batch, width] cannot be transposed", where, ta)
@@ -277,6 +374,9 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 	}
 	if len(dims) != 2 {
 		return c.bad("%s: weight B has shape %v: want a matrix", where, dims)
+	}
+	if err := c.grow(where, dims, tb != 0); err != nil {
+		return err
 	}
 	w := matrix(b, dims, tb != 0, alpha)
 	bias := make([]float64, len(w))
@@ -305,6 +405,9 @@ func (c *onnxChain) matmul(where string, ins []string, cs []*onnxpb.TensorProto)
 	if len(dims) != 2 {
 		return c.bad("%s: weight has shape %v: want a matrix [in, out]", where, dims)
 	}
+	if err := c.grow(where, dims, false); err != nil {
+		return err
+	}
 	w := matrix(b, dims, false, 1)
 	c.push(Layer{W: w, B: make([]float64, len(w))})
 	return nil
@@ -321,7 +424,9 @@ func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
 		return err
 	}
 	if !c.linear {
-		c.push(identityLayer(c.width))
+		if err := c.identity(where); err != nil {
+			return err
+		}
 	}
 	if err := addBroadcast(c.layers[len(c.layers)-1].B, v, 1); err != nil {
 		return c.bad("%s: %v", where, err)
@@ -331,12 +436,56 @@ func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
 
 // activation sets the last layer's activation, or appends an identity-weight
 // layer when the chain is not the output of an affine map.
-func (c *onnxChain) activation(a Activation) {
+func (c *onnxChain) activation(where string, a Activation) error {
 	if !c.linear {
-		c.push(identityLayer(c.width))
+		if err := c.identity(where); err != nil {
+			return err
+		}
 	}
 	c.layers[len(c.layers)-1].Act = a
 	c.linear = false
+	return nil
+}
+
+// identity appends an identity-weight layer of the chain's width, within
+// the caps.
+func (c *onnxChain) identity(where string) error {
+	if err := c.grow(where, []int64{int64(c.width), int64(c.width)}, false); err != nil {
+		return err
+	}
+	c.push(identityLayer(c.width))
+	return nil
+}
+
+// grow checks, before anything is allocated, that a layer with weight dims
+// (as stored: [in, out], or [out, in] when transposed) keeps the network
+// within MaxLayers, MaxWidth, MaxParams and MaxUnits.
+func (c *onnxChain) grow(where string, dims []int64, transposed bool) error {
+	in, out := dims[0], dims[1]
+	if transposed {
+		in, out = out, in
+	}
+	if in != int64(c.width) {
+		return c.bad("%s: weight of shape %v takes %d inputs, but the chain has width %d", where, dims, in, c.width)
+	}
+	if out < 1 || out > MaxWidth {
+		return c.bad("%s: %d outputs: want between 1 and %d", where, out, MaxWidth)
+	}
+	if len(c.layers)+1 > MaxLayers {
+		return c.bad("%s: more than %d layers", where, MaxLayers)
+	}
+	p := c.params + out*(in+1)
+	if p > MaxParams {
+		return c.bad("%s: more than %d parameters: too large to certify", where, MaxParams)
+	}
+	if u := c.units + int64(c.width); len(c.layers) > 0 && u > MaxUnits {
+		return c.bad("%s: more than %d hidden units: at most %d can be certified (each is a kink of k(x, ·) for every x)", where, u, MaxUnits)
+	}
+	c.params = p
+	if len(c.layers) > 0 {
+		c.units += int64(c.width)
+	}
+	return nil
 }
 
 func (c *onnxChain) push(l Layer) {
@@ -399,54 +548,54 @@ func addBroadcast(dst, v []float64, scale float64) error {
 // raw little-endian bytes), and checks its size against its dims.
 func (c *onnxChain) tensor(where, what string, t *onnxpb.TensorProto) ([]float64, []int64, error) {
 	if t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
-		return nil, nil, c.bad("%s: %s %q is stored in an external file: save the model with its weights inside", where, what, t.GetName())
+		return nil, nil, c.bad("%s: %s %q is stored in an external file: save the model with its weights inside", where, what, clip(t.GetName()))
 	}
 	if len(t.GetDims()) > 2 {
-		return nil, nil, c.bad("%s: %s %q has shape %v: want at most 2 dimensions", where, what, t.GetName(), t.GetDims())
+		return nil, nil, c.bad("%s: %s %q has shape %v: want at most 2 dimensions", where, what, clip(t.GetName()), t.GetDims())
 	}
 	n := int64(1)
 	for _, d := range t.GetDims() {
 		if d < 0 || d > MaxWidth {
-			return nil, nil, c.bad("%s: %s %q has dimension %d", where, what, t.GetName(), d)
+			return nil, nil, c.bad("%s: %s %q has dimension %d: want between 0 and %d", where, what, clip(t.GetName()), d, MaxWidth)
 		}
 		n *= d
 	}
-	var v []float64
+	if n > MaxParams {
+		return nil, nil, c.bad("%s: %s %q has %d entries: at most %d", where, what, clip(t.GetName()), n, MaxParams)
+	}
 	raw := t.GetRawData()
+	var size, stored int64
 	switch onnxpb.TensorProto_DataType(t.GetDataType()) {
 	case onnxpb.TensorProto_FLOAT:
-		if raw != nil {
-			if int64(len(raw)) != 4*n {
-				return nil, nil, c.bad("%s: %s %q has %d bytes for %d floats (truncated?)", where, what, t.GetName(), len(raw), n)
-			}
-			for i := int64(0); i < n; i++ {
-				v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))))
-			}
-		} else {
-			for _, f := range t.GetFloatData() {
-				v = append(v, float64(f))
-			}
-		}
+		size, stored = 4, int64(len(t.GetFloatData()))
+		c.float32 = true
 	case onnxpb.TensorProto_DOUBLE:
-		if raw != nil {
-			if int64(len(raw)) != 8*n {
-				return nil, nil, c.bad("%s: %s %q has %d bytes for %d doubles (truncated?)", where, what, t.GetName(), len(raw), n)
-			}
-			for i := int64(0); i < n; i++ {
-				v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:])))
-			}
-		} else {
-			v = append(v, t.GetDoubleData()...)
-		}
+		size, stored = 8, int64(len(t.GetDoubleData()))
 	default:
-		return nil, nil, c.bad("%s: %s %q has data type %v: want float or double", where, what, t.GetName(), onnxpb.TensorProto_DataType(t.GetDataType()))
+		return nil, nil, c.bad("%s: %s %q has data type %v: want float or double", where, what, clip(t.GetName()), onnxpb.TensorProto_DataType(t.GetDataType()))
 	}
-	if int64(len(v)) != n {
-		return nil, nil, c.bad("%s: %s %q has %d values for shape %v", where, what, t.GetName(), len(v), t.GetDims())
+	switch {
+	case raw != nil && int64(len(raw)) != size*n:
+		return nil, nil, c.bad("%s: %s %q has %d bytes for %d values of %d bytes (truncated?)", where, what, clip(t.GetName()), len(raw), n, size)
+	case raw == nil && stored != n:
+		return nil, nil, c.bad("%s: %s %q has %d values for shape %v", where, what, clip(t.GetName()), stored, t.GetDims())
+	}
+	v := make([]float64, n)
+	for i := range v {
+		switch {
+		case size == 4 && raw != nil:
+			v[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+		case size == 4:
+			v[i] = float64(t.GetFloatData()[i])
+		case raw != nil:
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		default:
+			v[i] = t.GetDoubleData()[i]
+		}
 	}
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, c.bad("%s: %s %q entry %d is %v: weights must be finite", where, what, t.GetName(), i, x)
+			return nil, nil, c.bad("%s: %s %q entry %d is %v: weights must be finite", where, what, clip(t.GetName()), i, x)
 		}
 	}
 	return v, t.GetDims(), nil
@@ -477,6 +626,57 @@ func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.Tenso
 		DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), DoubleData: tv}, nil
 }
 
+// attrSpecs lists, per operator, the attributes ParseONNX reads and their
+// types; any other attribute, or one of another type, is refused: it could
+// change what the node computes.
+var attrSpecs = map[string]map[string]onnxpb.AttributeProto_AttributeType{
+	"Gemm":      {"alpha": onnxpb.AttributeProto_FLOAT, "beta": onnxpb.AttributeProto_FLOAT, "transA": onnxpb.AttributeProto_INT, "transB": onnxpb.AttributeProto_INT},
+	"Flatten":   {"axis": onnxpb.AttributeProto_INT},
+	"Concat":    {"axis": onnxpb.AttributeProto_INT},
+	"Transpose": {"perm": onnxpb.AttributeProto_INTS},
+	"Constant":  {"value": onnxpb.AttributeProto_TENSOR},
+}
+
+// checkAttrs refuses unknown, repeated or mistyped attributes.
+func checkAttrs(n *onnxpb.NodeProto) error {
+	spec := attrSpecs[n.GetOpType()]
+	seen := map[string]bool{}
+	for _, a := range n.GetAttribute() {
+		want, ok := spec[a.GetName()]
+		if !ok {
+			return fmt.Errorf("attribute %q is not supported", clip(a.GetName()))
+		}
+		if seen[a.GetName()] {
+			return fmt.Errorf("attribute %q is given twice", a.GetName())
+		}
+		seen[a.GetName()] = true
+		if !attrType(a, want) {
+			return fmt.Errorf("attribute %q has type %v: want %v", a.GetName(), a.GetType(), want)
+		}
+	}
+	return nil
+}
+
+// attrType reports whether a has type want: declared so, or undeclared
+// (older exporters) with only the field of that type set.
+func attrType(a *onnxpb.AttributeProto, want onnxpb.AttributeProto_AttributeType) bool {
+	if a.GetType() != onnxpb.AttributeProto_UNDEFINED {
+		return a.GetType() == want
+	}
+	set := map[onnxpb.AttributeProto_AttributeType]bool{
+		onnxpb.AttributeProto_FLOAT:  a.F != nil,
+		onnxpb.AttributeProto_INT:    a.I != nil,
+		onnxpb.AttributeProto_INTS:   len(a.GetInts()) > 0,
+		onnxpb.AttributeProto_TENSOR: a.GetT() != nil,
+	}
+	for t, ok := range set {
+		if ok != (t == want) {
+			return false
+		}
+	}
+	return len(a.GetFloats()) == 0 && a.S == nil && len(a.GetStrings()) == 0 && len(a.GetTensors()) == 0 && a.G == nil && len(a.GetGraphs()) == 0
+}
+
 func intAttr(n *onnxpb.NodeProto, name string) (int64, bool) {
 	for _, a := range n.GetAttribute() {
 		if a.GetName() == name {
@@ -493,4 +693,13 @@ func floatAttr(n *onnxpb.NodeProto, name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// clip shortens a name taken from a file for a message (quoted with %q,
+// which escapes it): messages never carry more than a short excerpt.
+func clip(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "…"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type Piece struct {
 // prefixLen is the number of leading layers whose activation is identity or
 // ReLU: on each activation region of those layers their output is affine
 // in r. The rest, if any, starts with a sigmoid or tanh layer.
-func (m *MLP) prefixLen() int {
+func (m *Network) prefixLen() int {
 	for l, ly := range m.Layers {
 		if ly.Act == Sigmoid || ly.Act == Tanh {
 			return l
@@ -44,14 +44,14 @@ func (m *MLP) prefixLen() int {
 // every pre-activation is affine in r, z_j(r) = z_j(r0) + z'_j·(r − r0), and
 // the region ends at the first r > r0 where one changes sign.
 type walker struct {
-	m      *MLP
+	m      *Network
 	np     int
 	v, d   [][]float64 // per prefix layer: output value and r-derivative at r0
 	z, dz  [][]float64 // per prefix layer: pre-activation value and derivative
 	in, di []float64   // the network input and its r-derivative
 }
 
-func newWalker(m *MLP) *walker {
+func newWalker(m *Network) *walker {
 	w := &walker{m: m, np: m.prefixLen(), in: make([]float64, 2), di: make([]float64, 2)}
 	for _, ly := range m.Layers[:w.np] {
 		n := len(ly.W)
@@ -158,7 +158,7 @@ func (w *walker) walk(ctx context.Context, x float64, fn func(a, b float64, v, d
 // the last ends at +Inf, and the breakpoints are exactly where a ReLU unit
 // of some layer switches (on a fixed activation pattern the whole network
 // is affine in r). Beyond ±RWalk the outermost pieces are continued.
-func (m *MLP) Pieces(x float64) ([]Piece, error) {
+func (m *Network) Pieces(x float64) ([]Piece, error) {
 	if !m.PiecewiseLinear() {
 		return nil, m.errorf("not piecewise linear (a sigmoid or tanh layer): Pieces needs identity and ReLU activations only")
 	}
@@ -174,12 +174,30 @@ func (m *MLP) Pieces(x float64) ([]Piece, error) {
 	return ps, nil
 }
 
-// Kinks appends to dst the breakpoints in (−RWalk, RWalk) of the
-// piecewise-linear part of k(x, ·): where a ReLU unit before the first
-// sigmoid or tanh layer switches. For a piecewise-linear network k(x, ·) is
-// affine between them. It has the signature of bayes.Privatizer.Kinks; it
-// returns dst unchanged if the walk fails (more than MaxPieces pieces).
-func (m *MLP) Kinks(x float64, dst []float64) []float64 {
+// Kinks appends to dst the breakpoints of the piecewise-linear part of
+// k(x, ·): where a ReLU unit before the first sigmoid or tanh layer
+// switches in (−RWalk, RWalk). For a piecewise-linear
+// network k(x, ·) is affine between them. It has the signature of
+// bayes.Privatizer.Kinks; it returns dst unchanged if the walk fails (more
+// than MaxPieces pieces). When layer 0 is the only ReLU layer its units
+// switch at r = −(b_j + w_xj·x)/w_rj, appended directly: in any order, a
+// kink shared by two units twice.
+func (m *Network) Kinks(x float64, dst []float64) []float64 {
+	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !hasReLU(m.Layers[1:np]) {
+		ix, ir := 0, 1
+		if m.Inputs[0] == "r" {
+			ix, ir = 1, 0
+		}
+		l := m.Layers[0]
+		for j, row := range l.W {
+			if row[ir] != 0 {
+				if r := -(l.B[j] + row[ix]*x) / row[ir]; r > -RWalk && r < RWalk {
+					dst = append(dst, r)
+				}
+			}
+		}
+		return dst
+	}
 	n := len(dst)
 	err := newWalker(m).walk(context.Background(), x, func(a, b float64, v, d []float64) error {
 		if a > -RWalk {
@@ -193,8 +211,17 @@ func (m *MLP) Kinks(x float64, dst []float64) []float64 {
 	return dst
 }
 
+func hasReLU(ls []Layer) bool {
+	for _, l := range ls {
+		if l.Act == ReLU {
+			return true
+		}
+	}
+	return false
+}
+
 // String describes the network's shape, e.g. "2→16 relu→16 relu→1 sigmoid".
-func (m *MLP) String() string {
+func (m *Network) String() string {
 	s := fmt.Sprint(len(m.Inputs))
 	for _, l := range m.Layers {
 		s += fmt.Sprintf("→%d %v", len(l.W), l.Act)
@@ -206,7 +233,7 @@ func (m *MLP) String() string {
 // the network collapsed to k(x, r) = a·x + b·r + c: on the Gaussian model
 // that is Appendix A's linear-Gaussian privatizer, whose losses have a
 // closed form (gauss.Model.LinearLosses).
-func (m *MLP) Affine() (a, b, c float64, ok bool) {
+func (m *Network) Affine() (a, b, c float64, ok bool) {
 	for _, l := range m.Layers {
 		if l.Act != Identity {
 			return 0, 0, 0, false

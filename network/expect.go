@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import (
 	"context"
@@ -32,6 +32,36 @@ type Expectation struct {
 	// breakpoints and samples.
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
+	// Rounding is the largest float32 forward error bound δ(x, r)
+	// (EvalBound) at the breakpoints and samples in [−RRound, RRound], and
+	// at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the line:
+	// 0 for a Float64 network. For a piecewise-linear network δ(x, ·) is
+	// piecewise linear and convex between breakpoints, so this is its sup
+	// over [−RRound, RRound]; the channel a float32 runtime releases is
+	// within it of Mean (up to Bound).
+	Rounding float64 `json:"rounding,omitempty"`
+}
+
+// RRound: Expectation.Rounding takes the sup of δ over |r| ≤ RRound, where
+// R has all but 2Φ(−8) ≈ 1.2e-15 of its mass; on a binary or finite model
+// k is a probability for both the runtime and mmds, so the rest of the line
+// moves E_R[k] by at most that mass (added to Rounding).
+const RRound = 8
+
+// round records δ(x, r) in e.Rounding for a Float32 network.
+func (m *Network) round(e *Expectation, x, r float64) error {
+	if m.Precision == Float64 {
+		return nil
+	}
+	if r < -RRound || r > RRound {
+		return nil
+	}
+	_, d, err := m.EvalBound(x, r)
+	if err != nil {
+		return err
+	}
+	e.Rounding = max(e.Rounding, d)
+	return nil
 }
 
 // Expect returns E_R[k(x, R)] for R ~ N(0, 1) and a bound on its error.
@@ -55,7 +85,7 @@ type Expectation struct {
 // which adds at most 4·sup|k|·Φ(−RWalk) to Bound.
 //
 // Expect stops with ctx's error when ctx is done.
-func (m *MLP) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
+func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
 	if err := m.Validate(); err != nil {
 		return Expectation{}, err
 	}
@@ -77,8 +107,22 @@ func (m *MLP) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
 	return m.expectSampled(ctx, w, x, tol, e)
 }
 
+// roundEnds completes e.Rounding: δ at r = 0 and ±RRound, and the tail.
+func (m *Network) roundEnds(e *Expectation, x float64) error {
+	if m.Precision == Float64 {
+		return nil
+	}
+	for _, r := range []float64{-RRound, 0, RRound} {
+		if err := m.round(e, x, r); err != nil {
+			return err
+		}
+	}
+	e.Rounding += 4 * normMass(math.Inf(-1), -RRound)
+	return nil
+}
+
 // expectPL integrates a piecewise-linear network exactly.
-func (m *MLP) expectPL(ctx context.Context, w *walker, x float64, e Expectation) (Expectation, error) {
+func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectation) (Expectation, error) {
 	e.Exact = true
 	var sum float64
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
@@ -95,13 +139,19 @@ func (m *MLP) expectPL(ctx context.Context, w *walker, x float64, e Expectation)
 		fa, fb := v[0], v[0]+d[0]*(b-a)
 		e.Min, e.Max = min(e.Min, fa, fb), max(e.Max, fa, fb)
 		e.Pieces++
-		return nil
+		if err := m.round(&e, x, a); err != nil {
+			return err
+		}
+		return m.round(&e, x, b)
 	})
 	if err != nil {
 		return e, err
 	}
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
+	}
+	if err := m.roundEnds(&e, x); err != nil {
+		return e, err
 	}
 	e.Mean = sum
 	e.Bound = 4 * m.lipschitzR() * phi(RWalk)
@@ -113,7 +163,7 @@ func (m *MLP) expectPL(ctx context.Context, w *walker, x float64, e Expectation)
 // Beyond RWalk the true k and its affine continuation each move by at most
 // Lip·(r − RWalk), and E[(R − RWalk)⁺] ≤ φ(RWalk): the continuation error
 // is at most 2·2·Lip·φ(RWalk) for both tails.
-func (m *MLP) lipschitzR() float64 {
+func (m *Network) lipschitzR() float64 {
 	d := m.inputs(0, 1, make([]float64, 2))
 	for _, ly := range m.Layers {
 		g1, _ := ly.Act.derivBounds()
@@ -213,7 +263,7 @@ type panel struct {
 
 // expectSampled integrates a network with a smooth suffix by piecewise-linear
 // interpolation with a per-panel step (see Expect).
-func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
+func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
 	suffix := m.Layers[w.np:]
 	wd := m.Width()
 	s1, s2, t1, t2 := make([]float64, wd), make([]float64, wd), make([]float64, wd), make([]float64, wd)
@@ -252,6 +302,9 @@ func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Ex
 		bound += step * step / 8 * p.m2 * p.mass
 		ra := p.a
 		fa := suffixEval(suffix, p.v, p.d, ra-p.r0, a, b)
+		if err := m.round(&e, x, ra); err != nil {
+			return e, err
+		}
 		na := newNode(ra)
 		e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
 		for i := 1; i <= n; i++ {
@@ -260,6 +313,9 @@ func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Ex
 				rb = p.b
 			}
 			fb := suffixEval(suffix, p.v, p.d, rb-p.r0, a, b)
+			if err := m.round(&e, x, rb); err != nil {
+				return e, err
+			}
 			nb := newNode(rb)
 			sum += linearMoment(na, nb, fa, fb)
 			e.Min, e.Max = min(e.Min, fb), max(e.Max, fb)
@@ -276,6 +332,9 @@ func (m *MLP) expectSampled(ctx context.Context, w *walker, x, tol float64, e Ex
 	bound += 4 * suffixSup(suffix) * tail
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
+	}
+	if err := m.roundEnds(&e, x); err != nil {
+		return e, err
 	}
 	e.Mean, e.Bound = sum, bound
 	return e, nil

@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import "github.com/mmds-project/mmds/internal/stdnormal"
 

@@ -1,7 +1,8 @@
-package privatizer
+package network
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -11,9 +12,9 @@ import (
 	"testing"
 )
 
-func readNet(t testing.TB, name string) *MLP {
+func readNet(t testing.TB, name string) *Network {
 	t.Helper()
-	m, err := ReadMLP(filepath.Join("testdata", name))
+	m, err := ReadFile(context.Background(), filepath.Join("../privatizer/testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestONNXInputOrder(t *testing.T) {
 }
 
 func TestONNXUnsupportedOperator(t *testing.T) {
-	_, err := ReadMLP(filepath.Join("testdata", "leaky.onnx"))
+	_, err := ReadFile(context.Background(), filepath.Join("../privatizer/testdata", "leaky.onnx"))
 	if err == nil || !strings.Contains(err.Error(), "LeakyRelu") || !strings.Contains(err.Error(), "leaky.onnx") || !errors.Is(err, ErrInput) {
 		t.Errorf("leaky.onnx: %v; want an ErrInput naming LeakyRelu and the file", err)
 	}
@@ -93,7 +94,7 @@ func TestONNXUnsupportedOperator(t *testing.T) {
 // fails (a length prefix runs past the end) or a required part is missing.
 func TestONNXTruncated(t *testing.T) {
 	for _, f := range []string{"relu2-gauss.onnx", "tanh-binary.onnx"} {
-		data, err := os.ReadFile(filepath.Join("testdata", f))
+		data, err := os.ReadFile(filepath.Join("../privatizer/testdata", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestONNXTruncated(t *testing.T) {
 			}
 		}
 	}
-	data, _ := os.ReadFile(filepath.Join("testdata", "relu2-gauss.onnx"))
+	data, _ := os.ReadFile(filepath.Join("../privatizer/testdata", "relu2-gauss.onnx"))
 	_, err := ParseONNX(data[:len(data)/2], "half.onnx")
 	if err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("half a file: %v; want it to say truncated", err)
@@ -115,7 +116,7 @@ func TestParseMLPErrors(t *testing.T) {
 	const l1 = `{"weight": [[1, 2]], "bias": [0], "activation": "relu"}`
 	for _, tc := range []struct{ name, in, want string }{
 		{"noinputs.json", `{"layers": [` + l1 + `]}`, `"inputs" is missing`},
-		{"inputs3.json", `{"inputs": ["x", "r", "r2"], "layers": [` + l1 + `]}`, `inputs ["x" "r" "r2"]`},
+		{"inputs3.json", `{"inputs": ["x", "r", "r2"], "layers": [` + l1 + `]}`, `inputs ["x", "r", "r2"]`},
 		{"inputsxx.json", `{"inputs": ["x", "x"], "layers": [` + l1 + `]}`, "one private input x and one noise input r"},
 		{"nolayers.json", `{"inputs": ["x", "r"], "layers": []}`, "0 layers"},
 		{"width.json", `{"inputs": ["x", "r"], "layers": [{"weight": [[1, 2, 3]], "bias": [0]}]}`, "weight row 0 has 3 entries, want 2, the number of inputs"},
@@ -128,7 +129,7 @@ func TestParseMLPErrors(t *testing.T) {
 		{"noise.json", `{"inputs": ["x", "r"], "noise": "uniform", "layers": [` + l1 + `]}`, `noise "uniform"`},
 		{"extra.json", `{"inputs": ["x", "r"], "layers": [` + l1 + `], "optimizer": {}}`, "unknown field"},
 	} {
-		_, err := ParseMLPJSON(strings.NewReader(tc.in), tc.name)
+		_, err := ParseJSON(strings.NewReader(tc.in), tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) || !errors.Is(err, ErrInput) {
 			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
 		}
@@ -145,9 +146,9 @@ func TestValidateNonFinite(t *testing.T) {
 
 func posInf() float64 { return math.Inf(1) }
 
-func FuzzParseMLPJSON(f *testing.F) {
+func FuzzParseJSON(f *testing.F) {
 	for _, name := range []string{"relu2-gauss.json", "tanh-binary.json", "net-pass.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
+		data, err := os.ReadFile(filepath.Join("../privatizer/testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func FuzzParseMLPJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"inputs": ["r", "x"], "layers": [{"weight": [[1, 2]], "bias": [0]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseMLPJSON(bytes.NewReader(data), "fuzz.json")
+		m, err := ParseJSON(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
 			if !errors.Is(err, ErrInput) {
 				t.Fatalf("error does not wrap ErrInput: %v", err)
@@ -173,7 +174,7 @@ func FuzzParseMLPJSON(f *testing.F) {
 
 func FuzzParseONNX(f *testing.F) {
 	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx", "two-inputs.onnx", "relu2-gauss-transpose.onnx"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
+		data, err := os.ReadFile(filepath.Join("../privatizer/testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package privatizer
+package network
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 
 // randomNet returns a network (x, r) → widths… → 1 with the given hidden
 // activation and output activation, weights N(0, 1/fan-in)·scale.
-func randomNet(rng *rand.Rand, widths []int, hidden, out Activation, scale float64) *MLP {
-	m := &MLP{Name: "random", Inputs: []string{"x", "r"}}
+func randomNet(rng *rand.Rand, widths []int, hidden, out Activation, scale float64) *Network {
+	m := &Network{Name: "random", Inputs: []string{"x", "r"}, Precision: Float64}
 	if rng.IntN(2) == 0 {
 		m.Inputs = []string{"r", "x"}
 	}
@@ -105,7 +105,8 @@ func TestPiecesMatchEval(t *testing.T) {
 		// Every inner breakpoint is a real change of slope of k(x, ·) or a
 		// unit switching with no effect on the output (slopes equal).
 		kinks := m.Kinks(x, nil)
-		if len(kinks) != len(ps)-1 {
+		slices.Sort(kinks)
+		if kinks = slices.Compact(kinks); len(kinks) != len(ps)-1 {
 			t.Fatalf("trial %d: %d kinks for %d pieces", trial, len(kinks), len(ps))
 		}
 	}
@@ -134,7 +135,7 @@ func TestExpectClampClosedForm(t *testing.T) {
 
 func TestExpectPiecewiseLinearMatchesQuadrature(t *testing.T) {
 	ctx := t.Context()
-	nets := []*MLP{readNet(t, "relu2-binary.json"), readNet(t, "relu2-gauss.json"), readNet(t, "relu2-gauss.onnx")}
+	nets := []*Network{readNet(t, "relu2-binary.json"), readNet(t, "relu2-gauss.json"), readNet(t, "relu2-gauss.onnx")}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 4 {
 		nets = append(nets, randomNet(rng, []int{1 + rng.IntN(10), 1 + rng.IntN(10), 1 + rng.IntN(10)}, ReLU, Identity, 2))
@@ -164,10 +165,10 @@ func TestExpectPiecewiseLinearMatchesQuadrature(t *testing.T) {
 func TestExpectSampledWithinBound(t *testing.T) {
 	ctx := t.Context()
 	type tc struct {
-		m     *MLP
+		m     *Network
 		kinks func(x float64) []float64
 	}
-	oneLayerKinks := func(m *MLP) func(float64) []float64 {
+	oneLayerKinks := func(m *Network) func(float64) []float64 {
 		return func(x float64) []float64 {
 			if m.Layers[0].Act != ReLU {
 				return nil
@@ -240,9 +241,6 @@ func TestExpectRejects(t *testing.T) {
 		t.Errorf("relu after tanh: %v", err)
 	}
 	g := readNet(t, "relu2-gauss.json")
-	if _, _, err := g.Channel(ctx, 2, DefaultTol); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1]") || !strings.Contains(err.Error(), "relu2-gauss.json") {
-		t.Errorf("unbounded network as a probability: %v", err)
-	}
 	if _, err := g.Pieces(0); err != nil {
 		t.Error(err)
 	}
@@ -310,3 +308,5 @@ func TestExpectCancelled(t *testing.T) {
 		}
 	}
 }
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b)) }

@@ -1,0 +1,84 @@
+package network
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// polyArea is the signed (shoelace) area: positive when counter-clockwise.
+func polyArea(xs, rs []float64) float64 {
+	var a float64
+	for i := range xs {
+		j := (i + 1) % len(xs)
+		a += xs[i]*rs[j] - xs[j]*rs[i]
+	}
+	return a / 2
+}
+
+// Faces of random identity/ReLU networks: at random points inside each
+// face Eval equals the face's affine form, every face is counter-clockwise,
+// and the faces tile the box (areas sum to its area).
+func TestFacesProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for trial := range 60 {
+		depth := 1 + rng.IntN(3)
+		widths := make([]int, depth)
+		for i := range widths {
+			widths[i] = 1 + rng.IntN(6)
+		}
+		n := randomNet(rng, widths, ReLU, Identity, 1+2*rng.Float64())
+		box := Box{X0: -2 - rng.Float64(), X1: 1 + rng.Float64(), R0: -3, R1: 2 + rng.Float64()}
+		faces, err := n.Faces(box, 1<<14)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total float64
+		for i, f := range faces {
+			a := polyArea(f.X, f.R)
+			if a < -1e-12 {
+				t.Fatalf("trial %d face %d: clockwise (area %g)", trial, i, a)
+			}
+			total += a
+			for range 4 {
+				// a random convex combination of the vertices
+				var x, r, s float64
+				for v := range f.X {
+					w := rng.Float64()
+					x, r, s = x+w*f.X[v], r+w*f.R[v], s+w
+				}
+				x, r = x/s, r/s
+				got, want := f.C0+f.Cx*x+f.Cr*r, n.Eval(x, r)
+				if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+					t.Fatalf("trial %d (%v) face %d at (%g, %g): affine %v, Eval %v", trial, n, i, x, r, got, want)
+				}
+			}
+		}
+		if want := (box.X1 - box.X0) * (box.R1 - box.R0); math.Abs(total-want) > 1e-9*want {
+			t.Fatalf("trial %d: faces cover %v of the box's %v", trial, total, want)
+		}
+	}
+}
+
+func TestFacesErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	n := randomNet(rng, []int{30, 30}, ReLU, Identity, 2)
+	box := Box{X0: -5, X1: 5, R0: -5, R1: 5}
+	if _, err := n.Faces(box, 3); !errors.Is(err, ErrTooComplex) {
+		t.Errorf("cap 3 on a 30×30 network: %v, want ErrTooComplex", err)
+	}
+	if _, err := n.Faces(Box{X0: 1, X1: 0, R0: 0, R1: 1}, 10); !errors.Is(err, ErrInput) {
+		t.Errorf("empty box: %v", err)
+	}
+	s := randomNet(rng, []int{3}, Tanh, Identity, 1)
+	if _, err := s.Faces(box, 10); !errors.Is(err, ErrInput) {
+		t.Errorf("tanh network: %v", err)
+	}
+	// The identity network k = x (inputs r, x): one face, Cx = 1.
+	id := &Network{Inputs: []string{"r", "x"}, Layers: []Layer{{W: [][]float64{{0, 1}}, B: []float64{0}}}, Precision: Float64}
+	fs, err := id.Faces(box, 1)
+	if err != nil || len(fs) != 1 || fs[0].Cx != 1 || fs[0].Cr != 0 {
+		t.Errorf("k = x with inputs [r, x]: %+v, %v", fs, err)
+	}
+}

@@ -1,0 +1,212 @@
+package network
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// jsonLayout is the documented JSON layout of a network file.
+type jsonLayout struct {
+	Inputs    []string    `json:"inputs"`
+	Noise     string      `json:"noise,omitempty"`
+	Precision string      `json:"precision,omitempty"`
+	Layers    []jsonLayer `json:"layers"`
+}
+
+type jsonLayer struct {
+	Weight     [][]float64 `json:"weight"`
+	Bias       []float64   `json:"bias"`
+	Activation string      `json:"activation"`
+}
+
+// NoiseLaw is the only noise law of the layout: r ~ N(0, 1). A network
+// trained with r ~ N(μ, σ²) is rewritten by folding μ and σ into the first
+// layer (W[·][r] ← σ·W[·][r], b ← b + μ·W[·][r]).
+const NoiseLaw = "normal(0,1)"
+
+// ParseJSON reads a network in the JSON layout
+//
+//	{"inputs": ["x", "r"], "noise": "normal(0,1)", "precision": "float32",
+//	 "layers": [{"weight": [[…]], "bias": […], "activation": "relu"}, …]}
+//
+// ("noise" optional; "precision" float32 (the default: PyTorch's) or
+// float64; "activation" one of identity, relu, sigmoid, tanh, default
+// identity) and validates it; name is the file name for messages. The
+// weights of a float32 network are rounded to float32, as a runtime loading
+// them does: that is the function that runs.
+func ParseJSON(r io.Reader, name string) (*Network, error) {
+	var v jsonLayout
+	if err := jsonconf.Decode(r, &v); err != nil {
+		return nil, fmt.Errorf("%w: network %s: %v%s", ErrInput, name, err, nanHint(err))
+	}
+	m := &Network{Name: name, Inputs: v.Inputs}
+	if v.Inputs == nil {
+		return nil, m.errorf("field \"inputs\" is missing: want [\"x\", \"r\"]")
+	}
+	if v.Noise != "" && v.Noise != NoiseLaw {
+		return nil, m.errorf("noise %s: only %q is supported (fold another normal law into the first layer)", safefile.Excerpt(v.Noise), NoiseLaw)
+	}
+	if v.Precision != "" {
+		if err := m.Precision.UnmarshalText([]byte(v.Precision)); err != nil {
+			return nil, m.errorf("%v", err)
+		}
+	}
+	for l, ly := range v.Layers {
+		act, err := ParseActivation(ly.Activation)
+		if err != nil {
+			return nil, m.errorf("layer %d: %v", l, err)
+		}
+		m.Layers = append(m.Layers, Layer{W: ly.Weight, B: ly.Bias, Act: act})
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if m.Precision == Float32 {
+		if err := m.roundFloat32(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// roundFloat32 rounds every weight to the nearest float32, refusing one
+// beyond float32's range.
+func (m *Network) roundFloat32() error {
+	round := func(l int, what string, v *float64) error {
+		f := float64(float32(*v))
+		if math.IsInf(f, 0) {
+			return m.errorf("layer %d: %s = %g is beyond float32's range (the network is float32 unless it declares \"precision\": \"float64\")", l, what, *v)
+		}
+		*v = f
+		return nil
+	}
+	for l, ly := range m.Layers {
+		for j, row := range ly.W {
+			for i := range row {
+				if err := round(l, fmt.Sprintf("weight[%d][%d]", j, i), &row[i]); err != nil {
+					return err
+				}
+			}
+		}
+		for j := range ly.B {
+			if err := round(l, fmt.Sprintf("bias[%d]", j), &ly.B[j]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes m in the JSON layout that ParseJSON reads, its precision
+// included.
+func (m *Network) WriteJSON(w io.Writer) error {
+	v := jsonLayout{Inputs: m.Inputs, Noise: NoiseLaw, Precision: m.Precision.String()}
+	for _, l := range m.Layers {
+		v.Layers = append(v.Layers, jsonLayer{Weight: l.W, Bias: l.B, Activation: l.Act.String()})
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("network %s: %w", m.Name, err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// recordLayout is the layout of a network in results.json (package learn's
+// file form): {"role", "inputs", "layers": [{"in", "out", "activation",
+// "weights", "bias"}]}, with null for a weight that was NaN or infinite.
+type recordLayout struct {
+	Role   string   `json:"role"`
+	Inputs []string `json:"inputs"`
+	Layers []struct {
+		In         int          `json:"in"`
+		Out        int          `json:"out"`
+		Activation string       `json:"activation"`
+		Weights    [][]*float64 `json:"weights"`
+		Bias       []*float64   `json:"bias"`
+	} `json:"layers"`
+}
+
+// ParseRecord reads a network in results.json's layout (one entry of a
+// point's "networks"), as mmds writes it, into a Network of precision
+// Float64 (mmds trains and evaluates in float64), honouring its "inputs"
+// order, and validates it. Declared in and out sizes must match the
+// weights; null weights (a diverged trial) are refused. name is used in
+// messages.
+func ParseRecord(data []byte, name string) (*Network, error) {
+	var v recordLayout
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%w: network %s: %v", ErrInput, name, err)
+	}
+	m := &Network{Name: name, Inputs: v.Inputs, Precision: Float64}
+	if len(v.Layers) > MaxLayers {
+		return nil, m.errorf("%d layers: want between 1 and %d", len(v.Layers), MaxLayers)
+	}
+	for l, ly := range v.Layers {
+		act, err := ParseActivation(ly.Activation)
+		if err != nil {
+			return nil, m.errorf("layer %d: %v", l, err)
+		}
+		if ly.Out != len(ly.Weights) || ly.Out != len(ly.Bias) {
+			return nil, m.errorf("layer %d: out %d, but %d weight rows and %d biases", l, ly.Out, len(ly.Weights), len(ly.Bias))
+		}
+		L := Layer{W: make([][]float64, len(ly.Weights)), B: make([]float64, len(ly.Bias)), Act: act}
+		for j, row := range ly.Weights {
+			if len(row) != ly.In {
+				return nil, m.errorf("layer %d: in %d, but weight row %d has %d entries", l, ly.In, j, len(row))
+			}
+			L.W[j] = make([]float64, len(row))
+			for i, p := range row {
+				L.W[j][i] = deref(p)
+			}
+		}
+		for j, p := range ly.Bias {
+			L.B[j] = deref(p)
+		}
+		m.Layers = append(m.Layers, L)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// deref reads a JSON number that may be null (NaN: refused by Validate).
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// nanHint explains the usual cause of a JSON syntax error in an exported
+// file: Python's json module writes NaN and Infinity, which JSON has not.
+func nanHint(err error) string {
+	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+		return " (NaN and Infinity are not JSON: every number must be finite)"
+	}
+	return ""
+}
+
+// clip shortens a string from a file for a message.
+// ReadFile reads a network file, a regular file read once: ONNX if its name
+// ends in .onnx, the JSON layout otherwise.
+func ReadFile(ctx context.Context, path string) (*Network, error) {
+	data, err := safefile.Read(ctx, path, MaxONNXBytes)
+	if err != nil {
+		return nil, fmt.Errorf("network %s: %w", path, err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".onnx") {
+		return ParseONNX(data, path)
+	}
+	return ParseJSON(bytes.NewReader(data), path)
+}

@@ -1,0 +1,350 @@
+package network
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// ErrInput marks every error about a network's contents (as opposed to an
+// I/O failure): a command exits 2 on it.
+var ErrInput = errors.New("invalid privatizer")
+
+// ErrPrecision reports a float32 network whose forward error bound δ
+// (Network.EvalBound) exceeds the tolerance of a certificate: the function
+// a float32 runtime computes and the one mmds integrates may differ by more
+// than the verdict can absorb, so neither pass nor fail can be stated.
+var ErrPrecision = errors.New("cannot certify: float32 rounding error bound above tolerance")
+
+// Activation is a layer's elementwise output function.
+type Activation int
+
+// The activations of a layer.
+const (
+	Identity Activation = iota
+	ReLU
+	Sigmoid
+	Tanh
+)
+
+var actNames = [...]string{"identity", "relu", "sigmoid", "tanh"}
+
+func (a Activation) String() string {
+	if a >= 0 && int(a) < len(actNames) {
+		return actNames[a]
+	}
+	return fmt.Sprintf("Activation(%d)", int(a))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (a Activation) MarshalText() ([]byte, error) {
+	if a < Identity || a > Tanh {
+		return nil, fmt.Errorf("network: unknown activation %d", int(a))
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("" means identity).
+func (a *Activation) UnmarshalText(b []byte) error {
+	v, err := ParseActivation(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// ParseActivation returns the activation named s (identity, relu, sigmoid,
+// tanh; "" means identity).
+func ParseActivation(s string) (Activation, error) {
+	if s == "" {
+		return Identity, nil
+	}
+	for i, n := range actNames {
+		if s == n {
+			return Activation(i), nil
+		}
+	}
+	if len(s) > 32 {
+		s = s[:32] + "…"
+	}
+	return 0, fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(s), strings.Join(actNames[:], ", "))
+}
+
+// apply returns g(z).
+func (a Activation) apply(z float64) float64 {
+	switch a {
+	case ReLU:
+		return max(z, 0)
+	case Sigmoid:
+		if z >= 0 {
+			return 1 / (1 + math.Exp(-z))
+		}
+		e := math.Exp(z)
+		return e / (1 + e)
+	case Tanh:
+		return math.Tanh(z)
+	}
+	return z
+}
+
+// smooth reports whether g is analytic (not ReLU).
+func (a Activation) smooth() bool { return a != ReLU }
+
+// derivBounds returns sup|g′| and sup|g″| over the real line: σ′ ≤ 1/4,
+// |σ″| ≤ 1/(6√3) (at σ = (3 ± √3)/6); tanh′ ≤ 1, |tanh″| ≤ 4/(3√3) (at
+// tanh = ∓1/√3). Only for smooth activations.
+func (a Activation) derivBounds() (g1, g2 float64) {
+	switch a {
+	case Sigmoid:
+		return 0.25, 1 / (6 * math.Sqrt(3))
+	case Tanh:
+		return 1, 4 / (3 * math.Sqrt(3))
+	}
+	return 1, 0
+}
+
+// Precision is the floating-point format a network's runtime computes in.
+type Precision int
+
+// The precisions. The zero value is Float32, PyTorch's default and what an
+// exported network runs in unless it says otherwise.
+const (
+	Float32 Precision = iota
+	Float64
+)
+
+func (p Precision) String() string {
+	switch p {
+	case Float32:
+		return "float32"
+	case Float64:
+		return "float64"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (p Precision) MarshalText() ([]byte, error) {
+	if p != Float32 && p != Float64 {
+		return nil, fmt.Errorf("network: unknown precision %d", int(p))
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (p *Precision) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "float32":
+		*p = Float32
+	case "float64":
+		*p = Float64
+	default:
+		s := string(b)
+		if len(s) > 32 {
+			s = s[:32] + "…"
+		}
+		return fmt.Errorf("precision %q: want float32 or float64", s)
+	}
+	return nil
+}
+
+// Layer is one affine layer followed by its activation:
+// out_j = g(Σ_i W[j][i]·in_i + B[j]), W in PyTorch nn.Linear layout
+// (out × in).
+type Layer struct {
+	W   [][]float64
+	B   []float64
+	Act Activation
+}
+
+// Cost caps of a network read from a file: every layer's width, the depth,
+// the total number of parameters, and the total number of hidden units
+// (each hidden ReLU unit is a kink of k(x, ·) per x, and the certificates'
+// work grows with their number squared).
+const (
+	MaxWidth  = 1 << 14
+	MaxLayers = 256
+	MaxParams = 1 << 22
+	MaxUnits  = 1 << 12
+)
+
+// Network is a privatizer network k(x, r) with one private input x and one
+// noise input r ~ N(0, 1), independent of X and of every side variable
+// (Algorithm 1's r). On the Gaussian model the release is F = k(X, R); on
+// binary and finite models k(x, r) is P(F = 1 | X = x, R = r).
+type Network struct {
+	// Name is the file (or results entry) the network was read from, for
+	// messages.
+	Name string
+	// Inputs names the network's inputs in order: "x" and "r", once each.
+	// Eval and every other method feed x and r in this order.
+	Inputs []string
+	Layers []Layer
+	// Precision is the format the network runs in; a Float32 network's
+	// weights are float32 values and its evaluations carry the error bound
+	// of EvalBound.
+	Precision Precision
+}
+
+// Validate reports the first problem: inputs other than one "x" and one "r",
+// no layers, shapes that do not chain, an input size other than
+// len(Inputs), an output size other than 1, a NaN or infinite weight, or a
+// size above the cost caps. Messages name the network, the layer and the
+// entry; they wrap ErrInput.
+func (m *Network) Validate() error {
+	if len(m.Inputs) != 2 || !(m.Inputs[0] == "x" && m.Inputs[1] == "r" || m.Inputs[0] == "r" && m.Inputs[1] == "x") {
+		return m.errorf("inputs %s: want [\"x\", \"r\"] (or [\"r\", \"x\"]): one private input x and one noise input r ~ N(0, 1)", short(m.Inputs))
+	}
+	if len(m.Layers) == 0 || len(m.Layers) > MaxLayers {
+		return m.errorf("%d layers: want between 1 and %d", len(m.Layers), MaxLayers)
+	}
+	if m.Precision != Float32 && m.Precision != Float64 {
+		return m.errorf("unknown precision %v", m.Precision)
+	}
+	in, params, units := len(m.Inputs), 0, 0
+	for l, ly := range m.Layers {
+		if len(ly.W) == 0 || len(ly.W) > MaxWidth {
+			return m.errorf("layer %d: weight has %d rows: want between 1 and %d (PyTorch nn.Linear layout, out × in)", l, len(ly.W), MaxWidth)
+		}
+		params += len(ly.W) * (in + 1)
+		if params > MaxParams {
+			return m.errorf("more than %d parameters (at layer %d): too large to certify", MaxParams, l)
+		}
+		if l < len(m.Layers)-1 {
+			units += len(ly.W)
+		}
+		for j, row := range ly.W {
+			if len(row) != in {
+				what := "the previous layer's output size"
+				if l == 0 {
+					what = "the number of inputs"
+				}
+				return m.errorf("layer %d: weight row %d has %d entries, want %d, %s (PyTorch nn.Linear layout, out × in)", l, j, len(row), in, what)
+			}
+			for i, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return m.errorf("layer %d: weight[%d][%d] = %v: weights must be finite", l, j, i, v)
+				}
+			}
+		}
+		if len(ly.B) != len(ly.W) {
+			return m.errorf("layer %d: bias has %d entries, want %d (one per output)", l, len(ly.B), len(ly.W))
+		}
+		for j, v := range ly.B {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return m.errorf("layer %d: bias[%d] = %v: weights must be finite", l, j, v)
+			}
+		}
+		if ly.Act < Identity || ly.Act > Tanh {
+			return m.errorf("layer %d: unknown activation %v", l, ly.Act)
+		}
+		in = len(ly.W)
+	}
+	if in != 1 {
+		return m.errorf("output size %d: want 1 (the released value, or P(F = 1 | x, r))", in)
+	}
+	if units > MaxUnits {
+		return m.errorf("%d hidden units: at most %d can be certified (each is a kink of k(x, ·) for every x)", units, MaxUnits)
+	}
+	return nil
+}
+
+// short formats a list of names for a message, cut after a few entries.
+func short(s []string) string {
+	const n = 4
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range s {
+		if i == n {
+			fmt.Fprintf(&b, ", … (%d in all)", len(s))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if len(v) > 16 {
+			v = v[:16] + "…"
+		}
+		fmt.Fprintf(&b, "%q", v)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func (m *Network) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: network %s: %s", ErrInput, m.Name, fmt.Sprintf(format, args...))
+}
+
+// Width returns the largest layer width (at least the input size).
+func (m *Network) Width() int {
+	w := len(m.Inputs)
+	for _, l := range m.Layers {
+		w = max(w, len(l.W))
+	}
+	return w
+}
+
+// Eval returns k(x, r), computed in float64; m must be valid. It has the
+// signature of bayes.Privatizer.K and is safe for concurrent use. Networks up
+// to 64 units wide use stack scratch (no allocation); Forward takes caller
+// scratch.
+func (m *Network) Eval(x, r float64) float64 {
+	w := m.Width()
+	if w <= 64 {
+		var a, b [64]float64
+		return m.Forward(x, r, a[:w], b[:w])
+	}
+	return m.Forward(x, r, make([]float64, w), make([]float64, w))
+}
+
+// Forward returns k(x, r) using a and b (each of length ≥ Width()) as
+// scratch; it allocates nothing.
+func (m *Network) Forward(x, r float64, a, b []float64) float64 {
+	a = m.inputs(x, r, a)
+	for _, ly := range m.Layers {
+		b = b[:len(ly.W)]
+		for j, row := range ly.W {
+			z := ly.B[j]
+			for i, w := range row {
+				z += w * a[i]
+			}
+			b[j] = ly.Act.apply(z)
+		}
+		a, b = b, a
+	}
+	return a[0]
+}
+
+// inputs writes (x, r) into a in the network's input order.
+func (m *Network) inputs(x, r float64, a []float64) []float64 {
+	a = a[:2]
+	if m.Inputs[0] == "r" {
+		x, r = r, x
+	}
+	a[0], a[1] = x, r
+	return a
+}
+
+// PiecewiseLinear reports whether every activation is identity or ReLU:
+// then k(x, ·) is continuous and piecewise linear in r, and Pieces is exact.
+func (m *Network) PiecewiseLinear() bool {
+	for _, l := range m.Layers {
+		if l.Act.smooth() && l.Act != Identity {
+			return false
+		}
+	}
+	return true
+}
+
+// Units is the number of hidden units (every layer's width but the last).
+func (m *Network) Units() int {
+	n := 0
+	for _, l := range m.Layers[:max(len(m.Layers)-1, 0)] {
+		n += len(l.W)
+	}
+	return n
+}
