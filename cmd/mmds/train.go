@@ -152,6 +152,13 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	if o.workers < 1 || o.workers > 1024 {
 		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
+	if o.out == "" {
+		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
+	}
+	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
+		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
+		return nil, err
+	}
 	job := &trainJob{kind: kind, format: format}
 	m, err := model.Load(model.Kind(kind), o.config)
 	if err != nil {
@@ -195,9 +202,6 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, err
 	}
 	cfg.Dir = o.out
-	if cfg.Dir == "" {
-		cfg.Dir = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
-	}
 	job.cfg = cfg
 	return job, nil
 }

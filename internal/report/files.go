@@ -20,6 +20,20 @@ import (
 // (open), so mmds refuses instead.
 var ErrTarget = errors.New("not a regular file")
 
+// kindError is an error whose message is its own sentence and which
+// matches a sentinel (ErrTarget, ErrKind, ErrClash) with errors.Is.
+type kindError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *kindError) Error() string        { return e.msg }
+func (e *kindError) Is(target error) bool { return target == e.sentinel }
+
+func errorf(sentinel error, format string, args ...any) error {
+	return &kindError{sentinel, fmt.Sprintf(format, args...)}
+}
+
 // Target returns the path WriteFileAtomic writes for path: path itself when
 // it is a regular file or does not exist, the regular file a symbolic link
 // names (so the link is kept and its target updated), and an error wrapping
@@ -35,19 +49,19 @@ func Target(path string) (string, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		res, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return "", fmt.Errorf("%w: a symbolic link to nothing (%v)", ErrTarget, unwrapPath(err))
+			return "", errorf(ErrTarget, "is a symbolic link to nothing (%v)", unwrapPath(err))
 		}
 		rfi, err := os.Stat(res)
 		if err != nil {
 			return "", unwrapPath(err)
 		}
 		if !rfi.Mode().IsRegular() {
-			return "", fmt.Errorf("%w: a symbolic link to %s", ErrTarget, what(rfi.Mode()))
+			return "", errorf(ErrTarget, "is a symbolic link to %s, not to a regular file", what(rfi.Mode()))
 		}
 		return res, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: %s", ErrTarget, what(fi.Mode()))
+		return "", errorf(ErrTarget, "is %s, not a regular file", what(fi.Mode()))
 	}
 	return path, nil
 }
@@ -87,7 +101,7 @@ func unwrapPath(err error) error {
 func CheckFile(path string) error {
 	res, err := Target(path)
 	if err != nil {
-		return fmt.Errorf("is %w", err)
+		return err
 	}
 	dir := filepath.Dir(res)
 	fi, err := os.Stat(dir)
@@ -218,7 +232,7 @@ func olderThan(e fs.DirEntry, age time.Duration) bool {
 func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) {
 	target, err := Target(path)
 	if err != nil {
-		return fmt.Errorf("write %s: is %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	perm := fs.FileMode(0o644)
 	if fi, err := os.Stat(target); err == nil {
@@ -251,9 +265,9 @@ func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) 
 	// the meantime): look again just before the rename replaces it.
 	if again, err2 := Target(target); err2 != nil || again != target {
 		if err2 == nil {
-			err2 = fmt.Errorf("%w: became a symbolic link", ErrTarget)
+			err2 = errorf(ErrTarget, "became a symbolic link")
 		}
-		err = fmt.Errorf("write %s: is %w", path, err2)
+		err = fmt.Errorf("write %s: %w", path, err2)
 		return err
 	}
 	if err = os.Rename(tmp, target); err != nil {

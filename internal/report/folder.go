@@ -30,7 +30,7 @@ const MarkerFile = ".mmds-kind"
 // ErrKind reports a folder that is not of the kind a command reads or
 // writes: a folder of another kind, or a non-empty folder without a marker
 // where a command would create a folder of its kind.
-var ErrKind = errors.New("folder of another kind")
+var ErrKind = errors.New("wrong kind of folder")
 
 // kinds lists the files each kind reserves for itself (a trailing "*" is a
 // prefix, a leading "*" a suffix). No output of any command may be written
@@ -99,7 +99,7 @@ func ReadKind(dir string) (Kind, error) {
 		return "", unwrapPath(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: %s is %s", ErrKind, path, what(fi.Mode()))
+		return "", errorf(ErrKind, "%s is %s, not a marker file", path, what(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -112,7 +112,7 @@ func ReadKind(dir string) (Kind, error) {
 	}
 	k := Kind(strings.TrimSpace(string(b)))
 	if !known(k) {
-		return "", fmt.Errorf("%w: %s names no kind of folder mmds knows (%s)", ErrKind, path, Quote(string(k)))
+		return "", errorf(ErrKind, "%s names no kind of folder mmds knows (%s)", path, Quote(string(k)))
 	}
 	return k, nil
 }
@@ -142,7 +142,7 @@ func CheckFolder(dir string, k Kind) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if lfi, lerr := os.Lstat(dir); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%w: a symbolic link to nothing", ErrTarget)
+			return errorf(ErrTarget, "is a symbolic link to nothing")
 		}
 		return nil
 	}
@@ -150,7 +150,7 @@ func CheckFolder(dir string, k Kind) error {
 		return unwrapPath(err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s, not a folder", ErrTarget, what(fi.Mode()))
+		return errorf(ErrTarget, "is %s, not a folder", what(fi.Mode()))
 	}
 	got, err := ReadKind(dir)
 	if err != nil {
@@ -160,7 +160,7 @@ func CheckFolder(dir string, k Kind) error {
 	case got == k:
 		return nil
 	case got != "":
-		return fmt.Errorf("%w: it is a %s folder (%s says so), not a %s folder", ErrKind, got, MarkerFile, k)
+		return errorf(ErrKind, "is a %s folder (its %s says so), not a %s folder", got, MarkerFile, k)
 	}
 	empty, err := emptyDir(dir)
 	if err != nil {
@@ -170,14 +170,14 @@ func CheckFolder(dir string, k Kind) error {
 		return nil
 	}
 	if other, _ := KindOf(dir); other != "" && other != k {
-		return fmt.Errorf("%w: it holds a %s folder written by an older mmds, not a %s folder", ErrKind, other, k)
+		return errorf(ErrKind, "holds a %s folder of an older mmds, not a %s folder", other, k)
 	}
 	for _, c := range kinds {
 		if c.kind == k && c.legacy(dir) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: it is not empty and has no %s marker, so it is not a %s folder of mmds; give a new or empty folder", ErrKind, MarkerFile, k)
+	return errorf(ErrKind, "is not empty and has no %s marker, so it is not a %s folder of mmds; give a new or empty folder", MarkerFile, k)
 }
 
 // PrepareFolder makes dir a folder of kind k: CheckFolder, then creates it

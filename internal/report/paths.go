@@ -10,7 +10,7 @@ import (
 
 // ErrClash reports an output that would replace one of the command's
 // inputs, another of its outputs, or a file an mmds folder reserves.
-var ErrClash = errors.New("output clashes")
+var ErrClash = errors.New("output clashes with an input or a reserved file")
 
 // Path is a file or folder a command reads or writes, as the user gave it.
 type Path struct {
@@ -120,7 +120,7 @@ func noun(p Path) string {
 }
 
 func clash(p Path, format string, args ...any) error {
-	return fmt.Errorf("%s %s: %w", p.Name, Quote(p.Path), fmt.Errorf("%w: "+format, append([]any{ErrClash}, args...)...))
+	return fmt.Errorf("%s %s: %w", p.Name, Quote(p.Path), errorf(ErrClash, format, args...))
 }
 
 // checkOne checks one path on its own.
@@ -137,7 +137,7 @@ func checkOne(p Path) error {
 			return wrap(err)
 		}
 		if k != "" && k != p.Kind {
-			return wrap(fmt.Errorf("%w: it is a %s folder (%s says so), not a %s folder", ErrKind, k, MarkerFile, p.Kind))
+			return wrap(errorf(ErrKind, "is a %s folder (its %s says so), not a %s folder", k, MarkerFile, p.Kind))
 		}
 	case !p.Output:
 	case !p.Folder:
@@ -146,7 +146,7 @@ func checkOne(p Path) error {
 		}
 	case p.Kind != "":
 		if err := CheckFolder(p.Path, p.Kind); err != nil {
-			return wrap(fmt.Errorf("is %w", err))
+			return wrap(err)
 		}
 	default:
 		fi, err := os.Stat(p.Path)
@@ -158,7 +158,7 @@ func checkOne(p Path) error {
 			return wrap(err)
 		}
 		if k != "" {
-			return wrap(fmt.Errorf("%w: it is a %s folder of mmds; give a folder of your own", ErrKind, k))
+			return wrap(errorf(ErrKind, "is a %s folder of mmds; give a folder of your own", k))
 		}
 	}
 	return nil
