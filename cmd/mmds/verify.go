@@ -93,16 +93,16 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if cmd.Flags().Changed("quad-levels") && (o.quadLevels < 1 || o.quadLevels > 8) {
 		return badInput("--quad-levels %d: must be in [1, 8]", o.quadLevels)
 	}
+	o.out = stdoutPath(o.out)
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
+		report.Out("--certificate", o.certificate), report.Out("--out", o.out)); err != nil {
+		return err
+	}
 	var want *verify.Certificate
 	if o.check != "" {
 		if want, err = readCertificate(o.check); err != nil {
 			return err
 		}
-	}
-	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
-		report.Out("--certificate", o.certificate), report.Out("--out", o.out)); err != nil {
-		return err
 	}
 	run, err := verify.Load(dir)
 	if err != nil {

@@ -47,8 +47,9 @@ func OutFolder(name, path string, k Kind) Path {
 //     one, or a new name in an existing, writable folder);
 //   - an output folder of a kind must pass CheckFolder, and a plain output
 //     folder must exist and be of no kind;
-//   - an input folder of a kind must not be marked as another kind (one
-//     without a marker is read as the kind asked for);
+//   - an input folder of a kind must not be of another kind (KindOf: its
+//     marker, or what an older mmds wrote; one without either is read as
+//     the kind asked for);
 //   - no output may resolve to an input or to another output (os.SameFile
 //     on existing files, the resolved folder and name on new ones), lie at a
 //     name reserved by an input or output folder of a kind or by any marked
@@ -132,12 +133,12 @@ func checkOne(p Path) error {
 		if err != nil || !fi.IsDir() {
 			return nil // reading it reports what is wrong
 		}
-		k, err := ReadKind(p.Path)
+		k, err := KindOf(p.Path)
 		if err != nil {
 			return wrap(err)
 		}
 		if k != "" && k != p.Kind {
-			return wrap(errorf(ErrKind, "is a %s folder (its %s says so), not a %s folder", k, MarkerFile, p.Kind))
+			return wrap(errorf(ErrKind, "is a %s folder, not a %s folder", k, p.Kind))
 		}
 	case !p.Output:
 	case !p.Folder:
