@@ -52,6 +52,8 @@ verify and mmds plot read:
   DIR/results.json          per D: the finalized point, trial counts, networks
   DIR/trials/dDD_tTTT.json  per trial: seed, epochs, seconds, per-epoch history
   DIR/model.json            the model the data were drawn from (a --config file)
+  DIR/.mmds-kind            "results": the folder's kind (a folder of another
+                            kind, or a non-empty one without it, is refused)
 
 Re-running the same command resumes: finished trials are loaded, not retrained.
 Results are bit-identical for any --workers. results.json records the

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -97,7 +98,9 @@ func unwrapPath(err error) error {
 
 // CheckFile checks, before any work, that WriteFileAtomic can write path:
 // Target accepts it, and the folder of the file it resolves to exists and
-// accepts a new file.
+// accepts a new file. It removes the stale temporary files that a killed
+// writer of the same file left there (RemoveStaleTemps): the folder is the
+// user's, so only those of the file's own name.
 func CheckFile(path string) error {
 	res, err := Target(path)
 	if err != nil {
@@ -115,7 +118,7 @@ func CheckFile(path string) error {
 	name := f.Name()
 	f.Close()
 	os.Remove(name)
-	return nil
+	return removeStale(dir, false, tempBase(filepath.Base(res)))
 }
 
 // Temporary files are named
@@ -149,7 +152,8 @@ func hostTag() string {
 	return fmt.Sprintf("%08x", f.Sum32())
 }
 
-func createTemp(dir, base string) (*os.File, error) {
+// tempBase is the part of a target's name its temporary names end with.
+func tempBase(base string) string {
 	if len(base) > maxTempBase {
 		ext := filepath.Ext(base)
 		if len(ext) > maxTempBase/2 {
@@ -157,7 +161,11 @@ func createTemp(dir, base string) (*os.File, error) {
 		}
 		base = base[:maxTempBase-len(ext)] + ext
 	}
-	return os.CreateTemp(dir, fmt.Sprintf(".tmp-mmds-%d-%s-*-%s", os.Getpid(), hostTag(), base))
+	return base
+}
+
+func createTemp(dir, base string) (*os.File, error) {
+	return os.CreateTemp(dir, fmt.Sprintf(".tmp-mmds-%d-%s-*-%s", os.Getpid(), hostTag(), tempBase(base)))
 }
 
 // RemoveStaleTemps removes the stale temporary files of mmds writers from
@@ -167,6 +175,12 @@ func createTemp(dir, base string) (*os.File, error) {
 // older than staleAge. A temporary file of a live writer is never removed. A
 // folder that does not exist holds nothing stale.
 func RemoveStaleTemps(dir string, owned bool) error {
+	return removeStale(dir, owned, "")
+}
+
+// removeStale is RemoveStaleTemps for the temporary files of targets named
+// base only, or of every target when base is "".
+func removeStale(dir string, owned bool, base string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -181,6 +195,9 @@ func RemoveStaleTemps(dir string, owned bool) error {
 		}
 		name := e.Name()
 		stale := false
+		if base != "" && !strings.HasSuffix(name, "-"+base) {
+			continue
+		}
 		if m := tempName.FindStringSubmatch(name); m != nil {
 			pid, err := strconv.Atoi(m[1])
 			if err != nil {

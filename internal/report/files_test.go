@@ -176,6 +176,23 @@ func TestRemoveStaleTemps(t *testing.T) {
 			t.Errorf("%s (age %v, owned %v): kept %v, want %v", c.name, time.Since(c.age).Round(time.Minute), c.owned, kept, c.kept)
 		}
 	}
+	// CheckFile removes a dead writer's temporary files of its own target
+	// only, in a folder that is the user's.
+	dir := t.TempDir()
+	mine := filepath.Join(dir, fmt.Sprintf(".tmp-mmds-%d-%s-7-out.json", dead, hostTag()))
+	other := filepath.Join(dir, fmt.Sprintf(".tmp-mmds-%d-%s-7-other.json", dead, hostTag()))
+	for _, p := range []string{mine, other} {
+		os.WriteFile(p, nil, 0o644)
+	}
+	if err := CheckFile(filepath.Join(dir, "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine); err == nil {
+		t.Error("CheckFile kept its target's stale temporary file")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error("CheckFile removed another target's temporary file")
+	}
 	if err := RemoveStaleTemps(filepath.Join(t.TempDir(), "none"), true); err != nil {
 		t.Errorf("a missing folder: %v", err)
 	}
