@@ -285,3 +285,26 @@ func TestQuote(t *testing.T) {
 		t.Errorf("Quote of 500 bytes is %d long", len(q))
 	}
 }
+
+// A marker holds a known kind or is refused with ErrKind, whatever its
+// bytes.
+func FuzzReadKind(f *testing.F) {
+	for _, s := range []string{"results\n", "bench-library", " slurm-jobs \n", "", "results\nmore", "\x00", strings.Repeat("r", 100)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, MarkerFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		k, err := ReadKind(dir)
+		switch {
+		case err == nil && !known(k):
+			t.Errorf("ReadKind(%q) = %q, not a known kind", b, k)
+		case err != nil && !errors.Is(err, ErrKind):
+			t.Errorf("ReadKind(%q): %v, want ErrKind", b, err)
+		case err != nil && len(err.Error()) > 400:
+			t.Errorf("ReadKind(%q): a %d-byte message", b, len(err.Error()))
+		}
+	})
+}
