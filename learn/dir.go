@@ -31,6 +31,7 @@ import (
 //	DIR/trials/dDD_tTTT.json  TrialRecord: per trial, the per-epoch history and networks
 //	DIR/points/dDD.json       PointRecord: what a shard publishes per threshold
 //	DIR/.lock[-shard-i-of-n]  the writer's lock
+//	DIR/.mmds-kind            the marker "results" (internal/report.Results)
 //
 // Dir alone reads and writes these files. results.json binds itself to the
 // rest (Binding): Config.ModelSHA256 is the hash of the model's canonical
@@ -60,6 +61,9 @@ func (d Dir) Path(rel string) string { return filepath.Join(string(d), rel) }
 // WriteModel writes model.json, or checks that an existing one holds the
 // same bytes (up to surrounding space): a results directory holds one model.
 func (d Dir) WriteModel(model []byte) error {
+	if err := d.Prepare(); err != nil {
+		return err
+	}
 	path := d.Path(ModelFile)
 	old, err := safefile.Read(context.Background(), path, maxFileBytes)
 	switch {
@@ -71,13 +75,35 @@ func (d Dir) WriteModel(model []byte) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%w: %w", ErrResume, err) // a FIFO, a directory, …: not overwritten
 	}
-	if err := os.MkdirAll(string(d), 0o755); err != nil {
-		return fmt.Errorf("learn: results directory: %w", err)
-	}
 	return report.WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(append(bytes.TrimSpace(model), '\n'))
 		return err
 	})
+}
+
+// Check checks, before any work, that d can be written as a results
+// directory: new, empty, marked as one, or one an older mmds wrote
+// (report.CheckFolder).
+func (d Dir) Check() error {
+	if err := report.CheckFolder(string(d), report.Results); err != nil {
+		return fmt.Errorf("learn: results directory %s: %w", d, err)
+	}
+	return nil
+}
+
+// Prepare creates d if needed, marks it as a results directory, and removes
+// the temporary files that killed writers left in it, in trials/ and in
+// points/ (report.PrepareFolder, report.RemoveStaleTemps).
+func (d Dir) Prepare() error {
+	if err := report.PrepareFolder(string(d), report.Results); err != nil {
+		return fmt.Errorf("learn: results directory: %w", err)
+	}
+	for _, sub := range []string{"trials", "points"} {
+		if err := report.RemoveStaleTemps(d.Path(sub), true); err != nil {
+			return fmt.Errorf("learn: results directory: %w", err)
+		}
+	}
+	return nil
 }
 
 // ReadModel returns the bytes of model.json, read once (ReadFile).

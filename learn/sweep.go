@@ -155,6 +155,9 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	}
 	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash)}
 	if c.Dir != "" {
+		if err := Dir(c.Dir).Prepare(); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(filepath.Join(c.Dir, "trials"), 0o755); err != nil {
 			return nil, fmt.Errorf("learn: results directory: %w", err)
 		}

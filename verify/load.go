@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 )
@@ -31,10 +32,18 @@ type Run struct {
 
 // Load reads DIR/results.json and DIR/model.json, each once (regular files
 // only, learn.ReadFile), parses the bytes it read and checks the binding
-// (learn.Results.CheckBinding). Every error wraps ErrInput (or ctx's error)
-// and names the file and what is wrong with it.
+// (learn.Results.CheckBinding). A folder marked as another kind than a
+// results directory is refused; one without a marker (written by an older
+// mmds) is read. Every error wraps ErrInput (or ctx's error) and names the
+// file and what is wrong with it.
 func Load(ctx context.Context, dir string) (*Run, error) {
 	d := learn.Dir(dir)
+	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
+		if err == nil {
+			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
 	rb, err := d.ReadResults(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)

@@ -77,6 +77,11 @@ func (f *solveFlags) validate() (report.Format, error) {
 	return format, checkFigurePath("plot", f.plot)
 }
 
+// outputs are the files bench and bench run write.
+func (f *solveFlags) outputs() []report.Path {
+	return []report.Path{report.Out("--profile", f.profile), report.Out("--plot", f.plot), report.Out("--json-out", f.jsonOut)}
+}
+
 func (f *solveFlags) solvers(ctx context.Context) []bench.Solver {
 	c := bench.SolverConfig{Threads: f.threads, Seed: f.solverSeed}
 	s := []bench.Solver{bench.HiGHS{Config: c}}
@@ -179,10 +184,8 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 	case f.maxSubsets < 1:
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
 	}
-	if f.writeMPS != "" {
-		if fi, err := os.Stat(f.writeMPS); err != nil || !fi.IsDir() {
-			return badInput("--write-mps %q: not an existing folder", f.writeMPS)
-		}
+	if err := checkPaths(append(f.outputs(), report.OutFolder("--write-mps", f.writeMPS, ""))...); err != nil {
+		return err
 	}
 	spec := bench.Spec{NMin: lo, NMax: hi, Ks: f.ks, Fractions: f.fractions, Models: f.models, Seed: f.seed, MaxSubsets: f.maxSubsets}
 	ins, err := spec.Build(cmd.Context())
@@ -224,6 +227,9 @@ the same bytes.`,
 		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkPaths(report.OutFolder("DIR", args[0], report.BenchLibrary)); err != nil {
+				return err
+			}
 			man, err := bench.WriteLibrary(cmd.Context(), args[0], bench.DefaultLibrary(f.seed))
 			if err != nil {
 				return err
@@ -260,6 +266,9 @@ checked against the file's model and the manifest's certified optimum and bound.
 				return err
 			}
 			dir := args[0]
+			if err := checkPaths(append(f.outputs(), report.InFolder("DIR", dir, report.BenchLibrary))...); err != nil {
+				return err
+			}
 			man, err := bench.ReadManifest(dir)
 			if err != nil {
 				return badInput("library %q: %v", dir, err)

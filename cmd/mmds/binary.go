@@ -119,6 +119,13 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot)}
+	for _, p := range files {
+		paths = append(paths, report.Out("--write-model", p))
+	}
+	if err := checkPaths(paths...); err != nil {
+		return err
+	}
 
 	opts, err := m.SweepProp2(cmd.Context(), ds, mip.DefaultSolver())
 	if err != nil {

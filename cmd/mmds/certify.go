@@ -67,7 +67,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
@@ -108,13 +108,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.check != "" {
 		return runCertifyCheck(cmd, o)
 	}
-	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
-		if p.path != "" {
-			if err := checkOutputPath(p.flag, p.path); err != nil {
-				return err
-			}
-		}
-	}
+	o.out = stdoutPath(o.out)
 	if err := checkPlotPath(o.plot); err != nil {
 		return err
 	}
@@ -134,6 +128,16 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	}
 	inputs, err := certifyInputs(cmd, o)
 	if err != nil {
+		return err
+	}
+	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
+	if o.points != "" {
+		for i, in := range inputs {
+			paths = append(paths, report.In(fmt.Sprintf("--points entry %d", i+1), in.Path))
+		}
+	}
+	paths = append(paths, report.Out("--out", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
+	if err := checkPaths(paths...); err != nil {
 		return err
 	}
 	for _, in := range inputs {

@@ -162,6 +162,13 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
+	paths := []report.Path{report.In("--config", f.config)}
+	for _, p := range files {
+		paths = append(paths, report.Out("--write-model", p))
+	}
+	if err := checkPaths(paths...); err != nil {
+		return err
+	}
 	so := mip.DefaultSolver()
 	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
 		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: so})

@@ -81,24 +81,21 @@ func modelFileNames(path string, n int) ([]string, error) {
 	return out, nil
 }
 
-// checkOutputPath checks, before any work, that the file an output flag
-// names can be written: its folder exists and accepts a new file, and the
-// path is not a folder.
-func checkOutputPath(flag, path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return badInput("%s %s: is a folder; give a file name", flag, path)
+// checkPaths refuses, before any work, an output that cannot be written
+// (a folder, FIFO, device, dangling link, missing or read-only folder) or
+// that would replace an input, another output, or a file an mmds folder
+// reserves; and a folder of the wrong kind (report.CheckPaths): exit 2.
+func checkPaths(paths ...report.Path) error {
+	if err := report.CheckPaths(paths); err != nil {
+		return usageError{err}
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return badInput("%s %s: folder %s does not exist", flag, path, dir)
-	}
-	f, err := os.CreateTemp(dir, ".mmds-probe-*")
-	if err != nil {
-		return badInput("%s %s: folder %s is not writable", flag, path, dir)
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
 	return nil
+}
+
+// stdoutPath maps an -o value of "-" (standard output) to "".
+func stdoutPath(path string) string {
+	if path == "-" {
+		return ""
+	}
+	return path
 }

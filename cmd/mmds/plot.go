@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -36,6 +38,9 @@ figure3.svg for the binary model (the paper's numbering), into --out
 }
 
 func runPlot(cmd *cobra.Command, dir, out string) error {
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results)); err != nil {
+		return err
+	}
 	run, err := verify.Load(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
@@ -46,8 +51,13 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
 		return badInput("--out %q: not an existing folder", out)
 	}
-	if err := checkOutputPath("--out", filepath.Join(out, "figure.png")); err != nil {
-		return badInput("--out %q: folder is not writable", out)
+	stem := verify.Figure2Stem
+	if run.Model.Kind() == model.Binary {
+		stem = verify.Figure3Stem
+	}
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results),
+		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
+		return err
 	}
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{})
 	if err != nil {

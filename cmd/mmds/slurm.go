@@ -88,12 +88,12 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	if err := plan.Validate(); err != nil {
 		return usageError{err}
 	}
-	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
-		return badInput("--slurm %s: %v", o.dir, err)
-	}
 	paths, err := plan.Write(dir)
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
+		return badInput("--slurm %s: %v", o.dir, err)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):\n", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)

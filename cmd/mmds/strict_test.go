@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/learn"
 )
 
@@ -237,6 +238,9 @@ func TestNonRegularInputs(t *testing.T) {
 	}
 	// train: model.json in --out is a FIFO.
 	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, report.MarkerFile), []byte("results\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	mkfifo(t, filepath.Join(out, learn.ModelFile), `{}`)
 	if code, _, errs := runCLIQuick(t, 5*time.Second, tinyTrain("binary", out)...); code != 2 || !strings.Contains(errs, "named pipe") {
 		t.Errorf("train with a FIFO model.json: exit %d, stderr %q", code, errs)

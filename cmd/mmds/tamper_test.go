@@ -277,6 +277,9 @@ func TestVerifyCertificateCheck(t *testing.T) {
 // is taken over.
 func TestTrainLocksOut(t *testing.T) {
 	dir := t.TempDir()
+	if err := learn.Dir(dir).Prepare(); err != nil { // as the first writer did
+		t.Fatal(err)
+	}
 	l, err := learn.Dir(dir).Lock(cluster.Shard{})
 	if err != nil {
 		t.Fatal(err)

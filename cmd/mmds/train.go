@@ -52,6 +52,8 @@ verify and mmds plot read:
   DIR/results.json          per D: the finalized point, trial counts, networks
   DIR/trials/dDD_tTTT.json  per trial: seed, epochs, seconds, per-epoch history
   DIR/model.json            the model the data were drawn from (a --config file)
+  DIR/.mmds-kind            "results": the folder's kind (a folder of another
+                            kind, or a non-empty one without it, is refused)
 
 Re-running the same command resumes: finished trials are loaded, not retrained.
 Results are bit-identical for any --workers. results.json records the
@@ -152,6 +154,13 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	if o.workers < 1 || o.workers > 1024 {
 		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
+	if o.out == "" {
+		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
+	}
+	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
+		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
+		return nil, err
+	}
 	job := &trainJob{kind: kind, format: format}
 	m, err := model.Load(cmd.Context(), model.Kind(kind), o.config)
 	if err != nil {
@@ -195,9 +204,6 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, err
 	}
 	cfg.Dir = o.out
-	if cfg.Dir == "" {
-		cfg.Dir = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
-	}
 	job.cfg = cfg
 	return job, nil
 }

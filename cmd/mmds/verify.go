@@ -69,7 +69,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	registerTolerances(f, &o.tol)
@@ -89,17 +89,15 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err := o.tol.Validate(); err != nil {
 		return usageError{err}
 	}
+	o.out = stdoutPath(o.out)
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
+		report.Out("--certificate", o.certificate), report.Out("--out", o.out)); err != nil {
+		return err
+	}
 	var want *verify.Certificate
 	if o.check != "" {
 		if want, err = readCertificate(cmd.Context(), "--check", o.check); err != nil {
 			return err
-		}
-	}
-	for _, p := range []struct{ flag, path string }{{"--certificate", o.certificate}, {"--out", o.out}} {
-		if p.path != "" {
-			if err := checkOutputPath(p.flag, p.path); err != nil {
-				return err
-			}
 		}
 	}
 	run, err := verify.Load(cmd.Context(), dir)

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -386,13 +385,19 @@ func (in Instance) MPSBytes() ([]byte, error) {
 // WriteLibrary writes every instance of s to dir (created if needed) as
 // NAME.mps, and the manifest as manifest.json and manifest.csv. Every file
 // is written atomically; the manifests come last, so a library with a
-// manifest is complete.
+// manifest is complete. dir is marked as a bench library
+// (report.BenchLibrary); a folder of another kind, or a non-empty one
+// without a marker that is not an older library, is refused before any
+// instance is built.
 func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, error) {
+	if err := report.CheckFolder(dir, report.BenchLibrary); err != nil {
+		return Manifest{}, fmt.Errorf("%s: %w", dir, err)
+	}
 	ins, err := s.Build(ctx)
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := report.PrepareFolder(dir, report.BenchLibrary); err != nil {
 		return Manifest{}, err
 	}
 	man := Manifest{Generator: "mmds bench library", Version: LibraryVersion, Seed: s.Seed,
@@ -438,8 +443,16 @@ func (m Manifest) Grid() *report.Grid {
 }
 
 // ReadManifest reads DIR/manifest.json once (a regular file, safefile) and
-// decodes it strictly (jsonconf).
+// decodes it strictly (jsonconf). A folder marked as another kind than a
+// bench library is refused; one without a marker (written by an older mmds)
+// is read.
 func ReadManifest(dir string) (Manifest, error) {
+	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.BenchLibrary) {
+		if err == nil {
+			err = fmt.Errorf("%w: it is a %s folder, not a bench library", report.ErrKind, k)
+		}
+		return Manifest{}, err
+	}
 	data, err := safefile.Read(context.Background(), filepath.Join(dir, "manifest.json"), jsonconf.MaxBytes)
 	if err != nil {
 		return Manifest{}, err

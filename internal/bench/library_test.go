@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/lanl/highs"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -57,8 +59,9 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	fa, fb, fc := readDir(t, a), readDir(t, b), readDir(t, c)
-	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2 manifests.
-	if want := 4 + 12 + 2; len(fa) != want {
+	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2
+	// manifests + the marker.
+	if want := 4 + 12 + 2 + 1; len(fa) != want {
 		t.Fatalf("%d files, want %d", len(fa), want)
 	}
 	if !reflect.DeepEqual(fa, fb) {
@@ -81,6 +84,43 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 		if e.OptimalValue == nil || e.BestBound == nil {
 			t.Errorf("%s: small instances must all be certified", e.Name)
 		}
+	}
+}
+
+// A library is never written into a folder of another kind, or a non-empty
+// one of no kind, and nothing is built or written when it is refused; an
+// empty folder becomes a marked library, and run refuses a results directory.
+func TestLibraryFolderKind(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // building would fail with the context's error: a refusal comes first
+	res := t.TempDir()
+	os.WriteFile(filepath.Join(res, report.MarkerFile), []byte("results\n"), 0o644)
+	mine := t.TempDir()
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644)
+	older := t.TempDir() // results of an older mmds: no marker
+	os.WriteFile(filepath.Join(older, "model.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(older, "results.json"), []byte("{}"), 0o644)
+	for _, dir := range []string{res, mine, older} {
+		before := readDir(t, dir)
+		if _, err := WriteLibrary(ctx, dir, smallLibrary(1)); !errors.Is(err, report.ErrKind) {
+			t.Errorf("%s: %v, want ErrKind", dir, err)
+		}
+		if after := readDir(t, dir); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s changed", dir)
+		}
+	}
+	if _, err := ReadManifest(res); !errors.Is(err, report.ErrKind) {
+		t.Errorf("ReadManifest of a results directory: %v", err)
+	}
+	lib := t.TempDir()
+	if _, err := WriteLibrary(context.Background(), lib, smallLibrary(1)); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := report.ReadKind(lib); k != report.BenchLibrary {
+		t.Errorf("kind %q", k)
+	}
+	if _, err := WriteLibrary(context.Background(), lib, smallLibrary(1)); err != nil {
+		t.Errorf("rewriting a library: %v", err)
 	}
 }
 

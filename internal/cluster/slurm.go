@@ -66,13 +66,14 @@ const (
 )
 
 // Write writes the plan's three scripts into dir, atomically, and returns
-// their paths: the array job, the dependent job and submit.sh, which submits
+// their paths (dir is created and marked as report.SlurmJobs; a folder of
+// another kind is refused): the array job, the dependent job and submit.sh, which submits
 // both with the dependency between them.
 func (p SlurmPlan) Write(dir string) ([]string, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := report.PrepareFolder(dir, report.SlurmJobs); err != nil {
 		return nil, fmt.Errorf("slurm scripts: %w", err)
 	}
 	files := []struct {

@@ -1,18 +1,29 @@
-// Package report is the one place that formats results for people and machines:
-// tablewriter tables, CSV and JSON, and output files written atomically (to a
-// temporary name in the target folder, then renamed), so a failed run never
-// leaves a half-written file behind.
+// Package report is the one place that formats results for people and
+// machines (tablewriter tables, CSV and JSON) and the one place that writes
+// files (files.go, folder.go, paths.go).
+//
+// Every file mmds writes goes through WriteFileAtomic: the bytes go to a
+// temporary file in the target's folder, which is synced and renamed onto the
+// target, so a failed or killed run never leaves a half-written file behind.
+// The target must be a regular file or not exist: a symbolic link is written
+// through to the regular file it names, and a folder, named pipe, device or
+// socket is refused (ErrTarget), never replaced.
+//
+// Folders that mmds creates as a whole (a results directory, a bench library,
+// a folder of Slurm scripts) carry a marker file, MarkerFile, naming their
+// Kind; a command refuses a folder of another kind, and a non-empty folder
+// without a marker where it would create one of its kind (ErrKind).
+//
+// CheckPaths runs before a command does any work: no output may resolve to
+// one of the command's inputs, to another of its outputs, or to a name an mmds
+// folder reserves for itself (ErrClash).
 package report
 
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -102,75 +113,6 @@ func Float(x float64, prec int) string {
 // Fixed formats x with prec digits after the point.
 func Fixed(x float64, prec int) string {
 	return strconv.FormatFloat(x, 'f', prec, 64)
-}
-
-// WriteFileAtomic writes a file through write: the bytes go to a temporary
-// file in the same folder, which is synced and renamed onto path only when
-// write and every file operation succeeded. The temporary file keeps path's
-// extension, so writers that choose a format by extension see the right one.
-func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*-"+base)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name means nothing to the user
-		}
-		return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = syncFile(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// WriteAtomic writes what fn writes to w into path atomically (see WriteFileAtomic).
-func WriteAtomic(path string, fn func(w io.Writer) error) error {
-	return WriteFileAtomic(path, func(tmp string) error {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-}
-
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func toAny(s []string) []any {
