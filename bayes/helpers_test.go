@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/network"
 )
 
 // randomNet returns a freshly initialized two-input privatizer network (the
@@ -19,4 +20,34 @@ const testQuadTol = 5e-3
 // fromMLP is FromNetwork of a trained network with inputs (x, r).
 func fromMLP(m *learn.MLP) (Privatizer, error) {
 	return FromNetwork(m.Network([]string{"x", "r"}))
+}
+
+// AffineLayer is one layer out = g(W·in + B) of a test network whose
+// activations g are the identity or ReLU; W is out × in.
+type AffineLayer struct {
+	W    [][]float64
+	B    []float64
+	ReLU bool
+}
+
+// layersNetwork is the float64 network k(x, r) with these layers.
+func layersNetwork(layers []AffineLayer) *network.Network {
+	n := &network.Network{Name: "test", Inputs: []string{"x", "r"}, Precision: network.Float64}
+	for _, l := range layers {
+		act := network.Identity
+		if l.ReLU {
+			act = network.ReLU
+		}
+		n.Layers = append(n.Layers, network.Layer{W: l.W, B: l.B, Act: act})
+	}
+	return n
+}
+
+// LayerFaces returns the faces function of the network with these layers
+// (inputs x, r): network.Network.Faces, the one face enumeration.
+func LayerFaces(layers []AffineLayer, xFirst bool) func(box network.Box, maxFaces int) ([]network.Face, error) {
+	if !xFirst {
+		panic("LayerFaces: tests use inputs (x, r)")
+	}
+	return layersNetwork(layers).Faces
 }
