@@ -37,6 +37,7 @@ type trainOpts struct {
 	shard                              string
 	quiet                              bool
 	slurm                              slurmOpts
+	k8s                                k8sOpts
 }
 
 func newTrainCmd() *cobra.Command {
@@ -89,6 +90,7 @@ epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
 	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)")
 	o.slurm.register(f)
+	o.k8s.register(f)
 	return cmd
 }
 
@@ -107,8 +109,15 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 	if err != nil {
 		return err
 	}
+	if o.slurm.dir != "" && o.k8s.dir != "" {
+		return badInput("--slurm and --k8s: give one")
+	}
 	if o.slurm.dir != "" {
 		return writeSlurmJobs(cmd, job, o.slurm)
+	}
+	if o.k8s.dir != "" {
+		o.k8s.shard = o.shard
+		return writeK8sJobs(cmd, job, o.k8s)
 	}
 	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
 		if errors.Is(err, learn.ErrResume) {
