@@ -52,7 +52,8 @@ test: $(HIGHS_PC)
 
 # The Slurm end-to-end test: starts a single-node Slurm from Debian's
 # slurm-wlm and munge (installed by scripts/slurm-local.sh when run as root),
-# trains a quick sweep as an array of 1 and of 2 shards, and checks the merged
+# trains a quick sweep as an array throttled to %1, as one whose task is
+# cancelled and resubmitted, and as arrays of 1 and of 2 shards; checks the merged
 # results against a one-machine run. Minutes; not part of make test.
 test-slurm: $(HIGHS_PC)
 	$(GO) test -count=1 -tags slurm -run TestSlurmEndToEnd -v -timeout 30m ./cmd/mmds

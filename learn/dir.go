@@ -10,14 +10,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
 
-	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -30,7 +24,8 @@ import (
 //	DIR/model.json            the model the data were drawn from, in its --config format
 //	DIR/trials/dDD_tTTT.json  TrialRecord: per trial, the per-epoch history and networks
 //	DIR/points/dDD.json       PointRecord: what a shard publishes per threshold
-//	DIR/.lock[-shard-i-of-n]  the writer's lock
+//	DIR/points/shards         the shard count n of the run's shards (shard.go)
+//	DIR/.lock, DIR/.lock-shard-i-of-n  the writers' locks (lock.go)
 //	DIR/.mmds-kind            the marker "results" (internal/report.Results)
 //
 // Dir alone reads and writes these files. results.json binds itself to the
@@ -250,77 +245,4 @@ func short(h string) string {
 		return "(none)"
 	}
 	return h
-}
-
-// Lock is a held lock on a results directory (or on one shard of it).
-type Lock struct {
-	f *os.File
-	// TookOver describes a stale lock left by a process that died, which
-	// this one took over ("" if there was none).
-	TookOver string
-}
-
-// lockFile is the lock of the whole run or of one shard: shards of one run
-// write disjoint files and may run at once, two processes of one shard may
-// not.
-func lockFile(sh cluster.Shard) string {
-	if sh.Sharded() {
-		return fmt.Sprintf(".lock-shard-%d-of-%d", sh.Index, sh.Count)
-	}
-	return ".lock"
-}
-
-// Lock takes the exclusive lock of the run (or of shard sh) on the
-// directory, which must exist. The kernel releases it when the process
-// exits, however it exits, so a lock left by a killed process is stale and
-// is taken over (TookOver says from whom). A lock held by a live process is
-// an error wrapping ErrLocked that names the holder.
-func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
-	path := d.Path(lockFile(sh))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := io.ReadAll(io.LimitReader(f, 512))
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s is being written by another mmds train (%s); wait for it, or stop it", ErrLocked, d, describeHolder(holder))
-		}
-		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
-	}
-	old, _ := io.ReadAll(io.LimitReader(f, 512))
-	l := &Lock{f: f}
-	if s := strings.TrimSpace(string(old)); s != "" {
-		l.TookOver = describeHolder(old)
-	}
-	host, _ := os.Hostname()
-	stamp := fmt.Sprintf("pid %d on %s since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(stamp), 0)
-	}
-	return l, nil
-}
-
-func describeHolder(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "holder unknown"
-	}
-	if _, err := strconv.Atoi(s); err == nil {
-		return "pid " + s
-	}
-	return s
-}
-
-// Unlock releases the lock and removes the lock file.
-func (l *Lock) Unlock() error {
-	if l == nil || l.f == nil {
-		return nil
-	}
-	name := l.f.Name()
-	_ = os.Remove(name) // before unlocking, so a waiting process never finds a removed file locked
-	err := l.f.Close()
-	l.f = nil
-	return err
 }

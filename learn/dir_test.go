@@ -15,43 +15,6 @@ import (
 	"github.com/mmds-project/mmds/loss"
 )
 
-func TestDirLock(t *testing.T) {
-	d := Dir(t.TempDir())
-	l, err := d.Lock(cluster.Shard{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Lock(cluster.Shard{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
-		t.Errorf("second lock of the run: %v, want ErrLocked naming the holder", err)
-	}
-	s1, err := d.Lock(cluster.Shard{Index: 1, Count: 2})
-	if err != nil {
-		t.Fatalf("shard 1/2 beside the run's lock: %v", err)
-	}
-	if _, err := d.Lock(cluster.Shard{Index: 1, Count: 2}); !errors.Is(err, ErrLocked) {
-		t.Errorf("two processes of shard 1/2: %v, want ErrLocked", err)
-	}
-	if _, err := d.Lock(cluster.Shard{Index: 2, Count: 2}); err != nil {
-		t.Errorf("shard 2/2 beside shard 1/2: %v", err)
-	}
-	s1.Unlock()
-	if err := l.Unlock(); err != nil {
-		t.Fatal(err)
-	}
-	// A lock file without a live holder (a killed run) is taken over.
-	if err := os.WriteFile(d.Path(".lock"), []byte("pid 4242 on node7 since 2026-11-01T00:00:00Z\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err = d.Lock(cluster.Shard{})
-	if err != nil || !strings.Contains(l.TookOver, "pid 4242") {
-		t.Fatalf("stale lock: %v, took over %q", err, l.TookOver)
-	}
-	l.Unlock()
-	if _, err := os.Stat(d.Path(".lock")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Unlock left the lock file: %v", err)
-	}
-}
-
 func TestBinding(t *testing.T) {
 	l := loss.New(0.1, []float64{0.3})
 	res := &Results{Model: Binary, Config: Config{Model: Binary, ModelSHA256: "m1", D: []float64{0.1, 0.2}},
@@ -113,8 +76,8 @@ func TestBinding(t *testing.T) {
 // The files of a results directory are the ones internal/report reserves
 // for the kind, so no command writes an output over one of them.
 func TestDirReservedNames(t *testing.T) {
-	for _, name := range []string{ResultsFile, ModelFile, "trials", "points", lockFile(cluster.Shard{}),
-		lockFile(cluster.Shard{Index: 1, Count: 3}), report.MarkerFile} {
+	for _, name := range []string{ResultsFile, ModelFile, "trials", "points", runLockFile,
+		shardLockFile(cluster.Shard{Index: 1, Count: 3}), report.MarkerFile} {
 		if !report.Reserved(report.Results, name) {
 			t.Errorf("%s is not reserved in a results directory", name)
 		}

@@ -3,9 +3,12 @@ package learn
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -98,49 +101,194 @@ func TestShardNeedsDir(t *testing.T) {
 }
 
 // TestShardTrainsAhead runs shard 2 of 2 alone, so that the point record it
-// waits for never appears: it must train its own threshold's trials until
-// Accept are eligible and then exactly trials 0 … Accept−1 of its next
-// threshold, which that threshold consumes whatever the record says.
+// needs never appears and its owner is not running: it must return, without
+// error and without finishing its threshold, having trained exactly the
+// trials that are consumed whatever the record says — at each of its
+// thresholds, in order, up to the Accept-th eligible one (its own threshold
+// may speculate further) — and name what it left.
 func TestShardTrainsAhead(t *testing.T) {
 	ds, c := shardConfig(t, Gauss)
-	c.Dir, c.Workers, c.Shard = t.TempDir(), 1, cluster.Shard{Index: 2, Count: 2}
-	ctx, cancel := context.WithCancel(context.Background())
+	c.Dir, c.Workers, c.Shard = t.TempDir(), 2, cluster.Shard{Index: 2, Count: 2}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { _, err := Sweep(ctx, ds, c); done <- err }()
-	ahead := filepath.Join(c.Dir, TrialFile(3, c.Protocol.Accept-1))
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(2 * time.Minute)
-wait:
-	for {
-		select {
-		case <-tick.C:
-			if _, err := os.Stat(ahead); err == nil {
-				break wait
-			}
-		case err := <-done:
-			t.Fatalf("shard 2/2 returned before training ahead: %v", err)
-		case <-deadline:
-			t.Fatalf("%s never appeared", ahead)
-		}
-	}
-	// Let the shard settle: with one worker and nothing left to train
-	// ahead it has nothing in flight, so the files now are final.
-	cancel()
-	<-done
-	trials, err := filepath.Glob(filepath.Join(c.Dir, "trials", "d03_t*.json"))
+	res, err := Sweep(ctx, ds, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trials) != c.Protocol.Accept {
-		t.Errorf("trained %d trials of its next threshold ahead; want Accept = %d", len(trials), c.Protocol.Accept)
+	want := Wait{DIndex: 1, NumD: 4, Owner: cluster.Shard{Index: 1, Count: 2}, Left: []int{1, 3}}
+	if res.Stalled == nil || !reflect.DeepEqual(*res.Stalled, want) || len(res.Points) != 0 {
+		t.Fatalf("stalled %+v with %d points; want %+v", res.Stalled, len(res.Points), want)
 	}
-	own, _ := filepath.Glob(filepath.Join(c.Dir, "trials", "d01_t*.json"))
-	if len(own) < c.Protocol.Accept {
-		t.Errorf("trained %d trials of its own threshold; want at least Accept = %d first", len(own), c.Protocol.Accept)
+	if got := res.Stalled.String(); got != "D 2/4 waits for D 1/4's point, owned by shard 1/2 (not running); also left: D 4 of 4" {
+		t.Errorf("message %q", got)
+	}
+	for _, d := range []int{1, 3} {
+		var elig []bool
+		for k := 0; ; k++ {
+			var rec TrialRecord
+			b, err := os.ReadFile(filepath.Join(c.Dir, TrialFile(d, k)))
+			if err != nil {
+				break
+			}
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			_, ok := PickEpoch(rec.History.selected(c.Protocol), k, c.D[d], c.Protocol.Tau, c.Protocol.K)
+			elig = append(elig, ok)
+		}
+		all, _ := filepath.Glob(filepath.Join(c.Dir, "trials", fmt.Sprintf("d%02d_t*.json", d)))
+		if len(all) != len(elig) {
+			t.Errorf("D[%d]: trials %d on disk, not a prefix of %d", d, len(all), len(elig))
+		}
+		n := 0
+		for _, e := range elig {
+			if e {
+				n++
+			}
+		}
+		capped := len(elig) >= c.Protocol.MaxAttempts
+		if n < c.Protocol.Accept && !capped {
+			t.Errorf("D[%d]: %d eligible in %d trials; want it to train until %d are eligible", d, n, len(elig), c.Protocol.Accept)
+		}
+		if d == 3 && len(elig) > 0 && !elig[len(elig)-1] && !capped {
+			t.Errorf("D[%d]: trained past the Accept-th eligible trial: %v", d, elig)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, PointFile(1))); err == nil {
 		t.Error("shard 2/2 finished its threshold without shard 1's point record")
 	}
+}
+
+// schedule runs waves of shards of n over dir, the shards of a wave at once,
+// and fails the test unless each returns in bounded time without error.
+func schedule(t *testing.T, ds *Dataset, c Config, dir string, n int, waves [][]int) []*Results {
+	t.Helper()
+	var all []*Results
+	for _, wave := range waves {
+		res := make([]*Results, len(wave))
+		errs := make([]error, len(wave))
+		var wg sync.WaitGroup
+		for k, i := range wave {
+			cs := c
+			cs.Dir, cs.Shard, cs.Workers = dir, cluster.Shard{Index: i, Count: n}, 1+i%2
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				res[k], errs[k] = Sweep(ctx, ds, cs)
+			})
+		}
+		wg.Wait()
+		for k, err := range errs {
+			if err != nil {
+				t.Fatalf("shard %d/%d of wave %v: %v", wave[k], n, wave, err)
+			}
+		}
+		all = append(all, res...)
+	}
+	return all
+}
+
+// merge runs the unsharded sweep over dir and checks that it trains exactly
+// the trials missing from disk and writes the one-process results.
+func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
+	t.Helper()
+	before, _ := filepath.Glob(filepath.Join(dir, "trials", "*.json"))
+	cm := c
+	cm.Dir, cm.Workers = dir, 2
+	got, err := Sweep(context.Background(), ds, cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "trials", "*.json"))
+	if got.Trained != len(after)-len(before) {
+		t.Errorf("the merge trained %d trials for %d new files: it retrained trials on disk", got.Trained, len(after)-len(before))
+	}
+	if a, b := canonical(t, want), canonical(t, got); !bytes.Equal(a, b) {
+		t.Errorf("merged results differ from the one-process run:\n%s\n%s", a, b)
+	}
+}
+
+// TestShardSchedules runs shards in orders a person or a throttled
+// scheduler may choose — one after the other, reversed, some at once and the
+// rest later — and merges: every schedule ends, and merges to the
+// one-process result.
+func TestShardSchedules(t *testing.T) {
+	ds, c := shardConfig(t, Gauss)
+	c.Workers, c.Dir = 2, t.TempDir()
+	want, err := Sweep(context.Background(), ds, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []struct {
+		name    string
+		n       int
+		waves   [][]int
+		stalled int // shard runs that stop with work left for others
+	}{
+		{"sequential", 2, [][]int{{1}, {2}}, 2},
+		{"reversed", 2, [][]int{{2}, {1}}, 2},
+		{"one-alone", 2, [][]int{{1}}, 1},
+		{"throttled", 3, [][]int{{1, 3}, {2}}, 2},
+		{"reversed-then-all", 3, [][]int{{3}, {2}, {1}, {1, 2, 3}}, 3},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res := schedule(t, ds, c, dir, sc.n, sc.waves)
+			stalled := 0
+			for _, r := range res {
+				if r.Stalled != nil {
+					stalled++
+					if r.Stalled.Alive || len(r.Stalled.Left) == 0 {
+						t.Errorf("stalled %+v", r.Stalled)
+					}
+				}
+			}
+			if stalled != sc.stalled {
+				t.Errorf("%d shard runs stopped with work left; want %d", stalled, sc.stalled)
+			}
+			merge(t, ds, c, dir, want)
+		})
+	}
+}
+
+// TestShardKilledAndRestarted stops shard 2 of 2 in the middle of its
+// first threshold while shard 1 runs beside it, then restarts it, then
+// shard 1: both end, and the merge equals the one-process run.
+func TestShardKilledAndRestarted(t *testing.T) {
+	ds, c := shardConfig(t, Gauss)
+	c.Workers, c.Dir = 2, t.TempDir()
+	want, err := Sweep(context.Background(), ds, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c1, c2 := c, c
+	c1.Dir, c1.Shard = dir, cluster.Shard{Index: 1, Count: 2}
+	c2.Dir, c2.Shard, c2.Workers = dir, cluster.Shard{Index: 2, Count: 2}, 1
+	ctx, kill := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := Sweep(ctx, ds, c2); done <- err }()
+	r1 := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		_, err := Sweep(ctx, ds, c1)
+		r1 <- err
+	}()
+	first := filepath.Join(dir, TrialFile(1, 0))
+	for {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	kill()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed shard 2/2: %v", err)
+	}
+	if err := <-r1; err != nil {
+		t.Fatalf("shard 1/2 beside a killed shard 2/2: %v", err)
+	}
+	schedule(t, ds, c, dir, 2, [][]int{{2}, {1}})
+	merge(t, ds, c, dir, want)
 }

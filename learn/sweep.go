@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -32,9 +33,13 @@ type Progress struct {
 	MaxAttempts  int  // cap: Protocol.MaxAttempts
 	Done         bool // this threshold is finished
 	CapHit       bool // … because the cap was reached
-	// TookOverLock, in a report of its own before any trial, describes a
-	// stale lock of a killed run that this one took over.
+	// TookOverLock, in a report of its own before any trial, describes the
+	// holder of a lock that died without releasing it (Lock.TookOver).
 	TookOverLock string
+	// Waiting, in a report of its own, says that a shard has nothing left
+	// to train before a running neighbour publishes a point record: when
+	// the wait starts and every 30 s while it lasts.
+	Waiting *Wait
 }
 
 // Results is the outcome of a sweep, and the content of results.json.
@@ -50,6 +55,10 @@ type Results struct {
 	// written to results.json.
 	Trained int `json:"-"`
 	Loaded  int `json:"-"`
+	// Stalled, in a sharded run, is where the shard stopped because the
+	// point it needs is owned by a shard that is not running; Points then
+	// holds only the thresholds it finished. Nil when it finished them all.
+	Stalled *Wait `json:"-"`
 }
 
 // DResult is the protocol's outcome at one threshold.
@@ -153,7 +162,7 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash)}
+	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash), eligible: map[job]bool{}}
 	if c.Dir != "" {
 		if err := Dir(c.Dir).Prepare(); err != nil {
 			return nil, err
@@ -176,7 +185,7 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	res := &Results{Model: c.Model, Config: c}
 	var prev *Point
 	for di := range c.D {
-		p, err := s.runD(ctx, di, knownPrev(prev), -1)
+		p, err := s.runD(ctx, dRun{di: di, prev: knownPrev(prev)})
 		res.Trained, res.Loaded = s.trained, s.loaded
 		if err != nil {
 			return res, err
@@ -200,6 +209,9 @@ type sweeper struct {
 	trained   int
 	loaded    int
 	finalized *Point // the last threshold's finalized point
+	// eligible caches, per trial seen, whether it has an eligible epoch
+	// (read by runD's goroutine only).
+	eligible map[job]bool
 }
 
 type trialOut struct {
@@ -212,28 +224,42 @@ type trialOut struct {
 // job is trial t of threshold index d.
 type job struct{ d, t int }
 
-// runD runs the protocol at threshold index di.
+// dRun is one threshold for runD.
+type dRun struct {
+	di   int
+	prev prevFunc // the previous threshold's finalized point
+	// ahead are later thresholds of the same shard, whose surely consumed
+	// trials are trained while prev is unknown.
+	ahead []int
+	owner cluster.Shard // who publishes prev, in a sharded run
+	// publish, if set, is called with the result as soon as the threshold
+	// is finished, before runD waits for trials of later thresholds.
+	publish func(*DResult) error
+}
+
+// runD runs the protocol at threshold index r.di.
 //
-// prev supplies the previous threshold's finalized point. While it is not yet
-// known (a sharded run waiting for another shard), runD trains trials in
-// order, speculatively, until Accept of them are eligible — the fewest the
-// protocol can consume — then trains trials 0, …, Accept−1 of threshold
-// index ahead (the shard's next threshold; −1 for none), which that
-// threshold will consume whatever happens, since it attempts at least Accept
-// trials; and it polls prev every pollInterval. Trials are offered to the
-// selector only once prev is known, so the outcome is the same as with prev
-// known from the start. A trial trained ahead is saved to the results
-// directory, where the next runD loads it; it is never cancelled when this
-// threshold finishes.
-func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*DResult, error) {
-	c := s.cfg
+// While r.prev is not yet known (a sharded run waiting for another shard),
+// runD trains only trials that the protocol consumes whatever prev turns out
+// to be: trials of r.di in order until Accept of them are eligible — the
+// fewest the protocol can consume, since only eligible trials are accepted —
+// and then the same for each threshold of r.ahead in turn, counting the
+// in-flight trials as possibly eligible so that it never overshoots there.
+// It polls prev every pollInterval. With none of that work left it waits
+// while r.owner is running (reporting every waitReport) and otherwise stops
+// with a *stallError. Trials are offered to the selector only once prev is
+// known, so the outcome is the same as with prev known from the start. A
+// trial trained ahead is saved to the results directory, where a later runD
+// loads it; it is never cancelled when this threshold finishes.
+func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
+	c, di := s.cfg, r.di
 	var sel *Selector
 	eligible := 0 // finished trials with an eligible epoch, while prev is unknown
 	known := func() (bool, error) {
 		if sel != nil {
 			return true, nil
 		}
-		p, ok, err := prev()
+		p, ok, err := r.prev()
 		if err != nil || !ok {
 			return false, err
 		}
@@ -273,7 +299,28 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*
 	summaries := []TrialSummary{}
 	dispatched, next := 0, 0
 	inflight := 0 // jobs sent and not yet received, of either threshold
-	trainedAhead := 0
+	// Per threshold of r.ahead: trials dispatched, in flight, and known
+	// eligible, in trial order.
+	type aheadState struct{ next, inflight, eligible int }
+	ahead := make([]aheadState, len(r.ahead))
+	nextAhead := func() (job, bool) {
+		for k, a := range r.ahead {
+			st := &ahead[k]
+			for st.next < c.Protocol.MaxAttempts && st.eligible+st.inflight < c.Protocol.Accept {
+				e, seen := s.eligible[job{a, st.next}]
+				if !seen {
+					st.inflight++
+					st.next++
+					return job{a, st.next - 1}, true
+				}
+				if e {
+					st.eligible++
+				}
+				st.next++
+			}
+		}
+		return job{}, false
+	}
 	dispatch := func() {
 		for inflight < c.Workers {
 			switch {
@@ -283,19 +330,21 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*
 				}
 			case eligible < c.Protocol.Accept && dispatched < c.Protocol.MaxAttempts:
 				// Speculating on this threshold.
-			case ahead >= 0 && trainedAhead < c.Protocol.Accept:
-				jobs <- job{ahead, trainedAhead}
-				trainedAhead++
+			default:
+				j, ok := nextAhead()
+				if !ok {
+					return
+				}
+				jobs <- j
 				inflight++
 				continue
-			default:
-				return
 			}
 			jobs <- job{di, dispatched}
 			dispatched++
 			inflight++
 		}
 	}
+	var waitStart, reported time.Time
 	pending := make(map[int]trialOut)
 	for sel == nil || !sel.Done() {
 		dispatch()
@@ -304,8 +353,39 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*
 		case o = <-out:
 			inflight--
 		case <-poll.C:
-			if _, err := known(); err != nil {
+			if ok, err := known(); err != nil || ok || inflight > 0 {
+				if err != nil {
+					return nil, err
+				}
+				waitStart = time.Time{}
+				o.trial = -1
+				break
+			}
+			// Nothing this shard can train before prev is known.
+			alive, err := Dir(c.Dir).ShardAlive(r.owner)
+			if err != nil {
 				return nil, err
+			}
+			// Read the record once more: its owner may have published it
+			// and exited since the last look.
+			if ok, err := known(); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				o.trial = -1
+				break
+			}
+			w := Wait{DIndex: di, NumD: len(c.D), Owner: r.owner, Alive: alive}
+			if !alive {
+				return nil, &stallError{w}
+			}
+			now := time.Now()
+			if waitStart.IsZero() {
+				waitStart = now
+			}
+			if now.Sub(reported) >= waitReport && c.Progress != nil {
+				reported, w.For = now, now.Sub(waitStart)
+				c.Progress(Progress{Waiting: &w})
 			}
 			o.trial = -1
 		case <-ctx.Done():
@@ -314,10 +394,20 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*
 		if o.err != nil {
 			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", o.d, c.D[o.d], o.trial, o.err)
 		}
-		if o.trial >= 0 && o.d == di {
-			pending[o.rec.Trial] = o
-			if sel == nil {
-				if _, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[di], c.Protocol.Tau, c.Protocol.K); ok {
+		if o.trial >= 0 {
+			_, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[o.d], c.Protocol.Tau, c.Protocol.K)
+			s.eligible[job{o.d, o.trial}] = ok
+			for k, a := range r.ahead {
+				if a == o.d {
+					ahead[k].inflight--
+					if ok {
+						ahead[k].eligible++
+					}
+				}
+			}
+			if o.d == di {
+				pending[o.rec.Trial] = o
+				if ok && sel == nil {
 					eligible++
 				}
 				if _, err := known(); err != nil {
@@ -343,7 +433,13 @@ func (s *sweeper) runD(ctx context.Context, di int, prev prevFunc, ahead int) (*
 			s.progress(di, next-1, o.loaded, sel)
 		}
 	}
-	return s.result(di, sel.Result(), summaries, recs), nil
+	res := s.result(di, sel.Result(), summaries, recs)
+	if r.publish != nil {
+		if err := r.publish(res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (s *sweeper) progress(di, trial int, loaded bool, sel *Selector) {

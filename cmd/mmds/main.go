@@ -25,23 +25,45 @@ const (
 	// tolerance, a network whose float32 and exact outputs disagree): neither
 	// pass nor fail.
 	exitCannotCertify = 3
+	// exitRetry (EX_TEMPFAIL of sysexits.h) asks a scheduler to run the same
+	// command again later: the run was stopped by SIGTERM (a time limit,
+	// preemption, a node draining) or refused because a live process holds
+	// the results directory's lock. Nothing is lost; finished work is kept
+	// (docs/cluster.md).
+	exitRetry = 75
 	// exitInterrupted is the shell's status for a process stopped by
-	// SIGINT (128 + 2).
+	// SIGINT (128 + 2): a person asked it to stop.
 	exitInterrupted = 130
 )
 
+// stopSignal is the cause of a context cancelled by a signal.
+type stopSignal struct{ sig os.Signal }
+
+func (s stopSignal) Error() string { return "stopped by " + s.sig.String() }
+
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		sig := <-sigs
+		cancel(stopSignal{sig}) // the first Ctrl-C (or a scheduler's SIGTERM) stops the work cleanly
 		<-sigs
-		cancel() // the first Ctrl-C (or Slurm's SIGTERM) stops the work cleanly
-		<-sigs
-		os.Exit(exitInterrupted) // a second one does not wait
+		os.Exit(stopStatus(ctx)) // a second one does not wait
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	os.Exit(code)
+}
+
+// stopStatus is the exit status of a run whose context was cancelled:
+// exitRetry for SIGTERM, which schedulers send to reclaim a node, else
+// exitInterrupted.
+func stopStatus(ctx context.Context) int {
+	var s stopSignal
+	if errors.As(context.Cause(ctx), &s) && s.sig == syscall.SIGTERM {
+		return exitRetry
+	}
+	return exitInterrupted
 }
 
 // run executes the CLI with args and returns the exit status.
@@ -54,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "mmds:", err)
 	if ctx.Err() != nil {
-		return exitInterrupted
+		return stopStatus(ctx)
 	}
 	var ue usageError
 	var ee exitError

@@ -104,6 +104,79 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	return nil
 }
 
+// k8sOpts are the flags of mmds train --k8s DIR.
+type k8sOpts struct {
+	dir, image, claim, shard         string
+	shards, parallelism, cpus, retry int
+}
+
+func (o *k8sOpts) register(f *pflag.FlagSet) {
+	f.StringVar(&o.dir, "k8s", "", "write Kubernetes manifests for this run into the folder instead of training: an Indexed Job of --k8s-shards pods, then a Job that merges, verifies and plots (apply with FOLDER/submit.sh)")
+	f.StringVar(&o.image, "k8s-image", "", "container image with mmds on its PATH, for --k8s (required)")
+	f.StringVar(&o.claim, "k8s-claim", "mmds-results", "ReadWriteMany PersistentVolumeClaim mounted at /results in every pod, for --k8s; --out is /results/<base name of --out>")
+	f.IntVar(&o.shards, "k8s-shards", 0, "completions (shards) for --k8s (default: one per 2 thresholds)")
+	f.IntVar(&o.parallelism, "k8s-parallelism", 0, "pods at once for --k8s (default: every shard)")
+	f.IntVar(&o.cpus, "k8s-cpus", 2, "CPUs per pod for --k8s; the pod trains that many trials at once")
+	f.IntVar(&o.retry, "k8s-retries", 3, "retries of a failed shard for --k8s (backoffLimitPerIndex)")
+}
+
+// k8sMount is where the results claim is mounted in the pods.
+const k8sMount = "/results"
+
+// writeK8sJobs writes the Kubernetes manifests that run job as an Indexed Job
+// and then merge, verify and plot it.
+func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
+	if o.image == "" {
+		return badInput("--k8s needs --k8s-image IMAGE (an image with mmds on its PATH)")
+	}
+	if o.shard != "" {
+		return badInput("--k8s and --shard %s: give one (the manifests pass --shard k8s/N to each pod)", o.shard)
+	}
+	shards := o.shards
+	if shards == 0 {
+		shards = max(1, len(job.cfg.D)/2)
+	}
+	if shards < 1 || shards > len(job.cfg.D) {
+		return badInput("--k8s-shards %d: must be in [1, %d] (the run's thresholds)", shards, len(job.cfg.D))
+	}
+	par := o.parallelism
+	if par == 0 {
+		par = shards
+	}
+	out := filepath.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
+	train := []string{"mmds", "train", string(job.kind), "--out", out}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch {
+		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
+			return
+		}
+		train = append(train, "--"+f.Name+"="+f.Value.String())
+	})
+	plan := cluster.K8sPlan{
+		Name: "mmds-" + string(job.kind), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
+		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train,
+		After: [][]string{
+			append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus)),
+			{"mmds", "verify", "--report-only", out},
+			{"mmds", "plot", out},
+		},
+	}
+	if err := plan.Validate(); err != nil {
+		return usageError{err}
+	}
+	paths, err := plan.Write(o.dir)
+	if err != nil {
+		return badInput("--k8s %s: %v", o.dir, err)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "Kubernetes jobs for %d thresholds in %d indexed pods (%d at once, %d CPUs each):\n", len(job.cfg.D), shards, par, o.cpus)
+	for _, p := range paths {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	fmt.Fprintf(w, "Apply with: %s\nResults go to %s on the volume claim %s.\n", paths[2], out, o.claim)
+	return nil
+}
+
 // trainArgv rebuilds this mmds train command line for a batch script: every
 // flag the user set, with paths made absolute, except the Slurm ones,
 // --shard, --workers and --format (the scripts set those).
@@ -111,7 +184,7 @@ func trainArgv(cmd *cobra.Command, exe, kind, out string) []string {
 	argv := []string{exe, "train", kind, "--out", out}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch {
-		case strings.HasPrefix(f.Name, "slurm"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
+		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
 			return
 		case f.Name == "config":
 			if p, err := filepath.Abs(f.Value.String()); err == nil {

@@ -103,6 +103,46 @@ func TestSlurmEndToEnd(t *testing.T) {
 	t.Logf("one machine, 1 worker: %.1f s", time.Since(start).Seconds())
 	want := comparable(t, one)
 
+	// A throttled array (%1: the shards one after the other) and an array
+	// whose task 2 is cancelled as soon as it runs, then resubmitted: both
+	// end, and the merge equals the one-machine run.
+	same := func(name, out string) {
+		if got := comparable(t, out); !reflect.DeepEqual(got.Points, want.Points) || !reflect.DeepEqual(got.Config, want.Config) || got.Binding != want.Binding {
+			t.Errorf("%s: the merged results differ from the one-machine run", name)
+		}
+	}
+	{
+		out, jobs := filepath.Join(tmp, "throttled"), filepath.Join(tmp, "jobs-throttled")
+		runOrFail(t, nil, exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", "2", "--slurm-cpus", "1", "--slurm-time", "00:20:00", "--slurm-max-parallel", "1")...)
+		start := time.Now()
+		sub := runOrFail(t, env, filepath.Join(jobs, "submit.sh"), "--wait")
+		t.Logf("Slurm, 2 shards throttled to %%1: submit to merged %.1f s; training array %s", time.Since(start).Seconds(), arraySpan(t, env, sub))
+		same("throttled", out)
+	}
+	{
+		out, jobs := filepath.Join(tmp, "cancelled"), filepath.Join(tmp, "jobs-cancelled")
+		runOrFail(t, nil, exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", "2", "--slurm-cpus", "1", "--slurm-time", "00:20:00")...)
+		start := time.Now()
+		id := strings.TrimSpace(runOrFail(t, env, "sbatch", "--parsable", filepath.Join(jobs, "train.sbatch")))
+		id, _, _ = strings.Cut(id, ";")
+		for {
+			st := runOrFail(t, env, "squeue", "-h", "-j", id+"_2", "-o", "%T")
+			if strings.Contains(st, "RUNNING") {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		time.Sleep(2 * time.Second)
+		runOrFail(t, env, "scancel", id+"_2")
+		for strings.TrimSpace(runOrFail(t, env, "squeue", "-h", "-j", id)) != "" {
+			time.Sleep(time.Second)
+		}
+		runOrFail(t, env, "sbatch", "--wait", "--array=2", filepath.Join(jobs, "train.sbatch"))
+		runOrFail(t, env, "sbatch", "--wait", filepath.Join(jobs, "merge.sbatch"))
+		t.Logf("Slurm, 2 shards, task 2 cancelled and resubmitted: submit to merged %.1f s", time.Since(start).Seconds())
+		same("cancelled and resubmitted", out)
+	}
+
 	for _, shards := range []string{"1", "2"} {
 		out, jobs := filepath.Join(tmp, "out"+shards), filepath.Join(tmp, "jobs"+shards)
 		runOrFail(t, nil, exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", shards, "--slurm-cpus", "1", "--slurm-time", "00:20:00")...)

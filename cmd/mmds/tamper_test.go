@@ -272,9 +272,10 @@ func TestVerifyCertificateCheck(t *testing.T) {
 	}
 }
 
-// Two writers of one results directory: the second is refused with exit 2
-// while the first holds the lock; a lock file left behind by a dead process
-// is taken over.
+// Two writers of one results directory: the second is refused with exit 75
+// (retry later) while the first holds the lock; a lock left by a dead
+// process is taken over; a planted symbolic link as the lock is refused
+// with exit 2, its target neither written nor echoed.
 func TestTrainLocksOut(t *testing.T) {
 	dir := t.TempDir()
 	if err := learn.Dir(dir).Prepare(); err != nil { // as the first writer did
@@ -285,13 +286,33 @@ func TestTrainLocksOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, tinyTrain("binary", dir)...)
-	if code != 2 || !strings.Contains(errs, "being written by another mmds train") {
+	if code != exitRetry || !strings.Contains(errs, "by another mmds train") {
 		t.Errorf("second writer: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCLI(t, append(tinyTrain("binary", dir), "--shard", "1/2")...); code != exitRetry {
+		t.Errorf("shard beside a whole-run writer: exit %d, stderr %q", code, errs)
 	}
 	l.Unlock()
 	os.WriteFile(filepath.Join(dir, ".lock"), []byte("pid 999999 on gone since 2026-01-01T00:00:00Z\n"), 0o644)
-	if code, _, errs := runCLI(t, tinyTrain("binary", dir)...); code != 0 {
+	if code, _, errs := runCLI(t, tinyTrain("binary", dir)...); code != 0 || !strings.Contains(errs, "pid 999999 on gone") {
 		t.Errorf("stale lock: exit %d, stderr %q", code, errs)
+	}
+
+	dir = t.TempDir()
+	if err := learn.Dir(dir).Prepare(); err != nil { // a results directory, its lock planted
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("token=s3cr3t\n"), 0o600)
+	if err := os.Symlink(secret, filepath.Join(dir, ".lock")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, tinyTrain("binary", dir)...)
+	if code != exitUsage || !strings.Contains(errs, filepath.Join(dir, ".lock")) || strings.Contains(errs, "s3cr3t") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("symlinked lock: exit %d, stderr %q; want exit 2 naming it in one line", code, errs)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "token=s3cr3t\n" {
+		t.Errorf("the symlink's target now holds %q", b)
 	}
 }
 

@@ -37,6 +37,7 @@ type trainOpts struct {
 	shard                              string
 	quiet                              bool
 	slurm                              slurmOpts
+	k8s                                k8sOpts
 }
 
 func newTrainCmd() *cobra.Command {
@@ -91,6 +92,7 @@ epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
 	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)")
 	o.slurm.register(f)
+	o.k8s.register(f)
 	return cmd
 }
 
@@ -109,8 +111,15 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 	if err != nil {
 		return err
 	}
+	if o.slurm.dir != "" && o.k8s.dir != "" {
+		return badInput("--slurm and --k8s: give one")
+	}
 	if o.slurm.dir != "" {
 		return writeSlurmJobs(cmd, job, o.slurm)
+	}
+	if o.k8s.dir != "" {
+		o.k8s.shard = o.shard
+		return writeK8sJobs(cmd, job, o.k8s)
 	}
 	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
 		if errors.Is(err, learn.ErrResume) {
@@ -127,12 +136,24 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
 		}
-		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLocked) {
+		if errors.Is(err, learn.ErrLocked) {
+			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
+		}
+		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLockFile) || errors.Is(err, learn.ErrLayout) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return err
 	}
-	return emitTrain(cmd.OutOrStdout(), job, res, time.Since(start))
+	if err := emitTrain(cmd.OutOrStdout(), job, res, time.Since(start)); err != nil {
+		return err
+	}
+	if w := res.Stalled; w != nil {
+		// Exit 0: the shard did all it could; the rest needs another
+		// shard first, or the merge (docs/cluster.md).
+		fmt.Fprintf(cmd.ErrOrStderr(), "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
+			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
+	}
+	return nil
 }
 
 // prepareTrain validates the flags, loads the model and draws the dataset.
@@ -302,6 +323,10 @@ func (b *trainBar) update(p learn.Progress) {
 	if b.bar == nil || p.TookOverLock != "" {
 		return
 	}
+	if p.Waiting != nil {
+		b.bar.Describe(p.Waiting.String())
+		return
+	}
 	done := p.DIndex*b.accept + min(p.Accepted, b.accept)
 	if p.Done {
 		done = (p.DIndex + 1) * b.accept
@@ -314,7 +339,11 @@ func (b *trainBar) update(p learn.Progress) {
 func (b *trainBar) line(p learn.Progress) {
 	now := time.Now()
 	if p.TookOverLock != "" {
-		fmt.Fprintf(b.lines, "mmds train: took over a stale lock (%s)\n", p.TookOverLock)
+		fmt.Fprintf(b.lines, "mmds train: the lock's last holder (%s) is gone; taking it over\n", p.TookOverLock)
+		return
+	}
+	if p.Waiting != nil {
+		fmt.Fprintf(b.lines, "%s mmds train: %s\n", now.UTC().Format(time.RFC3339), p.Waiting)
 		return
 	}
 	if !p.Done && now.Sub(b.last) < progressEvery {
@@ -348,6 +377,9 @@ type trainJSON struct {
 	Loaded  int              `json:"loaded"`
 	Seconds float64          `json:"seconds"`
 	Points  []trainPointJSON `json:"points"`
+	// Left: a shard's thresholds it could not finish (1-based), with why.
+	Left    []int  `json:"left,omitempty"`
+	LeftFor string `json:"left_for,omitempty"`
 }
 
 type trainPointJSON struct {
@@ -370,6 +402,12 @@ func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Dura
 			doc.Points = append(doc.Points, trainPointJSON{D: p.D, Finalized: p.Finalized,
 				Nullable: loss.NullableOf[learn.Floats](p.Losses), Attempted: p.Attempted, Accepted: p.Accepted,
 				CapHit: p.CapHit, Trial: p.Trial, Epoch: p.Epoch})
+		}
+		if st := res.Stalled; st != nil {
+			for _, d := range st.Left {
+				doc.Left = append(doc.Left, d+1)
+			}
+			doc.LeftFor = st.String()
 		}
 		return report.WriteJSON(w, doc)
 	}

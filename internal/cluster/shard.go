@@ -63,6 +63,8 @@ var ErrNoShardEnv = errors.New("cluster: shard variables are not set")
 //	i/n      shard i of n (1 ≤ i ≤ n ≤ MaxShards)
 //	slurm    from a Slurm job array: i = SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN + 1,
 //	         n = SLURM_ARRAY_TASK_COUNT
+//	slurm/n  from a Slurm job array numbered 1…n, or any part of it (sbatch
+//	         --array=2,5 resubmits shards 2 and 5): i = SLURM_ARRAY_TASK_ID
 //	k8s/n    from a Kubernetes Indexed Job of n completions: i = JOB_COMPLETION_INDEX + 1
 //
 // getenv looks the variables up (os.Getenv in a program).
@@ -70,6 +72,12 @@ func Parse(v string, getenv func(string) string) (Shard, error) {
 	switch {
 	case v == "slurm":
 		return slurmShard(getenv)
+	case strings.HasPrefix(v, "slurm/"):
+		n, err := count(strings.TrimPrefix(v, "slurm/"))
+		if err != nil {
+			return Shard{}, fmt.Errorf("--shard %s: %w", v, err)
+		}
+		return slurmTask(getenv, n)
 	case strings.HasPrefix(v, "k8s/"):
 		n, err := count(strings.TrimPrefix(v, "k8s/"))
 		if err != nil {
@@ -79,7 +87,7 @@ func Parse(v string, getenv func(string) string) (Shard, error) {
 	}
 	is, ns, ok := strings.Cut(v, "/")
 	if !ok {
-		return Shard{}, fmt.Errorf("--shard %q: want i/n (1 ≤ i ≤ n ≤ %d), slurm or k8s/n", v, MaxShards)
+		return Shard{}, fmt.Errorf("--shard %q: want i/n (1 ≤ i ≤ n ≤ %d), slurm, slurm/n or k8s/n", v, MaxShards)
 	}
 	n, err := count(ns)
 	if err != nil {
@@ -142,4 +150,19 @@ func k8sShard(getenv func(string) string, n int) (Shard, error) {
 		return Shard{}, fmt.Errorf("--shard k8s/%d: JOB_COMPLETION_INDEX = %q; want an integer in [0, %d]", n, s, n-1)
 	}
 	return Shard{Index: i + 1, Count: n}, nil
+}
+
+// slurmTask maps task i of a Slurm array numbered 1…n to shard i of n. Unlike
+// slurmShard it does not need the whole array, so a part of it can be
+// resubmitted.
+func slurmTask(getenv func(string) string, n int) (Shard, error) {
+	s := getenv("SLURM_ARRAY_TASK_ID")
+	if s == "" {
+		return Shard{}, fmt.Errorf("--shard slurm/%d: SLURM_ARRAY_TASK_ID is not set (is this a Slurm array task?): %w", n, ErrNoShardEnv)
+	}
+	i, err := strconv.Atoi(s)
+	if err != nil || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("--shard slurm/%d: SLURM_ARRAY_TASK_ID = %q; want an integer in [1, %d] (submit with --array=1-%d)", n, s, n, n)
+	}
+	return Shard{Index: i, Count: n}, nil
 }

@@ -32,6 +32,8 @@ func TestParse(t *testing.T) {
 		{"slurm", slurm(7, 5, 8, 4), Shard{3, 4}},
 		{"k8s/3", env("JOB_COMPLETION_INDEX", "0"), Shard{1, 3}},
 		{"k8s/3", env("JOB_COMPLETION_INDEX", "2"), Shard{3, 3}},
+		{"slurm/15", env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "2", "SLURM_ARRAY_TASK_COUNT", "1"), Shard{2, 15}},
+		{"slurm/15", env("SLURM_ARRAY_TASK_ID", "15"), Shard{15, 15}},
 	} {
 		got, err := Parse(tc.v, tc.env)
 		if err != nil || got != tc.want {
@@ -62,6 +64,10 @@ func TestParseRejects(t *testing.T) {
 		{"k8s/3", env("JOB_COMPLETION_INDEX", "3"), false},
 		{"k8s/3", env("JOB_COMPLETION_INDEX", "-1"), false},
 		{"k8s/0", env("JOB_COMPLETION_INDEX", "0"), false},
+		{"slurm/3", env(), true},
+		{"slurm/3", env("SLURM_ARRAY_TASK_ID", "0"), false},
+		{"slurm/3", env("SLURM_ARRAY_TASK_ID", "4"), false},
+		{"slurm/0", env("SLURM_ARRAY_TASK_ID", "1"), false},
 	} {
 		_, err := Parse(tc.v, tc.env)
 		if err == nil {

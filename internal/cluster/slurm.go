@@ -6,16 +6,25 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/report"
 )
 
 // SlurmPlan is a sharded run as Slurm batch jobs: an array of Shards tasks,
-// each running Train with --shard slurm, and one job that starts only when
-// every task succeeded (--dependency=afterok) and runs After in order —
-// typically the same train command without --shard (which merges the
-// shards' trials without training), then verify and plot.
+// each running Train with --shard slurm/Shards, and one job that starts when
+// the array has ended, whether or not every task succeeded
+// (--dependency=afterany), and runs After in order — typically the same train
+// command without --shard (which loads the shards' trials and trains what
+// they left), then verify and plot.
+//
+// The scripts act on mmds's exit status 75, "run me again later": a task
+// stopped ahead of its time limit (Slurm's --signal) requeues itself with
+// scontrol; a command refused because a live process holds its lock tries
+// again a minute later, five times; a task stopped by scancel or preemption
+// is not retried by the script (--requeue lets Slurm requeue a preempted
+// task itself), and the merge job trains what it left.
 type SlurmPlan struct {
 	Name        string     // job name: letters, digits, '-', '_', '.'
 	Shards      int        // array size, 1…MaxShards
@@ -119,43 +128,128 @@ func (p SlurmPlan) header(name, output string) []string {
 	return h
 }
 
+// signalLead is how long before its time limit a task is asked to stop and
+// requeue itself; limits shorter than minSignalLimit get no such warning.
+const (
+	signalLead     = 120
+	minSignalLimit = 600
+)
+
 func (p SlurmPlan) trainScript() string {
 	lines := p.header(p.Name, p.Name+"-%A_%a.out")
 	arr := fmt.Sprintf("#SBATCH --array=1-%d", p.Shards)
 	if p.MaxParallel > 0 {
 		arr += fmt.Sprintf("%%%d", p.MaxParallel)
 	}
-	lines = append(lines, arr, "set -euo pipefail",
-		"# Shard i of n is the array task i; thresholds D_d with d mod n = i-1.",
-		shellJoin(p.Train)+" --shard slurm --workers \"${SLURM_CPUS_PER_TASK:-1}\"")
+	lines = append(lines, arr, "#SBATCH --requeue", "#SBATCH --open-mode=append")
+	if secs, ok := slurmSeconds(p.Time); ok && secs >= minSignalLimit {
+		lines = append(lines, fmt.Sprintf("#SBATCH --signal=B:USR1@%d", signalLead))
+	}
+	lines = append(lines, scriptPrelude,
+		"# Shard i of n is the array task i; thresholds D_d with d mod n = i-1. A part of",
+		"# the array can be resubmitted: sbatch --array=2,5 "+TrainScript,
+		"retry "+shellJoin(p.Train)+fmt.Sprintf(` --shard slurm/%d --workers "${SLURM_CPUS_PER_TASK:-1}"`, p.Shards),
+		"rc=$?",
+		`if [ "$rc" = 75 ] && [ "$requeue" = 1 ] && [ "${SLURM_RESTART_COUNT:-0}" -lt 20 ]; then`,
+		`	echo "mmds: stopped ahead of the time limit; requeueing ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" >&2`,
+		`	scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"`,
+		"fi",
+		`exit "$rc"`)
 	return strings.Join(lines, "\n") + "\n"
 }
 
 func (p SlurmPlan) mergeScript() string {
 	lines := p.header(p.Name+"-merge", p.Name+"-merge-%j.out")
-	lines = append(lines, "set -euo pipefail")
+	lines = append(lines, scriptPrelude,
+		"# Runs once the array has ended, whatever its tasks' states: the first command trains what they left.")
 	for _, c := range p.After {
-		lines = append(lines, shellJoin(c))
+		lines = append(lines, "retry "+shellJoin(c)+" || exit $?")
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// scriptPrelude runs mmds in the background, so that the shell's traps can
+// forward Slurm's signals to it, and retries exit 75 when no signal came (a
+// live process holds the lock).
+const scriptPrelude = `set -uo pipefail
+# mmds exits 0 when done (a shard may leave thresholds to the merge job), 2 on
+# bad input, 75 when it should run again later (stopped by a signal, or its
+# lock is held by a live process).
+pid= stopped=0 waiting=0 requeue=0
+trap 'stopped=1 waiting=0 requeue=1; [ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null' USR1
+trap 'stopped=1 waiting=0; [ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null' TERM INT
+run() {
+	"$@" &
+	pid=$!
+	waiting=1
+	wait "$pid"
+	local rc=$?
+	# A trap interrupts wait: wait again for mmds's own status.
+	while [ "$rc" -gt 128 ] && [ "$waiting" = 0 ]; do waiting=1; wait "$pid"; rc=$?; done
+	pid=
+	return "$rc"
+}
+retry() {
+	local n rc
+	for n in 1 2 3 4 5; do
+		run "$@"
+		rc=$?
+		{ [ "$rc" = 75 ] && [ "$stopped" = 0 ]; } || return "$rc"
+		echo "mmds: its lock is held by a live process; trying again in 60 s ($n/5)" >&2
+		sleep 60
+	done
+	return "$rc"
+}`
+
+// slurmSeconds converts a Slurm time limit (minutes, minutes:seconds,
+// hours:minutes:seconds, days-hours[:minutes[:seconds]]) to seconds.
+func slurmSeconds(v string) (int, bool) {
+	days, rest, hasDays := strings.Cut(v, "-")
+	if !hasDays {
+		days, rest = "0", v
+	}
+	d, err := strconv.Atoi(days)
+	if err != nil {
+		return 0, false
+	}
+	var f []int
+	for part := range strings.SplitSeq(rest, ":") {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return 0, false
+		}
+		f = append(f, n)
+	}
+	var secs int
+	switch {
+	case hasDays: // days-hours[:minutes[:seconds]]
+		f = append(f, 0, 0)
+		secs = f[0]*3600 + f[1]*60 + f[2]
+	case len(f) == 1:
+		secs = f[0] * 60
+	case len(f) == 2:
+		secs = f[0]*60 + f[1]
+	default:
+		secs = f[0]*3600 + f[1]*60 + f[2]
+	}
+	return d*86400 + secs, true
+}
+
 const submitScript = `#!/bin/sh
-# Submits the training array, then the merge job, which runs only if every
-# array task succeeded (afterok) and is cancelled if one failed. Prints both
-# job ids. With --wait, returns when the merge job has left the queue: 0 if it
+# Submits the training array, then the merge job, which runs when every array
+# task has ended, whatever its state (afterany), and trains what the tasks
+# left. Prints both job ids. With --wait, returns when the merge job has left the queue: 0 if it
 # completed, 1 otherwise.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 array=$(sbatch --parsable "$here/train.sbatch")
 array=${array%%;*}
 echo "training array: job $array"
-merge=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency="afterok:$array" "$here/merge.sbatch")
+merge=$(sbatch --parsable --dependency="afterany:$array" "$here/merge.sbatch")
 merge=${merge%%;*}
-echo "merge, verify and plot: job $merge (after $array succeeds)"
+echo "merge, verify and plot: job $merge (after $array ends)"
 if [ "${1:-}" = --wait ]; then
-	# Poll once a second (sbatch --wait backs off to half a minute, and
-	# returns 0 for a job cancelled because a training task failed).
+	# Poll once a second (sbatch --wait backs off to half a minute).
 	while squeue -h -j "$merge" 2>/dev/null | grep -q .; do sleep 1; done
 	state=$(scontrol show job "$merge" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
 	echo "merge job $merge: ${state:-state unknown}"

@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func testPlan(dir string) SlurmPlan {
@@ -29,7 +31,8 @@ func TestSlurmPlanWrite(t *testing.T) {
 	train, _ := os.ReadFile(filepath.Join(dir, TrainScript))
 	for _, want := range []string{
 		"#SBATCH --array=1-4%3", "#SBATCH --cpus-per-task=2", "#SBATCH --time=01:30:00",
-		"#SBATCH --chdir=" + dir, "'/data/run one'", "--shard slurm --workers \"${SLURM_CPUS_PER_TASK:-1}\"",
+		"#SBATCH --chdir=" + dir, "'/data/run one'", "--shard slurm/4 --workers \"${SLURM_CPUS_PER_TASK:-1}\"",
+		"#SBATCH --requeue", "#SBATCH --signal=B:USR1@120", "scontrol requeue",
 	} {
 		if !strings.Contains(string(train), want) {
 			t.Errorf("train.sbatch lacks %q:\n%s", want, train)
@@ -38,6 +41,10 @@ func TestSlurmPlanWrite(t *testing.T) {
 	merge, _ := os.ReadFile(filepath.Join(dir, MergeScript))
 	if strings.Contains(string(merge), "--array") || strings.Count(string(merge), "/opt/mmds/bin/mmds") != 2 {
 		t.Errorf("merge.sbatch:\n%s", merge)
+	}
+	submit, _ := os.ReadFile(filepath.Join(dir, SubmitScript))
+	if !strings.Contains(string(submit), "--dependency=\"afterany:$array\"") {
+		t.Errorf("submit.sh does not run the merge after any end of the array:\n%s", submit)
 	}
 	// Every script is valid bash.
 	for _, p := range paths {
@@ -82,5 +89,32 @@ func TestSlurmPlanValidate(t *testing.T) {
 	}
 	if err := testPlan(dir).Validate(); err != nil {
 		t.Errorf("valid plan: %v", err)
+	}
+}
+
+// The scripts' wrapper forwards SIGTERM to mmds and returns its status, 75,
+// without retrying; exit 75 without a signal (a held lock) is retried.
+func TestScriptPreludeSignals(t *testing.T) {
+	fake := `sh -c 'trap "exit 75" TERM; sleep 5 >/dev/null 2>&1 & wait'`
+	cmd := exec.Command("bash", "-c", scriptPrelude+"\nretry "+fake+"\necho rc=$? stopped=$stopped")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	start := time.Now()
+	cmd.Wait()
+	if got := strings.TrimSpace(out.String()); got != "rc=75 stopped=1" || time.Since(start) > 3*time.Second {
+		t.Errorf("after SIGTERM: %q in %v; want rc=75 stopped=1 at once", got, time.Since(start))
+	}
+}
+
+func TestSlurmSeconds(t *testing.T) {
+	for v, want := range map[string]int{"30": 1800, "5:30": 330, "02:00:00": 7200, "1-0": 86400, "1-02:03": 93780, "0-00:00:10": 10} {
+		if got, ok := slurmSeconds(v); !ok || got != want {
+			t.Errorf("slurmSeconds(%q) = %d, %v; want %d", v, got, ok, want)
+		}
 	}
 }

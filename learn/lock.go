@@ -1,0 +1,369 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+)
+
+// The writers of a results directory exclude each other with flock(2):
+//
+//	DIR/.lock               the run's lock: held exclusively by a whole-run writer
+//	                        (Sweep without Config.Shard, which also merges), shared by
+//	                        every shard writer
+//	DIR/.lock-shard-i-of-n  shard i of n's own lock, held exclusively by its writer
+//	DIR/points/shards       the shard count n the directory is bound to
+//
+// so a whole run excludes every shard and every shard the whole run, shards
+// of one run exclude only a second writer of the same shard, and shards of a
+// different count are refused (their thresholds overlap). The kernel releases
+// a flock however its holder exits, so a killed holder's lock is free at once.
+// Lock files are never unlinked: release is close. (Unlinking before release
+// lets a newcomer lock a fresh file of the same name while the old holder
+// still holds the unlinked one: two writers.)
+//
+// A lock file holds its holder's record, "pid N on HOST since TIME": advisory,
+// for messages only. Release clears it, so a record found when taking a lock
+// is that of a holder that died. Lock files are opened without following
+// symbolic links and must be regular files with one link; anything else, or
+// content that is not such a record, is refused (ErrLockFile) rather than
+// overwritten.
+
+// ErrLockFile reports a lock path that is not mmds's own lock file: a
+// symbolic link, a directory or device, a file with other hard links, or one
+// holding something other than a holder record.
+var ErrLockFile = errors.New("learn: not an mmds lock file")
+
+// ErrLayout reports a shard of a different shard count than the one the
+// results directory is bound to (LayoutFile).
+var ErrLayout = errors.New("learn: shard layout")
+
+// LayoutFile is the path, relative to a results directory, of the shard count
+// its shards were started with.
+var LayoutFile = filepath.Join("points", "shards")
+
+const (
+	runLockFile = ".lock"
+	// maxRecord bounds a holder record; a longer file is not mmds's.
+	maxRecord = 256
+	// A lock is tried lockTries times, lockRetry apart, before it counts
+	// as held: a neighbour's liveness probe (ShardAlive) holds it for
+	// microseconds.
+	lockTries = 10
+	lockRetry = 20 * time.Millisecond
+)
+
+// shardLockFile is shard sh's own lock file.
+func shardLockFile(sh cluster.Shard) string {
+	return fmt.Sprintf(".lock-shard-%d-of-%d", sh.Index, sh.Count)
+}
+
+// Lock is a held lock on a results directory: the whole run's, or one
+// shard's.
+type Lock struct {
+	run *os.File // DIR/.lock
+	own *os.File // the file holding this writer's record: run, or the shard's lock
+	// TookOver describes the holder of a lock that died without releasing
+	// it ("" if there was none): pid, host and start time.
+	TookOver string
+}
+
+// Lock takes the lock of the whole run (sh not sharded) or of shard sh on the
+// directory, which must exist. A lock held by a live process is an error
+// wrapping ErrLocked that names the holder; a lock path that is not mmds's
+// lock file, ErrLockFile; a shard of another count than the directory's,
+// ErrLayout.
+func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
+	runPath := d.Path(runLockFile)
+	run, err := openLock(runPath, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if sh.Sharded() {
+		how = syscall.LOCK_SH
+	}
+	if err := flock(run, how); err != nil {
+		defer run.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("learn: lock %s: %w", runPath, err)
+		}
+		if holder := holderOf(run); holder != "" {
+			return nil, fmt.Errorf("%w: %s is being trained as a whole or merged by another mmds train (%s; lock %s); wait for it, or stop it",
+				ErrLocked, d, holder, runPath)
+		}
+		return nil, fmt.Errorf("%w: %s is being trained by shards (%s); wait for them to finish, or stop them", ErrLocked, d, d.liveShards())
+	}
+	l := &Lock{run: run, own: run}
+	if sh.Sharded() {
+		if err := d.bindLayout(sh); err != nil {
+			l.Unlock()
+			return nil, err
+		}
+		path := d.Path(shardLockFile(sh))
+		own, err := openLock(path, os.O_RDWR|os.O_CREATE)
+		if err != nil {
+			l.Unlock()
+			return nil, err
+		}
+		if err := flock(own, syscall.LOCK_EX); err != nil {
+			holder := holderOf(own)
+			own.Close()
+			l.Unlock()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				if holder == "" {
+					holder = "holder unknown"
+				}
+				return nil, fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
+					ErrLocked, sh, d, holder, path)
+			}
+			return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+		}
+		l.own = own
+	}
+	old, err := readRecord(l.own)
+	if err != nil {
+		l.own.Close()
+		if l.own != l.run {
+			l.run.Close()
+		}
+		return nil, err
+	}
+	l.TookOver = old
+	host, _ := os.Hostname()
+	rec := fmt.Sprintf("pid %d on %s since %s\n", os.Getpid(), hostOK.ReplaceAllString(host, "_"), time.Now().UTC().Format(time.RFC3339))
+	if err := l.own.Truncate(0); err == nil { // advisory: a failed write leaves the lock held all the same
+		_, _ = l.own.WriteAt([]byte(rec), 0)
+	}
+	return l, nil
+}
+
+// Unlock clears the holder record and releases the lock. It keeps the lock
+// files (see above).
+func (l *Lock) Unlock() error {
+	if l == nil || l.run == nil {
+		return nil
+	}
+	var err error
+	if l.own != l.run {
+		_ = l.own.Truncate(0)
+		err = l.own.Close()
+	} else {
+		_ = l.run.Truncate(0)
+	}
+	if e := l.run.Close(); err == nil {
+		err = e
+	}
+	l.run, l.own = nil, nil
+	return err
+}
+
+// ShardAlive reports whether a process holds shard sh's lock on the
+// directory: whether that shard is being trained now. It takes the lock
+// shared for an instant when it is free, which Lock's retries absorb.
+func (d Dir) ShardAlive(sh cluster.Shard) (bool, error) {
+	f, err := openLock(d.Path(shardLockFile(sh)), os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil // never started
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = flockOnce(f, syscall.LOCK_SH)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("learn: lock %s: %w", f.Name(), err)
+	}
+	return false, nil // closing f releases the probe
+}
+
+// liveShards names the shards whose locks are held, for a message.
+func (d Dir) liveShards() string {
+	paths, _ := filepath.Glob(d.Path(".lock-shard-*-of-*"))
+	var live []string
+	for _, p := range paths {
+		var sh cluster.Shard
+		if _, err := fmt.Sscanf(filepath.Base(p), ".lock-shard-%d-of-%d", &sh.Index, &sh.Count); err != nil {
+			continue
+		}
+		if ok, _ := d.ShardAlive(sh); ok {
+			live = append(live, "shard "+sh.String())
+		}
+	}
+	switch {
+	case len(live) == 0:
+		return "shards unknown"
+	case len(live) > 4:
+		return strings.Join(live[:4], ", ") + fmt.Sprintf(" and %d more", len(live)-4)
+	}
+	return strings.Join(live, ", ")
+}
+
+// openLock opens a lock file without following a symbolic link and checks
+// that it is a regular file with one link.
+func openLock(path string, flag int) (*os.File, error) {
+	// O_NONBLOCK: opening a planted FIFO must not hang.
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%w: %s is a symbolic link; remove it (mmds creates its own lock files)", ErrLockFile, path)
+	case errors.Is(err, syscall.EISDIR):
+		return nil, fmt.Errorf("%w: %s is a directory; remove it", ErrLockFile, path)
+	case err != nil:
+		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a regular file (%v); remove it", ErrLockFile, path, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s has %d hard links, so it may be another file; remove it", ErrLockFile, path, st.Nlink)
+	}
+	return f, nil
+}
+
+// flock takes the lock without blocking, retrying briefly while it is held.
+func flock(f *os.File, how int) error {
+	for try := 1; ; try++ {
+		err := flockOnce(f, how)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || try == lockTries {
+			return err
+		}
+		time.Sleep(lockRetry)
+	}
+}
+
+func flockOnce(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+var (
+	// record matches a holder record; legacy lock files held a bare pid.
+	record    = regexp.MustCompile(`^(?:pid ([0-9]{1,10}) on ([A-Za-z0-9._-]{1,253}) since ([0-9TZ:+-]{1,40})|([0-9]{1,10}))\n?$`)
+	hostOK    = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+	errRecord = errors.New("not a holder record")
+)
+
+// parseRecord returns the holder a lock file's bytes describe, rebuilt from
+// the fields of a valid record ("" for an empty file).
+func parseRecord(b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", nil
+	}
+	m := record.FindSubmatch(b)
+	switch {
+	case m == nil:
+		return "", errRecord
+	case m[4] != nil:
+		return "pid " + string(m[4]), nil
+	}
+	return fmt.Sprintf("pid %s on %s since %s", m[1], m[2], m[3]), nil
+}
+
+// readRecord reads the holder record of a lock file this process holds.
+func readRecord(f *os.File) (string, error) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxRecord+1))
+	if err != nil {
+		return "", fmt.Errorf("learn: lock %s: %w", f.Name(), err)
+	}
+	s, err := parseRecord(b)
+	if err != nil || len(b) > maxRecord {
+		return "", fmt.Errorf("%w: %s holds something other than mmds's holder record (%d bytes or more); remove it if no mmds train is using the directory",
+			ErrLockFile, f.Name(), len(b))
+	}
+	return s, nil
+}
+
+// holderOf describes the holder of a lock held by another process, "" when
+// its record is empty or not a record.
+func holderOf(f *os.File) string {
+	b, _ := io.ReadAll(io.NewSectionReader(f, 0, maxRecord+1))
+	s, err := parseRecord(b)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// bindLayout binds the directory to sh's shard count on first use (LayoutFile,
+// created with link(2) so that concurrent first shards agree) and refuses a
+// shard of another count.
+func (d Dir) bindLayout(sh cluster.Shard) error {
+	path := d.Path(LayoutFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("learn: results directory: %w", err)
+	}
+	for range 3 {
+		n, err := readLayout(path)
+		if err == nil {
+			if n != sh.Count {
+				return fmt.Errorf("%w: %s was sharded %d ways (%s); shard %v cannot join: use --shard i/%d, or finish the run without --shard",
+					ErrLayout, d, n, path, sh, n)
+			}
+			return nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		f, err := os.CreateTemp(filepath.Dir(path), ".shards-*.tmp")
+		if err != nil {
+			return fmt.Errorf("learn: %w", err)
+		}
+		_, err = f.WriteString(strconv.Itoa(sh.Count) + "\n")
+		if e := f.Close(); err == nil {
+			err = e
+		}
+		if err == nil {
+			err = os.Link(f.Name(), path)
+		}
+		os.Remove(f.Name())
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("learn: %w", err)
+		}
+	}
+	return fmt.Errorf("%w: %s keeps changing", ErrLayout, path)
+}
+
+// readLayout reads the shard count of LayoutFile.
+func readLayout(path string) (int, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return 0, fmt.Errorf("%w: %s is a symbolic link; remove it", ErrLayout, path)
+		}
+		return 0, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 16))
+	if err != nil {
+		return 0, fmt.Errorf("learn: %s: %w", path, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(string(b), "\n"))
+	if err != nil || n < 1 || n > cluster.MaxShards {
+		return 0, fmt.Errorf("%w: %s does not hold a shard count in [1, %d]; remove it if no shard is running", ErrLayout, path, cluster.MaxShards)
+	}
+	return n, nil
+}

@@ -1,0 +1,236 @@
+package learn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/cluster"
+)
+
+var whole = cluster.Shard{}
+
+func shard(i, n int) cluster.Shard { return cluster.Shard{Index: i, Count: n} }
+
+// TestLockExclusion: the whole run excludes every shard and vice versa,
+// shards of one run exclude only their twin, shards of another count are
+// refused, and a released lock can be taken again.
+func TestLockExclusion(t *testing.T) {
+	d := Dir(t.TempDir())
+	l, err := d.Lock(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Lock(whole); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("second whole-run writer: %v, want ErrLocked naming the holder", err)
+	}
+	if _, err := d.Lock(shard(1, 2)); !errors.Is(err, ErrLocked) {
+		t.Errorf("shard beside a whole-run writer: %v, want ErrLocked", err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	s1, err := d.Lock(shard(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Lock(shard(1, 2)); !errors.Is(err, ErrLocked) {
+		t.Errorf("two writers of shard 1/2: %v, want ErrLocked", err)
+	}
+	s2, err := d.Lock(shard(2, 2))
+	if err != nil {
+		t.Fatalf("shard 2/2 beside shard 1/2: %v", err)
+	}
+	if _, err := d.Lock(whole); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "shard 1/2, shard 2/2") {
+		t.Errorf("whole-run writer beside shards: %v, want ErrLocked naming both shards", err)
+	}
+	if _, err := d.Lock(shard(1, 3)); !errors.Is(err, ErrLayout) {
+		t.Errorf("shard 1/3 beside shards of 2: %v, want ErrLayout", err)
+	}
+	for sh, want := range map[cluster.Shard]bool{shard(1, 2): true, shard(2, 2): true, shard(1, 3): false} {
+		if alive, err := d.ShardAlive(sh); err != nil || alive != want {
+			t.Errorf("ShardAlive(%v) = %v, %v; want %v", sh, alive, err, want)
+		}
+	}
+	s1.Unlock()
+	s2.Unlock()
+	if alive, _ := d.ShardAlive(shard(1, 2)); alive {
+		t.Error("a released shard is alive")
+	}
+	// The layout binds the directory after its shards are gone too.
+	if _, err := d.Lock(shard(3, 3)); !errors.Is(err, ErrLayout) {
+		t.Errorf("shard 3/3 after shards of 2: %v, want ErrLayout", err)
+	}
+	l, err = d.Lock(whole)
+	if err != nil || l.TookOver != "" {
+		t.Fatalf("whole run after clean releases: %v, took over %q", err, l.TookOver)
+	}
+	l.Unlock()
+	// Release keeps the lock files, emptied.
+	for _, f := range []string{runLockFile, shardLockFile(shard(1, 2))} {
+		if b, err := os.ReadFile(d.Path(f)); err != nil || len(b) != 0 {
+			t.Errorf("%s after release: %q, %v; want an empty file", f, b, err)
+		}
+	}
+}
+
+// TestLockFileRefused: a lock path that is not mmds's lock file is neither
+// followed, nor truncated, nor echoed.
+func TestLockFileRefused(t *testing.T) {
+	secret := []byte("password=hunter2\n")
+	for _, c := range []struct {
+		name string
+		sh   cluster.Shard
+		make func(d Dir, target string) error
+	}{
+		{"symlink", whole, func(d Dir, target string) error { return os.Symlink(target, d.Path(runLockFile)) }},
+		{"dangling symlink", whole, func(d Dir, target string) error {
+			return os.Symlink(target+".none", d.Path(runLockFile))
+		}},
+		{"shard symlink", shard(1, 2), func(d Dir, target string) error {
+			return os.Symlink(target, d.Path(shardLockFile(shard(1, 2))))
+		}},
+		{"hard link", whole, func(d Dir, target string) error { return os.Link(target, d.Path(runLockFile)) }},
+		{"foreign content", whole, func(d Dir, target string) error {
+			return os.WriteFile(d.Path(runLockFile), secret, 0o644)
+		}},
+		{"directory", whole, func(d Dir, target string) error { return os.Mkdir(d.Path(runLockFile), 0o755) }},
+		{"fifo", whole, func(d Dir, target string) error { return syscall.Mkfifo(d.Path(runLockFile), 0o644) }},
+		{"layout symlink", shard(1, 2), func(d Dir, target string) error {
+			os.MkdirAll(d.Path("points"), 0o755)
+			return os.Symlink(target, d.Path(LayoutFile))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := Dir(t.TempDir())
+			target := filepath.Join(t.TempDir(), "target")
+			if err := os.WriteFile(target, secret, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.make(d, target); err != nil {
+				t.Fatal(err)
+			}
+			l, err := d.Lock(c.sh)
+			if err == nil {
+				l.Unlock()
+				t.Fatal("locked")
+			}
+			if !errors.Is(err, ErrLockFile) && !errors.Is(err, ErrLayout) {
+				t.Errorf("%v: want ErrLockFile or ErrLayout", err)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the message echoes the file: %v", err)
+			}
+			if b, _ := os.ReadFile(target); !bytes.Equal(b, secret) {
+				t.Errorf("the target now holds %q", b)
+			}
+			if _, err := os.Stat(target + ".none"); err == nil {
+				t.Error("a dangling symlink's target was created")
+			}
+		})
+	}
+}
+
+// TestLockNeverTwoHolders: writers of one lock racing to take and release it
+// never hold it at once.
+func TestLockNeverTwoHolders(t *testing.T) {
+	d := Dir(t.TempDir())
+	var held, max, got atomic.Int32
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			sh := whole
+			if w%2 == 1 {
+				sh = shard(1, 1) // excluded by the whole run, and by its twins
+			}
+			for range 30 {
+				l, err := d.Lock(sh)
+				if errors.Is(err, ErrLocked) {
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got.Add(1)
+				if n := held.Add(1); n > max.Load() {
+					max.Store(n)
+				}
+				time.Sleep(time.Millisecond)
+				held.Add(-1)
+				if err := l.Unlock(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if max.Load() != 1 || got.Load() == 0 {
+		t.Errorf("%d acquisitions, at most %d holders at once; want 1", got.Load(), max.Load())
+	}
+}
+
+// TestLockHolderKilled: a holder killed by SIGKILL leaves its lock free (the
+// kernel releases a flock) and its record, which the next holder reports.
+func TestLockHolderKilled(t *testing.T) {
+	if dir := os.Getenv("MMDS_LOCK_HELPER"); dir != "" {
+		sh := whole
+		if os.Getenv("MMDS_LOCK_SHARD") != "" {
+			sh = shard(1, 2)
+		}
+		if _, err := Dir(dir).Lock(sh); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	for _, sh := range []cluster.Shard{whole, shard(1, 2)} {
+		d := Dir(t.TempDir())
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderKilled$")
+		cmd.Env = append(os.Environ(), "MMDS_LOCK_HELPER="+string(d))
+		if sh.Sharded() {
+			cmd.Env = append(cmd.Env, "MMDS_LOCK_SHARD=1")
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		n, _ := out.Read(buf)
+		if !strings.HasPrefix(string(buf[:n]), "locked") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("helper: %q", buf[:n])
+		}
+		if _, err := d.Lock(sh); !errors.Is(err, ErrLocked) {
+			t.Errorf("%v held by a live process: %v, want ErrLocked", sh, err)
+		}
+		if alive, _ := d.ShardAlive(shard(1, 2)); alive != sh.Sharded() {
+			t.Errorf("ShardAlive with %v held by a live process: %v", sh, alive)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		l, err := d.Lock(sh)
+		if err != nil {
+			t.Fatalf("%v after its holder was killed: %v", sh, err)
+		}
+		if want := fmt.Sprintf("pid %d on ", cmd.Process.Pid); !strings.HasPrefix(l.TookOver, want) {
+			t.Errorf("took over %q; want %q…", l.TookOver, want)
+		}
+		l.Unlock()
+	}
+}
