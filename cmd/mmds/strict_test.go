@@ -215,7 +215,7 @@ func TestNonRegularInputs(t *testing.T) {
 		{"FIFO points", []string{"certify", "--model", bm, "--points", fifoPoints}, "named pipe"},
 		{"/dev/zero privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", "/dev/zero"}, "character device"},
 		{"/dev/zero model", []string{"certify", "--model", "/dev/zero", "--d", "0.15", "--privatizer", fixtures + "channel-pass.json"}, "character device"},
-		{"directory privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", dir}, "directory"},
+		{"directory privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", dir}, "a folder"},
 		{"FIFO certificate", []string{"certify", "--check", cert}, "named pipe"},
 	} {
 		code, out, errs := runCLIQuick(t, time.Second, c.args...)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/mmds-project/mmds/internal/safefile"
+
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -57,33 +59,14 @@ func Target(path string) (string, error) {
 			return "", unwrapPath(err)
 		}
 		if !rfi.Mode().IsRegular() {
-			return "", errorf(ErrTarget, "is a symbolic link to %s, not to a regular file", what(rfi.Mode()))
+			return "", errorf(ErrTarget, "is a symbolic link to %s, not to a regular file", safefile.Describe(rfi.Mode()))
 		}
 		return res, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return "", errorf(ErrTarget, "is %s, not a regular file", what(fi.Mode()))
+		return "", errorf(ErrTarget, "is %s, not a regular file", safefile.Describe(fi.Mode()))
 	}
 	return path, nil
-}
-
-// what names a file mode for people.
-func what(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }
 
 // unwrapPath drops the *fs.PathError around err: its path is usually one

@@ -102,7 +102,7 @@ func ReadKind(dir string) (Kind, error) {
 		return "", unwrapPath(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", errorf(ErrKind, "%s is %s, not a marker file", path, what(fi.Mode()))
+		return "", errorf(ErrKind, "%s is %s, not a marker file", path, safefile.Describe(fi.Mode()))
 	}
 	// Read through safefile: the marker is opened without blocking and
 	// checked to be a regular file on the open descriptor itself.
@@ -150,7 +150,7 @@ func CheckFolder(dir string, k Kind) error {
 		return unwrapPath(err)
 	}
 	if !fi.IsDir() {
-		return errorf(ErrTarget, "is %s, not a folder", what(fi.Mode()))
+		return errorf(ErrTarget, "is %s, not a folder", safefile.Describe(fi.Mode()))
 	}
 	got, err := ReadKind(dir)
 	if err != nil {

@@ -115,7 +115,7 @@ func Describe(m fs.FileMode) string {
 	case m.IsRegular():
 		return "a regular file"
 	case m.IsDir():
-		return "a directory"
+		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:

@@ -40,7 +40,7 @@ func TestRead(t *testing.T) {
 		{empty, ``, 100, true},
 		{reg, `has 8 bytes, more than the 7 allowed`, 7, false},
 		{fifo, `is a named pipe (FIFO), not a regular file`, 100, false},
-		{dir, `is a directory, not a regular file`, 100, false},
+		{dir, `is a folder, not a regular file`, 100, false},
 		{"/dev/zero", `is a character device, not a regular file`, 100, false},
 		{filepath.Join(dir, "none"), `does not exist`, 100, false},
 	} {
