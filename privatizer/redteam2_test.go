@@ -1,0 +1,47 @@
+package privatizer_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
+)
+
+// A float64 network whose layer-1 unit z = (1 + 2⁻⁴⁰)x − 1 is exactly 2⁻⁴⁰
+// at x = 1: the region walk rounds it to 0 (|z| ≤ zeroTol·Σ|terms| = 2e-12)
+// and so never sees the next layer's −2⁴⁰ weight, while Eval (and any
+// float64 runtime) computes k(1, r) = relu(0.537 − 1) = 0. The released
+// channel is F = 1 − X (adversary loss 0), but the certified one is
+// net-pass's p0 = 1, p1 = 0.537 (adversary loss 0.29, the optimum at
+// D = 0.15): a leaking privatizer certified PASS.
+func TestRedTeam2ZeroTolHidesUnit(t *testing.T) {
+	eps := math.Ldexp(1, -40)
+	m := &network.Network{
+		Name:      "leak",
+		Inputs:    []string{"x", "r"},
+		Precision: network.Float64,
+		Layers: []network.Layer{
+			{W: [][]float64{{-0.463, 0}, {1 + eps, 0}}, B: []float64{1, -1}, Act: network.ReLU},
+			{W: [][]float64{{1, -math.Ldexp(1, 40)}}, B: []float64{0}, Act: network.ReLU},
+		},
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := privatizer.NetworkBinaryLosses(t.Context(), m, mip.PaperBinary(), privatizer.DefaultTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := range 2 {
+		// k(x, ·) is constant in r: E_R[k(x, R)] = k(x, 0).
+		want := m.Eval(float64(x), 0)
+		if got := r.Rows[x].Mean; math.Abs(got-want) > r.Bound+1e-9 {
+			t.Errorf("x = %d: certified E_R[k] = %v ± %g, but k(%d, r) = %v for every r (the function that runs)", x, got, r.Bound, x, want)
+		}
+	}
+	if r.Losses.MinAdv > 0.01 {
+		t.Errorf("certified min adversary loss %v, but the network releases F = 1 − X (loss 0)", r.Losses.MinAdv)
+	}
+}
