@@ -1,6 +1,7 @@
 package network
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -53,6 +54,9 @@ func TestRedTeam2GemmAlphaHidesOverflow(t *testing.T) {
 		}
 	}
 	e, err := m.Expect(t.Context(), 1, DefaultTol)
+	if errors.Is(err, ErrPrecision) {
+		return // cannot certify: never a pass
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
