@@ -193,7 +193,7 @@ func (m *Network) crossCheck(x, a, b, wp float64, sampled bool, at func(r float6
 		}
 		wv := at(r)
 		if tol := (wp + d + 4*u64*(math.Abs(wv)+math.Abs(k))) * (1 + 0x1p-40); !(math.Abs(wv-k) <= tol) {
-			return 0, fmt.Errorf("%w: network %s: at (x, r) = (%g, %g) the region walk gives k = %.17g, the forward pass %.17g: more apart than their rounding bounds (%.3g)", ErrPrecision, m.Name, x, r, wv, k, tol)
+			return 0, fmt.Errorf("%w: %v network %s: at (x, r) = (%g, %g) the region walk gives k = %.17g, the forward pass %.17g: more apart than their rounding bounds (%.3g)", ErrPrecision, m.Precision, m.Name, x, r, wv, k, tol)
 		}
 	}
 	return dmax, nil
@@ -203,7 +203,7 @@ func (m *Network) crossCheck(x, a, b, wp float64, sampled bool, at func(r float6
 // sign cannot be known moves k by more than the expectation may.
 func (m *Network) walkTol(e Expectation, x, tol float64) error {
 	if e.Walk > tol {
-		return fmt.Errorf("%w: network %s: E_R[k(%g, R)]: the region walk's rounding bound %.3g (a unit whose sign float64 cannot decide, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Name, x, e.Walk, tol)
+		return fmt.Errorf("%w: %v network %s: E_R[k(%g, R)]: the region walk's float64 rounding bound %.3g (a unit whose sign cannot be decided, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Precision, m.Name, x, e.Walk, tol)
 	}
 	return nil
 }

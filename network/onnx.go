@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/network/internal/onnxpb"
 )
 
@@ -71,7 +72,7 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 	}
 	for i, n := range g.GetNode() {
 		if err := checkAttrs(n); err != nil {
-			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), clip(n.GetOpType()), err)
+			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())), err)
 		}
 	}
 	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
@@ -179,7 +180,7 @@ func checkSSA(g *onnxpb.GraphProto) error {
 		}
 	}
 	for i, n := range g.GetNode() {
-		where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), clip(n.GetOpType()))
+		where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())))
 		for _, in := range n.GetInput() {
 			if _, ok := defined[in]; in != "" && !ok {
 				return fmt.Errorf("%s reads %q, which no graph input, initializer or earlier node defines", where, clip(in))
@@ -272,15 +273,15 @@ type onnxChain struct {
 
 func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	op := n.GetOpType()
-	where := fmt.Sprintf("node %d (%q, op %s)", i, n.GetName(), op)
+	where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), safefile.Path(clip(op)))
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return c.bad("%s: operator domain %q is not supported; supported: %s of the default domain", where, d, strings.Join(supportedOps, ", "))
+		return c.bad("%s: operator domain %q is not supported; supported: %s of the default domain", where, clip(d), strings.Join(supportedOps, ", "))
 	}
 	if op == "Constant" {
 		return nil
 	}
 	if !onnxSupported(op) {
-		return c.bad("%s: operator %s is not supported; supported: %s", where, op, strings.Join(supportedOps, ", "))
+		return c.bad("%s: operator %s is not supported; supported: %s", where, safefile.Path(clip(op)), strings.Join(supportedOps, ", "))
 	}
 	ins, outs := n.GetInput(), n.GetOutput()
 	if len(outs) < 1 {

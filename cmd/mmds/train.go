@@ -314,7 +314,7 @@ func (b *trainBar) update(p learn.Progress) {
 func (b *trainBar) line(p learn.Progress) {
 	now := time.Now()
 	if p.TookOverLock != "" {
-		fmt.Fprintf(b.lines, "mmds train: took over a stale lock (%s)\n", p.TookOverLock)
+		_ = sayf(b.lines, "mmds train: took over a stale lock (%s)", p.TookOverLock)
 		return
 	}
 	if !p.Done && now.Sub(b.last) < progressEvery {
