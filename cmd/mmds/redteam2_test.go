@@ -54,3 +54,25 @@ func TestRedTeam2PathsInMessagesEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A CSV points row whose path holds a control character is refused before
+// any file is read (exit 2), the message one line with the path escaped;
+// so is the CSV output of a table with such a name.
+func TestPointsControlCharactersRefused(t *testing.T) {
+	bm := binaryModelFile(t)
+	dir := t.TempDir()
+	pts := writeTestFile(t, dir, "pts.csv", "0.15,a\x1b[2Jb.json\n")
+	code, _, errs := runCLI(t, "certify", "--model", bm, "--points", pts)
+	if code != 2 || strings.ContainsRune(errs, '\x1b') || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `a\x1b[2Jb.json`) {
+		t.Errorf("exit %d, stderr %q; want 2 and one escaped line", code, errs)
+	}
+	body, err := os.ReadFile(filepath.Join(fixtures, "channel-fail.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := writeTestFile(t, dir, "c\x1b[2Jd.json", string(body))
+	_, out, _ := runCLI(t, "certify", "--model", bm, "--privatizer", name, "--d", "0.15", "--format", "csv")
+	if strings.ContainsRune(out, '\x1b') || !strings.Contains(out, `c\x1b[2Jd.json`) {
+		t.Errorf("CSV output carries the name raw: %q", out)
+	}
+}
