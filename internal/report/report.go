@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -90,7 +91,9 @@ func (g *Grid) RenderTable(w io.Writer) error {
 	return nil
 }
 
-// printable returns a copy of g with every string escaped.
+// printable returns a copy of g with every string escaped; the title and
+// the notes keep their own line breaks (mmds writes them), each line
+// escaped.
 func (g *Grid) printable() *Grid {
 	esc := func(ss []string) []string {
 		out := make([]string, len(ss))
@@ -99,7 +102,11 @@ func (g *Grid) printable() *Grid {
 		}
 		return out
 	}
-	c := &Grid{Title: safefile.Printable(g.Title), Header: esc(g.Header), Notes: esc(g.Notes)}
+	lines := func(s string) string { return strings.Join(esc(strings.Split(s, "\n")), "\n") }
+	c := &Grid{Title: lines(g.Title), Header: esc(g.Header)}
+	for _, n := range g.Notes {
+		c.Notes = append(c.Notes, lines(n))
+	}
 	for _, r := range g.Rows {
 		c.Rows = append(c.Rows, esc(r))
 	}
