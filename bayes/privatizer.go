@@ -34,26 +34,24 @@ type Privatizer struct {
 	// error wrapping network.ErrTooComplex past maxFaces. The Gaussian
 	// certificate needs it.
 	Faces func(box network.Box, maxFaces int) ([]network.Face, error)
-	// Rounding, when not nil, collects the float32 forward error bound of
-	// every evaluation of K (set by FromNetwork for a float32 network).
+	// Rounding, when not nil, collects the forward error bound of every
+	// evaluation of K (set by FromNetwork: a runtime's k, in float32 or in
+	// float64 summed in another order, is within it of K's).
 	Rounding *network.Rounding
 }
 
 // FromNetwork returns the privatizer computed by network n (package
 // network), the one place a network becomes a Privatizer: K evaluates n
 // with its inputs in the order n declares, Kinks are where its ReLU units
-// switch, and PiecewiseLinear is n's. For a float32 network K also records
-// the forward error bound δ(x, r) of every evaluation in Rounding (see
-// network.Network.EvalBound); an evaluation beyond float32's range returns
+// switch, and PiecewiseLinear is n's. K also records the forward error bound
+// δ(x, r) of every evaluation in Rounding (see network.Network.EvalBound),
+// in both precisions; an evaluation beyond the precision's range returns
 // NaN, which the certificates refuse, and leaves its error in Rounding.
 func FromNetwork(n *network.Network) (Privatizer, error) {
 	if err := n.Validate(); err != nil {
 		return Privatizer{}, fmt.Errorf("bayes: %w", err)
 	}
-	k := Privatizer{Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear()}
-	if n.Precision == network.Float32 {
-		k.Rounding = new(network.Rounding)
-	}
+	k := Privatizer{Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear(), Rounding: new(network.Rounding)}
 	if k.PiecewiseLinear {
 		k.Faces = n.Faces
 	}

@@ -22,9 +22,10 @@ import (
 //     the network's linear regions (identity/ReLU activations; others
 //     cannot be certified: an error wrapping bayes.ErrCannotCertify).
 //
-// A float32 network (network.Float32) is certified as the function a float32
-// runtime computes: on binary and finite models the rows' error bounds
-// include the forward error bound δ, and on every model a δ above
+// A network is certified as the function a runtime in its precision
+// (network.Float32 or Float64) computes: on binary and finite models the
+// rows' error bounds include the forward error bound δ, and on every model a
+// δ above
 // o.RoundingTol (absolute on binary and finite models, relative to √Var[F]
 // on the Gaussian model) is an error wrapping network.ErrPrecision.
 //
@@ -86,11 +87,11 @@ func Detect(b []byte) (Model, error) {
 	return nil, fmt.Errorf("%w: not a gauss, binary or finite model file (gauss: %v; binary: %v; finite: %v)", ErrConfig, errs[0], errs[1], errs[2])
 }
 
-// checkRounding refuses a network whose float32 error bound on P(F = 1 | x)
+// checkRounding refuses a network whose forward error bound on P(F = 1 | x)
 // exceeds the tolerance; the bound itself is already in r.Bound.
 func checkRounding(r *privatizer.NetworkLosses, o Options) error {
 	if r.Rounding > o.roundingTol() {
-		return fmt.Errorf("%w: the float32 network's P(F = 1 | x) is within %.3g of the exact one, above the tolerance %.3g", network.ErrPrecision, r.Rounding, o.roundingTol())
+		return fmt.Errorf("%w: the runtime's P(F = 1 | x) is within %.3g of the certified one (forward error bound of the network's precision), above the tolerance %.3g", network.ErrPrecision, r.Rounding, o.roundingTol())
 	}
 	return nil
 }

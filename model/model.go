@@ -92,7 +92,7 @@ type Options struct {
 	Solver *mip.SolverOptions // HiGHS settings; nil: mip.DefaultSolver()
 	Gauss  bayes.GaussQuad
 	Binary bayes.BinaryQuad
-	// RoundingTol is the largest float32 forward error bound sup δ (see
+	// RoundingTol is the largest forward error bound sup δ (see
 	// network.Network.EvalBound) a certificate accepts: absolute, on
 	// P(F = 1 | x, r), for binary and finite models; relative to the
 	// release's standard deviation √Var[F] for the Gaussian model. Above it
@@ -111,9 +111,9 @@ func (o Options) roundingTol() float64 {
 	return DefaultRoundingTol
 }
 
-// rounding checks the float32 error bound k collected during a
-// certificate against tol·scale and returns it (0 for a float64
-// privatizer).
+// rounding checks the forward error bound k collected during a
+// certificate against tol·scale and returns it (0 for a privatizer that is
+// not a network).
 func rounding(k bayes.Privatizer, tol, scale float64, what string) (float64, error) {
 	if k.Rounding == nil {
 		return 0, nil
@@ -123,7 +123,7 @@ func rounding(k bayes.Privatizer, tol, scale float64, what string) (float64, err
 		return 0, err
 	}
 	if !(d <= tol*scale) {
-		return d, fmt.Errorf("%w: the float32 network's outputs are within %.3g of the exact ones, above the tolerance %.3g %s", network.ErrPrecision, d, tol*scale, what)
+		return d, fmt.Errorf("%w: the runtime's outputs are within %.3g of the certified ones (forward error bound of the network's precision), above the tolerance %.3g %s", network.ErrPrecision, d, tol*scale, what)
 	}
 	return d, nil
 }

@@ -26,14 +26,23 @@
 // # Precision
 //
 // A Float32 network is what a float32 runtime (PyTorch, ONNX Runtime)
-// computes. EvalBound returns, with k(x, r) computed in float64, a bound
-// δ(x, r) on |k_float32 − k| valid for any summation order: per unit
+// computes, a Float64 network what a float64 runtime computes — in its own
+// summation order, not necessarily mmds's. EvalBound returns, with k(x, r)
+// computed in float64, a bound δ(x, r) on |k_rt − k| valid for any
+// summation order: per unit
 //
-//	|z_rt − z| ≤ (γ_{n+1}(u) + γ_{n+1}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
+//	|z_rt − z| ≤ (γ_{n+1+f}(u) + γ_{n+1+f}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
 //
-// γ_n = nu/(1 − nu), u = 2⁻²⁴, u' = 2⁻⁵³, e_i the bound on the unit's
-// inputs; ReLU and identity are 1-Lipschitz, the sigmoid ¼-Lipschitz and
-// tanh 1-Lipschitz, each plus a few ulps of its own. A certificate adds the
-// sup of δ over its evaluation points to its error bounds, and refuses
-// (ErrPrecision) when it exceeds its tolerance.
+// γ_n = nu/(1 − nu), u = 2⁻²⁴ or 2⁻⁵³, u' = 2⁻⁵³, e_i the bound on the
+// unit's inputs, f the extra roundings of what an ONNX reader folded (Gemm's
+// alpha and beta, Add nodes; the runtime's unscaled A·B and the bias parts
+// are range-checked); ReLU and identity are 1-Lipschitz, the sigmoid
+// ¼-Lipschitz and tanh 1-Lipschitz, each plus a few ulps of its own. A
+// certificate adds the sup of δ over its evaluation points to its error
+// bounds, and refuses (ErrPrecision) when it exceeds its tolerance.
+//
+// The region walk computes in float64 too, and carries its own bound: a
+// ReLU unit whose pre-activation is within its bound of 0 has a sign the
+// walk cannot know and is charged as flipped (Expectation.Walk); every
+// breakpoint and piece midpoint is cross-checked against the forward pass.
 package network

@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"fmt"
 	"math"
 )
 
@@ -17,10 +18,16 @@ const maxPerPanel = 1 << 16
 // Expectation is E_R[k(x, R)], R ~ N(0, 1), with a bound on its error.
 type Expectation struct {
 	Mean float64 `json:"mean"`
-	// Bound: |Mean − E_R[k(x, R)]| ≤ Bound, up to floating-point rounding.
+	// Bound: |Mean − E_R[k(x, R)]| ≤ Bound, up to the rounding of the
+	// closed forms' sum. It includes Walk.
 	Bound float64 `json:"bound"`
+	// Walk bounds |walk − k| on [−RWalk, RWalk], walk the region walk's
+	// piecewise-affine k(x, ·) and k the exact one: the float64 rounding of
+	// the walk's values and slopes, and every unit whose sign the walk could
+	// not know (|z| within its rounding bound) counted as flipped.
+	Walk float64 `json:"walk,omitempty"`
 	// Exact: k(x, ·) is piecewise linear and Mean is a sum of closed forms;
-	// Bound then covers only the continuation beyond ±RWalk:
+	// Bound then covers only Walk and the continuation beyond ±RWalk:
 	// 4·Lip·φ(16) ≈ 4e-56·Lip, Lip a bound on |∂k/∂r|.
 	Exact bool `json:"exact"`
 	// Pieces is the number of linear pieces (activation regions) walked on
@@ -32,13 +39,13 @@ type Expectation struct {
 	// breakpoints and samples.
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
-	// Rounding is the largest float32 forward error bound δ(x, r)
-	// (EvalBound) at the breakpoints and samples in [−RRound, RRound], and
-	// at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the line:
-	// 0 for a Float64 network. For a piecewise-linear network δ(x, ·) is
-	// piecewise linear and convex between breakpoints, so this is its sup
-	// over [−RRound, RRound]; the channel a float32 runtime releases is
-	// within it of Mean (up to Bound).
+	// Rounding is the largest forward error bound δ(x, r) (EvalBound, in
+	// the network's precision: a float64 runtime may sum in another order)
+	// at the breakpoints and samples in [−RRound, RRound], and at r = 0 and
+	// ±RRound, plus 2·2Φ(−RRound) for the rest of the line. For a
+	// piecewise-linear network δ(x, ·) is piecewise linear and convex
+	// between breakpoints, so this is its sup over [−RRound, RRound]; the
+	// channel a runtime releases is within it of Mean (up to Bound).
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
@@ -48,11 +55,8 @@ type Expectation struct {
 // moves E_R[k] by at most that mass (added to Rounding).
 const RRound = 8
 
-// round records δ(x, r) in e.Rounding for a Float32 network.
+// round records δ(x, r) in e.Rounding.
 func (m *Network) round(e *Expectation, x, r float64) error {
-	if m.Precision == Float64 {
-		return nil
-	}
 	if r < -RRound || r > RRound {
 		return nil
 	}
@@ -102,16 +106,13 @@ func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, erro
 	}
 	e := Expectation{Min: math.Inf(1), Max: math.Inf(-1)}
 	if len(suffix) == 0 {
-		return m.expectPL(ctx, w, x, e)
+		return m.expectPL(ctx, w, x, tol, e)
 	}
 	return m.expectSampled(ctx, w, x, tol, e)
 }
 
 // roundEnds completes e.Rounding: δ at r = 0 and ±RRound, and the tail.
 func (m *Network) roundEnds(e *Expectation, x float64) error {
-	if m.Precision == Float64 {
-		return nil
-	}
 	for _, r := range []float64{-RRound, 0, RRound} {
 		if err := m.round(e, x, r); err != nil {
 			return err
@@ -122,10 +123,17 @@ func (m *Network) roundEnds(e *Expectation, x float64) error {
 }
 
 // expectPL integrates a piecewise-linear network exactly.
-func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectation) (Expectation, error) {
+func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
 	e.Exact = true
 	var sum float64
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
+		ev, ed := w.outErr()
+		wp := (ev[0] + ed[0]*(b-a)) * (1 + 0x1p-40)
+		e.Walk = max(e.Walk, wp)
+		at := func(r float64) float64 { return v[0] + d[0]*(r-a) }
+		if _, err := m.crossCheck(x, a, b, wp, false, at); err != nil {
+			return err
+		}
 		alpha, beta := v[0]-d[0]*a, d[0]
 		lo, hi := a, b
 		if a == -RWalk {
@@ -150,12 +158,54 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectat
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
+	if err := m.walkTol(e, x, tol); err != nil {
+		return e, err
+	}
 	if err := m.roundEnds(&e, x); err != nil {
 		return e, err
 	}
 	e.Mean = sum
-	e.Bound = 4 * m.lipschitzR() * phi(RWalk)
+	e.Bound = 4*m.lipschitzR()*phi(RWalk) + e.Walk
 	return e, nil
+}
+
+// crossCheck compares the walk's k(x, ·) on the region (a, b), at(r), with
+// the forward pass at the region's start (unless it is −RWalk) and
+// midpoint: both are within their bounds (wp, and evalError's) of the exact
+// k, so a larger difference means one bound is wrong, and the certificate
+// cannot be made sound. at's own rounding is granted 4 ulps of its
+// magnitude, and, when at evaluates a smooth suffix (sampled), evalError's
+// bound once more for the suffix's float64 rounding. It returns the largest
+// evalError bound met.
+func (m *Network) crossCheck(x, a, b, wp float64, sampled bool, at func(r float64) float64) (float64, error) {
+	var dmax float64
+	for i, r := range [2]float64{a, a + (b-a)/2} {
+		if i == 0 && a == -RWalk {
+			continue
+		}
+		k, d, err := m.evalError(x, r)
+		if err != nil {
+			return 0, err
+		}
+		dmax = max(dmax, d)
+		if sampled {
+			d *= 2
+		}
+		wv := at(r)
+		if tol := (wp + d + 4*u64*(math.Abs(wv)+math.Abs(k))) * (1 + 0x1p-40); !(math.Abs(wv-k) <= tol) {
+			return 0, fmt.Errorf("%w: %v network %s: at (x, r) = (%g, %g) the region walk gives k = %.17g, the forward pass %.17g: more apart than their rounding bounds (%.3g)", ErrPrecision, m.Precision, m.Name, x, r, wv, k, tol)
+		}
+	}
+	return dmax, nil
+}
+
+// walkTol refuses a walk whose own rounding bound exceeds tol: a unit whose
+// sign cannot be known moves k by more than the expectation may.
+func (m *Network) walkTol(e Expectation, x, tol float64) error {
+	if e.Walk > tol {
+		return fmt.Errorf("%w: %v network %s: E_R[k(%g, R)]: the region walk's float64 rounding bound %.3g (a unit whose sign cannot be decided, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Precision, m.Name, x, e.Walk, tol)
+	}
+	return nil
 }
 
 // lipschitzR bounds |∂k/∂r| over all (x, r): the r column of the first
@@ -206,6 +256,26 @@ func suffixBounds(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) float64
 		s1, s2, t1, t2 = t1, t2, s1, s2
 	}
 	return s2[0]
+}
+
+// suffixLip returns a bound on how far the suffix's output moves when its
+// input moves by at most e_i in unit i: |Δz| ≤ |W|·|Δa| and |Δg(z)| ≤
+// G1·|Δz|, layer by layer; t is scratch of the suffix's width.
+func suffixLip(suffix []Layer, e, t []float64) float64 {
+	cur := append([]float64(nil), e...)
+	for _, ly := range suffix {
+		g1, _ := ly.Act.derivBounds()
+		t = t[:0]
+		for _, row := range ly.W {
+			var s float64
+			for i, wt := range row {
+				s += math.Abs(wt) * cur[i]
+			}
+			t = append(t, g1*s)
+		}
+		cur = append(cur[:0], t...)
+	}
+	return cur[0]
 }
 
 // suffixSup bounds sup|k| over all inputs: the first suffix layer's output
@@ -268,8 +338,22 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	wd := m.Width()
 	s1, s2, t1, t2 := make([]float64, wd), make([]float64, wd), make([]float64, wd), make([]float64, wd)
 	var ps []panel
+	ea, eb := make([]float64, wd), make([]float64, wd)
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
 		e.Pieces++
+		ev, ed := w.outErr()
+		for i := range ev {
+			t1[i] = ev[i] + ed[i]*(b-a)
+		}
+		// The prefix's error through the suffix (|g′| ≤ G1), and the
+		// suffix's own float64 rounding as the forward bound's there.
+		wp := suffixLip(suffix, t1[:len(ev)], s1) * (1 + 0x1p-40)
+		at := func(r float64) float64 { return suffixEval(suffix, v, d, r-a, ea, eb) }
+		dmax, err := m.crossCheck(x, a, b, wp, true, at)
+		if err != nil {
+			return err
+		}
+		e.Walk = max(e.Walk, wp+dmax)
 		m2 := suffixBounds(suffix, d, s1, s2, t1, t2)
 		vc, dc := append([]float64(nil), v...), append([]float64(nil), d...)
 		for lo := a; lo < b; {
@@ -333,10 +417,13 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
+	if err := m.walkTol(e, x, tol); err != nil {
+		return e, err
+	}
 	if err := m.roundEnds(&e, x); err != nil {
 		return e, err
 	}
-	e.Mean, e.Bound = sum, bound
+	e.Mean, e.Bound = sum, bound+e.Walk
 	return e, nil
 }
 

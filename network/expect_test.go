@@ -127,7 +127,8 @@ func TestExpectClampClosedForm(t *testing.T) {
 		}
 		mu, s := b+wx*x, math.Abs(wr)
 		want := g(mu, s) - g(mu-1, s)
-		if !e.Exact || math.Abs(e.Mean-want) > 1e-14 || e.Bound > 1e-40 {
+		// Bound is the walk's float64 rounding bound (the tail is 1e-56).
+		if !e.Exact || math.Abs(e.Mean-want) > 1e-14 || e.Bound > 1e-12 {
 			t.Errorf("x = %g: %+v, closed form %v", x, e, want)
 		}
 	}

@@ -13,11 +13,12 @@ import (
 // I/O failure): a command exits 2 on it.
 var ErrInput = errors.New("invalid privatizer")
 
-// ErrPrecision reports a float32 network whose forward error bound δ
-// (Network.EvalBound) exceeds the tolerance of a certificate: the function
-// a float32 runtime computes and the one mmds integrates may differ by more
-// than the verdict can absorb, so neither pass nor fail can be stated.
-var ErrPrecision = errors.New("cannot certify: float32 rounding error bound above tolerance")
+// ErrPrecision reports a network whose rounding error bound (the forward
+// error bound δ of Network.EvalBound, or the region walk's own bound)
+// exceeds the tolerance of a certificate, or whose runtime overflows: the
+// function a runtime computes and the one mmds integrates may differ by
+// more than the verdict can absorb, so neither pass nor fail can be stated.
+var ErrPrecision = errors.New("cannot certify: rounding error bound above tolerance")
 
 // Activation is a layer's elementwise output function.
 type Activation int
@@ -188,6 +189,10 @@ type Network struct {
 	// weights are float32 values and its evaluations carry the error bound
 	// of EvalBound.
 	Precision Precision
+	// folds, when not nil, has one entry per layer: how the file's runtime
+	// computes a layer the reader folded (ONNX's Gemm alpha and beta, Add
+	// nodes), for EvalBound.
+	folds []fold
 }
 
 // Validate reports the first problem: inputs other than one "x" and one "r",

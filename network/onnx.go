@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/network/internal/onnxpb"
 )
 
@@ -71,7 +72,7 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 	}
 	for i, n := range g.GetNode() {
 		if err := checkAttrs(n); err != nil {
-			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), clip(n.GetOpType()), err)
+			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())), err)
 		}
 	}
 	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
@@ -127,7 +128,10 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 	if outs := g.GetOutput(); len(outs) != 1 || outs[0].GetName() != c.cur {
 		return nil, bad("the graph's output must be the end of the chain of layers, %q (got %d outputs)", clip(c.cur), len(outs))
 	}
-	m.Layers = c.layers
+	if c.float32 && c.float64 {
+		return nil, bad("mixes float and double weights: a runtime refuses mixed types in one graph (export every weight as float, or every one as double)")
+	}
+	m.Layers, m.folds = c.layers, c.folds
 	m.Precision = Float64
 	if c.float32 {
 		m.Precision = Float32
@@ -176,7 +180,7 @@ func checkSSA(g *onnxpb.GraphProto) error {
 		}
 	}
 	for i, n := range g.GetNode() {
-		where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), clip(n.GetOpType()))
+		where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())))
 		for _, in := range n.GetInput() {
 			if _, ok := defined[in]; in != "" && !ok {
 				return fmt.Errorf("%s reads %q, which no graph input, initializer or earlier node defines", where, clip(in))
@@ -260,21 +264,24 @@ type onnxChain struct {
 	linear bool // cur is the output of the last layer's affine map (no activation yet)
 	// params and units count the parameters and hidden units so far.
 	params, units int64
-	// float32: some weight is a float tensor, so the network runs in float32.
-	float32 bool
+	// float32: some weight is a float tensor, so the network runs in
+	// float32; float64: some weight is a double tensor.
+	float32, float64 bool
+	// folds has one entry per layer: what the reader folded into it.
+	folds []fold
 }
 
 func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	op := n.GetOpType()
-	where := fmt.Sprintf("node %d (%q, op %s)", i, n.GetName(), op)
+	where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), safefile.Path(clip(op)))
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return c.bad("%s: operator domain %q is not supported; supported: %s of the default domain", where, d, strings.Join(supportedOps, ", "))
+		return c.bad("%s: operator domain %q is not supported; supported: %s of the default domain", where, clip(d), strings.Join(supportedOps, ", "))
 	}
 	if op == "Constant" {
 		return nil
 	}
 	if !onnxSupported(op) {
-		return c.bad("%s: operator %s is not supported; supported: %s", where, op, strings.Join(supportedOps, ", "))
+		return c.bad("%s: operator %s is not supported; supported: %s", where, safefile.Path(clip(op)), strings.Join(supportedOps, ", "))
 	}
 	ins, outs := n.GetInput(), n.GetOutput()
 	if len(outs) < 1 {
@@ -364,6 +371,11 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 	if v, ok := floatAttr(n, "alpha"); ok {
 		alpha = v
 	}
+	if alpha == 0 {
+		// The runtime still forms A·B, then 0·(A·B): NaN where A·B
+		// overflows, which W = 0 would hide.
+		return c.bad("%s: alpha = 0: the layer ignores its input (and a runtime's 0·(A·B) is NaN where A·B overflows); drop the layer's weight", where)
+	}
 	if v, ok := floatAttr(n, "beta"); ok {
 		beta = v
 	}
@@ -380,6 +392,12 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 	}
 	w := matrix(b, dims, tb != 0, alpha)
 	bias := make([]float64, len(w))
+	// The runtime computes α·(A·B) + β·C: W = α·B hides the magnitude of
+	// A·B (1/|α| times W·a) and both scalings round once more.
+	f := fold{unscale: 1, biasMag: make([]float64, len(w))}
+	if alpha != 1 {
+		f.unscale, f.ops = 1/math.Abs(alpha), f.ops+1
+	}
 	if len(cs) > 1 {
 		cv, _, err := c.tensor(where, "C", cs[1])
 		if err != nil {
@@ -388,8 +406,15 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 		if err := addBroadcast(bias, cv, beta); err != nil {
 			return c.bad("%s: bias C: %v", where, err)
 		}
+		if beta != 1 {
+			f.ops++
+		}
+	}
+	for j, v := range bias {
+		f.biasMag[j] = math.Abs(v)
 	}
 	c.push(Layer{W: w, B: bias})
+	c.folds[len(c.folds)-1] = f
 	return nil
 }
 
@@ -428,9 +453,20 @@ func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
 			return err
 		}
 	}
-	if err := addBroadcast(c.layers[len(c.layers)-1].B, v, 1); err != nil {
+	last := len(c.layers) - 1
+	if err := addBroadcast(c.layers[last].B, v, 1); err != nil {
 		return c.bad("%s: %v", where, err)
 	}
+	// The runtime adds v to the layer's output: one more rounding, and the
+	// bias parts are held apart (b = β·C + v hides their magnitudes).
+	f := &c.folds[last]
+	if f.biasMag == nil {
+		f.biasMag = make([]float64, len(c.layers[last].B))
+	}
+	for j := range f.biasMag {
+		f.biasMag[j] += math.Abs(v[min(j, len(v)-1)])
+	}
+	f.ops++
 	return nil
 }
 
@@ -490,6 +526,7 @@ func (c *onnxChain) grow(where string, dims []int64, transposed bool) error {
 
 func (c *onnxChain) push(l Layer) {
 	c.layers = append(c.layers, l)
+	c.folds = append(c.folds, fold{unscale: 1})
 	c.width = len(l.W)
 	c.linear = true
 }
@@ -571,6 +608,7 @@ func (c *onnxChain) tensor(where, what string, t *onnxpb.TensorProto) ([]float64
 		c.float32 = true
 	case onnxpb.TensorProto_DOUBLE:
 		size, stored = 8, int64(len(t.GetDoubleData()))
+		c.float64 = true
 	default:
 		return nil, nil, c.bad("%s: %s %q has data type %v: want float or double", where, what, clip(t.GetName()), onnxpb.TensorProto_DataType(t.GetDataType()))
 	}
@@ -622,8 +660,19 @@ func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.Tenso
 			tv[j*d0+i] = v[i*d1+j]
 		}
 	}
-	return &onnxpb.TensorProto{Name: t.Name, Dims: []int64{dims[1], dims[0]},
-		DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), DoubleData: tv}, nil
+	out := &onnxpb.TensorProto{Name: t.Name, Dims: []int64{dims[1], dims[0]}}
+	// The same type as the weight (float values are exact as float32), so
+	// the precision the graph runs in is unchanged.
+	if onnxpb.TensorProto_DataType(t.GetDataType()) == onnxpb.TensorProto_FLOAT {
+		out.DataType = proto.Int32(int32(onnxpb.TensorProto_FLOAT))
+		out.FloatData = make([]float32, len(tv))
+		for i, v := range tv {
+			out.FloatData[i] = float32(v)
+		}
+		return out, nil
+	}
+	out.DataType, out.DoubleData = proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), tv
+	return out, nil
 }
 
 // attrSpecs lists, per operator, the attributes ParseONNX reads and their

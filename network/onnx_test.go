@@ -52,11 +52,43 @@ func model(nodes []*onnxpb.NodeProto, inits []*onnxpb.TensorProto, in []string, 
 
 // relu(relu(xr)) → MatMul by a Constant node → Add a double bias → Tanh →
 // MatMul → Add: activations before any linear map, repeated activations,
-// constants from Constant nodes and raw double data.
+// constants from Constant nodes and raw double data. The same graph with
+// float weights and a double bias mixes types, which a runtime refuses:
+// so does ParseONNX.
 func TestONNXActivationsAndConstants(t *testing.T) {
 	w1 := &onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(),
-		T: f32Tensor("", []int64{2, 3}, 1, -2, 0.5, 3, 1, -1)}
-	data := model([]*onnxpb.NodeProto{
+		T: f64RawTensor("", []int64{2, 3}, 1, -2, 0.5, 3, 1, -1)}
+	mixed := hand(&onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(),
+		T: f32Tensor("", []int64{2, 3}, 1, -2, 0.5, 3, 1, -1)}, f32Tensor("W2", []int64{3, 1}, 0.5, -1, 2), f32Tensor("B2", []int64{1}, 0.25))
+	if _, err := ParseONNX(mixed, "mixed.onnx"); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "mixes float and double") {
+		t.Errorf("float weights with a double bias: %v, want a refusal", err)
+	}
+	data := hand(w1, f64RawTensor("W2", []int64{3, 1}, 0.5, -1, 2), f64RawTensor("B2", []int64{1}, 0.25))
+	m, err := ParseONNX(data, "hand.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Precision != Float64 {
+		t.Errorf("precision %v, want float64", m.Precision)
+	}
+	want := func(x, r float64) float64 {
+		x, r = max(x, 0), max(r, 0)
+		h := []float64{math.Tanh(x + 3*r + 0.1), math.Tanh(-2*x + r + 0.2), math.Tanh(0.5*x - r - 0.3)}
+		return 0.5*h[0] - h[1] + 2*h[2] + 0.25
+	}
+	for _, p := range [][2]float64{{0.3, 0.7}, {-1, 2}, {2, -0.5}, {1.5, 1.5}} {
+		if got := m.Eval(p[0], p[1]); !near(got, want(p[0], p[1]), 1e-12) {
+			t.Errorf("k(%v) = %v, want %v", p, got, want(p[0], p[1]))
+		}
+	}
+	if got := m.String(); got != "2→2 relu→2 relu→3 tanh→1 identity" {
+		t.Errorf("layers %s", got)
+	}
+}
+
+// hand is TestONNXActivationsAndConstants's graph with the given weights.
+func hand(w1 *onnxpb.AttributeProto, w2, b2 *onnxpb.TensorProto) []byte {
+	return model([]*onnxpb.NodeProto{
 		onode("Relu", []string{"xr"}, "a"),
 		onode("Relu", []string{"a"}, "b"),
 		onode("Constant", nil, "W1", w1),
@@ -66,27 +98,8 @@ func TestONNXActivationsAndConstants(t *testing.T) {
 		onode("MatMul", []string{"e", "W2"}, "f"),
 		onode("Add", []string{"f", "B2"}, "k"),
 	}, []*onnxpb.TensorProto{
-		f64RawTensor("B1", []int64{3}, 0.1, 0.2, -0.3),
-		f32Tensor("W2", []int64{3, 1}, 0.5, -1, 2),
-		f32Tensor("B2", []int64{1}, 0.25),
+		f64RawTensor("B1", []int64{3}, 0.1, 0.2, -0.3), w2, b2,
 	}, []string{"xr", "B1", "W2", "B2"}, "k")
-	m, err := ParseONNX(data, "hand.onnx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := func(x, r float64) float64 {
-		x, r = max(x, 0), max(r, 0)
-		h := []float64{math.Tanh(x + 3*r + 0.1), math.Tanh(-2*x + r + 0.2), math.Tanh(0.5*x - r - 0.3)}
-		return 0.5*h[0] - h[1] + 2*h[2] + 0.25
-	}
-	for _, p := range [][2]float64{{0.3, 0.7}, {-1, 2}, {2, -0.5}, {1.5, 1.5}} {
-		if got := m.Eval(p[0], p[1]); !near(got, want(p[0], p[1]), 1e-7) { // float32 weights
-			t.Errorf("k(%v) = %v, want %v", p, got, want(p[0], p[1]))
-		}
-	}
-	if got := m.String(); got != "2→2 relu→2 relu→3 tanh→1 identity" {
-		t.Errorf("layers %s", got)
-	}
 }
 
 func TestONNXErrors(t *testing.T) {

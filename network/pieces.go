@@ -15,10 +15,6 @@ const RWalk = 16
 // that Pieces and Expect will walk for one x.
 const MaxPieces = 1 << 20
 
-// zeroTol: a pre-activation within zeroTol of the sum of its terms'
-// magnitudes is zero up to rounding.
-const zeroTol = 1e-12
-
 // Piece is a maximal interval (A, B) of the noise r on which the network's
 // last piecewise-linear layer is affine in r. For a piecewise-linear network
 // that is the output: k(x, r) = Alpha + Beta·r on (A, B).
@@ -43,20 +39,30 @@ func (m *Network) prefixLen() int {
 // network along r for a fixed x. On a region the ReLU pattern is fixed, so
 // every pre-activation is affine in r, z_j(r) = z_j(r0) + z'_j·(r − r0), and
 // the region ends at the first r > r0 where one changes sign.
+//
+// The walk computes in float64, so it also carries, per unit, bounds ev and
+// ed such that on the region |walk_j(r) − exact_j(r)| ≤ ev_j + ed_j·(r − r0)
+// (the forward error bound of §Precision with u = 2⁻⁵³ and exact inputs):
+// a ReLU unit whose computed z is within its bound of 0 has a sign the walk
+// cannot know; it takes the side of its slope (so the crossing is not lost
+// at r0 itself) and is charged as flipped, |z| + bound.
 type walker struct {
 	m      *Network
 	np     int
 	v, d   [][]float64 // per prefix layer: output value and r-derivative at r0
 	z, dz  [][]float64 // per prefix layer: pre-activation value and derivative
+	ev, ed [][]float64 // per prefix layer: bounds on the output's value and slope errors
 	in, di []float64   // the network input and its r-derivative
+	e0     []float64   // the inputs' errors: none
 }
 
 func newWalker(m *Network) *walker {
-	w := &walker{m: m, np: m.prefixLen(), in: make([]float64, 2), di: make([]float64, 2)}
+	w := &walker{m: m, np: m.prefixLen(), in: make([]float64, 2), di: make([]float64, 2), e0: make([]float64, 2)}
 	for _, ly := range m.Layers[:w.np] {
 		n := len(ly.W)
 		w.v, w.d = append(w.v, make([]float64, n)), append(w.d, make([]float64, n))
 		w.z, w.dz = append(w.z, make([]float64, n)), append(w.dz, make([]float64, n))
+		w.ev, w.ed = append(w.ev, make([]float64, n)), append(w.ed, make([]float64, n))
 	}
 	return w
 }
@@ -67,31 +73,51 @@ func newWalker(m *Network) *walker {
 func (w *walker) eval(x, r float64) {
 	w.m.inputs(x, r, w.in)
 	w.m.inputs(0, 1, w.di)
-	a, da := w.in, w.di
+	a, da, ea, eda := w.in, w.di, w.e0, w.e0
 	for l, ly := range w.m.Layers[:w.np] {
-		z, dz, v, d := w.z[l], w.dz[l], w.v[l], w.d[l]
+		z, dz, v, d, ev, ed := w.z[l], w.dz[l], w.v[l], w.d[l], w.ev[l], w.ed[l]
+		g := gamma(len(a)+1, u64)
 		for j, row := range ly.W {
-			s, ds, mag := ly.B[j], 0.0, math.Abs(ly.B[j])
+			s, ds := ly.B[j], 0.0
+			mag, prop, dmag, dprop := math.Abs(ly.B[j]), 0.0, 0.0, 0.0
 			for i, wt := range row {
 				s += wt * a[i]
 				ds += wt * da[i]
-				mag += math.Abs(wt * a[i])
+				aw := math.Abs(wt)
+				mag += aw * (math.Abs(a[i]) + ea[i])
+				prop += aw * ea[i]
+				dmag += aw * (math.Abs(da[i]) + eda[i])
+				dprop += aw * eda[i]
 			}
-			// At a breakpoint the unit that switches has z = 0 up to
-			// rounding; taken as 0, its side is decided by z', so it is
-			// never found crossing again at r0 itself (which would lose
-			// the crossing: r0 − z/z' rounds to r0).
-			if math.Abs(s) <= zeroTol*mag {
-				s = 0
+			// The bounds are computed in float64 too: 1 + 2⁻⁴⁰ covers that.
+			es := (g*mag + prop) * (1 + 0x1p-40)
+			eds := (g*dmag + dprop) * (1 + 0x1p-40)
+			if ly.Act == ReLU {
+				// The region ends at the rounded crossing r0 − z/z' (or
+				// the next float): the pattern may be off by that much.
+				es += 4 * u64 * (math.Abs(s) + math.Abs(ds)*RWalk)
+				if math.Abs(s) <= es {
+					// Sign unknown (at a breakpoint the unit that
+					// switches is here): taken as 0, its side is that of
+					// z', so it is never found crossing again at r0 itself
+					// (r0 − z/z' would round to r0); the exact z is
+					// within |s| + es of 0 and either side is within that.
+					es += math.Abs(s)
+					s = 0
+				}
 			}
-			z[j], dz[j] = s, ds
+			z[j], dz[j], ev[j], ed[j] = s, ds, es, eds
 			if ly.Act == ReLU && !(s > 0 || s == 0 && ds > 0) {
 				v[j], d[j] = 0, 0
+				if s+es+max(ds+eds, 0)*(RWalk-r) <= 0 {
+					// Surely off up to RWalk: its output is exactly 0.
+					ev[j], ed[j] = 0, 0
+				}
 			} else {
 				v[j], d[j] = s, ds
 			}
 		}
-		a, da = v, d
+		a, da, ea, eda = v, d, ev, ed
 	}
 }
 
@@ -101,6 +127,15 @@ func (w *walker) out() (v, d []float64) {
 		return w.in, w.di
 	}
 	return w.v[w.np-1], w.d[w.np-1]
+}
+
+// outErr returns the bounds ev, ed of the prefix output at the last eval:
+// on the region, |walk(r) − k_prefix(r)| ≤ ev + ed·(r − r0) per unit.
+func (w *walker) outErr() (ev, ed []float64) {
+	if w.np == 0 {
+		return w.e0, w.e0
+	}
+	return w.ev[w.np-1], w.ed[w.np-1]
 }
 
 // next returns the first r > r0 at which a ReLU unit of the prefix changes

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 )
 
-// Unit roundoffs: u = 2⁻²⁴ for float32 (the runtime's), 2⁻⁵³ for float64
-// (mmds's own evaluation).
+// Unit roundoffs: u = 2⁻²⁴ for float32, 2⁻⁵³ for float64 (a float64
+// runtime's and mmds's own evaluation).
 const (
 	u32 = 0x1p-24
 	u64 = 0x1p-53
@@ -15,12 +15,28 @@ const (
 
 // activationUlps is the relative error, in units of u, granted to a
 // runtime's sigmoid and tanh (correctly rounded to within a few ulps in
-// PyTorch, ONNX Runtime and libm); smallF32 is an absolute allowance for
-// results in float32's subnormal range.
-const (
-	activationUlps = 4
-	smallF32       = 0x1p-126
-)
+// PyTorch, ONNX Runtime and libm); the smallest normal number of the
+// format is an absolute allowance for results in its subnormal range.
+const activationUlps = 4
+
+// roundoff returns the unit roundoff u of p, its largest finite value, and
+// the smallest normal number (the subnormal allowance).
+func (p Precision) roundoff() (u, maxv, tiny float64) {
+	if p == Float64 {
+		return u64, math.MaxFloat64, 0x1p-1022
+	}
+	return u32, math.MaxFloat32, 0x1p-126
+}
+
+// underflow returns the absolute error of one rounded operation whose
+// result is subnormal in p (half its smallest subnormal), which γ_n's
+// relative bound does not cover.
+func underflow(p Precision) float64 {
+	if p == Float64 {
+		return 0x1p-1075
+	}
+	return 0x1p-150
+}
 
 // gamma is γ_n = n·u/(1 − n·u), the bound of Higham (Accuracy and Stability
 // of Numerical Algorithms, §3.1) on the relative error of a sum of n terms
@@ -33,64 +49,113 @@ func gamma(n int, u float64) float64 {
 	return nu / (1 - nu)
 }
 
+// fold records how a file's runtime computes a layer whose W and b a reader
+// folded together (ONNX: W = α·B, b = β·C plus the constants of Add nodes):
+// the runtime forms B·a = W·a/α before it scales, rounds each scaling and
+// each addition of a bias part, and holds every part of the bias on its own.
+type fold struct {
+	// unscale is 1/|α|: the runtime's B·a has magnitude up to |W|·|a|/|α|
+	// (1 when the layer has no α).
+	unscale float64
+	// ops counts the extra rounded operations: the α scaling, β·C and each
+	// folded Add.
+	ops int
+	// biasMag[j] is Σ of the magnitudes of unit j's bias parts, |β·C_j| +
+	// Σ|v_j| (≥ |b_j|; nil: |b_j|).
+	biasMag []float64
+}
+
+// foldOf returns layer l's fold (the identity fold when there is none).
+func (m *Network) foldOf(l int) fold {
+	if l < len(m.folds) && m.folds[l].unscale > 0 {
+		return m.folds[l]
+	}
+	return fold{unscale: 1}
+}
+
 // EvalBound returns k(x, r) as Eval computes it (float64) and δ(x, r), a
 // bound on |k_rt(x, r) − k(x, r)| where k_rt is what a runtime computing in
-// m.Precision returns, for any summation order it may use. For a Float64
-// network δ = 0: mmds's own evaluation is the function that runs. For a
-// Float32 network, with u = 2⁻²⁴ and u' = 2⁻⁵³, inputs rounded to float32
-// (error u·|x|, u·|r|), and e_i bounding |a_rt,i − a_i| for the layer's
-// inputs a_i,
+// m.Precision returns, for any summation order it may use (PyTorch's addmm
+// adds the bias last, mmds first: a Float64 network is not exempt). With u
+// the precision's unit roundoff (2⁻²⁴ or 2⁻⁵³) and u' = 2⁻⁵³ (mmds's own
+// float64 evaluation), inputs rounded to float32 for a Float32 network
+// (error u·|x|, u·|r|; none for Float64), and e_i bounding |a_rt,i − a_i|
+// for the layer's inputs a_i,
 //
-//	|z_rt − z| ≤ (γ_{n+1}(u) + γ_{n+1}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
+//	|z_rt − z| ≤ (γ_{n+1+f}(u) + γ_{n+1+f}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
 //
 // the standard bound on a rounded dot product plus the propagated input
-// error; then ReLU and identity are 1-Lipschitz, the sigmoid ¼-Lipschitz
-// and tanh 1-Lipschitz, each of the last two adding 4 ulps of its value
-// (and 2⁻¹²⁶ for float32's subnormal range). An intermediate value beyond
-// float32's range is an error wrapping ErrPrecision: the runtime overflows.
+// error, f the extra operations of a folded layer (ONNX's alpha, beta and
+// Add nodes, |b| then the sum of the bias parts' magnitudes); then ReLU and
+// identity are 1-Lipschitz, the sigmoid ¼-Lipschitz and tanh 1-Lipschitz,
+// each of the last two adding 4 ulps of its value (and the smallest normal
+// number for the subnormal range). An intermediate value beyond the
+// precision's range — the runtime's unscaled B·a of a folded layer
+// included — is an error wrapping ErrPrecision: the runtime overflows.
 // m must be valid.
 func (m *Network) EvalBound(x, r float64) (k, delta float64, err error) {
-	if m.Precision == Float64 {
-		return m.Eval(x, r), 0, nil
-	}
+	return m.bound(x, r, m.Precision, true)
+}
+
+// evalError returns Eval's k(x, r) and a bound on its distance to the exact
+// k(x, r) of m's weights: EvalBound for a float64 runtime that sums as mmds
+// does, folds ignored (a bound at least twice mmds's own error).
+func (m *Network) evalError(x, r float64) (k, delta float64, err error) {
+	return m.bound(x, r, Float64, false)
+}
+
+// bound is EvalBound for a runtime in precision p, with the folds or not.
+func (m *Network) bound(x, r float64, p Precision, folded bool) (k, delta float64, err error) {
 	w := m.Width()
 	if w <= 64 {
 		var s [4][64]float64
-		return m.evalBound(x, r, s[0][:w], s[1][:w], s[2][:w], s[3][:w])
+		return m.evalBound(x, r, p, folded, s[0][:w], s[1][:w], s[2][:w], s[3][:w])
 	}
-	return m.evalBound(x, r, make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w))
+	return m.evalBound(x, r, p, folded, make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w))
 }
 
-// evalBound is EvalBound for a Float32 network with scratch a, e, na, ne of
-// length Width().
-func (m *Network) evalBound(x, r float64, a, e, na, ne []float64) (k, delta float64, err error) {
+// evalBound is bound with scratch a, e, na, ne of length Width().
+func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne []float64) (k, delta float64, err error) {
+	u, maxv, tiny := p.roundoff()
 	a, e = m.inputs(x, r, a), e[:2]
 	for i, v := range a {
-		e[i] = u32 * math.Abs(v)
+		e[i] = 0
+		if p == Float32 {
+			e[i] = u * math.Abs(v)
+		}
 	}
 	for l, ly := range m.Layers {
-		g := gamma(len(a)+1, u32) + gamma(len(a)+1, u64)
+		f := fold{unscale: 1}
+		if folded {
+			f = m.foldOf(l)
+		}
+		g := gamma(len(a)+1+f.ops, u) + gamma(len(a)+1+f.ops, u64)
 		na, ne = na[:len(ly.W)], ne[:len(ly.W)]
 		for j, row := range ly.W {
-			z, mag, prop := ly.B[j], math.Abs(ly.B[j]), 0.0
+			bm := math.Abs(ly.B[j])
+			if f.biasMag != nil {
+				bm = f.biasMag[j]
+			}
+			z, prod, prop := ly.B[j], 0.0, 0.0
 			for i, wt := range row {
 				z += wt * a[i]
 				aw := math.Abs(wt)
-				mag += aw * (math.Abs(a[i]) + e[i])
+				prod += aw * (math.Abs(a[i]) + e[i])
 				prop += aw * e[i]
 			}
-			if !(mag*(1+g) <= math.MaxFloat32) {
-				return 0, 0, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation of magnitude up to %.3g is beyond float32's range", ErrPrecision, m.Name, l, j, x, r, mag)
+			mag := bm + prod
+			if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
+				return 0, 0, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
 			}
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
 			// covers its own rounding.
-			dz := (g*mag + prop) * (1 + 0x1p-40)
+			dz := (g*mag + prop + float64(2*(len(row)+1+f.ops))*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
 			v := ly.Act.apply(z)
 			switch ly.Act {
 			case Sigmoid:
-				dz = 0.25*dz + activationUlps*(u32+u64)*(math.Abs(v)+0.25*dz) + smallF32
+				dz = 0.25*dz + activationUlps*(u+u64)*(math.Abs(v)+0.25*dz) + tiny
 			case Tanh:
-				dz = dz + activationUlps*(u32+u64)*(math.Abs(v)+dz) + smallF32
+				dz = dz + activationUlps*(u+u64)*(math.Abs(v)+dz) + tiny
 			}
 			na[j], ne[j] = v, dz
 		}
@@ -98,7 +163,7 @@ func (m *Network) evalBound(x, r float64, a, e, na, ne []float64) (k, delta floa
 		e, ne = ne, e[:cap(e)]
 	}
 	if math.IsNaN(e[0]) || math.IsInf(e[0], 0) {
-		return 0, 0, fmt.Errorf("%w: network %s: the float32 error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, x, r)
+		return 0, 0, fmt.Errorf("%w: network %s: the %v error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, p, x, r)
 	}
 	return a[0], e[0], nil
 }
@@ -142,12 +207,9 @@ func (t *Rounding) Sup() (float64, error) {
 }
 
 // Tracked returns k(x, r) as a function that records δ(x, r) of every
-// evaluation in t (a Float64 network records nothing); on an error it
-// returns NaN, which every certificate refuses.
+// evaluation in t (both precisions: a float64 runtime may sum in another
+// order); on an error it returns NaN, which every certificate refuses.
 func (m *Network) Tracked(t *Rounding) func(x, r float64) float64 {
-	if m.Precision == Float64 {
-		return m.Eval
-	}
 	return func(x, r float64) float64 {
 		k, d, err := m.EvalBound(x, r)
 		t.Observe(d, err)

@@ -158,9 +158,10 @@ func TestEvalBoundCoversFloat32(t *testing.T) {
 			}
 		}
 	}
+	// A float64 runtime may sum in another order than mmds: δ > 0, tiny.
 	n := randomNet(rng, []int{5}, ReLU, Identity, 1)
-	if _, d, _ := n.EvalBound(0.5, 0.5); d != 0 {
-		t.Errorf("float64 network: δ = %v, want 0", d)
+	if _, d, _ := n.EvalBound(0.5, 0.5); !(d > 0 && d < 1e-13) {
+		t.Errorf("float64 network: δ = %v, want in (0, 1e-13)", d)
 	}
 	big := trickNetwork()
 	big.Layers[0].B[0] = 1e39
@@ -172,11 +173,13 @@ func TestEvalBoundCoversFloat32(t *testing.T) {
 // Expect reports the sup of δ over its evaluation points: large for the
 // 2^24 network, small for an honest float32 fixture.
 func TestExpectRounding(t *testing.T) {
+	// The 2^24 network: refused by the walk's own bound, or a large δ.
 	e, err := trickNetwork().Expect(t.Context(), 1, DefaultTol)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrPrecision):
+	case err != nil:
 		t.Fatal(err)
-	}
-	if e.Rounding < 0.1 {
+	case e.Rounding < 0.1:
 		t.Errorf("2^24 network: rounding %v, want ≥ 0.1", e.Rounding)
 	}
 	for _, f := range []string{"net-pass.onnx", "relu-sigmoid-binary.onnx", "tanh-binary.json"} {

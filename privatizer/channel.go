@@ -264,7 +264,14 @@ func Read(path string) (File, error) {
 // network in the JSON layout (keys exactly so, none twice: jsonconf).
 // Errors wrap ErrInput and name the file.
 func Parse(data []byte, name string) (File, error) {
-	switch strings.ToLower(filepath.Ext(name)) {
+	return ParseNamed(data, name, name)
+}
+
+// ParseNamed is Parse of the file at path (whose extension picks the
+// format), named name in messages and in the result (an escaped path, or an
+// excerpt of a path read from another file).
+func ParseNamed(data []byte, path, name string) (File, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":
 		m, err := network.ParseONNX(data, name)
 		return File{Network: m}, err

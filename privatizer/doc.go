@@ -22,6 +22,7 @@
 // P(F = 1 | X = x) = E_R[k(x, R)] whatever k does with r (R is independent
 // of X and of every side variable), and the certified losses are that
 // channel's exact finite sums (NetworkBinaryLosses, NetworkFiniteLosses),
-// with network.Network.Expect's error bounds and, for a float32 network, its
-// forward error bound (Expectation.Rounding) added to NetworkLosses.Bound.
+// with network.Network.Expect's error bounds (the region walk's own rounding
+// included) and the forward error bound of the network's precision, float32
+// or float64 (Expectation.Rounding), added to NetworkLosses.Bound.
 package privatizer

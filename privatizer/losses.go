@@ -36,12 +36,11 @@ type NetworkLosses struct {
 	Rows   []network.Expectation `json:"rows"`
 	Losses loss.Losses           `json:"losses"`
 	// Bound: every certified loss is within Bound of the exact Bayes loss
-	// of the network as a float32 runtime computes it (0 up to rounding
-	// and < 1e-50 when Exact and the network is float64).
+	// of the network as a runtime in its precision computes it.
 	Bound float64 `json:"bound"`
 	Exact bool    `json:"exact"`
-	// Rounding is the largest float32 error bound δ of the rows (0 for a
-	// float64 network): each runtime p_x is within it of the exact one.
+	// Rounding is the largest forward error bound δ of the rows, in the
+	// network's precision: each runtime p_x is within it of the exact one.
 	Rounding float64 `json:"rounding,omitempty"`
 }
 

@@ -27,20 +27,32 @@ type Input struct {
 // ReadInput reads a privatizer file once (a regular file, safefile.Read),
 // and parses and hashes the bytes it read: the hash a certificate binds is
 // that of the bytes certified, whatever the file serves to another read.
+// Messages name the file by its path, escaped (safefile.Path).
 func ReadInput(ctx context.Context, d float64, path string) (Input, error) {
-	b, err := safefile.Read(ctx, path, privatizer.MaxFileBytes)
+	return ReadInputNamed(ctx, d, path, safefile.Path(path))
+}
+
+// ReadInputNamed is ReadInput with messages (and the network's or channel's
+// Name) naming the file name: for a path read from a list, an excerpt of
+// it (safefile.Excerpt), so that no message echoes more of the list.
+func ReadInputNamed(ctx context.Context, d float64, path, name string) (Input, error) {
+	b, err := safefile.ReadNamed(ctx, path, name, privatizer.MaxFileBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Input{}, err
 		}
 		return Input{}, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
 	}
-	return ParseInput(d, path, b)
+	return parseInput(d, path, name, b)
 }
 
 // ParseInput parses and hashes the bytes b of the privatizer file path.
 func ParseInput(d float64, path string, b []byte) (Input, error) {
-	f, err := privatizer.Parse(b, path)
+	return parseInput(d, path, safefile.Path(path), b)
+}
+
+func parseInput(d float64, path, name string, b []byte) (Input, error) {
+	f, err := privatizer.ParseNamed(b, path, name)
 	if err != nil {
 		return Input{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Options configure Certify; the zero value means the defaults.
@@ -219,7 +220,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		return p, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	c, err := run.Model.Certify(k, o.Model)
-	if errors.Is(err, bayes.ErrCannotCertify) {
+	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 		cannotCertify(&p, err)
 		return p, nil
 	}
@@ -295,7 +296,8 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 // with the reason: neither pass nor fail.
 func cannotCertify(p *Point, err error) {
 	p.Status, p.Pass = StatusCannotCertify, false
-	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
+	msg := strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
+	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(msg, network.ErrPrecision.Error()+": ")
 }
 
 // learned copies a point's trained losses and checks the one the protocol

@@ -240,7 +240,7 @@ the same bytes.`,
 					certified++
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/manifest.json, manifest.csv: library version %s, seed %d\n",
+			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/manifest.json, manifest.csv: library version %s, seed %d",
 				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), man.Version, man.Seed)
 			return nil
 		},
@@ -369,7 +369,7 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		info := s.Info()
 		infos = append(infos, info)
 		if !info.Available {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s\n", info.Name, info.Reason)
+			_ = sayf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s", info.Name, info.Reason)
 		}
 	}
 	tol := bench.DefaultTolerances()
@@ -378,7 +378,7 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		done := 0
 		progress = func(r bench.Run) {
 			done++
-			fmt.Fprintf(cmd.ErrOrStderr(), "[%d] %s %s: %s %.3f s\n", done, r.Instance, r.Solver, r.Status, r.Seconds)
+			_ = sayf(cmd.ErrOrStderr(), "[%d] %s %s: %s %.3f s", done, r.Instance, r.Solver, r.Status, r.Seconds)
 		}
 	}
 	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, progress)

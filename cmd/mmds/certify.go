@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -274,7 +276,7 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	if err := want.Check(cert); err != nil {
 		return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match its files: %w", o.check, err)}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s matches its files: %s model, %d privatizers, %d pass: %s\n",
+	_ = sayf(cmd.OutOrStdout(), "%s matches its files: %s model, %d privatizers, %d pass: %s",
 		o.check, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
 	return nil
 }
@@ -289,28 +291,31 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 	case o.points == "" && (o.priv == "" || !cmd.Flags().Changed("d")):
 		return nil, badInput("give --privatizer FILE and --d D, or --points FILE")
 	}
+	// A path from the command line is named escaped; one from a --points
+	// list by an excerpt of the entry as written (the list may be a link
+	// to a file that is not the author's: no message quotes more of it).
 	type pair struct {
-		D    float64
-		Path string
+		D          float64
+		Path, Name string
 	}
 	var pairs []pair
 	if o.points == "" {
-		pairs = []pair{{o.d, o.priv}}
+		pairs = []pair{{o.d, o.priv, safefile.Path(o.priv)}}
 	} else {
 		ps, err := readPoints(cmd.Context(), o.points)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			pairs = append(pairs, pair{p.D, p.Privatizer})
+			pairs = append(pairs, pair{p.D, p.Privatizer, p.name})
 		}
 	}
 	var out []verify.Input
 	for _, p := range pairs {
 		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
-			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Path)
+			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Name)
 		}
-		in, err := verify.ReadInput(cmd.Context(), p.D, p.Path)
+		in, err := verify.ReadInputNamed(cmd.Context(), p.D, p.Path, p.Name)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -322,6 +327,7 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 type pointsEntry struct {
 	D          float64 `json:"D"`
 	Privatizer string  `json:"privatizer"`
+	name       string  // for messages: the entry's number and an excerpt of its path as written
 }
 
 // maxPoints bounds a --points file.
@@ -334,36 +340,42 @@ func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
 	if err != nil {
 		return nil, badInput("--points %v", err)
 	}
+	shown := safefile.Path(path)
 	var ps []pointsEntry
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 		if err != nil {
-			return nil, badInput("--points %s: %v", path, err)
+			return nil, badInput("--points %s: %v", shown, err)
 		}
 		for i, r := range rows {
 			if len(r) != 2 {
-				return nil, badInput("--points %s: row %d has %d fields, want 2 (D,file)", path, i+1, len(r))
+				return nil, badInput("--points %s: row %d has %d fields, want 2 (D,file)", shown, i+1, len(r))
 			}
 			d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
 			if err != nil {
-				return nil, badInput("--points %s: row %d: D %s is not a number", path, i+1, safefile.Excerpt(r[0]))
+				return nil, badInput("--points %s: row %d: D %s is not a number", shown, i+1, safefile.Excerpt(r[0]))
 			}
-			ps = append(ps, pointsEntry{d, strings.TrimSpace(r[1])})
+			ps = append(ps, pointsEntry{D: d, Privatizer: strings.TrimSpace(r[1])})
 		}
 	} else {
 		if err := jsonconf.Unmarshal(b, &ps); err != nil {
-			return nil, badInput("--points %s: not a JSON list of {\"D\", \"privatizer\"}: %v", path, err)
+			return nil, badInput("--points %s: not a JSON list of {\"D\", \"privatizer\"}: %v", shown, err)
 		}
 	}
 	if len(ps) == 0 || len(ps) > maxPoints {
-		return nil, badInput("--points %s: %d entries: must be in [1, %d]", path, len(ps), maxPoints)
+		return nil, badInput("--points %s: %d entries: must be in [1, %d]", shown, len(ps), maxPoints)
 	}
 	for i := range ps {
-		if ps[i].Privatizer == "" {
-			return nil, badInput("--points %s: entry %d has no privatizer file", path, i+1)
+		p := ps[i].Privatizer
+		if p == "" {
+			return nil, badInput("--points %s: entry %d has no privatizer file", shown, i+1)
 		}
-		if !filepath.IsAbs(ps[i].Privatizer) {
-			ps[i].Privatizer = filepath.Join(filepath.Dir(path), ps[i].Privatizer)
+		if strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(p) {
+			return nil, badInput("--points %s: entry %d: privatizer %s: a path with control or non-printable characters (want a plain file name)", shown, i+1, safefile.Excerpt(p))
+		}
+		ps[i].name = fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p))
+		if !filepath.IsAbs(p) {
+			ps[i].Privatizer = filepath.Join(filepath.Dir(path), p)
 		}
 	}
 	return ps, nil

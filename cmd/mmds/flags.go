@@ -11,8 +11,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 )
+
+// sayf writes one line of human output, escaped (safefile.Printable): it
+// may carry paths from the command line and names from files, which must
+// not reach a terminal raw.
+func sayf(w io.Writer, format string, args ...any) error {
+	_, err := fmt.Fprintln(w, safefile.Printable(fmt.Sprintf(format, args...)))
+	return err
+}
 
 // thresholds returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive), or def when neither is set.

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // Exit statuses.
@@ -74,7 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "mmds:", err)
+	// One line, escaped: a message may carry paths and names from files.
+	fmt.Fprintln(stderr, "mmds:", safefile.Printable(err.Error()))
 	if ctx.Err() != nil {
 		return stopStatus(ctx)
 	}

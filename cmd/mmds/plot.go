@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -75,7 +74,7 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 		if err := figure.Write(spec, path); err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), "wrote", path)
+		_ = sayf(cmd.OutOrStdout(), "wrote %s", path)
 	}
 	return nil
 }

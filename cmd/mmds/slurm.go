@@ -96,11 +96,12 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 		return badInput("--slurm %s: %v", o.dir, err)
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):\n", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
+	_ = sayf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
 	for _, p := range paths {
-		fmt.Fprintf(w, "  %s\n", p)
+		_ = sayf(w, "  %s", p)
 	}
-	fmt.Fprintf(w, "Submit with: %s\nResults go to %s; logs to %s.\n", paths[2], out, plan.LogDir)
+	_ = sayf(w, "Submit with: %s", paths[2])
+	_ = sayf(w, "Results go to %s; logs to %s.", out, plan.LogDir)
 	return nil
 }
 

@@ -339,11 +339,11 @@ func (b *trainBar) update(p learn.Progress) {
 func (b *trainBar) line(p learn.Progress) {
 	now := time.Now()
 	if p.TookOverLock != "" {
-		fmt.Fprintf(b.lines, "mmds train: the lock's last holder (%s) is gone; taking it over\n", p.TookOverLock)
+		_ = sayf(b.lines, "mmds train: the lock's last holder (%s) is gone; taking it over", p.TookOverLock)
 		return
 	}
 	if p.Waiting != nil {
-		fmt.Fprintf(b.lines, "%s mmds train: %s\n", now.UTC().Format(time.RFC3339), p.Waiting)
+		_ = sayf(b.lines, "%s mmds train: %s", now.UTC().Format(time.RFC3339), p.Waiting)
 		return
 	}
 	if !p.Done && now.Sub(b.last) < progressEvery {

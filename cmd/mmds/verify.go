@@ -117,7 +117,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		if err := want.Check(cert); err != nil {
 			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s matches %s: %s model, %d thresholds, %d pass: %s\n",
+		_ = sayf(cmd.OutOrStdout(), "%s matches %s: %s model, %d thresholds, %d pass: %s",
 			o.check, dir, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
 		return nil
 	}
@@ -330,19 +330,19 @@ func findings(rep *verify.Report) []string {
 // writeSummary prints a few lines per model: the counts, the references,
 // and one line per threshold.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	fmt.Fprintf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s\n",
+	_ = sayf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
-	fmt.Fprintln(w, "  "+referenceLine(run.Model.Kind(), rep.Tolerances.Reference))
+	_ = sayf(w, "  %s", referenceLine(run.Model.Kind(), rep.Tolerances.Reference))
 	other := "best"
 	if run.Model.Kind() == model.Binary {
 		other = "global"
 	}
 	for _, l := range findings(rep) {
-		fmt.Fprintln(w, "  "+l)
+		_ = sayf(w, "  %s", l)
 	}
 	for _, p := range rep.Points {
 		if !p.Finalized {
-			fmt.Fprintf(w, "  D = %-8s %s\n", f4(p.D), p.Verdict)
+			_ = sayf(w, "  D = %-8s %s", f4(p.D), p.Verdict)
 			continue
 		}
 		alt := ""
@@ -352,7 +352,7 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		case p.GapGlobal != nil:
 			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapGlobal))
 		}
-		_, err := fmt.Fprintf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s\n",
+		err := sayf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
 			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
 		if err != nil {
 			return err

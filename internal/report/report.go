@@ -25,9 +25,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // Format is an output format accepted by every mmds command.
@@ -57,8 +60,11 @@ type Grid struct {
 	Notes  []string   // printed below the table (not in CSV)
 }
 
-// RenderTable writes g as a bordered text table.
+// RenderTable writes g as a bordered text table. Every cell, the title and
+// the notes are escaped (safefile.Printable): cells hold file names and
+// other text from files, which must not reach a terminal raw.
 func (g *Grid) RenderTable(w io.Writer) error {
+	g = g.printable()
 	if g.Title != "" {
 		if _, err := fmt.Fprintln(w, g.Title); err != nil {
 			return err
@@ -85,8 +91,33 @@ func (g *Grid) RenderTable(w io.Writer) error {
 	return nil
 }
 
-// RenderCSV writes g as RFC 4180 CSV with a header line.
+// printable returns a copy of g with every string escaped; the title and
+// the notes keep their own line breaks (mmds writes them), each line
+// escaped.
+func (g *Grid) printable() *Grid {
+	esc := func(ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = safefile.Printable(s)
+		}
+		return out
+	}
+	lines := func(s string) string { return strings.Join(esc(strings.Split(s, "\n")), "\n") }
+	c := &Grid{Title: lines(g.Title), Header: esc(g.Header)}
+	for _, n := range g.Notes {
+		c.Notes = append(c.Notes, lines(n))
+	}
+	for _, r := range g.Rows {
+		c.Rows = append(c.Rows, esc(r))
+	}
+	return c
+}
+
+// RenderCSV writes g as RFC 4180 CSV with a header line, its cells escaped
+// as RenderTable's (a quoted CSV field may hold a newline, but a terminal
+// showing the CSV must not receive an escape sequence).
 func (g *Grid) RenderCSV(w io.Writer) error {
+	g = g.printable()
 	cw := csv.NewWriter(w)
 	if err := cw.Write(g.Header); err != nil {
 		return err

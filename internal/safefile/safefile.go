@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,13 @@ const chunk = 1 << 20
 // (or ctx's error) and name the path; a missing file's also wraps
 // fs.ErrNotExist.
 func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
+	return ReadNamed(ctx, path, Path(path), maxBytes)
+}
+
+// ReadNamed is Read with messages that name the file name instead of its
+// path (a path read from another file is named by an excerpt of it, so that
+// a message never discloses more of that file than MaxExcerpt characters).
+func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -50,20 +58,20 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 			err = pe.Err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, inputErr(fs.ErrNotExist, "%s does not exist", path)
+			return nil, inputErr(fs.ErrNotExist, "%s does not exist", name)
 		}
-		return nil, inputErr(err, "%s: %v", path, err)
+		return nil, inputErr(err, "%s: %v", name, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat() // fstat of the open descriptor
 	if err != nil {
-		return nil, inputErr(err, "%s: %v", path, err)
+		return nil, inputErr(err, "%s: %v", name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, inputErr(nil, "%s is %s, not a regular file", path, Describe(fi.Mode()))
+		return nil, inputErr(nil, "%s is %s, not a regular file", name, Describe(fi.Mode()))
 	}
 	if fi.Size() > maxBytes {
-		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", path, fi.Size(), maxBytes)
+		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", name, fi.Size(), maxBytes)
 	}
 	buf := make([]byte, 0, fi.Size()+1)
 	for {
@@ -72,7 +80,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 		}
 		if int64(len(buf)) > maxBytes {
 			// The file grew after the fstat.
-			return nil, inputErr(nil, "%s has more than the %d bytes allowed", path, maxBytes)
+			return nil, inputErr(nil, "%s has more than the %d bytes allowed", name, maxBytes)
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -84,7 +92,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, inputErr(err, "%s: %v", path, err)
+			return nil, inputErr(err, "%s: %v", name, err)
 		}
 	}
 }
@@ -153,6 +161,55 @@ func Excerpt(s string) string {
 		q += "…"
 	}
 	return q
+}
+
+// Path returns a path (or any name a person gave, on the command line or
+// in a file) for a message or a table cell: unchanged when every character
+// is printable, else quoted as strconv.QuoteToASCII does, so that no
+// control character (a terminal escape, a newline that would forge a line)
+// reaches the terminal.
+func Path(s string) string {
+	if printable(s) {
+		return s
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// Printable returns s with every character that is not printable (control
+// characters, newlines, invalid UTF-8, Unicode format characters such as
+// bidirectional overrides) escaped as in a Go string literal, and the rest
+// unchanged: the last defence of a message or a table before a terminal.
+func Printable(s string) string {
+	if printable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ExcerptList quotes a list of strings from a file as fmt's %q does

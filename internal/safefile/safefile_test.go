@@ -112,3 +112,24 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("ExcerptList = %s; want %s", got, want)
 	}
 }
+
+// Printable and Path escape what would act on a terminal (escape
+// sequences, a newline that forges a line, bidirectional overrides,
+// invalid UTF-8) and leave printable text, Unicode included, as it is.
+func TestPrintableAndPath(t *testing.T) {
+	for _, tc := range []struct{ in, printable, path string }{
+		{"plain/p1.onnx", "plain/p1.onnx", "plain/p1.onnx"},
+		{"D̂ ≥ 0 …", "D̂ ≥ 0 …", "D̂ ≥ 0 …"},
+		{"f\x1b[1A\x1b[2Kok.json", `f\x1b[1A\x1b[2Kok.json`, `"f\x1b[1A\x1b[2Kok.json"`},
+		{"a\nmmds: certification passed", `a\nmmds: certification passed`, `"a\nmmds: certification passed"`},
+		{"x\u202eg.json", `x\u202eg.json`, `"x\u202eg.json"`},
+		{"bad\xffutf8", `bad\xffutf8`, `"bad\xffutf8"`},
+	} {
+		if got := Printable(tc.in); got != tc.printable {
+			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.printable)
+		}
+		if got := Path(tc.in); got != tc.path {
+			t.Errorf("Path(%q) = %q, want %q", tc.in, got, tc.path)
+		}
+	}
+}
