@@ -130,8 +130,50 @@ func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
 	for i, g := range regs {
 		f := g.in[0]
 		faces[i] = Face{X: g.x, R: g.r, C0: f.c0, Cx: f.cx, Cr: f.cr}
+		if err := m.checkFace(faces[i]); err != nil {
+			return nil, err
+		}
 	}
 	return faces, nil
+}
+
+// checkFace compares the face's affine form with Eval at its centroid and at
+// its vertices. A unit whose pre-activation is within rounding of 0 over a
+// whole polygon is kept on whichever side the splitting chose; if its sign
+// matters downstream (a tiny pre-activation times a huge weight), the
+// affine form is wrong there and Eval shows it. Eval is within its error
+// bound δ of the exact k, and the affine form's coefficients were summed in
+// another order, so the two must agree within a few δ plus a few rounding
+// units of the form's terms; otherwise the regions cannot be resolved in
+// float64 and the certificate must not rely on them (ErrTooComplex).
+func (m *Network) checkFace(f Face) error {
+	var cx, cr float64
+	for i := range f.X {
+		cx += f.X[i]
+		cr += f.R[i]
+	}
+	n := float64(len(f.X))
+	check := func(x, r float64) error {
+		k, delta, err := m.evalError(x, r)
+		if err != nil {
+			return fmt.Errorf("%w: network %s at (x, r) = (%g, %g): %v", ErrTooComplex, m.Name, x, r, err)
+		}
+		a := f.C0 + f.Cx*x + f.Cr*r
+		terms := math.Abs(f.C0) + math.Abs(f.Cx*x) + math.Abs(f.Cr*r)
+		if d := math.Abs(k - a); !(d <= 8*delta+64*0x1p-53*terms) {
+			return fmt.Errorf("%w: network %s: its linear regions cannot be resolved in float64: at (x, r) = (%g, %g) the network gives %g and its region's affine form %g (a unit within rounding of 0 whose sign matters downstream)", ErrTooComplex, m.Name, x, r, k, a)
+		}
+		return nil
+	}
+	if err := check(cx/n, cr/n); err != nil {
+		return err
+	}
+	for i := range f.X {
+		if err := check(f.X[i], f.R[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // side reports whether the affine form f is positive, and negative, at

@@ -82,3 +82,26 @@ func TestFacesErrors(t *testing.T) {
 		t.Errorf("k = x with inputs [r, x]: %+v, %v", fs, err)
 	}
 }
+
+// Every face's affine form is checked against Eval: a form that is wrong on
+// part of its face (as when a unit within rounding of 0 over a whole sliver
+// is put on the side where its sign matters downstream) is ErrTooComplex,
+// never a silently wrong certificate.
+func TestCheckFaceRefusesWrongForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := randomNet(rng, []int{4, 3}, ReLU, Identity, 1)
+	faces, err := n.Faces(Box{X0: -2, X1: 2, R0: -3, R1: 3}, 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range faces {
+		if err := n.checkFace(f); err != nil {
+			t.Fatalf("face %d of an honest network: %v", i, err)
+		}
+		bad := f
+		bad.C0 += 1e-6 * (1 + math.Abs(f.C0))
+		if err := n.checkFace(bad); !errors.Is(err, ErrTooComplex) {
+			t.Errorf("face %d with its constant moved by 1e-6: %v, want ErrTooComplex", i, err)
+		}
+	}
+}
