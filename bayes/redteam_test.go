@@ -1,8 +1,11 @@
 package bayes
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mmds-project/mmds/gauss"
@@ -276,4 +279,45 @@ func TestRedTeamCombFoolsKronrod(t *testing.T) {
 	if b.Hi < truth {
 		t.Errorf("certified distortion (upper end) %.6g below the true Bayes loss %.6g", b.Hi, truth)
 	}
+}
+
+// TestRedTeamWriteFixtures writes the attack networks in the JSON layout of
+// docs/certify.md for the mmds certify tests (cmd/mmds/testdata/redteam);
+// run with MMDS_REDTEAM_WRITE=1.
+func TestRedTeamWriteFixtures(t *testing.T) {
+	if os.Getenv("MMDS_REDTEAM_WRITE") == "" {
+		t.Skip("set MMDS_REDTEAM_WRITE=1 to rewrite the fixtures")
+	}
+	type layer struct {
+		Weight     [][]float64 `json:"weight"`
+		Bias       []float64   `json:"bias"`
+		Activation string      `json:"activation"`
+	}
+	write := func(name string, ls []AffineLayer) {
+		net := struct {
+			Inputs []string `json:"inputs"`
+			Layers []layer  `json:"layers"`
+		}{Inputs: []string{"x", "r"}}
+		for _, l := range ls {
+			act := "identity"
+			if l.ReLU {
+				act = "relu"
+			}
+			net.Layers = append(net.Layers, layer{l.W, l.B, act})
+		}
+		b, err := json.Marshal(net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("..", "cmd", "mmds", "testdata", "redteam")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("stair-atoms.json", stairLayers(1e6, 5e-7))
+	write("collapsed-face.json", collapseLayers(1e-17))
+	write("comb.json", combLayers(gauss.Paper().VarRecon()))
 }
