@@ -15,7 +15,7 @@ import (
 
 // ErrCannotCertify reports a privatizer whose Bayes losses cannot be given
 // with a sound error bound: a cost cap was hit, the privatizer is not
-// piecewise affine, or the validated error exceeds the tolerance. Errors
+// piecewise affine, or the stated error exceeds the tolerance. Errors
 // wrap it with the reason; the numbers behind a verdict would not be sound.
 var ErrCannotCertify = errors.New("cannot certify")
 

@@ -3,7 +3,7 @@ package bayes
 // The 15-point Gauss–Kronrod rule on [−1, 1] and its embedded 7-point
 // Gauss rule (QUADPACK's qk15): the Kronrod sum integrates polynomials of
 // degree 22 exactly, the Gauss sum those of degree 13, and their difference
-// is the validated error estimate of a panel.
+// is the error estimate of a panel.
 var (
 	gkNodes = [15]float64{
 		-0.991455371120812639206854697526329, -0.949107912342758524526189684047851,
