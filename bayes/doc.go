@@ -44,31 +44,61 @@
 //     cr·r. Given M = m and F = f, the joint density of (X, F) on a face is
 //     carried by the level segment {k = f} ∩ face, where its w-moments
 //     (w = x − m) are Gaussian integrals in closed form (normal CDFs and
-//     densities at the segment's ends); faces with cr = 0 are point masses in
-//     x, and faces where k is constant are atoms of F, merged by value.
-//  2. Genie bound. The in-box loss E[Var(X | F, M, 1_B); B] =
-//     E_M[∫ (C − B²/A) df + Σ_atoms (M2 − M1²/M0)], A, B, C the summed
-//     moments, is a rigorous lower bound of every Bayes loss (revealing 1_B
-//     only helps the observer). The estimator "in-box posterior mean" lies in
-//     [μ − a, μ + a], so outside B it loses at most 2(X − μ)² + 2a²: the
-//     Bayes loss is at most the in-box loss + 2E[(X − μ)²; ∉B] + 2a²P(∉B)
-//     (closed forms of the normal tails, X and R independent; Tail, about
-//     1e-11 on the paper's model). The reconstructor's certified loss D̂ is
-//     Hi, each adversary's is Lo: the ends that claim less privacy.
-//  3. Validated quadrature. The f integral is 15-point Gauss–Kronrod on
-//     panels no wider than 4√(cr² + cx²v) of the narrowest face over them
-//     (no density peak hides between nodes), bisected worst first (at the
-//     values of k at face vertices, where A, B, C are not analytic) until
-//     Σ|Kronrod − Gauss| is below Target/16 of the loss; the M integral is
-//     Gauss–Kronrod on panels of μ ± 8σ_M, doubled while its own
-//     |Kronrod − Gauss| is above the same. Quad, the sum of these estimates
-//     and of a bound on the skipped far-tail terms, is the stated
-//     quadrature error: validated on the instance, not a priori.
-//  4. Caps. Faces (MaxFaces), integrand evaluations (MaxWork) and stored
+//     densities at the segment's ends); faces with cr = 0 are point masses
+//     in x. Faces where k is constant are atoms of F; faces whose range of
+//     F is at the rounding level of their affine form are collapsed: the f
+//     quadrature cannot resolve them, and their mass is never dropped.
+//  2. Genie and garbling (proven). Revealing more than F only lowers a
+//     Bayes loss; replacing F by a function J = g(F) only raises it. The
+//     genie reveals 1_B, X on collapsed faces, and which of several
+//     bitwise-distinct atom values F took: its in-box loss
+//     E_M[∫ (C − B²/A) df + Σ_atoms (M2 − M1²/M0)] (A, B, C the summed
+//     moments; collapsed faces count 0) is Value, a lower bound of every
+//     Bayes loss. The garbling merges atom values within 1e-12·(1 + |c|)
+//     and each collapsed face's range into one value per cluster (the
+//     continuous mass inside a collapsed range is bounded by its width
+//     times the faces' density bound); its in-box loss is Value + Merge.
+//     The estimator "garbled in-box posterior mean" lies in [μ − a, μ + a],
+//     so outside B it loses at most 2(X − μ)² + 2a²: the Bayes loss is at
+//     most Value + Merge + 2E[(X − μ)²; ∉B] + 2a²P(∉B) (closed-form normal
+//     tails, X and R independent; Tail, about 1e-11 on the paper's model).
+//     The reconstructor's certified loss D̂ is Hi, each adversary's is Lo:
+//     the ends that claim less privacy.
+//  3. Quadrature (estimated). The f integral runs on panels that end at
+//     every cut, the values of k at the continuous faces' vertices (A, B, C
+//     are analytic between cuts, the only case where comparing two rules
+//     estimates anything), no wider than 4√(cr² + cx²v) of the narrowest
+//     face over them (no density peak hides between nodes), with the
+//     3-point Gauss rule and its embedded midpoint rule, bisected worst
+//     first until Σ|3-point − midpoint| is below Target/16 of the loss;
+//     the M integral is Gauss–Kronrod on panels of μ ± 8σ_M, doubled while
+//     its own |Kronrod − Gauss| is above the same. These are estimates, not
+//     bounds.
+//  4. Conservation (the check). The faces tile the box, so at every M node
+//     the f integrals plus the discrete faces must reproduce the closed
+//     forms P(B | m), E[W; B | m], E[W²; B | m]. The defect, weighed as a
+//     change of C − B²/A (|ΔC| + 2s|ΔB| + s²|ΔA|, s² = E[W²; B]/P(B)), is
+//     added to the stated error Quad, with the estimates of step 3, the
+//     discrete faces' |Kronrod − Gauss| and a bound on the skipped far
+//     terms: a panel layout that misses or overstates part of F's density
+//     shows as a large Quad, hence "cannot certify", never as a verdict.
+//  5. Caps. Faces (MaxFaces), integrand evaluations (MaxWork) and stored
 //     panel values (MaxStore) are checked before the work or the memory is
 //     spent. A cap hit, a privatizer without faces (sigmoid or tanh layers)
 //     or a stated relative error (Hi − Lo)/max(Value, 1e-6·Var X) above
 //     Target is ErrCannotCertify with the reason: never a verdict.
+//
+// Attacks and the defence that stops each (bayes/redteam_test.go):
+//
+//	near-equal atoms (levels 5e-7 apart at 1e6) merged    genie keeps them apart; garbling merges: wide → cannot certify
+//	collapsed face (F = 4 + 1e-17·R) dropped from f        genie: loss 0 there; garbling: an atom; never dropped
+//	comb: kinks between the nodes of merged panels          panels end at every cut; conservation check
+//	reverse comb: nodes only on the dense parts            the same
+//
+// The certificate is for the exact (real) function of the faces: a float32
+// release is certified as that function within its forward error bound δ,
+// and an observer exploiting the low-order bits of a release below δ is
+// outside what it covers.
 //
 // For an exactly linear privatizer F = aX + bR + c the interval contains the
 // closed form 1/(1/v + a²/b²) of Appendix A (gauss.LinearLosses). The best

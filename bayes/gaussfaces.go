@@ -5,291 +5,507 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
+
+	"github.com/mmds-project/mmds/network"
 )
 
-// fPanel is a panel [a, b] of released values with the faces whose range
-// of F meets it, its Kronrod integrals of C − B²/A per M node and its
-// validated error Σ_n w_n·|Kronrod_n − Gauss_n|.
+// cface is a face on which F = c0 + cx·x + cr·r with (cx, cr) ≠ 0 and a
+// range [flo, fhi] of F that the f quadrature resolves; xlo, xhi is its
+// range of x.
+type cface struct {
+	x, r       []float64
+	c0, cx, cr float64
+	flo, fhi   float64
+	xlo, xhi   float64
+}
+
+// discFace is a face whose release is handled as one point of F: an atom
+// (k constant, lo = hi = c0) or a collapsed face, whose range [lo, hi] of F
+// (widened by its rounding) is too narrow for the f quadrature. loGroup
+// numbers the atoms of bitwise-equal value (the genie's partition; −1 for a
+// collapsed face, whose X the genie reveals), hiGroup the clusters of the
+// garbling (values within atomTol merged, collapsed ranges included).
+type discFace struct {
+	x, r      []float64
+	lo, hi    float64
+	collapsed bool
+	loGroup   int
+	hiGroup   int
+	// over are the continuous faces whose range of F meets [lo, hi] (a
+	// collapsed face only): the garbling merges their mass there too.
+	over []int32
+}
+
+// Face classification tolerances (Section "Stated error" of docs/verify.md).
+const (
+	// collapseRel, collapseAbs: a non-constant face whose range of F is at
+	// most collapseRel times the size of its affine form (or collapseAbs)
+	// is collapsed: the f quadrature cannot resolve it.
+	collapseRel = 1e-10
+	collapseAbs = 1e-100
+	// atomTol: the garbling merges discrete values within
+	// atomTol·(1 + |c|) of each other (chained), covering affine forms of
+	// the same value that differ by rounding.
+	atomTol = 1e-12
+	// cutTol: vertex values of F within cutTol times their affine forms'
+	// size are one cut (the same vertex seen from different faces).
+	cutTol = 64 * 0x1p-52
+)
+
+// addFaces checks and classifies the faces and lays out the cuts of F.
+func (s *gaussSetup) addFaces(faces []network.Face) error {
+	var area float64
+	for i, f := range faces {
+		if len(f.X) < 3 || len(f.X) != len(f.R) {
+			return fmt.Errorf("bayes: face %d has %d x and %d r vertices: want ≥ 3 of each", i, len(f.X), len(f.R))
+		}
+		for _, c := range []float64{f.C0, f.Cx, f.Cr} {
+			if math.IsNaN(c) || math.IsInf(c, 0) {
+				return fmt.Errorf("bayes: face %d: k = %v + %v·x + %v·r: coefficients must be finite", i, f.C0, f.Cx, f.Cr)
+			}
+		}
+		for v := range f.X {
+			if math.IsNaN(f.X[v]) || math.IsNaN(f.R[v]) || f.X[v] < s.box.X0-1e-9*s.a || f.X[v] > s.box.X1+1e-9*s.a ||
+				f.R[v] < s.box.R0-1e-9 || f.R[v] > s.box.R1+1e-9 {
+				return fmt.Errorf("bayes: face %d: vertex (%v, %v) outside the box %+v", i, f.X[v], f.R[v], s.box)
+			}
+		}
+		area += polyArea(f.X, f.R)
+		if f.Cx == 0 && f.Cr == 0 {
+			s.disc = append(s.disc, discFace{x: f.X, r: f.R, lo: f.C0, hi: f.C0})
+			s.atomFaces++
+			continue
+		}
+		c := cface{x: f.X, r: f.R, c0: f.C0, cx: f.Cx, cr: f.Cr, flo: math.Inf(1), fhi: math.Inf(-1), xlo: math.Inf(1), xhi: math.Inf(-1)}
+		var size float64
+		for v := range f.X {
+			fv := c.c0 + c.cx*f.X[v] + c.cr*f.R[v]
+			c.flo, c.fhi = min(c.flo, fv), max(c.fhi, fv)
+			c.xlo, c.xhi = min(c.xlo, f.X[v]), max(c.xhi, f.X[v])
+			size = max(size, math.Abs(c.c0)+math.Abs(c.cx*f.X[v])+math.Abs(c.cr*f.R[v]))
+		}
+		if w := c.fhi - c.flo; !(w > collapseRel*size) || !(w > collapseAbs) {
+			// The range of F is at rounding level: a point of F, widened
+			// by the rounding of its affine form.
+			e := 8 * 0x1p-52 * size
+			s.disc = append(s.disc, discFace{x: f.X, r: f.R, lo: c.flo - e, hi: c.fhi + e, collapsed: true})
+			continue
+		}
+		s.cont = append(s.cont, c)
+	}
+	// The faces must cover the box: a hole would drop probability mass.
+	boxArea := (s.box.X1 - s.box.X0) * (s.box.R1 - s.box.R0)
+	if math.Abs(area-boxArea) > 1e-9*boxArea {
+		return fmt.Errorf("bayes: the faces cover an area %.10g of the box's %.10g: they must partition it", area, boxArea)
+	}
+	s.groupDiscrete()
+	s.layCuts()
+	return nil
+}
+
+// groupDiscrete numbers the discrete faces' two partitions. The genie's
+// (loGroup): atoms of bitwise-equal value share a group, every other
+// distinction is kept (revealing more than F only lowers a loss), and a
+// collapsed face has none (the genie reveals X there). The garbling's
+// (hiGroup): values and collapsed ranges within atomTol·(1 + |c|) of the
+// cluster so far are merged, a function J = g(F) of the release, so its
+// loss bounds F's from above.
+func (s *gaussSetup) groupDiscrete() {
+	order := make([]int, len(s.disc))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.disc[a].lo, s.disc[b].lo) })
+	s.loGroups, s.hiGroups = 0, 0
+	prevAtom := math.NaN()
+	clusterHi := math.Inf(-1)
+	for _, i := range order {
+		d := &s.disc[i]
+		d.loGroup = -1
+		if !d.collapsed {
+			if d.lo != prevAtom {
+				s.loGroups++
+				prevAtom = d.lo
+			}
+			d.loGroup = s.loGroups - 1
+		}
+		if s.hiGroups == 0 || d.lo-clusterHi > atomTol*(1+math.Abs(d.lo)) {
+			s.hiGroups++
+			clusterHi = d.hi
+		}
+		clusterHi = max(clusterHi, d.hi)
+		d.hiGroup = s.hiGroups - 1
+		if d.collapsed {
+			for j := range s.cont {
+				if s.cont[j].flo <= d.hi && s.cont[j].fhi >= d.lo {
+					d.over = append(d.over, int32(j))
+				}
+			}
+		}
+	}
+}
+
+// layCuts collects the cuts of F: the values of k at the continuous faces'
+// vertices (their range ends among them), where A, B, C are not analytic.
+// Values within cutTol of their affine forms' size are one cut.
+func (s *gaussSetup) layCuts() {
+	type cut struct{ f, size float64 }
+	var cuts []cut
+	for _, c := range s.cont {
+		for i := range c.x {
+			cuts = append(cuts, cut{c.c0 + c.cx*c.x[i] + c.cr*c.r[i], math.Abs(c.c0) + math.Abs(c.cx*c.x[i]) + math.Abs(c.cr*c.r[i])})
+		}
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.f, b.f) })
+	s.cuts = s.cuts[:0]
+	var last cut
+	for i, c := range cuts {
+		if i > 0 && c.f-last.f <= cutTol*max(c.size, last.size) {
+			continue
+		}
+		s.cuts = append(s.cuts, c.f)
+		last = c
+	}
+}
+
+// garbleBound bounds what the garbling's merged clusters lose beyond the
+// computed sum for an observer with Var[X | side] = v: a collapsed range
+// I also holds continuous faces' mass, at most |I|·Σ 1/√(2πD) over the
+// faces meeting it (D = cr² + cx²v, the densities' sup); merging a mass p
+// into a cluster adds at most p·(a² + (2a)²) (its own spread and its
+// distance to the rest, w within the box's 2a).
+func (s *gaussSetup) garbleBound(v float64) float64 {
+	var p float64
+	for _, d := range s.disc {
+		for _, j := range d.over {
+			c := &s.cont[j]
+			p += (d.hi - d.lo) / math.Sqrt(2*math.Pi*(c.cr*c.cr+c.cx*c.cx*v))
+		}
+	}
+	return 5 * s.a * s.a * p
+}
+
+// fPanel is a panel [a, b] of released values between consecutive cuts,
+// with the faces whose range of F meets it, its Kronrod integrals per M
+// node of C − B²/A (k) and of A, B, C (mom, three per node), and its
+// estimated error Σ_n w_n·|Kronrod_n − Gauss_n| of the first.
 type fPanel struct {
 	a, b  float64
 	faces []int32
 	k     []float64
+	mom   []float64
 	err   float64
+	nodes int // f nodes of its rule
 }
 
-// fIntegral returns, for every M node m, h(m) = ∫ (C − B²/A) df plus the
-// atoms' Σ (M2 − M1²/M0): the in-box loss given M = m; and the validated
-// error of Σ_n w_n h(m_n), and the number of f nodes. Panels start at the
-// values of F at the faces' vertices (between them A, B, C are analytic in
-// f), at most 4 widths √(cr² + cx²v) of the narrowest face over them (the
-// width of a face's density in f given m), and are bisected, worst first,
-// until the error is below tau·max(loss, floor)/2.
-func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (h []float64, fErr float64, fNodes int, err error) {
+// fResult is the f integral of the continuous faces per M node: the loss
+// part h(m) = ∫ (C − B²/A) df, the moments ∫A, ∫B, ∫C (w = x − m) that the
+// conservation check compares with closed forms, the estimated error of
+// Σ_n w_n h(m_n) and the number of f nodes.
+type fResult struct {
+	h      []float64
+	mom    [3][]float64
+	err    float64
+	fNodes int
+}
+
+// fIntegral integrates the continuous faces over f for every M node.
+// Panels end at every cut, so that A, B, C are analytic on each; they are
+// at most 4 widths √(cr² + cx²v) of the narrowest face over them (the
+// width of a face's density in f given m) and are bisected, worst first,
+// until the estimated error is below tau·max(loss, floor)/2.
+func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, error) {
 	nm := len(nodes)
-	h = make([]float64, nm)
+	res := fResult{h: make([]float64, nm)}
+	for i := range res.mom {
+		res.mom[i] = make([]float64, nm)
+	}
+	if len(s.cont) == 0 {
+		return res, nil
+	}
 	floor := scaleFloor * s.vx
-	var work float64
-	if len(s.cont) > 0 {
-		panels, cuts, err := s.initialPanels(v, nm)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		ev := newPanelEval(nm)
-		stored := 0
-		for i := range panels {
-			work += 15 * float64(len(panels[i].faces)) * float64(nm)
-			ev.eval(s, v, nodes, &panels[i])
-			stored += nm
-		}
-		total := func() (val, e float64) {
-			for i := range panels {
-				for n, k := range panels[i].k {
-					val += nodes[n].wk * k
-				}
-				e += panels[i].err
-			}
-			return val, e
-		}
-		for round := 0; ; round++ {
-			val, e := total()
-			limit := tau / 2 * max(val, floor)
-			if e <= limit || round == 60 {
-				break
-			}
-			// Bisect the worst panels until those left account for at
-			// most half the limit.
-			order := make([]int, len(panels))
-			for i := range order {
-				order[i] = i
-			}
-			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(panels[b].err, panels[a].err) })
-			var next []fPanel
-			rest := e
-			var split []int
-			for _, i := range order {
-				if rest <= limit/2 {
-					break
-				}
-				p := &panels[i]
-				if !(p.b-p.a > 1e-13*max(math.Abs(p.a), math.Abs(p.b), 1e-300)) {
-					continue // cannot be resolved further: its error stays stated
-				}
-				rest -= p.err
-				split = append(split, i)
-			}
-			if len(split) == 0 {
-				break
-			}
-			for _, i := range split {
-				p := &panels[i]
-				w := 2 * 15 * float64(len(p.faces)) * float64(nm)
-				if work+w > s.q.MaxWork {
-					return nil, 0, 0, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
-						ErrCannotCertify, work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
-				}
-				if stored+nm > s.q.MaxStore {
-					return nil, 0, 0, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
-						ErrCannotCertify, stored+nm, s.q.MaxStore, len(panels), nm)
-				}
-				work += w
-				stored += nm
-				mid := splitPoint(p.a, p.b, cuts)
-				for _, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
-					c := fPanel{a: lr[0], b: lr[1]}
-					for _, j := range p.faces {
-						if s.cont[j].flo < c.b && s.cont[j].fhi > c.a {
-							c.faces = append(c.faces, j)
-						}
-					}
-					ev.eval(s, v, nodes, &c)
-					next = append(next, c)
-				}
-				p.faces = nil // marks it replaced
-			}
-			keep := panels[:0]
-			for _, p := range panels {
-				if p.faces != nil || p.k == nil {
-					keep = append(keep, p)
-				}
-			}
-			panels = append(keep, next...)
-		}
+	panels, work, err := s.initialPanels(v, nodes)
+	if err != nil {
+		return res, err
+	}
+	ev := newPanelEval(nm)
+	stored := 4 * nm * len(panels)
+	for i := range panels {
+		ev.eval(s, v, nodes, &panels[i])
+	}
+	for round := 0; round < 60; round++ {
+		var val, e float64
 		for i := range panels {
 			for n, k := range panels[i].k {
-				h[n] += k
+				val += nodes[n].wk * k
 			}
-			fErr += panels[i].err
+			e += panels[i].err
 		}
-		fNodes = 15 * len(panels)
-	}
-	if len(s.atoms) > 0 {
-		for n, nd := range nodes {
-			l, e := s.atomLoss(v, nd.m)
-			h[n] += l
-			fErr += nd.wk * e
+		limit := tau / 2 * max(val, floor)
+		if e <= limit {
+			break
 		}
+		// Bisect the worst panels until those left account for at most
+		// half the limit.
+		order := make([]int, len(panels))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(panels[b].err, panels[a].err) })
+		rest := e
+		var split []int
+		for _, i := range order {
+			if rest <= limit/2 {
+				break
+			}
+			p := &panels[i]
+			if !(p.b-p.a > 1e-13*max(math.Abs(p.a), math.Abs(p.b), 1e-300)) {
+				continue // cannot be resolved further: its error stays stated
+			}
+			rest -= p.err
+			split = append(split, i)
+		}
+		if len(split) == 0 {
+			break
+		}
+		var next []fPanel
+		for _, i := range split {
+			p := &panels[i]
+			mid := 0.5 * (p.a + p.b)
+			for _, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
+				c := fPanel{a: lr[0], b: lr[1]}
+				for _, j := range p.faces {
+					if s.cont[j].flo < c.b && s.cont[j].fhi > c.a {
+						c.faces = append(c.faces, j)
+					}
+				}
+				w := s.panelWork(c.a, c.b, c.faces, v, nodes)
+				if work+w > s.q.MaxWork {
+					return res, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
+						ErrCannotCertify, work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
+				}
+				if stored+4*nm > s.q.MaxStore {
+					return res, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
+						ErrCannotCertify, stored+4*nm, s.q.MaxStore, len(panels), nm)
+				}
+				work += w
+				stored += 4 * nm
+				ev.eval(s, v, nodes, &c)
+				next = append(next, c)
+			}
+			p.faces = nil // marks it replaced
+		}
+		keep := panels[:0]
+		for _, p := range panels {
+			if p.faces != nil {
+				keep = append(keep, p)
+			}
+		}
+		panels = append(keep, next...)
 	}
-	return h, fErr, fNodes, nil
+	for i := range panels {
+		p := &panels[i]
+		for n := range nm {
+			res.h[n] += p.k[n]
+			for q := range 3 {
+				res.mom[q][n] += p.mom[3*n+q]
+			}
+		}
+		res.err += p.err
+		res.fNodes += p.nodes
+	}
+	return res, nil
 }
 
-// initialPanels covers the range of F with panels at most 4 widths
-// √(cr² + cx²v) of the narrowest face over them (the width of a face's
-// density in f given m: a panel never hides a peak between its nodes) and
-// at most 1/32 of the range. The values of F at the faces' vertices, where
-// A, B, C are not analytic, are kept in cuts: bisection splits a panel at
-// the interior cut nearest its middle, so refinement isolates the kinks
-// that matter. The count and the work are checked against the caps before
+// initialPanels covers the range of F with panels that end at every cut
+// and are at most 4 widths √(cr² + cx²v) of the narrowest face over them
+// (a panel never hides a density peak between its nodes) and at most 1/32
+// of the range. The count, the memory and the work (the face × f node × M
+// node triples within reach, mWindow) are checked against the caps before
 // the panels are allocated.
-func (s *gaussSetup) initialPanels(v float64, nm int) ([]fPanel, []float64, error) {
-	var cuts []float64
-	for _, c := range s.cont {
-		for i := range c.x {
-			cuts = append(cuts, c.c0+c.cx*c.x[i]+c.cr*c.r[i])
-		}
-		cuts = append(cuts, c.flo, c.fhi)
-	}
-	slices.Sort(cuts)
-	cuts = slices.Compact(cuts)
+func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64, error) {
+	nm := len(nodes)
 	order := make([]int32, len(s.cont))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(s.cont[a].flo, s.cont[b].flo) })
-	// active sweeps intervals [a, b] in increasing order with the faces
-	// whose range meets them.
-	type sweeper struct {
-		active []int32
-		next   int
-	}
-	advance := func(sw *sweeper, a, b float64) []int32 {
-		keep := sw.active[:0]
-		for _, j := range sw.active {
+	// The sweep keeps the faces whose range meets the interval (a, b).
+	var active []int32
+	next := 0
+	advance := func(a, b float64) []int32 {
+		keep := active[:0]
+		for _, j := range active {
 			if s.cont[j].fhi > a {
 				keep = append(keep, j)
 			}
 		}
-		sw.active = keep
-		for sw.next < len(order) && s.cont[order[sw.next]].flo < b {
-			if s.cont[order[sw.next]].fhi > a {
-				sw.active = append(sw.active, order[sw.next])
+		active = keep
+		for next < len(order) && s.cont[order[next]].flo < b {
+			if s.cont[order[next]].fhi > a {
+				active = append(active, order[next])
 			}
-			sw.next++
+			next++
 		}
-		return sw.active
+		return active
 	}
-	// Panel ends: merge cut intervals while the panel stays under its cap.
+	cuts := s.cuts
 	hmax := (cuts[len(cuts)-1] - cuts[0]) / 32
-	var ends []float64
-	var sw sweeper
-	start, capW := cuts[0], hmax
+	type span struct {
+		a, b float64
+		n    int
+		from int // index of the first active face in faces
+		nf   int
+	}
+	var spans []span
+	var faces []int32
+	count := 0
+	var work float64
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
-		w := math.Inf(1)
-		for _, j := range advance(&sw, a, b) {
+		act := advance(a, b)
+		if len(act) == 0 {
+			continue // a gap in the range of F
+		}
+		w := hmax
+		for _, j := range act {
 			c := &s.cont[j]
 			w = min(w, 4*math.Sqrt(c.cr*c.cr+c.cx*c.cx*v))
 		}
-		if math.IsInf(w, 1) { // no face: a gap in the range of F
-			if a > start {
-				ends = append(ends, start, a)
+		n := math.Ceil((b - a) / w)
+		if !(n >= 1) {
+			n = 1
+		}
+		if (float64(count)+n)*float64(4*nm) > float64(s.q.MaxStore) {
+			return nil, 0, fmt.Errorf("%w: more than %.3g f panels × %d M nodes, beyond the cap %d stored values (%d faces, %d cuts)",
+				ErrCannotCertify, float64(count)+n, nm, s.q.MaxStore, len(s.cont), len(cuts))
+		}
+		for p := range int(n) {
+			work += s.panelWork(a+(b-a)*float64(p)/n, a+(b-a)*float64(p+1)/n, act, v, nodes)
+		}
+		if work > s.q.MaxWork {
+			return nil, 0, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts, %d M nodes)",
+				ErrCannotCertify, work, s.q.MaxWork, len(s.cont), len(cuts), nm)
+		}
+		spans = append(spans, span{a: a, b: b, n: int(n), from: len(faces), nf: len(act)})
+		faces = append(faces, act...)
+		count += int(n)
+	}
+	panels := make([]fPanel, 0, count)
+	for _, sp := range spans {
+		fs := faces[sp.from : sp.from+sp.nf : sp.from+sp.nf]
+		for p := range sp.n {
+			pa, pb := sp.a+(sp.b-sp.a)*float64(p)/float64(sp.n), sp.a+(sp.b-sp.a)*float64(p+1)/float64(sp.n)
+			if p == sp.n-1 {
+				pb = sp.b
 			}
-			start, capW = b, hmax
-			continue
-		}
-		if b-start > min(capW, w) && a > start {
-			ends = append(ends, start, a)
-			start, capW = a, hmax
-		}
-		capW = min(capW, w)
-		if b-start > capW { // one interval wider than its cap
-			n := math.Ceil((b - start) / capW)
-			if n*float64(nm) > float64(s.q.MaxStore) {
-				return nil, nil, fmt.Errorf("%w: %.3g f panels × %d M nodes exceed the cap %d stored values (%d faces)", ErrCannotCertify, n, nm, s.q.MaxStore, len(s.cont))
-			}
-			for p := range int(n) {
-				ends = append(ends, start+(b-start)*float64(p)/n, start+(b-start)*float64(p+1)/n)
-			}
-			start, capW = b, hmax
-		}
-		if len(ends)/2*nm > s.q.MaxStore {
-			return nil, nil, fmt.Errorf("%w: more than %d f panels × %d M nodes, the cap %d stored values (%d faces)", ErrCannotCertify, len(ends)/2, nm, s.q.MaxStore, len(s.cont))
+			panels = append(panels, fPanel{a: pa, b: pb, faces: fs})
 		}
 	}
-	if last := cuts[len(cuts)-1]; last > start {
-		ends = append(ends, start, last)
-	}
-	var work float64
-	sw = sweeper{}
-	for i := 0; i < len(ends); i += 2 {
-		work += 15 * float64(len(advance(&sw, ends[i], ends[i+1]))) * float64(nm)
-	}
-	if work > s.q.MaxWork {
-		return nil, nil, fmt.Errorf("%w: the f quadrature needs %.3g integrand evaluations, more than the cap %.3g (%d faces, %d panels, %d M nodes)", ErrCannotCertify, work, s.q.MaxWork, len(s.cont), len(ends)/2, nm)
-	}
-	panels := make([]fPanel, 0, len(ends)/2)
-	sw = sweeper{}
-	for i := 0; i < len(ends); i += 2 {
-		panels = append(panels, fPanel{a: ends[i], b: ends[i+1], faces: slices.Clone(advance(&sw, ends[i], ends[i+1]))})
-	}
-	return panels, cuts, nil
+	return panels, work, nil
 }
 
-// splitPoint is where a panel is bisected: the cut strictly inside it
-// nearest its middle, else the middle.
-func splitPoint(a, b float64, cuts []float64) float64 {
-	mid := 0.5 * (a + b)
-	i, _ := slices.BinarySearch(cuts, mid)
-	best := mid
-	bd := math.Inf(1)
-	for _, j := range []int{i - 1, i} {
-		if j >= 0 && j < len(cuts) && cuts[j] > a && cuts[j] < b {
-			// Only cuts that leave each part at least 1/8 of the panel,
-			// so the panels shrink geometrically.
-			if d := math.Abs(cuts[j] - mid); d < bd && d <= 3*(b-a)/8 {
-				best, bd = cuts[j], d
-			}
+// panelWork is the integrand evaluations of a panel: f nodes × the M
+// nodes within each face's reach.
+func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode) float64 {
+	fn, _, _ := s.fRule(b-a, faces, v)
+	var w int
+	for _, j := range faces {
+		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes)
+		w += n1 - n0
+	}
+	return float64(len(fn) * w)
+}
+
+// mWindow returns the M nodes [n0, n1) at which face c can contribute for
+// some f in [a, b]: a point of the face's level segment within Mahalanobis
+// distance √kCut of (m, 0) needs |x − m| ≤ √(kCut·v) and
+// K = (f − c0 − cx·m)²/D ≤ kCut. The nodes are sorted by m.
+func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode) (int, int) {
+	r := math.Sqrt(kCut * v)
+	lo, hi := c.xlo-r, c.xhi+r
+	d := math.Sqrt(kCut * (c.cr*c.cr + c.cx*c.cx*v))
+	switch {
+	case c.cx > 0:
+		lo, hi = max(lo, (a-c.c0-d)/c.cx), min(hi, (b-c.c0+d)/c.cx)
+	case c.cx < 0:
+		lo, hi = max(lo, (b-c.c0+d)/c.cx), min(hi, (a-c.c0-d)/c.cx)
+	default:
+		if a-c.c0 > d || c.c0-b > d {
+			return 0, 0
 		}
 	}
-	return best
+	n0 := sort.Search(len(nodes), func(i int) bool { return nodes[i].m >= lo })
+	n1 := sort.Search(len(nodes), func(i int) bool { return nodes[i].m > hi })
+	return n0, max(n0, n1)
+}
+
+// fRule returns the f rule of a panel (nodes on [−1, 1], Kronrod and Gauss
+// weights): 15-point Gauss–Kronrod on a panel wider than 1/8 of the
+// narrowest face's density width √D (few cuts: the estimate must be sharp
+// there), the 3-point Gauss rule and the midpoint on narrower ones.
+func (s *gaussSetup) fRule(width float64, faces []int32, v float64) (nodes, wk, wg []float64) {
+	for _, j := range faces {
+		c := &s.cont[j]
+		if 8*width > math.Sqrt(c.cr*c.cr+c.cx*c.cx*v) {
+			return gkNodes[:], gkWeights[:], gWeights[:]
+		}
+	}
+	return g3Nodes[:], g3Weights[:], g1Weights[:]
 }
 
 // panelEval is the scratch of panel evaluations: A, B, C and the shift of
-// w per M node at one f, and the Gauss sums.
+// w per M node at one f, the Gauss sums, and each face's window of M nodes.
 type panelEval struct {
 	A, B, C, shift, g []float64
+	n0, n1            []int
 }
 
 func newPanelEval(nm int) *panelEval {
 	return &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm)}
 }
 
-// eval fills p.k and p.err. At each Kronrod node f, for every face the
-// level set k = f is a segment; given M = m, X ~ N(m, v) and R ~ N(0, 1)
-// are independent and the density of (W, F), W = X − m, on it is Gaussian
-// in w: with D = cr² + cx²v, e = f − c0 − cx·m,
+// eval fills p.k, p.mom and p.err. At each Kronrod node f, for every face
+// the level set k = f is a segment; given M = m, X ~ N(m, v) and
+// R ~ N(0, 1) are independent and the density of (W, F), W = X − m, on it
+// is Gaussian in w: with D = cr² + cx²v, e = f − c0 − cx·m,
 //
 //	∫ w^j N(x; m, v) φ(r(x)) / |cr| dx = e^{−K/2}/√(2πD) · E[(d + s·Z)^j; z1 < Z < z2],
 //
 // K = e²/D, d = cx·v·e/D, s = √v·|cr|/√D and z = sgn(cr)(cr·w − cx·v·r)/√(vD)
-// at the segment's ends (cr = 0 is the limit: F = c0 + cx·X on the face).
-// Summed over faces they are A(f), B(f), C(f), and C − B²/A is accumulated
-// about the first face's d (the same value, less cancellation).
+// at the segment's ends (cr = 0 is the limit: F = c0 + cx·X on the face);
+// K + z² is the squared Mahalanobis distance of the point from (m, 0), and
+// a segment farther than √kCut is skipped (skipBound). Summed over faces
+// they are A(f), B(f), C(f), and C − B²/A is accumulated about the first
+// face's d (the same value, less cancellation).
 func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 	nm := len(nodes)
 	if p.k == nil {
 		p.k = make([]float64, nm)
+		p.mom = make([]float64, 3*nm)
 	}
 	clear(p.k)
+	clear(p.mom)
 	clear(ev.g)
+	ev.n0, ev.n1 = ev.n0[:0], ev.n1[:0]
+	for _, j := range p.faces {
+		n0, n1 := s.mWindow(&s.cont[j], p.a, p.b, v, nodes)
+		ev.n0, ev.n1 = append(ev.n0, n0), append(ev.n1, n1)
+	}
 	sv := math.Sqrt(v)
 	hw := (p.b - p.a) / 2
 	mid := (p.a + p.b) / 2
-	for t, u := range gkNodes {
+	nodesU, wK, wG := s.fRule(p.b-p.a, p.faces, v)
+	for t, u := range nodesU {
 		f := mid + hw*u
 		clear(ev.A)
 		clear(ev.B)
 		clear(ev.C)
-		for _, j := range p.faces {
+		for fi, j := range p.faces {
+			if ev.n0[fi] == ev.n1[fi] {
+				continue
+			}
 			c := &s.cont[j]
 			x0, r0, x1, r1, ok := levelSegment(c, f)
 			if !ok {
@@ -309,7 +525,7 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 			pref0 := 1 / math.Sqrt(2*math.Pi*d2)
 			sd := sv * math.Abs(cr) / sq
 			dv := cx * v / d2
-			for n := range nm {
+			for n := ev.n0[fi]; n < ev.n1[fi]; n++ {
 				m := nodes[n].m
 				e := f - c.c0 - cx*m
 				K := e * e / d2
@@ -320,10 +536,16 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 				if z1 > z2 {
 					z1, z2 = z2, z1
 				}
-				j0, j1, j2 := truncMoments(z1, z2)
-				if j0 == 0 && j1 == 0 {
+				var zm float64
+				if z1 > 0 {
+					zm = z1
+				} else if z2 < 0 {
+					zm = -z2
+				}
+				if K+zm*zm > kCut {
 					continue
 				}
+				j0, j1, j2 := truncMoments(z1, z2)
 				pref := pref0 * math.Exp(-K/2)
 				d := dv * e
 				if ev.A[n] == 0 {
@@ -335,15 +557,23 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 				ev.C[n] += pref * (d*d*j0 + 2*d*sd*j1 + sd*sd*j2)
 			}
 		}
-		wk, wg := hw*gkWeights[t], hw*gWeights[t]
+		wk, wg := hw*wK[t], hw*wG[t]
 		for n := range nm {
-			if a := ev.A[n]; a > 0 {
-				g := max(ev.C[n]-ev.B[n]*ev.B[n]/a, 0)
-				p.k[n] += wk * g
-				ev.g[n] += wg * g
+			a := ev.A[n]
+			if !(a > 0) {
+				continue
 			}
+			b, c, sh := ev.B[n], ev.C[n], ev.shift[n]
+			g := max(c-b*b/a, 0)
+			p.k[n] += wk * g
+			ev.g[n] += wg * g
+			// The moments about w = 0: B + shift·A, C + 2·shift·B + shift²·A.
+			p.mom[3*n] += wk * a
+			p.mom[3*n+1] += wk * (b + sh*a)
+			p.mom[3*n+2] += wk * (c + sh*(2*b+sh*a))
 		}
 	}
+	p.nodes = len(nodesU)
 	p.err = 0
 	for n := range nm {
 		p.err += nodes[n].wk * math.Abs(p.k[n]-ev.g[n])
@@ -382,25 +612,34 @@ func truncMoments(z1, z2 float64) (j0, j1, j2 float64) {
 	}
 	p1, p2 := phi(z1), phi(z2)
 	j1 = p1 - p2
-	j2 = j0 + z1*p1 - z2*p2
+	var t1, t2 float64
+	if p1 > 0 {
+		t1 = z1 * p1
+	}
+	if p2 > 0 {
+		t2 = z2 * p2
+	}
+	j2 = j0 + t1 - t2
 	return
 }
 
-// atomLoss returns Σ over atom values c of P(F = c | m)·Var(X | F = c, m)
-// (unnormalized: M2 − M1²/M0 of W = X − m over the faces where k = c) and
-// its validated error. The moments are Kronrod sums in x between the
-// faces' vertices, on pieces at most √v wide within m ± 10√v, of
-// N(x; m, v)·P(R in the face at x); the error of M2 − M1²/M0 follows
-// from the moments' |Kronrod − Gauss|.
-func (s *gaussSetup) atomLoss(v, m float64) (float64, float64) {
-	type mom struct{ k, e [3]float64 }
-	moms := make([]mom, s.atomValues)
+// discMoment is the moments ∫ w^j over a discrete face (j = 0, 1, 2) and
+// their estimated errors.
+type discMoment struct{ k, e [3]float64 }
+
+// discMoments returns, for M = m, every discrete face's moments of
+// W = X − m: Kronrod sums in x between the face's vertices, on pieces at
+// most √v wide within m ± 10√v, of N(x; m, v)·P(R in the face at x); the
+// errors are the moments' |Kronrod − Gauss|.
+func (s *gaussSetup) discMoments(v, m float64, out []discMoment) {
 	sv := math.Sqrt(v)
 	lo, hi := m-10*sv, m+10*sv
-	for _, fc := range s.atoms {
-		xs := slices.Clone(fc.x)
+	var xs []float64
+	for i, fc := range s.disc {
+		xs = append(xs[:0], fc.x...)
 		slices.Sort(xs)
-		mm := &moms[fc.group]
+		mm := &out[i]
+		*mm = discMoment{}
 		for i := 0; i+1 < len(xs); i++ {
 			a, b := max(xs[i], lo), min(xs[i+1], hi)
 			if !(b > a) {
@@ -432,8 +671,23 @@ func (s *gaussSetup) atomLoss(v, m float64) (float64, float64) {
 			}
 		}
 	}
-	var l, e float64
-	for _, mm := range moms {
+}
+
+// discLoss sums M2 − M1²/M0 over the groups of a partition of the discrete
+// faces (group(i) < 0: left out) and its estimated error.
+func discLoss(moms []discMoment, groups int, group func(i int) int) (l, e float64) {
+	acc := make([]discMoment, groups)
+	for i, mm := range moms {
+		g := group(i)
+		if g < 0 {
+			continue
+		}
+		for q := range 3 {
+			acc[g].k[q] += mm.k[q]
+			acc[g].e[q] += mm.e[q]
+		}
+	}
+	for _, mm := range acc {
 		if mm.k[0] > 0 {
 			mean := mm.k[1] / mm.k[0]
 			l += max(mm.k[2]-mm.k[1]*mean, 0)
@@ -441,6 +695,16 @@ func (s *gaussSetup) atomLoss(v, m float64) (float64, float64) {
 		}
 	}
 	return l, e
+}
+
+// boxMoments returns P(B | m), E[W; B | m] and E[W²; B | m] in closed form
+// (X | m ~ N(m, v) and R ~ N(0, 1) independent): what the faces' moments,
+// which tile the box, must add up to.
+func (s *gaussSetup) boxMoments(v, m float64) [3]float64 {
+	sv := math.Sqrt(v)
+	j0, j1, j2 := truncMoments((s.box.X0-m)/sv, (s.box.X1-m)/sv)
+	pr := normMass(s.box.R0, s.box.R1)
+	return [3]float64{j0 * pr, sv * j1 * pr, v * j2 * pr}
 }
 
 // polyRange returns the r range of a convex polygon at x.

@@ -1,11 +1,9 @@
 package bayes
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/integrate/quad"
@@ -17,7 +15,7 @@ import (
 
 // ErrCannotCertify reports a privatizer whose Bayes losses cannot be given
 // with a sound error bound: a cost cap was hit, the privatizer is not
-// piecewise affine, or the validated error exceeds the tolerance. Errors
+// piecewise affine, or the stated error exceeds the tolerance. Errors
 // wrap it with the reason; the numbers behind a verdict would not be sound.
 var ErrCannotCertify = errors.New("cannot certify")
 
@@ -83,16 +81,21 @@ func (q GaussQuad) validate() error {
 }
 
 // LossBound is the certified interval of one Bayes loss: the loss lies in
-// [Lo, Hi]. Value is the in-box loss E[Var(X | F, M, 1_B); B] by
-// quadrature, Quad its validated quadrature error (absolute) and Tail the
-// closed-form bound of what the mass outside the box can add (absolute):
-// Lo = Value − Quad, Hi = Value + Quad + Tail.
+// [Lo, Hi]. Value is the genie's in-box loss E[Var(X | F, M, G); B] by
+// quadrature (G reveals 1_B, and X on collapsed faces: a lower bound),
+// Merge what the garbling J = g(F) adds (near-equal discrete values and
+// collapsed faces merged: an upper bound), Quad the stated quadrature error
+// (estimated; Conservation is its part from the conservation check) and
+// Tail the closed-form bound of what the mass outside the box can add (all
+// absolute): Lo = Value − Quad, Hi = Value + Merge + Quad + Tail.
 type LossBound struct {
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
-	Value float64 `json:"value"`
-	Quad  float64 `json:"quad_error"`
-	Tail  float64 `json:"tail"`
+	Lo           float64 `json:"lo"`
+	Hi           float64 `json:"hi"`
+	Value        float64 `json:"value"`
+	Merge        float64 `json:"merge"`
+	Quad         float64 `json:"quad_error"`
+	Conservation float64 `json:"conservation"`
+	Tail         float64 `json:"tail"`
 	// FNodes and MNodes are the f and M quadrature nodes used.
 	FNodes int `json:"f_nodes"`
 	MNodes int `json:"m_nodes"`
@@ -112,17 +115,20 @@ type GaussCertificate struct {
 	Change float64     `json:"change"`
 	Box    network.Box `json:"box"`
 	Faces  int         `json:"faces"`
-	Atoms  int         `json:"atom_faces"`
-	Fit    LinearFit   `json:"linear_fit"`
+	// Atoms counts the faces where k is constant, Collapsed those whose
+	// range of F is too narrow for the f quadrature (points of F).
+	Atoms     int       `json:"atom_faces"`
+	Collapsed int       `json:"collapsed_faces"`
+	Fit       LinearFit `json:"linear_fit"`
 }
 
 // scaleFloor is the absolute floor of relative errors, as a fraction of
 // Var[X]: losses below it are compared on that scale.
 const scaleFloor = 1e-6
 
-// kCut: a face's contribution at f for a node m is skipped when its
-// Gaussian factor e^{−K/2} is below e^{−40}; skipBound bounds what that
-// drops (see observerLoss).
+// kCut: a face's contribution at f for a node m is skipped when its level
+// segment lies farther than √kCut (Mahalanobis) from (m, 0); skipBound
+// bounds what that drops.
 const kCut = 80
 
 // mSpan: the M integral runs over μ ± mSpan·σ_M.
@@ -174,7 +180,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 		return nil, err
 	}
 
-	cert := &GaussCertificate{Bounds: bounds, Box: box, Faces: len(s.cont) + len(s.atoms), Atoms: len(s.atoms)}
+	cert := &GaussCertificate{Bounds: bounds, Box: box, Faces: len(s.cont) + len(s.disc), Atoms: s.atomFaces, Collapsed: len(s.disc) - s.atomFaces}
 	floor := scaleFloor * vx
 	adv := make([]float64, len(vs)-1)
 	for i, b := range bounds {
@@ -204,80 +210,19 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 	return cert, nil
 }
 
-// gaussSetup is what every observer shares: the box and the faces.
+// gaussSetup is what every observer shares: the box, the faces and the
+// cuts of F.
 type gaussSetup struct {
 	q          GaussQuad
 	mu, vx, sx float64
 	a          float64 // the box half-width in x
 	box        network.Box
-	cont       []cface    // faces where k is not constant
-	atoms      []atomFace // faces where k is constant, by value
-	atomValues int        // distinct atom values
-}
-
-// cface is a face on which F = c0 + cx·x + cr·r with (cx, cr) ≠ 0, and the
-// range [flo, fhi] of F over it.
-type cface struct {
-	x, r       []float64
-	c0, cx, cr float64
-	flo, fhi   float64
-}
-
-// atomFace is a face on which F = c0; group numbers faces of equal value.
-type atomFace struct {
-	x, r  []float64
-	c0    float64
-	group int
-}
-
-// addFaces checks and classifies the faces.
-func (s *gaussSetup) addFaces(faces []network.Face) error {
-	var area float64
-	for i, f := range faces {
-		if len(f.X) < 3 || len(f.X) != len(f.R) {
-			return fmt.Errorf("bayes: face %d has %d x and %d r vertices: want ≥ 3 of each", i, len(f.X), len(f.R))
-		}
-		for _, c := range []float64{f.C0, f.Cx, f.Cr} {
-			if math.IsNaN(c) || math.IsInf(c, 0) {
-				return fmt.Errorf("bayes: face %d: k = %v + %v·x + %v·r: coefficients must be finite", i, f.C0, f.Cx, f.Cr)
-			}
-		}
-		for v := range f.X {
-			if math.IsNaN(f.X[v]) || math.IsNaN(f.R[v]) || f.X[v] < s.box.X0-1e-9*s.a || f.X[v] > s.box.X1+1e-9*s.a ||
-				f.R[v] < s.box.R0-1e-9 || f.R[v] > s.box.R1+1e-9 {
-				return fmt.Errorf("bayes: face %d: vertex (%v, %v) outside the box %+v", i, f.X[v], f.R[v], s.box)
-			}
-		}
-		area += polyArea(f.X, f.R)
-		if f.Cx == 0 && f.Cr == 0 {
-			s.atoms = append(s.atoms, atomFace{x: f.X, r: f.R, c0: f.C0})
-			continue
-		}
-		c := cface{x: f.X, r: f.R, c0: f.C0, cx: f.Cx, cr: f.Cr, flo: math.Inf(1), fhi: math.Inf(-1)}
-		for v := range f.X {
-			fv := c.c0 + c.cx*f.X[v] + c.cr*f.R[v]
-			c.flo, c.fhi = min(c.flo, fv), max(c.fhi, fv)
-		}
-		s.cont = append(s.cont, c)
-	}
-	// The faces must cover the box: a hole would drop probability mass.
-	boxArea := (s.box.X1 - s.box.X0) * (s.box.R1 - s.box.R0)
-	if math.Abs(area-boxArea) > 1e-9*boxArea {
-		return fmt.Errorf("bayes: the faces cover an area %.10g of the box's %.10g: they must partition it", area, boxArea)
-	}
-	// Atoms of equal value (up to rounding of the affine forms) are one
-	// value of F: the posterior mixes them.
-	slices.SortFunc(s.atoms, func(a, b atomFace) int { return cmp.Compare(a.c0, b.c0) })
-	for i := range s.atoms {
-		if i > 0 && s.atoms[i].c0-s.atoms[i-1].c0 > 1e-12*(1+math.Abs(s.atoms[i].c0)) {
-			s.atomValues++
-		}
-		s.atoms[i].group = s.atomValues
-	}
-	if len(s.atoms) > 0 {
-		s.atomValues++
-	}
-	return nil
+	cont       []cface    // faces the f quadrature integrates
+	disc       []discFace // atoms and collapsed faces: points of F
+	atomFaces  int        // faces where k is constant
+	loGroups   int        // the genie's distinct atom values
+	hiGroups   int        // the garbling's clusters
+	cuts       []float64  // values of F at the continuous faces' vertices
 }
 
 // mNode is a node of an observer's M quadrature: m and its Kronrod and
@@ -285,7 +230,10 @@ func (s *gaussSetup) addFaces(faces []network.Face) error {
 type mNode struct{ m, wk, wg float64 }
 
 // observerLoss certifies E[Var(X | F, M)] for an observer with
-// v = Var[X | side].
+// v = Var[X | side]: the genie's in-box loss (Value) and the garbling's
+// (Value + Merge) by the same quadratures, their stated error (Quad: the
+// quadratures' estimates, the skipped terms and the conservation defect)
+// and the tails.
 func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 	if v <= 0 {
 		return LossBound{}, nil // the side information determines X
@@ -293,10 +241,13 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 	sm := math.Sqrt(max(s.vx-v, 0))
 	floor := scaleFloor * s.vx
 	tail := s.tailBound(v, sm)
+	garble := s.garbleBound(v)
 	tau := s.q.Target / 8
-	// M panels: two, doubled while the M rule's error is above tau/2 (the
+	moms := make([]discMoment, len(s.disc))
+	// M panels: four (the 7-point Gauss rule alone misses M's density on
+	// wider ones), doubled while the M rule's error is above tau/2 (the
 	// loss given M = m varies over the prior width √v).
-	panels := 2
+	panels := 4
 	var lb LossBound
 	for attempt := 0; ; attempt++ {
 		var nodes []mNode
@@ -305,24 +256,48 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 		} else {
 			nodes = mNodesKronrod(s.mu, sm, panels)
 		}
-		h, fErr, fNodes, err := s.fIntegral(v, nodes, tau)
+		fr, err := s.fIntegral(v, nodes, tau)
 		if err != nil {
 			return LossBound{}, err
 		}
-		var value, mErr float64
-		for p := 0; p < len(nodes); p += 15 {
-			var k, g float64
-			for n := p; n < min(p+15, len(nodes)); n++ {
-				k += nodes[n].wk * h[n]
-				g += nodes[n].wg * h[n]
+		// Per M node: the genie's and the garbling's loss, and the
+		// conservation defect.
+		hLo, hHi := make([]float64, len(nodes)), make([]float64, len(nodes))
+		var discErr, cons float64
+		for n, nd := range nodes {
+			s.discMoments(v, nd.m, moms)
+			lo, eLo := discLoss(moms, s.loGroups, func(i int) int { return s.disc[i].loGroup })
+			hi, eHi := discLoss(moms, s.hiGroups, func(i int) int { return s.disc[i].hiGroup })
+			hLo[n], hHi[n] = fr.h[n]+lo, fr.h[n]+hi
+			discErr += nd.wk * max(eLo, eHi)
+			got := [3]float64{fr.mom[0][n], fr.mom[1][n], fr.mom[2][n]}
+			var discE [3]float64
+			for _, mm := range moms {
+				for q := range 3 {
+					got[q] += mm.k[q]
+					discE[q] += mm.e[q]
+				}
 			}
-			value += k
+			cons += nd.wk * conservationDefect(got, discE, s.boxMoments(v, nd.m))
+		}
+		var value, valueHi, mErr float64
+		for p := 0; p < len(nodes); p += 15 {
+			var kLo, gLo, kHi, gHi float64
+			for n := p; n < min(p+15, len(nodes)); n++ {
+				kLo += nodes[n].wk * hLo[n]
+				gLo += nodes[n].wg * hLo[n]
+				kHi += nodes[n].wk * hHi[n]
+				gHi += nodes[n].wg * hHi[n]
+			}
+			value += kLo
+			valueHi += kHi
 			if sm > 0 {
-				mErr += math.Abs(k - g)
+				mErr += max(math.Abs(kLo-gLo), math.Abs(kHi-gHi))
 			}
 		}
-		lb = LossBound{Value: value, FNodes: fNodes, MNodes: len(nodes)}
-		lb.Quad = fErr + mErr + s.skipBound(v)
+		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(nodes)}
+		lb.Conservation = cons
+		lb.Quad = fr.err + discErr + mErr + cons + s.skipBound()
 		lb.Tail = tail
 		if mErr <= tau/2*max(value, floor) || attempt == 5 || sm == 0 {
 			break
@@ -330,8 +305,27 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 		panels *= 2
 	}
 	lb.Lo = max(lb.Value-lb.Quad, 0)
-	lb.Hi = lb.Value + lb.Quad + lb.Tail
+	lb.Hi = lb.Value + lb.Merge + lb.Quad + lb.Tail
 	return lb, nil
+}
+
+// conservationDefect weighs the mismatch between the computed moments of
+// the faces (f integrals and discrete faces) and the closed forms of the
+// box: |ΔC| + 2s|ΔB| + s²|ΔA| with s² = E[W²; B]/P(B), the first-order
+// change of C − B²/A under a change of the measure (posterior means of
+// size s). What the discrete faces' own quadrature states (discE) is
+// allowed for. It is an estimate that checks the f quadrature, not a proof:
+// a panel layout that misses or overstates part of F's density shows here.
+func conservationDefect(got, discE, want [3]float64) float64 {
+	if !(want[0] > 0) {
+		return 0
+	}
+	s2 := want[2] / want[0]
+	var d [3]float64
+	for q := range 3 {
+		d[q] = max(math.Abs(got[q]-want[q])-discE[q], 0)
+	}
+	return d[2] + 2*math.Sqrt(s2)*d[1] + s2*d[0]
 }
 
 // mNodesKronrod places Gauss–Kronrod panels over M ∈ μ ± mSpan·σ_M,
@@ -373,11 +367,13 @@ func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	return t
 }
 
-// skipBound bounds the change of an observer's loss from the face
-// contributions skipped where K > kCut: each drops at most its density
-// mass P(|N| > √kCut) times the largest squared distance (2a)², per face.
-func (s *gaussSetup) skipBound(v float64) float64 {
-	return float64(len(s.cont)) * math.Erfc(math.Sqrt(kCut/2)) * 4 * s.a * s.a
+// skipBound bounds the change of a loss from the contributions skipped
+// where a level segment lies farther than √kCut (Mahalanobis) from (m, 0),
+// and from the discrete faces' x beyond m ± 10√v: each face drops at most
+// the mass P(χ²₂ > kCut) = e^{−kCut/2} (or P(|N| > 10)) times the largest
+// squared distance (2a)².
+func (s *gaussSetup) skipBound() float64 {
+	return (float64(len(s.cont))*math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
 }
 
 // LinearFit is the best linear-Gaussian approximation F ≈ aX + bR + c of a

@@ -276,33 +276,40 @@ func checkEstimatorMC(t *testing.T, name string, m *gauss.Model, layers []Affine
 	}
 }
 
-// posteriorMean is the certificate's estimator E[X | F = f, M = m, B]: the
-// level set's w-moments over the faces (or the atom's, when f is one).
+// posteriorMean is the certificate's reconstructor estimator
+// E[X | J = f, M = m, B], J the garbling (discrete values merged by
+// cluster): the level set's w-moments over the faces (or the cluster's,
+// when f is one of its values).
 func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
-	for _, a := range s.atoms {
-		if a.c0 == f {
-			// An atom value: the mean of N(m, v) over the faces where k = f.
-			var m0, m1 float64
-			sv := math.Sqrt(v)
-			for _, fc := range s.atoms {
-				if fc.group != a.group {
-					continue
-				}
-				for x := m - 10*sv; x <= m+10*sv; x += sv / 200 {
-					lo, hi := polyRange(fc.x, fc.r, x)
-					if lo < hi {
-						j0, _, _ := truncMoments(lo, hi)
-						w := math.Exp(-(x-m)*(x-m)/(2*v)) * j0
-						m0 += w
-						m1 += w * (x - m)
-					}
-				}
-			}
-			if m0 > 0 {
-				return m + m1/m0
-			}
-			return s.mu
+	group := -1
+	for _, d := range s.disc {
+		if d.lo <= f && f <= d.hi {
+			group = d.hiGroup
+			break
 		}
+	}
+	if group >= 0 {
+		// A discrete value: the mean of N(m, v) over the cluster's faces.
+		var m0, m1 float64
+		sv := math.Sqrt(v)
+		for _, fc := range s.disc {
+			if fc.hiGroup != group {
+				continue
+			}
+			for x := m - 10*sv; x <= m+10*sv; x += sv / 200 {
+				lo, hi := polyRange(fc.x, fc.r, x)
+				if lo < hi {
+					j0, _, _ := truncMoments(lo, hi)
+					w := math.Exp(-(x-m)*(x-m)/(2*v)) * j0
+					m0 += w
+					m1 += w * (x - m)
+				}
+			}
+		}
+		if m0 > 0 {
+			return m + m1/m0
+		}
+		return s.mu
 	}
 	ev := newPanelEval(1)
 	nodes := []mNode{{m: m, wk: 1, wg: 1}}
