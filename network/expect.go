@@ -308,18 +308,7 @@ func suffixEval(suffix []Layer, v, d []float64, t float64, a, b []float64) float
 	for i := range v {
 		a[i] = v[i] + d[i]*t
 	}
-	for _, ly := range suffix {
-		b = b[:len(ly.W)]
-		for j, row := range ly.W {
-			z := ly.B[j]
-			for i, wt := range row {
-				z += wt * a[i]
-			}
-			b[j] = ly.Act.apply(z)
-		}
-		a, b = b, a
-	}
-	return a[0]
+	return forward(suffix, a, b)
 }
 
 // panel is part of an activation region: (a, b) inside one unit cell of r,

@@ -309,8 +309,13 @@ func (m *Network) Eval(x, r float64) float64 {
 // Forward returns k(x, r) using a and b (each of length ≥ Width()) as
 // scratch; it allocates nothing.
 func (m *Network) Forward(x, r float64, a, b []float64) float64 {
-	a = m.inputs(x, r, a)
-	for _, ly := range m.Layers {
+	return forward(m.Layers, m.inputs(x, r, a), b)
+}
+
+// forward passes a (the first layer's input) through layers, with b as
+// scratch of the widest layer's width, and returns the single output.
+func forward(layers []Layer, a, b []float64) float64 {
+	for _, ly := range layers {
 		b = b[:len(ly.W)]
 		for j, row := range ly.W {
 			z := ly.B[j]
