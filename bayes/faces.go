@@ -1,20 +1,6 @@
 package bayes
 
-import (
-	"math"
-
-	"github.com/mmds-project/mmds/network"
-)
-
-// polyArea is the area of a simple polygon (shoelace formula).
-func polyArea(x, r []float64) float64 {
-	var a float64
-	for i := range x {
-		j := (i + 1) % len(x)
-		a += x[i]*r[j] - x[j]*r[i]
-	}
-	return math.Abs(a) / 2
-}
+import "github.com/mmds-project/mmds/network"
 
 // boxFace is the one face of an affine privatizer c0 + cx·x + cr·r.
 func boxFace(box network.Box, c0, cx, cr float64) []network.Face {

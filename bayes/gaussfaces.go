@@ -71,7 +71,7 @@ func (s *gaussSetup) addFaces(faces []network.Face) error {
 				return fmt.Errorf("bayes: face %d: vertex (%v, %v) outside the box %+v", i, f.X[v], f.R[v], s.box)
 			}
 		}
-		area += polyArea(f.X, f.R)
+		area += math.Abs(f.Area())
 		if f.Cx == 0 && f.Cr == 0 {
 			s.disc = append(s.disc, discFace{x: f.X, r: f.R, lo: f.C0, hi: f.C0})
 			s.atomFaces++

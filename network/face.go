@@ -214,3 +214,14 @@ func clip1(f affine, xs, rs []float64, s float64) (ox, or []float64) {
 	}
 	return ox, or
 }
+
+// Area is the face's signed area (shoelace formula): positive when its
+// vertices are counter-clockwise, as Faces returns them.
+func (f Face) Area() float64 {
+	var a float64
+	for i := range f.X {
+		j := (i + 1) % len(f.X)
+		a += f.X[i]*f.R[j] - f.X[j]*f.R[i]
+	}
+	return a / 2
+}

@@ -7,16 +7,6 @@ import (
 	"testing"
 )
 
-// polyArea is the signed (shoelace) area: positive when counter-clockwise.
-func polyArea(xs, rs []float64) float64 {
-	var a float64
-	for i := range xs {
-		j := (i + 1) % len(xs)
-		a += xs[i]*rs[j] - xs[j]*rs[i]
-	}
-	return a / 2
-}
-
 // Faces of random identity/ReLU networks: at random points inside each
 // face Eval equals the face's affine form, every face is counter-clockwise,
 // and the faces tile the box (areas sum to its area).
@@ -36,7 +26,7 @@ func TestFacesProperty(t *testing.T) {
 		}
 		var total float64
 		for i, f := range faces {
-			a := polyArea(f.X, f.R)
+			a := f.Area()
 			if a < -1e-12 {
 				t.Fatalf("trial %d face %d: clockwise (area %g)", trial, i, a)
 			}
