@@ -15,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -47,7 +45,7 @@ type Instance struct {
 	Fraction float64
 	D        float64
 	Tier     string // "easy", "medium", "hard" or "open": the size class, by construction
-	Problem  *highs.Model
+	Problem  *Model
 	// Optimal is the certified optimal value of Problem (NaN when none):
 	// how it was certified is in Certificate.
 	Optimal float64
@@ -55,6 +53,25 @@ type Instance struct {
 	// minimization), NaN when none.
 	Bound       float64
 	Certificate string
+	// Exact is Problem as its MPS file writes it, in rational arithmetic,
+	// for the check; nil until read (ExactModel).
+	Exact *ExactModel
+}
+
+// ExactModel returns in.Exact, or reads it from in's MPS bytes.
+func (in Instance) ExactModel() (*ExactModel, error) {
+	if in.Exact != nil {
+		return in.Exact, nil
+	}
+	data, err := in.MPSBytes()
+	if err != nil {
+		return nil, err
+	}
+	ex, err := ExactFromMPS(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return ex, nil
 }
 
 // ProblemKey names the sanitization problem an instance formulates: the
@@ -347,7 +364,7 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 	p := in.Problem
 	e.Rows, e.Columns, e.Nonzeros = max(len(p.RowLower), len(p.RowUpper)), len(p.ColCosts), nonzeros(p)
 	for _, t := range p.VarTypes {
-		if t != highs.ContinuousType {
+		if t != continuous {
 			e.Integers++
 		}
 	}
@@ -363,7 +380,7 @@ func optional(x float64) *float64 {
 	return &x
 }
 
-func nonzeros(p *highs.Model) int {
+func nonzeros(p *Model) int {
 	var k int
 	for _, nz := range p.ConstMatrix {
 		if nz.Val != 0 {
@@ -481,7 +498,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	if sum := sha256.Sum256(data); e.SHA256 != "" && hex.EncodeToString(sum[:]) != e.SHA256 {
 		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
 	}
-	mps, err := ReadMPS(bytes.NewReader(data))
+	mps, err := ReadMPSExact(bytes.NewReader(data))
 	if err != nil {
 		return Instance{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -489,7 +506,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 		return Instance{}, fmt.Errorf("%s: the file's sense differs from the manifest's %q", path, e.Sense)
 	}
 	in := Instance{Name: e.Name, Source: e.Source, Variant: e.Variant, N: e.N, K: e.K, Outputs: e.Outputs, Model: e.ModelIndex,
-		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
+		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Exact: mps.Exact, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
 	if e.OptimalValue != nil {
 		in.Optimal = *e.OptimalValue
 	}
