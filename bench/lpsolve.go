@@ -31,9 +31,10 @@ func NewLPSolve(ctx context.Context, path string) LPSolve {
 		s.info.Reason = err.Error()
 		return s
 	}
+	// "Usage of /usr/bin/lp_solve version 5.5.2.5:" (the program as called).
 	first, _, _ := strings.Cut(out, "\n")
-	v, ok := strings.CutPrefix(strings.TrimSuffix(strings.TrimSpace(first), ":"), "Usage of lp_solve version ")
-	if !ok {
+	_, v, ok := strings.Cut(strings.TrimSuffix(strings.TrimSpace(first), ":"), " version ")
+	if !ok || !strings.HasPrefix(first, "Usage of ") || v == "" {
 		s.info.Reason = fmt.Sprintf("%s -h printed %s: not lp_solve?", s.info.Path, quoteLine(first))
 		return s
 	}
