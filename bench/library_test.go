@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -386,6 +387,35 @@ func FuzzReadMPS(f *testing.F) {
 		}
 		if len(m.ColLower) != len(m.ColCosts) || len(m.RowUpper) != len(m.RowLower) {
 			t.Fatal("inconsistent lengths")
+		}
+		// The exact reading agrees with the float one: every exact number
+		// rounds to the float read (costs summed in float may differ by
+		// rounding, so only bounds and sides are compared), infinite where
+		// the float is.
+		xp, err := ReadMPSExact(bytes.NewReader(data))
+		if err != nil {
+			return // an infinite number: no exact value
+		}
+		x := xp.Exact
+		same := func(r *big.Rat, f float64) bool {
+			if r == nil {
+				return math.IsInf(f, 0)
+			}
+			g, _ := r.Float64()
+			return g == f || math.Abs(g-f) <= 1e-12*math.Abs(f) // ranges are sums
+		}
+		for j := range m.ColCosts {
+			if !same(x.ColLower[j], m.ColLower[j]) || !same(x.ColUpper[j], m.ColUpper[j]) || x.Integer[j] != isInteger(m, j) {
+				t.Fatalf("column %d: exact [%v, %v] int %v, float [%v, %v] int %v", j, x.ColLower[j], x.ColUpper[j], x.Integer[j], m.ColLower[j], m.ColUpper[j], isInteger(m, j))
+			}
+		}
+		for i := range m.RowLower {
+			if !same(x.RowLower[i], m.RowLower[i]) || !same(x.RowUpper[i], m.RowUpper[i]) {
+				t.Fatalf("row %d: exact [%v, %v], float [%v, %v]", i, x.RowLower[i], x.RowUpper[i], m.RowLower[i], m.RowUpper[i])
+			}
+		}
+		if len(x.Entries) != len(m.ConstMatrix) {
+			t.Fatalf("%d exact entries, %d float", len(x.Entries), len(m.ConstMatrix))
 		}
 	})
 }
