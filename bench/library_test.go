@@ -3,13 +3,17 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/highsx"
@@ -44,6 +48,84 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
+// The .solu file and the metadata say what the manifest says, and the
+// .solu file reads back; the gzipped files hold the MPS text the manifest's
+// SHA-256 names.
+func TestLibrarySoluAndMetadata(t *testing.T) {
+	dir := t.TempDir()
+	man, err := WriteLibrary(context.Background(), dir, smallLibrary(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, SoluFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := ReadSolu(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(man.Instances) {
+		t.Fatalf("%d .solu lines for %d instances", len(es), len(man.Instances))
+	}
+	for i, e := range es {
+		m := man.Instances[i]
+		if e.Kind != SoluOpt || e.Name != m.Name || e.Value != *m.OptimalValue {
+			t.Errorf(".solu line %+v, manifest %s %v", e, m.Name, *m.OptimalValue)
+		}
+		if !strings.HasPrefix(strings.Split(string(data), "\n")[i], "=opt=      "+m.Name+" ") {
+			t.Errorf("line %d: %q", i, strings.Split(string(data), "\n")[i])
+		}
+		mps, err := readInstanceFile(filepath.Join(dir, m.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(mps); hex.EncodeToString(sum[:]) != m.SHA256 || !bytes.HasPrefix(mps, []byte("NAME "+m.Name+" FREE\n")) {
+			t.Errorf("%s: the gzipped file is not the manifest's MPS text", m.File)
+		}
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(meta)), "\n")
+	if len(lines) != len(man.Instances)+1 || lines[0] != "name,file,rows,columns,integers,nonzeros,tier,model,formulation,D,optimal_value,certified_by" {
+		t.Errorf("metadata.csv: %d lines, header %q", len(lines), lines[0])
+	}
+}
+
+func TestSoluRoundTrip(t *testing.T) {
+	es := []SoluEntry{{SoluOpt, "a", -0.1899230000000001}, {SoluBest, "b", 3}, {SoluBestDual, "c", -1e-300},
+		{SoluInf, "d", math.NaN()}, {SoluUnknown, "e", math.NaN()}}
+	var b bytes.Buffer
+	if err := WriteSolu(&b, es); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSolu(bytes.NewReader(append([]byte("# a comment\n\n"), b.Bytes()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(es) {
+		t.Fatalf("%d entries back: %+v", len(back), back)
+	}
+	for i, e := range es {
+		g := back[i]
+		if g.Kind != e.Kind || g.Name != e.Name || (g.Value != e.Value && !(math.IsNaN(g.Value) && math.IsNaN(e.Value))) {
+			t.Errorf("entry %d: %+v, want %+v", i, g, e)
+		}
+	}
+	for _, bad := range []string{"=opt= a\n", "=opt= a x\n", "=opt= a NaN\n", "=inf= a 1\n", "=opt a 1\n", "=best= a 1 2\n"} {
+		if _, err := ReadSolu(strings.NewReader(bad)); !errors.Is(err, ErrSolu) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, bad := range [][]SoluEntry{{{SoluOpt, "a b", 1}}, {{SoluOpt, "a", math.Inf(1)}}, {{"=x=", "a", 1}}} {
+		if err := WriteSolu(io.Discard, bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
 func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	ctx := context.Background()
@@ -59,8 +141,8 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 	}
 	fa, fb, fc := readDir(t, a), readDir(t, b), readDir(t, c)
 	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2
-	// manifests + the marker.
-	if want := 4 + 12 + 2 + 1; len(fa) != want {
+	// manifests, the .solu file, the metadata and the marker.
+	if want := 4 + 12 + 2 + 2 + 1; len(fa) != want {
 		t.Fatalf("%d files, want %d", len(fa), want)
 	}
 	if !reflect.DeepEqual(fa, fb) {
@@ -77,7 +159,7 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 		t.Error("manifest.json does not read back as written")
 	}
 	for _, e := range man.Instances {
-		if e.Sense != "min" || e.File != e.Name+".mps" {
+		if e.Sense != "min" || e.File != e.Name+".mps.gz" {
 			t.Errorf("%s: sense %q file %q", e.Name, e.Sense, e.File)
 		}
 		if e.OptimalValue == nil || e.BestBound == nil {
