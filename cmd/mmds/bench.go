@@ -225,28 +225,38 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 }
 
 type benchLibraryFlags struct {
-	seed uint64
+	seed  uint64
+	openN []int
 }
 
 func newBenchLibraryCmd() *cobra.Command {
 	var f benchLibraryFlags
 	cmd := &cobra.Command{
 		Use:   "library DIR",
-		Short: "Write the versioned instance library (MPS files, manifest.json, manifest.csv) to DIR",
+		Short: "Write the versioned instance library (gzipped MPS, mmds.solu, metadata.csv, manifests) to DIR",
 		Long: `library writes the instance library of version ` + bench.LibraryVersion + ` to DIR (created if
 needed): Proposition 2's MIP for random binary models, the fixed-alphabet MIPs of
 random finite models in every formulation (m = n + K + 1 outputs) and their global
-LPs, as free-format MPS files that minimize −γ, with manifest.json and manifest.csv
-(name, file, sense, optimal_value when certified, best_bound, how it was certified,
-size, rows, columns, integers, nonzeros, SHA-256). The same version and --seed give
-the same bytes.`,
+LPs, as gzipped free-format MPS files (NAME.mps.gz) that minimize −γ; mmds.solu,
+the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); metadata.csv
+(rows, columns, integers, nonzeros, tier, model, D, how the optimum is certified);
+and manifest.json and manifest.csv (every field, with the SHA-256 of each MPS text).
+--open-n adds larger open-tier instances (K = 1, D = D_max/4, two models, derivedM
+and hull+sym). The same version, --seed and --open-n give the same bytes.`,
 		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, n := range f.openN {
+				if n < 5 || n > 8 {
+					return badInput("--open-n %d: each must be in [5, 8] (n = 4 is already in the library)", n)
+				}
+			}
 			if err := checkPaths(report.OutFolder("DIR", args[0], report.BenchLibrary)); err != nil {
 				return err
 			}
-			man, err := bench.WriteLibrary(cmd.Context(), args[0], bench.DefaultLibrary(f.seed))
+			spec := bench.DefaultLibrary(f.seed)
+			spec.OpenN = f.openN
+			man, err := bench.WriteLibrary(cmd.Context(), args[0], spec)
 			if err != nil {
 				return err
 			}
@@ -256,12 +266,13 @@ the same bytes.`,
 					certified++
 				}
 			}
-			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/manifest.json, manifest.csv: library version %s, seed %d",
-				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), man.Version, man.Seed)
+			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/%s, %s, manifest.json, manifest.csv: library version %s, seed %d",
+				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), bench.SoluFile, bench.MetadataFile, man.Version, man.Seed)
 			return nil
 		},
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the library's random models")
+	cmd.Flags().IntSliceVar(&f.openN, "open-n", nil, "add open-tier instances of these sizes n, each in [5, 8]")
 	return cmd
 }
 

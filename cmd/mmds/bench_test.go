@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +92,7 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	code, out, errs := runCLI(t, "bench", "library", lib)
-	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 2, seed 1") {
+	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 3, seed 1") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 	// Keep three easy instances (one per source and kind) and a hard global
@@ -146,9 +148,21 @@ func TestBenchLibraryAndRun(t *testing.T) {
 		t.Errorf("--tier open on a library without it: exit %d, %s", code, errs)
 	}
 	// A changed file is refused before any solve.
-	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps")
-	mps, _ := os.ReadFile(f)
-	os.WriteFile(f, append(mps, '\n'), 0o644)
+	// A changed file is refused before any solve (the SHA-256 is of the
+	// MPS text inside the gzip).
+	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps.gz")
+	zf, _ := os.Open(f)
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mps, _ := io.ReadAll(zr)
+	zf.Close()
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(append(mps, '\n'))
+	zw.Close()
+	os.WriteFile(f, zb.Bytes(), 0o644)
 	if code, _, errs := runCLI(t, "bench", "run", lib); code != exitUsage || !strings.Contains(errs, "SHA-256") {
 		t.Errorf("changed file: exit %d, %s", code, errs)
 	}
@@ -175,6 +189,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
 		{[]string{"run", "/nonexistent/lib"}, "library \"/nonexistent/lib\""},
 		{[]string{"library"}, "accepts 1 arg"},
+		{[]string{"library", "x", "--open-n", "4"}, "--open-n 4: each must be in [5, 8]"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"bench"}, tc.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) {
