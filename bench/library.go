@@ -117,6 +117,11 @@ type Size struct {
 	Variants  []Variant // nil: the spec's Variants
 }
 
+// ErrUncertified reports an open-tier instance added by OpenN whose
+// optimum could not be certified: the open tier is for instances whose
+// optimum is known.
+var ErrUncertified = errors.New("bench: no certified optimum")
+
 // OpenSize is an open-tier size of n = |X| outputs beyond the default
 // library's: K = 1, D = D_max/4, models 0 and 1, the derivedM and hull+sym
 // formulations, and the global LP that certifies them when its ray
@@ -197,7 +202,8 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 	for _, n := range s.OpenN {
 		sizes = append(sizes, OpenSize(n))
 	}
-	for _, sz := range sizes {
+	for k, sz := range sizes {
+		added := k >= len(s.Finite)
 		models, variants := s.FiniteModels, s.Variants
 		if sz.Models > 0 {
 			models = sz.Models
@@ -222,6 +228,12 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 			ins, err := fam.Instances(fr)
 			if err != nil {
 				return nil, err
+			}
+			for _, in := range ins {
+				if added && math.IsNaN(in.Optimal) {
+					return nil, fmt.Errorf("%w for %s: the global LP does not certify it (its ray enumeration exceeds the budget, or its bracket is wider than %g)",
+						ErrUncertified, in.Name, CertTol)
+				}
 			}
 			out = append(out, ins...)
 		}
@@ -504,6 +516,9 @@ func (m Manifest) Metadata() *report.Grid {
 	for _, e := range m.Instances {
 		model := fmt.Sprintf("%s n=%d K=%d #%d", e.Source, e.N, e.K, e.ModelIndex)
 		opt, by := "", "not certified (best_bound only)"
+		if e.BestBound == nil {
+			by = "not certified, no bound"
+		}
 		if e.OptimalValue != nil {
 			opt = f(*e.OptimalValue)
 			by = "global LP bracket"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -257,6 +258,9 @@ and hull+sym). The same version, --seed and --open-n give the same bytes.`,
 			spec := bench.DefaultLibrary(f.seed)
 			spec.OpenN = f.openN
 			man, err := bench.WriteLibrary(cmd.Context(), args[0], spec)
+			if errors.Is(err, bench.ErrUncertified) {
+				return exitError{exitCannotCertify, err}
+			}
 			if err != nil {
 				return err
 			}

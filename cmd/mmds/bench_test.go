@@ -168,6 +168,19 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	}
 }
 
+// An open size whose optimum the global LP cannot certify is refused with
+// exit 3 (cannot certify), and nothing is written.
+func TestBenchLibraryUncertifiedOpenSize(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "lib")
+	code, _, errs := runCLI(t, "bench", "library", lib, "--open-n", "6")
+	if code != exitCannotCertify || !strings.Contains(errs, "no certified optimum for fin-n6-k1-i0-d0.25-derivedM") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(lib, "manifest.json")); err == nil {
+		t.Error("a manifest was written")
+	}
+}
+
 func TestBenchBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
