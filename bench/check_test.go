@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mmds-project/mmds/internal/highsx"
-	"github.com/mmds-project/mmds/mip"
 )
 
 // solvedInstance returns a certified library instance with an integer
@@ -23,11 +20,11 @@ func solvedInstance(t *testing.T) (Instance, []float64) {
 		if in.Variant != "derivedM+sym" || math.IsNaN(in.Optimal) {
 			continue
 		}
-		res, err := highsx.Solve(in.Problem, mip.DefaultSolver())
+		x, _, err := solveInProcess(in.Problem)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return in, res.X
+		return in, x
 	}
 	t.Fatal("no certified derivedM+sym instance")
 	return Instance{}, nil

@@ -99,3 +99,10 @@ func (h HiGHS) Solve(ctx context.Context, t Task) Outcome {
 	}
 	return o
 }
+
+// solveInProcess solves m with HiGHS and mmds's options, no limit: the
+// reference solution of the tests.
+func solveInProcess(m *Model) (x []float64, objective float64, err error) {
+	res, err := highsx.Solve(m, mip.DefaultSolver())
+	return res.X, res.Objective, err
+}
