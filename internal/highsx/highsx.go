@@ -83,6 +83,44 @@ type Result struct {
 // wrapping ErrInterrupted and ctx.Err(). A status other than Optimal is an
 // error wrapping ErrNotOptimal, never a silently returned number.
 func (m *Model) Solve(ctx context.Context, o Options) (Result, error) {
+	if !m.needsScaling() {
+		return m.solve(ctx, o)
+	}
+	// Tiny coefficients: solve the equilibrated model, map its solution
+	// back and re-check it against m (see scaleBelow).
+	s := m.equilibrate()
+	so := withSmallMatrixValue(o)
+	res, err := s.apply(m).solve(ctx, so)
+	if res.Status == StatusError || res.Status == StatusUnknown {
+		// HiGHS gave up on the scaled model: try m as it is.
+		s = scaling{row: ones(m.NumRows()), col: ones(m.NumCols()), obj: 1}
+		res, err = m.solve(ctx, so)
+	}
+	s.unscale(&res)
+	if res.HasSolution {
+		if cerr := s.recheck(m, res.X, max(o.PrimalFeasTol, o.MIPFeasTol, 1e-9)); cerr != nil && err == nil {
+			return res, cerr
+		}
+	}
+	return res, err
+}
+
+// withSmallMatrixValue is o with HiGHS's small_matrix_value at its least
+// (see minMatrixValue), unless o sets it.
+func withSmallMatrixValue(o Options) Options {
+	if _, ok := o.Extra["small_matrix_value"]; ok {
+		return o
+	}
+	extra := map[string]any{"small_matrix_value": minMatrixValue}
+	for k, v := range o.Extra {
+		extra[k] = v
+	}
+	o.Extra = extra
+	return o
+}
+
+// solve loads m as it is and solves it.
+func (m *Model) solve(ctx context.Context, o Options) (Result, error) {
 	raw, kept, err := m.load(o)
 	if err != nil {
 		return Result{}, err
@@ -102,10 +140,11 @@ func (m *Model) Solve(ctx context.Context, o Options) (Result, error) {
 }
 
 // Write writes m to path; HiGHS picks the format from the extension (.mps
-// or .lp). The caller is responsible for atomicity (write to a temporary
+// or .lp). Entries below 1e-12 in magnitude are left out (HiGHS's least
+// small_matrix_value). The caller is responsible for atomicity (write to a temporary
 // name with the same extension, then rename).
 func (m *Model) Write(path string) error {
-	raw, _, err := m.load(Defaults())
+	raw, _, err := m.load(withSmallMatrixValue(Defaults()))
 	if err != nil {
 		return err
 	}

@@ -414,3 +414,24 @@ func TestStatusText(t *testing.T) {
 		t.Errorf("Status(99): err = %v", err)
 	}
 }
+
+// TestTinyCoefficients: entries below HiGHS's small_matrix_value (1e-9)
+// used to be dropped with a warning (or refused); the model is now solved
+// scaled, and its answer is the one of the model as given. (An entry below
+// 1e-12 times the largest of its row is left out: see scaling.apply.)
+func TestTinyCoefficients(t *testing.T) {
+	for _, a := range []float64{5e-10, 2e-12, 1e-6} {
+		// max t  s.t.  t − a·s ≤ 0, t ≤ 1, 0 ≤ s ≤ 1: t = a.
+		m := NewModel(2)
+		m.Maximize, m.Cost[0], m.Upper[1] = true, 1, 1
+		m.AddRow(math.Inf(-1), 0, []int{0, 1}, []float64{1, -a})
+		m.AddRow(math.Inf(-1), 1, []int{0}, []float64{1})
+		res, err := solve(m, Defaults())
+		if err != nil || !scalar.EqualWithinRel(res.Objective, a, 1e-9) || !scalar.EqualWithinRel(res.X[0], a, 1e-9) {
+			t.Errorf("a = %g: objective %v, x %v, err %v", a, res.Objective, res.X, err)
+		}
+		if len(res.RowDual) != 2 || !scalar.EqualWithinRel(res.RowDual[0], 1, 1e-9) {
+			t.Errorf("a = %g: row duals %v, want 1 for the binding row", a, res.RowDual)
+		}
+	}
+}

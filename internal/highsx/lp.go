@@ -24,8 +24,13 @@ type LP struct {
 	rows int
 }
 
-// NewLP loads m into HiGHS with the options o.
+// NewLP loads m into HiGHS with the options o. A persistent LP is not
+// scaled (its costs and rows change between solves); with tiny
+// coefficients it keeps every entry down to 1e-12 (see minMatrixValue).
 func NewLP(m *Model, o Options) (*LP, error) {
+	if m.needsScaling() {
+		o = withSmallMatrixValue(o)
+	}
 	raw, kept, err := m.load(o)
 	if err != nil {
 		return nil, err
