@@ -83,7 +83,7 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 		return Optimum{}, err
 	}
 	return Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: "binary-output",
-		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status, Global: &glob.Losses}, nil
+		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status.String(), Global: &glob.Losses}, nil
 }
 
 // Certify implements Model with bayes.CertifyBinary.

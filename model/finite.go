@@ -102,7 +102,7 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	}
 	p := sol.Points[0]
 	if p.Mechanism == nil {
-		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.Status)
+		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
 	class := "all"
 	var ub *float64
@@ -117,7 +117,7 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 		class = "all (lower bound)"
 	}
 	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Channel: p.Mechanism,
-		UpperBound: ub, Status: p.Status}, nil
+		UpperBound: ub, Status: p.StatusText()}, nil
 }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a
