@@ -244,7 +244,11 @@ func rewritePage(t *testing.T, path string, cmds []docCommand, got []string) {
 			}
 			// Keep the blank lines that separated this output from the next command.
 			w := cmds[next].want
-			for blank := len(w) - len(strings.TrimRight(w, "\n")) - 1; blank > 0; blank-- {
+			blank := len(w) - len(strings.TrimRight(w, "\n"))
+			if strings.TrimRight(w, "\n") != "" {
+				blank-- // the output's own line end
+			}
+			for ; blank > 0; blank-- {
 				out = append(out, "")
 			}
 			i += strings.Count(cmds[next].want, "\n")

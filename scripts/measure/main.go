@@ -3,6 +3,9 @@
 // runs it):
 //
 //	measure funcs [-n N] [DIR]  the N longest functions and methods (test files excluded)
+//	measure graph [DIR]         the package graph: each package and the
+//	                            packages of this module it imports, top
+//	                            layer first (docs/design.md)
 //	measure kinds [DIR]         branches on the model kind: type switches with
 //	                            a case naming GaussModel, BinaryModel or
 //	                            FiniteModel, and comparisons or switch cases
@@ -51,6 +54,13 @@ func main() {
 		for _, f := range longest(files, *n) {
 			fmt.Printf("%4d  %s  %s:%d\n", f.lines, f.name, f.file, f.line)
 		}
+	case "graph":
+		mod, err := modulePath(dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "measure:", err)
+			os.Exit(1)
+		}
+		printGraph(importGraph(files, dir, mod))
 	case "kinds":
 		for _, b := range kindBranches(files) {
 			fmt.Printf("%s:%d  %s\n", b.file, b.line, b.what)
@@ -61,7 +71,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: measure funcs [-n N] [DIR] | measure kinds [DIR]")
+	fmt.Fprintln(os.Stderr, "usage: measure funcs [-n N] [DIR] | measure graph [DIR] | measure kinds [DIR]")
 	os.Exit(2)
 }
 
@@ -257,4 +267,74 @@ func kindConst(pkg string, e ast.Expr) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// modulePath reads the module path from dir/go.mod.
+func modulePath(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no module line", filepath.Join(dir, "go.mod"))
+}
+
+// importGraph maps each package folder below dir (relative, slash-separated)
+// to the packages of module mod its non-test files import, whatever their
+// build constraints.
+func importGraph(files []source, dir, mod string) map[string][]string {
+	g := map[string][]string{}
+	for _, s := range files {
+		rel, err := filepath.Rel(dir, filepath.Dir(s.path))
+		if err != nil {
+			continue
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := g[pkg]; !ok {
+			g[pkg] = nil
+		}
+		for _, im := range s.file.Imports {
+			path := strings.Trim(im.Path.Value, `"`)
+			if dep, ok := strings.CutPrefix(path, mod+"/"); ok && !slices.Contains(g[pkg], dep) {
+				g[pkg] = append(g[pkg], dep)
+			}
+		}
+	}
+	return g
+}
+
+// printGraph prints one line per package, "pkg → deps", packages that
+// import the most layers first (ties by name), "—" for a leaf.
+func printGraph(g map[string][]string) {
+	depth := map[string]int{}
+	var layer func(string) int
+	layer = func(p string) int {
+		if d, ok := depth[p]; ok {
+			return d
+		}
+		depth[p] = 0 // a cycle cannot compile; this only stops the recursion
+		d := 0
+		for _, q := range g[p] {
+			d = max(d, layer(q)+1)
+		}
+		depth[p] = d
+		return d
+	}
+	pkgs := make([]string, 0, len(g))
+	for p := range g {
+		pkgs = append(pkgs, p)
+		slices.Sort(g[p])
+	}
+	slices.SortFunc(pkgs, func(a, b string) int { return cmp.Or(cmp.Compare(layer(b), layer(a)), cmp.Compare(a, b)) })
+	for _, p := range pkgs {
+		deps := "—"
+		if len(g[p]) > 0 {
+			deps = strings.Join(g[p], " ")
+		}
+		fmt.Printf("%-24s → %s\n", p, deps)
+	}
 }
