@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // updateDocs rewrites the outputs shown in README.md and docs/*.md with what
@@ -22,6 +24,10 @@ var updateDocs = flag.Bool("update", false, "rewrite the outputs shown in README
 // slowMarker, on a line of its own before a fenced block, marks that
 // block's commands as slow: they run only under -tags slow.
 const slowMarker = "<!-- slow -->"
+
+// slowAfter is how long a command may take before TestREADME suggests
+// marking it slow (logged with -v; on a loaded machine, a hint only).
+const slowAfter = 5 * time.Second
 
 // docCommand is a "$ mmds …" line of a Markdown page with the output shown
 // under it.
@@ -160,22 +166,86 @@ func TestREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := 0
+	trained := trainCache{dir: t.TempDir(), runs: map[string]trainedRun{}}
 	for _, page := range docPages(t, root) {
 		cmds := docCommands(t, filepath.Join(root, page))
 		total += len(cmds)
 		if len(cmds) == 0 {
 			continue
 		}
-		t.Run(page, func(t *testing.T) { runPage(t, root, page, cmds) })
+		t.Run(page, func(t *testing.T) { runPage(t, root, page, cmds, &trained) })
 	}
 	if total < 20 {
 		t.Fatalf("found %d commands in README.md and docs/*.md", total)
 	}
 }
 
+// trainCache keeps what each "mmds train … --out DIR" command printed and
+// a copy of the folder it wrote, so that a later page showing the same
+// command gets the copy instead of a second training run: training is
+// deterministic (docs/learn.md), so the copy is what the command would
+// write again.
+type trainCache struct {
+	dir  string // the copies, one numbered folder each
+	runs map[string]trainedRun
+}
+
+type trainedRun struct {
+	output string
+	dir    string
+}
+
+// outFolder returns the value of a train command's --out flag.
+func outFolder(args []string) (string, bool) {
+	if len(args) == 0 || args[0] != "train" {
+		return "", false
+	}
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--out="); ok {
+			return v, true
+		}
+		if a == "--out" && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
+}
+
+// runDocCommand runs one command in the current folder and returns what it
+// printed, stdout then stderr, without progress lines. A train command
+// already run by an earlier page is copied from that run.
+func runDocCommand(t *testing.T, c docCommand, trained *trainCache) string {
+	t.Helper()
+	key := strings.Join(c.args, "\x00")
+	out, isTrain := outFolder(c.args)
+	if prev, ok := trained.runs[key]; ok && isTrain {
+		if err := os.CopyFS(out, os.DirFS(prev.dir)); err != nil {
+			t.Fatal(err)
+		}
+		return prev.output
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	run(context.Background(), c.args, &stdout, &stderr)
+	if d := time.Since(start); d > slowAfter {
+		t.Logf("mmds %s took %v: a candidate for %s", strings.Join(c.args, " "), d.Round(time.Millisecond), slowMarker)
+	}
+	// Progress lines (stderr without a terminal) are not output: a
+	// terminal shows a bar that clears itself.
+	got := progressLines.ReplaceAllString(stdout.String()+stderr.String(), "")
+	if fi, err := os.Stat(out); isTrain && err == nil && fi.IsDir() { // --slurm and --k8s write no results
+		keep := filepath.Join(trained.dir, strconv.Itoa(len(trained.runs)))
+		if err := os.CopyFS(keep, os.DirFS(out)); err != nil {
+			t.Fatal(err)
+		}
+		trained.runs[key] = trainedRun{output: got, dir: keep}
+	}
+	return got
+}
+
 // runPage runs one page's commands in order and compares or rewrites their
 // outputs.
-func runPage(t *testing.T, root, page string, cmds []docCommand) {
+func runPage(t *testing.T, root, page string, cmds []docCommand, trained *trainCache) {
 	dir := exampleFolder(t, root)
 	t.Chdir(dir)
 	got := make([]string, len(cmds))
@@ -184,12 +254,7 @@ func runPage(t *testing.T, root, page string, cmds []docCommand) {
 			got[k] = c.want
 			continue
 		}
-		var out, errb bytes.Buffer
-		run(context.Background(), c.args, &out, &errb)
-		// Progress lines (stderr without a terminal) are not output: a
-		// terminal shows a bar that clears itself.
-		got[k] = progressLines.ReplaceAllString(out.String()+errb.String(), "")
-		got[k] = strings.ReplaceAll(got[k], dir, "$PWD")
+		got[k] = strings.ReplaceAll(runDocCommand(t, c, trained), dir, "$PWD")
 		if g, w := normalizeOutput(got[k]), normalizeOutput(c.want); g == w {
 			got[k] = c.want // up to date: keep the page's own timings
 		} else if !*updateDocs {
