@@ -100,17 +100,52 @@ var (
 	rules         = regexp.MustCompile(`─+`)
 )
 
-// timingColumns name the table columns that hold wall-clock times.
-var timingColumns = map[string]bool{"ms": true, "s": true, "seconds": true, "time": true}
+// timingColumns name the table and CSV columns that hold wall-clock times.
+var timingColumns = map[string]bool{"ms": true, "s": true, "seconds": true, "time": true,
+	"solve_ms": true, "solve_seconds": true, "elapsed_ms": true}
+
+// blankCSVTimings blanks the timing columns of CSV rows: a line whose
+// comma-separated fields name a timing column is a header, and the lines
+// after it with as many fields are its rows.
+func blankCSVTimings(lines []string) {
+	var cols map[int]bool
+	width := 0
+	for k, l := range lines {
+		fields := strings.Split(l, ",")
+		if len(fields) < 2 {
+			cols = nil
+			continue
+		}
+		if slices.ContainsFunc(fields, func(f string) bool { return timingColumns[f] }) {
+			cols, width = map[int]bool{}, len(fields)
+			for i, f := range fields {
+				cols[i] = timingColumns[f]
+			}
+			continue
+		}
+		if cols == nil || len(fields) != width {
+			continue
+		}
+		for i := range fields {
+			if cols[i] {
+				fields[i] = "T"
+			}
+		}
+		lines[k] = strings.Join(fields, ",")
+	}
+}
 
 // normalizeOutput blanks what differs from run to run — wall-clock times
-// in text, JSON and table columns — and the padding tables get from them.
+// in text, JSON, table and CSV columns — and the padding tables get from
+// them.
 func normalizeOutput(s string) string {
 	s = jsonTimings.ReplaceAllString(s, "${1}T")
 	var b strings.Builder
 	var timeCols map[int]bool
 	header := false
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	blankCSVTimings(lines)
+	for _, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "┌"):
 			header, timeCols = true, map[int]bool{}
