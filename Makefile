@@ -106,7 +106,7 @@ vet: $(HIGHS_PC)
 check: fmt vet test
 
 # The paper's full protocol (Section V: 30 values of D, T = 1000 epochs, 15
-# accepted trials per D) on both models. 41 minutes on two quiet cores (README.md); resumable: run it
+# accepted trials per D) on both models. 41 minutes on two quiet cores (docs/reproduce.md); resumable: run it
 # again after an interruption and finished trials are loaded, not retrained.
 RESULTS ?= results
 reproduce: build
