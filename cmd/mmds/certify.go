@@ -117,13 +117,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
 	}
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--model %v", err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--model %s: %v", o.model, err)
 	}
 	if o.plot != "" && m.Kind() == model.Finite {
 		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
@@ -198,7 +194,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 // certificate, which names the files read (for --check).
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{}}, o.expectTol)
+		Model: model.Options{ExpectTol: o.expectTol}})
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return nil, nil, usageError{err}
@@ -235,13 +231,9 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
 	}
 	o.model = want.ModelFile
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--check %s: model_file: %v", o.check, err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--check %s: model_file %s: %v", o.check, o.model, err)
 	}
 	if h, err := model.Hash(m); err != nil {
 		return err
@@ -383,21 +375,8 @@ func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
 
 // fitsModel checks a privatizer's sizes against the model before any work.
 func fitsModel(m model.Model, in verify.Input) error {
-	c := in.File.Channel
-	if c == nil {
-		return nil // a network maps (x, r) to one output for every model
-	}
-	switch mm := m.(type) {
-	case model.GaussModel:
-		return badInput("privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", in.Path)
-	case model.BinaryModel:
-		if err := c.CheckRows(2); err != nil {
-			return usageError{err}
-		}
-	case model.FiniteModel:
-		if err := c.CheckRows(mm.M.N()); err != nil {
-			return usageError{err}
-		}
+	if err := m.CheckPrivatizer(in.File); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
