@@ -30,9 +30,10 @@ k, [batch, 1]; float64, as mmds trains), otherwise the JSON layout of mmds
 certify (docs/export.md). The directory is loaded as mmds verify loads it:
 its model and every point are checked against the hashes training recorded.
 
---d picks the threshold (one of the run's, as results.json lists them); it
-may be left out when the run has a single finalized threshold. The file
-certifies as the directory does:
+--d picks the threshold: the run's finalized threshold within 0.1% of it,
+so a value as mmds verify's table prints it will do; it may be left out when
+the run has a single finalized threshold. The file certifies as the
+directory does:
 
   mmds certify --model DIR/model.json --privatizer FILE --d D
 
@@ -66,11 +67,11 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 	if !cmd.Flags().Changed("d") {
 		ds := run.Finalized()
 		if len(ds) != 1 {
-			return badInput("--d: %s has %d finalized thresholds %v: pick one", safefile.Path(dir), len(ds), ds)
+			return badInput("--d: %s has %d finalized thresholds: pick one (mmds verify lists them)", safefile.Path(dir), len(ds))
 		}
 		d = ds[0]
 	}
-	n, err := run.Privatizer(d)
+	n, _, err := run.Privatizer(d)
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}

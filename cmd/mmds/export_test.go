@@ -97,7 +97,7 @@ func TestExportInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := run.Finalized()[0]
-	want, err := run.Privatizer(d)
+	want, _, err := run.Privatizer(d)
 	if err != nil {
 		t.Fatal(err)
 	}
