@@ -128,6 +128,51 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCertifyPaths(o, m, inputs); err != nil {
+		return err
+	}
+	rep, cert, err := certifyAll(cmd, o, m, inputs)
+	if err != nil {
+		return err
+	}
+	out, err := renderCertify(format, m, rep, inputs)
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(cmd.OutOrStdout(), o.out, out); err != nil {
+		return err
+	}
+	if o.certificate != "" {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+			return err
+		}
+	}
+	if o.plot != "" {
+		if err := plotCertify(cmd.Context(), o.plot, m, rep); err != nil {
+			return err
+		}
+	}
+	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
+		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
+	}
+	if !rep.Pass {
+		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
+	}
+	return nil
+}
+
+// plotCertify draws the certified points on the model's optimal curves.
+func plotCertify(ctx context.Context, path string, m model.Model, rep *verify.Report) error {
+	spec, _, err := verify.FigureFor(ctx, m, rep, nil)
+	if err != nil {
+		return err
+	}
+	return writePlot(path, spec)
+}
+
+// checkCertifyPaths checks every input and output path (report.CheckPaths)
+// and every privatizer against the model, before any work.
+func checkCertifyPaths(o certifyOpts, m model.Model, inputs []verify.Input) error {
 	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
 	if o.points != "" {
 		for i, in := range inputs {
@@ -143,16 +188,18 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	rep, cert, err := certifyAll(cmd, o, m, inputs)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// renderCertify lays the report out in format, one row per input.
+func renderCertify(format report.Format, m model.Model, rep *verify.Report, inputs []verify.Input) ([]byte, error) {
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {
 		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
 	}
 	var buf bytes.Buffer
+	var err error
 	switch format {
 	case report.JSON:
 		err = report.WriteJSON(&buf, doc)
@@ -161,33 +208,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	default:
 		err = certifyGrid(m, doc, true).RenderTable(&buf)
 	}
-	if err != nil {
-		return err
-	}
-	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
-		return err
-	}
-	if o.certificate != "" {
-		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
-			return err
-		}
-	}
-	if o.plot != "" {
-		spec, _, err := verify.FigureFor(cmd.Context(), m, rep, nil)
-		if err != nil {
-			return err
-		}
-		if err := writePlot(o.plot, spec); err != nil {
-			return err
-		}
-	}
-	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
-		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
-	}
-	if !rep.Pass {
-		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
-	}
-	return nil
+	return buf.Bytes(), err
 }
 
 // certifyAll certifies the inputs on m and condenses the report into the
