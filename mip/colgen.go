@@ -10,8 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/loss"
 )
@@ -129,8 +127,8 @@ type ColGenIteration struct {
 
 // ColGenResult is SolveColGen's answer: the best privatizer found, with its
 // bracket [Gamma, Upper] on the global optimum.
-// Upper, Certificate and Iterations are set; Status is "optimal" or
-// GapStatus's "gap X%".
+// Upper, Certificate and Iterations are set; Status is StatusOptimal or
+// StatusGap.
 type ColGenResult struct {
 	FiniteOptimum
 	Proven  bool  // Upper − Gamma ≤ ProvenGap·max(1, |Upper|): Gamma is the global optimum
@@ -140,11 +138,6 @@ type ColGenResult struct {
 	// Pool is every column of the final master (on the simplex): good
 	// starting columns for a neighbouring threshold.
 	Pool [][]float64
-}
-
-// Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12).
-func (r ColGenResult) Gap() float64 {
-	return math.Max(0, r.Upper-r.Gamma) / math.Max(math.Abs(r.Upper), 1e-12)
 }
 
 // Sentinel errors of the finite solvers.
@@ -316,18 +309,16 @@ func (cg *colGen) global() *Global {
 
 // pricingModel is LP_δ's rows: columns c_0..c_{n−1}, then t_iz; costs are set
 // per rule.
-func (cg *colGen) pricingModel() *highs.Model {
+func (cg *colGen) pricingModel() *highsx.Model {
 	n := cg.m.N()
 	for _, r := range cg.ra {
 		cg.nt += len(r.k)
 	}
 	nc := n + cg.nt
-	mod := &highs.Model{Maximize: true, ColCosts: make([]float64, nc), ColLower: make([]float64, nc), ColUpper: make([]float64, nc)}
-	for j := range mod.ColUpper {
-		mod.ColUpper[j] = math.Inf(1)
-		if j >= n {
-			mod.ColLower[j] = math.Inf(-1)
-		}
+	mod := highsx.NewModel(nc)
+	mod.Maximize = true
+	for j := n; j < nc; j++ {
+		mod.Lower[j] = math.Inf(-1)
 	}
 	row := newRowBuilder(mod)
 	es := make([]entry, n)
@@ -358,7 +349,7 @@ func (cg *colGen) pricingModel() *highs.Model {
 func (cg *colGen) master(ctx context.Context) (float64, []float64, duals, error) {
 	g := cg.global()
 	mod := g.lpModel(cg.d)
-	res, err := highsx.SolveContext(ctx, mod, cg.o.Solver)
+	res, err := mod.Solve(ctx, cg.o.Solver)
 	if err != nil {
 		return 0, nil, duals{}, fmt.Errorf("master LP: %w", err)
 	}
@@ -791,7 +782,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		if res.Proven {
 			res.Status = StatusOptimal
 		} else {
-			res.Status = GapStatus(lower, res.Upper)
+			res.Status = StatusGap
 			res.LowerBound = true
 		}
 	}

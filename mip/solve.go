@@ -28,21 +28,6 @@ const (
 // faster anyway (docs/finite.md, "Targets").
 const AutoRayMaxN = 4
 
-// Status values of SolveFinite's points (FiniteOptimum.Status): "optimal"
-// once proven, "gap X%" with the bracket otherwise, or why there is no
-// privatizer.
-const (
-	StatusOptimal     = "optimal"
-	StatusInfeasible  = "infeasible"
-	StatusNoSolution  = "time limit, no privatizer found"
-	StatusInterrupted = "interrupted"
-)
-
-// GapStatus is the status of a point whose bracket [lower, upper] is open.
-func GapStatus(lower, upper float64) string {
-	return fmt.Sprintf("gap %.3g%%", 100*math.Max(0, upper-lower)/math.Max(math.Abs(upper), 1e-12))
-}
-
 // FiniteSolveOptions configure SolveFinite.
 type FiniteSolveOptions struct {
 	Method Method
@@ -173,7 +158,7 @@ func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error
 }
 
 // noPoint is the point of a threshold without a privatizer.
-func noPoint(d float64, method, status string, elapsed time.Duration) FiniteOptimum {
+func noPoint(d float64, method string, status Status, elapsed time.Duration) FiniteOptimum {
 	return FiniteOptimum{D: d, Method: method, Status: status, Gamma: math.NaN(), Upper: math.NaN(),
 		Losses: loss.Losses{Recon: math.NaN(), MinAdv: math.NaN()}, SolveTime: elapsed}
 }
@@ -236,7 +221,7 @@ func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions,
 	if limit > 0 {
 		so.TimeLimit = limit
 	}
-	res, err := highsx.SolveContext(ctx, mod, so)
+	res, err := mod.Solve(ctx, so)
 	switch {
 	case ctx.Err() != nil:
 		return FiniteOptimum{}, interrupted(ctx, d)
@@ -257,7 +242,7 @@ func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions,
 	if err == nil {
 		p.Status, p.Upper = StatusOptimal, p.Gamma
 	} else {
-		p.Status, p.LowerBound = GapStatus(p.Gamma, p.Upper), true
+		p.Status, p.LowerBound = StatusGap, true
 	}
 	return p, nil
 }
@@ -275,7 +260,7 @@ func (m Finite) fixedOptimum(d float64, mo int, res highsx.Result) FiniteOptimum
 	}
 	opt := FiniteOptimum{
 		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
-		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
+		Status: pointStatus(res.Status), MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
 	}
 	opt.fill(m)
 	return opt

@@ -86,7 +86,7 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if err != nil {
 		return Optimum{}, err
 	}
-	det := &BinaryOptimum{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status}
+	det := &BinaryOptimum{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status.String()}
 	return Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: BinaryOutput, Detail: det}, nil
 }
 

@@ -103,10 +103,10 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	}
 	p := sol.Points[0]
 	if p.Mechanism == nil {
-		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.Status)
+		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
 	class := All
-	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.Status}
+	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
 		det.UpperBound = &u

@@ -187,7 +187,7 @@ func binaryJSON(m mip.Binary, opts []mip.Optimum) binaryDoc {
 		doc.Points[i] = binaryPoint{
 			D: o.D, S0: o.S.S0, S1: o.S.S1, Gamma: o.Gamma,
 			Losses: o.Losses,
-			Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
+			Status: o.Status.String(), MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
 		}
 	}
@@ -228,7 +228,7 @@ func binaryGrid(m mip.Binary, opts []mip.Optimum, f report.Format) *report.Grid 
 		if f == report.CSV {
 			row = append(row, num(o.Gamma)) // HiGHS's objective; the table shows the exact losses only
 		}
-		row = append(row, o.Status, report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), ms)
+		row = append(row, o.Status.String(), report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), ms)
 		g.Rows = append(g.Rows, row)
 	}
 	g.Notes = []string{"s0* = P(F=0|X=0), s1* = P(F=1|X=1), oriented so that s0* + s1* ≥ 1; losses are exact MAP errors at (s0*, s1*)."}

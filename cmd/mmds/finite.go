@@ -212,7 +212,7 @@ func printMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 		g := mechanismGrid(o.Mechanism)
 		what := "Optimal mechanism"
 		if !o.Proven() {
-			what = "Best mechanism found (" + o.Status + ")"
+			what = "Best mechanism found (" + o.StatusText() + ")"
 		}
 		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, plural(o.Mechanism.Outputs(), "output"))
 		if err := g.RenderTable(w); err != nil {
@@ -289,13 +289,13 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 		ms := float64(o.SolveTime.Microseconds()) / 1000
 		if f == report.CSV {
 			row = append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
-				o.Status, report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
+				o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 		} else {
 			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
 			if o.Mechanism != nil {
 				outputs = strconv.Itoa(o.Mechanism.Outputs())
 			}
-			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
+			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
@@ -389,7 +389,7 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 		p := finitePoint{
 			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
-			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
+			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.StatusText(), MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
 		}
 		for _, it := range o.Iterations {

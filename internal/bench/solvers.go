@@ -84,15 +84,14 @@ func (h HiGHS) Solve(ctx context.Context, in Instance, file string, limit time.D
 	} else {
 		res, err = highsx.SolveContext(ctx, in.Problem, h.options(limit))
 	}
-	o := Outcome{SolverStatus: res.Status, Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
+	o := Outcome{SolverStatus: res.Status.String(), Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
 	switch {
 	case err == nil:
 		o.Status, o.X, o.Objective = StatusOptimal, res.X, res.Objective
 		if res.IsMIP {
 			o.Nodes = res.Nodes
 		}
-	case errors.Is(err, highsx.ErrTimeLimit) || (errors.Is(err, highsx.ErrNotOptimal) && res.Status == "Warning"):
-		// "Warning": HiGHS stopped at a limit with no incumbent to report.
+	case errors.Is(err, highsx.ErrTimeLimit):
 		o.Status = StatusTimeLimit
 	case errors.Is(err, highsx.ErrInfeasible):
 		o.Status = StatusInfeasible
