@@ -14,6 +14,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // FiniteModel is a finite model (mip.Finite): any finite alphabets, channels
@@ -104,26 +105,53 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if p.Mechanism == nil {
 		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
-	class := "all"
-	var ub *float64
+	class := All
+	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
-		ub = &u
+		det.UpperBound = &u
 		if u > p.MinAdv*(1+1e-9)+1e-12 {
-			class = "all (bracketed)"
+			class = AllBracketed
 		}
 	}
 	if p.LowerBound {
-		class = "all (lower bound)"
+		class = AllLowerBound
 	}
-	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Channel: p.Mechanism,
-		UpperBound: ub, Status: p.StatusText()}, nil
+	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}, nil
 }
+
+// SideNames implements Model: a finite model's observers see one unnamed
+// symbol each.
+func (FiniteModel) SideNames(int) []string { return nil }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a
 // network k(x, r).
 func (FiniteModel) Certify(bayes.Privatizer, Options) (Certificate, error) {
 	return Certificate{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
+}
+
+// CheckPrivatizer implements Model: a channel must have one row per value
+// of X.
+func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
+	if p.Channel != nil {
+		return p.Channel.CheckRows(f.M.N())
+	}
+	return nil
+}
+
+// CertifyFile implements Model: a channel's exact finite sums, or the
+// channel a network releases (privatizer.NetworkFiniteLosses; see
+// BinaryModel.CertifyFile) and that channel's losses.
+func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Options) (Certificate, error) {
+	if err := f.CheckPrivatizer(p); err != nil {
+		return Certificate{}, err
+	}
+	if p.Channel != nil {
+		l, err := p.Channel.FiniteLosses(f.M)
+		return Certificate{Losses: l}, err
+	}
+	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
+	return networkCertificate(r, err, o)
 }
 
 func parseFinite(b []byte) (FiniteModel, error) {

@@ -12,21 +12,25 @@ import (
 // maxConfigBytes bounds a model file.
 const maxConfigBytes = 64 << 20
 
-// Kinds lists the model kinds in the order help texts name them.
-func Kinds() []Kind { return []Kind{Gauss, Binary, Finite} }
-
-// ParseKind checks a kind name.
-func ParseKind(s string) (Kind, error) {
+// Parse decodes a model file of any kind, detected: the three --config
+// formats have disjoint required fields and unknown fields are errors, so
+// at most one kind accepts a file. An error wraps ErrConfig and says why
+// each kind refused the file.
+func Parse(b []byte) (Model, error) {
+	var errs []error
 	for _, k := range Kinds() {
-		if string(k) == s {
-			return k, nil
+		m, err := ParseAs(k, b)
+		if err == nil {
+			return m, nil
 		}
+		errs = append(errs, err)
 	}
-	return "", fmt.Errorf("%w: model kind %q: want gauss, binary or finite", ErrConfig, s)
+	return nil, fmt.Errorf("%w: not a gauss, binary or finite model file (gauss: %v; binary: %v; finite: %v)", ErrConfig, errs[0], errs[1], errs[2])
 }
 
-// Parse decodes a model of kind k from its --config JSON.
-func Parse(k Kind, b []byte) (Model, error) {
+// ParseAs decodes a model of kind k from its --config JSON: a file that
+// must be of that kind (results.json names it).
+func ParseAs(k Kind, b []byte) (Model, error) {
 	var (
 		m   Model
 		err error
@@ -39,8 +43,7 @@ func Parse(k Kind, b []byte) (Model, error) {
 	case Finite:
 		m, err = parseFinite(b)
 	default:
-		_, err = ParseKind(string(k))
-		return nil, err
+		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a valid %s model: %w", ErrConfig, k, err)
@@ -59,25 +62,56 @@ func Paper(k Kind) (Model, error) {
 	case Finite:
 		return nil, errorf("a finite model needs a --config file (mip.FiniteConfig JSON); there is no default")
 	}
-	_, err := ParseKind(string(k))
-	return nil, err
+	return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
 }
 
-// Load reads a model of kind k from path (once, ReadFile), or returns
-// Paper(k) when path is "". Errors name the file.
-func Load(ctx context.Context, k Kind, path string) (Model, error) {
-	if path == "" {
-		return Paper(k)
-	}
+// Load reads a model file of any kind (ReadFile, then Parse). Errors wrap
+// ErrConfig (or ctx's error) and name the file.
+func Load(ctx context.Context, path string) (Model, error) {
+	return load(ctx, path, Parse)
+}
+
+// LoadAs reads a model file that must be of kind k (ReadFile, then
+// ParseAs). Errors wrap ErrConfig (or ctx's error) and name the file.
+func LoadAs(ctx context.Context, k Kind, path string) (Model, error) {
+	return load(ctx, path, func(b []byte) (Model, error) { return ParseAs(k, b) })
+}
+
+func load(ctx context.Context, path string, parse func([]byte) (Model, error)) (Model, error) {
 	b, err := ReadFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Parse(k, b)
+	m, err := parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", safefile.Path(path), err)
 	}
 	return m, nil
+}
+
+// LoadGauss reads a Gaussian model file (LoadAs), for the commands that
+// work on that kind alone.
+func LoadGauss(ctx context.Context, path string) (GaussModel, error) {
+	return loadKind[GaussModel](ctx, Gauss, path)
+}
+
+// LoadBinary reads a binary model file (LoadAs).
+func LoadBinary(ctx context.Context, path string) (BinaryModel, error) {
+	return loadKind[BinaryModel](ctx, Binary, path)
+}
+
+// LoadFinite reads a finite model file (LoadAs).
+func LoadFinite(ctx context.Context, path string) (FiniteModel, error) {
+	return loadKind[FiniteModel](ctx, Finite, path)
+}
+
+func loadKind[T Model](ctx context.Context, k Kind, path string) (T, error) {
+	var zero T
+	m, err := LoadAs(ctx, k, path)
+	if err != nil {
+		return zero, err
+	}
+	return m.(T), nil // ParseAs(k) returns k's type
 }
 
 // ReadFile reads a model file once: a regular file of at most 64 MiB

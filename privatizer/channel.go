@@ -239,8 +239,9 @@ func ReadChannel(path string) (*Channel, error) {
 }
 
 // File is a privatizer file as read by Read: exactly one of Channel and
-// Network is set.
+// Network is set, as Format says.
 type File struct {
+	Format  Format
 	Channel *Channel
 	Network *network.Network
 }
@@ -274,10 +275,10 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":
 		m, err := network.ParseONNX(data, name)
-		return File{Network: m}, err
+		return File{Format: FormatONNX, Network: m}, err
 	case ".csv":
 		c, err := ParseChannelCSV(bytes.NewReader(data), name)
-		return File{Channel: c}, err
+		return File{Format: FormatChannelCSV, Channel: c}, err
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var keys map[string]json.RawMessage
@@ -286,11 +287,11 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 		}
 		if _, ok := keys["channel"]; ok {
 			c, err := ParseChannelJSON(bytes.NewReader(data), name)
-			return File{Channel: c}, err
+			return File{Format: FormatChannelJSON, Channel: c}, err
 		}
 		if _, ok := keys["layers"]; ok {
 			m, err := network.ParseJSON(bytes.NewReader(data), name)
-			return File{Network: m}, err
+			return File{Format: FormatNetworkJSON, Network: m}, err
 		}
 	}
 	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, name)

@@ -82,12 +82,6 @@ func curveEnd(dmax float64, rep *Report) float64 {
 	return 1.05 * end
 }
 
-// CurveEnd returns the threshold at which Figure2 and Figure3 end their
-// curves for the report (see GaussCurve, BinaryCurve).
-func CurveEnd(run *Run, rep *Report) float64 {
-	return curveEnd(run.Model.DMax(), rep)
-}
-
 func sideLabel(names []string) string { return strings.Join(names, ", ") }
 
 // gaussCurves returns one curve per adversary of Proposition 1: x = D, y the

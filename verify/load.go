@@ -79,7 +79,7 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	if err != nil || kind == model.Finite {
 		return nil, bad(resultsName, "\"model\" = %q: want %q or %q", res.Model, model.Gauss, model.Binary)
 	}
-	m, err := model.Parse(kind, modelBytes)
+	m, err := model.ParseAs(kind, modelBytes)
 	if err != nil {
 		return nil, bad(modelName, "%s says the model is %q, but: %v", resultsName, res.Model, err)
 	}

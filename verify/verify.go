@@ -54,11 +54,10 @@ type Excess struct {
 type Point struct {
 	DIndex int     `json:"d_index"`
 	D      float64 `json:"D"`
-	// Status is "certified", "cannot certify" (the numbers behind a verdict
-	// could not be made sound: Verdict gives the reason), "not finalized"
-	// (trained, no trial accepted) or "not trained" (the run stopped before
-	// this threshold).
-	Status    string   `json:"status"`
+	// Status is certified, cannot certify (the numbers behind a verdict
+	// could not be made sound: Verdict gives the reason), not finalized
+	// or not trained.
+	Status    Status   `json:"status"`
 	Finalized bool     `json:"finalized"`
 	Learned   *Learned `json:"learned"`
 	// Certified are the exact Bayes losses of the learned privatizer; its
@@ -95,12 +94,6 @@ type Point struct {
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
 }
-
-// Status values of a Point.
-const (
-	StatusCertified     = "certified"
-	StatusCannotCertify = "cannot certify"
-)
 
 // Report is the certificate of a results directory.
 type Report struct {
@@ -181,7 +174,7 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	}
 	for _, p := range rep.Points {
 		switch {
-		case p.Status == VerdictNotTrained:
+		case p.Status == StatusNotTrained:
 			rep.NotTrained++
 		case p.Status == StatusCannotCertify:
 			rep.CannotCertify++
@@ -203,10 +196,10 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	p := Point{DIndex: i, D: d}
 	switch {
 	case dp == nil:
-		p.Status, p.Verdict = VerdictNotTrained, VerdictNotTrained
+		p.Status, p.Verdict = StatusNotTrained, VerdictNotTrained
 		return p, nil
 	case !dp.Finalized:
-		p.Status, p.Verdict = VerdictNotFinalized, VerdictNotFinalized
+		p.Status, p.Verdict = StatusNotFinalized, VerdictNotFinalized
 		return p, nil
 	}
 	p.Status, p.Finalized = StatusCertified, true
@@ -258,23 +251,21 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	p.Optimum, p.OptimumAtD = &opt, &optD
 	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
 	p.Gap, p.GapAtD = &gap, &gapD
-	if opt.Best != nil {
-		gb := opt.Best.MinAdv - cert.MinAdv
-		p.GapBest = &gb
+	// The wider reference beside the paper's: the best known Gaussian
+	// mechanism, or the binary model's optimum over all privatizers.
+	var wider *loss.Losses
+	if g := opt.Gauss(); g != nil {
+		gb := g.Best.MinAdv - cert.MinAdv
+		p.GapBest, wider = &gb, &g.Best
 	}
-	if opt.Global != nil {
-		gg := opt.Global.MinAdv - cert.MinAdv
-		p.GapGlobal = &gg
+	if b := opt.Binary(); b != nil {
+		gg := b.Global.MinAdv - cert.MinAdv
+		p.GapGlobal, wider = &gg, &b.Global
 	}
 	t := o.Tol
 	ref := opt.MinAdv
-	if t.Reference == ReferenceBest {
-		switch {
-		case opt.Best != nil:
-			ref = opt.Best.MinAdv
-		case opt.Global != nil:
-			ref = opt.Global.MinAdv
-		}
+	if t.Reference == ReferenceBest && wider != nil {
+		ref = wider.MinAdv
 	}
 	abs := t.Abs * m.LossScale()
 	seD := m.StdErr(d, t.TestSize)
@@ -286,7 +277,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
 		NumFloor: max(abs, c.Change*ref),
 	})
-	if p.GapBest != nil && *p.GapBest < -max(abs, c.Change*opt.Best.MinAdv) {
+	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
 		p.Verdict += "; beats the best known mechanism"
 	}
 	return nil

@@ -85,11 +85,11 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 				return mip.Binary{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
 			}
 		}
-		m, err := model.Load(cmd.Context(), model.Binary, f.config)
+		m, err := model.LoadBinary(cmd.Context(), f.config)
 		if err != nil {
 			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
 		}
-		return m.(model.BinaryModel).M, nil
+		return m.M, nil
 	}
 	m := mip.Binary{P: f.p, QY: f.qy, QZ: f.qz}
 	for _, c := range []struct {

@@ -117,13 +117,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
 	}
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--model %v", err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--model %s: %v", o.model, err)
 	}
 	if o.plot != "" && m.Kind() == model.Finite {
 		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
@@ -132,6 +128,51 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCertifyPaths(o, m, inputs); err != nil {
+		return err
+	}
+	rep, cert, err := certifyAll(cmd, o, m, inputs)
+	if err != nil {
+		return err
+	}
+	out, err := renderCertify(format, m, rep, inputs)
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(cmd.OutOrStdout(), o.out, out); err != nil {
+		return err
+	}
+	if o.certificate != "" {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+			return err
+		}
+	}
+	if o.plot != "" {
+		if err := plotCertify(cmd.Context(), o.plot, m, rep); err != nil {
+			return err
+		}
+	}
+	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
+		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
+	}
+	if !rep.Pass {
+		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
+	}
+	return nil
+}
+
+// plotCertify draws the certified points on the model's optimal curves.
+func plotCertify(ctx context.Context, path string, m model.Model, rep *verify.Report) error {
+	spec, _, err := verify.FigureFor(ctx, m, rep, nil)
+	if err != nil {
+		return err
+	}
+	return writePlot(path, spec)
+}
+
+// checkCertifyPaths checks every input and output path (report.CheckPaths)
+// and every privatizer against the model, before any work.
+func checkCertifyPaths(o certifyOpts, m model.Model, inputs []verify.Input) error {
 	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
 	if o.points != "" {
 		for i, in := range inputs {
@@ -147,16 +188,18 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	rep, cert, err := certifyAll(cmd, o, m, inputs)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// renderCertify lays the report out in format, one row per input.
+func renderCertify(format report.Format, m model.Model, rep *verify.Report, inputs []verify.Input) ([]byte, error) {
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {
 		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
 	}
 	var buf bytes.Buffer
+	var err error
 	switch format {
 	case report.JSON:
 		err = report.WriteJSON(&buf, doc)
@@ -165,40 +208,14 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	default:
 		err = certifyGrid(m, doc, true).RenderTable(&buf)
 	}
-	if err != nil {
-		return err
-	}
-	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
-		return err
-	}
-	if o.certificate != "" {
-		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
-			return err
-		}
-	}
-	if o.plot != "" {
-		spec, _, err := verify.FigureFor(cmd.Context(), m, rep, nil)
-		if err != nil {
-			return err
-		}
-		if err := writePlot(o.plot, spec); err != nil {
-			return err
-		}
-	}
-	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
-		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
-	}
-	if !rep.Pass {
-		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
-	}
-	return nil
+	return buf.Bytes(), err
 }
 
 // certifyAll certifies the inputs on m and condenses the report into the
 // certificate, which names the files read (for --check).
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{}}, o.expectTol)
+		Model: model.Options{ExpectTol: o.expectTol}})
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return nil, nil, usageError{err}
@@ -235,13 +252,9 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
 	}
 	o.model = want.ModelFile
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--check %s: model_file: %v", o.check, err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--check %s: model_file %s: %v", o.check, o.model, err)
 	}
 	if h, err := model.Hash(m); err != nil {
 		return err
@@ -383,21 +396,8 @@ func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
 
 // fitsModel checks a privatizer's sizes against the model before any work.
 func fitsModel(m model.Model, in verify.Input) error {
-	c := in.File.Channel
-	if c == nil {
-		return nil // a network maps (x, r) to one output for every model
-	}
-	switch mm := m.(type) {
-	case model.GaussModel:
-		return badInput("privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", in.Path)
-	case model.BinaryModel:
-		if err := c.CheckRows(2); err != nil {
-			return usageError{err}
-		}
-	case model.FiniteModel:
-		if err := c.CheckRows(mm.M.N()); err != nil {
-			return usageError{err}
-		}
+	if err := m.CheckPrivatizer(in.File); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

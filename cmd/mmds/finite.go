@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,12 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/figure"
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -75,20 +73,18 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	return cmd
 }
 
-// loadFinite reads --config, or returns the paper's binary model.
-func loadFinite(ctx context.Context, path string) (mip.Finite, error) {
+// finiteModel reads --config, a finite model file; without one the
+// command's default is the paper's binary model (Section V-B) as a finite
+// model.
+func finiteModel(ctx context.Context, path string) (mip.Finite, error) {
 	if path == "" {
 		return mip.PaperBinary().Finite(), nil
 	}
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	m, err := model.LoadFinite(ctx, path)
 	if err != nil {
-		return mip.Finite{}, badInput("--config: %v", err)
+		return mip.Finite{}, badInput("--config %v", err)
 	}
-	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
-	if err != nil {
-		return mip.Finite{}, badInput("--config %s: %v", path, err)
-	}
-	return m, nil
+	return m.M, nil
 }
 
 // parseAlphabet reads --alphabet: 0 for global, else m.
@@ -117,7 +113,7 @@ func parseMethod(s string) (mip.Method, error) {
 }
 
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, err := loadFinite(cmd.Context(), f.config)
+	m, err := finiteModel(cmd.Context(), f.config)
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,8 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/figure"
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/model"
 )
 
 // gaussOpts holds the flags of mmds gauss.
@@ -140,7 +139,7 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := checkPaths(report.In("--config", o.config), report.Out("--out", o.out), report.Out("--plot", o.plot)); err != nil {
 		return err
 	}
-	m, err := loadGaussModel(cmd.Context(), o.config)
+	m, err := gaussModel(cmd.Context(), o.config)
 	if err != nil {
 		return err
 	}
@@ -188,22 +187,17 @@ func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
 	return nil
 }
 
-func loadGaussModel(ctx context.Context, path string) (*gauss.Model, error) {
+// gaussModel reads --config, a Gaussian model file; without one the
+// command's default is the paper's model (Section V-A).
+func gaussModel(ctx context.Context, path string) (*gauss.Model, error) {
 	if path == "" {
 		return gauss.Paper(), nil
 	}
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	m, err := model.LoadGauss(ctx, path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
-	c, err := gauss.ParseConfig(bytes.NewReader(b))
-	if err == nil {
-		var m *gauss.Model
-		if m, err = gauss.New(c); err == nil {
-			return m, nil
-		}
-	}
-	return nil, usageError{fmt.Errorf("--config %s: %w", path, err)}
+	return m.M, nil
 }
 
 func gaussThresholds(cmd *cobra.Command, o gaussOpts, m *gauss.Model) ([]float64, error) {

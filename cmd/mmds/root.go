@@ -34,6 +34,7 @@ and certifies trained models against those optima.`,
 		newTrainCmd(),
 		newVerifyCmd(),
 		newCertifyCmd(),
+		newExportCmd(),
 		newPlotCmd(),
 		newBenchCmd(),
 	)

@@ -183,7 +183,7 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, err
 	}
 	job := &trainJob{kind: kind, format: format}
-	m, err := model.Load(cmd.Context(), model.Kind(kind), o.config)
+	m, err := kindModel(cmd.Context(), kind, o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config: %w", err)}
 	}

@@ -161,8 +161,8 @@ func advNames(run *verify.Run) []string {
 	out := make([]string, run.Model.Adversaries())
 	for i := range out {
 		out[i] = fmt.Sprintf("adv %d", i+1)
-		if g, ok := run.Model.(model.GaussModel); ok {
-			out[i] += fmt.Sprintf(" {%s}", strings.Join(g.M.Adversary(i), ","))
+		if names := run.Model.SideNames(i + 1); names != nil {
+			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
 		}
 	}
 	return out
@@ -235,7 +235,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		var dr []string
 		if binary {
 			b := p.Binary
-			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(*p.Optimum.S0, 4), report.Fixed(*p.Optimum.S1, 4), report.Float(p.Excess.Recon, 3)}
+			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
 			for _, e := range p.Excess.Adv {
 				dr = append(dr, report.Float(e, 3))
 			}
@@ -321,7 +321,7 @@ func findings(rep *verify.Report) []string {
 	for _, p := range rep.Points {
 		if p.GapBest != nil && strings.Contains(p.Verdict, "beats the best known mechanism") {
 			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s, best known %s (please report it, with this results directory)",
-				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Best.MinAdv, -1)))
+				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Gauss().Best.MinAdv, -1)))
 		}
 	}
 	return out
@@ -432,7 +432,7 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 			row = append(row, full(e))
 		}
 		if binary {
-			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(*o.S0), full(*o.S1), full(p.Binary.Change))
+			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(o.Binary().S0), full(o.Binary().S1), full(p.Binary.Change))
 		} else {
 			f := p.Gauss.Fit
 			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))
