@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // LabelConfig configures the labels method (Config.Method = MethodLabels;
@@ -107,6 +109,8 @@ type labelTrainer struct {
 	hist       History
 	snaps      []labelSnap
 	advLoss    []float64
+	recLoss    float64
+	gObs       [][]float64 // per observer: ∂R/∂P
 }
 
 type labelSnap struct {
@@ -137,6 +141,9 @@ func newLabelTrainer(data *Data, c *Config, d float64, seed uint64) (*labelTrain
 	t.opt = NewOptimizer(Adam, c.LR, n*m)
 	t.hist = newHistory(len(t.eval)-1, false, c.Epochs)
 	t.advLoss = make([]float64, len(t.eval)-1)
+	for range t.train {
+		t.gObs = append(t.gObs, make([]float64, n*m))
+	}
 	return t, nil
 }
 
@@ -269,16 +276,21 @@ func (t *labelTrainer) tau(e int) float64 {
 // chatter between them; β = 0 is the hard minimum of eq. (priv_loss)).
 func (t *labelTrainer) step(tau, lr float64) {
 	t.softmax()
-	clear(t.gP)
 	k := len(t.train) - 1
 	lo := math.Inf(1)
-	for i := range k {
-		t.advLoss[i] = t.train[1+i].eval(t.p, t.m, tau, nil, 0)
-		lo = min(lo, t.advLoss[i])
+	for i, r := range t.train {
+		clear(t.gObs[i])
+		l := r.eval(t.p, t.m, tau, t.gObs[i], 1)
+		if i == 0 {
+			t.recLoss = l
+			continue
+		}
+		t.advLoss[i-1] = l
+		lo = min(lo, l)
 	}
 	beta := t.lc.AdvTemp
 	var z float64
-	for i, l := range t.advLoss {
+	for i, l := range t.advLoss[:k] {
 		w := 0.0
 		if beta > 0 {
 			w = math.Exp(-(l - lo) / beta)
@@ -288,14 +300,14 @@ func (t *labelTrainer) step(tau, lr float64) {
 		t.advLoss[i] = w
 		z += w
 	}
-	for i, w := range t.advLoss {
+	clear(t.gP)
+	for i, w := range t.advLoss[:k] {
 		if w > 0 {
-			t.train[1+i].eval(t.p, t.m, tau, t.gP, -w/z)
+			floats.AddScaled(t.gP, -w/z, t.gObs[1+i])
 		}
 	}
-	rec := t.train[0].eval(t.p, t.m, tau, nil, 0)
-	if rec > t.target {
-		t.train[0].eval(t.p, t.m, tau, t.gP, labelPenalty)
+	if t.recLoss > t.target {
+		floats.AddScaled(t.gP, labelPenalty, t.gObs[0])
 	}
 	// ∂J/∂θ[x][l] = P(l|x)(g[x][l] − Σ_l' P(l'|x) g[x][l']).
 	m := t.m
