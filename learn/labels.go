@@ -434,14 +434,14 @@ func labelsPreset(name string, model Model, labels int) (Config, error) {
 		labels = DefaultLabels
 	}
 	c := Config{Model: model, Method: MethodLabels, Labels: DefaultLabelConfig(labels),
-		Rho: labelPenalty, Optimizer: Adam, LR: 0.05, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
+		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
 	switch name {
 	case PresetQuick:
-		c.Epochs = 30
+		c.Epochs = 60
 		c.Protocol = Protocol{K: 1, Accept: 8, MaxAttempts: 8, Finalize: FinalizeBest}
 	case PresetPaper:
-		c.Epochs = 100
+		c.Epochs = 150
 		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
 	default:
 		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
