@@ -149,8 +149,8 @@ func Preset(name string, model Model) (Config, error) {
 // PresetFor is Preset for a training method: MethodAlg1 is Preset's
 // configuration; MethodLabels keeps the preset's grid of thresholds and
 // replaces the training with the labels method's (labels: the codebook
-// size, 0 for DefaultLabels), its budget set by the preset (quick: 30
-// epochs, 8 restarts per D; paper: 100 epochs, 16 restarts), finalizing
+// size, 0 for DefaultLabels), its budget set by the preset (quick: 60
+// epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
 // the best restart (FinalizeBest). Finite models train with MethodLabels
 // only.
 func PresetFor(name string, model Model, method TrainMethod, labels int) (Config, error) {

@@ -84,7 +84,8 @@ func TestKindsAgree(t *testing.T) {
 	if of.MinAdv < ob.MinAdv-1e-9 {
 		t.Errorf("global optimum %g below Proposition 2's %g", of.MinAdv, ob.MinAdv)
 	}
-	if _, err := f.Dataset(rand.New(rand.NewPCG(1, 2)), 10); !errors.Is(err, ErrUnsupported) {
+	// Finite models draw datasets for the labels method (learn): symbols.
+	if ds, err := f.Dataset(rand.New(rand.NewPCG(1, 2)), 10); err != nil || len(ds.X) != 10 || ds.Validate() != nil {
 		t.Errorf("finite Dataset: %v", err)
 	}
 	net := nettest.ConstantNet(0.9, 0.8)
