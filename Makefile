@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library solvers fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -82,6 +82,12 @@ bench-epoch: $(HIGHS_PC)
 # same bits.
 check-kernels: $(HIGHS_PC)
 	scripts/check-kernels.sh
+
+# The labels method's targets: quick sweeps on seeds 1–8 of the binary paper
+# model and examples/finite-random-n6-k2.json, certified by mmds verify
+# --reference best (docs/learn.md, "Targets"). Needs jq and bc.
+learn-targets: build
+	scripts/learn-targets.sh
 
 # The long solver benchmark (docs/bench.md): writes the instance library and
 # solves it with every solver that runs here at 10 s per solve. Install CBC

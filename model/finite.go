@@ -81,10 +81,33 @@ func (f FiniteModel) StdErr(l float64, n int) float64 {
 // Encode implements Model: the mip.FiniteConfig JSON.
 func (f FiniteModel) Encode() ([]byte, error) { return json.Marshal(f.M.Config()) }
 
-// Dataset implements Model: Algorithm 1 trains only the Gaussian and binary
-// models.
-func (FiniteModel) Dataset(*rand.Rand, int) (*learn.Dataset, error) {
-	return nil, fmt.Errorf("%w: Algorithm 1 trains gauss and binary models, not finite ones", ErrUnsupported)
+// Dataset implements Model: n draws of X ~ π, then each observer's side
+// symbol V ~ W(· | X) independently given X, as float64 symbols 0, 1, …
+// (uniforms drawn per sample in the order X, Y, Z_1..Z_K).
+func (f FiniteModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+	draw := func(p []float64) float64 {
+		u, c := rng.Float64(), 0.0
+		for k, v := range p {
+			if c += v; u < c {
+				return float64(k)
+			}
+		}
+		return float64(len(p) - 1)
+	}
+	m := f.M
+	ds := &learn.Dataset{X: make([]float64, n), Y: [][]float64{make([]float64, n)}}
+	for range m.Adv {
+		ds.Z = append(ds.Z, [][]float64{make([]float64, n)})
+	}
+	for r := range n {
+		x := draw(m.Prior)
+		ds.X[r] = x
+		ds.Y[0][r] = draw(m.Recon.Channel[int(x)])
+		for i, a := range m.Adv {
+			ds.Z[i][0][r] = draw(a.Channel[int(x)])
+		}
+	}
+	return ds, nil
 }
 
 // finiteTimeLimit bounds one finite optimum (mip.SolveFinite): the ray LP

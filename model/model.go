@@ -18,7 +18,8 @@
 //     The optimum is Proposition 2, exact over binary-output privatizers.
 //   - finite: any finite alphabets and loss matrices (mip.Finite). The
 //     optimum is mip's global LP over all privatizers. Algorithm 1 does not
-//     train finite models, so Dataset and Certify report ErrUnsupported.
+//     train finite models (learn's labels method does), so Certify reports
+//     ErrUnsupported; a channel privatizer is certified by CertifyChannel.
 package model
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Options configure Certify; the zero value means the defaults.
@@ -204,15 +205,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	n, err := dp.Privatizer()
-	if err != nil {
-		return p, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	k, err := bayes.FromNetwork(n)
-	if err != nil {
-		return p, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	c, err := run.Model.Certify(k, o.Model)
+	c, err := run.certifyPrivatizer(dp, o)
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 		cannotCertify(&p, err)
 		return p, nil
@@ -228,6 +221,27 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		p.Verdict += "; selected outside the protocol band"
 	}
 	return p, nil
+}
+
+// certifyPrivatizer certifies a finalized point's privatizer: its channel
+// (the labels method on a finite X: exact finite sums) or its network.
+func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certificate, error) {
+	if dp.Channel != nil {
+		c, err := model.CertifyChannel(run.Model, dp.Channel, fmt.Sprintf("channel of point %d", dp.DIndex))
+		if errors.Is(err, privatizer.ErrInput) {
+			err = fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		return c, err
+	}
+	n, err := dp.Privatizer()
+	if err != nil {
+		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	k, err := bayes.FromNetwork(n)
+	if err != nil {
+		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return run.Model.Certify(k, o.Model)
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
@@ -30,8 +31,10 @@ const dataStream = 0x6d6d6473 // "mmds"
 
 type trainOpts struct {
 	config, sweep, preset, out, format string
+	method, observers                  string
 	d, tau                             float64
 	epochs, accept, maxAttempts        int
+	labels                             int
 	workers, samples                   int
 	seed                               uint64
 	shard                              string
@@ -43,8 +46,8 @@ type trainOpts struct {
 func newTrainCmd() *cobra.Command {
 	var o trainOpts
 	cmd := &cobra.Command{
-		Use:   "train gauss|binary",
-		Short: "Train the paper's learned baseline (Algorithm 1) over a sweep of D",
+		Use:   "train gauss|binary|finite",
+		Short: "Train the paper's learned baseline (Algorithm 1) or a label privatizer over a sweep of D",
 		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
 10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
 Section V at every threshold D, and writes a results directory that mmds
@@ -63,13 +66,22 @@ mmds verify refuses a directory edited after training. One process writes a
 directory at a time (per shard for --shard): a second gets exit 2. The preset "paper" is the full
 protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
 cores); "quick" (4 values of D; Gaussian: 25 epochs, 2 accepted trials; binary: 50
-epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
+epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.
+
+--method labels (binary and finite models; a finite model needs --config)
+trains a privatizer that releases one of --labels labels from a softmax
+over the codebook, against exact Bayes observers of the model's law, and
+finalizes the best of its restarts per D; results.json records the method
+and each point's channel, which mmds verify certifies exactly
+(docs/learn.md, "The labels method").`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
-  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5`,
+  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
+  mmds train binary --method labels --preset quick
+  mmds train finite --method labels --config examples/finite-random-n6-k2.json --preset quick`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary") {
-				return fmt.Errorf("train needs one model, gauss or binary; got %q", args)
+			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary" && args[0] != "finite") {
+				return fmt.Errorf("train needs one model, gauss, binary or finite; got %q", args)
 			}
 			return nil
 		}),
@@ -78,6 +90,9 @@ epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
 	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
+	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; binary and finite models)")
+	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of --method labels, in [2, 1024]")
+	f.StringVar(&o.observers, "observers", learn.ObserversLaw.String(), "what --method labels' exact Bayes observers know: law (the model's) or data (the training split's empirical law)")
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)")
 	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)")
@@ -162,9 +177,12 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := learn.Preset(o.preset, kind)
-	if err != nil {
+	if learn.PresetPoints(o.preset) == 0 {
 		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
+	}
+	cfg, err := methodPreset(cmd, kind, o)
+	if err != nil {
+		return nil, err
 	}
 	if err := overrideProtocol(cmd, &cfg, o); err != nil {
 		return nil, err
@@ -191,6 +209,9 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, usageError{err}
 	}
 	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
+	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
+		cfg.Law, _ = model.FiniteLaw(m) // the method's preset admits only models with a finite X
+	}
 	def := m.DefaultSweep()
 	if job.model, err = m.Encode(); err != nil {
 		return nil, err
@@ -227,6 +248,43 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	cfg.Dir = o.out
 	job.cfg = cfg
 	return job, nil
+}
+
+// methodPreset validates --method, --labels and --observers and returns the
+// preset's configuration for the method.
+func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Config, error) {
+	method, err := learn.ParseMethod(o.method)
+	if err != nil {
+		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
+	}
+	if method != learn.MethodLabels {
+		for _, name := range []string{"labels", "observers"} {
+			if cmd.Flags().Changed(name) {
+				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
+			}
+		}
+	}
+	switch {
+	case method == learn.MethodAlg1 && kind == learn.Finite:
+		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
+	case method == learn.MethodLabels && kind == learn.Gauss:
+		return learn.Config{}, badInput("--method labels: trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+	}
+	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
+		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
+	}
+	obs, err := learn.ParseObservers(o.observers)
+	if err != nil {
+		return learn.Config{}, badInput("--observers %s: must be law or data", safefile.Excerpt(o.observers))
+	}
+	cfg, err := learn.PresetFor(o.preset, kind, method, o.labels)
+	if err != nil {
+		return learn.Config{}, badInput("--method %v: %v", method, err)
+	}
+	if cfg.Labels != nil {
+		cfg.Labels.Observers = obs
+	}
+	return cfg, nil
 }
 
 // tauFlag validates --tau; 0 leaves the default to learn: half the step of
@@ -418,7 +476,10 @@ func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Dura
 // losses (as the trained estimators achieve them) and the protocol's counts.
 func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human bool) *report.Grid {
 	metric := "MSE"
-	if job.kind == learn.Binary {
+	switch {
+	case job.cfg.Labels != nil:
+		metric = "Bayes loss"
+	case job.kind == learn.Binary:
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
@@ -468,6 +529,10 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 		c := res.Config
 		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
 			job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
+		if l := c.Labels; l != nil {
+			g.Title = fmt.Sprintf("Labels method (%s, %v observers), %s model: %s per trial, best of %s per D, seed %d",
+				plural(l.M, "label"), l.Observers, job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
+		}
 		g.Notes = []string{
 			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
 			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",

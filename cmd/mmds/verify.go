@@ -231,6 +231,9 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		}
 		row = append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
 		main.Rows = append(main.Rows, row)
+		if p.Binary == nil && p.Gauss == nil {
+			continue // a channel (the labels method): its certificate is exact, with no detail
+		}
 
 		var dr []string
 		if binary {
@@ -281,11 +284,16 @@ func verifyNotes(run *verify.Run, rep *verify.Report) []string {
 		referenceLine(run.Model.Kind(), rep.Tolerances.Reference),
 	}
 	n = append(n, findings(rep)...)
-	if run.Model.Kind() == model.Binary {
+	switch run.Model.Kind() {
+	case model.Binary:
 		n = append(n,
 			"SE(L) = √(L(1−L)/n): a 0-1 test error; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors",
 			"optimum: Proposition 2 (HiGHS) at the certified distortion, optimal among all binary privatizers")
-	} else {
+	case model.Finite:
+		n = append(n,
+			"SE(L) = √(L(s−L)/n), s the largest loss: a mean of bounded losses",
+			"optimum: the global LP over all privatizers at the certified distortion; a channel's certified losses are exact finite sums")
+	default:
 		n = append(n,
 			"SE(L) = L·√(2/n): a squared error with Gaussian errors",
 			"optimum: Proposition 1 at the certified distortion, optimal among linear-Gaussian privatizers F = aX + bR (a non-linear privatizer may beat it: \"above optimum\")")
