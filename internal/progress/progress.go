@@ -275,7 +275,7 @@ func (b *Bar) update(force bool) {
 	now := b.o.Now()
 	elapsed := now.Sub(b.start)
 	if b.done > 0 && elapsed >= time.Second {
-		b.forecast(elapsed*time.Duration(b.o.Total)/time.Duration(b.done))
+		b.forecast(elapsed * time.Duration(b.o.Total) / time.Duration(b.done))
 	}
 	if !b.o.Terminal {
 		if now.Sub(b.last) >= b.o.Every {
