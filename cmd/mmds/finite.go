@@ -416,18 +416,11 @@ type binaryGlobalPoint struct {
 
 type binaryGlobalDoc struct {
 	binaryDoc
-	Points []binaryGlobalPoint `json:"points"`
+	Points []any `json:"points"` // binaryGlobalPoint, then notReachedPoint
 }
 
-func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum, plot string) error {
-	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{})
-	if err != nil {
-		return err
-	}
-	gl, err := g.Sweep(cmd.Context(), ds, mip.DefaultSolver())
-	if err != nil {
-		return err
-	}
+func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw binarySweep, plot string) error {
+	opts, gl := sw.opts, sw.global
 	if plot != "" {
 		spec := verify.BinaryCurveSpec(opts)
 		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
@@ -442,14 +435,15 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 	}
 	w := cmd.OutOrStdout()
 	if format == report.JSON {
-		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, opts)}
-		for i, p := range doc.binaryDoc.Points {
-			doc.Points = append(doc.Points, binaryGlobalPoint{binaryPoint: p,
+		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, sw)}
+		for i, o := range opts {
+			doc.Points = append(doc.Points, binaryGlobalPoint{binaryPoint: binaryPointOf(o),
 				GlobalMinAdvLoss: gl[i].MinAdv, GlobalOutputs: gl[i].Mechanism.Outputs(), Mechanism: gl[i].Mechanism})
 		}
+		doc.Points = append(doc.Points, doc.binaryDoc.Points[len(opts):]...)
 		return report.WriteJSON(w, doc)
 	}
-	grid := binaryGrid(m, opts, format)
+	grid := binaryGrid(m, sw, format)
 	num := func(x float64) string { return report.Fixed(x, 4) }
 	if format == report.CSV {
 		num = func(x float64) string { return report.Float(x, -1) }
@@ -459,6 +453,13 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 		grid.Title += "\nColumn global: the optimum over every privatizer, whatever its output alphabet (global LP); gain = global / Proposition 2."
 	}
 	for i := range grid.Rows {
+		if i >= len(gl) { // not reached
+			grid.Rows[i] = append(grid.Rows[i], grid.Rows[i][1], grid.Rows[i][1])
+			if format != report.CSV {
+				grid.Rows[i] = append(grid.Rows[i], grid.Rows[i][1])
+			}
+			continue
+		}
 		grid.Rows[i] = append(grid.Rows[i], num(gl[i].MinAdv))
 		if format != report.CSV {
 			gain := "—"
@@ -472,7 +473,7 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 	if err := emit(w, format, grid, nil); err != nil {
 		return err
 	}
-	if format == report.Table && len(gl) == 1 {
+	if format == report.Table && len(sw.ds) == 1 {
 		return printMechanisms(w, gl)
 	}
 	return nil
