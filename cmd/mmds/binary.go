@@ -338,4 +338,3 @@ func joinFloats(xs []float64) string {
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
-
