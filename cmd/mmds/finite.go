@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,7 +27,7 @@ type finiteFlags struct {
 	config, alphabet, method, sweep, format, writeModel string
 	d                                                   float64
 	mechanisms                                          bool
-	timeLimit                                           time.Duration
+	limits                                              limitFlags
 	gap                                                 float64
 	maxSubsets                                          int64
 }
@@ -68,10 +69,10 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 60*time.Second, "time budget of the whole run, shared by the thresholds (0: none)")
 	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
+	f.limits.register(fl, 60*time.Second)
 	return cmd
 }
 
@@ -133,8 +134,8 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.timeLimit < 0 {
-		return badInput("--time-limit %v: must be ≥ 0", f.timeLimit)
+	if err := f.limits.check(); err != nil {
+		return err
 	}
 	if f.maxSubsets < 1 {
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
@@ -169,15 +170,14 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
-	so := mip.DefaultSolver()
-	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
-		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: so})
+	sol, err := solveFinite(cmd, f, m, ds, alpha, method)
 	if errors.Is(err, mip.ErrInterrupted) {
 		return exitError{130, err}
 	}
 	if err != nil {
 		return err
 	}
+	files = files[:min(len(files), len(sol.Points))]
 	for i, path := range files {
 		d := ds[i]
 		write := func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
@@ -191,17 +191,63 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
-	w := cmd.OutOrStdout()
-	if format == report.JSON {
-		return report.WriteJSON(w, finiteJSON(m, sol))
-	}
-	if err := emit(w, format, finiteGrid(m, sol, format), nil); err != nil {
+	if err := writeFinite(cmd.OutOrStdout(), format, m, sol, ds, f.mechanisms); err != nil {
 		return err
 	}
-	if format == report.Table && (f.mechanisms || len(sol.Points) == 1) {
+	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(ds))
+}
+
+// solveFinite solves m at every threshold within the bounds, with
+// progress (and column generation's bracket as it closes).
+func solveFinite(cmd *cobra.Command, f finiteFlags, m mip.Finite, ds []float64, alpha int, method mip.Method) (mip.FiniteSolution, error) {
+	per := time.Millisecond // the ray LP
+	if alpha > 0 || method == mip.MethodColGen || m.N() > mip.AutoRayMaxN {
+		per = time.Second // column generation or a MIP: seconds a threshold are typical
+	}
+	bar := newBar(cmd, f.limits.quiet, "thresholds", f.limits.points(len(ds)), per)
+	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
+		Method: method, Alphabet: alpha, TimeLimit: f.limits.timeLimit, MaxPoints: f.limits.maxPoints,
+		GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: mip.DefaultSolver(),
+		Progress: bar.Set,
+		Iteration: func(it mip.ColGenIteration) {
+			bar.Describe(fmt.Sprintf("iteration %d, bracket [%.6g, %.6g]", it.Iteration, it.Lower, it.Upper))
+		},
+	})
+	bar.Finish(doneOrStopped(err, sol.Stopped))
+	return sol, err
+}
+
+// writeFinite prints the solution: the solved points, then the thresholds
+// a bound stopped the sweep before, as not reached.
+func writeFinite(w io.Writer, format report.Format, m mip.Finite, sol mip.FiniteSolution, ds []float64, mechanisms bool) error {
+	if format == report.JSON {
+		return report.WriteJSON(w, finiteJSON(m, sol, ds))
+	}
+	if err := emit(w, format, finiteGrid(m, sol, ds, format), nil); err != nil {
+		return err
+	}
+	if format == report.Table && (mechanisms || len(ds) == 1) {
 		return printMechanisms(w, sol.Points)
 	}
 	return nil
+}
+
+// notReached is the point of a threshold a bound stopped the sweep
+// before: no numbers (NaN, printed empty or null).
+func notReached(d float64, method string) mip.FiniteOptimum {
+	nan := math.NaN()
+	return mip.FiniteOptimum{D: d, Method: method, Status: mip.StatusNotReached, Gamma: nan, Upper: nan,
+		Losses: loss.Losses{Recon: nan, MinAdv: nan}}
+}
+
+// withNotReached is sol's points followed by a not-reached point for every
+// threshold of ds after them.
+func withNotReached(sol mip.FiniteSolution, ds []float64) []mip.FiniteOptimum {
+	pts := slices.Clip(sol.Points) // appending must not write into sol's array
+	for _, d := range ds[len(sol.Points):] {
+		pts = append(pts, notReached(d, sol.Method))
+	}
+	return pts
 }
 
 // printMechanisms prints one P(F|X) table per point.
@@ -248,7 +294,7 @@ func methodLabel(o mip.FiniteOptimum) string {
 	return o.Method
 }
 
-func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
+func finiteGrid(m mip.Finite, sol mip.FiniteSolution, ds []float64, f report.Format) *report.Grid {
 	num := func(x float64) string {
 		if math.IsNaN(x) {
 			return "—"
@@ -281,7 +327,7 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 		}
 		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
 	}
-	for _, o := range sol.Points {
+	for _, o := range withNotReached(sol, ds) {
 		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
 		for i := 0; i < k; i++ {
 			a := math.NaN()
@@ -300,6 +346,14 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 				outputs = strconv.Itoa(o.Mechanism.Outputs())
 			}
 			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
+		}
+		if o.Status == mip.StatusNotReached { // no solve: no outputs, gap, nodes or time either
+			for i, h := range grid.Header {
+				switch h {
+				case "outputs", "mip_gap", "nodes", "solve_ms", "ms":
+					row[i] = num(math.NaN())
+				}
+			}
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
@@ -326,10 +380,13 @@ type finiteDoc struct {
 		AdvSaturation []float64        `json:"adv_saturation"`
 		Config        mip.FiniteConfig `json:"config"`
 	} `json:"model"`
-	Solver solverDoc     `json:"solver"`
-	Method string        `json:"method"`
-	Global *globalDoc    `json:"global,omitempty"`
-	Points []finitePoint `json:"points"`
+	Solver solverDoc `json:"solver"`
+	Method string    `json:"method"`
+	// StoppedBy names the bound that stopped the sweep ("max points" or
+	// "time limit"); absent when every threshold was solved.
+	StoppedBy mip.Stop      `json:"stopped_by,omitempty"`
+	Global    *globalDoc    `json:"global,omitempty"`
+	Points    []finitePoint `json:"points"`
 }
 
 type globalDoc struct {
@@ -378,7 +435,7 @@ func finite(x float64) *float64 {
 	return &x
 }
 
-func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
+func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 	var doc finiteDoc
 	doc.Model.N, doc.Model.K = m.N(), m.K()
 	doc.Model.DMin, doc.Model.DMax, doc.Model.AdvSaturation = m.DMin(), m.DMax(), m.AdvSaturation()
@@ -388,8 +445,10 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 	if g := sol.Global; g != nil {
 		doc.Global = &globalDoc{Rays: len(g.Rays()), Hyperplanes: g.Hyperplanes, Subsets: g.Subsets, EnumMS: float64(g.EnumTime.Microseconds()) / 1000}
 	}
-	doc.Points = make([]finitePoint, len(sol.Points))
-	for i, o := range sol.Points {
+	doc.StoppedBy = sol.Stopped
+	pts := withNotReached(sol, ds)
+	doc.Points = make([]finitePoint, len(pts))
+	for i, o := range pts {
 		p := finitePoint{
 			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
