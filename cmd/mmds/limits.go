@@ -29,8 +29,11 @@ func (l *limitFlags) register(f *pflag.FlagSet, defLimit time.Duration) {
 	f.IntVar(&l.maxPoints, "max-points", 0, "solve at most the first N thresholds of the sweep; the rest are reported as not reached (0: all)")
 	what := "time budget of the whole sweep: thresholds not started within it are reported as not reached (0: none)"
 	f.DurationVar(&l.timeLimit, "time-limit", defLimit, what)
-	f.BoolVar(&l.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line every 30 s and at the end of work longer than 2 s)")
+	f.BoolVar(&l.quiet, "quiet", false, quietUsage)
 }
+
+// quietUsage is --quiet's help on every command.
+const quietUsage = "no progress on standard error (a bar on a terminal, else a line every 30 s and at the end of work longer than 2 s)"
 
 // check refuses negative bounds before any work.
 func (l limitFlags) check() error {
@@ -110,3 +113,6 @@ func notReachedRows(ds []float64, num func(float64) string, empty string, cols, 
 	}
 	return rows
 }
+
+// endBar ends the progress report of work that has no bounds.
+func endBar(bar *progress.Bar, err error) { bar.Finish(doneOrStopped(err, sweep.StopNone)) }
