@@ -72,8 +72,9 @@ var (
 	trainedCount = regexp.MustCompile(`\d+ trials? trained`)
 	jsonTimings  = regexp.MustCompile(`("(solve_ms|seconds|solve_seconds|ms)": )[-0-9.e+]+`)
 	spaces       = regexp.MustCompile(`[ \t]+`)
-	// progressLines are mmds train's plain progress lines.
-	progressLines = regexp.MustCompile(`(?m)^\S+Z mmds train: .*\n`)
+	// progressLines are the plain progress lines of every command
+	// (internal/progress): they come with long work, whose length varies.
+	progressLines = regexp.MustCompile(`(?m)^\S+Z mmds \w+: .*\n`)
 	rules         = regexp.MustCompile(`─+`)
 )
 
