@@ -438,7 +438,11 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		for _, a := range c.Adv {
 			row = append(row, num(a))
 		}
-		row = append(row, num(c.MinAdv), report.Float(*p.Change, 2), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
+		change := num(*p.Change)
+		if human {
+			change = report.Float(*p.Change, 2)
+		}
+		row = append(row, num(c.MinAdv), change, num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
 		if human {
 			row = append(row, gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3))
 		} else {
