@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -152,7 +151,8 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 		if err := writePlot(f.plot, verify.BinaryCurveSpec(sw.opts)); err != nil {
 			return err
 		}
-		if err := emit(cmd.OutOrStdout(), format, binaryGrid(m, sw, format), binaryJSON(m, sw)); err != nil {
+		g := binaryGrid(m, sw, format)
+		if err := emitSweep(cmd.OutOrStdout(), format, g, binaryJSON(m, sw), notReachedIn(g, sw.notReached(), "status")); err != nil {
 			return err
 		}
 	}
@@ -227,9 +227,9 @@ type binaryDoc struct {
 	// StoppedBy names the bound that stopped the sweep ("max points" or
 	// "time limit"); absent when every threshold was solved.
 	StoppedBy mip.Stop `json:"stopped_by,omitempty"`
-	// Points: a binaryPoint per solved threshold, then a notReachedPoint
+	// Points: a binaryPoint per solved threshold, then {"D", "status"}
 	// per threshold a bound stopped the sweep before.
-	Points []any `json:"points"`
+	Points pointsJSON[binaryPoint] `json:"points"`
 }
 
 type solverDoc struct {
@@ -250,25 +250,15 @@ type binaryPoint struct {
 	SolveMS     float64 `json:"solve_ms"`
 }
 
-// notReachedPoint is a threshold a bound stopped the sweep before: it has
-// no numbers.
-type notReachedPoint struct {
-	D      float64 `json:"D"`
-	Status string  `json:"status"` // "not reached"
-}
-
 func binaryJSON(m mip.Binary, sw binarySweep) binaryDoc {
 	var doc binaryDoc
 	doc.Model.P, doc.Model.QY, doc.Model.QZ = m.P, m.QY, m.QZ
 	doc.Model.DMax, doc.Model.AdvSaturation = m.DMax(), m.AdvSaturation()
 	doc.Solver = solverDoc{Name: "HiGHS", Version: mip.HiGHSVersion, FeasibilityJump: mip.DefaultSolver().FeasibilityJump}
 	doc.StoppedBy = sw.stop
-	doc.Points = make([]any, 0, len(sw.ds))
+	doc.Points.rest = sw.notReached()
 	for _, o := range sw.opts {
-		doc.Points = append(doc.Points, binaryPointOf(o))
-	}
-	for _, d := range sw.notReached() {
-		doc.Points = append(doc.Points, notReachedPoint{D: d, Status: mip.StatusNotReached})
+		doc.Points.solved = append(doc.Points.solved, binaryPointOf(o))
 	}
 	return doc
 }
@@ -322,11 +312,6 @@ func binaryGrid(m mip.Binary, sw binarySweep, f report.Format) *report.Grid {
 		}
 		g.Rows = append(g.Rows, row)
 	}
-	empty := "—"
-	if f == report.CSV {
-		empty = ""
-	}
-	g.Rows = append(g.Rows, notReachedRows(sw.notReached(), num, empty, len(g.Header), slices.Index(g.Header, "status"))...)
 	g.Notes = []string{"s0* = P(F=0|X=0), s1* = P(F=1|X=1), oriented so that s0* + s1* ≥ 1; losses are exact MAP errors at (s0*, s1*)."}
 	return g
 }

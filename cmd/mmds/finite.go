@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"time"
 
@@ -223,31 +222,14 @@ func writeFinite(w io.Writer, format report.Format, m mip.Finite, sol mip.Finite
 	if format == report.JSON {
 		return report.WriteJSON(w, finiteJSON(m, sol, ds))
 	}
-	if err := emit(w, format, finiteGrid(m, sol, ds, format), nil); err != nil {
+	g := finiteGrid(m, sol, format)
+	if err := emitSweep(w, format, g, nil, notReachedIn(g, ds[len(sol.Points):], "status")); err != nil {
 		return err
 	}
 	if format == report.Table && (mechanisms || len(ds) == 1) {
 		return printMechanisms(w, sol.Points)
 	}
 	return nil
-}
-
-// notReached is the point of a threshold a bound stopped the sweep
-// before: no numbers (NaN, printed empty or null).
-func notReached(d float64, method string) mip.FiniteOptimum {
-	nan := math.NaN()
-	return mip.FiniteOptimum{D: d, Method: method, Status: mip.StatusNotReached, Gamma: nan, Upper: nan,
-		Losses: loss.Losses{Recon: nan, MinAdv: nan}}
-}
-
-// withNotReached is sol's points followed by a not-reached point for every
-// threshold of ds after them.
-func withNotReached(sol mip.FiniteSolution, ds []float64) []mip.FiniteOptimum {
-	pts := slices.Clip(sol.Points) // appending must not write into sol's array
-	for _, d := range ds[len(sol.Points):] {
-		pts = append(pts, notReached(d, sol.Method))
-	}
-	return pts
 }
 
 // printMechanisms prints one P(F|X) table per point.
@@ -294,7 +276,7 @@ func methodLabel(o mip.FiniteOptimum) string {
 	return o.Method
 }
 
-func finiteGrid(m mip.Finite, sol mip.FiniteSolution, ds []float64, f report.Format) *report.Grid {
+func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
 	num := func(x float64) string {
 		if math.IsNaN(x) {
 			return "—"
@@ -327,7 +309,7 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, ds []float64, f report.For
 		}
 		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
 	}
-	for _, o := range withNotReached(sol, ds) {
+	for _, o := range sol.Points {
 		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
 		for i := 0; i < k; i++ {
 			a := math.NaN()
@@ -346,14 +328,6 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, ds []float64, f report.For
 				outputs = strconv.Itoa(o.Mechanism.Outputs())
 			}
 			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
-		}
-		if o.Status == mip.StatusNotReached { // no solve: no outputs, gap, nodes or time either
-			for i, h := range grid.Header {
-				switch h {
-				case "outputs", "mip_gap", "nodes", "solve_ms", "ms":
-					row[i] = num(math.NaN())
-				}
-			}
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
@@ -384,9 +358,9 @@ type finiteDoc struct {
 	Method string    `json:"method"`
 	// StoppedBy names the bound that stopped the sweep ("max points" or
 	// "time limit"); absent when every threshold was solved.
-	StoppedBy mip.Stop      `json:"stopped_by,omitempty"`
-	Global    *globalDoc    `json:"global,omitempty"`
-	Points    []finitePoint `json:"points"`
+	StoppedBy mip.Stop                `json:"stopped_by,omitempty"`
+	Global    *globalDoc              `json:"global,omitempty"`
+	Points    pointsJSON[finitePoint] `json:"points"`
 }
 
 type globalDoc struct {
@@ -446,9 +420,9 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 		doc.Global = &globalDoc{Rays: len(g.Rays()), Hyperplanes: g.Hyperplanes, Subsets: g.Subsets, EnumMS: float64(g.EnumTime.Microseconds()) / 1000}
 	}
 	doc.StoppedBy = sol.Stopped
-	pts := withNotReached(sol, ds)
-	doc.Points = make([]finitePoint, len(pts))
-	for i, o := range pts {
+	doc.Points.rest = ds[len(sol.Points):]
+	doc.Points.solved = make([]finitePoint, len(sol.Points))
+	for i, o := range sol.Points {
 		p := finitePoint{
 			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
@@ -459,7 +433,7 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 			p.Iterations = append(p.Iterations, finiteIterationJ{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,
 				Columns: it.Columns, Pricing: it.Pricing, ElapsedMS: float64(it.Elapsed.Microseconds()) / 1000})
 		}
-		doc.Points[i] = p
+		doc.Points.solved[i] = p
 	}
 	return doc
 }
@@ -475,7 +449,7 @@ type binaryGlobalPoint struct {
 
 type binaryGlobalDoc struct {
 	binaryDoc
-	Points []any `json:"points"` // binaryGlobalPoint, then notReachedPoint
+	Points pointsJSON[binaryGlobalPoint] `json:"points"`
 }
 
 func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw binarySweep, plot string) error {
@@ -495,11 +469,11 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw 
 	w := cmd.OutOrStdout()
 	if format == report.JSON {
 		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, sw)}
+		doc.Points.rest = sw.notReached()
 		for i, o := range opts {
-			doc.Points = append(doc.Points, binaryGlobalPoint{binaryPoint: binaryPointOf(o),
+			doc.Points.solved = append(doc.Points.solved, binaryGlobalPoint{binaryPoint: binaryPointOf(o),
 				GlobalMinAdvLoss: gl[i].MinAdv, GlobalOutputs: gl[i].Mechanism.Outputs(), Mechanism: gl[i].Mechanism})
 		}
-		doc.Points = append(doc.Points, doc.binaryDoc.Points[len(opts):]...)
 		return report.WriteJSON(w, doc)
 	}
 	grid := binaryGrid(m, sw, format)
@@ -512,13 +486,6 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw 
 		grid.Title += "\nColumn global: the optimum over every privatizer, whatever its output alphabet (global LP); gain = global / Proposition 2."
 	}
 	for i := range grid.Rows {
-		if i >= len(gl) { // not reached
-			grid.Rows[i] = append(grid.Rows[i], grid.Rows[i][1], grid.Rows[i][1])
-			if format != report.CSV {
-				grid.Rows[i] = append(grid.Rows[i], grid.Rows[i][1])
-			}
-			continue
-		}
 		grid.Rows[i] = append(grid.Rows[i], num(gl[i].MinAdv))
 		if format != report.CSV {
 			gain := "—"
@@ -529,7 +496,7 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw 
 		}
 		grid.Rows[i] = append(grid.Rows[i], strconv.Itoa(gl[i].Mechanism.Outputs()))
 	}
-	if err := emit(w, format, grid, nil); err != nil {
+	if err := emitSweep(w, format, grid, nil, notReachedIn(grid, sw.notReached(), "status")); err != nil {
 		return err
 	}
 	if format == report.Table && len(sw.ds) == 1 {

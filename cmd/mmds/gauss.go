@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,10 +349,10 @@ func (r *gaussRun) render(w io.Writer, f report.Format) error {
 		return report.WriteJSON(w, r.jsonDoc())
 	case report.CSV:
 		g := r.grid(false)
-		return g.RenderCSV(w)
+		return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "status"))
 	}
 	g := r.grid(true)
-	return g.RenderTable(w)
+	return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "its mechanism"))
 }
 
 // gaussJSON is the JSON contract of mmds gauss (see docs/gauss.md).
@@ -362,11 +361,11 @@ type gaussJSON struct {
 	// StoppedBy names the bound that stopped the sweep ("max points" or
 	// "time limit"); absent when every threshold was solved.
 	StoppedBy sweep.Stop `json:"stopped_by,omitempty"`
-	// Points: a gauss.Bracket per solved threshold, then a
-	// notReachedPoint per threshold a bound stopped the sweep before.
-	Points     []any          `json:"points"`
-	CrossCheck crossCheckJSON `json:"cross_check"`
-	MonteCarlo *mcJSON        `json:"monte_carlo,omitempty"`
+	// Points: a gauss.Bracket per solved threshold, then {"D", "status"}
+	// per threshold a bound stopped the sweep before.
+	Points     pointsJSON[gauss.Bracket] `json:"points"`
+	CrossCheck crossCheckJSON            `json:"cross_check"`
+	MonteCarlo *mcJSON                   `json:"monte_carlo,omitempty"`
 }
 
 type crossCheckJSON struct {
@@ -386,13 +385,7 @@ type mcJSON struct {
 func (r *gaussRun) jsonDoc() gaussJSON {
 	doc := gaussJSON{Model: r.model.Summary(), StoppedBy: r.stop,
 		CrossCheck: crossCheckJSON{MaxRelErr: r.maxErr, Tolerance: gauss.CheckTol}}
-	doc.Points = make([]any, 0, len(r.ds))
-	for _, b := range r.bracket {
-		doc.Points = append(doc.Points, b)
-	}
-	for _, d := range r.ds[len(r.bracket):] {
-		doc.Points = append(doc.Points, notReachedPoint{D: d, Status: sweep.NotReached})
-	}
+	doc.Points = pointsJSON[gauss.Bracket]{solved: r.bracket, rest: r.ds[len(r.bracket):]}
 	if r.opts.monteCarlo {
 		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.nTrain,
 			Test: r.nTestMC, Confidence: 0.95, Results: r.mc}
@@ -410,14 +403,9 @@ func (r *gaussRun) grid(human bool) *report.Grid {
 		g.Rows = append(g.Rows, r.row(human, p, r.bracket[i], i))
 	}
 	if human {
-		for _, d := range r.ds[len(r.points):] {
-			g.Rows = append(g.Rows, notReachedRows([]float64{d}, num, "—", len(g.Header), slices.Index(g.Header, "its mechanism"))...)
-		}
 		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %s",
 			m.Private(), strings.Join(m.Reconstructor(), ","), plural(m.K(), "adversary"))
 		g.Notes = r.notes()
-	} else {
-		g.Rows = append(g.Rows, notReachedRows(r.ds[len(r.points):], csvNum, "", len(g.Header), slices.Index(g.Header, "status"))...)
 	}
 	return g
 }

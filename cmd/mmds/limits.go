@@ -1,13 +1,19 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -98,20 +104,114 @@ func doneOrStopped(err error, stop sweep.Stop) string {
 	return "done"
 }
 
-// notReachedRows are the rows of thresholds a bound stopped a sweep before:
-// D, the status "not reached" in column status, every other cell empty
-// (a table shows "—").
-func notReachedRows(ds []float64, num func(float64) string, empty string, cols, status int) [][]string {
-	rows := make([][]string, 0, len(ds))
-	for _, d := range ds {
-		row := make([]string, cols)
-		for i := range row {
-			row[i] = empty
+// notReached are the thresholds a bound stopped a sweep before. They are
+// written as they are generated, never held as rows, so a sweep of a
+// million thresholds stopped early costs no more memory than what it
+// solved: CSV gets a row per threshold (D, status "not reached", every
+// other cell empty), JSON a point per threshold ({"D", "status"}), and a
+// table, which a person reads, lists up to maxListed of them and
+// summarizes more in one row.
+type notReached struct {
+	ds     []float64
+	cols   int // columns of a row
+	status int // the column that says "not reached"
+}
+
+// notReachedIn are ds in g's columns, with "not reached" in column status.
+func notReachedIn(g *report.Grid, ds []float64, status string) notReached {
+	i := slices.Index(g.Header, status)
+	if i < 0 {
+		panic("mmds: no column " + status)
+	}
+	return notReached{ds: ds, cols: len(g.Header), status: i}
+}
+
+// maxListed is the most not-reached thresholds a table lists one by one.
+const maxListed = 10
+
+// tableRows are the table's rows: empty cells are "—".
+func (n notReached) tableRows(num func(float64) string) [][]string {
+	row := func(d string, status string) []string {
+		r := make([]string, n.cols)
+		for i := range r {
+			r[i] = "—"
 		}
-		row[0], row[status] = num(d), sweep.NotReached
-		rows = append(rows, row)
+		r[0], r[n.status] = d, status
+		return r
+	}
+	if len(n.ds) > maxListed {
+		return [][]string{row(num(n.ds[0])+" … "+num(n.ds[len(n.ds)-1]),
+			fmt.Sprintf("%s (%d thresholds)", sweep.NotReached, len(n.ds)))}
+	}
+	rows := make([][]string, 0, len(n.ds))
+	for _, d := range n.ds {
+		rows = append(rows, row(num(d), sweep.NotReached))
 	}
 	return rows
+}
+
+// writeCSV appends the CSV rows to w, one at a time.
+func (n notReached) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	row := make([]string, n.cols)
+	row[n.status] = sweep.NotReached
+	for _, d := range n.ds {
+		row[0] = strconv.FormatFloat(d, 'g', -1, 64)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// emitSweep writes a sweep: the grid of solved points then the
+// not-reached rows (table or CSV), or doc (JSON, whose points carry the
+// not-reached ones, see pointsJSON).
+func emitSweep(w io.Writer, f report.Format, g *report.Grid, doc any, nr notReached) error {
+	switch f {
+	case report.JSON:
+		return report.WriteJSON(w, doc)
+	case report.CSV:
+		if err := g.RenderCSV(w); err != nil {
+			return err
+		}
+		return nr.writeCSV(w)
+	}
+	g.Rows = append(g.Rows, nr.tableRows(func(x float64) string { return report.Fixed(x, 4) })...)
+	return g.RenderTable(w)
+}
+
+// pointsJSON is a sweep's "points" array: the solved points, then
+// {"D": …, "status": "not reached"} for each threshold after them,
+// written without building them.
+type pointsJSON[T any] struct {
+	solved []T
+	rest   []float64
+}
+
+// MarshalJSON writes the array.
+func (p pointsJSON[T]) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.solved)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.rest) == 0 {
+		return b, nil
+	}
+	if string(b) == "null" {
+		b = []byte("[]")
+	}
+	b = b[:len(b)-1] // the closing bracket
+	for i, d := range p.rest {
+		if i > 0 || len(p.solved) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"D":`...)
+		b = strconv.AppendFloat(b, d, 'g', -1, 64)
+		b = append(b, `,"status":"`+sweep.NotReached+`"}`...)
+	}
+	return append(b, ']'), nil
 }
 
 // endBar ends the progress report of work that has no bounds.
