@@ -72,6 +72,9 @@ type ColGenOptions struct {
 	Columns [][]float64
 	// Seed seeds the heuristic pricing's random starts.
 	Seed uint64
+	// Iteration, when set, is called after each master iteration with its
+	// bracket (progress reports).
+	Iteration func(ColGenIteration)
 	// Solver are the HiGHS options of every LP.
 	Solver SolverOptions
 }
@@ -857,4 +860,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing string, start time.Time) {
 	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
 		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
+	if cg.o.Iteration != nil {
+		cg.o.Iteration(r.Iterations[len(r.Iterations)-1])
+	}
 }

@@ -678,7 +678,14 @@ func nullVector(a [][]float64) []float64 {
 // Sweep solves the global LP at every threshold in ds, in order; it stops at
 // the first error or when ctx is cancelled.
 func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]FiniteOptimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
+	opts, _, err := g.SweepWithin(ctx, ds, o, SweepOptions{})
+	return opts, err
+}
+
+// SweepWithin is Sweep within sw's limits: it returns the points solved, a
+// prefix of ds, and why it stopped before the others.
+func (g *Global) SweepWithin(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]FiniteOptimum, Stop, error) {
+	return sweepEach(ctx, ds, sw, func(_ int, d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
 }
 
 // vertexTest is the scratch space of isVertex: room for every row it can

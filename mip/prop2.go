@@ -188,24 +188,14 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 // SweepProp2 solves Proposition 2 at every threshold in ds, in order. It
 // stops at the first error or when ctx is cancelled.
 func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Optimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (Optimum, error) { return m.SolveProp2(d, o) })
+	opts, _, err := m.SweepProp2Within(ctx, ds, o, SweepOptions{})
+	return opts, err
 }
 
-// sweepEach solves at every threshold in ds, in order, and returns what was
-// solved so far with the first error or when ctx is cancelled.
-func sweepEach[T any](ctx context.Context, ds []float64, solve func(d float64) (T, error)) ([]T, error) {
-	out := make([]T, 0, len(ds))
-	for _, d := range ds {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		opt, err := solve(d)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, opt)
-	}
-	return out, nil
+// SweepProp2Within is SweepProp2 within sw's limits: it returns the points
+// solved, a prefix of ds, and why it stopped before the others.
+func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Optimum, Stop, error) {
+	return sweepEach(ctx, ds, sw, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) })
 }
 
 // WriteProp2Model writes the MIP for threshold d to path (.mps or .lp,

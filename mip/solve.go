@@ -35,8 +35,20 @@ type FiniteSolveOptions struct {
 	// (convex-hull formulation) instead of the global optimum.
 	Alphabet int
 	// TimeLimit bounds the whole run over all thresholds (0: none); each
-	// threshold gets an equal share of what is left.
+	// threshold gets an equal share of what is left (column generation and
+	// the MIP stop at their share with a bracket), and the thresholds the
+	// limit is reached before are not reached (SweepOptions). MaxPoints
+	// bounds the thresholds solved (0: all).
 	TimeLimit time.Duration
+	MaxPoints int
+	// Progress, when set, is called after each solved threshold with the
+	// number solved so far.
+	Progress func(done int)
+	// Iteration, when set, is called after each master iteration of column
+	// generation with its bracket.
+	Iteration func(ColGenIteration)
+	// Now is the clock of TimeLimit (time.Now when nil).
+	Now func() time.Time
 	// GapTol is column generation's relative gap target (0: 1e-8, proven
 	// optimal; see ColGenOptions.GapTol).
 	GapTol     float64
@@ -54,6 +66,9 @@ type FiniteSolution struct {
 	Global *Global
 	// Method is "global LP", "column generation" or "fixed MIP".
 	Method string
+	// Stopped says why Points ends before the last threshold (a prefix of
+	// the thresholds, see SweepOptions); StopNone when every one was solved.
+	Stopped Stop
 }
 
 // MaxPricingNonzeros bounds the constraint matrix of column generation's
@@ -94,22 +109,14 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			return FiniteSolution{}, err
 		}
 	}
-	deadline := time.Time{}
-	if o.TimeLimit > 0 {
-		deadline = time.Now().Add(o.TimeLimit)
-	}
-	share := func(i int) time.Duration {
-		if deadline.IsZero() {
-			return 0
-		}
-		return max(time.Until(deadline)/time.Duration(len(ds)-i), time.Millisecond)
-	}
+	sw := SweepOptions{MaxPoints: o.MaxPoints, TimeLimit: o.TimeLimit, Progress: o.Progress, Now: o.Now}
+	b := sw.budget()
 	sol := FiniteSolution{}
 	var solve func(i int, d float64) (FiniteOptimum, error)
 	switch {
 	case o.Alphabet > 0:
 		sol.Method = "fixed MIP"
-		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, share(i)) }
+		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, b.Share(i, len(ds))) }
 	default:
 		g, err := m.rayLP(ctx, o)
 		if ctx.Err() != nil {
@@ -125,7 +132,8 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			sol.Method = "column generation"
 			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				co := ColGenOptions{TimeLimit: share(i), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Columns: pool}
+				co := ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver,
+					Columns: pool, Iteration: o.Iteration}
 				p, next, err := m.colGenPoint(ctx, d, co)
 				if next != nil {
 					pool = next
@@ -134,14 +142,12 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			}
 		}
 	}
-	for i, d := range ds {
-		p, err := solve(i, d)
-		if err != nil {
-			return sol, err
-		}
-		sol.Points = append(sol.Points, p)
+	var err error
+	sol.Points, sol.Stopped, err = sweepEachBudget(ctx, ds, sw, b, solve)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		err = fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}
-	return sol, nil
+	return sol, err
 }
 
 // rayLP prepares the ray LP when o's method allows it and the enumeration

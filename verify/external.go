@@ -105,6 +105,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 			cannotCertify(&p, err)
 			rep.Points = append(rep.Points, p)
 			rep.CannotCertify++
+			if o.Progress != nil {
+				o.Progress(len(rep.Points))
+			}
 			continue
 		}
 		if err != nil {
@@ -118,6 +121,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 			rep.Passed++
 		} else {
 			rep.Failed++
+		}
+		if o.Progress != nil {
+			o.Progress(len(rep.Points))
 		}
 	}
 	rep.Pass = rep.Failed == 0 && rep.CannotCertify == 0 && len(rep.Points) > 0

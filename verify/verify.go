@@ -23,6 +23,9 @@ type Options struct {
 	// Workers is the number of points certified at once (0: GOMAXPROCS).
 	// The report does not depend on it.
 	Workers int
+	// Progress, when set, is called with the number of points certified
+	// so far each time one is (serialized; for progress reports).
+	Progress func(done int) `json:"-"`
 }
 
 // Learned are the trained estimators' test-split losses, as results.json
@@ -152,6 +155,8 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	errs := make([]error, len(rep.Points))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	for range min(workers, len(rep.Points)) {
 		wg.Go(func() {
 			for i := range jobs {
@@ -160,6 +165,12 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 					continue
 				}
 				rep.Points[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
+				if o.Progress != nil {
+					mu.Lock()
+					done++
+					o.Progress(done)
+					mu.Unlock()
+				}
 			}
 		})
 	}

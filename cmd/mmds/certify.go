@@ -30,6 +30,7 @@ type certifyOpts struct {
 	check                                               string
 	d, expectTol                                        float64
 	tol                                                 verify.Tolerances
+	quiet                                               bool
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -69,6 +70,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
@@ -214,8 +216,10 @@ func renderCertify(format report.Format, m model.Model, rep *verify.Report, inpu
 // certifyAll certifies the inputs on m and condenses the report into the
 // certificate, which names the files read (for --check).
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
+	bar := newBar(cmd, o.quiet, "privatizers", len(inputs), 0)
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{ExpectTol: o.expectTol}})
+		Model: model.Options{ExpectTol: o.expectTol}, Progress: bar.Set})
+	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return nil, nil, usageError{err}
@@ -434,7 +438,11 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		for _, a := range c.Adv {
 			row = append(row, num(a))
 		}
-		row = append(row, num(c.MinAdv), report.Float(*p.Change, 2), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
+		change := num(*p.Change)
+		if human {
+			change = report.Float(*p.Change, 2)
+		}
+		row = append(row, num(c.MinAdv), change, num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
 		if human {
 			row = append(row, gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3))
 		} else {

@@ -95,7 +95,8 @@ var (
 	// jsonTimings are wall-clock fields of JSON output.
 	jsonTimings = regexp.MustCompile(`("(solve_ms|seconds|solve_seconds|ms|elapsed_ms)": )[-0-9.e+]+`)
 	spaces      = regexp.MustCompile(`[ \t]+`)
-	// progressLines are the plain progress lines of long commands.
+	// progressLines are the plain progress lines of every command
+	// (internal/progress): they come with long work, whose length varies.
 	progressLines = regexp.MustCompile(`(?m)^\S+Z mmds \w+: .*\n`)
 	rules         = regexp.MustCompile(`─+`)
 )

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
@@ -142,11 +141,11 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
 	}
-	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg, o.quiet)
+	bar := newTrainBar(cmd, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
-	bar.finish()
+	bar.finish(err)
 	if err != nil {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
@@ -336,53 +335,36 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 	return nil
 }
 
-// trainBar draws a progress bar on a terminal. On anything else (a batch
-// job's log, nohup, a pipe) it writes plain lines: one per finished
-// threshold, and one at most every progressEvery while a threshold runs, so
-// a long run is never silent; --quiet silences both.
+// trainBar reports training on the shared progress report: on a terminal
+// a bar over the accepted trials of every threshold; on anything else (a
+// batch job's log, nohup, a pipe) a line per finished threshold and one
+// at most every 30 s while a threshold runs, so a long run is never
+// silent; --quiet silences both.
 type trainBar struct {
-	bar    *progressbar.ProgressBar
-	lines  io.Writer // plain lines when not nil
+	bar    *progress.Bar
 	accept int
-	last   time.Time
-	start  time.Time
 }
 
-// progressEvery is the longest silence of plain-line progress.
-const progressEvery = 30 * time.Second
-
-func newTrainBar(w io.Writer, cfg learn.Config, quiet bool) *trainBar {
-	if quiet {
-		return &trainBar{}
-	}
-	now := time.Now()
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return &trainBar{lines: w, start: now, last: now}
-	}
+func newTrainBar(cmd *cobra.Command, cfg learn.Config, quiet bool) *trainBar {
+	w := cmd.ErrOrStderr()
 	accept := cfg.Protocol.Accept
-	return &trainBar{accept: accept, bar: progressbar.NewOptions(len(cfg.D)*accept,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("training"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)}
+	bar := progress.New(w, progress.Options{
+		Label: "mmds train", Unit: "accepted trials", Total: len(cfg.D) * accept, Quiet: quiet,
+		Terminal: progress.IsTerminal(w),
+	})
+	bar.Start()
+	return &trainBar{bar: bar, accept: accept}
 }
 
 // update advances the bar by accepted trials; a threshold that is done
 // counts as all Accept of them, whether or not the cap cut it short.
 func (b *trainBar) update(p learn.Progress) {
-	if b.lines != nil {
-		b.line(p)
+	switch {
+	case p.TookOverLock != "":
+		b.bar.Logf("mmds train: the lock's last holder (%s) is gone; taking it over", safefile.Printable(p.TookOverLock))
 		return
-	}
-	if b.bar == nil || p.TookOverLock != "" {
-		return
-	}
-	if p.Waiting != nil {
-		b.bar.Describe(p.Waiting.String())
+	case p.Waiting != nil:
+		b.bar.Logf("mmds train: %s", safefile.Printable(p.Waiting.String()))
 		return
 	}
 	done := p.DIndex*b.accept + min(p.Accepted, b.accept)
@@ -391,40 +373,18 @@ func (b *trainBar) update(p learn.Progress) {
 	}
 	b.bar.Describe(fmt.Sprintf("D %d/%d = %.4g: accepted %d/%d, attempted %d/%d",
 		p.DIndex+1, p.NumD, p.D, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts))
-	_ = b.bar.Set(done) // a terminal write error is not worth stopping a run for
-}
-
-func (b *trainBar) line(p learn.Progress) {
-	now := time.Now()
-	if p.TookOverLock != "" {
-		_ = sayf(b.lines, "mmds train: the lock's last holder (%s) is gone; taking it over", p.TookOverLock)
-		return
-	}
-	if p.Waiting != nil {
-		_ = sayf(b.lines, "%s mmds train: %s", now.UTC().Format(time.RFC3339), p.Waiting)
-		return
-	}
-	if !p.Done && now.Sub(b.last) < progressEvery {
-		return
-	}
-	b.last = now
-	state := "running"
+	b.bar.Set(done)
 	if p.Done {
-		state = "done"
+		state := "done"
 		if p.CapHit {
 			state = "done (cap hit)"
 		}
+		b.bar.Logf("mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d",
+			p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts)
 	}
-	fmt.Fprintf(b.lines, "%s mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d, elapsed %s\n",
-		now.UTC().Format(time.RFC3339), p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted,
-		p.MaxAttempts, now.Sub(b.start).Round(time.Second))
 }
 
-func (b *trainBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
-	}
-}
+func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 
 // trainJSON is the --format json summary (results.json holds everything).
 type trainJSON struct {

@@ -24,7 +24,7 @@ import (
 type verifyOpts struct {
 	format, out        string
 	summary            bool
-	reportOnly         bool
+	reportOnly, quiet  bool
 	tol                verify.Tolerances
 	certificate, check string
 }
@@ -72,6 +72,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
@@ -104,8 +105,10 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return usageError{err}
 	}
+	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{}})
+		Model: model.Options{}, Progress: bar.Set})
+	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
