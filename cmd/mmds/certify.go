@@ -29,6 +29,7 @@ type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
 	check                                               string
 	d, expectTol                                        float64
+	summary                                             bool
 	tol                                                 verify.Tolerances
 }
 
@@ -69,7 +70,8 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	outputFlag(f, &o.out, true)
+	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
@@ -138,7 +140,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			paths = append(paths, report.In(fmt.Sprintf("--points entry %d", i+1), in.Path))
 		}
 	}
-	paths = append(paths, report.Out("--out", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
+	paths = append(paths, report.Out("--output", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
@@ -157,10 +159,12 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
 	}
 	var buf bytes.Buffer
-	switch format {
-	case report.JSON:
+	switch {
+	case o.summary:
+		err = writeCertifySummary(&buf, doc)
+	case format == report.JSON:
 		err = report.WriteJSON(&buf, doc)
-	case report.CSV:
+	case format == report.CSV:
 		err = certifyGrid(m, doc, false).RenderCSV(&buf)
 	default:
 		err = certifyGrid(m, doc, true).RenderTable(&buf)
@@ -222,7 +226,7 @@ func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verif
 // any work, then certified again under this invocation's tolerances and
 // compared field by field (verify.Certificate.Check).
 func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
-	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "out", "format"} {
+	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "output", "out", "format", "summary"} {
 		if cmd.Flags().Changed(f) {
 			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
 		}
@@ -453,4 +457,25 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		}
 	}
 	return g
+}
+
+// writeCertifySummary prints mmds verify --summary's short form: the counts,
+// then one line per privatizer.
+func writeCertifySummary(w io.Writer, doc certifyJSON) error {
+	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
+		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
+	for _, p := range doc.Points {
+		var err error
+		if p.Certified == nil {
+			err = sayf(w, "  D = %-8s %s: %s", f4(p.D), p.Privatizer, p.Verdict)
+		} else {
+			err = sayf(w, "  D = %-8s %s: certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s",
+				f4(p.D), p.Privatizer, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv),
+				gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
@@ -68,12 +69,20 @@ epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
   mmds train binary --preset quick --d 0.1
   mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary") {
-				return fmt.Errorf("train needs one model, gauss or binary; got %q", args)
+			switch {
+			case len(args) == 0:
+				return badInput("train: give the model to train, gauss or binary (mmds train gauss|binary [flags])")
+			case len(args) > 1:
+				return badInput("train: one model, gauss or binary; got %d arguments %s", len(args), safefile.ExcerptList(args))
+			case args[0] == "finite":
+				return badInput("train: model \"finite\": Algorithm 1 trains gauss and binary models; solve a finite model exactly with mmds finite")
+			case args[0] != "gauss" && args[0] != "binary":
+				return badInput("train: model %s: want gauss or binary", safefile.Excerpt(args[0]))
 			}
 			return nil
 		}),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)"},
+		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
