@@ -2,9 +2,12 @@ package model
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -74,17 +77,57 @@ func CertifyFile(ctx context.Context, m Model, f privatizer.File, o Options, tol
 
 // Detect parses a model file of any kind: the three --config formats have
 // disjoint required fields and unknown fields are errors, so at most one
-// kind accepts a file.
+// kind accepts a file. A file no kind accepts gets the error of the kind
+// its keys point to (detectKind), not three parsers' errors at once.
 func Detect(b []byte) (Model, error) {
-	var errs []error
+	errs := map[Kind]error{}
 	for _, k := range Kinds() {
 		m, err := Parse(k, b)
 		if err == nil {
 			return m, nil
 		}
-		errs = append(errs, err)
+		errs[k] = err
 	}
-	return nil, fmt.Errorf("%w: not a gauss, binary or finite model file (gauss: %v; binary: %v; finite: %v)", ErrConfig, errs[0], errs[1], errs[2])
+	if k, ok := detectKind(b); ok {
+		return nil, errs[k]
+	}
+	var v map[string]json.RawMessage
+	if err := jsonconf.Unmarshal(b, &v); err != nil {
+		return nil, &configError{err} // not JSON, or not an object
+	}
+	return nil, &configError{errors.New(`not a model file: want the fields of a gauss model ("names", "cov" or "var" and "corr", "private", …), a binary one ("p", "q_y", "q_z") or a finite one ("prior", "reconstructor", "adversaries")`)}
+}
+
+// detectKind names the kind whose own top-level keys a JSON object uses
+// most: gauss's "names", "cov", …, binary's "p", "q_y", "q_z", finite's
+// "prior" ("reconstructor" and "adversaries" are common to gauss and
+// finite). It reports false for no object or no clear winner.
+func detectKind(b []byte) (Kind, bool) {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(b, &v) != nil {
+		return "", false
+	}
+	own := map[Kind][]string{
+		Gauss:  {"names", "mean", "var", "corr", "cov", "private", "coalitions"},
+		Binary: {"p", "q_y", "q_z"},
+		Finite: {"prior"},
+	}
+	best, bestN, tie := Kind(""), 0, false
+	for _, k := range Kinds() {
+		n := 0
+		for _, key := range own[k] {
+			if _, ok := v[key]; ok {
+				n++
+			}
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = k, n, false
+		case n == bestN && n > 0:
+			tie = true
+		}
+	}
+	return best, bestN > 0 && !tie
 }
 
 // checkRounding refuses a network whose forward error bound on P(F = 1 | x)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -127,5 +128,24 @@ func TestParseRejects(t *testing.T) {
 	}
 	if _, err := Paper(Finite); err == nil {
 		t.Error("finite has no paper model")
+	}
+}
+
+// A file no kind accepts gets one parser's error: the kind its keys point
+// to, or the JSON's own, never three at once.
+func TestDetectOneError(t *testing.T) {
+	for _, c := range []struct{ body, want, not string }{
+		{`{"p": 2, "q_y": 0.2, "q_z": [0.3]}`, `not a valid binary model: field "p" = 2`, "gauss"},
+		{`{"names": ["X"]}`, "not a valid gauss model", "binary"},
+		{`{"prior": [1], "reconstructor": {}}`, "not a valid finite model", "gauss"},
+		{`{"zzz": 1}`, "not a model file", "allowed"},
+		{"\uFEFF{}", "byte order mark", "binary"},
+		{`garbage`, "malformed JSON", "gauss"},
+	} {
+		_, err := Detect([]byte(c.body))
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) ||
+			strings.Contains(err.Error(), "invalid configuration") {
+			t.Errorf("%s: got %v, want one error containing %q", c.body, err, c.want)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("%w: model kind %q: want gauss, binary or finite", ErrConfig, s)
+	return "", &configError{fmt.Errorf("model kind %q: want gauss, binary or finite", s)}
 }
 
 // Parse decodes a model of kind k from its --config JSON.
@@ -43,7 +43,7 @@ func Parse(k Kind, b []byte) (Model, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a valid %s model: %w", ErrConfig, k, err)
+		return nil, &configError{fmt.Errorf("not a valid %s model: %w", k, err)}
 	}
 	return m, nil
 }
@@ -57,7 +57,7 @@ func Paper(k Kind) (Model, error) {
 	case Binary:
 		return NewBinary(mip.PaperBinary()), nil
 	case Finite:
-		return nil, errorf("a finite model needs a --config file (mip.FiniteConfig JSON); there is no default")
+		return nil, errorf("a finite model needs a --config file (docs/finite.md); there is no default")
 	}
 	_, err := ParseKind(string(k))
 	return nil, err
@@ -88,7 +88,7 @@ func ReadFile(ctx context.Context, path string) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, &configError{err}
 	}
 	return b, nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -278,6 +279,15 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 	case ".csv":
 		c, err := ParseChannelCSV(bytes.NewReader(data), name)
 		return File{Channel: c}, err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		// Text that is not an object: say what is wrong with it as JSON
+		// first (a byte order mark, Python's NaN), then that it is not a
+		// privatizer. (Binary data gets the list of formats below.)
+		var v any
+		if err := jsonconf.Unmarshal(data, &v); err != nil && utf8.Valid(data) {
+			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+		}
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var keys map[string]json.RawMessage

@@ -89,7 +89,7 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 		}
 		m, err := model.Load(cmd.Context(), model.Binary, f.config)
 		if err != nil {
-			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
+			return mip.Binary{}, usageError{fmt.Errorf("--config %w", err)}
 		}
 		return m.(model.BinaryModel).M, nil
 	}

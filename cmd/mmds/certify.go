@@ -144,10 +144,21 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
-	for _, in := range inputs {
+	for i, in := range inputs {
 		if err := fitsModel(m, in); err != nil {
 			return err
 		}
+		if d := in.D; d > m.DMax()*(1+1e-12) {
+			what := "--d"
+			if o.points != "" {
+				what = fmt.Sprintf("--points entry %d: D =", i+1)
+			}
+			// As mmds train says it: the constraint is slack above D_max.
+			return badInput("%s %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", what, d, m.DMax())
+		}
+	}
+	if cmd.Flags().Changed("tol-expect") && m.Kind() == model.Gauss {
+		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {

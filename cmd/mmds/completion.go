@@ -214,7 +214,7 @@ func registerCompletions(c *cobra.Command) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		comp, ok := comps[f.Name]
 		switch {
-		case f.Name == "out" && f.Deprecated == "": // --out DIR (train, plot)
+		case f.Name == "out" && f.Annotations[aliasOf] == nil: // --out DIR (train, plot)
 			comp, ok = folders, true
 		case !ok && f.Value.Type() != "bool" && f.Value.Type() != "string" && f.Value.Type() != "stringSlice":
 			comp, ok = noFiles, true // numbers and durations: no file names

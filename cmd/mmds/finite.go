@@ -86,7 +86,7 @@ func loadFinite(ctx context.Context, path string) (mip.Finite, error) {
 	}
 	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
-		return mip.Finite{}, badInput("--config: %v", err)
+		return mip.Finite{}, badInput("--config %v", err)
 	}
 	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
 	if err != nil {
@@ -160,7 +160,7 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	var files []string
 	if f.writeModel != "" {
 		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
-			return badInput("--write-model %q: column generation has no single model to write (n = %d > %d); use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
+			return badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
 		}
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 			return err

@@ -125,7 +125,7 @@ func guardFlags(c *cobra.Command) {
 			return
 		}
 		if w, ok := wrapped[f.Value]; ok {
-			if f.Deprecated == "" { // messages name the flag, not its old spelling
+			if _, alias := f.Annotations[aliasOf]; !alias { // messages name the flag, not its old spelling
 				w.(guarded).guardedFlag().flag = f
 			}
 			f.Value = w
@@ -250,8 +250,22 @@ func outputFlag(f *pflag.FlagSet, p *string, oldOut bool) {
 	if oldOut {
 		out := f.Lookup("output")
 		f.AddFlag(&pflag.Flag{Name: "out", Value: out.Value, DefValue: out.DefValue, Hidden: true,
-			Usage: "old spelling of --output", Deprecated: "use -o/--output FILE"})
+			Usage: "old spelling of --output", Annotations: map[string][]string{aliasOf: {"output"}}})
 	}
+}
+
+// aliasOf is the annotation of a hidden old spelling of a flag: the flag's
+// name. (pflag's own deprecation note would go to standard output.)
+const aliasOf = "mmds-alias-of"
+
+// aliasNotes says on standard error which old flag spellings the command
+// line used.
+func aliasNotes(cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if to, ok := f.Annotations[aliasOf]; ok {
+			_ = sayf(cmd.ErrOrStderr(), "mmds %s: --%s is an old spelling of --%s; it still works, but use --%s", cmd.Name(), f.Name, to[0], to[0])
+		}
+	})
 }
 
 // withOutput runs fn with the command's standard output collected and,

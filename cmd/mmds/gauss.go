@@ -194,7 +194,7 @@ func loadGaussModel(ctx context.Context, path string) (*gauss.Model, error) {
 	}
 	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
 	c, err := gauss.ParseConfig(bytes.NewReader(b))
 	if err == nil {

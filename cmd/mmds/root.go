@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,8 +29,14 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		Args:          usageArgs(cobra.NoArgs),
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		// Before any command runs, flags that do not apply to the mode the
-		// others chose are refused (pflag itself names an old spelling).
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFlagModes(cmd) },
+		// others chose are refused, and old spellings named.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFlagModes(cmd); err != nil {
+				return err
+			}
+			aliasNotes(cmd)
+			return nil
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -55,7 +62,7 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 }
 
 // usageArgs marks the errors of a cobra argument validator as bad input, in
-// one line that shows the command's usage.
+// one line that says which arguments the command takes.
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		err := v(cmd, args)
@@ -63,20 +70,35 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		if errors.As(err, &ue) {
 			return err // the validator's own words
 		}
-		if err != nil {
-			return badInput("%s: %s; usage: %s (see %s --help)", cmd.CommandPath(), argCount(args), cmd.UseLine(), cmd.CommandPath())
+		if err == nil {
+			return nil
 		}
-		return nil
+		got := "got none"
+		switch len(args) {
+		case 0:
+		case 1:
+			got = "got " + safefile.Excerpt(args[0])
+		default:
+			got = fmt.Sprintf("got %d: %s", len(args), safefile.ExcerptList(args))
+		}
+		want := "takes no arguments"
+		if names := argNames(cmd.Use); len(names) > 0 {
+			want = fmt.Sprintf("accepts %s, %s", plural(len(names), "argument"), strings.Join(names, " "))
+		}
+		return badInput("%s %s; %s (usage: %s)", cmd.CommandPath(), want, got, cmd.UseLine())
 	}
 }
 
-// argCount describes the arguments a command was given.
-func argCount(args []string) string {
-	switch len(args) {
-	case 0:
-		return "no argument given"
-	case 1:
-		return "unexpected argument " + safefile.Excerpt(args[0])
+// argNames lists the positional arguments a Use line names: the words in
+// capitals that are not a flag's value ("verify DIR" → DIR).
+func argNames(use string) []string {
+	var names []string
+	words := strings.Fields(use)
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && !strings.HasPrefix(words[i-1], "-") && !strings.HasPrefix(words[i-1], "(-") {
+			names = append(names, w)
+		}
 	}
-	return fmt.Sprintf("%d arguments given %s", len(args), safefile.ExcerptList(args))
+	return names
 }

@@ -194,7 +194,7 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	job := &trainJob{kind: kind, format: format}
 	m, err := model.Load(cmd.Context(), model.Kind(kind), o.config)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
 	if job.data, err = m.Dataset(rand.New(rand.NewPCG(o.seed, dataStream)), o.samples); err != nil {
 		return nil, usageError{err}

@@ -178,7 +178,7 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", corrupt}, "results.json: not a valid results file"},
 		{[]string{"verify", wrongModel}, "model.json"},
 		{[]string{"verify", "--format", "xml", good}, "--format"},
-		{[]string{"verify", "--summary", "--format", "csv", good}, "mutually exclusive"},
+		{[]string{"verify", "--summary", "--format", "csv", good}, "give one of --summary and --format"},
 		{[]string{"verify", "--tol-adv-se", "-1", good}, "adv_se"},
 	}
 	for _, c := range cases {
