@@ -75,6 +75,9 @@ func Load(ctx context.Context, k Kind, path string) (Model, error) {
 	}
 	m, err := Parse(k, b)
 	if err != nil {
+		if other, ok := detectKind(b); ok && other != k {
+			return nil, fmt.Errorf("%s: %w (the file looks like a %s model)", path, err, other)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil

@@ -104,7 +104,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		return err
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
@@ -144,6 +144,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
+	if cmd.Flags().Changed("tol-expect") && m.Kind() == model.Gauss {
+		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
+	}
 	for i, in := range inputs {
 		if err := fitsModel(m, in); err != nil {
 			return err
@@ -156,9 +159,6 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			// As mmds train says it: the constraint is slack above D_max.
 			return badInput("%s %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", what, d, m.DMax())
 		}
-	}
-	if cmd.Flags().Changed("tol-expect") && m.Kind() == model.Gauss {
-		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {

@@ -200,7 +200,7 @@ func (e *flagError) Error() string {
 // parser's own words (strconv's, time's).
 func valueHint(typ string, err error) string {
 	if errors.Is(err, strconv.ErrRange) {
-		return "out of range for a " + strings.TrimSuffix(typ, "Slice") + " value"
+		return "out of range"
 	}
 	switch strings.TrimSuffix(typ, "Slice") {
 	case "float64", "float32":
@@ -215,6 +215,17 @@ func valueHint(typ string, err error) string {
 		return "want true or false"
 	}
 	return "not a valid value"
+}
+
+// toleranceFlagError names the flag behind an invalid verify.Tolerances
+// field (verify names the certificate's field: band_tau, …).
+func toleranceFlagError(err error) error {
+	r := strings.NewReplacer(
+		"verify: tolerance band_tau = ", "--tol-band ", "verify: tolerance tau = ", "--tau ",
+		"verify: tolerance dist_se = ", "--tol-dist-se ", "verify: tolerance adv_se = ", "--tol-adv-se ",
+		"verify: tolerance quad = ", "--tol-quad ", "verify: tolerance abs = ", "--tol-abs ",
+		"verify: tolerance test_size = ", "--test-size ", "verify: reference ", "--reference ")
+	return badInput("%s", r.Replace(err.Error()))
 }
 
 // flagParseError turns pflag's parse errors into one line that names the

@@ -87,7 +87,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return badInput("--summary and --format are mutually exclusive")
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
