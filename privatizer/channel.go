@@ -176,7 +176,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 // nanHint explains the usual cause of a JSON syntax error in an exported
 // file: Python's json module writes NaN and Infinity, which JSON has not.
 func nanHint(err error) string {
-	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+	if s := err.Error(); (strings.Contains(s, "'N'") || strings.Contains(s, "'I'")) && !strings.Contains(s, "are not JSON") {
 		return " (NaN and Infinity are not JSON: every number must be finite)"
 	}
 	return ""

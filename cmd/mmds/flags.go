@@ -238,7 +238,7 @@ func flagParseError(cmd *cobra.Command, err error) error {
 	case errors.As(err, &fe):
 		return usageError{fe}
 	case errors.As(err, &ne):
-		return badInput("%s: unknown flag %s (see %s --help)", cmd.CommandPath(), unknownFlagName(ne), cmd.CommandPath())
+		return badInput("%sunknown flag %s (see %s --help)", subcommand(cmd), unknownFlagName(ne), cmd.CommandPath())
 	case errors.As(err, &re):
 		return badInput("--%s needs a value (%s)", re.GetFlag().Name, re.GetFlag().Usage)
 	}

@@ -73,6 +73,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		if err == nil {
 			return nil
 		}
+		if !cmd.HasParent() {
+			return badInput("unknown command %s (see mmds --help)", safefile.Excerpt(args[0]))
+		}
 		got := "got none"
 		switch len(args) {
 		case 0:
@@ -85,8 +88,18 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		if names := argNames(cmd.Use); len(names) > 0 {
 			want = fmt.Sprintf("accepts %s, %s", plural(len(names), "argument"), strings.Join(names, " "))
 		}
-		return badInput("%s %s; %s (usage: %s)", cmd.CommandPath(), want, got, cmd.UseLine())
+		return badInput("%s%s; %s (usage: %s)", strings.TrimSuffix(subcommand(cmd), ": ")+" ", want, got, cmd.UseLine())
 	}
+}
+
+// subcommand names cmd for a message that "mmds: " already begins, as a
+// prefix: its path below the root and ": " ("bench run: "), nothing for the
+// root itself.
+func subcommand(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") + ": "
 }
 
 // argNames lists the positional arguments a Use line names: the words in

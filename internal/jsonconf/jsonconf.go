@@ -375,7 +375,11 @@ func message(err error) string {
 		}
 		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, cut(te.Value), typeWords(te.Type), te.Offset)
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, cut(se.Error()))
+		hint := ""
+		if s := se.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+			hint = " (NaN and Infinity are not JSON: every number must be finite)"
+		}
+		return fmt.Sprintf("malformed JSON at byte %d: %s%s", se.Offset, cut(se.Error()), hint)
 	case errors.Is(err, io.EOF):
 		return "empty file: want a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):
