@@ -344,3 +344,49 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		}
 	}
 }
+
+// -o/--output FILE writes exactly what standard output would show, on every
+// command that has it; gauss's old --out still works, with a note.
+func TestOutputFlagEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"binary", "--d", "0.1", "--format", "csv"},
+		{"finite", "--d", "0.1", "--format", "json"},
+		{"gauss", "--d", "1", "--format", "csv"},
+	} {
+		code, want, errs := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errs)
+		}
+		path := filepath.Join(dir, args[0]+".out")
+		code, out, errs := runCLI(t, append(args, "-o", path)...)
+		got, err := os.ReadFile(path)
+		if code != 0 || out != "" || err != nil || !sameOutput(string(got), want) {
+			t.Errorf("%v -o: exit %d, stdout %q, stderr %q, file %q (err %v); want the file to hold %q", args, code, out, errs, got, err, want)
+		}
+	}
+	path := filepath.Join(dir, "old.json")
+	code, _, errs := runCLI(t, "gauss", "--d", "1", "--format", "json", "--out", path)
+	if _, err := os.Stat(path); code != 0 || err != nil || !strings.Contains(errs, "--out is an old spelling of --output") {
+		t.Errorf("gauss --out: exit %d, stderr %q, file: %v", code, errs, err)
+	}
+}
+
+// sameOutput compares two runs' outputs, ignoring solve times.
+func sameOutput(a, b string) bool {
+	times := regexp.MustCompile(`"\w+_ms": [0-9.e-]+|,[0-9.e-]+\n`)
+	return times.ReplaceAllString(a, "") == times.ReplaceAllString(b, "")
+}
+
+// certify --summary prints verify's short form: the counts, one line per
+// privatizer.
+func TestCertifySummary(t *testing.T) {
+	dir := t.TempDir()
+	m := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	ch := writeTestFile(t, dir, "channel.csv", "0.9,0.1\n0.1,0.9\n")
+	code, out, errs := runCLI(t, "certify", "--model", m, "--privatizer", ch, "--d", "0.1", "--summary")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "1 of 1 privatizers pass") || !strings.Contains(lines[1], "channel.csv") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
