@@ -155,5 +155,5 @@ var _ Model = GaussModel{}
 
 // errorf wraps ErrConfig.
 func errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return &configError{fmt.Errorf(format, args...)}
 }

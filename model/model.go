@@ -45,6 +45,14 @@ var ErrUnsupported = errors.New("model: not supported")
 // ErrConfig wraps every error about a model's configuration.
 var ErrConfig = errors.New("model: invalid configuration")
 
+// configError is an error about a model file. It reads as the detail alone,
+// since the caller names the file (a chain of prefixes such as "model:
+// invalid configuration: " helps no one), and it matches ErrConfig.
+type configError struct{ err error }
+
+func (e *configError) Error() string   { return e.err.Error() }
+func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+
 // Model is a data model of Section II. Implementations are immutable and
 // safe for concurrent use.
 type Model interface {

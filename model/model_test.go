@@ -426,3 +426,22 @@ func TestEnums(t *testing.T) {
 		t.Errorf("kind JSON %s", s)
 	}
 }
+
+// A file no kind accepts gets one parser's error: the kind its keys point
+// to, or the JSON's own, never three at once.
+func TestDetectOneError(t *testing.T) {
+	for _, c := range []struct{ body, want, not string }{
+		{`{"p": 2, "q_y": 0.2, "q_z": [0.3]}`, `not a valid binary model: field "p" = 2`, "gauss"},
+		{`{"names": ["X"]}`, "not a valid gauss model", "binary"},
+		{`{"prior": [1], "reconstructor": {}}`, "not a valid finite model", "gauss"},
+		{`{"zzz": 1}`, "not a model file", "allowed"},
+		{"\uFEFF{}", "byte order mark", "binary"},
+		{`garbage`, "malformed JSON", "gauss"},
+	} {
+		_, err := Parse([]byte(c.body))
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) ||
+			strings.Contains(err.Error(), "invalid configuration") {
+			t.Errorf("%s: got %v, want one error containing %q", c.body, err, c.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -175,7 +176,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 // nanHint explains the usual cause of a JSON syntax error in an exported
 // file: Python's json module writes NaN and Infinity, which JSON has not.
 func nanHint(err error) string {
-	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+	if s := err.Error(); (strings.Contains(s, "'N'") || strings.Contains(s, "'I'")) && !strings.Contains(s, "are not JSON") {
 		return " (NaN and Infinity are not JSON: every number must be finite)"
 	}
 	return ""
@@ -279,6 +280,15 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 	case ".csv":
 		c, err := ParseChannelCSV(bytes.NewReader(data), name)
 		return File{Format: FormatChannelCSV, Channel: c}, err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		// Text that is not an object: say what is wrong with it as JSON
+		// first (a byte order mark, Python's NaN), then that it is not a
+		// privatizer. (Binary data gets the list of formats below.)
+		var v any
+		if err := jsonconf.Unmarshal(data, &v); err != nil && utf8.Valid(data) {
+			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+		}
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var keys map[string]json.RawMessage

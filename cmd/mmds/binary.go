@@ -22,6 +22,7 @@ type binaryFlags struct {
 	format     string
 	writeModel string
 	plot       string // --plot FILE: the exact curve alone
+	output     string // -o/--output FILE
 	config     string
 	global     bool
 	limits     limitFlags
@@ -53,6 +54,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	outputFlag(fl, &f.output, false)
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
@@ -80,7 +82,7 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 	if err := f.limits.check(); err != nil {
 		return err
 	}
-	return runBinarySweep(cmd, f, m, format, ds)
+	return withOutput(cmd, f.output, func() error { return runBinarySweep(cmd, f, m, format, ds) })
 }
 
 // binaryModel reads --config, or builds the model from --p, --qy and --qz.
@@ -93,7 +95,7 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 		}
 		m, err := model.LoadBinary(cmd.Context(), f.config)
 		if err != nil {
-			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
+			return mip.Binary{}, usageError{fmt.Errorf("--config %w", err)}
 		}
 		return m.M, nil
 	}
@@ -125,7 +127,7 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot)}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot), report.Out("--output", stdoutPath(f.output))}
 	for _, p := range files {
 		paths = append(paths, report.Out("--write-model", p))
 	}

@@ -29,6 +29,7 @@ type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
 	check                                               string
 	d, expectTol                                        float64
+	summary                                             bool
 	tol                                                 verify.Tolerances
 	quiet                                               bool
 }
@@ -71,7 +72,8 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	outputFlag(f, &o.out, true)
+	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
@@ -104,7 +106,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		return err
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
@@ -130,14 +132,14 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCertifyPaths(o, m, inputs); err != nil {
+	if err := checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs); err != nil {
 		return err
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {
 		return err
 	}
-	out, err := renderCertify(format, m, rep, inputs)
+	out, err := renderCertify(format, o.summary, m, rep, inputs)
 	if err != nil {
 		return err
 	}
@@ -173,28 +175,39 @@ func plotCertify(ctx context.Context, path string, m model.Model, rep *verify.Re
 }
 
 // checkCertifyPaths checks every input and output path (report.CheckPaths)
-// and every privatizer against the model, before any work.
-func checkCertifyPaths(o certifyOpts, m model.Model, inputs []verify.Input) error {
+// and every privatizer and threshold against the model, before any work.
+func checkCertifyPaths(o certifyOpts, tolExpectSet bool, m model.Model, inputs []verify.Input) error {
 	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
 	if o.points != "" {
 		for i, in := range inputs {
 			paths = append(paths, report.In(fmt.Sprintf("--points entry %d", i+1), in.Path))
 		}
 	}
-	paths = append(paths, report.Out("--out", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
+	paths = append(paths, report.Out("--output", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
-	for _, in := range inputs {
+	if tolExpectSet && m.Kind() == model.Gauss {
+		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
+	}
+	for i, in := range inputs {
 		if err := fitsModel(m, in); err != nil {
 			return err
+		}
+		if d := in.D; d > m.DMax()*(1+1e-12) {
+			what := "--d"
+			if o.points != "" {
+				what = fmt.Sprintf("--points entry %d: D =", i+1)
+			}
+			// As mmds train says it: the constraint is slack above D_max.
+			return badInput("%s %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", what, d, m.DMax())
 		}
 	}
 	return nil
 }
 
 // renderCertify lays the report out in format, one row per input.
-func renderCertify(format report.Format, m model.Model, rep *verify.Report, inputs []verify.Input) ([]byte, error) {
+func renderCertify(format report.Format, summary bool, m model.Model, rep *verify.Report, inputs []verify.Input) ([]byte, error) {
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {
@@ -202,10 +215,12 @@ func renderCertify(format report.Format, m model.Model, rep *verify.Report, inpu
 	}
 	var buf bytes.Buffer
 	var err error
-	switch format {
-	case report.JSON:
+	switch {
+	case summary:
+		err = writeCertifySummary(&buf, doc)
+	case format == report.JSON:
 		err = report.WriteJSON(&buf, doc)
-	case report.CSV:
+	case format == report.CSV:
 		err = certifyGrid(m, doc, false).RenderCSV(&buf)
 	default:
 		err = certifyGrid(m, doc, true).RenderTable(&buf)
@@ -243,7 +258,7 @@ func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verif
 // any work, then certified again under this invocation's tolerances and
 // compared field by field (verify.Certificate.Check).
 func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
-	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "out", "format"} {
+	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "output", "out", "format", "summary"} {
 		if cmd.Flags().Changed(f) {
 			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
 		}
@@ -461,4 +476,25 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		}
 	}
 	return g
+}
+
+// writeCertifySummary prints mmds verify --summary's short form: the counts,
+// then one line per privatizer.
+func writeCertifySummary(w io.Writer, doc certifyJSON) error {
+	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
+		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
+	for _, p := range doc.Points {
+		var err error
+		if p.Certified == nil {
+			err = sayf(w, "  D = %-8s %s: %s", f4(p.D), p.Privatizer, p.Verdict)
+		} else {
+			err = sayf(w, "  D = %-8s %s: certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s",
+				f4(p.D), p.Privatizer, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv),
+				gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ import (
 
 type finiteFlags struct {
 	config, alphabet, method, sweep, format, writeModel string
+	output                                              string // -o/--output FILE
 	d                                                   float64
 	mechanisms                                          bool
 	limits                                              limitFlags
@@ -56,7 +57,9 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
   mmds finite --config model.json --d 0.05 --time-limit 10s --format json
   mmds finite --config examples/finite-ternary.json --alphabet 2 --format json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runFinite(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "JSON model file (default: the paper's binary model)")
@@ -65,6 +68,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	outputFlag(fl, &f.output, false)
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
 	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
@@ -152,13 +156,13 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	var files []string
 	if f.writeModel != "" {
 		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
-			return badInput("--write-model %q: column generation has no single model to write (n = %d > %d); use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
+			return badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
 		}
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 			return err
 		}
 	}
-	paths := []report.Path{report.In("--config", f.config)}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
 	for _, p := range files {
 		paths = append(paths, report.Out("--write-model", p))
 	}

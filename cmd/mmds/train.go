@@ -79,12 +79,18 @@ and each point's channel, which mmds verify certifies exactly
   mmds train binary --method labels --preset quick
   mmds train finite --method labels --config examples/finite-random-n6-k2.json --preset quick`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary" && args[0] != "finite") {
-				return fmt.Errorf("train needs one model, gauss, binary or finite; got %q", args)
+			switch {
+			case len(args) == 0:
+				return badInput("train: give the model to train, gauss, binary or finite (mmds train gauss|binary|finite [flags])")
+			case len(args) > 1:
+				return badInput("train: one model, gauss, binary or finite; got %d arguments %s", len(args), safefile.ExcerptList(args))
+			case args[0] != "gauss" && args[0] != "binary" && args[0] != "finite":
+				return badInput("train: model %s: want gauss, binary or finite", safefile.Excerpt(args[0]))
 			}
 			return nil
 		}),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config; --method labels)"},
+		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
@@ -202,7 +208,7 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	job := &trainJob{kind: kind, format: format}
 	m, err := kindModel(cmd.Context(), kind, o.config)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
 	if job.data, err = m.Dataset(rand.New(rand.NewPCG(o.seed, dataStream)), o.samples); err != nil {
 		return nil, usageError{err}

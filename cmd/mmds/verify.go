@@ -69,7 +69,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
@@ -88,11 +88,11 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return badInput("--summary and --format are mutually exclusive")
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
-		report.Out("--certificate", o.certificate), report.Out("--out", o.out)); err != nil {
+		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
 		return err
 	}
 	var want *verify.Certificate

@@ -178,8 +178,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", corrupt}, "results.json: not a valid results file"},
 		{[]string{"verify", wrongModel}, "model.json"},
 		{[]string{"verify", "--format", "xml", good}, "--format"},
-		{[]string{"verify", "--summary", "--format", "csv", good}, "mutually exclusive"},
-		{[]string{"verify", "--tol-adv-se", "-1", good}, "adv_se"},
+		{[]string{"verify", "--summary", "--format", "csv", good}, "give one of --summary and --format"},
+		{[]string{"verify", "--tol-adv-se", "-1", good}, "--tol-adv-se -1"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, c.args...)
