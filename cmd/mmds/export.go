@@ -47,7 +47,7 @@ a threshold without a privatizer, --onnx without -o).`,
 	f := cmd.Flags()
 	f.BoolVar(&o.onnx, "onnx", false, "write ONNX (default: the JSON layout)")
 	f.Float64Var(&o.d, "d", 0, "the threshold D whose privatizer to write (default: the run's only finalized one)")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output); required with --onnx")
+	outputFlag(f, &o.out, false)
 	return cmd
 }
 
@@ -56,7 +56,7 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 		return badInput("--onnx: give -o FILE (or -o - for standard output): ONNX is binary")
 	}
 	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.Out("--out", o.out)); err != nil {
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.Out("--output", o.out)); err != nil {
 		return err
 	}
 	run, err := verify.Load(cmd.Context(), dir)

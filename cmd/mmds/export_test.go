@@ -129,7 +129,7 @@ func TestExportInput(t *testing.T) {
 		{[]string{"export", dir, "--onnx"}, "--onnx: give -o FILE"},
 		{[]string{"export", dir, "-o", file}, "--d:"},
 		{[]string{"export", filepath.Join(dir, "absent"), "--d", "2", "-o", file}, "absent"},
-		{[]string{"export", dir, "--d", "2", "-o", filepath.Join(dir, "results.json")}, "--out"},
+		{[]string{"export", dir, "--d", "2", "-o", filepath.Join(dir, "results.json")}, "--output"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
