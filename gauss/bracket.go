@@ -8,10 +8,12 @@ import (
 
 // BracketTol is the relative tolerance of a bracket's ends: the best
 // achievable value A and the upper bound U agree when
-// |U − A| ≤ BracketTol·max(|A|, |U|). It is far above the rounding of the
-// losses behind them (closed forms to a few ulps, the modulo integral to
-// 1e-12 and the cell sums to 1e-11 relative) and far below any gap a
-// better mechanism or bound could close.
+// |U − A| ≤ max(BracketTol·max(|A|, |U|), 2⁻¹⁰²²). It is far above the
+// rounding of the losses behind them (closed forms to a few ulps, the modulo
+// integral to 1e-12 and the cell sums to 1e-11 relative) and far below any
+// gap a better mechanism or bound could close. The absolute floor, the
+// smallest normal float64, is where relative precision ends: a subnormal
+// loss has fewer than 53 significant bits, and an underflowed one is 0.
 const BracketTol = 1e-9
 
 // ErrBracketInconsistent is wrapped by the error returned when a best
@@ -68,10 +70,13 @@ func (s *BracketState) UnmarshalText(b []byte) error {
 	return fmt.Errorf("gauss: %w %q: want closed, open or inconsistent", ErrBracketState, b)
 }
 
+// minNormal is the smallest normal float64, 2⁻¹⁰²².
+const minNormal = 0x1p-1022
+
 // bracketState compares the best achievable value lo with the upper bound
 // hi (see BracketTol).
 func bracketState(lo, hi float64) BracketState {
-	tol := BracketTol * math.Max(math.Abs(lo), math.Abs(hi))
+	tol := math.Max(BracketTol*math.Max(math.Abs(lo), math.Abs(hi)), minNormal)
 	switch {
 	case lo-hi > tol:
 		return BracketInconsistent

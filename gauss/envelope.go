@@ -101,29 +101,39 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 	if math.IsNaN(d) || d < 0 {
 		return Achievable{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
 	}
-	h := e.hull
 	if d >= e.vy {
 		return e.silent, nil
 	}
+	best := e.hullAt(d)
+	// Proposition 1's mechanism at exactly D: where an adversary is stronger
+	// than the reconstructor its curve is concave and can lie above the
+	// chords between the grid's linear points, and above a vertex at D.
+	if d > 0 {
+		if lin := e.linear(d); lin.MinAdv > best.MinAdv {
+			return lin, nil
+		}
+	}
+	return best, nil
+}
+
+// hullAt returns the hull's point at L_R = d < V_Y: a vertex, or the
+// time-sharing of the two around d (or the single modulo step between them
+// when that is better).
+func (e *Envelope) hullAt(d float64) Achievable {
+	h := e.hull
 	j := sort.Search(len(h), func(j int) bool { return h[j].Recon >= d })
 	switch {
 	case j == len(h):
-		return h[len(h)-1], nil
+		return h[len(h)-1]
 	case h[j].Recon == d || j == 0:
-		return h[j], nil
+		return h[j]
 	}
-	best := mixAt(h[j-1], h[j], d)
 	a, b := h[j-1], h[j]
+	best := mixAt(a, b, d)
 	if s, ok := e.moduloBetween(a, b, d); ok && s.MinAdv >= best.MinAdv {
 		best = s
 	}
-	// Proposition 1's mechanism at exactly D: where an adversary is stronger
-	// than the reconstructor its curve is concave and can lie above the
-	// chords between the grid's linear points.
-	if lin := e.linear(d); lin.MinAdv > best.MinAdv {
-		return lin, nil
-	}
-	return best, nil
+	return best
 }
 
 // moduloBetween refines a hull segment between two modulo points: the

@@ -160,7 +160,10 @@ func (m *Model) lossFunc(mech Mechanism) func(v float64) float64 {
 			if v == 0 {
 				return 0
 			}
-			return v / (1 + v*snr) // 1/(1/V + SNR), Appendix A
+			if vs := v * snr; !math.IsInf(vs, 1) {
+				return v / (1 + vs) // 1/(1/V + SNR), Appendix A
+			}
+			return 1 / (1/v + snr) // v·SNR overflows, so v is normal and 1/v finite
 		}
 	case FamilyModulo:
 		return func(v float64) float64 { return ModuloLoss(v, mech.Delta) }
