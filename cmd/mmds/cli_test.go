@@ -285,10 +285,12 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		line string // the words typed; the last is completed
 		want string // COMPREPLY, sorted, space-separated
 	}{
-		{"mmds ", "bench binary certify completion finite gauss help plot train verify"},
+		{"mmds ", "bench binary certify completion export finite gauss help plot train verify"},
 		{"mmds tr", "train"},
-		{"mmds train ", "binary gauss"},
+		{"mmds train ", "binary finite gauss"},
 		{"mmds train g", "gauss"},
+		{"mmds train binary --method ", "alg1 labels"},
+		{"mmds train finite --observers ", "data law"},
 		{"mmds finite --method ", "auto colgen rays"},
 		{"mmds finite --method c", "colgen"},
 		{"mmds finite --method=r", "rays"},

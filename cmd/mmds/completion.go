@@ -174,6 +174,7 @@ func flagCompletions() map[string]flagCompletion {
 		"method":    fixed("auto\tray LP while n ≤ 4, else column generation", "rays\tthe LP over the extreme rays", "colgen\tcolumn generation"),
 		"alphabet":  fixed("global\tevery privatizer, any output alphabet", "2", "3", "4", "5", "6", "7", "8"),
 		"tier":      fixed("easy", "medium", "hard", "open"),
+		"observers": fixed("law\tthe model's law", "data\tthe training split's empirical law"),
 		"shard": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return []string{"slurm\tfrom the Slurm array task", "k8s/\tk8s/N: from JOB_COMPLETION_INDEX"},
 				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
@@ -211,11 +212,16 @@ func noFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellC
 // of DIR arguments on c and its subcommands.
 func registerCompletions(c *cobra.Command) {
 	comps := flagCompletions()
+	fixed := func(vals ...string) flagCompletion {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		comp, ok := comps[f.Name]
 		switch {
 		case f.Name == "out" && f.Annotations[aliasOf] == nil: // --out DIR (train, plot)
 			comp, ok = folders, true
+		case f.Name == "method" && c.Name() == "train": // train's methods, not finite's solvers
+			comp, ok = fixed("alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"), true
 		case !ok && f.Value.Type() != "bool" && f.Value.Type() != "string" && f.Value.Type() != "stringSlice":
 			comp, ok = noFiles, true // numbers and durations: no file names
 		}
