@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library solvers fmt vet check highs reproduce clean
+.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -83,6 +83,12 @@ bench-epoch: $(HIGHS_PC)
 check-kernels: $(HIGHS_PC)
 	scripts/check-kernels.sh
 
+# The labels method's targets: quick sweeps on seeds 1–8 of the binary paper
+# model and examples/finite-random-n6-k2.json, certified by mmds verify
+# --reference best (docs/learn.md, "Targets"). Needs jq and bc.
+learn-targets: build
+	scripts/learn-targets.sh
+
 # The long solver benchmark (docs/bench.md): writes the instance library and
 # solves it with every solver that runs here (HiGHS in-process and on the
 # file, CBC, GLPK, SYMPHONY, lp_solve), BENCH_SEEDS seeds, BENCH_LIMIT per
@@ -111,7 +117,7 @@ vet: $(HIGHS_PC)
 check: fmt vet test
 
 # The paper's full protocol (Section V: 30 values of D, T = 1000 epochs, 15
-# accepted trials per D) on both models. 41 minutes on two quiet cores (README.md); resumable: run it
+# accepted trials per D) on both models. 41 minutes on two quiet cores (docs/reproduce.md); resumable: run it
 # again after an interruption and finished trials are loaded, not retrained.
 RESULTS ?= results
 reproduce: build

@@ -79,7 +79,7 @@ func (h HiGHS) Solve(ctx context.Context, t Task) Outcome {
 	} else {
 		res, err = highsx.SolveContext(ctx, t.Instance.Problem, h.options(t.Limit, t.Seed))
 	}
-	o := Outcome{SolverStatus: res.Status, Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
+	o := Outcome{SolverStatus: res.Status.String(), Objective: math.NaN(), Seconds: time.Since(start).Seconds(), Nodes: -1}
 	switch {
 	case err == nil:
 		o.Status, o.X, o.Objective = StatusOptimal, res.X, res.Objective
@@ -89,8 +89,7 @@ func (h HiGHS) Solve(ctx context.Context, t Task) Outcome {
 		if h.File {
 			o.X = unpermute(o.X, t.Columns)
 		}
-	case errors.Is(err, highsx.ErrTimeLimit) || (errors.Is(err, highsx.ErrNotOptimal) && res.Status == "Warning"):
-		// "Warning": HiGHS stopped at a limit with no incumbent to report.
+	case errors.Is(err, highsx.ErrTimeLimit):
 		o.Status = StatusTimeLimit
 	case errors.Is(err, highsx.ErrInfeasible):
 		o.Status = StatusInfeasible

@@ -83,7 +83,7 @@ func TestModuloLimits(t *testing.T) {
 
 // observerMean returns a function giving E[X | W] for the side set idx.
 func observerMean(m *Model, idx []int) func(s *Samples, i int) float64 {
-	_, beta := regress(m.cov, m.private, idx)
+	beta := regress(m.cov, m.private, idx).beta
 	return func(s *Samples, i int) float64 {
 		x := m.mean[m.private]
 		for j, k := range idx {

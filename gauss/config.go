@@ -86,15 +86,23 @@ func PaperConfig() Config {
 func ParseConfig(r io.Reader) (Config, error) {
 	var c Config
 	if err := jsonconf.Decode(r, &c); err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Config{}, &configError{err}
 	}
 	return c, nil
 }
 
 // configErr formats a validation error that wraps ErrConfig.
 func configErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return &configError{fmt.Errorf(format, args...)}
 }
+
+// configError is an error about a model description. It reads as the
+// detail alone, since the caller names the file (a chain of prefixes helps
+// no one), and it matches ErrConfig.
+type configError struct{ err error }
+
+func (e *configError) Error() string   { return e.err.Error() }
+func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
 
 // finite reports whether x is neither NaN nor ±Inf.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -37,7 +37,7 @@
 // Problem (1) allows any privatizer. Every side variable is X plus
 // independent Gaussian noise, so the I-MMSE relation d/ds mmse ≤ −mmse²
 // gives L_i ≥ L_Y/(1 + Q_i L_Y) for every privatizer when Q_i ≤ 0 (the linear
-// optimum is then a floor) and L_i ≤ L_Y/(1 + Q_i L_Y) when Q_i > 0 (it is
+// optimum is then a floor) and L_i ≤ L_Y/(1 + Q_i L_Y) when Q_i ≥ 0 (it is
 // then exact). Losses (exact, for any Mechanism), BestAchievable (the upper
 // concave envelope of erasure, X mod Δ, nested and uniform quantizers and
 // linear mechanisms, time-shared with the flag revealed), UpperBound and
@@ -49,10 +49,15 @@
 // # Numerics
 //
 // Conditional variances are computed by rank-one Schur complement steps (a
-// semidefinite Cholesky factorization) in which a side variable whose
-// residual variance is at most RedundancyTol times its variance is dropped as
-// a linear function of the others; this equals the pseudo-inverse form for
-// PSD Σ and makes singular but valid covariances exact. Check recomputes
+// semidefinite Cholesky factorization). Each comes with its rounding bound
+// ε_S = γ_{k+2}(σ_t + Σ_j |β_j|σ_j)² (β the regression coefficients, so the
+// bound grows with the covariance's conditioning); a residual at most ε_S is
+// exactly 0, so a side variable that is a linear function of the others is
+// dropped (the pseudo-inverse form for PSD Σ, exact for singular but valid
+// covariances), and an adversary whose V_i is within rounding of V_Y gets
+// Q_i = 0, where Proposition 1 is exact. A bracket [best achievable, upper
+// bound] is closed when its ends agree within BracketTol; a best achievable
+// value above the upper bound is an error (ErrBracketInconsistent). Check recomputes
 // every loss from the explicit covariance of (X, F, side), and MonteCarlo
 // repeats the paper's 10,000/2,000 train/test experiment of Section V-A.
 // See docs/gauss.md.

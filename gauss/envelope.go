@@ -60,11 +60,13 @@ func (m *Model) BestAchievable(d float64) (Achievable, error) { return m.Envelop
 
 // UpperBound returns an upper bound on the optimum of problem (1) at
 // threshold D ≥ 0 (docs/gauss.md, "Upper bounds"): min_i U_i with
-// U_i = Var[X | Z_i] (adversary i can ignore F) when Q_i ≤ 0, and
-// U_i = D'/(1 + Q_i D'), D' = min(D, V_Y), when Q_i > 0: an adversary
-// better informed than the reconstructor never loses more than Proposition
-// 1's value (the I-MMSE argument of docs/gauss.md). If every Q_i ≥ 0 the
-// bound equals Proposition 1's objective, which is then the exact optimum.
+// U_i = Var[X | Z_i] (adversary i can ignore F) when Q_i < 0, and
+// U_i = D'/(1 + Q_i D'), D' = min(D, V_Y), when Q_i ≥ 0: an adversary at
+// least as well informed as the reconstructor never loses more than
+// Proposition 1's value (the I-MMSE argument of docs/gauss.md). If every
+// Q_i ≥ 0 the bound equals Proposition 1's objective, which is then the
+// exact optimum. Q_i = 0 is decided with the rounding bound of the Schur
+// complements (computeVariances).
 // At D = 0 < V_Y the optimum is 0: the reconstructor's posterior can be a
 // point mass only if F determines X.
 func (m *Model) UpperBound(d float64) float64 {
@@ -75,7 +77,7 @@ func (m *Model) UpperBound(d float64) float64 {
 	u := make([]float64, len(m.vAdv))
 	for i, v := range m.vAdv {
 		u[i] = v
-		if q := inv(v) - inv(m.vRecon); q > 0 && m.vRecon > 0 {
+		if q := inv(v) - inv(m.vRecon); q >= 0 && m.vRecon > 0 {
 			u[i] = math.Min(v, advLoss(dp, m.vRecon, v))
 		}
 	}
@@ -99,30 +101,39 @@ func (e *Envelope) At(d float64) (Achievable, error) {
 	if math.IsNaN(d) || d < 0 {
 		return Achievable{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
 	}
-	h := e.hull
 	if d >= e.vy {
 		return e.silent, nil
 	}
+	best := e.hullAt(d)
+	// Proposition 1's mechanism at exactly D: where an adversary is stronger
+	// than the reconstructor its curve is concave and can lie above the
+	// chords between the grid's linear points, and above a vertex at D.
+	if d > 0 {
+		if lin := e.linear(d); lin.MinAdv > best.MinAdv {
+			return lin, nil
+		}
+	}
+	return best, nil
+}
+
+// hullAt returns the hull's point at L_R = d < V_Y: a vertex, or the
+// time-sharing of the two around d (or the single modulo step between them
+// when that is better).
+func (e *Envelope) hullAt(d float64) Achievable {
+	h := e.hull
 	j := sort.Search(len(h), func(j int) bool { return h[j].Recon >= d })
 	switch {
 	case j == len(h):
-		return h[len(h)-1], nil
+		return h[len(h)-1]
 	case h[j].Recon == d || j == 0:
-		return h[j], nil
+		return h[j]
 	}
 	a, b := h[j-1], h[j]
-	w := (b.Recon - d) / (b.Recon - a.Recon) // weight of a
-	best := mix(a, b, w)
+	best := mixAt(a, b, d)
 	if s, ok := e.moduloBetween(a, b, d); ok && s.MinAdv >= best.MinAdv {
 		best = s
 	}
-	// Proposition 1's mechanism at exactly D: where an adversary is stronger
-	// than the reconstructor its curve is concave and can lie above the
-	// chords between the grid's linear points.
-	if lin := e.linear(d); lin.MinAdv > best.MinAdv {
-		return lin, nil
-	}
-	return best, nil
+	return best
 }
 
 // moduloBetween refines a hull segment between two modulo points: the
@@ -152,21 +163,46 @@ func (e *Envelope) linear(d float64) Achievable {
 	return Achievable{Losses: e.m.observe(mech), Mechanism: mech}
 }
 
-// mix returns the time-sharing of a (probability w) and b, with the flag
-// revealed. Two erasures make an erasure.
-func mix(a, b Achievable, w float64) Achievable {
+// mixAt returns the time-sharing of the hull vertices a and b (a.Recon <
+// d < b.Recon) whose reconstructor loss is d, with the flag revealed. The
+// smaller weight is computed from its own distance and the larger as its
+// complement: 1 − w for a w near 1 would carry an absolute error of u, i.e.
+// a relative error u·b.Recon/d in the reconstructor's loss, which breaks
+// L_R ≤ D for small D. The weights are then moved towards a by ulps until
+// the mixture's reconstructor loss, computed as Losses computes it, is at
+// most d.
+func mixAt(a, b Achievable, d float64) Achievable {
+	span := b.Recon - a.Recon
+	wa, wb := (b.Recon-d)/span, (d-a.Recon)/span
+	if wa < wb {
+		wb = 1 - wa
+	} else {
+		wa = 1 - wb
+	}
+	out := mix(a, b, wa, wb)
+	for i := 0; i < 64 && out.Recon > d && wb > 0; i++ {
+		wb = math.Nextafter(wb, 0)
+		wa = 1 - wb
+		out = mix(a, b, wa, wb)
+	}
+	return out
+}
+
+// mix returns the time-sharing of a (probability wa) and b (wb = 1 − wa),
+// with the flag revealed. Two erasures make an erasure.
+func mix(a, b Achievable, wa, wb float64) Achievable {
 	adv := make([]float64, len(a.Adv))
 	for i := range adv {
-		adv[i] = w*a.Adv[i] + (1-w)*b.Adv[i]
+		adv[i] = wa*a.Adv[i] + wb*b.Adv[i]
 	}
-	out := Achievable{Losses: loss.New(w*a.Recon+(1-w)*b.Recon, adv)}
+	out := Achievable{Losses: loss.New(wa*a.Recon+wb*b.Recon, adv)}
 	if a.Mechanism.Family == FamilyErasure && b.Mechanism.Family == FamilyErasure {
-		out.Mechanism = Erasure(w**a.Mechanism.Lambda + (1-w)**b.Mechanism.Lambda)
+		out.Mechanism = Erasure(wa**a.Mechanism.Lambda + wb**b.Mechanism.Lambda)
 		return out
 	}
 	out.Mechanism = Mechanism{Family: FamilyMixture, Parts: []Part{
-		{Weight: w, Mechanism: a.Mechanism, Losses: a.Losses},
-		{Weight: 1 - w, Mechanism: b.Mechanism, Losses: b.Losses},
+		{Weight: wa, Mechanism: a.Mechanism, Losses: a.Losses},
+		{Weight: wb, Mechanism: b.Mechanism, Losses: b.Losses},
 	}}
 	return out
 }
@@ -306,13 +342,9 @@ type Bracket struct {
 	UpperBound float64
 }
 
-// Open reports whether the bracket leaves the optimum undetermined (its ends
-// differ by more than 1e-9 relative).
-func (b Bracket) Open() bool {
-	return b.UpperBound-b.Achievable.MinAdv > 1e-9*b.UpperBound
-}
-
-// Bracket returns the comparison row at threshold D ≥ 0.
+// Bracket returns the comparison row at threshold D ≥ 0. It is an error
+// wrapping ErrBracketInconsistent when the best achievable value exceeds the
+// upper bound beyond BracketTol (Bracket.State).
 func (m *Model) Bracket(d float64) (Bracket, error) {
 	p, err := m.Optimum(d)
 	if err != nil {
@@ -322,7 +354,11 @@ func (m *Model) Bracket(d float64) (Bracket, error) {
 	if err != nil {
 		return Bracket{}, err
 	}
-	return Bracket{Point: p, Achievable: a, UpperBound: m.UpperBound(d)}, nil
+	b := Bracket{Point: p, Achievable: a, UpperBound: m.UpperBound(d)}
+	if err := b.check(); err != nil {
+		return Bracket{}, err
+	}
+	return b, nil
 }
 
 // String is a short description such as "modulo Δ=3.1" or

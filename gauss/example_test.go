@@ -80,7 +80,7 @@ func ExampleNew_invalid() {
 	_, err := gauss.New(gauss.Config{Names: []string{"X", "Y"}, Var: []float64{1, -2},
 		Corr: [][]float64{{1, 0}, {0, 1}}, Private: "X", Reconstructor: []string{"Y"}, Adversaries: [][]string{{}}})
 	fmt.Println(err)
-	// Output: invalid gauss config: var[1] (Y) = -2: a variance must be finite and > 0
+	// Output: var[1] (Y) = -2: a variance must be finite and > 0
 }
 
 // On the paper's setup a lattice coset F = X mod Δ gives the adversaries

@@ -337,7 +337,12 @@ func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) 
 	mech := Mechanism{Family: FamilyKernel, Delta: cell, Labels: labels, Kernel: &k}
 	a := Achievable{Losses: l, Mechanism: mech}
 	if l.Recon > d {
-		a = mix(a, Achievable{Losses: loss.New(0, make([]float64, m.K())), Mechanism: Erasure(1)}, d/l.Recon)
+		// Time-share with F = X (loss 0) so that L_R = w·l.Recon ≤ d.
+		w := d / l.Recon
+		for w*l.Recon > d {
+			w = math.Nextafter(w, 0)
+		}
+		a = mix(a, Achievable{Losses: loss.New(0, make([]float64, m.K())), Mechanism: Erasure(1)}, w, 1-w)
 	}
 	return KernelResult{Kernel: k, Losses: l, QuadErr: qe, Achievable: a}, nil
 }
@@ -365,7 +370,12 @@ func (m *Model) ImproveBracket(ctx context.Context, b *Bracket, s KernelSearch) 
 		return false, err
 	}
 	if r.Achievable.MinAdv > b.Achievable.MinAdv {
-		b.Achievable = r.Achievable
+		nb := *b
+		nb.Achievable = r.Achievable
+		if err := nb.check(); err != nil {
+			return false, err
+		}
+		*b = nb
 		return true, nil
 	}
 	return false, nil

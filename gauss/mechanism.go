@@ -112,7 +112,36 @@ func (m *Model) observe(mech Mechanism) loss.Losses {
 	for i, v := range m.vAdv {
 		adv[i] = f(v)
 	}
-	return loss.New(f(m.vRecon), adv)
+	return loss.New(m.reconLoss(mech, f(m.vRecon)), adv)
+}
+
+// reconLoss rounds the reconstructor's computed loss l of mech upwards when
+// it is 0 but cannot be. With V_Y > 0 the loss is 0 only if F determines X
+// (UpperBound's D = 0 argument), which among the families only erasure with
+// λ = 1 and linear with SNR = +Inf do. Any other mechanism's loss is
+// positive, and a computed 0 is an underflow (X mod Δ with √V_Y/Δ ≲ 0.013
+// has loss below e^{−745}) or cancellation to 0 (cell sums): the smallest
+// positive float64 bounds it from above, so the constraint L_R ≤ D stays
+// sound and such a mechanism is never taken for one meeting D = 0.
+// Adversaries' losses are left as computed: rounding them down only
+// understates what a mechanism achieves.
+func (m *Model) reconLoss(mech Mechanism, l float64) float64 {
+	if l > 0 || m.vRecon == 0 || mech.revealsX() {
+		return l
+	}
+	return math.SmallestNonzeroFloat64
+}
+
+// revealsX reports whether F determines X: erasure with λ = 1 or linear with
+// SNR = +Inf (F = X).
+func (mech Mechanism) revealsX() bool {
+	switch mech.Family {
+	case FamilyErasure:
+		return *mech.Lambda == 1
+	case FamilyLinear:
+		return mech.SNRInfinite
+	}
+	return false
 }
 
 // lossFunc returns v ↦ E[Var(X | F, W)] for an observer with Var[X|W] = v.
@@ -131,7 +160,10 @@ func (m *Model) lossFunc(mech Mechanism) func(v float64) float64 {
 			if v == 0 {
 				return 0
 			}
-			return v / (1 + v*snr) // 1/(1/V + SNR), Appendix A
+			if vs := v * snr; !math.IsInf(vs, 1) {
+				return v / (1 + vs) // 1/(1/V + SNR), Appendix A
+			}
+			return 1 / (1/v + snr) // v·SNR overflows, so v is normal and 1/v finite
 		}
 	case FamilyModulo:
 		return func(v float64) float64 { return ModuloLoss(v, mech.Delta) }

@@ -2,6 +2,7 @@ package gauss
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -102,15 +103,26 @@ func (m *Model) resolveRoles(c Config) error {
 	return nil
 }
 
+// computeVariances computes V_Y, V_i and the coalitions' variances. An
+// adversary whose V_i differs from V_Y by no more than the two rounding
+// bounds (schurErr) gets V_i = V_Y exactly, so Q_i = 0: float64 cannot tell
+// the two apart (side information equal to the reconstructor's, listed in
+// another order or duplicated, computes Q_i ≈ ±1e-16), and Q_i = 0 is the
+// case where Proposition 1 is exact (UpperBound).
 func (m *Model) computeVariances() {
-	m.vRecon, _ = regress(m.cov, m.private, m.recon)
+	y := regress(m.cov, m.private, m.recon)
+	m.vRecon = y.v
 	m.vAdv = make([]float64, len(m.advs))
 	for i, s := range m.advs {
-		m.vAdv[i], _ = regress(m.cov, m.private, s)
+		a := regress(m.cov, m.private, s)
+		m.vAdv[i] = a.v
+		if math.Abs(a.v-y.v) <= a.err+y.err {
+			m.vAdv[i] = y.v
+		}
 	}
 	m.vCoal = make([]float64, len(m.coalitions))
 	for i, s := range m.coalitions {
-		m.vCoal[i], _ = regress(m.cov, m.private, s)
+		m.vCoal[i] = regress(m.cov, m.private, s).v
 	}
 }
 
@@ -175,8 +187,7 @@ func (m *Model) CondVar(side ...string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, _ := regress(m.cov, m.private, s)
-	return v, nil
+	return regress(m.cov, m.private, s).v, nil
 }
 
 func (m *Model) namesOf(idx []int) []string {

@@ -97,7 +97,7 @@ func trainMoments(cols [][]float64, n int) ([]float64, *mat.SymDense) {
 // test rows (from nTrain on).
 func (m *Model) testMSE(cols [][]float64, mean []float64, cov *mat.SymDense, side []int, nTrain int) Estimate {
 	given := append(append([]int(nil), side...), len(cols)-1)
-	_, beta := regress(cov, m.private, given)
+	beta := regress(cov, m.private, given).beta
 	x := cols[m.private]
 	sq := make([]float64, 0, len(x)-nTrain)
 	for r := nTrain; r < len(x); r++ {

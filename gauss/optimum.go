@@ -19,7 +19,10 @@ type Point struct {
 	// when D ≥ V_Y (F independent of X).
 	SNR float64
 	// A, B are one privatizer achieving SNR: B = 1, A = √SNR, or A = 1, B = 0
-	// when SNR = +Inf. Any (ta, tb), t ≠ 0, is equally optimal.
+	// when D' = 0 (F = X). When Var[F] = SNR·σ_X² + 1 would overflow (D'
+	// below about σ_X²/MaxFloat64; SNR itself rounds to +Inf below
+	// 1/MaxFloat64 while F ≠ X) A = 1, B = √(D'/(1 − D'/V_Y)) = 1/√SNR
+	// instead. Any (ta, tb), t ≠ 0, is equally optimal.
 	A, B float64
 	// Recon = E[Var[X|F,Y]] = D'; Adv[i] = E[Var[X|F,Z_i]] = D'/(1 + Q_i D');
 	// MinAdv = min_i Adv[i], the objective of (1).
@@ -32,11 +35,15 @@ func (p Point) Privatizer() Linear { return Linear{A: p.A, B: p.B} }
 
 // Q returns Q_i = 1/V_i − 1/V_Y for each adversary (Proposition 1; for scalar
 // side information this equals (ρ_XZi² − ρ_XY²)/(σ_X²(1−ρ_XZi²)(1−ρ_XY²))).
-// It is +Inf when V_i = 0 and −Inf when V_Y = 0 < V_i (both by IEEE rules).
+// It is +Inf when V_i = 0 < V_Y, −Inf when V_Y = 0 < V_i (both by IEEE
+// rules) and 0 when V_i = V_Y, including V_i = V_Y = 0 (equal information;
+// computeVariances decides equality within rounding).
 func (m *Model) Q() []float64 {
 	out := make([]float64, len(m.vAdv))
 	for i, v := range m.vAdv {
-		out[i] = inv(v) - inv(m.vRecon)
+		if v != m.vRecon {
+			out[i] = inv(v) - inv(m.vRecon)
+		}
 	}
 	return out
 }
@@ -76,6 +83,9 @@ func (m *Model) Optimum(d float64) (Point, error) {
 		p.DEff, recon = d, d
 		p.SNR = 1/d - 1/vy
 		p.A, p.B = math.Sqrt(p.SNR), 1
+		if math.IsInf(p.SNR*m.VarX(), 1) {
+			p.A, p.B = 1, math.Sqrt(d/(1-d/vy))
+		}
 		for i, vi := range m.vAdv {
 			adv[i] = advLoss(d, vy, vi)
 		}

@@ -7,16 +7,36 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// RedundancyTol is the relative threshold below which a residual variance is
-// treated as exactly zero: a side variable whose variance left after
-// conditioning on the variables before it is at most RedundancyTol times its
-// own variance adds no information and is dropped, and a conditional variance
-// of the target at most RedundancyTol times its variance is reported as 0.
-// This is what makes singular but valid covariances (ρ = ±1, a side variable
-// that is an exact linear function of others) give their exact limits rather
-// than rounding noise or NaN. Exact singularity computed in float64 leaves
-// residuals near 1e-16 relative, far below the threshold.
-const RedundancyTol = 1e-12
+// unitRoundoff is u = 2⁻⁵³, the unit roundoff of float64.
+const unitRoundoff = 0x1p-53
+
+// gamma returns Higham's γ_n = n·u/(1 − n·u), the bound on the relative
+// error of n floating-point operations accumulated in a dot product.
+func gamma(n int) float64 {
+	nu := float64(n) * unitRoundoff
+	return nu / (1 - nu)
+}
+
+// schurErr returns the rounding bound on a Schur complement computed by
+// this file's Cholesky steps (docs/gauss.md, "Numerics"): appending the
+// target t to the kept variables K is Cholesky of the (k+1)×(k+1) matrix
+// A = Σ_{K∪t}, whose computed factor is exact for A + E with
+// |E_ij| ≤ γ_{k+2}·σ_i·σ_j (Higham, Accuracy and Stability of Numerical
+// Algorithms, Thm 10.3, with |L̂||L̂ᵀ|_ij ≤ σ_iσ_j). To first order the Schur
+// complement then moves by (1, −β)ᵀ E (1, −β), so
+//
+//	|V̂ − V| ≤ γ_{k+2}·(σ_t + Σ_{j∈K} |β_j|·σ_j)²,
+//
+// with β the regression coefficients of t on K. Ill-conditioned side sets
+// have large β, so the bound grows with the covariance's conditioning; for
+// an exactly singular Σ the computed residual lies within it.
+func (c *cholesky) schurErr(t int, beta []float64) float64 {
+	s := math.Sqrt(c.cov.At(t, t))
+	for i, b := range beta {
+		s += math.Abs(b) * math.Sqrt(c.cov.At(c.kept[i], c.kept[i]))
+	}
+	return gamma(len(c.rows)+2) * s * s
+}
 
 // cholesky is a lower-triangular factor L Lᵀ = Σ_KK of the covariance of
 // the kept variables K, built one variable at a time. Appending variable j is
@@ -41,26 +61,36 @@ func (c *cholesky) project(j int) []float64 {
 	return w
 }
 
-// residual returns Var[j | K] and the projection w, clamping rounding noise
-// (at most RedundancyTol·Σ_jj, or negative) to exactly 0.
-func (c *cholesky) residual(j int) (float64, []float64) {
-	w := c.project(j)
-	r := c.cov.At(j, j) - dot(w, w)
-	if r <= RedundancyTol*c.cov.At(j, j) || r < 0 {
-		r = 0
-	}
-	return r, w
+// schur is Var[j | K] with its rounding bound and the regression coefficients
+// of j on K (one per kept variable).
+type schur struct {
+	v, err float64
+	beta   []float64
 }
 
-// add appends j to K unless it is (numerically) a linear function of K.
+// residual returns Var[j | K], deciding it is exactly 0 (j a linear function
+// of K) when the computed value is at most its rounding bound schurErr: a
+// residual that rounding alone could produce is not evidence of information.
+func (c *cholesky) residual(j int) (schur, []float64) {
+	w := c.project(j)
+	beta := c.solveT(w)
+	s := schur{v: c.cov.At(j, j) - dot(w, w), err: c.schurErr(j, beta), beta: beta}
+	if s.v <= s.err {
+		s.v = 0
+	}
+	return s, w
+}
+
+// add appends j to K unless it is (numerically) a linear function of K, and
+// returns L w = Σ_Kj and the residual variance Var[j | K] (0 when dropped).
 func (c *cholesky) add(j int) (w []float64, r float64, kept bool) {
-	r, w = c.residual(j)
-	if r == 0 {
+	s, w := c.residual(j)
+	if s.v == 0 {
 		return w, 0, false
 	}
-	c.rows = append(c.rows, append(w, math.Sqrt(r)))
+	c.rows = append(c.rows, append(w, math.Sqrt(s.v)))
 	c.kept = append(c.kept, j)
-	return w, r, true
+	return w, s.v, true
 }
 
 // solveT solves Lᵀ β = w by back substitution.
@@ -77,11 +107,12 @@ func (c *cholesky) solveT(w []float64) []float64 {
 }
 
 // regress returns Var[target | given] = Σ_tt − Σ_tS Σ_SS⁺ Σ_St (the Schur
-// complement of Σ_SS in the covariance of (target, S)) and the coefficients β
-// of the linear MMSE estimator E[t|S] = μ_t + βᵀ(S − μ_S), one per entry of
-// given (0 for a variable that is a linear function of the ones before it).
-// For a PSD Σ this equals the pseudo-inverse form; it never divides by 0.
-func regress(cov mat.Symmetric, target int, given []int) (float64, []float64) {
+// complement of Σ_SS in the covariance of (target, S)) with its rounding
+// bound (schurErr) and the coefficients β of the linear MMSE estimator
+// E[t|S] = μ_t + βᵀ(S − μ_S), one per entry of given (0 for a variable that
+// is a linear function of the ones before it). For a PSD Σ this equals the
+// pseudo-inverse form; it never divides by 0.
+func regress(cov mat.Symmetric, target int, given []int) schur {
 	c := &cholesky{cov: cov}
 	pos := make([]int, 0, len(given))
 	for p, j := range given {
@@ -89,13 +120,13 @@ func regress(cov mat.Symmetric, target int, given []int) (float64, []float64) {
 			pos = append(pos, p)
 		}
 	}
-	v, w := c.residual(target)
-	betaK := c.solveT(w)
+	s, _ := c.residual(target)
 	beta := make([]float64, len(given))
 	for i, p := range pos {
-		beta[p] = betaK[i]
+		beta[p] = s.beta[i]
 	}
-	return v, beta
+	s.beta = beta
+	return s
 }
 
 // CondVar returns Var[target | given] for a jointly Gaussian vector with
@@ -110,8 +141,7 @@ func CondVar(cov mat.Symmetric, target int, given []int) (float64, error) {
 			return 0, fmt.Errorf("gauss: CondVar: index %d out of range [0, %d)", j, n)
 		}
 	}
-	v, _ := regress(cov, target, given)
-	return v, nil
+	return regress(cov, target, given).v, nil
 }
 
 func dot(a, b []float64) float64 {

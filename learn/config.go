@@ -14,10 +14,12 @@ import (
 // and how f reaches the other networks (Section V-A, V-B).
 type Model string
 
-// The two models of the paper.
+// The two models of the paper, and finite models (trained by the labels
+// method only).
 const (
 	Gauss  Model = "gauss"  // MSE losses; f = k(x, r) is real-valued
 	Binary Model = "binary" // soft 0-1 losses; f ~ Bernoulli(p̂), p̂ = k(x, r)
+	Finite Model = "finite" // any finite alphabets and losses (Config.Law)
 )
 
 // Config is everything a sweep needs besides the data. Start from Preset and
@@ -73,6 +75,16 @@ type Config struct {
 	// The selection protocol of Section V.
 	Protocol Protocol `json:"protocol"`
 
+	// Method is how the privatizer is trained: Algorithm 1 (the zero
+	// value, not written to results.json) or the labels method, whose
+	// settings are Labels (nil for Algorithm 1).
+	Method TrainMethod  `json:"method,omitempty"`
+	Labels *LabelConfig `json:"labels,omitempty"`
+	// Law is the finite model's joint law for the labels method's exact
+	// Bayes observers (LabelConfig.Observers = ObserversLaw). It is bound
+	// through ModelSHA256 and the fingerprint, not written.
+	Law *FiniteLaw `json:"-"`
+
 	// Running.
 	Seed    uint64 `json:"seed"` // master seed; every trial's seed derives from it (TrialSeed)
 	Workers int    `json:"-"`    // 0: runtime.GOMAXPROCS(0)
@@ -94,7 +106,18 @@ type Protocol struct {
 	// estimators' hard-decision 0-1 errors, the loss certification
 	// measures (docs/learn.md).
 	Select string `json:"select,omitempty"`
+	// Finalize is how a threshold's point is chosen: "" (Section V) the
+	// lower median of the accepted trials, each beating the previous
+	// threshold's point, or FinalizeBest every eligible trial accepted
+	// and the one with the largest minimum adversarial loss finalized:
+	// restarts selected on the value (the exact one, for the labels
+	// method's law observers).
+	Finalize string `json:"finalize,omitempty"`
 }
+
+// FinalizeBest finalizes the eligible trial with the largest minimum
+// adversarial loss (Protocol.Finalize).
+const FinalizeBest = "best"
 
 // SelectHard selects on hard-decision 0-1 errors (binary model only).
 const SelectHard = "hard"
@@ -120,6 +143,23 @@ const (
 // named below) for model. D and DMax are left for the
 // caller (the paper sweeps 30 values; PresetPoints).
 func Preset(name string, model Model) (Config, error) {
+	return PresetFor(name, model, MethodAlg1, 0)
+}
+
+// PresetFor is Preset for a training method: MethodAlg1 is Preset's
+// configuration; MethodLabels keeps the preset's grid of thresholds and
+// replaces the training with the labels method's (labels: the codebook
+// size, 0 for DefaultLabels), its budget set by the preset (quick: 60
+// epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
+// the best restart (FinalizeBest). Finite models train with MethodLabels
+// only.
+func PresetFor(name string, model Model, method TrainMethod, labels int) (Config, error) {
+	if method == MethodLabels {
+		return labelsPreset(name, model, labels)
+	}
+	if method != MethodAlg1 {
+		return Config{}, fmt.Errorf("%w: %v", ErrMethod, method)
+	}
 	var c Config
 	switch model {
 	case Gauss:
@@ -128,6 +168,8 @@ func Preset(name string, model Model) (Config, error) {
 	case Binary:
 		c = Config{Model: Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
 			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98}
+	case Finite:
+		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, Gauss, Binary)
 	default:
 		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, Gauss, Binary)
 	}
@@ -176,8 +218,8 @@ func PresetPoints(name string) int {
 // resolve validates c against a dataset of n rows and returns a copy with
 // the defaults filled in.
 func (c Config) resolve(n int) (Config, error) {
-	if c.Model != Gauss && c.Model != Binary {
-		return c, fmt.Errorf("learn: Config.Model %q: must be %q or %q", c.Model, Gauss, Binary)
+	if c.Model != Gauss && c.Model != Binary && c.Model != Finite {
+		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, Gauss, Binary, Finite)
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
 		return c, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)
@@ -276,6 +318,7 @@ func (c *Config) validate(n int) error {
 	if c.Protocol.Select == SelectHard && c.Model != Binary {
 		bad("Protocol.Select = %q: hard-decision errors exist for the binary model only", SelectHard)
 	}
+	errs = append(errs, c.validateMethod()...)
 	return errors.Join(errs...)
 }
 
@@ -292,6 +335,9 @@ func (p Protocol) validate() []error {
 	}
 	if p.MaxAttempts < p.Accept {
 		errs = append(errs, fmt.Errorf("learn: Protocol.MaxAttempts = %d: must be ≥ Accept = %d", p.MaxAttempts, p.Accept))
+	}
+	if p.Finalize != "" && p.Finalize != FinalizeBest {
+		errs = append(errs, fmt.Errorf("learn: Protocol.Finalize = %q: must be \"\" (Section V) or %q", p.Finalize, FinalizeBest))
 	}
 	if p.Select != "" && p.Select != SelectHard {
 		errs = append(errs, fmt.Errorf("learn: Protocol.Select = %q: must be \"\" (the training losses) or %q", p.Select, SelectHard))
@@ -322,6 +368,25 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		// Only when set, so that runs from before the fields existed resume.
 		h.str(c.PrivGrad)
 		h.str(c.EstLoss)
+	}
+	if c.Method != MethodAlg1 {
+		h.str(c.Method.String())
+		if l := c.Labels; l != nil {
+			h.ints(l.M, int(l.Observers), l.StepsPerEpoch)
+			h.floats([]float64{l.Anneal, l.Margin, l.InitScale, l.AdvTemp, l.Prune, c.Protocol.Tau})
+		}
+		if c.Law != nil {
+			h.floats(c.Law.Prior)
+			for _, o := range c.Law.Observers {
+				for _, row := range o.Channel {
+					h.floats(row)
+				}
+				h.u64(uint64(len(o.Loss)))
+				for _, row := range o.Loss {
+					h.floats(row)
+				}
+			}
+		}
 	}
 	return fmt.Sprintf("%016x", h.sum())
 }

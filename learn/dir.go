@@ -171,6 +171,9 @@ type pointSeal struct {
 	Epoch         int       `json:"epoch"`
 	Networks      []Network `json:"networks"`
 	NetworksEpoch int       `json:"networks_epoch"`
+	// Channel is omitted when empty, so that points of Algorithm 1 keep
+	// the hashes they had before the labels method existed.
+	Channel [][]float64 `json:"channel,omitempty"`
 }
 
 func hashJSON(v any) (string, error) {
@@ -185,7 +188,7 @@ func hashJSON(v any) (string, error) {
 func (p *DResult) seal() (string, error) {
 	return hashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized,
 		Nullable: loss.NullableOf[Floats](p.Losses), ReconHard: p.ReconHard, AdvHard: p.AdvHard,
-		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch})
+		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch, Channel: p.Channel})
 }
 
 // Seal computes the binding of the configuration and of every point.

@@ -51,6 +51,19 @@
 // adversarial loss is the lower median is finalized; MaxAttempts caps the
 // trials per D.
 //
+// # The labels method
+//
+// On a model with a finite X (Config.Method = MethodLabels) the privatizer
+// is a softmax over a codebook of M labels per value of x, so its release is
+// exactly the channel P(l | x), and every observer is the exact Bayes rule
+// for (label, side value) under the model's law (Config.Law) or the
+// training split's: its loss R(P) = Σ_{l,v} min_a Σ_x π(x) W(v|x) L(x, a)
+// P(l|x) is the exact expectation over the labels, no label is sampled, and
+// it is the loss mmds verify certifies. The logits descend on
+// −softmin_i R_adv,i + ρ (R_recon − D′)⁺ with Adam, the observers' decisions
+// annealed from soft to exact; each trial is a restart and the protocol
+// finalizes the best one (Protocol.Finalize). See LabelConfig.
+//
 // # Sweeps
 //
 // Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,

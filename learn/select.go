@@ -186,7 +186,7 @@ func (s *Selector) Offer(h *History) bool {
 	v := Verdict{Trial: trial}
 	if p, ok := PickEpoch(h.selected(s.p), trial, s.d, s.p.Tau, s.p.K); ok {
 		v.Eligible, v.Point = true, &p
-		if Beats(&p, s.prev) {
+		if s.p.Finalize == FinalizeBest || Beats(&p, s.prev) {
 			v.Accepted = true
 			s.sel.Accepted++
 			s.acc = append(s.acc, p)
@@ -204,11 +204,28 @@ func (s *Selector) Result() Selection {
 	r := s.sel
 	r.Verdicts = slices.Clone(r.Verdicts)
 	r.CapHit = r.Accepted < s.p.Accept && r.Attempted >= s.p.MaxAttempts
-	if len(s.acc) > 0 {
+	switch {
+	case len(s.acc) > 0 && s.p.Finalize == FinalizeBest:
+		f := best(s.acc)
+		r.Finalized = &f
+	case len(s.acc) > 0:
 		f := lowerMedian(s.acc, (*Point).MeanAdv)
 		r.Finalized = &f
 	}
 	return r
+}
+
+// best returns the point with the largest minimum adversarial loss (ties:
+// the larger mean, then the earlier trial).
+func best(ps []Point) Point {
+	minAdv := func(p *Point) float64 { return slices.Min(p.Adv) }
+	b := ps[0]
+	for _, p := range ps[1:] {
+		if c := cmp.Compare(minAdv(&p), minAdv(&b)); c > 0 || c == 0 && p.MeanAdv() > b.MeanAdv() {
+			b = p
+		}
+	}
+	return b
 }
 
 // Select is the whole protocol of Section V at one threshold D, as a pure

@@ -87,6 +87,11 @@ type DResult struct {
 	// reconstructor, adversary_1, …); NetworksEpoch is that epoch.
 	Networks      []Network `json:"networks,omitempty"`
 	NetworksEpoch int       `json:"networks_epoch"`
+	// Channel is the labels method's privatizer at that epoch on a finite
+	// X: Channel[x][l] = P(F = l | X = x), a channel file's
+	// {"channel": …} (its observers are exact Bayes rules, so Networks is
+	// empty).
+	Channel [][]float64 `json:"channel,omitempty"`
 
 	// SHA256 binds the point: the hash of its finalized losses, selection
 	// and networks (Results.Seal).
@@ -116,6 +121,8 @@ type TrialRecord struct {
 	Seconds     float64   `json:"seconds"`
 	History     History   `json:"history"`
 	Networks    []Network `json:"networks"` // after the last epoch
+	// Channel is the labels method's channel after the last epoch.
+	Channel [][]float64 `json:"channel,omitempty"`
 	// The networks at the last K epochs with L_recon in [D − τ, D], the
 	// candidates of PickEpoch, in epoch order.
 	Snapshots []Snapshot `json:"snapshots"`
@@ -484,7 +491,7 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 		}
 		for _, sn := range rec.Snapshots {
 			if sn.Epoch == f.Epoch {
-				r.Networks, r.NetworksEpoch = sn.Networks, sn.Epoch
+				r.Networks, r.Channel, r.NetworksEpoch = sn.Networks, sn.Channel, sn.Epoch
 			}
 		}
 		s.finalized = f
@@ -506,7 +513,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 		}
 	}
 	seed := TrialSeed(c.Seed, di, t)
-	tr, err := NewTrainer(s.data, *c, c.D[di], seed)
+	tr, err := newTrial(s.data, c, c.D[di], seed)
 	if err != nil {
 		return nil, false, err
 	}
@@ -517,7 +524,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 	rec := &TrialRecord{
 		Fingerprint: s.fp, DIndex: di, Trial: t, D: c.D[di], Seed: seed, Epochs: c.Epochs,
 		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
-		Snapshots: tr.Snapshots(),
+		Channel: tr.Channel(), Snapshots: tr.Snapshots(),
 	}
 	s.mu.Lock()
 	s.trained++
@@ -563,6 +570,26 @@ func (s *sweeper) write(res *Results) error {
 	}
 	return Dir(s.cfg.Dir).writeResults(res)
 }
+
+// trialRun is one trial of a training method.
+type trialRun interface {
+	Run(stop func() error) error
+	History() *History
+	Networks() []Network   // after the last epoch; nil for a channel privatizer
+	Channel() [][]float64  // after the last epoch; nil for a network privatizer
+	Snapshots() []Snapshot // the selection band's candidates
+}
+
+// newTrial returns the trainer of c.Method for one trial; c is resolved.
+func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
+	if c.Method == MethodLabels {
+		return newLabelTrainer(data, c, d, seed)
+	}
+	return NewTrainer(data, *c, d, seed)
+}
+
+// Channel implements trialRun: Algorithm 1's privatizer is a network.
+func (t *Trainer) Channel() [][]float64 { return nil }
 
 // Networks returns the JSON form of the trainer's networks as they are now:
 // privatizer, reconstructor, adversary_1, ….

@@ -35,10 +35,12 @@ type snap struct {
 	params [][]float64 // privatizer, reconstructor, adversaries
 }
 
-// Snapshot is the networks after one epoch, in JSON form.
+// Snapshot is the networks after one epoch, in JSON form, or the labels
+// method's channel on a finite X.
 type Snapshot struct {
-	Epoch    int       `json:"epoch"`
-	Networks []Network `json:"networks"`
+	Epoch    int         `json:"epoch"`
+	Networks []Network   `json:"networks"`
+	Channel  [][]float64 `json:"channel,omitempty"`
 }
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.

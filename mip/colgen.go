@@ -10,8 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/loss"
 )
@@ -74,6 +72,9 @@ type ColGenOptions struct {
 	Columns [][]float64
 	// Seed seeds the heuristic pricing's random starts.
 	Seed uint64
+	// Iteration, when set, is called after each master iteration with its
+	// bracket (progress reports).
+	Iteration func(ColGenIteration)
 	// Solver are the HiGHS options of every LP.
 	Solver SolverOptions
 }
@@ -129,8 +130,8 @@ type ColGenIteration struct {
 
 // ColGenResult is SolveColGen's answer: the best privatizer found, with its
 // bracket [Gamma, Upper] on the global optimum.
-// Upper, Certificate and Iterations are set; Status is "optimal" or
-// GapStatus's "gap X%".
+// Upper, Certificate and Iterations are set; Status is StatusOptimal or
+// StatusGap.
 type ColGenResult struct {
 	FiniteOptimum
 	Proven  bool  // Upper − Gamma ≤ ProvenGap·max(1, |Upper|): Gamma is the global optimum
@@ -140,11 +141,6 @@ type ColGenResult struct {
 	// Pool is every column of the final master (on the simplex): good
 	// starting columns for a neighbouring threshold.
 	Pool [][]float64
-}
-
-// Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12).
-func (r ColGenResult) Gap() float64 {
-	return math.Max(0, r.Upper-r.Gamma) / math.Max(math.Abs(r.Upper), 1e-12)
 }
 
 // Sentinel errors of the finite solvers.
@@ -316,18 +312,16 @@ func (cg *colGen) global() *Global {
 
 // pricingModel is LP_δ's rows: columns c_0..c_{n−1}, then t_iz; costs are set
 // per rule.
-func (cg *colGen) pricingModel() *highs.Model {
+func (cg *colGen) pricingModel() *highsx.Model {
 	n := cg.m.N()
 	for _, r := range cg.ra {
 		cg.nt += len(r.k)
 	}
 	nc := n + cg.nt
-	mod := &highs.Model{Maximize: true, ColCosts: make([]float64, nc), ColLower: make([]float64, nc), ColUpper: make([]float64, nc)}
-	for j := range mod.ColUpper {
-		mod.ColUpper[j] = math.Inf(1)
-		if j >= n {
-			mod.ColLower[j] = math.Inf(-1)
-		}
+	mod := highsx.NewModel(nc)
+	mod.Maximize = true
+	for j := n; j < nc; j++ {
+		mod.Lower[j] = math.Inf(-1)
 	}
 	row := newRowBuilder(mod)
 	es := make([]entry, n)
@@ -358,7 +352,7 @@ func (cg *colGen) pricingModel() *highs.Model {
 func (cg *colGen) master(ctx context.Context) (float64, []float64, duals, error) {
 	g := cg.global()
 	mod := g.lpModel(cg.d)
-	res, err := highsx.SolveContext(ctx, mod, cg.o.Solver)
+	res, err := mod.Solve(ctx, cg.o.Solver)
 	if err != nil {
 		return 0, nil, duals{}, fmt.Errorf("master LP: %w", err)
 	}
@@ -791,7 +785,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		if res.Proven {
 			res.Status = StatusOptimal
 		} else {
-			res.Status = GapStatus(lower, res.Upper)
+			res.Status = StatusGap
 			res.LowerBound = true
 		}
 	}
@@ -866,4 +860,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing string, start time.Time) {
 	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
 		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
+	if cg.o.Iteration != nil {
+		cg.o.Iteration(r.Iterations[len(r.Iterations)-1])
+	}
 }

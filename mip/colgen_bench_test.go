@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/highsx"
 )
 
@@ -133,10 +131,10 @@ func TestRealizerAgainstLP(t *testing.T) {
 func realizableLP(t *testing.T, m Finite, rr risk, rule []int) bool {
 	t.Helper()
 	n := m.N()
-	mod := &highs.Model{Maximize: true, ColCosts: make([]float64, n+1), ColLower: make([]float64, n+1), ColUpper: make([]float64, n+1)}
-	mod.ColCosts[n] = 1
-	for j := range mod.ColUpper {
-		mod.ColUpper[j] = 1
+	mod := highsx.NewModel(n + 1)
+	mod.Maximize, mod.Cost[n] = true, 1
+	for j := range mod.Upper {
+		mod.Upper[j] = 1
 	}
 	row := newRowBuilder(mod)
 	es := make([]entry, n)
@@ -156,7 +154,7 @@ func realizableLP(t *testing.T, m Finite, rr risk, rule []int) bool {
 			}
 		}
 	}
-	res, err := highsx.Solve(mod, DefaultSolver())
+	res, err := mod.Solve(context.Background(), DefaultSolver())
 	if errors.Is(err, highsx.ErrInfeasible) {
 		return false // not even a boundary column
 	}

@@ -289,7 +289,7 @@ func TestColGenGapTarget(t *testing.T) {
 			t.Fatalf("instance %d, target %g: bracket [%v, %v], optimum %v", i, target, r.Gamma, r.Upper, want.Gamma)
 		}
 		if r.Proven != (r.Status == StatusOptimal) {
-			t.Fatalf("instance %d: proven %v but status %q", i, r.Proven, r.Status)
+			t.Fatalf("instance %d: proven %v but status %v", i, r.Proven, r.Status)
 		}
 		checkCertificate(t, m, g, r, want.Gamma)
 	}

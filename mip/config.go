@@ -11,6 +11,18 @@ import (
 // ErrConfig marks a malformed or invalid model configuration file.
 var ErrConfig = errors.New("invalid config")
 
+// configError is an error about a model file's contents. It reads as the
+// detail alone, since the caller names the file (a chain of prefixes such
+// as "invalid config: " helps no one), and it matches ErrConfig.
+type configError struct{ err error }
+
+func (e *configError) Error() string   { return e.err.Error() }
+func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+
+func configErrorf(format string, args ...any) error {
+	return &configError{fmt.Errorf(format, args...)}
+}
+
 // BinaryConfig is the JSON form of a Binary model:
 //
 //	{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}
@@ -26,16 +38,16 @@ type BinaryConfig struct {
 func ParseBinaryConfig(r io.Reader) (Binary, error) {
 	var c BinaryConfig
 	if err := jsonconf.Decode(r, &c); err != nil {
-		return Binary{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Binary{}, configErrorf("%w", err)
 	}
 	switch {
 	case c.P == nil:
-		return Binary{}, fmt.Errorf("%w: field \"p\" is missing: want P(X = 1) in [0, 1]", ErrConfig)
+		return Binary{}, configErrorf("field \"p\" is missing: want P(X = 1) in [0, 1]")
 	case c.QY == nil:
-		return Binary{}, fmt.Errorf("%w: field \"q_y\" is missing: want the reconstructor's crossover probability in [0, 1]", ErrConfig)
+		return Binary{}, configErrorf("field \"q_y\" is missing: want the reconstructor's crossover probability in [0, 1]")
 	}
 	if len(c.QZ) == 0 {
-		return Binary{}, fmt.Errorf("%w: field \"q_z\" is missing or empty: want one crossover probability in [0, 1] per adversary", ErrConfig)
+		return Binary{}, configErrorf("field \"q_z\" is missing or empty: want one crossover probability in [0, 1] per adversary")
 	}
 	checks := []struct {
 		name string
@@ -49,7 +61,7 @@ func ParseBinaryConfig(r io.Reader) (Binary, error) {
 	}
 	for _, ch := range checks {
 		if err := checkProb(ch.name, ch.v); err != nil {
-			return Binary{}, fmt.Errorf("%w: %w", ErrConfig, err)
+			return Binary{}, configErrorf("%w", err)
 		}
 	}
 	return Binary{P: *c.P, QY: *c.QY, QZ: c.QZ}, nil

@@ -83,3 +83,12 @@ func TestSampleFrequencies(t *testing.T) {
 		}
 	}
 }
+
+// A config error reads as its detail alone (the caller names the file) and
+// still matches ErrConfig.
+func TestConfigErrorReadsAsDetail(t *testing.T) {
+	_, err := ParseBinaryConfig(strings.NewReader(`{"p": 2, "q_y": 0.1, "q_z": [0.1]}`))
+	if !errors.Is(err, ErrConfig) || strings.Contains(err.Error(), "invalid config") || !strings.HasPrefix(err.Error(), `field "p"`) {
+		t.Errorf("got %v", err)
+	}
+}

@@ -40,19 +40,19 @@ const maxAlphabet = 64
 func ParseFiniteConfig(r io.Reader) (Finite, error) {
 	var c FiniteConfig
 	if err := jsonconf.Decode(r, &c); err != nil {
-		return Finite{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Finite{}, configErrorf("%w", err)
 	}
 	switch {
 	case len(c.Prior) == 0:
-		return Finite{}, fmt.Errorf("%w: field \"prior\" is missing or empty: want P(X = x) for x = 0..n−1", ErrConfig)
+		return Finite{}, configErrorf("field \"prior\" is missing or empty: want P(X = x) for x = 0..n−1")
 	case len(c.Prior) > maxAlphabet:
-		return Finite{}, fmt.Errorf("%w: field \"prior\" has %d entries: at most %d", ErrConfig, len(c.Prior), maxAlphabet)
+		return Finite{}, configErrorf("field \"prior\" has %d entries: at most %d", len(c.Prior), maxAlphabet)
 	case c.Reconstructor == nil:
-		return Finite{}, fmt.Errorf("%w: field \"reconstructor\" is missing: want {\"channel\": [[P(Y=y|X=x)]]}", ErrConfig)
+		return Finite{}, configErrorf("field \"reconstructor\" is missing: want {\"channel\": [[P(Y=y|X=x)]]}")
 	case len(c.Adversaries) == 0:
-		return Finite{}, fmt.Errorf("%w: field \"adversaries\" is missing or empty: want one {\"channel\": ...} per adversary", ErrConfig)
+		return Finite{}, configErrorf("field \"adversaries\" is missing or empty: want one {\"channel\": ...} per adversary")
 	case len(c.Adversaries) > maxAlphabet:
-		return Finite{}, fmt.Errorf("%w: field \"adversaries\" has %d entries: at most %d", ErrConfig, len(c.Adversaries), maxAlphabet)
+		return Finite{}, configErrorf("field \"adversaries\" has %d entries: at most %d", len(c.Adversaries), maxAlphabet)
 	}
 	m := Finite{Prior: c.Prior, Recon: c.Reconstructor.observer()}
 	for _, a := range c.Adversaries {
@@ -65,24 +65,24 @@ func ParseFiniteConfig(r io.Reader) (Finite, error) {
 			name = fmt.Sprintf("adversaries[%d]", i-1)
 		}
 		if len(o.Channel) == 0 {
-			return Finite{}, fmt.Errorf("%w: %s.channel is missing or empty: want one row P(·|X=x) per x", ErrConfig, name)
+			return Finite{}, configErrorf("%s.channel is missing or empty: want one row P(·|X=x) per x", name)
 		}
 		for x, row := range o.Channel {
 			if len(row) > maxAlphabet {
-				return Finite{}, fmt.Errorf("%w: %s.channel row %d has %d entries: at most %d", ErrConfig, name, x, len(row), maxAlphabet)
+				return Finite{}, configErrorf("%s.channel row %d has %d entries: at most %d", name, x, len(row), maxAlphabet)
 			}
 		}
 		if o.Loss != nil && len(o.Loss) == 0 {
-			return Finite{}, fmt.Errorf("%w: %s.loss is empty: omit it for the 0-1 loss, or give one row per x", ErrConfig, name)
+			return Finite{}, configErrorf("%s.loss is empty: omit it for the 0-1 loss, or give one row per x", name)
 		}
 		for x, row := range o.Loss {
 			if len(row) > maxAlphabet {
-				return Finite{}, fmt.Errorf("%w: %s.loss row %d has %d entries: at most %d", ErrConfig, name, x, len(row), maxAlphabet)
+				return Finite{}, configErrorf("%s.loss row %d has %d entries: at most %d", name, x, len(row), maxAlphabet)
 			}
 		}
 	}
 	if err := m.Validate(); err != nil {
-		return Finite{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Finite{}, configErrorf("%w", err)
 	}
 	return m, nil
 }

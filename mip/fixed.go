@@ -1,11 +1,10 @@
 package mip
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/lanl/highs"
 
 	"github.com/mmds-project/mmds/internal/highsx"
 )
@@ -60,7 +59,7 @@ func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
 // is implied by the row of b. Symmetry breaking orders the outputs by the
 // column entries of the row with the largest prior: relabelling outputs
 // changes no risk.
-func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
+func (m Finite) FixedModel(d float64, fo FixedOptions) (*highsx.Model, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -93,20 +92,12 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
 		}
 	}
 	nc := l.numCols(nd)
-	mod := &highs.Model{
-		Maximize: true,
-		ColCosts: make([]float64, nc),
-		ColLower: make([]float64, nc),
-		ColUpper: make([]float64, nc),
-		VarTypes: make([]highs.VariableType, nc),
-	}
-	for j := range mod.ColUpper {
-		mod.ColUpper[j] = math.Inf(1)
-	}
+	mod := highsx.NewModel(nc)
+	mod.Maximize = true
 	for j := 0; j < n*mo; j++ {
-		mod.ColUpper[j] = 1
+		mod.Upper[j] = 1
 	}
-	mod.ColCosts[l.gamma()] = 1
+	mod.Cost[l.gamma()] = 1
 	row := newRowBuilder(mod)
 
 	for x := 0; x < n; x++ {
@@ -161,8 +152,8 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
 			for a, kv := range ks {
 				dc := dcol
 				dcol++
-				mod.VarTypes[dc] = highs.IntegerType
-				mod.ColUpper[dc] = 1
+				mod.Integer[dc] = true
+				mod.Upper[dc] = 1
 				one[a] = entry{dc, 1}
 				bigM := naive
 				if !fo.NaiveBigM {
@@ -192,7 +183,7 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
 			return nil, err
 		}
 		// A relative slack keeps HiGHS's rounding from cutting the optimum.
-		mod.ColUpper[l.gamma()] = bound + 1e-9*(1+math.Abs(bound))
+		mod.Upper[l.gamma()] = bound + 1e-9*(1+math.Abs(bound))
 		for f := 0; f < mo; f++ {
 			var es []entry
 			for i := range ra {
@@ -229,7 +220,7 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highs.Model, error) {
 // over c ∈ [0,1]^n for cell (f, y): c = Σ_a u_a, 0 ≤ u_a ≤ δ_a,
 // Σ_a δ_a = 1, w ≥ Σ_a ⟨k_a, u_a⟩ (Balas's disjunctive formulation). It
 // returns the next free column.
-func hullRows(mod *highs.Model, row rowBuilder, l fixedLayout, f, y int, ks [][]float64, col int) int {
+func hullRows(mod *highsx.Model, row rowBuilder, l fixedLayout, f, y int, ks [][]float64, col int) int {
 	n := l.n
 	one := make([]entry, len(ks))
 	wrow := []entry{{l.w(f, y), 1}}
@@ -237,14 +228,14 @@ func hullRows(mod *highs.Model, row rowBuilder, l fixedLayout, f, y int, ks [][]
 	for a, kv := range ks {
 		dc := col
 		col++
-		mod.VarTypes[dc] = highs.IntegerType
-		mod.ColUpper[dc] = 1
+		mod.Integer[dc] = true
+		mod.Upper[dc] = 1
 		one[a] = entry{dc, 1}
 		us[a] = make([]int, n)
 		for x := 0; x < n; x++ {
 			u := col
 			col++
-			mod.ColUpper[u] = 1
+			mod.Upper[u] = 1
 			us[a][x] = u
 			row.add(math.Inf(-1), 0, entry{u, 1}, entry{dc, -1}) // u ≤ δ
 			wrow = append(wrow, entry{u, -kv[x]})
@@ -295,12 +286,12 @@ func (m Finite) SolveFixed(d float64, fo FixedOptions, o SolverOptions) (FiniteO
 	if err != nil {
 		return FiniteOptimum{}, err
 	}
-	res, err := highsx.Solve(mod, o)
+	res, err := mod.Solve(context.Background(), o)
 	if errors.Is(err, highsx.ErrInfeasible) {
-		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
+		return FiniteOptimum{Status: pointStatus(res.Status), SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP at D = %g: no privatizer with m = %d outputs has reconstructor loss ≤ D (try more outputs or --alphabet global): %w", d, fo.Outputs, err)
 	}
 	if err != nil {
-		return FiniteOptimum{Status: res.Status, SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
+		return FiniteOptimum{Status: pointStatus(res.Status), SolveTime: res.Time}, fmt.Errorf("fixed-alphabet MIP (m = %d) at D = %g: %w", fo.Outputs, d, err)
 	}
 	return m.fixedOptimum(d, fo.Outputs, res), nil
 }
@@ -316,5 +307,5 @@ func (m Finite) WriteFixedModel(d float64, fo FixedOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	return highsx.WriteModel(mod, path)
+	return mod.Write(path)
 }

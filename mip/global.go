@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lanl/highs"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmds-project/mmds/internal/highsx"
@@ -463,10 +462,9 @@ type FiniteOptimum struct {
 	// LowerBound is true when Gamma is only a lower bound on the global
 	// optimum (the fallback when the ray enumeration is too large).
 	LowerBound bool
-	// Status is what the solve ended with, for display: StatusOptimal,
-	// GapStatus, another Status… constant, or HiGHS's model status (see
-	// Proven).
-	Status    string
+	// Status is what the solve ended with; StatusGap's bracket is
+	// [Gamma, Upper] (see Gap and StatusText).
+	Status    Status
 	MIPGap    float64
 	Nodes     int64
 	SolveTime time.Duration
@@ -479,27 +477,17 @@ type FiniteOptimum struct {
 	Iterations []ColGenIteration
 }
 
-// Proven reports whether o's solve proved optimality: mmds's own
-// StatusOptimal (a closed bracket) or HiGHS's optimal model status.
-func (o FiniteOptimum) Proven() bool {
-	return o.Status == StatusOptimal || o.Status == highsx.StatusOptimal.String()
-}
+// Proven reports whether o's solve proved optimality.
+func (o FiniteOptimum) Proven() bool { return o.Status == StatusOptimal }
 
 // lpModel is the global LP: columns λ_j (one per ray), then γ.
-func (g *Global) lpModel(d float64) *highs.Model {
+func (g *Global) lpModel(d float64) *highsx.Model {
 	nr := len(g.rays)
 	n, k := g.model.N(), g.model.K()
-	mod := &highs.Model{
-		Maximize: true,
-		ColCosts: make([]float64, nr+1),
-		ColLower: make([]float64, nr+1),
-		ColUpper: make([]float64, nr+1),
-	}
-	for j := 0; j < nr; j++ {
-		mod.ColUpper[j] = math.Inf(1)
-	}
-	mod.ColCosts[nr] = 1
-	mod.ColLower[nr], mod.ColUpper[nr] = math.Inf(-1), math.Inf(1)
+	mod := highsx.NewModel(nr + 1)
+	mod.Maximize = true
+	mod.Cost[nr] = 1
+	mod.Lower[nr] = math.Inf(-1)
 	row := newRowBuilder(mod)
 	// Σ_j λ_j v_j(x) = 1 for every x: P(F=j|X=x) = λ_j v_j(x) is row-stochastic.
 	for x := 0; x < n; x++ {
@@ -528,7 +516,7 @@ func (g *Global) lpModel(d float64) *highs.Model {
 }
 
 // LPModel returns the global LP for threshold d.
-func (g *Global) LPModel(d float64) (*highs.Model, error) {
+func (g *Global) LPModel(d float64) (*highsx.Model, error) {
 	if err := g.model.checkFiniteD(d); err != nil {
 		return nil, err
 	}
@@ -553,7 +541,7 @@ func (g *Global) SolveWithDuals(d float64, o SolverOptions) (FiniteOptimum, []fl
 	if err != nil {
 		return FiniteOptimum{}, nil, err
 	}
-	res, err := highsx.Solve(mod, o)
+	res, err := mod.Solve(context.Background(), o)
 	if err != nil {
 		return FiniteOptimum{}, nil, fmt.Errorf("global LP at D = %g: %w", d, err)
 	}
@@ -561,7 +549,7 @@ func (g *Global) SolveWithDuals(d float64, o SolverOptions) (FiniteOptimum, []fl
 	p := g.mechanism(lam)
 	opt := FiniteOptimum{
 		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "global LP",
-		Status: res.Status, SolveTime: res.Time,
+		Status: StatusOptimal, SolveTime: res.Time,
 	}
 	opt.fill(g.model)
 	return opt, res.RowDual, nil
@@ -690,7 +678,14 @@ func nullVector(a [][]float64) []float64 {
 // Sweep solves the global LP at every threshold in ds, in order; it stops at
 // the first error or when ctx is cancelled.
 func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]FiniteOptimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
+	opts, _, err := g.SweepWithin(ctx, ds, o, SweepOptions{})
+	return opts, err
+}
+
+// SweepWithin is Sweep within sw's limits: it returns the points solved, a
+// prefix of ds, and why it stopped before the others.
+func (g *Global) SweepWithin(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]FiniteOptimum, Stop, error) {
+	return sweepEach(ctx, ds, sw, func(_ int, d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
 }
 
 // vertexTest is the scratch space of isVertex: room for every row it can
@@ -841,7 +836,7 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	if err != nil {
 		return 0, columnCut{}, err
 	}
-	res, err := highsx.Solve(mod, o)
+	res, err := mod.Solve(context.Background(), o)
 	if err != nil {
 		return 0, columnCut{}, fmt.Errorf("global LP at D = %g: %w", d, err)
 	}
@@ -855,13 +850,9 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	}
 	// y: min Σ_x y_x  s.t.  ⟨y, v_j⟩ ≥ φ(v_j) for every ray.
 	nr := len(g.rays)
-	ym := &highs.Model{
-		ColCosts: ones(n),
-		ColLower: make([]float64, n),
-		ColUpper: make([]float64, n),
-	}
-	for x := range ym.ColLower {
-		ym.ColLower[x], ym.ColUpper[x] = math.Inf(-1), math.Inf(1)
+	ym := highsx.NewModel(n)
+	for x := range n {
+		ym.Cost[x], ym.Lower[x] = 1, math.Inf(-1)
 	}
 	row := newRowBuilder(ym)
 	for j := 0; j < nr; j++ {
@@ -875,7 +866,7 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 		}
 		row.add(phi, math.Inf(1), es...)
 	}
-	yr, err := highsx.Solve(ym, o)
+	yr, err := ym.Solve(context.Background(), o)
 	if err != nil {
 		return 0, columnCut{}, fmt.Errorf("column cut at D = %g: %w", d, err)
 	}
@@ -943,5 +934,5 @@ func (g *Global) WriteLP(d float64, path string) error {
 	if err != nil {
 		return err
 	}
-	return highsx.WriteModel(mod, path)
+	return mod.Write(path)
 }

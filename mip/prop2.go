@@ -3,13 +3,11 @@ package mip
 import (
 	"context"
 	"fmt"
-	"github.com/mmds-project/mmds/loss"
 	"math"
 	"time"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // SolverOptions are the HiGHS settings of a solve; start from DefaultSolver.
@@ -24,7 +22,7 @@ type Optimum struct {
 	S           Privatizer    // optimal privatizer (s0*, s1*)
 	Gamma       float64       // γ*, HiGHS's objective value
 	loss.Losses               // L_recon(s*), L_adv,i(s*) and their min, recomputed exactly from s*
-	Status      string        // HiGHS model status
+	Status      highsx.Status // HiGHS's outcome (Optimal: Solve returns an error otherwise)
 	MIPGap      float64       // HiGHS's relative MIP gap at termination
 	Nodes       int64         // branch-and-bound nodes
 	SolveTime   time.Duration // HiGHS run time
@@ -51,7 +49,7 @@ func checkD(d float64) error {
 
 // Prop2Model builds the mixed-integer program of Proposition 2 (see the
 // package comment) for threshold d.
-func (m Binary) Prop2Model(d float64) (*highs.Model, error) {
+func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -60,18 +58,10 @@ func (m Binary) Prop2Model(d float64) (*highs.Model, error) {
 	}
 	l := prop2Layout{k: len(m.QZ)}
 	n := l.numCols()
-	mod := &highs.Model{
-		Maximize: true,
-		ColCosts: make([]float64, n),
-		ColLower: make([]float64, n), // every column is ≥ 0
-		ColUpper: make([]float64, n),
-		VarTypes: make([]highs.VariableType, n),
-	}
-	for j := range mod.ColUpper {
-		mod.ColUpper[j] = math.Inf(1)
-	}
-	mod.ColCosts[l.gamma()] = 1
-	mod.ColUpper[l.s0()], mod.ColUpper[l.s1()] = 1, 1
+	mod := highsx.NewModel(n) // every column is ≥ 0
+	mod.Maximize = true
+	mod.Cost[l.gamma()] = 1
+	mod.Upper[l.s0()], mod.Upper[l.s1()] = 1, 1
 	row := newRowBuilder(mod)
 
 	// Adversaries: exact epigraph of a sum of minima (concave).
@@ -92,8 +82,8 @@ func (m Binary) Prop2Model(d float64) (*highs.Model, error) {
 
 	// Reconstructor: Σ_c min(u_c, v_c) ≤ D with big-M branch binaries.
 	for c, cl := range m.cells(m.QY) {
-		mod.VarTypes[l.delta(c)] = highs.IntegerType
-		mod.ColUpper[l.delta(c)] = 1
+		mod.Integer[l.delta(c)] = true
+		mod.Upper[l.delta(c)] = 1
 		mu, mv := maxOnTriangle(cl.x0), maxOnTriangle(cl.x1)
 		// w_c ≥ u_c − M_u δ_c  ⇔  w_c − a·s + M_u δ_c ≥ c_u
 		row.add(cl.x0.c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl.x0.a0}, entry{l.s1(), -cl.x0.a1}, entry{l.delta(c), mu})
@@ -154,21 +144,19 @@ type entry struct {
 }
 
 type rowBuilder struct {
-	m *highs.Model
+	m *highsx.Model
 }
 
-func newRowBuilder(m *highs.Model) rowBuilder { return rowBuilder{m} }
+func newRowBuilder(m *highsx.Model) rowBuilder { return rowBuilder{m} }
 
-// add appends the row lo ≤ Σ val·x[col] ≤ hi, dropping zero coefficients.
+// add appends the row lo ≤ Σ val·x[col] ≤ hi (zero coefficients dropped).
 func (b rowBuilder) add(lo, hi float64, es ...entry) {
-	r := len(b.m.RowLower)
-	b.m.RowLower = append(b.m.RowLower, lo)
-	b.m.RowUpper = append(b.m.RowUpper, hi)
-	for _, e := range es {
-		if e.val != 0 {
-			b.m.ConstMatrix = append(b.m.ConstMatrix, highs.Nonzero{Row: r, Col: e.col, Val: e.val})
-		}
+	col := make([]int, len(es))
+	val := make([]float64, len(es))
+	for k, e := range es {
+		col[k], val[k] = e.col, e.val
 	}
+	b.m.AddRow(lo, hi, col, val)
 }
 
 // SolveProp2 solves Proposition 2 at threshold d. The losses in the result
@@ -178,7 +166,7 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 	if err != nil {
 		return Optimum{}, err
 	}
-	res, err := highsx.Solve(mod, o)
+	res, err := mod.Solve(context.Background(), o)
 	if err != nil {
 		return Optimum{}, fmt.Errorf("proposition 2 at D = %g: %w", d, err)
 	}
@@ -200,24 +188,14 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 // SweepProp2 solves Proposition 2 at every threshold in ds, in order. It
 // stops at the first error or when ctx is cancelled.
 func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Optimum, error) {
-	return sweepEach(ctx, ds, func(d float64) (Optimum, error) { return m.SolveProp2(d, o) })
+	opts, _, err := m.SweepProp2Within(ctx, ds, o, SweepOptions{})
+	return opts, err
 }
 
-// sweepEach solves at every threshold in ds, in order, and returns what was
-// solved so far with the first error or when ctx is cancelled.
-func sweepEach[T any](ctx context.Context, ds []float64, solve func(d float64) (T, error)) ([]T, error) {
-	out := make([]T, 0, len(ds))
-	for _, d := range ds {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		opt, err := solve(d)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, opt)
-	}
-	return out, nil
+// SweepProp2Within is SweepProp2 within sw's limits: it returns the points
+// solved, a prefix of ds, and why it stopped before the others.
+func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Optimum, Stop, error) {
+	return sweepEach(ctx, ds, sw, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) })
 }
 
 // WriteProp2Model writes the MIP for threshold d to path (.mps or .lp,
@@ -228,7 +206,7 @@ func (m Binary) WriteProp2Model(d float64, path string) error {
 	if err != nil {
 		return err
 	}
-	return highsx.WriteModel(mod, path)
+	return mod.Write(path)
 }
 
 func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }

@@ -158,7 +158,7 @@ func checkOptimum(t *testing.T, m Binary, o Optimum) {
 	if o.S.S0+o.S.S1 < 1-1e-9 {
 		t.Fatalf("%+v D=%g: s* = %+v violates the symmetry-breaking s0 + s1 ≥ 1", m, o.D, o.S)
 	}
-	if o.Status != "Optimal" {
+	if o.Status != highsx.StatusOptimal {
 		t.Fatalf("status %q", o.Status)
 	}
 }

@@ -28,21 +28,6 @@ const (
 // faster anyway (docs/finite.md, "Targets").
 const AutoRayMaxN = 4
 
-// Status values of SolveFinite's points (FiniteOptimum.Status): "optimal"
-// once proven, "gap X%" with the bracket otherwise, or why there is no
-// privatizer.
-const (
-	StatusOptimal     = "optimal"
-	StatusInfeasible  = "infeasible"
-	StatusNoSolution  = "time limit, no privatizer found"
-	StatusInterrupted = "interrupted"
-)
-
-// GapStatus is the status of a point whose bracket [lower, upper] is open.
-func GapStatus(lower, upper float64) string {
-	return fmt.Sprintf("gap %.3g%%", 100*math.Max(0, upper-lower)/math.Max(math.Abs(upper), 1e-12))
-}
-
 // FiniteSolveOptions configure SolveFinite.
 type FiniteSolveOptions struct {
 	Method Method
@@ -50,8 +35,20 @@ type FiniteSolveOptions struct {
 	// (convex-hull formulation) instead of the global optimum.
 	Alphabet int
 	// TimeLimit bounds the whole run over all thresholds (0: none); each
-	// threshold gets an equal share of what is left.
+	// threshold gets an equal share of what is left (column generation and
+	// the MIP stop at their share with a bracket), and the thresholds the
+	// limit is reached before are not reached (SweepOptions). MaxPoints
+	// bounds the thresholds solved (0: all).
 	TimeLimit time.Duration
+	MaxPoints int
+	// Progress, when set, is called after each solved threshold with the
+	// number solved so far.
+	Progress func(done int)
+	// Iteration, when set, is called after each master iteration of column
+	// generation with its bracket.
+	Iteration func(ColGenIteration)
+	// Now is the clock of TimeLimit (time.Now when nil).
+	Now func() time.Time
 	// GapTol is column generation's relative gap target (0: 1e-8, proven
 	// optimal; see ColGenOptions.GapTol).
 	GapTol     float64
@@ -69,6 +66,9 @@ type FiniteSolution struct {
 	Global *Global
 	// Method is "global LP", "column generation" or "fixed MIP".
 	Method string
+	// Stopped says why Points ends before the last threshold (a prefix of
+	// the thresholds, see SweepOptions); StopNone when every one was solved.
+	Stopped Stop
 }
 
 // MaxPricingNonzeros bounds the constraint matrix of column generation's
@@ -109,22 +109,14 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			return FiniteSolution{}, err
 		}
 	}
-	deadline := time.Time{}
-	if o.TimeLimit > 0 {
-		deadline = time.Now().Add(o.TimeLimit)
-	}
-	share := func(i int) time.Duration {
-		if deadline.IsZero() {
-			return 0
-		}
-		return max(time.Until(deadline)/time.Duration(len(ds)-i), time.Millisecond)
-	}
+	sw := SweepOptions{MaxPoints: o.MaxPoints, TimeLimit: o.TimeLimit, Progress: o.Progress, Now: o.Now}
+	b := sw.budget()
 	sol := FiniteSolution{}
 	var solve func(i int, d float64) (FiniteOptimum, error)
 	switch {
 	case o.Alphabet > 0:
 		sol.Method = "fixed MIP"
-		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, share(i)) }
+		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, b.Share(i, len(ds))) }
 	default:
 		g, err := m.rayLP(ctx, o)
 		if ctx.Err() != nil {
@@ -140,7 +132,8 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			sol.Method = "column generation"
 			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				co := ColGenOptions{TimeLimit: share(i), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Columns: pool}
+				co := ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver,
+					Columns: pool, Iteration: o.Iteration}
 				p, next, err := m.colGenPoint(ctx, d, co)
 				if next != nil {
 					pool = next
@@ -149,14 +142,12 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			}
 		}
 	}
-	for i, d := range ds {
-		p, err := solve(i, d)
-		if err != nil {
-			return sol, err
-		}
-		sol.Points = append(sol.Points, p)
+	var err error
+	sol.Points, sol.Stopped, err = sweepEachBudget(ctx, ds, sw, b, solve)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		err = fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}
-	return sol, nil
+	return sol, err
 }
 
 // rayLP prepares the ray LP when o's method allows it and the enumeration
@@ -173,7 +164,7 @@ func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error
 }
 
 // noPoint is the point of a threshold without a privatizer.
-func noPoint(d float64, method, status string, elapsed time.Duration) FiniteOptimum {
+func noPoint(d float64, method string, status Status, elapsed time.Duration) FiniteOptimum {
 	return FiniteOptimum{D: d, Method: method, Status: status, Gamma: math.NaN(), Upper: math.NaN(),
 		Losses: loss.Losses{Recon: math.NaN(), MinAdv: math.NaN()}, SolveTime: elapsed}
 }
@@ -236,7 +227,7 @@ func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions,
 	if limit > 0 {
 		so.TimeLimit = limit
 	}
-	res, err := highsx.SolveContext(ctx, mod, so)
+	res, err := mod.Solve(ctx, so)
 	switch {
 	case ctx.Err() != nil:
 		return FiniteOptimum{}, interrupted(ctx, d)
@@ -257,7 +248,7 @@ func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions,
 	if err == nil {
 		p.Status, p.Upper = StatusOptimal, p.Gamma
 	} else {
-		p.Status, p.LowerBound = GapStatus(p.Gamma, p.Upper), true
+		p.Status, p.LowerBound = StatusGap, true
 	}
 	return p, nil
 }
@@ -275,7 +266,7 @@ func (m Finite) fixedOptimum(d float64, mo int, res highsx.Result) FiniteOptimum
 	}
 	opt := FiniteOptimum{
 		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
-		Status: res.Status, MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
+		Status: pointStatus(res.Status), MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
 	}
 	opt.fill(m)
 	return opt

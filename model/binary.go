@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // BinaryModel is the binary model of Section III-B with 0-1 losses.
@@ -69,6 +70,10 @@ func (b BinaryModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
 	return ds, nil
 }
 
+// SideNames implements Model: the binary model's observers see one
+// unnamed bit each.
+func (BinaryModel) SideNames(int) []string { return nil }
+
 // Optimum implements Model: Proposition 2 at d (HiGHS), exact over all
 // binary-output privatizers, with the global optimum over all privatizers
 // beside it.
@@ -77,13 +82,12 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if err != nil {
 		return Optimum{}, err
 	}
-	s0, s1, g := opt.S.S0, opt.S.S1, opt.Gamma
 	glob, err := NewFinite(b.M.Finite()).Optimum(ctx, d, o)
 	if err != nil {
 		return Optimum{}, err
 	}
-	return Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: "binary-output",
-		S0: &s0, S1: &s1, Gamma: &g, Status: opt.Status, Global: &glob.Losses}, nil
+	det := &BinaryOptimum{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status.String()}
+	return Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: BinaryOutput, Detail: det}, nil
 }
 
 // Certify implements Model with bayes.CertifyBinary.
@@ -98,6 +102,33 @@ func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error)
 		return Certificate{}, err
 	}
 	return Certificate{Losses: c.Losses, Change: c.Change + d, Binary: c}, nil
+}
+
+// CheckPrivatizer implements Model: a channel must have two rows, x = 0
+// and x = 1.
+func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
+	if f.Channel != nil {
+		return f.Channel.CheckRows(2)
+	}
+	return nil
+}
+
+// CertifyFile implements Model: a channel's exact finite sums, or the
+// channel p_x = E_R[k(x, R)] a network releases (privatizer.NetworkBinaryLosses:
+// exact per activation region for ReLU networks, sampled with a proven
+// bound for smooth ones, the forward error bound of the network's precision
+// included) and that channel's losses; Change is the bound. A forward error
+// bound above o.RoundingTol is an error wrapping network.ErrPrecision.
+func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error) {
+	if err := b.CheckPrivatizer(f); err != nil {
+		return Certificate{}, err
+	}
+	if f.Channel != nil {
+		l, err := f.Channel.BinaryLosses(b.M)
+		return Certificate{Losses: l}, err
+	}
+	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
+	return networkCertificate(r, err, o)
 }
 
 func parseBinary(b []byte) (BinaryModel, error) {

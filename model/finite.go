@@ -14,6 +14,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // FiniteModel is a finite model (mip.Finite): any finite alphabets, channels
@@ -80,10 +81,33 @@ func (f FiniteModel) StdErr(l float64, n int) float64 {
 // Encode implements Model: the mip.FiniteConfig JSON.
 func (f FiniteModel) Encode() ([]byte, error) { return json.Marshal(f.M.Config()) }
 
-// Dataset implements Model: Algorithm 1 trains only the Gaussian and binary
-// models.
-func (FiniteModel) Dataset(*rand.Rand, int) (*learn.Dataset, error) {
-	return nil, fmt.Errorf("%w: Algorithm 1 trains gauss and binary models, not finite ones", ErrUnsupported)
+// Dataset implements Model: n draws of X ~ π, then each observer's side
+// symbol V ~ W(· | X) independently given X, as float64 symbols 0, 1, …
+// (uniforms drawn per sample in the order X, Y, Z_1..Z_K).
+func (f FiniteModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+	draw := func(p []float64) float64 {
+		u, c := rng.Float64(), 0.0
+		for k, v := range p {
+			if c += v; u < c {
+				return float64(k)
+			}
+		}
+		return float64(len(p) - 1)
+	}
+	m := f.M
+	ds := &learn.Dataset{X: make([]float64, n), Y: [][]float64{make([]float64, n)}}
+	for range m.Adv {
+		ds.Z = append(ds.Z, [][]float64{make([]float64, n)})
+	}
+	for r := range n {
+		x := draw(m.Prior)
+		ds.X[r] = x
+		ds.Y[0][r] = draw(m.Recon.Channel[int(x)])
+		for i, a := range m.Adv {
+			ds.Z[i][0][r] = draw(a.Channel[int(x)])
+		}
+	}
+	return ds, nil
 }
 
 // finiteTimeLimit bounds one finite optimum (mip.SolveFinite): the ray LP
@@ -102,28 +126,55 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	}
 	p := sol.Points[0]
 	if p.Mechanism == nil {
-		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.Status)
+		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
-	class := "all"
-	var ub *float64
+	class := All
+	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
-		ub = &u
+		det.UpperBound = &u
 		if u > p.MinAdv*(1+1e-9)+1e-12 {
-			class = "all (bracketed)"
+			class = AllBracketed
 		}
 	}
 	if p.LowerBound {
-		class = "all (lower bound)"
+		class = AllLowerBound
 	}
-	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Channel: p.Mechanism,
-		UpperBound: ub, Status: p.Status}, nil
+	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}, nil
 }
+
+// SideNames implements Model: a finite model's observers see one unnamed
+// symbol each.
+func (FiniteModel) SideNames(int) []string { return nil }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a
 // network k(x, r).
 func (FiniteModel) Certify(bayes.Privatizer, Options) (Certificate, error) {
 	return Certificate{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
+}
+
+// CheckPrivatizer implements Model: a channel must have one row per value
+// of X.
+func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
+	if p.Channel != nil {
+		return p.Channel.CheckRows(f.M.N())
+	}
+	return nil
+}
+
+// CertifyFile implements Model: a channel's exact finite sums, or the
+// channel a network releases (privatizer.NetworkFiniteLosses; see
+// BinaryModel.CertifyFile) and that channel's losses.
+func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Options) (Certificate, error) {
+	if err := f.CheckPrivatizer(p); err != nil {
+		return Certificate{}, err
+	}
+	if p.Channel != nil {
+		l, err := p.Channel.FiniteLosses(f.M)
+		return Certificate{Losses: l}, err
+	}
+	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
+	return networkCertificate(r, err, o)
 }
 
 func parseFinite(b []byte) (FiniteModel, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // GaussModel is a jointly Gaussian model (Section III-A) with MSE losses.
@@ -67,6 +68,14 @@ func (g GaussModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
 	return ds, nil
 }
 
+// SideNames implements Model: the variables of the observer's columns.
+func (g GaussModel) SideNames(i int) []string {
+	if i == 0 {
+		return g.M.Reconstructor()
+	}
+	return g.M.Adversary(i - 1)
+}
+
 // Optimum implements Model: Proposition 1 at d, with the bracket of the
 // optimum over all privatizers (best achievable mechanism, upper bound).
 func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, error) {
@@ -75,15 +84,12 @@ func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, e
 		return Optimum{}, err
 	}
 	p := b.Point
-	deff, ub := p.DEff, b.UpperBound
-	best := b.Achievable.Losses
-	o := Optimum{D: p.D, Losses: p.Losses, Class: "linear-gaussian",
-		DEff: &deff, Best: &best, BestFamily: b.Achievable.Mechanism.Family, UpperBound: &ub}
+	det := &GaussOptimum{DEff: p.DEff, Best: b.Achievable.Losses, BestFamily: b.Achievable.Mechanism.Family, UpperBound: b.UpperBound}
 	if !math.IsInf(p.SNR, 0) {
 		snr := p.SNR
-		o.SNR = &snr
+		det.SNR = &snr
 	}
-	return o, nil
+	return Optimum{D: p.D, Losses: p.Losses, Class: LinearGaussian, Detail: det}, nil
 }
 
 // Certify implements Model with bayes.CertifyGauss.
@@ -107,6 +113,31 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 	return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
 }
 
+// CheckPrivatizer implements Model: the Gaussian model certifies networks
+// k(x, r); a channel P(F | X) needs a finite X.
+func (GaussModel) CheckPrivatizer(f privatizer.File) error {
+	if f.Channel != nil {
+		return fmt.Errorf("%w: privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", privatizer.ErrInput, f.Channel.Name)
+	}
+	return nil
+}
+
+// CertifyFile implements Model: a network's release F = k(X, R) certified
+// by Certify on the faces of its linear regions (identity and ReLU
+// activations; others cannot be certified: an error wrapping
+// bayes.ErrCannotCertify), as the function a runtime in the network's
+// precision computes.
+func (g GaussModel) CertifyFile(_ context.Context, f privatizer.File, o Options) (Certificate, error) {
+	if err := g.CheckPrivatizer(f); err != nil {
+		return Certificate{}, err
+	}
+	k, err := bayes.FromNetwork(f.Network)
+	if err != nil {
+		return Certificate{}, err
+	}
+	return g.Certify(k, o)
+}
+
 // parseGauss decodes a gauss.Config.
 func parseGauss(b []byte) (GaussModel, error) {
 	c, err := gauss.ParseConfig(bytes.NewReader(b))
@@ -124,5 +155,5 @@ var _ Model = GaussModel{}
 
 // errorf wraps ErrConfig.
 func errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return &configError{fmt.Errorf(format, args...)}
 }

@@ -18,7 +18,8 @@
 //     The optimum is Proposition 2, exact over binary-output privatizers.
 //   - finite: any finite alphabets and loss matrices (mip.Finite). The
 //     optimum is mip's global LP over all privatizers. Algorithm 1 does not
-//     train finite models, so Dataset and Certify report ErrUnsupported.
+//     train finite models (learn's labels method does), so Certify reports
+//     ErrUnsupported; a channel privatizer is certified by CertifyChannel.
 package model
 
 import (
@@ -35,17 +36,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/network"
-)
-
-// Kind names a model family; it is the first argument of mmds train and
-// the "model" field of results.json.
-type Kind string
-
-// The model kinds.
-const (
-	Gauss  Kind = "gauss"
-	Binary Kind = "binary"
-	Finite Kind = "finite"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // ErrUnsupported reports an operation a model kind does not offer.
@@ -53,6 +44,14 @@ var ErrUnsupported = errors.New("model: not supported")
 
 // ErrConfig wraps every error about a model's configuration.
 var ErrConfig = errors.New("model: invalid configuration")
+
+// configError is an error about a model file. It reads as the detail alone,
+// since the caller names the file (a chain of prefixes such as "model:
+// invalid configuration: " helps no one), and it matches ErrConfig.
+type configError struct{ err error }
+
+func (e *configError) Error() string   { return e.err.Error() }
+func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
 
 // Model is a data model of Section II. Implementations are immutable and
 // safe for concurrent use.
@@ -80,10 +79,24 @@ type Model interface {
 	Encode() ([]byte, error)
 	// Dataset draws n samples for Algorithm 1.
 	Dataset(rng *rand.Rand, n int) (*learn.Dataset, error)
+	// SideNames are the names of observer i's side-information columns
+	// (0: the reconstructor, i ≥ 1: adversary i) when the model's file
+	// names them (the Gaussian model's variables), else nil.
+	SideNames(i int) []string
 	// Optimum is the reference optimum at threshold d ≥ 0.
 	Optimum(ctx context.Context, d float64, o Options) (Optimum, error)
-	// Certify computes the exact Bayes losses of privatizer k.
+	// Certify computes the exact Bayes losses of a privatizer network
+	// trained by Algorithm 1 (package bayes's form of k(x, r)).
 	Certify(k bayes.Privatizer, o Options) (Certificate, error)
+	// CheckPrivatizer reports, before any work, a privatizer file that
+	// cannot fit the model (a channel whose rows are not the values of X,
+	// a channel on the Gaussian model): an error wrapping
+	// privatizer.ErrInput.
+	CheckPrivatizer(f privatizer.File) error
+	// CertifyFile computes the exact Bayes losses of a privatizer trained
+	// anywhere (package privatizer: a channel P(F | X), or a network
+	// k(x, r) from the JSON layout or ONNX); see each kind's method.
+	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error)
 }
 
 // Options hold the numerical settings of Optimum and Certify; the zero
@@ -99,6 +112,17 @@ type Options struct {
 	// Certify returns an error wrapping network.ErrPrecision. 0 means
 	// DefaultRoundingTol.
 	RoundingTol float64
+	// ExpectTol is the error bound CertifyFile computes a network's
+	// expectations E_R[k(x, R)] to on binary and finite models; 0 means
+	// privatizer.DefaultTol.
+	ExpectTol float64
+}
+
+func (o Options) expectTol() float64 {
+	if o.ExpectTol > 0 {
+		return o.ExpectTol
+	}
+	return privatizer.DefaultTol
 }
 
 // DefaultRoundingTol is Options.RoundingTol's default: 1e-6.
@@ -133,35 +157,6 @@ func (o Options) solver() mip.SolverOptions {
 		return *o.Solver
 	}
 	return mip.DefaultSolver()
-}
-
-// Optimum is the reference optimum at a distortion.
-type Optimum struct {
-	D float64 `json:"D"` // the distortion it is taken at
-	loss.Losses
-	// Class says over which privatizers it is optimal: "linear-gaussian"
-	// (Proposition 1), "binary-output" (Proposition 2) or "all" (finite
-	// models: the global LP).
-	Class string `json:"class"`
-	// Gaussian: D' = min(D, Var[X|Y]), the optimal SNR a²/b² (null when
-	// infinite), and the bracket of the optimum over all privatizers: the
-	// best achievable mechanism known and a proven upper bound.
-	DEff       *float64     `json:"D_eff,omitempty"`
-	SNR        *float64     `json:"snr,omitempty"`
-	Best       *loss.Losses `json:"best_achievable,omitempty"`
-	BestFamily string       `json:"best_family,omitempty"`
-	UpperBound *float64     `json:"upper_bound,omitempty"`
-	// Binary: the optimum over all privatizers (any output alphabet, the
-	// global LP of the binary model as a finite one), which Proposition 2's
-	// binary-output optimum can only trail.
-	Global *loss.Losses `json:"global,omitempty"`
-	// Finite: an optimal mechanism, rows X, columns F.
-	Channel mip.Mechanism `json:"mechanism,omitempty"`
-	// Binary: the optimal privatizer and γ*; Status is the solver's.
-	S0     *float64 `json:"s0,omitempty"`
-	S1     *float64 `json:"s1,omitempty"`
-	Gamma  *float64 `json:"gamma,omitempty"`
-	Status string   `json:"status,omitempty"`
 }
 
 // Certificate is the exact analysis of a privatizer on a model.

@@ -2,9 +2,12 @@ package model
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -12,21 +15,65 @@ import (
 // maxConfigBytes bounds a model file.
 const maxConfigBytes = 64 << 20
 
-// Kinds lists the model kinds in the order help texts name them.
-func Kinds() []Kind { return []Kind{Gauss, Binary, Finite} }
-
-// ParseKind checks a kind name.
-func ParseKind(s string) (Kind, error) {
+// Parse decodes a model file of any kind, detected: the three --config
+// formats have disjoint required fields and unknown fields are errors, so
+// at most one kind accepts a file. A file no kind accepts gets the error of
+// the kind its keys point to (detectKind), not three parsers' errors at
+// once; the error wraps ErrConfig.
+func Parse(b []byte) (Model, error) {
+	errs := map[Kind]error{}
 	for _, k := range Kinds() {
-		if string(k) == s {
-			return k, nil
+		m, err := ParseAs(k, b)
+		if err == nil {
+			return m, nil
 		}
+		errs[k] = err
 	}
-	return "", fmt.Errorf("%w: model kind %q: want gauss, binary or finite", ErrConfig, s)
+	if k, ok := detectKind(b); ok {
+		return nil, errs[k]
+	}
+	var v map[string]json.RawMessage
+	if err := jsonconf.Unmarshal(b, &v); err != nil {
+		return nil, &configError{err} // not JSON, or not an object
+	}
+	return nil, &configError{errors.New(`not a model file: want the fields of a gauss model ("names", "cov" or "var" and "corr", "private", …), a binary one ("p", "q_y", "q_z") or a finite one ("prior", "reconstructor", "adversaries")`)}
 }
 
-// Parse decodes a model of kind k from its --config JSON.
-func Parse(k Kind, b []byte) (Model, error) {
+// detectKind names the kind whose own top-level keys a JSON object uses
+// most: gauss's "names", "cov", …, binary's "p", "q_y", "q_z", finite's
+// "prior" ("reconstructor" and "adversaries" are common to gauss and
+// finite). It reports false for no object or no clear winner.
+func detectKind(b []byte) (Kind, bool) {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(b, &v) != nil {
+		return 0, false
+	}
+	own := map[Kind][]string{
+		Gauss:  {"names", "mean", "var", "corr", "cov", "private", "coalitions"},
+		Binary: {"p", "q_y", "q_z"},
+		Finite: {"prior"},
+	}
+	best, bestN, tie := Kind(0), 0, false
+	for _, k := range Kinds() {
+		n := 0
+		for _, key := range own[k] {
+			if _, ok := v[key]; ok {
+				n++
+			}
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = k, n, false
+		case n == bestN && n > 0:
+			tie = true
+		}
+	}
+	return best, bestN > 0 && !tie
+}
+
+// ParseAs decodes a model of kind k from its --config JSON: a file that
+// must be of that kind (results.json names it).
+func ParseAs(k Kind, b []byte) (Model, error) {
 	var (
 		m   Model
 		err error
@@ -39,11 +86,10 @@ func Parse(k Kind, b []byte) (Model, error) {
 	case Finite:
 		m, err = parseFinite(b)
 	default:
-		_, err = ParseKind(string(k))
-		return nil, err
+		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a valid %s model: %w", ErrConfig, k, err)
+		return nil, &configError{fmt.Errorf("not a valid %s model: %w", k, err)}
 	}
 	return m, nil
 }
@@ -57,27 +103,63 @@ func Paper(k Kind) (Model, error) {
 	case Binary:
 		return NewBinary(mip.PaperBinary()), nil
 	case Finite:
-		return nil, errorf("a finite model needs a --config file (mip.FiniteConfig JSON); there is no default")
+		return nil, errorf("a finite model needs a --config file (docs/finite.md); there is no default")
 	}
-	_, err := ParseKind(string(k))
-	return nil, err
+	return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
 }
 
-// Load reads a model of kind k from path (once, ReadFile), or returns
-// Paper(k) when path is "". Errors name the file.
-func Load(ctx context.Context, k Kind, path string) (Model, error) {
-	if path == "" {
-		return Paper(k)
-	}
+// Load reads a model file of any kind (ReadFile, then Parse). Errors wrap
+// ErrConfig (or ctx's error) and name the file.
+func Load(ctx context.Context, path string) (Model, error) {
+	return load(ctx, path, 0, Parse)
+}
+
+// LoadAs reads a model file that must be of kind k (ReadFile, then
+// ParseAs). Errors wrap ErrConfig (or ctx's error) and name the file.
+func LoadAs(ctx context.Context, k Kind, path string) (Model, error) {
+	return load(ctx, path, k, func(b []byte) (Model, error) { return ParseAs(k, b) })
+}
+
+// load reads path and parses it; a file of kind k (0: any) whose keys
+// point to another kind says so, the likelier mistake than a bad field.
+func load(ctx context.Context, path string, k Kind, parse func([]byte) (Model, error)) (Model, error) {
 	b, err := ReadFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Parse(k, b)
+	m, err := parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		if other, ok := detectKind(b); ok && k != 0 && other != k {
+			return nil, fmt.Errorf("%s: %w (the file looks like a %s model)", safefile.Path(path), err, other)
+		}
+		return nil, fmt.Errorf("%s: %w", safefile.Path(path), err)
 	}
 	return m, nil
+}
+
+// LoadGauss reads a Gaussian model file (LoadAs), for the commands that
+// work on that kind alone.
+func LoadGauss(ctx context.Context, path string) (GaussModel, error) {
+	return loadKind[GaussModel](ctx, Gauss, path)
+}
+
+// LoadBinary reads a binary model file (LoadAs).
+func LoadBinary(ctx context.Context, path string) (BinaryModel, error) {
+	return loadKind[BinaryModel](ctx, Binary, path)
+}
+
+// LoadFinite reads a finite model file (LoadAs).
+func LoadFinite(ctx context.Context, path string) (FiniteModel, error) {
+	return loadKind[FiniteModel](ctx, Finite, path)
+}
+
+func loadKind[T Model](ctx context.Context, k Kind, path string) (T, error) {
+	var zero T
+	m, err := LoadAs(ctx, k, path)
+	if err != nil {
+		return zero, err
+	}
+	return m.(T), nil // ParseAs(k) returns k's type
 }
 
 // ReadFile reads a model file once: a regular file of at most 64 MiB
@@ -88,7 +170,7 @@ func ReadFile(ctx context.Context, path string) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, &configError{err}
 	}
 	return b, nil
 }

@@ -5,7 +5,8 @@
 // (out × in), g_l identity, ReLU, sigmoid or tanh; a_0 is (x, r) in the
 // order the network declares (Network.Inputs), and every evaluation feeds
 // them in that order. Codecs: the JSON layout (ParseJSON, WriteJSON), ONNX
-// (ParseONNX) and results.json's layout (ParseRecord).
+// (ParseONNX, WriteONNX: a file WriteONNX writes reads back bit for bit) and
+// results.json's layout (ParseRecord).
 //
 // # Pieces and expectations
 //

@@ -564,16 +564,25 @@ func matrix(b []float64, dims []int64, transposed bool, scale float64) [][]float
 	return w
 }
 
-// addBroadcast adds scale·v to dst, v of length len(dst) or 1.
+// addBroadcast adds scale·v to dst, v of length len(dst) or 1. A zero dst
+// takes scale·v as it is, so that a bias of −0 keeps its sign (0 + −0 is
+// +0): WriteONNX's files read back bit for bit.
 func addBroadcast(dst, v []float64, scale float64) error {
+	add := func(j int, x float64) {
+		if dst[j] == 0 {
+			dst[j] = x
+			return
+		}
+		dst[j] += x
+	}
 	switch len(v) {
 	case len(dst):
 		for j := range dst {
-			dst[j] += scale * v[j]
+			add(j, scale*v[j])
 		}
 	case 1:
 		for j := range dst {
-			dst[j] += scale * v[0]
+			add(j, scale*v[0])
 		}
 	default:
 		return fmt.Errorf("%d values for %d outputs: want %d or 1", len(v), len(dst), len(dst))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -175,7 +176,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 // nanHint explains the usual cause of a JSON syntax error in an exported
 // file: Python's json module writes NaN and Infinity, which JSON has not.
 func nanHint(err error) string {
-	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+	if s := err.Error(); (strings.Contains(s, "'N'") || strings.Contains(s, "'I'")) && !strings.Contains(s, "are not JSON") {
 		return " (NaN and Infinity are not JSON: every number must be finite)"
 	}
 	return ""
@@ -239,8 +240,9 @@ func ReadChannel(path string) (*Channel, error) {
 }
 
 // File is a privatizer file as read by Read: exactly one of Channel and
-// Network is set.
+// Network is set, as Format says.
 type File struct {
+	Format  Format
 	Channel *Channel
 	Network *network.Network
 }
@@ -274,10 +276,19 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":
 		m, err := network.ParseONNX(data, name)
-		return File{Network: m}, err
+		return File{Format: FormatONNX, Network: m}, err
 	case ".csv":
 		c, err := ParseChannelCSV(bytes.NewReader(data), name)
-		return File{Channel: c}, err
+		return File{Format: FormatChannelCSV, Channel: c}, err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		// Text that is not an object: say what is wrong with it as JSON
+		// first (a byte order mark, Python's NaN), then that it is not a
+		// privatizer. (Binary data gets the list of formats below.)
+		var v any
+		if err := jsonconf.Unmarshal(data, &v); err != nil && utf8.Valid(data) {
+			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+		}
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var keys map[string]json.RawMessage
@@ -286,11 +297,11 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 		}
 		if _, ok := keys["channel"]; ok {
 			c, err := ParseChannelJSON(bytes.NewReader(data), name)
-			return File{Channel: c}, err
+			return File{Format: FormatChannelJSON, Channel: c}, err
 		}
 		if _, ok := keys["layers"]; ok {
 			m, err := network.ParseJSON(bytes.NewReader(data), name)
-			return File{Network: m}, err
+			return File{Format: FormatNetworkJSON, Network: m}, err
 		}
 	}
 	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, name)

@@ -278,18 +278,28 @@ func FuzzParseChannelCSV(f *testing.F) {
 
 func TestRead(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		network bool
+		name   string
+		format Format
 	}{
-		{"channel-binary.json", false}, {"channel-binary.csv", false}, {"relu2-gauss.json", true}, {"relu2-gauss.onnx", true},
+		{"channel-binary.json", FormatChannelJSON}, {"channel-binary.csv", FormatChannelCSV},
+		{"relu2-gauss.json", FormatNetworkJSON}, {"relu2-gauss.onnx", FormatONNX},
 	} {
 		f, err := Read(filepath.Join("testdata", tc.name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (f.Network != nil) != tc.network || (f.Channel != nil) == tc.network {
+		network := tc.format.IsNetwork()
+		if f.Format != tc.format || (f.Network != nil) != network || (f.Channel != nil) == network {
 			t.Errorf("%s: %+v", tc.name, f)
 		}
+		var back Format
+		if b, err := f.Format.MarshalText(); err != nil || back.UnmarshalText(b) != nil || back != tc.format {
+			t.Errorf("%s: format %v does not round-trip its text %s (%v)", tc.name, f.Format, b, err)
+		}
+	}
+	var bad Format
+	if err := bad.UnmarshalText([]byte("pickle")); !errors.Is(err, ErrFormat) {
+		t.Errorf("format pickle: %v", err)
 	}
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, in, want string }{

@@ -77,15 +77,15 @@ type CertPoint struct {
 // threshold index to the hash of what was certified there (Run.PointHashes,
 // or the privatizer file's hash).
 func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string) *Certificate {
-	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: string(rep.Model),
+	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: rep.Model.String(),
 		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
 	for _, p := range rep.Points {
-		cp := CertPoint{D: p.D, Status: p.Status, PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
+		cp := CertPoint{D: p.D, Status: p.Status.String(), PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
 		if p.Certified != nil {
 			d := p.Certified.Recon
 			cp.DHat, cp.Certified, cp.Error = &d, p.Certified, p.Change
-			cp.OptimumClass = p.Optimum.Class
+			cp.OptimumClass = p.Optimum.Class.String()
 			cp.OptimumAtDHat, cp.OptimumAtD = &p.Optimum.MinAdv, &p.OptimumAtD.MinAdv
 			cp.Gap, cp.GapAtD, cp.Band, cp.AdvTol = p.Gap, p.GapAtD, p.DistortionBand, p.AdvTol
 		}

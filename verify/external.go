@@ -65,17 +65,15 @@ func SHA256(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CertifyExternal certifies privatizers trained elsewhere on m, one point
-// per input in order, under the same tolerances and verdict as Certify (τ
-// defaults to half the step of the inputs' thresholds, as Section V; tol is
-// the error the network expectations are computed to, privatizer.DefaultTol
-// when 0). The report's ModelSHA256 is m's hash.
-func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, tol float64) (*Report, error) {
+// CertifyExternal certifies privatizers trained elsewhere on m
+// (model.Model.CertifyFile), one point per input in order, under the same
+// tolerances and verdict as Certify (τ defaults to half the step of the
+// inputs' thresholds, as Section V; o.Model.ExpectTol is the error the
+// network expectations are computed to). The report's ModelSHA256 is m's
+// hash.
+func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) (*Report, error) {
 	if o.Tol == (Tolerances{}) {
 		o.Tol = DefaultTolerances()
-	}
-	if tol == 0 {
-		tol = privatizer.DefaultTol
 	}
 	ds := make([]float64, len(in))
 	for i, x := range in {
@@ -101,12 +99,15 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := model.CertifyFile(ctx, m, x.File, o.Model, tol)
+		c, err := m.CertifyFile(ctx, x.File, o.Model)
 		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 			cannotCertify(&p, err)
 			rep.Points = append(rep.Points, p)
 			rep.CannotCertify++
+			if o.Progress != nil {
+				o.Progress(len(rep.Points))
+			}
 			continue
 		}
 		if err != nil {
@@ -120,6 +121,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options, 
 			rep.Passed++
 		} else {
 			rep.Failed++
+		}
+		if o.Progress != nil {
+			o.Progress(len(rep.Points))
 		}
 	}
 	rep.Pass = rep.Failed == 0 && rep.CannotCertify == 0 && len(rep.Points) > 0

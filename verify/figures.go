@@ -82,12 +82,6 @@ func curveEnd(dmax float64, rep *Report) float64 {
 	return 1.05 * end
 }
 
-// CurveEnd returns the threshold at which Figure2 and Figure3 end their
-// curves for the report (see GaussCurve, BinaryCurve).
-func CurveEnd(run *Run, rep *Report) float64 {
-	return curveEnd(run.Model.DMax(), rep)
-}
-
 func sideLabel(names []string) string { return strings.Join(names, ", ") }
 
 // gaussCurves returns one curve per adversary of Proposition 1: x = D, y the
@@ -112,7 +106,7 @@ func gaussCurves(m *gauss.Model, pts []gauss.Point) []figure.Series {
 // privatizer), in the adversary's colour.
 func Figure2(m *gauss.Model, rep *Report, curve []gauss.Point) figure.Spec {
 	s := figure.Spec{
-		Title:  fmt.Sprintf("Gaussian data model: learned (%d epochs) vs. Proposition 1", rep.Epochs),
+		Title:  fmt.Sprintf("Gaussian data model: %s vs. Proposition 1", whose(rep)),
 		XLabel: XLabelGauss, YLabel: YLabelGauss,
 		Curves: gaussCurves(m, curve),
 	}
@@ -130,6 +124,16 @@ func Figure2(m *gauss.Model, rep *Report, curve []gauss.Point) figure.Spec {
 		s.Points = append(s.Points, learned, cert)
 	}
 	return s
+}
+
+// whose names the points of a figure's title: mmds train's learned
+// privatizers with their epochs, or privatizers trained elsewhere (mmds
+// certify, whose report has no epochs).
+func whose(rep *Report) string {
+	if rep.Epochs > 0 {
+		return fmt.Sprintf("learned (%d epochs)", rep.Epochs)
+	}
+	return "certified privatizers"
 }
 
 // binaryCurve returns Proposition 2's γ*(D) against D.
@@ -161,7 +165,7 @@ func BinaryCurveSpec(opts []mip.Optimum) figure.Spec {
 // minimum over adversaries, the objective of eq. (1).
 func Figure3(rep *Report, curve []mip.Optimum) figure.Spec {
 	s := figure.Spec{
-		Title:  fmt.Sprintf("Binary data model: learned (%d epochs) vs. Proposition 2", rep.Epochs),
+		Title:  fmt.Sprintf("Binary data model: %s vs. Proposition 2", whose(rep)),
 		XLabel: XLabelBinary, YLabel: YLabelBinary,
 		Curves: []figure.Series{binaryCurve(curve)},
 	}

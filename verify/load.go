@@ -76,10 +76,10 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))
 	}
 	kind, err := model.ParseKind(string(res.Model))
-	if err != nil || kind == model.Finite {
-		return nil, bad(resultsName, "\"model\" = %q: want %q or %q", res.Model, model.Gauss, model.Binary)
+	if err != nil {
+		return nil, bad(resultsName, "\"model\" = %q: want %q, %q or %q", res.Model, model.Gauss, model.Binary, model.Finite)
 	}
-	m, err := model.Parse(kind, modelBytes)
+	m, err := model.ParseAs(kind, modelBytes)
 	if err != nil {
 		return nil, bad(modelName, "%s says the model is %q, but: %v", resultsName, res.Model, err)
 	}
@@ -137,9 +137,25 @@ func (run *Run) check() error {
 		if p.AdvHard != nil && len(p.AdvHard) != k {
 			return fmt.Errorf("%s: adv_hard has %d entries, but the model has %d adversaries", where, len(p.AdvHard), k)
 		}
-		if err := run.checkNetworks(p.Networks); err != nil {
+		if err := run.checkPrivatizer(p); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+	}
+	return nil
+}
+
+// checkPrivatizer checks a finalized point's privatizer: the channel of
+// the labels method (one row per value of X; its entries are checked when
+// it is certified) and no networks, or Algorithm 1's networks.
+func (run *Run) checkPrivatizer(p *learn.DResult) error {
+	if run.Results.Config.Method != learn.MethodLabels {
+		if p.Channel != nil {
+			return fmt.Errorf("has a channel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
+		}
+		return run.checkNetworks(p.Networks)
+	}
+	if len(p.Networks) != 0 || len(p.Channel) == 0 {
+		return fmt.Errorf("the labels method's point needs its channel and no networks")
 	}
 	return nil
 }

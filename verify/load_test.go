@@ -71,7 +71,7 @@ func TestLoadRejects(t *testing.T) {
 		{"another model file, rebound", func(t *testing.T, dir string, res *learn.Results) {
 			js := strings.Replace(verifytest.GaussModelJSON, `[["Z1"], ["Z2"]]`, `[["Z1"]]`, 1)
 			os.WriteFile(filepath.Join(dir, "model.json"), []byte(js), 0o644)
-			m, _ := model.Parse(model.Gauss, []byte(js))
+			m, _ := model.ParseAs(model.Gauss, []byte(js))
 			res.Config.ModelSHA256, _ = model.Hash(m)
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "points[1]", "adv_loss has 2 entries", "1 adversaries"}},

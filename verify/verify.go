@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Options configure Certify; the zero value means the defaults.
@@ -22,6 +23,9 @@ type Options struct {
 	// Workers is the number of points certified at once (0: GOMAXPROCS).
 	// The report does not depend on it.
 	Workers int
+	// Progress, when set, is called with the number of points certified
+	// so far each time one is (serialized; for progress reports).
+	Progress func(done int) `json:"-"`
 }
 
 // Learned are the trained estimators' test-split losses, as results.json
@@ -54,11 +58,10 @@ type Excess struct {
 type Point struct {
 	DIndex int     `json:"d_index"`
 	D      float64 `json:"D"`
-	// Status is "certified", "cannot certify" (the numbers behind a verdict
-	// could not be made sound: Verdict gives the reason), "not finalized"
-	// (trained, no trial accepted) or "not trained" (the run stopped before
-	// this threshold).
-	Status    string   `json:"status"`
+	// Status is certified, cannot certify (the numbers behind a verdict
+	// could not be made sound: Verdict gives the reason), not finalized
+	// or not trained.
+	Status    Status   `json:"status"`
 	Finalized bool     `json:"finalized"`
 	Learned   *Learned `json:"learned"`
 	// Certified are the exact Bayes losses of the learned privatizer; its
@@ -95,12 +98,6 @@ type Point struct {
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
 }
-
-// Status values of a Point.
-const (
-	StatusCertified     = "certified"
-	StatusCannotCertify = "cannot certify"
-)
 
 // Report is the certificate of a results directory.
 type Report struct {
@@ -158,6 +155,8 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	errs := make([]error, len(rep.Points))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	for range min(workers, len(rep.Points)) {
 		wg.Go(func() {
 			for i := range jobs {
@@ -166,6 +165,12 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 					continue
 				}
 				rep.Points[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
+				if o.Progress != nil {
+					mu.Lock()
+					done++
+					o.Progress(done)
+					mu.Unlock()
+				}
 			}
 		})
 	}
@@ -181,7 +186,7 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	}
 	for _, p := range rep.Points {
 		switch {
-		case p.Status == VerdictNotTrained:
+		case p.Status == StatusNotTrained:
 			rep.NotTrained++
 		case p.Status == StatusCannotCertify:
 			rep.CannotCertify++
@@ -203,23 +208,15 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	p := Point{DIndex: i, D: d}
 	switch {
 	case dp == nil:
-		p.Status, p.Verdict = VerdictNotTrained, VerdictNotTrained
+		p.Status, p.Verdict = StatusNotTrained, VerdictNotTrained
 		return p, nil
 	case !dp.Finalized:
-		p.Status, p.Verdict = VerdictNotFinalized, VerdictNotFinalized
+		p.Status, p.Verdict = StatusNotFinalized, VerdictNotFinalized
 		return p, nil
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	n, err := dp.Privatizer()
-	if err != nil {
-		return p, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	k, err := bayes.FromNetwork(n)
-	if err != nil {
-		return p, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	c, err := run.Model.Certify(k, o.Model)
+	c, err := run.certifyPrivatizer(dp, o)
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 		cannotCertify(&p, err)
 		return p, nil
@@ -235,6 +232,27 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		p.Verdict += "; selected outside the protocol band"
 	}
 	return p, nil
+}
+
+// certifyPrivatizer certifies a finalized point's privatizer: its channel
+// (the labels method on a finite X: exact finite sums) or its network.
+func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certificate, error) {
+	if dp.Channel != nil {
+		c, err := model.CertifyChannel(run.Model, dp.Channel, fmt.Sprintf("channel of point %d", dp.DIndex))
+		if errors.Is(err, privatizer.ErrInput) {
+			err = fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		return c, err
+	}
+	n, err := dp.Privatizer()
+	if err != nil {
+		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	k, err := bayes.FromNetwork(n)
+	if err != nil {
+		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return run.Model.Certify(k, o.Model)
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on
@@ -258,23 +276,21 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	p.Optimum, p.OptimumAtD = &opt, &optD
 	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
 	p.Gap, p.GapAtD = &gap, &gapD
-	if opt.Best != nil {
-		gb := opt.Best.MinAdv - cert.MinAdv
-		p.GapBest = &gb
+	// The wider reference beside the paper's: the best known Gaussian
+	// mechanism, or the binary model's optimum over all privatizers.
+	var wider *loss.Losses
+	if g := opt.Gauss(); g != nil {
+		gb := g.Best.MinAdv - cert.MinAdv
+		p.GapBest, wider = &gb, &g.Best
 	}
-	if opt.Global != nil {
-		gg := opt.Global.MinAdv - cert.MinAdv
-		p.GapGlobal = &gg
+	if b := opt.Binary(); b != nil {
+		gg := b.Global.MinAdv - cert.MinAdv
+		p.GapGlobal, wider = &gg, &b.Global
 	}
 	t := o.Tol
 	ref := opt.MinAdv
-	if t.Reference == ReferenceBest {
-		switch {
-		case opt.Best != nil:
-			ref = opt.Best.MinAdv
-		case opt.Global != nil:
-			ref = opt.Global.MinAdv
-		}
+	if t.Reference == ReferenceBest && wider != nil {
+		ref = wider.MinAdv
 	}
 	abs := t.Abs * m.LossScale()
 	seD := m.StdErr(d, t.TestSize)
@@ -286,7 +302,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
 		NumFloor: max(abs, c.Change*ref),
 	})
-	if p.GapBest != nil && *p.GapBest < -max(abs, c.Change*opt.Best.MinAdv) {
+	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
 		p.Verdict += "; beats the best known mechanism"
 	}
 	return nil

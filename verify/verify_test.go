@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -103,7 +104,7 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	if !scalar.EqualWithinRel(p.Certified.Recon, 2, DefaultQuadTol) || math.Abs(*p.Gap) > DefaultQuadTol*o2.MinAdv {
 		t.Errorf("D = 2: certified distortion %g, gap %g; want 2 and 0", p.Certified.Recon, *p.Gap)
 	}
-	if p.Optimum.Class != "linear-gaussian" || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.Recon, 1e-15) {
+	if p.Optimum.Class != model.LinearGaussian || !scalar.EqualWithinRel(p.Optimum.D, p.Certified.Recon, 1e-15) {
 		t.Errorf("D = 2: optimum %+v is not Proposition 1 at the certified distortion", p.Optimum)
 	}
 	// The learned losses are results.json's; the excess is learned − certified.

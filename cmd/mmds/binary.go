@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +22,10 @@ type binaryFlags struct {
 	format     string
 	writeModel string
 	plot       string // --plot FILE: the exact curve alone
+	output     string // -o/--output FILE
 	config     string
 	global     bool
+	limits     limitFlags
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -51,10 +54,12 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	outputFlag(fl, &f.output, false)
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
 	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
+	f.limits.register(fl, 0)
 	return cmd
 }
 
@@ -74,7 +79,10 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 	if err := checkPlotPath(f.plot); err != nil {
 		return err
 	}
-	return runBinarySweep(cmd, f, m, format, ds)
+	if err := f.limits.check(); err != nil {
+		return err
+	}
+	return withOutput(cmd, f.output, func() error { return runBinarySweep(cmd, f, m, format, ds) })
 }
 
 // binaryModel reads --config, or builds the model from --p, --qy and --qz.
@@ -85,11 +93,11 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 				return mip.Binary{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
 			}
 		}
-		m, err := model.Load(cmd.Context(), model.Binary, f.config)
+		m, err := model.LoadBinary(cmd.Context(), f.config)
 		if err != nil {
-			return mip.Binary{}, usageError{fmt.Errorf("--config: %w", err)}
+			return mip.Binary{}, usageError{fmt.Errorf("--config %w", err)}
 		}
-		return m.(model.BinaryModel).M, nil
+		return m.M, nil
 	}
 	m := mip.Binary{P: f.p, QY: f.qy, QZ: f.qz}
 	for _, c := range []struct {
@@ -119,7 +127,7 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot)}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot), report.Out("--output", stdoutPath(f.output))}
 	for _, p := range files {
 		paths = append(paths, report.Out("--write-model", p))
 	}
@@ -127,23 +135,85 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 		return err
 	}
 
-	opts, err := m.SweepProp2(cmd.Context(), ds, mip.DefaultSolver())
+	sw, err := solveBinary(cmd, f, m, ds)
 	if err != nil {
 		return err
 	}
-	for i, path := range files {
-		d := ds[i]
+	for i, d := range ds[:min(len(files), len(sw.opts))] {
+		path := files[i]
 		if err := report.WriteFileAtomic(path, func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
 			return err
 		}
 	}
 	if f.global { // the global optimum beside Proposition 2; see finite.go
-		return runBinaryGlobal(cmd, format, m, ds, opts, f.plot)
+		if err := runBinaryGlobal(cmd, format, m, sw, f.plot); err != nil {
+			return err
+		}
+	} else {
+		if err := writePlot(f.plot, verify.BinaryCurveSpec(sw.opts)); err != nil {
+			return err
+		}
+		g := binaryGrid(m, sw, format)
+		if err := emitSweep(cmd.OutOrStdout(), format, g, binaryJSON(m, sw), notReachedIn(g, sw.notReached(), "status")); err != nil {
+			return err
+		}
 	}
-	if err := writePlot(f.plot, verify.BinaryCurveSpec(opts)); err != nil {
-		return err
+	return sw.warn(cmd, f.limits)
+}
+
+// binarySweep is a solved binary sweep: Proposition 2 (and, with --global,
+// the global optimum) at the first len(opts) thresholds of ds; a bound
+// stopped it before the others.
+type binarySweep struct {
+	ds     []float64
+	opts   []mip.Optimum
+	global []mip.FiniteOptimum // nil without --global, else len(opts) points
+	stop   mip.Stop
+}
+
+// notReached is the thresholds the sweep did not reach.
+func (s binarySweep) notReached() []float64 { return s.ds[len(s.opts):] }
+
+func (s binarySweep) warn(cmd *cobra.Command, l limitFlags) error {
+	return warnStopped(cmd, l, s.stop, len(s.opts), len(s.ds))
+}
+
+// solveBinary solves Proposition 2 and, with --global, the global optimum
+// at every threshold within --max-points and --time-limit (one budget for
+// both), with progress.
+func solveBinary(cmd *cobra.Command, f binaryFlags, m mip.Binary, ds []float64) (binarySweep, error) {
+	ctx := cmd.Context()
+	start := time.Now()
+	units, per := f.limits.points(len(ds)), 3*time.Millisecond
+	if f.global {
+		units, per = 2*units, 2*time.Millisecond
 	}
-	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))
+	bar := newBar(cmd, f.limits.quiet, "solves", units, per)
+	sw := binarySweep{ds: ds}
+	var err error
+	sw.opts, sw.stop, err = m.SweepProp2Within(ctx, ds, mip.DefaultSolver(), f.limits.sweepOptions(bar))
+	if err != nil || !f.global {
+		bar.Finish(doneOrStopped(err, sw.stop))
+		return sw, err
+	}
+	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{Context: ctx})
+	if err != nil {
+		bar.Finish("failed")
+		return sw, err
+	}
+	rest := f.limits
+	if rest.timeLimit > 0 {
+		rest.timeLimit = max(rest.timeLimit-time.Since(start), time.Nanosecond)
+	}
+	gw := rest.sweepOptions(bar)
+	gw.Progress = func(n int) { bar.Set(len(sw.opts) + n) }
+	var stop mip.Stop
+	sw.global, stop, err = g.SweepWithin(ctx, ds[:len(sw.opts)], mip.DefaultSolver(), gw)
+	if len(sw.global) < len(sw.opts) {
+		sw.opts, sw.stop = sw.opts[:len(sw.global)], stop
+	}
+	bar.Finish(doneOrStopped(err, sw.stop))
+	return sw, err
 }
 
 // binaryJSON is the stable machine-readable form of a Proposition 2 sweep.
@@ -155,8 +225,13 @@ type binaryDoc struct {
 		DMax          float64   `json:"d_max"`
 		AdvSaturation []float64 `json:"adv_saturation"`
 	} `json:"model"`
-	Solver solverDoc     `json:"solver"`
-	Points []binaryPoint `json:"points"`
+	Solver solverDoc `json:"solver"`
+	// StoppedBy names the bound that stopped the sweep ("max points" or
+	// "time limit"); absent when every threshold was solved.
+	StoppedBy mip.Stop `json:"stopped_by,omitempty"`
+	// Points: a binaryPoint per solved threshold, then {"D", "status"}
+	// per threshold a bound stopped the sweep before.
+	Points pointsJSON[binaryPoint] `json:"points"`
 }
 
 type solverDoc struct {
@@ -177,25 +252,30 @@ type binaryPoint struct {
 	SolveMS     float64 `json:"solve_ms"`
 }
 
-func binaryJSON(m mip.Binary, opts []mip.Optimum) binaryDoc {
+func binaryJSON(m mip.Binary, sw binarySweep) binaryDoc {
 	var doc binaryDoc
 	doc.Model.P, doc.Model.QY, doc.Model.QZ = m.P, m.QY, m.QZ
 	doc.Model.DMax, doc.Model.AdvSaturation = m.DMax(), m.AdvSaturation()
 	doc.Solver = solverDoc{Name: "HiGHS", Version: mip.HiGHSVersion, FeasibilityJump: mip.DefaultSolver().FeasibilityJump}
-	doc.Points = make([]binaryPoint, len(opts))
-	for i, o := range opts {
-		doc.Points[i] = binaryPoint{
-			D: o.D, S0: o.S.S0, S1: o.S.S1, Gamma: o.Gamma,
-			Losses: o.Losses,
-			Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
-			SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
-		}
+	doc.StoppedBy = sw.stop
+	doc.Points.rest = sw.notReached()
+	for _, o := range sw.opts {
+		doc.Points.solved = append(doc.Points.solved, binaryPointOf(o))
 	}
 	return doc
 }
 
+func binaryPointOf(o mip.Optimum) binaryPoint {
+	return binaryPoint{
+		D: o.D, S0: o.S.S0, S1: o.S.S1, Gamma: o.Gamma,
+		Losses: o.Losses,
+		Status: o.Status.String(), MIPGap: o.MIPGap, Nodes: o.Nodes,
+		SolveMS: float64(o.SolveTime.Microseconds()) / 1000,
+	}
+}
+
 // binaryGrid lays a sweep out as a table (rounded for reading) or CSV (full precision).
-func binaryGrid(m mip.Binary, opts []mip.Optimum, f report.Format) *report.Grid {
+func binaryGrid(m mip.Binary, sw binarySweep, f report.Format) *report.Grid {
 	num := func(x float64) string { return report.Fixed(x, 4) }
 	if f == report.CSV {
 		num = func(x float64) string { return report.Float(x, -1) }
@@ -218,17 +298,20 @@ func binaryGrid(m mip.Binary, opts []mip.Optimum, f report.Format) *report.Grid 
 		}
 		g.Header = append(g.Header, "min L_adv", "status", "gap", "nodes", "ms")
 	}
-	for _, o := range opts {
+	for _, o := range sw.opts {
 		row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}
 		for _, a := range o.Adv {
 			row = append(row, num(a))
 		}
-		ms := report.Fixed(float64(o.SolveTime.Microseconds())/1000, 2)
+		ms := float64(o.SolveTime.Microseconds()) / 1000
 		row = append(row, num(o.MinAdv))
 		if f == report.CSV {
-			row = append(row, num(o.Gamma)) // HiGHS's objective; the table shows the exact losses only
+			// HiGHS's objective (the table shows the exact losses only);
+			// every number as JSON has it
+			row = append(row, num(o.Gamma), o.Status.String(), num(o.MIPGap), fmt.Sprint(o.Nodes), num(ms))
+		} else {
+			row = append(row, o.Status.String(), report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), report.Fixed(ms, 2))
 		}
-		row = append(row, o.Status, report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), ms)
 		g.Rows = append(g.Rows, row)
 	}
 	g.Notes = []string{"s0* = P(F=0|X=0), s1* = P(F=1|X=1), oriented so that s0* + s1* ≥ 1; losses are exact MAP errors at (s0*, s1*)."}

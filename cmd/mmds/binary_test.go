@@ -150,7 +150,7 @@ func TestBinaryBadInput(t *testing.T) {
 		{[]string{"--write-model", filepath.Join(dir, "nope", "m.mps"), "--d", "0.1"}, "does not exist"},
 		{[]string{"--write-model", model, "--p", "7"}, "--p = 7"},
 		{[]string{"--bogus"}, "unknown flag"},
-		{[]string{"extra-arg"}, "unknown command"},
+		{[]string{"extra-arg"}, `takes no arguments; got "extra-arg"`},
 	} {
 		code, out, errs := runCLI(t, append([]string{"binary"}, tc.args...)...)
 		if code != exitUsage {

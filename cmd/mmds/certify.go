@@ -29,7 +29,9 @@ type certifyOpts struct {
 	model, priv, points, format, out, certificate, plot string
 	check                                               string
 	d, expectTol                                        float64
+	summary                                             bool
 	tol                                                 verify.Tolerances
+	quiet                                               bool
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -69,7 +71,9 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
+	outputFlag(f, &o.out, true)
+	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
@@ -102,7 +106,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		return err
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
@@ -117,13 +121,9 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
 	}
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--model %v", err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--model %s: %v", o.model, err)
 	}
 	if o.plot != "" && m.Kind() == model.Finite {
 		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
@@ -132,43 +132,18 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
-	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
-	if o.points != "" {
-		for i, in := range inputs {
-			paths = append(paths, report.In(fmt.Sprintf("--points entry %d", i+1), in.Path))
-		}
-	}
-	paths = append(paths, report.Out("--out", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
-	if err := checkPaths(paths...); err != nil {
+	if err := checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs); err != nil {
 		return err
-	}
-	for _, in := range inputs {
-		if err := fitsModel(m, in); err != nil {
-			return err
-		}
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {
 		return err
 	}
-	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
-		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
-	for i, p := range rep.Points {
-		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
-	}
-	var buf bytes.Buffer
-	switch format {
-	case report.JSON:
-		err = report.WriteJSON(&buf, doc)
-	case report.CSV:
-		err = certifyGrid(m, doc, false).RenderCSV(&buf)
-	default:
-		err = certifyGrid(m, doc, true).RenderTable(&buf)
-	}
+	out, err := renderCertify(format, o.summary, m, rep, inputs)
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
+	if err := writeOutput(cmd.OutOrStdout(), o.out, out); err != nil {
 		return err
 	}
 	if o.certificate != "" {
@@ -177,11 +152,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		}
 	}
 	if o.plot != "" {
-		spec, _, err := verify.FigureFor(cmd.Context(), m, rep, nil)
-		if err != nil {
-			return err
-		}
-		if err := writePlot(o.plot, spec); err != nil {
+		if err := plotCertify(cmd.Context(), o.plot, m, rep); err != nil {
 			return err
 		}
 	}
@@ -194,11 +165,76 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	return nil
 }
 
+// plotCertify draws the certified points on the model's optimal curves.
+func plotCertify(ctx context.Context, path string, m model.Model, rep *verify.Report) error {
+	spec, _, err := verify.FigureFor(ctx, m, rep, nil)
+	if err != nil {
+		return err
+	}
+	return writePlot(path, spec)
+}
+
+// checkCertifyPaths checks every input and output path (report.CheckPaths)
+// and every privatizer and threshold against the model, before any work.
+func checkCertifyPaths(o certifyOpts, tolExpectSet bool, m model.Model, inputs []verify.Input) error {
+	paths := []report.Path{report.In("--model", o.model), report.In("--privatizer", o.priv), report.In("--points", o.points)}
+	if o.points != "" {
+		for i, in := range inputs {
+			paths = append(paths, report.In(fmt.Sprintf("--points entry %d", i+1), in.Path))
+		}
+	}
+	paths = append(paths, report.Out("--output", o.out), report.Out("--certificate", o.certificate), report.Out("--plot", o.plot))
+	if err := checkPaths(paths...); err != nil {
+		return err
+	}
+	if tolExpectSet && m.Kind() == model.Gauss {
+		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
+	}
+	for i, in := range inputs {
+		if err := fitsModel(m, in); err != nil {
+			return err
+		}
+		if d := in.D; d > m.DMax()*(1+1e-12) {
+			what := "--d"
+			if o.points != "" {
+				what = fmt.Sprintf("--points entry %d: D =", i+1)
+			}
+			// As mmds train says it: the constraint is slack above D_max.
+			return badInput("%s %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", what, d, m.DMax())
+		}
+	}
+	return nil
+}
+
+// renderCertify lays the report out in format, one row per input.
+func renderCertify(format report.Format, summary bool, m model.Model, rep *verify.Report, inputs []verify.Input) ([]byte, error) {
+	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
+		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
+	for i, p := range rep.Points {
+		doc.Points = append(doc.Points, certifyPoint{Point: p, Privatizer: inputs[i].Path, SHA256: inputs[i].SHA256})
+	}
+	var buf bytes.Buffer
+	var err error
+	switch {
+	case summary:
+		err = writeCertifySummary(&buf, doc)
+	case format == report.JSON:
+		err = report.WriteJSON(&buf, doc)
+	case format == report.CSV:
+		err = certifyGrid(m, doc, false).RenderCSV(&buf)
+	default:
+		err = certifyGrid(m, doc, true).RenderTable(&buf)
+	}
+	return buf.Bytes(), err
+}
+
 // certifyAll certifies the inputs on m and condenses the report into the
 // certificate, which names the files read (for --check).
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
+	bar := newBar(cmd, o.quiet, "privatizers", len(inputs), 0)
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{}}, o.expectTol)
+		Model: model.Options{ExpectTol: o.expectTol}, Progress: bar.Set})
+	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
 			return nil, nil, usageError{err}
@@ -222,7 +258,7 @@ func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verif
 // any work, then certified again under this invocation's tolerances and
 // compared field by field (verify.Certificate.Check).
 func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
-	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "out", "format"} {
+	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "output", "out", "format", "summary"} {
 		if cmd.Flags().Changed(f) {
 			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
 		}
@@ -235,13 +271,9 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
 	}
 	o.model = want.ModelFile
-	mb, err := model.ReadFile(cmd.Context(), o.model)
+	m, err := model.Load(cmd.Context(), o.model)
 	if err != nil {
 		return badInput("--check %s: model_file: %v", o.check, err)
-	}
-	m, err := model.Detect(mb)
-	if err != nil {
-		return badInput("--check %s: model_file %s: %v", o.check, o.model, err)
 	}
 	if h, err := model.Hash(m); err != nil {
 		return err
@@ -383,21 +415,8 @@ func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
 
 // fitsModel checks a privatizer's sizes against the model before any work.
 func fitsModel(m model.Model, in verify.Input) error {
-	c := in.File.Channel
-	if c == nil {
-		return nil // a network maps (x, r) to one output for every model
-	}
-	switch mm := m.(type) {
-	case model.GaussModel:
-		return badInput("privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", in.Path)
-	case model.BinaryModel:
-		if err := c.CheckRows(2); err != nil {
-			return usageError{err}
-		}
-	case model.FiniteModel:
-		if err := c.CheckRows(mm.M.N()); err != nil {
-			return usageError{err}
-		}
+	if err := m.CheckPrivatizer(in.File); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
@@ -434,7 +453,11 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		for _, a := range c.Adv {
 			row = append(row, num(a))
 		}
-		row = append(row, num(c.MinAdv), report.Float(*p.Change, 2), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
+		change := num(*p.Change)
+		if human {
+			change = report.Float(*p.Change, 2)
+		}
+		row = append(row, num(c.MinAdv), change, num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
 		if human {
 			row = append(row, gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3))
 		} else {
@@ -453,4 +476,25 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 		}
 	}
 	return g
+}
+
+// writeCertifySummary prints mmds verify --summary's short form: the counts,
+// then one line per privatizer.
+func writeCertifySummary(w io.Writer, doc certifyJSON) error {
+	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
+		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
+	for _, p := range doc.Points {
+		var err error
+		if p.Certified == nil {
+			err = sayf(w, "  D = %-8s %s: %s", f4(p.D), p.Privatizer, p.Verdict)
+		} else {
+			err = sayf(w, "  D = %-8s %s: certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s",
+				f4(p.D), p.Privatizer, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv),
+				gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -135,7 +135,7 @@ func TestCertifyBadInput(t *testing.T) {
 		want string
 	}{
 		{"no model", []string{"--privatizer", fixtures + "net-pass.onnx", "--d", "0.1"}, "--model"},
-		{"model not a model", []string{"--model", nan, "--privatizer", fixtures + "net-pass.onnx", "--d", "0.1"}, "not a gauss, binary or finite model"},
+		{"model not a model", []string{"--model", nan, "--privatizer", fixtures + "net-pass.onnx", "--d", "0.1"}, "NaN and Infinity are not JSON"},
 		{"no privatizer", []string{"--model", bm, "--d", "0.1"}, "--privatizer"},
 		{"both forms", []string{"--model", bm, "--privatizer", fixtures + "net-pass.onnx", "--d", "0.1", "--points", "x.json"}, "mutually exclusive"},
 		{"negative D", []string{"--model", bm, "--privatizer", fixtures + "net-pass.onnx", "--d", "-1"}, "D = -1"},

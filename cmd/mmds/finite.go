@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,20 +12,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/figure"
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
 type finiteFlags struct {
 	config, alphabet, method, sweep, format, writeModel string
+	output                                              string // -o/--output FILE
 	d                                                   float64
 	mechanisms                                          bool
-	timeLimit                                           time.Duration
+	limits                                              limitFlags
 	gap                                                 float64
 	maxSubsets                                          int64
 }
@@ -58,7 +57,9 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
   mmds finite --config model.json --d 0.05 --time-limit 10s --format json
   mmds finite --config examples/finite-ternary.json --alphabet 2 --format json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runFinite(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "JSON model file (default: the paper's binary model)")
@@ -67,28 +68,27 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
+	outputFlag(fl, &f.output, false)
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 60*time.Second, "time budget of the whole run, shared by the thresholds (0: none)")
 	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
+	f.limits.register(fl, 60*time.Second)
 	return cmd
 }
 
-// loadFinite reads --config, or returns the paper's binary model.
-func loadFinite(ctx context.Context, path string) (mip.Finite, error) {
+// finiteModel reads --config, a finite model file; without one the
+// command's default is the paper's binary model (Section V-B) as a finite
+// model.
+func finiteModel(ctx context.Context, path string) (mip.Finite, error) {
 	if path == "" {
 		return mip.PaperBinary().Finite(), nil
 	}
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	m, err := model.LoadFinite(ctx, path)
 	if err != nil {
-		return mip.Finite{}, badInput("--config: %v", err)
+		return mip.Finite{}, badInput("--config %v", err)
 	}
-	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
-	if err != nil {
-		return mip.Finite{}, badInput("--config %s: %v", path, err)
-	}
-	return m, nil
+	return m.M, nil
 }
 
 // parseAlphabet reads --alphabet: 0 for global, else m.
@@ -117,7 +117,7 @@ func parseMethod(s string) (mip.Method, error) {
 }
 
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, err := loadFinite(cmd.Context(), f.config)
+	m, err := finiteModel(cmd.Context(), f.config)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.timeLimit < 0 {
-		return badInput("--time-limit %v: must be ≥ 0", f.timeLimit)
+	if err := f.limits.check(); err != nil {
+		return err
 	}
 	if f.maxSubsets < 1 {
 		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
@@ -156,28 +156,27 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	var files []string
 	if f.writeModel != "" {
 		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
-			return badInput("--write-model %q: column generation has no single model to write (n = %d > %d); use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
+			return badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
 		}
 		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 			return err
 		}
 	}
-	paths := []report.Path{report.In("--config", f.config)}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
 	for _, p := range files {
 		paths = append(paths, report.Out("--write-model", p))
 	}
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
-	so := mip.DefaultSolver()
-	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
-		Method: method, Alphabet: alpha, TimeLimit: f.timeLimit, GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: so})
+	sol, err := solveFinite(cmd, f, m, ds, alpha, method)
 	if errors.Is(err, mip.ErrInterrupted) {
 		return exitError{130, err}
 	}
 	if err != nil {
 		return err
 	}
+	files = files[:min(len(files), len(sol.Points))]
 	for i, path := range files {
 		d := ds[i]
 		write := func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
@@ -191,14 +190,43 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
-	w := cmd.OutOrStdout()
-	if format == report.JSON {
-		return report.WriteJSON(w, finiteJSON(m, sol))
-	}
-	if err := emit(w, format, finiteGrid(m, sol, format), nil); err != nil {
+	if err := writeFinite(cmd.OutOrStdout(), format, m, sol, ds, f.mechanisms); err != nil {
 		return err
 	}
-	if format == report.Table && (f.mechanisms || len(sol.Points) == 1) {
+	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(ds))
+}
+
+// solveFinite solves m at every threshold within the bounds, with
+// progress (and column generation's bracket as it closes).
+func solveFinite(cmd *cobra.Command, f finiteFlags, m mip.Finite, ds []float64, alpha int, method mip.Method) (mip.FiniteSolution, error) {
+	per := time.Millisecond // the ray LP
+	if alpha > 0 || method == mip.MethodColGen || m.N() > mip.AutoRayMaxN {
+		per = time.Second // column generation or a MIP: seconds a threshold are typical
+	}
+	bar := newBar(cmd, f.limits.quiet, "thresholds", f.limits.points(len(ds)), per)
+	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
+		Method: method, Alphabet: alpha, TimeLimit: f.limits.timeLimit, MaxPoints: f.limits.maxPoints,
+		GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: mip.DefaultSolver(),
+		Progress: bar.Set,
+		Iteration: func(it mip.ColGenIteration) {
+			bar.Describe(fmt.Sprintf("iteration %d, bracket [%.6g, %.6g]", it.Iteration, it.Lower, it.Upper))
+		},
+	})
+	bar.Finish(doneOrStopped(err, sol.Stopped))
+	return sol, err
+}
+
+// writeFinite prints the solution: the solved points, then the thresholds
+// a bound stopped the sweep before, as not reached.
+func writeFinite(w io.Writer, format report.Format, m mip.Finite, sol mip.FiniteSolution, ds []float64, mechanisms bool) error {
+	if format == report.JSON {
+		return report.WriteJSON(w, finiteJSON(m, sol, ds))
+	}
+	g := finiteGrid(m, sol, format)
+	if err := emitSweep(w, format, g, nil, notReachedIn(g, ds[len(sol.Points):], "status")); err != nil {
+		return err
+	}
+	if format == report.Table && (mechanisms || len(ds) == 1) {
 		return printMechanisms(w, sol.Points)
 	}
 	return nil
@@ -216,7 +244,7 @@ func printMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 		g := mechanismGrid(o.Mechanism)
 		what := "Optimal mechanism"
 		if !o.Proven() {
-			what = "Best mechanism found (" + o.Status + ")"
+			what = "Best mechanism found (" + o.StatusText() + ")"
 		}
 		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, plural(o.Mechanism.Outputs(), "output"))
 		if err := g.RenderTable(w); err != nil {
@@ -293,13 +321,13 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 		ms := float64(o.SolveTime.Microseconds()) / 1000
 		if f == report.CSV {
 			row = append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
-				o.Status, report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
+				o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 		} else {
 			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
 			if o.Mechanism != nil {
 				outputs = strconv.Itoa(o.Mechanism.Outputs())
 			}
-			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.Status, report.Fixed(ms, 2))
+			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
@@ -326,10 +354,13 @@ type finiteDoc struct {
 		AdvSaturation []float64        `json:"adv_saturation"`
 		Config        mip.FiniteConfig `json:"config"`
 	} `json:"model"`
-	Solver solverDoc     `json:"solver"`
-	Method string        `json:"method"`
-	Global *globalDoc    `json:"global,omitempty"`
-	Points []finitePoint `json:"points"`
+	Solver solverDoc `json:"solver"`
+	Method string    `json:"method"`
+	// StoppedBy names the bound that stopped the sweep ("max points" or
+	// "time limit"); absent when every threshold was solved.
+	StoppedBy mip.Stop                `json:"stopped_by,omitempty"`
+	Global    *globalDoc              `json:"global,omitempty"`
+	Points    pointsJSON[finitePoint] `json:"points"`
 }
 
 type globalDoc struct {
@@ -378,7 +409,7 @@ func finite(x float64) *float64 {
 	return &x
 }
 
-func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
+func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 	var doc finiteDoc
 	doc.Model.N, doc.Model.K = m.N(), m.K()
 	doc.Model.DMin, doc.Model.DMax, doc.Model.AdvSaturation = m.DMin(), m.DMax(), m.AdvSaturation()
@@ -388,19 +419,21 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution) finiteDoc {
 	if g := sol.Global; g != nil {
 		doc.Global = &globalDoc{Rays: len(g.Rays()), Hyperplanes: g.Hyperplanes, Subsets: g.Subsets, EnumMS: float64(g.EnumTime.Microseconds()) / 1000}
 	}
-	doc.Points = make([]finitePoint, len(sol.Points))
+	doc.StoppedBy = sol.Stopped
+	doc.Points.rest = ds[len(sol.Points):]
+	doc.Points.solved = make([]finitePoint, len(sol.Points))
 	for i, o := range sol.Points {
 		p := finitePoint{
 			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
-			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.Status, MIPGap: o.MIPGap, Nodes: o.Nodes,
+			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.StatusText(), MIPGap: o.MIPGap, Nodes: o.Nodes,
 			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
 		}
 		for _, it := range o.Iterations {
 			p.Iterations = append(p.Iterations, finiteIterationJ{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,
 				Columns: it.Columns, Pricing: it.Pricing, ElapsedMS: float64(it.Elapsed.Microseconds()) / 1000})
 		}
-		doc.Points[i] = p
+		doc.Points.solved[i] = p
 	}
 	return doc
 }
@@ -416,18 +449,11 @@ type binaryGlobalPoint struct {
 
 type binaryGlobalDoc struct {
 	binaryDoc
-	Points []binaryGlobalPoint `json:"points"`
+	Points pointsJSON[binaryGlobalPoint] `json:"points"`
 }
 
-func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum, plot string) error {
-	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{})
-	if err != nil {
-		return err
-	}
-	gl, err := g.Sweep(cmd.Context(), ds, mip.DefaultSolver())
-	if err != nil {
-		return err
-	}
+func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw binarySweep, plot string) error {
+	opts, gl := sw.opts, sw.global
 	if plot != "" {
 		spec := verify.BinaryCurveSpec(opts)
 		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
@@ -442,14 +468,15 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 	}
 	w := cmd.OutOrStdout()
 	if format == report.JSON {
-		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, opts)}
-		for i, p := range doc.binaryDoc.Points {
-			doc.Points = append(doc.Points, binaryGlobalPoint{binaryPoint: p,
+		doc := binaryGlobalDoc{binaryDoc: binaryJSON(m, sw)}
+		doc.Points.rest = sw.notReached()
+		for i, o := range opts {
+			doc.Points.solved = append(doc.Points.solved, binaryGlobalPoint{binaryPoint: binaryPointOf(o),
 				GlobalMinAdvLoss: gl[i].MinAdv, GlobalOutputs: gl[i].Mechanism.Outputs(), Mechanism: gl[i].Mechanism})
 		}
 		return report.WriteJSON(w, doc)
 	}
-	grid := binaryGrid(m, opts, format)
+	grid := binaryGrid(m, sw, format)
 	num := func(x float64) string { return report.Fixed(x, 4) }
 	if format == report.CSV {
 		num = func(x float64) string { return report.Float(x, -1) }
@@ -469,10 +496,10 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 		}
 		grid.Rows[i] = append(grid.Rows[i], strconv.Itoa(gl[i].Mechanism.Outputs()))
 	}
-	if err := emit(w, format, grid, nil); err != nil {
+	if err := emitSweep(w, format, grid, nil, notReachedIn(grid, sw.notReached(), "status")); err != nil {
 		return err
 	}
-	if format == report.Table && len(gl) == 1 {
+	if format == report.Table && len(sw.ds) == 1 {
 		return printMechanisms(w, gl)
 	}
 	return nil

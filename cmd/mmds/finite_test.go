@@ -156,7 +156,7 @@ func TestFiniteBadInput(t *testing.T) {
 		{[]string{"--config", filepath.Join(dir, "nope.json")}, "--config"},
 		{[]string{"--method", "simplex"}, "--method \"simplex\": must be auto, rays or colgen"},
 		{[]string{"--config", big}, "model too large: the pricing LP would have"},
-		{[]string{"--method", "colgen", "--write-model", filepath.Join(dir, "m.lp")}, "column generation has no single model"},
+		{[]string{"--method", "colgen", "--write-model", filepath.Join(dir, "m.lp")}, "there is no single model to write"},
 		{[]string{"--alphabet", "0"}, "--alphabet \"0\": must be global or an integer m in [1, 64]"},
 		{[]string{"--alphabet", "many"}, "--alphabet \"many\""},
 		{[]string{"--d", "NaN"}, "--d NaN"},

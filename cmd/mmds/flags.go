@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -107,4 +111,281 @@ func stdoutPath(path string) string {
 		return ""
 	}
 	return path
+}
+
+// guardFlags wraps the value of every flag of c and its subcommands so that
+// a scalar flag given twice (--p 0.5 --p 0.6) is refused instead of keeping
+// the last, and a value that does not parse is named in words a person can
+// act on (flagError) rather than in the parser's. List flags (--qz, --k)
+// stay repeatable.
+func guardFlags(c *cobra.Command) {
+	wrapped := map[pflag.Value]pflag.Value{} // an alias shares its flag's value
+	guard := func(f *pflag.Flag) {
+		if _, done := f.Value.(guarded); done {
+			return
+		}
+		if w, ok := wrapped[f.Value]; ok {
+			if _, alias := f.Annotations[aliasOf]; !alias { // messages name the flag, not its old spelling
+				w.(guarded).guardedFlag().flag = f
+			}
+			f.Value = w
+			return
+		}
+		g := &guardedValue{Value: f.Value, flag: f}
+		var w pflag.Value = g
+		if s, ok := f.Value.(pflag.SliceValue); ok {
+			w = &guardedSlice{guardedValue: g, SliceValue: s}
+		}
+		wrapped[f.Value], f.Value = w, w
+	}
+	c.Flags().VisitAll(guard)
+	c.PersistentFlags().VisitAll(guard)
+	for _, sub := range c.Commands() {
+		guardFlags(sub)
+	}
+}
+
+// guarded marks a flag value guardFlags has wrapped.
+type guarded interface{ guardedFlag() *guardedValue }
+
+// guardedValue is a flag value that counts its Set calls; an alias flag
+// (a hidden old spelling) shares the value of the flag it stands for, so
+// --output a --out b is a repeat too.
+type guardedValue struct {
+	pflag.Value
+	flag  *pflag.Flag
+	sets  int
+	first string
+}
+
+func (v *guardedValue) guardedFlag() *guardedValue { return v }
+
+func (v *guardedValue) Set(s string) error {
+	_, list := v.Value.(pflag.SliceValue)
+	if v.sets > 0 && !list {
+		return &flagError{flag: v.flag, value: s, msg: fmt.Sprintf("given twice (%s, then %s): give it once", safefile.Excerpt(v.first), safefile.Excerpt(s))}
+	}
+	if err := v.Value.Set(s); err != nil {
+		return &flagError{flag: v.flag, value: s, msg: valueHint(v.Value.Type(), err)}
+	}
+	if v.sets == 0 {
+		v.first = s
+	}
+	v.sets++
+	return nil
+}
+
+// guardedSlice keeps a list flag's pflag.SliceValue visible (completion
+// offers a list flag again after it was given).
+type guardedSlice struct {
+	*guardedValue
+	pflag.SliceValue
+}
+
+func (v *guardedSlice) Set(s string) error { return v.guardedValue.Set(s) }
+func (v *guardedSlice) String() string     { return v.guardedValue.String() }
+
+// flagError is a bad flag value: "--p "abc": not a number".
+type flagError struct {
+	flag  *pflag.Flag
+	value string
+	msg   string
+}
+
+func (e *flagError) Error() string {
+	return fmt.Sprintf("--%s %s: %s", e.flag.Name, safefile.Excerpt(e.value), e.msg)
+}
+
+// valueHint says what a value of a flag type looks like, without the
+// parser's own words (strconv's, time's).
+func valueHint(typ string, err error) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return "out of range"
+	}
+	switch strings.TrimSuffix(typ, "Slice") {
+	case "float64", "float32":
+		return "not a number (for example 0.25 or 1e-3)"
+	case "int", "int64", "int32":
+		return "not a whole number"
+	case "uint64", "uint", "uint32":
+		return "not a whole number ≥ 0"
+	case "duration":
+		return "not a duration: want a number with a unit, such as 500ms, 30s, 2m or 1h30m (0 for none)"
+	case "bool":
+		return "want true or false"
+	}
+	return "not a valid value"
+}
+
+// toleranceFlagError names the flag behind an invalid verify.Tolerances
+// field (verify names the certificate's field: band_tau, …).
+func toleranceFlagError(err error) error {
+	r := strings.NewReplacer(
+		"verify: tolerance band_tau = ", "--tol-band ", "verify: tolerance tau = ", "--tau ",
+		"verify: tolerance dist_se = ", "--tol-dist-se ", "verify: tolerance adv_se = ", "--tol-adv-se ",
+		"verify: tolerance quad = ", "--tol-quad ", "verify: tolerance abs = ", "--tol-abs ",
+		"verify: tolerance test_size = ", "--test-size ", "verify: reference ", "--reference ")
+	return badInput("%s", r.Replace(err.Error()))
+}
+
+// flagParseError turns pflag's parse errors into one line that names the
+// flag, the value and what is wanted, marked as bad input (exit 2).
+func flagParseError(cmd *cobra.Command, err error) error {
+	var fe *flagError
+	var ne *pflag.NotExistError
+	var re *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &fe):
+		return usageError{fe}
+	case errors.As(err, &ne):
+		return badInput("%sunknown flag %s (see %s --help)", subcommand(cmd), unknownFlagName(ne), cmd.CommandPath())
+	case errors.As(err, &re):
+		return badInput("--%s needs a value (%s)", re.GetFlag().Name, re.GetFlag().Usage)
+	}
+	return usageError{err}
+}
+
+func unknownFlagName(e *pflag.NotExistError) string {
+	if e.GetSpecifiedShortnames() != "" {
+		return safefile.Excerpt("-" + e.GetSpecifiedName())
+	}
+	return safefile.Excerpt("--" + e.GetSpecifiedName())
+}
+
+// outputFlag defines -o/--output FILE, the one spelling of "write the
+// output to this file" on every command. oldOut also accepts --out, the
+// spelling gauss, verify and certify had, hidden: on those commands --out
+// named a file, where train and plot use it for a folder.
+func outputFlag(f *pflag.FlagSet, p *string, oldOut bool) {
+	f.StringVarP(p, "output", "o", "", "write the output to this file (atomically, once the command has finished; - is standard output) instead of standard output")
+	if oldOut {
+		out := f.Lookup("output")
+		f.AddFlag(&pflag.Flag{Name: "out", Value: out.Value, DefValue: out.DefValue, Hidden: true,
+			Usage: "old spelling of --output", Annotations: map[string][]string{aliasOf: {"output"}}})
+	}
+}
+
+// aliasOf is the annotation of a hidden old spelling of a flag: the flag's
+// name. (pflag's own deprecation note would go to standard output.)
+const aliasOf = "mmds-alias-of"
+
+// aliasNotes says on standard error which old flag spellings the command
+// line used.
+func aliasNotes(cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if to, ok := f.Annotations[aliasOf]; ok {
+			_ = sayf(cmd.ErrOrStderr(), "mmds %s: --%s is an old spelling of --%s; it still works, but use --%s", cmd.Name(), f.Name, to[0], to[0])
+		}
+	})
+}
+
+// withOutput runs fn with the command's standard output collected and,
+// when path names a file, writes what fn printed there atomically once fn
+// has succeeded (-o/--output FILE).
+func withOutput(cmd *cobra.Command, path string, fn func() error) error {
+	path = stdoutPath(path)
+	if path == "" {
+		return fn()
+	}
+	stdout := cmd.OutOrStdout()
+	var buf bytes.Buffer
+	cmd.SetOut(&buf)
+	err := fn()
+	cmd.SetOut(stdout)
+	if err != nil {
+		return err
+	}
+	return writeOutput(stdout, path, buf.Bytes())
+}
+
+// flagRule refuses flags that do not apply to the mode the other flags
+// chose: a flag that would be silently ignored is a mistake worth a line
+// before any work.
+type flagRule struct {
+	cmd   string   // the command's path below mmds: "finite", "train"
+	flags []string // refused when given ...
+	// ... while mode holds; mode describes the mode ("--alphabet 3").
+	mode func(fs *pflag.FlagSet) (string, bool)
+	why  string // why the flag does not apply there, and the fix
+}
+
+// flagRules are the modes of every command (docs/cli.md).
+func flagRules() []flagRule {
+	return []flagRule{
+		{"finite", []string{"method", "max-subsets", "gap"}, fixedAlphabet,
+			"a fixed output alphabet is solved as one MIP; drop the flag, or use --alphabet global"},
+		{"finite", []string{"max-subsets"}, valueIs("method", "colgen"),
+			"--max-subsets bounds the ray enumeration, which column generation does not do; drop it, or use --method auto"},
+		{"finite", []string{"gap"}, valueIs("method", "rays"),
+			"--gap stops column generation; the ray LP is always solved to optimality; drop it, or use --method auto or colgen"},
+		{"finite", []string{"write-model"}, valueIs("method", "colgen"),
+			"column generation solves a sequence of LPs, so there is no single model to write; use --method rays or --alphabet m"},
+		{"finite", []string{"mechanisms"}, formatNot("table"),
+			"--mechanisms adds tables to --format table (JSON has every point's mechanism, CSV has none); drop it"},
+		{"train", []string{"k8s-image", "k8s-claim", "k8s-shards", "k8s-parallelism", "k8s-cpus", "k8s-retries"}, unset("k8s"),
+			"it configures the Kubernetes manifests of --k8s FOLDER; give --k8s FOLDER, or drop it"},
+		{"train", []string{"slurm-shards", "slurm-cpus", "slurm-time", "slurm-partition", "slurm-max-parallel"}, unset("slurm"),
+			"it configures the batch scripts of --slurm FOLDER; give --slurm FOLDER, or drop it"},
+		{"train", []string{"workers"}, given("slurm"), "each array task trains --slurm-cpus trials at once; drop --workers"},
+		{"train", []string{"workers"}, given("k8s"), "each pod trains --k8s-cpus trials at once; drop --workers"},
+		{"train", []string{"format", "shard"}, given("slurm"), "--slurm writes batch scripts (each task gets its --shard), not a summary; drop the flag"},
+		{"train", []string{"format", "shard"}, given("k8s"), "--k8s writes manifests (each pod gets its --shard), not a summary; drop the flag"},
+		{"verify", []string{"format", "summary", "output", "out", "certificate", "report-only"}, given("check"),
+			"--check compares the certificate with DIR and prints one line; drop the flag"},
+		{"verify", []string{"format"}, given("summary"), "--summary prints its own short form; give one of --summary and --format"},
+		{"certify", []string{"format"}, given("summary"), "--summary prints its own short form; give one of --summary and --format"},
+	}
+}
+
+// checkFlagModes applies flagRules to the command about to run.
+func checkFlagModes(cmd *cobra.Command) error {
+	path := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	fs := cmd.Flags()
+	for _, r := range flagRules() {
+		if r.cmd != path {
+			continue
+		}
+		mode, on := r.mode(fs)
+		if !on {
+			continue
+		}
+		for _, name := range r.flags {
+			if fs.Lookup(name) != nil && fs.Changed(name) {
+				return badInput("--%s does not apply %s: %s", name, mode, r.why)
+			}
+		}
+	}
+	return nil
+}
+
+// given is the mode "--name was given".
+func given(name string) func(*pflag.FlagSet) (string, bool) {
+	return func(fs *pflag.FlagSet) (string, bool) { return "with --" + name, fs.Changed(name) }
+}
+
+// unset is the mode "--name was not given".
+func unset(name string) func(*pflag.FlagSet) (string, bool) {
+	return func(fs *pflag.FlagSet) (string, bool) { return "without --" + name, !fs.Changed(name) }
+}
+
+// valueIs is the mode "--name is v".
+func valueIs(name, v string) func(*pflag.FlagSet) (string, bool) {
+	return func(fs *pflag.FlagSet) (string, bool) {
+		f := fs.Lookup(name)
+		return "with --" + name + " " + v, f != nil && f.Value.String() == v
+	}
+}
+
+// formatNot is the mode "--format is not v".
+func formatNot(v string) func(*pflag.FlagSet) (string, bool) {
+	return func(fs *pflag.FlagSet) (string, bool) {
+		f := fs.Lookup("format")
+		return "with --format " + safefile.Path(f.Value.String()), f.Value.String() != v
+	}
+}
+
+// fixedAlphabet is finite's mode --alphabet m.
+func fixedAlphabet(fs *pflag.FlagSet) (string, bool) {
+	a := fs.Lookup("alphabet").Value.String()
+	return "with --alphabet " + safefile.Path(a), a != "global"
 }

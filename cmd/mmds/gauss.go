@@ -8,16 +8,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/figure"
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/model"
 )
 
 // gaussOpts holds the flags of mmds gauss.
@@ -29,6 +31,7 @@ type gaussOpts struct {
 	kernels                    bool // --kernels: the slow stochastic-kernel search
 	seed                       uint64
 	samples                    int
+	limits                     limitFlags
 }
 
 // Monte Carlo defaults: the paper's 12,000 samples, one sixth held out for
@@ -69,12 +72,13 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default 30 values from 0.005 to V_Y = Var[X|Y])")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
 	f.BoolVar(&o.kernels, "kernels", false, "also search optimized stochastic kernels at every threshold (slow: about 10 s each)")
 	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
+	o.limits.register(f, 0)
 	return cmd
 }
 
@@ -89,40 +93,76 @@ type gaussRun struct {
 	nTrain  int
 	nTestMC int
 	kernels int // thresholds the kernel search improved (-1: not run)
+	// ds are the thresholds asked for; points, bracket and mc hold the
+	// first len(points), and stop says which bound stopped the sweep
+	// before the others.
+	ds   []float64
+	stop sweep.Stop
 }
 
-// searchKernels runs the optional kernel search at every threshold, in
-// parallel (each threshold is independent, so the result does not depend on
-// scheduling).
-func (r *gaussRun) searchKernels(ctx context.Context) error {
-	errs := make([]error, len(r.bracket))
-	better := make([]bool, len(r.bracket))
+// searchKernels runs the optional kernel search at every threshold solved,
+// in parallel (each threshold is independent, so the result does not
+// depend on scheduling). The searches share the sweep's bounds: one starts
+// only within budget b, and the thresholds after the first that cannot
+// start are cut from the run (not reached).
+func (r *gaussRun) searchKernels(ctx context.Context, b sweep.Budget, report func(done int)) error {
+	n := len(r.bracket)
+	errs := make([]error, n)
+	better := make([]bool, n)
+	started := make([]bool, n)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
 				better[i], errs[i] = r.model.ImproveBracket(ctx, &r.bracket[i], gauss.DefaultKernelSearch)
+				mu.Lock()
+				done++
+				report(done)
+				mu.Unlock()
 			}
-		}()
+		})
 	}
 	for i := range r.bracket {
+		// the budget's point bound is already applied (r.bracket holds at
+		// most MaxPoints thresholds): only its deadline can stop a search
+		if b.Stop(0) != sweep.StopNone || ctx.Err() != nil {
+			r.stop = b.Stop(0)
+			break
+		}
+		started[i] = true
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	r.kernels = 0
+	reached := n
 	for i, err := range errs {
 		if err != nil {
 			return err
+		}
+		if !started[i] && reached == n {
+			reached = i
 		}
 		if better[i] {
 			r.kernels++
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r.cut(reached)
 	return nil
+}
+
+// cut keeps the first k thresholds solved; the rest are not reached.
+func (r *gaussRun) cut(k int) {
+	r.points, r.bracket = r.points[:k], r.bracket[:k]
+	if r.opts.monteCarlo {
+		r.mc = r.mc[:k]
+	}
 }
 
 func runGauss(cmd *cobra.Command, o gaussOpts) error {
@@ -137,10 +177,10 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 		return err
 	}
 	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.In("--config", o.config), report.Out("--out", o.out), report.Out("--plot", o.plot)); err != nil {
+	if err := checkPaths(report.In("--config", o.config), report.Out("--output", o.out), report.Out("--plot", o.plot)); err != nil {
 		return err
 	}
-	m, err := loadGaussModel(cmd.Context(), o.config)
+	m, err := gaussModel(cmd.Context(), o.config)
 	if err != nil {
 		return err
 	}
@@ -148,14 +188,12 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err != nil {
 		return err
 	}
-	r, err := computeGauss(m, ds, o)
-	if err != nil {
+	if err := o.limits.check(); err != nil {
 		return err
 	}
-	if o.kernels {
-		if err := r.searchKernels(cmd.Context()); err != nil {
-			return err
-		}
+	r, err := computeGauss(cmd, m, ds, o)
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := r.render(&buf, format); err != nil {
@@ -170,7 +208,10 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 			return err
 		}
 	}
-	return writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes())
+	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
+		return err
+	}
+	return warnStopped(cmd, o.limits, r.stop, len(r.points), len(ds))
 }
 
 func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
@@ -188,61 +229,101 @@ func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
 	return nil
 }
 
-func loadGaussModel(ctx context.Context, path string) (*gauss.Model, error) {
+// gaussModel reads --config, a Gaussian model file; without one the
+// command's default is the paper's model (Section V-A).
+func gaussModel(ctx context.Context, path string) (*gauss.Model, error) {
 	if path == "" {
 		return gauss.Paper(), nil
 	}
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	m, err := model.LoadGauss(ctx, path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
-	c, err := gauss.ParseConfig(bytes.NewReader(b))
-	if err == nil {
-		var m *gauss.Model
-		if m, err = gauss.New(c); err == nil {
-			return m, nil
-		}
-	}
-	return nil, usageError{fmt.Errorf("--config %s: %w", path, err)}
+	return m.M, nil
 }
 
 func gaussThresholds(cmd *cobra.Command, o gaussOpts, m *gauss.Model) ([]float64, error) {
 	return thresholds(cmd, o.d, o.sweep, m.DefaultSweep())
 }
 
-// computeGauss runs the closed form, cross-check 5(a) at every point and,
-// if asked, the Monte Carlo cross-check 5(b).
-func computeGauss(m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) {
-	pts, err := m.Sweep(ds)
-	if err != nil {
-		return nil, usageError{err}
+// computeGauss runs, threshold by threshold within --max-points and
+// --time-limit, the closed form, cross-check 5(a), the bracket and, if
+// asked, the Monte Carlo cross-check 5(b); then the kernel search, if
+// asked, under the same budget. Thresholds are counted once per stage in
+// the progress report.
+func computeGauss(cmd *cobra.Command, m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) {
+	ctx := cmd.Context()
+	r := &gaussRun{model: m, opts: o, kernels: -1, ds: ds}
+	if o.monteCarlo {
+		r.nTrain, r.nTestMC = gauss.SplitSamples(o.samples)
 	}
-	r := &gaussRun{model: m, points: pts, opts: o, kernels: -1}
-	for _, p := range pts {
-		e, err := m.Check(p)
-		if err != nil {
-			return nil, err // exit 1: a computation failed
-		}
-		r.maxErr = math.Max(r.maxErr, e)
-		b, err := m.Bracket(p.D)
-		if err != nil {
+	n := o.limits.points(len(ds))
+	per := 2 * time.Millisecond // the closed form and the bracket
+	if o.monteCarlo {
+		per += time.Duration(o.samples) * 200 * time.Nanosecond
+	}
+	units := n // a unit per threshold and stage
+	if o.kernels {
+		// about 10 s a threshold on each core (gauss.DefaultKernelSearch)
+		units, per = 2*n, per+10*time.Second/time.Duration(runtime.GOMAXPROCS(0))
+	}
+	bar := newBar(cmd, o.limits.quiet, "steps", units, per*time.Duration(n)/time.Duration(max(units, 1)))
+	b := sweep.NewBudget(o.limits.maxPoints, o.limits.timeLimit, nil)
+	for i, d := range ds {
+		if err := ctx.Err(); err != nil {
+			bar.Finish("stopped")
 			return nil, err
 		}
-		r.bracket = append(r.bracket, b)
-	}
-	if !o.monteCarlo {
-		return r, nil
-	}
-	r.nTrain, r.nTestMC = gauss.SplitSamples(o.samples)
-	for i, p := range pts {
-		rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
-		res, err := m.MonteCarlo(rng, p.Privatizer(), r.nTrain, r.nTestMC)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--samples %d: %w", o.samples, err)}
+		if r.stop = b.Stop(i); r.stop != sweep.StopNone {
+			break
 		}
-		r.mc = append(r.mc, res)
+		if err := r.solvePoint(i, d); err != nil {
+			bar.Finish("stopped")
+			return nil, err
+		}
+		bar.Set(i + 1)
 	}
+	if o.kernels && r.stop == sweep.StopNone {
+		solved := len(r.points)
+		bar.Describe("kernel search")
+		err := r.searchKernels(ctx, b, func(done int) { bar.Set(solved + done) })
+		if err != nil {
+			bar.Finish("stopped")
+			return nil, err
+		}
+	}
+	bar.Finish(doneOrStopped(nil, r.stop))
 	return r, nil
+}
+
+// solvePoint computes threshold i, D = d: Proposition 1 cross-checked,
+// the bracket, and the Monte Carlo estimate if asked.
+func (r *gaussRun) solvePoint(i int, d float64) error {
+	m := r.model
+	p, err := m.Optimum(d)
+	if err != nil {
+		return usageError{err}
+	}
+	e, err := m.Check(p)
+	if err != nil {
+		return err // exit 1: a computation failed
+	}
+	r.maxErr = math.Max(r.maxErr, e)
+	bk, err := m.Bracket(p.D)
+	if err != nil {
+		return err
+	}
+	r.points, r.bracket = append(r.points, p), append(r.bracket, bk)
+	if !r.opts.monteCarlo {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(r.opts.seed, uint64(i)))
+	res, err := m.MonteCarlo(rng, p.Privatizer(), r.nTrain, r.nTestMC)
+	if err != nil {
+		return usageError{fmt.Errorf("--samples %d: %w", r.opts.samples, err)}
+	}
+	r.mc = append(r.mc, res)
+	return nil
 }
 
 func writeOutput(stdout io.Writer, path string, b []byte) error {
@@ -262,18 +343,23 @@ func (r *gaussRun) render(w io.Writer, f report.Format) error {
 		return report.WriteJSON(w, r.jsonDoc())
 	case report.CSV:
 		g := r.grid(false)
-		return g.RenderCSV(w)
+		return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "status"))
 	}
 	g := r.grid(true)
-	return g.RenderTable(w)
+	return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "its mechanism"))
 }
 
 // gaussJSON is the JSON contract of mmds gauss (see docs/gauss.md).
 type gaussJSON struct {
-	Model      gauss.Summary   `json:"model"`
-	Points     []gauss.Bracket `json:"points"`
-	CrossCheck crossCheckJSON  `json:"cross_check"`
-	MonteCarlo *mcJSON         `json:"monte_carlo,omitempty"`
+	Model gauss.Summary `json:"model"`
+	// StoppedBy names the bound that stopped the sweep ("max points" or
+	// "time limit"); absent when every threshold was solved.
+	StoppedBy sweep.Stop `json:"stopped_by,omitempty"`
+	// Points: a gauss.Bracket per solved threshold, then {"D", "status"}
+	// per threshold a bound stopped the sweep before.
+	Points     pointsJSON[gauss.Bracket] `json:"points"`
+	CrossCheck crossCheckJSON            `json:"cross_check"`
+	MonteCarlo *mcJSON                   `json:"monte_carlo,omitempty"`
 }
 
 type crossCheckJSON struct {
@@ -291,37 +377,24 @@ type mcJSON struct {
 }
 
 func (r *gaussRun) jsonDoc() gaussJSON {
-	doc := gaussJSON{Model: r.model.Summary(), Points: r.bracket,
+	doc := gaussJSON{Model: r.model.Summary(), StoppedBy: r.stop,
 		CrossCheck: crossCheckJSON{MaxRelErr: r.maxErr, Tolerance: gauss.CheckTol}}
-	if r.mc != nil {
+	doc.Points = pointsJSON[gauss.Bracket]{solved: r.bracket, rest: r.ds[len(r.bracket):]}
+	if r.opts.monteCarlo {
 		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.nTrain,
 			Test: r.nTestMC, Confidence: 0.95, Results: r.mc}
 	}
 	return doc
 }
 
-// grid lays the points out as rows; human adds a title, notes and merged
-// Monte Carlo cells (CSV gets one plain number per cell).
+// grid lays the points out as rows: a table for people (human: rounded,
+// a title, notes, merged Monte Carlo cells) or the CSV schema of
+// docs/gauss.md (every number as JSON has it, one value per cell).
 func (r *gaussRun) grid(human bool) *report.Grid {
 	m := r.model
 	g := &report.Grid{Header: r.header(human)}
 	for i, p := range r.points {
-		row := []string{num(p.D), num(p.DEff), num(p.SNR), num(p.Recon)}
-		for _, a := range p.Adv {
-			row = append(row, num(a))
-		}
-		row = append(row, num(p.MinAdv))
-		b := r.bracket[i]
-		if human {
-			row = append(row, num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), num(b.UpperBound))
-		} else {
-			row = append(row, num(b.Achievable.Recon), num(b.Achievable.MinAdv), b.Achievable.Mechanism.Family,
-				b.Achievable.Mechanism.String(), num(b.UpperBound))
-		}
-		if r.mc != nil {
-			row = append(row, mcCells(r.mc[i], human)...)
-		}
-		g.Rows = append(g.Rows, row)
+		g.Rows = append(g.Rows, r.row(human, p, r.bracket[i], i))
 	}
 	if human {
 		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %s",
@@ -331,6 +404,81 @@ func (r *gaussRun) grid(human bool) *report.Grid {
 	return g
 }
 
+// row is threshold i's row.
+func (r *gaussRun) row(human bool, p gauss.Point, b gauss.Bracket, i int) []string {
+	f := csvNum
+	if human {
+		f = num
+	}
+	row := []string{f(p.D), f(p.DEff), f(p.SNR), f(p.Recon)}
+	for _, a := range p.Adv {
+		row = append(row, f(a))
+	}
+	row = append(row, f(p.MinAdv))
+	if human {
+		row = append(row, num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), num(b.UpperBound))
+	} else {
+		row = append(row, f(b.Achievable.Recon))
+		for _, a := range b.Achievable.Adv {
+			row = append(row, f(a))
+		}
+		row = append(row, f(b.Achievable.MinAdv))
+		row = append(row, mechanismCells(b.Achievable.Mechanism)...)
+		parts := b.Achievable.Mechanism.Parts
+		if len(parts) > csvParts {
+			panic(fmt.Sprintf("gauss: a mixture of %d parts; the CSV schema has %d", len(parts), csvParts))
+		}
+		for j := range csvParts {
+			if j < len(parts) {
+				row = append(row, f(parts[j].Weight))
+				row = append(row, mechanismCells(parts[j].Mechanism)...)
+			} else {
+				row = append(row, make([]string, 1+len(mechanismColumns))...)
+			}
+		}
+		row = append(row, f(b.UpperBound), "")
+	}
+	if r.opts.monteCarlo {
+		row = append(row, mcCells(r.mc[i], human)...)
+	}
+	return row
+}
+
+// csvParts is the number of mixture parts the CSV schema has columns for:
+// the envelope time-shares two mechanisms (gauss.Envelope.At).
+const csvParts = 2
+
+// mechanismColumns are a mechanism's CSV columns after a prefix; a
+// parameter the family does not have is empty.
+var mechanismColumns = []string{"family", "delta", "labels", "offset", "lambda", "snr"}
+
+// mechanismCells are mech's values for mechanismColumns, as JSON has them
+// (snr "inf" where JSON says snr_infinite).
+func mechanismCells(mech gauss.Mechanism) []string {
+	c := make([]string, len(mechanismColumns))
+	c[0] = mech.Family
+	if mech.Family == gauss.FamilyMixture {
+		return c
+	}
+	if mech.Delta != 0 {
+		c[1] = csvNum(mech.Delta)
+	}
+	if mech.Labels != 0 {
+		c[2] = strconv.Itoa(mech.Labels)
+	}
+	opt := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return csvNum(*x)
+	}
+	c[3], c[4], c[5] = opt(mech.Offset), opt(mech.Lambda), opt(mech.SNR)
+	if mech.SNRInfinite {
+		c[5] = "inf"
+	}
+	return c
+}
+
 func (r *gaussRun) header(human bool) []string {
 	m := r.model
 	if !human {
@@ -338,9 +486,22 @@ func (r *gaussRun) header(human bool) []string {
 		for i := 0; i < m.K(); i++ {
 			h = append(h, fmt.Sprintf("adv_loss_%d", i+1))
 		}
-		h = append(h, "min_adv_loss", "achievable_recon_loss", "achievable_min_adv_loss", "achievable_family",
-			"achievable_mechanism", "upper_bound")
-		if r.mc != nil {
+		h = append(h, "min_adv_loss", "achievable_recon_loss")
+		for i := 0; i < m.K(); i++ {
+			h = append(h, fmt.Sprintf("achievable_adv_loss_%d", i+1))
+		}
+		h = append(h, "achievable_min_adv_loss")
+		for _, c := range mechanismColumns {
+			h = append(h, "achievable_"+c)
+		}
+		for j := 1; j <= csvParts; j++ {
+			h = append(h, fmt.Sprintf("part_%d_weight", j))
+			for _, c := range mechanismColumns {
+				h = append(h, fmt.Sprintf("part_%d_%s", j, c))
+			}
+		}
+		h = append(h, "upper_bound", "status")
+		if r.opts.monteCarlo {
 			h = append(h, mcHeader("recon")...)
 			for i := 0; i < m.K(); i++ {
 				h = append(h, mcHeader(fmt.Sprintf("adv_%d", i+1))...)
@@ -353,7 +514,7 @@ func (r *gaussRun) header(human bool) []string {
 		h = append(h, fmt.Sprintf("adv %d {%s}", i+1, strings.Join(m.Adversary(i), ",")))
 	}
 	h = append(h, "min adv", "best achievable", "its mechanism", "upper bound")
-	if r.mc != nil {
+	if r.opts.monteCarlo {
 		h = append(h, "MC recon [95% CI]")
 		for i := 0; i < m.K(); i++ {
 			h = append(h, fmt.Sprintf("MC adv %d [95%% CI]", i+1))
@@ -372,7 +533,7 @@ func mcCells(res gauss.MCResult, human bool) []string {
 		if human {
 			out = append(out, fmt.Sprintf("%s [%s, %s]", report.Float(e.MSE, 4), report.Float(e.Lo, 4), report.Float(e.Hi, 4)))
 		} else {
-			out = append(out, num(e.MSE), num(e.Lo), num(e.Hi))
+			out = append(out, csvNum(e.MSE), csvNum(e.Lo), csvNum(e.Hi))
 		}
 	}
 	return out
@@ -398,13 +559,13 @@ func (r *gaussRun) notes() []string {
 		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", r.maxErr, gauss.CheckTol),
 		"columns D' to min adv: Proposition 1, optimal only among jointly Gaussian privatizers F = aX + bR (Appendix A); SNR = a²/b² = 1/D' - 1/V_Y",
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
-		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i <= 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
+		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i < 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
 		r.openNote())
 	if r.kernels >= 0 {
 		n = append(n, fmt.Sprintf("kernel search (--kernels, cells %g wide, %d L-BFGS iterations): improved the best achievable at %d of %d thresholds",
 			gauss.DefaultKernelSearch.Cell, gauss.DefaultKernelSearch.Iters, r.kernels, len(r.bracket)))
 	}
-	if r.mc != nil {
+	if r.opts.monteCarlo {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
 			r.opts.seed, r.opts.samples, r.nTrain, r.nTestMC))
 	}
@@ -440,10 +601,23 @@ func definiteness(minEig float64) string {
 	return "singular, positive semidefinite"
 }
 
-// num formats a number for tables and CSV: 6 significant digits, "inf" for +Inf.
+// num formats a number for tables: 6 significant digits, "inf" for +Inf.
 func num(x float64) string {
 	if math.IsInf(x, 1) {
 		return "inf"
 	}
 	return report.Float(x, 6)
+}
+
+// csvNum formats a number for CSV as JSON has it: the shortest decimal
+// that reads back to the same float64 (strconv 'g', -1), "inf" for +Inf
+// and empty for NaN (null in JSON).
+func csvNum(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsNaN(x):
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }

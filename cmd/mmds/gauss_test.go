@@ -152,7 +152,7 @@ func TestGaussMonteCarloSeeded(t *testing.T) {
 
 func TestGaussOutFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.json")
-	code, out, errs := runCLI(t, "gauss", "--d", "1", "--format", "json", "--out", path)
+	code, out, errs := runCLI(t, "gauss", "--d", "1", "--format", "json", "--output", path)
 	if code != 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errs)
 	}
@@ -198,7 +198,7 @@ func TestGaussBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			outFile := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "_"))
-			args := append(append([]string{"gauss"}, c.args...), "--out", outFile)
+			args := append(append([]string{"gauss"}, c.args...), "--output", outFile)
 			code, out, errs := runCLI(t, args...)
 			if code != 2 {
 				t.Errorf("exit %d, want 2 (stderr %q)", code, errs)

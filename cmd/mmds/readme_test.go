@@ -8,47 +8,71 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
-// readmeCommand is a "$ mmds …" line of README.md with the output shown
+// updateDocs rewrites the outputs shown in README.md and docs/*.md with what
+// the commands print:
+//
+//	go test ./cmd/mmds -run TestREADME -update
+var updateDocs = flag.Bool("update", false, "rewrite the outputs shown in README.md and docs/*.md with what the commands print")
+
+// slowMarker, on a line of its own before a fenced block, marks that
+// block's commands as slow: they run only under -tags slow.
+const slowMarker = "<!-- slow -->"
+
+// slowAfter is how long a command may take before TestREADME suggests
+// marking it slow (logged with -v; on a loaded machine, a hint only).
+const slowAfter = 5 * time.Second
+
+// docCommand is a "$ mmds …" line of a Markdown page with the output shown
 // under it.
-type readmeCommand struct {
+type docCommand struct {
 	line int
 	args []string
 	want string
+	slow bool
 }
 
-// readmeCommands extracts every "$ mmds …" or "$ bin/mmds …" line inside a
-// fenced block of README.md, with the lines that follow it up to the next
-// "$ " line or the end of the block.
-func readmeCommands(t *testing.T, path string) []readmeCommand {
+// docCommands extracts every "$ mmds …" or "$ bin/mmds …" line inside a
+// fenced block, with the lines that follow it up to the next "$ " line or
+// the end of the block.
+func docCommands(t *testing.T, path string) []docCommand {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cmds []readmeCommand
-	var cur *readmeCommand
-	inBlock := false
+	var cmds []docCommand
+	var cur *docCommand
+	inBlock, slow, nextSlow := false, false, false
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
 		if strings.HasPrefix(l, "```") {
 			inBlock = !inBlock
+			slow, nextSlow = inBlock && nextSlow, false
 			cur = nil
 			continue
 		}
 		if !inBlock {
+			if s := strings.TrimSpace(l); s == slowMarker {
+				nextSlow = true
+			} else if s != "" {
+				nextSlow = false
+			}
 			continue
 		}
 		if rest, ok := strings.CutPrefix(l, "$ "); ok {
 			cur = nil
 			fields := strings.Fields(rest)
 			if len(fields) > 0 && (fields[0] == "mmds" || fields[0] == "bin/mmds") {
-				cmds = append(cmds, readmeCommand{line: n, args: fields[1:]})
+				cmds = append(cmds, docCommand{line: n, args: fields[1:], slow: slow})
 				cur = &cmds[len(cmds)-1]
 			}
 			continue
@@ -57,37 +81,72 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 			cur.want += l + "\n"
 		}
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return cmds
 }
 
-// updateReadme rewrites README.md's outputs with what the commands print:
-// go test ./cmd/mmds -run TestReadmeCommands -update-readme
-var updateReadme = flag.Bool("update-readme", false, "rewrite the outputs in README.md with what the commands print")
-
 var (
 	// timings are wall-clock figures in text ("in 2.1 s", "0.53 ms").
-	timings = regexp.MustCompile(`\d+(\.\d+)? ?(s|ms|µs)\b`)
-	// jsonTimings are wall-clock fields of JSON output.
-	// trained counts speculative trials too, which depends on scheduling.
+	timings = regexp.MustCompile(`\b\d+(\.\d+)? ?(s|ms|µs)\b`)
+	// trainedCount counts speculative trials too, which depends on scheduling.
 	trainedCount = regexp.MustCompile(`\d+ trials? trained`)
-	jsonTimings  = regexp.MustCompile(`("(solve_ms|seconds|solve_seconds|ms)": )[-0-9.e+]+`)
-	spaces       = regexp.MustCompile(`[ \t]+`)
-	// progressLines are mmds train's plain progress lines.
-	progressLines = regexp.MustCompile(`(?m)^\S+Z mmds train: .*\n`)
+	// jsonTimings are wall-clock fields of JSON output.
+	jsonTimings = regexp.MustCompile(`("(solve_ms|seconds|solve_seconds|ms|elapsed_ms)": )[-0-9.e+]+`)
+	spaces      = regexp.MustCompile(`[ \t]+`)
+	// progressLines are the plain progress lines of every command
+	// (internal/progress): they come with long work, whose length varies.
+	progressLines = regexp.MustCompile(`(?m)^\S+Z mmds \w+: .*\n`)
 	rules         = regexp.MustCompile(`─+`)
 )
 
-// timingColumns name the table columns that hold wall-clock times.
-var timingColumns = map[string]bool{"ms": true, "s": true, "seconds": true, "time": true}
+// timingColumns name the table and CSV columns that hold wall-clock times.
+var timingColumns = map[string]bool{"ms": true, "s": true, "seconds": true, "time": true,
+	"solve_ms": true, "solve_seconds": true, "elapsed_ms": true}
+
+// blankCSVTimings blanks the timing columns of CSV rows: a line whose
+// comma-separated fields name a timing column is a header, and the lines
+// after it with as many fields are its rows.
+func blankCSVTimings(lines []string) {
+	var cols map[int]bool
+	width := 0
+	for k, l := range lines {
+		fields := strings.Split(l, ",")
+		if len(fields) < 2 {
+			cols = nil
+			continue
+		}
+		if slices.ContainsFunc(fields, func(f string) bool { return timingColumns[f] }) {
+			cols, width = map[int]bool{}, len(fields)
+			for i, f := range fields {
+				cols[i] = timingColumns[f]
+			}
+			continue
+		}
+		if cols == nil || len(fields) != width {
+			continue
+		}
+		for i := range fields {
+			if cols[i] {
+				fields[i] = "T"
+			}
+		}
+		lines[k] = strings.Join(fields, ",")
+	}
+}
 
 // normalizeOutput blanks what differs from run to run — wall-clock times
-// in text, JSON and table columns — and the padding tables get from them.
+// in text, JSON, table and CSV columns — and the padding tables get from
+// them.
 func normalizeOutput(s string) string {
 	s = jsonTimings.ReplaceAllString(s, "${1}T")
 	var b strings.Builder
 	var timeCols map[int]bool
 	header := false
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	blankCSVTimings(lines)
+	for _, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "┌"):
 			header, timeCols = true, map[int]bool{}
@@ -112,49 +171,164 @@ func normalizeOutput(s string) string {
 	return b.String()
 }
 
-// TestReadmeCommands runs every mmds command README.md shows, from the
-// repository root with results/ redirected to a temporary folder, and
-// compares what it prints (stdout, then stderr) with what README.md shows,
-// up to wall-clock timings.
-func TestReadmeCommands(t *testing.T) {
+// docPages are the pages whose examples TestREADME runs, relative to the
+// repository root: README.md and every docs/*.md.
+func docPages(t *testing.T, root string) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pages {
+		pages[i], _ = filepath.Rel(root, p)
+	}
+	slices.Sort(pages)
+	return append([]string{"README.md"}, pages...)
+}
+
+// TestREADME runs every mmds command that README.md and docs/*.md show and
+// compares what it prints (stdout, then stderr) with what the page shows,
+// up to wall-clock timings. Each page runs in order in a fresh folder that
+// links to the repository's top-level entries (examples/, paper/, …), so
+// the commands read committed files and write only there; the folder's path
+// is shown as $PWD. Commands in a block after a "<!-- slow -->" line run
+// only under -tags slow.
+func TestREADME(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the README commands train networks (seconds each)")
+		t.Skip("-short: the documented commands train networks (seconds each)")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := readmeCommands(t, filepath.Join(root, "README.md"))
-	if len(cmds) < 5 {
-		t.Fatalf("found %d commands in README.md", len(cmds))
-	}
-	t.Chdir(root)
-	tmp := t.TempDir()
-	got := make([]string, len(cmds))
-	for k, c := range cmds {
-		args := make([]string, len(c.args))
-		for i, a := range c.args {
-			args[i] = strings.Replace(a, "results/", filepath.Join(tmp, "results")+"/", 1)
+	total := 0
+	trained := trainCache{dir: t.TempDir(), runs: map[string]trainedRun{}}
+	for _, page := range docPages(t, root) {
+		cmds := docCommands(t, filepath.Join(root, page))
+		total += len(cmds)
+		if len(cmds) == 0 {
+			continue
 		}
-		var out, errb bytes.Buffer
-		run(context.Background(), args, &out, &errb)
-		// Progress lines (stderr without a terminal) are not output: a
-		// terminal shows a bar that clears itself.
-		got[k] = progressLines.ReplaceAllString(out.String()+errb.String(), "")
-		got[k] = strings.ReplaceAll(got[k], filepath.Join(tmp, "results")+"/", "results/")
-		if g, w := normalizeOutput(got[k]), normalizeOutput(c.want); g == w {
-			got[k] = c.want // up to date: keep README's own timings
-		} else if !*updateReadme {
-			t.Errorf("README.md:%d: mmds %s\n--- README shows\n%s--- mmds prints\n%s", c.line, strings.Join(c.args, " "), w, g)
-		}
+		t.Run(page, func(t *testing.T) { runPage(t, root, page, cmds, &trained) })
 	}
-	if *updateReadme {
-		rewriteReadme(t, filepath.Join(root, "README.md"), cmds, got)
+	if total < 20 {
+		t.Fatalf("found %d commands in README.md and docs/*.md", total)
 	}
 }
 
-// rewriteReadme replaces the output under each command with got.
-func rewriteReadme(t *testing.T, path string, cmds []readmeCommand, got []string) {
+// trainCache keeps what each "mmds train … --out DIR" command printed and
+// a copy of the folder it wrote, so that a later page showing the same
+// command gets the copy instead of a second training run: training is
+// deterministic (docs/learn.md), so the copy is what the command would
+// write again.
+type trainCache struct {
+	dir  string // the copies, one numbered folder each
+	runs map[string]trainedRun
+}
+
+type trainedRun struct {
+	output string
+	dir    string
+}
+
+// outFolder returns the value of a train command's --out flag.
+func outFolder(args []string) (string, bool) {
+	if len(args) == 0 || args[0] != "train" {
+		return "", false
+	}
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--out="); ok {
+			return v, true
+		}
+		if a == "--out" && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
+}
+
+// runDocCommand runs one command in the current folder and returns what it
+// printed, stdout then stderr, without progress lines. A train command
+// already run by an earlier page is copied from that run.
+func runDocCommand(t *testing.T, c docCommand, trained *trainCache) string {
+	t.Helper()
+	key := strings.Join(c.args, "\x00")
+	out, isTrain := outFolder(c.args)
+	if prev, ok := trained.runs[key]; ok && isTrain {
+		if err := os.CopyFS(out, os.DirFS(prev.dir)); err != nil {
+			t.Fatal(err)
+		}
+		return prev.output
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	run(context.Background(), c.args, &stdout, &stderr)
+	if d := time.Since(start); d > slowAfter {
+		t.Logf("mmds %s took %v: a candidate for %s", strings.Join(c.args, " "), d.Round(time.Millisecond), slowMarker)
+	}
+	// Progress lines (stderr without a terminal) are not output: a
+	// terminal shows a bar that clears itself.
+	got := progressLines.ReplaceAllString(stdout.String()+stderr.String(), "")
+	if fi, err := os.Stat(out); isTrain && err == nil && fi.IsDir() { // --slurm and --k8s write no results
+		keep := filepath.Join(trained.dir, strconv.Itoa(len(trained.runs)))
+		if err := os.CopyFS(keep, os.DirFS(out)); err != nil {
+			t.Fatal(err)
+		}
+		trained.runs[key] = trainedRun{output: got, dir: keep}
+	}
+	return got
+}
+
+// runPage runs one page's commands in order and compares or rewrites their
+// outputs.
+func runPage(t *testing.T, root, page string, cmds []docCommand, trained *trainCache) {
+	dir := exampleFolder(t, root)
+	t.Chdir(dir)
+	got := make([]string, len(cmds))
+	for k, c := range cmds {
+		if c.slow && !slowExamples {
+			got[k] = c.want
+			continue
+		}
+		got[k] = strings.ReplaceAll(runDocCommand(t, c, trained), dir, "$PWD")
+		if g, w := normalizeOutput(got[k]), normalizeOutput(c.want); g == w {
+			got[k] = c.want // up to date: keep the page's own timings
+		} else if !*updateDocs {
+			t.Errorf("%s:%d: mmds %s\n--- the page shows\n%s--- mmds prints\n%s", page, c.line, strings.Join(c.args, " "), w, g)
+		}
+	}
+	if *updateDocs {
+		rewritePage(t, filepath.Join(root, page), cmds, got)
+	}
+}
+
+// exampleFolder makes a temporary folder with a symbolic link to each
+// top-level entry of the repository that the examples read: everything
+// but hidden entries and the ignored outputs bin/ and results/.
+func exampleFolder(t *testing.T, root string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "bin" || name == "results" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// rewritePage replaces the output under each command with got.
+func rewritePage(t *testing.T, path string, cmds []docCommand, got []string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -166,10 +340,16 @@ func rewriteReadme(t *testing.T, path string, cmds []readmeCommand, got []string
 	for i := 0; i < len(lines); i++ {
 		out = append(out, lines[i])
 		if next < len(cmds) && i+1 == cmds[next].line {
-			out = append(out, strings.Split(strings.TrimRight(got[next], "\n"), "\n")...)
+			if g := strings.TrimRight(got[next], "\n"); g != "" {
+				out = append(out, strings.Split(g, "\n")...)
+			}
 			// Keep the blank lines that separated this output from the next command.
 			w := cmds[next].want
-			for blank := len(w) - len(strings.TrimRight(w, "\n")) - 1; blank > 0; blank-- {
+			blank := len(w) - len(strings.TrimRight(w, "\n"))
+			if strings.TrimRight(w, "\n") != "" {
+				blank-- // the output's own line end
+			}
+			for ; blank > 0; blank-- {
 				out = append(out, "")
 			}
 			i += strings.Count(cmds[next].want, "\n")

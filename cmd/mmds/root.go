@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 )
 
@@ -15,18 +19,32 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Exact optima, learned baselines and certificates for minimax data sanitization",
 		Long: `mmds computes the exact privacy-utility optima of minimax data sanitization
 (Moatazedian, Yakimenka, Chou, Kliewer), trains the paper's learned baseline,
-and certifies trained models against those optima.`,
+and certifies trained models against those optima.
+
+Every command takes the same flags for the same meaning (docs/cli.md):
+-o/--output FILE, --out DIR, --format, --seed, --workers. Exit status: 0 ok,
+1 failure, 2 bad input, 3 cannot certify, 75 retry later, 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          usageArgs(cobra.NoArgs),
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// Before any command runs, flags that do not apply to the mode the
+		// others chose are refused, and old spellings named.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFlagModes(cmd); err != nil {
+				return err
+			}
+			aliasNotes(cmd)
+			return nil
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	// Flag parse errors are bad input: exit status 2.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// Flag parse errors are bad input: exit status 2, one line.
+	root.SetFlagErrorFunc(flagParseError)
 	root.Version = version.String() + ", HiGHS " + highsx.Version()
 	root.SetVersionTemplate("mmds {{.Version}}\n")
+	root.CompletionOptions.DisableDefaultCmd = true // newCompletionCmd replaces it
 	root.AddCommand(
 		newBinaryCmd(),
 		newFiniteCmd(),
@@ -34,39 +52,67 @@ and certifies trained models against those optima.`,
 		newTrainCmd(),
 		newVerifyCmd(),
 		newCertifyCmd(),
+		newExportCmd(),
 		newPlotCmd(),
 		newBenchCmd(),
+		newCompletionCmd(),
 	)
-	completeFlagValues(root)
+	registerCompletions(root)
+	guardFlags(root)
 	return root
 }
 
-// flagValues are the values shell completion offers for enumerated flags.
-var flagValues = map[string][]string{
-	"format":    {"table", "csv", "json"},
-	"preset":    {"paper", "quick"},
-	"reference": {"paper", "best"},
-}
-
-// completeFlagValues registers completion of the values of enumerated flags
-// on every command that has them.
-func completeFlagValues(c *cobra.Command) {
-	for name, vals := range flagValues {
-		if c.Flags().Lookup(name) != nil {
-			_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
-		}
-	}
-	for _, sub := range c.Commands() {
-		completeFlagValues(sub)
-	}
-}
-
-// usageArgs marks the errors of a cobra argument validator as bad input.
+// usageArgs marks the errors of a cobra argument validator as bad input, in
+// one line that says which arguments the command takes.
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := v(cmd, args); err != nil {
-			return usageError{err}
+		err := v(cmd, args)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err // the validator's own words
 		}
-		return nil
+		if err == nil {
+			return nil
+		}
+		if !cmd.HasParent() {
+			return badInput("unknown command %s (see mmds --help)", safefile.Excerpt(args[0]))
+		}
+		got := "got none"
+		switch len(args) {
+		case 0:
+		case 1:
+			got = "got " + safefile.Excerpt(args[0])
+		default:
+			got = fmt.Sprintf("got %d: %s", len(args), safefile.ExcerptList(args))
+		}
+		want := "takes no arguments"
+		if names := argNames(cmd.Use); len(names) > 0 {
+			want = fmt.Sprintf("accepts %s, %s", plural(len(names), "argument"), strings.Join(names, " "))
+		}
+		return badInput("%s%s; %s (usage: %s)", strings.TrimSuffix(subcommand(cmd), ": ")+" ", want, got, cmd.UseLine())
 	}
+}
+
+// subcommand names cmd for a message that "mmds: " already begins, as a
+// prefix: its path below the root and ": " ("bench run: "), nothing for the
+// root itself.
+func subcommand(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") + ": "
+}
+
+// argNames lists the positional arguments a Use line names: the words in
+// capitals that are not a flag's value ("verify DIR" → DIR).
+func argNames(use string) []string {
+	var names []string
+	words := strings.Fields(use)
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && !strings.HasPrefix(words[i-1], "-") && !strings.HasPrefix(words[i-1], "(-") {
+			names = append(names, w)
+		}
+	}
+	return names
 }

@@ -25,7 +25,7 @@ func TestCompletionValues(t *testing.T) {
 	} {
 		_, out, _ := runCLI(t, c.args...)
 		for _, w := range c.want {
-			if !strings.Contains(out, w+"\n") {
+			if !strings.Contains("\n"+out, "\n"+w+"\t") && !strings.Contains("\n"+out, "\n"+w+"\n") {
 				t.Errorf("%v: completion %q lacks %q", c.args, out, w)
 			}
 		}

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
@@ -30,8 +30,10 @@ const dataStream = 0x6d6d6473 // "mmds"
 
 type trainOpts struct {
 	config, sweep, preset, out, format string
+	method, observers                  string
 	d, tau                             float64
 	epochs, accept, maxAttempts        int
+	labels                             int
 	workers, samples                   int
 	seed                               uint64
 	shard                              string
@@ -43,8 +45,8 @@ type trainOpts struct {
 func newTrainCmd() *cobra.Command {
 	var o trainOpts
 	cmd := &cobra.Command{
-		Use:   "train gauss|binary",
-		Short: "Train the paper's learned baseline (Algorithm 1) over a sweep of D",
+		Use:   "train gauss|binary|finite",
+		Short: "Train the paper's learned baseline (Algorithm 1) or a label privatizer over a sweep of D",
 		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
 10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
 Section V at every threshold D, and writes a results directory that mmds
@@ -63,21 +65,39 @@ mmds verify refuses a directory edited after training. One process writes a
 directory at a time (per shard for --shard): a second gets exit 2. The preset "paper" is the full
 protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
 cores); "quick" (4 values of D; Gaussian: 25 epochs, 2 accepted trials; binary: 50
-epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.`,
+epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.
+
+--method labels (binary and finite models; a finite model needs --config)
+trains a privatizer that releases one of --labels labels from a softmax
+over the codebook, against exact Bayes observers of the model's law, and
+finalizes the best of its restarts per D; results.json records the method
+and each point's channel, which mmds verify certifies exactly
+(docs/learn.md, "The labels method").`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
-  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5`,
+  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
+  mmds train binary --method labels --preset quick
+  mmds train finite --method labels --config examples/finite-random-n6-k2.json --preset quick`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "gauss" && args[0] != "binary") {
-				return fmt.Errorf("train needs one model, gauss or binary; got %q", args)
+			switch {
+			case len(args) == 0:
+				return badInput("train: give the model to train, gauss, binary or finite (mmds train gauss|binary|finite [flags])")
+			case len(args) > 1:
+				return badInput("train: one model, gauss, binary or finite; got %d arguments %s", len(args), safefile.ExcerptList(args))
+			case args[0] != "gauss" && args[0] != "binary" && args[0] != "finite":
+				return badInput("train: model %s: want gauss, binary or finite", safefile.Excerpt(args[0]))
 			}
 			return nil
 		}),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config; --method labels)"},
+		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
 	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
+	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; binary and finite models)")
+	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of --method labels, in [2, 1024]")
+	f.StringVar(&o.observers, "observers", learn.ObserversLaw.String(), "what --method labels' exact Bayes observers know: law (the model's) or data (the training split's empirical law)")
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)")
 	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)")
@@ -127,11 +147,11 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
 	}
-	bar := newTrainBar(cmd.ErrOrStderr(), job.cfg, o.quiet)
+	bar := newTrainBar(cmd, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
-	bar.finish()
+	bar.finish(err)
 	if err != nil {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
@@ -162,9 +182,12 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := learn.Preset(o.preset, kind)
-	if err != nil {
+	if learn.PresetPoints(o.preset) == 0 {
 		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
+	}
+	cfg, err := methodPreset(cmd, kind, o)
+	if err != nil {
+		return nil, err
 	}
 	if err := overrideProtocol(cmd, &cfg, o); err != nil {
 		return nil, err
@@ -183,14 +206,17 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 		return nil, err
 	}
 	job := &trainJob{kind: kind, format: format}
-	m, err := model.Load(cmd.Context(), model.Kind(kind), o.config)
+	m, err := kindModel(cmd.Context(), kind, o.config)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--config: %w", err)}
+		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
 	if job.data, err = m.Dataset(rand.New(rand.NewPCG(o.seed, dataStream)), o.samples); err != nil {
 		return nil, usageError{err}
 	}
 	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
+	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
+		cfg.Law, _ = model.FiniteLaw(m) // the method's preset admits only models with a finite X
+	}
 	def := m.DefaultSweep()
 	if job.model, err = m.Encode(); err != nil {
 		return nil, err
@@ -227,6 +253,43 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	cfg.Dir = o.out
 	job.cfg = cfg
 	return job, nil
+}
+
+// methodPreset validates --method, --labels and --observers and returns the
+// preset's configuration for the method.
+func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Config, error) {
+	method, err := learn.ParseMethod(o.method)
+	if err != nil {
+		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
+	}
+	if method != learn.MethodLabels {
+		for _, name := range []string{"labels", "observers"} {
+			if cmd.Flags().Changed(name) {
+				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
+			}
+		}
+	}
+	switch {
+	case method == learn.MethodAlg1 && kind == learn.Finite:
+		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
+	case method == learn.MethodLabels && kind == learn.Gauss:
+		return learn.Config{}, badInput("--method labels: trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+	}
+	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
+		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
+	}
+	obs, err := learn.ParseObservers(o.observers)
+	if err != nil {
+		return learn.Config{}, badInput("--observers %s: must be law or data", safefile.Excerpt(o.observers))
+	}
+	cfg, err := learn.PresetFor(o.preset, kind, method, o.labels)
+	if err != nil {
+		return learn.Config{}, badInput("--method %v: %v", method, err)
+	}
+	if cfg.Labels != nil {
+		cfg.Labels.Observers = obs
+	}
+	return cfg, nil
 }
 
 // tauFlag validates --tau; 0 leaves the default to learn: half the step of
@@ -278,53 +341,36 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 	return nil
 }
 
-// trainBar draws a progress bar on a terminal. On anything else (a batch
-// job's log, nohup, a pipe) it writes plain lines: one per finished
-// threshold, and one at most every progressEvery while a threshold runs, so
-// a long run is never silent; --quiet silences both.
+// trainBar reports training on the shared progress report: on a terminal
+// a bar over the accepted trials of every threshold; on anything else (a
+// batch job's log, nohup, a pipe) a line per finished threshold and one
+// at most every 30 s while a threshold runs, so a long run is never
+// silent; --quiet silences both.
 type trainBar struct {
-	bar    *progressbar.ProgressBar
-	lines  io.Writer // plain lines when not nil
+	bar    *progress.Bar
 	accept int
-	last   time.Time
-	start  time.Time
 }
 
-// progressEvery is the longest silence of plain-line progress.
-const progressEvery = 30 * time.Second
-
-func newTrainBar(w io.Writer, cfg learn.Config, quiet bool) *trainBar {
-	if quiet {
-		return &trainBar{}
-	}
-	now := time.Now()
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return &trainBar{lines: w, start: now, last: now}
-	}
+func newTrainBar(cmd *cobra.Command, cfg learn.Config, quiet bool) *trainBar {
+	w := cmd.ErrOrStderr()
 	accept := cfg.Protocol.Accept
-	return &trainBar{accept: accept, bar: progressbar.NewOptions(len(cfg.D)*accept,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("training"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)}
+	bar := progress.New(w, progress.Options{
+		Label: "mmds train", Unit: "accepted trials", Total: len(cfg.D) * accept, Quiet: quiet,
+		Terminal: progress.IsTerminal(w),
+	})
+	bar.Start()
+	return &trainBar{bar: bar, accept: accept}
 }
 
 // update advances the bar by accepted trials; a threshold that is done
 // counts as all Accept of them, whether or not the cap cut it short.
 func (b *trainBar) update(p learn.Progress) {
-	if b.lines != nil {
-		b.line(p)
+	switch {
+	case p.TookOverLock != "":
+		b.bar.Logf("mmds train: the lock's last holder (%s) is gone; taking it over", safefile.Printable(p.TookOverLock))
 		return
-	}
-	if b.bar == nil || p.TookOverLock != "" {
-		return
-	}
-	if p.Waiting != nil {
-		b.bar.Describe(p.Waiting.String())
+	case p.Waiting != nil:
+		b.bar.Logf("mmds train: %s", safefile.Printable(p.Waiting.String()))
 		return
 	}
 	done := p.DIndex*b.accept + min(p.Accepted, b.accept)
@@ -333,40 +379,18 @@ func (b *trainBar) update(p learn.Progress) {
 	}
 	b.bar.Describe(fmt.Sprintf("D %d/%d = %.4g: accepted %d/%d, attempted %d/%d",
 		p.DIndex+1, p.NumD, p.D, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts))
-	_ = b.bar.Set(done) // a terminal write error is not worth stopping a run for
-}
-
-func (b *trainBar) line(p learn.Progress) {
-	now := time.Now()
-	if p.TookOverLock != "" {
-		_ = sayf(b.lines, "mmds train: the lock's last holder (%s) is gone; taking it over", p.TookOverLock)
-		return
-	}
-	if p.Waiting != nil {
-		_ = sayf(b.lines, "%s mmds train: %s", now.UTC().Format(time.RFC3339), p.Waiting)
-		return
-	}
-	if !p.Done && now.Sub(b.last) < progressEvery {
-		return
-	}
-	b.last = now
-	state := "running"
+	b.bar.Set(done)
 	if p.Done {
-		state = "done"
+		state := "done"
 		if p.CapHit {
 			state = "done (cap hit)"
 		}
+		b.bar.Logf("mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d",
+			p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts)
 	}
-	fmt.Fprintf(b.lines, "%s mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d, elapsed %s\n",
-		now.UTC().Format(time.RFC3339), p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted,
-		p.MaxAttempts, now.Sub(b.start).Round(time.Second))
 }
 
-func (b *trainBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
-	}
-}
+func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 
 // trainJSON is the --format json summary (results.json holds everything).
 type trainJSON struct {
@@ -418,7 +442,10 @@ func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Dura
 // losses (as the trained estimators achieve them) and the protocol's counts.
 func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human bool) *report.Grid {
 	metric := "MSE"
-	if job.kind == learn.Binary {
+	switch {
+	case job.cfg.Labels != nil:
+		metric = "Bayes loss"
+	case job.kind == learn.Binary:
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
@@ -468,6 +495,10 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 		c := res.Config
 		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
 			job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
+		if l := c.Labels; l != nil {
+			g.Title = fmt.Sprintf("Labels method (%s, %v observers), %s model: %s per trial, best of %s per D, seed %d",
+				plural(l.M, "label"), l.Observers, job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
+		}
 		g.Notes = []string{
 			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
 			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",

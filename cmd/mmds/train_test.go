@@ -158,8 +158,8 @@ func TestTrainBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"train"}, "one model, gauss or binary"},
-		{[]string{"train", "tree"}, "one model, gauss or binary"},
+		{[]string{"train"}, "give the model to train, gauss, binary or finite"},
+		{[]string{"train", "tree"}, `model "tree": want gauss, binary or finite`},
 		{[]string{"train", "gauss", "--preset", "fast"}, `--preset "fast": must be "paper" or "quick"`},
 		{[]string{"train", "gauss", "--epochs", "0"}, "--epochs 0: must be in [1, 1000000]"},
 		{[]string{"train", "gauss", "--accept", "-1"}, "--accept -1"},

@@ -24,7 +24,7 @@ import (
 type verifyOpts struct {
 	format, out        string
 	summary            bool
-	reportOnly         bool
+	reportOnly, quiet  bool
 	tol                verify.Tolerances
 	certificate, check string
 }
@@ -69,9 +69,10 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.StringVarP(&o.out, "out", "o", "", "write to this file (atomically; - is standard output) instead of standard output")
+	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
@@ -87,11 +88,11 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return badInput("--summary and --format are mutually exclusive")
 	}
 	if err := o.tol.Validate(); err != nil {
-		return usageError{err}
+		return toleranceFlagError(err)
 	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
-		report.Out("--certificate", o.certificate), report.Out("--out", o.out)); err != nil {
+		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
 		return err
 	}
 	var want *verify.Certificate
@@ -104,8 +105,10 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return usageError{err}
 	}
+	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{}})
+		Model: model.Options{}, Progress: bar.Set})
+	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
@@ -161,8 +164,8 @@ func advNames(run *verify.Run) []string {
 	out := make([]string, run.Model.Adversaries())
 	for i := range out {
 		out[i] = fmt.Sprintf("adv %d", i+1)
-		if g, ok := run.Model.(model.GaussModel); ok {
-			out[i] += fmt.Sprintf(" {%s}", strings.Join(g.M.Adversary(i), ","))
+		if names := run.Model.SideNames(i + 1); names != nil {
+			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
 		}
 	}
 	return out
@@ -231,11 +234,14 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		}
 		row = append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
 		main.Rows = append(main.Rows, row)
+		if p.Binary == nil && p.Gauss == nil {
+			continue // a channel (the labels method): its certificate is exact, with no detail
+		}
 
 		var dr []string
 		if binary {
 			b := p.Binary
-			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(*p.Optimum.S0, 4), report.Fixed(*p.Optimum.S1, 4), report.Float(p.Excess.Recon, 3)}
+			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
 			for _, e := range p.Excess.Adv {
 				dr = append(dr, report.Float(e, 3))
 			}
@@ -281,11 +287,16 @@ func verifyNotes(run *verify.Run, rep *verify.Report) []string {
 		referenceLine(run.Model.Kind(), rep.Tolerances.Reference),
 	}
 	n = append(n, findings(rep)...)
-	if run.Model.Kind() == model.Binary {
+	switch run.Model.Kind() {
+	case model.Binary:
 		n = append(n,
 			"SE(L) = √(L(1−L)/n): a 0-1 test error; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors",
 			"optimum: Proposition 2 (HiGHS) at the certified distortion, optimal among all binary privatizers")
-	} else {
+	case model.Finite:
+		n = append(n,
+			"SE(L) = √(L(s−L)/n), s the largest loss: a mean of bounded losses",
+			"optimum: the global LP over all privatizers at the certified distortion; a channel's certified losses are exact finite sums")
+	default:
 		n = append(n,
 			"SE(L) = L·√(2/n): a squared error with Gaussian errors",
 			"optimum: Proposition 1 at the certified distortion, optimal among linear-Gaussian privatizers F = aX + bR (a non-linear privatizer may beat it: \"above optimum\")")
@@ -321,7 +332,7 @@ func findings(rep *verify.Report) []string {
 	for _, p := range rep.Points {
 		if p.GapBest != nil && strings.Contains(p.Verdict, "beats the best known mechanism") {
 			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s, best known %s (please report it, with this results directory)",
-				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Best.MinAdv, -1)))
+				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Gauss().Best.MinAdv, -1)))
 		}
 	}
 	return out
@@ -432,7 +443,7 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 			row = append(row, full(e))
 		}
 		if binary {
-			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(*o.S0), full(*o.S1), full(p.Binary.Change))
+			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(o.Binary().S0), full(o.Binary().S1), full(p.Binary.Change))
 		} else {
 			f := p.Gauss.Fit
 			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))

@@ -178,8 +178,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", corrupt}, "results.json: not a valid results file"},
 		{[]string{"verify", wrongModel}, "model.json"},
 		{[]string{"verify", "--format", "xml", good}, "--format"},
-		{[]string{"verify", "--summary", "--format", "csv", good}, "mutually exclusive"},
-		{[]string{"verify", "--tol-adv-se", "-1", good}, "adv_se"},
+		{[]string{"verify", "--summary", "--format", "csv", good}, "give one of --summary and --format"},
+		{[]string{"verify", "--tol-adv-se", "-1", good}, "--tol-adv-se -1"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, c.args...)
@@ -222,7 +222,7 @@ func TestVerifyReference(t *testing.T) {
 func TestFindingsAreLoud(t *testing.T) {
 	gb, cert := -0.5, 2.0
 	rep := &verify.Report{Points: []verify.Point{{D: 2, Finalized: true, GapBest: &gb, Verdict: "pass (above optimum); beats the best known mechanism",
-		Certified: &loss.Losses{Recon: 1.9, MinAdv: cert}, Optimum: &model.Optimum{Best: &loss.Losses{MinAdv: 1.5}}}}}
+		Certified: &loss.Losses{Recon: 1.9, MinAdv: cert}, Optimum: &model.Optimum{Detail: &model.GaussOptimum{Best: loss.Losses{MinAdv: 1.5}}}}}}
 	if f := findings(rep); len(f) != 1 || !strings.HasPrefix(f[0], "FINDING: at D = 2") || !strings.Contains(f[0], "best known 1.5") {
 		t.Errorf("findings %q", f)
 	}

@@ -1,5 +1,7 @@
 // Package highsx is the only code in mmds that touches HiGHS (through
-// github.com/lanl/highs). It builds a HiGHS model from a highs.Model, sets
+// github.com/lanl/highs and HiGHS's C API). Its callers build a Model
+// (columns with costs, bounds and integrality; sparse rows; a sense); it
+// loads that model into HiGHS, sets
 // mmds's solver options, solves, turns every non-optimal status into a Go
 // error, and keeps the HiGHS object alive while its solution is read.
 //
@@ -17,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -60,51 +61,76 @@ func Defaults() Options {
 type Result struct {
 	X           []float64 // column values (nil without a primal solution)
 	Objective   float64   // objective value, in the model's sense
-	ModelStatus Status    // the outcome
+	Status      Status    // the outcome
 	HasSolution bool      // X is a feasible point (optimal, or a MIP incumbent)
 	// DualBound is a MIP's proven bound on the optimum (NaN for an LP): with
 	// maximization no feasible point exceeds it, even when a limit stopped
 	// the search.
 	DualBound float64
-	// Status is ModelStatus.String(), kept for reports; compare ModelStatus.
-	Status string
-	MIPGap float64       // relative MIP gap at the end; 0 for an LP
-	Nodes  int64         // branch-and-bound nodes; 0 for an LP
-	Time   time.Duration // wall time of the HiGHS run alone
-	IsMIP  bool
+	MIPGap    float64       // relative MIP gap at the end; 0 for an LP
+	Nodes     int64         // branch-and-bound nodes; 0 for an LP
+	Time      time.Duration // wall time of the HiGHS run alone
+	IsMIP     bool
 	// RowDual holds an LP's row duals (nil when HiGHS has none): from Solve,
 	// one per row of the model given, 0 for an empty row (never sent to
 	// HiGHS); from an LP, the same, followed by the rows AddRows added.
 	RowDual []float64
 }
 
-// Solve solves m with the options o. A status other than Optimal is an error
-// wrapping ErrNotOptimal, never a silently returned number.
-func Solve(m *highs.Model, o Options) (Result, error) {
-	return SolveContext(context.Background(), m, o)
+// Solve solves m with the options o and stops when ctx ends: HiGHS's
+// interrupt callbacks poll a flag the context sets, so a cancelled solve
+// returns within well under a second with StatusInterrupted and an error
+// wrapping ErrInterrupted and ctx.Err(). A status other than Optimal is an
+// error wrapping ErrNotOptimal, never a silently returned number.
+func (m *Model) Solve(ctx context.Context, o Options) (Result, error) {
+	if !m.needsScaling() {
+		return m.solve(ctx, o)
+	}
+	// Tiny coefficients: solve the equilibrated model, map its solution
+	// back and re-check it against m (see scaleBelow).
+	s := m.equilibrate()
+	so := withSmallMatrixValue(o)
+	res, err := s.apply(m).solve(ctx, so)
+	if res.Status == StatusError || res.Status == StatusUnknown {
+		// HiGHS gave up on the scaled model: try m as it is.
+		s = scaling{row: ones(m.NumRows()), col: ones(m.NumCols()), obj: 1}
+		res, err = m.solve(ctx, so)
+	}
+	s.unscale(&res)
+	if res.HasSolution {
+		if cerr := s.recheck(m, res.X, max(o.PrimalFeasTol, o.MIPFeasTol, 1e-9)); cerr != nil && err == nil {
+			return res, cerr
+		}
+	}
+	return res, err
 }
 
-// SolveContext is Solve that stops when ctx ends: HiGHS's interrupt callbacks
-// poll a flag the context sets, so a cancelled solve returns within well
-// under a second with StatusInterrupted and an error wrapping ErrInterrupted
-// and ctx.Err().
-func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error) {
-	raw, kept, err := build(m, o)
+// withSmallMatrixValue is o with HiGHS's small_matrix_value at its least
+// (see minMatrixValue), unless o sets it.
+func withSmallMatrixValue(o Options) Options {
+	if _, ok := o.Extra["small_matrix_value"]; ok {
+		return o
+	}
+	extra := map[string]any{"small_matrix_value": minMatrixValue}
+	for k, v := range o.Extra {
+		extra[k] = v
+	}
+	o.Extra = extra
+	return o
+}
+
+// solve loads m as it is and solves it.
+func (m *Model) solve(ctx context.Context, o Options) (Result, error) {
+	raw, kept, err := m.load(o)
 	if err != nil {
 		return Result{}, err
 	}
-	isMIP := false
-	for _, t := range m.VarTypes {
-		if t != highs.ContinuousType {
-			isMIP = true
-		}
-	}
-	res, err := runContext(ctx, raw, isMIP)
+	res, err := runContext(ctx, raw, m.IsMIP())
 	if kept != nil && res.RowDual != nil {
 		// Row duals in m's row order: HiGHS never saw the empty rows, and 0
 		// is an optimal dual for each (it has no coefficient, so it changes
 		// no reduced cost and, at dual 0, not the dual objective).
-		full := make([]float64, max(len(m.RowLower), len(m.RowUpper)))
+		full := make([]float64, m.NumRows())
 		for i, r := range kept {
 			full[r] = res.RowDual[i]
 		}
@@ -113,11 +139,12 @@ func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error
 	return res, err
 }
 
-// WriteModel writes m to path; HiGHS picks the format from the extension
-// (.mps or .lp). The caller is responsible for atomicity (write to a
-// temporary name with the same extension, then rename).
-func WriteModel(m *highs.Model, path string) error {
-	raw, _, err := build(m, Defaults())
+// Write writes m to path; HiGHS picks the format from the extension (.mps
+// or .lp). Entries below 1e-12 in magnitude are left out (HiGHS's least
+// small_matrix_value). The caller is responsible for atomicity (write to a temporary
+// name with the same extension, then rename).
+func (m *Model) Write(path string) error {
+	raw, _, err := m.load(withSmallMatrixValue(Defaults()))
 	if err != nil {
 		return err
 	}
@@ -132,70 +159,20 @@ func WriteModel(m *highs.Model, path string) error {
 	return nil
 }
 
-// build loads m into HiGHS with the options o. kept maps HiGHS's rows to
-// m's (nil when it kept every row: see dropEmptyRows).
-func build(m *highs.Model, o Options) (raw *highs.RawModel, kept []int, err error) {
-	m, kept, err = dropEmptyRows(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, err = m.ToRawModel()
-	if err != nil {
-		return nil, nil, fmt.Errorf("highs: build model: %w", err)
-	}
-	if err := applyOptions(raw, o); err != nil {
-		return nil, nil, err
-	}
-	return raw, kept, nil
+// Solve solves a lanl/highs model (the benchmark's MPS reader builds those)
+// like Model.Solve, without a context.
+func Solve(m *highs.Model, o Options) (Result, error) {
+	return FromHighs(m).Solve(context.Background(), o)
 }
 
-// dropEmptyRows returns m without its rows that have no nonzero
-// coefficient, and the index in m of each row it keeps (nil when it keeps
-// them all). lanl/highs v1.0.0 builds a wrong CSR matrix when a row is
-// empty (it starts a row only at a nonzero), so such rows must not reach it.
-// An empty row is the constant constraint lo ≤ 0 ≤ hi: dropped when it
-// holds, an error when it does not.
-func dropEmptyRows(m *highs.Model) (*highs.Model, []int, error) {
-	nr := max(len(m.RowLower), len(m.RowUpper))
-	used := make([]bool, nr)
-	for _, nz := range m.ConstMatrix {
-		if nz.Val != 0 && nz.Row < nr {
-			used[nz.Row] = true
-		}
-	}
-	if !slices.Contains(used, false) {
-		return m, nil, nil
-	}
-	out := *m
-	out.RowLower, out.RowUpper, out.ConstMatrix = nil, nil, nil
-	newIndex := make([]int, nr)
-	var kept []int
-	for r := 0; r < nr; r++ {
-		lo, hi := bound(m.RowLower, r, math.Inf(-1)), bound(m.RowUpper, r, math.Inf(1))
-		if !used[r] {
-			if lo > 0 || hi < 0 {
-				return nil, nil, fmt.Errorf("%w: %w: row %d has no coefficients but needs %g ≤ 0 ≤ %g", ErrNotOptimal, ErrInfeasible, r, lo, hi)
-			}
-			continue
-		}
-		newIndex[r] = len(out.RowLower)
-		kept = append(kept, r)
-		out.RowLower = append(out.RowLower, lo)
-		out.RowUpper = append(out.RowUpper, hi)
-	}
-	for _, nz := range m.ConstMatrix {
-		if nz.Val != 0 {
-			out.ConstMatrix = append(out.ConstMatrix, highs.Nonzero{Row: newIndex[nz.Row], Col: nz.Col, Val: nz.Val})
-		}
-	}
-	return &out, kept, nil
+// SolveContext solves a lanl/highs model like Model.Solve.
+func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error) {
+	return FromHighs(m).Solve(ctx, o)
 }
 
-func bound(b []float64, i int, def float64) float64 {
-	if i < len(b) {
-		return b[i]
-	}
-	return def
+// WriteModel writes a lanl/highs model like Model.Write.
+func WriteModel(m *highs.Model, path string) error {
+	return FromHighs(m).Write(path)
 }
 
 func applyOptions(raw *highs.RawModel, o Options) error {

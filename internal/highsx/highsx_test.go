@@ -16,30 +16,35 @@ import (
 
 // lp2 is: maximize x + y s.t. x + 2y ≤ 4, 3x + y ≤ 6, x, y ≥ 0, whose optimum
 // is the vertex where both rows bind: x = 8/5, y = 6/5, objective 14/5.
-func lp2() *highs.Model {
-	m := &highs.Model{Maximize: true, ColCosts: []float64{1, 1}, ColLower: []float64{0, 0}}
-	m.AddDenseRow(math.Inf(-1), []float64{1, 2}, 4)
-	m.AddDenseRow(math.Inf(-1), []float64{3, 1}, 6)
+func lp2() *Model {
+	m := NewModel(2)
+	m.Maximize = true
+	m.Cost[0], m.Cost[1] = 1, 1
+	m.AddRow(math.Inf(-1), 4, []int{0, 1}, []float64{1, 2})
+	m.AddRow(math.Inf(-1), 6, []int{0, 1}, []float64{3, 1})
 	return m
 }
 
+// solve is Model.Solve without a context.
+func solve(m *Model, o Options) (Result, error) { return m.Solve(context.Background(), o) }
+
 func TestSolveLP(t *testing.T) {
-	res, err := Solve(lp2(), Defaults())
+	res, err := solve(lp2(), Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) || !scalar.EqualWithinAbs(res.X[0], 8.0/5, 1e-12) || !scalar.EqualWithinAbs(res.X[1], 6.0/5, 1e-12) {
 		t.Errorf("got x = %v, objective %v; want (8/5, 6/5), 14/5", res.X, res.Objective)
 	}
-	if res.IsMIP || res.Status != "Optimal" {
+	if res.IsMIP || res.Status != StatusOptimal {
 		t.Errorf("IsMIP = %v, Status = %q", res.IsMIP, res.Status)
 	}
 }
 
 func TestSolveMIP(t *testing.T) {
 	m := lp2()
-	m.VarTypes = []highs.VariableType{highs.IntegerType, highs.IntegerType}
-	res, err := Solve(m, Defaults())
+	m.Integer[0], m.Integer[1] = true, true
+	res, err := solve(m, Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,16 +55,18 @@ func TestSolveMIP(t *testing.T) {
 }
 
 func TestEmptyRows(t *testing.T) {
-	m := lp2()
 	// An empty row that holds (−1 ≤ 0 ≤ 1) in the middle must not disturb the others.
-	m.RowLower = []float64{m.RowLower[0], -1, m.RowLower[1]}
-	m.RowUpper = []float64{m.RowUpper[0], 1, m.RowUpper[1]}
-	for i := range m.ConstMatrix {
-		if m.ConstMatrix[i].Row == 1 {
-			m.ConstMatrix[i].Row = 2
-		}
+	withEmpty := func(lo float64) *Model {
+		m := NewModel(2)
+		m.Maximize = true
+		m.Cost[0], m.Cost[1] = 1, 1
+		m.AddRow(math.Inf(-1), 4, []int{0, 1}, []float64{1, 2})
+		m.AddRow(lo, 1, nil, nil)
+		m.AddRow(math.Inf(-1), 6, []int{1, 0}, []float64{1, 3})
+		return m
 	}
-	res, err := Solve(m, Defaults())
+	m := withEmpty(-1)
+	res, err := solve(m, Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,7 @@ func TestEmptyRows(t *testing.T) {
 	}
 	// The duals follow m's rows, the empty one's 0: both other rows bind,
 	// and their duals are those of lp2 without the empty row.
-	plain, err := Solve(lp2(), Defaults())
+	plain, err := solve(lp2(), Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,30 +104,30 @@ func TestEmptyRows(t *testing.T) {
 		t.Errorf("LP row duals after a slack row %v, want %v then 0", d, res.RowDual)
 	}
 	// An empty row that cannot hold (1 ≤ 0) makes the model infeasible.
-	m.RowLower[1] = 1
-	if _, err := Solve(m, Defaults()); !errors.Is(err, ErrNotOptimal) {
+	if _, err := solve(withEmpty(1), Defaults()); !errors.Is(err, ErrNotOptimal) {
 		t.Errorf("unsatisfiable empty row: err = %v, want ErrNotOptimal", err)
 	}
 }
 
 func TestNotOptimal(t *testing.T) {
 	infeasible := lp2()
-	infeasible.AddDenseRow(5, []float64{1, 1}, math.Inf(1)) // x + y ≥ 5 but x + y ≤ 14/5
-	unbounded := &highs.Model{Maximize: true, ColCosts: []float64{1}, ColLower: []float64{0}}
-	unbounded.AddDenseRow(0, []float64{1}, math.Inf(1))
+	infeasible.AddRow(5, math.Inf(1), []int{0, 1}, []float64{1, 1}) // x + y ≥ 5 but x + y ≤ 14/5
+	unbounded := NewModel(1)
+	unbounded.Maximize, unbounded.Cost[0] = true, 1
+	unbounded.AddRow(0, math.Inf(1), []int{0}, []float64{1})
 	for _, c := range []struct {
 		name   string
-		m      *highs.Model
+		m      *Model
 		status Status
 		err    error
 	}{{"infeasible", infeasible, StatusInfeasible, ErrInfeasible}, {"unbounded", unbounded, StatusUnbounded, ErrUnbounded}} {
 		name := c.name
-		res, err := Solve(c.m, Defaults())
+		res, err := solve(c.m, Defaults())
 		if !errors.Is(err, ErrNotOptimal) || !errors.Is(err, c.err) {
 			t.Errorf("%s: err = %v, want ErrNotOptimal and %v", name, err, c.err)
 		}
-		if res.ModelStatus != c.status {
-			t.Errorf("%s: status %v, want %v", name, res.ModelStatus, c.status)
+		if res.Status != c.status {
+			t.Errorf("%s: status %v, want %v", name, res.Status, c.status)
 		}
 		if res.X != nil {
 			t.Errorf("%s: a non-optimal solve returned values %v", name, res.X)
@@ -131,11 +138,11 @@ func TestNotOptimal(t *testing.T) {
 func TestBadOption(t *testing.T) {
 	o := Defaults()
 	o.Extra = map[string]any{"no_such_option": true}
-	if _, err := Solve(lp2(), o); err == nil {
+	if _, err := solve(lp2(), o); err == nil {
 		t.Error("unknown option: no error")
 	}
 	o.Extra = map[string]any{"mip_rel_gap": []int{1}}
-	if _, err := Solve(lp2(), o); err == nil {
+	if _, err := solve(lp2(), o); err == nil {
 		t.Error("option of unsupported type: no error")
 	}
 }
@@ -144,19 +151,19 @@ func TestBadOption(t *testing.T) {
 // 1999): Σ_j a_rj x_j + s_r⁺ − s_r⁻ = ⌊Σ_j a_rj / 2⌋ for r < rows, x binary,
 // minimize the slacks. Branch and bound needs a number of nodes exponential
 // in cols; with rows = 4, cols = 40 HiGHS runs for minutes.
-func marketSplit(rows, cols int) *highs.Model {
-	m := &highs.Model{}
+func marketSplit(rows, cols int) *Model {
 	nc := cols + 2*rows
-	m.ColCosts = make([]float64, nc)
-	m.ColLower = make([]float64, nc)
-	m.ColUpper = make([]float64, nc)
-	m.VarTypes = make([]highs.VariableType, nc)
+	m := NewModel(nc)
 	for j := 0; j < cols; j++ {
-		m.ColUpper[j] = 1
-		m.VarTypes[j] = highs.IntegerType
+		m.Upper[j] = 1
+		m.Integer[j] = true
 	}
 	for j := cols; j < nc; j++ {
-		m.ColCosts[j], m.ColUpper[j] = 1, math.Inf(1)
+		m.Cost[j] = 1
+	}
+	all := make([]int, nc)
+	for j := range all {
+		all[j] = j
 	}
 	seed := uint64(12345)
 	for r := 0; r < rows; r++ {
@@ -169,7 +176,7 @@ func marketSplit(rows, cols int) *highs.Model {
 		}
 		row[cols+2*r], row[cols+2*r+1] = 1, -1
 		rhs := math.Floor(sum / 2)
-		m.AddDenseRow(rhs, row, rhs)
+		m.AddRow(rhs, rhs, all, row)
 	}
 	return m
 }
@@ -180,25 +187,25 @@ func TestInterrupt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := SolveContext(ctx, marketSplit(4, 40), Defaults())
-	t.Logf("returned %v after the deadline (status %v)", time.Since(start)-200*time.Millisecond, res.ModelStatus)
+	res, err := marketSplit(4, 40).Solve(ctx, Defaults())
+	t.Logf("returned %v after the deadline (status %v)", time.Since(start)-200*time.Millisecond, res.Status)
 	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotOptimal) {
 		t.Fatalf("err = %v, want ErrInterrupted wrapping the context's error", err)
 	}
-	if res.ModelStatus != StatusInterrupted {
-		t.Errorf("status %v, want Interrupted", res.ModelStatus)
+	if res.Status != StatusInterrupted {
+		t.Errorf("status %v, want Interrupted", res.Status)
 	}
-	if res.HasSolution && len(res.X) != len(marketSplit(4, 40).ColCosts) {
+	if res.HasSolution && len(res.X) != marketSplit(4, 40).NumCols() {
 		t.Errorf("incumbent has %d values", len(res.X))
 	}
 	done, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	if _, err := SolveContext(done, lp2(), Defaults()); !errors.Is(err, context.Canceled) {
+	if _, err := lp2().Solve(done, Defaults()); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
 	}
 	// The same LP with a live context is unaffected by the callback.
-	if res, err := SolveContext(context.Background(), lp2(), Defaults()); err != nil || res.ModelStatus != StatusOptimal {
-		t.Errorf("live context: %v, %v", res.ModelStatus, err)
+	if res, err := solve(lp2(), Defaults()); err != nil || res.Status != StatusOptimal {
+		t.Errorf("live context: %v, %v", res.Status, err)
 	}
 }
 
@@ -207,9 +214,9 @@ func TestInterrupt(t *testing.T) {
 func TestTimeLimit(t *testing.T) {
 	o := Defaults()
 	o.TimeLimit = 100 * time.Millisecond
-	res, err := Solve(marketSplit(4, 40), o)
-	if !errors.Is(err, ErrTimeLimit) || res.ModelStatus != StatusTimeLimit {
-		t.Fatalf("status %v, err = %v; want TimeLimit", res.ModelStatus, err)
+	res, err := solve(marketSplit(4, 40), o)
+	if !errors.Is(err, ErrTimeLimit) || res.Status != StatusTimeLimit {
+		t.Fatalf("status %v, err = %v; want TimeLimit", res.Status, err)
 	}
 	if math.IsNaN(res.DualBound) || (res.HasSolution && res.DualBound > res.Objective+1e-9) {
 		t.Errorf("dual bound %v, incumbent %v (has %v): a minimization's bound must not exceed its incumbent", res.DualBound, res.Objective, res.HasSolution)
@@ -223,18 +230,18 @@ func TestTimeLimit(t *testing.T) {
 func TestSolveFileTimeLimit(t *testing.T) {
 	dir := t.TempDir()
 	hard, lp := filepath.Join(dir, "split.mps"), filepath.Join(dir, "lp2.mps")
-	if err := WriteModel(marketSplit(4, 40), hard); err != nil {
+	if err := marketSplit(4, 40).Write(hard); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteModel(lp2(), lp); err != nil {
+	if err := lp2().Write(lp); err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 100 * time.Millisecond} {
 		o := Defaults()
 		o.TimeLimit = limit
 		res, err := SolveFile(hard, o)
-		if !errors.Is(err, ErrTimeLimit) || res.ModelStatus != StatusTimeLimit {
-			t.Fatalf("limit %v: status %v, err = %v; want TimeLimit", limit, res.ModelStatus, err)
+		if !errors.Is(err, ErrTimeLimit) || res.Status != StatusTimeLimit {
+			t.Fatalf("limit %v: status %v, err = %v; want TimeLimit", limit, res.Status, err)
 		}
 		if !res.IsMIP || math.IsNaN(res.DualBound) {
 			t.Errorf("limit %v: IsMIP %v, dual bound %v: the file's MIP was not solved as one", limit, res.IsMIP, res.DualBound)
@@ -265,8 +272,8 @@ func TestLPSetCosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := lp2()
-		m.ColCosts = c
-		want, err := Solve(m, Defaults())
+		copy(m.Cost, c)
+		want, err := solve(m, Defaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,5 +336,102 @@ func BenchmarkLPResolve(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFromHighs: a lanl/highs model solves through the adapters like the
+// same Model; a repeated coordinate keeps its last value, as lanl/highs
+// does, and columns without bounds are free.
+func TestFromHighs(t *testing.T) {
+	h := &highs.Model{Maximize: true, ColCosts: []float64{1, 1}, ColLower: []float64{0, 0},
+		VarTypes: []highs.VariableType{highs.ContinuousType, highs.ContinuousType}}
+	h.AddDenseRow(math.Inf(-1), []float64{1, 2}, 4)
+	h.AddDenseRow(math.Inf(-1), []float64{3, 1}, 6)
+	h.ConstMatrix = append(h.ConstMatrix, highs.Nonzero{Row: 1, Col: 0, Val: 3}) // same value again
+	res, err := Solve(h, Defaults())
+	if err != nil || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
+		t.Errorf("Solve: %v, %v; want 14/5", res.Objective, err)
+	}
+	m := FromHighs(h)
+	if lo, hi, col, val := m.Row(1); lo != math.Inf(-1) || hi != 6 || !slices.Equal(col, []int{0, 1}) || !slices.Equal(val, []float64{3, 1}) {
+		t.Errorf("row 1: %v ≤ %v·x[%v] ≤ %v", lo, val, col, hi)
+	}
+	if m.Upper[0] != math.Inf(1) || m.IsMIP() {
+		t.Errorf("upper bound %v, MIP %v", m.Upper[0], m.IsMIP())
+	}
+}
+
+// TestAddRow: entries are kept in column order with duplicates summed and
+// zeros dropped.
+func TestAddRow(t *testing.T) {
+	m := NewModel(4)
+	m.AddRow(0, 1, []int{3, 1, 3, 0, 2}, []float64{1, 2, 0.5, 0, 1})
+	m.AddRow(-1, 0, []int{2, 2}, []float64{1, -1})
+	if _, _, col, val := m.Row(0); !slices.Equal(col, []int{1, 2, 3}) || !slices.Equal(val, []float64{2, 1, 1.5}) {
+		t.Errorf("row 0: %v at %v", val, col)
+	}
+	if _, _, col, _ := m.Row(1); len(col) != 0 {
+		t.Errorf("row 1 kept %v", col)
+	}
+}
+
+// TestInvalidModel: NaN and infinite coefficients are errors before HiGHS
+// runs; crossed bounds are an infeasible model.
+func TestInvalidModel(t *testing.T) {
+	for name, m := range map[string]*Model{
+		"NaN cost":     func() *Model { m := lp2(); m.Cost[0] = math.NaN(); return m }(),
+		"NaN bound":    func() *Model { m := lp2(); m.Upper[1] = math.NaN(); return m }(),
+		"NaN entry":    func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.NaN()}); return m }(),
+		"infinite one": func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.Inf(1)}); return m }(),
+	} {
+		if _, err := solve(m, Defaults()); !errors.Is(err, ErrInvalidModel) {
+			t.Errorf("%s: err = %v, want ErrInvalidModel", name, err)
+		}
+	}
+	for name, m := range map[string]*Model{
+		"crossed column": func() *Model { m := lp2(); m.Lower[1], m.Upper[1] = 2, 1; return m }(),
+		"crossed row":    func() *Model { m := lp2(); m.AddRow(1, 0, []int{0}, []float64{1}); return m }(),
+	} {
+		if _, err := solve(m, Defaults()); !errors.Is(err, ErrInfeasible) {
+			t.Errorf("%s: err = %v, want ErrInfeasible", name, err)
+		}
+	}
+}
+
+func TestStatusText(t *testing.T) {
+	for s := StatusUnknown; s <= StatusError; s++ {
+		text, err := s.MarshalText()
+		var back Status
+		if err != nil || back.UnmarshalText(text) != nil || back != s {
+			t.Errorf("%v: %q, %v → %v", s, text, err, back)
+		}
+	}
+	var s Status
+	if err := s.UnmarshalText([]byte("optimal")); !errors.Is(err, ErrUnknownStatus) {
+		t.Errorf("lower-case name: err = %v, want ErrUnknownStatus", err)
+	}
+	if _, err := Status(99).MarshalText(); !errors.Is(err, ErrUnknownStatus) {
+		t.Errorf("Status(99): err = %v", err)
+	}
+}
+
+// TestTinyCoefficients: entries below HiGHS's small_matrix_value (1e-9)
+// used to be dropped with a warning (or refused); the model is now solved
+// scaled, and its answer is the one of the model as given. (An entry below
+// 1e-12 times the largest of its row is left out: see scaling.apply.)
+func TestTinyCoefficients(t *testing.T) {
+	for _, a := range []float64{5e-10, 2e-12, 1e-6} {
+		// max t  s.t.  t − a·s ≤ 0, t ≤ 1, 0 ≤ s ≤ 1: t = a.
+		m := NewModel(2)
+		m.Maximize, m.Cost[0], m.Upper[1] = true, 1, 1
+		m.AddRow(math.Inf(-1), 0, []int{0, 1}, []float64{1, -a})
+		m.AddRow(math.Inf(-1), 1, []int{0}, []float64{1})
+		res, err := solve(m, Defaults())
+		if err != nil || !scalar.EqualWithinRel(res.Objective, a, 1e-9) || !scalar.EqualWithinRel(res.X[0], a, 1e-9) {
+			t.Errorf("a = %g: objective %v, x %v, err %v", a, res.Objective, res.X, err)
+		}
+		if len(res.RowDual) != 2 || !scalar.EqualWithinRel(res.RowDual[0], 1, 1e-9) {
+			t.Errorf("a = %g: row duals %v, want 1 for the binding row", a, res.RowDual)
+		}
 	}
 }

@@ -24,19 +24,18 @@ type LP struct {
 	rows int
 }
 
-// NewLP loads m into HiGHS with the options o.
-func NewLP(m *highs.Model, o Options) (*LP, error) {
-	raw, kept, err := build(m, o)
+// NewLP loads m into HiGHS with the options o. A persistent LP is not
+// scaled (its costs and rows change between solves); with tiny
+// coefficients it keeps every entry down to 1e-12 (see minMatrixValue).
+func NewLP(m *Model, o Options) (*LP, error) {
+	if m.needsScaling() {
+		o = withSmallMatrixValue(o)
+	}
+	raw, kept, err := m.load(o)
 	if err != nil {
 		return nil, err
 	}
-	lp := &LP{raw: raw, kept: kept, rows: max(len(m.RowLower), len(m.RowUpper))}
-	for _, t := range m.VarTypes {
-		if t != highs.ContinuousType {
-			lp.isMIP = true
-		}
-	}
-	return lp, nil
+	return &LP{raw: raw, kept: kept, rows: m.NumRows(), isMIP: m.IsMIP()}, nil
 }
 
 // SetCosts replaces the costs of columns 0 .. len(c)−1.
@@ -51,21 +50,21 @@ func (lp *LP) SetCosts(c []float64) error {
 	return nil
 }
 
-// Solve solves the current model like SolveContext. When a warm-started
+// Solve solves the current model like Model.Solve. When a warm-started
 // run ends in StatusUnknown or StatusError (HiGHS gave up on the basis it
 // inherited, which happens now and then after rows change), the solver
 // state is cleared and the model solved once more from scratch.
 func (lp *LP) Solve(ctx context.Context) (Result, error) {
 	defer runtime.KeepAlive(lp.raw)
 	res, err := runContext(ctx, lp.raw, lp.isMIP)
-	if err != nil && (res.ModelStatus == StatusUnknown || res.ModelStatus == StatusError) && ctx.Err() == nil {
+	if err != nil && (res.Status == StatusUnknown || res.Status == StatusError) && ctx.Err() == nil {
 		if C.Highs_clearSolver(handle(lp.raw)) == C.kHighsStatusError {
 			return res, err
 		}
 		res, err = runContext(ctx, lp.raw, lp.isMIP)
 	}
 	if lp.kept != nil && res.RowDual != nil {
-		// m's rows in m's order, 0 for an empty one (as SolveContext), then
+		// m's rows in m's order, 0 for an empty one (as Model.Solve), then
 		// the rows AddRows appended.
 		full := make([]float64, lp.rows, lp.rows+len(res.RowDual)-len(lp.kept))
 		for i, r := range lp.kept {

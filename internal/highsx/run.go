@@ -57,7 +57,7 @@ func runContext(ctx context.Context, raw *highs.RawModel, isMIP bool) (Result, e
 	defer C.free(unsafe.Pointer(flag))
 	if ctx.Done() != nil {
 		if err := ctx.Err(); err != nil {
-			return Result{ModelStatus: StatusInterrupted, Status: StatusInterrupted.String(), IsMIP: isMIP},
+			return Result{Status: StatusInterrupted, IsMIP: isMIP},
 				fmt.Errorf("%w: %w", StatusInterrupted.err(), err)
 		}
 		if C.mmdsWatch(h, flag) == C.kHighsStatusError {
@@ -84,14 +84,14 @@ func runContext(ctx context.Context, raw *highs.RawModel, isMIP bool) (Result, e
 		if st == StatusOptimal || st == StatusUnknown {
 			st = StatusError
 		}
-		return Result{ModelStatus: st, Status: st.String(), Time: elapsed, IsMIP: isMIP},
+		return Result{Status: st, Time: elapsed, IsMIP: isMIP},
 			fmt.Errorf("%w: Highs_run returned an error (model status %s)", ErrNotOptimal, st)
 	}
 	st := convertStatus(C.Highs_getModelStatus(h))
 	if st == StatusInterrupted && ctx.Err() == nil {
 		st = StatusUnknown // nobody asked: treat as an unexplained stop
 	}
-	res := Result{ModelStatus: st, Status: st.String(), Time: elapsed, IsMIP: isMIP}
+	res := Result{Status: st, Time: elapsed, IsMIP: isMIP}
 	if err := readSolution(h, &res); err != nil {
 		return res, err
 	}
@@ -129,7 +129,7 @@ func readSolution(h unsafe.Pointer, res *Result) error {
 	}
 	// An LP's point is only reported at the optimum; a MIP's incumbent is
 	// feasible whatever stopped the search.
-	if ps != C.kHighsSolutionStatusFeasible || nc == 0 || (!res.IsMIP && res.ModelStatus != StatusOptimal) {
+	if ps != C.kHighsSolutionStatusFeasible || nc == 0 || (!res.IsMIP && res.Status != StatusOptimal) {
 		return nil
 	}
 	col := make([]float64, nc)

@@ -41,6 +41,26 @@ func (s Status) String() string {
 	return statusNames[s]
 }
 
+// MarshalText encodes s as its String.
+func (s Status) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownStatus, int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText decodes a status's String; any other text is an error
+// wrapping ErrUnknownStatus.
+func (s *Status) UnmarshalText(text []byte) error {
+	for i, name := range statusNames {
+		if string(text) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q", ErrUnknownStatus, text)
+}
+
 // Sentinel errors. Every error for a model HiGHS did not solve to optimality
 // wraps ErrNotOptimal and, where it applies, one of the others.
 var (
@@ -49,6 +69,11 @@ var (
 	ErrUnbounded   = errors.New("highs: unbounded")
 	ErrTimeLimit   = errors.New("highs: time limit reached")
 	ErrInterrupted = errors.New("highs: interrupted")
+	// ErrInvalidModel: the model has a NaN, an infinite coefficient or
+	// cost, or crossed bounds; it was not solved.
+	ErrInvalidModel = errors.New("highs: invalid model")
+	// ErrUnknownStatus: a status text or number that is not a Status.
+	ErrUnknownStatus = errors.New("highs: unknown status")
 )
 
 // err returns the error for a non-optimal status (nil for StatusOptimal).

@@ -61,6 +61,12 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("jsonconf: Unmarshal needs a non-nil pointer")
 	}
+	if bytes.HasPrefix(data, bom) {
+		// Named, not decoded: encoding/json would call it "invalid
+		// character 'ï'", and accepting it would give one file two
+		// spellings that hash differently.
+		return &Error{"starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"}
+	}
 	if err := check(data, rv.Type()); err != nil {
 		return err
 	}
@@ -71,6 +77,9 @@ func Unmarshal(data []byte, v any) error {
 	}
 	return nil
 }
+
+// bom is the UTF-8 byte order mark some editors write at the start of a file.
+var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Error is the error of Decode and Unmarshal: one line, safe to print.
 type Error struct{ msg string }
@@ -361,9 +370,16 @@ func message(err error) string {
 	case errors.As(err, &je):
 		return je.msg // a custom unmarshaler's, through Unmarshal
 	case errors.As(err, &te):
-		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, cut(te.Value), te.Type, te.Offset)
+		if te.Field == "" {
+			return fmt.Sprintf("the file holds a JSON %s: want %s", cut(te.Value), typeWords(te.Type))
+		}
+		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, cut(te.Value), typeWords(te.Type), te.Offset)
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, cut(se.Error()))
+		hint := ""
+		if s := se.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
+			hint = " (NaN and Infinity are not JSON: every number must be finite)"
+		}
+		return fmt.Sprintf("malformed JSON at byte %d: %s%s", se.Offset, cut(se.Error()), hint)
 	case errors.Is(err, io.EOF):
 		return "empty file: want a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -373,6 +389,48 @@ func message(err error) string {
 		return "unknown field " + cut(f)
 	}
 	return "malformed JSON: " + cut(err.Error())
+}
+
+// typeWords names what a Go type holds in JSON's words, for messages that
+// must not name Go types ("float64", "mip.BinaryConfig").
+func typeWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number ≥ 0"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + pluralWords(typeWords(t.Elem()))
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a value of another type"
+}
+
+// pluralWords turns typeWords' "a number" into "numbers", "a list of
+// numbers" into "lists of numbers".
+func pluralWords(w string) string {
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "a "), "an ")
+	switch {
+	case w == "true or false":
+		return "true/false values"
+	case strings.HasPrefix(w, "list of "):
+		return "lists of " + strings.TrimPrefix(w, "list of ")
+	case strings.HasPrefix(w, "whole number"):
+		return "whole numbers" + strings.TrimPrefix(w, "whole number")
+	case w == "value of another type":
+		return "values of another type"
+	}
+	return w + "s"
 }
 
 // cut shortens text that may hold a piece of the file (a number's digits, a

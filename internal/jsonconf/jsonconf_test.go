@@ -72,7 +72,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 		{`{"a": 1,`, "malformed JSON: unexpected end of file", nil},
 		{`{"a": 1}}`, "unexpected data after the JSON value", nil},
 		{`{"a": 1} {"a": 2}`, "unexpected data after the JSON value", nil},
-		{`{"a": "x"}`, `field "a": cannot use JSON string as float64`, nil},
+		{`{"a": "x"}`, `field "a": cannot use JSON string as a number`, nil},
 		{`{"b": [1, true]}`, `field "b": cannot use JSON bool`, nil},
 		{`{"z": 1}`, `unknown field "z" (allowed: a, b, c, m, e, Plain)`, nil},
 		{`{"a": 1e999}`, `field "a"`, nil},
@@ -90,7 +90,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 		{`{"cs": [{"v": 1, "v": 2}]}`, `key "v" appears twice in object "cs[0]"`, func() any { return new(withCustom) }},
 		{`{"cs": [{"w": 1}]}`, `unknown field "w" (allowed: v)`, func() any { return new(withCustom) }},
 		{`{"` + long + `": 1}`, `unknown field "` + long[:40] + `"…`, nil},
-		{`{"a": "` + long + `"}`, `cannot use JSON string as float64`, nil},
+		{`{"a": "` + long + `"}`, `cannot use JSON string as a number`, nil},
 		{`{"a": 1` + strings.Repeat("0", 200) + `e999}`, `field "a"`, nil},
 		{`{"b": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, `nested deeper than 256 levels`, nil},
 	}
@@ -226,4 +226,35 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("%q: decoded %+v, a first-wins exact reader gives %+v", in, s, want)
 		}
 	})
+}
+
+// Messages name JSON's kinds of values, never Go types, and a byte order
+// mark is named rather than decoded as "invalid character 'ï'".
+func TestMessagesInJSONWords(t *testing.T) {
+	type inner struct {
+		X float64 `json:"x"`
+	}
+	var v struct {
+		F  float64     `json:"f"`
+		N  int         `json:"n"`
+		L  [][]float64 `json:"l"`
+		In inner       `json:"in"`
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"f": "x"}`, `field "f": cannot use JSON string as a number`},
+		{`{"n": 1.5}`, `field "n": cannot use JSON number 1.5 as a whole number`},
+		{`{"l": [1]}`, `cannot use JSON number as a list of numbers`},
+		{`{"l": "x"}`, `cannot use JSON string as a list of lists of numbers`},
+		{`{"in": 3}`, `cannot use JSON number as an object`},
+		{`[1, 2]`, `the file holds a JSON array: want an object`},
+		{"\uFEFF{\"f\": 1}", "starts with a UTF-8 byte order mark"},
+	} {
+		err := Unmarshal([]byte(c.in), &v)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.in, err, c.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "float64") || strings.Contains(err.Error(), "jsonconf.") || strings.Contains(err.Error(), "ï")) {
+			t.Errorf("%q: %v names a Go type or a mangled byte", c.in, err)
+		}
+	}
 }

@@ -4,10 +4,12 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MaxPoints bounds N so a typo cannot ask for billions of solves.
@@ -74,4 +76,105 @@ func (s Spec) Values() []float64 {
 // String returns the spec in the form Parse reads.
 func (s Spec) String() string {
 	return strconv.FormatFloat(s.D0, 'g', -1, 64) + ":" + strconv.FormatFloat(s.D1, 'g', -1, 64) + ":" + strconv.Itoa(s.N)
+}
+
+// NotReached is the status of a threshold a limit stopped the sweep
+// before (Budget): it was never solved.
+const NotReached = "not reached"
+
+// Budget bounds a sweep with one semantics on every solve path: points are
+// solved in order, and a point starts only while fewer than MaxPoints have
+// been solved and the deadline has not passed; the points after the first
+// refused one are not reached. A point that has started is not cut short
+// by the budget (solvers with their own time limit get Share of it).
+type Budget struct {
+	MaxPoints int       // 0: no bound
+	Deadline  time.Time // zero: none
+	Now       func() time.Time
+}
+
+// NewBudget starts a budget now: maxPoints points at most (0: all) within
+// limit (0: none).
+func NewBudget(maxPoints int, limit time.Duration, now func() time.Time) Budget {
+	if now == nil {
+		now = time.Now
+	}
+	b := Budget{MaxPoints: maxPoints, Now: now}
+	if limit > 0 {
+		b.Deadline = now().Add(limit)
+	}
+	return b
+}
+
+// Stop says why point i (0-based) may not start: StopNone when it may.
+func (b Budget) Stop(i int) Stop {
+	switch {
+	case b.MaxPoints > 0 && i >= b.MaxPoints:
+		return StopMaxPoints
+	case !b.Deadline.IsZero() && !b.now().Before(b.Deadline):
+		return StopTimeLimit
+	}
+	return StopNone
+}
+
+// Share is point i's share of the time left when n points are asked for:
+// the time left over the points still to solve (at least a millisecond;
+// 0 without a deadline).
+func (b Budget) Share(i, n int) time.Duration {
+	if b.Deadline.IsZero() {
+		return 0
+	}
+	if b.MaxPoints > 0 {
+		n = min(n, b.MaxPoints)
+	}
+	return max(b.Deadline.Sub(b.now())/time.Duration(max(n-i, 1)), time.Millisecond)
+}
+
+func (b Budget) now() time.Time {
+	if b.Now == nil {
+		return time.Now()
+	}
+	return b.Now()
+}
+
+// Stop is why a Budget stopped a sweep.
+type Stop int
+
+// The reasons.
+const (
+	StopNone      Stop = iota // every point was reached
+	StopMaxPoints             // the point bound (--max-points)
+	StopTimeLimit             // the deadline (--time-limit)
+)
+
+// ErrStop is wrapped by UnmarshalText's errors.
+var ErrStop = errors.New("sweep: unknown stop reason")
+
+var stopNames = [...]string{StopNone: "", StopMaxPoints: "max points", StopTimeLimit: "time limit"}
+
+// String is "" for StopNone, "max points" or "time limit".
+func (s Stop) String() string {
+	if s < 0 || int(s) >= len(stopNames) {
+		return fmt.Sprintf("Stop(%d)", int(s))
+	}
+	return stopNames[s]
+}
+
+// MarshalText writes String.
+func (s Stop) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(stopNames) {
+		return nil, fmt.Errorf("%w: %d", ErrStop, int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads String's form.
+func (s *Stop) UnmarshalText(b []byte) error {
+	for i, n := range stopNames {
+		if string(b) == n {
+			*s = Stop(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q", ErrStop, b)
 }

@@ -1,9 +1,11 @@
 package sweep
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseAndValues(t *testing.T) {
@@ -86,4 +88,57 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: String() = %q does not parse back (%v)", in, s.String(), err)
 		}
 	})
+}
+
+func TestBudget(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	for _, tc := range []struct {
+		name    string
+		max     int
+		limit   time.Duration
+		advance time.Duration
+		i       int
+		want    Stop
+	}{
+		{"no limits", 0, 0, time.Hour, 1_000_000, StopNone},
+		{"within max points", 3, 0, 0, 2, StopNone},
+		{"max points", 3, 0, 0, 3, StopMaxPoints},
+		{"before the deadline", 0, time.Second, 999 * time.Millisecond, 5, StopNone},
+		{"at the deadline", 0, time.Second, time.Second, 0, StopTimeLimit},
+		{"1ns is honoured", 0, time.Nanosecond, time.Nanosecond, 0, StopTimeLimit},
+		{"max points first", 2, time.Second, time.Hour, 2, StopMaxPoints},
+	} {
+		now = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		b := NewBudget(tc.max, tc.limit, clock)
+		now = now.Add(tc.advance)
+		if got := b.Stop(tc.i); got != tc.want {
+			t.Errorf("%s: Stop(%d) = %v, want %v", tc.name, tc.i, got, tc.want)
+		}
+	}
+	now = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := NewBudget(4, 8*time.Second, clock)
+	if got := b.Share(0, 100); got != 2*time.Second {
+		t.Errorf("Share(0, 100) with 4 points in 8 s = %v, want 2s", got)
+	}
+	if got := NewBudget(0, 0, clock).Share(0, 10); got != 0 {
+		t.Errorf("Share without a deadline = %v, want 0", got)
+	}
+}
+
+func TestStopText(t *testing.T) {
+	for _, s := range []Stop{StopNone, StopMaxPoints, StopTimeLimit} {
+		b, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Stop
+		if err := back.UnmarshalText(b); err != nil || back != s {
+			t.Errorf("%v: round trip %q → %v, %v", s, b, back, err)
+		}
+	}
+	var s Stop
+	if err := s.UnmarshalText([]byte("soon")); !errors.Is(err, ErrStop) {
+		t.Errorf("unknown reason: %v, want ErrStop", err)
+	}
 }

@@ -86,7 +86,7 @@ func Binary(tb testing.TB, dir string) *learn.Results {
 
 func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.Results {
 	tb.Helper()
-	m, err := model.Parse(kind, []byte(js))
+	m, err := model.ParseAs(kind, []byte(js))
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
@@ -94,8 +94,8 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	c := config(learn.Model(kind), d, m.DMax(), dir)
-	c.ModelSHA256 = ModelHash(tb, learn.Model(kind))
+	c := config(learn.Model(kind.String()), d, m.DMax(), dir)
+	c.ModelSHA256 = ModelHash(tb, learn.Model(kind.String()))
 	if err := learn.Dir(dir).WriteModel([]byte(js)); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
@@ -113,7 +113,11 @@ func ModelHash(tb testing.TB, kind learn.Model) string {
 	if kind == learn.Binary {
 		js = BinaryModelJSON
 	}
-	m, err := model.Parse(model.Kind(kind), []byte(js))
+	k, err := model.ParseKind(string(kind))
+	if err != nil {
+		tb.Fatalf("verifytest: %v", err)
+	}
+	m, err := model.ParseAs(k, []byte(js))
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// shellNames are the shells mmds completion writes scripts for.
+func shellNames() []string { return []string{"bash", "zsh", "fish", "powershell"} }
+
+func newCompletionCmd() *cobra.Command {
+	var noDesc bool
+	shells := shellNames()
+	cmd := &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print the shell completion script for bash, zsh, fish or powershell",
+		Long: `completion prints a script that completes mmds's commands, model arguments,
+flags, the values of every flag with a fixed set of values (--format, --method,
+--alphabet, --preset, --reference, --tier, …) and file names by kind (.json
+models, .png/.svg figures, folders for DIR and --out).
+
+The bash script works in plain bash; the bash-completion package is used
+when it is loaded, not needed.
+
+  bash:        source <(mmds completion bash)        # or save it in ~/.bashrc's folder
+  zsh:         mmds completion zsh > "${fpath[1]}/_mmds"
+  fish:        mmds completion fish > ~/.config/fish/completions/mmds.fish
+  powershell:  mmds completion powershell | Out-String | Invoke-Expression`,
+		Example:   "  source <(mmds completion bash)\n  mmds completion zsh > \"${fpath[1]}/_mmds\"",
+		ValidArgs: shells,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInput("completion: give one shell: %s", strings.Join(shells, ", "))
+			}
+			for _, s := range shells {
+				if args[0] == s {
+					return nil
+				}
+			}
+			return badInput("completion %s: unsupported shell: want %s", safefile.Excerpt(args[0]), strings.Join(shells, ", "))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return writeCompletion(cmd.OutOrStdout(), cmd.Root(), args[0], !noDesc)
+		},
+	}
+	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "complete without the descriptions of commands and values")
+	return cmd
+}
+
+// writeCompletion writes root's completion script for shell.
+func writeCompletion(w io.Writer, root *cobra.Command, shell string, desc bool) error {
+	switch shell {
+	case "bash":
+		var buf bytes.Buffer
+		if err := root.GenBashCompletionV2(&buf, desc); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, plainBash(buf.String(), root.Name()))
+		return err
+	case "zsh":
+		if desc {
+			return root.GenZshCompletion(w)
+		}
+		return root.GenZshCompletionNoDesc(w)
+	case "fish":
+		return root.GenFishCompletion(w, desc)
+	case "powershell":
+		if desc {
+			return root.GenPowerShellCompletionWithDesc(w)
+		}
+		return root.GenPowerShellCompletion(w)
+	}
+	panic("writeCompletion: unknown shell " + shell) // Args admits only shells
+}
+
+// plainBash makes cobra's bash script (V2) work without the bash-completion
+// package: cobra's script calls its _get_comp_words_by_ref and _filedir.
+// Each call goes through a stand-in that uses the package's function when
+// it is loaded and plain bash (compgen) otherwise.
+func plainBash(script, name string) string {
+	initOld := fmt.Sprintf("__%s_init_completion()\n{\n    COMPREPLY=()\n    _get_comp_words_by_ref \"$@\" cur prev words cword\n}\n", name)
+	initNew := fmt.Sprintf(`__%[1]s_init_completion()
+{
+    COMPREPLY=()
+    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    # Plain bash splits words at = and : (COMP_WORDBREAKS); join them back,
+    # as the bash-completion package does for -n =:.
+    local i w glue=0
+    words=()
+    cword=0
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        w=${COMP_WORDS[i]}
+        if ((${#words[@]} > 0)) && [[ $w == "=" || $w == ":" || $glue == 1 ]]; then
+            words[${#words[@]}-1]+=$w
+            [[ $w == "=" || $w == ":" ]] && glue=1 || glue=0
+        else
+            words+=("$w")
+            glue=0
+        fi
+        ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+    done
+    cur=${words[cword]}
+    prev=
+    ((cword > 0)) && prev=${words[cword-1]}
+    return 0
+}
+
+# __%[1]s_filedir completes file names: with -d folders only, else those
+# whose extension is one of the |-separated list in $1 (and folders).
+__%[1]s_filedir()
+{
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir "$@"
+        return
+    fi
+    local IFS=$'\n' ext c
+    local -a found=()
+    if [[ $1 == -d ]]; then
+        found=($(compgen -d -- "$cur"))
+    elif [[ -z $1 ]]; then
+        found=($(compgen -f -- "$cur"))
+    else
+        found=($(compgen -d -- "$cur"))
+        for ext in ${1//|/$'\n'}; do
+            [[ -n $ext ]] && found+=($(compgen -f -X "!*.$ext" -- "$cur"))
+        done
+    fi
+    for c in "${found[@]}"; do
+        [[ -d $c ]] && c+=/
+        COMPREPLY+=("$c")
+    done
+    [[ $(type -t compopt) == builtin ]] && compopt -o nospace -o filenames 2>/dev/null
+    return 0
+}
+`, name)
+	s := strings.Replace(script, initOld, initNew, 1)
+	s = strings.ReplaceAll(s, `filteringCmd="_filedir $fullFilter"`, fmt.Sprintf(`filteringCmd="__%s_filedir $fullFilter"`, name))
+	s = strings.ReplaceAll(s, "&& _filedir -d &&", fmt.Sprintf("&& __%s_filedir -d &&", name))
+	s = strings.ReplaceAll(s, "\n            _filedir -d\n", fmt.Sprintf("\n            __%s_filedir -d\n", name))
+	s = strings.ReplaceAll(s, "\n                    _filedir\n", fmt.Sprintf("\n                    __%s_filedir\n", name))
+	return s
+}
+
+// flagCompletion completes a flag's value.
+type flagCompletion = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
+
+// flagCompletions maps a flag name to the completion of its values: the
+// fixed sets of values, and file names of the kind the flag reads or
+// writes. A name that means different things on different commands
+// (--out) is completed per command in registerCompletions.
+func flagCompletions() map[string]flagCompletion {
+	fixed := func(vals ...string) flagCompletion {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	files := func(exts ...string) flagCompletion {
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return exts, cobra.ShellCompDirectiveFilterFileExt
+		}
+	}
+	return map[string]flagCompletion{
+		"format":    fixed("table\tan aligned table for reading", "csv\tone row per point, full precision", "json\tthe machine-readable document"),
+		"preset":    fixed("paper\tSection V's protocol (hours)", "quick\ta smoke run (seconds)"),
+		"reference": fixed("paper\tProposition 1 or 2", "best\tthe best known mechanism / optimum over all privatizers"),
+		"method":    fixed("auto\tray LP while n ≤ 4, else column generation", "rays\tthe LP over the extreme rays", "colgen\tcolumn generation"),
+		"alphabet":  fixed("global\tevery privatizer, any output alphabet", "2", "3", "4", "5", "6", "7", "8"),
+		"tier":      fixed("easy", "medium", "hard", "open"),
+		"observers": fixed("law\tthe model's law", "data\tthe training split's empirical law"),
+		"shard": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return []string{"slurm\tfrom the Slurm array task", "k8s/\tk8s/N: from JOB_COMPLETION_INDEX"},
+				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+		},
+		// Files read.
+		"config":     files("json"),
+		"model":      files("json"),
+		"points":     files("json", "csv"),
+		"privatizer": files("onnx", "json", "csv"),
+		"check":      files("json"),
+		// Files written.
+		"plot":        files("png", "svg"),
+		"profile":     files("png", "svg"),
+		"write-model": files("mps", "lp"),
+		"certificate": files("json"),
+		"json-out":    files("json"),
+		// Folders.
+		"slurm":     folders,
+		"k8s":       folders,
+		"write-mps": folders,
+	}
+}
+
+// folders completes folder names.
+func folders(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
+// noFiles completes nothing (a number, a duration).
+func noFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// registerCompletions registers the completion of every flag's values and
+// of DIR arguments on c and its subcommands.
+func registerCompletions(c *cobra.Command) {
+	comps := flagCompletions()
+	fixed := func(vals ...string) flagCompletion {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		comp, ok := comps[f.Name]
+		switch {
+		case f.Name == "out" && f.Annotations[aliasOf] == nil: // --out DIR (train, plot)
+			comp, ok = folders, true
+		case f.Name == "method" && c.Name() == "train": // train's methods, not finite's solvers
+			comp, ok = fixed("alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"), true
+		case !ok && f.Value.Type() != "bool" && f.Value.Type() != "string" && f.Value.Type() != "stringSlice":
+			comp, ok = noFiles, true // numbers and durations: no file names
+		}
+		if ok {
+			_ = c.RegisterFlagCompletionFunc(f.Name, comp)
+		}
+	})
+	if strings.HasSuffix(c.Use, " DIR") && c.ValidArgsFunction == nil {
+		c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		}
+	}
+	for _, sub := range c.Commands() {
+		registerCompletions(sub)
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/verify/verifytest"
+)
+
+// A results directory's privatizer, exported as ONNX and in the JSON layout
+// and certified by mmds certify on the directory's model file, has the
+// losses mmds verify certified: the same numbers on the Gaussian model (one
+// certificate, the same network), and within the two certificates' stated
+// errors on the binary model (verify integrates the trained network by
+// quadrature, certify walks its regions).
+func TestExportCertifiesAsVerify(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		train func(testing.TB, string) *learn.Results
+		exact bool
+	}{
+		{"gauss", verifytest.Gauss, true},
+		{"binary", verifytest.Binary, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			c.train(t, dir)
+			code, out, errs := runCLI(t, "verify", dir, "--format", "json", "--report-only")
+			if code != 0 {
+				t.Fatalf("verify: exit %d: %s", code, errs)
+			}
+			var rep verify.Report
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, p := range rep.Points {
+				if p.Certified == nil {
+					continue
+				}
+				for _, ext := range []string{".onnx", ".json"} {
+					file := filepath.Join(t.TempDir(), "priv"+ext)
+					args := []string{"export", dir, "--d", fmt.Sprint(p.D), "-o", file}
+					if ext == ".onnx" {
+						args = append(args, "--onnx")
+					}
+					if code, _, errs := runCLI(t, args...); code != 0 {
+						t.Fatalf("export %v: exit %d: %s", args, code, errs)
+					}
+					code, out, errs := runCLI(t, "certify", "--model", filepath.Join(dir, "model.json"), "--privatizer", file, "--d", fmt.Sprint(p.D), "--format", "json")
+					if code != 0 && code != 1 {
+						t.Fatalf("certify %s: exit %d: %s", file, code, errs)
+					}
+					var cert struct {
+						Points []verify.Point `json:"points"`
+					}
+					if err := json.Unmarshal([]byte(out), &cert); err != nil || len(cert.Points) != 1 || cert.Points[0].Certified == nil {
+						t.Fatalf("certify %s: %v\n%s", file, err, out)
+					}
+					q := cert.Points[0]
+					tol := 0.0
+					if !c.exact {
+						tol = *p.Change + *q.Change + 1e-12
+					}
+					got, want := q.Certified, p.Certified
+					if math.Abs(got.Recon-want.Recon) > tol || math.Abs(got.MinAdv-want.MinAdv) > tol {
+						t.Errorf("D = %g, %s: certify %+v, verify %+v (tolerance %g)", p.D, ext, *got, *want, tol)
+					}
+					if c.exact && q.Verdict != p.Verdict {
+						t.Errorf("D = %g, %s: certify's verdict %q, verify's %q", p.D, ext, q.Verdict, p.Verdict)
+					}
+				}
+				checked++
+			}
+			if checked == 0 {
+				t.Fatal("no certified threshold to export")
+			}
+		})
+	}
+}
+
+// The exported ONNX file reads back as the network in results.json, bit for
+// bit; bad input is exit 2 with one line naming it.
+func TestExportInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	verifytest.Gauss(t, dir)
+	run, err := verify.Load(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := run.Finalized()[0]
+	want, _, err := run.Privatizer(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "p.onnx")
+	if code, _, errs := runCLI(t, "export", dir, "--d", fmt.Sprint(d), "--onnx", "-o", file); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := network.ParseONNX(b, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := -3.0; x <= 3; x += 0.5 {
+		for r := -3.0; r <= 3; r += 0.5 {
+			if got.Eval(x, r) != want.Eval(x, r) {
+				t.Fatalf("k(%g, %g) = %v from ONNX, %v from results.json", x, r, got.Eval(x, r), want.Eval(x, r))
+			}
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", dir, "--d", "0.5", "-o", file}, "no finalized privatizer at D = 0.5"},
+		{[]string{"export", dir, "--d", fmt.Sprint(verifytest.GaussD[0]), "-o", file}, "no finalized privatizer"},
+		{[]string{"export", dir, "--onnx"}, "--onnx: give -o FILE"},
+		{[]string{"export", dir, "-o", file}, "--d:"},
+		{[]string{"export", filepath.Join(dir, "absent"), "--d", "2", "-o", file}, "absent"},
+		{[]string{"export", dir, "--d", "2", "-o", filepath.Join(dir, "results.json")}, "--output"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want 2 and one line with %q", c.args, code, errs, c.want)
+		}
+	}
+}

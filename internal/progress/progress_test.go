@@ -1,0 +1,240 @@
+package progress
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clock is a fake clock moved by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func TestPlainLines(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "mmds test", Unit: "points", Total: 100, Now: c.Now})
+	for i := 0; i < 100; i++ {
+		c.advance(time.Second)
+		b.Add(1)
+	}
+	b.Finish("")
+	got := lines(buf.String())
+	// one line every 30 s over 100 s, then the final one
+	want := []string{
+		"2025-01-02T03:04:35Z mmds test: 30/100 points (30%), elapsed 30s, about 1m10s left",
+		"2025-01-02T03:05:05Z mmds test: 60/100 points (60%), elapsed 1m0s, about 40s left",
+		"2025-01-02T03:05:35Z mmds test: 90/100 points (90%), elapsed 1m30s, about 10s left",
+		"2025-01-02T03:05:45Z mmds test: done, 100/100 points in 1m40s",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plain lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestShortWorkIsSilent(t *testing.T) {
+	for _, term := range []bool{false, true} {
+		c := newClock()
+		var buf bytes.Buffer
+		b := New(&buf, Options{Label: "x", Total: 10, Terminal: term, Now: c.Now})
+		for i := 0; i < 10; i++ {
+			c.advance(100 * time.Millisecond) // 1 s in all, under the 2 s delay
+			b.Add(1)
+		}
+		b.Finish("")
+		if buf.Len() != 0 {
+			t.Errorf("terminal=%v: work shorter than the delay wrote %q", term, buf.String())
+		}
+	}
+}
+
+func TestPlainFinalLineAfterDelay(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "mmds x", Unit: "points", Total: 4, Now: c.Now})
+	b.Add(2)
+	c.advance(3 * time.Second)
+	b.Finish("stopped at the time limit, 2 not reached")
+	want := "2025-01-02T03:04:08Z mmds x: stopped at the time limit, 2 not reached, 2/4 points in 3s\n"
+	if buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}
+
+func TestQuiet(t *testing.T) {
+	for _, term := range []bool{false, true} {
+		c := newClock()
+		var buf bytes.Buffer
+		b := New(&buf, Options{Label: "x", Total: 3, Quiet: true, Terminal: term, Now: c.Now, Long: time.Second})
+		b.Start()
+		b.Forecast(time.Hour)
+		for i := 0; i < 3; i++ {
+			c.advance(time.Minute)
+			b.Add(1)
+			b.Logf("point %d", i)
+		}
+		b.Finish("")
+		if buf.Len() != 0 {
+			t.Errorf("terminal=%v: --quiet wrote %q", term, buf.String())
+		}
+	}
+}
+
+func TestTerminalRateLimited(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "mmds t", Unit: "points", Total: 1000, Terminal: true, Now: c.Now})
+	c.advance(2 * time.Second)
+	for i := 0; i < 1000; i++ { // 1000 points in 1 s: at most 11 redraws at 100 ms
+		c.advance(time.Millisecond)
+		b.Add(1)
+	}
+	draws := strings.Count(buf.String(), "\r\x1b[K")
+	if draws < 5 || draws > 11 {
+		t.Errorf("%d redraws of 1000 updates in 1 s, want about 10", draws)
+	}
+	last := buf.String()[strings.LastIndex(buf.String(), "\r\x1b[K"):]
+	if !strings.Contains(last, "mmds t [###") || !strings.Contains(last, "points") || strings.Contains(last, "\n") {
+		t.Errorf("bar line %q", last)
+	}
+	if len([]rune(strings.TrimPrefix(last, "\r\x1b[K"))) > lineWidth {
+		t.Errorf("bar line longer than %d: %q", lineWidth, last)
+	}
+	buf.Reset()
+	b.Finish("done")
+	if buf.String() != "\r\x1b[K" {
+		t.Errorf("Finish on a terminal wrote %q, want the bar cleared only", buf.String())
+	}
+}
+
+func TestTerminalEstimate(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "l", Unit: "points", Total: 4, Terminal: true, Now: c.Now})
+	c.advance(10 * time.Second)
+	b.Add(1)
+	if !strings.Contains(buf.String(), "1/4 points (25%), elapsed 10s, about 30s left") {
+		t.Errorf("bar %q: want the linear estimate of 30 s left", buf.String())
+	}
+}
+
+func TestForecast(t *testing.T) {
+	tests := []struct {
+		name     string
+		terminal bool
+		perUnit  time.Duration
+		want     string
+	}{
+		{"long on a terminal", true, 100 * time.Millisecond, "mmds f: 1000 points will take about 1m40s; --max-points or --time-limit bound it\n"},
+		{"short", true, 10 * time.Millisecond, ""},
+		{"not a terminal", false, time.Second, ""},
+	}
+	for _, tt := range tests {
+		c := newClock()
+		var buf bytes.Buffer
+		b := New(&buf, Options{Label: "mmds f", Unit: "points", Total: 1000, Terminal: tt.terminal, Now: c.Now,
+			Hint: "--max-points or --time-limit bound it"})
+		b.Forecast(tt.perUnit)
+		b.Forecast(tt.perUnit) // said once at most
+		if buf.String() != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, buf.String(), tt.want)
+		}
+	}
+}
+
+func TestMeasuredForecast(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "m", Unit: "points", Total: 100, Terminal: true, Now: c.Now, Delay: time.Hour})
+	c.advance(2 * time.Second)
+	b.Add(1) // 2 s a point: 200 s in all
+	if want := "m: 100 points will take about 3m20s\n"; buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}
+
+func TestLogfAboveBar(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "mmds train", Unit: "trials", Total: 2, Terminal: true, Now: c.Now, Delay: -1})
+	b.Add(1)
+	buf.Reset()
+	b.Logf("D 1/2 done")
+	if !strings.HasPrefix(buf.String(), "\r\x1b[KD 1/2 done\n\r\x1b[Kmmds train [") {
+		t.Errorf("log line on a terminal: %q, want the bar cleared, the line, the bar again", buf.String())
+	}
+	var plain bytes.Buffer
+	p := New(&plain, Options{Label: "mmds train", Now: c.Now})
+	p.Logf("D 1/2 done")
+	if want := "2025-01-02T03:04:05Z D 1/2 done\n"; plain.String() != want {
+		t.Errorf("plain log line %q, want %q", plain.String(), want)
+	}
+}
+
+func TestNilBar(t *testing.T) {
+	var b *Bar
+	b.Start()
+	b.Add(1)
+	b.Set(2)
+	b.Describe("x")
+	b.Logf("x")
+	b.Forecast(time.Hour)
+	b.Finish("")
+}
+
+func TestStartRedrawsWithoutUpdates(t *testing.T) {
+	var buf syncBuffer
+	b := New(&buf, Options{Label: "s", Total: 1, Terminal: true, Delay: -1, Redraw: time.Millisecond})
+	b.Start()
+	deadline := time.Now().Add(5 * time.Second)
+	for buf.Len() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	b.Finish("")
+	if buf.Len() == 0 {
+		t.Error("Start drew nothing while no unit ended")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}

@@ -1,0 +1,478 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// LabelConfig configures the labels method (Config.Method = MethodLabels;
+// docs/learn.md, "The labels method"). On a finite X the privatizer is a
+// table of logits θ[x][l], one softmax over the M labels per value of x —
+// the linear layer of a network on one-hot(x), with the randomness in the
+// softmax — so its release is exactly the channel P(l | x) = softmax(θ[x])_l.
+type LabelConfig struct {
+	M int `json:"m"` // codebook size, ≥ 2
+	// Observers is what the exact Bayes observers know: the model's law
+	// (Config.Law) or the training split's empirical law.
+	Observers ObserverKind `json:"observers"`
+	// StepsPerEpoch is the number of gradient steps on the whole law
+	// between two evaluations (an epoch of this method), ≥ 1.
+	StepsPerEpoch int `json:"steps_per_epoch"`
+	// Anneal is the initial temperature τ0 of the observers' soft
+	// decisions, in units of the loss; it falls as τ0(1 − e/(¾E))² to 0 at
+	// three quarters of the E epochs, after which the observers are exact.
+	// 0 trains against exact observers throughout.
+	Anneal float64 `json:"anneal"`
+	// Margin sets the distortion the penalty aims at, D − Margin·τ, inside
+	// the selection band [D − τ, D], 0 ≤ Margin < 1.
+	Margin float64 `json:"margin"`
+	// InitScale is the half-width of the logits' uniform initialization.
+	InitScale float64 `json:"init_scale"`
+	// AdvTemp is the temperature β of the soft minimum over adversaries,
+	// in units of the loss; 0 is the hard minimum.
+	AdvTemp float64 `json:"adv_temp"`
+	// Prune: channel entries below it are set to 0 (each row
+	// renormalized) in what is recorded and released, in [0, 1/M).
+	Prune float64 `json:"prune"`
+}
+
+// DefaultLabels is the default codebook size: 32, more labels than the
+// optimal mechanism of any model mmds ships needs outputs, so that the
+// codebook never limits the optimum.
+const DefaultLabels = 32
+
+// DefaultLabelConfig returns the labels method's defaults with m labels.
+func DefaultLabelConfig(m int) *LabelConfig {
+	return &LabelConfig{M: m, Observers: ObserversLaw, StepsPerEpoch: 40, Anneal: 0.3, Margin: 0.05, InitScale: 2,
+		AdvTemp: 0.002, Prune: 1e-4}
+}
+
+func (l *LabelConfig) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
+	if l.M < 2 || l.M > MaxLabels {
+		bad("Config.Labels.M = %d: the codebook needs between 2 and %d labels", l.M, MaxLabels)
+	}
+	if l.Observers != ObserversLaw && l.Observers != ObserversData {
+		bad("Config.Labels.Observers = %v: want law or data", l.Observers)
+	}
+	if l.StepsPerEpoch < 1 {
+		bad("Config.Labels.StepsPerEpoch = %d: must be ≥ 1", l.StepsPerEpoch)
+	}
+	if !(l.Anneal >= 0) || math.IsInf(l.Anneal, 0) {
+		bad("Config.Labels.Anneal = %g: must be finite and ≥ 0", l.Anneal)
+	}
+	if !(l.Margin >= 0 && l.Margin < 1) {
+		bad("Config.Labels.Margin = %g: must be in [0, 1)", l.Margin)
+	}
+	if !(l.AdvTemp >= 0) || math.IsInf(l.AdvTemp, 0) {
+		bad("Config.Labels.AdvTemp = %g: must be finite and ≥ 0", l.AdvTemp)
+	}
+	if !(l.Prune >= 0) || l.M > 0 && l.Prune >= 1/float64(l.M) {
+		bad("Config.Labels.Prune = %g: must be in [0, 1/M)", l.Prune)
+	}
+	if !(l.InitScale >= 0) || math.IsInf(l.InitScale, 0) {
+		bad("Config.Labels.InitScale = %g: must be finite and ≥ 0", l.InitScale)
+	}
+	return errs
+}
+
+// MaxLabels bounds the codebook.
+const MaxLabels = 1024
+
+// labelTrainer trains one trial of the labels method on a finite X: the
+// logits θ (n×M) descend on
+//
+//	J(θ) = −min_i R_adv,i(P) + ρ (R_recon(P) − D')⁺,   P = softmax(θ) row-wise,
+//
+// eq. (priv_loss) with every observer replaced by the exact Bayes observer
+// of the label and its side value (bayesRisk; the best response to P, so
+// each step is a best-response step of the observers followed by a
+// gradient step of the privatizer), D' = D − Margin·τ, and the one-sided
+// penalty ρ(·)⁺ an exact penalty for ρ above the trade-off curve's slope.
+// Adam with a cosine-decayed rate runs StepsPerEpoch steps per epoch; after
+// each epoch the exact risks are recorded (on the evaluation law: the
+// model's, or the test split's empirical one).
+type labelTrainer struct {
+	cfg        *Config
+	lc         *LabelConfig
+	d, target  float64
+	n, m       int
+	theta, p   []float64
+	gP, gTheta []float64
+	train      []*bayesRisk // reconstructor, adversaries: what training sees
+	eval       []*bayesRisk // what the history records
+	opt        *Optimizer
+	hist       History
+	snaps      []labelSnap
+	advLoss    []float64
+	recLoss    float64
+	gObs       [][]float64 // per observer: ∂R/∂P
+}
+
+type labelSnap struct {
+	epoch   int
+	channel []float64
+}
+
+// labelPenalty is ρ of the labels method's exact penalty: above the
+// steepest slope dR_adv/dD of the trade-off curves of the models mmds
+// ships (about 5 for the paper's binary model).
+const labelPenalty = 50
+
+func newLabelTrainer(data *Data, c *Config, d float64, seed uint64) (*labelTrainer, error) {
+	lc := c.Labels
+	t := &labelTrainer{cfg: c, lc: lc, d: d, m: lc.M}
+	t.target = d - lc.Margin*c.Protocol.Tau
+	var err error
+	if t.train, t.eval, t.n, err = finiteRisks(data, c); err != nil {
+		return nil, err
+	}
+	n, m := t.n, t.m
+	t.theta, t.p = make([]float64, n*m), make([]float64, n*m)
+	t.gP, t.gTheta = make([]float64, n*m), make([]float64, n*m)
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	for k := range t.theta {
+		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
+	}
+	t.opt = NewOptimizer(Adam, c.LR, n*m)
+	t.hist = newHistory(len(t.eval)-1, false, c.Epochs)
+	t.advLoss = make([]float64, len(t.eval)-1)
+	for range t.train {
+		t.gObs = append(t.gObs, make([]float64, n*m))
+	}
+	return t, nil
+}
+
+// finiteRisks builds the observers' risks from the law (ObserversLaw) or
+// from the training split (ObserversData), and the risks the history
+// records: the law's, or the test split's empirical ones. n is |X|.
+func finiteRisks(data *Data, c *Config) (train, eval []*bayesRisk, n int, err error) {
+	k := data.NumAdversaries()
+	if c.Labels.Observers == ObserversLaw {
+		if c.Law == nil {
+			return nil, nil, 0, fmt.Errorf("%w: the labels method with law observers needs Config.Law", ErrLaw)
+		}
+		if err := c.Law.validate(k); err != nil {
+			return nil, nil, 0, err
+		}
+		for _, o := range c.Law.Observers {
+			train = append(train, newBayesRisk(c.Law.Prior, o))
+		}
+		return train, train, len(c.Law.Prior), nil
+	}
+	tr, te, n, err := symbols(data)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for i := range 1 + k {
+		nv := max(tr.nv[i], te.nv[i])
+		train = append(train, empiricalRisk(n, nv, tr.x, tr.v[i]))
+		eval = append(eval, empiricalRisk(n, nv, te.x, te.v[i]))
+	}
+	return train, eval, n, nil
+}
+
+// symbolSplit is a split whose columns are read as symbols 0, 1, ….
+type symbolSplit struct {
+	x  []int
+	v  [][]int // per observer
+	nv []int   // per observer: 1 + the largest side value
+}
+
+// symbols reads both splits as symbols: X and every observer's single side
+// column must hold integers in [0, MaxLabels).
+func symbols(data *Data) (tr, te *symbolSplit, n int, err error) {
+	read := func(s *Split, name string) (*symbolSplit, error) {
+		out := &symbolSplit{x: make([]int, s.N)}
+		for r, v := range s.X {
+			if out.x[r], err = symbol(v, name+" X", r); err != nil {
+				return nil, err
+			}
+			n = max(n, out.x[r]+1)
+		}
+		cols := []struct {
+			vals []float64
+			w    int
+		}{{s.Recon, s.NY}}
+		for i, a := range s.Adv {
+			cols = append(cols, struct {
+				vals []float64
+				w    int
+			}{a, s.NZ[i]})
+		}
+		for i, c := range cols {
+			if c.w != 1 {
+				return nil, fmt.Errorf("%w: observer %d has %d side columns: data observers need one symbol each", ErrLaw, i, c.w)
+			}
+			v := make([]int, s.N)
+			nv := 0
+			for r, f := range c.vals {
+				if v[r], err = symbol(f, fmt.Sprintf("%s side column of observer %d", name, i), r); err != nil {
+					return nil, err
+				}
+				nv = max(nv, v[r]+1)
+			}
+			out.v, out.nv = append(out.v, v), append(out.nv, nv)
+		}
+		return out, nil
+	}
+	if tr, err = read(data.Train, "training split"); err != nil {
+		return nil, nil, 0, err
+	}
+	if te, err = read(data.Test, "test split"); err != nil {
+		return nil, nil, 0, err
+	}
+	if n < 2 {
+		return nil, nil, 0, fmt.Errorf("%w: X takes a single value in the data: nothing to hide", ErrLaw)
+	}
+	return tr, te, n, nil
+}
+
+func symbol(v float64, what string, row int) (int, error) {
+	if v != math.Trunc(v) || v < 0 || v >= MaxLabels {
+		return 0, fmt.Errorf("%w: %s, row %d = %g: want a symbol 0, 1, … below %d", ErrLaw, what, row, v, MaxLabels)
+	}
+	return int(v), nil
+}
+
+// softmax writes P = softmax(θ[x]) row by row.
+func (t *labelTrainer) softmax() {
+	m := t.m
+	for x := range t.n {
+		th, p := t.theta[x*m:x*m+m], t.p[x*m:x*m+m]
+		top := math.Inf(-1)
+		for _, v := range th {
+			top = max(top, v)
+		}
+		var z float64
+		for l, v := range th {
+			p[l] = math.Exp(v - top)
+			z += p[l]
+		}
+		for l := range p {
+			p[l] /= z
+		}
+	}
+}
+
+// tau is the observers' temperature during epoch e.
+func (t *labelTrainer) tau(e int) float64 {
+	stop := 0.75 * float64(t.cfg.Epochs)
+	if t.lc.Anneal == 0 || float64(e) >= stop {
+		return 0
+	}
+	f := 1 - float64(e)/stop
+	return t.lc.Anneal * f * f
+}
+
+// step takes one gradient step on J at temperature tau and learning rate lr.
+// The adversaries enter through the weights μ_i ∝ exp(−(R_i − min_j R_j)/β)
+// with β = AdvTemp (a soft minimum: near a tie every adversary that attains
+// the minimum gets its share of the gradient, where the hard minimum would
+// chatter between them; β = 0 is the hard minimum of eq. (priv_loss)).
+func (t *labelTrainer) step(tau, lr float64) {
+	t.softmax()
+	k := len(t.train) - 1
+	lo := math.Inf(1)
+	for i, r := range t.train {
+		clear(t.gObs[i])
+		l := r.eval(t.p, t.m, tau, t.gObs[i], 1)
+		if i == 0 {
+			t.recLoss = l
+			continue
+		}
+		t.advLoss[i-1] = l
+		lo = min(lo, l)
+	}
+	beta := t.lc.AdvTemp
+	var z float64
+	for i, l := range t.advLoss[:k] {
+		w := 0.0
+		if beta > 0 {
+			w = math.Exp(-(l - lo) / beta)
+		} else if l == lo && z == 0 {
+			w = 1
+		}
+		t.advLoss[i] = w
+		z += w
+	}
+	clear(t.gP)
+	for i, w := range t.advLoss[:k] {
+		if w > 0 {
+			floats.AddScaled(t.gP, -w/z, t.gObs[1+i])
+		}
+	}
+	if t.recLoss > t.target {
+		floats.AddScaled(t.gP, labelPenalty, t.gObs[0])
+	}
+	// ∂J/∂θ[x][l] = P(l|x)(g[x][l] − Σ_l' P(l'|x) g[x][l']).
+	m := t.m
+	for x := range t.n {
+		p, g := t.p[x*m:x*m+m], t.gP[x*m:x*m+m]
+		var s float64
+		for l := range p {
+			s += p[l] * g[l]
+		}
+		for l := range p {
+			t.gTheta[x*m+l] = p[l] * (g[l] - s)
+		}
+	}
+	t.opt.LR = lr
+	t.opt.Step(t.theta, t.gTheta)
+}
+
+// prune sets the entries of each row of P below Prune to 0 and
+// renormalizes: the softmax never reaches 0, but an optimal mechanism often
+// has zeros (a label that never follows some x), and at D = D_min only a
+// channel with exact zeros meets the constraint. The pruned channel is what
+// the history records and what is released, so its losses are exact.
+func (t *labelTrainer) prune() {
+	m := t.m
+	for x := range t.n {
+		p := t.p[x*m : x*m+m]
+		var s float64
+		for l, v := range p {
+			if v < t.lc.Prune {
+				p[l] = 0
+			}
+			s += p[l]
+		}
+		for l := range p {
+			p[l] /= s
+		}
+	}
+}
+
+// Run trains for Epochs epochs of StepsPerEpoch steps, recording the exact
+// risks after each; it stops early with stop's error.
+func (t *labelTrainer) Run(stop func() error) error {
+	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
+	s := 0
+	for e := range t.cfg.Epochs {
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		tau := t.tau(e)
+		for range t.lc.StepsPerEpoch {
+			// Cosine decay to 1% of the rate, so the last epochs settle.
+			lr := t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total)))
+			t.step(tau, lr)
+			s++
+		}
+		t.evaluate()
+	}
+	return nil
+}
+
+// evaluate records the exact risks of the current channel and snapshots it
+// when its distortion is in the selection band.
+func (t *labelTrainer) evaluate() {
+	t.softmax()
+	t.prune()
+	rec := t.eval[0].eval(t.p, t.m, 0, nil, 0)
+	for i := range t.advLoss {
+		t.advLoss[i] = t.eval[1+i].eval(t.p, t.m, 0, nil, 0)
+	}
+	t.hist.add(rec, t.advLoss, 0, nil)
+	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
+	if !(rec >= t.d-tau && rec <= t.d) {
+		return
+	}
+	if len(t.snaps) == k {
+		t.snaps = t.snaps[1:]
+	}
+	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+}
+
+// History implements trialRun.
+func (t *labelTrainer) History() *History { return &t.hist }
+
+// Networks implements trialRun: a label privatizer on a finite X is its
+// channel, and its observers are exact Bayes rules, not networks.
+func (t *labelTrainer) Networks() []Network { return nil }
+
+// Channel implements trialRun: the channel after the last epoch.
+func (t *labelTrainer) Channel() [][]float64 {
+	t.softmax()
+	t.prune()
+	return t.channelOf(t.p)
+}
+
+// Snapshots implements trialRun.
+func (t *labelTrainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Channel: t.channelOf(s.channel)}
+	}
+	return out
+}
+
+// channelOf returns p (n×M, row-major) as rows P[x] = P(· | x).
+func (t *labelTrainer) channelOf(p []float64) [][]float64 {
+	out := make([][]float64, t.n)
+	for x := range out {
+		out[x] = append([]float64(nil), p[x*t.m:x*t.m+t.m]...)
+	}
+	return out
+}
+
+// labelsPreset is PresetFor's MethodLabels branch.
+func labelsPreset(name string, model Model, labels int) (Config, error) {
+	if model == Gauss {
+		return Config{}, fmt.Errorf("learn: the labels method trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+	}
+	if model != Binary && model != Finite {
+		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, Gauss, Binary, Finite)
+	}
+	if labels == 0 {
+		labels = DefaultLabels
+	}
+	c := Config{Model: model, Method: MethodLabels, Labels: DefaultLabelConfig(labels),
+		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
+		Hidden: 1, BatchSize: 1}
+	switch name {
+	case PresetQuick:
+		c.Epochs = 60
+		c.Protocol = Protocol{K: 1, Accept: 8, MaxAttempts: 8, Finalize: FinalizeBest}
+	case PresetPaper:
+		c.Epochs = 150
+		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
+	default:
+		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+	}
+	return c, nil
+}
+
+// validateMethod checks the method's settings against the model.
+func (c *Config) validateMethod() []error {
+	switch c.Method {
+	case MethodAlg1:
+		var errs []error
+		if c.Labels != nil {
+			errs = append(errs, fmt.Errorf("learn: Config.Labels is set, but the method is %v: the codebook belongs to the labels method", c.Method))
+		}
+		if c.Model == Finite {
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", Finite, Gauss, Binary))
+		}
+		return errs
+	case MethodLabels:
+		if c.Labels == nil {
+			return []error{fmt.Errorf("learn: Config.Labels is nil: the labels method needs its settings (DefaultLabelConfig)")}
+		}
+		errs := c.Labels.validate()
+		if c.Model == Gauss {
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: the labels method trains models with a finite X", Gauss))
+		}
+		if c.Labels.Observers == ObserversLaw && c.Law == nil {
+			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))
+		}
+		return errs
+	}
+	return []error{fmt.Errorf("%w: %v", ErrMethod, c.Method)}
+}

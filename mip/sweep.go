@@ -1,0 +1,77 @@
+package mip
+
+import (
+	"context"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/sweep"
+)
+
+// Stop is why a sweep ended before its last threshold: StopNone,
+// StopMaxPoints or StopTimeLimit (a Stop marshals as "", "max points" or
+// "time limit").
+type Stop = sweep.Stop
+
+// The reasons a sweep stops early.
+const (
+	StopNone      = sweep.StopNone
+	StopMaxPoints = sweep.StopMaxPoints
+	StopTimeLimit = sweep.StopTimeLimit
+)
+
+// StatusNotReached is the status of a threshold a sweep's limit stopped
+// it before: it was never solved.
+const StatusNotReached = sweep.NotReached
+
+// SweepOptions bound a sweep and report its progress; the zero value
+// solves every threshold silently. Every solve path (Proposition 2, the
+// ray LP, column generation, the fixed-alphabet MIP) gives them one
+// meaning: thresholds are solved in order, and a threshold starts only
+// while fewer than MaxPoints are solved and TimeLimit has not passed since
+// the sweep began; the rest are not reached. Results are not retained
+// beyond the points returned, so a sweep of a million thresholds stopped by
+// a limit holds only what it solved.
+type SweepOptions struct {
+	MaxPoints int           // 0: every threshold
+	TimeLimit time.Duration // 0: none
+	// Progress, when set, is called after each solved threshold with the
+	// number solved so far (from the sweep's goroutine).
+	Progress func(done int)
+	// Now is the clock of TimeLimit (time.Now when nil).
+	Now func() time.Time
+}
+
+func (sw SweepOptions) budget() sweep.Budget {
+	return sweep.NewBudget(sw.MaxPoints, sw.TimeLimit, sw.Now)
+}
+
+// sweepEach solves at every threshold in ds, in order, within sw, and
+// returns what was solved so far with the first error or when ctx is
+// cancelled.
+func sweepEach[T any](ctx context.Context, ds []float64, sw SweepOptions, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
+	return sweepEachBudget(ctx, ds, sw, sw.budget(), solve)
+}
+
+// sweepEachBudget is sweepEach with the budget already started.
+func sweepEachBudget[T any](ctx context.Context, ds []float64, sw SweepOptions, b sweep.Budget, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
+	// grown as points are solved: a limit that stops a long sweep early
+	// must not have paid for its whole length up front
+	out := make([]T, 0, min(len(ds), 1024))
+	for i, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return out, StopNone, err
+		}
+		if stop := b.Stop(i); stop != StopNone {
+			return out, stop, nil
+		}
+		opt, err := solve(i, d)
+		if err != nil {
+			return out, StopNone, err
+		}
+		out = append(out, opt)
+		if sw.Progress != nil {
+			sw.Progress(len(out))
+		}
+	}
+	return out, StopNone, nil
+}

@@ -1,0 +1,130 @@
+package mip
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/sweep"
+)
+
+func loadExample(t *testing.T, name string) Finite {
+	t.Helper()
+	f, err := os.Open("../examples/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := ParseFiniteConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSweepLimitsEveryPath bounds a sweep on every solve path with
+// --max-points and --time-limit: the points solved are a prefix, the
+// reason is reported, and 1 ns is honoured (nothing starts).
+func TestSweepLimitsEveryPath(t *testing.T) {
+	ds := sweep.Spec{D0: 0.01, D1: 0.2, N: 12}.Values()
+	bin := PaperBinary()
+	ternary := loadExample(t, "finite-ternary.json")
+	g, err := ternary.PrepareGlobal(GlobalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run func(sw SweepOptions) (int, Stop, error)
+	finite := func(o FiniteSolveOptions) run {
+		return func(sw SweepOptions) (int, Stop, error) {
+			o.MaxPoints, o.TimeLimit, o.Progress, o.Solver = sw.MaxPoints, sw.TimeLimit, sw.Progress, DefaultSolver()
+			sol, err := ternary.SolveFinite(context.Background(), ds, o)
+			return len(sol.Points), sol.Stopped, err
+		}
+	}
+	paths := []struct {
+		name string
+		run  run
+	}{
+		{"proposition 2", func(sw SweepOptions) (int, Stop, error) {
+			opts, stop, err := bin.SweepProp2Within(context.Background(), ds, DefaultSolver(), sw)
+			return len(opts), stop, err
+		}},
+		{"global sweep", func(sw SweepOptions) (int, Stop, error) {
+			opts, stop, err := g.SweepWithin(context.Background(), ds, DefaultSolver(), sw)
+			return len(opts), stop, err
+		}},
+		{"ray LP", finite(FiniteSolveOptions{Method: MethodRays})},
+		{"column generation", finite(FiniteSolveOptions{Method: MethodColGen})},
+		{"fixed MIP", finite(FiniteSolveOptions{Alphabet: 2})},
+	}
+	for _, p := range paths {
+		for _, tc := range []struct {
+			name     string
+			sw       SweepOptions
+			want     int
+			wantStop Stop
+		}{
+			{"max points", SweepOptions{MaxPoints: 3}, 3, StopMaxPoints},
+			{"1ns", SweepOptions{TimeLimit: time.Nanosecond}, 0, StopTimeLimit},
+			{"max points beyond N", SweepOptions{MaxPoints: 100}, len(ds), StopNone},
+		} {
+			if tc.want == len(ds) && p.name == "column generation" {
+				continue // a full column generation sweep is covered by its own tests
+			}
+			done := 0
+			tc.sw.Progress = func(n int) {
+				if n != done+1 {
+					t.Errorf("%s, %s: progress %d after %d", p.name, tc.name, n, done)
+				}
+				done = n
+			}
+			n, stop, err := p.run(tc.sw)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", p.name, tc.name, err)
+			}
+			if n != tc.want || stop != tc.wantStop || done != n {
+				t.Errorf("%s, %s: %d points (progress %d), stopped by %q; want %d, %q", p.name, tc.name, n, done, stop, tc.want, tc.wantStop)
+			}
+		}
+	}
+}
+
+// TestLongSweepStopsAtTimeLimit: a million thresholds with a 200 ms limit
+// stop within a second and hold only the points solved.
+func TestLongSweepStopsAtTimeLimit(t *testing.T) {
+	ds := sweep.Spec{D0: 0, D1: 0.2, N: sweep.MaxPoints}.Values()
+	start := time.Now()
+	sol, err := PaperBinary().Finite().SolveFinite(context.Background(), ds,
+		FiniteSolveOptions{TimeLimit: 200 * time.Millisecond, Solver: DefaultSolver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("a 200 ms limit stopped a %d-point sweep after %v", len(ds), el)
+	}
+	if sol.Stopped != StopTimeLimit || len(sol.Points) >= len(ds) || cap(sol.Points) > 2*len(sol.Points)+1024 {
+		t.Errorf("%d points (capacity %d), stopped by %q", len(sol.Points), cap(sol.Points), sol.Stopped)
+	}
+	opts, stop, err := PaperBinary().SweepProp2Within(context.Background(), ds, DefaultSolver(), SweepOptions{TimeLimit: 200 * time.Millisecond})
+	if err != nil || stop != StopTimeLimit || len(opts) >= len(ds) || time.Since(start) > 4*time.Second {
+		t.Errorf("proposition 2: %d points, stopped by %q, %v", len(opts), stop, err)
+	}
+}
+
+// TestSweepCancelStops: a cancelled context stops a long sweep within a
+// second, on the ray LP path.
+func TestSweepCancelStops(t *testing.T) {
+	ds := sweep.Spec{D0: 0, D1: 0.2, N: sweep.MaxPoints}.Values()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := PaperBinary().Finite().SolveFinite(ctx, ds, FiniteSolveOptions{Solver: DefaultSolver()})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("cancelled sweep: %v, want ErrInterrupted", err)
+	}
+	if el := time.Since(start); el > time.Second+100*time.Millisecond {
+		t.Errorf("cancel took %v", el)
+	}
+}

@@ -1,0 +1,102 @@
+package model
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mmds-project/mmds/learn"
+)
+
+const tinyFiniteJSON = `{"prior": [0.5, 0.3, 0.2],
+ "reconstructor": {"channel": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]]},
+ "adversaries": [{"channel": [[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]}]}`
+
+// TestLabelChannelCertifiedAsTrained: the labels method's privatizer on a
+// tiny finite model and on the binary paper model is its channel, and the
+// channel's certificate (mip's exact finite sums, what mmds verify runs)
+// equals the losses training recorded for it, to rounding.
+func TestLabelChannelCertifiedAsTrained(t *testing.T) {
+	fin, err := ParseAs(Finite, []byte(tinyFiniteJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := Paper(Binary)
+	for _, m := range []Model{fin, bin} {
+		t.Run(m.Kind().String(), func(t *testing.T) {
+			cfg, err := learn.PresetFor(learn.PresetQuick, learn.Model(m.Kind().String()), learn.MethodLabels, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			law, ok := FiniteLaw(m)
+			if !ok {
+				t.Fatal("no finite law")
+			}
+			cfg.Law, cfg.DMax = law, m.DMax()
+			cfg.D = []float64{m.DMax() / 3, m.DMax() * 2 / 3}
+			cfg.Protocol.Tau = m.DMax() / 6
+			cfg.Epochs, cfg.Labels.StepsPerEpoch = 10, 10
+			cfg.Protocol.Accept, cfg.Protocol.MaxAttempts = 2, 2
+			cfg.Workers, cfg.Seed = 1, 3
+			ds, err := m.Dataset(rand.New(rand.NewPCG(1, 2)), 600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := learn.Sweep(context.Background(), ds, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range res.Points {
+				if !p.Finalized {
+					t.Fatalf("D = %g: not finalized", p.D)
+				}
+				c, err := CertifyChannel(m, p.Channel, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(c.Recon-p.Losses.Recon) > 1e-12 || math.Abs(c.MinAdv-p.Losses.MinAdv) > 1e-12 {
+					t.Errorf("D = %g: certified (%.15g, %.15g), trained (%.15g, %.15g)", p.D, c.Recon, c.MinAdv, p.Losses.Recon, p.Losses.MinAdv)
+				}
+			}
+		})
+	}
+	g, _ := Paper(Gauss)
+	if _, ok := FiniteLaw(g); ok {
+		t.Error("the Gaussian model has a finite law")
+	}
+	if _, err := CertifyChannel(g, [][]float64{{1}}, "test"); err == nil {
+		t.Error("a channel was certified on the Gaussian model")
+	}
+}
+
+// TestFiniteDataset: a finite model's samples follow its law (frequencies
+// within 4 standard errors) and are symbols.
+func TestFiniteDataset(t *testing.T) {
+	m, err := ParseAs(Finite, []byte(tinyFiniteJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	ds, err := m.Dataset(rand.New(rand.NewPCG(4, 5)), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var joint [3][3]float64
+	for r, x := range ds.X {
+		joint[int(x)][int(ds.Z[0][0][r])]++
+	}
+	law, _ := FiniteLaw(m)
+	for x := range 3 {
+		for v := range 3 {
+			p := law.Prior[x] * law.Observers[1].Channel[x][v]
+			got := joint[x][v] / n
+			if se := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 4*se {
+				t.Errorf("P(X=%d, Z=%d): frequency %.4f, law %.4f", x, v, got, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# learn-targets.sh — the labels method's targets (docs/learn.md, "Targets"):
+# a quick sweep of `mmds train MODEL --method labels` on seeds 1–8 for the
+# binary paper model and examples/finite-random-n6-k2.json, each certified by
+# `mmds verify --reference best`. Per seed it prints the certified gap to the
+# optimum over all privatizers at every threshold (optimum − certified min
+# adversarial loss, both at the certified distortion D̂) and the training's CPU
+# time (user + system, /usr/bin/time: the host is shared, so wall time says
+# little). A seed meets the target when every gap is ≤ TOL.
+#
+#   scripts/learn-targets.sh              # make learn-targets
+#   MMDS=bin/mmds SEEDS="1 2" OUT=/tmp/t scripts/learn-targets.sh
+#
+# Needs jq. Exit 0 when every seed of every model meets the target, 1 otherwise.
+set -euo pipefail
+
+MMDS=${MMDS:-bin/mmds}
+SEEDS=${SEEDS:-1 2 3 4 5 6 7 8}
+TOL=${TOL:-0.005}
+OUT=${OUT:-$(mktemp -d -t mmds-learn-targets.XXXXXX)}
+FINITE=${FINITE:-examples/finite-random-n6-k2.json}
+command -v jq >/dev/null || { echo "learn-targets: needs jq" >&2; exit 2; }
+[ -x "$MMDS" ] || { echo "learn-targets: $MMDS is not an executable (make build, or set MMDS)" >&2; exit 2; }
+mkdir -p "$OUT"
+
+echo "$(date -u '+%Y-%m-%d %H:%M UTC')  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)  load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "target: gap to the optimum over all privatizers ≤ $TOL at every threshold; results in $OUT"
+status=0
+for model in binary finite; do
+	cfg=()
+	[ "$model" = finite ] && cfg=(--config "$FINITE")
+	met=0 n=0 worst=0 cpumax=0
+	for s in $SEEDS; do
+		dir="$OUT/$model-s$s"
+		rm -rf "$dir"
+		/usr/bin/time -f '%U %S %e' -o "$dir.time" \
+			"$MMDS" train "$model" --method labels --preset quick --seed "$s" --out "$dir" --quiet --format json "${cfg[@]}" >/dev/null
+		read -r user sys wall <"$dir.time"
+		cpu=$(echo "$user + $sys" | bc)
+		"$MMDS" verify --reference best --format json "$dir" >"$dir.verify.json" || true
+		# The optimum over all privatizers: gap_global for the binary model,
+		# gap (the global LP) for a finite one; null for a point not finalized.
+		gaps=$(jq -r '[.points[] | (.gap_global // .gap // "null")] | map(tostring) | join(" ")' "$dir.verify.json")
+		max=$(jq -r '[.points[] | (.gap_global // .gap // 1e9)] | max' "$dir.verify.json")
+		ok=$(jq -r --argjson tol "$TOL" '[.points[] | (.gap_global // .gap // 1e9) <= $tol] | all' "$dir.verify.json")
+		n=$((n + 1))
+		[ "$ok" = true ] && met=$((met + 1))
+		worst=$(echo "if ($max > $worst) $max else $worst" | bc -l)
+		cpumax=$(echo "if ($cpu > $cpumax) $cpu else $cpumax" | bc -l)
+		printf '%-6s seed %s  CPU %6.2f s (wall %6.2f s)  max gap %+.5f  gaps: %s\n' "$model" "$s" "$cpu" "$wall" "$max" \
+			"$(for g in $gaps; do printf '%+.5f ' "$g"; done)"
+	done
+	printf '%-6s %d of %d seeds within %s at every threshold; worst gap %.5f; most CPU per quick run %.2f s\n' \
+		"$model" "$met" "$n" "$TOL" "$worst" "$cpumax"
+	[ "$met" = "$n" ] || status=1
+done
+exit $status
