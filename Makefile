@@ -90,14 +90,19 @@ learn-targets: build
 	scripts/learn-targets.sh
 
 # The long solver benchmark (docs/bench.md): writes the instance library and
-# solves it with every solver that runs here at 10 s per solve. Install CBC
-# and GLPK first with `make solvers` (they are optional).
+# solves it with every solver that runs here (HiGHS in-process and on the
+# file, CBC, GLPK, SYMPHONY, lp_solve), BENCH_SEEDS seeds, BENCH_LIMIT per
+# solve; BENCH_ARGS adds flags (e.g. --tier easy,medium). Install the
+# optional solvers first with `make solvers`.
 BENCH_OUT := results/bench-library
+BENCH_SEEDS ?= 3
+BENCH_LIMIT ?= 60s
+BENCH_ARGS ?=
 bench-library: build
 	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	$(BIN) bench library $(BENCH_OUT)/lib
-	$(BIN) bench run $(BENCH_OUT)/lib --highs-file --cbc --glpk --time-limit 10s \
-		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json --progress \
+	$(BIN) bench run $(BENCH_OUT)/lib --all --seeds $(BENCH_SEEDS) --time-limit $(BENCH_LIMIT) $(BENCH_ARGS) \
+		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json \
 		| tee $(BENCH_OUT)/runs.txt
 
 solvers:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side: one Algorithm 1 epoch in mmds (learn's BenchmarkEpochGauss /
-# BenchmarkEpochBinary, GOMAXPROCS=1) and in PyTorch on CPU (bench/epoch_torch.py,
+# BenchmarkEpochBinary, GOMAXPROCS=1) and in PyTorch on CPU (scripts/epoch_torch.py,
 # one thread), as PAIRS back-to-back runs so both see the same load. Prints
 # each pair's wall-time and CPU-time ratios PyTorch/mmds and their medians
 # (CPU time is the steadier figure on a shared host).
@@ -35,7 +35,7 @@ echo "GOAMD64=$($GO env GOAMD64)  torch $("$PY" -c 'import torch; print(torch.__
 for p in $(seq "$PAIRS"); do
 	read -r go_ms go_cpu < <(GOMAXPROCS=1 "$tmp/learn.test" -test.run '^$' -test.bench "^$BENCH\$" -test.benchtime 2s |
 		awk -v b="$BENCH" '$1 ~ "^"b { for (i = 2; i < NF; i++) { if ($(i+1) == "ns/op") w = $i; if ($(i+1) == "cpu-ns/op") c = $i } printf "%.3f %.3f\n", w / 1e6, c / 1e6 }')
-	read -r torch_ms torch_cpu < <("$PY" bench/epoch_torch.py --model "$MODEL" --epochs 10 | awk '{ print $4, $6 }')
+	read -r torch_ms torch_cpu < <("$PY" scripts/epoch_torch.py --model "$MODEL" --epochs 10 | awk '{ print $4, $6 }')
 	awk -v p="$p" -v a="$go_ms" -v b="$torch_ms" -v c="$go_cpu" -v d="$torch_cpu" 'BEGIN {
 		printf "pair %d: mmds %7.3f ms wall %7.3f ms CPU   PyTorch %8.3f ms wall %8.3f ms CPU   ratio %5.1fx wall %5.1fx CPU\n", p, a, c, b, d, b / a, d / c
 		printf "%f %f\n", b / a, d / c >> "'"$tmp/ratios"'"

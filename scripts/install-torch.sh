@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's PyTorch and ONNX for the system Python: the side-by-side
-# epoch benchmark (bench/epoch_torch.py, make bench-epoch) and the fixture
+# epoch benchmark (scripts/epoch_torch.py, make bench-epoch) and the fixture
 # generator (scripts/make-certify-fixtures.py) use them. Building and testing
 # mmds never does.
 set -euo pipefail

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -12,8 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/bench"
-	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -24,23 +23,33 @@ type solveFlags struct {
 	jsonOut               string
 	timeLimit, shift      time.Duration
 	threads, solverSeed   int
+	seeds                 int
 	cbc, glpk, highsFile  bool
-	progress              bool
-	dropFiles             bool // the MPS files are temporary: do not report them
+	symphony, lpSolve     bool
+	all                   bool
+	progress, quiet       bool
+	dropFiles             bool              // the MPS files are temporary: do not report them
+	libFiles              map[string]string // instance → its file in the library, reported instead of a temporary copy
 }
 
-func (f *solveFlags) register(cmd *cobra.Command) {
+func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl := cmd.Flags()
+	fl.IntVar(&f.seeds, "seeds", defaultSeeds, "solves per instance and solver, with seeds --solver-seed, +1, …; a solver without a seed reads the file with rows and columns permuted by the seed; in [1, 100]")
+	fl.BoolVar(&f.symphony, "symphony", false, "also solve with COIN-OR SYMPHONY from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.lpSolve, "lp-solve", false, "also solve with lp_solve from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.all, "all", false, "every solver: --highs-file --cbc --glpk --symphony --lp-solve")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.DurationVar(&f.timeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.BoolVar(&f.cbc, "cbc", false, "also solve with cbc from PATH (reported unavailable when it does not run)")
 	fl.BoolVar(&f.glpk, "glpk", false, "also solve with GLPK's glpsol from PATH (reported unavailable when it does not run)")
 	fl.BoolVar(&f.highsFile, "highs-file", false, "also solve with HiGHS reading the MPS file (parity with the external solvers)")
 	fl.IntVar(&f.threads, "threads", 1, "threads per solver (0: each solver's default), in [0, 64]")
-	fl.IntVar(&f.solverSeed, "solver-seed", 0, "random seed given to HiGHS and CBC, in [0, 2147483647]")
-	fl.DurationVar(&f.shift, "shift", time.Second, "shift of the shifted geometric mean of times (> 0)")
+	fl.IntVar(&f.solverSeed, "solver-seed", 0, "the first solve's seed, in [0, 2147483647]")
+	fl.DurationVar(&f.shift, "shift", bench.DefaultShift, "shift of the shifted geometric mean of times (> 0)")
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
-	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr as it finishes")
+	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr (the default now)")
+	_ = fl.MarkDeprecated("progress", "progress lines are on by default; --quiet turns them off")
 	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }
@@ -68,8 +77,10 @@ func (f *solveFlags) validate() (report.Format, error) {
 		return "", badInput("--shift %v: must be > 0", f.shift)
 	case f.threads < 0 || f.threads > 64:
 		return "", badInput("--threads %d: must be in [0, 64]", f.threads)
-	case f.solverSeed < 0:
-		return "", badInput("--solver-seed %d: must be in [0, 2147483647]", f.solverSeed)
+	case f.solverSeed < 0 || f.solverSeed > math.MaxInt32-100:
+		return "", badInput("--solver-seed %d: must be in [0, 2147483547]", f.solverSeed)
+	case f.seeds < 1 || f.seeds > 100:
+		return "", badInput("--seeds %d: must be in [1, 100]", f.seeds)
 	}
 	if err := checkFigurePath("profile", f.profile); err != nil {
 		return "", err
@@ -85,14 +96,20 @@ func (f *solveFlags) outputs() []report.Path {
 func (f *solveFlags) solvers(ctx context.Context) []bench.Solver {
 	c := bench.SolverConfig{Threads: f.threads, Seed: f.solverSeed}
 	s := []bench.Solver{bench.HiGHS{Config: c}}
-	if f.highsFile {
+	if f.highsFile || f.all {
 		s = append(s, bench.HiGHS{Config: c, File: true})
 	}
-	if f.cbc {
+	if f.cbc || f.all {
 		s = append(s, bench.NewCBC(ctx, "", c))
 	}
-	if f.glpk {
+	if f.glpk || f.all {
 		s = append(s, bench.NewGLPK(ctx, ""))
+	}
+	if f.symphony || f.all {
+		s = append(s, bench.NewSYMPHONY(ctx, ""))
+	}
+	if f.lpSolve || f.all {
+		s = append(s, bench.NewLPSolve(ctx, ""))
 	}
 	return s
 }
@@ -130,7 +147,7 @@ run solves a library.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, f) },
 	}
-	f.register(cmd)
+	f.register(cmd, 1)
 	fl := cmd.Flags()
 	fl.StringVar(&f.n, "n", "2:3", "size range NMIN:NMAX for n = |Y| = |Z| = m, within [2, 8]")
 	fl.IntSliceVar(&f.ks, "k", []int{1, 2, 3}, "numbers of adversaries, each in [1, 8]")
@@ -209,28 +226,41 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 }
 
 type benchLibraryFlags struct {
-	seed uint64
+	seed  uint64
+	openN []int
 }
 
 func newBenchLibraryCmd() *cobra.Command {
 	var f benchLibraryFlags
 	cmd := &cobra.Command{
 		Use:   "library DIR",
-		Short: "Write the versioned instance library (MPS files, manifest.json, manifest.csv) to DIR",
+		Short: "Write the versioned instance library (gzipped MPS, mmds.solu, metadata.csv, manifests) to DIR",
 		Long: `library writes the instance library of version ` + bench.LibraryVersion + ` to DIR (created if
 needed): Proposition 2's MIP for random binary models, the fixed-alphabet MIPs of
 random finite models in every formulation (m = n + K + 1 outputs) and their global
-LPs, as free-format MPS files that minimize −γ, with manifest.json and manifest.csv
-(name, file, sense, optimal_value when certified, best_bound, how it was certified,
-size, rows, columns, integers, nonzeros, SHA-256). The same version and --seed give
-the same bytes.`,
+LPs, as gzipped free-format MPS files (NAME.mps.gz) that minimize −γ; mmds.solu,
+the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); metadata.csv
+(rows, columns, integers, nonzeros, tier, model, D, how the optimum is certified);
+and manifest.json and manifest.csv (every field, with the SHA-256 of each MPS text).
+--open-n adds larger open-tier instances (K = 1, D = D_max/4, two models, derivedM
+and hull+sym). The same version, --seed and --open-n give the same bytes.`,
 		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, n := range f.openN {
+				if n < 5 || n > 8 {
+					return badInput("--open-n %d: each must be in [5, 8] (n = 4 is already in the library)", n)
+				}
+			}
 			if err := checkPaths(report.OutFolder("DIR", args[0], report.BenchLibrary)); err != nil {
 				return err
 			}
-			man, err := bench.WriteLibrary(cmd.Context(), args[0], bench.DefaultLibrary(f.seed))
+			spec := bench.DefaultLibrary(f.seed)
+			spec.OpenN = f.openN
+			man, err := bench.WriteLibrary(cmd.Context(), args[0], spec)
+			if errors.Is(err, bench.ErrUncertified) {
+				return exitError{exitCannotCertify, err}
+			}
 			if err != nil {
 				return err
 			}
@@ -240,12 +270,13 @@ the same bytes.`,
 					certified++
 				}
 			}
-			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/manifest.json, manifest.csv: library version %s, seed %d",
-				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), man.Version, man.Seed)
+			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/%s, %s, manifest.json, manifest.csv: library version %s, seed %d",
+				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), bench.SoluFile, bench.MetadataFile, man.Version, man.Seed)
 			return nil
 		},
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the library's random models")
+	cmd.Flags().IntSliceVar(&f.openN, "open-n", nil, "add open-tier instances of these sizes n, each in [5, 8]")
 	return cmd
 }
 
@@ -277,286 +308,32 @@ checked against the file's model and the manifest's certified optimum and bound.
 				return badInput("--tier %v", err)
 			}
 			var ins []bench.Instance
-			files := map[string]string{}
+			f.libFiles = map[string]string{}
 			for _, e := range man.Instances {
 				in, err := bench.LoadInstance(dir, e)
 				if err != nil {
 					return badInput("library %q: %v", dir, err)
 				}
 				ins = append(ins, in)
-				files[in.Name] = dir + string(os.PathSeparator) + e.File
+				f.libFiles[in.Name] = dir + string(os.PathSeparator) + e.File
 			}
+			// Solvers read plain MPS copies of the (gzipped) files, written
+			// from the bytes the SHA-256 was checked on.
+			tmp, err := bench.TempDir()
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
 			title := fmt.Sprintf("mmds bench run: library v%s, seed %d", man.Version, man.Seed)
 			lib := map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "instances": len(man.Instances)}
 			if len(tiers) > 0 {
 				title += ", tiers " + strings.Join(tiers, ", ")
 				lib["tiers"] = tiers
 			}
-			return solveAndReport(cmd, f, format, ins, files, "", title, map[string]any{"library": lib})
+			return solveAndReport(cmd, f, format, ins, nil, tmp, title, map[string]any{"library": lib})
 		},
 	}
-	f.register(cmd)
+	f.register(cmd, 3)
 	cmd.Flags().StringSliceVar(&tiers, "tier", nil, "solve only the instances of these tiers (easy, medium, hard, open; comma-separated; default all)")
 	return cmd
-}
-
-// benchDoc is the JSON output: {"runs": [...], "summary": [...], ...}.
-type benchDoc struct {
-	Source         map[string]any     `json:"source"`
-	StartedAt      string             `json:"started_at"`
-	Machine        bench.Machine      `json:"machine"`
-	Solvers        []bench.SolverInfo `json:"solvers"`
-	TimeLimitS     float64            `json:"time_limit_s"`
-	ShiftS         float64            `json:"shift_s"`
-	TimeoutPolicy  string             `json:"timeout_policy"`
-	FailurePenalty float64            `json:"failure_penalty"`
-	Tolerances     bench.Tolerances   `json:"tolerances"`
-	Runs           []benchRun         `json:"runs"`
-	Summary        []benchSummary     `json:"summary"`
-}
-
-type benchRun struct {
-	Instance     string   `json:"instance"`
-	Problem      string   `json:"problem"`
-	Source       string   `json:"source"`
-	Variant      string   `json:"variant"`
-	Tier         string   `json:"tier"`
-	N            int      `json:"n"`
-	K            int      `json:"k"`
-	Fraction     float64  `json:"fraction"`
-	Solver       string   `json:"solver"`
-	Status       string   `json:"status"`
-	SolverStatus string   `json:"solver_status"`
-	Seconds      float64  `json:"seconds"`
-	Objective    *float64 `json:"objective"`
-	OptimalValue *float64 `json:"optimal_value"`
-	BestBound    *float64 `json:"best_bound"`
-	Nodes        *int64   `json:"nodes"`
-	MaxViolation float64  `json:"max_violation"`
-	Wrong        string   `json:"wrong,omitempty"`
-	Error        string   `json:"error,omitempty"`
-	File         string   `json:"file,omitempty"`
-}
-
-type benchSummary struct {
-	Solver       string  `json:"solver"`
-	Variant      string  `json:"variant"`
-	Runs         int     `json:"runs"`
-	Solved       int     `json:"solved"`
-	TimeLimited  int     `json:"time_limited"`
-	Failed       int     `json:"failed"`
-	Wrong        int     `json:"wrong"`
-	SGM          float64 `json:"shifted_geomean_s"`
-	Shift        float64 `json:"shift_s"`
-	TimeoutAtS   float64 `json:"timeout_counted_at_s"`
-	FailureCostS float64 `json:"failure_counted_at_s"`
-}
-
-func optFloat(x float64) *float64 {
-	if math.IsNaN(x) {
-		return nil
-	}
-	return &x
-}
-
-// solveAndReport runs the solvers on ins, then prints and draws.
-func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins []bench.Instance, files map[string]string, dir, title string, source map[string]any) error {
-	ctx := cmd.Context()
-	started := time.Now().UTC()
-	solvers := f.solvers(ctx)
-	var infos []bench.SolverInfo
-	for _, s := range solvers {
-		info := s.Info()
-		infos = append(infos, info)
-		if !info.Available {
-			_ = sayf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s", info.Name, info.Reason)
-		}
-	}
-	tol := bench.DefaultTolerances()
-	var progress func(bench.Run)
-	if f.progress {
-		done := 0
-		progress = func(r bench.Run) {
-			done++
-			_ = sayf(cmd.ErrOrStderr(), "[%d] %s %s: %s %.3f s", done, r.Instance, r.Solver, r.Status, r.Seconds)
-		}
-	}
-	runs, err := bench.Solve(ctx, ins, files, bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Dir: dir, Tol: tol}, progress)
-	if err != nil {
-		return err
-	}
-	if f.dropFiles {
-		for i := range runs {
-			runs[i].File = ""
-		}
-	}
-	sums := bench.Summarize(runs, f.timeLimit, f.shift.Seconds())
-	if f.profile != "" {
-		if err := writeProfile(f.profile, title, runs, infos); err != nil {
-			return err
-		}
-	}
-	if f.plot != "" {
-		// One series per formulation with one solver, per solver with several
-		// (the medians then run over every formulation).
-		series := func(r bench.Run) string { return r.Solver + " " + r.Variant }
-		if availableCount(infos) > 1 {
-			series = func(r bench.Run) string { return r.Solver }
-		}
-		var pts []figure.BenchPoint
-		for _, r := range runs {
-			if r.Status == bench.StatusOptimal || r.Status == bench.StatusTimeLimit {
-				pts = append(pts, figure.BenchPoint{Series: series(r), N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
-			}
-		}
-		if err := figure.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v", title, f.timeLimit), pts); err != nil {
-			return err
-		}
-	}
-	doc := benchJSON(source, started, infos, f, tol, runs, sums)
-	if f.jsonOut != "" {
-		if err := report.WriteAtomic(f.jsonOut, func(w io.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
-			return err
-		}
-	}
-	w := cmd.OutOrStdout()
-	switch format {
-	case report.JSON:
-		return report.WriteJSON(w, doc)
-	case report.CSV:
-		return runsGrid(runs, true).RenderCSV(w)
-	}
-	return printBenchTables(w, runs, sums, infos, f)
-}
-
-func writeProfile(path, title string, runs []bench.Run, infos []bench.SolverInfo) error {
-	avail := availableCount(infos)
-	series := func(r bench.Run) string { return r.Solver }
-	problem := func(r bench.Run) string { return r.Instance }
-	what := "solvers"
-	if avail < 2 {
-		// One solver: compare the formulations of each sanitization problem.
-		series = func(r bench.Run) string { return r.Variant }
-		problem = func(r bench.Run) string { return r.Problem }
-		what = "formulations (" + infos[0].Name + ")"
-	}
-	var curves []figure.ProfileCurve
-	for _, c := range bench.Profile(runs, series, problem) {
-		curves = append(curves, figure.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
-	}
-	return figure.PerformanceProfile(path, "Performance profile of the "+what+": "+title, curves)
-}
-
-func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, tol bench.Tolerances, runs []bench.Run, sums []bench.Summary) benchDoc {
-	doc := benchDoc{Source: source, StartedAt: started.Format(time.RFC3339), Machine: bench.ThisMachine(), Solvers: infos,
-		TimeLimitS: f.timeLimit.Seconds(), ShiftS: f.shift.Seconds(), TimeoutPolicy: timeoutPolicy(f.timeLimit),
-		FailurePenalty: bench.FailurePenalty, Tolerances: tol, Runs: []benchRun{}, Summary: []benchSummary{}}
-	for _, r := range runs {
-		jr := benchRun{Instance: r.Instance, Problem: r.Problem, Source: r.Source, Variant: r.Variant, Tier: r.Tier, N: r.N, K: r.K,
-			Fraction: r.Fraction, Solver: r.Solver, Status: r.Status, SolverStatus: r.SolverStatus, Seconds: r.Seconds,
-			Objective: optFloat(r.Objective), OptimalValue: optFloat(r.Optimal), BestBound: optFloat(r.Bound),
-			MaxViolation: r.MaxViolation, Wrong: r.Wrong, Error: r.Err, File: r.File}
-		if r.Nodes >= 0 {
-			n := r.Nodes
-			jr.Nodes = &n
-		}
-		doc.Runs = append(doc.Runs, jr)
-	}
-	for _, s := range sums {
-		doc.Summary = append(doc.Summary, benchSummary{Solver: s.Solver, Variant: s.Variant, Runs: s.Runs, Solved: s.Solved,
-			TimeLimited: s.TimeLimited, Failed: s.Failed, Wrong: s.Wrong, SGM: s.SGM, Shift: s.Shift,
-			TimeoutAtS: s.CountedLimit, FailureCostS: bench.FailurePenalty * s.CountedLimit})
-	}
-	return doc
-}
-
-func timeoutPolicy(limit time.Duration) string {
-	at := "the time limit"
-	if limit == 0 {
-		at = "the longest time of any run (no limit was set)"
-	}
-	return fmt.Sprintf("a time-out counts at %s; a failure (error, wrong, false infeasible) at %d× that", at, bench.FailurePenalty)
-}
-
-func runsGrid(runs []bench.Run, csv bool) *report.Grid {
-	num := func(x float64) string {
-		if math.IsNaN(x) {
-			return "—"
-		}
-		if csv {
-			return report.Float(x, -1)
-		}
-		return report.Fixed(x, 6)
-	}
-	g := &report.Grid{
-		Title:  "mmds bench: one row per solve (objective: −γ, recomputed from the returned solution)",
-		Header: []string{"instance", "solver", "variant", "status", "objective", "certified", "ms", "nodes", "note"},
-	}
-	for _, r := range runs {
-		nodes := "—"
-		if r.Nodes >= 0 {
-			nodes = strconv.FormatInt(r.Nodes, 10)
-		}
-		ms := report.Fixed(r.Seconds*1000, 1)
-		if csv {
-			ms = report.Float(r.Seconds*1000, -1)
-		}
-		note := r.Wrong
-		if note == "" {
-			note = r.Err
-		}
-		if !csv && len(note) > 60 {
-			note = note[:57] + "..."
-		}
-		g.Rows = append(g.Rows, []string{r.Instance, r.Solver, r.Variant, r.Status, num(r.Objective), num(r.Optimal), ms, nodes, note})
-	}
-	return g
-}
-
-func summaryGrid(sums []bench.Summary, limit, shift time.Duration) *report.Grid {
-	g := &report.Grid{Title: "Summary per solver and formulation",
-		Header: []string{"solver", "variant", "solved", "time limit", "failed", "wrong", "SGM s"}}
-	for _, s := range sums {
-		g.Rows = append(g.Rows, []string{s.Solver, s.Variant, fmt.Sprintf("%d/%d", s.Solved, s.Runs), strconv.Itoa(s.TimeLimited),
-			strconv.Itoa(s.Failed), strconv.Itoa(s.Wrong), report.Fixed(s.SGM, 4)})
-	}
-	g.Notes = []string{
-		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the times, shift s = %v; %s.", shift, timeoutPolicy(limit)),
-		"solved = claimed optimal and passed mmds's check against the certified optimum; wrong = failed the check.",
-	}
-	return g
-}
-
-func printBenchTables(w io.Writer, runs []bench.Run, sums []bench.Summary, infos []bench.SolverInfo, f solveFlags) error {
-	if err := runsGrid(runs, false).RenderTable(w); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	if err := summaryGrid(sums, f.timeLimit, f.shift).RenderTable(w); err != nil {
-		return err
-	}
-	m := bench.ThisMachine()
-	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %d cores; time limit %v per solve\n", m.OS, m.Arch, m.CPU, m.Cores, f.timeLimit)
-	for _, i := range infos {
-		if !i.Available {
-			fmt.Fprintf(w, "solver %s: unavailable (%s)\n", i.Name, i.Reason)
-			continue
-		}
-		seed := "none"
-		if i.Seed != nil {
-			seed = strconv.Itoa(*i.Seed)
-		}
-		fmt.Fprintf(w, "solver %s %s: threads %d, seed %s, %s\n", i.Name, i.Version, i.Threads, seed, i.Options)
-	}
-	return nil
-}
-
-func availableCount(infos []bench.SolverInfo) int {
-	n := 0
-	for _, i := range infos {
-		if i.Available {
-			n++
-		}
-	}
-	return n
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +77,7 @@ func TestBenchJSONContractAndFigures(t *testing.T) {
 		}
 	}
 	for _, s := range doc.Summary {
-		if s.Shift != 1 || s.SGM == nil || *s.SGM <= 0 {
+		if s.Shift != 10 || s.SGM == nil || *s.SGM <= 0 {
 			t.Errorf("summary %+v", s)
 		}
 	}
@@ -88,7 +92,7 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	code, out, errs := runCLI(t, "bench", "library", lib)
-	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 2, seed 1") {
+	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 3, seed 1") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 	// Keep three easy instances (one per source and kind) and a hard global
@@ -124,8 +128,9 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Runs) != 6 {
-		t.Fatalf("%d runs, want 6", len(doc.Runs))
+	// 3 instances × 2 solvers × 3 seeds (the default of bench run).
+	if len(doc.Runs) != 18 {
+		t.Fatalf("%d runs, want 18", len(doc.Runs))
 	}
 	for _, r := range doc.Runs {
 		if r.Status != "optimal" || r.OptimalValue == nil {
@@ -134,7 +139,7 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	}
 	// --tier selects; a tier the library lacks is bad input, naming the
 	// tiers it has.
-	code, out, errs = runCLI(t, "bench", "run", lib, "--tier", "hard", "--format", "json")
+	code, out, errs = runCLI(t, "bench", "run", lib, "--tier", "hard", "--format", "json", "--seeds", "1")
 	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Runs) != 1 || doc.Runs[0].Variant != "global LP" || doc.Runs[0].Status != "optimal" {
 		t.Errorf("--tier hard: exit %d, %v, runs %+v, %s", code, err, doc.Runs, errs)
 	}
@@ -143,11 +148,36 @@ func TestBenchLibraryAndRun(t *testing.T) {
 		t.Errorf("--tier open on a library without it: exit %d, %s", code, errs)
 	}
 	// A changed file is refused before any solve.
-	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps")
-	mps, _ := os.ReadFile(f)
-	os.WriteFile(f, append(mps, '\n'), 0o644)
+	// A changed file is refused before any solve (the SHA-256 is of the
+	// MPS text inside the gzip).
+	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps.gz")
+	zf, _ := os.Open(f)
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mps, _ := io.ReadAll(zr)
+	zf.Close()
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(append(mps, '\n'))
+	zw.Close()
+	os.WriteFile(f, zb.Bytes(), 0o644)
 	if code, _, errs := runCLI(t, "bench", "run", lib); code != exitUsage || !strings.Contains(errs, "SHA-256") {
 		t.Errorf("changed file: exit %d, %s", code, errs)
+	}
+}
+
+// An open size whose optimum the global LP cannot certify is refused with
+// exit 3 (cannot certify), and nothing is written.
+func TestBenchLibraryUncertifiedOpenSize(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "lib")
+	code, _, errs := runCLI(t, "bench", "library", lib, "--open-n", "6")
+	if code != exitCannotCertify || !strings.Contains(errs, "no certified optimum for fin-n6-k1-i0-d0.25-derivedM") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(lib, "manifest.json")); err == nil {
+		t.Error("a manifest was written")
 	}
 }
 
@@ -164,16 +194,68 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--time-limit", "-2s"}, "--time-limit -2s"},
 		{[]string{"--shift", "0s"}, "--shift 0s: must be > 0"},
 		{[]string{"--threads", "-1"}, "--threads -1"},
+		{[]string{"--seeds", "0"}, "--seeds 0: must be in [1, 100]"},
+		{[]string{"run", "lib", "--seeds", "101"}, "--seeds 101"},
 		{[]string{"--write-mps", "/nonexistent/dir"}, "not an existing folder"},
 		{[]string{"--plot", "x.pdf"}, "must end in .png or .svg"},
 		{[]string{"--profile", "x"}, "--profile \"x\""},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
 		{[]string{"run", "/nonexistent/lib"}, "library \"/nonexistent/lib\""},
 		{[]string{"library"}, "accepts 1 arg"},
+		{[]string{"library", "x", "--open-n", "4"}, "--open-n 4: each must be in [5, 8]"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"bench"}, tc.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// cancelOnProgress cancels a run after its third progress line, as Ctrl-C
+// would mid-run.
+type cancelOnProgress struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+	lines  int
+}
+
+func (w *cancelOnProgress) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("[")) {
+		if w.lines++; w.lines == 3 {
+			w.cancel()
+		}
+	}
+	return w.Buffer.Write(p)
+}
+
+// Ctrl-C during a bench writes what finished, marked interrupted, says
+// where, and exits 130.
+func TestBenchInterruptedWritesWhatFinished(t *testing.T) {
+	dir := t.TempDir()
+	jsonOut := filepath.Join(dir, "runs.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errw := &cancelOnProgress{cancel: cancel}
+	var out bytes.Buffer
+	code := run(ctx, []string{"bench", "--n", "2:2", "--k", "1,2", "--seeds", "2", "--json-out", jsonOut}, &out, errw)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errw.String())
+	}
+	if !strings.Contains(errw.String(), "interrupted: 3 of 24 solves finished") || !strings.Contains(errw.String(), jsonOut) {
+		t.Errorf("stderr %s", errw.String())
+	}
+	if !strings.Contains(out.String(), "INTERRUPTED") {
+		t.Errorf("stdout %s", out.String())
+	}
+	data, err := os.ReadFile(jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Interrupted bool              `json:"interrupted"`
+		Runs        []json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || !doc.Interrupted || len(doc.Runs) != 3 {
+		t.Errorf("JSON: %v, interrupted %v, %d runs", err, doc.Interrupted, len(doc.Runs))
 	}
 }

@@ -25,7 +25,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 			b.Fatal(err)
 		}
 		runs, err := Solve(ctx, ins, nil, RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}},
-			TimeLimit: 10 * time.Second, Tol: DefaultTolerances()}, nil)
+			TimeLimit: 10 * time.Second, Check: DefaultCheck()}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

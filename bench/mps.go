@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lanl/highs"
 
 	"github.com/mmds-project/mmds/internal/safefile"
 )
@@ -23,7 +22,78 @@ import (
 // always carry both bounds explicitly (readers differ on the default bounds
 // of integer columns). The sense is always minimize: MPS has no standard
 // way to say maximize, so m must be a minimization (see Minimize).
-func WriteMPS(w io.Writer, name string, m *highs.Model) error {
+func WriteMPS(w io.Writer, name string, m *Model) error {
+	return writeMPS(w, name, m, nil, nil)
+}
+
+// WriteMPSPermuted writes m as WriteMPS does, with its rows and columns in
+// the orders given (rows[k], cols[k]: the row and column at position k;
+// nil: the identity). Names stay r<i> and x<j> of the model, so a solver
+// that reports values by name needs no mapping back; one that reports
+// them by position does (cols). For solvers without a random seed, a
+// permuted file is the field's substitute for a seed.
+func WriteMPSPermuted(w io.Writer, name string, m *Model, rows, cols []int) error {
+	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
+	if (rows != nil && !isPermutation(rows, nr)) || (cols != nil && !isPermutation(cols, nc)) {
+		panic("bench: WriteMPSPermuted: not a permutation of the rows or columns")
+	}
+	return writeMPS(w, name, m, rows, cols)
+}
+
+func isPermutation(p []int, n int) bool {
+	if len(p) != n {
+		return false
+	}
+	seen := make([]bool, n)
+	for _, i := range p {
+		if i < 0 || i >= n || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
+// identity returns p, or 0..n−1 when p is nil.
+func identity(p []int, n int) []int {
+	if p != nil {
+		return p
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+type rowKind struct {
+	kind     byte
+	rhs, rng float64
+	hasRange bool
+}
+
+func rowKinds(m *Model) ([]rowKind, error) {
+	nr := max(len(m.RowLower), len(m.RowUpper))
+	kinds := make([]rowKind, nr)
+	for i := range nr {
+		lo, hi := bound(m.RowLower, i, math.Inf(-1)), bound(m.RowUpper, i, math.Inf(1))
+		switch {
+		case lo == hi:
+			kinds[i] = rowKind{kind: 'E', rhs: lo}
+		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+			return nil, fmt.Errorf("mps: row %d is free (no finite bound); drop it", i)
+		case math.IsInf(lo, -1):
+			kinds[i] = rowKind{kind: 'L', rhs: hi}
+		case math.IsInf(hi, 1):
+			kinds[i] = rowKind{kind: 'G', rhs: lo}
+		default: // ranged: lo ≤ a·x ≤ lo + (hi − lo)
+			kinds[i] = rowKind{kind: 'G', rhs: lo, rng: hi - lo, hasRange: true}
+		}
+	}
+	return kinds, nil
+}
+
+func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) error {
 	if m.Maximize {
 		return errors.New("mps: the model maximizes; write its Minimize form")
 	}
@@ -31,57 +101,52 @@ func WriteMPS(w io.Writer, name string, m *highs.Model) error {
 		return fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
 	}
 	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
+	rowOrder, colOrder = identity(rowOrder, nr), identity(colOrder, nc)
+	kinds, err := rowKinds(m)
+	if err != nil {
+		return err
+	}
+	for _, nz := range m.ConstMatrix {
+		if nz.Col < 0 || nz.Col >= nc || nz.Row < 0 || nz.Row >= nr {
+			return fmt.Errorf("mps: a nonzero names row %d, column %d, beyond the %d × %d matrix", nz.Row, nz.Col, nr, nc)
+		}
+	}
 	bw := bufio.NewWriter(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// "FREE" after the name tells CBC's reader the format (GLPK and HiGHS
 	// ignore it); without it CBC reads the BOUNDS lines in fixed columns.
 	fmt.Fprintf(bw, "NAME %s FREE\nROWS\n N obj\n", name)
-	type rowKind struct {
-		kind     byte
-		rhs, rng float64
-		hasRange bool
-	}
-	kinds := make([]rowKind, nr)
-	for i := range nr {
-		lo, hi := bound(m.RowLower, i, math.Inf(-1)), bound(m.RowUpper, i, math.Inf(1))
-		var k rowKind
-		switch {
-		case lo == hi:
-			k = rowKind{kind: 'E', rhs: lo}
-		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
-			return fmt.Errorf("mps: row %d is free (no finite bound); drop it", i)
-		case math.IsInf(lo, -1):
-			k = rowKind{kind: 'L', rhs: hi}
-		case math.IsInf(hi, 1):
-			k = rowKind{kind: 'G', rhs: lo}
-		default: // ranged: lo ≤ a·x ≤ lo + (hi − lo)
-			k = rowKind{kind: 'G', rhs: lo, rng: hi - lo, hasRange: true}
-		}
-		kinds[i] = k
-		fmt.Fprintf(bw, " %c r%d\n", k.kind, i)
+	for _, i := range rowOrder {
+		fmt.Fprintf(bw, " %c r%d\n", kinds[i].kind, i)
 	}
 	nz := slices.Clone(m.ConstMatrix)
-	slices.SortFunc(nz, func(a, b highs.Nonzero) int {
+	slices.SortFunc(nz, func(a, b Nonzero) int {
 		return cmp.Or(cmp.Compare(a.Col, b.Col), cmp.Compare(a.Row, b.Row))
 	})
+	start := make([]int, nc+1) // column j's nonzeros are nz[start[j]:start[j+1]]
+	for _, e := range nz {
+		start[e.Col+1]++
+	}
+	for j := range nc {
+		start[j+1] += start[j]
+	}
 	bw.WriteString("COLUMNS\n")
 	inInt := false
-	k := 0
-	for j := range nc {
-		isInt := j < len(m.VarTypes) && m.VarTypes[j] != highs.ContinuousType
+	for pos, j := range colOrder {
+		isInt := isInteger(m, j)
 		if isInt != inInt {
 			tag := "INTEND"
 			if isInt {
 				tag = "INTORG"
 			}
-			fmt.Fprintf(bw, " M%d 'MARKER' '%s'\n", j, tag)
+			fmt.Fprintf(bw, " M%d 'MARKER' '%s'\n", pos, tag)
 			inInt = isInt
 		}
 		// Every column appears, even one with no entries.
 		fmt.Fprintf(bw, " x%d obj %s\n", j, f(m.ColCosts[j]))
-		for ; k < len(nz) && nz[k].Col == j; k++ {
+		for k := start[j]; k < start[j+1]; k++ {
 			v := nz[k].Val
-			for k+1 < len(nz) && nz[k+1].Col == j && nz[k+1].Row == nz[k].Row {
+			for k+1 < start[j+1] && nz[k+1].Row == nz[k].Row {
 				k++
 				v += nz[k].Val
 			}
@@ -93,54 +158,55 @@ func WriteMPS(w io.Writer, name string, m *highs.Model) error {
 	if inInt {
 		fmt.Fprintf(bw, " M%d 'MARKER' 'INTEND'\n", nc)
 	}
-	if k != len(nz) {
-		return fmt.Errorf("mps: a nonzero names column %d, beyond the %d columns", nz[k].Col, nc)
-	}
 	bw.WriteString("RHS\n")
 	if m.Offset != 0 {
 		// The objective row's RHS is minus the objective's constant.
 		fmt.Fprintf(bw, " rhs obj %s\n", f(-m.Offset))
 	}
-	for i, k := range kinds {
-		if k.rhs != 0 {
-			fmt.Fprintf(bw, " rhs r%d %s\n", i, f(k.rhs))
+	for _, i := range rowOrder {
+		if kinds[i].rhs != 0 {
+			fmt.Fprintf(bw, " rhs r%d %s\n", i, f(kinds[i].rhs))
 		}
 	}
 	var ranges []string
-	for i, k := range kinds {
-		if k.hasRange {
-			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, f(k.rng)))
+	for _, i := range rowOrder {
+		if kinds[i].hasRange {
+			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, f(kinds[i].rng)))
 		}
 	}
 	if len(ranges) > 0 {
 		bw.WriteString("RANGES\n" + strings.Join(ranges, ""))
 	}
 	bw.WriteString("BOUNDS\n")
-	for j := range nc {
-		lo, hi := bound(m.ColLower, j, 0), bound(m.ColUpper, j, math.Inf(1))
-		isInt := j < len(m.VarTypes) && m.VarTypes[j] != highs.ContinuousType
-		switch {
-		case lo == hi:
-			fmt.Fprintf(bw, " FX bnd x%d %s\n", j, f(lo))
-		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
-			fmt.Fprintf(bw, " FR bnd x%d\n", j)
-		default:
-			if math.IsInf(lo, -1) {
-				fmt.Fprintf(bw, " MI bnd x%d\n", j)
-			} else if lo != 0 || isInt {
-				fmt.Fprintf(bw, " LO bnd x%d %s\n", j, f(lo))
-			}
-			if math.IsInf(hi, 1) {
-				if isInt {
-					fmt.Fprintf(bw, " PL bnd x%d\n", j)
-				}
-			} else {
-				fmt.Fprintf(bw, " UP bnd x%d %s\n", j, f(hi))
-			}
-		}
+	for _, j := range colOrder {
+		writeBound(bw, m, j, f)
 	}
 	bw.WriteString("ENDATA\n")
 	return bw.Flush()
+}
+
+func writeBound(bw *bufio.Writer, m *Model, j int, f func(float64) string) {
+	lo, hi := bound(m.ColLower, j, 0), bound(m.ColUpper, j, math.Inf(1))
+	isInt := isInteger(m, j)
+	switch {
+	case lo == hi:
+		fmt.Fprintf(bw, " FX bnd x%d %s\n", j, f(lo))
+	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+		fmt.Fprintf(bw, " FR bnd x%d\n", j)
+	default:
+		if math.IsInf(lo, -1) {
+			fmt.Fprintf(bw, " MI bnd x%d\n", j)
+		} else if lo != 0 || isInt {
+			fmt.Fprintf(bw, " LO bnd x%d %s\n", j, f(lo))
+		}
+		if math.IsInf(hi, 1) {
+			if isInt {
+				fmt.Fprintf(bw, " PL bnd x%d\n", j)
+			}
+		} else {
+			fmt.Fprintf(bw, " UP bnd x%d %s\n", j, f(hi))
+		}
+	}
 }
 
 func bound(b []float64, i int, def float64) float64 {
@@ -152,7 +218,7 @@ func bound(b []float64, i int, def float64) float64 {
 
 // Minimize returns m as a minimization: a maximization's costs and offset
 // are negated, so its optimal value is minus the original one.
-func Minimize(m *highs.Model) *highs.Model {
+func Minimize(m *Model) *Model {
 	out := *m
 	if !m.Maximize {
 		return &out
@@ -176,8 +242,24 @@ const maxMPSEntries = 10_000_000
 // ENDATA. Only the first N row is the objective. Columns and rows keep
 // their order of first appearance; names are returned alongside.
 func ReadMPS(r io.Reader) (*MPS, error) {
+	return readMPS(r, false)
+}
+
+// ReadMPSExact reads a free-format MPS file as ReadMPS does and also
+// returns its model in exact rational arithmetic (MPS.Exact): every number
+// as its text says. It refuses an infinite number, which has no rational
+// value (a free bound is written FR, MI or PL).
+func ReadMPSExact(r io.Reader) (*MPS, error) {
+	return readMPS(r, true)
+}
+
+func readMPS(r io.Reader, exact bool) (*MPS, error) {
 	p := mpsParser{rowIdx: map[string]int{}, colIdx: map[string]int{}, objRow: ""}
-	p.m.Model = &highs.Model{}
+	p.m.Model = &Model{}
+	if exact {
+		p.x = &ExactModel{Offset: new(big.Rat)}
+		p.m.Exact = p.x
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -200,15 +282,21 @@ func ReadMPS(r io.Reader) (*MPS, error) {
 		return nil, errors.New("mps: no objective (N) row")
 	}
 	p.finishBounds()
+	if p.x != nil {
+		p.x.Maximize = p.m.Model.Maximize
+	}
 	return &p.m, nil
 }
 
 // MPS is a model read from an MPS file, with its names.
 type MPS struct {
 	Name     string
-	Model    *highs.Model
+	Model    *Model
 	RowNames []string
 	ColNames []string
+	// Exact is the model in rational arithmetic (ReadMPSExact; nil from
+	// ReadMPS).
+	Exact *ExactModel
 }
 
 type mpsParser struct {
@@ -223,6 +311,7 @@ type mpsParser struct {
 	// bound can follow the MPS convention (lower becomes −∞).
 	lowerSet []bool
 	senseArg bool // OBJSENSE given alone on its line: the sense follows
+	x        *ExactModel
 }
 
 func (p *mpsParser) line(s string) error {
@@ -324,6 +413,10 @@ func (p *mpsParser) row(f []string) error {
 	}
 	mod.RowLower = append(mod.RowLower, lo)
 	mod.RowUpper = append(mod.RowUpper, hi)
+	if p.x != nil {
+		p.x.RowLower = append(p.x.RowLower, finiteRat(lo))
+		p.x.RowUpper = append(p.x.RowUpper, finiteRat(hi))
+	}
 	return nil
 }
 
@@ -355,21 +448,30 @@ func (p *mpsParser) column(f []string) error {
 		mod.ColLower = append(mod.ColLower, 0)
 		mod.ColUpper = append(mod.ColUpper, math.Inf(1))
 		p.lowerSet = append(p.lowerSet, false)
-		t := highs.ContinuousType
+		t := continuous
 		if p.inInt {
-			t = highs.IntegerType
+			t = integer
 		}
 		mod.VarTypes = append(mod.VarTypes, t)
+		if p.x != nil {
+			p.x.Cost = append(p.x.Cost, new(big.Rat))
+			p.x.ColLower = append(p.x.ColLower, new(big.Rat))
+			p.x.ColUpper = append(p.x.ColUpper, nil)
+			p.x.Integer = append(p.x.Integer, p.inInt)
+		}
 	} else if j != len(p.m.ColNames)-1 {
 		return fmt.Errorf("column %s: its entries are not contiguous", safefile.Excerpt(f[0]))
 	}
 	for k := 1; k+1 < len(f); k += 2 {
-		v, err := parseNum(f[k+1])
+		v, xv, err := p.num(f[k+1])
 		if err != nil {
 			return fmt.Errorf("column %s, row %s: %w", safefile.Excerpt(f[0]), safefile.Excerpt(f[k]), err)
 		}
 		if f[k] == p.objRow {
 			mod.ColCosts[j] += v
+			if p.x != nil {
+				p.x.Cost[j].Add(p.x.Cost[j], xv)
+			}
 			continue
 		}
 		i, ok := p.rowIdx[f[k]]
@@ -382,14 +484,17 @@ func (p *mpsParser) column(f []string) error {
 		if len(mod.ConstMatrix) >= maxMPSEntries {
 			return errors.New("too many nonzeros")
 		}
-		mod.ConstMatrix = append(mod.ConstMatrix, highs.Nonzero{Row: i, Col: j, Val: v})
+		mod.ConstMatrix = append(mod.ConstMatrix, Nonzero{Row: i, Col: j, Val: v})
+		if p.x != nil {
+			p.x.Entries = append(p.x.Entries, ExactEntry{Row: i, Col: j, Val: xv})
+		}
 	}
 	return nil
 }
 
 // pairs reads "SETNAME ROW VALUE [ROW VALUE]" (the set name is optional
 // when only one pair follows, as some writers omit it).
-func (p *mpsParser) pairs(f []string, set func(row string, v float64) error) error {
+func (p *mpsParser) pairs(f []string, set func(row string, v float64, xv *big.Rat) error) error {
 	if len(f) == 2 || len(f) == 4 {
 		f = append([]string{""}, f...)
 	}
@@ -397,20 +502,23 @@ func (p *mpsParser) pairs(f []string, set func(row string, v float64) error) err
 		return fmt.Errorf("line %s: want [SET] ROW VALUE [ROW VALUE]", safefile.Excerpt(strings.Join(f, " ")))
 	}
 	for k := 1; k+1 < len(f); k += 2 {
-		v, err := parseNum(f[k+1])
+		v, xv, err := p.num(f[k+1])
 		if err != nil {
 			return fmt.Errorf("row %s: %w", safefile.Excerpt(f[k]), err)
 		}
-		if err := set(f[k], v); err != nil {
+		if err := set(f[k], v, xv); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *mpsParser) rhs(row string, v float64) error {
+func (p *mpsParser) rhs(row string, v float64, xv *big.Rat) error {
 	if row == p.objRow {
 		p.m.Model.Offset = -v
+		if p.x != nil {
+			p.x.Offset.Neg(xv)
+		}
 		return nil
 	}
 	i, ok := p.rowIdx[row]
@@ -429,12 +537,22 @@ func (p *mpsParser) rhs(row string, v float64) error {
 	case 'G':
 		mod.RowLower[i] = v
 	}
+	if x := p.x; x != nil {
+		switch p.rowKind[i] {
+		case 'E':
+			x.RowLower[i], x.RowUpper[i] = xv, xv
+		case 'L':
+			x.RowUpper[i] = xv
+		case 'G':
+			x.RowLower[i] = xv
+		}
+	}
 	return nil
 }
 
 // rng applies a RANGES entry after the RHS (the MPS convention: an E row
 // with R ≥ 0 is [rhs, rhs + R], with R < 0 [rhs + R, rhs]).
-func (p *mpsParser) rng(row string, v float64) error {
+func (p *mpsParser) rng(row string, v float64, xv *big.Rat) error {
 	i, ok := p.rowIdx[row]
 	if !ok || i < 0 {
 		return fmt.Errorf("RANGES: unknown row %s", safefile.Excerpt(row))
@@ -451,6 +569,21 @@ func (p *mpsParser) rng(row string, v float64) error {
 			mod.RowUpper[i] = mod.RowLower[i] + v
 		} else {
 			mod.RowLower[i] = mod.RowUpper[i] + v
+		}
+	}
+	if x := p.x; x != nil {
+		a := new(big.Rat).Abs(xv)
+		switch p.rowKind[i] {
+		case 'L':
+			x.RowLower[i] = new(big.Rat).Sub(x.RowUpper[i], a)
+		case 'G':
+			x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], a)
+		case 'E':
+			if xv.Sign() >= 0 {
+				x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], xv)
+			} else {
+				x.RowLower[i] = new(big.Rat).Add(x.RowUpper[i], xv)
+			}
 		}
 	}
 	return nil
@@ -472,9 +605,10 @@ func (p *mpsParser) bound(f []string) error {
 		return fmt.Errorf("BOUNDS: unknown column %s", safefile.Excerpt(f[2]))
 	}
 	var v float64
+	var xv *big.Rat
 	if needsValue {
 		var err error
-		if v, err = parseNum(f[3]); err != nil {
+		if v, xv, err = p.num(f[3]); err != nil {
 			return fmt.Errorf("bound %s on %s: %w", kind, safefile.Excerpt(f[2]), err)
 		}
 	}
@@ -500,15 +634,33 @@ func (p *mpsParser) bound(f []string) error {
 	default:
 		return fmt.Errorf("bound type %s: want UP, LO, FX, FR, MI, PL, BV, LI or UI", safefile.Excerpt(f[0]))
 	}
+	if x := p.x; x != nil {
+		switch kind {
+		case "UP", "UI":
+			x.ColUpper[j] = xv
+			if math.IsInf(mod.ColLower[j], -1) {
+				x.ColLower[j] = nil
+			}
+		case "LO", "LI":
+			x.ColLower[j] = xv
+		case "FX":
+			x.ColLower[j], x.ColUpper[j] = xv, xv
+		default: // FR, MI, PL, BV: bounds of −∞, 0, 1 or +∞
+			x.ColLower[j], x.ColUpper[j] = finiteRat(mod.ColLower[j]), finiteRat(mod.ColUpper[j])
+		}
+	}
 	if kind == "BV" || kind == "LI" || kind == "UI" {
-		mod.VarTypes[j] = highs.IntegerType
+		mod.VarTypes[j] = integer
+		if p.x != nil {
+			p.x.Integer[j] = true
+		}
 	}
 	return nil
 }
 
 // finishBounds drops VarTypes when every column is continuous (an LP).
 func (p *mpsParser) finishBounds() {
-	if !slices.ContainsFunc(p.m.Model.VarTypes, func(t highs.VariableType) bool { return t != highs.ContinuousType }) {
+	if !slices.ContainsFunc(p.m.Model.VarTypes, func(t varType) bool { return t != continuous }) {
 		p.m.Model.VarTypes = nil
 	}
 }
@@ -522,4 +674,51 @@ func parseNum(s string) (float64, error) {
 		return 0, fmt.Errorf("number %s: NaN", safefile.Excerpt(s))
 	}
 	return v, nil
+}
+
+// num parses a number; with exact tracking on, also its exact value.
+func (p *mpsParser) num(s string) (float64, *big.Rat, error) {
+	v, err := parseNum(s)
+	if err != nil || p.x == nil {
+		return v, nil, err
+	}
+	if math.IsInf(v, 0) {
+		return 0, nil, fmt.Errorf("number %s is infinite: no exact value (write a free bound as FR, MI or PL)", safefile.Excerpt(s))
+	}
+	return v, exactNum(s, v), nil
+}
+
+// exactNum is the exact value of the decimal s, or of the float64 v that s
+// parsed to when s is not a plain decimal (hexadecimal, or an exponent
+// beyond ±400, whose exact value would be needlessly large).
+func exactNum(s string, v float64) *big.Rat {
+	if plainDecimal(s) {
+		if r, ok := new(big.Rat).SetString(s); ok {
+			return r
+		}
+	}
+	return new(big.Rat).SetFloat64(v)
+}
+
+// plainDecimal reports whether s is [sign] digits [. digits] [e|E [sign]
+// digits] with an exponent of at most three digits.
+func plainDecimal(s string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	mant = strings.TrimLeft(mant, "+-")
+	if hasExp {
+		exp = strings.TrimLeft(exp, "+-")
+		if exp == "" || len(exp) > 3 || strings.Trim(exp, "0123456789") != "" {
+			return false
+		}
+	}
+	ip, fp, _ := strings.Cut(mant, ".")
+	return ip+fp != "" && strings.Trim(ip+fp, "0123456789") == ""
+}
+
+// finiteRat is x as a rational, nil when x is infinite.
+func finiteRat(x float64) *big.Rat {
+	if math.IsInf(x, 0) {
+		return nil
+	}
+	return new(big.Rat).SetFloat64(x)
 }

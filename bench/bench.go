@@ -14,17 +14,27 @@
 // exactly (lower) and a weak-duality bound repaired to feasibility (upper),
 // accepted when it is narrower than CertTol (CertifyGlobal).
 //
-// Checking. A solver's answer x is re-checked against the instance it was
-// given: row activities and bounds within Tolerances.Feas (scaled by
-// 1 + |rhs|), integrality within Tolerances.Int, the reported objective
-// against c·x, and c·x against the certified optimum and the best bound.
-// An answer that fails is the status "wrong".
+// Solving. Every solver solves every instance with several seeds: its
+// random seed, or for a solver without one (GLPK, SYMPHONY, lp_solve) the
+// file with rows and columns permuted by the seed (WriteMPSPermuted).
 //
-// Aggregates. The shifted geometric mean of times, exp(mean ln(t + s)) − s
-// with shift s (default 1 s): a time-out counts at the time limit, a
-// failure (error, wrong, a false infeasible) at FailurePenalty times the
-// limit. Dolan and Moré's performance profile ρ_s(τ) = |{p : t_ps ≤ τ ·
-// min_s' t_ps'}| / |P| over the instances every solver was given.
+// Checking. A solver's answer x is re-checked against the instance as its
+// MPS file writes it, in exact rational arithmetic (CheckExact): a row l ≤
+// a·x ≤ u within tol·max{1, |side|, P} (P the sum of the positive terms),
+// a bound within tol·max{1, |bound|, |x_j|}, integrality within an absolute
+// tolerance, objectives within tol·max{1, |value|, Σ positive c_j x_j}, as
+// MIPLIB's solution checker applies them. Beyond MIPLIB's tolerances (1e-4)
+// an answer is "wrong"; within them but beyond mmds's (1e-6, integrality
+// 1e-5) a claimed optimum is "imprecise"; within both "optimal".
+//
+// Aggregates. Per instance and solver the median and range over the seeds
+// of the counted times (a time-out at the limit, a failure — error, wrong,
+// a false infeasible — at FailurePenalty times the limit), solved only
+// when every seed solved it; the shifted geometric mean of the medians,
+// exp(mean ln(t + s)) − s with shift s (default 10 s); the virtual best
+// solver; wins per solver; Dolan and Moré's performance profile ρ_s(τ) =
+// |{p : t_ps ≤ τ · min_s' t_ps'}| / |P| over the instances every solver
+// was given.
 package bench
 
 import (

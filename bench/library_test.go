@@ -3,17 +3,19 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/lanl/highs"
-
-	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -45,6 +47,84 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
+// The .solu file and the metadata say what the manifest says, and the
+// .solu file reads back; the gzipped files hold the MPS text the manifest's
+// SHA-256 names.
+func TestLibrarySoluAndMetadata(t *testing.T) {
+	dir := t.TempDir()
+	man, err := WriteLibrary(context.Background(), dir, smallLibrary(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, SoluFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := ReadSolu(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(man.Instances) {
+		t.Fatalf("%d .solu lines for %d instances", len(es), len(man.Instances))
+	}
+	for i, e := range es {
+		m := man.Instances[i]
+		if e.Kind != SoluOpt || e.Name != m.Name || e.Value != *m.OptimalValue {
+			t.Errorf(".solu line %+v, manifest %s %v", e, m.Name, *m.OptimalValue)
+		}
+		if !strings.HasPrefix(strings.Split(string(data), "\n")[i], "=opt=      "+m.Name+" ") {
+			t.Errorf("line %d: %q", i, strings.Split(string(data), "\n")[i])
+		}
+		mps, err := readInstanceFile(filepath.Join(dir, m.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(mps); hex.EncodeToString(sum[:]) != m.SHA256 || !bytes.HasPrefix(mps, []byte("NAME "+m.Name+" FREE\n")) {
+			t.Errorf("%s: the gzipped file is not the manifest's MPS text", m.File)
+		}
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(meta)), "\n")
+	if len(lines) != len(man.Instances)+1 || lines[0] != "name,file,rows,columns,integers,nonzeros,tier,model,formulation,D,optimal_value,certified_by" {
+		t.Errorf("metadata.csv: %d lines, header %q", len(lines), lines[0])
+	}
+}
+
+func TestSoluRoundTrip(t *testing.T) {
+	es := []SoluEntry{{SoluOpt, "a", -0.1899230000000001}, {SoluBest, "b", 3}, {SoluBestDual, "c", -1e-300},
+		{SoluInf, "d", math.NaN()}, {SoluUnknown, "e", math.NaN()}}
+	var b bytes.Buffer
+	if err := WriteSolu(&b, es); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSolu(bytes.NewReader(append([]byte("# a comment\n\n"), b.Bytes()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(es) {
+		t.Fatalf("%d entries back: %+v", len(back), back)
+	}
+	for i, e := range es {
+		g := back[i]
+		if g.Kind != e.Kind || g.Name != e.Name || (g.Value != e.Value && !(math.IsNaN(g.Value) && math.IsNaN(e.Value))) {
+			t.Errorf("entry %d: %+v, want %+v", i, g, e)
+		}
+	}
+	for _, bad := range []string{"=opt= a\n", "=opt= a x\n", "=opt= a NaN\n", "=inf= a 1\n", "=opt a 1\n", "=best= a 1 2\n"} {
+		if _, err := ReadSolu(strings.NewReader(bad)); !errors.Is(err, ErrSolu) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, bad := range [][]SoluEntry{{{SoluOpt, "a b", 1}}, {{SoluOpt, "a", math.Inf(1)}}, {{"=x=", "a", 1}}} {
+		if err := WriteSolu(io.Discard, bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
 func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	ctx := context.Background()
@@ -60,8 +140,8 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 	}
 	fa, fb, fc := readDir(t, a), readDir(t, b), readDir(t, c)
 	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2
-	// manifests + the marker.
-	if want := 4 + 12 + 2 + 1; len(fa) != want {
+	// manifests, the .solu file, the metadata and the marker.
+	if want := 4 + 12 + 2 + 2 + 1; len(fa) != want {
 		t.Fatalf("%d files, want %d", len(fa), want)
 	}
 	if !reflect.DeepEqual(fa, fb) {
@@ -78,7 +158,7 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 		t.Error("manifest.json does not read back as written")
 	}
 	for _, e := range man.Instances {
-		if e.Sense != "min" || e.File != e.Name+".mps" {
+		if e.Sense != "min" || e.File != e.Name+".mps.gz" {
 			t.Errorf("%s: sense %q file %q", e.Name, e.Sense, e.File)
 		}
 		if e.OptimalValue == nil || e.BestBound == nil {
@@ -168,19 +248,19 @@ func TestLibraryCertifiedValuesMatchIndependentSolves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := highsx.Solve(in.Problem, mip.DefaultSolver())
+		x, obj, err := solveInProcess(in.Problem)
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name, err)
 		}
-		if math.Abs(res.Objective-in.Optimal) > 1e-7 {
-			t.Errorf("%s: HiGHS %.10g, certified %.10g", e.Name, res.Objective, in.Optimal)
+		if math.Abs(obj-in.Optimal) > 1e-7 {
+			t.Errorf("%s: HiGHS %.10g, certified %.10g", e.Name, obj, in.Optimal)
 		}
 		if in.Bound > in.Optimal+CertTol {
 			t.Errorf("%s: bound %.10g above the optimum %.10g", e.Name, in.Bound, in.Optimal)
 		}
 		// The solution HiGHS returns passes the independent check.
-		if v := CheckSolution(in.Problem, res.X, DefaultTolerances()); v.Reason != "" {
-			t.Errorf("%s: %s", e.Name, v.Reason)
+		if v := CheckExact(in.Exact, x); v.Reason != "" || v.Exceeds(DefaultTolerances()) != "" {
+			t.Errorf("%s: %s %s", e.Name, v.Reason, v.Exceeds(DefaultTolerances()))
 		}
 	}
 }
@@ -278,15 +358,15 @@ func TestMPSRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := &highs.Model{ // every bound and row kind the writer knows
+	mod := &Model{ // every bound and row kind the writer knows
 		ColCosts: []float64{1, -2.5, 0, 1e-17},
 		Offset:   0.125,
 		ColLower: []float64{math.Inf(-1), -1, 2, 0},
 		ColUpper: []float64{math.Inf(1), 3, 2, math.Inf(1)},
 		RowLower: []float64{-1, math.Inf(-1), 0.1, 4},
 		RowUpper: []float64{-1, 2, math.Inf(1), 5},
-		VarTypes: []highs.VariableType{highs.ContinuousType, highs.IntegerType, highs.ContinuousType, highs.IntegerType},
-		ConstMatrix: []highs.Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 0.1 + 0.2}, {Row: 2, Col: 3, Val: -7},
+		VarTypes: []varType{continuous, integer, continuous, integer},
+		ConstMatrix: []Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 0.1 + 0.2}, {Row: 2, Col: 3, Val: -7},
 			{Row: 3, Col: 0, Val: 1}, {Row: 3, Col: 2, Val: math.Pi}},
 	}
 	ins = append(ins, Instance{Name: "handmade", Problem: mod})
@@ -310,9 +390,9 @@ func TestMPSRoundTrip(t *testing.T) {
 
 // sameModel compares two models entry by entry (the matrix as a map, so
 // the order of nonzeros does not matter).
-func sameModel(a, b *highs.Model) bool {
+func sameModel(a, b *Model) bool {
 	type rc struct{ r, c int }
-	mat := func(m *highs.Model) map[rc]float64 {
+	mat := func(m *Model) map[rc]float64 {
 		out := map[rc]float64{}
 		for _, nz := range m.ConstMatrix {
 			if nz.Val != 0 {
@@ -321,10 +401,10 @@ func sameModel(a, b *highs.Model) bool {
 		}
 		return out
 	}
-	types := func(m *highs.Model) []bool {
+	types := func(m *Model) []bool {
 		out := make([]bool, len(m.ColCosts))
 		for j, t := range m.VarTypes {
-			out[j] = t != highs.ContinuousType
+			out[j] = t != continuous
 		}
 		return out
 	}
@@ -389,11 +469,40 @@ func FuzzReadMPS(f *testing.F) {
 		if len(m.ColLower) != len(m.ColCosts) || len(m.RowUpper) != len(m.RowLower) {
 			t.Fatal("inconsistent lengths")
 		}
+		// The exact reading agrees with the float one: every exact number
+		// rounds to the float read (costs summed in float may differ by
+		// rounding, so only bounds and sides are compared), infinite where
+		// the float is.
+		xp, err := ReadMPSExact(bytes.NewReader(data))
+		if err != nil {
+			return // an infinite number: no exact value
+		}
+		x := xp.Exact
+		same := func(r *big.Rat, f float64) bool {
+			if r == nil {
+				return math.IsInf(f, 0)
+			}
+			g, _ := r.Float64()
+			return g == f || math.Abs(g-f) <= 1e-12*math.Abs(f) // ranges are sums
+		}
+		for j := range m.ColCosts {
+			if !same(x.ColLower[j], m.ColLower[j]) || !same(x.ColUpper[j], m.ColUpper[j]) || x.Integer[j] != isInteger(m, j) {
+				t.Fatalf("column %d: exact [%v, %v] int %v, float [%v, %v] int %v", j, x.ColLower[j], x.ColUpper[j], x.Integer[j], m.ColLower[j], m.ColUpper[j], isInteger(m, j))
+			}
+		}
+		for i := range m.RowLower {
+			if !same(x.RowLower[i], m.RowLower[i]) || !same(x.RowUpper[i], m.RowUpper[i]) {
+				t.Fatalf("row %d: exact [%v, %v], float [%v, %v]", i, x.RowLower[i], x.RowUpper[i], m.RowLower[i], m.RowUpper[i])
+			}
+		}
+		if len(x.Entries) != len(m.ConstMatrix) {
+			t.Fatalf("%d exact entries, %d float", len(x.Entries), len(m.ConstMatrix))
+		}
 	})
 }
 
 func TestMinimizeNegatesWithoutNegativeZero(t *testing.T) {
-	m := &highs.Model{Maximize: true, ColCosts: []float64{0, 1, -2}, Offset: 0}
+	m := &Model{Maximize: true, ColCosts: []float64{0, 1, -2}, Offset: 0}
 	got := Minimize(m)
 	if got.Maximize || got.ColCosts[1] != -1 || got.ColCosts[2] != 2 || math.Signbit(got.ColCosts[0]) || math.Signbit(got.Offset) {
 		t.Errorf("%+v", got)

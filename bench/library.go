@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lanl/highs"
-
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -24,10 +23,12 @@ import (
 )
 
 // LibraryVersion names the instance generator. A library is reproducible
-// bit for bit from (LibraryVersion, seed): any change to what the
-// generator writes must bump it. Version 2 adds the open tier; every file of
-// version 1 is written unchanged.
-const LibraryVersion = "2"
+// bit for bit from (LibraryVersion, seed, the open sizes added): any change
+// to what the generator writes must bump it. Version 2 added the open tier
+// (every file of version 1 unchanged); version 3 writes the same models
+// gzipped (NAME.mps.gz: the MPS text of version 2 byte for byte inside),
+// with mmds.solu and metadata.csv.
+const LibraryVersion = "3"
 
 // CertTol is the widest bracket [lower, upper] on an optimum that counts
 // as a certified optimal value.
@@ -47,7 +48,7 @@ type Instance struct {
 	Fraction float64
 	D        float64
 	Tier     string // "easy", "medium", "hard" or "open": the size class, by construction
-	Problem  *highs.Model
+	Problem  *Model
 	// Optimal is the certified optimal value of Problem (NaN when none):
 	// how it was certified is in Certificate.
 	Optimal float64
@@ -55,6 +56,26 @@ type Instance struct {
 	// minimization), NaN when none.
 	Bound       float64
 	Certificate string
+	// Exact is Problem as its MPS file writes it, in rational arithmetic,
+	// for the check; nil until read (ExactModel).
+	Exact *ExactModel
+	mps   []byte // the file's bytes, for an instance read from a library
+}
+
+// ExactModel returns in.Exact, or reads it from in's MPS bytes.
+func (in Instance) ExactModel() (*ExactModel, error) {
+	if in.Exact != nil {
+		return in.Exact, nil
+	}
+	data, err := in.MPSBytes()
+	if err != nil {
+		return nil, err
+	}
+	ex, err := ExactFromMPS(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return ex, nil
 }
 
 // ProblemKey names the sanitization problem an instance formulates: the
@@ -81,6 +102,9 @@ type LibrarySpec struct {
 	// MaxSubsets is the ray-enumeration budget; beyond it a model has no
 	// global LP and its MIPs no certified value.
 	MaxSubsets int64
+	// OpenN lists open-tier sizes added after Finite (OpenSize(n) each),
+	// recorded in the manifest.
+	OpenN []int
 }
 
 // Size is a finite model's size, its tier and, when set, its own
@@ -91,6 +115,19 @@ type Size struct {
 	Fractions []float64 // nil: the spec's Fractions
 	Models    int       // 0: the spec's FiniteModels
 	Variants  []Variant // nil: the spec's Variants
+}
+
+// ErrUncertified reports an open-tier instance added by OpenN whose
+// optimum could not be certified: the open tier is for instances whose
+// optimum is known.
+var ErrUncertified = errors.New("bench: no certified optimum")
+
+// OpenSize is an open-tier size of n = |X| outputs beyond the default
+// library's: K = 1, D = D_max/4, models 0 and 1, the derivedM and hull+sym
+// formulations, and the global LP that certifies them when its ray
+// enumeration fits MaxSubsets.
+func OpenSize(n int) Size {
+	return Size{N: n, K: 1, Tier: "open", Fractions: []float64{0.25}, Models: 2, Variants: VariantsNamed("derivedM", "hull+sym")}
 }
 
 // DefaultLibrary is the library of version LibraryVersion.
@@ -161,7 +198,12 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 			}
 		}
 	}
-	for _, sz := range s.Finite {
+	sizes := slices.Clone(s.Finite)
+	for _, n := range s.OpenN {
+		sizes = append(sizes, OpenSize(n))
+	}
+	for k, sz := range sizes {
+		added := k >= len(s.Finite)
 		models, variants := s.FiniteModels, s.Variants
 		if sz.Models > 0 {
 			models = sz.Models
@@ -186,6 +228,12 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 			ins, err := fam.Instances(fr)
 			if err != nil {
 				return nil, err
+			}
+			for _, in := range ins {
+				if added && math.IsNaN(in.Optimal) {
+					return nil, fmt.Errorf("%w for %s: the global LP does not certify it (its ray enumeration exceeds the budget, or its bracket is wider than %g)",
+						ErrUncertified, in.Name, CertTol)
+				}
 			}
 			out = append(out, ins...)
 		}
@@ -305,6 +353,7 @@ type Manifest struct {
 	Generator string          `json:"generator"`
 	Version   string          `json:"version"`
 	Seed      uint64          `json:"seed"`
+	OpenN     []int           `json:"open_n,omitempty"` // open-tier sizes added to the default library (OpenSize)
 	Note      string          `json:"note"`
 	Instances []ManifestEntry `json:"instances"`
 }
@@ -331,7 +380,7 @@ type ManifestEntry struct {
 	Columns      int      `json:"columns"`
 	Integers     int      `json:"integers"`
 	Nonzeros     int      `json:"nonzeros"`
-	SHA256       string   `json:"sha256"`
+	SHA256       string   `json:"sha256"` // of the MPS text (decompressed, for a .mps.gz file)
 }
 
 // Entry returns in's manifest entry for file (relative to the library).
@@ -347,7 +396,7 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 	p := in.Problem
 	e.Rows, e.Columns, e.Nonzeros = max(len(p.RowLower), len(p.RowUpper)), len(p.ColCosts), nonzeros(p)
 	for _, t := range p.VarTypes {
-		if t != highs.ContinuousType {
+		if t != continuous {
 			e.Integers++
 		}
 	}
@@ -363,7 +412,7 @@ func optional(x float64) *float64 {
 	return &x
 }
 
-func nonzeros(p *highs.Model) int {
+func nonzeros(p *Model) int {
 	var k int
 	for _, nz := range p.ConstMatrix {
 		if nz.Val != 0 {
@@ -373,8 +422,12 @@ func nonzeros(p *highs.Model) int {
 	return k
 }
 
-// MPSBytes is in's MPS file.
+// MPSBytes is in's MPS file: the library file's bytes for an instance
+// read from one, else WriteMPS's.
 func (in Instance) MPSBytes() ([]byte, error) {
+	if in.mps != nil {
+		return in.mps, nil
+	}
 	var b bytes.Buffer
 	if err := WriteMPS(&b, in.Name, in.Problem); err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
@@ -382,13 +435,20 @@ func (in Instance) MPSBytes() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Library files besides the instances, all written atomically after them.
+const (
+	SoluFile     = "mmds.solu"
+	MetadataFile = "metadata.csv"
+)
+
 // WriteLibrary writes every instance of s to dir (created if needed) as
-// NAME.mps, and the manifest as manifest.json and manifest.csv. Every file
-// is written atomically; the manifests come last, so a library with a
-// manifest is complete. dir is marked as a bench library
-// (report.BenchLibrary); a folder of another kind, or a non-empty one
-// without a marker that is not an older library, is refused before any
-// instance is built.
+// NAME.mps.gz, then the certified values as mmds.solu (MIPLIB's format),
+// the per-instance metadata as metadata.csv, and the manifest as
+// manifest.json and manifest.csv. Every file is written atomically; the
+// manifests come last, so a library with a manifest is complete. dir is
+// marked as a bench library (report.BenchLibrary); a folder of another
+// kind, or a non-empty one without a marker that is not an older library,
+// is refused before any instance is built.
 func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, error) {
 	if err := report.CheckFolder(dir, report.BenchLibrary); err != nil {
 		return Manifest{}, fmt.Errorf("%s: %w", dir, err)
@@ -400,8 +460,8 @@ func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, err
 	if err := report.PrepareFolder(dir, report.BenchLibrary); err != nil {
 		return Manifest{}, err
 	}
-	man := Manifest{Generator: "mmds bench library", Version: LibraryVersion, Seed: s.Seed,
-		Note: "every instance minimizes −γ (mmds maximizes γ): optimal_value = −γ*; best_bound is a lower bound on the optimal value"}
+	man := Manifest{Generator: "mmds bench library", Version: LibraryVersion, Seed: s.Seed, OpenN: s.OpenN,
+		Note: "every instance minimizes −γ (mmds maximizes γ): optimal_value = −γ*; best_bound is a lower bound on the optimal value; sha256 is of the decompressed MPS text"}
 	for _, in := range ins {
 		if err := ctx.Err(); err != nil {
 			return Manifest{}, err
@@ -410,17 +470,66 @@ func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, err
 		if err != nil {
 			return Manifest{}, err
 		}
-		file := in.Name + ".mps"
-		if err := report.WriteAtomic(filepath.Join(dir, file), func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		file := in.Name + ".mps.gz"
+		if err := report.WriteAtomic(filepath.Join(dir, file), func(w io.Writer) error { return writeGzip(w, data) }); err != nil {
 			return Manifest{}, err
 		}
 		man.Instances = append(man.Instances, in.Entry(file, data))
 	}
-	if err := report.WriteAtomic(filepath.Join(dir, "manifest.csv"), func(w io.Writer) error { return man.Grid().RenderCSV(w) }); err != nil {
-		return Manifest{}, err
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{SoluFile, func(w io.Writer) error { return WriteSolu(w, man.SoluEntries()) }},
+		{MetadataFile, func(w io.Writer) error { return man.Metadata().RenderCSV(w) }},
+		{"manifest.csv", func(w io.Writer) error { return man.Grid().RenderCSV(w) }},
+		{"manifest.json", func(w io.Writer) error { return report.WriteJSON(w, man) }},
+	} {
+		if err := report.WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return Manifest{}, err
+		}
 	}
-	err = report.WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error { return report.WriteJSON(w, man) })
-	return man, err
+	return man, nil
+}
+
+// writeGzip writes data gzipped at the best compression, with no name and
+// no time in the header, so the bytes depend on data alone (for a given
+// compress/gzip).
+func writeGzip(w io.Writer, data []byte) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Metadata is the per-instance table a solver developer needs to place an
+// instance (DIR/metadata.csv): its size, tier, model, threshold and how
+// its optimum is known.
+func (m Manifest) Metadata() *report.Grid {
+	g := &report.Grid{Header: []string{"name", "file", "rows", "columns", "integers", "nonzeros", "tier", "model", "formulation",
+		"D", "optimal_value", "certified_by"}}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, e := range m.Instances {
+		model := fmt.Sprintf("%s n=%d K=%d #%d", e.Source, e.N, e.K, e.ModelIndex)
+		opt, by := "", "not certified (best_bound only)"
+		if e.BestBound == nil {
+			by = "not certified, no bound"
+		}
+		if e.OptimalValue != nil {
+			opt = f(*e.OptimalValue)
+			by = "global LP bracket"
+			if e.Source == "binary" {
+				by = "enumeration of the arrangement's vertices"
+			}
+		}
+		g.Rows = append(g.Rows, []string{e.Name, e.File, strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers),
+			strconv.Itoa(e.Nonzeros), e.Tier, model, e.Variant, f(e.D), opt, by})
+	}
+	return g
 }
 
 // Grid is the manifest as a table (the CSV form).
@@ -467,21 +576,43 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
-// maxInstanceBytes bounds an instance file of a library.
+// maxInstanceBytes bounds an instance file of a library, compressed or
+// not.
 const maxInstanceBytes = 1 << 30
+
+// readInstanceFile reads a library file, decompressing a .gz one (at most
+// maxInstanceBytes either way).
+func readInstanceFile(path string) ([]byte, error) {
+	data, err := safefile.Read(context.Background(), path, maxInstanceBytes)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return data, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxInstanceBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) > maxInstanceBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes decompressed", path, maxInstanceBytes)
+	}
+	return out, nil
+}
 
 // LoadInstance reads the instance of entry e from dir, checking the file's
 // SHA-256 against the manifest, and returns it with the manifest's values.
 func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	path := filepath.Join(dir, e.File)
-	data, err := safefile.Read(context.Background(), path, maxInstanceBytes)
+	data, err := readInstanceFile(path)
 	if err != nil {
 		return Instance{}, err
 	}
 	if sum := sha256.Sum256(data); e.SHA256 != "" && hex.EncodeToString(sum[:]) != e.SHA256 {
 		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
 	}
-	mps, err := ReadMPS(bytes.NewReader(data))
+	mps, err := ReadMPSExact(bytes.NewReader(data))
 	if err != nil {
 		return Instance{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -489,7 +620,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 		return Instance{}, fmt.Errorf("%s: the file's sense differs from the manifest's %q", path, e.Sense)
 	}
 	in := Instance{Name: e.Name, Source: e.Source, Variant: e.Variant, N: e.N, K: e.K, Outputs: e.Outputs, Model: e.ModelIndex,
-		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
+		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Exact: mps.Exact, mps: data, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
 	if e.OptimalValue != nil {
 		in.Optimal = *e.OptimalValue
 	}

@@ -1,0 +1,367 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// FailurePenalty is the multiple of the time limit at which a failure
+// (error, wrong, a false infeasible) counts in the shifted geometric mean:
+// more than a time-out, so a wrong answer never scores better than giving up.
+const FailurePenalty = 2
+
+// DefaultShift is the shift of the shifted geometric mean, 10 s, as in
+// Mittelmann's MILP benchmarks and open-energy-transition's
+// solver-benchmark.
+const DefaultShift = 10 * time.Second
+
+// ShiftedGeomean is exp(mean ln(t_i + shift)) − shift.
+func ShiftedGeomean(ts []float64, shift float64) float64 {
+	if len(ts) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, t := range ts {
+		s += math.Log(t + shift)
+	}
+	return math.Exp(s/float64(len(ts))) - shift
+}
+
+// CountedTime is the time a run counts at in the aggregates: its time when
+// solved (capped at the limit), the limit when stopped by it, and
+// FailurePenalty × limit when it failed. limit must be > 0.
+func CountedTime(r Run, limit float64) float64 {
+	switch {
+	case r.Status.Solved():
+		return math.Min(r.Seconds, limit)
+	case r.Status == StatusTimeLimit:
+		return limit
+	}
+	return FailurePenalty * limit
+}
+
+// EffectiveLimit is the time limit the aggregates use: the run's limit, or
+// with none the longest time of any run (so a failure still costs more
+// than any success).
+func EffectiveLimit(runs []Run, limit time.Duration) float64 {
+	if limit > 0 {
+		return limit.Seconds()
+	}
+	var mx float64
+	for _, r := range runs {
+		mx = math.Max(mx, r.Seconds)
+	}
+	return math.Max(mx, 1e-3)
+}
+
+// Result is one solver on one instance over all its seeds.
+type Result struct {
+	Instance, Problem, Variant, Tier string
+	N                                int
+	Solver                           string
+	Seeds                            int
+	// Status: optimal (or imprecise, when any seed was) when every seed
+	// solved the instance; otherwise wrong when any seed was wrong, else the
+	// first failure (error, infeasible), else time limit.
+	Status Status
+	// Median, Min and Max are over the seeds' counted times (CountedTime),
+	// seconds.
+	Median, Min, Max float64
+	WrongSeeds       []int // the seeds that gave a wrong answer
+	Imprecise        int   // seeds judged imprecise
+}
+
+// Solved reports whether every seed solved the instance.
+func (r Result) Solved() bool { return r.Status.Solved() }
+
+// Median is the median of xs (the mean of the two middle values for an
+// even count); NaN for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Results groups runs by (instance, solver), in order of first appearance.
+func Results(runs []Run, limit time.Duration) []Result {
+	lim := EffectiveLimit(runs, limit)
+	type key struct{ instance, solver string }
+	var keys []key
+	group := map[key][]Run{}
+	for _, r := range runs {
+		k := key{r.Instance, r.Solver}
+		if _, ok := group[k]; !ok {
+			keys = append(keys, k)
+		}
+		group[k] = append(group[k], r)
+	}
+	out := make([]Result, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, aggregate(group[k], lim))
+	}
+	return out
+}
+
+func aggregate(rs []Run, lim float64) Result {
+	first := rs[0]
+	res := Result{Instance: first.Instance, Problem: first.Problem, Variant: first.Variant, Tier: first.Tier, N: first.N,
+		Solver: first.Solver, Seeds: len(rs), Status: StatusOptimal}
+	ts := make([]float64, len(rs))
+	failure := Status(-1)
+	allSolved := true
+	for i, r := range rs {
+		ts[i] = CountedTime(r, lim)
+		switch {
+		case r.Status == StatusImprecise:
+			res.Imprecise++
+		case r.Status == StatusWrong:
+			res.WrongSeeds = append(res.WrongSeeds, r.Seed)
+		}
+		if !r.Status.Solved() {
+			allSolved = false
+			if r.Status.Failed() && failure < 0 {
+				failure = r.Status
+			}
+		}
+	}
+	switch {
+	case allSolved && res.Imprecise > 0:
+		res.Status = StatusImprecise
+	case allSolved:
+	case len(res.WrongSeeds) > 0:
+		res.Status = StatusWrong
+	case failure >= 0:
+		res.Status = failure
+	default:
+		res.Status = StatusTimeLimit
+	}
+	res.Median, res.Min, res.Max = Median(ts), slices.Min(ts), slices.Max(ts)
+	return res
+}
+
+// VirtualBest is the name of the virtual best solver: on each instance the
+// fastest median of the solvers that solved it.
+const VirtualBest = "virtual best"
+
+// VirtualBestResults returns, per instance that every solver was given,
+// the virtual best solver's result: the smallest median among the solvers
+// that solved it (every seed), or a time-out at the limit when none did.
+func VirtualBestResults(results []Result, limit float64) []Result {
+	byInstance, order := groupByInstance(results)
+	var out []Result
+	for _, name := range order {
+		rs := byInstance[name]
+		best := Result{Instance: name, Problem: rs[0].Problem, Variant: rs[0].Variant, Tier: rs[0].Tier, N: rs[0].N,
+			Solver: VirtualBest, Seeds: rs[0].Seeds, Status: StatusTimeLimit, Median: limit, Min: limit, Max: limit}
+		for _, r := range rs {
+			if r.Solved() && (!best.Solved() || r.Median < best.Median) {
+				best.Status, best.Median, best.Min, best.Max = StatusOptimal, r.Median, r.Median, r.Median
+			}
+		}
+		out = append(out, best)
+	}
+	return out
+}
+
+func groupByInstance(results []Result) (map[string][]Result, []string) {
+	by := map[string][]Result{}
+	var order []string
+	for _, r := range results {
+		if _, ok := by[r.Instance]; !ok {
+			order = append(order, r.Instance)
+		}
+		by[r.Instance] = append(by[r.Instance], r)
+	}
+	return by, order
+}
+
+// Wins counts, per solver, the instances on which its median was the
+// smallest among the solvers that solved it; a tie gives each tied solver
+// a win. Solvers appear in order of first appearance, with 0 when they won
+// nothing.
+type Wins struct {
+	Solver string
+	Wins   int
+	Solved int // instances solved on every seed
+}
+
+// CountWins returns the wins table of results.
+func CountWins(results []Result) []Wins {
+	var out []Wins
+	idx := map[string]int{}
+	for _, r := range results {
+		if _, ok := idx[r.Solver]; !ok {
+			idx[r.Solver] = len(out)
+			out = append(out, Wins{Solver: r.Solver})
+		}
+		if r.Solved() {
+			out[idx[r.Solver]].Solved++
+		}
+	}
+	byInstance, order := groupByInstance(results)
+	for _, name := range order {
+		best := math.Inf(1)
+		for _, r := range byInstance[name] {
+			if r.Solved() {
+				best = math.Min(best, r.Median)
+			}
+		}
+		for _, r := range byInstance[name] {
+			if r.Solved() && r.Median == best {
+				out[idx[r.Solver]].Wins++
+			}
+		}
+	}
+	return out
+}
+
+// Summary aggregates the results of one solver on one formulation.
+type Summary struct {
+	Solver, Variant string
+	Instances       int
+	Solved          int // every seed optimal or imprecise
+	Imprecise       int // solved, with at least one seed imprecise
+	TimeLimited     int
+	Failed          int     // error, wrong or a false infeasible on some seed, not solved
+	Wrong           int     // some seed wrong
+	SGM             float64 // shifted geometric mean of the medians, seconds
+	Shift           float64 // seconds
+	CountedLimit    float64 // the time a time-out counts at, seconds
+}
+
+// Summarize returns one Summary per (solver, variant) in order of first
+// appearance, then one per solver over all variants (Variant "all") when
+// the solver has more than one, then the virtual best solver's over all
+// variants when there are several solvers. The shifted geometric mean is
+// taken over the per-instance medians.
+func Summarize(results []Result, limit float64, shift float64) []Summary {
+	type key struct{ solver, variant string }
+	var keys []key
+	meds := map[key][]float64{}
+	sums := map[key]*Summary{}
+	add := func(k key, r Result) {
+		s, ok := sums[k]
+		if !ok {
+			s = &Summary{Solver: k.solver, Variant: k.variant, Shift: shift, CountedLimit: limit}
+			sums[k] = s
+			keys = append(keys, k)
+		}
+		s.Instances++
+		switch {
+		case r.Status == StatusImprecise:
+			s.Solved++
+			s.Imprecise++
+		case r.Solved():
+			s.Solved++
+		case r.Status == StatusTimeLimit:
+			s.TimeLimited++
+		default:
+			s.Failed++
+		}
+		if r.Status == StatusWrong {
+			s.Wrong++
+		}
+		meds[k] = append(meds[k], r.Median)
+	}
+	variants := map[string]int{}
+	solvers := map[string]bool{}
+	for _, r := range results {
+		if _, seen := sums[key{r.Solver, r.Variant}]; !seen {
+			variants[r.Solver]++
+		}
+		solvers[r.Solver] = true
+		add(key{r.Solver, r.Variant}, r)
+	}
+	for _, r := range results {
+		if variants[r.Solver] > 1 {
+			add(key{r.Solver, "all"}, r)
+		}
+	}
+	if len(solvers) > 1 {
+		for _, r := range VirtualBestResults(results, limit) {
+			add(key{VirtualBest, "all"}, r)
+		}
+	}
+	out := make([]Summary, 0, len(keys))
+	for _, k := range keys {
+		s := sums[k]
+		s.SGM = ShiftedGeomean(meds[k], shift)
+		out = append(out, *s)
+	}
+	return out
+}
+
+// ProfileCurve is one solver's performance profile: ρ(τ) is the fraction
+// of problems solved within a factor τ of the fastest solver, a step
+// function that rises at each Tau.
+type ProfileCurve struct {
+	Label string
+	Tau   []float64 // sorted ratios at which ρ steps up (finite)
+	Rho   []float64 // ρ just after each Tau
+}
+
+// MinProfileTime floors times in the performance profile: below a
+// millisecond the ratios measure timer and process start-up noise.
+const MinProfileTime = 1e-3
+
+// Profile computes Dolan and Moré's performance profiles on the results'
+// medians. series names the curve of a result and problem the problem it
+// solves; a problem counts only when every series ran on it. A result
+// counts as solved when every seed solved it.
+func Profile(results []Result, series, problem func(Result) string) []ProfileCurve {
+	var names, probs []string
+	t := map[string]map[string]float64{}
+	for _, r := range results {
+		s, p := series(r), problem(r)
+		if !slices.Contains(names, s) {
+			names = append(names, s)
+		}
+		if t[p] == nil {
+			t[p] = map[string]float64{}
+			probs = append(probs, p)
+		}
+		v := math.Inf(1)
+		if r.Solved() {
+			v = math.Max(r.Median, MinProfileTime)
+		}
+		t[p][s] = v
+	}
+	var kept []string
+	for _, p := range probs {
+		if len(t[p]) == len(names) {
+			kept = append(kept, p)
+		}
+	}
+	out := make([]ProfileCurve, len(names))
+	for i, s := range names {
+		var ratios []float64
+		for _, p := range kept {
+			best := math.Inf(1)
+			for _, v := range t[p] {
+				best = math.Min(best, v)
+			}
+			if !math.IsInf(t[p][s], 1) {
+				ratios = append(ratios, t[p][s]/best)
+			}
+		}
+		slices.Sort(ratios)
+		c := ProfileCurve{Label: s}
+		for k, r := range ratios {
+			if k+1 < len(ratios) && ratios[k+1] == r {
+				continue
+			}
+			c.Tau = append(c.Tau, r)
+			c.Rho = append(c.Rho, float64(k+1)/float64(len(kept)))
+		}
+		out[i] = c
+	}
+	return out
+}

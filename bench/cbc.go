@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CBC is COIN-OR's CBC, run as `cbc FILE -timeMode elapsed -sec T -threads
+// N -randomSeed S -randomCbcSeed S -solve -solution SOL`. CBC takes a seed
+// of 0 to mean the time of day, so solve seed s is given as s + 1.
+type CBC struct {
+	external
+	Config SolverConfig
+}
+
+// NewCBC probes the cbc binary at path ("" looks it up on PATH): it must
+// print its version and solve a test MIP.
+func NewCBC(ctx context.Context, path string, c SolverConfig) CBC {
+	s := CBC{Config: c}
+	seed := c.Seed
+	s.info = SolverInfo{Name: "CBC", Threads: c.Threads, Seed: &seed, ReadsFile: true, SeedOption: "-randomSeed and -randomCbcSeed, seed + 1",
+		Options: fmt.Sprintf("-timeMode elapsed -threads %d -randomSeed S+1 -randomCbcSeed S+1 (defaults otherwise)", c.Threads)}
+	if !s.lookup(path, "cbc") {
+		return s
+	}
+	out, err := probe(ctx, false, s.info.Path, "-quit")
+	if err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Version:"); ok {
+			s.info.Version = strings.TrimSpace(v)
+		}
+	}
+	if s.info.Version == "" {
+		s.info.Reason = fmt.Sprintf("%s -quit printed no version: not CBC?", s.info.Path)
+		return s
+	}
+	if err := probeSolve(ctx, s); err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	s.info.Available = true
+	return s
+}
+
+// Solve implements Solver.
+func (s CBC) Solve(ctx context.Context, t Task) Outcome {
+	e := execute(ctx, t.Limit, s.info.Path, "cbc", func(sol string) []string {
+		args := []string{t.File}
+		if t.Limit > 0 {
+			// CBC's default time mode is CPU time, which on a loaded machine
+			// lets it run far past a wall-clock limit.
+			args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
+		}
+		if s.Config.Threads > 0 {
+			args = append(args, "-threads", strconv.Itoa(s.Config.Threads))
+		}
+		seed := strconv.Itoa(t.Seed + 1)
+		return append(args, "-randomSeed", seed, "-randomCbcSeed", seed, "-solve", "-solution", sol)
+	})
+	o, ok := e.outcome("cbc", nil)
+	if !ok {
+		return o
+	}
+	if e.sol == nil {
+		o.Status, o.Err = StatusError, "cbc wrote no solution: "+lastLines(e.out, 3)
+		return o
+	}
+	if r, err := ParseCBC(string(e.out)); err == nil {
+		o.Nodes = r.Nodes
+	}
+	return parseCBCSolution(e.sol, len(t.Instance.Problem.ColCosts), o)
+}
+
+// CBCResult is what RunCBC reads from CBC's output.
+type CBCResult struct {
+	Status    string // "Optimal", "time limit", "infeasible", or CBC's own words
+	Objective float64
+	Nodes     int64
+	Time      time.Duration // CBC's wall-clock seconds
+}
+
+// ParseCBC reads the summary CBC prints at the end of a solve:
+//
+//	Result - Optimal solution found
+//	Objective value:                0.20000000
+//	Enumerated nodes:               56
+//	Time (Wallclock seconds):       0.62
+func ParseCBC(out string) (CBCResult, error) {
+	r := CBCResult{Objective: math.NaN(), Nodes: -1}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	var sawTime bool
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		key, val, ok := strings.Cut(line, ":")
+		val = strings.TrimSpace(val)
+		switch {
+		case strings.HasPrefix(line, "Optimal objective ") && r.Status == "":
+			// An LP: "Optimal objective 0.22 - 2 iterations time 0.002".
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				return r, fmt.Errorf("cbc output: LP objective %q: %w", f[2], err)
+			}
+			r.Status, r.Objective, r.Nodes = "Optimal", v, 0
+		case strings.HasPrefix(line, "Total time") && !sawTime:
+			// The LP summary's only time: "... (Wallclock seconds):  0.00".
+			if _, w, ok := strings.Cut(line, "(Wallclock seconds):"); ok {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(w), 64); err == nil {
+					r.Time = time.Duration(v * float64(time.Second))
+				}
+			}
+		case strings.HasPrefix(line, "Result - "):
+			r.Status = cbcStatus(strings.TrimPrefix(line, "Result - "))
+		case ok && key == "Objective value":
+			v, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return r, fmt.Errorf("cbc output: objective %q: %w", val, err)
+			}
+			r.Objective = v
+		case ok && key == "Enumerated nodes":
+			v, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return r, fmt.Errorf("cbc output: nodes %q: %w", val, err)
+			}
+			r.Nodes = v
+		case ok && key == "Time (Wallclock seconds)" && !sawTime:
+			v, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return r, fmt.Errorf("cbc output: time %q: %w", val, err)
+			}
+			r.Time, sawTime = time.Duration(v*float64(time.Second)), true
+		}
+	}
+	if r.Status == "" {
+		return r, fmt.Errorf("cbc output: no \"Result - \" or \"Optimal objective\" line")
+	}
+	return r, nil
+}
+
+func cbcStatus(s string) string {
+	switch {
+	case strings.HasPrefix(s, "Optimal solution found"):
+		return "Optimal"
+	case strings.Contains(s, "time"):
+		return "time limit"
+	case strings.Contains(s, "infeasible"):
+		return "infeasible"
+	}
+	return s
+}
+
+// parseCBCSolution reads CBC's solution file: a status line
+// "Optimal - objective value -0.2", then "index name value reduced-cost"
+// per nonzero column (the column names are WriteMPS's x<j>).
+func parseCBCSolution(data []byte, ncols int, o Outcome) Outcome {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	if !sc.Scan() {
+		o.Status, o.Err = StatusError, "cbc: empty solution file"
+		return o
+	}
+	head := strings.TrimSpace(sc.Text())
+	o.SolverStatus = head
+	word, objText, _ := strings.Cut(head, " - objective value ")
+	lw := strings.ToLower(word)
+	switch {
+	case strings.HasPrefix(lw, "optimal"):
+		o.Status = StatusOptimal
+	case strings.Contains(lw, "time"):
+		o.Status = StatusTimeLimit
+	case strings.Contains(lw, "infeasible"):
+		o.Status = StatusInfeasible
+		return o
+	default:
+		o.Status, o.Err = StatusError, "cbc: "+head
+		return o
+	}
+	if v, err := strconv.ParseFloat(strings.TrimSpace(objText), 64); err == nil && math.Abs(v) < 1e49 {
+		o.Objective = v
+	} else if o.Status == StatusTimeLimit {
+		return o // stopped before any solution
+	}
+	x := make([]float64, ncols)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "**" { // "** 0 x1 value rc": an infeasibility flag
+			f = f[1:]
+		}
+		if len(f) < 3 {
+			o.Status, o.Err = StatusError, fmt.Sprintf("cbc solution line %q", sc.Text())
+			return o
+		}
+		j, err1 := colIndex(f[1], len(x))
+		v, err2 := strconv.ParseFloat(f[2], 64)
+		if err := errors.Join(err1, err2); err != nil {
+			o.Status, o.Err = StatusError, fmt.Sprintf("cbc solution line %q: %v", sc.Text(), err)
+			return o
+		}
+		x[j] = v
+	}
+	o.X = x
+	return o
+}

@@ -1,0 +1,193 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// external is a solver run as a program on an MPS file.
+type external struct {
+	info SolverInfo
+}
+
+// Info implements Solver.
+func (e external) Info() SolverInfo { return e.info }
+
+// lookup resolves the binary path ("" looks up def on PATH); on failure it
+// records why in the info and returns false.
+func (e *external) lookup(path, def string) bool {
+	if path == "" {
+		path = def
+	}
+	full, err := exec.LookPath(path)
+	if err != nil {
+		e.info.Reason = fmt.Sprintf("%s not found (scripts/install-solvers.sh installs it)", path)
+		return false
+	}
+	e.info.Path = full
+	return true
+}
+
+// probe runs path with args under a short deadline and returns its output;
+// a binary that is missing or cannot start is an error. Some solvers exit
+// non-zero after printing their version: with anyExit, only a failure to
+// start is an error.
+func probe(ctx context.Context, anyExit bool, path string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !(anyExit && errors.As(err, &exit) && ctx.Err() == nil) {
+		return string(out), fmt.Errorf("%s %s: %w", path, strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// probeSolve has s solve a two-column MIP (TinyInstance) and checks the
+// answer: a binary that prints a version but cannot solve is of no use.
+func probeSolve(ctx context.Context, s Solver) error {
+	in := TinyInstance()
+	dir, err := os.MkdirTemp("", "mmds-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	data, err := in.MPSBytes()
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(dir, in.Name+".mps")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return err
+	}
+	o := s.Solve(ctx, Task{Instance: in, File: file, Limit: 20 * time.Second})
+	if j := DefaultCheck().Judge(in, o); !j.Status.Solved() {
+		return fmt.Errorf("solving a 2-column test MIP: %s %s%s (solver said %q)", j.Status, j.Why, o.Err, o.SolverStatus)
+	}
+	return nil
+}
+
+// TinyInstance is min x0 − 2 x1 s.t. x0 + x1 ≤ 1.5, x0 ≥ 0.2, x1 ∈ {0, 1}:
+// x1 = 1 and x0 at its smallest, 0.2, so the optimum is −1.8. The probe
+// of every external solver solves it.
+func TinyInstance() Instance {
+	return Instance{Name: "tiny", Optimal: -1.8, Bound: -1.8, Problem: &Model{
+		ColCosts: []float64{1, -2}, ColLower: []float64{0, 0}, ColUpper: []float64{math.Inf(1), 1},
+		RowLower: []float64{math.Inf(-1), 0.2}, RowUpper: []float64{1.5, math.Inf(1)},
+		VarTypes:    []varType{continuous, integer},
+		ConstMatrix: []Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 0, Col: 1, Val: 1}, {Row: 1, Col: 0, Val: 1}},
+	}}
+}
+
+// grace is how long past its own limit an external solver may run before
+// it is killed (reading the file, writing the solution).
+func grace(limit time.Duration) time.Duration {
+	if limit == 0 {
+		return 0
+	}
+	return limit + max(5*time.Second, limit/2)
+}
+
+// execution is one run of a solver program.
+type execution struct {
+	out    []byte  // stdout and stderr
+	sol    []byte  // the solution file, nil when none was written
+	secs   float64 // wall clock
+	killed bool    // stopped at the hard deadline
+	exit   int     // exit status (0 when killed or not started)
+	err    error   // the program could not start, or was killed by a signal
+}
+
+// execute runs the solver program path with args(sol), sol a solution file
+// in a fresh temporary folder, with a hard deadline of grace(limit).
+func execute(ctx context.Context, limit time.Duration, path, name string, args func(sol string) []string) execution {
+	tmp, err := os.MkdirTemp("", "mmds-"+name+"-")
+	if err != nil {
+		return execution{err: err}
+	}
+	defer os.RemoveAll(tmp)
+	sol := filepath.Join(tmp, "sol.txt")
+	if g := grace(limit); g > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, path, args(sol)...)
+	cmd.Stdin = strings.NewReader("")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	e := execution{out: out, secs: time.Since(start).Seconds(), killed: ctx.Err() == context.DeadlineExceeded}
+	var exit *exec.ExitError
+	switch {
+	case e.killed:
+	case errors.As(err, &exit) && exit.Exited():
+		e.exit = exit.ExitCode()
+	case err != nil:
+		e.err = err
+	}
+	if data, err := os.ReadFile(sol); err == nil {
+		e.sol = data
+	}
+	return e
+}
+
+// outcome is the Outcome of an execution that a solver's parser has not
+// seen yet: a time-out when killed, an error when the program failed (or
+// exited non-zero and okExit rejects the status), else ok.
+func (e execution) outcome(name string, okExit func(int) bool) (o Outcome, ok bool) {
+	o = Outcome{Objective: math.NaN(), Nodes: -1, Seconds: e.secs}
+	switch {
+	case e.killed:
+		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
+	case e.err != nil:
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s: %v: %s", name, e.err, lastLines(e.out, 3))
+	case e.exit != 0 && (okExit == nil || !okExit(e.exit)):
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s: exit status %d: %s", name, e.exit, lastLines(e.out, 3))
+	default:
+		return o, true
+	}
+	return o, false
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}
+
+// colIndex maps WriteMPS's column name x<j> back to j.
+func colIndex(name string, n int) (int, error) {
+	s, ok := strings.CutPrefix(name, "x")
+	j, err := strconv.Atoi(s)
+	if !ok || err != nil || j < 0 || j >= n || (len(s) > 1 && s[0] == '0') {
+		return 0, fmt.Errorf("column %q: not one of x0..x%d", name, n-1)
+	}
+	return j, nil
+}
+
+// limitSeconds is limit in whole seconds, rounded up (at least 1).
+func limitSeconds(limit time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(limit.Seconds()))))
+}
+
+func nan() float64 { return math.NaN() }
+
+func isNonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+// quoteLine is a short, escaped excerpt of a solver's output line for an
+// error message.
+func quoteLine(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,199 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mmds-project/mmds/internal/report"
+)
+
+// Run is one solve of one instance by one solver with one seed, after the
+// check.
+type Run struct {
+	Instance     string
+	Problem      string // Instance.ProblemKey
+	Source       string
+	Variant      string
+	Tier         string
+	N, K         int
+	Fraction     float64
+	Solver       string
+	Seed         int // the solver's seed, or the file's permutation (PermutationSeed)
+	Status       Status
+	SolverStatus string
+	Seconds      float64
+	Objective    float64 // c·x recomputed exactly by the check; the reported one when no solution came back; NaN when none
+	Nodes        int64
+	Optimal      float64 // the instance's certified optimum, NaN when none
+	Bound        float64 // the instance's best bound, NaN when none
+	// MaxViolation is the largest relative row or bound violation of the
+	// solution (exact, scaled as MIPLIB's checker scales it); Violation
+	// names it.
+	MaxViolation float64
+	Violation    string
+	Wrong        string // why the status is wrong
+	Imprecise    string // why a claimed optimum is imprecise
+	Err          string
+	File         string
+}
+
+// RunSpec is how Solve runs a set of instances.
+type RunSpec struct {
+	Solvers   []Solver
+	TimeLimit time.Duration // per solve; 0: none
+	// Seeds is the number of solves per instance and solver (≥ 1), with
+	// seeds FirstSeed, FirstSeed + 1, …
+	Seeds     int
+	FirstSeed int
+	// Dir receives the MPS files that file-reading solvers read when an
+	// instance has none on disk, and the permuted files of solvers without
+	// a seed.
+	Dir   string
+	Check Check
+}
+
+// Permutation is the permutation of n rows (or columns, by salt) that seed
+// s gives a solver without a seed; nil (the identity) for s = 0.
+func Permutation(seed, n int, salt uint64) []int {
+	if seed == 0 {
+		return nil
+	}
+	return rand.New(rand.NewPCG(uint64(seed), salt)).Perm(n)
+}
+
+// The salts of the row and column permutations.
+const (
+	rowSalt = 0x726f7773 // "rows"
+	colSalt = 0x636f6c73 // "cols"
+)
+
+// unpermute maps values in file order back to the model's order.
+func unpermute(x []float64, cols []int) []float64 {
+	if x == nil || cols == nil || len(x) != len(cols) {
+		return x
+	}
+	out := make([]float64, len(x))
+	for k, j := range cols {
+		out[j] = x[k]
+	}
+	return out
+}
+
+// Solve runs every available solver on every instance with every seed, in
+// a fixed order (instance, then seed, then solver), checks every answer
+// exactly and calls progress after each run. files maps an instance name to
+// its MPS file, when it has one. When ctx is cancelled Solve returns the
+// runs that finished, and ctx's error: a solve cut short is not a result.
+func Solve(ctx context.Context, ins []Instance, files map[string]string, s RunSpec, progress func(Run)) ([]Run, error) {
+	var runs []Run
+	seeds := max(1, s.Seeds)
+	needFile := slices.ContainsFunc(s.Solvers, func(v Solver) bool { return v.Info().ReadsFile && v.Info().Available })
+	for _, in := range ins {
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
+		if in.Exact == nil {
+			ex, err := in.ExactModel()
+			if err != nil {
+				return runs, err
+			}
+			in.Exact = ex
+		}
+		file := files[in.Name]
+		if needFile && file == "" {
+			var err error
+			if file, err = writeInstanceFile(s.Dir, in, 0); err != nil {
+				return runs, err
+			}
+		}
+		for k := range seeds {
+			seed := s.FirstSeed + k
+			var permFile string
+			var cols []int
+			for _, sv := range s.Solvers {
+				info := sv.Info()
+				if !info.Available {
+					continue
+				}
+				t := Task{Instance: in, File: file, Limit: s.TimeLimit, Seed: seed}
+				if info.ReadsFile && info.SeedOption == PermutationSeed && seed != 0 {
+					if permFile == "" {
+						var err error
+						if permFile, err = writeInstanceFile(s.Dir, in, seed); err != nil {
+							return runs, err
+						}
+						cols = Permutation(seed, len(in.Problem.ColCosts), colSalt)
+					}
+					t.File, t.Columns = permFile, cols
+				}
+				o := sv.Solve(ctx, t)
+				if err := ctx.Err(); err != nil {
+					return runs, err // a run cut short by Ctrl-C is not a result
+				}
+				r := s.Check.record(in, info, t, o)
+				runs = append(runs, r)
+				if progress != nil {
+					progress(r)
+				}
+			}
+		}
+	}
+	return runs, nil
+}
+
+// writeInstanceFile writes in's MPS file into dir, with rows and columns
+// permuted by seed (none for seed 0), and returns its path.
+func writeInstanceFile(dir string, in Instance, seed int) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("%s: a solver reads files, but the instance has none and no folder was given", in.Name)
+	}
+	name := in.Name + ".mps"
+	if seed != 0 {
+		name = in.Name + ".perm" + strconv.Itoa(seed) + ".mps"
+	}
+	path := filepath.Join(dir, name)
+	nr := max(len(in.Problem.RowLower), len(in.Problem.RowUpper))
+	rows, cols := Permutation(seed, nr, rowSalt), Permutation(seed, len(in.Problem.ColCosts), colSalt)
+	err := report.WriteAtomic(path, func(w io.Writer) error { return WriteMPSPermuted(w, in.Name, in.Problem, rows, cols) })
+	return path, err
+}
+
+// record judges o and returns the run.
+func (c Check) record(in Instance, info SolverInfo, t Task, o Outcome) Run {
+	j := c.Judge(in, o)
+	v := j.Verdict
+	r := Run{Instance: in.Name, Problem: in.ProblemKey(), Source: in.Source, Variant: in.Variant, Tier: in.Tier, N: in.N, K: in.K,
+		Fraction: in.Fraction, Solver: info.Name, Seed: t.Seed, Status: j.Status, SolverStatus: o.SolverStatus, Seconds: o.Seconds,
+		Objective: v.Objective, Nodes: o.Nodes, Optimal: in.Optimal, Bound: in.Bound, MaxViolation: v.MaxViolation(), Err: o.Err}
+	if v.Worst != "" {
+		r.Violation = fmt.Sprintf("%s by %.3g", v.Worst, v.AbsViolation)
+	}
+	switch j.Status {
+	case StatusWrong:
+		r.Wrong = j.Why
+	case StatusImprecise:
+		r.Imprecise = j.Why
+	case StatusError:
+		if r.Err == "" {
+			r.Err = j.Why
+		}
+	}
+	if o.X == nil {
+		r.Objective = o.Objective
+	}
+	if info.ReadsFile {
+		r.File = t.File
+	}
+	return r
+}
+
+// TempDir makes a folder for MPS files that Solve writes; the caller
+// removes it.
+func TempDir() (string, error) { return os.MkdirTemp("", "mmds-bench-") }

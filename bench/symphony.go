@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// SYMPHONY is COIN-OR's SYMPHONY, run as `symphony -F FILE -t T`. It has
+// no random seed (solve seed s > 0 reads a permuted file, PermutationSeed)
+// and prints its solution, 10 decimals per value, on standard output. It
+// exits 0 even on fatal errors, so its output alone says what happened.
+type SYMPHONY struct{ external }
+
+// NewSYMPHONY probes the symphony binary at path ("" looks it up on PATH):
+// it must solve a test MIP and print its version.
+func NewSYMPHONY(ctx context.Context, path string) SYMPHONY {
+	s := SYMPHONY{}
+	s.info = SolverInfo{Name: "SYMPHONY", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
+		Options: "-F (defaults otherwise; -t wall-clock seconds)"}
+	if !s.lookup(path, "symphony") {
+		return s
+	}
+	dir, err := os.MkdirTemp("", "mmds-probe-")
+	if err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	defer os.RemoveAll(dir)
+	data, err := TinyInstance().MPSBytes()
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "tiny.mps"), data, 0o600)
+	}
+	if err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	out, err := probe(ctx, false, s.info.Path, "-F", filepath.Join(dir, "tiny.mps"))
+	if err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	if s.info.Version = bannerVersion(out); s.info.Version == "" {
+		s.info.Reason = fmt.Sprintf("%s printed no version: not SYMPHONY?", s.info.Path)
+		return s
+	}
+	if err := probeSolve(ctx, s); err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	s.info.Available = true
+	return s
+}
+
+// bannerVersion reads "==  Version: 5.6.17" from SYMPHONY's banner.
+func bannerVersion(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if _, v, ok := strings.Cut(line, "Version:"); ok && strings.HasPrefix(strings.TrimSpace(line), "==") {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Solve implements Solver.
+func (s SYMPHONY) Solve(ctx context.Context, t Task) Outcome {
+	e := execute(ctx, t.Limit, s.info.Path, "symphony", func(string) []string {
+		args := []string{"-F", t.File}
+		if t.Limit > 0 {
+			args = append(args, "-t", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
+		}
+		return args
+	})
+	o, ok := e.outcome("symphony", nil)
+	if !ok {
+		return o
+	}
+	r, err := ParseSYMPHONY(string(e.out), len(t.Instance.Problem.ColCosts))
+	if err != nil {
+		o.Status, o.Err = StatusError, err.Error()
+		return o
+	}
+	o.Status, o.SolverStatus, o.Objective, o.Nodes = r.Status, r.SolverStatus, r.Objective, r.Nodes
+	o.X = r.X // by name: the model's order whatever the file's
+	return o
+}
+
+// SolverReport is what a solver's printed output says: the status, the
+// objective and solution (NaN and nil when none) and the nodes (−1 when
+// unknown).
+type SolverReport struct {
+	Status       Status
+	SolverStatus string
+	Objective    float64
+	X            []float64
+	Nodes        int64
+}
+
+// ParseSYMPHONY reads SYMPHONY's standard output for a model of ncols
+// columns named x<j>: the banner ("* Optimal Solution Found", "* Time
+// Limit Reached", "Preprocessing found the optimum"), "The problem is
+// infeasible!", "Solution Cost: v", "Number of analyzed nodes: N" and the
+// nonzero values after "Column names and values of nonzeros in the
+// solution". Anything else is an error: SYMPHONY exits 0 even when it
+// fails. After an optimum found in preprocessing SYMPHONY also prints "The
+// problem is infeasible!"; the banner wins.
+func ParseSYMPHONY(out string, ncols int) (SolverReport, error) {
+	r := SolverReport{Objective: nan(), Nodes: -1}
+	var optimal, timeLimit, infeasible, inSol, solDone bool
+	var x []float64
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if inSol && !solDone {
+			f := strings.Fields(line)
+			switch {
+			case line == "" && len(x) == 0, strings.HasPrefix(line, "+++"):
+				continue
+			case len(f) == 2:
+				j, err := colIndex(f[0], ncols)
+				if err != nil {
+					return r, fmt.Errorf("symphony solution line %s: %w", quoteLine(line), err)
+				}
+				v, err := strconv.ParseFloat(f[1], 64)
+				if err != nil || isNonFinite(v) {
+					return r, fmt.Errorf("symphony solution line %s: not a number", quoteLine(line))
+				}
+				if x == nil {
+					x = make([]float64, ncols)
+				}
+				x[j] = v
+				continue
+			}
+			solDone = true
+		}
+		switch {
+		case strings.HasPrefix(line, "* Optimal Solution Found"), strings.HasPrefix(line, "Preprocessing found the optimum"):
+			optimal = true
+			r.SolverStatus = strings.Trim(line, "* ")
+		case strings.HasPrefix(line, "* Time Limit Reached"):
+			timeLimit = true
+			r.SolverStatus = strings.Trim(line, "* ")
+		case strings.HasPrefix(line, "The problem is infeasible"):
+			infeasible = true
+		case strings.HasPrefix(line, "Solution Cost:"):
+			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "Solution Cost:")), 64)
+			if err != nil {
+				return r, fmt.Errorf("symphony: objective line %s", quoteLine(line))
+			}
+			r.Objective = v
+		case strings.HasPrefix(line, "Number of analyzed nodes:"):
+			if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, "Number of analyzed nodes:")), 10, 64); err == nil {
+				r.Nodes = n
+			}
+		case strings.HasPrefix(line, "Column names and values of nonzeros"):
+			inSol, solDone, x = true, false, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return r, fmt.Errorf("symphony output: %w", err)
+	}
+	switch {
+	case optimal:
+		r.Status = StatusOptimal
+	case timeLimit:
+		r.Status = StatusTimeLimit
+	case infeasible:
+		r.Status, r.SolverStatus = StatusInfeasible, "The problem is infeasible!"
+		return r, nil
+	default:
+		return r, fmt.Errorf("symphony output: no status (last lines: %s)", quoteLine(lastLines([]byte(out), 2)))
+	}
+	if inSol {
+		if x == nil {
+			x = make([]float64, ncols) // every value zero
+		}
+		r.X = x
+	} else if r.Status == StatusOptimal {
+		return r, fmt.Errorf("symphony output: optimal, but no solution printed")
+	}
+	return r, nil
+}
