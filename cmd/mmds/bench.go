@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/bench"
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // solveFlags are shared by `mmds bench` and `mmds bench run`.
@@ -403,13 +403,13 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		if availableCount(infos) > 1 {
 			series = func(r bench.Run) string { return r.Solver }
 		}
-		var pts []figure.BenchPoint
+		var pts []plot.BenchPoint
 		for _, r := range runs {
 			if r.Status == bench.StatusOptimal || r.Status == bench.StatusTimeLimit {
-				pts = append(pts, figure.BenchPoint{Series: series(r), N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
+				pts = append(pts, plot.BenchPoint{Series: series(r), N: r.N, Seconds: r.Seconds, Limited: r.Status == bench.StatusTimeLimit})
 			}
 		}
-		if err := figure.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v", title, f.timeLimit), pts); err != nil {
+		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v", title, f.timeLimit), pts); err != nil {
 			return err
 		}
 	}
@@ -440,11 +440,11 @@ func writeProfile(path, title string, runs []bench.Run, infos []bench.SolverInfo
 		problem = func(r bench.Run) string { return r.Problem }
 		what = "formulations (" + infos[0].Name + ")"
 	}
-	var curves []figure.ProfileCurve
+	var curves []plot.ProfileCurve
 	for _, c := range bench.Profile(runs, series, problem) {
-		curves = append(curves, figure.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
+		curves = append(curves, plot.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
 	}
-	return figure.PerformanceProfile(path, "Performance profile of the "+what+": "+title, curves)
+	return plot.PerformanceProfile(path, "Performance profile of the "+what+": "+title, curves)
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, tol bench.Tolerances, runs []bench.Run, sums []bench.Summary) benchDoc {

@@ -10,7 +10,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
-	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/plot"
 )
 
 type binaryFlags struct {
@@ -140,7 +140,7 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 	if f.global { // the global optimum beside Proposition 2; see finite.go
 		return runBinaryGlobal(cmd, format, m, ds, opts, f.plot)
 	}
-	if err := writePlot(f.plot, verify.BinaryCurveSpec(opts)); err != nil {
+	if err := writePlot(f.plot, plot.BinaryCurveSpec(opts)); err != nil {
 		return err
 	}
 	return emit(cmd.OutOrStdout(), format, binaryGrid(m, opts, format), binaryJSON(m, opts))

@@ -21,6 +21,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -177,7 +178,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		}
 	}
 	if o.plot != "" {
-		spec, _, err := verify.FigureFor(cmd.Context(), m, rep, nil)
+		spec, _, err := plot.FigureFor(cmd.Context(), m, rep, nil)
 		if err != nil {
 			return err
 		}

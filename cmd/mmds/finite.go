@@ -12,14 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
-	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/plot"
 )
 
 type finiteFlags struct {
@@ -419,7 +418,7 @@ type binaryGlobalDoc struct {
 	Points []binaryGlobalPoint `json:"points"`
 }
 
-func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum, plot string) error {
+func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds []float64, opts []mip.Optimum, plotPath string) error {
 	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{})
 	if err != nil {
 		return err
@@ -428,17 +427,8 @@ func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, ds 
 	if err != nil {
 		return err
 	}
-	if plot != "" {
-		spec := verify.BinaryCurveSpec(opts)
-		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
-		for _, o := range gl {
-			global.X, global.Y = append(global.X, o.D), append(global.Y, o.MinAdv)
-		}
-		spec.Curves = append(spec.Curves, global)
-		spec.Title = "Binary data model: Proposition 2 and the global optimum"
-		if err := writePlot(plot, spec); err != nil {
-			return err
-		}
+	if err := writePlot(plotPath, plot.BinaryGlobalSpec(opts, gl)); err != nil {
+		return err
 	}
 	w := cmd.OutOrStdout()
 	if format == report.JSON {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -50,9 +50,9 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
 		return badInput("--out %q: not an existing folder", out)
 	}
-	stem := verify.Figure2Stem
+	stem := plot.Figure2Stem
 	if run.Model.Kind() == model.Binary {
-		stem = verify.Figure3Stem
+		stem = plot.Figure3Stem
 	}
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results),
 		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
@@ -65,13 +65,13 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 		}
 		return err
 	}
-	spec, stem, err := verify.Figure(cmd.Context(), run, rep, nil)
+	spec, stem, err := plot.Figure(cmd.Context(), run, rep, nil)
 	if err != nil {
 		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(out, stem+ext)
-		if err := figure.Write(spec, path); err != nil {
+		if err := plot.Write(spec, path); err != nil {
 			return err
 		}
 		_ = sayf(cmd.OutOrStdout(), "wrote %s", path)
@@ -85,7 +85,7 @@ func checkPlotPath(path string) error {
 	if path == "" {
 		return nil
 	}
-	if _, err := figure.FormatOf(path); err != nil {
+	if _, err := plot.FormatOf(path); err != nil {
 		return badInput("--plot: %v", err)
 	}
 	if dir := filepath.Dir(path); dir != "." {
@@ -97,9 +97,9 @@ func checkPlotPath(path string) error {
 }
 
 // writePlot draws spec into path when path is set.
-func writePlot(path string, spec figure.Spec) error {
+func writePlot(path string, spec plot.Spec) error {
 	if path == "" {
 		return nil
 	}
-	return figure.Write(spec, path)
+	return plot.Write(spec, path)
 }

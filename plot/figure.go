@@ -1,4 +1,4 @@
-package figure
+package plot
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -62,18 +62,20 @@ type Spec struct {
 	DPI           int
 }
 
-// palette is Okabe–Ito's colour-blind-safe set (without yellow).
-var palette = []color.NRGBA{
-	{0, 114, 178, 255},   // blue
-	{213, 94, 0, 255},    // vermillion
-	{0, 158, 115, 255},   // bluish green
-	{204, 121, 167, 255}, // reddish purple
-	{86, 180, 233, 255},  // sky blue
-	{230, 159, 0, 255},   // orange
-	{0, 0, 0, 255},       // black
+// colorOf returns colour i (cycled) of Okabe–Ito's colour-blind-safe set
+// without yellow.
+func colorOf(i int) color.Color {
+	palette := [...]color.NRGBA{
+		{0, 114, 178, 255},   // blue
+		{213, 94, 0, 255},    // vermillion
+		{0, 158, 115, 255},   // bluish green
+		{204, 121, 167, 255}, // reddish purple
+		{86, 180, 233, 255},  // sky blue
+		{230, 159, 0, 255},   // orange
+		{0, 0, 0, 255},       // black
+	}
+	return palette[((i%len(palette))+len(palette))%len(palette)]
 }
-
-func colorOf(i int) color.Color { return palette[((i%len(palette))+len(palette))%len(palette)] }
 
 // size returns the figure's width and height.
 func (s Spec) size() (vg.Length, vg.Length) {
@@ -87,9 +89,9 @@ func (s Spec) size() (vg.Length, vg.Length) {
 	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch
 }
 
-// Plot builds the gonum plot of s.
-func (s Spec) Plot() (*plot.Plot, error) {
-	p := plot.New()
+// build returns the gonum plot of s.
+func (s Spec) build() (*gonumplot.Plot, error) {
+	p := gonumplot.New()
 	p.Title.Text = s.Title
 	p.X.Label.Text = s.XLabel
 	p.Y.Label.Text = s.YLabel
@@ -108,7 +110,7 @@ func (s Spec) Plot() (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
+			return nil, fmt.Errorf("plot: curve %q: %w", c.Label, err)
 		}
 		l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
 		if c.Dashed {
@@ -123,7 +125,7 @@ func (s Spec) Plot() (*plot.Plot, error) {
 		if c.Markers {
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
+				return nil, fmt.Errorf("plot: curve %q: %w", c.Label, err)
 			}
 			sc.GlyphStyle = glyph(c)
 			sc.GlyphStyle.Radius = vg.Points(1.8)
@@ -143,7 +145,7 @@ func (s Spec) Plot() (*plot.Plot, error) {
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, fmt.Errorf("figure: points %q: %w", ps.Label, err)
+			return nil, fmt.Errorf("plot: points %q: %w", ps.Label, err)
 		}
 		sc.GlyphStyle = glyph(ps)
 		p.Add(sc)
@@ -155,7 +157,7 @@ func (s Spec) Plot() (*plot.Plot, error) {
 // pairs returns the finite pairs of a series.
 func pairs(s Series) (plotter.XYs, error) {
 	if len(s.X) != len(s.Y) {
-		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Label, len(s.X), len(s.Y))
+		return nil, fmt.Errorf("plot: series %q has %d x values and %d y values", s.Label, len(s.X), len(s.Y))
 	}
 	var out plotter.XYs
 	for i := range s.X {
@@ -193,7 +195,7 @@ func glyph(s Series) draw.GlyphStyle {
 
 // Render draws s in format "png" or "svg" to w.
 func Render(s Spec, format string, w io.Writer) error {
-	p, err := s.Plot()
+	p, err := s.build()
 	if err != nil {
 		return err
 	}
@@ -212,7 +214,7 @@ func Render(s Spec, format string, w io.Writer) error {
 	case "svg":
 		c = vgsvg.New(wd, ht)
 	default:
-		return fmt.Errorf("figure: format %q: want png or svg", format)
+		return fmt.Errorf("plot: format %q: want png or svg", format)
 	}
 	p.Draw(draw.New(c))
 	_, err = c.WriteTo(w)

@@ -1,4 +1,4 @@
-package figure
+package plot
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -35,12 +35,12 @@ func BenchScaling(path, title string, pts []BenchPoint) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %q: the file name must end in .png or .svg", path)
 	}
-	p := plot.New()
+	p := gonumplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "n = |Y| = |Z| = m"
 	p.Y.Label.Text = "median solve time (s)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Scale = gonumplot.LogScale{}
+	p.Y.Tick.Marker = gonumplot.LogTicks{Prec: -1}
 	p.Legend.Top = true
 	p.Legend.Left = true
 

@@ -1,4 +1,4 @@
-package verify
+package plot
 
 import (
 	"context"
@@ -10,8 +10,23 @@ import (
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/verify"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
+
+// certified loads and certifies a results directory.
+func certified(t *testing.T, dir string) (*verify.Run, *verify.Report) {
+	t.Helper()
+	run, err := verify.Load(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.Certify(context.Background(), run, verify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, rep
+}
 
 // Figure 2's curves are Proposition 1 (D'/(1 + Q_i D'), flat beyond V_Y) and
 // its markers are the report's learned and certified losses.
@@ -21,8 +36,7 @@ func TestFigure2(t *testing.T) {
 	net := nettest.LinearNet(o2.A, o2.B, 0)
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
-	rep := certifyDir(t, dir, Options{})
-	run, _ := Load(context.Background(), dir)
+	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run, rep, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +71,7 @@ func TestFigure3(t *testing.T) {
 	net := nettest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
-	rep := certifyDir(t, dir, Options{})
-	run, _ := Load(context.Background(), dir)
+	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run, rep, nil)
 	if err != nil {
 		t.Fatal(err)
