@@ -178,7 +178,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		}
 	}
 	if o.plot != "" {
-		spec, _, err := plot.FigureFor(cmd.Context(), m, rep, nil)
+		spec, _, err := plot.Figure(cmd.Context(), m, rep, model.Options{})
 		if err != nil {
 			return err
 		}
