@@ -101,57 +101,68 @@ func (s Spec) build() (*gonumplot.Plot, error) {
 	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	for _, c := range s.Curves {
-		xys, err := pairs(c)
-		if err != nil {
+		if err := addCurve(p, c); err != nil {
 			return nil, err
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("plot: curve %q: %w", c.Label, err)
-		}
-		l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
-		if c.Dashed {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		if c.Connector {
-			l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
-			p.Add(l)
-			continue
-		}
-		p.Add(l)
-		if c.Markers {
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, fmt.Errorf("plot: curve %q: %w", c.Label, err)
-			}
-			sc.GlyphStyle = glyph(c)
-			sc.GlyphStyle.Radius = vg.Points(1.8)
-			p.Add(sc)
-			p.Legend.Add(c.Label, l, sc)
-		} else {
-			p.Legend.Add(c.Label, l)
 		}
 	}
 	for _, ps := range s.Points {
-		xys, err := pairs(ps)
-		if err != nil {
+		if err := addPoints(p, ps); err != nil {
 			return nil, err
 		}
-		if len(xys) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
-			return nil, fmt.Errorf("plot: points %q: %w", ps.Label, err)
-		}
-		sc.GlyphStyle = glyph(ps)
-		p.Add(sc)
-		p.Legend.Add(ps.Label, sc)
 	}
 	return p, nil
+}
+
+// addCurve draws c as a line (and its markers) with a legend entry, or as
+// a thin grey connector without one.
+func addCurve(p *gonumplot.Plot, c Series) error {
+	xys, err := pairs(c)
+	if err != nil || len(xys) == 0 {
+		return err
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
+	}
+	l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
+	if c.Dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	if c.Connector {
+		l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
+		p.Add(l)
+		return nil
+	}
+	p.Add(l)
+	if !c.Markers {
+		p.Legend.Add(c.Label, l)
+		return nil
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
+	}
+	sc.GlyphStyle = glyph(c)
+	sc.GlyphStyle.Radius = vg.Points(1.8)
+	p.Add(sc)
+	p.Legend.Add(c.Label, l, sc)
+	return nil
+}
+
+// addPoints draws ps as markers with a legend entry.
+func addPoints(p *gonumplot.Plot, ps Series) error {
+	xys, err := pairs(ps)
+	if err != nil || len(xys) == 0 {
+		return err
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return fmt.Errorf("plot: points %q: %w", ps.Label, err)
+	}
+	sc.GlyphStyle = glyph(ps)
+	p.Add(sc)
+	p.Legend.Add(ps.Label, sc)
+	return nil
 }
 
 // pairs returns the finite pairs of a series.
