@@ -3,7 +3,7 @@
 // of package learn), it says with exact numbers how far the learned
 // privatizer is from the optimum, and whether that is within stated
 // tolerances. It replaces the by-eye comparison of the paper's Figures 2 and 3
-// with numbers, and draws those figures (package internal/figure).
+// with numbers; package plot draws those figures.
 //
 // # What is certified
 //

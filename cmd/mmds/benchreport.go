@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/bench"
-	"github.com/mmds-project/mmds/internal/figure"
+	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/internal/report"
 )
 
@@ -195,13 +195,13 @@ func writeBenchOutputs(f solveFlags, title string, doc benchDoc, results []bench
 		if availableCount(infos) > 1 {
 			series = func(r bench.Result) string { return r.Solver }
 		}
-		var pts []figure.BenchPoint
+		var pts []plot.BenchPoint
 		for _, r := range results {
 			if r.Solved() || r.Status == bench.StatusTimeLimit {
-				pts = append(pts, figure.BenchPoint{Series: series(r), N: r.N, Seconds: r.Median, Limited: !r.Solved()})
+				pts = append(pts, plot.BenchPoint{Series: series(r), N: r.N, Seconds: r.Median, Limited: !r.Solved()})
 			}
 		}
-		if err := figure.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v, median of %d seeds", title, f.timeLimit, f.seeds), pts); err != nil {
+		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v, median of %d seeds", title, f.timeLimit, f.seeds), pts); err != nil {
 			return err
 		}
 		*wrote = append(*wrote, f.plot)
@@ -225,11 +225,11 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		problem = func(r bench.Result) string { return r.Problem }
 		what = "formulations (" + infos[0].Name + ")"
 	}
-	var curves []figure.ProfileCurve
+	var curves []plot.ProfileCurve
 	for _, c := range bench.Profile(results, series, problem) {
-		curves = append(curves, figure.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
+		curves = append(curves, plot.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
 	}
-	return figure.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, curves)
+	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, curves)
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,

@@ -11,7 +11,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
-	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/plot"
 )
 
 type binaryFlags struct {
@@ -150,7 +150,7 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	} else {
-		if err := writePlot(f.plot, verify.BinaryCurveSpec(sw.opts)); err != nil {
+		if err := writePlot(f.plot, plot.BinaryCurveSpec(sw.opts)); err != nil {
 			return err
 		}
 		g := binaryGrid(m, sw, format)

@@ -21,6 +21,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -167,7 +168,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 
 // plotCertify draws the certified points on the model's optimal curves.
 func plotCertify(ctx context.Context, path string, m model.Model, rep *verify.Report) error {
-	spec, _, err := verify.FigureFor(ctx, m, rep, nil)
+	spec, _, err := plot.Figure(ctx, m, rep, model.Options{})
 	if err != nil {
 		return err
 	}

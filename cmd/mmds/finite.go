@@ -11,13 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
-	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/plot"
 )
 
 type finiteFlags struct {
@@ -452,17 +451,10 @@ type binaryGlobalDoc struct {
 	Points pointsJSON[binaryGlobalPoint] `json:"points"`
 }
 
-func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw binarySweep, plot string) error {
+func runBinaryGlobal(cmd *cobra.Command, format report.Format, m mip.Binary, sw binarySweep, plotPath string) error {
 	opts, gl := sw.opts, sw.global
-	if plot != "" {
-		spec := verify.BinaryCurveSpec(opts)
-		global := figure.Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(gl) <= 60}
-		for _, o := range gl {
-			global.X, global.Y = append(global.X, o.D), append(global.Y, o.MinAdv)
-		}
-		spec.Curves = append(spec.Curves, global)
-		spec.Title = "Binary data model: Proposition 2 and the global optimum"
-		if err := writePlot(plot, spec); err != nil {
+	if plotPath != "" {
+		if err := writePlot(plotPath, plot.BinaryGlobalSpec(opts, gl)); err != nil {
 			return err
 		}
 	}

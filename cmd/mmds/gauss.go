@@ -16,10 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // gaussOpts holds the flags of mmds gauss.
@@ -200,7 +200,7 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 		return err
 	}
 	if o.plot != "" {
-		spec, err := figure.GaussEnvelope(m)
+		spec, err := plot.GaussEnvelope(m)
 		if err != nil {
 			return err
 		}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/figure"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -19,14 +19,18 @@ func newPlotCmd() *cobra.Command {
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
 		Long: `plot certifies a results directory of mmds train (as mmds verify does) and draws
-adversarial loss against reconstructor distortion: the exact optimum curve(s)
-(Proposition 1 for each adversary, or Proposition 2) and, for every finalized
-threshold, the learned points (the trained estimators' test losses) and the
-certified points (the exact Bayes losses of the learned privatizer).
+adversarial loss against reconstructor distortion: the optimum of the paper's
+privatizer class (Proposition 1 for each adversary, or Proposition 2), beside
+it the optimum over all privatizers (the Gaussian bracket: best known
+mechanism and upper bound; the binary and finite models' global LP), and for
+every finalized threshold the learned points (the trained estimators' test
+losses) and the certified points (the exact Bayes losses of the learned
+privatizer).
 
 It writes figure2.png and figure2.svg for the Gaussian model, figure3.png and
-figure3.svg for the binary model (the paper's numbering), into --out
-(default: DIR), each atomically.`,
+figure3.svg for the binary model (the paper's numbering), figure-finite.png
+and figure-finite.svg for a finite model, into --out (default: DIR), each
+atomically.`,
 		Example: `  mmds plot results/quick-gauss
   mmds plot results/quick-binary --out docs/img`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -50,10 +54,7 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
 		return badInput("--out %q: not an existing folder", out)
 	}
-	stem := verify.Figure2Stem
-	if run.Model.Kind() == model.Binary {
-		stem = verify.Figure3Stem
-	}
+	stem := plot.Stem(run.Model.Kind())
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results),
 		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
 		return err
@@ -65,13 +66,13 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 		}
 		return err
 	}
-	spec, stem, err := verify.Figure(cmd.Context(), run, rep, nil)
+	spec, stem, err := plot.Figure(cmd.Context(), run.Model, rep, model.Options{})
 	if err != nil {
 		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(out, stem+ext)
-		if err := figure.Write(spec, path); err != nil {
+		if err := plot.Write(spec, path); err != nil {
 			return err
 		}
 		_ = sayf(cmd.OutOrStdout(), "wrote %s", path)
@@ -85,7 +86,7 @@ func checkPlotPath(path string) error {
 	if path == "" {
 		return nil
 	}
-	if _, err := figure.FormatOf(path); err != nil {
+	if _, err := plot.FormatOf(path); err != nil {
 		return badInput("--plot: %v", err)
 	}
 	if dir := filepath.Dir(path); dir != "." {
@@ -97,9 +98,9 @@ func checkPlotPath(path string) error {
 }
 
 // writePlot draws spec into path when path is set.
-func writePlot(path string, spec figure.Spec) error {
+func writePlot(path string, spec plot.Spec) error {
 	if path == "" {
 		return nil
 	}
-	return figure.Write(spec, path)
+	return plot.Write(spec, path)
 }

@@ -1,4 +1,4 @@
-package figure
+package plot
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -41,11 +41,11 @@ func PerformanceProfile(path, title string, curves []ProfileCurve) error {
 		}
 	}
 	tauMax *= 1.5
-	p := plot.New()
+	p := gonumplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "τ (time within a factor τ of the fastest solver)"
 	p.Y.Label.Text = "ρ(τ): fraction of problems solved"
-	p.X.Scale = plot.LogScale{}
+	p.X.Scale = gonumplot.LogScale{}
 	p.X.Tick.Marker = pow2Ticks{}
 	p.X.Min, p.X.Max = 1, tauMax
 	p.Y.Min, p.Y.Max = 0, 1.02
@@ -76,17 +76,17 @@ func PerformanceProfile(path, title string, curves []ProfileCurve) error {
 // pow2Ticks marks 1, 2, 4, 8, … on a log axis.
 type pow2Ticks struct{}
 
-func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
-	var ts []plot.Tick
+func (pow2Ticks) Ticks(min, max float64) []gonumplot.Tick {
+	var ts []gonumplot.Tick
 	for v := 1.0; v <= max*1.0001; v *= 2 {
 		if v >= min {
-			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+			ts = append(ts, gonumplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
 		}
 	}
 	return ts
 }
 
-func writePlot(path, ext string, p *plot.Plot, w, h vg.Length) error {
+func writePlot(path, ext string, p *gonumplot.Plot, w, h vg.Length) error {
 	return report.WriteFileAtomic(path, func(tmp string) error {
 		wt, err := p.WriterTo(w, h, strings.TrimPrefix(ext, "."))
 		if err != nil {

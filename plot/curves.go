@@ -1,10 +1,48 @@
-package figure
+package plot
 
 import (
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/mip"
 )
 
-// gaussPlotPoints is the number of thresholds of each exact curve.
+// binaryCurve returns Proposition 2's γ*(D) against D.
+func binaryCurve(opts []mip.Optimum) Series {
+	s := Series{Label: "Proposition 2: γ* = max min adversarial loss"}
+	for _, o := range opts {
+		s.X = append(s.X, o.D)
+		s.Y = append(s.Y, o.MinAdv)
+	}
+	return s
+}
+
+// BinaryCurveSpec is the exact curve alone (mmds binary --plot).
+func BinaryCurveSpec(opts []mip.Optimum) Spec {
+	c := binaryCurve(opts)
+	c.Markers = len(opts) <= 60
+	return Spec{
+		Title:  "Binary data model: Proposition 2",
+		XLabel: XLabelBinary, YLabel: YLabelBinary,
+		Curves: []Series{c},
+	}
+}
+
+// BinaryGlobalSpec is the exact curve with the global optimum beside it
+// (mmds binary --global --plot): the optimum over all privatizers, any
+// output alphabet, which Proposition 2's binary-output optimum can only
+// trail.
+func BinaryGlobalSpec(opts []mip.Optimum, global []mip.FiniteOptimum) Spec {
+	spec := BinaryCurveSpec(opts)
+	g := Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(global) <= 60}
+	for _, o := range global {
+		g.X, g.Y = append(g.X, o.D), append(g.Y, o.MinAdv)
+	}
+	spec.Curves = append(spec.Curves, g)
+	spec.Title = "Binary data model: Proposition 2 and the global optimum"
+	return spec
+}
+
+// gaussPlotPoints is the number of thresholds of each exact curve of
+// GaussEnvelope.
 const gaussPlotPoints = 200
 
 // GaussEnvelope draws the Gaussian model's bracket (mmds gauss --plot): the

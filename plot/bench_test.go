@@ -1,4 +1,4 @@
-package figure
+package plot
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package figure
+package plot
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -62,18 +62,20 @@ type Spec struct {
 	DPI           int
 }
 
-// palette is Okabe–Ito's colour-blind-safe set (without yellow).
-var palette = []color.NRGBA{
-	{0, 114, 178, 255},   // blue
-	{213, 94, 0, 255},    // vermillion
-	{0, 158, 115, 255},   // bluish green
-	{204, 121, 167, 255}, // reddish purple
-	{86, 180, 233, 255},  // sky blue
-	{230, 159, 0, 255},   // orange
-	{0, 0, 0, 255},       // black
+// colorOf returns colour i (cycled) of Okabe–Ito's colour-blind-safe set
+// without yellow.
+func colorOf(i int) color.Color {
+	palette := [...]color.NRGBA{
+		{0, 114, 178, 255},   // blue
+		{213, 94, 0, 255},    // vermillion
+		{0, 158, 115, 255},   // bluish green
+		{204, 121, 167, 255}, // reddish purple
+		{86, 180, 233, 255},  // sky blue
+		{230, 159, 0, 255},   // orange
+		{0, 0, 0, 255},       // black
+	}
+	return palette[((i%len(palette))+len(palette))%len(palette)]
 }
-
-func colorOf(i int) color.Color { return palette[((i%len(palette))+len(palette))%len(palette)] }
 
 // size returns the figure's width and height.
 func (s Spec) size() (vg.Length, vg.Length) {
@@ -87,9 +89,9 @@ func (s Spec) size() (vg.Length, vg.Length) {
 	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch
 }
 
-// Plot builds the gonum plot of s.
-func (s Spec) Plot() (*plot.Plot, error) {
-	p := plot.New()
+// build returns the gonum plot of s.
+func (s Spec) build() (*gonumplot.Plot, error) {
+	p := gonumplot.New()
 	p.Title.Text = s.Title
 	p.X.Label.Text = s.XLabel
 	p.Y.Label.Text = s.YLabel
@@ -99,63 +101,74 @@ func (s Spec) Plot() (*plot.Plot, error) {
 	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	for _, c := range s.Curves {
-		xys, err := pairs(c)
-		if err != nil {
+		if err := addCurve(p, c); err != nil {
 			return nil, err
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
-		}
-		l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
-		if c.Dashed {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		if c.Connector {
-			l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
-			p.Add(l)
-			continue
-		}
-		p.Add(l)
-		if c.Markers {
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, fmt.Errorf("figure: curve %q: %w", c.Label, err)
-			}
-			sc.GlyphStyle = glyph(c)
-			sc.GlyphStyle.Radius = vg.Points(1.8)
-			p.Add(sc)
-			p.Legend.Add(c.Label, l, sc)
-		} else {
-			p.Legend.Add(c.Label, l)
 		}
 	}
 	for _, ps := range s.Points {
-		xys, err := pairs(ps)
-		if err != nil {
+		if err := addPoints(p, ps); err != nil {
 			return nil, err
 		}
-		if len(xys) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
-			return nil, fmt.Errorf("figure: points %q: %w", ps.Label, err)
-		}
-		sc.GlyphStyle = glyph(ps)
-		p.Add(sc)
-		p.Legend.Add(ps.Label, sc)
 	}
 	return p, nil
+}
+
+// addCurve draws c as a line (and its markers) with a legend entry, or as
+// a thin grey connector without one.
+func addCurve(p *gonumplot.Plot, c Series) error {
+	xys, err := pairs(c)
+	if err != nil || len(xys) == 0 {
+		return err
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
+	}
+	l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
+	if c.Dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	if c.Connector {
+		l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
+		p.Add(l)
+		return nil
+	}
+	p.Add(l)
+	if !c.Markers {
+		p.Legend.Add(c.Label, l)
+		return nil
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
+	}
+	sc.GlyphStyle = glyph(c)
+	sc.GlyphStyle.Radius = vg.Points(1.8)
+	p.Add(sc)
+	p.Legend.Add(c.Label, l, sc)
+	return nil
+}
+
+// addPoints draws ps as markers with a legend entry.
+func addPoints(p *gonumplot.Plot, ps Series) error {
+	xys, err := pairs(ps)
+	if err != nil || len(xys) == 0 {
+		return err
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return fmt.Errorf("plot: points %q: %w", ps.Label, err)
+	}
+	sc.GlyphStyle = glyph(ps)
+	p.Add(sc)
+	p.Legend.Add(ps.Label, sc)
+	return nil
 }
 
 // pairs returns the finite pairs of a series.
 func pairs(s Series) (plotter.XYs, error) {
 	if len(s.X) != len(s.Y) {
-		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Label, len(s.X), len(s.Y))
+		return nil, fmt.Errorf("plot: series %q has %d x values and %d y values", s.Label, len(s.X), len(s.Y))
 	}
 	var out plotter.XYs
 	for i := range s.X {
@@ -193,7 +206,7 @@ func glyph(s Series) draw.GlyphStyle {
 
 // Render draws s in format "png" or "svg" to w.
 func Render(s Spec, format string, w io.Writer) error {
-	p, err := s.Plot()
+	p, err := s.build()
 	if err != nil {
 		return err
 	}
@@ -212,7 +225,7 @@ func Render(s Spec, format string, w io.Writer) error {
 	case "svg":
 		c = vgsvg.New(wd, ht)
 	default:
-		return fmt.Errorf("figure: format %q: want png or svg", format)
+		return fmt.Errorf("plot: format %q: want png or svg", format)
 	}
 	p.Draw(draw.New(c))
 	_, err = c.WriteTo(w)

@@ -1,20 +1,17 @@
-package figure
+package plot
 
 import (
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/mmds-project/mmds/internal/report"
 )
 
 // BenchPoint is one solve for the scaling plot.
@@ -35,15 +32,44 @@ func BenchScaling(path, title string, pts []BenchPoint) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %q: the file name must end in .png or .svg", path)
 	}
-	p := plot.New()
+	p := gonumplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "n = |Y| = |Z| = m"
 	p.Y.Label.Text = "median solve time (s)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Scale = gonumplot.LogScale{}
+	p.Y.Tick.Marker = gonumplot.LogTicks{Prec: -1}
 	p.Legend.Top = true
 	p.Legend.Left = true
 
+	for i, c := range medianSeries(pts) {
+		line, points, err := plotter.NewLinePoints(c.xy)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", c.name, err)
+		}
+		col := plotutil.Color(i)
+		line.Color, points.Color = col, col
+		line.Dashes = plotutil.Dashes(i)
+		points.Shape = plotutil.Shape(i)
+		p.Add(line, points)
+		p.Legend.Add(c.name, line, points)
+	}
+	if err := addLimited(p, pts); err != nil {
+		return err
+	}
+	p.Add(plotter.NewGrid())
+	p.BackgroundColor = color.White
+	return writePlot(path, ext, p, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+// medianCurve is one series of the scaling plot: the median time per n.
+type medianCurve struct {
+	name string
+	xy   plotter.XYs
+}
+
+// medianSeries returns, per series in the order of first appearance, the
+// median solve time (floored at 10 µs for the log axis) at each n, by n.
+func medianSeries(pts []BenchPoint) []medianCurve {
 	bySeries := map[string]map[int][]float64{}
 	var names []string
 	for _, pt := range pts {
@@ -53,6 +79,7 @@ func BenchScaling(path, title string, pts []BenchPoint) error {
 		}
 		bySeries[pt.Series][pt.N] = append(bySeries[pt.Series][pt.N], max(pt.Seconds, 1e-5))
 	}
+	out := make([]medianCurve, len(names))
 	for i, name := range names {
 		ns := make([]int, 0, len(bySeries[name]))
 		for n := range bySeries[name] {
@@ -63,51 +90,32 @@ func BenchScaling(path, title string, pts []BenchPoint) error {
 		for j, n := range ns {
 			xy[j].X, xy[j].Y = float64(n), benchMedian(bySeries[name][n])
 		}
-		line, points, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", name, err)
-		}
-		c := plotutil.Color(i)
-		line.Color, points.Color = c, c
-		line.Dashes = plotutil.Dashes(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(name, line, points)
+		out[i] = medianCurve{name, xy}
 	}
+	return out
+}
+
+// addLimited marks every solve stopped by the time limit with a cross.
+func addLimited(p *gonumplot.Plot, pts []BenchPoint) error {
 	var limited plotter.XYs
 	for _, pt := range pts {
 		if pt.Limited {
 			limited = append(limited, plotter.XY{X: float64(pt.N), Y: max(pt.Seconds, 1e-5)})
 		}
 	}
-	if len(limited) > 0 {
-		sc, err := plotter.NewScatter(limited)
-		if err != nil {
-			return fmt.Errorf("plot time-limited solves: %w", err)
-		}
-		sc.Shape = draw.CrossGlyph{}
-		sc.Radius = vg.Points(5)
-		sc.Color = color.Black
-		p.Add(sc)
-		p.Legend.Add("stopped by the time limit", sc)
+	if len(limited) == 0 {
+		return nil
 	}
-	p.Add(plotter.NewGrid())
-	p.BackgroundColor = color.White
-	return report.WriteFileAtomic(path, func(tmp string) error {
-		w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(ext, "."))
-		if err != nil {
-			return err
-		}
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := w.WriteTo(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
+	sc, err := plotter.NewScatter(limited)
+	if err != nil {
+		return fmt.Errorf("plot time-limited solves: %w", err)
+	}
+	sc.Shape = draw.CrossGlyph{}
+	sc.Radius = vg.Points(5)
+	sc.Color = color.Black
+	p.Add(sc)
+	p.Legend.Add("stopped by the time limit", sc)
+	return nil
 }
 
 func benchMedian(xs []float64) float64 {
