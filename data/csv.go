@@ -209,3 +209,14 @@ func parseCell(s string) (float64, string) {
 	}
 	return v, ""
 }
+
+// plainError is an error about the caller's choices that reads as its
+// message alone and matches ErrData.
+type plainError struct{ msg string }
+
+func (e *plainError) Error() string { return e.msg }
+func (e *plainError) Unwrap() error { return ErrData }
+
+func choiceErr(format string, args ...any) error {
+	return &plainError{fmt.Sprintf(format, args...)}
+}

@@ -53,7 +53,7 @@ type Prepared struct {
 // caller checks the file's hash; Prepare checks rows and column names).
 func Prepare(t *Table, s *Spec) (*Prepared, error) {
 	if t.Rows != s.Rows {
-		return nil, fmt.Errorf("%w: %s has %d data rows, the run's data had %d", ErrData, s.CSV, t.Rows, s.Rows)
+		return nil, choiceErr("%s has %d data rows, the run's data had %d", s.CSV, t.Rows, s.Rows)
 	}
 	get := func(c Column) ([]float64, error) {
 		j := t.Column(c.Name)
@@ -98,7 +98,7 @@ func Prepare(t *Table, s *Spec) (*Prepared, error) {
 		n := 0
 		if all {
 			if sym, n = tuples(cols); n > MaxSymbols {
-				return nil, fmt.Errorf("%w: %s: the side columns %s take %d distinct tuples of values: at most %d for discrete side information", ErrData, s.CSV, names(obs), n, MaxSymbols)
+				return nil, choiceErr("%s: the side columns %s take %d distinct tuples of values: at most %d for discrete side information", s.CSV, names(obs), n, MaxSymbols)
 			}
 		}
 		p.Sym, p.NSym = append(p.Sym, sym), append(p.NSym, n)
@@ -256,7 +256,7 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 	s := p.Spec
 	if p.XValues == nil {
 		if method != nil && *method == learn.MethodLabels {
-			return Plan{}, fmt.Errorf("%w: --method labels: column %q (X) is continuous, and the labels method needs a discrete X (declare it --discrete if its values are few)", ErrData, s.Private.Name)
+			return Plan{}, choiceErr("--method labels: column %q (X) is continuous, and the labels method needs a discrete X (declare it --discrete if its values are few)", s.Private.Name)
 		}
 		return Plan{Model: learn.Gauss, Method: learn.MethodAlg1}, nil
 	}
@@ -266,7 +266,7 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 			return Plan{Model: learn.Finite, Method: learn.MethodLabels}, nil
 		}
 		if !binary {
-			return Plan{}, fmt.Errorf("%w: --method alg1: column %q (X) takes %d values, and Algorithm 1 trains a binary or a continuous X; use the labels method", ErrData, s.Private.Name, len(p.XValues))
+			return Plan{}, choiceErr("--method alg1: column %q (X) takes %d values, and Algorithm 1 trains a binary or a continuous X; use the labels method", s.Private.Name, len(p.XValues))
 		}
 		return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
 	}
@@ -281,10 +281,10 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 		}
 	}
 	if method != nil && *method == learn.MethodLabels {
-		return Plan{}, fmt.Errorf("%w: --method labels: side column %q is continuous, and the labels method's observers need discrete side columns (declare it --discrete if its values are few)", ErrData, cont)
+		return Plan{}, choiceErr("--method labels: side column %q is continuous, and the labels method's observers need discrete side columns (declare it --discrete if its values are few)", cont)
 	}
 	if !binary {
-		return Plan{}, fmt.Errorf("%w: column %q (X) takes %d values and side column %q is continuous: Algorithm 1 trains a binary or a continuous X, and the labels method needs discrete side columns", ErrData, s.Private.Name, len(p.XValues), cont)
+		return Plan{}, choiceErr("column %q (X) takes %d values and side column %q is continuous: Algorithm 1 trains a binary or a continuous X, and the labels method needs discrete side columns", s.Private.Name, len(p.XValues), cont)
 	}
 	return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
 }

@@ -101,7 +101,7 @@ func NewSpec(t *Table, path, sha string, c Choice) (*Spec, error) {
 	}
 	side := func(role string, names []string) ([]Column, error) {
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%w: the %s needs at least one side column", ErrData, role)
+			return nil, choiceErr("the %s needs at least one side column", role)
 		}
 		var out []Column
 		for k, n := range names {
@@ -127,7 +127,7 @@ func NewSpec(t *Table, path, sha string, c Choice) (*Spec, error) {
 		return nil, err
 	}
 	if len(c.Adversaries) == 0 {
-		return nil, fmt.Errorf("%w: at least one adversary is needed", ErrData)
+		return nil, choiceErr("at least one adversary is needed")
 	}
 	for i, a := range c.Adversaries {
 		cols, err := side(fmt.Sprintf("adversary %d", i+1), a)
