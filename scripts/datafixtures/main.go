@@ -9,6 +9,7 @@
 //	                are X through symmetric channels that keep X with probability
 //	                0.8, 0.65 and 0.55 and else pick one of the other two values
 //	                uniformly
+//	bad-nan.csv     3 rows, a NaN in row 2: the example of a refusal
 //
 // Each file is drawn from its own PCG stream with a fixed seed, so running the
 // command again rewrites the same bytes: go run ./scripts/datafixtures.
@@ -35,6 +36,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := write(filepath.Join(dir, "discrete.csv"), discrete); err != nil {
+		fmt.Fprintln(os.Stderr, "datafixtures:", err)
+		os.Exit(1)
+	}
+	if err := write(filepath.Join(dir, "bad-nan.csv"), badNaN); err != nil {
 		fmt.Fprintln(os.Stderr, "datafixtures:", err)
 		os.Exit(1)
 	}
@@ -89,4 +94,8 @@ func discrete(w *bufio.Writer) {
 		x := draw([]float64{0.5, 0.3, 0.2})
 		fmt.Fprintf(w, "%d,%d,%d,%d\n", x, through(x, 0.8), through(x, 0.65), through(x, 0.55))
 	}
+}
+
+func badNaN(w *bufio.Writer) {
+	fmt.Fprint(w, "x,y,z1,z2\n1,0,1,1\n0,NaN,1,0\n1,1,0,1\n")
 }
