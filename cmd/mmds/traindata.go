@@ -157,19 +157,11 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
 		return nil, nil, err
 	}
-	t, raw, err := data.ReadFile(cmd.Context(), o.csv)
+	prep, err := readData(cmd, o.csv, choice)
 	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
+		return nil, nil, err
 	}
-	sum := sha256.Sum256(raw)
-	spec, err := data.NewSpec(t, o.csv, hex.EncodeToString(sum[:]), choice)
-	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
-	}
-	prep, err := data.Prepare(t, spec)
-	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
-	}
+	spec := prep.Spec
 	plan, err := prep.ChoosePlan(method)
 	if err != nil {
 		return nil, nil, badInput("%v", err)
@@ -206,6 +198,25 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	}
 	job.cfg = cfg
 	return job, prep, nil
+}
+
+// readData reads the data file once, hashes its bytes and reads it
+// through the columns chosen.
+func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, error) {
+	t, raw, err := data.ReadFile(cmd.Context(), path)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	sum := sha256.Sum256(raw)
+	spec, err := data.NewSpec(t, path, hex.EncodeToString(sum[:]), choice)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	prep, err := data.Prepare(t, spec)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	return prep, nil
 }
 
 // dataChoice reads the column flags.
