@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 )
@@ -34,30 +36,55 @@ type Run struct {
 // only, learn.ReadFile), parses the bytes it read and checks the binding
 // (learn.Results.CheckBinding). A folder marked as another kind than a
 // results directory is refused; one without a marker (written by an older
-// mmds) is read. Every error wraps ErrInput (or ctx's error) and names the
-// file and what is wrong with it.
+// mmds) is read. A run on a user's data (mmds train data) has no model and
+// is refused: Open reads it. Every error wraps ErrInput (or ctx's error)
+// and names the file and what is wrong with it.
 func Load(ctx context.Context, dir string) (*Run, error) {
+	run, drun, err := Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if drun != nil {
+		return nil, fmt.Errorf("%w: %s holds a run on a user's data (mmds train data on %s): it has no model to hold it against; mmds verify reports its held-out losses",
+			ErrInput, dir, safefile.Path(drun.Spec.CSV))
+	}
+	return run, nil
+}
+
+// Open is Load for any results directory: a run on a model (the *Run) or
+// on a user's data, whose model file is a data spec ({"data": …}; the
+// *DataRun, bound to its data file's SHA-256). Exactly one is non-nil when
+// err is nil.
+func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
 	d := learn.Dir(dir)
 	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
 		if err == nil {
 			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	rb, err := d.ReadResults(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	mb, err := d.ReadModel(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if data.IsFile(mb) {
+		drun, err := newDataRun(ctx, rb, mb, d.Path(ModelFile))
+		if err != nil {
+			return nil, nil, err
+		}
+		drun.Dir = dir
+		return nil, drun, nil
 	}
 	run, err := newRun(rb, mb, d.Path(learn.ResultsFile), d.Path(ModelFile))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	run.Dir = dir
-	return run, nil
+	return run, nil, nil
 }
 
 // Parse decodes and checks the contents of results.json and model.json;

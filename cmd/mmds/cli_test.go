@@ -287,7 +287,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 	}{
 		{"mmds ", "bench binary certify completion export finite gauss help plot train verify"},
 		{"mmds tr", "train"},
-		{"mmds train ", "binary finite gauss"},
+		{"mmds train ", "binary data finite gauss"},
 		{"mmds train g", "gauss"},
 		{"mmds train binary --method ", "alg1 labels"},
 		{"mmds train finite --observers ", "data law"},

@@ -113,6 +113,7 @@ and each point's channel, which mmds verify certifies exactly
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)")
 	o.slurm.register(f)
 	o.k8s.register(f)
+	cmd.AddCommand(newTrainDataCmd())
 	return cmd
 }
 

@@ -101,9 +101,12 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			return err
 		}
 	}
-	run, err := verify.Load(cmd.Context(), dir)
+	run, drun, err := verify.Open(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
+	}
+	if drun != nil {
+		return runVerifyData(cmd, drun, o, format)
 	}
 	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/data"
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
+)
+
+type trainDataOpts struct {
+	trainOpts
+	csv, private         string
+	recon                []string
+	advs                 []string
+	discrete, continuous []string
+}
+
+func newTrainDataCmd() *cobra.Command {
+	var o trainDataOpts
+	cmd := &cobra.Command{
+		Use:   "data --csv FILE --private COL --reconstructor COL[,COL] --adversary COL[,COL]",
+		Short: "Train a privatizer on samples you bring (a CSV file), with Section V's train/test split",
+		Long: `train data reads a CSV file (a header of column names, one row of numbers per
+sample), takes X from --private, the reconstructor's side information from
+--reconstructor and one adversary's from each --adversary, shuffles the rows
+with --seed and splits them as Section V does (5/6 train, 1/6 test).
+
+A column is discrete when all its values are integers and it has at most 16
+distinct values, else continuous (--discrete, --continuous override). A
+continuous X trains with MSE losses and Algorithm 1; a discrete X whose
+observers' side columns are all discrete trains with 0-1 losses and the
+labels method against exact Bayes observers of the training split's
+empirical law (--method alg1 for a binary X); a binary X with continuous
+side columns trains with Algorithm 1's binary networks.
+
+The results directory binds the data: DIR/model.json is {"data": …} with
+the file's path and SHA-256, the columns and their kinds, and the split;
+mmds verify DIR re-reads the file, refuses it if it changed, and reports
+held-out losses with standard errors (docs/data.md).`,
+		Example: `  mmds train data --csv examples/data/continuous.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick
+  mmds train data --csv examples/data/discrete.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainData(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.csv, "csv", "", "the data file: CSV with a header row of column names")
+	f.StringVar(&o.private, "private", "", "the column of the private X")
+	f.StringSliceVar(&o.recon, "reconstructor", nil, "the reconstructor's side columns Y, comma-separated")
+	f.StringArrayVar(&o.advs, "adversary", nil, "one adversary's side columns Z_i, comma-separated; repeat for each adversary")
+	f.StringSliceVar(&o.discrete, "discrete", nil, "columns read as discrete symbols whatever their values")
+	f.StringSliceVar(&o.continuous, "continuous", nil, "columns read as real numbers whatever their values")
+	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V) or quick (seconds)")
+	f.StringVar(&o.method, "method", "", "alg1 or labels (default: labels for discrete data, alg1 otherwise)")
+	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of the labels method, in [2, 1024]")
+	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
+	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: from D_min, or D̂_max/N for a continuous X, to D̂_max; 30 values for paper, 4 for quick)")
+	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial (default: the preset's)")
+	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's)")
+	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step)")
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's)")
+	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
+	f.Uint64Var(&o.seed, "seed", 1, "master seed of the split's shuffle and of every trial")
+	f.StringVar(&o.out, "out", "", "results directory (default results/train-data-<preset>)")
+	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error")
+	_ = cmd.RegisterFlagCompletionFunc("method", cobra.FixedCompletions([]string{"alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
+	job, prep, err := prepareTrainData(cmd, o)
+	if err != nil {
+		return err
+	}
+	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
+		if errors.Is(err, learn.ErrResume) {
+			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+		}
+		return badInput("--out %s: %v", job.cfg.Dir, err)
+	}
+	bar := newTrainBar(cmd, job.cfg, o.quiet)
+	job.cfg.Progress = bar.update
+	start := time.Now()
+	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
+	bar.finish(err)
+	if err != nil {
+		if errors.Is(err, learn.ErrLocked) {
+			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
+		}
+		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLockFile) || errors.Is(err, learn.ErrLayout) {
+			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+		}
+		return err
+	}
+	if job.format == report.JSON {
+		return emitTrain(cmd.OutOrStdout(), job, res, time.Since(start))
+	}
+	g := trainGrid(job, res, time.Since(start), job.format == report.Table)
+	if job.format == report.Table {
+		s := prep.Spec
+		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
+			planName(job.cfg), safefile.Path(s.CSV), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
+	}
+	return emit(cmd.OutOrStdout(), job.format, g, nil)
+}
+
+func planName(c learn.Config) string {
+	if l := c.Labels; l != nil {
+		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
+	}
+	if c.Model == learn.Binary {
+		return "Algorithm 1, binary X, soft 0-1 losses"
+	}
+	return "Algorithm 1, MSE losses"
+}
+
+// prepareTrainData validates the flags, reads the data file and plans the
+// training.
+func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Prepared, error) {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if learn.PresetPoints(o.preset) == 0 {
+		return nil, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+	}
+	choice, err := dataChoice(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	var method *learn.TrainMethod
+	if o.method != "" {
+		m, err := learn.ParseMethod(o.method)
+		if err != nil {
+			return nil, nil, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
+		}
+		method = &m
+	}
+	if o.workers < 1 || o.workers > 1024 {
+		return nil, nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
+	}
+	if o.out == "" {
+		o.out = filepath.Join("results", "train-data-"+o.preset)
+	}
+	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
+		return nil, nil, err
+	}
+	prep, err := readData(cmd, o.csv, choice)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec := prep.Spec
+	plan, err := prep.ChoosePlan(method)
+	if err != nil {
+		return nil, nil, badInput("%v", err)
+	}
+	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
+		return nil, nil, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
+	}
+	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
+		return nil, nil, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
+	}
+	cfg, err := learn.PresetFor(o.preset, plan.Model, plan.Method, o.labels)
+	if err != nil {
+		return nil, nil, badInput("%v", err)
+	}
+	if cfg.Labels != nil {
+		cfg.Labels.Observers = learn.ObserversData
+	}
+	if err := overrideProtocol(cmd, &cfg, o.trainOpts); err != nil {
+		return nil, nil, err
+	}
+	if err := dataThresholds(cmd, &cfg, prep, o.trainOpts); err != nil {
+		return nil, nil, err
+	}
+	cfg.TrainSize, cfg.TestSize = spec.Split.Train, spec.Split.Test
+	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
+	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
+	job := &trainJob{kind: plan.Model, format: format, advs: len(spec.Adversaries),
+		data: prep.Dataset(plan.Method == learn.MethodLabels)}
+	if job.model, err = spec.Encode(); err != nil {
+		return nil, nil, err
+	}
+	if cfg.ModelSHA256, err = spec.Hash(); err != nil {
+		return nil, nil, err
+	}
+	job.cfg = cfg
+	return job, prep, nil
+}
+
+// readData reads the data file once, hashes its bytes and reads it
+// through the columns chosen.
+func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, error) {
+	t, raw, err := data.ReadFile(cmd.Context(), path)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	sum := sha256.Sum256(raw)
+	spec, err := data.NewSpec(t, path, hex.EncodeToString(sum[:]), choice)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	prep, err := data.Prepare(t, spec)
+	if err != nil {
+		return nil, badInput("--csv %v", err)
+	}
+	return prep, nil
+}
+
+// dataChoice reads the column flags.
+func dataChoice(o trainDataOpts) (data.Choice, error) {
+	c := data.Choice{Private: o.private, Reconstructor: trimAll(o.recon), Discrete: trimAll(o.discrete),
+		Continuous: trimAll(o.continuous), Seed: o.seed}
+	switch {
+	case o.csv == "":
+		return c, badInput("--csv: give the data file (a CSV with a header row)")
+	case o.private == "":
+		return c, badInput("--private: give the column of the private X")
+	case len(c.Reconstructor) == 0:
+		return c, badInput("--reconstructor: give the reconstructor's side columns (COL[,COL])")
+	case len(o.advs) == 0:
+		return c, badInput("--adversary: give one adversary's side columns (COL[,COL]); repeat for each adversary")
+	}
+	for _, a := range o.advs {
+		c.Adversaries = append(c.Adversaries, trimAll(strings.Split(a, ",")))
+	}
+	return c, nil
+}
+
+func trimAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out
+}
+
+// dataThresholds sets the thresholds, D̂_max and τ: by default the grid
+// runs from D_min (discrete data) or D̂_max/N (a continuous X) to D̂_max.
+func dataThresholds(cmd *cobra.Command, cfg *learn.Config, prep *data.Prepared, o trainOpts) error {
+	dmax, dmin := prep.DMax()
+	if !(dmax > 0) {
+		return badInput("--reconstructor: the side columns determine X on the training split (D̂_max = %g): there is nothing to hide from anyone the reconstructor must beat", dmax)
+	}
+	cfg.DMax = dmax
+	tau, err := tauFlag(cmd, o.tau)
+	if err != nil {
+		return err
+	}
+	n := learn.PresetPoints(o.preset)
+	def := sweep.Spec{D0: dmin, D1: dmax, N: n}
+	if prep.XValues == nil {
+		def.D0 = dmax / float64(n)
+	}
+	if cfg.D, err = thresholds(cmd, o.d, o.sweep, def); err != nil {
+		return err
+	}
+	if err := checkTrainThresholds(cfg.D, dmax); err != nil {
+		return err
+	}
+	cfg.Protocol.Tau = tau
+	if tau == 0 {
+		cfg.Protocol.Tau = learn.DefaultTau(cfg.D, dmax, sweep.Spec{D0: def.D0, D1: dmax, N: 30})
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmds-project/mmds/verify"
+)
+
+// writeCSV writes a small dataset: discrete (x ∈ {0, 1, 2}, y, z through
+// noisy copies) or continuous (x Gaussian, y = x + noise, z = |x| + noise).
+func writeCSV(t *testing.T, dir string, discrete bool, rows int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for range rows {
+		if discrete {
+			x := rng.IntN(3)
+			noisy := func(keep float64) int {
+				if rng.Float64() < keep {
+					return x
+				}
+				return rng.IntN(3)
+			}
+			fmt.Fprintf(&b, "%d,%d,%d\n", x, noisy(0.8), noisy(0.6))
+			continue
+		}
+		x := rng.NormFloat64()
+		fmt.Fprintf(&b, "%.4f,%.4f,%.4f\n", x, x+0.6*rng.NormFloat64(), max(x, -x)+0.3*rng.NormFloat64())
+	}
+	path := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func tinyData(csv, out string, extra ...string) []string {
+	args := []string{"train", "data", "--csv", csv, "--private", "x", "--reconstructor", "y", "--adversary", "z",
+		"--preset", "quick", "--epochs", "6", "--accept", "1", "--max-attempts", "2", "--out", out, "--quiet"}
+	return append(args, extra...)
+}
+
+// TestTrainDataVerify trains on a discrete and a continuous dataset,
+// verifies each (held-out losses with standard errors; the plug-in optimum
+// for discrete data), and checks that verify refuses the directory once
+// the data file changes, while plot refuses a data run plainly.
+func TestTrainDataVerify(t *testing.T) {
+	for _, discrete := range []bool{true, false} {
+		t.Run(fmt.Sprint("discrete=", discrete), func(t *testing.T) {
+			tmp := t.TempDir()
+			csv := writeCSV(t, tmp, discrete, 240)
+			out := filepath.Join(tmp, "r")
+			extra := []string{"--sweep", "0.05:0.12:2"}
+			if !discrete {
+				extra = []string{"--sweep", "0.15:0.25:2"}
+			}
+			if code, _, errs := runCLI(t, tinyData(csv, out, extra...)...); code != 0 {
+				t.Fatalf("train: exit %d: %s", code, errs)
+			}
+			code, stdout, errs := runCLI(t, "verify", out, "--format", "json", "--quiet")
+			if code != 0 && code != 1 {
+				t.Fatalf("verify: exit %d: %s", code, errs)
+			}
+			var rep verify.DataReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("verify --format json: %v\n%s", err, stdout)
+			}
+			if rep.Note != verify.DataNote || rep.TestRows != 40 || len(rep.Points) != 2 {
+				t.Fatalf("report: note %q, %d test rows, %d points", rep.Note, rep.TestRows, len(rep.Points))
+			}
+			for _, p := range rep.Points {
+				if p.HeldOut == nil {
+					continue
+				}
+				if !(p.HeldOut.Recon.SE > 0) || len(p.HeldOut.Adv) != 1 {
+					t.Errorf("D = %g: held-out %+v: want a standard error and one adversary", p.D, p.HeldOut)
+				}
+				if l := p.Learned; l != nil && discrete == false && abs(l.Recon-p.HeldOut.Recon.Mean) > 1e-9 {
+					t.Errorf("D = %g: recomputed held-out MSE %g, results.json has %g", p.D, p.HeldOut.Recon.Mean, l.Recon)
+				}
+				if discrete && (p.PlugIn == nil || p.PlugIn.HeldOut == nil) {
+					t.Errorf("D = %g: no plug-in optimum for discrete data: %+v", p.D, p.PlugIn)
+				}
+				if !discrete && p.PlugIn != nil {
+					t.Errorf("D = %g: a plug-in optimum for a continuous X", p.D)
+				}
+			}
+			if code, _, errs := runCLI(t, "verify", out, "--certificate", filepath.Join(tmp, "c.json")); code != exitUsage || !strings.Contains(errs, "no certificate") {
+				t.Errorf("verify --certificate on a data run: exit %d, %q", code, errs)
+			}
+			if code, _, errs := runCLI(t, "plot", out, "--out", filepath.Join(tmp, "fig")); code != exitUsage || !strings.Contains(errs, "run on a user's data") {
+				t.Errorf("plot on a data run: exit %d, %q", code, errs)
+			}
+			b, _ := os.ReadFile(csv)
+			if err := os.WriteFile(csv, append(b, []byte("1,1,1\n")...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs = runCLI(t, "verify", out, "--quiet")
+			if code != exitUsage || !strings.Contains(errs, "is not the one this run was trained on") {
+				t.Errorf("verify after the data file changed: exit %d, %q; want exit 2", code, errs)
+			}
+		})
+	}
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+// TestTrainDataBadInput: bad data and impossible combinations are exit 2
+// with one line naming the file, row and column, before any training.
+func TestTrainDataBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	good := writeCSV(t, tmp, true, 120)
+	file := func(name, content string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nan := file("nan.csv", "x,y,z\n1,2,3\n0,NaN,1\n")
+	word := file("word.csv", "x,y,z\n1,2,3\n0,1,abc\n")
+	cont := writeCSV(t, t.TempDir(), false, 120)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--csv", nan, "--private", "x", "--reconstructor", "y", "--adversary", "z"}, `row 2 (line 3), column "y" = "NaN": not a finite number`},
+		{[]string{"--csv", word, "--private", "x", "--reconstructor", "y", "--adversary", "z"}, `row 2 (line 3), column "z" = "abc": not a decimal number`},
+		{[]string{"--csv", good, "--private", "q", "--reconstructor", "y", "--adversary", "z"}, `column "q": no such column`},
+		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y"}, "--adversary: give one adversary"},
+		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "alg1"}, "Algorithm 1 trains a binary or a continuous X"},
+		{[]string{"--csv", cont, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "labels"}, "the labels method needs a discrete X"},
+		{[]string{"--csv", cont, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--labels", "8"}, "--labels applies to the labels method only"},
+		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "sgd"}, `--method "sgd"`},
+		{[]string{"--csv", filepath.Join(tmp, "none.csv"), "--private", "x", "--reconstructor", "y", "--adversary", "z"}, "none.csv"},
+	}
+	for _, c := range cases {
+		args := append([]string{"train", "data", "--out", filepath.Join(tmp, "out"), "--preset", "quick"}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, one line mentioning %q", c.args, code, errs, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out")); err == nil {
+		t.Errorf("a refused run created its results directory")
+	}
+}

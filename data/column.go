@@ -1,0 +1,101 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// Kind says how a column is read: as real numbers (Continuous) or as
+// symbols, one per distinct value (Discrete). The zero value is no kind.
+type Kind int
+
+// The column kinds.
+const (
+	Continuous Kind = iota + 1
+	Discrete
+)
+
+var kindNames = [...]string{Continuous: "continuous", Discrete: "discrete"}
+
+// String returns "continuous" or "discrete".
+func (k Kind) String() string {
+	if k < Continuous || k > Discrete {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// ParseKind returns the kind named s; another name is an error wrapping
+// ErrData.
+func ParseKind(s string) (Kind, error) {
+	for k := Continuous; k <= Discrete; k++ {
+		if kindNames[k] == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: column kind %s: want continuous or discrete", ErrData, safefile.Excerpt(s))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k < Continuous || k > Discrete {
+		return nil, fmt.Errorf("%w: %v is not a column kind", ErrData, k)
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler (ParseKind).
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// MaxDiscreteValues is the most distinct values a column Detect calls
+// discrete may hold: with a few thousand rows, each cell of an empirical
+// joint law of two such columns still holds a few samples on average.
+const MaxDiscreteValues = 16
+
+// MaxSymbols is the most distinct values (or, for an observer with several
+// discrete columns, distinct tuples) a discrete column may hold when it is
+// declared discrete: the labels method's symbols are below it.
+const MaxSymbols = 1024
+
+// Detect returns the kind of a column by the rule of the package
+// documentation: Discrete when every value is an integer and there are at
+// most MaxDiscreteValues distinct values, else Continuous.
+func Detect(col []float64) Kind {
+	seen := map[float64]struct{}{}
+	for _, v := range col {
+		if v != math.Trunc(v) {
+			return Continuous
+		}
+		if _, ok := seen[v]; !ok {
+			if len(seen) == MaxDiscreteValues {
+				return Continuous
+			}
+			seen[v] = struct{}{}
+		}
+	}
+	return Discrete
+}
+
+// distinct returns the sorted distinct values of col (−0 read as 0).
+func distinct(col []float64) []float64 {
+	seen := map[float64]struct{}{}
+	for _, v := range col {
+		seen[v+0] = struct{}{}
+	}
+	out := make([]float64, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,336 @@
+package data
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/mip"
+)
+
+// splitStream is the PCG stream of the split's shuffle; its seed is the
+// split's seed.
+const splitStream = 0x73706c6974 // "split"
+
+// Permutation is the split's shuffle of rows 0..n−1: Fisher–Yates driven by
+// PCG(seed, splitStream). Row Perm[k] of the file is row k of the shuffled
+// order, whose first Train rows train.
+func Permutation(seed uint64, n int) []int {
+	p := make([]int, n)
+	for k := range p {
+		p[k] = k
+	}
+	rng := rand.New(rand.NewPCG(seed, splitStream))
+	rng.Shuffle(n, func(a, b int) { p[a], p[b] = p[b], p[a] })
+	return p
+}
+
+// Prepared is a table read through a Spec: the rows in split order, the
+// private column and every observer's side columns, with each discrete X
+// and each observer whose side columns are all discrete also read as
+// symbols 0, 1, … (the index of the value, or of the tuple of values, in
+// sorted order over the whole file, so both splits share the alphabet).
+type Prepared struct {
+	Spec *Spec
+	Perm []int
+	X    []float64 // raw values in split order
+	// XValues are the distinct values of a discrete X, sorted: symbol s
+	// is XValues[s]. Nil for a continuous X.
+	XValues []float64
+	XSym    []int
+	// Side[i] are observer i's columns in split order (0: the
+	// reconstructor); Sym[i] its symbols and NSym[i] their number, nil and
+	// 0 when one of its columns is continuous.
+	Side [][][]float64
+	Sym  [][]int
+	NSym []int
+}
+
+// Prepare reads t through s: t must be the table s was made from (the
+// caller checks the file's hash; Prepare checks rows and column names).
+func Prepare(t *Table, s *Spec) (*Prepared, error) {
+	if t.Rows != s.Rows {
+		return nil, choiceErr("%s has %d data rows, the run's data had %d", s.CSV, t.Rows, s.Rows)
+	}
+	get := func(c Column) ([]float64, error) {
+		j := t.Column(c.Name)
+		if j < 0 {
+			return nil, &Error{File: s.CSV, Column: c.Name, Msg: "no such column, but the run used it"}
+		}
+		return t.Cols[j], nil
+	}
+	p := &Prepared{Spec: s, Perm: Permutation(s.Split.Seed, t.Rows)}
+	order := func(col []float64) []float64 {
+		out := make([]float64, len(p.Perm))
+		for k, r := range p.Perm {
+			out[k] = col[r]
+		}
+		return out
+	}
+	x, err := get(s.Private)
+	if err != nil {
+		return nil, err
+	}
+	p.X = order(x)
+	if s.Private.Kind == Discrete {
+		p.XValues = distinct(x)
+		p.XSym = make([]int, len(p.X))
+		for k, v := range p.X {
+			p.XSym[k], _ = slices.BinarySearch(p.XValues, v+0)
+		}
+	}
+	for _, obs := range s.Observers() {
+		var cols [][]float64
+		all := true
+		for _, c := range obs {
+			v, err := get(c)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, order(v))
+			all = all && c.Kind == Discrete
+		}
+		p.Side = append(p.Side, cols)
+		var sym []int
+		n := 0
+		if all {
+			if sym, n = tuples(cols); n > MaxSymbols {
+				return nil, choiceErr("%s: the side columns %s take %d distinct tuples of values: at most %d for discrete side information", s.CSV, names(obs), n, MaxSymbols)
+			}
+		}
+		p.Sym, p.NSym = append(p.Sym, sym), append(p.NSym, n)
+	}
+	return p, nil
+}
+
+func names(cs []Column) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return fmt.Sprintf("%q", out)
+}
+
+// tuples numbers the distinct rows of cols in lexicographic order.
+func tuples(cols [][]float64) ([]int, int) {
+	n := len(cols[0])
+	idx := make([]int, n)
+	for k := range idx {
+		idx[k] = k
+	}
+	cmp := func(a, b int) int {
+		for _, c := range cols {
+			if c[a] < c[b] {
+				return -1
+			} else if c[a] > c[b] {
+				return 1
+			}
+		}
+		return 0
+	}
+	slices.SortStableFunc(idx, cmp)
+	sym := make([]int, n)
+	s := 0
+	for k, r := range idx {
+		if k > 0 && cmp(idx[k-1], r) != 0 {
+			s++
+		}
+		sym[r] = s
+	}
+	return sym, s + 1
+}
+
+// Symbolic reports whether X and every observer's side information are
+// discrete: the empirical joint law is a finite model (Law).
+func (p *Prepared) Symbolic() bool {
+	if p.XValues == nil {
+		return false
+	}
+	for _, n := range p.NSym {
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Dataset returns the rows in split order for learn.Sweep (TrainSize and
+// TestSize are the split's). symbols: X and each observer's side
+// information as one symbol each (the labels method); otherwise X as its
+// symbol when discrete (a binary X is 0/1 for Algorithm 1), else its value,
+// and the side columns as values.
+func (p *Prepared) Dataset(symbols bool) *learn.Dataset {
+	f := func(s []int) []float64 {
+		out := make([]float64, len(s))
+		for k, v := range s {
+			out[k] = float64(v)
+		}
+		return out
+	}
+	ds := &learn.Dataset{X: p.X}
+	if p.XSym != nil {
+		ds.X = f(p.XSym)
+	}
+	for i, cols := range p.Side {
+		if symbols {
+			cols = [][]float64{f(p.Sym[i])}
+		}
+		if i == 0 {
+			ds.Y = cols
+		} else {
+			ds.Z = append(ds.Z, cols)
+		}
+	}
+	return ds
+}
+
+// Law returns the empirical joint law of (X, Y, Z_1..Z_K) on the training
+// rows (test false) or the test rows as a finite model with 0-1 losses:
+// π̂(x) and Ŵ_i(v | x) are frequencies; a value of X absent from the rows
+// gets π̂ = 0 and a uniform (irrelevant) channel row. It panics unless
+// Symbolic.
+func (p *Prepared) Law(test bool) mip.Finite {
+	if !p.Symbolic() {
+		panic("data: Law of data that are not all discrete")
+	}
+	lo, hi := 0, p.Spec.Split.Train
+	if test {
+		lo, hi = hi, p.Spec.Rows
+	}
+	n := len(p.XValues)
+	count := make([]float64, n)
+	for _, x := range p.XSym[lo:hi] {
+		count[x]++
+	}
+	m := mip.Finite{Prior: make([]float64, n)}
+	for x, c := range count {
+		m.Prior[x] = c / float64(hi-lo)
+	}
+	for i, sym := range p.Sym {
+		w := make([][]float64, n)
+		for x := range w {
+			w[x] = make([]float64, p.NSym[i])
+		}
+		for k := lo; k < hi; k++ {
+			w[p.XSym[k]][sym[k]]++
+		}
+		for x, row := range w {
+			for v := range row {
+				if count[x] == 0 {
+					row[v] = 1 / float64(len(row))
+				} else {
+					row[v] /= count[x]
+				}
+			}
+		}
+		o := mip.Observer{Channel: w}
+		if i == 0 {
+			m.Recon = o
+		} else {
+			m.Adv = append(m.Adv, o)
+		}
+	}
+	return m
+}
+
+// Plan is how a run trains: the learn model (its losses) and the method.
+type Plan struct {
+	Model  learn.Model
+	Method learn.TrainMethod
+}
+
+// ChoosePlan picks the training for the data (method nil: the default) or
+// says why the combination cannot work:
+//
+//   - X continuous: MSE losses, Algorithm 1 (Gaussian-style networks);
+//   - X and every observer's side columns discrete: 0-1 losses, the labels
+//     method against exact Bayes observers of the training split's
+//     empirical law by default; Algorithm 1's binary networks when X takes
+//     two values and the method is asked for;
+//   - X discrete with a continuous side column: Algorithm 1's binary
+//     networks when X takes two values; otherwise no method applies.
+func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
+	s := p.Spec
+	if p.XValues == nil {
+		if method != nil && *method == learn.MethodLabels {
+			return Plan{}, choiceErr("--method labels: column %q (X) is continuous, and the labels method needs a discrete X (declare it --discrete if its values are few)", s.Private.Name)
+		}
+		return Plan{Model: learn.Gauss, Method: learn.MethodAlg1}, nil
+	}
+	binary := len(p.XValues) == 2
+	if p.Symbolic() {
+		if method == nil || *method == learn.MethodLabels {
+			return Plan{Model: learn.Finite, Method: learn.MethodLabels}, nil
+		}
+		if !binary {
+			return Plan{}, choiceErr("--method alg1: column %q (X) takes %d values, and Algorithm 1 trains a binary or a continuous X; use the labels method", s.Private.Name, len(p.XValues))
+		}
+		return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
+	}
+	cont := ""
+	for i, n := range p.NSym {
+		if n == 0 {
+			for _, c := range s.Observers()[i] {
+				if c.Kind == Continuous && cont == "" {
+					cont = c.Name
+				}
+			}
+		}
+	}
+	if method != nil && *method == learn.MethodLabels {
+		return Plan{}, choiceErr("--method labels: side column %q is continuous, and the labels method's observers need discrete side columns (declare it --discrete if its values are few)", cont)
+	}
+	if !binary {
+		return Plan{}, choiceErr("column %q (X) takes %d values and side column %q is continuous: Algorithm 1 trains a binary or a continuous X, and the labels method needs discrete side columns", s.Private.Name, len(p.XValues), cont)
+	}
+	return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
+}
+
+// DMax estimates D_max, the reconstructor's loss from its side columns
+// alone, on the training rows, and the smallest threshold worth a sweep:
+//
+//   - all discrete: the empirical law's exact D_max and D_min (mip.Finite);
+//   - a binary X with a continuous side column: 1 − max_x π̂(x), the error
+//     of guessing X without Y (an upper bound of the true D_max), and 0;
+//   - a continuous X: the residual variance of the least-squares fit of X
+//     on Y's columns and a constant (the linear MMSE, an upper bound of
+//     the MMSE Var-style D_max of the unknown law), and 0.
+func (p *Prepared) DMax() (dmax, dmin float64) {
+	if p.Symbolic() {
+		m := p.Law(false)
+		return m.DMax(), m.DMin()
+	}
+	train := p.Spec.Split.Train
+	if p.XValues != nil {
+		count := make([]float64, len(p.XValues))
+		for _, x := range p.XSym[:train] {
+			count[x]++
+		}
+		return 1 - slices.Max(count)/float64(train), 0
+	}
+	cols := p.Side[0]
+	a := mat.NewDense(train, 1+len(cols), nil)
+	b := mat.NewVecDense(train, append([]float64(nil), p.X[:train]...))
+	for k := range train {
+		a.Set(k, 0, 1)
+		for j, c := range cols {
+			a.Set(k, 1+j, c[k])
+		}
+	}
+	var beta mat.VecDense
+	if err := beta.SolveVec(a, b); err != nil {
+		// Collinear side columns: fall back to the variance of X.
+		beta.Reset()
+		beta.ReuseAsVec(1 + len(cols))
+		beta.SetVec(0, mat.Sum(b)/float64(train))
+	}
+	var res float64
+	for k := range train {
+		r := p.X[k] - mat.Dot(a.RowView(k), &beta)
+		res += r * r
+	}
+	return res / float64(train), 0
+}

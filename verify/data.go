@@ -1,0 +1,386 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/data"
+	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
+)
+
+// DataRun is a results directory of mmds train data, loaded and bound: its
+// model file is the data spec ({"data": …}) results.json was trained on,
+// and the data file it names still has the SHA-256 the spec records.
+type DataRun struct {
+	Dir         string
+	Results     *learn.Results
+	Spec        *data.Spec
+	Data        *data.Prepared
+	ModelSHA256 string
+}
+
+// newDataRun checks a data run: the spec's hash is results.json's model
+// hash, the data file it names is re-read (ctx; relative paths from the
+// working directory) and hashed, and every finalized point has the
+// privatizer its method needs.
+func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, modelName string) (*DataRun, error) {
+	spec, err := data.DecodeFile(modelBytes, modelName)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	h, err := spec.Hash()
+	if err != nil {
+		return nil, err
+	}
+	if err := res.CheckBinding(h); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	t, raw, err := data.ReadFile(ctx, spec.CSV)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
+		return nil, fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
+			ErrInput, learn.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
+	}
+	prep, err := data.Prepare(t, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	run := &DataRun{Results: res, Spec: spec, Data: prep, ModelSHA256: h}
+	if err := run.check(); err != nil {
+		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
+	}
+	return run, nil
+}
+
+// check validates the points against the data: one loss per adversary, and
+// a channel with a row per value of X (labels) or Algorithm 1's networks.
+func (run *DataRun) check() error {
+	c := &run.Results.Config
+	k := len(run.Spec.Adversaries)
+	switch {
+	case c.Model != learn.Gauss && c.Model != learn.Binary && c.Model != learn.Finite:
+		return fmt.Errorf("\"model\" = %q: want gauss, binary or finite", c.Model)
+	case (c.Model == learn.Gauss) != (run.Data.XValues == nil):
+		return fmt.Errorf("\"model\" = %q does not match X's kind (%v)", c.Model, run.Spec.Private.Kind)
+	case c.TrainSize != run.Spec.Split.Train || c.TestSize != run.Spec.Split.Test:
+		return fmt.Errorf("config's split %d + %d is not the data spec's %d + %d", c.TrainSize, c.TestSize, run.Spec.Split.Train, run.Spec.Split.Test)
+	case c.Method == learn.MethodLabels && !run.Data.Symbolic():
+		return fmt.Errorf("the labels method needs discrete data, but the spec has continuous columns")
+	}
+	for i := range run.Results.Points {
+		p := &run.Results.Points[i]
+		if !p.Finalized {
+			continue
+		}
+		where := fmt.Sprintf("points[%d] (D = %v)", i, p.D)
+		if p.Losses == nil || len(p.Losses.Adv) != k {
+			return fmt.Errorf("%s: want the losses of the reconstructor and %d adversaries", where, k)
+		}
+		if c.Method == learn.MethodLabels {
+			if len(p.Channel) != len(run.Data.XValues) {
+				return fmt.Errorf("%s: the channel has %d rows, X takes %d values", where, len(p.Channel), len(run.Data.XValues))
+			}
+			continue
+		}
+		if len(p.Networks) != 2+k {
+			return fmt.Errorf("%s: %d networks, want %d (privatizer, reconstructor, %d adversaries)", where, len(p.Networks), 2+k, k)
+		}
+	}
+	return nil
+}
+
+// DataStatus is the outcome of one threshold of a data run.
+type DataStatus int
+
+// The outcomes. There is no optimum to hold the privatizer against, so the
+// only judgement is the distortion constraint, held out.
+const (
+	// DataWithin: the held-out distortion is at most D + 2 standard
+	// errors.
+	DataWithin DataStatus = iota + 1
+	// DataOver: the held-out distortion exceeds D + 2 standard errors.
+	DataOver
+	DataNotFinalized
+	DataNotTrained
+)
+
+var dataStatusNames = [...]string{DataWithin: "within D", DataOver: "over D",
+	DataNotFinalized: "not finalized", DataNotTrained: "not trained"}
+
+// String is the status as reports write it.
+func (s DataStatus) String() string {
+	if s < DataWithin || s > DataNotTrained {
+		return fmt.Sprintf("DataStatus(%d)", int(s))
+	}
+	return dataStatusNames[s]
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s DataStatus) MarshalText() ([]byte, error) {
+	if s < DataWithin || s > DataNotTrained {
+		return nil, fmt.Errorf("%w: %v is not a data status", ErrInput, s)
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name is an
+// error wrapping ErrInput.
+func (s *DataStatus) UnmarshalText(b []byte) error {
+	for v := DataWithin; v <= DataNotTrained; v++ {
+		if dataStatusNames[v] == string(b) {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: data status %s: want within D, over D, not finalized or not trained", ErrInput, safefile.Excerpt(string(b)))
+}
+
+// Estimate is a held-out loss: the mean over the test split and its
+// standard error.
+type Estimate struct {
+	Mean float64 `json:"mean"`
+	SE   float64 `json:"se"`
+}
+
+// HeldOut are the losses of a privatizer on the test split, each with its
+// standard error.
+type HeldOut struct {
+	Recon  Estimate   `json:"recon"`
+	Adv    []Estimate `json:"adv"`
+	MinAdv float64    `json:"min_adv"`
+}
+
+// PlugIn is the plug-in optimum of a threshold: the global optimum over all
+// privatizers of the training split's empirical law (mip's LP), and the
+// optimal channel's losses on the test split's empirical law.
+type PlugIn struct {
+	Class   model.Class `json:"class"`
+	Train   loss.Losses `json:"train"`
+	HeldOut *HeldOut    `json:"held_out,omitempty"`
+	Channel [][]float64 `json:"channel,omitempty"`
+	Error   string      `json:"error,omitempty"` // why there is none at this D
+}
+
+// DataPoint is the report of one threshold of a data run.
+type DataPoint struct {
+	DIndex  int          `json:"d_index"`
+	D       float64      `json:"D"`
+	Status  DataStatus   `json:"status"`
+	Learned *loss.Losses `json:"learned"`  // results.json's test-split losses
+	HeldOut *HeldOut     `json:"held_out"` // recomputed from the data file
+	PlugIn  *PlugIn      `json:"plug_in_optimum,omitempty"`
+}
+
+// DataReport is the report of a data run.
+type DataReport struct {
+	Dir         string `json:"dir"`
+	CSV         string `json:"csv"`
+	CSVSHA256   string `json:"csv_sha256"`
+	ModelSHA256 string `json:"model_sha256"`
+	Method      string `json:"method"`
+	Losses      string `json:"losses"`
+	TestRows    int    `json:"test_rows"`
+	// Note says plainly what the numbers are.
+	Note   string      `json:"note"`
+	Points []DataPoint `json:"points"`
+	Within int         `json:"within"`
+	Pass   bool        `json:"pass"`
+}
+
+// DataNote is the plain statement every data report carries.
+const DataNote = "No exact optimum exists for data of an unknown law: the losses are held-out estimates on the test split, each ± one standard error; nothing is certified."
+
+// CertifyData reports every threshold of a data run: the held-out losses of
+// its privatizer with standard errors (HeldOutData) and, when all columns
+// are discrete, the plug-in optimum beside them. A threshold passes when
+// its held-out distortion is at most D + 2 SE.
+func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataReport, error) {
+	c := &run.Results.Config
+	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
+		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote}
+	if c.Model == learn.Gauss {
+		rep.Losses = "MSE"
+	}
+	byD := map[int]*learn.DResult{}
+	for i := range run.Results.Points {
+		byD[run.Results.Points[i].DIndex] = &run.Results.Points[i]
+	}
+	for di, d := range c.D {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pt := DataPoint{DIndex: di, D: d, Status: DataNotTrained}
+		if p := byD[di]; p != nil {
+			pt.Status = DataNotFinalized
+			if p.Finalized {
+				l := *p.Losses
+				pt.Learned = &l
+				h, err := HeldOutData(run, p)
+				if err != nil {
+					return nil, err
+				}
+				pt.HeldOut = h
+				pt.Status = DataWithin
+				if h.Recon.Mean > d+2*h.Recon.SE {
+					pt.Status = DataOver
+				}
+			}
+		}
+		if run.Data.Symbolic() {
+			pt.PlugIn = plugIn(ctx, run, d, o)
+		}
+		if pt.Status == DataWithin {
+			rep.Within++
+		}
+		rep.Points = append(rep.Points, pt)
+	}
+	rep.Pass = rep.Within == len(rep.Points)
+	return rep, nil
+}
+
+// HeldOutData returns the held-out losses of a finalized point's
+// privatizer:
+//
+//   - a channel (labels method): its exact Bayes losses under the test
+//     split's empirical law (observers that know that law), SE
+//     √(l(1 − l)/n) for 0-1 losses;
+//   - Algorithm 1 on a continuous X: the trained networks' squared errors
+//     on the test rows, recomputed from the data file, SE = their sample
+//     standard deviation/√n;
+//   - Algorithm 1 on a binary X: the trained estimators' hard 0-1 test
+//     errors results.json records (the soft ones when it has none), SE
+//     √(l(1 − l)/n).
+func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
+	c := &run.Results.Config
+	n := run.Spec.Split.Test
+	bern := func(l loss.Losses) *HeldOut {
+		h := &HeldOut{Recon: Estimate{l.Recon, bernSE(l.Recon, n)}, MinAdv: l.MinAdv}
+		for _, a := range l.Adv {
+			h.Adv = append(h.Adv, Estimate{a, bernSE(a, n)})
+		}
+		return h
+	}
+	switch {
+	case c.Method == learn.MethodLabels:
+		ch := &privatizer.Channel{Name: fmt.Sprintf("points[%d].channel", p.DIndex), P: p.Channel}
+		l, err := ch.FiniteLosses(run.Data.Law(true))
+		if err != nil {
+			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
+		}
+		return bern(l), nil
+	case c.Model == learn.Binary:
+		l := *p.Losses
+		if p.ReconHard != nil && len(p.AdvHard) == len(l.Adv) {
+			l = loss.New(*p.ReconHard, p.AdvHard)
+		}
+		return bern(l), nil
+	}
+	return mseHeldOut(run, p)
+}
+
+func bernSE(l float64, n int) float64 {
+	l = min(max(l, 0), 1)
+	return math.Sqrt(l * (1 - l) / float64(n))
+}
+
+// mseHeldOut recomputes the squared errors of Algorithm 1's networks on
+// the test rows: f = k(x, r) with r the noise learn.NewData draws from
+// learn.NoiseSeed(seed), then g(f, y) and h_i(f, z_i).
+func mseHeldOut(run *DataRun, p *learn.DResult) (*HeldOut, error) {
+	c := &run.Results.Config
+	var mlps []*learn.MLP
+	for i := range p.Networks {
+		m, err := p.Networks[i].MLP()
+		if err != nil {
+			return nil, fmt.Errorf("%w: results.json: points[%d]: %w", ErrInput, p.DIndex, err)
+		}
+		mlps = append(mlps, m)
+	}
+	ds := run.Data.Dataset(false)
+	rows := run.Spec.Rows
+	rng := rand.New(rand.NewPCG(learn.NoiseSeed(c.Seed), 0))
+	r := make([]float64, rows)
+	for k := range r {
+		r[k] = rng.NormFloat64()
+	}
+	sides := append([][][]float64{ds.Y}, ds.Z...)
+	for i, cols := range sides {
+		if mlps[1+i].In != 1+len(cols) {
+			return nil, fmt.Errorf("%w: results.json: points[%d]: network %d has %d inputs, the data give it %d", ErrInput, p.DIndex, 1+i, mlps[1+i].In, 1+len(cols))
+		}
+	}
+	if mlps[0].In != 2 {
+		return nil, fmt.Errorf("%w: results.json: points[%d]: the privatizer has %d inputs, want 2 (x, r)", ErrInput, p.DIndex, mlps[0].In)
+	}
+	sum := make([]float64, len(sides))
+	sq := make([]float64, len(sides))
+	n := run.Spec.Split.Test
+	for k := run.Spec.Split.Train; k < rows; k++ {
+		f := mlps[0].Predict([]float64{ds.X[k], r[k]})
+		for i, cols := range sides {
+			in := []float64{f}
+			for _, col := range cols {
+				in = append(in, col[k])
+			}
+			e := mlps[1+i].Predict(in) - ds.X[k]
+			sum[i] += e * e
+			sq[i] += e * e * e * e
+		}
+	}
+	est := func(i int) Estimate {
+		m := sum[i] / float64(n)
+		v := max(sq[i]/float64(n)-m*m, 0) * float64(n) / float64(max(n-1, 1))
+		return Estimate{m, math.Sqrt(v / float64(n))}
+	}
+	h := &HeldOut{Recon: est(0), MinAdv: math.Inf(1)}
+	for i := 1; i < len(sides); i++ {
+		h.Adv = append(h.Adv, est(i))
+		h.MinAdv = min(h.MinAdv, h.Adv[i-1].Mean)
+	}
+	return h, nil
+}
+
+// plugIn solves the training split's empirical law at d and evaluates the
+// optimal channel on the test split's; a threshold the law cannot meet
+// (below its D_min) or a solver failure is reported in PlugIn.Error.
+func plugIn(ctx context.Context, run *DataRun, d float64, o model.Options) *PlugIn {
+	train := model.NewFinite(run.Data.Law(false))
+	opt, err := train.Optimum(ctx, d, o)
+	if err != nil {
+		if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+			return &PlugIn{Error: ctx.Err().Error()}
+		}
+		return &PlugIn{Error: err.Error()}
+	}
+	pi := &PlugIn{Class: opt.Class, Train: opt.Losses}
+	det, ok := opt.Detail.(*model.FiniteOptimum)
+	if !ok || det.Mechanism == nil {
+		pi.Error = "the solver returned no mechanism"
+		return pi
+	}
+	pi.Channel = det.Mechanism
+	ch := &privatizer.Channel{Name: "plug-in optimum", P: det.Mechanism}
+	l, err := ch.FiniteLosses(run.Data.Law(true))
+	if err != nil {
+		pi.Error = err.Error()
+		return pi
+	}
+	n := run.Spec.Split.Test
+	pi.HeldOut = &HeldOut{Recon: Estimate{l.Recon, bernSE(l.Recon, n)}, MinAdv: l.MinAdv}
+	for _, a := range l.Adv {
+		pi.HeldOut.Adv = append(pi.HeldOut.Adv, Estimate{a, bernSE(a, n)})
+	}
+	return pi
+}
