@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // ErrInput is wrapped by every error that reports a missing, corrupt,
@@ -172,8 +173,9 @@ func (run *Run) check() error {
 }
 
 // checkPrivatizer checks a finalized point's privatizer: the channel of
-// the labels method (one row per value of X; its entries are checked when
-// it is certified) and no networks, or Algorithm 1's networks.
+// the labels method (a model with a finite X, one row per value of X, each a
+// probability vector: privatizer.Channel.Validate) and no networks, or
+// Algorithm 1's networks.
 func (run *Run) checkPrivatizer(p *learn.DResult) error {
 	if run.Results.Config.Method != learn.MethodLabels {
 		if p.Channel != nil {
@@ -181,10 +183,19 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		}
 		return run.checkNetworks(p.Networks)
 	}
+	law, ok := model.FiniteLaw(run.Model)
+	if !ok {
+		return fmt.Errorf("has a channel of the labels method, which needs a finite X; the %s model's X is continuous", run.Model.Kind())
+	}
 	if len(p.Networks) != 0 || len(p.Channel) == 0 {
 		return fmt.Errorf("the labels method's point needs its channel and no networks")
 	}
-	return nil
+	// Checked here, before any point is certified, as the networks are.
+	c := &privatizer.Channel{Name: "\"channel\"", P: p.Channel}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.CheckRows(len(law.Prior))
 }
 
 // checkNetworks checks a finalized point's networks: privatizer,

@@ -123,22 +123,26 @@ __%[1]s_filedir()
         _filedir "$@"
         return
     fi
-    local IFS=$'\n' ext c
-    local -a found=()
+    # compgen's lines are read as they are: $(…) in an array would also
+    # expand a name such as [m].json as a pattern.
+    local ext c
     if [[ $1 == -d ]]; then
-        found=($(compgen -d -- "$cur"))
-    elif [[ -z $1 ]]; then
-        found=($(compgen -f -- "$cur"))
+        while IFS= read -r c; do COMPREPLY+=("$c/"); done < <(compgen -d -- "$cur")
     else
-        found=($(compgen -d -- "$cur"))
-        for ext in ${1//|/$'\n'}; do
-            [[ -n $ext ]] && found+=($(compgen -f -X "!*.$ext" -- "$cur"))
-        done
+        while IFS= read -r c; do
+            [[ -d $c ]] && c+=/
+            COMPREPLY+=("$c")
+        done < <(compgen -f -- "$cur")
+        if [[ -n $1 ]]; then
+            local -a keep=()
+            for c in "${COMPREPLY[@]}"; do
+                for ext in ${1//|/ }; do
+                    [[ $c == */ || $c == *."$ext" ]] && { keep+=("$c"); break; }
+                done
+            done
+            COMPREPLY=("${keep[@]}")
+        fi
     fi
-    for c in "${found[@]}"; do
-        [[ -d $c ]] && c+=/
-        COMPREPLY+=("$c")
-    done
     [[ $(type -t compopt) == builtin ]] && compopt -o nospace -o filenames 2>/dev/null
     return 0
 }
