@@ -10,7 +10,6 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
@@ -82,7 +81,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
 	if o.Tol.Tau == 0 {
-		o.Tol.Tau = learn.DefaultTau(ds, m.DMax(), m.DefaultSweep())
+		o.Tol.Tau = DefaultTau(ds, m)
 	}
 	if err := o.Tol.Validate(); err != nil {
 		return nil, err

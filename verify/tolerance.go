@@ -3,6 +3,9 @@ package verify
 import (
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 )
 
 // The default tolerances of a verdict. Each is a named constant so that a
@@ -60,8 +63,8 @@ const (
 // in them comes from the results directory being certified.
 type Tolerances struct {
 	BandTau float64 `json:"band_tau"` // band below D, in units of τ
-	// Tau is the selection band τ; 0: learn.DefaultTau of the model and
-	// the run's thresholds (half the grid step, as Section V).
+	// Tau is the selection band τ; 0: DefaultTau of the model and the
+	// run's thresholds (half the grid step, as Section V, capped).
 	Tau      float64 `json:"tau"`
 	DistSE   float64 `json:"dist_se"`   // distortion slack, in standard errors at D
 	AdvSE    float64 `json:"adv_se"`    // adversarial slack, in standard errors at the optimum
@@ -162,4 +165,20 @@ func Verdict(a Assessment) (bool, string) {
 		return true, VerdictAbove
 	}
 	return true, VerdictPass
+}
+
+// DefaultTau is the band τ a verdict uses when the verifier sets none: half
+// the step of the run's grid of thresholds ds (Section V, learn.DefaultTau),
+// but never wider than half the step of the coarsest grid mmds trains on
+// (the quick preset's points on the model's default sweep). The band is the
+// verifier's policy: an author's two-point grid must not widen it until a
+// privatizer at D̂ = 0 (F = X) falls inside the band of a larger D.
+func DefaultTau(ds []float64, m model.Model) float64 {
+	def := m.DefaultSweep()
+	tau := learn.DefaultTau(ds, m.DMax(), def)
+	coarsest := (def.D1 - def.D0) / float64(2*learn.PresetPoints(learn.PresetQuick))
+	if coarsest > 0 && tau > coarsest {
+		return coarsest
+	}
+	return tau
 }

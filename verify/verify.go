@@ -132,7 +132,7 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	}
 	res := run.Results
 	if o.Tol.Tau == 0 {
-		o.Tol.Tau = learn.DefaultTau(res.Config.D, run.Model.DMax(), run.Model.DefaultSweep())
+		o.Tol.Tau = DefaultTau(res.Config.D, run.Model)
 	}
 	if err := o.Tol.Validate(); err != nil {
 		return nil, err
