@@ -37,6 +37,9 @@ type LabelConfig struct {
 	// Prune: channel entries below it are set to 0 (each row
 	// renormalized) in what is recorded and released, in [0, 1/M).
 	Prune float64 `json:"prune"`
+	// CellWidth is the width of the cells of a continuous X's grid, in
+	// units of σ_X (Gaussian model only; 0 elsewhere).
+	CellWidth float64 `json:"cell_width,omitempty"`
 }
 
 // DefaultLabels is the default codebook size: 32, more labels than the
@@ -425,7 +428,7 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 // labelsPreset is PresetFor's MethodLabels branch.
 func labelsPreset(name string, model Model, labels int) (Config, error) {
 	if model == Gauss {
-		return Config{}, fmt.Errorf("learn: the labels method trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+		return cellsPreset(name, labels)
 	}
 	if model != Binary && model != Finite {
 		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, Gauss, Binary, Finite)
@@ -467,7 +470,7 @@ func (c *Config) validateMethod() []error {
 		}
 		errs := c.Labels.validate()
 		if c.Model == Gauss {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: the labels method trains models with a finite X", Gauss))
+			return append(errs, c.validateCells()...)
 		}
 		if c.Labels.Observers == ObserversLaw && c.Law == nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))

@@ -149,12 +149,18 @@ func (run *Run) check() error {
 // it is certified) and no networks, or Algorithm 1's networks.
 func (run *Run) checkPrivatizer(p *learn.DResult) error {
 	if run.Results.Config.Method != learn.MethodLabels {
-		if p.Channel != nil {
-			return fmt.Errorf("has a channel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
+		if p.Channel != nil || p.Kernel != nil {
+			return fmt.Errorf("has a channel or kernel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
 		}
 		return run.checkNetworks(p.Networks)
 	}
-	if len(p.Networks) != 0 || len(p.Channel) == 0 {
+	if run.Model.Kind() == model.Gauss {
+		if len(p.Networks) != 0 || p.Channel != nil || p.Kernel == nil {
+			return fmt.Errorf("the labels method's point on the Gaussian model needs its kernel and no networks or channel")
+		}
+		return nil
+	}
+	if len(p.Networks) != 0 || len(p.Channel) == 0 || p.Kernel != nil {
 		return fmt.Errorf("the labels method's point needs its channel and no networks")
 	}
 	return nil

@@ -215,7 +215,10 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	}
 	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
 	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
-		cfg.Law, _ = model.FiniteLaw(m) // the method's preset admits only models with a finite X
+		cfg.Law, _ = model.FiniteLaw(m)
+		if cfg.Law == nil {
+			cfg.Cells, _ = model.CellLaw(m, cfg.Labels.CellWidth)
+		}
 	}
 	def := m.DefaultSweep()
 	if job.model, err = m.Encode(); err != nil {
@@ -272,8 +275,8 @@ func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Conf
 	switch {
 	case method == learn.MethodAlg1 && kind == learn.Finite:
 		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
-	case method == learn.MethodLabels && kind == learn.Gauss:
-		return learn.Config{}, badInput("--method labels: trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+	case method == learn.MethodLabels && kind == learn.Gauss && o.observers != learn.ObserversLaw.String():
+		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
 	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)

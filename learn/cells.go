@@ -1,0 +1,319 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+)
+
+// CellLaw gives the labels method on a continuous X its exact observers
+// (Config.Cells): the privatizer at a threshold lives on a grid of cells
+// c_0 = (−∞, b_0), c_j = [b_{j−1}, b_j), c_n = [b_{n−1}, ∞), releases label
+// l with probability K[j][l] when X ∈ c_j, and every observer's loss of
+// such a kernel is exact (the Gaussian model's: package gauss's
+// KernelGrid, wired by package model). learn does not depend on the
+// package that computes it.
+type CellLaw interface {
+	// Grid returns the grid of the privatizer at threshold d.
+	Grid(d float64) (CellGrid, error)
+}
+
+// CellGrid is one grid of a CellLaw.
+type CellGrid interface {
+	Edges() []float64 // b_0 < … < b_{n−1}; the grid has n + 1 cells
+	Observers() int   // 1 + K: the reconstructor, then the adversaries
+	// NewEvaluator returns an evaluator for one goroutine.
+	NewEvaluator() CellEvaluator
+}
+
+// CellEvaluator computes observer i's exact loss of a kernel p on its grid
+// (p[j*labels+l] = K[j][l], rows summing to 1) and, when grad is not nil,
+// stores ∂loss/∂p in it.
+type CellEvaluator interface {
+	Loss(i int, p []float64, labels int, grad []float64) float64
+}
+
+// Kernel is a label privatizer on a continuous X: cells by their edges
+// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel).
+type Kernel struct {
+	Edges []float64   `json:"edges"`
+	Prob  [][]float64 `json:"prob"`
+}
+
+// cellTrainer trains one trial of the labels method on a continuous X:
+// the logits θ (cells × M) descend on
+//
+//	J(θ) = (−softmin_β L_adv,i(K) + ρ (L_recon(K) − D′)⁺) / D_max,   K = softmax(θ/T) row-wise,
+//
+// the finite method's objective with the exact MMSE observers of the
+// kernel (CellEvaluator) in place of the exact Bayes risks.
+type cellTrainer struct {
+	cfg       *Config
+	lc        *LabelConfig
+	d, target float64
+	n, m      int
+	edges     []float64
+	ev        CellEvaluator
+	nobs      int
+	theta, p  []float64
+	gP, gObs  []float64
+	gTheta    []float64
+	opt       *Optimizer
+	hist      History
+	snaps     []labelSnap
+	adv, w    []float64
+	rec       float64
+	temp      float64
+}
+
+func envf(name string, def float64) float64 {
+	if s := os.Getenv(name); s != "" {
+		v, _ := strconv.ParseFloat(s, 64)
+		return v
+	}
+	return def
+}
+
+func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
+	if c.Cells == nil {
+		return nil, fmt.Errorf("learn: the labels method on a continuous X needs Config.Cells")
+	}
+	g, err := c.Cells.Grid(d)
+	if err != nil {
+		return nil, err
+	}
+	lc := c.Labels
+	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), nobs: g.Observers()}
+	t.target = d - lc.Margin*c.Protocol.Tau
+	t.n = len(t.edges) + 1
+	n, m := t.n, t.m
+	t.theta, t.p = make([]float64, n*m), make([]float64, n*m)
+	t.gP, t.gObs, t.gTheta = make([]float64, n*m), make([]float64, n*m), make([]float64, n*m)
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	for k := range t.theta {
+		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
+	}
+	t.opt = NewOptimizer(Adam, c.LR, n*m)
+	t.hist = newHistory(t.nobs-1, false, c.Epochs)
+	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
+	t.temp = 1
+	return t, nil
+}
+
+func (t *cellTrainer) softmax() {
+	m := t.m
+	for x := range t.n {
+		th, p := t.theta[x*m:x*m+m], t.p[x*m:x*m+m]
+		top := math.Inf(-1)
+		for _, v := range th {
+			top = max(top, v)
+		}
+		var z float64
+		for l, v := range th {
+			p[l] = math.Exp((v - top) / t.temp)
+			z += p[l]
+		}
+		for l := range p {
+			p[l] /= z
+		}
+	}
+}
+
+func (t *cellTrainer) step(lr float64) {
+	t.softmax()
+	scale := t.cfg.DMax
+	clear(t.gP)
+	lo := math.Inf(1)
+	for i := range t.nobs - 1 {
+		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
+		lo = min(lo, t.adv[i])
+	}
+	beta := t.lc.AdvTemp * scale
+	var z float64
+	for i, l := range t.adv {
+		t.w[i] = 0
+		if beta > 0 {
+			t.w[i] = math.Exp(-(l - lo) / beta)
+		} else if l == lo && z == 0 {
+			t.w[i] = 1
+		}
+		z += t.w[i]
+	}
+	for i, w := range t.w {
+		if w/z < 1e-6 {
+			continue
+		}
+		t.ev.Loss(1+i, t.p, t.m, t.gObs)
+		for k, g := range t.gObs {
+			t.gP[k] -= w / z * g / scale
+		}
+	}
+	rho := envf("GL_RHO", labelPenalty)
+	t.rec = t.ev.Loss(0, t.p, t.m, t.gObs)
+	if t.rec > t.target {
+		for k, g := range t.gObs {
+			t.gP[k] += rho * g / scale
+		}
+	}
+	m := t.m
+	for x := range t.n {
+		p, g := t.p[x*m:x*m+m], t.gP[x*m:x*m+m]
+		var s float64
+		for l := range p {
+			s += p[l] * g[l]
+		}
+		for l := range p {
+			t.gTheta[x*m+l] = p[l] * (g[l] - s) / t.temp
+		}
+	}
+	t.opt.LR = lr
+	t.opt.Step(t.theta, t.gTheta)
+}
+
+func (t *cellTrainer) prune() {
+	m := t.m
+	for x := range t.n {
+		p := t.p[x*m : x*m+m]
+		var s float64
+		for l, v := range p {
+			if v < t.lc.Prune {
+				p[l] = 0
+			}
+			s += p[l]
+		}
+		for l := range p {
+			p[l] /= s
+		}
+	}
+}
+
+// Run implements trialRun.
+func (t *cellTrainer) Run(stop func() error) error {
+	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
+	t0 := envf("GL_T0", 1)
+	s := 0
+	for e := range t.cfg.Epochs {
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		stopE := 0.75 * float64(t.cfg.Epochs)
+		t.temp = 1
+		if float64(e) < stopE {
+			f := 1 - float64(e)/stopE
+			t.temp = 1 + (t0-1)*f*f
+		}
+		for range t.lc.StepsPerEpoch {
+			lr := t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total)))
+			t.step(lr)
+			s++
+		}
+		t.evaluate()
+		if os.Getenv("GL_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "epoch %d T %.3g rec %.5g adv %.5g\n", e, t.temp, t.hist.Recon[e], t.adv)
+		}
+	}
+	return nil
+}
+
+func (t *cellTrainer) evaluate() {
+	saved := t.temp
+	t.temp = 1
+	t.softmax()
+	t.temp = saved
+	t.prune()
+	rec := t.ev.Loss(0, t.p, t.m, nil)
+	for i := range t.adv {
+		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
+	}
+	t.hist.add(rec, t.adv, 0, nil)
+	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
+	if !(rec >= t.d-tau && rec <= t.d) {
+		return
+	}
+	if len(t.snaps) == k {
+		t.snaps = t.snaps[1:]
+	}
+	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+}
+
+// History implements trialRun.
+func (t *cellTrainer) History() *History { return &t.hist }
+
+// Networks implements trialRun: none.
+func (t *cellTrainer) Networks() []Network { return nil }
+
+// Channel implements trialRun: nil; the privatizer is Kernel's.
+func (t *cellTrainer) Channel() [][]float64 { return nil }
+
+// Kernel returns the kernel after the last epoch.
+func (t *cellTrainer) Kernel() *Kernel {
+	t.temp = 1
+	t.softmax()
+	t.prune()
+	return t.kernelOf(t.p)
+}
+
+func (t *cellTrainer) kernelOf(p []float64) *Kernel {
+	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n)}
+	for x := range k.Prob {
+		k.Prob[x] = append([]float64(nil), p[x*t.m:x*t.m+t.m]...)
+	}
+	return k
+}
+
+// Snapshots implements trialRun.
+func (t *cellTrainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel)}
+	}
+	return out
+}
+
+// DefaultCellLabels is the Gaussian model's default codebook size.
+const DefaultCellLabels = 32
+
+// DefaultCellWidth is the default cell width, in units of σ_X.
+const DefaultCellWidth = 0.2
+
+// cellsPreset is labelsPreset's Gaussian branch.
+func cellsPreset(name string, labels int) (Config, error) {
+	if labels == 0 {
+		labels = DefaultCellLabels
+	}
+	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: envf("GL_INIT", 2),
+		AdvTemp: 0.002, Prune: 1e-4, CellWidth: DefaultCellWidth}
+	c := Config{Model: Gauss, Method: MethodLabels, Labels: lc,
+		Rho: labelPenalty, Optimizer: Adam, LR: envf("GL_LR", 0.1), PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
+		Hidden: 1, BatchSize: 1}
+	switch name {
+	case PresetQuick:
+		c.Epochs = int(envf("GL_EPOCHS", 40))
+		c.Protocol = Protocol{K: 1, Accept: 4, MaxAttempts: 4, Finalize: FinalizeBest}
+	case PresetPaper:
+		c.Epochs = 100
+		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
+	default:
+		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+	}
+	return c, nil
+}
+
+// validateCells checks the labels method's settings on the Gaussian model.
+func (c *Config) validateCells() []error {
+	var errs []error
+	if c.Labels.Observers != ObserversLaw {
+		errs = append(errs, fmt.Errorf("learn: Config.Labels.Observers = %v: on the Gaussian model the observers are the exact MMSE estimators of the law (a continuous X has no empirical Bayes rule to plug in)", c.Labels.Observers))
+	}
+	if !(c.Labels.CellWidth > 0) || math.IsInf(c.Labels.CellWidth, 0) {
+		errs = append(errs, fmt.Errorf("learn: Config.Labels.CellWidth = %g: must be finite and > 0", c.Labels.CellWidth))
+	}
+	if c.Cells == nil {
+		errs = append(errs, fmt.Errorf("learn: Config.Cells is nil: the labels method on the Gaussian model needs its grids of cells"))
+	}
+	return errs
+}
