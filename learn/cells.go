@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // CellLaw gives the labels method on a continuous X its exact observers
@@ -42,18 +42,24 @@ type Kernel struct {
 	Prob  [][]float64 `json:"prob"`
 }
 
-// cellTrainer trains one trial of the labels method on a continuous X:
-// the logits θ (cells × M) descend on
+// cellTrainer trains one trial of the labels method on a continuous X: the
+// privatizer is a table of logits θ (cells × M), the Gaussian analogue of
+// the finite method's table per x, and descends on
 //
 //	J(θ) = (−softmin_β L_adv,i(K) + ρ (L_recon(K) − D′)⁺) / D_max,   K = softmax(θ/T) row-wise,
 //
-// the finite method's objective with the exact MMSE observers of the
-// kernel (CellEvaluator) in place of the exact Bayes risks.
+// the finite method's objective (labelTrainer) with every observer the
+// exact MMSE estimator of X from (label, side information) and its loss
+// the exact expectation over the labels (CellEvaluator): each step is a
+// best response of the observers and a gradient step of the privatizer.
+// T anneals from LabelConfig.Anneal to 1 over the first three quarters of
+// the epochs. After each epoch the kernel at T = 1, pruned, is evaluated
+// exactly and recorded.
 type cellTrainer struct {
 	cfg       *Config
 	lc        *LabelConfig
 	d, target float64
-	n, m      int
+	n, m      int // cells, labels
 	edges     []float64
 	ev        CellEvaluator
 	nobs      int
@@ -64,48 +70,36 @@ type cellTrainer struct {
 	hist      History
 	snaps     []labelSnap
 	adv, w    []float64
-	rec       float64
 	temp      float64
 }
 
-func envf(name string, def float64) float64 {
-	if s := os.Getenv(name); s != "" {
-		v, _ := strconv.ParseFloat(s, 64)
-		return v
-	}
-	return def
-}
-
 func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
-	if c.Cells == nil {
-		return nil, fmt.Errorf("learn: the labels method on a continuous X needs Config.Cells")
-	}
 	g, err := c.Cells.Grid(d)
 	if err != nil {
 		return nil, err
 	}
 	lc := c.Labels
-	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), nobs: g.Observers()}
+	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), nobs: g.Observers(), temp: 1}
 	t.target = d - lc.Margin*c.Protocol.Tau
 	t.n = len(t.edges) + 1
-	n, m := t.n, t.m
-	t.theta, t.p = make([]float64, n*m), make([]float64, n*m)
-	t.gP, t.gObs, t.gTheta = make([]float64, n*m), make([]float64, n*m), make([]float64, n*m)
+	size := t.n * t.m
+	t.theta, t.p = make([]float64, size), make([]float64, size)
+	t.gP, t.gObs, t.gTheta = make([]float64, size), make([]float64, size), make([]float64, size)
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	for k := range t.theta {
 		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
 	}
-	t.opt = NewOptimizer(Adam, c.LR, n*m)
+	t.opt = NewOptimizer(Adam, c.LR, size)
 	t.hist = newHistory(t.nobs-1, false, c.Epochs)
 	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
-	t.temp = 1
 	return t, nil
 }
 
+// softmax writes K = softmax(θ/T) row by row into p.
 func (t *cellTrainer) softmax() {
 	m := t.m
-	for x := range t.n {
-		th, p := t.theta[x*m:x*m+m], t.p[x*m:x*m+m]
+	for j := range t.n {
+		th, p := t.theta[j*m:j*m+m], t.p[j*m:j*m+m]
 		top := math.Inf(-1)
 		for _, v := range th {
 			top = max(top, v)
@@ -121,16 +115,17 @@ func (t *cellTrainer) softmax() {
 	}
 }
 
-func (t *cellTrainer) step(lr float64) {
-	t.softmax()
-	scale := t.cfg.DMax
-	clear(t.gP)
+// advWeights sets t.w to the soft minimum's weights μ_i ∝
+// exp(−(L_i − min_j L_j)/β), β = AdvTemp·D_max (the finite method's soft
+// minimum over adversaries; β = 0: the hard minimum, lowest index on ties),
+// normalized to sum 1.
+func (t *cellTrainer) advWeights() {
 	lo := math.Inf(1)
-	for i := range t.nobs - 1 {
+	for i := range t.adv {
 		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
 		lo = min(lo, t.adv[i])
 	}
-	beta := t.lc.AdvTemp * scale
+	beta := t.lc.AdvTemp * t.cfg.DMax
 	var z float64
 	for i, l := range t.adv {
 		t.w[i] = 0
@@ -141,41 +136,54 @@ func (t *cellTrainer) step(lr float64) {
 		}
 		z += t.w[i]
 	}
+	for i := range t.w {
+		t.w[i] /= z
+	}
+}
+
+// step takes one Adam step on J at learning rate lr.
+func (t *cellTrainer) step(lr float64) {
+	t.softmax()
+	scale := t.cfg.DMax
+	clear(t.gP)
+	t.advWeights()
 	for i, w := range t.w {
-		if w/z < 1e-6 {
-			continue
+		if w < 1e-6 {
+			continue // a negligible share of the gradient: skip its cost
 		}
 		t.ev.Loss(1+i, t.p, t.m, t.gObs)
-		for k, g := range t.gObs {
-			t.gP[k] -= w / z * g / scale
-		}
+		floats.AddScaled(t.gP, -w/scale, t.gObs)
 	}
-	rho := envf("GL_RHO", labelPenalty)
-	t.rec = t.ev.Loss(0, t.p, t.m, t.gObs)
-	if t.rec > t.target {
-		for k, g := range t.gObs {
-			t.gP[k] += rho * g / scale
-		}
+	if rec := t.ev.Loss(0, t.p, t.m, t.gObs); rec > t.target {
+		floats.AddScaled(t.gP, t.cfg.Rho/scale, t.gObs)
 	}
+	// ∂J/∂θ[j][l] = K[j][l](g[j][l] − Σ_l' K[j][l'] g[j][l'])/T.
 	m := t.m
-	for x := range t.n {
-		p, g := t.p[x*m:x*m+m], t.gP[x*m:x*m+m]
+	for j := range t.n {
+		p, g := t.p[j*m:j*m+m], t.gP[j*m:j*m+m]
 		var s float64
 		for l := range p {
 			s += p[l] * g[l]
 		}
 		for l := range p {
-			t.gTheta[x*m+l] = p[l] * (g[l] - s) / t.temp
+			t.gTheta[j*m+l] = p[l] * (g[l] - s) / t.temp
 		}
 	}
 	t.opt.LR = lr
 	t.opt.Step(t.theta, t.gTheta)
 }
 
-func (t *cellTrainer) prune() {
+// release writes the kernel as released into p: the softmax at T = 1 with
+// entries below Prune set to 0 and each row renormalized (as the finite
+// method's prune: the recorded kernel is the one whose losses are exact).
+func (t *cellTrainer) release() {
+	saved := t.temp
+	t.temp = 1
+	t.softmax()
+	t.temp = saved
 	m := t.m
-	for x := range t.n {
-		p := t.p[x*m : x*m+m]
+	for j := range t.n {
+		p := t.p[j*m : j*m+m]
 		var s float64
 		for l, v := range p {
 			if v < t.lc.Prune {
@@ -189,10 +197,12 @@ func (t *cellTrainer) prune() {
 	}
 }
 
-// Run implements trialRun.
+// Run implements trialRun: Epochs epochs of StepsPerEpoch steps, the rate
+// decayed by a cosine to 1% (as the finite method), the exact losses
+// recorded after each epoch; it stops early with stop's error.
 func (t *cellTrainer) Run(stop func() error) error {
 	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
-	t0 := envf("GL_T0", 1)
+	t0, anneal := max(t.lc.Anneal, 1), 0.75*float64(t.cfg.Epochs)
 	s := 0
 	for e := range t.cfg.Epochs {
 		if stop != nil {
@@ -200,31 +210,23 @@ func (t *cellTrainer) Run(stop func() error) error {
 				return err
 			}
 		}
-		stopE := 0.75 * float64(t.cfg.Epochs)
 		t.temp = 1
-		if float64(e) < stopE {
-			f := 1 - float64(e)/stopE
+		if f := 1 - float64(e)/anneal; f > 0 {
 			t.temp = 1 + (t0-1)*f*f
 		}
 		for range t.lc.StepsPerEpoch {
-			lr := t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total)))
-			t.step(lr)
+			t.step(t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total))))
 			s++
 		}
 		t.evaluate()
-		if os.Getenv("GL_TRACE") != "" {
-			fmt.Fprintf(os.Stderr, "epoch %d T %.3g rec %.5g adv %.5g\n", e, t.temp, t.hist.Recon[e], t.adv)
-		}
 	}
 	return nil
 }
 
+// evaluate records the exact losses of the released kernel and snapshots
+// it when its distortion is in the selection band.
 func (t *cellTrainer) evaluate() {
-	saved := t.temp
-	t.temp = 1
-	t.softmax()
-	t.temp = saved
-	t.prune()
+	t.release()
 	rec := t.ev.Loss(0, t.p, t.m, nil)
 	for i := range t.adv {
 		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
@@ -249,11 +251,9 @@ func (t *cellTrainer) Networks() []Network { return nil }
 // Channel implements trialRun: nil; the privatizer is Kernel's.
 func (t *cellTrainer) Channel() [][]float64 { return nil }
 
-// Kernel returns the kernel after the last epoch.
+// Kernel returns the released kernel after the last epoch.
 func (t *cellTrainer) Kernel() *Kernel {
-	t.temp = 1
-	t.softmax()
-	t.prune()
+	t.release()
 	return t.kernelOf(t.p)
 }
 
@@ -285,17 +285,17 @@ func cellsPreset(name string, labels int) (Config, error) {
 	if labels == 0 {
 		labels = DefaultCellLabels
 	}
-	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: envf("GL_INIT", 2),
-		AdvTemp: 0.002, Prune: 1e-4, CellWidth: DefaultCellWidth}
+	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
+		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth}
 	c := Config{Model: Gauss, Method: MethodLabels, Labels: lc,
-		Rho: labelPenalty, Optimizer: Adam, LR: envf("GL_LR", 0.1), PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
+		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
 	switch name {
 	case PresetQuick:
-		c.Epochs = int(envf("GL_EPOCHS", 40))
+		c.Epochs = 80
 		c.Protocol = Protocol{K: 1, Accept: 4, MaxAttempts: 4, Finalize: FinalizeBest}
 	case PresetPaper:
-		c.Epochs = 100
+		c.Epochs = 200
 		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
 	default:
 		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
