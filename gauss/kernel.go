@@ -38,8 +38,12 @@ const MaxKernelCells = 1 << 14
 // certificate.
 const (
 	kernelNodes     = 128
-	kernelCertNodes = 256
+	kernelCertNodes = KernelCertNodes
 )
+
+// KernelCertNodes is the Gauss–Hermite order of KernelLosses, the kernel
+// certificate.
+const KernelCertNodes = 256
 
 // kernelObs holds one observer's precomputed q_j and r_j at the quadrature
 // nodes: they do not depend on the kernel.

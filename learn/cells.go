@@ -24,8 +24,13 @@ type CellLaw interface {
 type CellGrid interface {
 	Edges() []float64 // b_0 < … < b_{n−1}; the grid has n + 1 cells
 	Observers() int   // 1 + K: the reconstructor, then the adversaries
-	// NewEvaluator returns an evaluator for one goroutine.
+	// NewEvaluator returns an evaluator for one goroutine: the losses
+	// training descends on (they may be computed less precisely).
 	NewEvaluator() CellEvaluator
+	// NewRecorder returns an evaluator for one goroutine computing the
+	// losses as a certificate does: what the history records and the
+	// selection protocol reads.
+	NewRecorder() CellEvaluator
 }
 
 // CellEvaluator computes observer i's exact loss of a kernel p on its grid
@@ -54,14 +59,14 @@ type Kernel struct {
 // best response of the observers and a gradient step of the privatizer.
 // T anneals from LabelConfig.Anneal to 1 over the first three quarters of
 // the epochs. After each epoch the kernel at T = 1, pruned, is evaluated
-// exactly and recorded.
+// as the certificate evaluates it (CellGrid.NewRecorder) and recorded.
 type cellTrainer struct {
 	cfg       *Config
 	lc        *LabelConfig
 	d, target float64
 	n, m      int // cells, labels
 	edges     []float64
-	ev        CellEvaluator
+	ev, rec   CellEvaluator // training; recording
 	nobs      int
 	theta, p  []float64
 	gP, gObs  []float64
@@ -79,7 +84,7 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 		return nil, err
 	}
 	lc := c.Labels
-	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), nobs: g.Observers(), temp: 1}
+	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), rec: g.NewRecorder(), nobs: g.Observers(), temp: 1}
 	t.target = d - lc.Margin*c.Protocol.Tau
 	t.n = len(t.edges) + 1
 	size := t.n * t.m
@@ -227,9 +232,9 @@ func (t *cellTrainer) Run(stop func() error) error {
 // it when its distortion is in the selection band.
 func (t *cellTrainer) evaluate() {
 	t.release()
-	rec := t.ev.Loss(0, t.p, t.m, nil)
+	rec := t.rec.Loss(0, t.p, t.m, nil)
 	for i := range t.adv {
-		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
+		t.adv[i] = t.rec.Loss(1+i, t.p, t.m, nil)
 	}
 	t.hist.add(rec, t.adv, 0, nil)
 	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau

@@ -79,16 +79,27 @@ type gaussCells struct {
 
 // Grid implements learn.CellLaw: the same grid at every threshold.
 func (c gaussCells) Grid(float64) (learn.CellGrid, error) {
-	g, err := c.m.NewKernelGrid(c.m.CellEdges(c.w*math.Sqrt(c.m.VarX())), cellTrainNodes)
+	edges := c.m.CellEdges(c.w * math.Sqrt(c.m.VarX()))
+	train, err := c.m.NewKernelGrid(edges, cellTrainNodes)
 	if err != nil {
 		return nil, err
 	}
-	return gaussGrid{g}, nil
+	cert, err := c.m.NewKernelGrid(edges, gauss.KernelCertNodes)
+	if err != nil {
+		return nil, err
+	}
+	return gaussGrid{train, cert}, nil
 }
 
-type gaussGrid struct{ *gauss.KernelGrid }
+// gaussGrid trains at order cellTrainNodes and records at the
+// certificate's order, so that the recorded losses are KernelLosses'.
+type gaussGrid struct {
+	*gauss.KernelGrid
+	cert *gauss.KernelGrid
+}
 
 func (g gaussGrid) NewEvaluator() learn.CellEvaluator { return g.KernelGrid.NewEvaluator() }
+func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluator() }
 
 // CertifyKernel computes the exact losses of a cell kernel on the Gaussian
 // model (gauss.Model.KernelLosses: Gauss–Hermite quadrature of order 256
