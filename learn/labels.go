@@ -24,7 +24,10 @@ type LabelConfig struct {
 	// Anneal is the initial temperature τ0 of the observers' soft
 	// decisions, in units of the loss; it falls as τ0(1 − e/(¾E))² to 0 at
 	// three quarters of the E epochs, after which the observers are exact.
-	// 0 trains against exact observers throughout.
+	// 0 trains against exact observers throughout. On the Gaussian model
+	// (whose MMSE observers are smooth) it is instead the initial
+	// temperature T0 of the softmax K = softmax(θ/T), T falling as
+	// 1 + (T0 − 1)(1 − e/(¾E))² to 1; T0 ≤ 1 does not anneal.
 	Anneal float64 `json:"anneal"`
 	// Margin sets the distortion the penalty aims at, D − Margin·τ, inside
 	// the selection band [D − τ, D], 0 ≤ Margin < 1.
