@@ -38,8 +38,12 @@ const MaxKernelCells = 1 << 14
 // certificate.
 const (
 	kernelNodes     = 128
-	kernelCertNodes = 256
+	kernelCertNodes = KernelCertNodes
 )
+
+// KernelCertNodes is the Gauss–Hermite order of KernelLosses, the kernel
+// certificate.
+const KernelCertNodes = 256
 
 // kernelObs holds one observer's precomputed q_j and r_j at the quadrature
 // nodes: they do not depend on the kernel.
@@ -100,24 +104,35 @@ func normalMass(lo, hi float64) float64 {
 // normalPDF returns φ(x), 0 at ±∞.
 func normalPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
 
+// kernelScratch holds the matrices of one kernelLoss call, reused across
+// calls on one goroutine so that a training step allocates nothing.
+type kernelScratch struct{ a, b, g1, g2, t mat.Dense }
+
 // kernelLoss returns the observer's loss for the kernel matrix K (cells ×
-// labels) and, if grad is non-nil, stores ∂loss/∂K_jl in it.
-func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense) float64 {
+// labels) and, if grad is non-nil, stores ∂loss/∂K_jl in it. sc may be nil.
+func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense, sc *kernelScratch) float64 {
+	if sc == nil {
+		sc = &kernelScratch{}
+	}
 	nodes, _ := o.q.Dims()
 	_, labels := K.Dims()
-	var A, B mat.Dense
+	A, B := reuse(&sc.a, nodes, labels), reuse(&sc.b, nodes, labels)
 	A.Mul(o.q, K)
 	B.Mul(o.r, K)
 	total := 0.0
 	var g1, g2 *mat.Dense
 	if grad != nil {
-		g1, g2 = mat.NewDense(nodes, labels, nil), mat.NewDense(nodes, labels, nil)
+		g1, g2 = reuse(&sc.g1, nodes, labels), reuse(&sc.g2, nodes, labels)
 	}
 	for k := range nodes {
 		s := 0.0
 		for l := range labels {
 			a, b := A.At(k, l), B.At(k, l)
 			if a <= 0 {
+				if grad != nil {
+					g1.Set(k, l, 0)
+					g2.Set(k, l, 0)
+				}
 				continue
 			}
 			s += b * b / a
@@ -129,12 +144,25 @@ func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense) float64 {
 		total += o.w[k] * (o.v - s)
 	}
 	if grad != nil {
-		var t mat.Dense
+		_, cells := o.q.Dims()
+		t := reuse(&sc.t, cells, labels)
 		grad.Mul(o.q.T(), g1)
 		t.Mul(o.r.T(), g2)
-		grad.Add(grad, &t)
+		grad.Add(grad, t)
 	}
 	return total
+}
+
+// reuse returns d as an r × c matrix, reallocating only when the shape
+// changes.
+func reuse(d *mat.Dense, r, c int) *mat.Dense {
+	if rr, cc := d.Dims(); rr != r || cc != c {
+		if !d.IsEmpty() {
+			d.Reset()
+		}
+		d.ReuseAs(r, c)
+	}
+	return d
 }
 
 // KernelLosses returns the exact losses of a kernel (Gauss–Hermite order
@@ -171,9 +199,13 @@ func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
 		if v == 0 {
 			return 0
 		}
-		return math.Min(m.kernelObserver(k.Edges, v, nodes).kernelLoss(K, nil), v)
+		return math.Min(m.kernelObserver(k.Edges, v, nodes).kernelLoss(K, nil, nil), v)
 	}
 }
+
+// Validate reports whether k is a kernel: rows = edges + 1, increasing
+// edges, each row a probability vector. KernelLosses checks the same.
+func (k Kernel) Validate() error { return k.check() }
 
 func (k Kernel) check() error {
 	if len(k.Prob) != len(k.Edges)+1 || len(k.Prob[0]) == 0 || len(k.Edges) > MaxKernelCells {
@@ -235,12 +267,8 @@ func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) 
 	delta := hi
 	labels := max(2, int(math.Round(delta/cell)))
 	mu, sx := m.mean[m.private], math.Sqrt(m.VarX())
-	n := int(math.Ceil(16 * sx / cell))
-	edges := make([]float64, n)
-	for j := range edges {
-		edges[j] = mu - 8*sx + float64(j)*cell
-	}
-	rows := n + 1
+	edges := m.CellEdges(cell)
+	rows := len(edges) + 1
 	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
 	for _, v := range m.vAdv {
 		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
@@ -279,16 +307,16 @@ func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) 
 		if grad != nil {
 			gr, ga = gR, gA
 		}
-		lr := obs[0].kernelLoss(K, gr)
+		lr := obs[0].kernelLoss(K, gr, nil)
 		best, bi := math.Inf(1), 0
 		for i := 1; i < len(obs); i++ {
 			// the smallest adversary loss; its gradient only
-			if l := obs[i].kernelLoss(K, nil); l < best {
+			if l := obs[i].kernelLoss(K, nil, nil); l < best {
 				best, bi = l, i
 			}
 		}
 		if grad != nil {
-			obs[bi].kernelLoss(K, ga)
+			obs[bi].kernelLoss(K, ga, nil)
 		}
 		ex := math.Max(lr-d, 0) / vy
 		f := -best/vy + rho*ex*ex

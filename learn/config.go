@@ -84,6 +84,11 @@ type Config struct {
 	// Bayes observers (LabelConfig.Observers = ObserversLaw). It is bound
 	// through ModelSHA256 and the fingerprint, not written.
 	Law *FiniteLaw `json:"-"`
+	// Cells gives the labels method on the Gaussian model its grids of
+	// cells and exact MMSE observers (LabelConfig.CellWidth sets the
+	// grid). It is bound through ModelSHA256, the cell width and the
+	// recorded edges, not written.
+	Cells CellLaw `json:"-"`
 
 	// Running.
 	Seed    uint64 `json:"seed"` // master seed; every trial's seed derives from it (TrialSeed)
@@ -374,6 +379,9 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		if l := c.Labels; l != nil {
 			h.ints(l.M, int(l.Observers), l.StepsPerEpoch)
 			h.floats([]float64{l.Anneal, l.Margin, l.InitScale, l.AdvTemp, l.Prune, c.Protocol.Tau})
+			if l.CellWidth != 0 {
+				h.floats([]float64{l.CellWidth})
+			}
 		}
 		if c.Law != nil {
 			h.floats(c.Law.Prior)

@@ -174,6 +174,8 @@ type pointSeal struct {
 	// Channel is omitted when empty, so that points of Algorithm 1 keep
 	// the hashes they had before the labels method existed.
 	Channel [][]float64 `json:"channel,omitempty"`
+	// Kernel likewise, for the labels method on a continuous X.
+	Kernel *Kernel `json:"kernel,omitempty"`
 }
 
 func hashJSON(v any) (string, error) {
@@ -188,7 +190,8 @@ func hashJSON(v any) (string, error) {
 func (p *DResult) seal() (string, error) {
 	return hashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized,
 		Nullable: loss.NullableOf[Floats](p.Losses), ReconHard: p.ReconHard, AdvHard: p.AdvHard,
-		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch, Channel: p.Channel})
+		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch, Channel: p.Channel,
+		Kernel: p.Kernel})
 }
 
 // Seal computes the binding of the configuration and of every point.

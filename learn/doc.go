@@ -64,6 +64,14 @@
 // annealed from soft to exact; each trial is a restart and the protocol
 // finalizes the best one (Protocol.Finalize). See LabelConfig.
 //
+// On the Gaussian model the privatizer is a table of logits per cell of x
+// (cells of width LabelConfig.CellWidth·σ_X, tails included), its release
+// a cell kernel K[j][l] = P(F = l | X ∈ c_j), and every observer the exact
+// MMSE estimator from (label, side information), whose loss of the kernel
+// and its gradient come from Config.Cells (package gauss's KernelGrid,
+// wired by package model: learn does not import gauss). The recorded
+// kernel is what mmds verify certifies by gauss.KernelLosses.
+//
 // # Sweeps
 //
 // Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,

@@ -24,7 +24,10 @@ type LabelConfig struct {
 	// Anneal is the initial temperature τ0 of the observers' soft
 	// decisions, in units of the loss; it falls as τ0(1 − e/(¾E))² to 0 at
 	// three quarters of the E epochs, after which the observers are exact.
-	// 0 trains against exact observers throughout.
+	// 0 trains against exact observers throughout. On the Gaussian model
+	// (whose MMSE observers are smooth) it is instead the initial
+	// temperature T0 of the softmax K = softmax(θ/T), T falling as
+	// 1 + (T0 − 1)(1 − e/(¾E))² to 1; T0 ≤ 1 does not anneal.
 	Anneal float64 `json:"anneal"`
 	// Margin sets the distortion the penalty aims at, D − Margin·τ, inside
 	// the selection band [D − τ, D], 0 ≤ Margin < 1.
@@ -37,6 +40,9 @@ type LabelConfig struct {
 	// Prune: channel entries below it are set to 0 (each row
 	// renormalized) in what is recorded and released, in [0, 1/M).
 	Prune float64 `json:"prune"`
+	// CellWidth is the width of the cells of a continuous X's grid, in
+	// units of σ_X (Gaussian model only; 0 elsewhere).
+	CellWidth float64 `json:"cell_width,omitempty"`
 }
 
 // DefaultLabels is the default codebook size: 32, more labels than the
@@ -425,7 +431,7 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 // labelsPreset is PresetFor's MethodLabels branch.
 func labelsPreset(name string, model Model, labels int) (Config, error) {
 	if model == Gauss {
-		return Config{}, fmt.Errorf("learn: the labels method trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+		return cellsPreset(name, labels)
 	}
 	if model != Binary && model != Finite {
 		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, Gauss, Binary, Finite)
@@ -467,7 +473,7 @@ func (c *Config) validateMethod() []error {
 		}
 		errs := c.Labels.validate()
 		if c.Model == Gauss {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: the labels method trains models with a finite X", Gauss))
+			return append(errs, c.validateCells()...)
 		}
 		if c.Labels.Observers == ObserversLaw && c.Law == nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))

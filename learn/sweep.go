@@ -92,6 +92,9 @@ type DResult struct {
 	// {"channel": …} (its observers are exact Bayes rules, so Networks is
 	// empty).
 	Channel [][]float64 `json:"channel,omitempty"`
+	// Kernel is the labels method's privatizer at that epoch on a
+	// continuous X: a cell kernel, as gauss.Kernel's JSON.
+	Kernel *Kernel `json:"kernel,omitempty"`
 
 	// SHA256 binds the point: the hash of its finalized losses, selection
 	// and networks (Results.Seal).
@@ -123,6 +126,8 @@ type TrialRecord struct {
 	Networks    []Network `json:"networks"` // after the last epoch
 	// Channel is the labels method's channel after the last epoch.
 	Channel [][]float64 `json:"channel,omitempty"`
+	// Kernel is the labels method's kernel after the last epoch (continuous X).
+	Kernel *Kernel `json:"kernel,omitempty"`
 	// The networks at the last K epochs with L_recon in [D − τ, D], the
 	// candidates of PickEpoch, in epoch order.
 	Snapshots []Snapshot `json:"snapshots"`
@@ -491,7 +496,7 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 		}
 		for _, sn := range rec.Snapshots {
 			if sn.Epoch == f.Epoch {
-				r.Networks, r.Channel, r.NetworksEpoch = sn.Networks, sn.Channel, sn.Epoch
+				r.Networks, r.Channel, r.Kernel, r.NetworksEpoch = sn.Networks, sn.Channel, sn.Kernel, sn.Epoch
 			}
 		}
 		s.finalized = f
@@ -525,6 +530,9 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 		Fingerprint: s.fp, DIndex: di, Trial: t, D: c.D[di], Seed: seed, Epochs: c.Epochs,
 		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
 		Channel: tr.Channel(), Snapshots: tr.Snapshots(),
+	}
+	if k, ok := tr.(interface{ Kernel() *Kernel }); ok {
+		rec.Kernel = k.Kernel()
 	}
 	s.mu.Lock()
 	s.trained++
@@ -582,6 +590,9 @@ type trialRun interface {
 
 // newTrial returns the trainer of c.Method for one trial; c is resolved.
 func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
+	if c.Method == MethodLabels && c.Model == Gauss {
+		return newCellTrainer(c, d, seed)
+	}
 	if c.Method == MethodLabels {
 		return newLabelTrainer(data, c, d, seed)
 	}

@@ -41,6 +41,8 @@ type Snapshot struct {
 	Epoch    int         `json:"epoch"`
 	Networks []Network   `json:"networks"`
 	Channel  [][]float64 `json:"channel,omitempty"`
+	// Kernel is the labels method's privatizer on a continuous X.
+	Kernel *Kernel `json:"kernel,omitempty"`
 }
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.

@@ -35,6 +35,12 @@ func (run *Run) Privatizer(d float64) (*network.Network, float64, error) {
 		return nil, 0, fmt.Errorf("%w: %s has no finalized privatizer at D = %v: %s", ErrInput, safefile.Path(run.Dir), d, describe(ds))
 	}
 	p := &run.Results.Points[at]
+	switch {
+	case p.Kernel != nil:
+		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's cell kernel, not a network k(x, r): ONNX and the JSON layout hold networks; its edges and label probabilities are points[%d].kernel of %s/results.json", ErrInput, p.D, at, safefile.Path(run.Dir))
+	case p.Channel != nil:
+		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's channel P(F | X), not a network k(x, r): points[%d].channel of %s/results.json is already a channel file as mmds certify reads it", ErrInput, p.D, at, safefile.Path(run.Dir))
+	}
 	n, err := p.Privatizer()
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", ErrInput, err)

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/data"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
@@ -174,20 +175,31 @@ func (run *Run) check() error {
 
 // checkPrivatizer checks a finalized point's privatizer: the channel of
 // the labels method (a model with a finite X, one row per value of X, each a
-// probability vector: privatizer.Channel.Validate) and no networks, or
-// Algorithm 1's networks.
+// probability vector: privatizer.Channel.Validate) and no networks, its
+// cell kernel on the Gaussian model (gauss.Kernel.Validate), or Algorithm
+// 1's networks.
 func (run *Run) checkPrivatizer(p *learn.DResult) error {
 	if run.Results.Config.Method != learn.MethodLabels {
-		if p.Channel != nil {
-			return fmt.Errorf("has a channel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
+		if p.Channel != nil || p.Kernel != nil {
+			return fmt.Errorf("has a channel or kernel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
 		}
 		return run.checkNetworks(p.Networks)
+	}
+	if run.Model.Kind() == model.Gauss {
+		if len(p.Networks) != 0 || p.Channel != nil || p.Kernel == nil {
+			return fmt.Errorf("the labels method's point on the Gaussian model needs its kernel and no networks or channel")
+		}
+		// Checked here, before any point is certified, as the networks are.
+		if err := (gauss.Kernel{Edges: p.Kernel.Edges, Prob: p.Kernel.Prob}).Validate(); err != nil {
+			return fmt.Errorf("\"kernel\": %w", err)
+		}
+		return nil
 	}
 	law, ok := model.FiniteLaw(run.Model)
 	if !ok {
 		return fmt.Errorf("has a channel of the labels method, which needs a finite X; the %s model's X is continuous", run.Model.Kind())
 	}
-	if len(p.Networks) != 0 || len(p.Channel) == 0 {
+	if len(p.Networks) != 0 || len(p.Channel) == 0 || p.Kernel != nil {
 		return fmt.Errorf("the labels method's point needs its channel and no networks")
 	}
 	// Checked here, before any point is certified, as the networks are.

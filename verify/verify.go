@@ -237,6 +237,17 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 // certifyPrivatizer certifies a finalized point's privatizer: its channel
 // (the labels method on a finite X: exact finite sums) or its network.
 func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certificate, error) {
+	if dp.Kernel != nil {
+		c, err := model.CertifyKernel(run.Model, *dp.Kernel, fmt.Sprintf("kernel of point %d", dp.DIndex))
+		if errors.Is(err, privatizer.ErrInput) {
+			return c, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		if err == nil && !(c.Change <= o.Tol.Quad) {
+			// The losses are sound only to the quadrature error estimate.
+			err = fmt.Errorf("%w: the kernel's quadrature error estimate is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, o.Tol.Quad)
+		}
+		return c, err
+	}
 	if dp.Channel != nil {
 		c, err := model.CertifyChannel(run.Model, dp.Channel, fmt.Sprintf("channel of point %d", dp.DIndex))
 		if errors.Is(err, privatizer.ErrInput) {

@@ -70,7 +70,7 @@ func TestTrainLabelsBadInput(t *testing.T) {
 		{[]string{"train", "binary", "--labels", "8"}, "--labels applies to --method labels only"},
 		{[]string{"train", "binary", "--observers", "data"}, "--observers applies to --method labels only"},
 		{[]string{"train", "binary", "--method", "labels", "--observers", "oracle"}, `--observers "oracle": must be law or data`},
-		{[]string{"train", "gauss", "--method", "labels"}, "--method labels: trains models with a finite X"},
+		{[]string{"train", "gauss", "--method", "labels", "--observers", "data"}, `--observers "data": on the gauss model the labels method's observers are the law's exact MMSE estimators`},
 		{[]string{"train", "finite", "--config", "../../examples/finite-random-n6-k2.json"}, "--method alg1: Algorithm 1 trains gauss and binary models"},
 		{[]string{"train", "finite", "--method", "labels"}, "needs a --config file"},
 	}

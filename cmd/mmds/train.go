@@ -67,16 +67,18 @@ protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
 cores); "quick" (4 values of D; Gaussian: 25 epochs, 2 accepted trials; binary: 50
 epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.
 
---method labels (binary and finite models; a finite model needs --config)
-trains a privatizer that releases one of --labels labels from a softmax
-over the codebook, against exact Bayes observers of the model's law, and
-finalizes the best of its restarts per D; results.json records the method
-and each point's channel, which mmds verify certifies exactly
-(docs/learn.md, "The labels method").`,
+--method labels (a finite model needs --config) trains a privatizer that
+releases one of --labels labels from a softmax over the codebook, against
+exact Bayes observers of the model's law, and finalizes the best of its
+restarts per D; results.json records the method and each point's channel
+(binary, finite), which mmds verify certifies exactly, or on the gauss
+model a table of logits per cell of x whose kernel mmds verify certifies
+by quadrature with a stated error (docs/learn.md, "The labels method").`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
   mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
   mmds train binary --method labels --preset quick
+  mmds train gauss --method labels --preset quick
   mmds train finite --method labels --config examples/finite-random-n6-k2.json --preset quick`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
 			switch {
@@ -95,7 +97,7 @@ and each point's channel, which mmds verify certifies exactly
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
 	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
-	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; binary and finite models)")
+	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; gauss: per cell of x)")
 	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of --method labels, in [2, 1024]")
 	f.StringVar(&o.observers, "observers", learn.ObserversLaw.String(), "what --method labels' exact Bayes observers know: law (the model's) or data (the training split's empirical law)")
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
@@ -216,7 +218,10 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 	}
 	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
 	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
-		cfg.Law, _ = model.FiniteLaw(m) // the method's preset admits only models with a finite X
+		cfg.Law, _ = model.FiniteLaw(m)
+		if cfg.Law == nil {
+			cfg.Cells, _ = model.CellLaw(m, cfg.Labels.CellWidth)
+		}
 	}
 	def := m.DefaultSweep()
 	if job.model, err = m.Encode(); err != nil {
@@ -273,8 +278,8 @@ func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Conf
 	switch {
 	case method == learn.MethodAlg1 && kind == learn.Finite:
 		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
-	case method == learn.MethodLabels && kind == learn.Gauss:
-		return learn.Config{}, badInput("--method labels: trains models with a finite X (binary, finite); a Gaussian label privatizer cannot be certified yet (docs/learn.md)")
+	case method == learn.MethodLabels && kind == learn.Gauss && o.observers != learn.ObserversLaw.String():
+		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
 	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)

@@ -217,7 +217,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	}
 	for _, p := range rep.Points {
 		d := f4(p.D)
-		if !p.Finalized {
+		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify: no numbers to show
 			row := []string{d}
 			for len(row) < len(main.Header)-1 {
 				row = append(row, "—")
@@ -355,7 +355,7 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		_ = sayf(w, "  %s", l)
 	}
 	for _, p := range rep.Points {
-		if !p.Finalized {
+		if !p.Finalized || p.Certified == nil {
 			_ = sayf(w, "  D = %-8s %s", f4(p.D), p.Verdict)
 			continue
 		}
@@ -407,7 +407,7 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 	full := func(x float64) string { return report.Float(x, -1) }
 	for _, p := range rep.Points {
 		row := []string{full(p.D), fmt.Sprint(p.Finalized)}
-		if !p.Finalized {
+		if !p.Finalized || p.Certified == nil {
 			for len(row) < len(g.Header) {
 				row = append(row, "")
 			}

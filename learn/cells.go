@@ -1,0 +1,324 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// CellLaw gives the labels method on a continuous X its exact observers
+// (Config.Cells): the privatizer at a threshold lives on a grid of cells
+// c_0 = (−∞, b_0), c_j = [b_{j−1}, b_j), c_n = [b_{n−1}, ∞), releases label
+// l with probability K[j][l] when X ∈ c_j, and every observer's loss of
+// such a kernel is exact (the Gaussian model's: package gauss's
+// KernelGrid, wired by package model). learn does not depend on the
+// package that computes it.
+type CellLaw interface {
+	// Grid returns the grid of the privatizer at threshold d.
+	Grid(d float64) (CellGrid, error)
+}
+
+// CellGrid is one grid of a CellLaw.
+type CellGrid interface {
+	Edges() []float64 // b_0 < … < b_{n−1}; the grid has n + 1 cells
+	Observers() int   // 1 + K: the reconstructor, then the adversaries
+	// NewEvaluator returns an evaluator for one goroutine: the losses
+	// training descends on (they may be computed less precisely).
+	NewEvaluator() CellEvaluator
+	// NewRecorder returns an evaluator for one goroutine computing the
+	// losses as a certificate does: what the history records and the
+	// selection protocol reads.
+	NewRecorder() CellEvaluator
+}
+
+// CellEvaluator computes observer i's exact loss of a kernel p on its grid
+// (p[j*labels+l] = K[j][l], rows summing to 1) and, when grad is not nil,
+// stores ∂loss/∂p in it.
+type CellEvaluator interface {
+	Loss(i int, p []float64, labels int, grad []float64) float64
+}
+
+// Kernel is a label privatizer on a continuous X: cells by their edges
+// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel).
+type Kernel struct {
+	Edges []float64   `json:"edges"`
+	Prob  [][]float64 `json:"prob"`
+}
+
+// cellTrainer trains one trial of the labels method on a continuous X: the
+// privatizer is a table of logits θ (cells × M), the Gaussian analogue of
+// the finite method's table per x, and descends on
+//
+//	J(θ) = (−softmin_β L_adv,i(K) + ρ (L_recon(K) − D′)⁺) / D_max,   K = softmax(θ/T) row-wise,
+//
+// the finite method's objective (labelTrainer) with every observer the
+// exact MMSE estimator of X from (label, side information) and its loss
+// the exact expectation over the labels (CellEvaluator): each step is a
+// best response of the observers and a gradient step of the privatizer.
+// T anneals from LabelConfig.Anneal to 1 over the first three quarters of
+// the epochs. After each epoch the kernel at T = 1, pruned, is evaluated
+// as the certificate evaluates it (CellGrid.NewRecorder) and recorded.
+type cellTrainer struct {
+	cfg       *Config
+	lc        *LabelConfig
+	d, target float64
+	n, m      int // cells, labels
+	edges     []float64
+	ev, rec   CellEvaluator // training; recording
+	nobs      int
+	theta, p  []float64
+	gP, gObs  []float64
+	gTheta    []float64
+	opt       *Optimizer
+	hist      History
+	snaps     []labelSnap
+	adv, w    []float64
+	temp      float64
+}
+
+func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
+	g, err := c.Cells.Grid(d)
+	if err != nil {
+		return nil, err
+	}
+	lc := c.Labels
+	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), rec: g.NewRecorder(), nobs: g.Observers(), temp: 1}
+	t.target = d - lc.Margin*c.Protocol.Tau
+	t.n = len(t.edges) + 1
+	size := t.n * t.m
+	t.theta, t.p = make([]float64, size), make([]float64, size)
+	t.gP, t.gObs, t.gTheta = make([]float64, size), make([]float64, size), make([]float64, size)
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	for k := range t.theta {
+		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
+	}
+	t.opt = NewOptimizer(Adam, c.LR, size)
+	t.hist = newHistory(t.nobs-1, false, c.Epochs)
+	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
+	return t, nil
+}
+
+// softmax writes K = softmax(θ/T) row by row into p.
+func (t *cellTrainer) softmax() {
+	m := t.m
+	for j := range t.n {
+		th, p := t.theta[j*m:j*m+m], t.p[j*m:j*m+m]
+		top := math.Inf(-1)
+		for _, v := range th {
+			top = max(top, v)
+		}
+		var z float64
+		for l, v := range th {
+			p[l] = math.Exp((v - top) / t.temp)
+			z += p[l]
+		}
+		for l := range p {
+			p[l] /= z
+		}
+	}
+}
+
+// advWeights sets t.w to the soft minimum's weights μ_i ∝
+// exp(−(L_i − min_j L_j)/β), β = AdvTemp·D_max (the finite method's soft
+// minimum over adversaries; β = 0: the hard minimum, lowest index on ties),
+// normalized to sum 1.
+func (t *cellTrainer) advWeights() {
+	lo := math.Inf(1)
+	for i := range t.adv {
+		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
+		lo = min(lo, t.adv[i])
+	}
+	beta := t.lc.AdvTemp * t.cfg.DMax
+	var z float64
+	for i, l := range t.adv {
+		t.w[i] = 0
+		if beta > 0 {
+			t.w[i] = math.Exp(-(l - lo) / beta)
+		} else if l == lo && z == 0 {
+			t.w[i] = 1
+		}
+		z += t.w[i]
+	}
+	for i := range t.w {
+		t.w[i] /= z
+	}
+}
+
+// step takes one Adam step on J at learning rate lr.
+func (t *cellTrainer) step(lr float64) {
+	t.softmax()
+	scale := t.cfg.DMax
+	clear(t.gP)
+	t.advWeights()
+	for i, w := range t.w {
+		if w < 1e-6 {
+			continue // a negligible share of the gradient: skip its cost
+		}
+		t.ev.Loss(1+i, t.p, t.m, t.gObs)
+		floats.AddScaled(t.gP, -w/scale, t.gObs)
+	}
+	if rec := t.ev.Loss(0, t.p, t.m, t.gObs); rec > t.target {
+		floats.AddScaled(t.gP, t.cfg.Rho/scale, t.gObs)
+	}
+	// ∂J/∂θ[j][l] = K[j][l](g[j][l] − Σ_l' K[j][l'] g[j][l'])/T.
+	m := t.m
+	for j := range t.n {
+		p, g := t.p[j*m:j*m+m], t.gP[j*m:j*m+m]
+		var s float64
+		for l := range p {
+			s += p[l] * g[l]
+		}
+		for l := range p {
+			t.gTheta[j*m+l] = p[l] * (g[l] - s) / t.temp
+		}
+	}
+	t.opt.LR = lr
+	t.opt.Step(t.theta, t.gTheta)
+}
+
+// release writes the kernel as released into p: the softmax at T = 1 with
+// entries below Prune set to 0 and each row renormalized (as the finite
+// method's prune: the recorded kernel is the one whose losses are exact).
+func (t *cellTrainer) release() {
+	saved := t.temp
+	t.temp = 1
+	t.softmax()
+	t.temp = saved
+	m := t.m
+	for j := range t.n {
+		p := t.p[j*m : j*m+m]
+		var s float64
+		for l, v := range p {
+			if v < t.lc.Prune {
+				p[l] = 0
+			}
+			s += p[l]
+		}
+		for l := range p {
+			p[l] /= s
+		}
+	}
+}
+
+// Run implements trialRun: Epochs epochs of StepsPerEpoch steps, the rate
+// decayed by a cosine to 1% (as the finite method), the exact losses
+// recorded after each epoch; it stops early with stop's error.
+func (t *cellTrainer) Run(stop func() error) error {
+	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
+	t0, anneal := max(t.lc.Anneal, 1), 0.75*float64(t.cfg.Epochs)
+	s := 0
+	for e := range t.cfg.Epochs {
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		t.temp = 1
+		if f := 1 - float64(e)/anneal; f > 0 {
+			t.temp = 1 + (t0-1)*f*f
+		}
+		for range t.lc.StepsPerEpoch {
+			t.step(t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total))))
+			s++
+		}
+		t.evaluate()
+	}
+	return nil
+}
+
+// evaluate records the exact losses of the released kernel and snapshots
+// it when its distortion is in the selection band.
+func (t *cellTrainer) evaluate() {
+	t.release()
+	rec := t.rec.Loss(0, t.p, t.m, nil)
+	for i := range t.adv {
+		t.adv[i] = t.rec.Loss(1+i, t.p, t.m, nil)
+	}
+	t.hist.add(rec, t.adv, 0, nil)
+	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
+	if !(rec >= t.d-tau && rec <= t.d) {
+		return
+	}
+	if len(t.snaps) == k {
+		t.snaps = t.snaps[1:]
+	}
+	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+}
+
+// History implements trialRun.
+func (t *cellTrainer) History() *History { return &t.hist }
+
+// Networks implements trialRun: none.
+func (t *cellTrainer) Networks() []Network { return nil }
+
+// Channel implements trialRun: nil; the privatizer is Kernel's.
+func (t *cellTrainer) Channel() [][]float64 { return nil }
+
+// Kernel returns the released kernel after the last epoch.
+func (t *cellTrainer) Kernel() *Kernel {
+	t.release()
+	return t.kernelOf(t.p)
+}
+
+func (t *cellTrainer) kernelOf(p []float64) *Kernel {
+	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n)}
+	for x := range k.Prob {
+		k.Prob[x] = append([]float64(nil), p[x*t.m:x*t.m+t.m]...)
+	}
+	return k
+}
+
+// Snapshots implements trialRun.
+func (t *cellTrainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel)}
+	}
+	return out
+}
+
+// DefaultCellLabels is the Gaussian model's default codebook size.
+const DefaultCellLabels = 32
+
+// DefaultCellWidth is the default cell width, in units of σ_X.
+const DefaultCellWidth = 0.2
+
+// cellsPreset is labelsPreset's Gaussian branch.
+func cellsPreset(name string, labels int) (Config, error) {
+	if labels == 0 {
+		labels = DefaultCellLabels
+	}
+	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
+		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth}
+	c := Config{Model: Gauss, Method: MethodLabels, Labels: lc,
+		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
+		Hidden: 1, BatchSize: 1}
+	switch name {
+	case PresetQuick:
+		c.Epochs = 80
+		c.Protocol = Protocol{K: 1, Accept: 4, MaxAttempts: 4, Finalize: FinalizeBest}
+	case PresetPaper:
+		c.Epochs = 200
+		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
+	default:
+		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+	}
+	return c, nil
+}
+
+// validateCells checks the labels method's settings on the Gaussian model.
+func (c *Config) validateCells() []error {
+	var errs []error
+	if c.Labels.Observers != ObserversLaw {
+		errs = append(errs, fmt.Errorf("learn: Config.Labels.Observers = %v: on the Gaussian model the observers are the exact MMSE estimators of the law (a continuous X has no empirical Bayes rule to plug in)", c.Labels.Observers))
+	}
+	if !(c.Labels.CellWidth > 0) || math.IsInf(c.Labels.CellWidth, 0) {
+		errs = append(errs, fmt.Errorf("learn: Config.Labels.CellWidth = %g: must be finite and > 0", c.Labels.CellWidth))
+	}
+	if c.Cells == nil {
+		errs = append(errs, fmt.Errorf("learn: Config.Cells is nil: the labels method on the Gaussian model needs its grids of cells"))
+	}
+	return errs
+}
