@@ -322,8 +322,10 @@ func referenceLine(k model.Kind, ref string) string {
 		return "verdicts against the best known mechanism (docs/gauss.md); \"optimum\" and \"gap\": Proposition 1, the paper's reference"
 	case k == model.Gauss:
 		return "verdicts against Proposition 1 (optimal among linear-Gaussian privatizers); \"best\": gap to the best known mechanism (docs/gauss.md)"
+	case k == model.Finite:
+		return "verdicts against the optimum over all privatizers (the global LP; docs/finite.md)"
 	case ref == verify.ReferenceBest:
-		return "verdicts against the optimum over all privatizers; \"optimum\" and \"gap\": Proposition 2, the paper's reference"
+		return "verdicts against the optimum over all privatizers; \"optimum\" and \"gap\": Proposition 2, the paper's reference; \"global\": gap to the optimum over all privatizers"
 	}
 	return "verdicts against Proposition 2 (optimal among binary-output privatizers); \"global\": gap to the optimum over all privatizers"
 }
