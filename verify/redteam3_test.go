@@ -11,10 +11,11 @@ import (
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
-// A results directory that says "method": "labels" on the Gaussian model,
-// resealed so that its binding holds, is an inconsistent directory (bad
-// input, refused by Load before any work), not a failed computation: the
-// labels method's channels need a finite X.
+// A results directory that says "method": "labels" on the Gaussian model
+// with a channel in place of the cell kernel, resealed so that its binding
+// holds, is an inconsistent directory (bad input, refused by Load before any
+// work), not a failed computation: a channel needs a finite X, and the
+// Gaussian model's labels privatizer is a kernel on cells of x.
 func TestRedTeam3LabelsOnGaussRefused(t *testing.T) {
 	dir := t.TempDir()
 	net := nettest.LinearNet(1, 1, 0)
@@ -24,8 +25,8 @@ func TestRedTeam3LabelsOnGaussRefused(t *testing.T) {
 	res.Points[0].Channel = [][]float64{{1}}
 	verifytest.WriteResults(t, dir, res)
 	_, err := Load(context.Background(), dir)
-	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "finite X") {
-		t.Fatalf("Load: %v; want ErrInput naming the finite X the labels method needs", err)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "needs its kernel") {
+		t.Fatalf("Load: %v; want ErrInput naming the kernel the Gaussian labels method needs", err)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/bench"
-	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // benchDoc is the JSON output: every raw run (one per seed), the
