@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/bench"
-	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // benchDoc is the JSON output: every raw run (one per seed), the
@@ -225,11 +225,7 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		problem = func(r bench.Result) string { return r.Problem }
 		what = "formulations (" + infos[0].Name + ")"
 	}
-	var curves []plot.ProfileCurve
-	for _, c := range bench.Profile(results, series, problem) {
-		curves = append(curves, plot.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
-	}
-	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, curves)
+	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, bench.Profile(results, series, problem))
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,
