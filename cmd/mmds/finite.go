@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -115,23 +114,72 @@ func parseMethod(s string) (mip.Method, error) {
 	return 0, badInput("--method %q: must be auto, rays or colgen", s)
 }
 
+// finiteRun is mmds finite's input, every flag checked.
+type finiteRun struct {
+	m      mip.Finite
+	alpha  int // 0: global
+	method mip.Method
+	format report.Format
+	ds     []float64
+	files  []string // --write-model: one per threshold
+}
+
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, err := finiteModel(cmd.Context(), f.config)
+	in, err := f.parse(cmd)
 	if err != nil {
 		return err
 	}
-	alpha, err := parseAlphabet(f.alphabet)
+	sol, err := solveFinite(cmd, f, in)
+	if errors.Is(err, mip.ErrInterrupted) {
+		return exitError{130, err}
+	}
 	if err != nil {
 		return err
 	}
-	method, err := parseMethod(f.method)
-	if err != nil {
+	if err := in.writeModels(sol); err != nil {
 		return err
 	}
-	format, err := outputFormat(f.format)
-	if err != nil {
+	if err := writeFinite(cmd.OutOrStdout(), in.format, in.m, sol, in.ds, f.mechanisms); err != nil {
 		return err
 	}
+	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(in.ds))
+}
+
+// parse reads and checks every flag and path, before any work.
+func (f finiteFlags) parse(cmd *cobra.Command) (finiteRun, error) {
+	var in finiteRun
+	var err error
+	if in.m, err = finiteModel(cmd.Context(), f.config); err != nil {
+		return in, err
+	}
+	if in.alpha, err = parseAlphabet(f.alphabet); err != nil {
+		return in, err
+	}
+	if in.method, err = parseMethod(f.method); err != nil {
+		return in, err
+	}
+	if in.format, err = outputFormat(f.format); err != nil {
+		return in, err
+	}
+	if err := f.checkBounds(in.m); err != nil {
+		return in, err
+	}
+	if in.ds, err = thresholds(cmd, f.d, f.sweep, in.m.DefaultSweep()); err != nil {
+		return in, err
+	}
+	if in.files, err = f.modelFiles(in); err != nil {
+		return in, err
+	}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
+	for _, p := range in.files {
+		paths = append(paths, report.Out("--write-model", p))
+	}
+	return in, checkPaths(paths...)
+}
+
+// checkBounds checks --max-points, --time-limit, --max-subsets, --gap and
+// the model's size.
+func (f finiteFlags) checkBounds(m mip.Finite) error {
 	if err := f.limits.check(); err != nil {
 		return err
 	}
@@ -144,42 +192,32 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err := m.CheckSize(); err != nil {
 		return badInput("--config %s: %v", f.config, err)
 	}
-	def := sweep.Spec{D0: m.DMin(), D1: m.DMax(), N: 11}
-	if def.D1 <= def.D0 {
-		def = sweep.Spec{D0: def.D0, D1: def.D0, N: 1}
+	return nil
+}
+
+// modelFiles are --write-model's file names, one per threshold; none
+// without the flag.
+func (f finiteFlags) modelFiles(in finiteRun) ([]string, error) {
+	if f.writeModel == "" {
+		return nil, nil
 	}
-	ds, err := thresholds(cmd, f.d, f.sweep, def)
-	if err != nil {
-		return err
+	m := in.m
+	if in.alpha == 0 && (in.method == mip.MethodColGen || (in.method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
+		return nil, badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
 	}
-	var files []string
-	if f.writeModel != "" {
-		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
-			return badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
-		}
-		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
-			return err
-		}
-	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
-	for _, p := range files {
-		paths = append(paths, report.Out("--write-model", p))
-	}
-	if err := checkPaths(paths...); err != nil {
-		return err
-	}
-	sol, err := solveFinite(cmd, f, m, ds, alpha, method)
-	if errors.Is(err, mip.ErrInterrupted) {
-		return exitError{130, err}
-	}
-	if err != nil {
-		return err
-	}
-	files = files[:min(len(files), len(sol.Points))]
+	return modelFileNames(f.writeModel, len(in.ds))
+}
+
+// writeModels writes the LP or MIP of every threshold solved to its
+// --write-model file.
+func (in finiteRun) writeModels(sol mip.FiniteSolution) error {
+	files := in.files[:min(len(in.files), len(sol.Points))]
 	for i, path := range files {
-		d := ds[i]
-		write := func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
-		if alpha == 0 {
+		d := in.ds[i]
+		write := func(tmp string) error {
+			return in.m.WriteFixedModel(d, mip.FixedOptions{Outputs: in.alpha, Hull: true}, tmp)
+		}
+		if in.alpha == 0 {
 			if sol.Global == nil {
 				return fmt.Errorf("--write-model: the ray enumeration exceeded --max-subsets, so there is no ray LP to write")
 			}
@@ -189,15 +227,13 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
-	if err := writeFinite(cmd.OutOrStdout(), format, m, sol, ds, f.mechanisms); err != nil {
-		return err
-	}
-	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(ds))
+	return nil
 }
 
 // solveFinite solves m at every threshold within the bounds, with
 // progress (and column generation's bracket as it closes).
-func solveFinite(cmd *cobra.Command, f finiteFlags, m mip.Finite, ds []float64, alpha int, method mip.Method) (mip.FiniteSolution, error) {
+func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun) (mip.FiniteSolution, error) {
+	m, ds, alpha, method := in.m, in.ds, in.alpha, in.method
 	per := time.Millisecond // the ray LP
 	if alpha > 0 || method == mip.MethodColGen || m.N() > mip.AutoRayMaxN {
 		per = time.Second // column generation or a MIP: seconds a threshold are typical
