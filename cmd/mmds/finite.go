@@ -312,13 +312,46 @@ func methodLabel(o mip.FiniteOptimum) string {
 }
 
 func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
+	csv := f == report.CSV
+	grid := &report.Grid{
+		Title: fmt.Sprintf("Finite model: n = %d, K = %d; D_min = %.4g, D_max = %.4g, adversaries saturate at %s",
+			m.N(), m.K(), m.DMin(), m.DMax(), joinFloats(m.AdvSaturation())),
+		Header: finiteHeader(m.K(), csv),
+	}
+	for _, o := range sol.Points {
+		grid.Rows = append(grid.Rows, finiteRow(o, m.K(), csv))
+	}
+	grid.Notes = finiteNotes(sol)
+	return grid
+}
+
+// finiteHeader is the grid's header: the CSV schema of docs/finite.md or
+// the table's.
+func finiteHeader(k int, csv bool) []string {
+	if csv {
+		h := []string{"D", "gamma", "upper_bound", "recon_loss"}
+		for i := 1; i <= k; i++ {
+			h = append(h, fmt.Sprintf("adv_loss_%d", i))
+		}
+		return append(h, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
+	}
+	h := []string{"D", "γ", "upper", "L_recon"}
+	for i := 1; i <= k; i++ {
+		h = append(h, fmt.Sprintf("L_adv,%d", i))
+	}
+	return append(h, "min L_adv", "outputs", "method", "status", "ms")
+}
+
+// finiteRow is one point's row: numbers in full for CSV (empty for NaN),
+// to four decimals for the table ("—" for NaN).
+func finiteRow(o mip.FiniteOptimum, k int, csv bool) []string {
 	num := func(x float64) string {
 		if math.IsNaN(x) {
 			return "—"
 		}
 		return report.Fixed(x, 4)
 	}
-	if f == report.CSV {
+	if csv {
 		num = func(x float64) string {
 			if math.IsNaN(x) {
 				return ""
@@ -326,58 +359,40 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 			return report.Float(x, -1)
 		}
 	}
-	k := m.K()
-	grid := &report.Grid{
-		Title: fmt.Sprintf("Finite model: n = %d, K = %d; D_min = %.4g, D_max = %.4g, adversaries saturate at %s",
-			m.N(), k, m.DMin(), m.DMax(), joinFloats(m.AdvSaturation())),
+	row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
+	for i := 0; i < k; i++ {
+		a := math.NaN()
+		if i < len(o.Adv) {
+			a = o.Adv[i]
+		}
+		row = append(row, num(a))
 	}
-	if f == report.CSV {
-		grid.Header = []string{"D", "gamma", "upper_bound", "recon_loss"}
-		for i := 1; i <= k; i++ {
-			grid.Header = append(grid.Header, fmt.Sprintf("adv_loss_%d", i))
-		}
-		grid.Header = append(grid.Header, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
-	} else {
-		grid.Header = []string{"D", "γ", "upper", "L_recon"}
-		for i := 1; i <= k; i++ {
-			grid.Header = append(grid.Header, fmt.Sprintf("L_adv,%d", i))
-		}
-		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
+	ms := float64(o.SolveTime.Microseconds()) / 1000
+	if csv {
+		return append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
+			o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 	}
-	for _, o := range sol.Points {
-		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
-		for i := 0; i < k; i++ {
-			a := math.NaN()
-			if i < len(o.Adv) {
-				a = o.Adv[i]
-			}
-			row = append(row, num(a))
-		}
-		ms := float64(o.SolveTime.Microseconds()) / 1000
-		if f == report.CSV {
-			row = append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
-				o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
-		} else {
-			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
-			if o.Mechanism != nil {
-				outputs = strconv.Itoa(o.Mechanism.Outputs())
-			}
-			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
-		}
-		grid.Rows = append(grid.Rows, row)
+	outputs := "—" // no privatizer found (infeasible D, or stopped before one)
+	if o.Mechanism != nil {
+		outputs = strconv.Itoa(o.Mechanism.Outputs())
 	}
+	return append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
+}
+
+// finiteNotes say how the solution was found and what γ and upper mean.
+func finiteNotes(sol mip.FiniteSolution) []string {
+	var notes []string
 	if g := sol.Global; g != nil {
-		grid.Notes = append(grid.Notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
+		notes = append(notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
 			len(g.Rays()), g.Hyperplanes, g.Subsets, g.EnumTime.Round(time.Microsecond)))
 	}
 	if sol.Method == "column generation" {
-		grid.Notes = append(grid.Notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
+		notes = append(notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
 	}
 	if sol.Method == "fixed MIP" {
-		grid.Notes = append(grid.Notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
+		notes = append(notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
 	}
-	grid.Notes = append(grid.Notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
-	return grid
+	return append(notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
 }
 
 type finiteDoc struct {
