@@ -92,11 +92,7 @@ type Certificate struct {
 	Nu             float64   `json:"nu"`
 	MaxReducedCost float64   `json:"max_reduced_cost"`
 	Upper          float64   `json:"upper"`
-	// Proof is "decision rules" (branch and bound over the reconstructor's
-	// decision rules, one LP per leaf: exact up to HiGHS's tolerances),
-	// "relaxation" (ρ_R ≥ 0 dropped: weaker, always available) or
-	// "saturation" (the adversaries' side-information-only risks).
-	Proof string `json:"proof"`
+	Proof          Proof     `json:"proof"`
 }
 
 // ReducedCost is rc(c) for the certificate's multipliers.
@@ -124,7 +120,7 @@ type ColGenIteration struct {
 	Lower     float64       `json:"lower"`
 	Upper     float64       `json:"upper"`
 	Columns   int           `json:"columns"`
-	Pricing   string        `json:"pricing"` // "heuristic" or "exact"
+	Pricing   Pricing       `json:"pricing"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
 }
 
@@ -765,7 +761,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 	res := ColGenResult{}
 	sat := loss.Min(cg.m.AdvSaturation())
 	res.Upper = sat
-	best := Certificate{D: cg.d, Proof: "saturation", Upper: sat}
+	best := Certificate{D: cg.d, Proof: ProofSaturation, Upper: sat}
 	var lam []float64
 	finish := func(lower float64) {
 		res.Gamma = lower
@@ -774,7 +770,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 			res.fill(cg.m)
 		}
 		res.D = cg.d
-		res.Method = "column generation"
+		res.Method = AlgorithmColGen
 		res.Columns = len(cg.cols)
 		res.Rules = cg.rules
 		res.LPs = cg.lps
@@ -800,7 +796,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		// Columns must improve by more than tol, so that n·tol, the
 		// bound's share of a proof, stays ≤ 1e-9·max(1, |z|).
 		tol := 1e-9 * math.Max(1, math.Abs(z)) / float64(n)
-		pricing := "heuristic"
+		pricing := PricingHeuristic
 		newCols, err := cg.heuristic(ctx, du, lam, tol)
 		if err != nil {
 			finish(lower)
@@ -809,14 +805,14 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 		cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
 		bound := math.NaN()
 		if r, err := cg.relaxation(ctx, du); err == nil {
-			cert.MaxReducedCost, cert.Proof = r, "relaxation"
+			cert.MaxReducedCost, cert.Proof = r, ProofRelaxation
 			bound = cert.Bound()
 		} else if ctx.Err() != nil {
 			finish(lower)
 			return res, err
 		}
 		if len(newCols) == 0 && !cg.o.NoExactPricing {
-			pricing = "exact"
+			pricing = PricingExact
 			// The exact search may prune every node whose bound is within
 			// half the gap target: completing then certifies the target.
 			prune := math.Max(tol, 0.5*cg.o.GapTol*math.Max(1, math.Abs(z))/float64(n))
@@ -824,7 +820,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 			if err != nil {
 				// The open nodes' largest bound still bounds max rc.
 				if !math.IsInf(r, 1) {
-					cert.MaxReducedCost, cert.Proof = r, "decision rules (search stopped; largest open bound)"
+					cert.MaxReducedCost, cert.Proof = r, ProofDecisionRulesStopped
 					if b := cert.Bound(); b < res.Upper {
 						cert.Upper = b
 						res.Upper, best = b, cert
@@ -834,7 +830,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 				finish(lower)
 				return res, err
 			}
-			cert.MaxReducedCost, cert.Proof = r, "decision rules"
+			cert.MaxReducedCost, cert.Proof = r, ProofDecisionRules
 			bound = cert.Bound()
 			newCols = cols
 		}
@@ -857,7 +853,7 @@ func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error
 	return res, nil
 }
 
-func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing string, start time.Time) {
+func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing Pricing, start time.Time) {
 	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
 		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
 	if cg.o.Iteration != nil {

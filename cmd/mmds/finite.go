@@ -103,15 +103,11 @@ func parseAlphabet(s string) (int, error) {
 
 // parseMethod reads --method.
 func parseMethod(s string) (mip.Method, error) {
-	switch s {
-	case "auto":
-		return mip.MethodAuto, nil
-	case "rays":
-		return mip.MethodRays, nil
-	case "colgen":
-		return mip.MethodColGen, nil
+	m, err := mip.ParseMethod(s)
+	if err != nil {
+		return 0, badInput("--method %q: must be auto, rays or colgen", s)
 	}
-	return 0, badInput("--method %q: must be auto, rays or colgen", s)
+	return m, nil
 }
 
 // finiteRun is mmds finite's input, every flag checked.
@@ -308,7 +304,7 @@ func methodLabel(o mip.FiniteOptimum) string {
 	if o.Alphabet > 0 {
 		return fmt.Sprintf("MIP m=%d", o.Alphabet)
 	}
-	return o.Method
+	return o.Method.String()
 }
 
 func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
@@ -386,10 +382,10 @@ func finiteNotes(sol mip.FiniteSolution) []string {
 		notes = append(notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
 			len(g.Rays()), g.Hyperplanes, g.Subsets, g.EnumTime.Round(time.Microsecond)))
 	}
-	if sol.Method == "column generation" {
+	if sol.Method == mip.AlgorithmColGen {
 		notes = append(notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
 	}
-	if sol.Method == "fixed MIP" {
+	if sol.Method == mip.AlgorithmFixedMIP {
 		notes = append(notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
 	}
 	return append(notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
@@ -404,8 +400,8 @@ type finiteDoc struct {
 		AdvSaturation []float64        `json:"adv_saturation"`
 		Config        mip.FiniteConfig `json:"config"`
 	} `json:"model"`
-	Solver solverDoc `json:"solver"`
-	Method string    `json:"method"`
+	Solver solverDoc     `json:"solver"`
+	Method mip.Algorithm `json:"method"`
 	// StoppedBy names the bound that stopped the sweep ("max points" or
 	// "time limit"); absent when every threshold was solved.
 	StoppedBy mip.Stop                `json:"stopped_by,omitempty"`
@@ -443,12 +439,12 @@ type finitePoint struct {
 }
 
 type finiteIterationJ struct {
-	Iteration int     `json:"iteration"`
-	Lower     float64 `json:"lower"`
-	Upper     float64 `json:"upper"`
-	Columns   int     `json:"columns"`
-	Pricing   string  `json:"pricing"`
-	ElapsedMS float64 `json:"elapsed_ms"`
+	Iteration int         `json:"iteration"`
+	Lower     float64     `json:"lower"`
+	Upper     float64     `json:"upper"`
+	Columns   int         `json:"columns"`
+	Pricing   mip.Pricing `json:"pricing"`
+	ElapsedMS float64     `json:"elapsed_ms"`
 }
 
 // finite returns &x, or nil for NaN (JSON has no NaN).
