@@ -96,38 +96,16 @@ type certifyJSON struct {
 }
 
 func runCertify(cmd *cobra.Command, o certifyOpts) error {
-	format, err := outputFormat(o.format)
+	format, err := o.parseFlags()
 	if err != nil {
 		return err
-	}
-	if err := o.tol.Validate(); err != nil {
-		return toleranceFlagError(err)
-	}
-	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
-		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
 	}
 	if o.check != "" {
 		return runCertifyCheck(cmd, o)
 	}
 	o.out = stdoutPath(o.out)
-	if err := checkPlotPath(o.plot); err != nil {
-		return err
-	}
-	if o.model == "" {
-		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
-	}
-	m, err := model.Load(cmd.Context(), o.model)
+	m, inputs, err := o.readInputs(cmd)
 	if err != nil {
-		return badInput("--model %v", err)
-	}
-	if o.plot != "" && m.Kind() == model.Finite {
-		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
-	}
-	inputs, err := certifyInputs(cmd, o)
-	if err != nil {
-		return err
-	}
-	if err := checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs); err != nil {
 		return err
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
@@ -151,13 +129,58 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
+	return certifyVerdict(rep)
+}
+
+// parseFlags checks the flags every certify run shares.
+func (o certifyOpts) parseFlags() (report.Format, error) {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return format, err
+	}
+	if err := o.tol.Validate(); err != nil {
+		return format, toleranceFlagError(err)
+	}
+	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
+		return format, badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
+	}
+	return format, nil
+}
+
+// readInputs reads the model and every privatizer and checks every path
+// and privatizer against the model, before any work.
+func (o certifyOpts) readInputs(cmd *cobra.Command) (model.Model, []verify.Input, error) {
+	if err := checkPlotPath(o.plot); err != nil {
+		return nil, nil, err
+	}
+	if o.model == "" {
+		return nil, nil, badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
+	}
+	m, err := model.Load(cmd.Context(), o.model)
+	if err != nil {
+		return nil, nil, badInput("--model %v", err)
+	}
+	if o.plot != "" && m.Kind() == model.Finite {
+		return nil, nil, badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
+	}
+	inputs, err := certifyInputs(cmd, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, inputs, checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs)
+}
+
+// certifyVerdict is the run's exit: nil when every point passes, exit 3
+// when the only shortfall is points that cannot be certified soundly, else
+// exit 1.
+func certifyVerdict(rep *verify.Report) error {
+	switch {
+	case rep.Pass:
+		return nil
+	case rep.Failed == 0 && rep.CannotCertify > 0:
 		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
-	if !rep.Pass {
-		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
-	}
-	return nil
+	return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
 }
 
 // plotCertify draws the certified points on the model's optimal curves.
