@@ -82,11 +82,6 @@ func (m *Model) UpperBound(d float64) float64 {
 	return loss.Min(u)
 }
 
-// Families returns the family names in report order.
-func Families() []string {
-	return []string{FamilyLinear, FamilyErasure, FamilyModulo, FamilyNested, FamilyQuantizer}
-}
-
 // Family returns the Pareto points (L_R increasing, min adversary loss
 // increasing) of one family's search, without time-sharing.
 func (e *Envelope) Family(name string) []Achievable { return e.families[name] }

@@ -28,7 +28,7 @@ type Observer struct {
 
 // Mechanism is a randomized privatizer with m outputs: P[x][f] = P(F=f|X=x).
 // Each row is a distribution over the outputs; the columns P[·][f] are the
-// "columns" of the issue and the package comment.
+// columns of column generation (see the package comment).
 type Mechanism [][]float64
 
 // Outputs is the size m of the output alphabet.
