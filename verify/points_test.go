@@ -94,3 +94,23 @@ func TestReadPointsHonoursContext(t *testing.T) {
 		t.Error("read under a cancelled context")
 	}
 }
+
+func TestReferenceText(t *testing.T) {
+	for _, r := range []Reference{ReferencePaper, ReferenceBest} {
+		b, err := r.MarshalText()
+		var back Reference
+		if err != nil || back.UnmarshalText(b) != nil || back != r {
+			t.Errorf("%v: %q, %v, back %v", r, b, err, back)
+		}
+	}
+	var r Reference
+	if err := r.UnmarshalText([]byte("worst")); !errors.Is(err, ErrReference) {
+		t.Errorf("worst: %v, want ErrReference", err)
+	}
+	if _, err := Reference(0).MarshalText(); !errors.Is(err, ErrReference) {
+		t.Errorf("Reference(0): %v, want ErrReference", err)
+	}
+	if err := (Tolerances{TestSize: 1}).Validate(); err == nil {
+		t.Error("Validate accepted tolerances without a reference")
+	}
+}

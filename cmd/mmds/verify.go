@@ -361,7 +361,7 @@ func passWord(ok bool) string {
 
 // referenceLine says which optimum the verdicts use and what the "best" or
 // "global" gap is.
-func referenceLine(k model.Kind, ref string) string {
+func referenceLine(k model.Kind, ref verify.Reference) string {
 	switch {
 	case k == model.Gauss && ref == verify.ReferenceBest:
 		return "verdicts against the best known mechanism (docs/gauss.md); \"optimum\" and \"gap\": Proposition 1, the paper's reference"
@@ -526,5 +526,14 @@ func registerTolerances(f *pflag.FlagSet, t *verify.Tolerances) {
 	f.Float64Var(&t.Abs, "tol-abs", d.Abs, "absolute floor of every tolerance, in units of the model's loss scale (Var X, or 1 for 0-1 losses)")
 	f.Float64Var(&t.Tau, "tau", 0, "selection band τ of the distortion band (default: half the step of the threshold grid, as Section V)")
 	f.IntVar(&t.TestSize, "test-size", d.TestSize, "test rows n behind the standard errors SE (the paper's test split)")
-	f.StringVar(&t.Reference, "reference", d.Reference, "the optimum verdicts use: paper (Proposition 1 or 2) or best (the best known Gaussian mechanism; the optimum over all privatizers for binary)")
+	t.Reference = d.Reference
+	f.Var(referenceFlag{&t.Reference}, "reference", "the optimum verdicts use: paper (Proposition 1 or 2) or best (the best known Gaussian mechanism; the optimum over all privatizers for binary)")
 }
+
+// referenceFlag is --reference, parsed into a verify.Reference.
+type referenceFlag struct{ r *verify.Reference }
+
+func (f referenceFlag) String() string     { return f.r.String() }
+func (f referenceFlag) Set(s string) error { return f.r.UnmarshalText([]byte(s)) }
+func (referenceFlag) Type() string         { return "string" } // the help reads as for a string flag
+func (referenceFlag) hint() string         { return `must be "paper" or "best"` }
