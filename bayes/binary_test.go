@@ -128,7 +128,7 @@ func TestCertifyBinaryRejects(t *testing.T) {
 		t.Error("p = 2: no error")
 	}
 	for _, q := range []BinaryQuad{{Levels: 9}, {Nodes: 2000}, {RCut: 1}, {Panel: -1}} {
-		if _, err := CertifyBinary(m, Linear(0, 0, 0.5), q); err == nil {
+		if _, err := CertifyBinary(m, linear(0, 0, 0.5), q); err == nil {
 			t.Errorf("%+v: no error", q)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // A binary privatizer that uses its noise input: k(x, r) = 0.9 when x = 1
@@ -39,7 +40,14 @@ func ExampleCertifyBinary() {
 func ExampleCertifyGauss() {
 	m := gauss.Paper()
 	opt, _ := m.Optimum(2)
-	c, err := bayes.CertifyGauss(m, bayes.Linear(opt.A, opt.B, 0), bayes.GaussQuad{})
+	// k(x, r) = a·x + b·r: one affine layer
+	net := &network.Network{Inputs: []string{"x", "r"},
+		Layers: []network.Layer{{W: [][]float64{{opt.A, opt.B}}, B: []float64{0}, Act: network.Identity}}}
+	k, err := bayes.FromNetwork(net)
+	if err != nil {
+		panic(err)
+	}
+	c, err := bayes.CertifyGauss(m, k, bayes.GaussQuad{})
 	if err != nil {
 		panic(err)
 	}

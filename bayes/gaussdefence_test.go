@@ -112,7 +112,7 @@ func TestGaussCollapsedFaceKept(t *testing.T) {
 		}
 	}
 	// F = 1e-20·X reveals X: the genie's lower ends must be 0.
-	c, err := CertifyGauss(m, Linear(1e-20, 0, 0), GaussQuad{})
+	c, err := CertifyGauss(m, linear(1e-20, 0, 0), GaussQuad{})
 	if err == nil {
 		for i, b := range c.Bounds {
 			if b.Lo > 1e-9 {

@@ -30,7 +30,7 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := CertifyGauss(m, Linear(p.A, p.B, p.C), GaussQuad{})
+			c, err := CertifyGauss(m, linear(p.A, p.B, p.C), GaussQuad{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := CertifyGauss(m, Linear(a, b, c), GaussQuad{})
+	want, err := CertifyGauss(m, linear(a, b, c), GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestCertifyGaussBounds(t *testing.T) {
 // A privatizer that ignores X leaves every party its side information only.
 func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 	m := gauss.Paper()
-	c, err := CertifyGauss(m, Linear(0, 2, 1), GaussQuad{})
+	c, err := CertifyGauss(m, linear(0, 2, 1), GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 func TestGaussQuadValidation(t *testing.T) {
 	m := gauss.Paper()
 	for _, q := range []GaussQuad{{BoxSD: 2}, {BoxSD: math.NaN()}, {RMax: 3}, {RMax: 41}, {Target: -1}, {Target: 2}, {MaxFaces: -1}, {MaxWork: math.Inf(1)}, {MaxStore: 10}} {
-		if _, err := CertifyGauss(m, Linear(1, 1, 0), q); err == nil {
+		if _, err := CertifyGauss(m, linear(1, 1, 0), q); err == nil {
 			t.Errorf("%+v: no error", q)
 		}
 	}
@@ -275,7 +275,7 @@ func TestGaussQuadValidation(t *testing.T) {
 	if _, err := CertifyGauss(m, nan, GaussQuad{}); err == nil {
 		t.Error("a privatizer returning NaN: no error")
 	}
-	holes := Linear(1, 1, 0)
+	holes := linear(1, 1, 0)
 	holes.Faces = func(b network.Box, _ int) ([]network.Face, error) {
 		f := boxFace(b, 0, 1, 1)
 		f[0].X[1] = (b.X0 + b.X1) / 2 // half the box uncovered

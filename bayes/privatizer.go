@@ -59,13 +59,6 @@ func FromNetwork(n *network.Network) (Privatizer, error) {
 	return k, nil
 }
 
-// Linear returns the linear-Gaussian privatizer F = a·x + b·r + c of
-// Appendix A as a Privatizer (exactly piecewise linear, no kinks).
-func Linear(a, b, c float64) Privatizer {
-	return Privatizer{K: func(x, r float64) float64 { return a*x + b*r + c }, PiecewiseLinear: true,
-		Faces: func(box network.Box, _ int) ([]network.Face, error) { return boxFace(box, c, a, b), nil }}
-}
-
 // profile is k(x, ·) for one x as a continuous piecewise-linear function of r:
 // nodes r[0] < … < r[n−1] (n ≥ 2) with values f, continued beyond both ends
 // with the slopes of the end segments. r[lo] = −rRow and r[hi] = rRow are

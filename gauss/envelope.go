@@ -3,11 +3,9 @@ package gauss
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mmds-project/mmds/loss"
 )
@@ -82,11 +80,6 @@ func (m *Model) UpperBound(d float64) float64 {
 		}
 	}
 	return loss.Min(u)
-}
-
-// Families returns the family names in report order.
-func Families() []string {
-	return []string{FamilyLinear, FamilyErasure, FamilyModulo, FamilyNested, FamilyQuantizer}
 }
 
 // Family returns the Pareto points (L_R increasing, min adversary loss
@@ -264,22 +257,9 @@ func logGrid(a, b float64, n int) []float64 {
 func (m *Model) buildEnvelope() *Envelope {
 	cands := m.candidates()
 	pts := make([]Achievable, len(cands))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
-			}
-		}()
-	}
-	for i := range cands {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel(len(cands), nil, func(i int) {
+		pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
+	})
 	e := &Envelope{m: m, vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
 	byFam := map[string][]Achievable{}
 	for _, p := range pts {

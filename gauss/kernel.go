@@ -254,91 +254,10 @@ func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) 
 	if !(d > 0 && d < vy) || !(cell > 0) {
 		return KernelResult{}, fmt.Errorf("gauss: kernel search at D = %g, cell %g: need 0 < D < V_Y = %g and cell > 0", d, cell, vy)
 	}
-	// warm start: the best single Δ with L_R = D
-	lo, hi := 1e-3, 1e3*math.Sqrt(m.VarX())
-	for range 80 {
-		mid := math.Sqrt(lo * hi)
-		if ModuloLoss(vy, mid) <= d {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	delta := hi
-	labels := max(2, int(math.Round(delta/cell)))
-	mu, sx := m.mean[m.private], math.Sqrt(m.VarX())
-	edges := m.CellEdges(cell)
-	rows := len(edges) + 1
-	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
-	for _, v := range m.vAdv {
-		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
-	}
-	x0 := make([]float64, rows*labels)
-	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels
-	for j := range rows {
-		l := ((int(origin)+j-1)%labels + labels) % labels
-		x0[j*labels+l] = 6
-	}
-	K := mat.NewDense(rows, labels, nil)
-	softmax := func(x []float64) {
-		for j := range rows {
-			row := x[j*labels : (j+1)*labels]
-			mx := math.Inf(-1)
-			for _, v := range row {
-				mx = math.Max(mx, v)
-			}
-			s := 0.0
-			for l, v := range row {
-				e := math.Exp(v - mx)
-				K.Set(j, l, e)
-				s += e
-			}
-			for l := range labels {
-				K.Set(j, l, K.At(j, l)/s)
-			}
-		}
-	}
-	// scale: losses in units of V_Y; penalty weight rho
-	const rho = 1e4
-	gR, gA := mat.NewDense(rows, labels, nil), mat.NewDense(rows, labels, nil)
-	objective := func(x []float64, grad []float64) float64 {
-		softmax(x)
-		var gr, ga *mat.Dense
-		if grad != nil {
-			gr, ga = gR, gA
-		}
-		lr := obs[0].kernelLoss(K, gr, nil)
-		best, bi := math.Inf(1), 0
-		for i := 1; i < len(obs); i++ {
-			// the smallest adversary loss; its gradient only
-			if l := obs[i].kernelLoss(K, nil, nil); l < best {
-				best, bi = l, i
-			}
-		}
-		if grad != nil {
-			obs[bi].kernelLoss(K, ga, nil)
-		}
-		ex := math.Max(lr-d, 0) / vy
-		f := -best/vy + rho*ex*ex
-		if grad != nil {
-			// ∂f/∂K, then through the row softmax: ∂K_jl/∂x_jm = K_jl(δ_lm − K_jm)
-			for j := range rows {
-				dot := 0.0
-				gk := make([]float64, labels)
-				for l := range labels {
-					gk[l] = -ga.At(j, l)/vy + 2*rho*ex*gr.At(j, l)/vy
-					dot += gk[l] * K.At(j, l)
-				}
-				for l := range labels {
-					grad[j*labels+l] = K.At(j, l) * (gk[l] - dot)
-				}
-			}
-		}
-		return f
-	}
+	ks, x0 := m.newKernelSearch(d, cell)
 	p := optimize.Problem{
-		Func: func(x []float64) float64 { return objective(x, nil) },
-		Grad: func(g, x []float64) { objective(x, g) },
+		Func: func(x []float64) float64 { return ks.objective(x, nil) },
+		Grad: func(g, x []float64) { ks.objective(x, g) },
 		Status: func() (optimize.Status, error) {
 			if ctx.Err() != nil {
 				return optimize.Failure, ctx.Err()
@@ -353,26 +272,143 @@ func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) 
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return KernelResult{}, err
 	}
-	softmax(res.X)
-	k := Kernel{Edges: edges, Prob: make([][]float64, rows)}
-	for j := range rows {
-		k.Prob[j] = mat.Row(nil, j, K)
+	ks.softmax(res.X)
+	k := Kernel{Edges: ks.edges, Prob: make([][]float64, ks.rows)}
+	for j := range ks.rows {
+		k.Prob[j] = mat.Row(nil, j, ks.K)
 	}
 	l, qe, err := m.KernelLosses(k)
 	if err != nil {
 		return KernelResult{}, err
 	}
-	mech := Mechanism{Family: FamilyKernel, Delta: cell, Labels: labels, Kernel: &k}
-	a := Achievable{Losses: l, Mechanism: mech}
-	if l.Recon > d {
-		// Time-share with F = X (loss 0) so that L_R = w·l.Recon ≤ d.
-		w := d / l.Recon
-		for w*l.Recon > d {
-			w = math.Nextafter(w, 0)
-		}
-		a = mix(a, Achievable{Losses: loss.New(0, make([]float64, m.K())), Mechanism: Erasure(1)}, w, 1-w)
-	}
+	mech := Mechanism{Family: FamilyKernel, Delta: cell, Labels: ks.labels, Kernel: &k}
+	a := m.feasible(Achievable{Losses: l, Mechanism: mech}, d)
 	return KernelResult{Kernel: k, Losses: l, QuadErr: qe, Achievable: a}, nil
+}
+
+// feasible is a if its L_R ≤ d, else its time-sharing with F = X (loss 0)
+// with weight w on a so that L_R = w·a.Recon ≤ d.
+func (m *Model) feasible(a Achievable, d float64) Achievable {
+	if a.Recon <= d {
+		return a
+	}
+	w := d / a.Recon
+	for w*a.Recon > d {
+		w = math.Nextafter(w, 0)
+	}
+	return mix(a, Achievable{Losses: loss.New(0, make([]float64, m.K())), Mechanism: Erasure(1)}, w, 1-w)
+}
+
+// kernelSearch is the objective of OptimizeKernel over the softmax logits
+// of a rows × labels kernel: the smallest adversary loss, negated, plus a
+// quadratic penalty on L_R − D, in units of V_Y.
+type kernelSearch struct {
+	d, vy        float64
+	edges        []float64
+	rows, labels int
+	obs          []kernelObs // the reconstructor's, then each adversary's
+	K, gR, gA    *mat.Dense  // the kernel and the two losses' gradients
+}
+
+// kernelPenalty is the weight of the squared excess (L_R − D)⁺/V_Y.
+const kernelPenalty = 1e4
+
+// newKernelSearch lays cells of width cell over μ_X ± 8σ_X and returns
+// the search with its start: labels from X mod Δ with the best single Δ
+// at D (cell j gets label j mod round(Δ/cell)).
+func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64) {
+	vy := m.vRecon
+	labels := max(2, int(math.Round(m.moduloDeltaAt(d)/cell)))
+	mu, sx := m.mean[m.private], math.Sqrt(m.VarX())
+	edges := m.CellEdges(cell)
+	rows := len(edges) + 1
+	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
+	for _, v := range m.vAdv {
+		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
+	}
+	x0 := make([]float64, rows*labels)
+	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels
+	for j := range rows {
+		l := ((int(origin)+j-1)%labels + labels) % labels
+		x0[j*labels+l] = 6
+	}
+	return &kernelSearch{d: d, vy: vy, edges: edges, rows: rows, labels: labels, obs: obs,
+		K: mat.NewDense(rows, labels, nil), gR: mat.NewDense(rows, labels, nil), gA: mat.NewDense(rows, labels, nil)}, x0
+}
+
+// moduloDeltaAt is the lattice step Δ of X mod Δ with L_R = D (bisection
+// on a log scale): the warm start of the kernel search.
+func (m *Model) moduloDeltaAt(d float64) float64 {
+	lo, hi := 1e-3, 1e3*math.Sqrt(m.VarX())
+	for range 80 {
+		mid := math.Sqrt(lo * hi)
+		if ModuloLoss(m.vRecon, mid) <= d {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// softmax sets K to the row-wise softmax of the logits x.
+func (s *kernelSearch) softmax(x []float64) {
+	for j := range s.rows {
+		row := x[j*s.labels : (j+1)*s.labels]
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = math.Max(mx, v)
+		}
+		sum := 0.0
+		for l, v := range row {
+			e := math.Exp(v - mx)
+			s.K.Set(j, l, e)
+			sum += e
+		}
+		for l := range s.labels {
+			s.K.Set(j, l, s.K.At(j, l)/sum)
+		}
+	}
+}
+
+// objective is the search's value at x and, when grad is not nil, its
+// gradient: that of the smallest adversary loss only.
+func (s *kernelSearch) objective(x []float64, grad []float64) float64 {
+	s.softmax(x)
+	var gr, ga *mat.Dense
+	if grad != nil {
+		gr, ga = s.gR, s.gA
+	}
+	lr := s.obs[0].kernelLoss(s.K, gr, nil)
+	best, bi := math.Inf(1), 0
+	for i := 1; i < len(s.obs); i++ {
+		if l := s.obs[i].kernelLoss(s.K, nil, nil); l < best {
+			best, bi = l, i
+		}
+	}
+	ex := math.Max(lr-s.d, 0) / s.vy
+	f := -best/s.vy + kernelPenalty*ex*ex
+	if grad != nil {
+		s.obs[bi].kernelLoss(s.K, ga, nil)
+		s.chain(grad, gr, ga, ex)
+	}
+	return f
+}
+
+// chain writes ∂f/∂x: ∂f/∂K, then through the row softmax,
+// ∂K_jl/∂x_jm = K_jl(δ_lm − K_jm).
+func (s *kernelSearch) chain(grad []float64, gr, ga *mat.Dense, ex float64) {
+	gk := make([]float64, s.labels)
+	for j := range s.rows {
+		dot := 0.0
+		for l := range s.labels {
+			gk[l] = -ga.At(j, l)/s.vy + 2*kernelPenalty*ex*gr.At(j, l)/s.vy
+			dot += gk[l] * s.K.At(j, l)
+		}
+		for l := range s.labels {
+			grad[j*s.labels+l] = s.K.At(j, l) * (gk[l] - dot)
+		}
+	}
 }
 
 // KernelSearch holds the settings of the optional kernel search.

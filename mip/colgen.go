@@ -92,11 +92,7 @@ type Certificate struct {
 	Nu             float64   `json:"nu"`
 	MaxReducedCost float64   `json:"max_reduced_cost"`
 	Upper          float64   `json:"upper"`
-	// Proof is "decision rules" (branch and bound over the reconstructor's
-	// decision rules, one LP per leaf: exact up to HiGHS's tolerances),
-	// "relaxation" (ρ_R ≥ 0 dropped: weaker, always available) or
-	// "saturation" (the adversaries' side-information-only risks).
-	Proof string `json:"proof"`
+	Proof          Proof     `json:"proof"`
 }
 
 // ReducedCost is rc(c) for the certificate's multipliers.
@@ -124,7 +120,7 @@ type ColGenIteration struct {
 	Lower     float64       `json:"lower"`
 	Upper     float64       `json:"upper"`
 	Columns   int           `json:"columns"`
-	Pricing   string        `json:"pricing"` // "heuristic" or "exact"
+	Pricing   Pricing       `json:"pricing"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
 }
 
@@ -546,44 +542,8 @@ func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
 // search completes; the largest open bound when it returns early or ctx
 // ends it (then with ctx's error) — and the best columns found.
 func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, [][]float64, error) {
-	ny := len(cg.rr.k)
-	order := make([]int, ny) // side values, likeliest first
-	mass := make([]float64, ny)
-	for y, ks := range cg.rr.k {
-		order[y] = y
-		for _, k := range ks {
-			for _, v := range k {
-				mass[y] = math.Max(mass[y], v)
-			}
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return -cmpFloat(mass[a], mass[b]) })
-	var real *realizer
-	if cg.zeroOne {
-		real = newRealizer(cg.m.Prior, cg.m.Recon, cg.rr)
-	}
-	rule := make([]int, ny)
-	// cost is g for the prefix: π + ν Σ over the assigned side values.
-	cost := func(prefix []int) []float64 {
-		g := slices.Clone(du.pi)
-		for d, a := range prefix {
-			for x, v := range cg.rr.k[order[d]][a] {
-				g[x] += du.nu * v
-			}
-		}
-		return g
-	}
-	best := tol
-	var cols [][]float64
-	base := cg.price.NumRows()
-	defer cg.price.TruncateRows(base)
-	// add appends the region rows of fixing side value order[d] to a.
-	add := func(d, a int) error {
-		if !cg.o.RegionRows {
-			return nil
-		}
-		return cg.price.AddRows(cg.regionRows(order[d], a))
-	}
+	rs := cg.newRuleSearch(du, tol)
+	defer cg.price.TruncateRows(rs.base)
 	root, _, err := cg.solveRule(ctx, du, du.pi)
 	if err != nil {
 		return math.Inf(1), nil, err
@@ -594,84 +554,155 @@ func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, []
 	// open nodes' largest bound as the bound. Then best-first, which
 	// proves the maximum with the tightest anytime bound.
 	h := &nodeHeap{nodes: []node{{bound: root}}, dive: true}
-	budget := cg.lps + int64(20*ny*maxEstimates(cg.rr))
-	open := func(nd node) float64 { return math.Max(best, math.Max(nd.bound, h.maxBound())) }
+	budget := cg.lps + int64(20*len(rs.order)*maxEstimates(cg.rr))
+	open := func(nd node) float64 { return math.Max(rs.best, math.Max(nd.bound, h.maxBound())) }
 	for h.Len() > 0 {
 		nd := heapPop(h)
-		if nd.bound <= best {
+		if nd.bound <= rs.best {
 			if h.dive {
 				continue // the others may still exceed best
 			}
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return open(nd), cols, err
+			return open(nd), rs.cols, err
 		}
-		if h.dive && (len(cols) > 0 || cg.lps > budget) {
-			if len(cols) > 0 {
-				slices.Reverse(cols)
-				return open(nd), cols, nil
+		if h.dive && (len(rs.cols) > 0 || cg.lps > budget) {
+			if len(rs.cols) > 0 {
+				slices.Reverse(rs.cols)
+				return open(nd), rs.cols, nil
 			}
 			h.dive = false
 			heap.Init(h)
 			heapPush(h, nd)
 			continue
 		}
-		depth := len(nd.prefix)
-		if real != nil {
-			real.reset()
-			for d, a := range nd.prefix {
-				real.assign(order[d], a)
-			}
-		}
-		if err := cg.price.TruncateRows(base); err != nil {
-			return open(nd), cols, err
-		}
-		for d, a := range nd.prefix {
-			if err := add(d, a); err != nil {
-				return open(nd), cols, err
-			}
-		}
-		mark := cg.price.NumRows()
-		copy(rule, nd.prefix)
-		y := order[depth]
-		for a := range cg.rr.k[y] {
-			if real != nil {
-				mark := real.save()
-				ok := real.assign(y, a)
-				real.restore(mark)
-				if !ok {
-					continue
-				}
-			}
-			rule[depth] = a
-			if err := add(depth, a); err != nil {
-				return open(nd), cols, err
-			}
-			v, c, err := cg.solveRule(ctx, du, cost(rule[:depth+1]))
-			if terr := cg.price.TruncateRows(mark); terr != nil {
-				return open(nd), cols, terr
-			}
-			if errors.Is(err, highsx.ErrInfeasible) {
-				continue // no column makes this partial rule optimal
-			}
-			if err != nil {
-				return open(nd), cols, err
-			}
-			if v <= best {
-				continue
-			}
-			if depth+1 == ny {
-				cg.rules++
-				best = v
-				cols = append(cols, c)
-				continue
-			}
-			heapPush(h, node{prefix: slices.Clone(rule[:depth+1]), bound: v})
+		if err := rs.expand(ctx, nd, h); err != nil {
+			return open(nd), rs.cols, err
 		}
 	}
-	slices.Reverse(cols) // best (last found) first
-	return best, cols, nil
+	slices.Reverse(rs.cols) // best (last found) first
+	return rs.best, rs.cols, nil
+}
+
+// ruleSearch is the state of exact's branch and bound over the
+// reconstructor's decision rules: a node fixes the estimate of the first
+// side values in order; a leaf fixes them all and prices one column.
+type ruleSearch struct {
+	cg    *colGen
+	du    duals
+	order []int     // side values, likeliest first
+	real  *realizer // the 0-1 loss's realizability check (nil otherwise)
+	rule  []int     // scratch: the rule being extended
+	base  int       // the pricing LP's rows before the search
+	best  float64   // the largest reduced cost found (at least the tolerance)
+	cols  [][]float64
+}
+
+func (cg *colGen) newRuleSearch(du duals, tol float64) *ruleSearch {
+	ny := len(cg.rr.k)
+	rs := &ruleSearch{cg: cg, du: du, order: make([]int, ny), rule: make([]int, ny), base: cg.price.NumRows(), best: tol}
+	mass := make([]float64, ny)
+	for y, ks := range cg.rr.k {
+		rs.order[y] = y
+		for _, k := range ks {
+			for _, v := range k {
+				mass[y] = math.Max(mass[y], v)
+			}
+		}
+	}
+	slices.SortStableFunc(rs.order, func(a, b int) int { return -cmpFloat(mass[a], mass[b]) })
+	if cg.zeroOne {
+		rs.real = newRealizer(cg.m.Prior, cg.m.Recon, cg.rr)
+	}
+	return rs
+}
+
+// cost is g for the prefix: π + ν Σ over the assigned side values.
+func (rs *ruleSearch) cost(prefix []int) []float64 {
+	g := slices.Clone(rs.du.pi)
+	for d, a := range prefix {
+		for x, v := range rs.cg.rr.k[rs.order[d]][a] {
+			g[x] += rs.du.nu * v
+		}
+	}
+	return g
+}
+
+// addRegion appends the region rows of fixing side value order[d] to a.
+func (rs *ruleSearch) addRegion(d, a int) error {
+	if !rs.cg.o.RegionRows {
+		return nil
+	}
+	return rs.cg.price.AddRows(rs.cg.regionRows(rs.order[d], a))
+}
+
+// enter sets the realizer and the pricing LP's region rows to nd's prefix.
+func (rs *ruleSearch) enter(nd node) error {
+	if rs.real != nil {
+		rs.real.reset()
+		for d, a := range nd.prefix {
+			rs.real.assign(rs.order[d], a)
+		}
+	}
+	if err := rs.cg.price.TruncateRows(rs.base); err != nil {
+		return err
+	}
+	for d, a := range nd.prefix {
+		if err := rs.addRegion(d, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expand prices every child of nd (the next side value's realizable
+// estimates): a leaf above best becomes a column, an inner node above best
+// goes on h.
+func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
+	if err := rs.enter(nd); err != nil {
+		return err
+	}
+	cg := rs.cg
+	mark := cg.price.NumRows()
+	depth := len(nd.prefix)
+	copy(rs.rule, nd.prefix)
+	y := rs.order[depth]
+	for a := range cg.rr.k[y] {
+		if rs.real != nil {
+			mark := rs.real.save()
+			ok := rs.real.assign(y, a)
+			rs.real.restore(mark)
+			if !ok {
+				continue
+			}
+		}
+		rs.rule[depth] = a
+		if err := rs.addRegion(depth, a); err != nil {
+			return err
+		}
+		v, c, err := cg.solveRule(ctx, rs.du, rs.cost(rs.rule[:depth+1]))
+		if terr := cg.price.TruncateRows(mark); terr != nil {
+			return terr
+		}
+		if errors.Is(err, highsx.ErrInfeasible) {
+			continue // no column makes this partial rule optimal
+		}
+		if err != nil {
+			return err
+		}
+		if v <= rs.best {
+			continue
+		}
+		if depth+1 == len(rs.order) {
+			cg.rules++
+			rs.best = v
+			rs.cols = append(rs.cols, c)
+			continue
+		}
+		heapPush(h, node{prefix: slices.Clone(rs.rule[:depth+1]), bound: v})
+	}
+	return nil
 }
 
 // regionRows are the rows ⟨k_yb − k_ya, c⟩ ≥ 0 for every other estimate b:
@@ -761,103 +792,131 @@ func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
 
 // run is the column generation loop.
 func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {
-	n := cg.m.N()
-	res := ColGenResult{}
 	sat := loss.Min(cg.m.AdvSaturation())
-	res.Upper = sat
-	best := Certificate{D: cg.d, Proof: "saturation", Upper: sat}
-	var lam []float64
-	finish := func(lower float64) {
-		res.Gamma = lower
-		if lam != nil {
-			res.Mechanism = cg.global().mechanism(lam)
-			res.fill(cg.m)
-		}
-		res.D = cg.d
-		res.Method = "column generation"
-		res.Columns = len(cg.cols)
-		res.Rules = cg.rules
-		res.LPs = cg.lps
-		res.Pool = cg.cols
-		res.SolveTime = time.Since(start)
-		res.Proven = res.Upper-lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))
-		res.Certificate = &best
-		if res.Proven {
-			res.Status = StatusOptimal
-		} else {
-			res.Status = StatusGap
-			res.LowerBound = true
-		}
-	}
-	lower := math.Inf(-1)
+	st := &colGenRun{cg: cg, start: start, lower: math.Inf(-1),
+		best: Certificate{D: cg.d, Proof: ProofSaturation, Upper: sat}}
+	st.res.Upper = sat
 	for it := 0; it < cg.o.MaxIterations; it++ {
-		z, l, du, err := cg.master(ctx)
+		done, err := st.iterate(ctx, it)
 		if err != nil {
-			finish(lower)
-			return res, err
+			return st.finish(), err
 		}
-		lower, lam = z, l
-		// Columns must improve by more than tol, so that n·tol, the
-		// bound's share of a proof, stays ≤ 1e-9·max(1, |z|).
-		tol := 1e-9 * math.Max(1, math.Abs(z)) / float64(n)
-		pricing := "heuristic"
-		newCols, err := cg.heuristic(ctx, du, lam, tol)
-		if err != nil {
-			finish(lower)
-			return res, err
-		}
-		cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
-		bound := math.NaN()
-		if r, err := cg.relaxation(ctx, du); err == nil {
-			cert.MaxReducedCost, cert.Proof = r, "relaxation"
-			bound = cert.Bound()
-		} else if ctx.Err() != nil {
-			finish(lower)
-			return res, err
-		}
-		if len(newCols) == 0 && !cg.o.NoExactPricing {
-			pricing = "exact"
-			// The exact search may prune every node whose bound is within
-			// half the gap target: completing then certifies the target.
-			prune := math.Max(tol, 0.5*cg.o.GapTol*math.Max(1, math.Abs(z))/float64(n))
-			r, cols, err := cg.exact(ctx, du, prune)
-			if err != nil {
-				// The open nodes' largest bound still bounds max rc.
-				if !math.IsInf(r, 1) {
-					cert.MaxReducedCost, cert.Proof = r, "decision rules (search stopped; largest open bound)"
-					if b := cert.Bound(); b < res.Upper {
-						cert.Upper = b
-						res.Upper, best = b, cert
-					}
-				}
-				res.record(it, lower, cg, pricing, start)
-				finish(lower)
-				return res, err
-			}
-			cert.MaxReducedCost, cert.Proof = r, "decision rules"
-			bound = cert.Bound()
-			newCols = cols
-		}
-		if !math.IsNaN(bound) && bound < res.Upper {
-			cert.Upper = bound
-			res.Upper, best = bound, cert
-		}
-		res.record(it, lower, cg, pricing, start)
-		added := 0
-		for _, c := range newCols {
-			if cg.add(c) {
-				added++
-			}
-		}
-		if res.Upper-lower <= cg.o.GapTol*math.Max(1, math.Abs(res.Upper)) || added == 0 {
+		if done {
 			break
 		}
 	}
-	finish(lower)
-	return res, nil
+	return st.finish(), nil
 }
 
-func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing string, start time.Time) {
+// colGenRun is the state of run between master iterations: the result so
+// far, the best certificate, the master's last value and weights.
+type colGenRun struct {
+	cg    *colGen
+	start time.Time
+	res   ColGenResult
+	best  Certificate
+	lower float64   // the master's last value (−Inf before the first)
+	lam   []float64 // the master's last column weights
+}
+
+// iterate runs master iteration it: the master LP, pricing (heuristic,
+// then exact when the heuristic finds nothing), the bound, the new
+// columns. It reports whether the bracket closed or no column was added.
+func (st *colGenRun) iterate(ctx context.Context, it int) (bool, error) {
+	cg := st.cg
+	z, l, du, err := cg.master(ctx)
+	if err != nil {
+		return false, err
+	}
+	st.lower, st.lam = z, l
+	// Columns must improve by more than tol, so that n·tol, the
+	// bound's share of a proof, stays ≤ 1e-9·max(1, |z|).
+	n := cg.m.N()
+	tol := 1e-9 * math.Max(1, math.Abs(z)) / float64(n)
+	pricing := PricingHeuristic
+	newCols, err := cg.heuristic(ctx, du, st.lam, tol)
+	if err != nil {
+		return false, err
+	}
+	cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
+	bound := math.NaN()
+	if r, err := cg.relaxation(ctx, du); err == nil {
+		cert.MaxReducedCost, cert.Proof = r, ProofRelaxation
+		bound = cert.Bound()
+	} else if ctx.Err() != nil {
+		return false, err
+	}
+	if len(newCols) == 0 && !cg.o.NoExactPricing {
+		pricing = PricingExact
+		// The exact search may prune every node whose bound is within
+		// half the gap target: completing then certifies the target.
+		prune := math.Max(tol, 0.5*cg.o.GapTol*math.Max(1, math.Abs(z))/float64(n))
+		r, cols, err := cg.exact(ctx, du, prune)
+		if err != nil {
+			// The open nodes' largest bound still bounds max rc.
+			if !math.IsInf(r, 1) {
+				cert.MaxReducedCost, cert.Proof = r, ProofDecisionRulesStopped
+				st.improve(cert, cert.Bound())
+			}
+			st.res.record(it, st.lower, cg, pricing, st.start)
+			return false, err
+		}
+		cert.MaxReducedCost, cert.Proof = r, ProofDecisionRules
+		bound = cert.Bound()
+		newCols = cols
+	}
+	if !math.IsNaN(bound) {
+		st.improve(cert, bound)
+	}
+	st.res.record(it, st.lower, cg, pricing, st.start)
+	added := 0
+	for _, c := range newCols {
+		if cg.add(c) {
+			added++
+		}
+	}
+	return st.res.Upper-st.lower <= cg.o.GapTol*math.Max(1, math.Abs(st.res.Upper)) || added == 0, nil
+}
+
+// improve makes cert, with its bound b, the best certificate when b is
+// below the upper bound so far.
+func (st *colGenRun) improve(cert Certificate, b float64) {
+	if b < st.res.Upper {
+		cert.Upper = b
+		st.res.Upper, st.best = b, cert
+	}
+}
+
+// finish fills the result: the master's mechanism and losses, the counts,
+// the status (optimal once the bracket is within ProvenGap) and the best
+// certificate.
+func (st *colGenRun) finish() ColGenResult {
+	cg, res := st.cg, st.res
+	res.Gamma = st.lower
+	if st.lam != nil {
+		res.Mechanism = cg.global().mechanism(st.lam)
+		res.fill(cg.m)
+	}
+	res.D = cg.d
+	res.Method = AlgorithmColGen
+	res.Columns = len(cg.cols)
+	res.Rules = cg.rules
+	res.LPs = cg.lps
+	res.Pool = cg.cols
+	res.SolveTime = time.Since(st.start)
+	res.Proven = res.Upper-st.lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))
+	best := st.best
+	res.Certificate = &best
+	if res.Proven {
+		res.Status = StatusOptimal
+	} else {
+		res.Status = StatusGap
+		res.LowerBound = true
+	}
+	return res
+}
+
+func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing Pricing, start time.Time) {
 	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
 		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
 	if cg.o.Iteration != nil {

@@ -76,7 +76,7 @@ func TestColGenAgainstRayLP(t *testing.T) {
 func checkCertificate(t *testing.T, m Finite, g *Global, r ColGenResult, opt float64) {
 	t.Helper()
 	c := *r.Certificate
-	if c.Proof == "saturation" {
+	if c.Proof == ProofSaturation {
 		if r.Upper != loss.Min(m.AdvSaturation()) || r.Upper < opt-1e-9 {
 			t.Fatalf("D=%g: saturation bound %v, adversaries saturate at %v, optimum %v", c.D, r.Upper, m.AdvSaturation(), opt)
 		}

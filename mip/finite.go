@@ -3,6 +3,8 @@ package mip
 import (
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/sweep"
 )
 
 // Finite is a general finite model (docs/finite.md): X ∈ {0..n−1} with prior
@@ -26,7 +28,7 @@ type Observer struct {
 
 // Mechanism is a randomized privatizer with m outputs: P[x][f] = P(F=f|X=x).
 // Each row is a distribution over the outputs; the columns P[·][f] are the
-// "columns" of the issue and the package comment.
+// columns of column generation (see the package comment).
 type Mechanism [][]float64
 
 // Outputs is the size m of the output alphabet.
@@ -285,6 +287,20 @@ func (m Finite) SideOnlyRisk(o Observer) float64 { return newRisk(m.Prior, o).at
 // DMax is the reconstructor's side-information-only risk: for D ≥ DMax the
 // distortion constraint is slack for every privatizer.
 func (m Finite) DMax() float64 { return m.SideOnlyRisk(m.Recon) }
+
+// DefaultFinitePoints is the number of thresholds of Finite.DefaultSweep.
+const DefaultFinitePoints = 11
+
+// DefaultSweep is mmds finite's grid: DefaultFinitePoints evenly spaced
+// thresholds from D_min to D_max, or the single threshold D_min when
+// D_max ≤ D_min.
+func (m Finite) DefaultSweep() sweep.Spec {
+	d0, d1 := m.DMin(), m.DMax()
+	if d1 <= d0 {
+		return sweep.Spec{D0: d0, D1: d0, N: 1}
+	}
+	return sweep.Spec{D0: d0, D1: d1, N: DefaultFinitePoints}
+}
 
 // DMin is the smallest reconstructor risk any privatizer achieves, that of
 // F = X: Σ_x π(x) min_a L(x, a) (0 for the 0-1 loss). D < DMin is infeasible.

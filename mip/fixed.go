@@ -69,21 +69,52 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highsx.Model, error) {
 	if fo.Outputs < 1 || fo.Outputs > MaxOutputs {
 		return nil, fmt.Errorf("output alphabet m = %d: must be in [1, %d]", fo.Outputs, MaxOutputs)
 	}
+	b := m.newFixedBuilder(fo)
+	b.privatizerRows()
+	b.adversaryRows()
+	b.reconRows(d)
+	if fo.Global != nil {
+		if err := b.globalCuts(d); err != nil {
+			return nil, err
+		}
+	}
+	if !fo.NoSymmetryBreaking {
+		b.symmetryRows()
+	}
+	return b.mod, nil
+}
+
+// fixedBuilder holds the fixed-alphabet MIP while FixedModel writes its
+// rows, in the order: privatizer, adversaries, reconstructor, global cuts,
+// symmetry breaking.
+type fixedBuilder struct {
+	m   Finite
+	fo  FixedOptions
+	l   fixedLayout
+	rr  risk   // the reconstructor's
+	ra  []risk // adversary i's
+	mod *highsx.Model
+	row rowBuilder
+}
+
+// newFixedBuilder lays out the columns: P, γ, t, w, then δ (and, for the
+// hull formulation, u) for every cell with more than one candidate
+// estimate.
+func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
 	n, mo, k := m.N(), fo.Outputs, m.K()
-	rr := newRisk(m.Prior, m.Recon)
-	ra := make([]risk, k)
-	l := fixedLayout{n: n, m: mo, k: k, ny: len(rr.k)}
+	b := &fixedBuilder{m: m, fo: fo, rr: newRisk(m.Prior, m.Recon), ra: make([]risk, k)}
+	l := fixedLayout{n: n, m: mo, k: k, ny: len(b.rr.k)}
 	next := n*mo + 1
 	for i, a := range m.Adv {
-		ra[i] = newRisk(m.Prior, a)
-		l.nz = append(l.nz, len(ra[i].k))
+		b.ra[i] = newRisk(m.Prior, a)
+		l.nz = append(l.nz, len(b.ra[i].k))
 		l.tOff = append(l.tOff, next)
-		next += mo * len(ra[i].k)
+		next += mo * len(b.ra[i].k)
 	}
 	l.wOff = next
 	l.dOff = next + mo*l.ny
 	nd := 0
-	for _, ks := range rr.k {
+	for _, ks := range b.rr.k {
 		if len(ks) > 1 {
 			nd += mo * len(ks)
 			if fo.Hull {
@@ -91,129 +122,153 @@ func (m Finite) FixedModel(d float64, fo FixedOptions) (*highsx.Model, error) {
 			}
 		}
 	}
-	nc := l.numCols(nd)
-	mod := highsx.NewModel(nc)
-	mod.Maximize = true
+	b.l = l
+	b.mod = highsx.NewModel(l.numCols(nd))
+	b.mod.Maximize = true
 	for j := 0; j < n*mo; j++ {
-		mod.Upper[j] = 1
+		b.mod.Upper[j] = 1
 	}
-	mod.Cost[l.gamma()] = 1
-	row := newRowBuilder(mod)
+	b.mod.Cost[l.gamma()] = 1
+	b.row = newRowBuilder(b.mod)
+	return b
+}
 
-	for x := 0; x < n; x++ {
-		es := make([]entry, mo)
+// privatizerRows: Σ_f P[x][f] = 1.
+func (b *fixedBuilder) privatizerRows() {
+	for x := 0; x < b.l.n; x++ {
+		es := make([]entry, b.l.m)
 		for f := range es {
-			es[f] = entry{l.p(x, f), 1}
+			es[f] = entry{b.l.p(x, f), 1}
 		}
-		row.add(1, 1, es...)
+		b.row.add(1, 1, es...)
 	}
+}
 
-	// Adversaries: exact epigraph of a sum of minima (concave).
-	for i := range ra {
-		for f := 0; f < mo; f++ {
-			for z, ks := range ra[i].k {
+// adversaryRows: the exact epigraph of each adversary's sum of minima
+// (concave), t_ifz ≤ ⟨k^i_za, P[·][f]⟩ and Σ_fz t_ifz ≥ γ.
+func (b *fixedBuilder) adversaryRows() {
+	l := b.l
+	for i := range b.ra {
+		for f := 0; f < l.m; f++ {
+			for z, ks := range b.ra[i].k {
 				for _, kv := range ks {
 					// t − ⟨k, P_f⟩ ≤ 0
 					es := []entry{{l.t(i, f, z), 1}}
 					for x, v := range kv {
 						es = append(es, entry{l.p(x, f), -v})
 					}
-					row.add(math.Inf(-1), 0, es...)
+					b.row.add(math.Inf(-1), 0, es...)
 				}
 			}
 		}
 		es := []entry{{l.gamma(), 1}}
-		for f := 0; f < mo; f++ {
-			for z := range ra[i].k {
+		for f := 0; f < l.m; f++ {
+			for z := range b.ra[i].k {
 				es = append(es, entry{l.t(i, f, z), -1})
 			}
 		}
-		row.add(math.Inf(-1), 0, es...)
+		b.row.add(math.Inf(-1), 0, es...)
 	}
+}
 
-	// Reconstructor: choose an estimate per (f, y) with big-M rows.
-	naive := maxLoss(m.Recon.loss(n))
+// reconRows: an estimate per cell (f, y), by big-M rows or the hull
+// formulation, and Σ_fy w_fy ≤ D.
+func (b *fixedBuilder) reconRows(d float64) {
+	l := b.l
 	dcol := l.dOff
-	for f := 0; f < mo; f++ {
-		for y, ks := range rr.k {
-			if len(ks) == 1 { // a single candidate estimate: w ≥ ⟨k, P_f⟩
+	for f := 0; f < l.m; f++ {
+		for y, ks := range b.rr.k {
+			switch {
+			case len(ks) == 1: // a single candidate estimate: w ≥ ⟨k, P_f⟩
 				es := []entry{{l.w(f, y), 1}}
 				for x, v := range ks[0] {
 					es = append(es, entry{l.p(x, f), -v})
 				}
-				row.add(0, math.Inf(1), es...)
-				continue
+				b.row.add(0, math.Inf(1), es...)
+			case b.fo.Hull:
+				dcol = hullRows(b.mod, b.row, l, f, y, ks, dcol)
+			default:
+				dcol = b.bigMRows(f, y, ks, dcol)
 			}
-			if fo.Hull {
-				dcol = hullRows(mod, row, l, f, y, ks, dcol)
-				continue
-			}
-			one := make([]entry, len(ks))
-			for a, kv := range ks {
-				dc := dcol
-				dcol++
-				mod.Integer[dc] = true
-				mod.Upper[dc] = 1
-				one[a] = entry{dc, 1}
-				bigM := naive
-				if !fo.NaiveBigM {
-					bigM = derivedM(ks, a)
-				}
-				// w − ⟨k_a, P_f⟩ − M δ ≥ −M
-				es := []entry{{l.w(f, y), 1}, {dc, -bigM}}
-				for x, v := range kv {
-					es = append(es, entry{l.p(x, f), -v})
-				}
-				row.add(-bigM, math.Inf(1), es...)
-			}
-			row.add(1, 1, one...)
 		}
 	}
-	es := make([]entry, 0, mo*l.ny)
-	for f := 0; f < mo; f++ {
+	es := make([]entry, 0, l.m*l.ny)
+	for f := 0; f < l.m; f++ {
 		for y := 0; y < l.ny; y++ {
 			es = append(es, entry{l.w(f, y), 1})
 		}
 	}
-	row.add(math.Inf(-1), d, es...)
+	b.row.add(math.Inf(-1), d, es...)
+}
 
-	if fo.Global != nil {
-		bound, cut, err := fo.Global.cutAt(d, DefaultSolver())
-		if err != nil {
-			return nil, err
+// bigMRows writes cell (f, y)'s big-M rows w − ⟨k_a, P_f⟩ − M δ_a ≥ −M and
+// Σ_a δ_a = 1 with binaries δ from column dcol on; it returns the next
+// free column.
+func (b *fixedBuilder) bigMRows(f, y int, ks [][]float64, dcol int) int {
+	naive := maxLoss(b.m.Recon.loss(b.l.n))
+	one := make([]entry, len(ks))
+	for a, kv := range ks {
+		dc := dcol
+		dcol++
+		b.mod.Integer[dc] = true
+		b.mod.Upper[dc] = 1
+		one[a] = entry{dc, 1}
+		bigM := naive
+		if !b.fo.NaiveBigM {
+			bigM = derivedM(ks, a)
 		}
-		// A relative slack keeps HiGHS's rounding from cutting the optimum.
-		mod.Upper[l.gamma()] = bound + 1e-9*(1+math.Abs(bound))
-		for f := 0; f < mo; f++ {
-			var es []entry
-			for i := range ra {
-				for z := range ra[i].k {
-					es = append(es, entry{l.t(i, f, z), cut.mu[i]})
-				}
+		es := []entry{{b.l.w(f, y), 1}, {dc, -bigM}}
+		for x, v := range kv {
+			es = append(es, entry{b.l.p(x, f), -v})
+		}
+		b.row.add(-bigM, math.Inf(1), es...)
+	}
+	b.row.add(1, 1, one...)
+	return dcol
+}
+
+// globalCuts bounds γ by the global optimum at d and adds one column cut
+// per output (see columnCut).
+func (b *fixedBuilder) globalCuts(d float64) error {
+	l := b.l
+	bound, cut, err := b.fo.Global.cutAt(d, DefaultSolver())
+	if err != nil {
+		return err
+	}
+	// A relative slack keeps HiGHS's rounding from cutting the optimum.
+	b.mod.Upper[l.gamma()] = bound + 1e-9*(1+math.Abs(bound))
+	for f := 0; f < l.m; f++ {
+		var es []entry
+		for i := range b.ra {
+			for z := range b.ra[i].k {
+				es = append(es, entry{l.t(i, f, z), cut.mu[i]})
 			}
-			for y := 0; y < l.ny; y++ {
-				es = append(es, entry{l.w(f, y), -cut.nu})
-			}
-			for x := 0; x < n; x++ {
-				es = append(es, entry{l.p(x, f), -cut.y[x]})
-			}
-			row.add(math.Inf(-1), 1e-9, es...)
+		}
+		for y := 0; y < l.ny; y++ {
+			es = append(es, entry{l.w(f, y), -cut.nu})
+		}
+		for x := 0; x < l.n; x++ {
+			es = append(es, entry{l.p(x, f), -cut.y[x]})
+		}
+		b.row.add(math.Inf(-1), 1e-9, es...)
+	}
+	return nil
+}
+
+// symmetryRows order the outputs by the column entries of the row with
+// the largest prior, P[xs][f] ≥ P[xs][f+1]: relabelling outputs changes no
+// risk.
+func (b *fixedBuilder) symmetryRows() {
+	prior := b.m.Prior
+	xs := 0
+	for x, p := range prior {
+		if p > prior[xs] {
+			xs = x
 		}
 	}
-
-	if !fo.NoSymmetryBreaking {
-		xs := 0
-		for x, p := range m.Prior {
-			if p > m.Prior[xs] {
-				xs = x
-			}
-		}
-		for f := 0; f+1 < mo; f++ {
-			// P[xs][f] ≥ P[xs][f+1]
-			row.add(0, math.Inf(1), entry{l.p(xs, f), 1}, entry{l.p(xs, f+1), -1})
-		}
+	for f := 0; f+1 < b.l.m; f++ {
+		b.row.add(0, math.Inf(1), entry{b.l.p(xs, f), 1}, entry{b.l.p(xs, f+1), -1})
 	}
-	return mod, nil
 }
 
 // hullRows writes the convex hull of the disjunction ∨_a {w ≥ ⟨k_a, c⟩}

@@ -454,8 +454,8 @@ type FiniteOptimum struct {
 	Gamma       float64   // the solver's objective value γ*
 	Mechanism   Mechanism // an optimal privatizer, P[x][f]
 	loss.Losses           // recomputed exactly from Mechanism
-	// Method says how the optimum was found: "global LP", or "fixed MIP".
-	Method string
+	// Method says how the optimum was found.
+	Method Algorithm
 	// Alphabet is the number of outputs the formulation allowed (0 for the
 	// global LP, which allows any number).
 	Alphabet int
@@ -548,7 +548,7 @@ func (g *Global) SolveWithDuals(d float64, o SolverOptions) (FiniteOptimum, []fl
 	lam := res.X[:len(g.rays)]
 	p := g.mechanism(lam)
 	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "global LP",
+		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: AlgorithmGlobalLP,
 		Status: StatusOptimal, SolveTime: res.Time,
 	}
 	opt.fill(g.model)

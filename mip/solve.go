@@ -64,8 +64,8 @@ type FiniteSolution struct {
 	Points []FiniteOptimum
 	// Global is the ray LP when it was used (nil otherwise).
 	Global *Global
-	// Method is "global LP", "column generation" or "fixed MIP".
-	Method string
+	// Method is how the points were found.
+	Method Algorithm
 	// Stopped says why Points ends before the last threshold (a prefix of
 	// the thresholds, see SweepOptions); StopNone when every one was solved.
 	Stopped Stop
@@ -115,7 +115,7 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 	var solve func(i int, d float64) (FiniteOptimum, error)
 	switch {
 	case o.Alphabet > 0:
-		sol.Method = "fixed MIP"
+		sol.Method = AlgorithmFixedMIP
 		solve = func(i int, d float64) (FiniteOptimum, error) { return m.fixedPoint(ctx, d, o, b.Share(i, len(ds))) }
 	default:
 		g, err := m.rayLP(ctx, o)
@@ -126,10 +126,10 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			return sol, err
 		}
 		if g != nil {
-			sol.Method, sol.Global = "global LP", g
+			sol.Method, sol.Global = AlgorithmGlobalLP, g
 			solve = func(i int, d float64) (FiniteOptimum, error) { return g.point(ctx, d, o.Solver) }
 		} else {
-			sol.Method = "column generation"
+			sol.Method = AlgorithmColGen
 			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
 				co := ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver,
@@ -164,7 +164,7 @@ func (m Finite) rayLP(ctx context.Context, o FiniteSolveOptions) (*Global, error
 }
 
 // noPoint is the point of a threshold without a privatizer.
-func noPoint(d float64, method string, status Status, elapsed time.Duration) FiniteOptimum {
+func noPoint(d float64, method Algorithm, status Status, elapsed time.Duration) FiniteOptimum {
 	return FiniteOptimum{D: d, Method: method, Status: status, Gamma: math.NaN(), Upper: math.NaN(),
 		Losses: loss.Losses{Recon: math.NaN(), MinAdv: math.NaN()}, SolveTime: elapsed}
 }
@@ -177,7 +177,7 @@ func interrupted(ctx context.Context, d float64) error {
 // bound is its value.
 func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (FiniteOptimum, error) {
 	if d < g.model.DMin()-1e-12 {
-		return noPoint(d, "global LP", StatusInfeasible, 0), nil
+		return noPoint(d, AlgorithmGlobalLP, StatusInfeasible, 0), nil
 	}
 	if ctx.Err() != nil {
 		return FiniteOptimum{}, interrupted(ctx, d)
@@ -194,7 +194,7 @@ func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (Finite
 // returns the final master's columns.
 func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (FiniteOptimum, [][]float64, error) {
 	if d < m.DMin()-1e-12 {
-		return noPoint(d, "column generation", StatusInfeasible, 0), nil, nil
+		return noPoint(d, AlgorithmColGen, StatusInfeasible, 0), nil, nil
 	}
 	start := time.Now()
 	r, err := m.SolveColGen(ctx, d, co)
@@ -202,7 +202,7 @@ func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (F
 	case errors.Is(err, ErrInterrupted):
 		return FiniteOptimum{}, nil, err
 	case errors.Is(err, highsx.ErrTimeLimit) && r.Mechanism == nil:
-		p := noPoint(d, "column generation", StatusNoSolution, time.Since(start))
+		p := noPoint(d, AlgorithmColGen, StatusNoSolution, time.Since(start))
 		p.Upper = r.Upper
 		return p, r.Pool, nil
 	case err != nil:
@@ -216,7 +216,7 @@ func (m Finite) colGenPoint(ctx context.Context, d float64, co ColGenOptions) (F
 // bound (on the m-output optimum).
 func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions, limit time.Duration) (FiniteOptimum, error) {
 	if d < m.DMin()-1e-12 {
-		return noPoint(d, "fixed MIP", StatusInfeasible, 0), nil
+		return noPoint(d, AlgorithmFixedMIP, StatusInfeasible, 0), nil
 	}
 	fo := FixedOptions{Outputs: o.Alphabet, Hull: true}
 	mod, err := m.FixedModel(d, fo)
@@ -232,12 +232,12 @@ func (m Finite) fixedPoint(ctx context.Context, d float64, o FiniteSolveOptions,
 	case ctx.Err() != nil:
 		return FiniteOptimum{}, interrupted(ctx, d)
 	case errors.Is(err, highsx.ErrInfeasible):
-		p := noPoint(d, "fixed MIP", StatusInfeasible, res.Time)
+		p := noPoint(d, AlgorithmFixedMIP, StatusInfeasible, res.Time)
 		p.Alphabet = o.Alphabet
 		return p, nil
 	case err != nil && !res.HasSolution:
 		if errors.Is(err, highsx.ErrTimeLimit) {
-			p := noPoint(d, "fixed MIP", StatusNoSolution, res.Time)
+			p := noPoint(d, AlgorithmFixedMIP, StatusNoSolution, res.Time)
 			p.Alphabet, p.Upper = o.Alphabet, res.DualBound
 			return p, nil
 		}
@@ -265,7 +265,7 @@ func (m Finite) fixedOptimum(d float64, mo int, res highsx.Result) FiniteOptimum
 		normalize(p[x])
 	}
 	opt := FiniteOptimum{
-		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: "fixed MIP", Alphabet: mo,
+		D: d, Gamma: res.Objective, Upper: res.Objective, Mechanism: p, Method: AlgorithmFixedMIP, Alphabet: mo,
 		Status: pointStatus(res.Status), MIPGap: res.MIPGap, Nodes: res.Nodes, SolveTime: res.Time,
 	}
 	opt.fill(m)

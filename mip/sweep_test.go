@@ -128,3 +128,16 @@ func TestSweepCancelStops(t *testing.T) {
 		t.Errorf("cancel took %v", el)
 	}
 }
+
+func TestFiniteDefaultSweep(t *testing.T) {
+	m := PaperBinary().Finite()
+	got := m.DefaultSweep()
+	if got.D0 != m.DMin() || got.D1 != m.DMax() || got.N != DefaultFinitePoints {
+		t.Errorf("paper binary: %v, want %g:%g:%d", got, m.DMin(), m.DMax(), DefaultFinitePoints)
+	}
+	// Y determines X: D_min = D_max = 0, a single threshold
+	m.Recon.Channel = [][]float64{{1, 0}, {0, 1}}
+	if got := m.DefaultSweep(); got.D0 != m.DMin() || got.D1 != m.DMin() || got.N != 1 {
+		t.Errorf("Y = X: %v, want the single threshold %g", got, m.DMin())
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mmds-project/mmds/bench"
 )
 
 func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
@@ -33,7 +35,7 @@ func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 
 func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
 	dir := t.TempDir()
-	curves := []ProfileCurve{{"a", []float64{1, 3}, []float64{0.5, 1}}, {"b", []float64{1.5}, []float64{0.5}}, {"none", nil, nil}}
+	curves := []bench.ProfileCurve{{Label: "a", Tau: []float64{1, 3}, Rho: []float64{0.5, 1}}, {Label: "b", Tau: []float64{1.5}, Rho: []float64{0.5}}, {Label: "none"}}
 	for name, magic := range map[string][]byte{"p.png": []byte("\x89PNG"), "p.svg": []byte("<svg")} {
 		path := filepath.Join(dir, name)
 		if err := PerformanceProfile(path, "t", curves); err != nil {

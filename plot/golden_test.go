@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mmds-project/mmds/bench"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden SVG files under testdata/")
@@ -15,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden SVG files under test
 // go test ./plot -run TestGoldenSVG -update, and look at the files).
 func TestGoldenSVG(t *testing.T) {
 	pts := []BenchPoint{{"a", 2, 0.001, false}, {"a", 3, 0.01, false}, {"a", 3, 0.03, false}, {"b", 2, 0.0001, false}, {"b", 3, 0, false}, {"b", 3, 10, true}}
-	curves := []ProfileCurve{{"a", []float64{1, 3}, []float64{0.5, 1}}, {"b", []float64{1.5}, []float64{0.5}}, {"none", nil, nil}}
+	curves := []bench.ProfileCurve{{Label: "a", Tau: []float64{1, 3}, Rho: []float64{0.5, 1}}, {Label: "b", Tau: []float64{1.5}, Rho: []float64{0.5}}, {Label: "none"}}
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name  string

@@ -14,20 +14,15 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/report"
 )
 
-// ProfileCurve is one series of a Dolan–Moré performance profile: ρ steps
-// up to Rho[i] at ratio Tau[i] (sorted, ≥ 1) and stays there.
-type ProfileCurve struct {
-	Label    string
-	Tau, Rho []float64
-}
-
 // PerformanceProfile writes a performance profile to path (.png or .svg,
 // atomically): ρ_s(τ), the fraction of problems solver s solves within a
-// factor τ of the fastest, against τ on a log₂ axis.
-func PerformanceProfile(path, title string, curves []ProfileCurve) error {
+// factor τ of the fastest, against τ on a log₂ axis (bench.Profile
+// computes the curves).
+func PerformanceProfile(path, title string, curves []bench.ProfileCurve) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("profile %q: the file name must end in .png or .svg", path)

@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 )
@@ -75,14 +77,50 @@ type Tolerances struct {
 	// ReferencePaper (Proposition 1 or 2, the paper's) or ReferenceBest
 	// (the best known Gaussian mechanism; the optimum over all privatizers
 	// for the binary model).
-	Reference string `json:"reference"`
+	Reference Reference `json:"reference"`
 }
+
+// Reference is the optimum a verdict's gap is taken against; its text
+// ("paper", "best") is the "reference" of reports and certificates.
+type Reference int
 
 // The references a verdict can use.
 const (
-	ReferencePaper = "paper"
-	ReferenceBest  = "best"
+	ReferencePaper Reference = iota + 1
+	ReferenceBest
 )
+
+var referenceNames = [...]string{ReferencePaper: "paper", ReferenceBest: "best"}
+
+// ErrReference is wrapped by the error for text that is not a reference.
+var ErrReference = errors.New("verify: unknown reference")
+
+// String is the reference as reports write it.
+func (r Reference) String() string {
+	if r < ReferencePaper || r > ReferenceBest {
+		return fmt.Sprintf("Reference(%d)", int(r))
+	}
+	return referenceNames[r]
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (r Reference) MarshalText() ([]byte, error) {
+	if r < ReferencePaper || r > ReferenceBest {
+		return nil, fmt.Errorf("%w: %d", ErrReference, int(r))
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *Reference) UnmarshalText(b []byte) error {
+	for v := ReferencePaper; v <= ReferenceBest; v++ {
+		if referenceNames[v] == string(b) {
+			*r = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s: want paper or best", ErrReference, safefile.Excerpt(string(b)))
+}
 
 // DefaultTolerances returns the Default constants.
 func DefaultTolerances() Tolerances {
@@ -101,7 +139,7 @@ func (t Tolerances) Validate() error {
 		}
 	}
 	if t.Reference != ReferencePaper && t.Reference != ReferenceBest {
-		return fmt.Errorf("verify: reference %q: must be %q or %q", t.Reference, ReferencePaper, ReferenceBest)
+		return fmt.Errorf("verify: reference %v: must be %q or %q", t.Reference, ReferencePaper, ReferenceBest)
 	}
 	if t.TestSize < 1 || t.TestSize > 1e9 {
 		return fmt.Errorf("verify: tolerance test_size = %d: must be in [1, 1e9]", t.TestSize)

@@ -225,11 +225,7 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		problem = func(r bench.Result) string { return r.Problem }
 		what = "formulations (" + infos[0].Name + ")"
 	}
-	var curves []plot.ProfileCurve
-	for _, c := range bench.Profile(results, series, problem) {
-		curves = append(curves, plot.ProfileCurve{Label: c.Label, Tau: c.Tau, Rho: c.Rho})
-	}
-	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, curves)
+	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, bench.Profile(results, series, problem))
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,

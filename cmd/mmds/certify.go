@@ -3,20 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
@@ -102,38 +96,16 @@ type certifyJSON struct {
 }
 
 func runCertify(cmd *cobra.Command, o certifyOpts) error {
-	format, err := outputFormat(o.format)
+	format, err := o.parseFlags()
 	if err != nil {
 		return err
-	}
-	if err := o.tol.Validate(); err != nil {
-		return toleranceFlagError(err)
-	}
-	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
-		return badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
 	}
 	if o.check != "" {
 		return runCertifyCheck(cmd, o)
 	}
 	o.out = stdoutPath(o.out)
-	if err := checkPlotPath(o.plot); err != nil {
-		return err
-	}
-	if o.model == "" {
-		return badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
-	}
-	m, err := model.Load(cmd.Context(), o.model)
+	m, inputs, err := o.readInputs(cmd)
 	if err != nil {
-		return badInput("--model %v", err)
-	}
-	if o.plot != "" && m.Kind() == model.Finite {
-		return badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
-	}
-	inputs, err := certifyInputs(cmd, o)
-	if err != nil {
-		return err
-	}
-	if err := checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs); err != nil {
 		return err
 	}
 	rep, cert, err := certifyAll(cmd, o, m, inputs)
@@ -157,13 +129,58 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	if !rep.Pass && rep.Failed == 0 && rep.CannotCertify > 0 {
+	return certifyVerdict(rep)
+}
+
+// parseFlags checks the flags every certify run shares.
+func (o certifyOpts) parseFlags() (report.Format, error) {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return format, err
+	}
+	if err := o.tol.Validate(); err != nil {
+		return format, toleranceFlagError(err)
+	}
+	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
+		return format, badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
+	}
+	return format, nil
+}
+
+// readInputs reads the model and every privatizer and checks every path
+// and privatizer against the model, before any work.
+func (o certifyOpts) readInputs(cmd *cobra.Command) (model.Model, []verify.Input, error) {
+	if err := checkPlotPath(o.plot); err != nil {
+		return nil, nil, err
+	}
+	if o.model == "" {
+		return nil, nil, badInput("--model: required (the gauss, binary or finite --config JSON the privatizer was trained on)")
+	}
+	m, err := model.Load(cmd.Context(), o.model)
+	if err != nil {
+		return nil, nil, badInput("--model %v", err)
+	}
+	if o.plot != "" && m.Kind() == model.Finite {
+		return nil, nil, badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
+	}
+	inputs, err := certifyInputs(cmd, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, inputs, checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs)
+}
+
+// certifyVerdict is the run's exit: nil when every point passes, exit 3
+// when the only shortfall is points that cannot be certified soundly, else
+// exit 1.
+func certifyVerdict(rep *verify.Report) error {
+	switch {
+	case rep.Pass:
+		return nil
+	case rep.Failed == 0 && rep.CannotCertify > 0:
 		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
-	if !rep.Pass {
-		return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
-	}
-	return nil
+	return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
 }
 
 // plotCertify draws the certified points on the model's optimal curves.
@@ -324,94 +341,18 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 	case o.points == "" && (o.priv == "" || !cmd.Flags().Changed("d")):
 		return nil, badInput("give --privatizer FILE and --d D, or --points FILE")
 	}
-	// A path from the command line is named escaped; one from a --points
-	// list by an excerpt of the entry as written (the list may be a link
-	// to a file that is not the author's: no message quotes more of it).
-	type pair struct {
-		D          float64
-		Path, Name string
-	}
-	var pairs []pair
-	if o.points == "" {
-		pairs = []pair{{o.d, o.priv, safefile.Path(o.priv)}}
-	} else {
-		ps, err := readPoints(cmd.Context(), o.points)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			pairs = append(pairs, pair{p.D, p.Privatizer, p.name})
+	es := []verify.Entry{{D: o.d, Privatizer: o.priv, Name: safefile.Path(o.priv)}}
+	if o.points != "" {
+		var err error
+		if es, err = verify.ReadPoints(cmd.Context(), o.points); err != nil {
+			return nil, badInput("--points %w", err)
 		}
 	}
-	var out []verify.Input
-	for _, p := range pairs {
-		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
-			return nil, badInput("D = %v (privatizer %s): must be a finite number ≥ 0", p.D, p.Name)
-		}
-		in, err := verify.ReadInputNamed(cmd.Context(), p.D, p.Path, p.Name)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		out = append(out, in)
-	}
-	return out, nil
-}
-
-type pointsEntry struct {
-	D          float64 `json:"D"`
-	Privatizer string  `json:"privatizer"`
-	name       string  // for messages: the entry's number and an excerpt of its path as written
-}
-
-// maxPoints bounds a --points file.
-const maxPoints = 10000
-
-// readPoints reads a --points file: JSON [{"D", "privatizer"}] or CSV
-// "D,file" rows; relative paths are taken from the file's folder.
-func readPoints(ctx context.Context, path string) ([]pointsEntry, error) {
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	in, err := verify.ReadInputs(cmd.Context(), es)
 	if err != nil {
-		return nil, badInput("--points %v", err)
+		return nil, usageError{err}
 	}
-	shown := safefile.Path(path)
-	var ps []pointsEntry
-	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-		if err != nil {
-			return nil, badInput("--points %s: %v", shown, err)
-		}
-		for i, r := range rows {
-			if len(r) != 2 {
-				return nil, badInput("--points %s: row %d has %d fields, want 2 (D,file)", shown, i+1, len(r))
-			}
-			d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
-			if err != nil {
-				return nil, badInput("--points %s: row %d: D %s is not a number", shown, i+1, safefile.Excerpt(r[0]))
-			}
-			ps = append(ps, pointsEntry{D: d, Privatizer: strings.TrimSpace(r[1])})
-		}
-	} else {
-		if err := jsonconf.Unmarshal(b, &ps); err != nil {
-			return nil, badInput("--points %s: not a JSON list of {\"D\", \"privatizer\"}: %v", shown, err)
-		}
-	}
-	if len(ps) == 0 || len(ps) > maxPoints {
-		return nil, badInput("--points %s: %d entries: must be in [1, %d]", shown, len(ps), maxPoints)
-	}
-	for i := range ps {
-		p := ps[i].Privatizer
-		if p == "" {
-			return nil, badInput("--points %s: entry %d has no privatizer file", shown, i+1)
-		}
-		if strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(p) {
-			return nil, badInput("--points %s: entry %d: privatizer %s: a path with control or non-printable characters (want a plain file name)", shown, i+1, safefile.Excerpt(p))
-		}
-		ps[i].name = fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p))
-		if !filepath.IsAbs(p) {
-			ps[i].Privatizer = filepath.Join(filepath.Dir(path), p)
-		}
-	}
-	return ps, nil
+	return in, nil
 }
 
 // fitsModel checks a privatizer's sizes against the model before any work.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -154,24 +153,6 @@ func TestCertifyBadInput(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, errs, c.want)
 		}
 	}
-}
-
-// FuzzCertifyPoints feeds arbitrary --points files: exit 2 or a result,
-// never a panic.
-func FuzzCertifyPoints(f *testing.F) {
-	f.Add([]byte(`[{"D": 0.1, "privatizer": "p.onnx"}]`))
-	f.Add([]byte("0.1,p.csv\n"))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		dir := t.TempDir()
-		for _, name := range []string{"pts.json", "pts.csv"} {
-			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			readPoints(context.Background(), p) // errors are fine; panics are not
-		}
-	})
 }
 
 var verifytestGaussModel = verifytest.GaussModelJSON

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -104,34 +103,79 @@ func parseAlphabet(s string) (int, error) {
 
 // parseMethod reads --method.
 func parseMethod(s string) (mip.Method, error) {
-	switch s {
-	case "auto":
-		return mip.MethodAuto, nil
-	case "rays":
-		return mip.MethodRays, nil
-	case "colgen":
-		return mip.MethodColGen, nil
+	m, err := mip.ParseMethod(s)
+	if err != nil {
+		return 0, badInput("--method %q: must be auto, rays or colgen", s)
 	}
-	return 0, badInput("--method %q: must be auto, rays or colgen", s)
+	return m, nil
+}
+
+// finiteRun is mmds finite's input, every flag checked.
+type finiteRun struct {
+	m      mip.Finite
+	alpha  int // 0: global
+	method mip.Method
+	format report.Format
+	ds     []float64
+	files  []string // --write-model: one per threshold
 }
 
 func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, err := finiteModel(cmd.Context(), f.config)
+	in, err := f.parse(cmd)
 	if err != nil {
 		return err
 	}
-	alpha, err := parseAlphabet(f.alphabet)
+	sol, err := solveFinite(cmd, f, in)
+	if errors.Is(err, mip.ErrInterrupted) {
+		return exitError{130, err}
+	}
 	if err != nil {
 		return err
 	}
-	method, err := parseMethod(f.method)
-	if err != nil {
+	if err := in.writeModels(sol); err != nil {
 		return err
 	}
-	format, err := outputFormat(f.format)
-	if err != nil {
+	if err := writeFinite(cmd.OutOrStdout(), in.format, in.m, sol, in.ds, f.mechanisms); err != nil {
 		return err
 	}
+	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(in.ds))
+}
+
+// parse reads and checks every flag and path, before any work.
+func (f finiteFlags) parse(cmd *cobra.Command) (finiteRun, error) {
+	var in finiteRun
+	var err error
+	if in.m, err = finiteModel(cmd.Context(), f.config); err != nil {
+		return in, err
+	}
+	if in.alpha, err = parseAlphabet(f.alphabet); err != nil {
+		return in, err
+	}
+	if in.method, err = parseMethod(f.method); err != nil {
+		return in, err
+	}
+	if in.format, err = outputFormat(f.format); err != nil {
+		return in, err
+	}
+	if err := f.checkBounds(in.m); err != nil {
+		return in, err
+	}
+	if in.ds, err = thresholds(cmd, f.d, f.sweep, in.m.DefaultSweep()); err != nil {
+		return in, err
+	}
+	if in.files, err = f.modelFiles(in); err != nil {
+		return in, err
+	}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
+	for _, p := range in.files {
+		paths = append(paths, report.Out("--write-model", p))
+	}
+	return in, checkPaths(paths...)
+}
+
+// checkBounds checks --max-points, --time-limit, --max-subsets, --gap and
+// the model's size.
+func (f finiteFlags) checkBounds(m mip.Finite) error {
 	if err := f.limits.check(); err != nil {
 		return err
 	}
@@ -144,42 +188,32 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err := m.CheckSize(); err != nil {
 		return badInput("--config %s: %v", f.config, err)
 	}
-	def := sweep.Spec{D0: m.DMin(), D1: m.DMax(), N: 11}
-	if def.D1 <= def.D0 {
-		def = sweep.Spec{D0: def.D0, D1: def.D0, N: 1}
+	return nil
+}
+
+// modelFiles are --write-model's file names, one per threshold; none
+// without the flag.
+func (f finiteFlags) modelFiles(in finiteRun) ([]string, error) {
+	if f.writeModel == "" {
+		return nil, nil
 	}
-	ds, err := thresholds(cmd, f.d, f.sweep, def)
-	if err != nil {
-		return err
+	m := in.m
+	if in.alpha == 0 && (in.method == mip.MethodColGen || (in.method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
+		return nil, badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
 	}
-	var files []string
-	if f.writeModel != "" {
-		if alpha == 0 && (method == mip.MethodColGen || (method == mip.MethodAuto && m.N() > mip.AutoRayMaxN)) {
-			return badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.N(), mip.AutoRayMaxN)
-		}
-		if files, err = modelFileNames(f.writeModel, len(ds)); err != nil {
-			return err
-		}
-	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
-	for _, p := range files {
-		paths = append(paths, report.Out("--write-model", p))
-	}
-	if err := checkPaths(paths...); err != nil {
-		return err
-	}
-	sol, err := solveFinite(cmd, f, m, ds, alpha, method)
-	if errors.Is(err, mip.ErrInterrupted) {
-		return exitError{130, err}
-	}
-	if err != nil {
-		return err
-	}
-	files = files[:min(len(files), len(sol.Points))]
+	return modelFileNames(f.writeModel, len(in.ds))
+}
+
+// writeModels writes the LP or MIP of every threshold solved to its
+// --write-model file.
+func (in finiteRun) writeModels(sol mip.FiniteSolution) error {
+	files := in.files[:min(len(in.files), len(sol.Points))]
 	for i, path := range files {
-		d := ds[i]
-		write := func(tmp string) error { return m.WriteFixedModel(d, mip.FixedOptions{Outputs: alpha, Hull: true}, tmp) }
-		if alpha == 0 {
+		d := in.ds[i]
+		write := func(tmp string) error {
+			return in.m.WriteFixedModel(d, mip.FixedOptions{Outputs: in.alpha, Hull: true}, tmp)
+		}
+		if in.alpha == 0 {
 			if sol.Global == nil {
 				return fmt.Errorf("--write-model: the ray enumeration exceeded --max-subsets, so there is no ray LP to write")
 			}
@@ -189,15 +223,13 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
-	if err := writeFinite(cmd.OutOrStdout(), format, m, sol, ds, f.mechanisms); err != nil {
-		return err
-	}
-	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(ds))
+	return nil
 }
 
 // solveFinite solves m at every threshold within the bounds, with
 // progress (and column generation's bracket as it closes).
-func solveFinite(cmd *cobra.Command, f finiteFlags, m mip.Finite, ds []float64, alpha int, method mip.Method) (mip.FiniteSolution, error) {
+func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun) (mip.FiniteSolution, error) {
+	m, ds, alpha, method := in.m, in.ds, in.alpha, in.method
 	per := time.Millisecond // the ray LP
 	if alpha > 0 || method == mip.MethodColGen || m.N() > mip.AutoRayMaxN {
 		per = time.Second // column generation or a MIP: seconds a threshold are typical
@@ -272,17 +304,50 @@ func methodLabel(o mip.FiniteOptimum) string {
 	if o.Alphabet > 0 {
 		return fmt.Sprintf("MIP m=%d", o.Alphabet)
 	}
-	return o.Method
+	return o.Method.String()
 }
 
 func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.Grid {
+	csv := f == report.CSV
+	grid := &report.Grid{
+		Title: fmt.Sprintf("Finite model: n = %d, K = %d; D_min = %.4g, D_max = %.4g, adversaries saturate at %s",
+			m.N(), m.K(), m.DMin(), m.DMax(), joinFloats(m.AdvSaturation())),
+		Header: finiteHeader(m.K(), csv),
+	}
+	for _, o := range sol.Points {
+		grid.Rows = append(grid.Rows, finiteRow(o, m.K(), csv))
+	}
+	grid.Notes = finiteNotes(sol)
+	return grid
+}
+
+// finiteHeader is the grid's header: the CSV schema of docs/finite.md or
+// the table's.
+func finiteHeader(k int, csv bool) []string {
+	if csv {
+		h := []string{"D", "gamma", "upper_bound", "recon_loss"}
+		for i := 1; i <= k; i++ {
+			h = append(h, fmt.Sprintf("adv_loss_%d", i))
+		}
+		return append(h, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
+	}
+	h := []string{"D", "γ", "upper", "L_recon"}
+	for i := 1; i <= k; i++ {
+		h = append(h, fmt.Sprintf("L_adv,%d", i))
+	}
+	return append(h, "min L_adv", "outputs", "method", "status", "ms")
+}
+
+// finiteRow is one point's row: numbers in full for CSV (empty for NaN),
+// to four decimals for the table ("—" for NaN).
+func finiteRow(o mip.FiniteOptimum, k int, csv bool) []string {
 	num := func(x float64) string {
 		if math.IsNaN(x) {
 			return "—"
 		}
 		return report.Fixed(x, 4)
 	}
-	if f == report.CSV {
+	if csv {
 		num = func(x float64) string {
 			if math.IsNaN(x) {
 				return ""
@@ -290,58 +355,40 @@ func finiteGrid(m mip.Finite, sol mip.FiniteSolution, f report.Format) *report.G
 			return report.Float(x, -1)
 		}
 	}
-	k := m.K()
-	grid := &report.Grid{
-		Title: fmt.Sprintf("Finite model: n = %d, K = %d; D_min = %.4g, D_max = %.4g, adversaries saturate at %s",
-			m.N(), k, m.DMin(), m.DMax(), joinFloats(m.AdvSaturation())),
+	row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
+	for i := 0; i < k; i++ {
+		a := math.NaN()
+		if i < len(o.Adv) {
+			a = o.Adv[i]
+		}
+		row = append(row, num(a))
 	}
-	if f == report.CSV {
-		grid.Header = []string{"D", "gamma", "upper_bound", "recon_loss"}
-		for i := 1; i <= k; i++ {
-			grid.Header = append(grid.Header, fmt.Sprintf("adv_loss_%d", i))
-		}
-		grid.Header = append(grid.Header, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
-	} else {
-		grid.Header = []string{"D", "γ", "upper", "L_recon"}
-		for i := 1; i <= k; i++ {
-			grid.Header = append(grid.Header, fmt.Sprintf("L_adv,%d", i))
-		}
-		grid.Header = append(grid.Header, "min L_adv", "outputs", "method", "status", "ms")
+	ms := float64(o.SolveTime.Microseconds()) / 1000
+	if csv {
+		return append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
+			o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
 	}
-	for _, o := range sol.Points {
-		row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
-		for i := 0; i < k; i++ {
-			a := math.NaN()
-			if i < len(o.Adv) {
-				a = o.Adv[i]
-			}
-			row = append(row, num(a))
-		}
-		ms := float64(o.SolveTime.Microseconds()) / 1000
-		if f == report.CSV {
-			row = append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
-				o.StatusText(), report.Float(o.MIPGap, -1), strconv.FormatInt(o.Nodes, 10), report.Float(ms, -1))
-		} else {
-			outputs := "—" // no privatizer found (infeasible D, or stopped before one)
-			if o.Mechanism != nil {
-				outputs = strconv.Itoa(o.Mechanism.Outputs())
-			}
-			row = append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
-		}
-		grid.Rows = append(grid.Rows, row)
+	outputs := "—" // no privatizer found (infeasible D, or stopped before one)
+	if o.Mechanism != nil {
+		outputs = strconv.Itoa(o.Mechanism.Outputs())
 	}
+	return append(row, num(o.MinAdv), outputs, methodLabel(o), o.StatusText(), report.Fixed(ms, 2))
+}
+
+// finiteNotes say how the solution was found and what γ and upper mean.
+func finiteNotes(sol mip.FiniteSolution) []string {
+	var notes []string
 	if g := sol.Global; g != nil {
-		grid.Notes = append(grid.Notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
+		notes = append(notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
 			len(g.Rays()), g.Hyperplanes, g.Subsets, g.EnumTime.Round(time.Microsecond)))
 	}
-	if sol.Method == "column generation" {
-		grid.Notes = append(grid.Notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
+	if sol.Method == mip.AlgorithmColGen {
+		notes = append(notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
 	}
-	if sol.Method == "fixed MIP" {
-		grid.Notes = append(grid.Notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
+	if sol.Method == mip.AlgorithmFixedMIP {
+		notes = append(notes, "Fixed alphabet: upper bounds the optimum over privatizers with m outputs only (HiGHS's dual bound).")
 	}
-	grid.Notes = append(grid.Notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
-	return grid
+	return append(notes, "Losses are exact Bayes risks recomputed from the reported mechanism; γ is the solver's objective.")
 }
 
 type finiteDoc struct {
@@ -353,8 +400,8 @@ type finiteDoc struct {
 		AdvSaturation []float64        `json:"adv_saturation"`
 		Config        mip.FiniteConfig `json:"config"`
 	} `json:"model"`
-	Solver solverDoc `json:"solver"`
-	Method string    `json:"method"`
+	Solver solverDoc     `json:"solver"`
+	Method mip.Algorithm `json:"method"`
 	// StoppedBy names the bound that stopped the sweep ("max points" or
 	// "time limit"); absent when every threshold was solved.
 	StoppedBy mip.Stop                `json:"stopped_by,omitempty"`
@@ -392,12 +439,12 @@ type finitePoint struct {
 }
 
 type finiteIterationJ struct {
-	Iteration int     `json:"iteration"`
-	Lower     float64 `json:"lower"`
-	Upper     float64 `json:"upper"`
-	Columns   int     `json:"columns"`
-	Pricing   string  `json:"pricing"`
-	ElapsedMS float64 `json:"elapsed_ms"`
+	Iteration int         `json:"iteration"`
+	Lower     float64     `json:"lower"`
+	Upper     float64     `json:"upper"`
+	Columns   int         `json:"columns"`
+	Pricing   mip.Pricing `json:"pricing"`
+	ElapsedMS float64     `json:"elapsed_ms"`
 }
 
 // finite returns &x, or nil for NaN (JSON has no NaN).

@@ -166,7 +166,11 @@ func (v *guardedValue) Set(s string) error {
 		return &flagError{flag: v.flag, value: s, msg: fmt.Sprintf("given twice (%s, then %s): give it once", safefile.Excerpt(v.first), safefile.Excerpt(s))}
 	}
 	if err := v.Value.Set(s); err != nil {
-		return &flagError{flag: v.flag, value: s, msg: valueHint(v.Value.Type(), err)}
+		msg := valueHint(v.Value.Type(), err)
+		if h, ok := v.Value.(interface{ hint() string }); ok {
+			msg = h.hint() // a value with a fixed set of names says them
+		}
+		return &flagError{flag: v.flag, value: s, msg: msg}
 	}
 	if v.sets == 0 {
 		v.first = s

@@ -3,19 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model"
@@ -82,87 +82,14 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	return cmd
 }
 
-// gaussRun is everything mmds gauss computed, ready to print.
+// gaussRun is everything mmds gauss computed, ready to print: ds are the
+// thresholds asked for, of which the solution holds the first
+// len(sol.Points).
 type gaussRun struct {
-	model   *gauss.Model
-	points  []gauss.Point
-	bracket []gauss.Bracket // points[i] with the best achievable and the upper bound
-	maxErr  float64         // largest cross-check 5(a) discrepancy
-	mc      []gauss.MCResult
-	opts    gaussOpts
-	nTrain  int
-	nTestMC int
-	kernels int // thresholds the kernel search improved (-1: not run)
-	// ds are the thresholds asked for; points, bracket and mc hold the
-	// first len(points), and stop says which bound stopped the sweep
-	// before the others.
-	ds   []float64
-	stop sweep.Stop
-}
-
-// searchKernels runs the optional kernel search at every threshold solved,
-// in parallel (each threshold is independent, so the result does not
-// depend on scheduling). The searches share the sweep's bounds: one starts
-// only within budget b, and the thresholds after the first that cannot
-// start are cut from the run (not reached).
-func (r *gaussRun) searchKernels(ctx context.Context, b sweep.Budget, report func(done int)) error {
-	n := len(r.bracket)
-	errs := make([]error, n)
-	better := make([]bool, n)
-	started := make([]bool, n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				better[i], errs[i] = r.model.ImproveBracket(ctx, &r.bracket[i], gauss.DefaultKernelSearch)
-				mu.Lock()
-				done++
-				report(done)
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range r.bracket {
-		// the budget's point bound is already applied (r.bracket holds at
-		// most MaxPoints thresholds): only its deadline can stop a search
-		if b.Stop(0) != sweep.StopNone || ctx.Err() != nil {
-			r.stop = b.Stop(0)
-			break
-		}
-		started[i] = true
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	r.kernels = 0
-	reached := n
-	for i, err := range errs {
-		if err != nil {
-			return err
-		}
-		if !started[i] && reached == n {
-			reached = i
-		}
-		if better[i] {
-			r.kernels++
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r.cut(reached)
-	return nil
-}
-
-// cut keeps the first k thresholds solved; the rest are not reached.
-func (r *gaussRun) cut(k int) {
-	r.points, r.bracket = r.points[:k], r.bracket[:k]
-	if r.opts.monteCarlo {
-		r.mc = r.mc[:k]
-	}
+	model *gauss.Model
+	sol   *gauss.Solution
+	opts  gaussOpts
+	ds    []float64
 }
 
 func runGauss(cmd *cobra.Command, o gaussOpts) error {
@@ -211,7 +138,7 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
 		return err
 	}
-	return warnStopped(cmd, o.limits, r.stop, len(r.points), len(ds))
+	return warnStopped(cmd, o.limits, r.sol.Stop, len(r.sol.Points), len(ds))
 }
 
 func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
@@ -246,84 +173,51 @@ func gaussThresholds(cmd *cobra.Command, o gaussOpts, m *gauss.Model) ([]float64
 	return thresholds(cmd, o.d, o.sweep, m.DefaultSweep())
 }
 
-// computeGauss runs, threshold by threshold within --max-points and
-// --time-limit, the closed form, cross-check 5(a), the bracket and, if
-// asked, the Monte Carlo cross-check 5(b); then the kernel search, if
-// asked, under the same budget. Thresholds are counted once per stage in
-// the progress report.
+// computeGauss solves m at ds within --max-points and --time-limit
+// (gauss.Model.Solve), with a progress bar that counts thresholds once per
+// stage.
 func computeGauss(cmd *cobra.Command, m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) {
-	ctx := cmd.Context()
-	r := &gaussRun{model: m, opts: o, kernels: -1, ds: ds}
+	so := gauss.SolveOptions{MaxPoints: o.limits.maxPoints, TimeLimit: o.limits.timeLimit}
 	if o.monteCarlo {
-		r.nTrain, r.nTestMC = gauss.SplitSamples(o.samples)
+		so.MonteCarlo = &gauss.MonteCarloOptions{Seed: o.seed, Samples: o.samples}
 	}
-	n := o.limits.points(len(ds))
+	if o.kernels {
+		so.Kernels = &gauss.DefaultKernelSearch
+	}
+	bar := gaussBar(cmd, o, o.limits.points(len(ds)))
+	stage := gauss.StagePoints
+	so.Progress = func(s gauss.Stage, done int) {
+		if s != stage {
+			stage = s
+			bar.Describe("kernel search")
+		}
+		bar.Set(done)
+	}
+	sol, err := m.Solve(cmd.Context(), ds, so)
+	if errors.Is(err, gauss.ErrSamples) {
+		err = badInput("--samples %d: %w", o.samples, err)
+	}
+	if err != nil {
+		bar.Finish("stopped")
+		return nil, err
+	}
+	bar.Finish(doneOrStopped(nil, sol.Stop))
+	return &gaussRun{model: m, sol: sol, opts: o, ds: ds}, nil
+}
+
+// gaussBar is the progress bar of n thresholds, a unit per threshold and
+// stage, with its forecast.
+func gaussBar(cmd *cobra.Command, o gaussOpts, n int) *progress.Bar {
 	per := 2 * time.Millisecond // the closed form and the bracket
 	if o.monteCarlo {
 		per += time.Duration(o.samples) * 200 * time.Nanosecond
 	}
-	units := n // a unit per threshold and stage
+	units := n
 	if o.kernels {
 		// about 10 s a threshold on each core (gauss.DefaultKernelSearch)
 		units, per = 2*n, per+10*time.Second/time.Duration(runtime.GOMAXPROCS(0))
 	}
-	bar := newBar(cmd, o.limits.quiet, "steps", units, per*time.Duration(n)/time.Duration(max(units, 1)))
-	b := sweep.NewBudget(o.limits.maxPoints, o.limits.timeLimit, nil)
-	for i, d := range ds {
-		if err := ctx.Err(); err != nil {
-			bar.Finish("stopped")
-			return nil, err
-		}
-		if r.stop = b.Stop(i); r.stop != sweep.StopNone {
-			break
-		}
-		if err := r.solvePoint(i, d); err != nil {
-			bar.Finish("stopped")
-			return nil, err
-		}
-		bar.Set(i + 1)
-	}
-	if o.kernels && r.stop == sweep.StopNone {
-		solved := len(r.points)
-		bar.Describe("kernel search")
-		err := r.searchKernels(ctx, b, func(done int) { bar.Set(solved + done) })
-		if err != nil {
-			bar.Finish("stopped")
-			return nil, err
-		}
-	}
-	bar.Finish(doneOrStopped(nil, r.stop))
-	return r, nil
-}
-
-// solvePoint computes threshold i, D = d: Proposition 1 cross-checked,
-// the bracket, and the Monte Carlo estimate if asked.
-func (r *gaussRun) solvePoint(i int, d float64) error {
-	m := r.model
-	p, err := m.Optimum(d)
-	if err != nil {
-		return usageError{err}
-	}
-	e, err := m.Check(p)
-	if err != nil {
-		return err // exit 1: a computation failed
-	}
-	r.maxErr = math.Max(r.maxErr, e)
-	bk, err := m.Bracket(p.D)
-	if err != nil {
-		return err
-	}
-	r.points, r.bracket = append(r.points, p), append(r.bracket, bk)
-	if !r.opts.monteCarlo {
-		return nil
-	}
-	rng := rand.New(rand.NewPCG(r.opts.seed, uint64(i)))
-	res, err := m.MonteCarlo(rng, p.Privatizer(), r.nTrain, r.nTestMC)
-	if err != nil {
-		return usageError{fmt.Errorf("--samples %d: %w", r.opts.samples, err)}
-	}
-	r.mc = append(r.mc, res)
-	return nil
+	return newBar(cmd, o.limits.quiet, "steps", units, per*time.Duration(n)/time.Duration(max(units, 1)))
 }
 
 func writeOutput(stdout io.Writer, path string, b []byte) error {
@@ -343,10 +237,10 @@ func (r *gaussRun) render(w io.Writer, f report.Format) error {
 		return report.WriteJSON(w, r.jsonDoc())
 	case report.CSV:
 		g := r.grid(false)
-		return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "status"))
+		return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.sol.Points):], "status"))
 	}
 	g := r.grid(true)
-	return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.points):], "its mechanism"))
+	return emitSweep(w, f, g, nil, notReachedIn(g, r.ds[len(r.sol.Points):], "its mechanism"))
 }
 
 // gaussJSON is the JSON contract of mmds gauss (see docs/gauss.md).
@@ -377,12 +271,12 @@ type mcJSON struct {
 }
 
 func (r *gaussRun) jsonDoc() gaussJSON {
-	doc := gaussJSON{Model: r.model.Summary(), StoppedBy: r.stop,
-		CrossCheck: crossCheckJSON{MaxRelErr: r.maxErr, Tolerance: gauss.CheckTol}}
-	doc.Points = pointsJSON[gauss.Bracket]{solved: r.bracket, rest: r.ds[len(r.bracket):]}
+	doc := gaussJSON{Model: r.model.Summary(), StoppedBy: r.sol.Stop,
+		CrossCheck: crossCheckJSON{MaxRelErr: r.sol.MaxRelErr, Tolerance: gauss.CheckTol}}
+	doc.Points = pointsJSON[gauss.Bracket]{solved: r.sol.Brackets, rest: r.ds[len(r.sol.Brackets):]}
 	if r.opts.monteCarlo {
-		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.nTrain,
-			Test: r.nTestMC, Confidence: 0.95, Results: r.mc}
+		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.sol.Train,
+			Test: r.sol.Test, Confidence: 0.95, Results: r.sol.MonteCarlo}
 	}
 	return doc
 }
@@ -393,8 +287,8 @@ func (r *gaussRun) jsonDoc() gaussJSON {
 func (r *gaussRun) grid(human bool) *report.Grid {
 	m := r.model
 	g := &report.Grid{Header: r.header(human)}
-	for i, p := range r.points {
-		g.Rows = append(g.Rows, r.row(human, p, r.bracket[i], i))
+	for i, p := range r.sol.Points {
+		g.Rows = append(g.Rows, r.row(human, p, r.sol.Brackets[i], i))
 	}
 	if human {
 		g.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %s",
@@ -439,7 +333,7 @@ func (r *gaussRun) row(human bool, p gauss.Point, b gauss.Bracket, i int) []stri
 		row = append(row, f(b.UpperBound), "")
 	}
 	if r.opts.monteCarlo {
-		row = append(row, mcCells(r.mc[i], human)...)
+		row = append(row, mcCells(r.sol.MonteCarlo[i], human)...)
 	}
 	return row
 }
@@ -556,18 +450,18 @@ func (r *gaussRun) notes() []string {
 	}
 	n = append(n,
 		fmt.Sprintf("correlation matrix: smallest eigenvalue %s (%s)", num(m.MinEigenvalue()), definiteness(m.MinEigenvalue())),
-		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", r.maxErr, gauss.CheckTol),
+		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", r.sol.MaxRelErr, gauss.CheckTol),
 		"columns D' to min adv: Proposition 1, optimal only among jointly Gaussian privatizers F = aX + bR (Appendix A); SNR = a²/b² = 1/D' - 1/V_Y",
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
 		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i < 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
 		r.openNote())
-	if r.kernels >= 0 {
+	if r.sol.Improved >= 0 {
 		n = append(n, fmt.Sprintf("kernel search (--kernels, cells %g wide, %d L-BFGS iterations): improved the best achievable at %d of %d thresholds",
-			gauss.DefaultKernelSearch.Cell, gauss.DefaultKernelSearch.Iters, r.kernels, len(r.bracket)))
+			gauss.DefaultKernelSearch.Cell, gauss.DefaultKernelSearch.Iters, r.sol.Improved, len(r.sol.Brackets)))
 	}
 	if r.opts.monteCarlo {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
-			r.opts.seed, r.opts.samples, r.nTrain, r.nTestMC))
+			r.opts.seed, r.opts.samples, r.sol.Train, r.sol.Test))
 	}
 	return n
 }
@@ -576,7 +470,7 @@ func (r *gaussRun) notes() []string {
 // exact optimum open.
 func (r *gaussRun) openNote() string {
 	open := 0
-	for _, b := range r.bracket {
+	for _, b := range r.sol.Brackets {
 		if b.Open() {
 			open++
 		}
@@ -584,7 +478,7 @@ func (r *gaussRun) openNote() string {
 	if open == 0 {
 		return "bracket [best achievable, upper bound] closed (to 1e-9 relative) at every threshold shown"
 	}
-	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies in [best achievable, upper bound]", open, len(r.bracket))
+	return fmt.Sprintf("the exact optimum is OPEN at %d of %d thresholds: it lies in [best achievable, upper bound]", open, len(r.sol.Brackets))
 }
 
 func sideName(s []string) string {

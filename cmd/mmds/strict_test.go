@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/verify"
 )
 
 // runCLIQuick runs the CLI and fails the test when it takes longer than
@@ -300,7 +301,7 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 func TestReadsHonourContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readPoints(ctx, fixtures+"channel-pass.json"); err == nil {
-		t.Error("readPoints read under a cancelled context")
+	if _, err := verify.ReadPoints(ctx, fixtures+"channel-pass.json"); err == nil {
+		t.Error("verify.ReadPoints read under a cancelled context")
 	}
 }

@@ -80,42 +80,19 @@ not finalized or not trained (0 with --report-only), or --check differs;
 }
 
 func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
-	format, err := outputFormat(o.format)
+	format, want, err := o.parse(cmd, dir)
 	if err != nil {
 		return err
-	}
-	if o.summary && cmd.Flags().Changed("format") {
-		return badInput("--summary and --format are mutually exclusive")
-	}
-	if err := o.tol.Validate(); err != nil {
-		return toleranceFlagError(err)
-	}
-	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
-		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
-		return err
-	}
-	var want *verify.Certificate
-	if o.check != "" {
-		if want, err = readCertificate(cmd.Context(), "--check", o.check); err != nil {
-			return err
-		}
 	}
 	run, drun, err := verify.Open(cmd.Context(), dir)
 	if err != nil {
 		return usageError{err}
 	}
-	if drun != nil {
+	if drun != nil { // a user's own data: held-out losses, no certificate
 		return runVerifyData(cmd, drun, o, format)
 	}
-	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
-	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Progress: bar.Set})
-	endBar(bar, err)
+	rep, err := certifyRun(cmd, run, o)
 	if err != nil {
-		if errors.Is(err, verify.ErrInput) {
-			return usageError{err}
-		}
 		return err
 	}
 	cert := verify.NewCertificate(rep, run.PointHashes(), version.String())
@@ -132,9 +109,63 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			return err
 		}
 	}
+	out, err := renderVerify(format, o.summary, run, rep)
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(cmd.OutOrStdout(), o.out, out); err != nil {
+		return err
+	}
+	if o.reportOnly {
+		return nil
+	}
+	return verdictError(dir, rep)
+}
+
+// parse checks the flags and paths and reads --check's certificate (nil
+// without it), before any work.
+func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *verify.Certificate, error) {
+	format, err := outputFormat(o.format)
+	if err != nil {
+		return format, nil, err
+	}
+	if o.summary && cmd.Flags().Changed("format") {
+		return format, nil, badInput("--summary and --format are mutually exclusive")
+	}
+	if err := o.tol.Validate(); err != nil {
+		return format, nil, toleranceFlagError(err)
+	}
+	o.out = stdoutPath(o.out)
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
+		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
+		return format, nil, err
+	}
+	if o.check == "" {
+		return format, nil, nil
+	}
+	want, err := readCertificate(cmd.Context(), "--check", o.check)
+	return format, want, err
+}
+
+// certifyRun certifies every threshold of a loaded results directory
+// (verify.Certify), with a progress bar.
+func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
+	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
+	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
+		Model: model.Options{}, Progress: bar.Set})
+	endBar(bar, err)
+	if errors.Is(err, verify.ErrInput) {
+		return nil, usageError{err}
+	}
+	return rep, err
+}
+
+// renderVerify lays the report out: the summary, JSON, CSV or the tables.
+func renderVerify(format report.Format, summary bool, run *verify.Run, rep *verify.Report) ([]byte, error) {
 	var buf bytes.Buffer
+	var err error
 	switch {
-	case o.summary:
+	case summary:
 		err = writeSummary(&buf, run, rep)
 	case format == report.JSON:
 		err = report.WriteJSON(&buf, rep)
@@ -143,21 +174,22 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	default:
 		err = writeVerifyTables(&buf, run, rep)
 	}
-	if err != nil {
-		return err
-	}
-	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
-		return err
-	}
-	if !rep.Pass && !o.reportOnly && rep.Failed+rep.NotFinalized+rep.NotTrained == 0 && rep.CannotCertify > 0 {
+	return buf.Bytes(), err
+}
+
+// verdictError is the run's exit: nil when every threshold passes, exit 3
+// when the only shortfall is thresholds that cannot be certified soundly,
+// else exit 1.
+func verdictError(dir string, rep *verify.Report) error {
+	switch {
+	case rep.Pass:
+		return nil
+	case rep.Failed+rep.NotFinalized+rep.NotTrained == 0 && rep.CannotCertify > 0:
 		return exitError{exitCannotCertify, fmt.Errorf("certification of %s: %d of %d thresholds cannot be certified soundly (%d pass)",
 			dir, rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
-	if !rep.Pass && !o.reportOnly {
-		return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
-			dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained)}
-	}
-	return nil
+	return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
+		dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained)}
 }
 
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
@@ -191,73 +223,14 @@ func readCertificate(ctx context.Context, flag, path string) (*verify.Certificat
 func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	binary := run.Model.Kind() == model.Binary
 	names := advNames(run)
-	main := &report.Grid{Title: verifyTitle(run, rep)}
-	learnedHdr := "learned recon"
-	if binary {
-		learnedHdr = "learned recon (soft/hard)"
-	}
-	main.Header = []string{"D", learnedHdr, "learned min adv", "certified recon"}
-	for _, n := range names {
-		main.Header = append(main.Header, "certified "+n)
-	}
-	main.Header = append(main.Header, "certified min adv", "optimum min adv", "gap", "gap at D", "gap tol", "verdict")
-	detail := &report.Grid{}
-	if binary {
-		detail.Header = []string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}
-		for _, n := range names {
-			detail.Header = append(detail.Header, n+" excess (hard)")
-		}
-		detail.Header = append(detail.Header, "quadrature Δs")
-	} else {
-		detail.Header = []string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}
-		for _, n := range names {
-			detail.Header = append(detail.Header, n+" excess")
-		}
-		detail.Header = append(detail.Header, "stated error")
-	}
+	main := &report.Grid{Title: verifyTitle(run, rep), Header: verifyHeader(binary, names)}
+	detail := &report.Grid{Header: detailHeader(binary, names)}
 	for _, p := range rep.Points {
-		d := f4(p.D)
-		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify: no numbers to show
-			row := []string{d}
-			for len(row) < len(main.Header)-1 {
-				row = append(row, "—")
-			}
-			main.Rows = append(main.Rows, append(row, p.Verdict))
-			continue
+		main.Rows = append(main.Rows, verifyRow(p, binary, len(main.Header)))
+		if p.Finalized && p.Certified != nil && (p.Binary != nil || p.Gauss != nil) {
+			// a channel (the labels method) has an exact certificate and no detail
+			detail.Rows = append(detail.Rows, detailRow(p, binary))
 		}
-		l, c := p.Learned, p.Certified
-		lr, la := f4(l.Recon), f4(l.MinAdv)
-		if binary && l.ReconHard != nil && len(l.AdvHard) > 0 {
-			lr += " / " + f4(*l.ReconHard)
-			la += " / " + f4(loss.Min(l.AdvHard))
-		}
-		row := []string{d, lr, la, f4(c.Recon)}
-		for _, a := range c.Adv {
-			row = append(row, f4(a))
-		}
-		row = append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
-		main.Rows = append(main.Rows, row)
-		if p.Binary == nil && p.Gauss == nil {
-			continue // a channel (the labels method): its certificate is exact, with no detail
-		}
-
-		var dr []string
-		if binary {
-			b := p.Binary
-			dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
-			for _, e := range p.Excess.Adv {
-				dr = append(dr, report.Float(e, 3))
-			}
-			dr = append(dr, report.Float(b.Change, 2))
-		} else {
-			g := p.Gauss
-			dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.Recon), f4(g.Fit.MinAdv), report.Float(p.Excess.Recon, 3)}
-			for _, e := range p.Excess.Adv {
-				dr = append(dr, report.Float(e, 3))
-			}
-			dr = append(dr, report.Float(g.Change, 2))
-		}
-		detail.Rows = append(detail.Rows, dr)
 	}
 	main.Notes = verifyNotes(run, rep)
 	if err := main.RenderTable(w); err != nil {
@@ -273,6 +246,81 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		detail.Title = "Best linear-Gaussian fit F ≈ aX + bR + c (nonlinearity = residual/Var F; fit losses exact), and the trained estimators' excess MSE over Bayes"
 	}
 	return detail.RenderTable(w)
+}
+
+// verifyHeader is the main table's header; names are the adversaries'.
+func verifyHeader(binary bool, names []string) []string {
+	learnedHdr := "learned recon"
+	if binary {
+		learnedHdr = "learned recon (soft/hard)"
+	}
+	h := []string{"D", learnedHdr, "learned min adv", "certified recon"}
+	for _, n := range names {
+		h = append(h, "certified "+n)
+	}
+	return append(h, "certified min adv", "optimum min adv", "gap", "gap at D", "gap tol", "verdict")
+}
+
+// verifyRow is p's row of the main table, of width cells; a threshold not
+// finalized has only its D and verdict.
+func verifyRow(p verify.Point, binary bool, width int) []string {
+	d := f4(p.D)
+	if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify: no numbers to show
+		row := []string{d}
+		for len(row) < width-1 {
+			row = append(row, "—")
+		}
+		return append(row, p.Verdict)
+	}
+	l, c := p.Learned, p.Certified
+	lr, la := f4(l.Recon), f4(l.MinAdv)
+	if binary && l.ReconHard != nil && len(l.AdvHard) > 0 {
+		lr += " / " + f4(*l.ReconHard)
+		la += " / " + f4(loss.Min(l.AdvHard))
+	}
+	row := []string{d, lr, la, f4(c.Recon)}
+	for _, a := range c.Adv {
+		row = append(row, f4(a))
+	}
+	return append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
+}
+
+// detailHeader is the detail table's header: the learned mechanism
+// (binary) or its linear-Gaussian fit, and the estimators' excess losses.
+func detailHeader(binary bool, names []string) []string {
+	var h []string
+	if binary {
+		h = []string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}
+		for _, n := range names {
+			h = append(h, n+" excess (hard)")
+		}
+		return append(h, "quadrature Δs")
+	}
+	h = []string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}
+	for _, n := range names {
+		h = append(h, n+" excess")
+	}
+	return append(h, "stated error")
+}
+
+// detailRow is p's row of the detail table.
+func detailRow(p verify.Point, binary bool) []string {
+	d := f4(p.D)
+	var dr []string
+	if binary {
+		b := p.Binary
+		dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
+		for _, e := range p.Excess.Adv {
+			dr = append(dr, report.Float(e, 3))
+		}
+		return append(dr, report.Float(b.Change, 2))
+	}
+	g := p.Gauss
+	dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.Recon), f4(g.Fit.MinAdv), report.Float(p.Excess.Recon, 3)}
+	for _, e := range p.Excess.Adv {
+		dr = append(dr, report.Float(e, 3))
+	}
+	return append(dr, report.Float(g.Change, 2))
 }
 
 func verifyTitle(run *verify.Run, rep *verify.Report) string {
@@ -316,7 +364,7 @@ func passWord(ok bool) string {
 
 // referenceLine says which optimum the verdicts use and what the "best" or
 // "global" gap is.
-func referenceLine(k model.Kind, ref string) string {
+func referenceLine(k model.Kind, ref verify.Reference) string {
 	switch {
 	case k == model.Gauss && ref == verify.ReferenceBest:
 		return "verdicts against the best known mechanism (docs/gauss.md); \"optimum\" and \"gap\": Proposition 1, the paper's reference"
@@ -381,7 +429,23 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 	binary := run.Model.Kind() == model.Binary
 	k := len(advNames(run))
-	g := &report.Grid{Header: []string{"D", "finalized", "learned_recon"}}
+	g := &report.Grid{Header: verifyCSVHeader(binary, k)}
+	for _, p := range rep.Points {
+		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify
+			row := make([]string, len(g.Header))
+			row[0], row[1] = report.Float(p.D, -1), fmt.Sprint(p.Finalized)
+			row[indexOf(g.Header, "pass")] = "false"
+			row[indexOf(g.Header, "verdict")] = p.Verdict
+			g.Rows = append(g.Rows, row)
+			continue
+		}
+		g.Rows = append(g.Rows, verifyCSVRow(p, binary, k))
+	}
+	return g
+}
+
+// verifyCSVHeader is the CSV schema of docs/verify.md for k adversaries.
+func verifyCSVHeader(binary bool, k int) []string {
 	idx := func(base string) []string {
 		out := make([]string, k)
 		for i := range out {
@@ -389,73 +453,59 @@ func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
 		}
 		return out
 	}
-	g.Header = append(g.Header, idx("learned_adv")...)
-	g.Header = append(g.Header, "learned_min_adv")
+	h := []string{"D", "finalized", "learned_recon"}
+	h = append(h, idx("learned_adv")...)
+	h = append(h, "learned_min_adv")
 	if binary {
-		g.Header = append(g.Header, "learned_recon_hard")
-		g.Header = append(g.Header, idx("learned_adv_hard")...)
+		h = append(h, "learned_recon_hard")
+		h = append(h, idx("learned_adv_hard")...)
 	}
-	g.Header = append(g.Header, "certified_recon")
-	g.Header = append(g.Header, idx("certified_adv")...)
-	g.Header = append(g.Header, "certified_min_adv", "optimum_D")
-	g.Header = append(g.Header, idx("optimum_adv")...)
-	g.Header = append(g.Header, "optimum_min_adv", "optimum_at_D_min_adv", "gap", "gap_at_D", "band_lo", "band_hi", "adv_tol", "pass", "verdict", "excess_recon")
-	g.Header = append(g.Header, idx("excess_adv")...)
+	h = append(h, "certified_recon")
+	h = append(h, idx("certified_adv")...)
+	h = append(h, "certified_min_adv", "optimum_D")
+	h = append(h, idx("optimum_adv")...)
+	h = append(h, "optimum_min_adv", "optimum_at_D_min_adv", "gap", "gap_at_D", "band_lo", "band_hi", "adv_tol", "pass", "verdict", "excess_recon")
+	h = append(h, idx("excess_adv")...)
 	if binary {
-		g.Header = append(g.Header, "s0", "s1", "optimum_s0", "optimum_s1", "quad_change")
-	} else {
-		g.Header = append(g.Header, "fit_a", "fit_b", "fit_c", "nonlinearity", "fit_recon", "fit_min_adv", "quad_change")
+		return append(h, "s0", "s1", "optimum_s0", "optimum_s1", "quad_change")
 	}
+	return append(h, "fit_a", "fit_b", "fit_c", "nonlinearity", "fit_recon", "fit_min_adv", "quad_change")
+}
+
+// verifyCSVRow is the row of a finalized threshold, every number in full.
+func verifyCSVRow(p verify.Point, binary bool, k int) []string {
 	full := func(x float64) string { return report.Float(x, -1) }
-	for _, p := range rep.Points {
-		row := []string{full(p.D), fmt.Sprint(p.Finalized)}
-		if !p.Finalized || p.Certified == nil {
-			for len(row) < len(g.Header) {
-				row = append(row, "")
-			}
-			row[indexOf(g.Header, "pass")] = "false"
-			row[indexOf(g.Header, "verdict")] = p.Verdict
-			g.Rows = append(g.Rows, row)
-			continue
+	fulls := func(row []string, xs []float64) []string {
+		for _, x := range xs {
+			row = append(row, full(x))
 		}
-		l, c, o := p.Learned, p.Certified, p.Optimum
-		row = append(row, full(l.Recon))
-		for _, a := range l.Adv {
-			row = append(row, full(a))
-		}
-		row = append(row, full(l.MinAdv))
-		if binary {
-			if l.ReconHard != nil && len(l.AdvHard) == k {
-				row = append(row, full(*l.ReconHard))
-				for _, a := range l.AdvHard {
-					row = append(row, full(a))
-				}
-			} else {
-				row = append(row, make([]string, 1+k)...)
-			}
-		}
-		row = append(row, full(c.Recon))
-		for _, a := range c.Adv {
-			row = append(row, full(a))
-		}
-		row = append(row, full(c.MinAdv), full(o.D))
-		for _, a := range o.Adv {
-			row = append(row, full(a))
-		}
-		row = append(row, full(o.MinAdv), full(p.OptimumAtD.MinAdv), full(*p.Gap), full(*p.GapAtD), full(p.DistortionBand[0]), full(p.DistortionBand[1]),
-			full(*p.AdvTol), fmt.Sprint(p.Pass), p.Verdict, full(p.Excess.Recon))
-		for _, e := range p.Excess.Adv {
-			row = append(row, full(e))
-		}
-		if binary {
-			row = append(row, full(p.Binary.S0), full(p.Binary.S1), full(o.Binary().S0), full(o.Binary().S1), full(p.Binary.Change))
-		} else {
-			f := p.Gauss.Fit
-			row = append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))
-		}
-		g.Rows = append(g.Rows, row)
+		return row
 	}
-	return g
+	l, c, o := p.Learned, p.Certified, p.Optimum
+	row := []string{full(p.D), "true", full(l.Recon)}
+	row = append(fulls(row, l.Adv), full(l.MinAdv))
+	if binary {
+		if l.ReconHard != nil && len(l.AdvHard) == k {
+			row = fulls(append(row, full(*l.ReconHard)), l.AdvHard)
+		} else {
+			row = append(row, make([]string, 1+k)...)
+		}
+	}
+	row = fulls(append(row, full(c.Recon)), c.Adv)
+	row = fulls(append(row, full(c.MinAdv), full(o.D)), o.Adv)
+	row = append(row, full(o.MinAdv), full(p.OptimumAtD.MinAdv), full(*p.Gap), full(*p.GapAtD), full(p.DistortionBand[0]), full(p.DistortionBand[1]),
+		full(*p.AdvTol), fmt.Sprint(p.Pass), p.Verdict, full(p.Excess.Recon))
+	row = fulls(row, p.Excess.Adv)
+	switch {
+	case binary && p.Binary != nil:
+		return append(row, full(p.Binary.S0), full(p.Binary.S1), full(o.Binary().S0), full(o.Binary().S1), full(p.Binary.Change))
+	case binary:
+		return append(row, make([]string, 5)...) // a channel (the labels method): exact, no mechanism fit
+	case p.Gauss == nil:
+		return append(row, make([]string, 7)...) // a channel or cell kernel: no linear fit
+	}
+	f := p.Gauss.Fit
+	return append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))
 }
 
 func indexOf(xs []string, s string) int {
@@ -486,5 +536,14 @@ func registerTolerances(f *pflag.FlagSet, t *verify.Tolerances) {
 	f.Float64Var(&t.Abs, "tol-abs", d.Abs, "absolute floor of every tolerance, in units of the model's loss scale (Var X, or 1 for 0-1 losses)")
 	f.Float64Var(&t.Tau, "tau", 0, "selection band τ of the distortion band (default: half the step of the threshold grid, as Section V)")
 	f.IntVar(&t.TestSize, "test-size", d.TestSize, "test rows n behind the standard errors SE (the paper's test split)")
-	f.StringVar(&t.Reference, "reference", d.Reference, "the optimum verdicts use: paper (Proposition 1 or 2) or best (the best known Gaussian mechanism; the optimum over all privatizers for binary)")
+	t.Reference = d.Reference
+	f.Var(referenceFlag{&t.Reference}, "reference", "the optimum verdicts use: paper (Proposition 1 or 2) or best (the best known Gaussian mechanism; the optimum over all privatizers for binary)")
 }
+
+// referenceFlag is --reference, parsed into a verify.Reference.
+type referenceFlag struct{ r *verify.Reference }
+
+func (f referenceFlag) String() string     { return f.r.String() }
+func (f referenceFlag) Set(s string) error { return f.r.UnmarshalText([]byte(s)) }
+func (referenceFlag) Type() string         { return "string" } // the help reads as for a string flag
+func (referenceFlag) hint() string         { return `must be "paper" or "best"` }

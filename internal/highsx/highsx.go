@@ -238,13 +238,8 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// SolveFile reads a model from an MPS or LP file and solves it like Solve.
-func SolveFile(path string, o Options) (Result, error) {
-	return SolveFileContext(context.Background(), path, o)
-}
-
-// SolveFileContext is SolveFile that stops when ctx ends, like
-// SolveContext. The time limit covers the solve alone: HiGHS's MPS reader
+// SolveFileContext reads a model from an MPS or LP file and solves it like
+// SolveContext, stopping when ctx ends. The time limit covers the solve alone: HiGHS's MPS reader
 // also stops at time_limit, and then fails with a bare read error that says
 // nothing of the clock, so a tiny limit looked like a broken file. The file
 // is therefore read with no limit, and time_limit is set once the model is

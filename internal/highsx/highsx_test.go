@@ -239,7 +239,7 @@ func TestSolveFileTimeLimit(t *testing.T) {
 	for _, limit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 100 * time.Millisecond} {
 		o := Defaults()
 		o.TimeLimit = limit
-		res, err := SolveFile(hard, o)
+		res, err := SolveFileContext(context.Background(), hard, o)
 		if !errors.Is(err, ErrTimeLimit) || res.Status != StatusTimeLimit {
 			t.Fatalf("limit %v: status %v, err = %v; want TimeLimit", limit, res.Status, err)
 		}
@@ -247,11 +247,11 @@ func TestSolveFileTimeLimit(t *testing.T) {
 			t.Errorf("limit %v: IsMIP %v, dual bound %v: the file's MIP was not solved as one", limit, res.IsMIP, res.DualBound)
 		}
 	}
-	res, err := SolveFile(lp, Defaults())
+	res, err := SolveFileContext(context.Background(), lp, Defaults())
 	if err != nil || res.IsMIP || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
 		t.Errorf("LP from a file: objective %v, IsMIP %v, err %v; want 14/5, an LP", res.Objective, res.IsMIP, err)
 	}
-	if _, err := SolveFile(filepath.Join(dir, "missing.mps"), Defaults()); err == nil || errors.Is(err, ErrTimeLimit) {
+	if _, err := SolveFileContext(context.Background(), filepath.Join(dir, "missing.mps"), Defaults()); err == nil || errors.Is(err, ErrTimeLimit) {
 		t.Errorf("missing file: err = %v, want a read error", err)
 	}
 }

@@ -1,0 +1,132 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// ErrPoints marks an error in a points list's contents.
+var ErrPoints = errors.New("verify: bad points list")
+
+// MaxListPoints bounds a points list.
+const MaxListPoints = 10000
+
+// Entry is one privatizer file to certify at threshold D.
+type Entry struct {
+	D          float64 `json:"D"`
+	Privatizer string  `json:"privatizer"`
+	// Name names the file in messages: its path escaped, or for an entry
+	// of a list the entry's number and an excerpt of its path as written
+	// (the list may be a link to a file that is not the author's: no
+	// message quotes more of it).
+	Name string `json:"-"`
+}
+
+// ReadPoints reads a points list (safefile.Read): a JSON list
+// [{"D": 0.1, "privatizer": "p1.onnx"}, …] or, for a .csv file, rows
+// "D,file"; relative paths are taken from the list's folder.
+func ReadPoints(ctx context.Context, path string) ([]Entry, error) {
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePoints(b, path)
+}
+
+// ParsePoints parses the bytes b of the points list path (see
+// ReadPoints). Errors name the list escaped and wrap ErrPoints.
+func ParsePoints(b []byte, path string) ([]Entry, error) {
+	shown := safefile.Path(path)
+	var ps []Entry
+	var err error
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		ps, err = parsePointsCSV(b)
+	} else if err = jsonconf.Unmarshal(b, &ps); err != nil {
+		err = fmt.Errorf("not a JSON list of {\"D\", \"privatizer\"}: %v", err)
+	}
+	if err == nil && (len(ps) == 0 || len(ps) > MaxListPoints) {
+		err = fmt.Errorf("%d entries: must be in [1, %d]", len(ps), MaxListPoints)
+	}
+	for i := range ps {
+		if err != nil {
+			break
+		}
+		err = ps[i].resolve(i, path)
+	}
+	if err != nil {
+		return nil, pointsError{fmt.Errorf("%s: %w", shown, err)}
+	}
+	return ps, nil
+}
+
+// parsePointsCSV reads "D,file" rows.
+func parsePointsCSV(b []byte) ([]Entry, error) {
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var ps []Entry
+	for i, r := range rows {
+		if len(r) != 2 {
+			return nil, fmt.Errorf("row %d has %d fields, want 2 (D,file)", i+1, len(r))
+		}
+		d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("row %d: D %s is not a number", i+1, safefile.Excerpt(r[0]))
+		}
+		ps = append(ps, Entry{D: d, Privatizer: strings.TrimSpace(r[1])})
+	}
+	return ps, nil
+}
+
+// resolve checks entry i of the list path, names it and takes a relative
+// path from the list's folder.
+func (e *Entry) resolve(i int, path string) error {
+	p := e.Privatizer
+	if p == "" {
+		return fmt.Errorf("entry %d has no privatizer file", i+1)
+	}
+	if strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(p) {
+		return fmt.Errorf("entry %d: privatizer %s: a path with control or non-printable characters (want a plain file name)", i+1, safefile.Excerpt(p))
+	}
+	e.Name = fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p))
+	if !filepath.IsAbs(p) {
+		e.Privatizer = filepath.Join(filepath.Dir(path), p)
+	}
+	return nil
+}
+
+// pointsError is a points list's message, matching ErrPoints too.
+type pointsError struct{ err error }
+
+func (e pointsError) Error() string   { return e.err.Error() }
+func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
+
+// ReadInputs reads every entry's file once (ReadInputNamed), before any
+// work; D must be finite and ≥ 0.
+func ReadInputs(ctx context.Context, es []Entry) ([]Input, error) {
+	var out []Input
+	for _, e := range es {
+		if math.IsNaN(e.D) || math.IsInf(e.D, 0) || e.D < 0 {
+			return nil, pointsError{fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
+		}
+		in, err := ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
