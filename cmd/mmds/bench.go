@@ -21,6 +21,7 @@ import (
 type solveFlags struct {
 	format, profile, plot string
 	jsonOut               string
+	output                string // -o/--output FILE: the rendered output (--format) instead of standard output
 	timeLimit, shift      time.Duration
 	threads, solverSeed   int
 	seeds                 int
@@ -50,6 +51,7 @@ func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
 	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr (the default now)")
 	_ = fl.MarkDeprecated("progress", "progress lines are on by default; --quiet turns them off")
+	outputFlag(fl, &f.output, false)
 	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }
@@ -90,7 +92,7 @@ func (f *solveFlags) validate() (report.Format, error) {
 
 // outputs are the files bench and bench run write.
 func (f *solveFlags) outputs() []report.Path {
-	return []report.Path{report.Out("--profile", f.profile), report.Out("--plot", f.plot), report.Out("--json-out", f.jsonOut)}
+	return []report.Path{report.Out("--output", stdoutPath(f.output)), report.Out("--profile", f.profile), report.Out("--plot", f.plot), report.Out("--json-out", f.jsonOut)}
 }
 
 func (f *solveFlags) solvers(ctx context.Context) []bench.Solver {

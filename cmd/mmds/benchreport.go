@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -146,19 +147,25 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 	if err := writeBenchOutputs(f, title, doc, results, infos, &wrote); err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	var buf bytes.Buffer
 	switch format {
 	case report.JSON:
-		err = report.WriteJSON(w, doc)
+		err = report.WriteJSON(&buf, doc)
 	case report.CSV:
-		err = runsGrid(runs, true).RenderCSV(w)
+		err = runsGrid(runs, true).RenderCSV(&buf)
 	default:
-		err = printBenchTables(w, results, sums, wins, infos, f, interrupted)
+		err = printBenchTables(&buf, results, sums, wins, infos, f, interrupted)
+	}
+	if err == nil {
+		err = writeOutput(cmd.OutOrStdout(), stdoutPath(f.output), buf.Bytes())
 	}
 	if err != nil || !interrupted {
 		return err
 	}
 	where := "standard output"
+	if out := stdoutPath(f.output); out != "" {
+		where = out
+	}
 	if len(wrote) > 0 {
 		where += " and " + strings.Join(wrote, ", ")
 	}
