@@ -41,10 +41,16 @@ type CellEvaluator interface {
 }
 
 // Kernel is a label privatizer on a continuous X: cells by their edges
-// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel).
+// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel), time-shared
+// with F = X: the privatizer releases X itself, flagged as such, with
+// probability Reveal = λ ∈ [0, 1), else the kernel's label. Revealing X
+// costs every observer 0, so every loss is exactly (1 − λ) times the
+// kernel's (docs/gauss.md, "time-sharing with the flag revealed"). Reveal
+// is omitted from the JSON when 0, so kernels without it keep their seals.
 type Kernel struct {
-	Edges []float64   `json:"edges"`
-	Prob  [][]float64 `json:"prob"`
+	Edges  []float64   `json:"edges"`
+	Prob   [][]float64 `json:"prob"`
+	Reveal float64     `json:"reveal,omitempty"`
 }
 
 // cellTrainer trains one trial of the labels method on a continuous X: the
@@ -58,8 +64,17 @@ type Kernel struct {
 // the exact expectation over the labels (CellEvaluator): each step is a
 // best response of the observers and a gradient step of the privatizer.
 // T anneals from LabelConfig.Anneal to 1 over the first three quarters of
-// the epochs. After each epoch the kernel at T = 1, pruned, is evaluated
-// as the certificate evaluates it (CellGrid.NewRecorder) and recorded.
+// the epochs. With LabelConfig.Reveal the kernel is time-shared with F = X
+// at the smallest feasible λ = max(0, 1 − D/L_recon), which scales every
+// loss by s = min(1, D/L_recon), and the objective is instead
+//
+//	J(θ) = −s(K)·softmin_β L_adv,i(K) / D_max,
+//
+// the certified value itself: above D it trades L_adv against L_recon at
+// their ratio (the tangent from the origin, where F = X lies), below D it
+// is the adversaries' loss alone. After each epoch the kernel at T = 1,
+// pruned, is evaluated as the certificate evaluates it
+// (CellGrid.NewRecorder), its λ set from that L_recon, and recorded.
 type cellTrainer struct {
 	cfg       *Config
 	lc        *LabelConfig
@@ -70,12 +85,17 @@ type cellTrainer struct {
 	nobs      int
 	theta, p  []float64
 	gP, gObs  []float64
+	gRec      []float64
 	gTheta    []float64
 	opt       *Optimizer
 	hist      History
 	snaps     []labelSnap
 	adv, w    []float64
 	temp      float64
+	// share: train for time-sharing with F = X (Kernel.Reveal), the
+	// objective's s = min(1, D′/L_recon); reveal: λ of the released kernel.
+	share  bool
+	reveal float64
 }
 
 func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
@@ -90,6 +110,8 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 	size := t.n * t.m
 	t.theta, t.p = make([]float64, size), make([]float64, size)
 	t.gP, t.gObs, t.gTheta = make([]float64, size), make([]float64, size), make([]float64, size)
+	t.gRec = make([]float64, size)
+	t.share = lc.Reveal
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	for k := range t.theta {
 		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
@@ -152,15 +174,33 @@ func (t *cellTrainer) step(lr float64) {
 	scale := t.cfg.DMax
 	clear(t.gP)
 	t.advWeights()
+	rec := t.ev.Loss(0, t.p, t.m, t.gRec)
+	// Time-sharing with F = X at the smallest feasible λ scales every loss
+	// by s = min(1, D/L_recon): J = −s·softmin L_adv/D_max, whose gradient
+	// in L_recon > D is D·softmin/L_recon² along ∂L_recon. It aims at D, not
+	// D′: the released λ is set from the certified L_recon (revealFor), so
+	// no margin is needed, and D′ < 0 at D < 0.05τ.
+	s, over := 1.0, rec > t.target
+	if t.share {
+		over = rec > t.d
+		if over {
+			s = t.d / rec
+		}
+	}
+	var soft float64
 	for i, w := range t.w {
+		soft += w * t.adv[i]
 		if w < 1e-6 {
 			continue // a negligible share of the gradient: skip its cost
 		}
 		t.ev.Loss(1+i, t.p, t.m, t.gObs)
-		floats.AddScaled(t.gP, -w/scale, t.gObs)
+		floats.AddScaled(t.gP, -s*w/scale, t.gObs)
 	}
-	if rec := t.ev.Loss(0, t.p, t.m, t.gObs); rec > t.target {
-		floats.AddScaled(t.gP, t.cfg.Rho/scale, t.gObs)
+	switch {
+	case over && t.share:
+		floats.AddScaled(t.gP, soft*s/rec/scale, t.gRec)
+	case over:
+		floats.AddScaled(t.gP, t.cfg.Rho/scale, t.gRec)
 	}
 	// ∂J/∂θ[j][l] = K[j][l](g[j][l] − Σ_l' K[j][l'] g[j][l'])/T.
 	m := t.m
@@ -233,9 +273,12 @@ func (t *cellTrainer) Run(stop func() error) error {
 func (t *cellTrainer) evaluate() {
 	t.release()
 	rec := t.rec.Loss(0, t.p, t.m, nil)
+	t.reveal = t.revealFor(rec)
+	s := 1 - t.reveal
 	for i := range t.adv {
-		t.adv[i] = t.rec.Loss(1+i, t.p, t.m, nil)
+		t.adv[i] = s * t.rec.Loss(1+i, t.p, t.m, nil)
 	}
+	rec *= s
 	t.hist.add(rec, t.adv, 0, nil)
 	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
 	if !(rec >= t.d-tau && rec <= t.d) {
@@ -244,7 +287,22 @@ func (t *cellTrainer) evaluate() {
 	if len(t.snaps) == k {
 		t.snaps = t.snaps[1:]
 	}
-	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...), reveal: t.reveal})
+}
+
+// revealFor returns the released kernel's λ given its reconstructor loss
+// rec: 0 when the kernel alone is feasible (rec ≤ D) or the trainer does
+// not time-share, else the smallest λ with (1 − λ)·rec ≤ D in floating
+// point, so that the certified distortion is D.
+func (t *cellTrainer) revealFor(rec float64) float64 {
+	if !t.share || !(rec > t.d) {
+		return 0
+	}
+	lambda := 1 - t.d/rec
+	for (1-lambda)*rec > t.d {
+		lambda = math.Nextafter(lambda, 1)
+	}
+	return lambda
 }
 
 // History implements trialRun.
@@ -259,11 +317,15 @@ func (t *cellTrainer) Channel() [][]float64 { return nil }
 // Kernel returns the released kernel after the last epoch.
 func (t *cellTrainer) Kernel() *Kernel {
 	t.release()
-	return t.kernelOf(t.p)
+	var reveal float64
+	if t.share {
+		reveal = t.revealFor(t.rec.Loss(0, t.p, t.m, nil))
+	}
+	return t.kernelOf(t.p, reveal)
 }
 
-func (t *cellTrainer) kernelOf(p []float64) *Kernel {
-	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n)}
+func (t *cellTrainer) kernelOf(p []float64, reveal float64) *Kernel {
+	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
 	for x := range k.Prob {
 		k.Prob[x] = append([]float64(nil), p[x*t.m:x*t.m+t.m]...)
 	}
@@ -274,7 +336,7 @@ func (t *cellTrainer) kernelOf(p []float64) *Kernel {
 func (t *cellTrainer) Snapshots() []Snapshot {
 	out := make([]Snapshot, len(t.snaps))
 	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel)}
+		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel, s.reveal)}
 	}
 	return out
 }
@@ -291,7 +353,7 @@ func cellsPreset(name string, labels int) (Config, error) {
 		labels = DefaultCellLabels
 	}
 	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
-		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth}
+		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth, Reveal: true}
 	c := Config{Model: Gauss, Method: MethodLabels, Labels: lc,
 		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}

@@ -382,6 +382,9 @@ func (c *Config) fingerprint(dataHash uint64) string {
 			if l.CellWidth != 0 {
 				h.floats([]float64{l.CellWidth})
 			}
+			if l.Reveal {
+				h.str("reveal") // only when set: older runs resume
+			}
 		}
 		if c.Law != nil {
 			h.floats(c.Law.Prior)

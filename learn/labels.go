@@ -43,6 +43,14 @@ type LabelConfig struct {
 	// CellWidth is the width of the cells of a continuous X's grid, in
 	// units of σ_X (Gaussian model only; 0 elsewhere).
 	CellWidth float64 `json:"cell_width,omitempty"`
+	// Reveal (Gaussian model only) time-shares the kernel with F = X:
+	// training maximizes min(1, D/L_recon)·softmin L_adv, the adversaries'
+	// losses after releasing X with the smallest probability λ that makes
+	// the kernel feasible, and each released kernel carries that λ
+	// (Kernel.Reveal; 0 where the kernel alone meets D). Without it the
+	// kernel must meet D alone (the penalty ρ(L_recon − D′)⁺), which a
+	// grid of cells cannot do below about its width²/12.
+	Reveal bool `json:"reveal,omitempty"`
 }
 
 // DefaultLabels is the default codebook size: 32, more labels than the
@@ -122,6 +130,7 @@ type labelTrainer struct {
 type labelSnap struct {
 	epoch   int
 	channel []float64
+	reveal  float64 // a cell kernel's Kernel.Reveal
 }
 
 // labelPenalty is ρ of the labels method's exact penalty: above the
@@ -474,6 +483,9 @@ func (c *Config) validateMethod() []error {
 		errs := c.Labels.validate()
 		if c.Model == Gauss {
 			return append(errs, c.validateCells()...)
+		}
+		if c.Labels.Reveal {
+			errs = append(errs, fmt.Errorf("learn: Config.Labels.Reveal is set on the %s model: time-sharing with F = X is the Gaussian model's cell kernels'", c.Model))
 		}
 		if c.Labels.Observers == ObserversLaw && c.Law == nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))

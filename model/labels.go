@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -103,18 +104,33 @@ func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluat
 
 // CertifyKernel computes the exact losses of a cell kernel on the Gaussian
 // model (gauss.Model.KernelLosses: Gauss–Hermite quadrature of order 256
-// over m(W), the tails being cells). Change is the quadrature error
-// estimate (the change against order 128) relative to the smallest
-// nonzero loss, the Gaussian certificates' relative measure. name labels
-// the kernel in errors, which wrap privatizer.ErrInput.
+// over m(W), the tails being cells), time-shared with F = X with
+// probability k.Reveal = λ: revealing X costs every observer 0, so each
+// loss, and the quadrature error with it, is exactly (1 − λ) times the
+// kernel's. Change is the quadrature error estimate (the change against
+// order 128) relative to the smallest nonzero loss, the Gaussian
+// certificates' relative measure (unchanged by the factor 1 − λ). name
+// labels the kernel in errors, which wrap privatizer.ErrInput; a λ outside
+// [0, 1) is one.
 func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())
 	}
+	if !(k.Reveal >= 0 && k.Reveal < 1) {
+		return Certificate{}, fmt.Errorf("%w: %s: reveal = %g: must be in [0, 1)", privatizer.ErrInput, name, k.Reveal)
+	}
 	l, qe, err := g.M.KernelLosses(gauss.Kernel{Edges: k.Edges, Prob: k.Prob})
 	if err != nil {
 		return Certificate{}, fmt.Errorf("%w: %s: %w", privatizer.ErrInput, name, err)
+	}
+	if k.Reveal > 0 {
+		s := 1 - k.Reveal
+		adv := make([]float64, len(l.Adv))
+		for i, v := range l.Adv {
+			adv[i] = s * v
+		}
+		l, qe = loss.New(s*l.Recon, adv), s*qe
 	}
 	scale := math.Inf(1)
 	for _, v := range append([]float64{l.Recon}, l.Adv...) {

@@ -2,11 +2,15 @@ package model
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 const tinyFiniteJSON = `{"prior": [0.5, 0.3, 0.2],
@@ -97,6 +101,52 @@ func TestFiniteDataset(t *testing.T) {
 			if se := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 4*se {
 				t.Errorf("P(X=%d, Z=%d): frequency %.4f, law %.4f", x, v, got, p)
 			}
+		}
+	}
+}
+
+// TestCertifyKernelReveal: a kernel time-shared with F = X with
+// probability λ certifies to exactly (1 − λ) times the kernel's losses
+// (revealing X costs every observer 0) with the same relative quadrature
+// error; λ outside [0, 1) or NaN is refused as input.
+func TestCertifyKernelReveal(t *testing.T) {
+	g, _ := Paper(Gauss)
+	gm := g.(GaussModel)
+	edges := gm.M.CellEdges(0.8)
+	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
+	for j := range k.Prob {
+		k.Prob[j] = make([]float64, 7)
+		k.Prob[j][j%7] = 0.9 // X mod 5.6 with a little noise
+		k.Prob[j][(j+3)%7] = 0.1
+	}
+	base, err := CertifyKernel(g, k, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-14 // relative: one multiplication's rounding
+	for _, lambda := range []float64{0.25, 0.9, 0.999} {
+		k.Reveal = lambda
+		c, err := CertifyKernel(g, k, "test")
+		if err != nil {
+			t.Fatalf("λ = %g: %v", lambda, err)
+		}
+		s := 1 - lambda
+		if !scalar.EqualWithinRel(c.Recon, s*base.Recon, tol) || !scalar.EqualWithinRel(c.MinAdv, s*base.MinAdv, tol) {
+			t.Errorf("λ = %g: certified (%.15g, %.15g), want (1 − λ)·(%.15g, %.15g)", lambda, c.Recon, c.MinAdv, base.Recon, base.MinAdv)
+		}
+		for i := range c.Adv {
+			if !scalar.EqualWithinRel(c.Adv[i], s*base.Adv[i], tol) {
+				t.Errorf("λ = %g: adversary %d certified %.15g, want %.15g", lambda, i+1, c.Adv[i], s*base.Adv[i])
+			}
+		}
+		if !scalar.EqualWithinRel(c.Change, base.Change, 1e-12) {
+			t.Errorf("λ = %g: relative quadrature error %.3g, kernel alone %.3g", lambda, c.Change, base.Change)
+		}
+	}
+	for _, lambda := range []float64{1, -0.1, math.NaN(), math.Inf(1)} {
+		k.Reveal = lambda
+		if _, err := CertifyKernel(g, k, "test"); !errors.Is(err, privatizer.ErrInput) {
+			t.Errorf("λ = %g: error %v, want privatizer.ErrInput", lambda, err)
 		}
 	}
 }

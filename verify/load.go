@@ -193,6 +193,9 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		if err := (gauss.Kernel{Edges: p.Kernel.Edges, Prob: p.Kernel.Prob}).Validate(); err != nil {
 			return fmt.Errorf("\"kernel\": %w", err)
 		}
+		if r := p.Kernel.Reveal; !(r >= 0 && r < 1) {
+			return fmt.Errorf("\"kernel\".\"reveal\" = %g: must be in [0, 1) (the probability of releasing X itself)", r)
+		}
 		return nil
 	}
 	law, ok := model.FiniteLaw(run.Model)

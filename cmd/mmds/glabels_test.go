@@ -14,7 +14,9 @@ import (
 
 // TestTrainLabelsGauss trains the labels method on the Gaussian paper
 // model with 1 and 2 workers: results.json holds a cell kernel per
-// finalized point and is the same for both (wall-clock seconds aside);
+// finalized point, time-shared with F = X at D = 0.01 (below what the
+// grid's cells reach alone), and is the same for both (wall-clock seconds
+// aside);
 // mmds verify certifies each kernel through gauss.KernelLosses with
 // certified losses equal to the recorded training losses within the
 // training quadrature's error; mmds export refuses the kernel by name.
@@ -23,7 +25,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 	var points [2][]learn.DResult
 	for w := range 2 {
 		dir := filepath.Join(base, []string{"w1", "w2"}[w])
-		args := tinyLabels("gauss", dir, "--sweep", "2:4:2", "--workers", []string{"1", "2"}[w])
+		args := tinyLabels("gauss", dir, "--sweep", "0.01:4:3", "--workers", []string{"1", "2"}[w])
 		if code, _, errs := runCLI(t, args...); code != 0 {
 			t.Fatalf("train: exit %d: %s", code, errs)
 		}
@@ -56,6 +58,9 @@ func TestTrainLabelsGauss(t *testing.T) {
 	}
 	if finalized == 0 {
 		t.Fatal("no threshold finalized")
+	}
+	if k := points[0][0].Kernel; !points[0][0].Finalized || k == nil || !(k.Reveal > 0 && k.Reveal < 1) {
+		t.Fatalf("D = 0.01: finalized %v, kernel %v; want one time-shared with F = X, 0 < reveal < 1", points[0][0].Finalized, k != nil)
 	}
 	code, out, errs := runCLI(t, "verify", "--reference", "best", "--format", "json", dir)
 	if code != 0 && code != 1 {
@@ -93,10 +98,11 @@ func TestTrainLabelsGauss(t *testing.T) {
 	if code != exitCannotCertify || !strings.Contains(errs, "cannot be certified") {
 		t.Errorf("verify --tol-quad 1e-300: exit %d, stderr %q; want %d", code, errs, exitCannotCertify)
 	}
-	code, _, errs = runCLI(t, "export", "--d", "2", "-o", filepath.Join(base, "k.json"), dir)
+	code, _, errs = runCLI(t, "export", "--d", "4", "-o", filepath.Join(base, "k.json"), dir)
 	if code != exitUsage || !strings.Contains(errs, "cell kernel") {
 		t.Errorf("export: exit %d, stderr %q; want exit 2 naming the cell kernel", code, errs)
 	}
+	checkRevealRefused(t, dir)
 	// The kernel is sealed: an edited probability is refused.
 	path := filepath.Join(dir, learn.ResultsFile)
 	raw, err := os.ReadFile(path)
@@ -115,5 +121,74 @@ func TestTrainLabelsGauss(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "verify", dir); code != exitUsage {
 		t.Errorf("verify of an edited kernel: exit %d, stderr %q; want 2", code, errs)
+	}
+}
+
+// checkRevealRefused: verify refuses, with exit 2 naming the field before
+// any work, a sealed kernel whose reveal weight λ is 1, −0.1 or NaN; the
+// directory is left as it was.
+func checkRevealRefused(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, learn.ResultsFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(path, orig, 0o644)
+	for _, lambda := range []float64{1, -0.1} {
+		r := readResults(t, dir)
+		r.Points[0].Kernel.Reveal = lambda
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runCLI(t, "verify", dir)
+		if code != exitUsage || !strings.Contains(errs, `"reveal"`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("verify of a kernel with reveal %g: exit %d, stderr %q; want exit 2, one line naming \"reveal\"", lambda, code, errs)
+		}
+	}
+	// NaN has no JSON spelling: the file no longer parses.
+	raw := strings.Replace(string(orig), `"reveal":`, `"reveal": NaN, "x":`, 1)
+	if err := os.WriteFile(path, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "verify", dir); code != exitUsage {
+		t.Errorf("verify of a kernel with reveal NaN: exit %d, stderr %q; want 2", code, errs)
+	}
+}
+
+// TestTrainLabelsGaussSmallD: on seed 1 the quick preset's first
+// threshold, D = 0.005, below the w²/12 ≈ 0.053 a grid of cells reaches
+// alone, finalizes a kernel time-shared with F = X, and mmds verify
+// certifies it at distortion D.
+func TestTrainLabelsGaussSmallD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a quick-preset threshold: about 4 s of CPU")
+	}
+	dir := filepath.Join(t.TempDir(), "g")
+	if code, _, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.005", "--out", dir, "--quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	p := readResults(t, dir).Points[0]
+	if !p.Finalized || p.Kernel == nil || !(p.Kernel.Reveal > 0.9 && p.Kernel.Reveal < 1) {
+		t.Fatalf("D = 0.005: finalized %v, kernel %+v", p.Finalized, p.Kernel != nil)
+	}
+	code, out, errs := runCLI(t, "verify", "--format", "json", dir)
+	if code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, errs)
+	}
+	var rep verify.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Points[0].Certified
+	if rep.Points[0].Status != verify.StatusCertified || c == nil || math.Abs(c.Recon-0.005) > 1e-9 || !(c.MinAdv > 0.005) {
+		t.Fatalf("D = 0.005: status %v, certified %+v", rep.Points[0].Status, c)
 	}
 }
