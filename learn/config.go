@@ -95,7 +95,7 @@ type Config struct {
 	Workers int    `json:"-"`    // 0: runtime.GOMAXPROCS(0)
 	Dir     string `json:"-"`    // results directory; "" writes nothing and resumes nothing
 	// Shard restricts the run to the thresholds one shard owns (see
-	// ShardSweep); the zero value is the whole run. Requires Dir.
+	// cluster.Shard.Owns); the zero value is the whole run. Requires Dir.
 	Shard    cluster.Shard  `json:"-"`
 	Progress func(Progress) `json:"-"`
 }

@@ -14,7 +14,8 @@ import (
 // of E_R[k(x, R)].
 const DefaultTol = network.DefaultTol
 
-// DefaultRoundingTol is the default largest float32 error bound sup δ a
+// DefaultRoundingTol is the default largest forward error bound sup δ (of
+// the network's precision, float32 or float64) a
 // certificate on a binary or finite model accepts: 1e-6 on P(F = 1 | x).
 const DefaultRoundingTol = 1e-6
 
