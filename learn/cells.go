@@ -123,24 +123,7 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 }
 
 // softmax writes K = softmax(θ/T) row by row into p.
-func (t *cellTrainer) softmax() {
-	m := t.m
-	for j := range t.n {
-		th, p := t.theta[j*m:j*m+m], t.p[j*m:j*m+m]
-		top := math.Inf(-1)
-		for _, v := range th {
-			top = max(top, v)
-		}
-		var z float64
-		for l, v := range th {
-			p[l] = math.Exp((v - top) / t.temp)
-			z += p[l]
-		}
-		for l := range p {
-			p[l] /= z
-		}
-	}
-}
+func (t *cellTrainer) softmax() { rowSoftmax(t.p, t.theta, t.m, t.temp) }
 
 // advWeights sets t.w to the soft minimum's weights μ_i ∝
 // exp(−(L_i − min_j L_j)/β), β = AdvTemp·D_max (the finite method's soft
@@ -203,17 +186,7 @@ func (t *cellTrainer) step(lr float64) {
 		floats.AddScaled(t.gP, t.cfg.Rho/scale, t.gRec)
 	}
 	// ∂J/∂θ[j][l] = K[j][l](g[j][l] − Σ_l' K[j][l'] g[j][l'])/T.
-	m := t.m
-	for j := range t.n {
-		p, g := t.p[j*m:j*m+m], t.gP[j*m:j*m+m]
-		var s float64
-		for l := range p {
-			s += p[l] * g[l]
-		}
-		for l := range p {
-			t.gTheta[j*m+l] = p[l] * (g[l] - s) / t.temp
-		}
-	}
+	rowSoftmaxGrad(t.gTheta, t.p, t.gP, t.m, t.temp)
 	t.opt.LR = lr
 	t.opt.Step(t.theta, t.gTheta)
 }
@@ -226,20 +199,7 @@ func (t *cellTrainer) release() {
 	t.temp = 1
 	t.softmax()
 	t.temp = saved
-	m := t.m
-	for j := range t.n {
-		p := t.p[j*m : j*m+m]
-		var s float64
-		for l, v := range p {
-			if v < t.lc.Prune {
-				p[l] = 0
-			}
-			s += p[l]
-		}
-		for l := range p {
-			p[l] /= s
-		}
-	}
+	pruneRows(t.p, t.m, t.lc.Prune)
 }
 
 // Run implements trialRun: Epochs epochs of StepsPerEpoch steps, the rate

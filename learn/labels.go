@@ -255,24 +255,7 @@ func symbol(v float64, what string, row int) (int, error) {
 }
 
 // softmax writes P = softmax(θ[x]) row by row.
-func (t *labelTrainer) softmax() {
-	m := t.m
-	for x := range t.n {
-		th, p := t.theta[x*m:x*m+m], t.p[x*m:x*m+m]
-		top := math.Inf(-1)
-		for _, v := range th {
-			top = max(top, v)
-		}
-		var z float64
-		for l, v := range th {
-			p[l] = math.Exp(v - top)
-			z += p[l]
-		}
-		for l := range p {
-			p[l] /= z
-		}
-	}
-}
+func (t *labelTrainer) softmax() { rowSoftmax(t.p, t.theta, t.m, 1) }
 
 // tau is the observers' temperature during epoch e.
 func (t *labelTrainer) tau(e int) float64 {
@@ -325,17 +308,7 @@ func (t *labelTrainer) step(tau, lr float64) {
 		floats.AddScaled(t.gP, labelPenalty, t.gObs[0])
 	}
 	// ∂J/∂θ[x][l] = P(l|x)(g[x][l] − Σ_l' P(l'|x) g[x][l']).
-	m := t.m
-	for x := range t.n {
-		p, g := t.p[x*m:x*m+m], t.gP[x*m:x*m+m]
-		var s float64
-		for l := range p {
-			s += p[l] * g[l]
-		}
-		for l := range p {
-			t.gTheta[x*m+l] = p[l] * (g[l] - s)
-		}
-	}
+	rowSoftmaxGrad(t.gTheta, t.p, t.gP, t.m, 1)
 	t.opt.LR = lr
 	t.opt.Step(t.theta, t.gTheta)
 }
@@ -345,22 +318,7 @@ func (t *labelTrainer) step(tau, lr float64) {
 // has zeros (a label that never follows some x), and at D = D_min only a
 // channel with exact zeros meets the constraint. The pruned channel is what
 // the history records and what is released, so its losses are exact.
-func (t *labelTrainer) prune() {
-	m := t.m
-	for x := range t.n {
-		p := t.p[x*m : x*m+m]
-		var s float64
-		for l, v := range p {
-			if v < t.lc.Prune {
-				p[l] = 0
-			}
-			s += p[l]
-		}
-		for l := range p {
-			p[l] /= s
-		}
-	}
-}
+func (t *labelTrainer) prune() { pruneRows(t.p, t.m, t.lc.Prune) }
 
 // Run trains for Epochs epochs of StepsPerEpoch steps, recording the exact
 // risks after each; it stops early with stop's error.
