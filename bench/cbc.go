@@ -44,11 +44,7 @@ func NewCBC(ctx context.Context, path string, c SolverConfig) CBC {
 		s.info.Reason = fmt.Sprintf("%s -quit printed no version: not CBC?", s.info.Path)
 		return s
 	}
-	if err := probeSolve(ctx, s); err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	s.info.Available = true
+	s.ready(ctx, s)
 	return s
 }
 

@@ -53,6 +53,16 @@ func probe(ctx context.Context, anyExit bool, path string, args ...string) (stri
 	return string(out), nil
 }
 
+// ready ends a probe: s (the solver e belongs to) must solve the test MIP;
+// e records that it is available, or why not.
+func (e *external) ready(ctx context.Context, s Solver) {
+	if err := probeSolve(ctx, s); err != nil {
+		e.info.Reason = err.Error()
+		return
+	}
+	e.info.Available = true
+}
+
 // probeSolve has s solve a two-column MIP (TinyInstance) and checks the
 // answer: a binary that prints a version but cannot solve is of no use.
 func probeSolve(ctx context.Context, s Solver) error {

@@ -37,11 +37,7 @@ func NewGLPK(ctx context.Context, path string) GLPK {
 		s.info.Reason = fmt.Sprintf("%s --version printed %q: not glpsol?", s.info.Path, first)
 		return s
 	}
-	if err := probeSolve(ctx, s); err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	s.info.Available = true
+	s.ready(ctx, s)
 	return s
 }
 

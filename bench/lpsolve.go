@@ -39,11 +39,7 @@ func NewLPSolve(ctx context.Context, path string) LPSolve {
 		return s
 	}
 	s.info.Version = v
-	if err := probeSolve(ctx, s); err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	s.info.Available = true
+	s.ready(ctx, s)
 	return s
 }
 

@@ -48,11 +48,7 @@ func NewSYMPHONY(ctx context.Context, path string) SYMPHONY {
 		s.info.Reason = fmt.Sprintf("%s printed no version: not SYMPHONY?", s.info.Path)
 		return s
 	}
-	if err := probeSolve(ctx, s); err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	s.info.Available = true
+	s.ready(ctx, s)
 	return s
 }
 
