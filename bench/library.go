@@ -252,7 +252,7 @@ func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
 		return Instance{}, err
 	}
 	in := Instance{Source: "binary", Variant: "prop2", N: 2, K: k, Model: i, Fraction: frac, D: d, Tier: "easy",
-		Problem: Minimize(mod.Highs()), Optimal: -g, Bound: -g,
+		Problem: Minimize(fromHighsx(mod)), Optimal: -g, Bound: -g,
 		Certificate: "enumeration: the best feasible vertex of the arrangement of the losses' breakpoint lines in (s0, s1)"}
 	in.Name = fmt.Sprintf("bin-k%d-i%d-d%.2f", k, i, frac)
 	return in, nil
@@ -306,7 +306,7 @@ func (f Family) Instances(fractions []float64) ([]Instance, error) {
 				return nil, err
 			}
 			in := base
-			in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(mod.Highs())
+			in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(fromHighsx(mod))
 			if gerr == nil {
 				in.Bound = -cert.Upper
 				in.Certificate = fmt.Sprintf("global LP upper bound (dual, %d rays)", cert.Rays)
@@ -326,7 +326,7 @@ func (f Family) Instances(fractions []float64) ([]Instance, error) {
 			return nil, err
 		}
 		in := base
-		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(mod.Highs()), -cert.Upper
+		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(fromHighsx(mod)), -cert.Upper
 		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%d rays); bracket %.1e", cert.Rays, cert.Gap())
 		if certified {
 			in.Optimal = -cert.Lower

@@ -256,7 +256,7 @@ func TestWriteProp2ModelRoundTrip(t *testing.T) {
 		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 			t.Fatalf("%s: file not written: %v", ext, err)
 		}
-		got, err := highsx.SolveFileContext(context.Background(), path, DefaultSolver())
+		got, err := highsx.SolveFile(context.Background(), path, DefaultSolver())
 		if err != nil {
 			t.Fatalf("%s: re-solving the written model: %v", ext, err)
 		}

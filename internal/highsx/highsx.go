@@ -1,9 +1,13 @@
 // Package highsx is the only code in mmds that touches HiGHS (through
-// github.com/lanl/highs and HiGHS's C API). Its callers build a Model
-// (columns with costs, bounds and integrality; sparse rows; a sense); it
-// loads that model into HiGHS, sets
-// mmds's solver options, solves, turns every non-optimal status into a Go
-// error, and keeps the HiGHS object alive while its solution is read.
+// github.com/lanl/highs and HiGHS's C API; TestOnlyHighsxImportsHiGHS
+// keeps it so). Its callers (package mip, and package bench's in-process
+// runner) build a Model (columns with costs, bounds and integrality;
+// sparse rows; a sense and an objective offset), or name an MPS or LP file
+// for HiGHS's own reader (SolveFile); it loads the model into HiGHS, sets
+// mmds's solver options (tolerances, time limit, threads, random seed),
+// solves, turns every non-optimal status into a Go error, and keeps the
+// HiGHS object alive while its solution (point, objective, and a MIP's
+// dual bound, gap and node count) is read.
 //
 // Options chosen for mmds's small, exact models (see Defaults):
 //   - console output off;
@@ -159,22 +163,6 @@ func (m *Model) Write(path string) error {
 	return nil
 }
 
-// Solve solves a lanl/highs model (the benchmark's MPS reader builds those)
-// like Model.Solve, without a context.
-func Solve(m *highs.Model, o Options) (Result, error) {
-	return FromHighs(m).Solve(context.Background(), o)
-}
-
-// SolveContext solves a lanl/highs model like Model.Solve.
-func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error) {
-	return FromHighs(m).Solve(ctx, o)
-}
-
-// WriteModel writes a lanl/highs model like Model.Write.
-func WriteModel(m *highs.Model, path string) error {
-	return FromHighs(m).Write(path)
-}
-
 func applyOptions(raw *highs.RawModel, o Options) error {
 	set := func(err error) error {
 		if err != nil {
@@ -238,13 +226,14 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// SolveFileContext reads a model from an MPS or LP file and solves it like
-// SolveContext, stopping when ctx ends. The time limit covers the solve alone: HiGHS's MPS reader
-// also stops at time_limit, and then fails with a bare read error that says
-// nothing of the clock, so a tiny limit looked like a broken file. The file
-// is therefore read with no limit, and time_limit is set once the model is
-// in.
-func SolveFileContext(ctx context.Context, path string, o Options) (Result, error) {
+// SolveFile reads a model from an MPS or LP file with HiGHS's own reader
+// and solves it like Model.Solve (as read: never scaled), stopping when ctx
+// ends. The time limit covers the solve alone: HiGHS's MPS reader also
+// stops at time_limit, and then fails with a bare read error that says
+// nothing of the clock, so a tiny limit would look like a broken file. The
+// file is therefore read with no limit, and time_limit is set once the
+// model is in.
+func SolveFile(ctx context.Context, path string, o Options) (Result, error) {
 	raw := highs.NewRawModel()
 	defer runtime.KeepAlive(raw)
 	// Options first, so that reading is as quiet as solving.
@@ -264,7 +253,7 @@ func SolveFileContext(ctx context.Context, path string, o Options) (Result, erro
 			return Result{}, fmt.Errorf("highs: set option: %w", err)
 		}
 	}
-	// The file says whether the model is a MIP; without this a MIP read
-	// from a file was treated as an LP (no incumbent at a limit, no nodes).
+	// The file says whether the model is a MIP (and so whether there is an
+	// incumbent at a limit, a node count and a dual bound to read).
 	return runContext(ctx, raw, hasIntegers(handle(raw)))
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lanl/highs"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 )
@@ -239,7 +238,7 @@ func TestSolveFileTimeLimit(t *testing.T) {
 	for _, limit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 100 * time.Millisecond} {
 		o := Defaults()
 		o.TimeLimit = limit
-		res, err := SolveFileContext(context.Background(), hard, o)
+		res, err := SolveFile(context.Background(), hard, o)
 		if !errors.Is(err, ErrTimeLimit) || res.Status != StatusTimeLimit {
 			t.Fatalf("limit %v: status %v, err = %v; want TimeLimit", limit, res.Status, err)
 		}
@@ -247,11 +246,11 @@ func TestSolveFileTimeLimit(t *testing.T) {
 			t.Errorf("limit %v: IsMIP %v, dual bound %v: the file's MIP was not solved as one", limit, res.IsMIP, res.DualBound)
 		}
 	}
-	res, err := SolveFileContext(context.Background(), lp, Defaults())
+	res, err := SolveFile(context.Background(), lp, Defaults())
 	if err != nil || res.IsMIP || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
 		t.Errorf("LP from a file: objective %v, IsMIP %v, err %v; want 14/5, an LP", res.Objective, res.IsMIP, err)
 	}
-	if _, err := SolveFileContext(context.Background(), filepath.Join(dir, "missing.mps"), Defaults()); err == nil || errors.Is(err, ErrTimeLimit) {
+	if _, err := SolveFile(context.Background(), filepath.Join(dir, "missing.mps"), Defaults()); err == nil || errors.Is(err, ErrTimeLimit) {
 		t.Errorf("missing file: err = %v, want a read error", err)
 	}
 }
@@ -339,25 +338,51 @@ func BenchmarkLPResolve(b *testing.B) {
 	}
 }
 
-// TestFromHighs: a lanl/highs model solves through the adapters like the
-// same Model; a repeated coordinate keeps its last value, as lanl/highs
-// does, and columns without bounds are free.
-func TestFromHighs(t *testing.T) {
-	h := &highs.Model{Maximize: true, ColCosts: []float64{1, 1}, ColLower: []float64{0, 0},
-		VarTypes: []highs.VariableType{highs.ContinuousType, highs.ContinuousType}}
-	h.AddDenseRow(math.Inf(-1), []float64{1, 2}, 4)
-	h.AddDenseRow(math.Inf(-1), []float64{3, 1}, 6)
-	h.ConstMatrix = append(h.ConstMatrix, highs.Nonzero{Row: 1, Col: 0, Val: 3}) // same value again
-	res, err := Solve(h, Defaults())
-	if err != nil || !scalar.EqualWithinAbs(res.Objective, 14.0/5, 1e-12) {
-		t.Errorf("Solve: %v, %v; want 14/5", res.Objective, err)
+// TestOffset: the objective's constant term is part of the objective and
+// of a MIP's dual bound, solved as given, solved scaled (tiny
+// coefficients), kept in HiGHS (NewLP), and written to a file and read
+// back by HiGHS's reader.
+func TestOffset(t *testing.T) {
+	const offset = 0.5
+	withOffset := func(m *Model) *Model { m.Offset = offset; return m }
+	mip := withOffset(lp2())
+	mip.Integer = []bool{true, true} // integer optimum 2: (1, 1), (2, 0) or (0, 2)
+	// max t + offset s.t. t − a·s ≤ 0, t ≤ 1, 0 ≤ s ≤ 1: t = a, scaled.
+	const a = 5e-10
+	tiny := NewModel(2)
+	tiny.Maximize, tiny.Cost[0], tiny.Upper[1], tiny.Offset = true, 1, 1, offset
+	tiny.AddRow(math.Inf(-1), 0, []int{0, 1}, []float64{1, -a})
+	tiny.AddRow(math.Inf(-1), 1, []int{0}, []float64{1})
+	for _, tc := range []struct {
+		name string
+		m    *Model
+		want float64
+	}{
+		{"LP", withOffset(lp2()), 14.0/5 + offset},
+		{"MIP", mip, 2 + offset},
+		{"scaled", tiny, a + offset},
+	} {
+		res, err := solve(tc.m, Defaults())
+		if err != nil || !scalar.EqualWithinAbs(res.Objective, tc.want, 1e-12) {
+			t.Errorf("%s: objective %v, err %v; want %v", tc.name, res.Objective, err, tc.want)
+		}
+		if tc.m.IsMIP() && !scalar.EqualWithinAbs(res.DualBound, tc.want, 1e-9) {
+			t.Errorf("%s: dual bound %v, want %v", tc.name, res.DualBound, tc.want)
+		}
+		path := filepath.Join(t.TempDir(), "m.mps")
+		if err := tc.m.Write(path); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := SolveFile(context.Background(), path, Defaults()); err != nil || !scalar.EqualWithinAbs(res.Objective, tc.want, 1e-9) {
+			t.Errorf("%s from a file: objective %v, err %v; want %v", tc.name, res.Objective, err, tc.want)
+		}
 	}
-	m := FromHighs(h)
-	if lo, hi, col, val := m.Row(1); lo != math.Inf(-1) || hi != 6 || !slices.Equal(col, []int{0, 1}) || !slices.Equal(val, []float64{3, 1}) {
-		t.Errorf("row 1: %v ≤ %v·x[%v] ≤ %v", lo, val, col, hi)
+	lp, err := NewLP(withOffset(lp2()), Defaults())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if m.Upper[0] != math.Inf(1) || m.IsMIP() {
-		t.Errorf("upper bound %v, MIP %v", m.Upper[0], m.IsMIP())
+	if res, err := lp.Solve(context.Background()); err != nil || !scalar.EqualWithinAbs(res.Objective, 14.0/5+offset, 1e-12) {
+		t.Errorf("NewLP: objective %v, err %v; want %v", res.Objective, err, 14.0/5+offset)
 	}
 }
 
@@ -383,6 +408,8 @@ func TestInvalidModel(t *testing.T) {
 		"NaN bound":    func() *Model { m := lp2(); m.Upper[1] = math.NaN(); return m }(),
 		"NaN entry":    func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.NaN()}); return m }(),
 		"infinite one": func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.Inf(1)}); return m }(),
+		"NaN offset":   func() *Model { m := lp2(); m.Offset = math.NaN(); return m }(),
+		"inf offset":   func() *Model { m := lp2(); m.Offset = math.Inf(-1); return m }(),
 	} {
 		if _, err := solve(m, Defaults()); !errors.Is(err, ErrInvalidModel) {
 			t.Errorf("%s: err = %v, want ErrInvalidModel", name, err)

@@ -55,7 +55,7 @@ func (m *Model) load(o Options) (raw *highs.RawModel, kept []int, err error) {
 		sense = C.kHighsObjSenseMaximize
 	}
 	st := C.Highs_passModel(handle(raw), C.HighsInt(nc), C.HighsInt(len(rowLower)), C.HighsInt(len(value)), 0,
-		C.kHighsMatrixFormatRowwise, C.kHighsHessianFormatTriangular, sense, 0,
+		C.kHighsMatrixFormatRowwise, C.kHighsHessianFormatTriangular, sense, C.double(m.Offset),
 		ptr(cost), ptr(lower), ptr(upper), ptr(rowLower), ptr(rowUpper),
 		ptr(start), ptr(index), ptr(value), nil, nil, nil, ptr(integrality))
 	if st == C.kHighsStatusError {

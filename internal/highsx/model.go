@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/lanl/highs"
 )
 
 // Model is a linear or mixed-integer program
 //
-//	max (or min)  Σ_j Cost[j]·x_j
+//	max (or min)  Σ_j Cost[j]·x_j + Offset
 //	subject to    rowLower_i ≤ Σ_j a_ij·x_j ≤ rowUpper_i   for every row i
 //	              Lower[j] ≤ x_j ≤ Upper[j], x_j integer where Integer[j],
 //
@@ -21,6 +19,7 @@ import (
 type Model struct {
 	Maximize bool
 	Cost     []float64
+	Offset   float64 // constant term of the objective (an MPS file's objective RHS, negated)
 	Lower    []float64
 	Upper    []float64
 	Integer  []bool // nil: every column continuous
@@ -121,6 +120,9 @@ func (m *Model) Row(i int) (lo, hi float64, col []int, val []float64) {
 // cost. Crossed bounds are left to HiGHS: they make the model infeasible.
 func (m *Model) check() error {
 	n := m.NumCols()
+	if !isFinite(m.Offset) {
+		return fmt.Errorf("%w: objective offset %v", ErrInvalidModel, m.Offset)
+	}
 	if len(m.Lower) != n || len(m.Upper) != n || (m.Integer != nil && len(m.Integer) != n) {
 		panic(fmt.Sprintf("highsx: model with %d costs, %d lower and %d upper bounds, %d integrality flags",
 			n, len(m.Lower), len(m.Upper), len(m.Integer)))
@@ -148,71 +150,3 @@ func (m *Model) check() error {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// FromHighs converts a lanl/highs model (the benchmark's MPS reader builds
-// those) into a Model. A coordinate given twice keeps its last value, as
-// lanl/highs does.
-func FromHighs(h *highs.Model) *Model {
-	nc := max(len(h.ColCosts), len(h.ColLower), len(h.ColUpper), len(h.VarTypes))
-	m := NewModel(nc)
-	m.Maximize = h.Maximize
-	for j := range nc {
-		m.Cost[j] = bound(h.ColCosts, j, 0)
-		m.Lower[j] = bound(h.ColLower, j, math.Inf(-1))
-		m.Upper[j] = bound(h.ColUpper, j, math.Inf(1))
-		m.Integer[j] = j < len(h.VarTypes) && h.VarTypes[j] != highs.ContinuousType
-	}
-	nr := max(len(h.RowLower), len(h.RowUpper))
-	type rc struct{ r, c int }
-	last := make(map[rc]float64, len(h.ConstMatrix))
-	for _, nz := range h.ConstMatrix {
-		last[rc{nz.Row, nz.Col}] = nz.Val
-	}
-	cols := make([][]int, nr)
-	vals := make([][]float64, nr)
-	for _, nz := range h.ConstMatrix {
-		k := rc{nz.Row, nz.Col}
-		if v, ok := last[k]; ok && nz.Row < nr {
-			cols[nz.Row] = append(cols[nz.Row], nz.Col)
-			vals[nz.Row] = append(vals[nz.Row], v)
-			delete(last, k)
-		}
-	}
-	for i := range nr {
-		m.AddRow(bound(h.RowLower, i, math.Inf(-1)), bound(h.RowUpper, i, math.Inf(1)), cols[i], vals[i])
-	}
-	return m
-}
-
-func bound(b []float64, i int, def float64) float64 {
-	if i < len(b) {
-		return b[i]
-	}
-	return def
-}
-
-// Highs is m as a lanl/highs model, for the benchmark's MPS writer and
-// checker, which still take that type.
-func (m *Model) Highs() *highs.Model {
-	h := &highs.Model{
-		Maximize: m.Maximize,
-		ColCosts: slices.Clone(m.Cost),
-		ColLower: slices.Clone(m.Lower),
-		ColUpper: slices.Clone(m.Upper),
-		RowLower: slices.Clone(m.rowLower),
-		RowUpper: slices.Clone(m.rowUpper),
-		VarTypes: make([]highs.VariableType, m.NumCols()),
-	}
-	for j, in := range m.Integer {
-		if in {
-			h.VarTypes[j] = highs.IntegerType
-		}
-	}
-	for i := range m.NumRows() {
-		_, _, col, val := m.Row(i)
-		for k, j := range col {
-			h.ConstMatrix = append(h.ConstMatrix, highs.Nonzero{Row: i, Col: j, Val: val[k]})
-		}
-	}
-	return h
-}

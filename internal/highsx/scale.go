@@ -143,13 +143,14 @@ func ones(n int) []float64 {
 }
 
 // apply returns the scaled model: entries r_i·a_ij·c_j, column bounds
-// divided by c_j, row bounds multiplied by r_i, costs σ·c_j·cost_j. An
+// divided by c_j, row bounds multiplied by r_i, costs σ·c_j·cost_j, the
+// offset σ·offset. An
 // entry below minMatrixValue times the largest of its row is left out (as
 // a term of the row it is below the precision of the others' sum; recheck
 // holds the solution to the full row).
 func (s scaling) apply(m *Model) *Model {
 	out := NewModel(m.NumCols())
-	out.Maximize = m.Maximize
+	out.Maximize, out.Offset = m.Maximize, s.obj*m.Offset
 	copy(out.Integer, m.Integer)
 	for j := range m.NumCols() {
 		out.Cost[j] = s.obj * s.col[j] * m.Cost[j]

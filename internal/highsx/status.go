@@ -16,7 +16,7 @@ const (
 	StatusInfeasible                // proven infeasible
 	StatusUnbounded                 // unbounded, or unbounded or infeasible
 	StatusTimeLimit                 // time_limit reached (a MIP may hold an incumbent)
-	StatusInterrupted               // stopped by a cancelled context (SolveContext)
+	StatusInterrupted               // stopped by a cancelled context
 	StatusLimit                     // another limit: iterations, nodes, solutions, objective bound
 	StatusError                     // HiGHS reported a load, model, presolve, solve or postsolve error
 )
