@@ -437,6 +437,10 @@ func TestReadMPSErrors(t *testing.T) {
 		"NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nBOUNDS\n ZZ b x 1\nENDATA\n",
 		"NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\n y obj 1\n x obj 2\nENDATA\n", // not contiguous
 		"NAME x\nBOGUS\nENDATA\n",
+		// An entry given twice: HiGHS keeps one, the exact checker would sum them.
+		"NAME x\nROWS\n N obj\n L r\nCOLUMNS\n x r 1 r 2\nRHS\n B r 1\nENDATA\n",
+		"NAME x\nROWS\n N obj\n L r\nCOLUMNS\n x obj 1\n x obj 1\nENDATA\n",
+		"NAME x\nROWS\n N obj\n L r\nCOLUMNS\n x r 0\n x r 1\nENDATA\n",
 	} {
 		if _, err := ReadMPS(bytes.NewReader([]byte(tc))); err == nil {
 			t.Errorf("%q: no error", tc)

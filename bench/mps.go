@@ -310,6 +310,9 @@ type mpsParser struct {
 	// Explicit lower bounds, so that UP < 0 on a column with no lower
 	// bound can follow the MPS convention (lower becomes −∞).
 	lowerSet []bool
+	// The rows the current column has named: an entry given twice is
+	// refused, as solvers disagree on it (HiGHS keeps one, a sum keeps both).
+	colRows  map[string]bool
 	senseArg bool // OBJSENSE given alone on its line: the sense follows
 	x        *ExactModel
 }
@@ -453,6 +456,7 @@ func (p *mpsParser) column(f []string) error {
 			t = integer
 		}
 		mod.VarTypes = append(mod.VarTypes, t)
+		p.colRows = map[string]bool{}
 		if p.x != nil {
 			p.x.Cost = append(p.x.Cost, new(big.Rat))
 			p.x.ColLower = append(p.x.ColLower, new(big.Rat))
@@ -467,6 +471,10 @@ func (p *mpsParser) column(f []string) error {
 		if err != nil {
 			return fmt.Errorf("column %s, row %s: %w", safefile.Excerpt(f[0]), safefile.Excerpt(f[k]), err)
 		}
+		if p.colRows[f[k]] {
+			return fmt.Errorf("column %s, row %s: entry given twice", safefile.Excerpt(f[0]), safefile.Excerpt(f[k]))
+		}
+		p.colRows[f[k]] = true
 		if f[k] == p.objRow {
 			mod.ColCosts[j] += v
 			if p.x != nil {
