@@ -226,10 +226,13 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	return c, nil
 }
 
-// ReadChannel reads a channel file once (a regular file, safefile.Read):
-// CSV if its name ends in .csv, JSON otherwise.
-func ReadChannel(path string) (*Channel, error) {
-	data, err := safefile.Read(context.Background(), path, jsonconf.MaxBytes)
+// ReadChannel reads a channel file once (safefile.Read: a regular file,
+// checked on the open descriptor before a byte is read, so a FIFO or a
+// device is refused instead of blocking; at most jsonconf.MaxBytes; the
+// read stops with ctx's error when ctx is done): CSV if its name ends in
+// .csv, JSON otherwise.
+func ReadChannel(ctx context.Context, path string) (*Channel, error) {
+	data, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", path, err)
 	}
@@ -250,10 +253,11 @@ type File struct {
 // MaxFileBytes bounds a privatizer file of any form.
 const MaxFileBytes = network.MaxONNXBytes
 
-// Read reads a privatizer file once (a regular file of at most
-// MaxFileBytes, safefile.Read) and parses it (Parse).
-func Read(path string) (File, error) {
-	data, err := safefile.Read(context.Background(), path, MaxFileBytes)
+// Read reads a privatizer file once (safefile.Read, as ReadChannel: a
+// regular file of at most MaxFileBytes, stopping when ctx is done) and
+// parses it (Parse).
+func Read(ctx context.Context, path string) (File, error) {
+	data, err := safefile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
 		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
 	}
