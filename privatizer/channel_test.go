@@ -319,3 +319,39 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// Attack: a row 1e-6 short of 1 was accepted and renormalized with a stated
+// error of 0, while the channel deployed from the file may put the missing
+// mass on an output that reveals X. Bound covers every such channel.
+func TestChannelBoundCoversMissingMass(t *testing.T) {
+	const eps = 0.9e-6 // within RowSumTol: accepted
+	file := &Channel{Name: "short.json", P: [][]float64{{0.5, 0.5 - eps}, {0.5 - eps, 0.5}}}
+	if err := file.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mip.Finite{mip.PaperBinary().Finite(),
+		{Prior: []float64{0.5, 0.5}, Recon: mip.Observer{Channel: [][]float64{{1}, {1}}, Loss: [][]float64{{0, 3}, {3, 0}}},
+			Adv: []mip.Observer{{Channel: [][]float64{{1}, {1}}, Loss: [][]float64{{0, 3}, {3, 0}}}}}} {
+		got, err := file.FiniteLosses(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := file.Bound(m)
+		// Deployed: the missing mass of row x goes to output 2 + x, which
+		// reveals X.
+		deployed := &Channel{Name: "deployed", P: [][]float64{{0.5, 0.5 - eps, eps, 0}, {0.5 - eps, 0.5, 0, eps}}}
+		real, err := deployed.FiniteLosses(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hidden := got.MinAdv - real.MinAdv
+		if hidden <= 0 || hidden > bound || math.Abs(got.Recon-real.Recon) > bound {
+			t.Errorf("hidden leakage %.3g, recon moved %.3g: want 0 < both ≤ the stated error %.3g", hidden, math.Abs(got.Recon-real.Recon), bound)
+		}
+		t.Logf("hidden leakage %.3g, stated error %.3g", hidden, bound)
+	}
+	exact := &Channel{Name: "exact.json", P: [][]float64{{0.5, 0.5}, {0.25, 0.75}}}
+	if b := exact.Bound(mip.PaperBinary().Finite()); b != 0 {
+		t.Errorf("rows that sum to 1 exactly: stated error %g, want 0", b)
+	}
+}
