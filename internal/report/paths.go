@@ -80,11 +80,6 @@ func checkPaths(paths []Path, probe func(dir string) bool) error {
 			ps = append(ps, p)
 		}
 	}
-	for _, p := range ps {
-		if err := checkOne(p); err != nil {
-			return err
-		}
-	}
 	c := &checker{probe: probe, folds: map[string]bool{}}
 	ids := make([]ident, len(ps))
 	for i, p := range ps {
@@ -107,6 +102,13 @@ func checkPaths(paths []Path, probe func(dir string) bool) error {
 				return clash(o, "is the marker of an mmds folder's kind; give another %s", noun(o))
 			}
 			return clash(o, "is %s of the %s folder %s; give another %s", Quote(top), k, Quote(anc), noun(o))
+		}
+	}
+	// Each path on its own last: a link onto an input is named as such
+	// (above), not only as a link.
+	for _, p := range ps {
+		if err := checkOne(p); err != nil {
+			return err
 		}
 	}
 	return nil
