@@ -50,6 +50,10 @@ func TestBadInputTable(t *testing.T) {
 	}
 	certAbs := certOf("cert-abs.json", "/etc/hostname", "channel.json")
 	certUp := certOf("cert-up.json", "binary.json", "../../channel.json")
+	outLink := filepath.Join(dir, "out-link.csv")
+	if err := os.Symlink(ch, outLink); err != nil {
+		t.Fatal(err)
+	}
 	long := file("long.json", `{"p": "`+strings.Repeat("k", 100000)+`"}`)
 	missing := filepath.Join(dir, "no-such.json")
 	noFolder := filepath.Join(dir, "no", "such", "out.txt")
@@ -198,6 +202,7 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"certify", "--model", fin, "--privatizer", ch, "--d", "0.1", "--plot", filepath.Join(dir, "p.png")}, "--plot"},
 		{[]string{"certify", "--check", ch, "--d", "0.1"}, "--d"},
 		{[]string{"certify", "--check", certAbs}, "model_file"},
+		{[]string{"certify", "--model", bin, "--privatizer", chCSV, "--d", "0.1", "-o", outLink}, "out-link.csv"},
 		{[]string{"certify", "--check", certUp}, "points[0].privatizer"},
 		{[]string{"certify", "--check", certUp, "--points", pointsEmpty}, "empty.json"},
 		{[]string{"certify", "--model", bin, "--privatizer", ch, "--d", "0.1", "--d", "0.2"}, "--d"},
