@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"math/big"
 )
 
 // Outcome is what a solver reports, before checking.
@@ -26,6 +27,14 @@ type Check struct {
 // DefaultCheck is mmds's tight tolerances and MIPLIB's.
 func DefaultCheck() Check { return Check{Precise: DefaultTolerances(), Field: MIPLIBTolerances()} }
 
+// claim is one value a solution's exact objective is held against.
+type claim struct {
+	gap   float64 // relative, as Verdict.objGap
+	ok    bool    // the value is there to check
+	what  string
+	value float64
+}
+
 // Judgement is the check of one outcome.
 type Judgement struct {
 	Status  Status
@@ -41,6 +50,11 @@ type Judgement struct {
 // meets the reported one, the proven bound and the certified optimum; a
 // time-limited incumbent must meet the same except the optimum; a claim of
 // infeasibility is wrong when the certified optimum is attained.
+//
+// in.Bound bounds the optimal value in the model's own sense (the MPS
+// file's, ExactModel.Maximize): from below for a minimization, from above
+// for a maximization, so a feasible solution beyond it on the optimizing
+// side refutes the bound or the solution.
 func (c Check) Judge(in Instance, o Outcome) Judgement {
 	j := Judgement{Status: o.Status, Verdict: Verdict{Objective: math.NaN()}}
 	switch o.Status {
@@ -78,15 +92,13 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 		return j
 	}
 	imprecise := v.Exceeds(c.Precise)
-	type claim struct {
-		gap   float64
-		ok    bool
-		what  string
-		value float64
+	bound := claim{v.objBelow(in.Bound), !math.IsNaN(in.Bound), "below the proven bound", in.Bound}
+	if ex.Maximize {
+		bound.gap, bound.what = v.objAbove(in.Bound), "above the proven bound"
 	}
 	claims := []claim{
 		{v.objGap(o.Objective), !math.IsNaN(o.Objective), "reported objective", o.Objective},
-		{v.objBelow(in.Bound), !math.IsNaN(in.Bound), "below the proven bound", in.Bound},
+		bound,
 		{v.objGap(in.Optimal), o.Status == StatusOptimal && !math.IsNaN(in.Optimal), "claims optimal, certified optimum", in.Optimal},
 	}
 	for _, cl := range claims {
@@ -106,4 +118,16 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 		j.Status, j.Why = StatusImprecise, imprecise
 	}
 	return j
+}
+
+// objAbove is by how much (relative, as objGap) c·x lies above b; 0 when it
+// does not: objBelow's mirror, for a maximization's upper bound.
+func (v Verdict) objAbove(b float64) float64 {
+	if math.IsNaN(b) || math.IsInf(b, 0) || v.obj == nil {
+		return math.NaN()
+	}
+	if v.obj.Cmp(new(big.Rat).SetFloat64(b)) <= 0 {
+		return 0
+	}
+	return v.objGap(b)
 }

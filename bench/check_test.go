@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +206,42 @@ ENDATA
 	in := Instance{Name: "g", Exact: ex, Optimal: math.NaN(), Bound: math.NaN()}
 	if j := DefaultCheck().Judge(in, Outcome{Status: StatusOptimal, X: x, Objective: -1.6e-6}); j.Status != StatusImprecise {
 		t.Errorf("%+v", j)
+	}
+}
+
+// A library entry with "sense": "max" carries best_bound as an upper bound.
+// Attack: read as a lower bound, a feasible incumbent below it was "wrong"
+// and a solution above it (refuting the bound) passed.
+func TestJudgeMaximizationBound(t *testing.T) {
+	min, err := ExactFromMPS([]byte(exactTiny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// max −x − y over the same rows: optimum −1, proven upper bound −1.
+	ex := *min
+	ex.Maximize = true
+	ex.Cost = make([]*big.Rat, len(min.Cost))
+	for j, c := range min.Cost {
+		ex.Cost[j] = new(big.Rat).Neg(c)
+	}
+	ex.Offset = new(big.Rat).Neg(min.Offset)
+	c := DefaultCheck()
+	for _, tc := range []struct {
+		name   string
+		x      []float64
+		status Status
+		bound  float64
+		want   Status
+		why    string
+	}{
+		{"optimum at the bound", []float64{1, 0}, StatusOptimal, -1, StatusOptimal, ""},
+		{"incumbent below the upper bound", []float64{1, 1}, StatusTimeLimit, -1, StatusTimeLimit, ""},
+		{"solution above a false upper bound", []float64{1, 0}, StatusTimeLimit, -1.5, StatusWrong, "above the proven bound"},
+	} {
+		in := Instance{Name: "t", Exact: &ex, Optimal: math.NaN(), Bound: tc.bound}
+		j := c.Judge(in, Outcome{Status: tc.status, X: tc.x, Objective: math.NaN()})
+		if j.Status != tc.want || !strings.Contains(j.Why, tc.why) {
+			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, j.Status, j.Why, tc.want, tc.why)
+		}
 	}
 }

@@ -113,7 +113,8 @@ func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
 	return nil
 }
 
-// CertifyFile implements Model: a channel's exact finite sums, or the
+// CertifyFile implements Model: a channel's exact finite sums (Change: what
+// renormalizing its rows may hide, privatizer.Channel.Bound), or the
 // channel p_x = E_R[k(x, R)] a network releases (privatizer.NetworkBinaryLosses:
 // exact per activation region for ReLU networks, sampled with a proven
 // bound for smooth ones, the forward error bound of the network's precision
@@ -125,7 +126,7 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 	}
 	if f.Channel != nil {
 		l, err := f.Channel.BinaryLosses(b.M)
-		return Certificate{Losses: l}, err
+		return Certificate{Losses: l, Change: f.Channel.Bound(b.M.Finite())}, err
 	}
 	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
 	return networkCertificate(r, err, o)

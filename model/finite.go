@@ -171,7 +171,7 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 	}
 	if p.Channel != nil {
 		l, err := p.Channel.FiniteLosses(f.M)
-		return Certificate{Losses: l}, err
+		return Certificate{Losses: l, Change: p.Channel.Bound(f.M)}, err
 	}
 	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
 	return networkCertificate(r, err, o)

@@ -40,7 +40,8 @@ func FiniteLaw(m Model) (law *learn.FiniteLaw, ok bool) {
 
 // CertifyChannel computes the exact Bayes losses of a privatizer given as
 // its channel p[x][f] = P(F = f | X = x) on a model with a finite X: the
-// finite sums of privatizer.Channel.FiniteLosses (exact; Change 0). name
+// finite sums of privatizer.Channel.FiniteLosses (exact for the renormalized
+// rows; Change is what renormalizing may hide, privatizer.Channel.Bound). name
 // labels the channel in errors, which wrap privatizer.ErrInput.
 func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 	f, ok := finiteOf(m)
@@ -52,7 +53,7 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: l}, nil
+	return Certificate{Losses: l, Change: c.Bound(f)}, nil
 }
 
 // CellLaw returns the Gaussian model's law as learn's labels method takes

@@ -26,7 +26,7 @@ func readNet(t *testing.T, name string) *network.Network {
 
 func readChannel(t *testing.T, name string) *privatizer.Channel {
 	t.Helper()
-	c, err := privatizer.ReadChannel(filepath.Join("testdata", name))
+	c, err := privatizer.ReadChannel(context.Background(), filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ var ErrInput = network.ErrInput
 // RowSumTol is how far a channel row may sum from 1. A channel exported from
 // float32 PyTorch tensors (a softmax) sums to 1 within a few ulp of float32
 // (≈ 1e-7 for a handful of outputs); 1e-6 accepts that and nothing coarser.
-// Accepted rows are divided by their sum, so the certified losses are those
-// of an exact channel, at most RowSumTol·max L away (see Channel.Normalized).
+// Accepted rows are divided by their sum, and what that may hide is stated:
+// Channel.Bound, the certificate's error.
 const RowSumTol = 1e-6
 
 // MaxAlphabet bounds both sides of a channel file, so that a malformed file
@@ -104,9 +104,8 @@ func (c *Channel) errorf(format string, args ...any) error {
 }
 
 // Normalized returns c with each row divided by its sum: an exact channel
-// (rows sum to 1 up to rounding) as mip.Mechanism. For a row off by
-// ε ≤ RowSumTol, ‖row/Σ − row‖₁ = ε, so every Bayes risk moves by at most
-// ε·max L (see FiniteLosses).
+// (rows sum to 1 up to rounding) as mip.Mechanism, whose losses FiniteLosses
+// computes. What the renormalization may hide is Bound.
 func (c *Channel) Normalized() mip.Mechanism {
 	p := make(mip.Mechanism, len(c.P))
 	for x, row := range c.P {
@@ -122,13 +121,55 @@ func (c *Channel) Normalized() mip.Mechanism {
 	return p
 }
 
+// SumError is the largest distance of a row's sum from 1, max_x |Σ_f P[x][f] − 1|.
+func (c *Channel) SumError() float64 {
+	var e float64
+	for _, row := range c.P {
+		var s float64
+		for _, v := range row {
+			s += v
+		}
+		e = max(e, math.Abs(s-1))
+	}
+	return e
+}
+
+// Bound is the stated error of the losses FiniteLosses and BinaryLosses
+// return for c on m: 2·SumError·max L, max L the largest loss of any
+// observer (1 for a 0-1 loss).
+//
+// The losses are those of the renormalized rows P̂_x = P_x/Σ_x, but a row
+// that sums to 1 − ε_x says nothing about where its missing mass goes: a
+// channel deployed from the file may put it on an output that reveals X. Any
+// probability vector within ℓ1 distance ε_x of P_x (the deployed channels
+// the file is consistent with) lies within 2ε_x of P̂_x (‖P̂_x − P_x‖₁ =
+// ε_x), and a Bayes risk Σ_{f,v} min_a Σ_x π(x)P(f|x)W(v|x)L(x, a) moves by
+// at most Σ_x π(x)·‖ΔP_x‖₁·max L under a change ΔP, so every certified loss
+// is within Bound of the loss of any such channel. Without it a row 1e-6
+// short could hide 1e-6·max L of leakage behind an error of 0.
+func (c *Channel) Bound(m mip.Finite) float64 {
+	maxL := 0.0
+	for _, o := range append([]mip.Observer{m.Recon}, m.Adv...) {
+		if o.Loss == nil {
+			maxL = max(maxL, 1)
+			continue
+		}
+		for _, row := range o.Loss {
+			for _, l := range row {
+				maxL = max(maxL, math.Abs(l))
+			}
+		}
+	}
+	return 2 * c.SumError() * maxL
+}
+
 // FiniteLosses returns the exact Bayes losses of the channel on the finite
 // model m: for each observer with side channel W and loss L,
 //
 //	Σ_{f,v} min_a Σ_x π(x) P(f|x) W(v|x) L(x, a)
 //
-// (mip.Finite.Risk), a finite sum. The channel must have one row per value
-// of X.
+// (mip.Finite.Risk), a finite sum, of the renormalized rows (Normalized):
+// within Bound of the file's. The channel must have one row per value of X.
 func (c *Channel) FiniteLosses(m mip.Finite) (loss.Losses, error) {
 	if err := c.Validate(); err != nil {
 		return loss.Losses{}, err
@@ -226,10 +267,13 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	return c, nil
 }
 
-// ReadChannel reads a channel file once (a regular file, safefile.Read):
-// CSV if its name ends in .csv, JSON otherwise.
-func ReadChannel(path string) (*Channel, error) {
-	data, err := safefile.Read(context.Background(), path, jsonconf.MaxBytes)
+// ReadChannel reads a channel file once (safefile.Read: a regular file,
+// checked on the open descriptor before a byte is read, so a FIFO or a
+// device is refused instead of blocking; at most jsonconf.MaxBytes; the
+// read stops with ctx's error when ctx is done): CSV if its name ends in
+// .csv, JSON otherwise.
+func ReadChannel(ctx context.Context, path string) (*Channel, error) {
+	data, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", path, err)
 	}
@@ -250,10 +294,11 @@ type File struct {
 // MaxFileBytes bounds a privatizer file of any form.
 const MaxFileBytes = network.MaxONNXBytes
 
-// Read reads a privatizer file once (a regular file of at most
-// MaxFileBytes, safefile.Read) and parses it (Parse).
-func Read(path string) (File, error) {
-	data, err := safefile.Read(context.Background(), path, MaxFileBytes)
+// Read reads a privatizer file once (safefile.Read, as ReadChannel: a
+// regular file of at most MaxFileBytes, stopping when ctx is done) and
+// parses it (Parse).
+func Read(ctx context.Context, path string) (File, error) {
+	data, err := safefile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
 		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
 	}

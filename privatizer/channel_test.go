@@ -2,6 +2,7 @@ package privatizer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -93,7 +94,7 @@ func TestChannelBinaryBruteForce(t *testing.T) {
 	models := []mip.Binary{mip.PaperBinary(), {P: 0.3, QY: 0.1, QZ: []float64{0.25, 0.4}}, {P: 0.5, QY: 0, QZ: []float64{0.5}}}
 	chans := []*Channel{}
 	for _, f := range []string{"channel-binary.json", "channel-binary.csv", "channel-pass.json", "channel-fail.json"} {
-		c, err := ReadChannel(filepath.Join("testdata", f))
+		c, err := ReadChannel(context.Background(), filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestChannelTwoOutputsIsAppendixB(t *testing.T) {
 }
 
 func TestChannelFiniteBruteForce(t *testing.T) {
-	c, err := ReadChannel(filepath.Join("testdata", "channel-finite.json"))
+	c, err := ReadChannel(context.Background(), filepath.Join("testdata", "channel-finite.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,17 +219,17 @@ func TestChannelParseErrors(t *testing.T) {
 			t.Errorf("%s: error %v; want it to name the file, contain %q and wrap ErrInput", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ReadChannel(filepath.Join("testdata", "missing.json")); err == nil || errors.Is(err, ErrInput) || !errors.Is(err, os.ErrNotExist) {
+	if _, err := ReadChannel(context.Background(), filepath.Join("testdata", "missing.json")); err == nil || errors.Is(err, ErrInput) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 func TestChannelCSVEqualsJSON(t *testing.T) {
-	a, err := ReadChannel(filepath.Join("testdata", "channel-binary.json"))
+	a, err := ReadChannel(context.Background(), filepath.Join("testdata", "channel-binary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadChannel(filepath.Join("testdata", "channel-binary.csv"))
+	b, err := ReadChannel(context.Background(), filepath.Join("testdata", "channel-binary.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestRead(t *testing.T) {
 		{"channel-binary.json", FormatChannelJSON}, {"channel-binary.csv", FormatChannelCSV},
 		{"relu2-gauss.json", FormatNetworkJSON}, {"relu2-gauss.onnx", FormatONNX},
 	} {
-		f, err := Read(filepath.Join("testdata", tc.name))
+		f, err := Read(context.Background(), filepath.Join("testdata", tc.name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,9 +313,45 @@ func TestRead(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Read(p)
+		_, err := Read(context.Background(), p)
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Attack: a row 1e-6 short of 1 was accepted and renormalized with a stated
+// error of 0, while the channel deployed from the file may put the missing
+// mass on an output that reveals X. Bound covers every such channel.
+func TestChannelBoundCoversMissingMass(t *testing.T) {
+	const eps = 0.9e-6 // within RowSumTol: accepted
+	file := &Channel{Name: "short.json", P: [][]float64{{0.5, 0.5 - eps}, {0.5 - eps, 0.5}}}
+	if err := file.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mip.Finite{mip.PaperBinary().Finite(),
+		{Prior: []float64{0.5, 0.5}, Recon: mip.Observer{Channel: [][]float64{{1}, {1}}, Loss: [][]float64{{0, 3}, {3, 0}}},
+			Adv: []mip.Observer{{Channel: [][]float64{{1}, {1}}, Loss: [][]float64{{0, 3}, {3, 0}}}}}} {
+		got, err := file.FiniteLosses(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := file.Bound(m)
+		// Deployed: the missing mass of row x goes to output 2 + x, which
+		// reveals X.
+		deployed := &Channel{Name: "deployed", P: [][]float64{{0.5, 0.5 - eps, eps, 0}, {0.5 - eps, 0.5, 0, eps}}}
+		real, err := deployed.FiniteLosses(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hidden := got.MinAdv - real.MinAdv
+		if hidden <= 0 || hidden > bound || math.Abs(got.Recon-real.Recon) > bound {
+			t.Errorf("hidden leakage %.3g, recon moved %.3g: want 0 < both ≤ the stated error %.3g", hidden, math.Abs(got.Recon-real.Recon), bound)
+		}
+		t.Logf("hidden leakage %.3g, stated error %.3g", hidden, bound)
+	}
+	exact := &Channel{Name: "exact.json", P: [][]float64{{0.5, 0.5}, {0.25, 0.75}}}
+	if b := exact.Bound(mip.PaperBinary().Finite()); b != 0 {
+		t.Errorf("rows that sum to 1 exactly: stated error %g, want 0", b)
 	}
 }

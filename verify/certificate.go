@@ -3,11 +3,16 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -214,4 +219,76 @@ func show(v any) string {
 		return "null"
 	}
 	return fmt.Sprint(v)
+}
+
+// ErrCertPath marks a file name in a certificate that --check will not
+// follow: absolute, leaving the certificate's folder, or with control
+// characters.
+var ErrCertPath = errors.New("verify: a certificate's file name must stay in its folder")
+
+// certPathError is a message of ResolveCertFile, matching ErrCertPath.
+type certPathError struct{ msg string }
+
+func (e certPathError) Error() string        { return e.msg }
+func (e certPathError) Is(target error) bool { return target == ErrCertPath }
+
+func certPathErr(format string, args ...any) error {
+	return certPathError{fmt.Sprintf(format, args...)}
+}
+
+// CertFile is the name a certificate at certPath records for the file it
+// read at path: relative to the certificate's folder, with forward slashes
+// (so a folder holding the certificate and its files can be moved or
+// handed to a reviewer as a whole). A file outside that folder gets a name
+// starting with "../", which ResolveCertFile refuses: --check then needs
+// the file passed by the user.
+func CertFile(certPath, path string) string {
+	dir, err1 := filepath.Abs(filepath.Dir(certPath))
+	abs, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(path)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// ResolveCertFile returns the path of the file a certificate at certPath
+// names name (a model_file or a point's privatizer), taken from the
+// certificate's folder. The certificate is the reviewed author's file, so
+// a name that is absolute, that leaves the folder with "..", that reaches
+// outside it through a symbolic link, or that has control characters is an
+// error wrapping ErrCertPath: a certificate must not make the reviewer's
+// mmds read, hash and name in messages files of the reviewer's choosing
+// only by knowing their path (keys, other projects' files). A file the
+// user names on the command line is taken as given instead.
+func ResolveCertFile(certPath, name string) (string, error) {
+	shown := safefile.Excerpt(name)
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(name) {
+		return "", certPathErr("%s: want a plain relative file name", shown)
+	}
+	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
+		return "", certPathErr("%s is absolute: a certificate names its files relative to its own folder", shown)
+	}
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", certPathErr("%s leaves the certificate's folder", shown)
+	}
+	dir := filepath.Dir(certPath)
+	path := filepath.Join(dir, clean)
+	// A link inside the folder may lead out of it: compare where both lead.
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, nil // reading it reports what is wrong
+	}
+	rdir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return path, nil
+	}
+	if rel, err := filepath.Rel(rdir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", certPathErr("%s is a symbolic link out of the certificate's folder", shown)
+	}
+	return path, nil
 }

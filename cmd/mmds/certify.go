@@ -44,10 +44,12 @@ certified distortion D̂ and at D, with the verdict and tolerances of mmds verif
 --points FILE certifies a whole curve: a JSON list [{"D": 0.1, "privatizer":
 "p1.onnx"}, …] or CSV rows "D,file" (paths relative to FILE's folder).
 
---certificate FILE writes the certificate (the files read and their hashes,
-tolerances, per point D, D̂, certified losses, both gaps, verdict); --check
-FILE re-derives it from the files it names (paths as certify was given them,
-so run it from the same folder) and exits 0 only if it matches.
+--certificate FILE writes the certificate (the files read, named from the
+certificate's folder, and their hashes, tolerances, per point D, D̂, certified
+losses, both gaps, verdict); --check FILE re-derives it from the files it
+names, taken from its folder (a name that is absolute or leaves the folder is
+refused: pass such files with --model and --privatizer or --points), and
+exits 0 only if it matches.
 
 Exit status: 0 every point passes (or --check matches), 1 one fails (or
 --check differs), 2 bad input (a file that cannot be read, a network whose
@@ -120,6 +122,11 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		return err
 	}
 	if o.certificate != "" {
+		// Named from the certificate's folder: --check takes them from there.
+		cert.ModelFile = verify.CertFile(o.certificate, o.model)
+		for i := range cert.Points {
+			cert.Points[i].Privatizer = verify.CertFile(o.certificate, inputs[i].Path)
+		}
 		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
 			return err
 		}
@@ -272,11 +279,13 @@ func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verif
 }
 
 // runCertifyCheck re-derives the certificate in --check from the files it
-// names: each read once, its SHA-256 compared with the certificate's before
-// any work, then certified again under this invocation's tolerances and
-// compared field by field (verify.Certificate.Check).
+// names (taken from the certificate's folder, verify.ResolveCertFile) or the
+// user passes (--model, --privatizer, --points): each read once, its SHA-256
+// compared with the certificate's before any work, then certified again
+// under this invocation's tolerances and compared field by field
+// (verify.Certificate.Check).
 func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
-	for _, f := range []string{"model", "privatizer", "d", "points", "certificate", "plot", "output", "out", "format", "summary"} {
+	for _, f := range []string{"d", "certificate", "plot", "output", "out", "format", "summary"} {
 		if cmd.Flags().Changed(f) {
 			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
 		}
@@ -288,40 +297,36 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	if want.ModelFile == "" || len(want.Points) == 0 {
 		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
 	}
-	o.model = want.ModelFile
-	m, err := model.Load(cmd.Context(), o.model)
+	es, err := checkEntries(cmd, o, want)
 	if err != nil {
-		return badInput("--check %s: model_file: %v", o.check, err)
-	}
-	if h, err := model.Hash(m); err != nil {
 		return err
-	} else if h != want.ModelSHA256 {
-		return exitError{exitFailure, fmt.Errorf("--check %s: model_sha256: the certificate says %s, %s has %s", o.check, safefile.Excerpt(want.ModelSHA256), o.model, h)}
 	}
-	var inputs []verify.Input
-	for i, p := range want.Points {
-		if p.Privatizer == "" {
-			return badInput("--check %s: points[%d] names no privatizer file", o.check, i)
-		}
-		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
-			return badInput("--check %s: points[%d].D = %v: must be a finite number ≥ 0", o.check, i, p.D)
-		}
-		in, err := verify.ReadInput(cmd.Context(), p.D, p.Privatizer)
-		if err != nil {
-			return usageError{fmt.Errorf("--check %s: points[%d].privatizer: %w", o.check, i, err)}
-		}
-		if in.SHA256 != p.PointSHA256 {
+	m, err := checkModel(cmd.Context(), o, want)
+	if err != nil {
+		return err
+	}
+	inputs, err := verify.ReadInputs(cmd.Context(), es)
+	if err != nil {
+		return usageError{fmt.Errorf("--check %s: %w", o.check, err)}
+	}
+	for i, in := range inputs {
+		if in.SHA256 != want.Points[i].PointSHA256 {
 			return exitError{exitFailure, fmt.Errorf("--check %s: points[%d].point_sha256: the certificate says %s, %s has %s",
-				o.check, i, safefile.Excerpt(p.PointSHA256), p.Privatizer, in.SHA256)}
+				o.check, i, safefile.Excerpt(want.Points[i].PointSHA256), es[i].Name, in.SHA256)}
 		}
 		if err := fitsModel(m, in); err != nil {
 			return err
 		}
-		inputs = append(inputs, in)
 	}
 	_, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {
 		return err
+	}
+	// The files were found by these names (or passed by the user): what is
+	// compared is their hashes, above, and what they certify.
+	cert.ModelFile = want.ModelFile
+	for i := range cert.Points {
+		cert.Points[i].Privatizer = want.Points[i].Privatizer
 	}
 	if err := want.Check(cert); err != nil {
 		return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match its files: %w", o.check, err)}
@@ -329,6 +334,68 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	_ = sayf(cmd.OutOrStdout(), "%s matches its files: %s model, %d privatizers, %d pass: %s",
 		o.check, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
 	return nil
+}
+
+// checkModel loads the model of --check's certificate (--model when given,
+// else its model_file from the certificate's folder) and compares its hash.
+func checkModel(ctx context.Context, o certifyOpts, want *verify.Certificate) (model.Model, error) {
+	path, flag := o.model, "--model"
+	if path == "" {
+		var err error
+		if path, err = verify.ResolveCertFile(o.check, want.ModelFile); err != nil {
+			return nil, badInput("--check %s: model_file %v (pass the model with --model)", o.check, err)
+		}
+		flag = "--check " + safefile.Path(o.check) + ": model_file"
+	}
+	m, err := model.Load(ctx, path)
+	if err != nil {
+		return nil, badInput("%s: %v", flag, err)
+	}
+	if h, err := model.Hash(m); err != nil {
+		return nil, err
+	} else if h != want.ModelSHA256 {
+		return nil, exitError{exitFailure, fmt.Errorf("--check %s: model_sha256: the certificate says %s, %s has %s", o.check, safefile.Excerpt(want.ModelSHA256), safefile.Path(path), h)}
+	}
+	return m, nil
+}
+
+// checkEntries lists the privatizers --check reads, one per point of the
+// certificate: --points (as many entries as points), --privatizer (for a
+// one-point certificate), or the files the certificate names, from its
+// folder.
+func checkEntries(cmd *cobra.Command, o certifyOpts, want *verify.Certificate) ([]verify.Entry, error) {
+	for i, p := range want.Points {
+		if math.IsNaN(p.D) || math.IsInf(p.D, 0) || p.D < 0 {
+			return nil, badInput("--check %s: points[%d].D = %v: must be a finite number ≥ 0", o.check, i, p.D)
+		}
+	}
+	switch {
+	case o.points != "" && o.priv != "":
+		return nil, badInput("--points and --privatizer are mutually exclusive")
+	case o.points != "":
+		es, err := verify.ReadPoints(cmd.Context(), o.points)
+		if err != nil {
+			return nil, badInput("--points %w", err)
+		}
+		if len(es) != len(want.Points) {
+			return nil, badInput("--points %s: %d entries, but the certificate %s has %d points", safefile.Path(o.points), len(es), safefile.Path(o.check), len(want.Points))
+		}
+		return es, nil
+	case o.priv != "":
+		if len(want.Points) != 1 {
+			return nil, badInput("--privatizer: the certificate %s has %d points: pass them with --points", safefile.Path(o.check), len(want.Points))
+		}
+		return []verify.Entry{{D: want.Points[0].D, Privatizer: o.priv, Name: safefile.Path(o.priv)}}, nil
+	}
+	es := make([]verify.Entry, len(want.Points))
+	for i, p := range want.Points {
+		path, err := verify.ResolveCertFile(o.check, p.Privatizer)
+		if err != nil {
+			return nil, badInput("--check %s: points[%d].privatizer %v (pass the files with --privatizer or --points)", o.check, i, err)
+		}
+		es[i] = verify.Entry{D: p.D, Privatizer: path, Name: fmt.Sprintf("points[%d].privatizer (%s)", i, safefile.Excerpt(p.Privatizer))}
+	}
+	return es, nil
 }
 
 // certifyInputs reads --privatizer/--d or --points, every file before any

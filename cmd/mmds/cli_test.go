@@ -45,6 +45,15 @@ func TestBadInputTable(t *testing.T) {
 	rows3 := file("rows3.json", `{"channel": [[0.9, 0.1], [0.1, 0.9], [0.5, 0.5]]}`)
 	pointsBad := file("points.csv", "abc,channel.json\n")
 	pointsEmpty := file("empty.json", `[]`)
+	certOf := func(name, model, priv string) string {
+		return file(name, `{"format": "mmds-certificate/1", "model": "binary", "model_file": "`+model+`", "points": [{"D": 0.1, "privatizer": "`+priv+`", "pass": true, "verdict": "pass"}], "pass": true}`)
+	}
+	certAbs := certOf("cert-abs.json", "/etc/hostname", "channel.json")
+	certUp := certOf("cert-up.json", "binary.json", "../../channel.json")
+	outLink := filepath.Join(dir, "out-link.csv")
+	if err := os.Symlink(ch, outLink); err != nil {
+		t.Fatal(err)
+	}
 	long := file("long.json", `{"p": "`+strings.Repeat("k", 100000)+`"}`)
 	missing := filepath.Join(dir, "no-such.json")
 	noFolder := filepath.Join(dir, "no", "such", "out.txt")
@@ -191,7 +200,11 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"certify", "--model", gm, "--privatizer", ch, "--d", "0.1", "--tol-expect", "0.001"}, "--tol-expect"},
 		{[]string{"certify", "--model", bin, "--privatizer", ch, "--d", "0.1", "--summary", "--format", "json"}, "--format"},
 		{[]string{"certify", "--model", fin, "--privatizer", ch, "--d", "0.1", "--plot", filepath.Join(dir, "p.png")}, "--plot"},
-		{[]string{"certify", "--check", ch, "--model", bin}, "--model"},
+		{[]string{"certify", "--check", ch, "--d", "0.1"}, "--d"},
+		{[]string{"certify", "--check", certAbs}, "model_file"},
+		{[]string{"certify", "--model", bin, "--privatizer", chCSV, "--d", "0.1", "-o", outLink}, "out-link.csv"},
+		{[]string{"certify", "--check", certUp}, "points[0].privatizer"},
+		{[]string{"certify", "--check", certUp, "--points", pointsEmpty}, "empty.json"},
 		{[]string{"certify", "--model", bin, "--privatizer", ch, "--d", "0.1", "--d", "0.2"}, "--d"},
 		{[]string{"certify", "--model", gm, "--privatizer", ch, "--d", "0.1"}, "channel"},
 		{[]string{"certify", "extra"}, "extra"},

@@ -176,8 +176,8 @@ func TestOutputTargets(t *testing.T) {
 		{"FIFO", fifo, "a named pipe"},
 		{"device", os.DevNull, "a character device"},
 		{"folder", sub, "a folder"},
-		{"dangling link", dangling, "a symbolic link to nothing"},
-		{"link to a FIFO", toFifo, "a symbolic link to a named pipe"},
+		{"dangling link", dangling, "a symbolic link (to nothing)"},
+		{"link to a FIFO", toFifo, "a symbolic link (to a named pipe"},
 	} {
 		for _, args := range [][]string{
 			{"gauss", "--d", "1", "-o", c.path},
@@ -194,16 +194,18 @@ func TestOutputTargets(t *testing.T) {
 			}
 		}
 	}
+	// A link even to a regular file is refused: mmds never writes through
+	// one (see TestPlantedLinkInDir).
 	target := writeTestFile(t, dir, "target.txt", "old")
 	link := symlink(t, target, filepath.Join(dir, "link.txt"))
-	if code, _, errs := runCLI(t, "gauss", "--d", "1", "--format", "csv", "-o", link); code != 0 {
-		t.Fatalf("-o a link to a regular file: exit %d, %s", code, errs)
+	if code, _, errs := runCLI(t, "gauss", "--d", "1", "--format", "csv", "-o", link); code != exitUsage || !strings.Contains(errs, "symbolic link") {
+		t.Errorf("-o a link to a regular file: exit %d, %s; want exit 2 naming the link", code, errs)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the link was replaced")
 	}
-	if b, _ := os.ReadFile(target); !strings.HasPrefix(string(b), "D,") {
-		t.Errorf("the link's target holds %q, want the CSV", b)
+	if b, _ := os.ReadFile(target); string(b) != "old" {
+		t.Errorf("the link's target holds %q, want old", b)
 	}
 	code, out, errs := runCLI(t, "gauss", "--d", "1", "--format", "csv", "-o", "-")
 	if code != 0 || !strings.HasPrefix(out, "D,") {
@@ -253,5 +255,22 @@ func TestTrainRemovesStaleTemps(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("live writer's %s removed", filepath.Base(p))
 		}
+	}
+}
+
+// Attack: the author of a results directory plants figure3.png there as a
+// link to a file of the reviewer's; mmds plot DIR writes its figures into
+// DIR and wrote through the link, replacing that file. Now exit 2 before
+// any work, the file untouched.
+func TestPlantedLinkInDir(t *testing.T) {
+	res := passingBinary(t)
+	victim := writeTestFile(t, t.TempDir(), "notes.txt", "mine")
+	symlink(t, victim, filepath.Join(res, "figure3.png"))
+	code, _, errs := runCLI(t, "plot", res)
+	if code != exitUsage || !strings.Contains(errs, "figure3.png") || !strings.Contains(errs, "symbolic link") {
+		t.Errorf("plot into a folder with a planted link: exit %d, stderr %q; want exit 2 naming the link", code, errs)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("the link's target holds %q", b)
 	}
 }

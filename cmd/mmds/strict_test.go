@@ -129,7 +129,7 @@ func TestCheckRefusesCaseVariantCertificate(t *testing.T) {
 // swapped privatizer file and a case-variant duplicate are caught.
 func TestCertifyCheck(t *testing.T) {
 	dir := t.TempDir()
-	bm := binaryModelFile(t)
+	bm := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
 	priv := filepath.Join(dir, "priv.json")
 	fail, _ := os.ReadFile(fixtures + "channel-fail.json")
 	pass, _ := os.ReadFile(fixtures + "channel-pass.json")
@@ -148,7 +148,7 @@ func TestCertifyCheck(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c["model_file"] != bm || point(c, 0)["privatizer"] != priv {
+	if c["model_file"] != "model.json" || point(c, 0)["privatizer"] != "priv.json" {
 		t.Errorf("the certificate does not name its files: %s", b)
 	}
 	for _, edit := range []struct {
@@ -165,17 +165,26 @@ func TestCertifyCheck(t *testing.T) {
 		json.Unmarshal(b, &cc)
 		edit.do(cc)
 		nb, _ := json.Marshal(cc)
-		path := writeTestFile(t, t.TempDir(), "c.json", string(nb))
+		path := writeTestFile(t, dir, "c.json", string(nb))
 		if code, _, errs := runCLI(t, "certify", "--check", path); code != 1 || !strings.Contains(errs, edit.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", edit.name, code, errs, edit.want)
 		}
 	}
-	forged := writeTestFile(t, t.TempDir(), "forged.json", strings.Replace(string(b), `"pass": true`, `"pass": true, "PASS": false`, 1))
+	forged := writeTestFile(t, dir, "forged.json", strings.Replace(string(b), `"pass": true`, `"pass": true, "PASS": false`, 1))
 	if code, _, errs := runCLI(t, "certify", "--check", forged); code != 2 || !strings.Contains(errs, `"PASS"`) {
 		t.Errorf("case-variant PASS: exit %d, stderr %q; want 2", code, errs)
 	}
-	if code, _, errs := runCLI(t, "certify", "--check", cert, "--model", bm); code != 2 || !strings.Contains(errs, "--model") {
-		t.Errorf("--check with --model: exit %d, stderr %q; want 2", code, errs)
+	if code, _, errs := runCLI(t, "certify", "--check", cert, "--d", "0.1"); code != 2 || !strings.Contains(errs, "--d") {
+		t.Errorf("--check with --d: exit %d, stderr %q; want 2", code, errs)
+	}
+	// Moved as a whole, the folder still checks: names are relative to it.
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	cert, priv = filepath.Join(moved, "cert.json"), filepath.Join(moved, "priv.json")
+	if code, out, errs := runCLI(t, "certify", "--check", cert); code != 0 || !strings.Contains(out, "matches") {
+		t.Fatalf("--check after moving the folder: exit %d, %q %q", code, out, errs)
 	}
 	// The privatizer file swapped after certification: its hash differs.
 	if err := os.WriteFile(priv, fail, 0o644); err != nil {
@@ -303,5 +312,60 @@ func TestReadsHonourContext(t *testing.T) {
 	cancel()
 	if _, err := verify.ReadPoints(ctx, fixtures+"channel-pass.json"); err == nil {
 		t.Error("verify.ReadPoints read under a cancelled context")
+	}
+}
+
+// Attack: a certificate handed to a reviewer names files anywhere on the
+// reviewer's machine (an absolute model_file, a privatizer "../../x", a link
+// out of its folder), so that certify --check reads, hashes and names in its
+// messages files the author chose. Names are taken from the certificate's
+// folder and must stay in it (exit 2); files the user passes are used as
+// given.
+func TestCertifyCheckPathsStayInFolder(t *testing.T) {
+	dir := t.TempDir()
+	modelBody := `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`
+	writeTestFile(t, dir, "model.json", modelBody)
+	pass, _ := os.ReadFile(fixtures + "channel-pass.json")
+	writeTestFile(t, dir, "priv.json", string(pass))
+	cert := filepath.Join(dir, "cert.json")
+	if code, _, errs := runCLI(t, "certify", "--model", filepath.Join(dir, "model.json"), "--privatizer", filepath.Join(dir, "priv.json"), "--d", "0.15", "--certificate", cert); code != 0 {
+		t.Fatalf("certify: exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(cert)
+	outside := t.TempDir()
+	outModel := writeTestFile(t, outside, "model.json", modelBody)
+	outPriv := writeTestFile(t, outside, "priv.json", string(pass))
+	if err := os.Symlink(outPriv, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, outPriv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  func(map[string]any)
+		extra []string
+		code  int
+		want  string
+	}{
+		{"absolute model_file", func(c map[string]any) { c["model_file"] = outModel }, nil, 2, "model_file"},
+		{"absolute privatizer", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv }, nil, 2, "is absolute"},
+		{"privatizer up and out", func(c map[string]any) { point(c, 0)["privatizer"] = rel }, nil, 2, "leaves the certificate's folder"},
+		{"privatizer through a link", func(c map[string]any) { point(c, 0)["privatizer"] = "link.json" }, nil, 2, "symbolic link out of"},
+		{"--model passed by the user", func(c map[string]any) { c["model_file"] = outModel }, []string{"--model", outModel}, 0, ""},
+		{"--privatizer passed by the user", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv }, []string{"--privatizer", outPriv}, 0, ""},
+	} {
+		var c map[string]any
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		tc.edit(c)
+		nb, _ := json.Marshal(c)
+		path := writeTestFile(t, dir, "edited.json", string(nb))
+		code, _, errs := runCLI(t, append([]string{"certify", "--check", path}, tc.extra...)...)
+		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line containing %q", tc.name, code, errs, tc.code, tc.want)
+		}
 	}
 }

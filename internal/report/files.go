@@ -17,10 +17,12 @@ import (
 	"time"
 )
 
-// ErrTarget reports an output path that mmds will not write: a folder, a
-// named pipe, a device, a socket, or a symbolic link to one of those or to
-// nothing. Writing a file there would replace it (rename) or feed it
-// (open), so mmds refuses instead.
+// ErrTarget reports an output path that mmds will not write: a symbolic
+// link, a folder, a named pipe, a device or a socket. Writing a file there
+// would replace it (rename), feed it (open) or, through a link, write a
+// file of the link author's choosing: a link planted in a folder mmds
+// writes into (mmds plot DIR writes into the reviewed author's DIR) would
+// otherwise redirect the write onto any file the user can write.
 var ErrTarget = errors.New("not a regular file")
 
 // kindError is an error whose message is its own sentence and which
@@ -37,36 +39,28 @@ func errorf(sentinel error, format string, args ...any) error {
 	return &kindError{sentinel, fmt.Sprintf(format, args...)}
 }
 
-// Target returns the path WriteFileAtomic writes for path: path itself when
-// it is a regular file or does not exist, the regular file a symbolic link
-// names (so the link is kept and its target updated), and an error wrapping
-// ErrTarget for anything else. It does not check the folder.
-func Target(path string) (string, error) {
+// Target checks the path WriteFileAtomic writes: a regular file or nothing
+// (Lstat: a link is never followed). Anything else is an error wrapping
+// ErrTarget. It does not check the folder.
+func Target(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil
+		return nil
 	}
 	if err != nil {
-		return "", unwrapPath(err)
+		return unwrapPath(err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		res, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return "", errorf(ErrTarget, "is a symbolic link to nothing (%v)", unwrapPath(err))
+		what := "nothing"
+		if rfi, err := os.Stat(path); err == nil {
+			what = safefile.Describe(rfi.Mode())
 		}
-		rfi, err := os.Stat(res)
-		if err != nil {
-			return "", unwrapPath(err)
-		}
-		if !rfi.Mode().IsRegular() {
-			return "", errorf(ErrTarget, "is a symbolic link to %s, not to a regular file", safefile.Describe(rfi.Mode()))
-		}
-		return res, nil
+		return errorf(ErrTarget, "is a symbolic link (to %s): mmds does not write through links; give the file itself, or remove the link", what)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", errorf(ErrTarget, "is %s, not a regular file", safefile.Describe(fi.Mode()))
+		return errorf(ErrTarget, "is %s, not a regular file", safefile.Describe(fi.Mode()))
 	}
-	return path, nil
+	return nil
 }
 
 // unwrapPath drops the *fs.PathError around err: its path is usually one
@@ -80,16 +74,14 @@ func unwrapPath(err error) error {
 }
 
 // CheckFile checks, before any work, that WriteFileAtomic can write path:
-// Target accepts it, and the folder of the file it resolves to exists and
-// accepts a new file. It removes the stale temporary files that a killed
+// Target accepts it, and its folder exists and accepts a new file. It removes the stale temporary files that a killed
 // writer of the same file left there (RemoveStaleTemps): the folder is the
 // user's, so only those of the file's own name.
 func CheckFile(path string) error {
-	res, err := Target(path)
-	if err != nil {
+	if err := Target(path); err != nil {
 		return err
 	}
-	dir := filepath.Dir(res)
+	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return fmt.Errorf("folder %s does not exist", dir)
@@ -101,7 +93,7 @@ func CheckFile(path string) error {
 	name := f.Name()
 	f.Close()
 	os.Remove(name)
-	return removeStale(dir, false, tempBase(filepath.Base(res)))
+	return removeStale(dir, false, tempBase(filepath.Base(path)))
 }
 
 // Temporary files are named
@@ -222,23 +214,42 @@ func olderThan(e fs.DirEntry, age time.Duration) bool {
 }
 
 // WriteFileAtomic writes a file through write: the bytes go to a temporary
-// file in the target's folder, which is synced and renamed onto the target
-// only when write and every file operation succeeded. The target is path, or
-// the regular file a symbolic link at path names (Target); anything else that
-// is not a regular file is an error wrapping ErrTarget, and nothing is
-// written. A target that exists keeps its permission bits; a new one gets
-// 0644. The temporary file keeps path's extension, so writers that choose a
-// format by extension see the right one.
-func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) {
-	target, err := Target(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+// file in the target's folder, created there with O_EXCL (never an existing
+// name, never through a link), which is synced and renamed onto the target
+// only when write and every file operation succeeded. The target must be a
+// regular file or not exist (Target); anything else is an error wrapping
+// ErrTarget, and nothing is written. A target that exists keeps its
+// permission bits; a new one gets 0644. The temporary file keeps path's
+// extension, so writers that choose a format by extension see the right one.
+//
+// write gets the temporary file's path (for writers that open a path
+// themselves, such as HiGHS's model writer). In a folder others can write
+// to, the name could be swapped for a link while write runs; the file is
+// checked to be still the one created (same inode, one link, regular) before
+// it is synced through the descriptor created with it and renamed, and an
+// error otherwise. WriteAtomic writes through that descriptor and never
+// opens the name again.
+func WriteFileAtomic(path string, write func(tmpPath string) error) error {
+	return writeAtomic(path, func(_ *os.File, tmp string) error { return write(tmp) })
+}
+
+// WriteAtomic writes what fn writes to w into path atomically (see
+// WriteFileAtomic), through the descriptor the temporary file was created
+// with.
+func WriteAtomic(path string, fn func(w io.Writer) error) error {
+	return writeAtomic(path, func(f *os.File, _ string) error { return fn(f) })
+}
+
+func writeAtomic(path string, write func(f *os.File, tmpPath string) error) (err error) {
+	wrap := func(err error) error { return fmt.Errorf("write %s: %w", path, err) }
+	if err := Target(path); err != nil {
+		return wrap(err)
 	}
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
+	if fi, err := os.Lstat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	dir, base := filepath.Split(target)
+	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
@@ -248,64 +259,51 @@ func WriteFileAtomic(path string, write func(tmpPath string) error) (err error) 
 	}
 	tmp := f.Name()
 	defer func() {
+		f.Close()
 		if err != nil {
 			os.Remove(tmp)
 		}
 	}()
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = write(f, tmp); err != nil {
+		return wrap(err)
 	}
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = sameTemp(f, tmp); err != nil {
+		return wrap(err)
 	}
-	if err = syncFile(tmp, perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = f.Sync(); err != nil {
+		return wrap(err)
 	}
-	// The target may have changed kind since Target looked (a FIFO made in
-	// the meantime): look again just before the rename replaces it.
-	if again, err2 := Target(target); err2 != nil || again != target {
-		if err2 == nil {
-			err2 = errorf(ErrTarget, "became a symbolic link")
-		}
-		err = fmt.Errorf("write %s: %w", path, err2)
-		return err
+	if err = f.Chmod(perm); err != nil {
+		return wrap(err)
 	}
-	if err = os.Rename(tmp, target); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	// The target may have changed kind since Target looked (a FIFO or a
+	// link made in the meantime): look again just before the rename
+	// replaces it.
+	if err = Target(path); err != nil {
+		return wrap(err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return wrap(err)
 	}
 	syncDir(dir)
 	return nil
 }
 
-// WriteAtomic writes what fn writes to w into path atomically (see WriteFileAtomic).
-func WriteAtomic(path string, fn func(w io.Writer) error) error {
-	return WriteFileAtomic(path, func(tmp string) error {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-}
-
-func syncFile(path string, perm fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+// sameTemp checks that the name tmp still is the file f was created as: a
+// regular file, the same inode, with one link.
+func sameTemp(f *os.File, tmp string) error {
+	ffi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	nfi, err := os.Lstat(tmp)
+	if err != nil || !nfi.Mode().IsRegular() || !os.SameFile(ffi, nfi) {
+		return errorf(ErrTarget, "the temporary file %s was replaced while it was written", filepath.Base(tmp))
 	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
+	if st, ok := ffi.Sys().(*syscall.Stat_t); ok && st.Nlink != 1 {
+		return errorf(ErrTarget, "the temporary file %s gained a hard link while it was written", filepath.Base(tmp))
 	}
-	return f.Close()
+	return nil
 }
 
 // syncDir makes a rename in dir durable where the file system allows it;

@@ -24,9 +24,11 @@ func mkfifo(t *testing.T, path string) {
 	}
 }
 
-// Every kind of target: a regular file is replaced (keeping its mode), a
-// link to a regular file updates the file and keeps the link, and anything
-// else is refused with ErrTarget and left as it was.
+// Every kind of target: a regular file is replaced (keeping its mode), and
+// anything else — a link even to a regular file — is refused with ErrTarget
+// and left as it was. Attack: a link planted where mmds writes (mmds plot
+// DIR writes figures into the author's DIR) was written through, onto any
+// file the user can write.
 func TestWriteAtomicTargets(t *testing.T) {
 	dir := t.TempDir()
 	regular := filepath.Join(dir, "regular.txt")
@@ -58,13 +60,13 @@ func TestWriteAtomicTargets(t *testing.T) {
 	}{
 		{"new file", filepath.Join(dir, "new.txt"), "ok", filepath.Join(dir, "new.txt"), 0o644},
 		{"regular file keeps its mode", regular, "ok", regular, 0o600},
-		{"link to a regular file", link, "ok", linked, 0o644},
-		{"dangling link", dangling, "a symbolic link to nothing", "", 0},
-		{"link to a FIFO", toFifo, "a symbolic link to a named pipe", "", 0},
+		{"link to a regular file", link, "a symbolic link (to a regular file)", "", 0},
+		{"dangling link", dangling, "a symbolic link (to nothing)", "", 0},
+		{"link to a FIFO", toFifo, "a symbolic link (to a named pipe", "", 0},
 		{"FIFO", fifo, "a named pipe", "", 0},
 		{"device", os.DevNull, "a character device", "", 0},
 		{"folder", sub, "a folder", "", 0},
-		{"link to a folder", toDir, "a symbolic link to a folder", "", 0},
+		{"link to a folder", toDir, "a symbolic link (to a folder)", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := writeString(c.path, "new")
@@ -93,6 +95,9 @@ func TestWriteAtomicTargets(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v %v", fi, err)
 	}
+	if b, err := os.ReadFile(linked); err != nil || string(b) != "old" {
+		t.Errorf("the link's target holds %q (%v), want old", b, err)
+	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v %v", fi, err)
 	}
@@ -102,6 +107,43 @@ func TestWriteAtomicTargets(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// Attack: in a folder others can write to, the temporary file's name is
+// swapped for a link to a victim file while the output is written. The
+// bytes go through the descriptor created with O_EXCL, the swap is noticed
+// before the rename, and the victim keeps its bytes and mode.
+func TestWriteAtomicTempSwapped(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "out.json")
+	err := WriteAtomic(target, func(w io.Writer) error {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-mmds-*"))
+		if len(tmps) != 1 {
+			return fmt.Errorf("temporary files %v", tmps)
+		}
+		os.Remove(tmps[0])
+		if err := os.Symlink(victim, tmps[0]); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "new")
+		return err
+	})
+	if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "replaced") {
+		t.Errorf("err = %v, want ErrTarget: replaced", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "old" {
+		t.Errorf("the victim holds %q", b)
+	}
+	if fi, _ := os.Stat(victim); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the victim's mode is %v", fi.Mode().Perm())
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the target was created")
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode"
 )
 
 // ErrClash reports an output that would replace one of the command's
@@ -39,38 +42,45 @@ func OutFolder(name, path string, k Kind) Path {
 	return Path{Name: name, Path: path, Output: true, Folder: true, Kind: k}
 }
 
-// CheckPaths checks, before a command does any work, every path it will
-// read or write, and returns the first problem as an error that names the
-// path as the user gave it:
+// CheckPaths checks, before any work, every path a command will read or
+// write, and returns the first problem as an error that names the path as
+// the user gave it:
 //
-//   - an output file must be writable (CheckFile: a regular file, a link to
-//     one, or a new name in an existing, writable folder);
+//   - an output file must be writable (CheckFile: a regular file, or a new
+//     name in an existing, writable folder; never a symbolic link);
 //   - an output folder of a kind must pass CheckFolder, and a plain output
 //     folder must exist and be of no kind;
 //   - an input folder of a kind must not be of another kind (KindOf: its
 //     marker, or what an older mmds wrote; one without either is read as
 //     the kind asked for);
 //   - no output may resolve to an input or to another output (os.SameFile
-//     on existing files, the resolved folder and name on new ones), lie at a
-//     name reserved by an input or output folder of a kind or by any marked
-//     folder above it (results.json, trials/, manifest.json, …, and the
-//     marker itself everywhere), and no input file may lie at a reserved
-//     name of a folder the command creates.
+//     on existing files; on new ones the same existing folder, by
+//     os.SameFile, and the same names below it, compared case-insensitively
+//     where that folder is on a case-insensitive file system), be a hard
+//     link of a file under a reserved name of an input folder of a kind, or
+//     lie at a name reserved by an input or output folder of a kind or by
+//     any marked folder above it (results.json, trials/, manifest.json, …,
+//     and the marker itself everywhere; in any letter case on a
+//     case-insensitive file system); and no input file may lie at (or be a
+//     hard link of a file under) a reserved name of a folder the command
+//     creates.
 //
 // Inputs that do not exist are left for the command's own reading to
 // report.
 func CheckPaths(paths []Path) error {
+	return checkPaths(paths, caseInsensitive)
+}
+
+// checkPaths is CheckPaths with the probe that tells a case-insensitive
+// folder (tests simulate one).
+func checkPaths(paths []Path, probe func(dir string) bool) error {
 	var ps []Path
 	for _, p := range paths {
 		if p.Path != "" {
 			ps = append(ps, p)
 		}
 	}
-	for _, p := range ps {
-		if err := checkOne(p); err != nil {
-			return err
-		}
-	}
+	c := &checker{probe: probe, folds: map[string]bool{}}
 	ids := make([]ident, len(ps))
 	for i, p := range ps {
 		ids[i] = identify(p.Path)
@@ -83,31 +93,57 @@ func CheckPaths(paths []Path) error {
 			if j == i {
 				continue
 			}
-			if same(ids[i], ids[j]) {
-				if e.Output {
-					if j < i {
-						return clash(o, "is the same %s as %s %s; give two different ones", noun(o), e.Name, Quote(e.Path))
-					}
-					continue
-				}
-				return clash(o, "is %s %s, an input of this command; give another %s", e.Name, Quote(e.Path), noun(o))
-			}
-			if e.Folder && e.Kind != "" {
-				if top, ok := within(ids[i], ids[j]); ok && Reserved(e.Kind, top) {
-					return clash(o, "is %s of the %s folder %s %s; give another %s", Quote(top), e.Kind, e.Name, Quote(e.Path), noun(o))
-				}
-			}
-			if o.Folder && o.Kind != "" && !e.Output {
-				if top, ok := within(ids[j], ids[i]); ok && Reserved(o.Kind, top) {
-					return clash(e, "is %s of the %s folder %s %s that this command writes; give another file", Quote(top), o.Kind, o.Name, Quote(o.Path))
-				}
+			if err := c.pair(o, e, ids[i], ids[j], j < i); err != nil {
+				return err
 			}
 		}
-		if anc, k, top, ok := reservedAncestor(ids[i]); ok {
+		if anc, k, top, ok := c.reservedAncestor(ids[i]); ok {
 			if top == MarkerFile {
 				return clash(o, "is the marker of an mmds folder's kind; give another %s", noun(o))
 			}
 			return clash(o, "is %s of the %s folder %s; give another %s", Quote(top), k, Quote(anc), noun(o))
+		}
+	}
+	// Each path on its own last: a link onto an input is named as such
+	// (above), not only as a link.
+	for _, p := range ps {
+		if err := checkOne(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pair checks the output o against the path e (an input, or another
+// output, given before o when earlier).
+func (c *checker) pair(o, e Path, io, ie ident, earlier bool) error {
+	if c.same(io, ie) {
+		if e.Output {
+			if earlier {
+				return clash(o, "is the same %s as %s %s; give two different ones", noun(o), e.Name, Quote(e.Path))
+			}
+			return nil
+		}
+		return clash(o, "is %s %s, an input of this command; give another %s", e.Name, Quote(e.Path), noun(o))
+	}
+	if e.Folder && e.Kind != "" {
+		if top, ok := c.within(io, ie); ok && c.reserved(ie.abs, e.Kind, top) {
+			return clash(o, "is %s of the %s folder %s %s; give another %s", Quote(top), e.Kind, e.Name, Quote(e.Path), noun(o))
+		}
+		if !e.Output && !o.Folder {
+			if name, ok := c.linkedInto(io, ie, e.Kind); ok {
+				return clash(o, "is a hard link of %s in the %s folder %s %s, an input of this command; give another file", Quote(name), e.Kind, e.Name, Quote(e.Path))
+			}
+		}
+	}
+	if o.Folder && o.Kind != "" && !e.Output {
+		if top, ok := c.within(ie, io); ok && c.reserved(io.abs, o.Kind, top) {
+			return clash(e, "is %s of the %s folder %s %s that this command writes; give another file", Quote(top), o.Kind, o.Name, Quote(o.Path))
+		}
+		if !e.Folder {
+			if name, ok := c.linkedInto(ie, io, o.Kind); ok {
+				return clash(e, "is a hard link of %s in the %s folder %s %s that this command writes; give another file", Quote(name), o.Kind, o.Name, Quote(o.Path))
+			}
 		}
 	}
 	return nil
@@ -165,11 +201,16 @@ func checkOne(p Path) error {
 	return nil
 }
 
-// ident is where a path leads: the file's identity when it exists, and its
-// absolute path with every symbolic link in the part that exists resolved.
+// ident is where a path leads: the file's identity when it exists, its
+// absolute path with every symbolic link in the part that exists resolved,
+// and, for a path that does not exist, the identity of the deepest folder
+// on it that does and the names below that folder.
 type ident struct {
-	fi  fs.FileInfo // nil when nothing is there
-	abs string
+	fi     fs.FileInfo // nil when nothing is there
+	abs    string
+	anchor fs.FileInfo // the deepest existing folder, when fi is nil
+	base   string      // its resolved path
+	rest   []string    // the names below it
 }
 
 func identify(path string) ident {
@@ -193,23 +234,67 @@ func identify(path string) ident {
 		p = r
 	}
 	full := filepath.Join(append([]string{p}, rest...)...)
-	fi, err := os.Stat(full)
-	if err != nil {
-		fi = nil
+	id := ident{abs: full}
+	if fi, err := os.Stat(full); err == nil {
+		id.fi = fi
+	} else if fi, err := os.Stat(p); err == nil && len(rest) > 0 {
+		id.anchor, id.base, id.rest = fi, p, rest
 	}
-	return ident{fi, full}
+	return id
 }
 
-func same(a, b ident) bool {
-	if a.fi != nil && b.fi != nil {
-		return os.SameFile(a.fi, b.fi)
+// checker compares the paths of one CheckPaths call, probing each folder
+// for case-insensitivity at most once.
+type checker struct {
+	probe func(dir string) bool
+	folds map[string]bool
+}
+
+// fold reports whether names in folder dir are looked up case-insensitively.
+func (c *checker) fold(dir string) bool {
+	f, ok := c.folds[dir]
+	if !ok {
+		f = c.probe(dir)
+		c.folds[dir] = f
 	}
-	return a.fi == nil && b.fi == nil && a.abs == b.abs
+	return f
+}
+
+// reserved is Reserved for a name directly inside folder dir, in any letter
+// case where dir is case-insensitive (every reserved name is lower case, so
+// that on such a folder RESULTS.JSON is results.json).
+func (c *checker) reserved(dir string, k Kind, name string) bool {
+	if Reserved(k, name) {
+		return true
+	}
+	lower := strings.ToLower(name)
+	return lower != name && Reserved(k, lower) && c.fold(dir)
+}
+
+func (c *checker) same(a, b ident) bool {
+	if a.fi != nil || b.fi != nil {
+		return a.fi != nil && b.fi != nil && os.SameFile(a.fi, b.fi)
+	}
+	if a.anchor == nil || b.anchor == nil {
+		return a.abs == b.abs
+	}
+	// Two new names: the same existing folder (however reached: a link, a
+	// bind mount) and the same names below it, in any letter case where
+	// that folder ignores it.
+	if !os.SameFile(a.anchor, b.anchor) || len(a.rest) != len(b.rest) {
+		return false
+	}
+	for i := range a.rest {
+		if a.rest[i] != b.rest[i] && !(strings.EqualFold(a.rest[i], b.rest[i]) && c.fold(a.base)) {
+			return false
+		}
+	}
+	return true
 }
 
 // within reports whether x lies (at any depth) inside folder f, and the
 // name of the element of x's path directly inside f.
-func within(x, f ident) (string, bool) {
+func (c *checker) within(x, f ident) (string, bool) {
 	child, cur := filepath.Base(x.abs), filepath.Dir(x.abs)
 	for {
 		if f.fi != nil {
@@ -227,18 +312,68 @@ func within(x, f ident) (string, bool) {
 	}
 }
 
+// maxLinkScan bounds the entries linkedInto looks at in one folder.
+const maxLinkScan = 100000
+
+// linkedInto reports whether the existing file x, when it has more than
+// one hard link, is one of the files under a reserved name of folder f of
+// kind k (links not followed), and that file's name inside f. A file with
+// one link has no other name, so the folder is only read for a file with
+// several.
+func (c *checker) linkedInto(x, f ident, k Kind) (string, bool) {
+	if x.fi == nil || !x.fi.Mode().IsRegular() || f.fi == nil || !f.fi.IsDir() || links(x.fi) < 2 {
+		return "", false
+	}
+	entries, err := os.ReadDir(f.abs)
+	if err != nil {
+		return "", false
+	}
+	seen := 0
+	for _, e := range entries {
+		if !c.reserved(f.abs, k, e.Name()) {
+			continue
+		}
+		var found string
+		_ = filepath.WalkDir(filepath.Join(f.abs, e.Name()), func(p string, d fs.DirEntry, err error) error {
+			if seen++; err != nil || seen > maxLinkScan {
+				return fs.SkipAll
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if fi, err := os.Lstat(p); err == nil && os.SameFile(fi, x.fi) {
+				found, _ = filepath.Rel(f.abs, p)
+				return fs.SkipAll
+			}
+			return nil
+		})
+		if found != "" {
+			return found, true
+		}
+	}
+	return "", false
+}
+
+// links is a file's hard link count (1 where the system does not say).
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
 // reservedAncestor finds a folder above x (marked, or holding what an
 // older mmds wrote) whose kind reserves the element of x's path directly
 // inside it.
-func reservedAncestor(x ident) (string, Kind, string, bool) {
+func (c *checker) reservedAncestor(x ident) (string, Kind, string, bool) {
 	child, cur := filepath.Base(x.abs), filepath.Dir(x.abs)
 	for {
-		if child == MarkerFile {
-			return cur, "", child, true
+		if c.reserved(cur, "", child) {
+			return cur, "", MarkerFile, true
 		}
-		for _, c := range kinds {
-			if Reserved(c.kind, child) {
-				if k, err := KindOf(cur); err == nil && k != "" && Reserved(k, child) {
+		for _, kc := range kinds {
+			if c.reserved(cur, kc.kind, child) {
+				if k, err := KindOf(cur); err == nil && k != "" && c.reserved(cur, k, child) {
 					return cur, k, child, true
 				}
 				break
@@ -250,4 +385,53 @@ func reservedAncestor(x ident) (string, Kind, string, bool) {
 		}
 		child, cur = filepath.Base(cur), parent
 	}
+}
+
+// caseInsensitive probes whether names in folder dir are looked up without
+// regard to letter case (the default on macOS and Windows, a per-folder
+// attribute with Linux's casefold): the first entry whose name has letters
+// is looked up under the name with their case swapped; in a folder without
+// one, a temporary file is created and looked up so. Where neither can be
+// done (an empty folder that cannot be written), nothing can clash in it.
+func caseInsensitive(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, _ := f.Readdirnames(256)
+	f.Close()
+	for _, n := range names {
+		if same, decided := sameUnderSwap(dir, n); decided {
+			return same
+		}
+	}
+	t, err := createTemp(dir, "case")
+	if err != nil {
+		return false
+	}
+	name := t.Name()
+	t.Close()
+	defer os.Remove(name)
+	same, _ := sameUnderSwap(dir, filepath.Base(name))
+	return same
+}
+
+// sameUnderSwap looks the entry name of dir up with the case of its letters
+// swapped; decided is false when name has no letter with two cases.
+func sameUnderSwap(dir, name string) (same, decided bool) {
+	swapped := strings.Map(func(r rune) rune {
+		if u := unicode.ToUpper(r); u != r {
+			return u
+		}
+		return unicode.ToLower(r)
+	}, name)
+	if swapped == name {
+		return false, false
+	}
+	a, err := os.Lstat(filepath.Join(dir, name))
+	if err != nil {
+		return false, false
+	}
+	b, err := os.Lstat(filepath.Join(dir, swapped))
+	return err == nil && os.SameFile(a, b), true
 }

@@ -26,6 +26,16 @@ func TestCheckPaths(t *testing.T) {
 	os.Symlink(cfg, soft)
 	viaLink := filepath.Join(dir, "reslink")
 	os.Symlink(res, viaLink)
+	// Hard links of files an input folder reserves, and of one it does not.
+	os.WriteFile(filepath.Join(res, "trials", "t0.json"), []byte("{}"), 0o644)
+	hardResults := filepath.Join(dir, "hard-results.json")
+	os.Link(filepath.Join(res, "results.json"), hardResults)
+	hardTrial := filepath.Join(dir, "hard-trial.json")
+	os.Link(filepath.Join(res, "trials", "t0.json"), hardTrial)
+	hardNotes := filepath.Join(dir, "hard-notes.txt")
+	os.Link(filepath.Join(res, "notes.txt"), hardNotes)
+	hardModel := filepath.Join(dir, "hard-model.json")
+	os.Link(filepath.Join(res, "model.json"), hardModel)
 
 	for _, c := range []struct {
 		name  string
@@ -58,6 +68,13 @@ func TestCheckPaths(t *testing.T) {
 		{"plain output folder of a kind", []Path{OutFolder("--write-mps", lib, "")}, ErrKind},
 		{"plain output folder", []Path{OutFolder("--write-mps", t.TempDir(), "")}, nil},
 		{"output is a folder", []Path{Out("-o", lib)}, ErrTarget},
+		// Attack: the same file as an input folder's results.json or a
+		// trial record, under another name.
+		{"output is a hard link of an input folder's results.json", []Path{InFolder("DIR", res, Results), Out("-o", hardResults)}, ErrClash},
+		{"output is a hard link of an input folder's trial record", []Path{InFolder("DIR", res, Results), Out("--certificate", hardTrial)}, ErrClash},
+		{"output is a hard link of an unreserved file", []Path{InFolder("DIR", res, Results), Out("-o", hardNotes)}, nil},
+		{"config is a hard link of the output folder's model.json", []Path{In("--config", hardModel), OutFolder("--out", res, Results)}, ErrClash},
+		{"two outputs, one new file through a linked folder", []Path{Out("-o", filepath.Join(res, "n.txt")), Out("--certificate", filepath.Join(viaLink, "n.txt"))}, ErrClash},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckPaths(c.paths)
@@ -65,5 +82,61 @@ func TestCheckPaths(t *testing.T) {
 				t.Errorf("CheckPaths = %v, want %v", err, c.want)
 			}
 		})
+	}
+}
+
+// Attack: on a case-insensitive file system (macOS, Windows, ext4 casefold)
+// -o A.json and --certificate a.json are one file, and -o DIR/RESULTS.JSON
+// replaces DIR/results.json. Linux test folders are case-sensitive, so the
+// probe is simulated; caseInsensitive itself is tested below.
+func TestCheckPathsCaseInsensitive(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "res")
+	os.MkdirAll(res, 0o755)
+	os.WriteFile(filepath.Join(res, "results.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(res, "model.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(res, MarkerFile), []byte("results\n"), 0o644)
+	insensitive := func(string) bool { return true }
+	for _, c := range []struct {
+		name  string
+		paths []Path
+		want  error // with a case-insensitive probe; nil on Linux's
+	}{
+		{"two outputs in two cases", []Path{Out("-o", filepath.Join(dir, "A.json")), Out("--certificate", filepath.Join(dir, "a.json"))}, ErrClash},
+		{"a reserved name in upper case", []Path{InFolder("DIR", res, Results), Out("-o", filepath.Join(res, "RESULTS.JSON"))}, ErrClash},
+		{"a reserved name in upper case, no input folder", []Path{Out("-o", filepath.Join(res, "Model.json"))}, ErrClash},
+		{"the marker in upper case", []Path{Out("-o", filepath.Join(dir, ".MMDS-KIND"))}, ErrClash},
+		{"different names", []Path{Out("-o", filepath.Join(dir, "A.json")), Out("--certificate", filepath.Join(dir, "b.json"))}, nil},
+	} {
+		if err := checkPaths(c.paths, insensitive); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("%s, case-insensitive: %v, want %v", c.name, err, c.want)
+		}
+		if err := CheckPaths(c.paths); err != nil && c.name != "the marker in upper case" {
+			t.Errorf("%s, here (case-sensitive): %v, want nil", c.name, err)
+		}
+	}
+}
+
+func TestCaseInsensitiveProbe(t *testing.T) {
+	dir := t.TempDir()
+	if caseInsensitive(dir) {
+		t.Fatalf("an empty test folder probed case-insensitive")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(left) > 0 {
+		t.Errorf("the probe left %v", left)
+	}
+	os.WriteFile(filepath.Join(dir, "Data.json"), nil, 0o644)
+	if caseInsensitive(dir) {
+		t.Errorf("a folder where dATA.JSON is not Data.json probed case-insensitive")
+	}
+	// A folder where every name's swapped case is the same file behaves as
+	// a case-insensitive one does.
+	ci := t.TempDir()
+	os.WriteFile(filepath.Join(ci, "Data.json"), nil, 0o644)
+	if err := os.Link(filepath.Join(ci, "Data.json"), filepath.Join(ci, "dATA.JSON")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if !caseInsensitive(ci) {
+		t.Errorf("the simulated case-insensitive folder probed case-sensitive")
 	}
 }

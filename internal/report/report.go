@@ -5,9 +5,9 @@
 // Every file mmds writes goes through WriteFileAtomic: the bytes go to a
 // temporary file in the target's folder, which is synced and renamed onto the
 // target, so a failed or killed run never leaves a half-written file behind.
-// The target must be a regular file or not exist: a symbolic link is written
-// through to the regular file it names, and a folder, named pipe, device or
-// socket is refused (ErrTarget), never replaced.
+// The target must be a regular file or not exist: a symbolic link (a link
+// planted in a folder mmds writes into would redirect the write), a folder,
+// a named pipe, a device or a socket is refused (ErrTarget), never replaced.
 //
 // Folders that mmds creates as a whole (a results directory, a bench library,
 // a folder of Slurm scripts) carry a marker file, MarkerFile, naming their
