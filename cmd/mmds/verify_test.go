@@ -79,7 +79,7 @@ func TestVerifyTrainedFixture(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "not finalized") || !strings.Contains(errs, "certification of") {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	code, out, errs = runCLI(t, "verify", "--summary", "--report-only", dir)
+	code, out, errs = runCLI(t, "verify", "--summary", "--report-only", "--quiet", dir)
 	if code != 0 || errs != "" {
 		t.Fatalf("--report-only: exit %d, stderr %q", code, errs)
 	}
