@@ -1,8 +1,12 @@
 package learn
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
 	"math"
 	"runtime"
 
@@ -361,7 +365,7 @@ func (c *Config) learningRates(d float64) (priv, recon, adv float64) {
 // fingerprint is a digest of everything that determines a trial's outcome
 // besides its indices: the training fields of c and the data.
 func (c *Config) fingerprint(dataHash uint64) string {
-	h := fnvNew()
+	h := newDigest()
 	h.str(string(c.Model))
 	h.floats(c.D)
 	h.floats([]float64{c.DMax, c.Rho, c.LR, c.PrivLRMult, c.ReconLRMult, c.AdvLRMult, c.LRGamma})
@@ -402,41 +406,40 @@ func (c *Config) fingerprint(dataHash uint64) string {
 	return fmt.Sprintf("%016x", h.sum())
 }
 
-// fnv is 64-bit FNV-1a over the bytes of what is fed to it.
-type fnv uint64
-
-func fnvNew() *fnv { f := fnv(14695981039346656037); return &f }
-
-func (f *fnv) u64(x uint64) {
-	for k := 0; k < 8; k++ {
-		*f ^= fnv(x & 0xff)
-		*f *= 1099511628211
-		x >>= 8
-	}
+// digest feeds integers, floats and strings to 64-bit FNV-1a (hash/fnv)
+// as little-endian 8-byte words, a string as its length and its bytes.
+type digest struct {
+	h   hash.Hash64
+	buf []byte
 }
 
-func (f *fnv) floats(xs []float64) {
-	f.u64(uint64(len(xs)))
+func newDigest() *digest { return &digest{h: fnv.New64a()} }
+
+func (d *digest) u64(x uint64) {
+	d.buf = binary.LittleEndian.AppendUint64(d.buf[:0], x)
+	d.h.Write(d.buf)
+}
+
+func (d *digest) floats(xs []float64) {
+	d.buf = binary.LittleEndian.AppendUint64(d.buf[:0], uint64(len(xs)))
 	for _, x := range xs {
-		f.u64(math.Float64bits(x))
+		d.buf = binary.LittleEndian.AppendUint64(d.buf, math.Float64bits(x))
 	}
+	d.h.Write(d.buf)
 }
 
-func (f *fnv) ints(xs ...int) {
+func (d *digest) ints(xs ...int) {
 	for _, x := range xs {
-		f.u64(uint64(x))
+		d.u64(uint64(x))
 	}
 }
 
-func (f *fnv) str(s string) {
-	f.u64(uint64(len(s)))
-	for _, b := range []byte(s) {
-		*f ^= fnv(b)
-		*f *= 1099511628211
-	}
+func (d *digest) str(s string) {
+	d.u64(uint64(len(s)))
+	io.WriteString(d.h, s)
 }
 
-func (f *fnv) sum() uint64 { return uint64(*f) }
+func (d *digest) sum() uint64 { return d.h.Sum64() }
 
 // DefaultTau is the selection band width Section V uses: half the step of
 // the threshold grid, (D_max − D[0])/(2·len(D)). A grid without a step (one

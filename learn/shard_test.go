@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // shardConfig is sweepConfig over four thresholds, so that with two or three
@@ -63,8 +64,8 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 						t.Fatalf("shard %d/%d: %v", i+1, n, err)
 					}
 				}
-				if _, err := os.Stat(filepath.Join(dir, ResultsFile)); err == nil {
-					t.Errorf("a shard wrote %s; only the merge may", ResultsFile)
+				if _, err := os.Stat(filepath.Join(dir, rundir.ResultsFile)); err == nil {
+					t.Errorf("a shard wrote %s; only the merge may", rundir.ResultsFile)
 				}
 				cm := c
 				cm.Dir, cm.Workers = dir, 1
@@ -81,7 +82,7 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 				// The point records agree with the merged results.
 				for _, p := range got.Points {
 					var rec PointRecord
-					readJSON(t, filepath.Join(dir, PointFile(p.DIndex)), &rec)
+					readJSON(t, filepath.Join(dir, rundir.PointFile(p.DIndex)), &rec)
 					a, b := canonical(t, &Results{Points: []DResult{rec.Result}}), canonical(t, &Results{Points: []DResult{p}})
 					if !bytes.Equal(a, b) {
 						t.Errorf("point record d%02d differs from the merged result:\n%s\n%s", p.DIndex, a, b)
@@ -115,7 +116,7 @@ func TestShardTrainsAhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Wait{DIndex: 1, NumD: 4, Owner: cluster.Shard{Index: 1, Count: 2}, Left: []int{1, 3}}
+	want := rundir.Wait{DIndex: 1, NumD: 4, Owner: cluster.Shard{Index: 1, Count: 2}, Left: []int{1, 3}}
 	if res.Stalled == nil || !reflect.DeepEqual(*res.Stalled, want) || len(res.Points) != 0 {
 		t.Fatalf("stalled %+v with %d points; want %+v", res.Stalled, len(res.Points), want)
 	}
@@ -126,7 +127,7 @@ func TestShardTrainsAhead(t *testing.T) {
 		var elig []bool
 		for k := 0; ; k++ {
 			var rec TrialRecord
-			b, err := os.ReadFile(filepath.Join(c.Dir, TrialFile(d, k)))
+			b, err := os.ReadFile(filepath.Join(c.Dir, rundir.TrialFile(d, k)))
 			if err != nil {
 				break
 			}
@@ -154,7 +155,7 @@ func TestShardTrainsAhead(t *testing.T) {
 			t.Errorf("D[%d]: trained past the Accept-th eligible trial: %v", d, elig)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(c.Dir, PointFile(1))); err == nil {
+	if _, err := os.Stat(filepath.Join(c.Dir, rundir.PointFile(1))); err == nil {
 		t.Error("shard 2/2 finished its threshold without shard 1's point record")
 	}
 }
@@ -275,7 +276,7 @@ func TestShardKilledAndRestarted(t *testing.T) {
 		_, err := Sweep(ctx, ds, c1)
 		r1 <- err
 	}()
-	first := filepath.Join(dir, TrialFile(1, 0))
+	first := filepath.Join(dir, rundir.TrialFile(1, 0))
 	for {
 		if _, err := os.Stat(first); err == nil {
 			break

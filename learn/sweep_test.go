@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mmds-project/mmds/rundir"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func TestSweepWorkersBitIdentical(t *testing.T) {
 			}
 			// The consumed trials' histories on disk agree too.
 			var r Results
-			readJSON(t, filepath.Join(dirs[0], ResultsFile), &r)
+			readJSON(t, filepath.Join(dirs[0], rundir.ResultsFile), &r)
 			for _, p := range r.Points {
 				for _, tr := range p.Trials {
 					var a, b TrialRecord
@@ -141,7 +142,7 @@ func TestSweepResume(t *testing.T) {
 	}
 
 	// A partial directory: drop one trial file; only that trial is retrained.
-	if err := os.Remove(filepath.Join(c.Dir, TrialFile(1, 0))); err != nil {
+	if err := os.Remove(filepath.Join(c.Dir, rundir.TrialFile(1, 0))); err != nil {
 		t.Fatal(err)
 	}
 	third, err := Sweep(context.Background(), ds, c)
@@ -172,7 +173,7 @@ func TestSweepResultsFile(t *testing.T) {
 		Config map[string]any
 		Points []map[string]json.RawMessage
 	}
-	readJSON(t, filepath.Join(c.Dir, ResultsFile), &raw)
+	readJSON(t, filepath.Join(c.Dir, rundir.ResultsFile), &raw)
 	if raw.Model != "binary" || raw.Config["rho"] != c.Rho || raw.Config["priv_grad"] != c.PrivGrad || len(raw.Points) != 2 {
 		t.Fatalf("model %q, config %v, %d points", raw.Model, raw.Config, len(raw.Points))
 	}
@@ -182,7 +183,7 @@ func TestSweepResultsFile(t *testing.T) {
 		}
 	}
 	var r Results
-	readJSON(t, filepath.Join(c.Dir, ResultsFile), &r)
+	readJSON(t, filepath.Join(c.Dir, rundir.ResultsFile), &r)
 	p := r.Points[0]
 	if len(p.Networks) != 3 || p.Networks[0].Role != "privatizer" || p.Networks[2].Role != "adversary_1" {
 		t.Fatalf("networks: %+v", p.Networks)

@@ -15,6 +15,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // DataRun is a results directory of mmds train data, loaded and bound: its
@@ -51,7 +52,7 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	sum := sha256.Sum256(raw)
 	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
 		return nil, fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
-			ErrInput, learn.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
+			ErrInput, rundir.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
 	}
 	prep, err := data.Prepare(t, spec)
 	if err != nil {

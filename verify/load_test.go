@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -96,7 +97,7 @@ func TestLoadRejects(t *testing.T) {
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"points[1] (D = 2) was changed after training"}},
 		{"no binding", func(t *testing.T, dir string, res *learn.Results) {
-			res.Binding = learn.Binding{}
+			res.Binding = rundir.Binding{}
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"results.json has no binding"}},
 		{"privatizer with three inputs", func(t *testing.T, dir string, res *learn.Results) {

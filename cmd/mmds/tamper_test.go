@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -42,7 +43,7 @@ func copyDir(t *testing.T, src string) string {
 // it, and writes it back as is: an edit by hand, after training.
 func editJSON(t *testing.T, dir string, edit func(map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, learn.ResultsFile)
+	path := filepath.Join(dir, rundir.ResultsFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestVerifyTamperedDirectories(t *testing.T) {
 			editJSON(t, d, func(v map[string]any) { obj(v, "config")["d"].([]any)[1] = 0.11 })
 		}, `"config" was changed after training`},
 		{"model swapped", func(d string) {
-			os.WriteFile(filepath.Join(d, learn.ModelFile), []byte(`{"p": 0.54, "q_y": 0.2, "q_z": [0.49]}`), 0o644)
+			os.WriteFile(filepath.Join(d, rundir.ModelFile), []byte(`{"p": 0.54, "q_y": 0.2, "q_z": [0.49]}`), 0o644)
 		}, "not the model this run was trained on"},
 		{"model hash", func(d string) {
 			editJSON(t, d, func(v map[string]any) { obj(v, "config")["model_sha256"] = strings.Repeat("ab", 32) })
@@ -278,10 +279,10 @@ func TestVerifyCertificateCheck(t *testing.T) {
 // with exit 2, its target neither written nor echoed.
 func TestTrainLocksOut(t *testing.T) {
 	dir := t.TempDir()
-	if err := learn.Dir(dir).Prepare(); err != nil { // as the first writer did
+	if err := rundir.Dir(dir).Prepare(); err != nil { // as the first writer did
 		t.Fatal(err)
 	}
-	l, err := learn.Dir(dir).Lock(cluster.Shard{})
+	l, err := rundir.Dir(dir).Lock(cluster.Shard{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestTrainLocksOut(t *testing.T) {
 	}
 
 	dir = t.TempDir()
-	if err := learn.Dir(dir).Prepare(); err != nil { // a results directory, its lock planted
+	if err := rundir.Dir(dir).Prepare(); err != nil { // a results directory, its lock planted
 		t.Fatal(err)
 	}
 	secret := filepath.Join(t.TempDir(), "secret")
@@ -345,7 +346,7 @@ func TestInputOrderSameVerdict(t *testing.T) {
 	if err := os.WriteFile(priv, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ccode, cout, cerrs := runCLI(t, "certify", "--model", filepath.Join(dir, learn.ModelFile), "--privatizer", priv, "--d", "0.2", "--format", "json")
+	ccode, cout, cerrs := runCLI(t, "certify", "--model", filepath.Join(dir, rundir.ModelFile), "--privatizer", priv, "--d", "0.2", "--format", "json")
 	var crep struct{ Points []struct{ Verdict string } }
 	if err := json.Unmarshal([]byte(cout), &crep); err != nil || len(crep.Points) != 1 {
 		t.Fatalf("certify: exit %d, %v, stderr %q", ccode, err, cerrs)

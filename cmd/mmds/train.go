@@ -21,6 +21,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // dataStream is the PCG stream of the dataset draw; the seed is --seed. The
@@ -144,8 +145,8 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		o.k8s.shard = o.shard
 		return writeK8sJobs(cmd, job, o.k8s)
 	}
-	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, learn.ErrResume) {
+	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
+		if errors.Is(err, rundir.ErrResume) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
@@ -159,10 +160,10 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
 		}
-		if errors.Is(err, learn.ErrLocked) {
+		if errors.Is(err, rundir.ErrLocked) {
 			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
 		}
-		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLockFile) || errors.Is(err, learn.ErrLayout) {
+		if errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return err

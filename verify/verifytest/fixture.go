@@ -18,6 +18,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // GaussModelJSON is the paper's Gaussian model (Section V-A) in the
@@ -96,7 +97,7 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 	}
 	c := config(learn.Model(kind.String()), d, m.DMax(), dir)
 	c.ModelSHA256 = ModelHash(tb, learn.Model(kind.String()))
-	if err := learn.Dir(dir).WriteModel([]byte(js)); err != nil {
+	if err := rundir.Dir(dir).WriteModel([]byte(js)); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 	res, err := learn.Sweep(context.Background(), ds, c)
@@ -141,7 +142,7 @@ func WriteResults(tb testing.TB, dir string, res *learn.Results) {
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, learn.ResultsFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ResultsFile), b, 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 }
@@ -200,7 +201,7 @@ func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []P
 		}
 		res.Points = append(res.Points, dr)
 	}
-	if err := os.WriteFile(filepath.Join(dir, learn.ModelFile), []byte(js), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(js), 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 	WriteResults(tb, dir, res)
