@@ -39,10 +39,10 @@ type Progress struct {
 
 // Results is the outcome of a sweep, and the content of results.json.
 type Results struct {
-	Model   Model     `json:"model"`
-	Config  Config    `json:"config"` // with defaults filled in
+	Model   Model          `json:"model"`
+	Config  Config         `json:"config"` // with defaults filled in
 	Binding rundir.Binding `json:"binding"`
-	Points  []DResult `json:"points"` // one per threshold, in order
+	Points  []DResult      `json:"points"` // one per threshold, in order
 
 	// Trained and Loaded count the trials this run trained (including
 	// speculative ones it then did not need) and read back from the results
