@@ -12,25 +12,17 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/sweep"
-)
-
-// Model names the data model, which fixes the losses, the privatizer's output
-// and how f reaches the other networks (Section V-A, V-B).
-type Model string
-
-// The two models of the paper, and finite models (trained by the labels
-// method only).
-const (
-	Gauss  Model = "gauss"  // MSE losses; f = k(x, r) is real-valued
-	Binary Model = "binary" // soft 0-1 losses; f ~ Bernoulli(p̂), p̂ = k(x, r)
-	Finite Model = "finite" // any finite alphabets and losses (Config.Law)
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // Config is everything a sweep needs besides the data. Start from Preset and
 // set D, DMax and Seed; the zero value of an optional field means the default
 // stated beside it.
 type Config struct {
-	Model Model `json:"model"`
+	// Model is the data model's kind, which fixes the losses, the
+	// privatizer's output and how f reaches the other networks (Section
+	// V-A, V-B); finite models train with the labels method only.
+	Model kind.Kind `json:"model"`
 	// ModelSHA256 is the hash of the model's canonical encoding (package
 	// model), which binds the run to the model file of its results
 	// directory; "" when the caller has none.
@@ -151,7 +143,7 @@ const (
 // the binary model 50 epochs, 5 accepted of at most 20, and the departures
 // named below) for model. D and DMax are left for the
 // caller (the paper sweeps 30 values; PresetPoints).
-func Preset(name string, model Model) (Config, error) {
+func Preset(name string, model kind.Kind) (Config, error) {
 	return PresetFor(name, model, MethodAlg1, 0)
 }
 
@@ -162,7 +154,7 @@ func Preset(name string, model Model) (Config, error) {
 // epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
 // the best restart (FinalizeBest). Finite models train with MethodLabels
 // only.
-func PresetFor(name string, model Model, method TrainMethod, labels int) (Config, error) {
+func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Config, error) {
 	if method == MethodLabels {
 		return labelsPreset(name, model, labels)
 	}
@@ -171,16 +163,16 @@ func PresetFor(name string, model Model, method TrainMethod, labels int) (Config
 	}
 	var c Config
 	switch model {
-	case Gauss:
-		c = Config{Model: Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
+	case kind.Gauss:
+		c = Config{Model: kind.Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
 			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1}
-	case Binary:
-		c = Config{Model: Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
+	case kind.Binary:
+		c = Config{Model: kind.Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
 			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98}
-	case Finite:
-		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, Gauss, Binary)
+	case kind.Finite:
+		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, kind.Gauss, kind.Binary)
 	default:
-		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, Gauss, Binary)
+		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, kind.Gauss, kind.Binary)
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -190,7 +182,7 @@ func PresetFor(name string, model Model, method TrainMethod, labels int) (Config
 	case PresetQuick:
 		c.Epochs = 25
 		c.Protocol = Protocol{K: 5, Accept: 2, MaxAttempts: 4}
-		if model == Binary {
+		if c.binaryRelease() {
 			// Departures from Section V-B, each needed at this budget
 			// (docs/learn.md, "The quick preset"): a few epochs leave the
 			// soft-0-1-trained estimators far from the MAP rule, and the
@@ -227,8 +219,8 @@ func PresetPoints(name string) int {
 // resolve validates c against a dataset of n rows and returns a copy with
 // the defaults filled in.
 func (c Config) resolve(n int) (Config, error) {
-	if c.Model != Gauss && c.Model != Binary && c.Model != Finite {
-		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, Gauss, Binary, Finite)
+	if !c.Model.Valid() {
+		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
 		return c, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)
@@ -318,13 +310,13 @@ func (c *Config) validate(n int) error {
 		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)
 	}
 	errs = append(errs, c.Protocol.validate()...)
-	if c.PrivGrad != "" && (c.PrivGrad != PrivGradExpect || c.Model != Binary) {
+	if c.PrivGrad != "" && (c.PrivGrad != PrivGradExpect || !c.binaryRelease()) {
 		bad("Config.PrivGrad = %q: must be \"\" (Section V-B) or %q (binary model only)", c.PrivGrad, PrivGradExpect)
 	}
-	if c.EstLoss != "" && (c.EstLoss != EstLossLog || c.Model != Binary) {
+	if c.EstLoss != "" && (c.EstLoss != EstLossLog || !c.binaryRelease()) {
 		bad("Config.EstLoss = %q: must be \"\" (Section V-B) or %q (binary model only)", c.EstLoss, EstLossLog)
 	}
-	if c.Protocol.Select == SelectHard && c.Model != Binary {
+	if c.Protocol.Select == SelectHard && !c.binaryRelease() {
 		bad("Protocol.Select = %q: hard-decision errors exist for the binary model only", SelectHard)
 	}
 	errs = append(errs, c.validateMethod()...)
@@ -354,6 +346,12 @@ func (p Protocol) validate() []error {
 	return errs
 }
 
+// binaryRelease reports whether the privatizer releases one bit (the binary
+// model, Section V-B): p̂ = k(x, r) through a sigmoid and F ~ Bernoulli(p̂),
+// every estimator scored by the soft 0-1 loss, its hard decisions recorded.
+// Otherwise (Section V-A) f = k(x, r) is real-valued and the losses are MSE.
+func (c *Config) binaryRelease() bool { return c.Model == kind.Binary }
+
 // learningRates returns the privatizer's, reconstructor's and adversaries'
 // learning rates at threshold d: m · η0 (1 + γ d/DMax) (Section V-B; with
 // γ = 0 and multipliers 1 this is the Gaussian model's single rate).
@@ -366,7 +364,7 @@ func (c *Config) learningRates(d float64) (priv, recon, adv float64) {
 // besides its indices: the training fields of c and the data.
 func (c *Config) fingerprint(dataHash uint64) string {
 	h := newDigest()
-	h.str(string(c.Model))
+	h.str(c.Model.String())
 	h.floats(c.D)
 	h.floats([]float64{c.DMax, c.Rho, c.LR, c.PrivLRMult, c.ReconLRMult, c.AdvLRMult, c.LRGamma})
 	h.ints(c.Hidden, c.BatchSize, c.BatchesPerEpoch, c.Epochs, c.TrainSize, c.TestSize)

@@ -3,6 +3,8 @@ package learn
 import (
 	"fmt"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // TestFingerprintGolden pins the digests that bind trial and point records
@@ -19,12 +21,12 @@ func TestFingerprintGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alg1, err := Preset(PresetQuick, Binary)
+	alg1, err := Preset(PresetQuick, kind.Binary)
 	if err != nil {
 		t.Fatal(err)
 	}
 	alg1.D, alg1.DMax, alg1.Seed = []float64{0.1, 0.2}, 0.3, 7
-	labels, err := PresetFor(PresetQuick, Binary, MethodLabels, 3)
+	labels, err := PresetFor(PresetQuick, kind.Binary, MethodLabels, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model/kind"
 	"github.com/mmds-project/mmds/rundir"
 )
 
 func TestBinding(t *testing.T) {
 	l := loss.New(0.1, []float64{0.3})
-	res := &Results{Model: Binary, Config: Config{Model: Binary, ModelSHA256: "m1", D: []float64{0.1, 0.2}},
+	res := &Results{Model: kind.Binary, Config: Config{Model: kind.Binary, ModelSHA256: "m1", D: []float64{0.1, 0.2}},
 		Points: []DResult{{DIndex: 0, D: 0.1, Finalized: true, Losses: &l}}}
 	// edit changes a copy of point 0's losses: res shares them with every case.
 	edit := func(r *Results, f func(*loss.Losses)) {

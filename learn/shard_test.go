@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/model/kind"
 	"github.com/mmds-project/mmds/rundir"
 )
 
 // shardConfig is sweepConfig over four thresholds, so that with two or three
 // shards each owns several and waits on its neighbours' point records.
-func shardConfig(t *testing.T, model Model) (*Dataset, Config) {
+func shardConfig(t *testing.T, model kind.Kind) (*Dataset, Config) {
 	ds, c := sweepConfig(t, model)
-	if model == Binary {
+	if model == kind.Binary {
 		c.D = []float64{0.15, 0.25, 0.35, 0.45}
 	} else {
 		c.D = []float64{1.5, 3, 4.5, 5.76}
@@ -35,7 +36,7 @@ func shardConfig(t *testing.T, model Model) (*Dataset, Config) {
 // every field but the wall-clock seconds, for 2 and 3 shards and any worker
 // count.
 func TestShardsMergeToOneMachineRun(t *testing.T) {
-	for _, model := range []Model{Gauss, Binary} {
+	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		ds, c := shardConfig(t, model)
 		c.Workers, c.Dir = 2, t.TempDir()
 		want, err := Sweep(context.Background(), ds, c)
@@ -83,7 +84,7 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 				for _, p := range got.Points {
 					var rec PointRecord
 					readJSON(t, filepath.Join(dir, rundir.PointFile(p.DIndex)), &rec)
-					a, b := canonical(t, &Results{Points: []DResult{rec.Result}}), canonical(t, &Results{Points: []DResult{p}})
+					a, b := canonical(t, &Results{Model: c.Model, Config: c, Points: []DResult{rec.Result}}), canonical(t, &Results{Model: c.Model, Config: c, Points: []DResult{p}})
 					if !bytes.Equal(a, b) {
 						t.Errorf("point record d%02d differs from the merged result:\n%s\n%s", p.DIndex, a, b)
 					}
@@ -94,7 +95,7 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 }
 
 func TestShardNeedsDir(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Shard = cluster.Shard{Index: 1, Count: 2}
 	if _, err := Sweep(context.Background(), ds, c); err == nil {
 		t.Fatal("a sharded sweep without a results directory ran")
@@ -108,7 +109,7 @@ func TestShardNeedsDir(t *testing.T) {
 // thresholds, in order, up to the Accept-th eligible one (its own threshold
 // may speculate further) — and name what it left.
 func TestShardTrainsAhead(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Dir, c.Workers, c.Shard = t.TempDir(), 2, cluster.Shard{Index: 2, Count: 2}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -214,7 +215,7 @@ func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
 // rest later — and merges: every schedule ends, and merges to the
 // one-process result.
 func TestShardSchedules(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
 	want, err := Sweep(context.Background(), ds, c)
 	if err != nil {
@@ -256,7 +257,7 @@ func TestShardSchedules(t *testing.T) {
 // first threshold while shard 1 runs beside it, then restarts it, then
 // shard 1: both end, and the merge equals the one-process run.
 func TestShardKilledAndRestarted(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
 	want, err := Sweep(context.Background(), ds, c)
 	if err != nil {

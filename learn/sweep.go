@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model/kind"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -39,7 +40,7 @@ type Progress struct {
 
 // Results is the outcome of a sweep, and the content of results.json.
 type Results struct {
-	Model   Model          `json:"model"`
+	Model   kind.Kind      `json:"model"`
 	Config  Config         `json:"config"` // with defaults filled in
 	Binding rundir.Binding `json:"binding"`
 	Points  []DResult      `json:"points"` // one per threshold, in order
@@ -571,7 +572,7 @@ type trialRun interface {
 
 // newTrial returns the trainer of c.Method for one trial; c is resolved.
 func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
-	if c.Method == MethodLabels && c.Model == Gauss {
+	if c.Method == MethodLabels && !c.Model.FiniteX() {
 		return newCellTrainer(c, d, seed)
 	}
 	if c.Method == MethodLabels {

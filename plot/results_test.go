@@ -11,7 +11,6 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/nettest"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -54,7 +53,7 @@ func TestFigure2(t *testing.T) {
 	o2, _ := m.Optimum(2)
 	net := nettest.LinearNet(o2.A, o2.B, 0)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
 	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run.Model, rep, model.Options{})
 	if err != nil {
@@ -105,7 +104,7 @@ func TestFigure2(t *testing.T) {
 func TestFigure3(t *testing.T) {
 	net := nettest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
+	verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
 	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run.Model, rep, model.Options{})
 	if err != nil {

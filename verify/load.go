@@ -105,9 +105,9 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	bad := func(file, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))
 	}
-	kind, err := model.ParseKind(string(res.Model))
-	if err != nil {
-		return nil, bad(resultsName, "\"model\" = %q: want %q, %q or %q", res.Model, model.Gauss, model.Binary, model.Finite)
+	kind := res.Model
+	if !kind.Valid() {
+		return nil, bad(resultsName, "no \"model\": want %q, %q or %q", model.Gauss, model.Binary, model.Finite)
 	}
 	m, err := model.ParseAs(kind, modelBytes)
 	if err != nil {

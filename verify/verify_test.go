@@ -84,7 +84,7 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	o1, _ := m.Optimum(1)
 	net2, net1 := nettest.LinearNet(o2.A, o2.B, 0.5), nettest.LinearNet(o1.A, o1.B, 0)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{
 		{D: 0.5},
 		{D: 2, Priv: &net2, Recon: 1.95, Adv: []float64{2.4, 2.2}},
 		{D: 3, Priv: &net1, Recon: 1, Adv: o1.Adv},
@@ -133,7 +133,7 @@ func TestCertifySyntheticBinary(t *testing.T) {
 	best := nettest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
 	other := nettest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{
+	verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{
 		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdv}},
 		{D: 0.15, Priv: &other, Recon: 0.15, Adv: []float64{0.3}},
 	})
@@ -167,10 +167,10 @@ func TestCertifySyntheticBinary(t *testing.T) {
 // are results.json's, certified losses are within their bounds, and the
 // report does not depend on the number of workers.
 func TestCertifyTrainedFixtures(t *testing.T) {
-	for _, kind := range []learn.Model{learn.Gauss, learn.Binary} {
+	for _, kind := range []model.Kind{model.Gauss, model.Binary} {
 		dir := t.TempDir()
 		var res *learn.Results
-		if kind == learn.Gauss {
+		if kind == model.Gauss {
 			res = verifytest.Gauss(t, dir)
 		} else {
 			res = verifytest.Binary(t, dir)
@@ -207,7 +207,7 @@ func TestCertifyTrainedFixtures(t *testing.T) {
 func TestCertifyCancelled(t *testing.T) {
 	dir := t.TempDir()
 	net := nettest.LinearNet(1, 1, 0)
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	run, err := Load(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
@@ -207,7 +208,7 @@ func TestVerifyInterruptedRunFails(t *testing.T) {
 func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
 	dir := t.TempDir()
 	net := nettest.LinearNet(1, 0, 0)
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
 	code, out, errs := runCLI(t, "verify", dir, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -327,7 +328,7 @@ func TestInputOrderSameVerdict(t *testing.T) {
 	net.Inputs = []string{"r", "x"}
 	net.Layers[0].Weights = []learn.Floats{{0, 1}}
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
+	verifytest.Synthetic(t, dir, model.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
 	vcode, vout, verrs := runCLI(t, "verify", dir, "--format", "json")
 	var rep struct{ Points []struct{ Verdict string } }
 	if err := json.Unmarshal([]byte(vout), &rep); err != nil || len(rep.Points) != 1 {

@@ -56,7 +56,7 @@ func TestTrainWritesCompleteDirectory(t *testing.T) {
 				t.Errorf("summary does not say how to certify:\n%s", out)
 			}
 			r := readResults(t, dir)
-			if string(r.Model) != model || len(r.Points) != 2 || r.Config.Epochs != 3 {
+			if r.Model.String() != model || len(r.Points) != 2 || r.Config.Epochs != 3 {
 				t.Fatalf("results.json: model %q, %d points, %d epochs", r.Model, len(r.Points), r.Config.Epochs)
 			}
 			for _, p := range r.Points {

@@ -17,6 +17,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -121,7 +122,7 @@ func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
 		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
 	}
-	if c.Model == learn.Binary {
+	if c.Model == model.Binary {
 		return "Algorithm 1, binary X, soft 0-1 losses"
 	}
 	return "Algorithm 1, MSE losses"
