@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
@@ -23,7 +23,7 @@ import (
 func syntheticDir(t *testing.T) (string, *learn.Results) {
 	t.Helper()
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
+	net := learntest.LinearNet(1, 1, 0)
 	res := verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	return dir, res
 }
@@ -184,11 +184,11 @@ func TestLoadValid(t *testing.T) {
 // of a run it accepts must have a privatizer that rebuilds.
 func FuzzLoad(f *testing.F) {
 	dir := f.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
+	net := learntest.LinearNet(1, 1, 0)
 	verifytest.Synthetic(f, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	rb, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	bdir := f.TempDir()
-	bnet := nettest.ConstantNet(0.9, 0.8)
+	bnet := learntest.ConstantNet(0.9, 0.8)
 	verifytest.Synthetic(f, bdir, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &bnet, Recon: 0.1, Adv: []float64{0.3}}})
 	bb, _ := os.ReadFile(filepath.Join(bdir, "results.json"))
 	f.Add(rb, []byte(verifytest.GaussModelJSON))

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/cluster"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
@@ -207,7 +207,7 @@ func TestVerifyInterruptedRunFails(t *testing.T) {
 // optimum at the asked D.
 func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 0, 0)
+	net := learntest.LinearNet(1, 0, 0)
 	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
 	code, out, errs := runCLI(t, "verify", dir, "--format", "json")
 	if code != 0 {
@@ -324,7 +324,7 @@ func TestTrainLocksOut(t *testing.T) {
 // noise alone, optimal at D = D_max = 0.2; mmds verify and mmds certify of
 // the same weights must both judge the function k(x, r) itself: fail.
 func TestInputOrderSameVerdict(t *testing.T) {
-	net := nettest.ConstantNet(0.95, 0.95)
+	net := learntest.ConstantNet(0.95, 0.95)
 	net.Inputs = []string{"r", "x"}
 	net.Layers[0].Weights = []learn.Floats{{0, 1}}
 	dir := t.TempDir()
