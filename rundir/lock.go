@@ -85,30 +85,10 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 	}
 	l := &Lock{run: run, own: run}
 	if sh.Sharded() {
-		if err := d.bindLayout(sh); err != nil {
+		if err := d.lockShard(l, sh); err != nil {
 			l.Unlock()
 			return nil, err
 		}
-		path := d.Path(shardLockFile(sh))
-		own, err := openLock(path, os.O_RDWR|os.O_CREATE)
-		if err != nil {
-			l.Unlock()
-			return nil, err
-		}
-		if err := flock(own, syscall.LOCK_EX); err != nil {
-			holder := holderOf(own)
-			own.Close()
-			l.Unlock()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				if holder == "" {
-					holder = "holder unknown"
-				}
-				return nil, fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
-					ErrLocked, sh, d, holder, path)
-			}
-			return nil, fmt.Errorf("rundir: lock %s: %w", path, err)
-		}
-		l.own = own
 	}
 	old, err := readRecord(l.own)
 	if err != nil {
@@ -125,6 +105,33 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 		_, _ = l.own.WriteAt([]byte(rec), 0)
 	}
 	return l, nil
+}
+
+// lockShard binds the directory to sh's shard count and takes shard sh's
+// own lock, which becomes the file holding l's record.
+func (d Dir) lockShard(l *Lock, sh cluster.Shard) error {
+	if err := d.bindLayout(sh); err != nil {
+		return err
+	}
+	path := d.Path(shardLockFile(sh))
+	own, err := openLock(path, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	if err := flock(own, syscall.LOCK_EX); err != nil {
+		holder := holderOf(own)
+		own.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			if holder == "" {
+				holder = "holder unknown"
+			}
+			return fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
+				ErrLocked, sh, d, holder, path)
+		}
+		return fmt.Errorf("rundir: lock %s: %w", path, err)
+	}
+	l.own = own
+	return nil
 }
 
 // Unlock clears the holder record and releases the lock. It keeps the lock
