@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/integrate/quad"
 
-	"github.com/mmds-project/mmds/internal/nettest"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -26,7 +26,7 @@ func mapError(p, q, s0, s1 float64) float64 {
 func TestCertifyBinaryKnownPrivatizers(t *testing.T) {
 	m := mip.Binary{P: 0.54, QY: 0.2, QZ: []float64{0.44, 0.3}}
 	for _, s := range []mip.Privatizer{{S0: 0.9, S1: 0.8}, {S0: 0.5, S1: 0.5}, {S0: 0.99, S1: 0.03}, {S0: 0.2, S1: 0.7}} {
-		net := nettest.ConstantNet(s.S0, s.S1)
+		net := learntest.ConstantNet(s.S0, s.S1)
 		mlp, err := net.MLP()
 		if err != nil {
 			t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 )
 
 // longTests reports whether the long reference checks run (MMDS_LONG=1):
@@ -66,7 +66,7 @@ func TestReferenceMatchesClosedForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := gauss.Linear{A: opt.A, B: opt.B, C: 0.3}
-		net := nettest.LinearNet(p.A, p.B, p.C)
+		net := learntest.LinearNet(p.A, p.B, p.C)
 		mlp, err := net.MLP()
 		if err != nil {
 			t.Fatal(err)

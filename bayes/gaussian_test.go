@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/network"
 )
 
@@ -66,7 +66,7 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	m := gauss.Paper()
 	a, b, c := 0.7, 1.3, -0.4
-	net := nettest.LinearNet(a, b, c)
+	net := learntest.LinearNet(a, b, c)
 	mlp, err := net.MLP()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // TestParseBad: every malformed file is an *Error wrapping ErrData that
@@ -264,12 +265,12 @@ func TestChoosePlan(t *testing.T) {
 		want          Plan
 		err           string
 	}{
-		{"w", "y", nil, Plan{learn.Gauss, alg1}, ""},
+		{"w", "y", nil, Plan{kind.Gauss, alg1}, ""},
 		{"w", "y", &labels, Plan{}, "X) is continuous"},
-		{"x", "y", nil, Plan{learn.Finite, labels}, ""},
+		{"x", "y", nil, Plan{kind.Finite, labels}, ""},
 		{"x", "y", &alg1, Plan{}, "takes 3 values"},
-		{"b", "y", &alg1, Plan{learn.Binary, alg1}, ""},
-		{"b", "w", nil, Plan{learn.Binary, alg1}, ""},
+		{"b", "y", &alg1, Plan{kind.Binary, alg1}, ""},
+		{"b", "w", nil, Plan{kind.Binary, alg1}, ""},
 		{"b", "w", &labels, Plan{}, `side column "w" is continuous`},
 		{"x", "w", nil, Plan{}, "takes 3 values and side column \"w\" is continuous"},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // splitStream is the PCG stream of the split's shuffle; its seed is the
@@ -238,7 +239,7 @@ func (p *Prepared) Law(test bool) mip.Finite {
 
 // Plan is how a run trains: the learn model (its losses) and the method.
 type Plan struct {
-	Model  learn.Model
+	Model  kind.Kind
 	Method learn.TrainMethod
 }
 
@@ -258,17 +259,17 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 		if method != nil && *method == learn.MethodLabels {
 			return Plan{}, choiceErr("--method labels: column %q (X) is continuous, and the labels method needs a discrete X (declare it --discrete if its values are few)", s.Private.Name)
 		}
-		return Plan{Model: learn.Gauss, Method: learn.MethodAlg1}, nil
+		return Plan{Model: kind.Gauss, Method: learn.MethodAlg1}, nil
 	}
 	binary := len(p.XValues) == 2
 	if p.Symbolic() {
 		if method == nil || *method == learn.MethodLabels {
-			return Plan{Model: learn.Finite, Method: learn.MethodLabels}, nil
+			return Plan{Model: kind.Finite, Method: learn.MethodLabels}, nil
 		}
 		if !binary {
 			return Plan{}, choiceErr("--method alg1: column %q (X) takes %d values, and Algorithm 1 trains a binary or a continuous X; use the labels method", s.Private.Name, len(p.XValues))
 		}
-		return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
+		return Plan{Model: kind.Binary, Method: learn.MethodAlg1}, nil
 	}
 	cont := ""
 	for i, n := range p.NSym {
@@ -286,7 +287,7 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 	if !binary {
 		return Plan{}, choiceErr("column %q (X) takes %d values and side column %q is continuous: Algorithm 1 trains a binary or a continuous X, and the labels method needs discrete side columns", s.Private.Name, len(p.XValues), cont)
 	}
-	return Plan{Model: learn.Binary, Method: learn.MethodAlg1}, nil
+	return Plan{Model: kind.Binary, Method: learn.MethodAlg1}, nil
 }
 
 // DMax estimates D_max, the reconstructor's loss from its side columns

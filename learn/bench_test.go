@@ -3,14 +3,16 @@ package learn
 import (
 	"syscall"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // benchTrainer returns a trainer with the paper's setup: 12,000 rows split
 // 10,000/2,000, M = 200, 50 hidden units, two adversaries (Gaussian) or one
 // (binary).
-func benchTrainer(b testing.TB, model Model) *Trainer {
+func benchTrainer(b testing.TB, model kind.Kind) *Trainer {
 	ds, dmax, d := paperGauss(12000, 1), 5.76, 2.0
-	if model == Binary {
+	if model == kind.Binary {
 		ds, dmax, d = paperBinary(12000, 1), 0.2, 0.1
 	}
 	c, err := Preset(PresetPaper, model)
@@ -26,7 +28,7 @@ func benchTrainer(b testing.TB, model Model) *Trainer {
 // BenchmarkMinibatchGauss is one iteration of Algorithm 1's loop body on the
 // Gaussian model: privatizer, reconstructor and two adversary updates.
 func BenchmarkMinibatchGauss(b *testing.B) {
-	tr := benchTrainer(b, Gauss)
+	tr := benchTrainer(b, kind.Gauss)
 	b.ReportAllocs()
 	for b.Loop() {
 		tr.Iteration()
@@ -38,7 +40,7 @@ func BenchmarkMinibatchGauss(b *testing.B) {
 // process's CPU time per epoch (cpu-ns/op), which a shared host inflates
 // less; scripts/bench-epoch.sh compares both with PyTorch.
 func BenchmarkEpochGauss(b *testing.B) {
-	tr := benchTrainer(b, Gauss)
+	tr := benchTrainer(b, kind.Gauss)
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
@@ -49,7 +51,7 @@ func BenchmarkEpochGauss(b *testing.B) {
 
 // BenchmarkEpochBinary is one epoch on the binary model (one adversary).
 func BenchmarkEpochBinary(b *testing.B) {
-	tr := benchTrainer(b, Binary)
+	tr := benchTrainer(b, kind.Binary)
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
@@ -69,7 +71,7 @@ func cpuTime() int64 {
 
 // BenchmarkEvaluateGauss is the per-epoch evaluation on the 2,000 test rows.
 func BenchmarkEvaluateGauss(b *testing.B) {
-	tr := benchTrainer(b, Gauss)
+	tr := benchTrainer(b, kind.Gauss)
 	b.ReportAllocs()
 	for b.Loop() {
 		tr.Evaluate()

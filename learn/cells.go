@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // CellLaw gives the labels method on a continuous X its exact observers
@@ -314,7 +316,7 @@ func cellsPreset(name string, labels int) (Config, error) {
 	}
 	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
 		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth, Reveal: true}
-	c := Config{Model: Gauss, Method: MethodLabels, Labels: lc,
+	c := Config{Model: kind.Gauss, Method: MethodLabels, Labels: lc,
 		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
 	switch name {

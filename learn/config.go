@@ -1,32 +1,28 @@
 package learn
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
 	"math"
 	"runtime"
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/sweep"
-)
-
-// Model names the data model, which fixes the losses, the privatizer's output
-// and how f reaches the other networks (Section V-A, V-B).
-type Model string
-
-// The two models of the paper, and finite models (trained by the labels
-// method only).
-const (
-	Gauss  Model = "gauss"  // MSE losses; f = k(x, r) is real-valued
-	Binary Model = "binary" // soft 0-1 losses; f ~ Bernoulli(p̂), p̂ = k(x, r)
-	Finite Model = "finite" // any finite alphabets and losses (Config.Law)
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // Config is everything a sweep needs besides the data. Start from Preset and
 // set D, DMax and Seed; the zero value of an optional field means the default
 // stated beside it.
 type Config struct {
-	Model Model `json:"model"`
+	// Model is the data model's kind, which fixes the losses, the
+	// privatizer's output and how f reaches the other networks (Section
+	// V-A, V-B); finite models train with the labels method only.
+	Model kind.Kind `json:"model"`
 	// ModelSHA256 is the hash of the model's canonical encoding (package
 	// model), which binds the run to the model file of its results
 	// directory; "" when the caller has none.
@@ -147,7 +143,7 @@ const (
 // the binary model 50 epochs, 5 accepted of at most 20, and the departures
 // named below) for model. D and DMax are left for the
 // caller (the paper sweeps 30 values; PresetPoints).
-func Preset(name string, model Model) (Config, error) {
+func Preset(name string, model kind.Kind) (Config, error) {
 	return PresetFor(name, model, MethodAlg1, 0)
 }
 
@@ -158,7 +154,7 @@ func Preset(name string, model Model) (Config, error) {
 // epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
 // the best restart (FinalizeBest). Finite models train with MethodLabels
 // only.
-func PresetFor(name string, model Model, method TrainMethod, labels int) (Config, error) {
+func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Config, error) {
 	if method == MethodLabels {
 		return labelsPreset(name, model, labels)
 	}
@@ -167,16 +163,16 @@ func PresetFor(name string, model Model, method TrainMethod, labels int) (Config
 	}
 	var c Config
 	switch model {
-	case Gauss:
-		c = Config{Model: Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
+	case kind.Gauss:
+		c = Config{Model: kind.Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
 			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1}
-	case Binary:
-		c = Config{Model: Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
+	case kind.Binary:
+		c = Config{Model: kind.Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
 			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98}
-	case Finite:
-		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, Gauss, Binary)
+	case kind.Finite:
+		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, kind.Gauss, kind.Binary)
 	default:
-		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, Gauss, Binary)
+		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, kind.Gauss, kind.Binary)
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -186,7 +182,7 @@ func PresetFor(name string, model Model, method TrainMethod, labels int) (Config
 	case PresetQuick:
 		c.Epochs = 25
 		c.Protocol = Protocol{K: 5, Accept: 2, MaxAttempts: 4}
-		if model == Binary {
+		if c.binaryRelease() {
 			// Departures from Section V-B, each needed at this budget
 			// (docs/learn.md, "The quick preset"): a few epochs leave the
 			// soft-0-1-trained estimators far from the MAP rule, and the
@@ -223,8 +219,8 @@ func PresetPoints(name string) int {
 // resolve validates c against a dataset of n rows and returns a copy with
 // the defaults filled in.
 func (c Config) resolve(n int) (Config, error) {
-	if c.Model != Gauss && c.Model != Binary && c.Model != Finite {
-		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, Gauss, Binary, Finite)
+	if !c.Model.Valid() {
+		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
 		return c, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)
@@ -314,13 +310,13 @@ func (c *Config) validate(n int) error {
 		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)
 	}
 	errs = append(errs, c.Protocol.validate()...)
-	if c.PrivGrad != "" && (c.PrivGrad != PrivGradExpect || c.Model != Binary) {
+	if c.PrivGrad != "" && (c.PrivGrad != PrivGradExpect || !c.binaryRelease()) {
 		bad("Config.PrivGrad = %q: must be \"\" (Section V-B) or %q (binary model only)", c.PrivGrad, PrivGradExpect)
 	}
-	if c.EstLoss != "" && (c.EstLoss != EstLossLog || c.Model != Binary) {
+	if c.EstLoss != "" && (c.EstLoss != EstLossLog || !c.binaryRelease()) {
 		bad("Config.EstLoss = %q: must be \"\" (Section V-B) or %q (binary model only)", c.EstLoss, EstLossLog)
 	}
-	if c.Protocol.Select == SelectHard && c.Model != Binary {
+	if c.Protocol.Select == SelectHard && !c.binaryRelease() {
 		bad("Protocol.Select = %q: hard-decision errors exist for the binary model only", SelectHard)
 	}
 	errs = append(errs, c.validateMethod()...)
@@ -350,6 +346,12 @@ func (p Protocol) validate() []error {
 	return errs
 }
 
+// binaryRelease reports whether the privatizer releases one bit (the binary
+// model, Section V-B): p̂ = k(x, r) through a sigmoid and F ~ Bernoulli(p̂),
+// every estimator scored by the soft 0-1 loss, its hard decisions recorded.
+// Otherwise (Section V-A) f = k(x, r) is real-valued and the losses are MSE.
+func (c *Config) binaryRelease() bool { return c.Model == kind.Binary }
+
 // learningRates returns the privatizer's, reconstructor's and adversaries'
 // learning rates at threshold d: m · η0 (1 + γ d/DMax) (Section V-B; with
 // γ = 0 and multipliers 1 this is the Gaussian model's single rate).
@@ -361,8 +363,8 @@ func (c *Config) learningRates(d float64) (priv, recon, adv float64) {
 // fingerprint is a digest of everything that determines a trial's outcome
 // besides its indices: the training fields of c and the data.
 func (c *Config) fingerprint(dataHash uint64) string {
-	h := fnvNew()
-	h.str(string(c.Model))
+	h := newDigest()
+	h.str(c.Model.String())
 	h.floats(c.D)
 	h.floats([]float64{c.DMax, c.Rho, c.LR, c.PrivLRMult, c.ReconLRMult, c.AdvLRMult, c.LRGamma})
 	h.ints(c.Hidden, c.BatchSize, c.BatchesPerEpoch, c.Epochs, c.TrainSize, c.TestSize)
@@ -402,41 +404,40 @@ func (c *Config) fingerprint(dataHash uint64) string {
 	return fmt.Sprintf("%016x", h.sum())
 }
 
-// fnv is 64-bit FNV-1a over the bytes of what is fed to it.
-type fnv uint64
-
-func fnvNew() *fnv { f := fnv(14695981039346656037); return &f }
-
-func (f *fnv) u64(x uint64) {
-	for k := 0; k < 8; k++ {
-		*f ^= fnv(x & 0xff)
-		*f *= 1099511628211
-		x >>= 8
-	}
+// digest feeds integers, floats and strings to 64-bit FNV-1a (hash/fnv)
+// as little-endian 8-byte words, a string as its length and its bytes.
+type digest struct {
+	h   hash.Hash64
+	buf []byte
 }
 
-func (f *fnv) floats(xs []float64) {
-	f.u64(uint64(len(xs)))
+func newDigest() *digest { return &digest{h: fnv.New64a()} }
+
+func (d *digest) u64(x uint64) {
+	d.buf = binary.LittleEndian.AppendUint64(d.buf[:0], x)
+	d.h.Write(d.buf)
+}
+
+func (d *digest) floats(xs []float64) {
+	d.buf = binary.LittleEndian.AppendUint64(d.buf[:0], uint64(len(xs)))
 	for _, x := range xs {
-		f.u64(math.Float64bits(x))
+		d.buf = binary.LittleEndian.AppendUint64(d.buf, math.Float64bits(x))
 	}
+	d.h.Write(d.buf)
 }
 
-func (f *fnv) ints(xs ...int) {
+func (d *digest) ints(xs ...int) {
 	for _, x := range xs {
-		f.u64(uint64(x))
+		d.u64(uint64(x))
 	}
 }
 
-func (f *fnv) str(s string) {
-	f.u64(uint64(len(s)))
-	for _, b := range []byte(s) {
-		*f ^= fnv(b)
-		*f *= 1099511628211
-	}
+func (d *digest) str(s string) {
+	d.u64(uint64(len(s)))
+	io.WriteString(d.h, s)
 }
 
-func (f *fnv) sum() uint64 { return uint64(*f) }
+func (d *digest) sum() uint64 { return d.h.Sum64() }
 
 // DefaultTau is the selection band width Section V uses: half the step of
 // the threshold grid, (D_max − D[0])/(2·len(D)). A grid without a step (one

@@ -110,7 +110,7 @@ func NewData(ds *Dataset, train, test int, seed uint64) (*Data, error) {
 		Train: newSplit(ds, r, 0, train),
 		Test:  newSplit(ds, r, train, train+test),
 	}
-	h := fnvNew()
+	h := newDigest()
 	h.floats(ds.X)
 	for _, c := range ds.Y {
 		h.floats(c)

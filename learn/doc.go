@@ -76,7 +76,8 @@
 //
 // Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,
 // d, t), so results are bit-identical for any worker count, writes each
-// trial to its own JSON file and results.json into Config.Dir, and resumes
+// trial to its own JSON file and results.json into Config.Dir (a results
+// directory, package rundir, locked while the sweep runs), and resumes
 // from them. docs/learn.md describes the results directory and our readings
 // of the paper's ambiguities.
 package learn

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // Example runs a tiny sweep on a binary dataset the way the CLI does: draw
@@ -29,7 +30,7 @@ func Example() {
 	}
 	ds := &learn.Dataset{X: x, Y: [][]float64{y}, Z: [][][]float64{{z}}}
 
-	cfg, err := learn.Preset(learn.PresetQuick, learn.Binary)
+	cfg, err := learn.Preset(learn.PresetQuick, kind.Binary)
 	if err != nil {
 		panic(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // cholesky returns the lower-triangular L with L Lᵀ = a, or panics if a is
@@ -100,7 +102,7 @@ func paperBinary(n int, seed uint64) *Dataset {
 
 // smallConfig is a fast configuration for tests: paper hyper-parameters,
 // few epochs and short epochs.
-func smallConfig(t testing.TB, model Model, d []float64, dmax float64) Config {
+func smallConfig(t testing.TB, model kind.Kind, d []float64, dmax float64) Config {
 	t.Helper()
 	c, err := Preset(PresetQuick, model)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // legacyDResult is DResult as it was before its losses became one
@@ -100,7 +101,7 @@ func mustSeal(t *testing.T, p *DResult) string {
 // file byte for byte.
 func TestCommittedResultsRoundTrip(t *testing.T) {
 	for _, name := range []string{"gauss", "binary"} {
-		path := filepath.Join("..", "paper", name, ResultsFile)
+		path := filepath.Join("..", "paper", name, rundir.ResultsFile)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // LabelConfig configures the labels method (Config.Method = MethodLabels;
@@ -396,12 +398,12 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 }
 
 // labelsPreset is PresetFor's MethodLabels branch.
-func labelsPreset(name string, model Model, labels int) (Config, error) {
-	if model == Gauss {
+func labelsPreset(name string, model kind.Kind, labels int) (Config, error) {
+	if model == kind.Gauss {
 		return cellsPreset(name, labels)
 	}
-	if model != Binary && model != Finite {
-		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, Gauss, Binary, Finite)
+	if model != kind.Binary && model != kind.Finite {
+		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
 	}
 	if labels == 0 {
 		labels = DefaultLabels
@@ -430,8 +432,8 @@ func (c *Config) validateMethod() []error {
 		if c.Labels != nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels is set, but the method is %v: the codebook belongs to the labels method", c.Method))
 		}
-		if c.Model == Finite {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", Finite, Gauss, Binary))
+		if c.Model == kind.Finite {
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", kind.Finite, kind.Gauss, kind.Binary))
 		}
 		return errs
 	case MethodLabels:
@@ -439,7 +441,7 @@ func (c *Config) validateMethod() []error {
 			return []error{fmt.Errorf("learn: Config.Labels is nil: the labels method needs its settings (DefaultLabelConfig)")}
 		}
 		errs := c.Labels.validate()
-		if c.Model == Gauss {
+		if c.Model == kind.Gauss {
 			return append(errs, c.validateCells()...)
 		}
 		if c.Labels.Reveal {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // randomLaw returns a finite law with n values of X, k adversaries, nv side
@@ -162,7 +164,7 @@ func tinyFinite(t *testing.T) (*Dataset, Config) {
 		ds.Y[0] = append(ds.Y[0], draw(law.Observers[0].Channel[int(x)]))
 		ds.Z[0][0] = append(ds.Z[0][0], draw(law.Observers[1].Channel[int(x)]))
 	}
-	cfg, err := PresetFor(PresetQuick, Finite, MethodLabels, 6)
+	cfg, err := PresetFor(PresetQuick, kind.Finite, MethodLabels, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func TestMethodText(t *testing.T) {
 		t.Errorf("unknown observers: %v, want ErrObservers", err)
 	}
 	// Algorithm 1's configuration is written as before: no method field.
-	cfg, _ := Preset(PresetQuick, Binary)
+	cfg, _ := Preset(PresetQuick, kind.Binary)
 	b, _ := json.Marshal(cfg)
 	if json.Valid(b) && containsKey(b, "method") {
 		t.Errorf("an Algorithm 1 configuration writes a method field: %s", b)

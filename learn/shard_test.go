@@ -14,13 +14,15 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // shardConfig is sweepConfig over four thresholds, so that with two or three
 // shards each owns several and waits on its neighbours' point records.
-func shardConfig(t *testing.T, model Model) (*Dataset, Config) {
+func shardConfig(t *testing.T, model kind.Kind) (*Dataset, Config) {
 	ds, c := sweepConfig(t, model)
-	if model == Binary {
+	if model == kind.Binary {
 		c.D = []float64{0.15, 0.25, 0.35, 0.45}
 	} else {
 		c.D = []float64{1.5, 3, 4.5, 5.76}
@@ -34,7 +36,7 @@ func shardConfig(t *testing.T, model Model) (*Dataset, Config) {
 // every field but the wall-clock seconds, for 2 and 3 shards and any worker
 // count.
 func TestShardsMergeToOneMachineRun(t *testing.T) {
-	for _, model := range []Model{Gauss, Binary} {
+	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		ds, c := shardConfig(t, model)
 		c.Workers, c.Dir = 2, t.TempDir()
 		want, err := Sweep(context.Background(), ds, c)
@@ -63,8 +65,8 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 						t.Fatalf("shard %d/%d: %v", i+1, n, err)
 					}
 				}
-				if _, err := os.Stat(filepath.Join(dir, ResultsFile)); err == nil {
-					t.Errorf("a shard wrote %s; only the merge may", ResultsFile)
+				if _, err := os.Stat(filepath.Join(dir, rundir.ResultsFile)); err == nil {
+					t.Errorf("a shard wrote %s; only the merge may", rundir.ResultsFile)
 				}
 				cm := c
 				cm.Dir, cm.Workers = dir, 1
@@ -81,8 +83,8 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 				// The point records agree with the merged results.
 				for _, p := range got.Points {
 					var rec PointRecord
-					readJSON(t, filepath.Join(dir, PointFile(p.DIndex)), &rec)
-					a, b := canonical(t, &Results{Points: []DResult{rec.Result}}), canonical(t, &Results{Points: []DResult{p}})
+					readJSON(t, filepath.Join(dir, rundir.PointFile(p.DIndex)), &rec)
+					a, b := canonical(t, &Results{Model: c.Model, Config: c, Points: []DResult{rec.Result}}), canonical(t, &Results{Model: c.Model, Config: c, Points: []DResult{p}})
 					if !bytes.Equal(a, b) {
 						t.Errorf("point record d%02d differs from the merged result:\n%s\n%s", p.DIndex, a, b)
 					}
@@ -93,7 +95,7 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 }
 
 func TestShardNeedsDir(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Shard = cluster.Shard{Index: 1, Count: 2}
 	if _, err := Sweep(context.Background(), ds, c); err == nil {
 		t.Fatal("a sharded sweep without a results directory ran")
@@ -107,7 +109,7 @@ func TestShardNeedsDir(t *testing.T) {
 // thresholds, in order, up to the Accept-th eligible one (its own threshold
 // may speculate further) — and name what it left.
 func TestShardTrainsAhead(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Dir, c.Workers, c.Shard = t.TempDir(), 2, cluster.Shard{Index: 2, Count: 2}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -115,7 +117,7 @@ func TestShardTrainsAhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Wait{DIndex: 1, NumD: 4, Owner: cluster.Shard{Index: 1, Count: 2}, Left: []int{1, 3}}
+	want := rundir.Wait{DIndex: 1, NumD: 4, Owner: cluster.Shard{Index: 1, Count: 2}, Left: []int{1, 3}}
 	if res.Stalled == nil || !reflect.DeepEqual(*res.Stalled, want) || len(res.Points) != 0 {
 		t.Fatalf("stalled %+v with %d points; want %+v", res.Stalled, len(res.Points), want)
 	}
@@ -126,7 +128,7 @@ func TestShardTrainsAhead(t *testing.T) {
 		var elig []bool
 		for k := 0; ; k++ {
 			var rec TrialRecord
-			b, err := os.ReadFile(filepath.Join(c.Dir, TrialFile(d, k)))
+			b, err := os.ReadFile(filepath.Join(c.Dir, rundir.TrialFile(d, k)))
 			if err != nil {
 				break
 			}
@@ -154,7 +156,7 @@ func TestShardTrainsAhead(t *testing.T) {
 			t.Errorf("D[%d]: trained past the Accept-th eligible trial: %v", d, elig)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(c.Dir, PointFile(1))); err == nil {
+	if _, err := os.Stat(filepath.Join(c.Dir, rundir.PointFile(1))); err == nil {
 		t.Error("shard 2/2 finished its threshold without shard 1's point record")
 	}
 }
@@ -213,7 +215,7 @@ func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
 // rest later — and merges: every schedule ends, and merges to the
 // one-process result.
 func TestShardSchedules(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
 	want, err := Sweep(context.Background(), ds, c)
 	if err != nil {
@@ -255,7 +257,7 @@ func TestShardSchedules(t *testing.T) {
 // first threshold while shard 1 runs beside it, then restarts it, then
 // shard 1: both end, and the merge equals the one-process run.
 func TestShardKilledAndRestarted(t *testing.T) {
-	ds, c := shardConfig(t, Gauss)
+	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
 	want, err := Sweep(context.Background(), ds, c)
 	if err != nil {
@@ -275,7 +277,7 @@ func TestShardKilledAndRestarted(t *testing.T) {
 		_, err := Sweep(ctx, ds, c1)
 		r1 <- err
 	}()
-	first := filepath.Join(dir, TrialFile(1, 0))
+	first := filepath.Join(dir, rundir.TrialFile(1, 0))
 	for {
 		if _, err := os.Stat(first); err == nil {
 			break

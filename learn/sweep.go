@@ -2,21 +2,17 @@ package learn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
-	"github.com/mmds-project/mmds/internal/jsonconf"
-	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // Progress is what Sweep reports to Config.Progress after consuming each
@@ -39,15 +35,15 @@ type Progress struct {
 	// Waiting, in a report of its own, says that a shard has nothing left
 	// to train before a running neighbour publishes a point record: when
 	// the wait starts and every 30 s while it lasts.
-	Waiting *Wait
+	Waiting *rundir.Wait
 }
 
 // Results is the outcome of a sweep, and the content of results.json.
 type Results struct {
-	Model   Model     `json:"model"`
-	Config  Config    `json:"config"` // with defaults filled in
-	Binding Binding   `json:"binding"`
-	Points  []DResult `json:"points"` // one per threshold, in order
+	Model   kind.Kind      `json:"model"`
+	Config  Config         `json:"config"` // with defaults filled in
+	Binding rundir.Binding `json:"binding"`
+	Points  []DResult      `json:"points"` // one per threshold, in order
 
 	// Trained and Loaded count the trials this run trained (including
 	// speculative ones it then did not need) and read back from the results
@@ -58,7 +54,7 @@ type Results struct {
 	// Stalled, in a sharded run, is where the shard stopped because the
 	// point it needs is owned by a shard that is not running; Points then
 	// holds only the thresholds it finished. Nil when it finished them all.
-	Stalled *Wait `json:"-"`
+	Stalled *rundir.Wait `json:"-"`
 }
 
 // DResult is the protocol's outcome at one threshold.
@@ -133,19 +129,6 @@ type TrialRecord struct {
 	Snapshots []Snapshot `json:"snapshots"`
 }
 
-// ErrResume marks a results directory whose trial records cannot be resumed
-// by this run: written by another configuration, seed or data, or corrupt.
-var ErrResume = errors.New("learn: resume")
-
-// ResultsFile is the name of the results file in a results directory.
-const ResultsFile = "results.json"
-
-// TrialFile returns the path, relative to a results directory, of the record
-// of trial t at threshold index d.
-func TrialFile(d, t int) string {
-	return filepath.Join("trials", fmt.Sprintf("d%02d_t%03d.json", d, t))
-}
-
 // Sweep runs the paper's protocol over every threshold of cfg.D in
 // increasing order (Section V): at each D it trains trials with Algorithm 1
 // and offers them, in trial order, to the selection protocol (Selector),
@@ -176,13 +159,14 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	}
 	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash), eligible: map[job]bool{}}
 	if c.Dir != "" {
-		if err := Dir(c.Dir).Prepare(); err != nil {
+		dir := rundir.Dir(c.Dir)
+		if err := dir.Prepare(); err != nil {
 			return nil, err
 		}
-		if err := os.MkdirAll(filepath.Join(c.Dir, "trials"), 0o755); err != nil {
+		if err := os.MkdirAll(dir.Path("trials"), 0o755); err != nil {
 			return nil, fmt.Errorf("learn: results directory: %w", err)
 		}
-		lock, err := Dir(c.Dir).Lock(c.Shard)
+		lock, err := dir.Lock(c.Shard)
 		if err != nil {
 			return nil, err
 		}
@@ -281,7 +265,7 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 	if _, err := known(); err != nil {
 		return nil, err
 	}
-	poll := time.NewTicker(pollInterval)
+	poll := time.NewTicker(rundir.PollInterval)
 	defer poll.Stop()
 	ctxD, cancel := context.WithCancel(ctx)
 	jobs := make(chan job, c.Workers)
@@ -374,7 +358,7 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 				break
 			}
 			// Nothing this shard can train before prev is known.
-			alive, err := Dir(c.Dir).ShardAlive(r.owner)
+			alive, err := rundir.Dir(c.Dir).ShardAlive(r.owner)
 			if err != nil {
 				return nil, err
 			}
@@ -387,7 +371,7 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 				o.trial = -1
 				break
 			}
-			w := Wait{DIndex: di, NumD: len(c.D), Owner: r.owner, Alive: alive}
+			w := rundir.Wait{DIndex: di, NumD: len(c.D), Owner: r.owner, Alive: alive}
 			if !alive {
 				return nil, &stallError{w}
 			}
@@ -395,7 +379,7 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 			if waitStart.IsZero() {
 				waitStart = now
 			}
-			if now.Sub(reported) >= waitReport && c.Progress != nil {
+			if now.Sub(reported) >= rundir.WaitReport && c.Progress != nil {
 				reported, w.For = now, now.Sub(waitStart)
 				c.Progress(Progress{Waiting: &w})
 			}
@@ -439,7 +423,7 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 			summaries = append(summaries, TrialSummary{
 				Trial: next, Seed: o.rec.Seed, Epochs: o.rec.Epochs, Seconds: o.rec.Seconds,
 				Eligible: v.Eligible, Accepted: v.Accepted, Point: v.Point,
-				File: filepath.ToSlash(TrialFile(di, next)),
+				File: filepath.ToSlash(rundir.TrialFile(di, next)),
 			})
 			next++
 			s.progress(di, next-1, o.loaded, sel)
@@ -509,10 +493,8 @@ func (s *sweeper) result(di int, sel Selection, sums []TrialSummary, recs map[in
 // directory when it is there, trained (and saved) otherwise.
 func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, error) {
 	c := s.cfg
-	path := ""
 	if c.Dir != "" {
-		path = filepath.Join(c.Dir, TrialFile(di, t))
-		rec, err := s.load(ctx, path, di, t)
+		rec, err := s.load(ctx, di, t)
 		if err != nil || rec != nil {
 			return rec, rec != nil, err
 		}
@@ -537,33 +519,33 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 	s.mu.Lock()
 	s.trained++
 	s.mu.Unlock()
-	if path != "" {
-		if err := report.WriteAtomic(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) }); err != nil {
-			return nil, false, fmt.Errorf("learn: %w", err)
+	if c.Dir != "" {
+		if err := rundir.Dir(c.Dir).WriteRecord(rundir.TrialFile(di, t), rec); err != nil {
+			return nil, false, err
 		}
 	}
 	return rec, false, nil
 }
 
-// load reads a trial record, or returns nil if there is none. A record from a
-// different configuration or data, or for another trial, is an error.
-func (s *sweeper) load(ctx context.Context, path string, di, t int) (*TrialRecord, error) {
-	b, err := safefile.Read(ctx, path, maxFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("learn: resume: %w", err)
-	}
+// load reads trial t of threshold index di from the results directory, or
+// returns nil if it is not there. A record from a different configuration
+// or data, or for another trial, is an error.
+func (s *sweeper) load(ctx context.Context, di, t int) (*TrialRecord, error) {
+	dir, rel := rundir.Dir(s.cfg.Dir), rundir.TrialFile(di, t)
 	var rec TrialRecord
-	if err := jsonconf.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w (delete it to retrain the trial)", ErrResume, path, err)
+	ok, err := dir.ReadRecord(ctx, rel, &rec)
+	if errors.Is(err, rundir.ErrResume) {
+		return nil, fmt.Errorf("%w (delete it to retrain the trial)", err)
 	}
+	if err != nil || !ok {
+		return nil, err
+	}
+	path := dir.Path(rel)
 	if rec.Fingerprint != s.fp {
-		return nil, fmt.Errorf("%w: %s was written by a run with a different training configuration, seed or data (fingerprint %s, this run %s); use a fresh results directory", ErrResume, path, rec.Fingerprint, s.fp)
+		return nil, fmt.Errorf("%w: %s was written by a run with a different training configuration, seed or data (fingerprint %s, this run %s); use a fresh results directory", rundir.ErrResume, path, rec.Fingerprint, s.fp)
 	}
 	if rec.DIndex != di || rec.Trial != t || rec.History.Len() != s.cfg.Epochs || len(rec.History.Adv) != s.data.NumAdversaries() {
-		return nil, fmt.Errorf("%w: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", ErrResume, path, t, di, s.cfg.Epochs)
+		return nil, fmt.Errorf("%w: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", rundir.ErrResume, path, t, di, s.cfg.Epochs)
 	}
 	s.mu.Lock()
 	s.loaded++
@@ -576,7 +558,7 @@ func (s *sweeper) write(res *Results) error {
 	if s.cfg.Dir == "" {
 		return nil
 	}
-	return Dir(s.cfg.Dir).writeResults(res)
+	return writeResults(rundir.Dir(s.cfg.Dir), res)
 }
 
 // trialRun is one trial of a training method.
@@ -590,7 +572,7 @@ type trialRun interface {
 
 // newTrial returns the trainer of c.Method for one trial; c is resolved.
 func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
-	if c.Method == MethodLabels && c.Model == Gauss {
+	if c.Method == MethodLabels && !c.Model.FiniteX() {
 		return newCellTrainer(c, d, seed)
 	}
 	if c.Method == MethodLabels {

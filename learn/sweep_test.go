@@ -10,19 +10,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // sweepConfig is a short sweep over two thresholds with a wide eligibility
 // band, so trials get accepted within a few epochs.
-func sweepConfig(t *testing.T, model Model) (*Dataset, Config) {
+func sweepConfig(t *testing.T, model kind.Kind) (*Dataset, Config) {
 	t.Helper()
-	if model == Binary {
-		c := smallConfig(t, Binary, []float64{0.3, 0.45}, 0.5)
+	if model == kind.Binary {
+		c := smallConfig(t, kind.Binary, []float64{0.3, 0.45}, 0.5)
 		c.Epochs, c.BatchesPerEpoch = 15, 10
 		c.Protocol = Protocol{K: 3, Tau: 0.15, Accept: 2, MaxAttempts: 4}
 		return paperBinary(2400, 5), c
 	}
-	c := smallConfig(t, Gauss, []float64{3, 5.76}, 5.76)
+	c := smallConfig(t, kind.Gauss, []float64{3, 5.76}, 5.76)
 	c.Epochs, c.BatchesPerEpoch = 10, 10
 	c.Protocol = Protocol{K: 3, Tau: 2, Accept: 2, MaxAttempts: 4}
 	return paperGauss(2400, 5), c
@@ -47,8 +50,8 @@ func canonical(t *testing.T, r *Results) []byte {
 // workers and compares everything but wall-clock times, including every
 // per-epoch history and the finalized networks.
 func TestSweepWorkersBitIdentical(t *testing.T) {
-	for _, model := range []Model{Gauss, Binary} {
-		t.Run(string(model), func(t *testing.T) {
+	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
+		t.Run(model.String(), func(t *testing.T) {
 			ds, c := sweepConfig(t, model)
 			var outs [][]byte
 			var dirs []string
@@ -68,7 +71,7 @@ func TestSweepWorkersBitIdentical(t *testing.T) {
 			}
 			// The consumed trials' histories on disk agree too.
 			var r Results
-			readJSON(t, filepath.Join(dirs[0], ResultsFile), &r)
+			readJSON(t, filepath.Join(dirs[0], rundir.ResultsFile), &r)
 			for _, p := range r.Points {
 				for _, tr := range p.Trials {
 					var a, b TrialRecord
@@ -101,7 +104,7 @@ func readJSON(t *testing.T, path string, v any) {
 // second run trains nothing and returns the same results. A run with a
 // different training configuration over the same directory is refused.
 func TestSweepResume(t *testing.T) {
-	ds, c := sweepConfig(t, Gauss)
+	ds, c := sweepConfig(t, kind.Gauss)
 	c.Dir = t.TempDir()
 	var events []Progress
 	c.Progress = func(p Progress) { events = append(events, p) }
@@ -141,7 +144,7 @@ func TestSweepResume(t *testing.T) {
 	}
 
 	// A partial directory: drop one trial file; only that trial is retrained.
-	if err := os.Remove(filepath.Join(c.Dir, TrialFile(1, 0))); err != nil {
+	if err := os.Remove(filepath.Join(c.Dir, rundir.TrialFile(1, 0))); err != nil {
 		t.Fatal(err)
 	}
 	third, err := Sweep(context.Background(), ds, c)
@@ -162,7 +165,7 @@ func TestSweepResume(t *testing.T) {
 
 // TestSweepResultsFile checks results.json's contract.
 func TestSweepResultsFile(t *testing.T) {
-	ds, c := sweepConfig(t, Binary)
+	ds, c := sweepConfig(t, kind.Binary)
 	c.Dir = t.TempDir()
 	if _, err := Sweep(context.Background(), ds, c); err != nil {
 		t.Fatal(err)
@@ -172,7 +175,7 @@ func TestSweepResultsFile(t *testing.T) {
 		Config map[string]any
 		Points []map[string]json.RawMessage
 	}
-	readJSON(t, filepath.Join(c.Dir, ResultsFile), &raw)
+	readJSON(t, filepath.Join(c.Dir, rundir.ResultsFile), &raw)
 	if raw.Model != "binary" || raw.Config["rho"] != c.Rho || raw.Config["priv_grad"] != c.PrivGrad || len(raw.Points) != 2 {
 		t.Fatalf("model %q, config %v, %d points", raw.Model, raw.Config, len(raw.Points))
 	}
@@ -182,7 +185,7 @@ func TestSweepResultsFile(t *testing.T) {
 		}
 	}
 	var r Results
-	readJSON(t, filepath.Join(c.Dir, ResultsFile), &r)
+	readJSON(t, filepath.Join(c.Dir, rundir.ResultsFile), &r)
 	p := r.Points[0]
 	if len(p.Networks) != 3 || p.Networks[0].Role != "privatizer" || p.Networks[2].Role != "adversary_1" {
 		t.Fatalf("networks: %+v", p.Networks)
@@ -203,7 +206,7 @@ func TestSweepResultsFile(t *testing.T) {
 }
 
 func TestSweepCancel(t *testing.T) {
-	ds, c := sweepConfig(t, Gauss)
+	ds, c := sweepConfig(t, kind.Gauss)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Sweep(ctx, ds, c); !errors.Is(err, context.Canceled) {
@@ -230,9 +233,9 @@ func TestConfigErrors(t *testing.T) {
 		{"accept", func(c *Config) { c.Protocol.Accept = 0 }, "Protocol.Accept"},
 		{"cap", func(c *Config) { c.Protocol.MaxAttempts = 1; c.Protocol.Accept = 2 }, "Protocol.MaxAttempts"},
 		{"tau", func(c *Config) { c.D = []float64{6}; c.DMax = 5.76 }, "Protocol.Tau"},
-		{"model", func(c *Config) { c.Model = "poisson" }, "Config.Model"},
+		{"model", func(c *Config) { c.Model = kind.Kind(9) }, "Config.Model"},
 	} {
-		c, err := Preset(PresetQuick, Gauss)
+		c, err := Preset(PresetQuick, kind.Gauss)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +246,7 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one naming %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := Preset("fast", Gauss); err == nil {
+	if _, err := Preset("fast", kind.Gauss); err == nil {
 		t.Error("unknown preset accepted")
 	}
 	bad := paperGauss(600, 1)

@@ -88,7 +88,7 @@ func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error
 	}
 	t := &Trainer{cfg: &c, data: data, D: d, Seed: seed}
 	out := Identity
-	if c.Model == Binary {
+	if c.binaryRelease() {
 		out = Sigmoid
 	}
 	init := rand.New(rand.NewPCG(seed, streamInit))
@@ -109,7 +109,7 @@ func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error
 	t.bern = rand.New(rand.NewPCG(seed, streamBernoulli))
 	t.eval = rand.New(rand.NewPCG(seed, streamEval))
 	t.alloc()
-	t.hist = newHistory(len(t.Adv), c.Model == Binary, c.Epochs)
+	t.hist = newHistory(len(t.Adv), c.binaryRelease(), c.Epochs)
 	return t, nil
 }
 
@@ -276,7 +276,7 @@ func (t *Trainer) privStep() {
 	m := t.cfg.BatchSize
 	idx := t.samplers[0].next(m)
 	t.gather(t.data.Train, idx, true, -2)
-	if t.cfg.Model == Binary {
+	if t.cfg.binaryRelease() {
 		fillUniform(t.b.u[:m], t.bern)
 	}
 	t.privLoss(m, true, false)
@@ -304,7 +304,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 		return t.privLossExpect(n, grad)
 	}
 	b := &t.b
-	binary := t.cfg.Model == Binary
+	binary := t.cfg.binaryRelease()
 	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
 	p := b.privOut[:n]
 	setF(b.reconIn, p)
@@ -441,7 +441,7 @@ func (t *Trainer) lossGrad(x, est, d []float64) float64 {
 	n := float64(len(x))
 	est, d = est[:len(x)], d[:len(x)]
 	var s float64
-	if t.cfg.Model == Binary {
+	if t.cfg.binaryRelease() {
 		for k, xv := range x {
 			e := est[k]
 			s += xv*(1-e) + (1-xv)*e
@@ -486,7 +486,7 @@ func (t *Trainer) privatize(n int, rng *rand.Rand) []float64 {
 	b := &t.b
 	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
 	f := b.dTmp[:n]
-	if t.cfg.Model == Binary {
+	if t.cfg.binaryRelease() {
 		fillUniform(b.u[:n], rng)
 		drawF(f, b.privOut[:n], b.u[:n])
 	} else {
@@ -532,7 +532,7 @@ func (t *Trainer) Evaluate() {
 	s := t.data.Test
 	m := t.cfg.BatchSize
 	b := &t.b
-	binary := t.cfg.Model == Binary
+	binary := t.cfg.binaryRelease()
 	var recon, reconHard float64
 	adv, advHard := b.advLoss, b.advHard
 	clear(adv)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/mmds-project/mmds/model/kind"
 )
 
 // TestPrivLossGradient checks the privatizer step's gradient — L_priv back-
@@ -22,17 +24,17 @@ func TestPrivLossGradient(t *testing.T) {
 		cfg  func() Config
 		d    float64
 	}{
-		{"gauss", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
-		{"gauss-above-D", paperGauss(2400, 1), func() Config { return smallConfig(t, Gauss, []float64{100}, 200) }, 100},
-		{"gauss-vector-y", coalition(paperGauss(2400, 2)), func() Config { return smallConfig(t, Gauss, []float64{1}, 5.76) }, 1},
-		{"binary", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, Binary, []float64{0.05}, 0.2)) }, 0.05},
-		{"binary-below-D", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, Binary, []float64{0.9}, 1)) }, 0.9},
+		{"gauss", paperGauss(2400, 1), func() Config { return smallConfig(t, kind.Gauss, []float64{1}, 5.76) }, 1},
+		{"gauss-above-D", paperGauss(2400, 1), func() Config { return smallConfig(t, kind.Gauss, []float64{100}, 200) }, 100},
+		{"gauss-vector-y", coalition(paperGauss(2400, 2)), func() Config { return smallConfig(t, kind.Gauss, []float64{1}, 5.76) }, 1},
+		{"binary", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, kind.Binary, []float64{0.05}, 0.2)) }, 0.05},
+		{"binary-below-D", paperBinary(2400, 3), func() Config { return paperGrad(smallConfig(t, kind.Binary, []float64{0.9}, 1)) }, 0.9},
 		// The exact expectation over F (the quick preset's), with the
 		// log-loss estimators' MAP errors and with soft 0-1 losses.
-		{"binary-expect", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.05}, 0.2) }, 0.05},
-		{"binary-expect-above-D", paperBinary(2400, 3), func() Config { return smallConfig(t, Binary, []float64{0.001}, 0.2) }, 0.001},
+		{"binary-expect", paperBinary(2400, 3), func() Config { return smallConfig(t, kind.Binary, []float64{0.05}, 0.2) }, 0.05},
+		{"binary-expect-above-D", paperBinary(2400, 3), func() Config { return smallConfig(t, kind.Binary, []float64{0.001}, 0.2) }, 0.001},
 		{"binary-expect-soft", paperBinary(2400, 3), func() Config {
-			c := smallConfig(t, Binary, []float64{0.05}, 0.2)
+			c := smallConfig(t, kind.Binary, []float64{0.05}, 0.2)
 			c.EstLoss = ""
 			return c
 		}, 0.05},
@@ -76,7 +78,7 @@ func refPrivLoss(tr *Trainer, n int) float64 {
 		return refPrivLossExpect(tr, n)
 	}
 	b := &tr.b
-	binary := tr.cfg.Model == Binary
+	binary := tr.cfg.Model == kind.Binary
 	loss := func(x, e float64) float64 {
 		if binary {
 			return x*(1-e) + (1-x)*e
@@ -151,7 +153,7 @@ func paperGrad(c Config) Config {
 // finite differences, and that its minimizer over a constant estimate is the
 // empirical frequency of X = 1 (the posterior).
 func TestEstLossGradient(t *testing.T) {
-	c := smallConfig(t, Binary, []float64{0.05}, 0.2)
+	c := smallConfig(t, kind.Binary, []float64{0.05}, 0.2)
 	tr := mustTrainer(t, mustData(t, paperBinary(2400, 3), c), c, 0.05, 11)
 	x := []float64{1, 0, 1, 1, 0}
 	est := []float64{0.9, 0.2, 0.4, 0.7, 0.55}
@@ -197,7 +199,7 @@ func TestReconstructorAlone(t *testing.T) {
 	cov := [][]float64{{16, 0.8 * 4}, {0.8 * 4, 1}}
 	c := gaussCols(n+test, []float64{4, 3}, cov, rng)
 	ds := &Dataset{X: c[0], Y: [][]float64{c[1]}, Z: [][][]float64{{c[1]}}}
-	cfg, err := Preset(PresetPaper, Gauss)
+	cfg, err := Preset(PresetPaper, kind.Gauss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +220,9 @@ func TestReconstructorAlone(t *testing.T) {
 // TestIterationAllocs asserts a steady-state Algorithm 1 iteration and an
 // epoch's evaluation allocate nothing.
 func TestIterationAllocs(t *testing.T) {
-	for _, model := range []Model{Gauss, Binary} {
+	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		ds, dmax := paperGauss(2400, 1), 5.76
-		if model == Binary {
+		if model == kind.Binary {
 			ds, dmax = paperBinary(2400, 1), 0.2
 		}
 		c := smallConfig(t, model, []float64{0.1}, dmax)
@@ -285,7 +287,7 @@ func TestTrialSeed(t *testing.T) {
 // TestTrainerLearnsGauss runs a few short epochs of Algorithm 1 and checks the
 // privatizer drives L_recon toward D from far above it.
 func TestTrainerLearnsGauss(t *testing.T) {
-	c := smallConfig(t, Gauss, []float64{3}, 5.76)
+	c := smallConfig(t, kind.Gauss, []float64{3}, 5.76)
 	c.Epochs, c.BatchesPerEpoch = 40, 10
 	tr := mustTrainer(t, mustData(t, paperGauss(2400, 9), c), c, 3, 1)
 	if err := tr.Run(nil); err != nil {
@@ -312,7 +314,7 @@ func row(in []float64, w, n, r int) []float64 {
 // every parameter so that scripts/check-kernels.sh can compare the assembly
 // build with the portable one (-tags purego).
 func TestTrainingFingerprint(t *testing.T) {
-	for _, model := range []Model{Gauss, Binary} {
+	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		var prints [2]uint64
 		for k := range prints {
 			tr := benchTrainer(t, model)

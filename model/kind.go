@@ -4,62 +4,30 @@ import (
 	"fmt"
 
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/model/kind"
 )
 
-// Kind names a model family. Its text form ("gauss", "binary", "finite") is
-// the first argument of mmds train and the "model" field of results.json,
-// reports and certificates; the zero value is no kind.
-type Kind int
+// Kind names a model family: the one kind enum of mmds, defined in package
+// kind so that package learn can name it too (the same type).
+type Kind = kind.Kind
 
 // The model kinds, in the order help texts name them.
 const (
-	Gauss Kind = iota + 1
-	Binary
-	Finite
+	Gauss  = kind.Gauss
+	Binary = kind.Binary
+	Finite = kind.Finite
 )
 
-var kindNames = [...]string{Gauss: "gauss", Binary: "binary", Finite: "finite"}
+// ErrConfig wraps every error about a model's configuration (kind.ErrConfig:
+// an unknown kind is one).
+var ErrConfig = kind.ErrConfig
 
 // Kinds lists the model kinds in the order help texts name them.
-func Kinds() []Kind { return []Kind{Gauss, Binary, Finite} }
-
-// String is the kind's name, "Kind(n)" for a value that is not one.
-func (k Kind) String() string {
-	if k < Gauss || k > Finite {
-		return fmt.Sprintf("Kind(%d)", int(k))
-	}
-	return kindNames[k]
-}
-
-// MarshalText implements encoding.TextMarshaler; a value that is not a kind
-// is an error wrapping ErrConfig.
-func (k Kind) MarshalText() ([]byte, error) {
-	if k < Gauss || k > Finite {
-		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
-	}
-	return []byte(k.String()), nil
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler (ParseKind).
-func (k *Kind) UnmarshalText(b []byte) error {
-	v, err := ParseKind(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
+func Kinds() []Kind { return kind.All() }
 
 // ParseKind returns the kind named s; another name is an error wrapping
 // ErrConfig.
-func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds() {
-		if kindNames[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: model kind %s: want gauss, binary or finite", ErrConfig, safefile.Excerpt(s))
-}
+func ParseKind(s string) (Kind, error) { return kind.Parse(s) }
 
 // Class says over which privatizers an Optimum is optimal.
 type Class int

@@ -29,7 +29,7 @@ func TestLabelChannelCertifiedAsTrained(t *testing.T) {
 	bin, _ := Paper(Binary)
 	for _, m := range []Model{fin, bin} {
 		t.Run(m.Kind().String(), func(t *testing.T) {
-			cfg, err := learn.PresetFor(learn.PresetQuick, learn.Model(m.Kind().String()), learn.MethodLabels, 5)
+			cfg, err := learn.PresetFor(learn.PresetQuick, m.Kind(), learn.MethodLabels, 5)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,9 +42,6 @@ import (
 // ErrUnsupported reports an operation a model kind does not offer.
 var ErrUnsupported = errors.New("model: not supported")
 
-// ErrConfig wraps every error about a model's configuration.
-var ErrConfig = errors.New("model: invalid configuration")
-
 // configError is an error about a model file. It reads as the detail alone,
 // since the caller names the file (a chain of prefixes such as "model:
 // invalid configuration: " helps no one), and it matches ErrConfig.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
@@ -281,7 +281,7 @@ func TestCertifyRoundTrips(t *testing.T) {
 	}
 	// Gaussian: F = X + σR with 1/σ² = 1/D − 1/Var[X|Y] at D = 1: σ² = 2.
 	g, _ := Parse([]byte(smallGauss))
-	net := netOf(nettest.LinearNet(1, math.Sqrt2, 0))
+	net := netOf(learntest.LinearNet(1, math.Sqrt2, 0))
 	k, err := bayes.FromNetwork(net)
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestCertifyRoundTrips(t *testing.T) {
 	// Binary: (s0, s1) = (0.9, 0.8) as a network and as its channel.
 	b := NewBinary(mip.PaperBinary())
 	s := mip.Privatizer{S0: 0.9, S1: 0.8}
-	bnet := netOf(nettest.ConstantNet(s.S0, s.S1))
+	bnet := netOf(learntest.ConstantNet(s.S0, s.S1))
 	bk, _ := bayes.FromNetwork(bnet)
 	cb, err := b.Certify(bk, Options{})
 	if err != nil {

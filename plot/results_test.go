@@ -10,8 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
-	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -52,9 +51,9 @@ func curve(t *testing.T, s Spec, label string) Series {
 func TestFigure2(t *testing.T) {
 	m := gauss.Paper()
 	o2, _ := m.Optimum(2)
-	net := nettest.LinearNet(o2.A, o2.B, 0)
+	net := learntest.LinearNet(o2.A, o2.B, 0)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2.1, Adv: []float64{2.4, 2.2}}})
 	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run.Model, rep, model.Options{})
 	if err != nil {
@@ -103,9 +102,9 @@ func TestFigure2(t *testing.T) {
 // optimum over all privatizers (mip's global LP, never below γ*); learned
 // soft, learned hard and certified markers are the report's.
 func TestFigure3(t *testing.T) {
-	net := nettest.ConstantNet(0.9, 0.8)
+	net := learntest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
+	verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{{D: 0.15, Priv: &net, Recon: 0.15, Adv: []float64{0.3}}})
 	run, rep := certified(t, dir)
 	spec, stem, err := Figure(context.Background(), run.Model, rep, model.Options{})
 	if err != nil {

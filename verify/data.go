@@ -15,6 +15,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // DataRun is a results directory of mmds train data, loaded and bound: its
@@ -51,7 +52,7 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	sum := sha256.Sum256(raw)
 	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
 		return nil, fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
-			ErrInput, learn.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
+			ErrInput, rundir.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
 	}
 	prep, err := data.Prepare(t, spec)
 	if err != nil {
@@ -70,9 +71,9 @@ func (run *DataRun) check() error {
 	c := &run.Results.Config
 	k := len(run.Spec.Adversaries)
 	switch {
-	case c.Model != learn.Gauss && c.Model != learn.Binary && c.Model != learn.Finite:
+	case !c.Model.Valid():
 		return fmt.Errorf("\"model\" = %q: want gauss, binary or finite", c.Model)
-	case (c.Model == learn.Gauss) != (run.Data.XValues == nil):
+	case c.Model.FiniteX() != (run.Data.XValues != nil):
 		return fmt.Errorf("\"model\" = %q does not match X's kind (%v)", c.Model, run.Spec.Private.Kind)
 	case c.TrainSize != run.Spec.Split.Train || c.TestSize != run.Spec.Split.Test:
 		return fmt.Errorf("config's split %d + %d is not the data spec's %d + %d", c.TrainSize, c.TestSize, run.Spec.Split.Train, run.Spec.Split.Test)
@@ -210,7 +211,7 @@ func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataRepor
 	c := &run.Results.Config
 	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
 		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote}
-	if c.Model == learn.Gauss {
+	if c.Model == model.Gauss {
 		rep.Losses = "MSE"
 	}
 	byD := map[int]*learn.DResult{}
@@ -280,7 +281,7 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 		}
 		return bern(l), nil
-	case c.Model == learn.Binary:
+	case c.Model == model.Binary:
 		l := *p.Losses
 		if p.ReconHard != nil && len(p.AdvHard) == len(l.Adv) {
 			l = loss.New(*p.ReconHard, p.AdvHard)

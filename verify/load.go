@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // ErrInput is wrapped by every error that reports a missing, corrupt,
@@ -21,7 +22,7 @@ import (
 var ErrInput = errors.New("invalid results directory")
 
 // ModelFile is the name of the model file of a results directory.
-const ModelFile = learn.ModelFile
+const ModelFile = rundir.ModelFile
 
 // Run is a results directory of mmds train, loaded, bound and checked
 // against its model: the model file is the one the run was trained on, the
@@ -35,7 +36,7 @@ type Run struct {
 }
 
 // Load reads DIR/results.json and DIR/model.json, each once (regular files
-// only, learn.ReadFile), parses the bytes it read and checks the binding
+// only, rundir.ReadFile), parses the bytes it read and checks the binding
 // (learn.Results.CheckBinding). A folder marked as another kind than a
 // results directory is refused; one without a marker (written by an older
 // mmds) is read. A run on a user's data (mmds train data) has no model and
@@ -58,14 +59,14 @@ func Load(ctx context.Context, dir string) (*Run, error) {
 // *DataRun, bound to its data file's SHA-256). Exactly one is non-nil when
 // err is nil.
 func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
-	d := learn.Dir(dir)
+	d := rundir.Dir(dir)
 	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
 		if err == nil {
 			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
 		}
 		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	rb, err := d.ReadResults(ctx)
+	rb, err := learn.ReadResults(ctx, d)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -81,7 +82,7 @@ func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
 		drun.Dir = dir
 		return nil, drun, nil
 	}
-	run, err := newRun(rb, mb, d.Path(learn.ResultsFile), d.Path(ModelFile))
+	run, err := newRun(rb, mb, d.Path(rundir.ResultsFile), d.Path(ModelFile))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,9 +105,9 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	bad := func(file, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))
 	}
-	kind, err := model.ParseKind(string(res.Model))
-	if err != nil {
-		return nil, bad(resultsName, "\"model\" = %q: want %q, %q or %q", res.Model, model.Gauss, model.Binary, model.Finite)
+	kind := res.Model
+	if !kind.Valid() {
+		return nil, bad(resultsName, "no \"model\": want %q, %q or %q", model.Gauss, model.Binary, model.Finite)
 	}
 	m, err := model.ParseAs(kind, modelBytes)
 	if err != nil {

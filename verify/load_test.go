@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -21,8 +23,8 @@ import (
 func syntheticDir(t *testing.T) (string, *learn.Results) {
 	t.Helper()
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
-	res := verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	net := learntest.LinearNet(1, 1, 0)
+	res := verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	return dir, res
 }
 
@@ -59,9 +61,15 @@ func TestLoadRejects(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "results.json"), append(b, []byte("{}")...), 0o644)
 		}, []string{"results.json", "unexpected data"}},
 		{"unknown model", func(t *testing.T, dir string, res *learn.Results) {
-			res.Model = "poisson"
 			verifytest.WriteResults(t, dir, res)
+			b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+			os.WriteFile(filepath.Join(dir, "results.json"), bytes.ReplaceAll(b, []byte(`"model": "gauss"`), []byte(`"model": "poisson"`)), 0o644)
 		}, []string{"results.json", `"poisson"`}},
+		{"no model", func(t *testing.T, dir string, res *learn.Results) {
+			verifytest.WriteResults(t, dir, res)
+			b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+			os.WriteFile(filepath.Join(dir, "results.json"), bytes.Replace(b, []byte(`"model": "gauss",`), nil, 1), 0o644)
+		}, []string{"results.json", `no "model"`}},
 		{"binary model for gauss results", func(t *testing.T, dir string, _ *learn.Results) {
 			os.WriteFile(filepath.Join(dir, "model.json"), []byte(verifytest.BinaryModelJSON), 0o644)
 		}, []string{"model.json", `"gauss"`, "not a valid gauss model"}},
@@ -96,7 +104,7 @@ func TestLoadRejects(t *testing.T) {
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"points[1] (D = 2) was changed after training"}},
 		{"no binding", func(t *testing.T, dir string, res *learn.Results) {
-			res.Binding = learn.Binding{}
+			res.Binding = rundir.Binding{}
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"results.json has no binding"}},
 		{"privatizer with three inputs", func(t *testing.T, dir string, res *learn.Results) {
@@ -176,12 +184,12 @@ func TestLoadValid(t *testing.T) {
 // of a run it accepts must have a privatizer that rebuilds.
 func FuzzLoad(f *testing.F) {
 	dir := f.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
-	verifytest.Synthetic(f, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	net := learntest.LinearNet(1, 1, 0)
+	verifytest.Synthetic(f, dir, model.Gauss, 0.1, []verifytest.Point{{D: 1}, {D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	rb, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	bdir := f.TempDir()
-	bnet := nettest.ConstantNet(0.9, 0.8)
-	verifytest.Synthetic(f, bdir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &bnet, Recon: 0.1, Adv: []float64{0.3}}})
+	bnet := learntest.ConstantNet(0.9, 0.8)
+	verifytest.Synthetic(f, bdir, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &bnet, Recon: 0.1, Adv: []float64{0.3}}})
 	bb, _ := os.ReadFile(filepath.Join(bdir, "results.json"))
 	f.Add(rb, []byte(verifytest.GaussModelJSON))
 	f.Add(bb, []byte(verifytest.BinaryModelJSON))

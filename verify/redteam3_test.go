@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -18,8 +19,8 @@ import (
 // Gaussian model's labels privatizer is a kernel on cells of x.
 func TestRedTeam3LabelsOnGaussRefused(t *testing.T) {
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
-	res := verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	net := learntest.LinearNet(1, 1, 0)
+	res := verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	res.Config.Method = learn.MethodLabels
 	res.Points[0].Networks = nil
 	res.Points[0].Channel = [][]float64{{1}}
@@ -50,8 +51,8 @@ func TestRedTeam3LabelsChannelCheckedOnLoad(t *testing.T) {
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
-		net := nettest.LinearNet(1, 1, 0)
-		res := verifytest.Synthetic(t, dir, learn.Binary, 0.1, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{0.4}}})
+		net := learntest.LinearNet(1, 1, 0)
+		res := verifytest.Synthetic(t, dir, model.Binary, 0.1, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{0.4}}})
 		res.Config.Method = learn.MethodLabels
 		res.Points[0].Networks = nil
 		res.Points[0].Channel = c.channel

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
@@ -82,9 +82,9 @@ func TestCertifySyntheticGauss(t *testing.T) {
 	m := gauss.Paper()
 	o2, _ := m.Optimum(2)
 	o1, _ := m.Optimum(1)
-	net2, net1 := nettest.LinearNet(o2.A, o2.B, 0.5), nettest.LinearNet(o1.A, o1.B, 0)
+	net2, net1 := learntest.LinearNet(o2.A, o2.B, 0.5), learntest.LinearNet(o1.A, o1.B, 0)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{
 		{D: 0.5},
 		{D: 2, Priv: &net2, Recon: 1.95, Adv: []float64{2.4, 2.2}},
 		{D: 3, Priv: &net1, Recon: 1, Adv: o1.Adv},
@@ -130,10 +130,10 @@ func TestCertifySyntheticBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	clamp := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
-	best := nettest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
-	other := nettest.ConstantNet(0.9, 0.8)
+	best := learntest.ConstantNet(clamp(opt.S.S0), clamp(opt.S.S1))
+	other := learntest.ConstantNet(0.9, 0.8)
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{
+	verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{
 		{D: 0.1, Priv: &best, Recon: 0.1, Adv: []float64{opt.MinAdv}},
 		{D: 0.15, Priv: &other, Recon: 0.15, Adv: []float64{0.3}},
 	})
@@ -167,10 +167,10 @@ func TestCertifySyntheticBinary(t *testing.T) {
 // are results.json's, certified losses are within their bounds, and the
 // report does not depend on the number of workers.
 func TestCertifyTrainedFixtures(t *testing.T) {
-	for _, kind := range []learn.Model{learn.Gauss, learn.Binary} {
+	for _, kind := range []model.Kind{model.Gauss, model.Binary} {
 		dir := t.TempDir()
 		var res *learn.Results
-		if kind == learn.Gauss {
+		if kind == model.Gauss {
 			res = verifytest.Gauss(t, dir)
 		} else {
 			res = verifytest.Binary(t, dir)
@@ -206,8 +206,8 @@ func TestCertifyTrainedFixtures(t *testing.T) {
 
 func TestCertifyCancelled(t *testing.T) {
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 1, 0)
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
+	net := learntest.LinearNet(1, 1, 0)
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{2, 2}}})
 	run, err := Load(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -48,7 +49,7 @@ func TestVerifyGaussRampNeverPasses(t *testing.T) {
 		{In: 2, Out: 5, Activation: "relu", Weights: []learn.Floats{{1, 0}, {-1, 0}, {1, 0}, {0, 1}, {0, -1}}, Bias: learn.Floats{0, 0, -30, 0, 0}},
 		{In: 5, Out: 1, Activation: "identity", Weights: []learn.Floats{{1, -1, 1e9, 0.01, -0.01}}, Bias: learn.Floats{0}},
 	}}
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{9, 9}}})
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{9, 9}}})
 	code, out, errs := runCLI(t, "verify", dir)
 	if code != 1 && code != 3 {
 		t.Fatalf("exit %d, want 1 or 3; stderr %q\n%s", code, errs, out)

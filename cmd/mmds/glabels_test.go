@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -104,7 +105,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 	}
 	checkRevealRefused(t, dir)
 	// The kernel is sealed: an edited probability is refused.
-	path := filepath.Join(dir, learn.ResultsFile)
+	path := filepath.Join(dir, rundir.ResultsFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 // directory is left as it was.
 func checkRevealRefused(t *testing.T, dir string) {
 	t.Helper()
-	path := filepath.Join(dir, learn.ResultsFile)
+	path := filepath.Join(dir, rundir.ResultsFile)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -73,10 +73,10 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	if shards > len(job.cfg.D) {
 		return badInput("--slurm-shards %d: this run has only %d thresholds; a shard needs at least one", shards, len(job.cfg.D))
 	}
-	train := trainArgv(cmd, exe, string(job.kind), out)
+	train := trainArgv(cmd, exe, job.kind.String(), out)
 	merge := append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus))
 	plan := cluster.SlurmPlan{
-		Name: "mmds-" + string(job.kind), Shards: shards, Train: train,
+		Name: "mmds-" + job.kind.String(), Shards: shards, Train: train,
 		After: [][]string{
 			merge,
 			{exe, "verify", "--report-only", out},
@@ -145,7 +145,7 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 		par = shards
 	}
 	out := filepath.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
-	train := []string{"mmds", "train", string(job.kind), "--out", out}
+	train := []string{"mmds", "train", job.kind.String(), "--out", out}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch {
 		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
@@ -154,7 +154,7 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 		train = append(train, "--"+f.Name+"="+f.Value.String())
 	})
 	plan := cluster.K8sPlan{
-		Name: "mmds-" + string(job.kind), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
+		Name: "mmds-" + job.kind.String(), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
 		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train,
 		After: [][]string{
 			append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus)),

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // run runs a command and fails the test with its output if it fails.
@@ -36,7 +37,7 @@ func runOrFail(t *testing.T, env []string, name string, args ...string) string {
 // seconds of each trial.
 func comparable(t *testing.T, dir string) *learn.Results {
 	t.Helper()
-	res, err := learn.Dir(dir).ReadResults(context.Background())
+	res, err := learn.ReadResults(context.Background(), rundir.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
 )
 
@@ -236,7 +236,7 @@ func TestNonRegularInputs(t *testing.T) {
 
 	// verify: model.json is a FIFO.
 	res := passingBinary(t)
-	mj := filepath.Join(res, learn.ModelFile)
+	mj := filepath.Join(res, rundir.ModelFile)
 	os.Remove(mj)
 	mkfifo(t, mj, `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
 	if code, _, errs := runCLIQuick(t, time.Second, "verify", res); code != 2 || !strings.Contains(errs, "named pipe") {
@@ -251,7 +251,7 @@ func TestNonRegularInputs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, report.MarkerFile), []byte("results\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mkfifo(t, filepath.Join(out, learn.ModelFile), `{}`)
+	mkfifo(t, filepath.Join(out, rundir.ModelFile), `{}`)
 	if code, _, errs := runCLIQuick(t, 5*time.Second, tinyTrain("binary", out)...); code != 2 || !strings.Contains(errs, "named pipe") {
 		t.Errorf("train with a FIFO model.json: exit %d, stderr %q", code, errs)
 	}

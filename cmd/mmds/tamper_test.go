@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/cluster"
-	"github.com/mmds-project/mmds/internal/nettest"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -42,7 +44,7 @@ func copyDir(t *testing.T, src string) string {
 // it, and writes it back as is: an edit by hand, after training.
 func editJSON(t *testing.T, dir string, edit func(map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, learn.ResultsFile)
+	path := filepath.Join(dir, rundir.ResultsFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +126,7 @@ func TestVerifyTamperedDirectories(t *testing.T) {
 			editJSON(t, d, func(v map[string]any) { obj(v, "config")["d"].([]any)[1] = 0.11 })
 		}, `"config" was changed after training`},
 		{"model swapped", func(d string) {
-			os.WriteFile(filepath.Join(d, learn.ModelFile), []byte(`{"p": 0.54, "q_y": 0.2, "q_z": [0.49]}`), 0o644)
+			os.WriteFile(filepath.Join(d, rundir.ModelFile), []byte(`{"p": 0.54, "q_y": 0.2, "q_z": [0.49]}`), 0o644)
 		}, "not the model this run was trained on"},
 		{"model hash", func(d string) {
 			editJSON(t, d, func(v map[string]any) { obj(v, "config")["model_sha256"] = strings.Repeat("ab", 32) })
@@ -205,8 +207,8 @@ func TestVerifyInterruptedRunFails(t *testing.T) {
 // optimum at the asked D.
 func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
 	dir := t.TempDir()
-	net := nettest.LinearNet(1, 0, 0)
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
+	net := learntest.LinearNet(1, 0, 0)
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 0.005, Priv: &net, Recon: 0, Adv: []float64{0, 0}}})
 	code, out, errs := runCLI(t, "verify", dir, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -278,10 +280,10 @@ func TestVerifyCertificateCheck(t *testing.T) {
 // with exit 2, its target neither written nor echoed.
 func TestTrainLocksOut(t *testing.T) {
 	dir := t.TempDir()
-	if err := learn.Dir(dir).Prepare(); err != nil { // as the first writer did
+	if err := rundir.Dir(dir).Prepare(); err != nil { // as the first writer did
 		t.Fatal(err)
 	}
-	l, err := learn.Dir(dir).Lock(cluster.Shard{})
+	l, err := rundir.Dir(dir).Lock(cluster.Shard{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +301,7 @@ func TestTrainLocksOut(t *testing.T) {
 	}
 
 	dir = t.TempDir()
-	if err := learn.Dir(dir).Prepare(); err != nil { // a results directory, its lock planted
+	if err := rundir.Dir(dir).Prepare(); err != nil { // a results directory, its lock planted
 		t.Fatal(err)
 	}
 	secret := filepath.Join(t.TempDir(), "secret")
@@ -322,11 +324,11 @@ func TestTrainLocksOut(t *testing.T) {
 // noise alone, optimal at D = D_max = 0.2; mmds verify and mmds certify of
 // the same weights must both judge the function k(x, r) itself: fail.
 func TestInputOrderSameVerdict(t *testing.T) {
-	net := nettest.ConstantNet(0.95, 0.95)
+	net := learntest.ConstantNet(0.95, 0.95)
 	net.Inputs = []string{"r", "x"}
 	net.Layers[0].Weights = []learn.Floats{{0, 1}}
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
+	verifytest.Synthetic(t, dir, model.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
 	vcode, vout, verrs := runCLI(t, "verify", dir, "--format", "json")
 	var rep struct{ Points []struct{ Verdict string } }
 	if err := json.Unmarshal([]byte(vout), &rep); err != nil || len(rep.Points) != 1 {
@@ -345,7 +347,7 @@ func TestInputOrderSameVerdict(t *testing.T) {
 	if err := os.WriteFile(priv, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ccode, cout, cerrs := runCLI(t, "certify", "--model", filepath.Join(dir, learn.ModelFile), "--privatizer", priv, "--d", "0.2", "--format", "json")
+	ccode, cout, cerrs := runCLI(t, "certify", "--model", filepath.Join(dir, rundir.ModelFile), "--privatizer", priv, "--d", "0.2", "--format", "json")
 	var crep struct{ Points []struct{ Verdict string } }
 	if err := json.Unmarshal([]byte(cout), &crep); err != nil || len(crep.Points) != 1 {
 		t.Fatalf("certify: exit %d, %v, stderr %q", ccode, err, cerrs)

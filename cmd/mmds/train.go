@@ -21,6 +21,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // dataStream is the PCG stream of the dataset draw; the seed is --seed. The
@@ -121,7 +122,7 @@ by quadrature with a stated error (docs/learn.md, "The labels method").`,
 
 // trainJob is a validated mmds train invocation.
 type trainJob struct {
-	kind   learn.Model
+	kind   model.Kind
 	cfg    learn.Config
 	data   *learn.Dataset
 	model  []byte // model.json
@@ -129,8 +130,12 @@ type trainJob struct {
 	advs   int
 }
 
-func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
-	job, err := prepareTrain(cmd, learn.Model(kind), o)
+func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
+	kind, err := model.ParseKind(name)
+	if err != nil {
+		return usageError{err}
+	}
+	job, err := prepareTrain(cmd, kind, o)
 	if err != nil {
 		return err
 	}
@@ -144,8 +149,8 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		o.k8s.shard = o.shard
 		return writeK8sJobs(cmd, job, o.k8s)
 	}
-	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, learn.ErrResume) {
+	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
+		if errors.Is(err, rundir.ErrResume) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
@@ -159,10 +164,10 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
 			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
 		}
-		if errors.Is(err, learn.ErrLocked) {
+		if errors.Is(err, rundir.ErrLocked) {
 			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
 		}
-		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLockFile) || errors.Is(err, learn.ErrLayout) {
+		if errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return err
@@ -180,7 +185,7 @@ func runTrain(cmd *cobra.Command, kind string, o trainOpts) error {
 }
 
 // prepareTrain validates the flags, loads the model and draws the dataset.
-func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob, error) {
+func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return nil, err
@@ -263,7 +268,7 @@ func prepareTrain(cmd *cobra.Command, kind learn.Model, o trainOpts) (*trainJob,
 
 // methodPreset validates --method, --labels and --observers and returns the
 // preset's configuration for the method.
-func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Config, error) {
+func methodPreset(cmd *cobra.Command, kind model.Kind, o trainOpts) (learn.Config, error) {
 	method, err := learn.ParseMethod(o.method)
 	if err != nil {
 		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
@@ -276,9 +281,9 @@ func methodPreset(cmd *cobra.Command, kind learn.Model, o trainOpts) (learn.Conf
 		}
 	}
 	switch {
-	case method == learn.MethodAlg1 && kind == learn.Finite:
+	case method == learn.MethodAlg1 && kind == model.Finite:
 		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
-	case method == learn.MethodLabels && kind == learn.Gauss && o.observers != learn.ObserversLaw.String():
+	case method == learn.MethodLabels && kind == model.Gauss && o.observers != learn.ObserversLaw.String():
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
 	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
@@ -401,7 +406,7 @@ func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 // trainJSON is the --format json summary (results.json holds everything).
 type trainJSON struct {
 	Dir     string           `json:"dir"`
-	Model   learn.Model      `json:"model"`
+	Model   model.Kind       `json:"model"`
 	Preset  string           `json:"preset,omitempty"`
 	Trained int              `json:"trained"`
 	Loaded  int              `json:"loaded"`
@@ -451,7 +456,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	switch {
 	case job.cfg.Labels != nil:
 		metric = "Bayes loss"
-	case job.kind == learn.Binary:
+	case job.kind == model.Binary:
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}

@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // tinyTrain is a training run small enough for unit tests: 1,200 samples,
@@ -28,7 +29,7 @@ func tinyTrain(model, dir string, extra ...string) []string {
 
 func readResults(t *testing.T, dir string) *learn.Results {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, learn.ResultsFile))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestTrainWritesCompleteDirectory(t *testing.T) {
 				t.Errorf("summary does not say how to certify:\n%s", out)
 			}
 			r := readResults(t, dir)
-			if string(r.Model) != model || len(r.Points) != 2 || r.Config.Epochs != 3 {
+			if r.Model.String() != model || len(r.Points) != 2 || r.Config.Epochs != 3 {
 				t.Fatalf("results.json: model %q, %d points, %d epochs", r.Model, len(r.Points), r.Config.Epochs)
 			}
 			for _, p := range r.Points {
@@ -79,7 +80,7 @@ func TestTrainWritesCompleteDirectory(t *testing.T) {
 					t.Errorf("D = %g: finalized with %d networks", p.D, len(p.Networks))
 				}
 			}
-			f, err := os.Open(filepath.Join(dir, learn.ModelFile))
+			f, err := os.Open(filepath.Join(dir, rundir.ModelFile))
 			if err != nil {
 				t.Fatal(err)
 			}

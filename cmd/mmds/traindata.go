@@ -17,6 +17,8 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 type trainDataOpts struct {
@@ -84,8 +86,8 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := learn.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, learn.ErrResume) {
+	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
+		if errors.Is(err, rundir.ErrResume) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
@@ -96,10 +98,10 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
 	bar.finish(err)
 	if err != nil {
-		if errors.Is(err, learn.ErrLocked) {
+		if errors.Is(err, rundir.ErrLocked) {
 			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
 		}
-		if errors.Is(err, learn.ErrResume) || errors.Is(err, learn.ErrLockFile) || errors.Is(err, learn.ErrLayout) {
+		if errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) {
 			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
 		}
 		return err
@@ -120,7 +122,7 @@ func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
 		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
 	}
-	if c.Model == learn.Binary {
+	if c.Model == model.Binary {
 		return "Algorithm 1, binary X, soft 0-1 losses"
 	}
 	return "Algorithm 1, MSE losses"

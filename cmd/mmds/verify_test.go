@@ -12,8 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/internal/nettest"
-	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -29,11 +28,11 @@ func passingGauss(t *testing.T) string {
 	var pts []verifytest.Point
 	for _, d := range []float64{2, 4} {
 		o, _ := m.Optimum(d)
-		net := nettest.LinearNet(o.A, o.B, 1)
+		net := learntest.LinearNet(o.A, o.B, 1)
 		pts = append(pts, verifytest.Point{D: d, Priv: &net, Recon: d, Adv: o.Adv})
 	}
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Gauss, 0.1, pts)
+	verifytest.Synthetic(t, dir, model.Gauss, 0.1, pts)
 	return dir
 }
 
@@ -47,9 +46,9 @@ func passingBinary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	c := func(s float64) float64 { return min(max(s, 1e-12), 1-1e-12) }
-	net := nettest.ConstantNet(c(o.S.S0), c(o.S.S1))
+	net := learntest.ConstantNet(c(o.S.S0), c(o.S.S1))
 	dir := t.TempDir()
-	verifytest.Synthetic(t, dir, learn.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdv}}})
+	verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdv}}})
 	return dir
 }
 

@@ -19,7 +19,7 @@ type Kind string
 
 // The kinds of folder mmds creates.
 const (
-	// Results is a results directory of mmds train (learn.Dir).
+	// Results is a results directory of mmds train (package rundir).
 	Results Kind = "results"
 	// BenchLibrary is an instance library of mmds bench library.
 	BenchLibrary Kind = "bench-library"

@@ -10,7 +10,7 @@
 //	                            a case naming GaussModel, BinaryModel or
 //	                            FiniteModel, and comparisons or switch cases
 //	                            against model.Gauss/Binary/Finite or
-//	                            learn.Gauss/Binary
+//	                            kind.Gauss/Binary/Finite
 //
 // A function's length is the count of lines from its "func" keyword to its
 // closing brace, both included, as gofmt lays it out. Only syntax is read
@@ -178,13 +178,13 @@ type branch struct {
 }
 
 // modelTypes are the concrete model types; kindValues the kind constants
-// as their packages spell them (package model: Gauss, Binary, Finite;
-// package learn: Gauss, Binary).
+// as their packages spell them (package kind: Gauss, Binary, Finite, and
+// package model's aliases of them).
 var (
 	modelTypes = map[string]bool{"GaussModel": true, "BinaryModel": true, "FiniteModel": true}
 	kindValues = map[string]map[string]bool{
 		"model": {"Gauss": true, "Binary": true, "Finite": true},
-		"learn": {"Gauss": true, "Binary": true},
+		"kind":  {"Gauss": true, "Binary": true, "Finite": true},
 	}
 )
 
@@ -253,7 +253,7 @@ func switchedTypes(ts *ast.TypeSwitchStmt) []string {
 }
 
 // kindConst reports whether e names a kind constant: pkg.Name from another
-// package, or the bare name inside package model or learn.
+// package, or the bare name inside package model or kind.
 func kindConst(pkg string, e ast.Expr) (string, bool) {
 	switch x := e.(type) {
 	case *ast.SelectorExpr:

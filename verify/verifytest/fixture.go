@@ -18,6 +18,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 )
 
 // GaussModelJSON is the paper's Gaussian model (Section V-A) in the
@@ -51,12 +52,12 @@ var GaussD = []float64{0.0001, 2, 5.76}
 var BinaryD = []float64{0.0025, 0.19, 0.2}
 
 // config returns the tiny training configuration shared by both fixtures.
-func config(model learn.Model, d []float64, dmax float64, dir string) learn.Config {
-	c, err := learn.Preset(learn.PresetQuick, model)
+func config(kind model.Kind, d []float64, dmax float64, dir string) learn.Config {
+	c, err := learn.Preset(learn.PresetQuick, kind)
 	if err != nil {
 		panic(err)
 	}
-	paper, _ := learn.Preset(learn.PresetPaper, model)
+	paper, _ := learn.Preset(learn.PresetPaper, kind)
 	// Section V-B's schedule, gradient and losses: the fixture predates the
 	// quick preset's departures.
 	c.LRGamma, c.Rho, c.PrivGrad, c.EstLoss = paper.LRGamma, paper.Rho, paper.PrivGrad, paper.EstLoss
@@ -64,7 +65,7 @@ func config(model learn.Model, d []float64, dmax float64, dir string) learn.Conf
 	c.Hidden, c.BatchSize, c.TrainSize, c.TestSize = 8, 100, 1200, 300
 	c.Epochs, c.LR = 30, 0.01
 	c.Protocol = learn.Protocol{K: 3, Tau: 4, Accept: 1, MaxAttempts: 2}
-	if model == learn.Binary {
+	if kind == model.Binary {
 		c.LR = 0.05
 		c.Protocol.Tau = 0.4
 	}
@@ -94,9 +95,9 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	c := config(learn.Model(kind.String()), d, m.DMax(), dir)
-	c.ModelSHA256 = ModelHash(tb, learn.Model(kind.String()))
-	if err := learn.Dir(dir).WriteModel([]byte(js)); err != nil {
+	c := config(kind, d, m.DMax(), dir)
+	c.ModelSHA256 = ModelHash(tb, kind)
+	if err := rundir.Dir(dir).WriteModel([]byte(js)); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 	res, err := learn.Sweep(context.Background(), ds, c)
@@ -107,17 +108,13 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 }
 
 // ModelHash returns the hash of the fixtures' model of the kind.
-func ModelHash(tb testing.TB, kind learn.Model) string {
+func ModelHash(tb testing.TB, kind model.Kind) string {
 	tb.Helper()
 	js := GaussModelJSON
-	if kind == learn.Binary {
+	if kind == model.Binary {
 		js = BinaryModelJSON
 	}
-	k, err := model.ParseKind(string(kind))
-	if err != nil {
-		tb.Fatalf("verifytest: %v", err)
-	}
-	m, err := model.ParseAs(k, []byte(js))
+	m, err := model.ParseAs(kind, []byte(js))
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
@@ -141,7 +138,7 @@ func WriteResults(tb testing.TB, dir string, res *learn.Results) {
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, learn.ResultsFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ResultsFile), b, 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 }
@@ -170,7 +167,7 @@ type Point struct {
 // privatizers, zero estimators, test_size 2,000 and selection band tau.
 // model is "gauss" (the paper's Gaussian model, GaussModelJSON) or "binary"
 // (BinaryModelJSON).
-func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []Point) *learn.Results {
+func Synthetic(tb testing.TB, dir string, kind model.Kind, tau float64, pts []Point) *learn.Results {
 	tb.Helper()
 	res := &learn.Results{Model: kind}
 	c := &res.Config
@@ -178,7 +175,7 @@ func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []P
 	c.ModelSHA256 = ModelHash(tb, kind)
 	act, js, k := "identity", GaussModelJSON, 2
 	c.DMax = gauss.Paper().VarRecon()
-	if kind == learn.Binary {
+	if kind == model.Binary {
 		act, js, k = "sigmoid", BinaryModelJSON, 1
 		c.DMax = mip.PaperBinary().DMax()
 	}
@@ -193,14 +190,14 @@ func Synthetic(tb testing.TB, dir string, kind learn.Model, tau float64, pts []P
 			for j := range k {
 				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
 			}
-			if kind == learn.Binary {
+			if kind == model.Binary {
 				hard := p.Recon
 				dr.ReconHard, dr.AdvHard = &hard, learn.Floats(p.Adv)
 			}
 		}
 		res.Points = append(res.Points, dr)
 	}
-	if err := os.WriteFile(filepath.Join(dir, learn.ModelFile), []byte(js), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(js), 0o644); err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
 	WriteResults(tb, dir, res)

@@ -1,4 +1,4 @@
-package learn
+package rundir
 
 import (
 	"errors"
@@ -15,37 +15,17 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 )
 
-// The writers of a results directory exclude each other with flock(2):
-//
-//	DIR/.lock               the run's lock: held exclusively by a whole-run writer
-//	                        (Sweep without Config.Shard, which also merges), shared by
-//	                        every shard writer
-//	DIR/.lock-shard-i-of-n  shard i of n's own lock, held exclusively by its writer
-//	DIR/points/shards       the shard count n the directory is bound to
-//
-// so a whole run excludes every shard and every shard the whole run, shards
-// of one run exclude only a second writer of the same shard, and shards of a
-// different count are refused (their thresholds overlap). The kernel releases
-// a flock however its holder exits, so a killed holder's lock is free at once.
-// Lock files are never unlinked: release is close. (Unlinking before release
-// lets a newcomer lock a fresh file of the same name while the old holder
-// still holds the unlinked one: two writers.)
-//
-// A lock file holds its holder's record, "pid N on HOST since TIME": advisory,
-// for messages only. Release clears it, so a record found when taking a lock
-// is that of a holder that died. Lock files are opened without following
-// symbolic links and must be regular files with one link; anything else, or
-// content that is not such a record, is refused (ErrLockFile) rather than
-// overwritten.
+// ErrLocked reports a results directory another live process is writing.
+var ErrLocked = errors.New("rundir: results directory in use")
 
 // ErrLockFile reports a lock path that is not mmds's own lock file: a
 // symbolic link, a directory or device, a file with other hard links, or one
 // holding something other than a holder record.
-var ErrLockFile = errors.New("learn: not an mmds lock file")
+var ErrLockFile = errors.New("rundir: not an mmds lock file")
 
 // ErrLayout reports a shard of a different shard count than the one the
 // results directory is bound to (LayoutFile).
-var ErrLayout = errors.New("learn: shard layout")
+var ErrLayout = errors.New("rundir: shard layout")
 
 // LayoutFile is the path, relative to a results directory, of the shard count
 // its shards were started with.
@@ -95,7 +75,7 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 	if err := flock(run, how); err != nil {
 		defer run.Close()
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("learn: lock %s: %w", runPath, err)
+			return nil, fmt.Errorf("rundir: lock %s: %w", runPath, err)
 		}
 		if holder := holderOf(run); holder != "" {
 			return nil, fmt.Errorf("%w: %s is being trained as a whole or merged by another mmds train (%s; lock %s); wait for it, or stop it",
@@ -105,30 +85,10 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 	}
 	l := &Lock{run: run, own: run}
 	if sh.Sharded() {
-		if err := d.bindLayout(sh); err != nil {
+		if err := d.lockShard(l, sh); err != nil {
 			l.Unlock()
 			return nil, err
 		}
-		path := d.Path(shardLockFile(sh))
-		own, err := openLock(path, os.O_RDWR|os.O_CREATE)
-		if err != nil {
-			l.Unlock()
-			return nil, err
-		}
-		if err := flock(own, syscall.LOCK_EX); err != nil {
-			holder := holderOf(own)
-			own.Close()
-			l.Unlock()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				if holder == "" {
-					holder = "holder unknown"
-				}
-				return nil, fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
-					ErrLocked, sh, d, holder, path)
-			}
-			return nil, fmt.Errorf("learn: lock %s: %w", path, err)
-		}
-		l.own = own
 	}
 	old, err := readRecord(l.own)
 	if err != nil {
@@ -145,6 +105,33 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 		_, _ = l.own.WriteAt([]byte(rec), 0)
 	}
 	return l, nil
+}
+
+// lockShard binds the directory to sh's shard count and takes shard sh's
+// own lock, which becomes the file holding l's record.
+func (d Dir) lockShard(l *Lock, sh cluster.Shard) error {
+	if err := d.bindLayout(sh); err != nil {
+		return err
+	}
+	path := d.Path(shardLockFile(sh))
+	own, err := openLock(path, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	if err := flock(own, syscall.LOCK_EX); err != nil {
+		holder := holderOf(own)
+		own.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			if holder == "" {
+				holder = "holder unknown"
+			}
+			return fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
+				ErrLocked, sh, d, holder, path)
+		}
+		return fmt.Errorf("rundir: lock %s: %w", path, err)
+	}
+	l.own = own
+	return nil
 }
 
 // Unlock clears the holder record and releases the lock. It keeps the lock
@@ -184,7 +171,7 @@ func (d Dir) ShardAlive(sh cluster.Shard) (bool, error) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("learn: lock %s: %w", f.Name(), err)
+		return false, fmt.Errorf("rundir: lock %s: %w", f.Name(), err)
 	}
 	return false, nil // closing f releases the probe
 }
@@ -222,12 +209,12 @@ func openLock(path string, flag int) (*os.File, error) {
 	case errors.Is(err, syscall.EISDIR):
 		return nil, fmt.Errorf("%w: %s is a directory; remove it", ErrLockFile, path)
 	case err != nil:
-		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+		return nil, fmt.Errorf("rundir: lock %s: %w", path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("learn: lock %s: %w", path, err)
+		return nil, fmt.Errorf("rundir: lock %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -287,7 +274,7 @@ func parseRecord(b []byte) (string, error) {
 func readRecord(f *os.File) (string, error) {
 	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxRecord+1))
 	if err != nil {
-		return "", fmt.Errorf("learn: lock %s: %w", f.Name(), err)
+		return "", fmt.Errorf("rundir: lock %s: %w", f.Name(), err)
 	}
 	s, err := parseRecord(b)
 	if err != nil || len(b) > maxRecord {
@@ -314,7 +301,7 @@ func holderOf(f *os.File) string {
 func (d Dir) bindLayout(sh cluster.Shard) error {
 	path := d.Path(LayoutFile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("learn: results directory: %w", err)
+		return fmt.Errorf("rundir: results directory: %w", err)
 	}
 	for range 3 {
 		n, err := readLayout(path)
@@ -330,7 +317,7 @@ func (d Dir) bindLayout(sh cluster.Shard) error {
 		}
 		f, err := os.CreateTemp(filepath.Dir(path), ".shards-*.tmp")
 		if err != nil {
-			return fmt.Errorf("learn: %w", err)
+			return fmt.Errorf("rundir: %w", err)
 		}
 		_, err = f.WriteString(strconv.Itoa(sh.Count) + "\n")
 		if e := f.Close(); err == nil {
@@ -341,7 +328,7 @@ func (d Dir) bindLayout(sh cluster.Shard) error {
 		}
 		os.Remove(f.Name())
 		if err != nil && !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("learn: %w", err)
+			return fmt.Errorf("rundir: %w", err)
 		}
 	}
 	return fmt.Errorf("%w: %s keeps changing", ErrLayout, path)
@@ -359,7 +346,7 @@ func readLayout(path string) (int, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 16))
 	if err != nil {
-		return 0, fmt.Errorf("learn: %s: %w", path, err)
+		return 0, fmt.Errorf("rundir: %s: %w", path, err)
 	}
 	n, err := strconv.Atoi(strings.TrimSuffix(string(b), "\n"))
 	if err != nil || n < 1 || n > cluster.MaxShards {

@@ -1,7 +1,7 @@
-// Package nettest builds small privatizer networks with known mechanisms,
-// in the JSON form of package learn, for the tests of bayes, verify and the
-// mmds command.
-package nettest
+// Package learntest builds small privatizer networks with known mechanisms,
+// in the JSON form of package learn, for the tests of bayes, model, verify,
+// plot and the mmds command.
+package learntest
 
 import (
 	"math"

@@ -1,0 +1,84 @@
+// Package kind names the model families of Section II: the Gaussian model
+// (MSE losses, a continuous X), the binary model (0-1 losses, X ∈ {0, 1}
+// through binary symmetric channels) and finite models (any finite
+// alphabets and loss matrices).
+//
+// It is the one kind enum of mmds. Package model re-exports it as
+// model.Kind; it is a package of its own so that package learn, which
+// model imports for its datasets, can name the kind it trains on.
+package kind
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// ErrConfig wraps every error about a model's configuration, an unknown
+// kind among them. Package model re-exports it as model.ErrConfig.
+var ErrConfig = errors.New("model: invalid configuration")
+
+// Kind names a model family. Its text form ("gauss", "binary", "finite") is
+// the first argument of mmds train and the "model" field of results.json,
+// reports and certificates; the zero value is no kind.
+type Kind int
+
+// The model kinds, in the order help texts name them.
+const (
+	Gauss Kind = iota + 1
+	Binary
+	Finite
+)
+
+var names = [...]string{Gauss: "gauss", Binary: "binary", Finite: "finite"}
+
+// All lists the model kinds in the order help texts name them.
+func All() []Kind { return []Kind{Gauss, Binary, Finite} }
+
+// Valid reports whether k is one of the kinds.
+func (k Kind) Valid() bool { return k >= Gauss && k <= Finite }
+
+// FiniteX reports whether the private X takes finitely many values (the
+// binary and finite models), so that a privatizer is a channel P(F | X)
+// and every observer's Bayes rule is a finite sum; the Gaussian model's X
+// is continuous.
+func (k Kind) FiniteX() bool { return k == Binary || k == Finite }
+
+// String is the kind's name, "Kind(n)" for a value that is not one.
+func (k Kind) String() string {
+	if !k.Valid() {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return names[k]
+}
+
+// MarshalText implements encoding.TextMarshaler; a value that is not a kind
+// is an error wrapping ErrConfig.
+func (k Kind) MarshalText() ([]byte, error) {
+	if !k.Valid() {
+		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler (Parse).
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// Parse returns the kind named s; another name is an error wrapping
+// ErrConfig.
+func Parse(s string) (Kind, error) {
+	for _, k := range All() {
+		if names[k] == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: model kind %s: want gauss, binary or finite", ErrConfig, safefile.Excerpt(s))
+}

@@ -1,0 +1,147 @@
+package rundir
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// The files of a results directory, relative to it.
+const (
+	ResultsFile = "results.json"
+	ModelFile   = "model.json"
+)
+
+// TrialFile returns the path, relative to a results directory, of the record
+// of trial t at threshold index d.
+func TrialFile(d, t int) string {
+	return filepath.Join("trials", fmt.Sprintf("d%02d_t%03d.json", d, t))
+}
+
+// PointFile returns the path, relative to a results directory, of the point
+// record of threshold index d.
+func PointFile(d int) string {
+	return filepath.Join("points", fmt.Sprintf("d%02d.json", d))
+}
+
+// maxFileBytes bounds every file of the directory when reading.
+const maxFileBytes = 256 << 20
+
+// Dir is a results directory.
+type Dir string
+
+// ErrResume marks a results directory that this run cannot resume: written
+// for another model, configuration, seed or data, or corrupt.
+var ErrResume = errors.New("rundir: resume")
+
+// Path returns the path of a file of the directory.
+func (d Dir) Path(rel string) string { return filepath.Join(string(d), rel) }
+
+// WriteModel writes model.json, or checks that an existing one holds the
+// same bytes (up to surrounding space): a results directory holds one model.
+func (d Dir) WriteModel(model []byte) error {
+	if err := d.Prepare(); err != nil {
+		return err
+	}
+	path := d.Path(ModelFile)
+	old, err := safefile.Read(context.Background(), path, maxFileBytes)
+	switch {
+	case err == nil:
+		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
+			return fmt.Errorf("%w: %s describes a different model than this run's; use a fresh directory", ErrResume, path)
+		}
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrResume, err) // a FIFO, a directory, …: not overwritten
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(bytes.TrimSpace(model), '\n'))
+		return err
+	})
+}
+
+// Check checks, before any work, that d can be written as a results
+// directory: new, empty, marked as one, or one an older mmds wrote
+// (report.CheckFolder).
+func (d Dir) Check() error {
+	if err := report.CheckFolder(string(d), report.Results); err != nil {
+		return fmt.Errorf("rundir: results directory %s: %w", d, err)
+	}
+	return nil
+}
+
+// Prepare creates d if needed, marks it as a results directory, and removes
+// the temporary files that killed writers left in it, in trials/ and in
+// points/ (report.PrepareFolder, report.RemoveStaleTemps).
+func (d Dir) Prepare() error {
+	if err := report.PrepareFolder(string(d), report.Results); err != nil {
+		return fmt.Errorf("rundir: results directory: %w", err)
+	}
+	for _, sub := range []string{"trials", "points"} {
+		if err := report.RemoveStaleTemps(d.Path(sub), true); err != nil {
+			return fmt.Errorf("rundir: results directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadModel returns the bytes of model.json, read once (ReadFile).
+func (d Dir) ReadModel(ctx context.Context) ([]byte, error) {
+	return ReadFile(ctx, d.Path(ModelFile))
+}
+
+// ReadFile reads a file of a results directory once: a regular file of at
+// most 256 MiB (safefile.Read).
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	b, err := safefile.Read(ctx, path, maxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (is this a results directory of mmds train?)", err)
+	}
+	return b, err
+}
+
+// WriteJSON rewrites the file rel of d atomically with v as indented JSON
+// (report.WriteJSON): the layout of results.json.
+func (d Dir) WriteJSON(rel string, v any) error {
+	if err := report.WriteAtomic(d.Path(rel), func(w io.Writer) error { return report.WriteJSON(w, v) }); err != nil {
+		return fmt.Errorf("rundir: %w", err)
+	}
+	return nil
+}
+
+// WriteRecord writes the record file rel of d (TrialFile, PointFile)
+// atomically with v as one line of JSON, so that a reader never sees half a
+// record.
+func (d Dir) WriteRecord(rel string, v any) error {
+	if err := report.WriteAtomic(d.Path(rel), func(w io.Writer) error { return json.NewEncoder(w).Encode(v) }); err != nil {
+		return fmt.Errorf("rundir: %w", err)
+	}
+	return nil
+}
+
+// ReadRecord decodes the record file rel of d strictly (jsonconf) into v.
+// It reports false, and no error, when there is no such file yet; a file
+// that does not decode is an error wrapping ErrResume.
+func (d Dir) ReadRecord(ctx context.Context, rel string, v any) (bool, error) {
+	path := d.Path(rel)
+	b, err := safefile.Read(ctx, path, maxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("rundir: %w", err)
+	}
+	if err := jsonconf.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%w: %s: %w", ErrResume, path, err)
+	}
+	return true, nil
+}
