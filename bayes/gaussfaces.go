@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/network"
 )
 
@@ -610,7 +611,7 @@ func truncMoments(z1, z2 float64) (j0, j1, j2 float64) {
 	default:
 		j0 = 0.5 * (math.Erf(-z1/math.Sqrt2) + math.Erf(z2/math.Sqrt2))
 	}
-	p1, p2 := phi(z1), phi(z2)
+	p1, p2 := stdnormal.Density(z1), stdnormal.Density(z2)
 	j1 = p1 - p2
 	var t1, t2 float64
 	if p1 > 0 {
@@ -703,7 +704,7 @@ func discLoss(moms []discMoment, groups int, group func(i int) int) (l, e float6
 func (s *gaussSetup) boxMoments(v, m float64) [3]float64 {
 	sv := math.Sqrt(v)
 	j0, j1, j2 := truncMoments((s.box.X0-m)/sv, (s.box.X1-m)/sv)
-	pr := normMass(s.box.R0, s.box.R1)
+	pr := stdnormal.Mass(s.box.R0, s.box.R1)
 	return [3]float64{j0 * pr, sv * j1 * pr, v * j2 * pr}
 }
 

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/network"
 )
@@ -337,7 +338,7 @@ func mNodesKronrod(mu, sm float64, panels int) []mNode {
 		c := -mSpan + h*(float64(p)+0.5)
 		for t, u := range gkNodes {
 			z := c + h/2*u
-			d := phi(z) * h / 2
+			d := stdnormal.Density(z) * h / 2
 			out = append(out, mNode{m: mu + sm*z, wk: d * gkWeights[t], wg: d * gWeights[t]})
 		}
 	}
@@ -353,15 +354,15 @@ func mNodesKronrod(mu, sm float64, panels int) []mNode {
 // with E[(X − μ)² | M] = v + (M − μ)².
 func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	u := s.a / s.sx
-	qx := math.Erfc(u / math.Sqrt2)        // P(|X − μ| > a)
-	qr := math.Erfc(s.q.RMax / math.Sqrt2) // P(|R| > ρ)
-	out := qx + qr - qx*qr                 // P(∉B)
-	inX := 1 - qx - 2*u*phi(u)             // E[Z²; |Z| ≤ u], Z = (X − μ)/σ_X
-	e2 := s.vx * (1 - inX + inX*qr)        // E[(X − μ)²; ∉B]
+	qx := math.Erfc(u / math.Sqrt2)          // P(|X − μ| > a)
+	qr := math.Erfc(s.q.RMax / math.Sqrt2)   // P(|R| > ρ)
+	out := qx + qr - qx*qr                   // P(∉B)
+	inX := 1 - qx - 2*u*stdnormal.Density(u) // E[Z²; |Z| ≤ u], Z = (X − μ)/σ_X
+	e2 := s.vx * (1 - inX + inX*qr)          // E[(X − μ)²; ∉B]
 	t := 2*e2 + 2*s.a*s.a*out
 	if sm > 0 {
 		qm := math.Erfc(mSpan / math.Sqrt2)
-		em := qm + 2*mSpan*phi(mSpan) // E[U²; |U| > mSpan]
+		em := qm + 2*mSpan*stdnormal.Density(mSpan) // E[U²; |U| > mSpan]
 		t += 2*(v*qm+sm*sm*em) + 2*s.a*s.a*qm
 	}
 	return t
@@ -411,7 +412,7 @@ func hermiteNormal(n int) (u, w []float64) {
 func (p *profile) centered() (e, er, v float64) {
 	e, er, _ = p.moments()
 	p.segments(func(ra, rb, a, b float64) {
-		m0, m1, m2 := segMoments(ra, rb)
+		m0, m1, m2 := stdnormal.Moments(ra, rb)
 		c := a - e
 		v += c*c*m0 + 2*c*b*m1 + b*b*m2
 	})

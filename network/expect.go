@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/stdnormal"
 )
 
 // DefaultTol is the default target for the error bound of E_R[k(x, R)]
@@ -118,7 +120,7 @@ func (m *Network) roundEnds(e *Expectation, x float64) error {
 			return err
 		}
 	}
-	e.Rounding += 4 * normMass(math.Inf(-1), -RRound)
+	e.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
 	return nil
 }
 
@@ -142,7 +144,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 		if b == RWalk {
 			hi = math.Inf(1)
 		}
-		m0, m1, _ := segMoments(lo, hi)
+		m0, m1, _ := stdnormal.Moments(lo, hi)
 		sum += alpha*m0 + beta*m1
 		fa, fb := v[0], v[0]+d[0]*(b-a)
 		e.Min, e.Max = min(e.Min, fa, fb), max(e.Max, fa, fb)
@@ -165,7 +167,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 		return e, err
 	}
 	e.Mean = sum
-	e.Bound = 4*m.lipschitzR()*phi(RWalk) + e.Walk
+	e.Bound = 4*m.lipschitzR()*stdnormal.Density(RWalk) + e.Walk
 	return e, nil
 }
 
@@ -347,7 +349,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 		vc, dc := append([]float64(nil), v...), append([]float64(nil), d...)
 		for lo := a; lo < b; {
 			hi := min(b, math.Floor(lo)+1)
-			ps = append(ps, panel{a: lo, b: hi, r0: a, v: vc, d: dc, m2: m2, mass: normMass(lo, hi)})
+			ps = append(ps, panel{a: lo, b: hi, r0: a, v: vc, d: dc, m2: m2, mass: stdnormal.Mass(lo, hi)})
 			lo = hi
 		}
 		return nil
@@ -378,7 +380,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 		if err := m.round(&e, x, ra); err != nil {
 			return e, err
 		}
-		na := newNode(ra)
+		na := stdnormal.NewNode(ra)
 		e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
 		for i := 1; i <= n; i++ {
 			rb := p.a + float64(i)*step
@@ -389,7 +391,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 			if err := m.round(&e, x, rb); err != nil {
 				return e, err
 			}
-			nb := newNode(rb)
+			nb := stdnormal.NewNode(rb)
 			sum += linearMoment(na, nb, fa, fb)
 			e.Min, e.Max = min(e.Min, fb), max(e.Max, fb)
 			ra, fa, na = rb, fb, nb
@@ -400,7 +402,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	first, lastP := ps[0], ps[len(ps)-1]
 	lo := suffixEval(suffix, first.v, first.d, first.a-first.r0, a, b)
 	hi := suffixEval(suffix, lastP.v, lastP.d, lastP.b-lastP.r0, a, b)
-	tail := normMass(math.Inf(-1), -RWalk)
+	tail := stdnormal.Mass(math.Inf(-1), -RWalk)
 	sum += tail * (lo + hi)
 	bound += 4 * suffixSup(suffix) * tail
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
@@ -418,8 +420,8 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 
 // linearMoment is ∫ f(r)φ(r) dr over (a.r, b.r) for f linear from fa at a.r
 // to fb at b.r: f = fa + β(r − a.r), ∫(r − a.r)φ = φ(a) − φ(b) − a.r·m0.
-func linearMoment(a, b node, fa, fb float64) float64 {
-	m0 := mass(a, b)
+func linearMoment(a, b stdnormal.Node, fa, fb float64) float64 {
+	m0 := stdnormal.NodeMass(a, b)
 	if !(b.R > a.R) {
 		return 0
 	}
