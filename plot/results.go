@@ -73,8 +73,6 @@ func curveEnd(dmax float64, rep *verify.Report) float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-func sideLabel(names []string) string { return strings.Join(names, ", ") }
-
 // layout is what the figure of one model kind draws its own way.
 type layout struct {
 	stem           string

@@ -170,11 +170,6 @@ func SolveContext(ctx context.Context, m *highs.Model, o Options) (Result, error
 	return FromHighs(m).Solve(ctx, o)
 }
 
-// WriteModel writes a lanl/highs model like Model.Write.
-func WriteModel(m *highs.Model, path string) error {
-	return FromHighs(m).Write(path)
-}
-
 func applyOptions(raw *highs.RawModel, o Options) error {
 	set := func(err error) error {
 		if err != nil {
