@@ -314,7 +314,7 @@ func objectivePoints(rep *verify.Report) (joins, points []Series) {
 		if c := p.Certified; c != nil {
 			cert.X, cert.Y = append(cert.X, c.Recon), append(cert.Y, c.MinAdv)
 			join.X, join.Y = append(join.X, c.Recon), append(join.Y, c.MinAdv)
-			if !p.Pass {
+			if p.Outcome() != verify.OutcomePass {
 				fail.X, fail.Y = append(fail.X, c.Recon), append(fail.Y, c.MinAdv)
 			}
 		}

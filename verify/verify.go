@@ -94,6 +94,10 @@ type Point struct {
 	AdvTol         *float64    `json:"adv_tolerance"`
 	Pass           bool        `json:"pass"`
 	Verdict        string      `json:"verdict"`
+	// BeatsBest (Gaussian): the certified minimum adversarial loss is
+	// below the best known mechanism's by more than the numbers' error, a
+	// finding the verdict names.
+	BeatsBest bool `json:"-"`
 	// The model-specific certificate.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
@@ -184,21 +188,7 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 			return nil, fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 	}
-	for _, p := range rep.Points {
-		switch {
-		case p.Status == StatusNotTrained:
-			rep.NotTrained++
-		case p.Status == StatusCannotCertify:
-			rep.CannotCertify++
-		case !p.Finalized:
-			rep.NotFinalized++
-		case p.Pass:
-			rep.Passed++
-		default:
-			rep.Failed++
-		}
-	}
-	rep.Pass = rep.Passed == len(rep.Points)
+	rep.count()
 	return rep, nil
 }
 
@@ -314,6 +304,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		NumFloor: max(abs, c.Change*ref),
 	})
 	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
+		p.BeatsBest = true
 		p.Verdict += "; beats the best known mechanism"
 	}
 	return nil
