@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -146,7 +147,7 @@ func expectR(k Privatizer, x float64, n int, q BinaryQuad) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	tail := normMass(math.Inf(-1), -q.RCut)
+	tail := stdnormal.Mass(math.Inf(-1), -q.RCut)
 	sum := tail * (lo + hi)
 	for i := 0; i+1 < len(brk); i++ {
 		a, b := brk[i], brk[i+1]
@@ -163,7 +164,7 @@ func expectR(k Privatizer, x float64, n int, q BinaryQuad) (float64, error) {
 				if err != nil {
 					return 0, err
 				}
-				sum += 0.5 * w * gw[j] * phi(r) * v
+				sum += 0.5 * w * gw[j] * stdnormal.Density(r) * v
 			}
 		}
 	}

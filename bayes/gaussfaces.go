@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/network"
 )
 
@@ -229,84 +230,121 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 	if err != nil {
 		return res, err
 	}
-	ev := newPanelEval(nm)
-	stored := 4 * nm * len(panels)
+	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nm), work: work, stored: 4 * nm * len(panels)}
 	for i := range panels {
-		ev.eval(s, v, nodes, &panels[i])
+		r.ev.eval(s, v, nodes, &panels[i])
 	}
 	for round := 0; round < 60; round++ {
-		var val, e float64
-		for i := range panels {
-			for n, k := range panels[i].k {
-				val += nodes[n].wk * k
-			}
-			e += panels[i].err
-		}
+		val, e := panelSums(panels, nodes)
 		limit := tau / 2 * max(val, floor)
 		if e <= limit {
 			break
 		}
-		// Bisect the worst panels until those left account for at most
-		// half the limit.
-		order := make([]int, len(panels))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(panels[b].err, panels[a].err) })
-		rest := e
-		var split []int
-		for _, i := range order {
-			if rest <= limit/2 {
-				break
-			}
-			p := &panels[i]
-			if !(p.b-p.a > 1e-13*max(math.Abs(p.a), math.Abs(p.b), 1e-300)) {
-				continue // cannot be resolved further: its error stays stated
-			}
-			rest -= p.err
-			split = append(split, i)
-		}
+		split := worstPanels(panels, e, limit)
 		if len(split) == 0 {
 			break
 		}
-		var next []fPanel
-		for _, i := range split {
-			p := &panels[i]
-			mid := 0.5 * (p.a + p.b)
-			for _, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
-				c := fPanel{a: lr[0], b: lr[1]}
-				for _, j := range p.faces {
-					if s.cont[j].flo < c.b && s.cont[j].fhi > c.a {
-						c.faces = append(c.faces, j)
-					}
-				}
-				w := s.panelWork(c.a, c.b, c.faces, v, nodes)
-				if work+w > s.q.MaxWork {
-					return res, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
-						ErrCannotCertify, work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
-				}
-				if stored+4*nm > s.q.MaxStore {
-					return res, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
-						ErrCannotCertify, stored+4*nm, s.q.MaxStore, len(panels), nm)
-				}
-				work += w
-				stored += 4 * nm
-				ev.eval(s, v, nodes, &c)
-				next = append(next, c)
-			}
-			p.faces = nil // marks it replaced
+		if panels, err = r.bisect(panels, split); err != nil {
+			return res, err
 		}
-		keep := panels[:0]
-		for _, p := range panels {
-			if p.faces != nil {
-				keep = append(keep, p)
-			}
-		}
-		panels = append(keep, next...)
 	}
+	res.add(panels)
+	return res, nil
+}
+
+// panelSums is the f integral of the loss part, Σ over panels and M nodes
+// of w_n·k, and its estimated error, Σ over panels.
+func panelSums(panels []fPanel, nodes []mNode) (val, e float64) {
+	for i := range panels {
+		for n, k := range panels[i].k {
+			val += nodes[n].wk * k
+		}
+		e += panels[i].err
+	}
+	return val, e
+}
+
+// worstPanels picks the panels to bisect, worst first, until those left
+// account for at most half the limit; a panel too narrow to resolve
+// further keeps its error, stated.
+func worstPanels(panels []fPanel, e, limit float64) []int {
+	order := make([]int, len(panels))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(panels[b].err, panels[a].err) })
+	rest := e
+	var split []int
+	for _, i := range order {
+		if rest <= limit/2 {
+			break
+		}
+		p := &panels[i]
+		if !(p.b-p.a > 1e-13*max(math.Abs(p.a), math.Abs(p.b), 1e-300)) {
+			continue // cannot be resolved further: its error stays stated
+		}
+		rest -= p.err
+		split = append(split, i)
+	}
+	return split
+}
+
+// fRefiner bisects the panels of one f integral within the caps on work
+// and stored values.
+type fRefiner struct {
+	s      *gaussSetup
+	v      float64
+	nodes  []mNode
+	ev     *panelEval
+	work   float64
+	stored int
+}
+
+// bisect replaces the panels split by their halves, evaluated; the halves
+// follow the panels kept.
+func (r *fRefiner) bisect(panels []fPanel, split []int) ([]fPanel, error) {
+	s, nm := r.s, len(r.nodes)
+	var next []fPanel
+	for _, i := range split {
+		p := &panels[i]
+		mid := 0.5 * (p.a + p.b)
+		for _, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
+			c := fPanel{a: lr[0], b: lr[1]}
+			for _, j := range p.faces {
+				if s.cont[j].flo < c.b && s.cont[j].fhi > c.a {
+					c.faces = append(c.faces, j)
+				}
+			}
+			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes)
+			if r.work+w > s.q.MaxWork {
+				return nil, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
+					ErrCannotCertify, r.work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
+			}
+			if r.stored+4*nm > s.q.MaxStore {
+				return nil, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
+					ErrCannotCertify, r.stored+4*nm, s.q.MaxStore, len(panels), nm)
+			}
+			r.work += w
+			r.stored += 4 * nm
+			r.ev.eval(s, r.v, r.nodes, &c)
+			next = append(next, c)
+		}
+		p.faces = nil // marks it replaced
+	}
+	keep := panels[:0]
+	for _, p := range panels {
+		if p.faces != nil {
+			keep = append(keep, p)
+		}
+	}
+	return append(keep, next...), nil
+}
+
+// add sums the panels' integrals, errors and node counts into res.
+func (res *fResult) add(panels []fPanel) {
 	for i := range panels {
 		p := &panels[i]
-		for n := range nm {
+		for n := range res.h {
 			res.h[n] += p.k[n]
 			for q := range 3 {
 				res.mom[q][n] += p.mom[3*n+q]
@@ -315,7 +353,6 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 		res.err += p.err
 		res.fNodes += p.nodes
 	}
-	return res, nil
 }
 
 // initialPanels covers the range of F with panels that end at every cut
@@ -326,45 +363,16 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 // the panels are allocated.
 func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64, error) {
 	nm := len(nodes)
-	order := make([]int32, len(s.cont))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(s.cont[a].flo, s.cont[b].flo) })
-	// The sweep keeps the faces whose range meets the interval (a, b).
-	var active []int32
-	next := 0
-	advance := func(a, b float64) []int32 {
-		keep := active[:0]
-		for _, j := range active {
-			if s.cont[j].fhi > a {
-				keep = append(keep, j)
-			}
-		}
-		active = keep
-		for next < len(order) && s.cont[order[next]].flo < b {
-			if s.cont[order[next]].fhi > a {
-				active = append(active, order[next])
-			}
-			next++
-		}
-		return active
-	}
+	sweep := newFaceSweep(s.cont)
 	cuts := s.cuts
 	hmax := (cuts[len(cuts)-1] - cuts[0]) / 32
-	type span struct {
-		a, b float64
-		n    int
-		from int // index of the first active face in faces
-		nf   int
-	}
-	var spans []span
+	var spans []panelSpan
 	var faces []int32
 	count := 0
 	var work float64
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
-		act := advance(a, b)
+		act := sweep.advance(a, b)
 		if len(act) == 0 {
 			continue // a gap in the range of F
 		}
@@ -388,22 +396,76 @@ func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64,
 			return nil, 0, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts, %d M nodes)",
 				ErrCannotCertify, work, s.q.MaxWork, len(s.cont), len(cuts), nm)
 		}
-		spans = append(spans, span{a: a, b: b, n: int(n), from: len(faces), nf: len(act)})
+		spans = append(spans, panelSpan{a: a, b: b, n: int(n), from: len(faces), nf: len(act)})
 		faces = append(faces, act...)
 		count += int(n)
 	}
 	panels := make([]fPanel, 0, count)
 	for _, sp := range spans {
-		fs := faces[sp.from : sp.from+sp.nf : sp.from+sp.nf]
-		for p := range sp.n {
-			pa, pb := sp.a+(sp.b-sp.a)*float64(p)/float64(sp.n), sp.a+(sp.b-sp.a)*float64(p+1)/float64(sp.n)
-			if p == sp.n-1 {
-				pb = sp.b
-			}
-			panels = append(panels, fPanel{a: pa, b: pb, faces: fs})
-		}
+		panels = sp.appendPanels(panels, faces)
 	}
 	return panels, work, nil
+}
+
+// panelSpan is the interval between two cuts, cut into n equal panels, and
+// its faces: faces[from : from+nf] of initialPanels' list.
+type panelSpan struct {
+	a, b float64
+	n    int
+	from int
+	nf   int
+}
+
+// appendPanels appends the span's n panels, the last one ending exactly
+// at b, each with the span's faces.
+func (sp panelSpan) appendPanels(panels []fPanel, faces []int32) []fPanel {
+	fs := faces[sp.from : sp.from+sp.nf : sp.from+sp.nf]
+	for p := range sp.n {
+		pa, pb := sp.a+(sp.b-sp.a)*float64(p)/float64(sp.n), sp.a+(sp.b-sp.a)*float64(p+1)/float64(sp.n)
+		if p == sp.n-1 {
+			pb = sp.b
+		}
+		panels = append(panels, fPanel{a: pa, b: pb, faces: fs})
+	}
+	return panels
+}
+
+// faceSweep walks the faces in order of their lowest F and keeps those
+// whose range meets the interval it is advanced to.
+type faceSweep struct {
+	cont   []cface
+	order  []int32
+	active []int32
+	next   int
+}
+
+func newFaceSweep(cont []cface) *faceSweep {
+	order := make([]int32, len(cont))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(cont[a].flo, cont[b].flo) })
+	return &faceSweep{cont: cont, order: order}
+}
+
+// advance moves the sweep to (a, b), which must not start below the
+// previous interval, and returns the faces whose range meets it; the slice
+// is reused by the next call.
+func (w *faceSweep) advance(a, b float64) []int32 {
+	keep := w.active[:0]
+	for _, j := range w.active {
+		if w.cont[j].fhi > a {
+			keep = append(keep, j)
+		}
+	}
+	w.active = keep
+	for w.next < len(w.order) && w.cont[w.order[w.next]].flo < b {
+		if w.cont[w.order[w.next]].fhi > a {
+			w.active = append(w.active, w.order[w.next])
+		}
+		w.next++
+	}
+	return w.active
 }
 
 // panelWork is the integrand evaluations of a panel: f nodes × the M
@@ -503,80 +565,91 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 		clear(ev.B)
 		clear(ev.C)
 		for fi, j := range p.faces {
-			if ev.n0[fi] == ev.n1[fi] {
-				continue
-			}
-			c := &s.cont[j]
-			x0, r0, x1, r1, ok := levelSegment(c, f)
-			if !ok {
-				continue
-			}
-			cx, cr := c.cx, c.cr
-			d2 := cr*cr + cx*cx*v
-			sq := math.Sqrt(d2)
-			sg := 1.0
-			if cr < 0 {
-				sg = -1
-			}
-			inv := sg / (sv * sq)
-			al0 := (cr*x0 - cx*v*r0) * inv
-			al1 := (cr*x1 - cx*v*r1) * inv
-			beta := cr * inv
-			pref0 := 1 / math.Sqrt(2*math.Pi*d2)
-			sd := sv * math.Abs(cr) / sq
-			dv := cx * v / d2
-			for n := ev.n0[fi]; n < ev.n1[fi]; n++ {
-				m := nodes[n].m
-				e := f - c.c0 - cx*m
-				K := e * e / d2
-				if K > kCut {
-					continue
-				}
-				z1, z2 := al0-beta*m, al1-beta*m
-				if z1 > z2 {
-					z1, z2 = z2, z1
-				}
-				var zm float64
-				if z1 > 0 {
-					zm = z1
-				} else if z2 < 0 {
-					zm = -z2
-				}
-				if K+zm*zm > kCut {
-					continue
-				}
-				j0, j1, j2 := truncMoments(z1, z2)
-				pref := pref0 * math.Exp(-K/2)
-				d := dv * e
-				if ev.A[n] == 0 {
-					ev.shift[n] = d
-				}
-				d -= ev.shift[n]
-				ev.A[n] += pref * j0
-				ev.B[n] += pref * (d*j0 + sd*j1)
-				ev.C[n] += pref * (d*d*j0 + 2*d*sd*j1 + sd*sd*j2)
+			if ev.n0[fi] != ev.n1[fi] {
+				ev.addFace(&s.cont[j], f, v, sv, nodes[ev.n0[fi]:ev.n1[fi]], ev.n0[fi])
 			}
 		}
-		wk, wg := hw*wK[t], hw*wG[t]
-		for n := range nm {
-			a := ev.A[n]
-			if !(a > 0) {
-				continue
-			}
-			b, c, sh := ev.B[n], ev.C[n], ev.shift[n]
-			g := max(c-b*b/a, 0)
-			p.k[n] += wk * g
-			ev.g[n] += wg * g
-			// The moments about w = 0: B + shift·A, C + 2·shift·B + shift²·A.
-			p.mom[3*n] += wk * a
-			p.mom[3*n+1] += wk * (b + sh*a)
-			p.mom[3*n+2] += wk * (c + sh*(2*b+sh*a))
-		}
+		ev.accumulate(p, hw*wK[t], hw*wG[t])
 	}
 	p.nodes = len(nodesU)
 	p.err = 0
 	for n := range nm {
 		p.err += nodes[n].wk * math.Abs(p.k[n]-ev.g[n])
+	}
+}
+
+// addFace adds face c's part of A, B and C at f for the M nodes given, the
+// first of which is node n0: the closed form of eval's comment on the
+// face's level segment, skipped beyond the Mahalanobis distance √kCut.
+func (ev *panelEval) addFace(c *cface, f, v, sv float64, nodes []mNode, n0 int) {
+	x0, r0, x1, r1, ok := levelSegment(c, f)
+	if !ok {
+		return
+	}
+	cx, cr := c.cx, c.cr
+	d2 := cr*cr + cx*cx*v
+	sq := math.Sqrt(d2)
+	sg := 1.0
+	if cr < 0 {
+		sg = -1
+	}
+	inv := sg / (sv * sq)
+	al0 := (cr*x0 - cx*v*r0) * inv
+	al1 := (cr*x1 - cx*v*r1) * inv
+	beta := cr * inv
+	pref0 := 1 / math.Sqrt(2*math.Pi*d2)
+	sd := sv * math.Abs(cr) / sq
+	dv := cx * v / d2
+	for i := range nodes {
+		n := n0 + i
+		m := nodes[i].m
+		e := f - c.c0 - cx*m
+		K := e * e / d2
+		if K > kCut {
+			continue
+		}
+		z1, z2 := al0-beta*m, al1-beta*m
+		if z1 > z2 {
+			z1, z2 = z2, z1
+		}
+		var zm float64
+		if z1 > 0 {
+			zm = z1
+		} else if z2 < 0 {
+			zm = -z2
+		}
+		if K+zm*zm > kCut {
+			continue
+		}
+		j0, j1, j2 := truncMoments(z1, z2)
+		pref := pref0 * math.Exp(-K/2)
+		d := dv * e
+		if ev.A[n] == 0 {
+			ev.shift[n] = d
+		}
+		d -= ev.shift[n]
+		ev.A[n] += pref * j0
+		ev.B[n] += pref * (d*j0 + sd*j1)
+		ev.C[n] += pref * (d*d*j0 + 2*d*sd*j1 + sd*sd*j2)
+	}
+}
+
+// accumulate adds one f node's C − B²/A to p.k (Kronrod weight wk) and to
+// the Gauss sums (wg), and its A, B, C, taken about w = 0, to p.mom.
+func (ev *panelEval) accumulate(p *fPanel, wk, wg float64) {
+	for n := range ev.A {
+		a := ev.A[n]
+		if !(a > 0) {
+			continue
+		}
+		b, c, sh := ev.B[n], ev.C[n], ev.shift[n]
+		g := max(c-b*b/a, 0)
+		p.k[n] += wk * g
+		ev.g[n] += wg * g
+		// The moments about w = 0: B + shift·A, C + 2·shift·B + shift²·A.
+		p.mom[3*n] += wk * a
+		p.mom[3*n+1] += wk * (b + sh*a)
+		p.mom[3*n+2] += wk * (c + sh*(2*b+sh*a))
 	}
 }
 
@@ -610,7 +683,7 @@ func truncMoments(z1, z2 float64) (j0, j1, j2 float64) {
 	default:
 		j0 = 0.5 * (math.Erf(-z1/math.Sqrt2) + math.Erf(z2/math.Sqrt2))
 	}
-	p1, p2 := phi(z1), phi(z2)
+	p1, p2 := stdnormal.Density(z1), stdnormal.Density(z2)
 	j1 = p1 - p2
 	var t1, t2 float64
 	if p1 > 0 {
@@ -703,7 +776,7 @@ func discLoss(moms []discMoment, groups int, group func(i int) int) (l, e float6
 func (s *gaussSetup) boxMoments(v, m float64) [3]float64 {
 	sv := math.Sqrt(v)
 	j0, j1, j2 := truncMoments((s.box.X0-m)/sv, (s.box.X1-m)/sv)
-	pr := normMass(s.box.R0, s.box.R1)
+	pr := stdnormal.Mass(s.box.R0, s.box.R1)
 	return [3]float64{j0 * pr, sv * j1 * pr, v * j2 * pr}
 }
 

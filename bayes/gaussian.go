@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/network"
 )
@@ -260,41 +261,8 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 		if err != nil {
 			return LossBound{}, err
 		}
-		// Per M node: the genie's and the garbling's loss, and the
-		// conservation defect.
-		hLo, hHi := make([]float64, len(nodes)), make([]float64, len(nodes))
-		var discErr, cons float64
-		for n, nd := range nodes {
-			s.discMoments(v, nd.m, moms)
-			lo, eLo := discLoss(moms, s.loGroups, func(i int) int { return s.disc[i].loGroup })
-			hi, eHi := discLoss(moms, s.hiGroups, func(i int) int { return s.disc[i].hiGroup })
-			hLo[n], hHi[n] = fr.h[n]+lo, fr.h[n]+hi
-			discErr += nd.wk * max(eLo, eHi)
-			got := [3]float64{fr.mom[0][n], fr.mom[1][n], fr.mom[2][n]}
-			var discE [3]float64
-			for _, mm := range moms {
-				for q := range 3 {
-					got[q] += mm.k[q]
-					discE[q] += mm.e[q]
-				}
-			}
-			cons += nd.wk * conservationDefect(got, discE, s.boxMoments(v, nd.m))
-		}
-		var value, valueHi, mErr float64
-		for p := 0; p < len(nodes); p += 15 {
-			var kLo, gLo, kHi, gHi float64
-			for n := p; n < min(p+15, len(nodes)); n++ {
-				kLo += nodes[n].wk * hLo[n]
-				gLo += nodes[n].wg * hLo[n]
-				kHi += nodes[n].wk * hHi[n]
-				gHi += nodes[n].wg * hHi[n]
-			}
-			value += kLo
-			valueHi += kHi
-			if sm > 0 {
-				mErr += max(math.Abs(kLo-gLo), math.Abs(kHi-gHi))
-			}
-		}
+		hLo, hHi, discErr, cons := s.nodeLosses(v, nodes, fr, moms)
+		value, valueHi, mErr := mSums(nodes, hLo, hHi, sm > 0)
 		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(nodes)}
 		lb.Conservation = cons
 		lb.Quad = fr.err + discErr + mErr + cons + s.skipBound()
@@ -307,6 +275,52 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 	lb.Lo = max(lb.Value-lb.Quad, 0)
 	lb.Hi = lb.Value + lb.Merge + lb.Quad + lb.Tail
 	return lb, nil
+}
+
+// nodeLosses is, per M node, the genie's (hLo) and the garbling's (hHi)
+// loss given M = m: the f integral of the continuous faces plus the
+// discrete faces' part; and, weighted over the nodes, the discrete faces'
+// stated error and the conservation defect. moms is scratch.
+func (s *gaussSetup) nodeLosses(v float64, nodes []mNode, fr fResult, moms []discMoment) (hLo, hHi []float64, discErr, cons float64) {
+	hLo, hHi = make([]float64, len(nodes)), make([]float64, len(nodes))
+	for n, nd := range nodes {
+		s.discMoments(v, nd.m, moms)
+		lo, eLo := discLoss(moms, s.loGroups, func(i int) int { return s.disc[i].loGroup })
+		hi, eHi := discLoss(moms, s.hiGroups, func(i int) int { return s.disc[i].hiGroup })
+		hLo[n], hHi[n] = fr.h[n]+lo, fr.h[n]+hi
+		discErr += nd.wk * max(eLo, eHi)
+		got := [3]float64{fr.mom[0][n], fr.mom[1][n], fr.mom[2][n]}
+		var discE [3]float64
+		for _, mm := range moms {
+			for q := range 3 {
+				got[q] += mm.k[q]
+				discE[q] += mm.e[q]
+			}
+		}
+		cons += nd.wk * conservationDefect(got, discE, s.boxMoments(v, nd.m))
+	}
+	return hLo, hHi, discErr, cons
+}
+
+// mSums integrates hLo and hHi over M by the nodes' Kronrod weights, panel
+// by panel (15 nodes each), and, when M varies (spread), estimates the M
+// rule's error from the Gauss weights.
+func mSums(nodes []mNode, hLo, hHi []float64, spread bool) (value, valueHi, mErr float64) {
+	for p := 0; p < len(nodes); p += 15 {
+		var kLo, gLo, kHi, gHi float64
+		for n := p; n < min(p+15, len(nodes)); n++ {
+			kLo += nodes[n].wk * hLo[n]
+			gLo += nodes[n].wg * hLo[n]
+			kHi += nodes[n].wk * hHi[n]
+			gHi += nodes[n].wg * hHi[n]
+		}
+		value += kLo
+		valueHi += kHi
+		if spread {
+			mErr += max(math.Abs(kLo-gLo), math.Abs(kHi-gHi))
+		}
+	}
+	return value, valueHi, mErr
 }
 
 // conservationDefect weighs the mismatch between the computed moments of
@@ -337,7 +351,7 @@ func mNodesKronrod(mu, sm float64, panels int) []mNode {
 		c := -mSpan + h*(float64(p)+0.5)
 		for t, u := range gkNodes {
 			z := c + h/2*u
-			d := phi(z) * h / 2
+			d := stdnormal.Density(z) * h / 2
 			out = append(out, mNode{m: mu + sm*z, wk: d * gkWeights[t], wg: d * gWeights[t]})
 		}
 	}
@@ -353,15 +367,15 @@ func mNodesKronrod(mu, sm float64, panels int) []mNode {
 // with E[(X − μ)² | M] = v + (M − μ)².
 func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	u := s.a / s.sx
-	qx := math.Erfc(u / math.Sqrt2)        // P(|X − μ| > a)
-	qr := math.Erfc(s.q.RMax / math.Sqrt2) // P(|R| > ρ)
-	out := qx + qr - qx*qr                 // P(∉B)
-	inX := 1 - qx - 2*u*phi(u)             // E[Z²; |Z| ≤ u], Z = (X − μ)/σ_X
-	e2 := s.vx * (1 - inX + inX*qr)        // E[(X − μ)²; ∉B]
+	qx := math.Erfc(u / math.Sqrt2)          // P(|X − μ| > a)
+	qr := math.Erfc(s.q.RMax / math.Sqrt2)   // P(|R| > ρ)
+	out := qx + qr - qx*qr                   // P(∉B)
+	inX := 1 - qx - 2*u*stdnormal.Density(u) // E[Z²; |Z| ≤ u], Z = (X − μ)/σ_X
+	e2 := s.vx * (1 - inX + inX*qr)          // E[(X − μ)²; ∉B]
 	t := 2*e2 + 2*s.a*s.a*out
 	if sm > 0 {
 		qm := math.Erfc(mSpan / math.Sqrt2)
-		em := qm + 2*mSpan*phi(mSpan) // E[U²; |U| > mSpan]
+		em := qm + 2*mSpan*stdnormal.Density(mSpan) // E[U²; |U| > mSpan]
 		t += 2*(v*qm+sm*sm*em) + 2*s.a*s.a*qm
 	}
 	return t
@@ -411,7 +425,7 @@ func hermiteNormal(n int) (u, w []float64) {
 func (p *profile) centered() (e, er, v float64) {
 	e, er, _ = p.moments()
 	p.segments(func(ra, rb, a, b float64) {
-		m0, m1, m2 := segMoments(ra, rb)
+		m0, m1, m2 := stdnormal.Moments(ra, rb)
 		c := a - e
 		v += c*c*m0 + 2*c*b*m1 + b*b*m2
 	})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/network"
 )
 
@@ -163,7 +164,7 @@ func (p *profile) slope(i int) float64 { return (p.f[i+1] - p.f[i]) / (p.r[i+1] 
 // profile, exactly (closed forms of segMoments on each linear piece).
 func (p *profile) moments() (e, er, e2 float64) {
 	p.segments(func(ra, rb, a, b float64) {
-		m0, m1, m2 := segMoments(ra, rb)
+		m0, m1, m2 := stdnormal.Moments(ra, rb)
 		e += a*m0 + b*m1
 		er += a*m1 + b*m2
 		e2 += a*a*m0 + 2*a*b*m1 + b*b*m2

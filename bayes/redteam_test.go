@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/stdnormal"
 )
 
 // Red-team attacks on CertifyGauss: privatizers whose certified intervals
@@ -53,7 +54,7 @@ func cellLoss(mu, vx, v float64, cells [][2]float64) float64 {
 			if p < 1e-300 {
 				continue
 			}
-			pa, pb := phi(za), phi(zb)
+			pa, pb := stdnormal.Density(za), stdnormal.Density(zb)
 			e1 := (pa - pb) / p
 			var ta, tb float64
 			if !math.IsInf(za, 0) {
@@ -65,7 +66,7 @@ func cellLoss(mu, vx, v float64, cells [][2]float64) float64 {
 			e2 := 1 + (ta-tb)/p
 			l += p * v * (e2 - e1*e1)
 		}
-		acc += phi(z) * h * l
+		acc += stdnormal.Density(z) * h * l
 	}
 	return acc
 }

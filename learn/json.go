@@ -189,36 +189,6 @@ func (m *MLP) Network(inputs []string) *network.Network {
 		Layers: []network.Layer{l1, l2}, Precision: network.Float64}
 }
 
-// MLPOf returns the training form of a network of the paper's shape (one
-// ReLU layer, then one output unit with identity or sigmoid), with its
-// inputs in n's order.
-func MLPOf(n *network.Network) (*MLP, error) {
-	if len(n.Layers) != 2 || n.Layers[0].Act != network.ReLU || len(n.Layers[1].W) != 1 ||
-		n.Layers[1].Act != network.Identity && n.Layers[1].Act != network.Sigmoid {
-		return nil, fmt.Errorf("learn: network %s is %v: want one relu layer and an identity or sigmoid output", n.Name, n)
-	}
-	l1, l2 := n.Layers[0], n.Layers[1]
-	out := Identity
-	if l2.Act == network.Sigmoid {
-		out = Sigmoid
-	}
-	in, h := len(n.Inputs), len(l1.W)
-	m := &MLP{In: in, Hidden: h, Out: out, Params: make([]float64, NumParams(in, h))}
-	w1, b1, w2, b2 := m.split(m.Params)
-	for j, row := range l1.W {
-		if len(row) != in || len(l2.W[0]) != h {
-			return nil, fmt.Errorf("learn: network %s: layer shapes are not %d×%d relu, %d×1", n.Name, in, h, h)
-		}
-		for i, w := range row {
-			w1[i*h+j] = w
-		}
-	}
-	copy(b1, l1.B)
-	copy(w2, l2.W[0])
-	b2[0] = l2.B[0]
-	return m, nil
-}
-
 // Privatizer returns the privatizer network of a finalized point (its
 // networks[0], in results.json's layout) as a network.Network, read by
 // network.ParseRecord: any depth, inputs in the order the file declares.

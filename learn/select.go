@@ -227,18 +227,3 @@ func best(ps []Point) Point {
 	}
 	return b
 }
-
-// Select is the whole protocol of Section V at one threshold D, as a pure
-// function of the trials' histories in trial order: it offers them to a
-// Selector until it is done (histories beyond that are ignored) and returns
-// the Result. Fewer histories than the protocol needs leave it unfinished:
-// neither Accept reached nor CapHit.
-func Select(hs []*History, d float64, prev *Point, p Protocol) Selection {
-	s := NewSelector(d, prev, p)
-	for _, h := range hs {
-		if s.Offer(h) {
-			break
-		}
-	}
-	return s.Result()
-}

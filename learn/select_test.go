@@ -170,3 +170,18 @@ func TestSelectorPanicsAfterDone(t *testing.T) {
 	}()
 	s.Offer(flat(1, 1, 1))
 }
+
+// Select is the whole protocol of Section V at one threshold D, as a pure
+// function of the trials' histories in trial order: it offers them to a
+// Selector until it is done (histories beyond that are ignored) and returns
+// the Result. Fewer histories than the protocol needs leave it unfinished:
+// neither Accept reached nor CapHit.
+func Select(hs []*History, d float64, prev *Point, p Protocol) Selection {
+	s := NewSelector(d, prev, p)
+	for _, h := range hs {
+		if s.Offer(h) {
+			break
+		}
+	}
+	return s.Result()
+}

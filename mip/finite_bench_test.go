@@ -11,7 +11,7 @@ import (
 	"github.com/mmds-project/mmds/internal/sweep"
 )
 
-// BenchmarkGlobalPaperSweep1000 is the target: the global optimum of
+// BenchmarkGlobalPaperSweep1000 times the global optimum of
 // the paper's binary model at 1,000 thresholds (enumeration included).
 func BenchmarkGlobalPaperSweep1000(b *testing.B) {
 	m := PaperBinary().Finite()
@@ -27,8 +27,7 @@ func BenchmarkGlobalPaperSweep1000(b *testing.B) {
 	}
 }
 
-// benchModel is instance 0 of the bench family with n = 4, K = 2 (seed 1),
-// the size the targets name.
+// benchModel is instance 0 of the bench family with n = 4, K = 2 (seed 1).
 func benchModel(b *testing.B) Finite {
 	m, err := RandomFinite(rand.New(rand.NewPCG(1, 0)), 4, 2)
 	if err != nil {
@@ -52,7 +51,7 @@ func BenchmarkGlobalN4K2(b *testing.B) {
 }
 
 // BenchmarkFixedMIPN4K2 solves the fixed-alphabet MIP with m = 4 on the same
-// model at D = D_max/4 with each formulation, under the 10 s limit
+// model at D = D_max/4 with each formulation, under a 10 s limit
 // per solve; the "optimal" metric is 1 when HiGHS proved optimality (on
 // this instance it does not: see docs/finite.md).
 func BenchmarkFixedMIPN4K2(b *testing.B) {

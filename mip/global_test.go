@@ -110,8 +110,8 @@ func TestPaperGlobalHandValues(t *testing.T) {
 	}
 }
 
-// randomSmall draws a small model with, now and then, the degenerate cases
-// the issue names: a zero prior entry, an uninformative adversary, a
+// randomSmall draws a small model with, now and then, a degenerate case:
+// a zero prior entry, an uninformative adversary, a
 // general loss matrix with ties.
 func randomSmall(rng *rand.Rand, n, k int) Finite {
 	m, _ := RandomFinite(rng, n, k)

@@ -163,7 +163,7 @@ func TestProp2TinyProbabilities(t *testing.T) {
 	}
 }
 
-// TestTinyProbabilityCases are the cases of the issue that exited 1 with
+// TestTinyProbabilityCases are probabilities small enough to draw
 // HiGHS's warning about tiny coefficients: p = 3e-9, q_Y = 1e-9 and
 // q_Z = 1e-9 at D = 0.05, with answers 3e-9, 0.44 and 1e-9; the global LP
 // gives the same.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/stdnormal"
 )
 
 // DefaultTol is the default target for the error bound of E_R[k(x, R)]
@@ -118,7 +120,7 @@ func (m *Network) roundEnds(e *Expectation, x float64) error {
 			return err
 		}
 	}
-	e.Rounding += 4 * normMass(math.Inf(-1), -RRound)
+	e.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
 	return nil
 }
 
@@ -142,7 +144,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 		if b == RWalk {
 			hi = math.Inf(1)
 		}
-		m0, m1, _ := segMoments(lo, hi)
+		m0, m1, _ := stdnormal.Moments(lo, hi)
 		sum += alpha*m0 + beta*m1
 		fa, fb := v[0], v[0]+d[0]*(b-a)
 		e.Min, e.Max = min(e.Min, fa, fb), max(e.Max, fa, fb)
@@ -165,7 +167,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 		return e, err
 	}
 	e.Mean = sum
-	e.Bound = 4*m.lipschitzR()*phi(RWalk) + e.Walk
+	e.Bound = 4*m.lipschitzR()*stdnormal.Density(RWalk) + e.Walk
 	return e, nil
 }
 
@@ -324,6 +326,50 @@ type panel struct {
 // interpolation with a per-panel step (see Expect).
 func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
 	suffix := m.Layers[w.np:]
+	ps, err := m.samplePanels(ctx, w, x, &e)
+	if err != nil {
+		return e, err
+	}
+	wd := m.Width()
+	sm := sampler{m: m, suffix: suffix, x: x, tp: tol / float64(len(ps)), a: make([]float64, wd), b: make([]float64, wd)}
+	for i, p := range ps {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return e, err
+			}
+		}
+		if err := sm.panel(p, &e); err != nil {
+			return e, err
+		}
+	}
+	// Tails: k held at its end values beyond ±RWalk.
+	a, b := sm.a, sm.b
+	first, lastP := ps[0], ps[len(ps)-1]
+	lo := suffixEval(suffix, first.v, first.d, first.a-first.r0, a, b)
+	hi := suffixEval(suffix, lastP.v, lastP.d, lastP.b-lastP.r0, a, b)
+	tail := stdnormal.Mass(math.Inf(-1), -RWalk)
+	sum, bound := sm.sum, sm.bound
+	sum += tail * (lo + hi)
+	bound += 4 * suffixSup(suffix) * tail
+	if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
+	}
+	if err := m.walkTol(e, x, tol); err != nil {
+		return e, err
+	}
+	if err := m.roundEnds(&e, x); err != nil {
+		return e, err
+	}
+	e.Mean, e.Bound = sum, bound+e.Walk
+	return e, nil
+}
+
+// samplePanels walks the activation regions of the ReLU prefix at x and
+// cuts each into panels at the integers of r, with the bound on |k″| of
+// its smooth suffix there; it counts the pieces and takes the walk's error
+// (the prefix's, carried through the suffix, and the cross-check's) into e.
+func (m *Network) samplePanels(ctx context.Context, w *walker, x float64, e *Expectation) ([]panel, error) {
+	suffix := m.Layers[w.np:]
 	wd := m.Width()
 	s1, s2, t1, t2 := make([]float64, wd), make([]float64, wd), make([]float64, wd), make([]float64, wd)
 	var ps []panel
@@ -347,79 +393,67 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 		vc, dc := append([]float64(nil), v...), append([]float64(nil), d...)
 		for lo := a; lo < b; {
 			hi := min(b, math.Floor(lo)+1)
-			ps = append(ps, panel{a: lo, b: hi, r0: a, v: vc, d: dc, m2: m2, mass: normMass(lo, hi)})
+			ps = append(ps, panel{a: lo, b: hi, r0: a, v: vc, d: dc, m2: m2, mass: stdnormal.Mass(lo, hi)})
 			lo = hi
 		}
 		return nil
 	})
-	if err != nil {
-		return e, err
-	}
-	tp := tol / float64(len(ps))
-	a, b := make([]float64, wd), make([]float64, wd)
-	var sum, bound float64
-	for i, p := range ps {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return e, err
-			}
+	return ps, err
+}
+
+// sampler integrates the panels of expectSampled in order, each by the
+// trapezoid rule against φ with a step for its share tp of the tolerance,
+// into sum, and the rule's error bound into bound; a and b are scratch.
+type sampler struct {
+	m          *Network
+	suffix     []Layer
+	x, tp      float64
+	a, b       []float64
+	sum, bound float64
+}
+
+// panel integrates p, checking the suffix's rounding at every sample and
+// recording the samples and the range of k in e.
+func (sm *sampler) panel(p panel, e *Expectation) error {
+	suffix, a, b, m, x := sm.suffix, sm.a, sm.b, sm.m, sm.x
+	n := 1
+	if p.m2 > 0 && p.mass > 0 {
+		h := math.Sqrt(8 * sm.tp / (p.m2 * p.mass))
+		if c := math.Ceil((p.b - p.a) / h); c > 1 {
+			n = int(min(c, maxPerPanel))
 		}
-		n := 1
-		if p.m2 > 0 && p.mass > 0 {
-			h := math.Sqrt(8 * tp / (p.m2 * p.mass))
-			if c := math.Ceil((p.b - p.a) / h); c > 1 {
-				n = int(min(c, maxPerPanel))
-			}
+	}
+	step := (p.b - p.a) / float64(n)
+	sm.bound += step * step / 8 * p.m2 * p.mass
+	ra := p.a
+	fa := suffixEval(suffix, p.v, p.d, ra-p.r0, a, b)
+	if err := m.round(e, x, ra); err != nil {
+		return err
+	}
+	na := stdnormal.NewNode(ra)
+	e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
+	for i := 1; i <= n; i++ {
+		rb := p.a + float64(i)*step
+		if i == n {
+			rb = p.b
 		}
-		step := (p.b - p.a) / float64(n)
-		bound += step * step / 8 * p.m2 * p.mass
-		ra := p.a
-		fa := suffixEval(suffix, p.v, p.d, ra-p.r0, a, b)
-		if err := m.round(&e, x, ra); err != nil {
-			return e, err
+		fb := suffixEval(suffix, p.v, p.d, rb-p.r0, a, b)
+		if err := m.round(e, x, rb); err != nil {
+			return err
 		}
-		na := newNode(ra)
-		e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
-		for i := 1; i <= n; i++ {
-			rb := p.a + float64(i)*step
-			if i == n {
-				rb = p.b
-			}
-			fb := suffixEval(suffix, p.v, p.d, rb-p.r0, a, b)
-			if err := m.round(&e, x, rb); err != nil {
-				return e, err
-			}
-			nb := newNode(rb)
-			sum += linearMoment(na, nb, fa, fb)
-			e.Min, e.Max = min(e.Min, fb), max(e.Max, fb)
-			ra, fa, na = rb, fb, nb
-		}
-		e.Samples += n + 1
+		nb := stdnormal.NewNode(rb)
+		sm.sum += linearMoment(na, nb, fa, fb)
+		e.Min, e.Max = min(e.Min, fb), max(e.Max, fb)
+		ra, fa, na = rb, fb, nb
 	}
-	// Tails: k held at its end values beyond ±RWalk.
-	first, lastP := ps[0], ps[len(ps)-1]
-	lo := suffixEval(suffix, first.v, first.d, first.a-first.r0, a, b)
-	hi := suffixEval(suffix, lastP.v, lastP.d, lastP.b-lastP.r0, a, b)
-	tail := normMass(math.Inf(-1), -RWalk)
-	sum += tail * (lo + hi)
-	bound += 4 * suffixSup(suffix) * tail
-	if math.IsNaN(sum) || math.IsInf(sum, 0) {
-		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
-	}
-	if err := m.walkTol(e, x, tol); err != nil {
-		return e, err
-	}
-	if err := m.roundEnds(&e, x); err != nil {
-		return e, err
-	}
-	e.Mean, e.Bound = sum, bound+e.Walk
-	return e, nil
+	e.Samples += n + 1
+	return nil
 }
 
 // linearMoment is ∫ f(r)φ(r) dr over (a.r, b.r) for f linear from fa at a.r
 // to fb at b.r: f = fa + β(r − a.r), ∫(r − a.r)φ = φ(a) − φ(b) − a.r·m0.
-func linearMoment(a, b node, fa, fb float64) float64 {
-	m0 := mass(a, b)
+func linearMoment(a, b stdnormal.Node, fa, fb float64) float64 {
+	m0 := stdnormal.NodeMass(a, b)
 	if !(b.R > a.R) {
 		return 0
 	}

@@ -47,17 +47,8 @@ type region struct {
 // network with a sigmoid or tanh layer, an empty box or maxFaces < 1 is an
 // error wrapping ErrInput.
 func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
-	if err := m.Validate(); err != nil {
+	if err := m.checkFacesInput(box, maxFaces); err != nil {
 		return nil, err
-	}
-	if !m.PiecewiseLinear() {
-		return nil, m.errorf("not piecewise linear (a sigmoid or tanh layer): Faces needs identity and ReLU activations only")
-	}
-	if !(box.X0 < box.X1 && box.R0 < box.R1) || math.IsInf(box.X1-box.X0, 0) || math.IsInf(box.R1-box.R0, 0) {
-		return nil, fmt.Errorf("%w: box [%g, %g]×[%g, %g]: want a finite box with X0 < X1 and R0 < R1", ErrInput, box.X0, box.X1, box.R0, box.R1)
-	}
-	if maxFaces < 1 {
-		return nil, fmt.Errorf("%w: maxFaces %d: want ≥ 1", ErrInput, maxFaces)
 	}
 	in := make([]affine, 2)
 	in[0], in[1] = affine{cx: 1}, affine{cr: 1}
@@ -68,61 +59,13 @@ func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
 	for l, ly := range m.Layers {
 		var next []region
 		for gi, g := range regs {
-			z := make([]affine, len(ly.W))
-			for j, row := range ly.W {
-				f := affine{c0: ly.B[j]}
-				for i, w := range row {
-					f.c0 += w * g.in[i].c0
-					f.cx += w * g.in[i].cx
-					f.cr += w * g.in[i].cr
-				}
-				z[j] = f
+			// Besides g's pieces, the regions made so far and those left.
+			others := len(next) + len(regs) - gi - 1
+			ps, ok := splitRegion(ly, g, maxFaces-others)
+			if !ok {
+				return nil, fmt.Errorf("%w: network %s: more than %d linear regions in the box (layer %d)", ErrTooComplex, m.Name, maxFaces, l)
 			}
-			// pieces of g with their activation pattern so far
-			type piece struct {
-				x, r []float64
-				on   []bool
-			}
-			ps := []piece{{x: g.x, r: g.r, on: make([]bool, len(z))}}
-			for j := range z {
-				if ly.Act != ReLU {
-					for k := range ps {
-						ps[k].on[j] = true
-					}
-					continue
-				}
-				n := len(ps)
-				for k := 0; k < n; k++ {
-					p := ps[k]
-					pos, neg := side(z[j], p.x, p.r)
-					switch {
-					case !neg:
-						p.on[j] = true
-					case !pos:
-						p.on[j] = false
-					default:
-						if len(next)+len(ps)+len(regs)-gi-1 >= maxFaces {
-							return nil, fmt.Errorf("%w: network %s: more than %d linear regions in the box (layer %d)", ErrTooComplex, m.Name, maxFaces, l)
-						}
-						ax, ar := clip1(z[j], p.x, p.r, 1)
-						bx, br := clip1(z[j], p.x, p.r, -1)
-						on := append([]bool(nil), p.on...)
-						p.x, p.r, p.on[j] = ax, ar, true
-						on[j] = false
-						ps = append(ps, piece{x: bx, r: br, on: on})
-					}
-					ps[k] = p
-				}
-			}
-			for _, p := range ps {
-				out := make([]affine, len(z))
-				for j, f := range z {
-					if p.on[j] {
-						out[j] = f
-					}
-				}
-				next = append(next, region{x: p.x, r: p.r, in: out})
-			}
+			next = append(next, ps...)
 		}
 		regs = next
 	}
@@ -135,6 +78,95 @@ func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
 		}
 	}
 	return faces, nil
+}
+
+// checkFacesInput refuses what Faces cannot split: an invalid network, a
+// sigmoid or tanh layer, an empty or infinite box, maxFaces < 1.
+func (m *Network) checkFacesInput(box Box, maxFaces int) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if !m.PiecewiseLinear() {
+		return m.errorf("not piecewise linear (a sigmoid or tanh layer): Faces needs identity and ReLU activations only")
+	}
+	if !(box.X0 < box.X1 && box.R0 < box.R1) || math.IsInf(box.X1-box.X0, 0) || math.IsInf(box.R1-box.R0, 0) {
+		return fmt.Errorf("%w: box [%g, %g]×[%g, %g]: want a finite box with X0 < X1 and R0 < R1", ErrInput, box.X0, box.X1, box.R0, box.R1)
+	}
+	if maxFaces < 1 {
+		return fmt.Errorf("%w: maxFaces %d: want ≥ 1", ErrInput, maxFaces)
+	}
+	return nil
+}
+
+// preActivations is the affine form of each unit of ly's pre-activation on
+// a region whose inputs to ly are in.
+func preActivations(ly Layer, in []affine) []affine {
+	z := make([]affine, len(ly.W))
+	for j, row := range ly.W {
+		f := affine{c0: ly.B[j]}
+		for i, w := range row {
+			f.c0 += w * in[i].c0
+			f.cx += w * in[i].cx
+			f.cr += w * in[i].cr
+		}
+		z[j] = f
+	}
+	return z
+}
+
+// splitRegion splits g along the zero line of every ReLU unit of ly whose
+// pre-activation changes sign on it, and returns the pieces with ly's
+// output on each (a unit's affine form where it is active, 0 where not);
+// false when there would be limit pieces or more.
+func splitRegion(ly Layer, g region, limit int) ([]region, bool) {
+	z := preActivations(ly, g.in)
+	// pieces of g with their activation pattern so far
+	type piece struct {
+		x, r []float64
+		on   []bool
+	}
+	ps := []piece{{x: g.x, r: g.r, on: make([]bool, len(z))}}
+	for j := range z {
+		if ly.Act != ReLU {
+			for k := range ps {
+				ps[k].on[j] = true
+			}
+			continue
+		}
+		n := len(ps)
+		for k := 0; k < n; k++ {
+			p := ps[k]
+			pos, neg := side(z[j], p.x, p.r)
+			switch {
+			case !neg:
+				p.on[j] = true
+			case !pos:
+				p.on[j] = false
+			default:
+				if len(ps) >= limit {
+					return nil, false
+				}
+				ax, ar := clip1(z[j], p.x, p.r, 1)
+				bx, br := clip1(z[j], p.x, p.r, -1)
+				on := append([]bool(nil), p.on...)
+				p.x, p.r, p.on[j] = ax, ar, true
+				on[j] = false
+				ps = append(ps, piece{x: bx, r: br, on: on})
+			}
+			ps[k] = p
+		}
+	}
+	out := make([]region, 0, len(ps))
+	for _, p := range ps {
+		in := make([]affine, len(z))
+		for j, f := range z {
+			if p.on[j] {
+				in[j] = f
+			}
+		}
+		out = append(out, region{x: p.x, r: p.r, in: in})
+	}
+	return out, true
 }
 
 // checkFace compares the face's affine form with Eval at its centroid and at

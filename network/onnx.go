@@ -47,6 +47,55 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: ONNX network %s: %s", ErrInput, name, fmt.Sprintf(format, args...))
 	}
+	mp, err := decodeONNX(data, bad)
+	if err != nil {
+		return nil, err
+	}
+	g := mp.GetGraph()
+	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
+	if err := c.readConsts(g); err != nil {
+		return nil, err
+	}
+	m := &Network{Name: name, Inputs: []string{"x", "r"}}
+	for _, p := range mp.GetMetadataProps() {
+		if p.GetKey() == ONNXInputsKey {
+			m.Inputs = strings.Split(strings.ReplaceAll(p.GetValue(), " ", ""), ",")
+		}
+	}
+	skip, err := c.start(g, m)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range g.GetNode() {
+		if i == skip {
+			continue
+		}
+		if err := c.node(i, n); err != nil {
+			return nil, err
+		}
+	}
+	if outs := g.GetOutput(); len(outs) != 1 || outs[0].GetName() != c.cur {
+		return nil, bad("the graph's output must be the end of the chain of layers, %q (got %d outputs)", clip(c.cur), len(outs))
+	}
+	if c.float32 && c.float64 {
+		return nil, bad("mixes float and double weights: a runtime refuses mixed types in one graph (export every weight as float, or every one as double)")
+	}
+	m.Layers, m.folds = c.layers, c.folds
+	m.Precision = Float64
+	if c.float32 {
+		m.Precision = Float32
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeONNX decodes a model file and checks the shape of its graph before
+// any of it is read: not empty, not too large, a graph with nodes and an
+// opset, at most maxNodes nodes in single-assignment order, and only the
+// attributes each operator allows.
+func decodeONNX(data []byte, bad func(string, ...any) error) (*onnxpb.ModelProto, error) {
 	if len(data) == 0 {
 		return nil, bad("empty file")
 	}
@@ -75,7 +124,12 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())), err)
 		}
 	}
-	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
+	return &mp, nil
+}
+
+// readConsts collects the graph's weights: its initializers and the values
+// of its Constant nodes, by name.
+func (c *onnxChain) readConsts(g *onnxpb.GraphProto) error {
 	for _, t := range g.GetInitializer() {
 		c.consts[clip(t.GetName())] = t
 	}
@@ -85,61 +139,40 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 		}
 		t, err := constantValue(n)
 		if err != nil {
-			return nil, bad("node %d (%q, op Constant): %v", i, clip(n.GetName()), err)
+			return c.bad("node %d (%q, op Constant): %v", i, clip(n.GetName()), err)
 		}
 		c.consts[n.GetOutput()[0]] = t
 	}
+	return nil
+}
+
+// start sets the chain's first tensor from the graph's inputs that are not
+// weights: one of width 2 holding (x, r), or two joined by a Concat, whose
+// order becomes m's inputs. It returns the index of that Concat node,
+// which the chain skips (−1 for one input).
+func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 	var inputs []*onnxpb.ValueInfoProto
 	for _, in := range g.GetInput() {
 		if _, ok := c.consts[in.GetName()]; !ok {
 			inputs = append(inputs, in)
 		}
 	}
-	m := &Network{Name: name, Inputs: []string{"x", "r"}}
-	for _, p := range mp.GetMetadataProps() {
-		if p.GetKey() == ONNXInputsKey {
-			m.Inputs = strings.Split(strings.ReplaceAll(p.GetValue(), " ", ""), ",")
-		}
-	}
-	skip := -1 // the Concat node joining two inputs x and r
 	switch len(inputs) {
 	case 1:
 		c.cur, c.width = inputs[0].GetName(), 2
 		if v := lastDim(inputs[0]); v != 0 && v != 2 {
-			return nil, bad("input %q has width %d: want 2, (x, r)", clip(c.cur), v)
+			return -1, c.bad("input %q has width %d: want 2, (x, r)", clip(c.cur), v)
 		}
+		return -1, nil
 	case 2:
 		order, at, out, err := joinInputs(g, inputs)
 		if err != nil {
-			return nil, bad("%v", err)
+			return -1, c.bad("%v", err)
 		}
-		m.Inputs, skip, c.cur, c.width = order, at, out, 2
-	default:
-		return nil, bad("%d input tensors: want one of shape [batch, 2] holding (x, r), or two named x and r of shape [batch, 1] joined by a Concat", len(inputs))
+		m.Inputs, c.cur, c.width = order, out, 2
+		return at, nil
 	}
-	for i, n := range g.GetNode() {
-		if i == skip {
-			continue
-		}
-		if err := c.node(i, n); err != nil {
-			return nil, err
-		}
-	}
-	if outs := g.GetOutput(); len(outs) != 1 || outs[0].GetName() != c.cur {
-		return nil, bad("the graph's output must be the end of the chain of layers, %q (got %d outputs)", clip(c.cur), len(outs))
-	}
-	if c.float32 && c.float64 {
-		return nil, bad("mixes float and double weights: a runtime refuses mixed types in one graph (export every weight as float, or every one as double)")
-	}
-	m.Layers, m.folds = c.layers, c.folds
-	m.Precision = Float64
-	if c.float32 {
-		m.Precision = Float32
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return -1, c.bad("%d input tensors: want one of shape [batch, 2] holding (x, r), or two named x and r of shape [batch, 1] joined by a Concat", len(inputs))
 }
 
 // maxNodes bounds a graph's node count: a chain of MaxLayers layers, each

@@ -73,8 +73,6 @@ func curveEnd(dmax float64, rep *verify.Report) float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-func sideLabel(names []string) string { return strings.Join(names, ", ") }
-
 // layout is what the figure of one model kind draws its own way.
 type layout struct {
 	stem           string
@@ -316,7 +314,7 @@ func objectivePoints(rep *verify.Report) (joins, points []Series) {
 		if c := p.Certified; c != nil {
 			cert.X, cert.Y = append(cert.X, c.Recon), append(cert.Y, c.MinAdv)
 			join.X, join.Y = append(join.X, c.Recon), append(join.Y, c.MinAdv)
-			if !p.Pass {
+			if p.Outcome() != verify.OutcomePass {
 				fail.X, fail.Y = append(fail.X, c.Recon), append(fail.Y, c.MinAdv)
 			}
 		}

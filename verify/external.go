@@ -103,7 +103,6 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 			cannotCertify(&p, err)
 			rep.Points = append(rep.Points, p)
-			rep.CannotCertify++
 			if o.Progress != nil {
 				o.Progress(len(rep.Points))
 			}
@@ -116,15 +115,11 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 			return nil, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
 		}
 		rep.Points = append(rep.Points, p)
-		if p.Pass {
-			rep.Passed++
-		} else {
-			rep.Failed++
-		}
 		if o.Progress != nil {
 			o.Progress(len(rep.Points))
 		}
 	}
-	rep.Pass = rep.Failed == 0 && rep.CannotCertify == 0 && len(rep.Points) > 0
+	rep.count()
+	rep.Pass = rep.Pass && len(rep.Points) > 0
 	return rep, nil
 }

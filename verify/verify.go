@@ -94,6 +94,10 @@ type Point struct {
 	AdvTol         *float64    `json:"adv_tolerance"`
 	Pass           bool        `json:"pass"`
 	Verdict        string      `json:"verdict"`
+	// BeatsBest (Gaussian): the certified minimum adversarial loss is
+	// below the best known mechanism's by more than the numbers' error, a
+	// finding the verdict names.
+	BeatsBest bool `json:"-"`
 	// The model-specific certificate.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
@@ -147,24 +151,35 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
 		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
 		Points: make([]Point, len(res.Config.D))}
+	if err := run.certifyPoints(ctx, rep.Points, o, workers); err != nil {
+		return nil, err
+	}
+	rep.count()
+	return rep, nil
+}
+
+// certifyPoints certifies every threshold of the run into pts (one per
+// threshold) with workers goroutines; the first error, in threshold order,
+// is returned.
+func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, workers int) error {
+	res := run.Results
 	byIndex := make([]*learn.DResult, len(res.Config.D))
 	for i := range res.Points {
 		byIndex[res.Points[i].DIndex] = &res.Points[i]
 	}
-
-	errs := make([]error, len(rep.Points))
+	errs := make([]error, len(pts))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for range min(workers, len(rep.Points)) {
+	for range min(workers, len(pts)) {
 		wg.Go(func() {
 			for i := range jobs {
 				if err := ctx.Err(); err != nil {
 					errs[i] = err
 					continue
 				}
-				rep.Points[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
+				pts[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
 				if o.Progress != nil {
 					mu.Lock()
 					done++
@@ -174,32 +189,17 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 			}
 		})
 	}
-	for i := range rep.Points {
+	for i := range pts {
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
+			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 	}
-	for _, p := range rep.Points {
-		switch {
-		case p.Status == StatusNotTrained:
-			rep.NotTrained++
-		case p.Status == StatusCannotCertify:
-			rep.CannotCertify++
-		case !p.Finalized:
-			rep.NotFinalized++
-		case p.Pass:
-			rep.Passed++
-		default:
-			rep.Failed++
-		}
-	}
-	rep.Pass = rep.Passed == len(rep.Points)
-	return rep, nil
+	return nil
 }
 
 // certifyPoint certifies threshold i, whose result is dp (nil: not trained).
@@ -314,6 +314,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		NumFloor: max(abs, c.Change*ref),
 	})
 	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
+		p.BeatsBest = true
 		p.Verdict += "; beats the best known mechanism"
 	}
 	return nil

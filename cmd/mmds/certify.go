@@ -181,10 +181,10 @@ func (o certifyOpts) readInputs(cmd *cobra.Command) (model.Model, []verify.Input
 // when the only shortfall is points that cannot be certified soundly, else
 // exit 1.
 func certifyVerdict(rep *verify.Report) error {
-	switch {
-	case rep.Pass:
+	switch rep.Outcome() {
+	case verify.OutcomePass:
 		return nil
-	case rep.Failed == 0 && rep.CannotCertify > 0:
+	case verify.OutcomeCannotCertify:
 		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
 	return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}

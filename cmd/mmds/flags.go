@@ -30,6 +30,16 @@ func sayf(w io.Writer, format string, args ...any) error {
 // thresholds returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive), or def when neither is set.
 func thresholds(cmd *cobra.Command, d float64, sweepStr string, def sweep.Spec) ([]float64, error) {
+	ds, err := thresholdFlags(cmd, d, sweepStr)
+	if ds == nil && err == nil {
+		ds = def.Values()
+	}
+	return ds, err
+}
+
+// thresholdFlags returns the distortion thresholds chosen by --d or --sweep
+// (mutually exclusive), nil when neither is set.
+func thresholdFlags(cmd *cobra.Command, d float64, sweepStr string) ([]float64, error) {
 	dSet, sweepSet := cmd.Flags().Changed("d"), cmd.Flags().Changed("sweep")
 	switch {
 	case dSet && sweepSet:
@@ -46,7 +56,7 @@ func thresholds(cmd *cobra.Command, d float64, sweepStr string, def sweep.Spec) 
 		}
 		return s.Values(), nil
 	}
-	return def.Values(), nil
+	return nil, nil
 }
 
 // outputFormat validates --format.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/progress"
@@ -23,11 +23,6 @@ import (
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
-
-// dataStream is the PCG stream of the dataset draw; the seed is --seed. The
-// trials' own streams derive from the seed through learn.TrialSeed, so the
-// data and the training never share a stream.
-const dataStream = 0x6d6d6473 // "mmds"
 
 type trainOpts struct {
 	config, sweep, preset, out, format string
@@ -97,27 +92,53 @@ by quadrature with a stated error (docs/learn.md, "The labels method").`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
-	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)")
 	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; gauss: per cell of x)")
-	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of --method labels, in [2, 1024]")
 	f.StringVar(&o.observers, "observers", learn.ObserversLaw.String(), "what --method labels' exact Bayes observers know: law (the model's) or data (the training split's empirical law)")
-	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
-	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)")
-	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)")
-	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's, 15; quick 2 Gaussian, 5 binary)")
-	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step, (D_max − D0)/(2·N); for one D the paper's (D_max − D0)/(2·30))")
-	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's, 150; quick 4 Gaussian, 20 binary; with --accept, 10·accept)")
-	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
-	f.Uint64Var(&o.seed, "seed", 1, "master seed of the dataset and of every trial")
+	o.register(f, trainHelp)
 	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")
-	f.StringVar(&o.out, "out", "", "results directory (default results/train-<model>-<preset>)")
-	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
 	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)")
 	o.slurm.register(f)
 	o.k8s.register(f)
 	cmd.AddCommand(newTrainDataCmd())
 	return cmd
+}
+
+// runFlagHelp is the help of the flags mmds train and mmds train data
+// share, in each command's words.
+type runFlagHelp struct {
+	preset, labels, sweep, epochs, accept, tau, maxAttempts, seed, out, quiet string
+}
+
+var trainHelp = runFlagHelp{
+	preset:      "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)",
+	labels:      "codebook size M of --method labels, in [2, 1024]",
+	sweep:       "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)",
+	epochs:      "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)",
+	accept:      "accepted trials per D (default: the preset's, 15; quick 2 Gaussian, 5 binary)",
+	tau:         "selection band [D − τ, D] (default: half the grid step, (D_max − D0)/(2·N); for one D the paper's (D_max − D0)/(2·30))",
+	maxAttempts: "cap on trials per D (default: the preset's, 150; quick 4 Gaussian, 20 binary; with --accept, 10·accept)",
+	seed:        "master seed of the dataset and of every trial",
+	out:         "results directory (default results/train-<model>-<preset>)",
+	quiet:       "no progress on standard error (a bar on a terminal, else a line per threshold and every 30 s)",
+}
+
+// register adds the flags of a training run that mmds train and mmds
+// train data share: the preset, the thresholds and protocol, the workers,
+// the seed and the outputs.
+func (o *trainOpts) register(f *pflag.FlagSet, h runFlagHelp) {
+	f.StringVar(&o.preset, "preset", learn.PresetPaper, h.preset)
+	f.IntVar(&o.labels, "labels", learn.DefaultLabels, h.labels)
+	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
+	f.StringVar(&o.sweep, "sweep", "", h.sweep)
+	f.IntVar(&o.epochs, "epochs", 0, h.epochs)
+	f.IntVar(&o.accept, "accept", 0, h.accept)
+	f.Float64Var(&o.tau, "tau", 0, h.tau)
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, h.maxAttempts)
+	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
+	f.Uint64Var(&o.seed, "seed", 1, h.seed)
+	f.StringVar(&o.out, "out", "", h.out)
+	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
+	f.BoolVar(&o.quiet, "quiet", false, h.quiet)
 }
 
 // trainJob is a validated mmds train invocation.
@@ -184,7 +205,8 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 	return nil
 }
 
-// prepareTrain validates the flags, loads the model and draws the dataset.
+// prepareTrain validates the flags, loads the model and has model.NewTraining
+// draw the dataset and fix the thresholds.
 func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
@@ -197,14 +219,11 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	if err := overrideProtocol(cmd, &cfg, o); err != nil {
+	if err := o.checkRun(cmd, &cfg); err != nil {
 		return nil, err
 	}
 	if o.samples < minSamples || o.samples > maxSamples {
 		return nil, badInput("--samples %d: must be in [%d, %d]", o.samples, minSamples, maxSamples)
-	}
-	if o.workers < 1 || o.workers > 1024 {
-		return nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
 	if o.out == "" {
 		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
@@ -213,56 +232,31 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
 		return nil, err
 	}
-	job := &trainJob{kind: kind, format: format}
+	req := model.TrainRequest{Preset: o.preset, Seed: o.seed, Samples: o.samples}
+	if req.Tau, req.D, err = o.grid(cmd); err != nil {
+		return nil, err
+	}
 	m, err := kindModel(cmd.Context(), kind, o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
-	if job.data, err = m.Dataset(rand.New(rand.NewPCG(o.seed, dataStream)), o.samples); err != nil {
+	t, err := model.NewTraining(m, cfg, req)
+	if errors.Is(err, model.ErrTrain) {
 		return nil, usageError{err}
 	}
-	job.advs, cfg.DMax = m.Adversaries(), m.DMax()
-	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
-		cfg.Law, _ = model.FiniteLaw(m)
-		if cfg.Law == nil {
-			cfg.Cells, _ = model.CellLaw(m, cfg.Labels.CellWidth)
-		}
-	}
-	def := m.DefaultSweep()
-	if job.model, err = m.Encode(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	if cfg.ModelSHA256, err = model.Hash(m); err != nil {
-		return nil, err
-	}
-	if cfg.DMax <= 0 {
-		return nil, badInput("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)
-	}
-	if cfg.Protocol.Tau, err = tauFlag(cmd, o.tau); err != nil {
-		return nil, err
-	}
-	paper := def
-	def.N = learn.PresetPoints(o.preset)
-	if cfg.D, err = thresholds(cmd, o.d, o.sweep, def); err != nil {
-		return nil, err
-	}
-	if err := checkTrainThresholds(cfg.D, cfg.DMax); err != nil {
-		return nil, err
-	}
-	if cfg.Protocol.Tau == 0 {
-		cfg.Protocol.Tau = learn.DefaultTau(cfg.D, cfg.DMax, paper)
-	}
-	cfg.Seed, cfg.Workers = o.seed, o.workers
+	job := &trainJob{kind: kind, format: format, data: t.Data, model: t.Model, advs: m.Adversaries(), cfg: t.Config}
 	if o.shard != "" {
-		if cfg.Shard, err = cluster.Parse(o.shard, os.Getenv); err != nil {
+		if job.cfg.Shard, err = cluster.Parse(o.shard, os.Getenv); err != nil {
 			return nil, usageError{err}
 		}
 	}
 	if err := o.slurm.validate(cmd, o.shard); err != nil {
 		return nil, err
 	}
-	cfg.Dir = o.out
-	job.cfg = cfg
+	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
 	return job, nil
 }
 
@@ -303,33 +297,22 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, o trainOpts) (learn.Confi
 	return cfg, nil
 }
 
-// tauFlag validates --tau; 0 leaves the default to learn: half the step of
-// the threshold grid, (D_max − D[0])/(2·len(D)), as in Section V.
-func tauFlag(cmd *cobra.Command, tau float64) (float64, error) {
-	if !cmd.Flags().Changed("tau") {
-		return 0, nil
-	}
-	if math.IsNaN(tau) || math.IsInf(tau, 0) || tau <= 0 {
-		return 0, badInput("--tau %v: must be a finite number > 0", tau)
-	}
-	return tau, nil
-}
-
-// checkTrainThresholds rejects thresholds above D_max: there the distortion
-// constraint is slack for every privatizer, and the binary learning-rate
-// schedule η(D) = η0(1 − 0.98·D/D_max) of Section V-B is only meant for
-// D ≤ D_max.
-func checkTrainThresholds(ds []float64, dmax float64) error {
-	for _, d := range ds {
-		if d > dmax*(1+1e-12) {
-			return badInput("threshold D = %v exceeds the model's D_max = %.6g: thresholds must be in [0, D_max] (above it the distortion constraint is slack)", d, dmax)
+// grid reads --tau (0: learn's default, half the step of the threshold
+// grid, as in Section V) and --d or --sweep (nil: the preset's grid).
+func (o *trainOpts) grid(cmd *cobra.Command) (tau float64, ds []float64, err error) {
+	if cmd.Flags().Changed("tau") {
+		if math.IsNaN(o.tau) || math.IsInf(o.tau, 0) || o.tau <= 0 {
+			return 0, nil, badInput("--tau %v: must be a finite number > 0", o.tau)
 		}
+		tau = o.tau
 	}
-	return nil
+	ds, err = thresholdFlags(cmd, o.d, o.sweep)
+	return tau, ds, err
 }
 
-// overrideProtocol applies --epochs, --accept and --max-attempts.
-func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error {
+// checkRun applies --epochs, --accept and --max-attempts to cfg and checks
+// --workers.
+func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
 	for _, c := range []struct {
 		name string
 		v    int
@@ -348,6 +331,9 @@ func overrideProtocol(cmd *cobra.Command, cfg *learn.Config, o trainOpts) error 
 	}
 	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
 		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
+	}
+	if o.workers < 1 || o.workers > 1024 {
+		return badInput("--workers %d: must be in [1, 1024]", o.workers)
 	}
 	return nil
 }

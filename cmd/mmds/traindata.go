@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
@@ -63,22 +61,23 @@ held-out losses with standard errors (docs/data.md).`,
 	f.StringArrayVar(&o.advs, "adversary", nil, "one adversary's side columns Z_i, comma-separated; repeat for each adversary")
 	f.StringSliceVar(&o.discrete, "discrete", nil, "columns read as discrete symbols whatever their values")
 	f.StringSliceVar(&o.continuous, "continuous", nil, "columns read as real numbers whatever their values")
-	f.StringVar(&o.preset, "preset", learn.PresetPaper, "hyper-parameters and protocol: paper (Section V) or quick (seconds)")
 	f.StringVar(&o.method, "method", "", "alg1 or labels (default: labels for discrete data, alg1 otherwise)")
-	f.IntVar(&o.labels, "labels", learn.DefaultLabels, "codebook size M of the labels method, in [2, 1024]")
-	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
-	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: from D_min, or D̂_max/N for a continuous X, to D̂_max; 30 values for paper, 4 for quick)")
-	f.IntVar(&o.epochs, "epochs", 0, "epochs per trial (default: the preset's)")
-	f.IntVar(&o.accept, "accept", 0, "accepted trials per D (default: the preset's)")
-	f.Float64Var(&o.tau, "tau", 0, "selection band [D − τ, D] (default: half the grid step)")
-	f.IntVar(&o.maxAttempts, "max-attempts", 0, "cap on trials per D (default: the preset's)")
-	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
-	f.Uint64Var(&o.seed, "seed", 1, "master seed of the split's shuffle and of every trial")
-	f.StringVar(&o.out, "out", "", "results directory (default results/train-data-<preset>)")
-	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error")
+	o.register(f, trainDataHelp)
 	_ = cmd.RegisterFlagCompletionFunc("method", cobra.FixedCompletions([]string{"alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+var trainDataHelp = runFlagHelp{
+	preset:      "hyper-parameters and protocol: paper (Section V) or quick (seconds)",
+	labels:      "codebook size M of the labels method, in [2, 1024]",
+	sweep:       "thresholds D0:D1:N (default: from D_min, or D̂_max/N for a continuous X, to D̂_max; 30 values for paper, 4 for quick)",
+	epochs:      "epochs per trial (default: the preset's)",
+	accept:      "accepted trials per D (default: the preset's)",
+	tau:         "selection band [D − τ, D] (default: half the grid step)",
+	maxAttempts: "cap on trials per D (default: the preset's)",
+	seed:        "master seed of the split's shuffle and of every trial",
+	out:         "results directory (default results/train-data-<preset>)",
+	quiet:       "no progress on standard error",
 }
 
 func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
@@ -150,13 +149,14 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 		}
 		method = &m
 	}
-	if o.workers < 1 || o.workers > 1024 {
-		return nil, nil, badInput("--workers %d: must be in [1, 1024]", o.workers)
-	}
 	if o.out == "" {
 		o.out = filepath.Join("results", "train-data-"+o.preset)
 	}
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
+		return nil, nil, err
+	}
+	tau, ds, err := o.grid(cmd)
+	if err != nil {
 		return nil, nil, err
 	}
 	prep, err := readData(cmd, o.csv, choice)
@@ -181,11 +181,14 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = learn.ObserversData
 	}
-	if err := overrideProtocol(cmd, &cfg, o.trainOpts); err != nil {
+	if err := o.checkRun(cmd, &cfg); err != nil {
 		return nil, nil, err
 	}
-	if err := dataThresholds(cmd, &cfg, prep, o.trainOpts); err != nil {
-		return nil, nil, err
+	if err := prep.SetGrid(&cfg, o.preset, ds, tau); err != nil {
+		if errors.Is(err, data.ErrNothingToHide) {
+			return nil, nil, badInput("--reconstructor: %v", err)
+		}
+		return nil, nil, usageError{err}
 	}
 	cfg.TrainSize, cfg.TestSize = spec.Split.Train, spec.Split.Test
 	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
@@ -247,34 +250,4 @@ func trimAll(ss []string) []string {
 		out = append(out, strings.TrimSpace(s))
 	}
 	return out
-}
-
-// dataThresholds sets the thresholds, D̂_max and τ: by default the grid
-// runs from D_min (discrete data) or D̂_max/N (a continuous X) to D̂_max.
-func dataThresholds(cmd *cobra.Command, cfg *learn.Config, prep *data.Prepared, o trainOpts) error {
-	dmax, dmin := prep.DMax()
-	if !(dmax > 0) {
-		return badInput("--reconstructor: the side columns determine X on the training split (D̂_max = %g): there is nothing to hide from anyone the reconstructor must beat", dmax)
-	}
-	cfg.DMax = dmax
-	tau, err := tauFlag(cmd, o.tau)
-	if err != nil {
-		return err
-	}
-	n := learn.PresetPoints(o.preset)
-	def := sweep.Spec{D0: dmin, D1: dmax, N: n}
-	if prep.XValues == nil {
-		def.D0 = dmax / float64(n)
-	}
-	if cfg.D, err = thresholds(cmd, o.d, o.sweep, def); err != nil {
-		return err
-	}
-	if err := checkTrainThresholds(cfg.D, dmax); err != nil {
-		return err
-	}
-	cfg.Protocol.Tau = tau
-	if tau == 0 {
-		cfg.Protocol.Tau = learn.DefaultTau(cfg.D, dmax, sweep.Spec{D0: def.D0, D1: dmax, N: 30})
-	}
-	return nil
 }

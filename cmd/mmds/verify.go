@@ -181,10 +181,10 @@ func renderVerify(format report.Format, summary bool, run *verify.Run, rep *veri
 // when the only shortfall is thresholds that cannot be certified soundly,
 // else exit 1.
 func verdictError(dir string, rep *verify.Report) error {
-	switch {
-	case rep.Pass:
+	switch rep.Outcome() {
+	case verify.OutcomePass:
 		return nil
-	case rep.Failed+rep.NotFinalized+rep.NotTrained == 0 && rep.CannotCertify > 0:
+	case verify.OutcomeCannotCertify:
 		return exitError{exitCannotCertify, fmt.Errorf("certification of %s: %d of %d thresholds cannot be certified soundly (%d pass)",
 			dir, rep.CannotCertify, len(rep.Points), rep.Passed)}
 	}
@@ -383,7 +383,7 @@ func referenceLine(k model.Kind, ref verify.Reference) string {
 func findings(rep *verify.Report) []string {
 	var out []string
 	for _, p := range rep.Points {
-		if p.GapBest != nil && strings.Contains(p.Verdict, "beats the best known mechanism") {
+		if p.BeatsBest {
 			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s, best known %s (please report it, with this results directory)",
 				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Gauss().Best.MinAdv, -1)))
 		}

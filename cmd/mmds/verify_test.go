@@ -220,7 +220,7 @@ func TestVerifyReference(t *testing.T) {
 
 func TestFindingsAreLoud(t *testing.T) {
 	gb, cert := -0.5, 2.0
-	rep := &verify.Report{Points: []verify.Point{{D: 2, Finalized: true, GapBest: &gb, Verdict: "pass (above optimum); beats the best known mechanism",
+	rep := &verify.Report{Points: []verify.Point{{D: 2, Finalized: true, GapBest: &gb, BeatsBest: true, Verdict: "pass (above optimum); beats the best known mechanism",
 		Certified: &loss.Losses{Recon: 1.9, MinAdv: cert}, Optimum: &model.Optimum{Detail: &model.GaussOptimum{Best: loss.Losses{MinAdv: 1.5}}}}}}
 	if f := findings(rep); len(f) != 1 || !strings.HasPrefix(f[0], "FINDING: at D = 2") || !strings.Contains(f[0], "best known 1.5") {
 		t.Errorf("findings %q", f)

@@ -48,65 +48,10 @@ func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format
 // and, for discrete data, the plug-in optimum's held-out losses.
 func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.Grid {
 	k := len(run.Spec.Adversaries)
-	pm := "±"
-	if !human {
-		pm = "_se"
-	}
-	g := &report.Grid{Header: []string{"D", "held-out recon"}}
-	if !human {
-		g.Header = []string{"D", "recon", "recon_se"}
-	}
-	for i := range k {
-		if human {
-			g.Header = append(g.Header, fmt.Sprintf("held-out adv %d", i+1))
-		} else {
-			g.Header = append(g.Header, fmt.Sprintf("adv_%d", i+1), fmt.Sprintf("adv_%d%s", i+1, pm))
-		}
-	}
-	g.Header = append(g.Header, "min adv")
 	plug := run.Data.Symbolic()
-	if plug {
-		if human {
-			g.Header = append(g.Header, "plug-in recon", "plug-in min adv", "(train law)")
-		} else {
-			g.Header = append(g.Header, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
-		}
-	}
-	g.Header = append(g.Header, "status")
-	est := func(e verify.Estimate) []string {
-		if human {
-			return []string{fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2))}
-		}
-		return []string{num(e.Mean), num(e.SE)}
-	}
-	blank := func(n int) []string { return make([]string, n) }
-	w := 2
-	if human {
-		w = 1
-	}
+	g := &report.Grid{Header: dataHeader(k, plug, human)}
 	for _, p := range rep.Points {
-		row := []string{num(p.D)}
-		if h := p.HeldOut; h != nil {
-			row = append(row, est(h.Recon)...)
-			for _, a := range h.Adv {
-				row = append(row, est(a)...)
-			}
-			row = append(row, f4(h.MinAdv))
-		} else {
-			row = append(row, blank(w*(1+k)+1)...)
-		}
-		if plug {
-			switch pi := p.PlugIn; {
-			case pi != nil && pi.HeldOut != nil:
-				row = append(row, est(pi.HeldOut.Recon)...)
-				row = append(row, f4(pi.HeldOut.MinAdv), f4(pi.Train.MinAdv))
-			case human:
-				row = append(row, "—", "—", "—")
-			default:
-				row = append(row, blank(4)...)
-			}
-		}
-		g.Rows = append(g.Rows, append(row, p.Status.String()))
+		g.Rows = append(g.Rows, dataRow(p, k, plug, human))
 	}
 	if human {
 		s := run.Spec
@@ -124,4 +69,71 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 		}
 	}
 	return g
+}
+
+// dataHeader is the header of a data report with k adversaries, the
+// plug-in optimum's columns when plug.
+func dataHeader(k int, plug, human bool) []string {
+	pm := "±"
+	if !human {
+		pm = "_se"
+	}
+	h := []string{"D", "held-out recon"}
+	if !human {
+		h = []string{"D", "recon", "recon_se"}
+	}
+	for i := range k {
+		if human {
+			h = append(h, fmt.Sprintf("held-out adv %d", i+1))
+		} else {
+			h = append(h, fmt.Sprintf("adv_%d", i+1), fmt.Sprintf("adv_%d%s", i+1, pm))
+		}
+	}
+	h = append(h, "min adv")
+	if plug {
+		if human {
+			h = append(h, "plug-in recon", "plug-in min adv", "(train law)")
+		} else {
+			h = append(h, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
+		}
+	}
+	return append(h, "status")
+}
+
+// dataRow is one threshold's row of a data report (dataHeader's columns):
+// an estimate is "mean ± SE" in a table, two columns in CSV.
+func dataRow(p verify.DataPoint, k int, plug, human bool) []string {
+	est := func(e verify.Estimate) []string {
+		if human {
+			return []string{fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2))}
+		}
+		return []string{num(e.Mean), num(e.SE)}
+	}
+	blank := func(n int) []string { return make([]string, n) }
+	w := 2
+	if human {
+		w = 1
+	}
+	row := []string{num(p.D)}
+	if h := p.HeldOut; h != nil {
+		row = append(row, est(h.Recon)...)
+		for _, a := range h.Adv {
+			row = append(row, est(a)...)
+		}
+		row = append(row, f4(h.MinAdv))
+	} else {
+		row = append(row, blank(w*(1+k)+1)...)
+	}
+	if plug {
+		switch pi := p.PlugIn; {
+		case pi != nil && pi.HeldOut != nil:
+			row = append(row, est(pi.HeldOut.Recon)...)
+			row = append(row, f4(pi.HeldOut.MinAdv), f4(pi.Train.MinAdv))
+		case human:
+			row = append(row, "—", "—", "—")
+		default:
+			row = append(row, blank(4)...)
+		}
+	}
+	return append(row, p.Status.String())
 }

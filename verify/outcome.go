@@ -1,0 +1,106 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// Outcome is what a verdict comes to, for one threshold or a whole report:
+// pass, fail, cannot certify (neither: the numbers behind a verdict cannot
+// be made sound), not finalized or not trained. A Point's Verdict says the
+// same in words, with the reason; counts, exit statuses and figures act on
+// the Outcome.
+type Outcome int
+
+// The outcomes.
+const (
+	OutcomePass Outcome = iota + 1
+	OutcomeFail
+	OutcomeCannotCertify
+	OutcomeNotFinalized
+	OutcomeNotTrained
+)
+
+var outcomeNames = [...]string{OutcomePass: "pass", OutcomeFail: "fail", OutcomeCannotCertify: "cannot certify",
+	OutcomeNotFinalized: "not finalized", OutcomeNotTrained: "not trained"}
+
+// ErrOutcome is wrapped by the error for text that is not an outcome.
+var ErrOutcome = errors.New("verify: unknown outcome")
+
+// String is the outcome in words ("pass", "cannot certify", …).
+func (o Outcome) String() string {
+	if o < OutcomePass || o > OutcomeNotTrained {
+		return fmt.Sprintf("Outcome(%d)", int(o))
+	}
+	return outcomeNames[o]
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if o < OutcomePass || o > OutcomeNotTrained {
+		return nil, fmt.Errorf("%w: %d", ErrOutcome, int(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for v := OutcomePass; v <= OutcomeNotTrained; v++ {
+		if outcomeNames[v] == string(b) {
+			*o = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s: want pass, fail, cannot certify, not finalized or not trained", ErrOutcome, safefile.Excerpt(string(b)))
+}
+
+// Outcome is the point's verdict: its status, and for a certified point
+// whether it passed.
+func (p *Point) Outcome() Outcome {
+	switch {
+	case p.Status == StatusNotTrained:
+		return OutcomeNotTrained
+	case p.Status == StatusCannotCertify:
+		return OutcomeCannotCertify
+	case !p.Finalized:
+		return OutcomeNotFinalized
+	case p.Pass:
+		return OutcomePass
+	}
+	return OutcomeFail
+}
+
+// Outcome is the report's verdict: pass when every point passed, cannot
+// certify when the only shortfall is points that cannot be certified
+// soundly, else fail.
+func (r *Report) Outcome() Outcome {
+	switch {
+	case r.Pass:
+		return OutcomePass
+	case r.Failed+r.NotFinalized+r.NotTrained == 0 && r.CannotCertify > 0:
+		return OutcomeCannotCertify
+	}
+	return OutcomeFail
+}
+
+// count sets the report's counts and Pass from its points' outcomes.
+func (r *Report) count() {
+	r.Passed, r.Failed, r.CannotCertify, r.NotFinalized, r.NotTrained = 0, 0, 0, 0, 0
+	for i := range r.Points {
+		switch r.Points[i].Outcome() {
+		case OutcomePass:
+			r.Passed++
+		case OutcomeFail:
+			r.Failed++
+		case OutcomeCannotCertify:
+			r.CannotCertify++
+		case OutcomeNotFinalized:
+			r.NotFinalized++
+		case OutcomeNotTrained:
+			r.NotTrained++
+		}
+	}
+	r.Pass = r.Passed == len(r.Points)
+}
