@@ -300,6 +300,9 @@ func holderOf(f *os.File) string {
 // shard of another count.
 func (d Dir) bindLayout(sh cluster.Shard) error {
 	path := d.Path(LayoutFile)
+	if err := d.checkSubfolder(filepath.Dir(LayoutFile)); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("rundir: results directory: %w", err)
 	}
