@@ -3,11 +3,13 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
@@ -48,5 +50,41 @@ func TestRedTeam4KindMismatchRefused(t *testing.T) {
 	_, err = Load(context.Background(), dir)
 	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "config.model") {
 		t.Errorf("results.json with \"model\" finite and config.model binary: %v, want ErrInput naming config.model", err)
+	}
+}
+
+// Attack: a run on a user's data binds its CSV by path and SHA-256 in
+// model.json, both the author's to write. Naming a file of the reviewer's
+// (a key) made mmds verify parse it as CSV before comparing its hash, and
+// the parse error quoted its first line. The hash is compared first, so
+// nothing of a file that is not the bound data reaches a message.
+func TestRedTeam4DataRunQuotesNoForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(secret, []byte("ssh-rsa AAAASECRETKEYMATERIAL\nline2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A spec bound to a hash that is not the secret's (the author cannot
+	// know it), naming the secret's path.
+	spec := fmt.Sprintf(`{"data":{"csv":%q,"sha256":"%064d","rows":60,"private":{"name":"x","kind":"discrete"},`+
+		`"reconstructor":[{"name":"y","kind":"discrete"}],"adversaries":[[{"name":"z","kind":"discrete"}]],"split":{"seed":1,"train":50,"test":10}}}`, secret, 0)
+	s, err := data.DecodeFile([]byte(spec), "model.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &learn.Results{Model: model.Finite}
+	res.Config.Model, res.Config.ModelSHA256, res.Config.D = model.Finite, h, []float64{0.1}
+	res.Config.Method, res.Config.TrainSize, res.Config.TestSize = learn.MethodLabels, 50, 10
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verifytest.WriteResults(t, dir, res)
+	_, _, err = Open(context.Background(), dir)
+	if !errors.Is(err, rundir.ErrBinding) || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "ssh-rsa") {
+		t.Errorf("a data run naming another file: %v; want ErrBinding quoting nothing of the file", err)
 	}
 }
