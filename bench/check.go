@@ -123,8 +123,14 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 // objAbove is by how much (relative, as objGap) c·x lies above b; 0 when it
 // does not: objBelow's mirror, for a maximization's upper bound.
 func (v Verdict) objAbove(b float64) float64 {
-	if math.IsNaN(b) || math.IsInf(b, 0) || v.obj == nil {
+	if math.IsNaN(b) || v.obj == nil {
 		return math.NaN()
+	}
+	if math.IsInf(b, 0) {
+		if b > 0 {
+			return 0 // nothing lies above +Inf
+		}
+		return math.Inf(1)
 	}
 	if v.obj.Cmp(new(big.Rat).SetFloat64(b)) <= 0 {
 		return 0

@@ -245,3 +245,40 @@ func TestJudgeMaximizationBound(t *testing.T) {
 		}
 	}
 }
+
+// Attack: a solver (or a planted solver report) states an objective of
+// ±Inf ("Value of objective function: inf" parses), or a library entry's
+// bound lies at infinity on the refuted side. The relative gap to an
+// infinite value was NaN, and NaN > tolerance is false: the claim was never
+// held against the exact c·x, so a claimed optimum with an absurd objective
+// came out optimal.
+func TestRedTeam4JudgeInfiniteClaims(t *testing.T) {
+	ex, err := ExactFromMPS([]byte(exactTiny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := *ex
+	max.Maximize = true
+	c := DefaultCheck()
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name       string
+		ex         *ExactModel
+		obj, bound float64
+		want       Status
+		why        string
+	}{
+		{"reported objective +Inf", ex, inf, math.NaN(), StatusWrong, "reported objective"},
+		{"reported objective −Inf", ex, -inf, math.NaN(), StatusWrong, "reported objective"},
+		{"lower bound +Inf on a minimization", ex, 1, inf, StatusWrong, "below the proven bound"},
+		{"lower bound −Inf on a minimization (no bound)", ex, 1, -inf, StatusOptimal, ""},
+		{"upper bound −Inf on a maximization", &max, 1, -inf, StatusWrong, "above the proven bound"},
+		{"upper bound +Inf on a maximization (no bound)", &max, 1, inf, StatusOptimal, ""},
+	} {
+		in := Instance{Name: "t", Exact: tc.ex, Optimal: math.NaN(), Bound: tc.bound}
+		j := c.Judge(in, Outcome{Status: StatusOptimal, X: []float64{1, 0}, Objective: tc.obj})
+		if j.Status != tc.want || !strings.Contains(j.Why, tc.why) {
+			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, j.Status, j.Why, tc.want, tc.why)
+		}
+	}
+}

@@ -226,10 +226,15 @@ func rowViolation(a, pos, lo, hi *big.Rat) (abs, scale *big.Rat) {
 }
 
 // objGap is |c·x − b| relative to max{1, |b|, Σ positive c_j x_j}: how far
-// the solution's exact objective lies from the value b.
+// the solution's exact objective lies from the value b. A finite c·x is
+// infinitely far from b = ±Inf (a claim NaN would leave unchecked, as NaN
+// exceeds no tolerance); NaN when there is no b or no c·x.
 func (v Verdict) objGap(b float64) float64 {
-	if math.IsNaN(b) || math.IsInf(b, 0) || v.obj == nil {
+	if math.IsNaN(b) || v.obj == nil {
 		return math.NaN()
+	}
+	if math.IsInf(b, 0) {
+		return math.Inf(1)
 	}
 	rb := new(big.Rat).SetFloat64(b)
 	d := new(big.Rat).Sub(v.obj, rb)
@@ -242,8 +247,14 @@ func (v Verdict) objGap(b float64) float64 {
 // objBelow is by how much (relative, as objGap) c·x lies below b; 0 when it
 // does not.
 func (v Verdict) objBelow(b float64) float64 {
-	if math.IsNaN(b) || math.IsInf(b, 0) || v.obj == nil {
+	if math.IsNaN(b) || v.obj == nil {
 		return math.NaN()
+	}
+	if math.IsInf(b, 0) {
+		if b < 0 {
+			return 0 // nothing lies below −Inf
+		}
+		return math.Inf(1)
 	}
 	if v.obj.Cmp(new(big.Rat).SetFloat64(b)) >= 0 {
 		return 0

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
@@ -87,9 +88,32 @@ func (d Dir) Prepare() error {
 		return fmt.Errorf("rundir: results directory: %w", err)
 	}
 	for _, sub := range []string{"trials", "points"} {
+		if err := d.checkSubfolder(sub); err != nil {
+			return err
+		}
 		if err := report.RemoveStaleTemps(d.Path(sub), true); err != nil {
 			return fmt.Errorf("rundir: results directory: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkSubfolder refuses a subfolder of d (trials, points) that exists but
+// is not a plain folder: through a symbolic link the records would be
+// written, and stale temporary files removed, in a folder of the link
+// author's choosing. One that does not exist yet is created by mmds.
+func (d Dir) checkSubfolder(sub string) error {
+	path := d.Path(sub)
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("rundir: results directory: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symbolic link: mmds writes its records only into its own folder; remove the link", ErrResume, path)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is %s, not a folder; remove it", ErrResume, path, safefile.Describe(fi.Mode()))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
@@ -80,5 +81,63 @@ func TestDirPrepare(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(lib, ModelFile)); err == nil {
 		t.Error("model.json written into a bench library")
+	}
+}
+
+// Attack: a results directory handed over with trials/ or points/ as a
+// symbolic link to another folder. Training into it (resuming, or a shard)
+// wrote its records through the link, replacing that folder's d00.json and
+// creating its "shards", and Prepare removed mmds temporary files there.
+// Both subfolders must be plain folders (or not exist yet).
+func TestRedTeam4SubfolderLinkRefused(t *testing.T) {
+	for _, sub := range []string{"trials", "points"} {
+		t.Run(sub, func(t *testing.T) {
+			d := Dir(filepath.Join(t.TempDir(), "run"))
+			if err := d.WriteModel([]byte(`{"p": 0.5}`)); err != nil {
+				t.Fatal(err)
+			}
+			victim := t.TempDir()
+			stale := filepath.Join(victim, ".tmp-mmds-999999999-00000000-1-x.json") // a dead writer's, of another host
+			for _, p := range []string{filepath.Join(victim, "d00.json"), stale} {
+				if err := os.WriteFile(p, []byte("precious\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := time.Now().Add(-2 * time.Hour)
+			os.Chtimes(stale, old, old)
+			if err := os.Symlink(victim, d.Path(sub)); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Prepare(); !errors.Is(err, ErrResume) || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("Prepare with %s a link: %v, want ErrResume naming the link", sub, err)
+			}
+			if err := d.WriteModel([]byte(`{"p": 0.5}`)); !errors.Is(err, ErrResume) {
+				t.Errorf("WriteModel with %s a link: %v, want ErrResume", sub, err)
+			}
+			if sub == "points" {
+				if l, err := d.Lock(cluster.Shard{Index: 1, Count: 2}); !errors.Is(err, ErrResume) {
+					l.Unlock()
+					t.Errorf("a shard's Lock with points a link: %v, want ErrResume", err)
+				}
+			}
+			if _, err := os.Stat(stale); err != nil {
+				t.Errorf("the other folder's temporary file was removed: %v", err)
+			}
+			names, _ := os.ReadDir(victim)
+			if len(names) != 2 {
+				t.Errorf("the other folder now holds %d files, want its 2", len(names))
+			}
+		})
+	}
+	// A plain file or a FIFO where the folder belongs is refused the same way.
+	d := Dir(filepath.Join(t.TempDir(), "run"))
+	if err := d.WriteModel([]byte(`{"p": 0.5}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.Path("trials"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Prepare(); !errors.Is(err, ErrResume) {
+		t.Errorf("Prepare with trials a file: %v, want ErrResume", err)
 	}
 }

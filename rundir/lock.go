@@ -300,6 +300,9 @@ func holderOf(f *os.File) string {
 // shard of another count.
 func (d Dir) bindLayout(sh cluster.Shard) error {
 	path := d.Path(LayoutFile)
+	if err := d.checkSubfolder(filepath.Dir(LayoutFile)); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("rundir: results directory: %w", err)
 	}
@@ -344,6 +347,14 @@ func readLayout(path string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
+	// A FIFO with a writer that never writes would block the read forever.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		what := "unreadable"
+		if err == nil {
+			what = fi.Mode().Type().String()
+		}
+		return 0, fmt.Errorf("%w: %s is not a regular file (%s); remove it if no shard is running", ErrLayout, path, what)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, 16))
 	if err != nil {
 		return 0, fmt.Errorf("rundir: %s: %w", path, err)

@@ -234,3 +234,39 @@ func TestLockHolderKilled(t *testing.T) {
 		l.Unlock()
 	}
 }
+
+// Attack: points/shards planted as a FIFO that some process holds open for
+// writing. The shard count was read without checking what the file is, so
+// a shard's Lock waited forever on a writer that never writes. It must be
+// refused at once, as the lock files are.
+func TestRedTeam4LayoutFIFOWithWriter(t *testing.T) {
+	d := Dir(t.TempDir())
+	path := d.Path(LayoutFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip(err)
+	}
+	w, err := os.OpenFile(path, os.O_RDWR, 0) // a writer that never writes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() {
+		l, err := d.Lock(shard(1, 2))
+		if err == nil {
+			l.Unlock()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Lock with points/shards a FIFO: %v, want ErrLayout naming it", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lock hangs on a FIFO at points/shards")
+	}
+}

@@ -45,7 +45,10 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	if err := res.CheckBinding(h); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	t, raw, err := data.ReadFile(ctx, spec.CSV)
+	// The path is the author's to write: compare the hash before parsing,
+	// so that a file that is not the bound data (a key of the reviewer's)
+	// never has a line quoted in a parse error.
+	raw, err := safefile.Read(ctx, spec.CSV, data.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
 	}
@@ -53,6 +56,10 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
 		return nil, fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
 			ErrInput, rundir.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
+	}
+	t, err := data.Parse(raw, spec.CSV)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
 	}
 	prep, err := data.Prepare(t, spec)
 	if err != nil {

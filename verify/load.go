@@ -109,6 +109,10 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	if !kind.Valid() {
 		return nil, bad(resultsName, "no \"model\": want %q, %q or %q", model.Gauss, model.Binary, model.Finite)
 	}
+	// The top-level kind is not hashed; the configuration's is (Binding).
+	if res.Config.Model != kind {
+		return nil, bad(resultsName, "\"model\" is %q, but config.model (which the binding covers) is %q", kind, res.Config.Model)
+	}
 	m, err := model.ParseAs(kind, modelBytes)
 	if err != nil {
 		return nil, bad(modelName, "%s says the model is %q, but: %v", resultsName, res.Model, err)
