@@ -324,8 +324,9 @@ type ColGenCertificate struct {
 	// run completed): exact up to the completeness of that search (tested
 	// in package mip against the global LP).
 	Upper   float64
-	Columns int   // columns of the final master
-	Rules   int64 // decision rules the exact pricing solved
+	Columns int       // columns of the final master
+	Rules   int64     // decision rules the exact pricing solved
+	Proof   mip.Proof // how the bound's maximum reduced cost was proven
 }
 
 // Gap is Upper − Lower.
@@ -350,7 +351,7 @@ func CertifyColGen(ctx context.Context, m mip.Finite, d float64, limit time.Dura
 	if err != nil {
 		return c, fmt.Errorf("column generation: %w", err)
 	}
-	c.Upper, c.Mechanism, c.Columns, c.Rules = res.Upper, res.Mechanism, res.Columns, res.Rules
+	c.Upper, c.Mechanism, c.Columns, c.Rules, c.Proof = res.Upper, res.Mechanism, res.Columns, res.Rules, res.Certificate.Proof
 	recon, adv := mechanismRisks(m, res.Mechanism)
 	if recon <= d+ReconTol {
 		c.Lower = loss.Min(adv)

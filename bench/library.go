@@ -300,7 +300,7 @@ type modelCert struct {
 	lower, upper float64    // the bracket on γ_G
 	outputs      int        // of the mechanism attaining lower
 	certified    bool       // the bracket is within its method's tolerance
-	size         string     // the certificate's size: "%d rays", "%d columns, %d rules"
+	size         string     // the certificate's size: "%d rays", "%d columns, %d rules, proof by %s"
 	why          string     // why there is no certificate, when there is none
 }
 
@@ -324,7 +324,7 @@ func (f Family) certify(ctx context.Context, g *mip.Global, d float64) (modelCer
 			return modelCert{why: err.Error()}, nil
 		}
 		return modelCert{method: CertColGen, lower: c.Lower, upper: c.Upper, outputs: c.Mechanism.Outputs(),
-			certified: c.Gap() <= ColGenTol, size: fmt.Sprintf("%d columns, %d rules", c.Columns, c.Rules)}, nil
+			certified: c.Gap() <= ColGenTol, size: fmt.Sprintf("%d columns, %d rules, proof by %s", c.Columns, c.Rules, c.Proof)}, nil
 	}
 	return modelCert{why: "the global LP's ray enumeration exceeds the budget"}, nil
 }
@@ -404,7 +404,7 @@ func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert mode
 		in.Certificate = fmt.Sprintf("column generation upper bound (Lagrangian, %s)", cert.size)
 		if cert.certified && cert.outputs <= f.Outputs {
 			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
-			in.Certificate = fmt.Sprintf("column generation: a %d-output mechanism with exactly recomputed losses meets the Lagrangian bound of the exact pricing over decision rules (%s) within %.0e",
+			in.Certificate = fmt.Sprintf("column generation: a %d-output mechanism with exactly recomputed losses meets the Lagrangian bound (%s) within %.0e",
 				cert.outputs, cert.size, ColGenTol)
 		}
 	}

@@ -245,11 +245,15 @@ func newBenchLibraryCmd() *cobra.Command {
 needed): Proposition 2's MIP for random binary models, the fixed-alphabet MIPs of
 random finite models in every formulation (m = n + K + 1 outputs) and their global
 LPs, as gzipped free-format MPS files (NAME.mps.gz) that minimize −γ; mmds.solu,
-the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); metadata.csv
-(rows, columns, integers, nonzeros, tier, model, D, how the optimum is certified);
+the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); benchmark.test,
+the files of the benchmark set (every easy and medium instance; of the hard and the
+open tier, the smallest size's model 0 in hull+sym and as the global LP); metadata.csv
+(rows, columns, integers, nonzeros, tier, set, model, D, how the optimum is certified);
 and manifest.json and manifest.csv (every field, with the SHA-256 of each MPS text).
 --open-n adds larger open-tier instances (K = 1, D = D_max/4, two models, derivedM
-and hull+sym). The same version, --seed and --open-n give the same bytes.`,
+and hull+sym), certified by the global LP or, beyond its ray budget (n ≥ 6), by
+column generation; a size neither certifies is refused (exit 3). The same version,
+--seed and --open-n give the same bytes.`,
 		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
