@@ -343,6 +343,9 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 	if gerr != nil && !errors.Is(gerr, mip.ErrTooLarge) {
 		return nil, gerr
 	}
+	if gerr != nil {
+		g = nil // too large: no global LP
+	}
 	var out []Instance
 	for _, frac := range fractions {
 		d := f.DFromFraction(frac)
