@@ -97,11 +97,12 @@ learn-targets: build
 BENCH_OUT := results/bench-library
 BENCH_SEEDS ?= 3
 BENCH_LIMIT ?= 60s
+BENCH_WORKERS ?= 2
 BENCH_ARGS ?=
 bench-library: build
 	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	$(BIN) bench library $(BENCH_OUT)/lib
-	$(BIN) bench run $(BENCH_OUT)/lib --all --seeds $(BENCH_SEEDS) --time-limit $(BENCH_LIMIT) $(BENCH_ARGS) \
+	$(BIN) bench run $(BENCH_OUT)/lib --all --seeds $(BENCH_SEEDS) --time-limit $(BENCH_LIMIT) --workers $(BENCH_WORKERS) $(BENCH_ARGS) \
 		--profile $(BENCH_OUT)/profile.svg --plot $(BENCH_OUT)/scaling.svg --json-out $(BENCH_OUT)/runs.json \
 		| tee $(BENCH_OUT)/runs.txt
 

@@ -149,7 +149,7 @@ func (s Spec) Build(ctx context.Context) ([]Instance, error) {
 				}
 				fam := Family{Model: m, Index: i, Tier: "family", Outputs: n, Variants: s.Variants, MaxSubsets: s.MaxSubsets,
 					DFromFraction: func(f float64) float64 { return f * m.DMax() }}
-				ins, err := fam.Instances(s.Fractions)
+				ins, err := fam.Instances(ctx, s.Fractions)
 				if err != nil {
 					return nil, err
 				}

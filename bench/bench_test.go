@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,5 +53,41 @@ func TestSpecValidate(t *testing.T) {
 	}
 	if err := defaultSpec().Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// Several workers solve at once, and the runs still come back in the fixed
+// order (instance, seed, solver) with the same verdicts as one worker's;
+// progress is called once per run.
+func TestSolveWorkersKeepTheOrder(t *testing.T) {
+	ctx := context.Background()
+	spec := defaultSpec()
+	spec.NMax, spec.Ks = 2, []int{1, 2}
+	ins, err := spec.Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(r Run) string { return fmt.Sprintf("%s %s %d %s", r.Instance, r.Solver, r.Seed, r.Status) }
+	var want []string
+	for _, workers := range []int{1, 3} {
+		calls := 0
+		rs := RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}, HiGHS{Config: SolverConfig{Threads: 1}, File: true}},
+			TimeLimit: 10 * time.Second, Seeds: 2, Dir: t.TempDir(), Check: DefaultCheck(), Workers: workers}
+		runs, err := Solve(ctx, ins, nil, rs, func(Run) { calls++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, key(r))
+		}
+		if len(runs) != len(ins)*2*2 || calls != len(runs) {
+			t.Fatalf("%d workers: %d runs, %d progress calls, want %d", workers, len(runs), calls, len(ins)*4)
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Errorf("%d workers: runs %v, want %v", workers, got, want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
@@ -27,8 +28,12 @@ import (
 // to what the generator writes must bump it. Version 2 added the open tier
 // (every file of version 1 unchanged); version 3 writes the same models
 // gzipped (NAME.mps.gz: the MPS text of version 2 byte for byte inside),
-// with mmds.solu and metadata.csv.
-const LibraryVersion = "3"
+// with mmds.solu and metadata.csv. Version 4 marks the benchmark set
+// (InBenchmark: a set column, benchmark.test) and how each optimum is
+// certified (certified_by), and certifies open sizes beyond the global
+// LP's reach by column generation; every MPS file of version 3 is
+// unchanged.
+const LibraryVersion = "4"
 
 // CertTol is the widest bracket [lower, upper] on an optimum that counts
 // as a certified optimal value.
@@ -56,6 +61,8 @@ type Instance struct {
 	// minimization), NaN when none.
 	Bound       float64
 	Certificate string
+	CertifiedBy CertMethod // how Optimal is certified; 0 when it is not
+	why         string     // why the optimum is not certified, when it is not
 	// Exact is Problem as its MPS file writes it, in rational arithmetic,
 	// for the check; nil until read (ExactModel).
 	Exact *ExactModel
@@ -105,6 +112,9 @@ type LibrarySpec struct {
 	// OpenN lists open-tier sizes added after Finite (OpenSize(n) each),
 	// recorded in the manifest.
 	OpenN []int
+	// ColGenLimit bounds each column generation run that certifies a model
+	// whose global LP does not fit MaxSubsets (0: none).
+	ColGenLimit time.Duration
 }
 
 // Size is a finite model's size, its tier and, when set, its own
@@ -118,14 +128,15 @@ type Size struct {
 }
 
 // ErrUncertified reports an open-tier instance added by OpenN whose
-// optimum could not be certified: the open tier is for instances whose
-// optimum is known.
+// optimum neither the global LP nor column generation certified: the open
+// tier is for instances whose optimum is known.
 var ErrUncertified = errors.New("bench: no certified optimum")
 
 // OpenSize is an open-tier size of n = |X| outputs beyond the default
 // library's: K = 1, D = D_max/4, models 0 and 1, the derivedM and hull+sym
 // formulations, and the global LP that certifies them when its ray
-// enumeration fits MaxSubsets.
+// enumeration fits MaxSubsets; beyond it (n ≥ 6) column generation
+// certifies them and there is no global LP instance.
 func OpenSize(n int) Size {
 	return Size{N: n, K: 1, Tier: "open", Fractions: []float64{0.25}, Models: 2, Variants: VariantsNamed("derivedM", "hull+sym")}
 }
@@ -220,25 +231,33 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 				return nil, err
 			}
 			fam := Family{Model: m, Index: i, Tier: sz.Tier, Outputs: m.GlobalOutputs(),
-				Variants: variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+				Variants: variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(f float64) float64 { return f * m.DMax() },
+				ColGen: true, ColGenLimit: s.ColGenLimit}
 			fr := s.Fractions
 			if sz.Fractions != nil {
 				fr = sz.Fractions
 			}
-			ins, err := fam.Instances(fr)
+			ins, err := fam.Instances(ctx, fr)
 			if err != nil {
 				return nil, err
 			}
 			for _, in := range ins {
 				if added && math.IsNaN(in.Optimal) {
-					return nil, fmt.Errorf("%w for %s: the global LP does not certify it (its ray enumeration exceeds the budget, or its bracket is wider than %g)",
-						ErrUncertified, in.Name, CertTol)
+					return nil, fmt.Errorf("%w for %s: neither the global LP nor column generation certifies it (%s)", ErrUncertified, in.Name, uncertified(in))
 				}
 			}
 			out = append(out, ins...)
 		}
 	}
 	return out, nil
+}
+
+// uncertified says why in (not certified) is not.
+func uncertified(in Instance) string {
+	if in.why != "" {
+		return in.why
+	}
+	return fmt.Sprintf("its bracket is wider than %g (global LP) or %g (column generation), or its mechanism has more than %d outputs", CertTol, ColGenTol, in.Outputs)
 }
 
 func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
@@ -252,7 +271,7 @@ func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
 		return Instance{}, err
 	}
 	in := Instance{Source: "binary", Variant: "prop2", N: 2, K: k, Model: i, Fraction: frac, D: d, Tier: "easy",
-		Problem: Minimize(fromHighsx(mod)), Optimal: -g, Bound: -g,
+		Problem: Minimize(fromHighsx(mod)), Optimal: -g, Bound: -g, CertifiedBy: CertEnumeration,
 		Certificate: "enumeration: the best feasible vertex of the arrangement of the losses' breakpoint lines in (s0, s1)"}
 	in.Name = fmt.Sprintf("bin-k%d-i%d-d%.2f", k, i, frac)
 	return in, nil
@@ -268,53 +287,80 @@ type Family struct {
 	Variants      []Variant
 	MaxSubsets    int64
 	DFromFraction func(float64) float64
+	// ColGen certifies by column generation (CertifyColGen, within
+	// ColGenLimit; 0: none) where the global LP's ray enumeration exceeds
+	// MaxSubsets. Such a model has no global LP instance.
+	ColGen      bool
+	ColGenLimit time.Duration
 }
 
-// Instances formulates f at each fraction. The global LP certifies each
-// instance when its bracket closes to CertTol: the LP's own value, and a
-// MIP's value when the LP's optimal mechanism has at most Outputs outputs
-// (padded with empty outputs it is then feasible for the MIP, while no
-// m-output privatizer beats the global optimum). Otherwise the MIPs carry
-// the upper bound only.
-func (f Family) Instances(fractions []float64) ([]Instance, error) {
+// modelCert is what is known of one model's optimum at one threshold.
+type modelCert struct {
+	method       CertMethod // 0: nothing
+	lower, upper float64    // the bracket on γ_G
+	outputs      int        // of the mechanism attaining lower
+	certified    bool       // the bracket is within its method's tolerance
+	size         string     // the certificate's size: "%d rays", "%d columns, %d rules, proof by %s"
+	why          string     // why there is no certificate, when there is none
+}
+
+// certify brackets the optimum at d: by the global LP when g is not nil,
+// else by column generation when f.ColGen.
+func (f Family) certify(ctx context.Context, g *mip.Global, d float64) (modelCert, error) {
+	switch {
+	case g != nil:
+		c, err := CertifyGlobal(g, d)
+		if err != nil {
+			return modelCert{}, err
+		}
+		return modelCert{method: CertGlobalLP, lower: c.Lower, upper: c.Upper, outputs: c.Mechanism.Outputs(),
+			certified: c.Gap() <= CertTol, size: fmt.Sprintf("%d rays", c.Rays)}, nil
+	case f.ColGen:
+		c, err := CertifyColGen(ctx, f.Model, d, f.ColGenLimit)
+		if errors.Is(err, mip.ErrInterrupted) {
+			return modelCert{}, err
+		}
+		if err != nil {
+			return modelCert{why: err.Error()}, nil
+		}
+		return modelCert{method: CertColGen, lower: c.Lower, upper: c.Upper, outputs: c.Mechanism.Outputs(),
+			certified: c.Gap() <= ColGenTol, size: fmt.Sprintf("%d columns, %d rules, proof by %s", c.Columns, c.Rules, c.Proof)}, nil
+	}
+	return modelCert{why: "the global LP's ray enumeration exceeds the budget"}, nil
+}
+
+// Instances formulates f at each fraction. The global LP (or column
+// generation, see ColGen) certifies each instance when its bracket closes
+// to its tolerance: the LP's own value, and a MIP's value when the
+// certifying mechanism has at most Outputs outputs (padded with empty
+// outputs it is then feasible for the MIP, while no m-output privatizer
+// beats the global optimum). Otherwise the MIPs carry the upper bound
+// only.
+func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance, error) {
 	m := f.Model
 	n, k := m.N(), m.K()
 	g, gerr := m.PrepareGlobal(mip.GlobalOptions{MaxSubsets: f.MaxSubsets})
 	if gerr != nil && !errors.Is(gerr, mip.ErrTooLarge) {
 		return nil, gerr
 	}
+	if gerr != nil {
+		g = nil // too large: no global LP
+	}
 	var out []Instance
 	for _, frac := range fractions {
 		d := f.DFromFraction(frac)
 		base := Instance{Source: "finite", N: n, K: k, Model: f.Index, Fraction: frac, D: d, Tier: f.Tier,
 			Optimal: math.NaN(), Bound: math.NaN()}
-		var cert GlobalCertificate
-		certified := false
-		if gerr == nil {
-			var err error
-			if cert, err = CertifyGlobal(g, d); err != nil {
-				return nil, err
-			}
-			certified = cert.Gap() <= CertTol
+		cert, err := f.certify(ctx, g, d)
+		if err != nil {
+			return nil, err
 		}
+		base.why = cert.why
 		prefix := fmt.Sprintf("fin-n%d-k%d-i%d-d%.2f", n, k, f.Index, frac)
 		for _, v := range f.Variants {
-			fo := v.Opts
-			fo.Outputs = f.Outputs
-			mod, err := m.FixedModel(d, fo)
+			in, err := f.fixedInstance(base, prefix, v, cert)
 			if err != nil {
 				return nil, err
-			}
-			in := base
-			in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(fromHighsx(mod))
-			if gerr == nil {
-				in.Bound = -cert.Upper
-				in.Certificate = fmt.Sprintf("global LP upper bound (dual, %d rays)", cert.Rays)
-				if certified && cert.Mechanism.Outputs() <= f.Outputs {
-					in.Optimal = -cert.Lower
-					in.Certificate = fmt.Sprintf("global LP: a %d-output mechanism with exactly recomputed losses meets the dual bound (%d rays) within %.0e",
-						cert.Mechanism.Outputs(), cert.Rays, CertTol)
-				}
 			}
 			out = append(out, in)
 		}
@@ -326,14 +372,46 @@ func (f Family) Instances(fractions []float64) ([]Instance, error) {
 			return nil, err
 		}
 		in := base
-		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(fromHighsx(mod)), -cert.Upper
-		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%d rays); bracket %.1e", cert.Rays, cert.Gap())
-		if certified {
-			in.Optimal = -cert.Lower
+		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(fromHighsx(mod)), -cert.upper
+		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%s); bracket %.1e", cert.size, cert.upper-cert.lower)
+		if cert.certified {
+			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
 		}
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// fixedInstance is f's MIP in formulation v at base's threshold, with what
+// cert knows of its optimum.
+func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert modelCert) (Instance, error) {
+	fo := v.Opts
+	fo.Outputs = f.Outputs
+	mod, err := f.Model.FixedModel(base.D, fo)
+	if err != nil {
+		return Instance{}, err
+	}
+	in := base
+	in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(fromHighsx(mod))
+	switch cert.method {
+	case CertGlobalLP:
+		in.Bound = -cert.upper
+		in.Certificate = fmt.Sprintf("global LP upper bound (dual, %s)", cert.size)
+		if cert.certified && cert.outputs <= f.Outputs {
+			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
+			in.Certificate = fmt.Sprintf("global LP: a %d-output mechanism with exactly recomputed losses meets the dual bound (%s) within %.0e",
+				cert.outputs, cert.size, CertTol)
+		}
+	case CertColGen:
+		in.Bound = -cert.upper
+		in.Certificate = fmt.Sprintf("column generation upper bound (Lagrangian, %s)", cert.size)
+		if cert.certified && cert.outputs <= f.Outputs {
+			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
+			in.Certificate = fmt.Sprintf("column generation: a %d-output mechanism with exactly recomputed losses meets the Lagrangian bound (%s) within %.0e",
+				cert.outputs, cert.size, ColGenTol)
+		}
+	}
+	return in, nil
 }
 
 func fileSafe(s string) string {
@@ -366,26 +444,31 @@ type ManifestEntry struct {
 	OptimalValue *float64 `json:"optimal_value"`
 	BestBound    *float64 `json:"best_bound"`
 	Certificate  string   `json:"certificate"`
-	Source       string   `json:"source"`
-	Variant      string   `json:"variant"`
-	Tier         string   `json:"tier"`
-	Size         string   `json:"size"`
-	N            int      `json:"n"`
-	K            int      `json:"k"`
-	Outputs      int      `json:"outputs,omitempty"`
-	ModelIndex   int      `json:"model_index"`
-	Fraction     float64  `json:"fraction"`
-	D            float64  `json:"D"`
-	Rows         int      `json:"rows"`
-	Columns      int      `json:"columns"`
-	Integers     int      `json:"integers"`
-	Nonzeros     int      `json:"nonzeros"`
-	SHA256       string   `json:"sha256"` // of the MPS text (decompressed, for a .mps.gz file)
+	// CertifiedBy is how optimal_value is certified (none without one).
+	CertifiedBy CertMethod `json:"certified_by,omitempty"`
+	Source      string     `json:"source"`
+	Variant     string     `json:"variant"`
+	Tier        string     `json:"tier"`
+	// Set is the benchmark set or the collection only (InBenchmark); none
+	// in a manifest of library version 3 or earlier.
+	Set        Set     `json:"set,omitempty"`
+	Size       string  `json:"size"`
+	N          int     `json:"n"`
+	K          int     `json:"k"`
+	Outputs    int     `json:"outputs,omitempty"`
+	ModelIndex int     `json:"model_index"`
+	Fraction   float64 `json:"fraction"`
+	D          float64 `json:"D"`
+	Rows       int     `json:"rows"`
+	Columns    int     `json:"columns"`
+	Integers   int     `json:"integers"`
+	Nonzeros   int     `json:"nonzeros"`
+	SHA256     string  `json:"sha256"` // of the MPS text (decompressed, for a .mps.gz file)
 }
 
 // Entry returns in's manifest entry for file (relative to the library).
 func (in Instance) Entry(file string, mps []byte) ManifestEntry {
-	e := ManifestEntry{Name: in.Name, File: file, Sense: "min", Certificate: in.Certificate, Source: in.Source,
+	e := ManifestEntry{Name: in.Name, File: file, Sense: "min", Certificate: in.Certificate, CertifiedBy: in.CertifiedBy, Source: in.Source,
 		Variant: in.Variant, Tier: in.Tier, N: in.N, K: in.K, Outputs: in.Outputs, ModelIndex: in.Model,
 		Fraction: in.Fraction, D: in.D}
 	e.Size = fmt.Sprintf("n=%d K=%d", in.N, in.K)
@@ -443,7 +526,8 @@ const (
 
 // WriteLibrary writes every instance of s to dir (created if needed) as
 // NAME.mps.gz, then the certified values as mmds.solu (MIPLIB's format),
-// the per-instance metadata as metadata.csv, and the manifest as
+// the benchmark set's files as benchmark.test, the per-instance metadata as
+// metadata.csv, and the manifest as
 // manifest.json and manifest.csv. Every file is written atomically; the
 // manifests come last, so a library with a manifest is complete. dir is
 // marked as a bench library (report.BenchLibrary); a folder of another
@@ -476,11 +560,13 @@ func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, err
 		}
 		man.Instances = append(man.Instances, in.Entry(file, data))
 	}
+	markSets(man.Instances)
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
 	}{
 		{SoluFile, func(w io.Writer) error { return WriteSolu(w, man.SoluEntries()) }},
+		{BenchmarkFile, func(w io.Writer) error { _, err := io.WriteString(w, benchmarkList(man.Instances)); return err }},
 		{MetadataFile, func(w io.Writer) error { return man.Metadata().RenderCSV(w) }},
 		{"manifest.csv", func(w io.Writer) error { return man.Grid().RenderCSV(w) }},
 		{"manifest.json", func(w io.Writer) error { return report.WriteJSON(w, man) }},
@@ -510,7 +596,7 @@ func writeGzip(w io.Writer, data []byte) error {
 // instance (DIR/metadata.csv): its size, tier, model, threshold and how
 // its optimum is known.
 func (m Manifest) Metadata() *report.Grid {
-	g := &report.Grid{Header: []string{"name", "file", "rows", "columns", "integers", "nonzeros", "tier", "model", "formulation",
+	g := &report.Grid{Header: []string{"name", "file", "rows", "columns", "integers", "nonzeros", "tier", "set", "model", "formulation",
 		"D", "optimal_value", "certified_by"}}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, e := range m.Instances {
@@ -520,22 +606,18 @@ func (m Manifest) Metadata() *report.Grid {
 			by = "not certified, no bound"
 		}
 		if e.OptimalValue != nil {
-			opt = f(*e.OptimalValue)
-			by = "global LP bracket"
-			if e.Source == "binary" {
-				by = "enumeration of the arrangement's vertices"
-			}
+			opt, by = f(*e.OptimalValue), e.CertifiedBy.String()
 		}
 		g.Rows = append(g.Rows, []string{e.Name, e.File, strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers),
-			strconv.Itoa(e.Nonzeros), e.Tier, model, e.Variant, f(e.D), opt, by})
+			strconv.Itoa(e.Nonzeros), e.Tier, e.Set.String(), model, e.Variant, f(e.D), opt, by})
 	}
 	return g
 }
 
 // Grid is the manifest as a table (the CSV form).
 func (m Manifest) Grid() *report.Grid {
-	g := &report.Grid{Header: []string{"name", "file", "sense", "optimal_value", "best_bound", "source", "variant", "tier", "size",
-		"n", "k", "outputs", "fraction", "D", "rows", "columns", "integers", "nonzeros", "sha256", "certificate"}}
+	g := &report.Grid{Header: []string{"name", "file", "sense", "optimal_value", "best_bound", "source", "variant", "tier", "set", "size",
+		"n", "k", "outputs", "fraction", "D", "rows", "columns", "integers", "nonzeros", "sha256", "certified_by", "certificate"}}
 	opt := func(p *float64) string {
 		if p == nil {
 			return ""
@@ -544,9 +626,13 @@ func (m Manifest) Grid() *report.Grid {
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, e := range m.Instances {
-		g.Rows = append(g.Rows, []string{e.Name, e.File, e.Sense, opt(e.OptimalValue), opt(e.BestBound), e.Source, e.Variant, e.Tier, e.Size,
+		by := ""
+		if e.CertifiedBy != 0 {
+			by = e.CertifiedBy.String()
+		}
+		g.Rows = append(g.Rows, []string{e.Name, e.File, e.Sense, opt(e.OptimalValue), opt(e.BestBound), e.Source, e.Variant, e.Tier, e.Set.String(), e.Size,
 			strconv.Itoa(e.N), strconv.Itoa(e.K), strconv.Itoa(e.Outputs), f(e.Fraction), f(e.D),
-			strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers), strconv.Itoa(e.Nonzeros), e.SHA256, e.Certificate})
+			strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers), strconv.Itoa(e.Nonzeros), e.SHA256, by, e.Certificate})
 	}
 	return g
 }
@@ -620,7 +706,8 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 		return Instance{}, fmt.Errorf("%s: the file's sense differs from the manifest's %q", path, e.Sense)
 	}
 	in := Instance{Name: e.Name, Source: e.Source, Variant: e.Variant, N: e.N, K: e.K, Outputs: e.Outputs, Model: e.ModelIndex,
-		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Exact: mps.Exact, mps: data, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate}
+		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Exact: mps.Exact, mps: data, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate,
+		CertifiedBy: e.CertifiedBy}
 	if e.OptimalValue != nil {
 		in.Optimal = *e.OptimalValue
 	}

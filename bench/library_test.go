@@ -88,7 +88,7 @@ func TestLibrarySoluAndMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(meta)), "\n")
-	if len(lines) != len(man.Instances)+1 || lines[0] != "name,file,rows,columns,integers,nonzeros,tier,model,formulation,D,optimal_value,certified_by" {
+	if len(lines) != len(man.Instances)+1 || lines[0] != "name,file,rows,columns,integers,nonzeros,tier,set,model,formulation,D,optimal_value,certified_by" {
 		t.Errorf("metadata.csv: %d lines, header %q", len(lines), lines[0])
 	}
 }
@@ -140,8 +140,8 @@ func TestLibraryIsReproducibleBitForBit(t *testing.T) {
 	}
 	fa, fb, fc := readDir(t, a), readDir(t, b), readDir(t, c)
 	// 2 binary models × 2 fractions, one finite model × 2 fractions × 6, + 2
-	// manifests, the .solu file, the metadata and the marker.
-	if want := 4 + 12 + 2 + 2 + 1; len(fa) != want {
+	// manifests, the .solu file, benchmark.test, the metadata and the marker.
+	if want := 4 + 12 + 2 + 3 + 1; len(fa) != want {
 		t.Fatalf("%d files, want %d", len(fa), want)
 	}
 	if !reflect.DeepEqual(fa, fb) {

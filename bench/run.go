@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mmds-project/mmds/internal/report"
@@ -57,6 +59,10 @@ type RunSpec struct {
 	// a seed.
 	Dir   string
 	Check Check
+	// Workers is the number of solves run at once (≤ 1: one at a time).
+	// Each solve keeps its solver's own threads, so Workers × threads
+	// should not exceed the cores, or the solves slow each other down.
+	Workers int
 }
 
 // Permutation is the permutation of n rows (or columns, by salt) that seed
@@ -86,23 +92,81 @@ func unpermute(x []float64, cols []int) []float64 {
 	return out
 }
 
-// Solve runs every available solver on every instance with every seed, in
-// a fixed order (instance, then seed, then solver), checks every answer
-// exactly and calls progress after each run. files maps an instance name to
-// its MPS file, when it has one. When ctx is cancelled Solve returns the
-// runs that finished, and ctx's error: a solve cut short is not a result.
+// Solve runs every available solver on every instance with every seed,
+// s.Workers solves at a time, checks every answer exactly and calls
+// progress after each run (one call at a time, in the order the runs
+// finish). The runs come back in a fixed order (instance, then seed, then
+// solver) whatever the workers. files maps an instance name to its MPS
+// file, when it has one. When ctx is cancelled Solve returns the runs that
+// finished, and ctx's error: a solve cut short is not a result.
 func Solve(ctx context.Context, ins []Instance, files map[string]string, s RunSpec, progress func(Run)) ([]Run, error) {
-	var runs []Run
-	seeds := max(1, s.Seeds)
+	feedCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	jobs := make(chan job)
+	fed := make(chan error, 1)
+	go func() {
+		fed <- s.feed(feedCtx, ins, files, jobs)
+		close(jobs)
+	}()
+	var (
+		mu   sync.Mutex
+		done = map[int]Run{}
+		wg   sync.WaitGroup
+	)
+	for range max(1, s.Workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				o := j.solver.Solve(ctx, j.task)
+				if ctx.Err() != nil {
+					continue // a run cut short by Ctrl-C is not a result
+				}
+				r := s.Check.record(*j.in, j.solver.Info(), j.task, o)
+				mu.Lock()
+				done[j.index] = r
+				if progress != nil {
+					progress(r)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	err := <-fed
+	runs := make([]Run, 0, len(done))
+	for _, k := range slices.Sorted(maps.Keys(done)) {
+		runs = append(runs, done[k])
+	}
+	if ctx.Err() != nil {
+		return runs, ctx.Err()
+	}
+	return runs, err
+}
+
+// job is one solve: its place in the fixed order, the instance (with its
+// exact model read), the solver and the task.
+type job struct {
+	index  int
+	in     *Instance
+	solver Solver
+	task   Task
+}
+
+// feed sends every solve to jobs in the fixed order, writing the MPS files
+// (plain and permuted) that file-reading solvers need as it goes. It stops
+// at the first error, or when ctx ends.
+func (s RunSpec) feed(ctx context.Context, ins []Instance, files map[string]string, jobs chan<- job) error {
 	needFile := slices.ContainsFunc(s.Solvers, func(v Solver) bool { return v.Info().ReadsFile && v.Info().Available })
+	index := 0
 	for _, in := range ins {
 		if err := ctx.Err(); err != nil {
-			return runs, err
+			return err
 		}
 		if in.Exact == nil {
 			ex, err := in.ExactModel()
 			if err != nil {
-				return runs, err
+				return err
 			}
 			in.Exact = ex
 		}
@@ -110,10 +174,10 @@ func Solve(ctx context.Context, ins []Instance, files map[string]string, s RunSp
 		if needFile && file == "" {
 			var err error
 			if file, err = writeInstanceFile(s.Dir, in, 0); err != nil {
-				return runs, err
+				return err
 			}
 		}
-		for k := range seeds {
+		for k := range max(1, s.Seeds) {
 			seed := s.FirstSeed + k
 			var permFile string
 			var cols []int
@@ -127,25 +191,22 @@ func Solve(ctx context.Context, ins []Instance, files map[string]string, s RunSp
 					if permFile == "" {
 						var err error
 						if permFile, err = writeInstanceFile(s.Dir, in, seed); err != nil {
-							return runs, err
+							return err
 						}
 						cols = Permutation(seed, len(in.Problem.ColCosts), colSalt)
 					}
 					t.File, t.Columns = permFile, cols
 				}
-				o := sv.Solve(ctx, t)
-				if err := ctx.Err(); err != nil {
-					return runs, err // a run cut short by Ctrl-C is not a result
+				select {
+				case jobs <- job{index: index, in: &in, solver: sv, task: t}:
+				case <-ctx.Done():
+					return ctx.Err()
 				}
-				r := s.Check.record(in, info, t, o)
-				runs = append(runs, r)
-				if progress != nil {
-					progress(r)
-				}
+				index++
 			}
 		}
 	}
-	return runs, nil
+	return nil
 }
 
 // writeInstanceFile writes in's MPS file into dir, with rows and columns

@@ -139,7 +139,7 @@ func TestHiGHSFileTinyTimeLimitIsATimeOut(t *testing.T) {
 	}
 	fam := Family{Model: m, Tier: "hard", Outputs: m.GlobalOutputs(), Variants: Variants()[:1],
 		DFromFraction: func(f float64) float64 { return f * m.DMax() }}
-	ins, err := fam.Instances([]float64{0.25})
+	ins, err := fam.Instances(context.Background(), []float64{0.25})
 	if err != nil {
 		t.Fatal(err)
 	}

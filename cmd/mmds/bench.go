@@ -25,6 +25,7 @@ type solveFlags struct {
 	timeLimit, shift      time.Duration
 	threads, solverSeed   int
 	seeds                 int
+	workers               int
 	cbc, glpk, highsFile  bool
 	symphony, lpSolve     bool
 	all                   bool
@@ -40,6 +41,7 @@ func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl.BoolVar(&f.lpSolve, "lp-solve", false, "also solve with lp_solve from PATH (reported unavailable when it does not run)")
 	fl.BoolVar(&f.all, "all", false, "every solver: --highs-file --cbc --glpk --symphony --lp-solve")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fl.IntVar(&f.workers, "workers", 1, "solves run at once, each with --threads threads (2 on 2 cores with --threads 1); in [1, 64]")
 	fl.DurationVar(&f.timeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
 	fl.BoolVar(&f.cbc, "cbc", false, "also solve with cbc from PATH (reported unavailable when it does not run)")
@@ -83,6 +85,8 @@ func (f *solveFlags) validate() (report.Format, error) {
 		return "", badInput("--solver-seed %d: must be in [0, 2147483547]", f.solverSeed)
 	case f.seeds < 1 || f.seeds > 100:
 		return "", badInput("--seeds %d: must be in [1, 100]", f.seeds)
+	case f.workers < 1 || f.workers > 64:
+		return "", badInput("--workers %d: must be in [1, 64]", f.workers)
 	}
 	if err := checkFigurePath("profile", f.profile); err != nil {
 		return "", err
@@ -241,11 +245,15 @@ func newBenchLibraryCmd() *cobra.Command {
 needed): Proposition 2's MIP for random binary models, the fixed-alphabet MIPs of
 random finite models in every formulation (m = n + K + 1 outputs) and their global
 LPs, as gzipped free-format MPS files (NAME.mps.gz) that minimize −γ; mmds.solu,
-the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); metadata.csv
-(rows, columns, integers, nonzeros, tier, model, D, how the optimum is certified);
+the certified optimal values in MIPLIB's .solu format (=opt= NAME VALUE); benchmark.test,
+the files of the benchmark set (every easy and medium instance; of the hard and the
+open tier, the smallest size's model 0 in hull+sym and as the global LP); metadata.csv
+(rows, columns, integers, nonzeros, tier, set, model, D, how the optimum is certified);
 and manifest.json and manifest.csv (every field, with the SHA-256 of each MPS text).
 --open-n adds larger open-tier instances (K = 1, D = D_max/4, two models, derivedM
-and hull+sym). The same version, --seed and --open-n give the same bytes.`,
+and hull+sym), certified by the global LP or, beyond its ray budget (n ≥ 6), by
+column generation; a size neither certifies is refused (exit 3). The same version,
+--seed and --open-n give the same bytes.`,
 		Example: "  mmds bench library lib/\n  mmds bench library --seed 2 lib2/",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -285,18 +293,26 @@ and hull+sym). The same version, --seed and --open-n give the same bytes.`,
 func newBenchRunCmd() *cobra.Command {
 	var f solveFlags
 	var tiers []string
+	var setName string
 	cmd := &cobra.Command{
 		Use:   "run DIR",
 		Short: "Solve every instance of a library written by `mmds bench library`",
 		Long: `run reads DIR/manifest.json, checks each MPS file against its SHA-256, and solves
 it with HiGHS (the model read from the file) and the solvers asked for; every answer is
-checked against the file's model and the manifest's certified optimum and bound.`,
-		Example: "  mmds bench run lib/ --cbc --glpk --highs-file --time-limit 10s --profile profile.svg",
+checked against the file's model and the manifest's certified optimum and bound.
+By default it solves the library's benchmark set (the instances of benchmark.test,
+sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
+--workers 2); --set collection (or all) solves every instance.`,
+		Example: "  mmds bench run lib/ --all --workers 2 --time-limit 60s --profile profile.svg\n  mmds bench run lib/ --set collection --tier open --cbc --seeds 1",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := f.validate()
 			if err != nil {
 				return err
+			}
+			set, err := bench.ParseSet(setName)
+			if err != nil {
+				return badInput("--set %q: must be benchmark, collection or all", setName)
 			}
 			dir := args[0]
 			if err := checkPaths(append(f.outputs(), report.InFolder("DIR", dir, report.BenchLibrary))...); err != nil {
@@ -308,6 +324,12 @@ checked against the file's model and the manifest's certified optimum and bound.
 			}
 			if man.Instances, err = bench.SelectTiers(man.Instances, tiers); err != nil {
 				return badInput("--tier %v", err)
+			}
+			if man.Instances, err = bench.SelectSet(man.Instances, set); err != nil {
+				return err
+			}
+			if len(man.Instances) == 0 {
+				return badInput("--set %s: no instance of the %s set in tiers %s", set, set, strings.Join(tiers, ", "))
 			}
 			var ins []bench.Instance
 			f.libFiles = map[string]string{}
@@ -326,8 +348,8 @@ checked against the file's model and the manifest's certified optimum and bound.
 				return err
 			}
 			defer os.RemoveAll(tmp)
-			title := fmt.Sprintf("mmds bench run: library v%s, seed %d", man.Version, man.Seed)
-			lib := map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "instances": len(man.Instances)}
+			title := fmt.Sprintf("mmds bench run: library v%s, seed %d, %s set", man.Version, man.Seed, set)
+			lib := map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "set": set, "instances": len(man.Instances)}
 			if len(tiers) > 0 {
 				title += ", tiers " + strings.Join(tiers, ", ")
 				lib["tiers"] = tiers
@@ -337,5 +359,6 @@ checked against the file's model and the manifest's certified optimum and bound.
 	}
 	f.register(cmd, 3)
 	cmd.Flags().StringSliceVar(&tiers, "tier", nil, "solve only the instances of these tiers (easy, medium, hard, open; comma-separated; default all)")
+	cmd.Flags().StringVar(&setName, "set", "benchmark", "instances to solve: benchmark (the library's benchmark set), collection or all (every instance)")
 	return cmd
 }

@@ -92,11 +92,12 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	code, out, errs := runCLI(t, "bench", "library", lib)
-	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 3, seed 1") {
+	if code != 0 || !strings.Contains(out, "wrote 84 instances (84 with a certified optimal value)") || !strings.Contains(out, "library version 4, seed 1") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
-	// Keep three easy instances (one per source and kind) and a hard global
-	// LP, so the run is quick.
+	// Keep three easy instances (one per source and kind), a hard global LP
+	// (all four in the benchmark set) and a hard MIP of the collection only,
+	// so the run is quick.
 	data, err := os.ReadFile(filepath.Join(lib, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +109,11 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	var keep []any
 	for _, e := range man["instances"].([]any) {
 		name := e.(map[string]any)["name"].(string)
-		if name == "bin-k1-i0-d0.25" || name == "fin-n2-k1-i0-d0.50-hull_sym" || name == "fin-n2-k1-i0-d0.50-global" || name == "fin-n3-k1-i0-d0.25-global" {
+		if name == "bin-k1-i0-d0.25" || name == "fin-n2-k1-i0-d0.50-hull_sym" || name == "fin-n2-k1-i0-d0.50-global" || name == "fin-n3-k1-i0-d0.25-global" || name == "fin-n3-k1-i0-d0.25-M_1" {
 			keep = append(keep, e)
 		}
 	}
-	if len(keep) != 4 {
+	if len(keep) != 5 {
 		t.Fatalf("kept %d instances", len(keep))
 	}
 	man["instances"] = keep
@@ -137,11 +138,24 @@ func TestBenchLibraryAndRun(t *testing.T) {
 			t.Errorf("run %+v", r)
 		}
 	}
-	// --tier selects; a tier the library lacks is bad input, naming the
-	// tiers it has.
-	code, out, errs = runCLI(t, "bench", "run", lib, "--tier", "hard", "--format", "json", "--seeds", "1")
+	// --tier selects, within the benchmark set by default (the hard M = 1
+	// MIP is not in it); the set is recorded. A tier the library lacks is
+	// bad input, naming the tiers it has.
+	code, out, errs = runCLI(t, "bench", "run", lib, "--tier", "hard", "--format", "json", "--seeds", "1", "--workers", "2")
 	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Runs) != 1 || doc.Runs[0].Variant != "global LP" || doc.Runs[0].Status != "optimal" {
 		t.Errorf("--tier hard: exit %d, %v, runs %+v, %s", code, err, doc.Runs, errs)
+	}
+	var src struct {
+		Source struct {
+			Library struct {
+				Set       string `json:"set"`
+				Instances int    `json:"instances"`
+			} `json:"library"`
+		} `json:"source"`
+		Workers int `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(out), &src); err != nil || src.Source.Library.Set != "benchmark" || src.Source.Library.Instances != 1 || src.Workers != 2 {
+		t.Errorf("source %+v, %v", src, err)
 	}
 	if code, out, errs := runCLI(t, "bench", "run", lib, "--tier", "easy,open"); code != exitUsage || out != "" ||
 		!strings.Contains(errs, `--tier "open": the library has no instance of that tier (its tiers: easy, hard)`) {
@@ -168,16 +182,31 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	}
 }
 
-// An open size whose optimum the global LP cannot certify is refused with
-// exit 3 (cannot certify), and nothing is written.
-func TestBenchLibraryUncertifiedOpenSize(t *testing.T) {
+// An open size beyond the global LP's ray budget (n = 6) is certified by
+// column generation: every instance gets an optimal value, and metadata.csv
+// says colgen.
+func TestBenchLibraryOpenSizeByColGen(t *testing.T) {
 	lib := filepath.Join(t.TempDir(), "lib")
-	code, _, errs := runCLI(t, "bench", "library", lib, "--open-n", "6")
-	if code != exitCannotCertify || !strings.Contains(errs, "no certified optimum for fin-n6-k1-i0-d0.25-derivedM") {
-		t.Errorf("exit %d: %s", code, errs)
+	code, out, errs := runCLI(t, "bench", "library", lib, "--open-n", "6")
+	if code != 0 || !strings.Contains(out, "wrote 88 instances (88 with a certified optimal value)") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
-	if _, err := os.Stat(filepath.Join(lib, "manifest.json")); err == nil {
-		t.Error("a manifest was written")
+	meta, err := os.ReadFile(filepath.Join(lib, "metadata.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(string(meta), "\n") {
+		if !strings.HasPrefix(line, "fin-n6-k1-") {
+			continue
+		}
+		rows++
+		if !strings.Contains(line, ",open,collection,finite n=6 K=1 #") || !strings.HasSuffix(line, ",colgen") {
+			t.Errorf("metadata.csv row %q", line)
+		}
+	}
+	if rows != 4 {
+		t.Errorf("%d n = 6 rows in metadata.csv, want 4 (two models, derivedM and hull+sym; no global LP)", rows)
 	}
 }
 
@@ -203,6 +232,10 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"run", "/nonexistent/lib"}, "library \"/nonexistent/lib\""},
 		{[]string{"library"}, "accepts 1 arg"},
 		{[]string{"library", "x", "--open-n", "4"}, "--open-n 4: each must be in [5, 8]"},
+		{[]string{"run", "lib", "--set", "hard"}, `--set "hard": must be benchmark, collection or all`},
+		{[]string{"run", "lib", "--set", ""}, `--set "": must be benchmark, collection or all`},
+		{[]string{"--workers", "0"}, "--workers 0: must be in [1, 64]"},
+		{[]string{"run", "lib", "--workers", "65"}, "--workers 65"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"bench"}, tc.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) {

@@ -27,6 +27,7 @@ type benchDoc struct {
 	Solvers         []bench.SolverInfo `json:"solvers"`
 	TimeLimitS      float64            `json:"time_limit_s"`
 	Seeds           int                `json:"seeds"`
+	Workers         int                `json:"workers"`
 	FirstSeed       int                `json:"first_seed"`
 	ShiftS          float64            `json:"shift_s"`
 	TimeoutPolicy   string             `json:"timeout_policy"`
@@ -123,7 +124,7 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		}
 	}
 	check := bench.DefaultCheck()
-	spec := bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Seeds: f.seeds, FirstSeed: f.solverSeed, Dir: dir, Check: check}
+	spec := bench.RunSpec{Solvers: solvers, TimeLimit: f.timeLimit, Seeds: f.seeds, FirstSeed: f.solverSeed, Dir: dir, Check: check, Workers: f.workers}
 	runs, err := bench.Solve(ctx, ins, files, spec, progressLine(cmd.ErrOrStderr(), f, len(ins)*f.seeds*availableCount(infos)))
 	interrupted := err != nil && ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -238,7 +239,7 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,
 	runs []bench.Run, results []bench.Result, sums []bench.Summary, wins []bench.Wins) benchDoc {
 	doc := benchDoc{Source: source, StartedAt: started.Format(time.RFC3339), Machine: bench.ThisMachine(), Solvers: infos,
-		TimeLimitS: f.timeLimit.Seconds(), Seeds: f.seeds, FirstSeed: f.solverSeed, ShiftS: f.shift.Seconds(), TimeoutPolicy: timeoutPolicy(f.timeLimit),
+		TimeLimitS: f.timeLimit.Seconds(), Seeds: f.seeds, Workers: f.workers, FirstSeed: f.solverSeed, ShiftS: f.shift.Seconds(), TimeoutPolicy: timeoutPolicy(f.timeLimit),
 		FailurePenalty: bench.FailurePenalty, Tolerances: check.Precise, FieldTolerances: check.Field,
 		Runs: []benchRun{}, Results: []benchResult{}, Summary: []benchSummary{}, Wins: []benchWins{}}
 	for _, r := range runs {
@@ -366,7 +367,7 @@ func printBenchTables(w io.Writer, results []bench.Result, sums []bench.Summary,
 		}
 	}
 	m := bench.ThisMachine()
-	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %d cores; time limit %v per solve; %d seed(s) from %d\n", m.OS, m.Arch, m.CPU, m.Cores, f.timeLimit, f.seeds, f.solverSeed)
+	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %d cores; time limit %v per solve; %d seed(s) from %d; %d solve(s) at once\n", m.OS, m.Arch, m.CPU, m.Cores, f.timeLimit, f.seeds, f.solverSeed, f.workers)
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: only the solves that finished are counted")
 	}

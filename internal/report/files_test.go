@@ -352,13 +352,14 @@ func FuzzReadKind(f *testing.F) {
 }
 
 // A bench library reserves its instance files (plain and gzipped), its
-// manifests, its .solu file and its metadata; nothing else.
+// manifests, its .solu file, its benchmark set list and its metadata;
+// nothing else.
 func TestBenchLibraryReservedNames(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		want bool
 	}{
-		{"manifest.json", true}, {"manifest.csv", true}, {"mmds.solu", true}, {"metadata.csv", true},
+		{"manifest.json", true}, {"manifest.csv", true}, {"mmds.solu", true}, {"benchmark.test", true}, {"metadata.csv", true},
 		{"fin-n2-k1-i0-d0.25-global.mps", true}, {"fin-n2-k1-i0-d0.25-global.mps.gz", true}, {MarkerFile, true},
 		{"runs.json", false}, {"profile.svg", false}, {"notes.txt", false},
 	} {

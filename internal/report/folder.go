@@ -49,7 +49,7 @@ var kinds = []struct {
 		return isRegular(filepath.Join(dir, "model.json")) &&
 			(isRegular(filepath.Join(dir, "results.json")) || isDir(filepath.Join(dir, "trials")))
 	}},
-	{BenchLibrary, []string{"manifest.json", "manifest.csv", "mmds.solu", "metadata.csv", "*.mps", "*.mps.gz"}, func(dir string) bool {
+	{BenchLibrary, []string{"manifest.json", "manifest.csv", "mmds.solu", "benchmark.test", "metadata.csv", "*.mps", "*.mps.gz"}, func(dir string) bool {
 		return isRegular(filepath.Join(dir, "manifest.json")) && isRegular(filepath.Join(dir, "manifest.csv"))
 	}},
 	{SlurmJobs, []string{"train.sbatch", "merge.sbatch", "submit.sh", "logs"}, func(dir string) bool {
