@@ -211,7 +211,7 @@ func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataRepor
 	c := &run.Results.Config
 	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
 		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote}
-	if c.Model == model.Gauss {
+	if !c.Model.FiniteX() { // a continuous X is scored by squared errors
 		rep.Losses = "MSE"
 	}
 	byD := map[int]*learn.DResult{}
@@ -281,7 +281,7 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 		}
 		return bern(l), nil
-	case c.Model == model.Binary:
+	case c.Model.BinaryRelease():
 		l := *p.Losses
 		if p.ReconHard != nil && len(p.AdvHard) == len(l.Adv) {
 			l = loss.New(*p.ReconHard, p.AdvHard)

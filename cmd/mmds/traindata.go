@@ -15,7 +15,6 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -121,7 +120,7 @@ func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
 		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
 	}
-	if c.Model == model.Binary {
+	if c.Model.BinaryRelease() {
 		return "Algorithm 1, binary X, soft 0-1 losses"
 	}
 	return "Algorithm 1, MSE losses"

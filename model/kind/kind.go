@@ -45,6 +45,15 @@ func (k Kind) Valid() bool { return k >= Gauss && k <= Finite }
 // is continuous.
 func (k Kind) FiniteX() bool { return k == Binary || k == Finite }
 
+// BinaryRelease reports whether Algorithm 1 releases one bit on the kind
+// (the binary model, Section V-B): p̂ = k(x, r) through a sigmoid and
+// F ~ Bernoulli(p̂), a mechanism (s0, s1); every estimator outputs a
+// probability through a sigmoid, is trained on the soft 0-1 loss, and its
+// hard 0-1 decisions are recorded beside. On the Gaussian model (Section
+// V-A) f = k(x, r) is real-valued and every loss is MSE; Algorithm 1 does
+// not train finite models.
+func (k Kind) BinaryRelease() bool { return k == Binary }
+
 // String is the kind's name, "Kind(n)" for a value that is not one.
 func (k Kind) String() string {
 	if !k.Valid() {
