@@ -94,31 +94,61 @@ func rowKinds(m *Model) ([]rowKind, error) {
 }
 
 func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) error {
-	if m.Maximize {
-		return errors.New("mps: the model maximizes; write its Minimize form")
-	}
-	if strings.ContainsAny(name, " \t\n") || name == "" {
-		return fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
-	}
-	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
-	rowOrder, colOrder = identity(rowOrder, nr), identity(colOrder, nc)
-	kinds, err := rowKinds(m)
+	kinds, err := checkMPS(name, m)
 	if err != nil {
 		return err
 	}
-	for _, nz := range m.ConstMatrix {
-		if nz.Col < 0 || nz.Col >= nc || nz.Row < 0 || nz.Row >= nr {
-			return fmt.Errorf("mps: a nonzero names row %d, column %d, beyond the %d × %d matrix", nz.Row, nz.Col, nr, nc)
-		}
-	}
+	nc, nr := len(m.ColCosts), len(kinds)
+	rowOrder, colOrder = identity(rowOrder, nr), identity(colOrder, nc)
 	bw := bufio.NewWriter(w)
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// "FREE" after the name tells CBC's reader the format (GLPK and HiGHS
 	// ignore it); without it CBC reads the BOUNDS lines in fixed columns.
 	fmt.Fprintf(bw, "NAME %s FREE\nROWS\n N obj\n", name)
 	for _, i := range rowOrder {
 		fmt.Fprintf(bw, " %c r%d\n", kinds[i].kind, i)
 	}
+	writeColumns(bw, m, colOrder)
+	writeRHS(bw, m, kinds, rowOrder)
+	bw.WriteString("BOUNDS\n")
+	for _, j := range colOrder {
+		writeBound(bw, m, j, mpsFloat)
+	}
+	bw.WriteString("ENDATA\n")
+	return bw.Flush()
+}
+
+// mpsFloat is a number as the MPS file holds it: the shortest decimal that
+// reads back to the same float64.
+func mpsFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// checkMPS returns the kinds of m's rows, or why m cannot be written under
+// name: a maximization, a name MPS cannot hold, a row without a sense, a
+// nonzero outside the matrix.
+func checkMPS(name string, m *Model) ([]rowKind, error) {
+	if m.Maximize {
+		return nil, errors.New("mps: the model maximizes; write its Minimize form")
+	}
+	if strings.ContainsAny(name, " \t\n") || name == "" {
+		return nil, fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
+	}
+	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
+	kinds, err := rowKinds(m)
+	if err != nil {
+		return nil, err
+	}
+	for _, nz := range m.ConstMatrix {
+		if nz.Col < 0 || nz.Col >= nc || nz.Row < 0 || nz.Row >= nr {
+			return nil, fmt.Errorf("mps: a nonzero names row %d, column %d, beyond the %d × %d matrix", nz.Row, nz.Col, nr, nc)
+		}
+	}
+	return kinds, nil
+}
+
+// writeColumns writes the COLUMNS section in colOrder: every column's cost
+// and its nonzeros by row (duplicates summed, zero sums left out), integer
+// columns between MARKER lines.
+func writeColumns(bw *bufio.Writer, m *Model, colOrder []int) {
+	nc := len(m.ColCosts)
 	nz := slices.Clone(m.ConstMatrix)
 	slices.SortFunc(nz, func(a, b Nonzero) int {
 		return cmp.Or(cmp.Compare(a.Col, b.Col), cmp.Compare(a.Row, b.Row))
@@ -143,7 +173,7 @@ func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) erro
 			inInt = isInt
 		}
 		// Every column appears, even one with no entries.
-		fmt.Fprintf(bw, " x%d obj %s\n", j, f(m.ColCosts[j]))
+		fmt.Fprintf(bw, " x%d obj %s\n", j, mpsFloat(m.ColCosts[j]))
 		for k := start[j]; k < start[j+1]; k++ {
 			v := nz[k].Val
 			for k+1 < start[j+1] && nz[k+1].Row == nz[k].Row {
@@ -151,38 +181,37 @@ func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) erro
 				v += nz[k].Val
 			}
 			if v != 0 {
-				fmt.Fprintf(bw, " x%d r%d %s\n", j, nz[k].Row, f(v))
+				fmt.Fprintf(bw, " x%d r%d %s\n", j, nz[k].Row, mpsFloat(v))
 			}
 		}
 	}
 	if inInt {
 		fmt.Fprintf(bw, " M%d 'MARKER' 'INTEND'\n", nc)
 	}
+}
+
+// writeRHS writes the RHS section (the objective's constant as minus the
+// objective row's right-hand side) and the RANGES section, when a row has
+// a range, in rowOrder.
+func writeRHS(bw *bufio.Writer, m *Model, kinds []rowKind, rowOrder []int) {
 	bw.WriteString("RHS\n")
 	if m.Offset != 0 {
-		// The objective row's RHS is minus the objective's constant.
-		fmt.Fprintf(bw, " rhs obj %s\n", f(-m.Offset))
+		fmt.Fprintf(bw, " rhs obj %s\n", mpsFloat(-m.Offset))
 	}
 	for _, i := range rowOrder {
 		if kinds[i].rhs != 0 {
-			fmt.Fprintf(bw, " rhs r%d %s\n", i, f(kinds[i].rhs))
+			fmt.Fprintf(bw, " rhs r%d %s\n", i, mpsFloat(kinds[i].rhs))
 		}
 	}
 	var ranges []string
 	for _, i := range rowOrder {
 		if kinds[i].hasRange {
-			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, f(kinds[i].rng)))
+			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, mpsFloat(kinds[i].rng)))
 		}
 	}
 	if len(ranges) > 0 {
 		bw.WriteString("RANGES\n" + strings.Join(ranges, ""))
 	}
-	bw.WriteString("BOUNDS\n")
-	for _, j := range colOrder {
-		writeBound(bw, m, j, f)
-	}
-	bw.WriteString("ENDATA\n")
-	return bw.Flush()
 }
 
 func writeBound(bw *bufio.Writer, m *Model, j int, f func(float64) string) {

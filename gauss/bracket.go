@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // BracketTol is the relative tolerance of a bracket's ends: the best
@@ -41,34 +43,23 @@ const (
 	BracketInconsistent
 )
 
-var bracketStateNames = [...]string{"closed", "open", "inconsistent"}
+var bracketStateText = enum.Text[BracketState]{Type: "BracketState",
+	Names: []string{BracketClosed: "closed", BracketOpen: "open", BracketInconsistent: "inconsistent"},
+	BadValue: func(s BracketState) error {
+		return fmt.Errorf("gauss: %w: %d", ErrBracketState, int(s))
+	},
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("gauss: %w %q: want %s", ErrBracketState, b, want)
+	}}
 
 // String returns "closed", "open" or "inconsistent".
-func (s BracketState) String() string {
-	if s < 0 || int(s) >= len(bracketStateNames) {
-		return fmt.Sprintf("BracketState(%d)", int(s))
-	}
-	return bracketStateNames[s]
-}
+func (s BracketState) String() string { return bracketStateText.String(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s BracketState) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(bracketStateNames) {
-		return nil, fmt.Errorf("gauss: %w: %d", ErrBracketState, int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s BracketState) MarshalText() ([]byte, error) { return bracketStateText.Marshal(s) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (s *BracketState) UnmarshalText(b []byte) error {
-	for i, n := range bracketStateNames {
-		if string(b) == n {
-			*s = BracketState(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("gauss: %w %q: want closed, open or inconsistent", ErrBracketState, b)
-}
+func (s *BracketState) UnmarshalText(b []byte) error { return bracketStateText.Unmarshal(s, b) }
 
 // minNormal is the smallest normal float64, 2⁻¹⁰²².
 const minNormal = 0x1p-1022

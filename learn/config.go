@@ -161,18 +161,12 @@ func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Co
 	if method != MethodAlg1 {
 		return Config{}, fmt.Errorf("%w: %v", ErrMethod, method)
 	}
-	var c Config
-	switch model {
-	case kind.Gauss:
-		c = Config{Model: kind.Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
-			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1}
-	case kind.Binary:
-		c = Config{Model: kind.Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
-			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98}
-	case kind.Finite:
-		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, kind.Gauss, kind.Binary)
-	default:
+	c, ok := alg1Preset(model)
+	switch {
+	case !model.Valid():
 		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, kind.Gauss, kind.Binary)
+	case !ok:
+		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, kind.Gauss, kind.Binary)
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -202,6 +196,30 @@ func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Co
 		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
 	}
 	return c, nil
+}
+
+// alg1Preset returns Section V's optimization of Algorithm 1 on kind k
+// (V-A: Gaussian, V-B: binary); ok is false for a kind Algorithm 1 does
+// not train.
+func alg1Preset(k kind.Kind) (c Config, ok bool) {
+	c, ok = map[kind.Kind]Config{
+		kind.Gauss: {Model: kind.Gauss, Rho: 1000, Optimizer: Adam, LR: 0.001,
+			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1},
+		kind.Binary: {Model: kind.Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
+			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98},
+	}[k]
+	return c, ok
+}
+
+// Trains reports whether method m trains models of kind k: Algorithm 1
+// those with a release of Section V (Gaussian and binary), the labels
+// method every kind.
+func (m TrainMethod) Trains(k kind.Kind) bool {
+	if m == MethodAlg1 {
+		_, ok := alg1Preset(k)
+		return ok
+	}
+	return m == MethodLabels && k.Valid()
 }
 
 // PresetPoints is the number of D values a preset sweeps: 30 for "paper"
@@ -346,11 +364,9 @@ func (p Protocol) validate() []error {
 	return errs
 }
 
-// binaryRelease reports whether the privatizer releases one bit (the binary
-// model, Section V-B): p̂ = k(x, r) through a sigmoid and F ~ Bernoulli(p̂),
-// every estimator scored by the soft 0-1 loss, its hard decisions recorded.
-// Otherwise (Section V-A) f = k(x, r) is real-valued and the losses are MSE.
-func (c *Config) binaryRelease() bool { return c.Model == kind.Binary }
+// binaryRelease reports whether the privatizer releases one bit
+// (kind.Kind.BinaryRelease: the binary model, Section V-B).
+func (c *Config) binaryRelease() bool { return c.Model.BinaryRelease() }
 
 // learningRates returns the privatizer's, reconstructor's and adversaries'
 // learning rates at threshold d: m · η0 (1 + γ d/DMax) (Section V-B; with

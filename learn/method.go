@@ -3,6 +3,8 @@ package learn
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // ErrMethod is wrapped by every error about a training method's name.
@@ -23,47 +25,31 @@ const (
 	MethodLabels
 )
 
-var methodNames = [...]string{MethodAlg1: "alg1", MethodLabels: "labels"}
+var methodText = enum.Text[TrainMethod]{Type: "TrainMethod",
+	Names:    []string{MethodAlg1: "alg1", MethodLabels: "labels"},
+	BadValue: enum.IntError[TrainMethod](ErrMethod), BadText: quotedWant(ErrMethod)}
+
+// quotedWant returns the text error of learn's enums: "<err> <the text
+// quoted>: want <the names>", wrapping err.
+func quotedWant(err error) func([]byte, string) error {
+	return func(b []byte, want string) error { return fmt.Errorf("%w %q: want %s", err, b, want) }
+}
 
 // Methods lists the methods in the order help texts name them.
 func Methods() []TrainMethod { return []TrainMethod{MethodAlg1, MethodLabels} }
 
 // String returns the method's name: "alg1" or "labels".
-func (m TrainMethod) String() string {
-	if m >= 0 && int(m) < len(methodNames) {
-		return methodNames[m]
-	}
-	return fmt.Sprintf("TrainMethod(%d)", int(m))
-}
+func (m TrainMethod) String() string { return methodText.String(m) }
 
 // ParseMethod returns the method named s; an unknown name is an error
 // wrapping ErrMethod.
-func ParseMethod(s string) (TrainMethod, error) {
-	for _, m := range Methods() {
-		if m.String() == s {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("%w %q: want alg1 or labels", ErrMethod, s)
-}
+func ParseMethod(s string) (TrainMethod, error) { return methodText.Parse(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (m TrainMethod) MarshalText() ([]byte, error) {
-	if m < 0 || int(m) >= len(methodNames) {
-		return nil, fmt.Errorf("%w: %d", ErrMethod, int(m))
-	}
-	return []byte(m.String()), nil
-}
+func (m TrainMethod) MarshalText() ([]byte, error) { return methodText.Marshal(m) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (m *TrainMethod) UnmarshalText(b []byte) error {
-	v, err := ParseMethod(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
+func (m *TrainMethod) UnmarshalText(b []byte) error { return methodText.Unmarshal(m, b) }
 
 // ErrObservers is wrapped by every error about an observer kind's name.
 var ErrObservers = errors.New("learn: unknown observer kind")
@@ -81,41 +67,19 @@ const (
 	ObserversData
 )
 
-var observerNames = [...]string{ObserversLaw: "law", ObserversData: "data"}
+var observerText = enum.Text[ObserverKind]{Type: "ObserverKind",
+	Names:    []string{ObserversLaw: "law", ObserversData: "data"},
+	BadValue: enum.IntError[ObserverKind](ErrObservers), BadText: quotedWant(ErrObservers)}
 
 // String returns "law" or "data".
-func (o ObserverKind) String() string {
-	if o >= 0 && int(o) < len(observerNames) {
-		return observerNames[o]
-	}
-	return fmt.Sprintf("ObserverKind(%d)", int(o))
-}
+func (o ObserverKind) String() string { return observerText.String(o) }
 
 // ParseObservers returns the observer kind named s; an unknown name is an
 // error wrapping ErrObservers.
-func ParseObservers(s string) (ObserverKind, error) {
-	for k, n := range observerNames {
-		if n == s {
-			return ObserverKind(k), nil
-		}
-	}
-	return 0, fmt.Errorf("%w %q: want law or data", ErrObservers, s)
-}
+func ParseObservers(s string) (ObserverKind, error) { return observerText.Parse(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (o ObserverKind) MarshalText() ([]byte, error) {
-	if o < 0 || int(o) >= len(observerNames) {
-		return nil, fmt.Errorf("%w: %d", ErrObservers, int(o))
-	}
-	return []byte(o.String()), nil
-}
+func (o ObserverKind) MarshalText() ([]byte, error) { return observerText.Marshal(o) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (o *ObserverKind) UnmarshalText(b []byte) error {
-	v, err := ParseObservers(string(b))
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
-}
+func (o *ObserverKind) UnmarshalText(b []byte) error { return observerText.Unmarshal(o, b) }

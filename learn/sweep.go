@@ -248,35 +248,59 @@ type dRun struct {
 // trial trained ahead is saved to the results directory, where a later runD
 // loads it; it is never cancelled when this threshold finishes.
 func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
-	c, di := s.cfg, r.di
-	var sel *Selector
-	eligible := 0 // finished trials with an eligible epoch, while prev is unknown
-	known := func() (bool, error) {
-		if sel != nil {
-			return true, nil
-		}
-		p, ok, err := r.prev()
-		if err != nil || !ok {
-			return false, err
-		}
-		sel = NewSelector(c.D[di], p, c.Protocol)
-		return true, nil
-	}
-	if _, err := known(); err != nil {
+	c := s.cfg
+	st := &dState{s: s, r: r, jobs: make(chan job, c.Workers), ahead: make([]aheadState, len(r.ahead)),
+		pending: map[int]trialOut{}, recs: map[int]*TrialRecord{}, summaries: []TrialSummary{}}
+	if _, err := st.known(); err != nil {
 		return nil, err
 	}
 	poll := time.NewTicker(rundir.PollInterval)
 	defer poll.Stop()
 	ctxD, cancel := context.WithCancel(ctx)
-	jobs := make(chan job, c.Workers)
 	out := make(chan trialOut, c.Workers)
 	var wg sync.WaitGroup
-	for range c.Workers {
+	s.startWorkers(ctx, ctxD, r.di, st.jobs, out, &wg)
+	defer wg.Wait()
+	defer cancel()
+	defer close(st.jobs)
+	for st.sel == nil || !st.sel.Done() {
+		st.dispatch()
+		o := trialOut{trial: -1}
+		select {
+		case o = <-out:
+			st.inflight--
+		case <-poll.C:
+			if err := st.poll(); err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("learn: sweep stopped at D[%d] = %g: %w", r.di, c.D[r.di], ctx.Err())
+		}
+		if err := st.receive(o); err != nil {
+			return nil, err
+		}
+		st.offer()
+	}
+	res := s.result(r.di, st.sel.Result(), st.summaries, st.recs)
+	if r.publish != nil {
+		if err := r.publish(res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// startWorkers starts c.Workers goroutines that train (or load) the jobs
+// they receive and send the outcomes on out until jobs is closed or ctxD is
+// done. A trial of threshold di runs under ctxD; a trial trained ahead runs
+// under ctx, so that it is finished even once di is done.
+func (s *sweeper) startWorkers(ctx, ctxD context.Context, di int, jobs <-chan job, out chan<- trialOut, wg *sync.WaitGroup) {
+	for range s.cfg.Workers {
 		wg.Go(func() {
 			for j := range jobs {
 				tctx := ctxD
 				if j.d != di {
-					tctx = ctx // trained ahead: finished even once di is done
+					tctx = ctx
 				}
 				rec, loaded, err := s.trial(tctx, j.d, j.t)
 				select {
@@ -287,155 +311,184 @@ func (s *sweeper) runD(ctx context.Context, r dRun) (*DResult, error) {
 			}
 		})
 	}
-	defer wg.Wait()
-	defer cancel()
-	defer close(jobs)
+}
 
-	recs := make(map[int]*TrialRecord)
-	summaries := []TrialSummary{}
-	dispatched, next := 0, 0
-	inflight := 0 // jobs sent and not yet received, of either threshold
-	// Per threshold of r.ahead: trials dispatched, in flight, and known
-	// eligible, in trial order.
-	type aheadState struct{ next, inflight, eligible int }
-	ahead := make([]aheadState, len(r.ahead))
-	nextAhead := func() (job, bool) {
-		for k, a := range r.ahead {
-			st := &ahead[k]
-			for st.next < c.Protocol.MaxAttempts && st.eligible+st.inflight < c.Protocol.Accept {
-				e, seen := s.eligible[job{a, st.next}]
-				if !seen {
-					st.inflight++
-					st.next++
-					return job{a, st.next - 1}, true
-				}
-				if e {
-					st.eligible++
-				}
-				st.next++
-			}
-		}
-		return job{}, false
+// dState is runD's state at one threshold.
+type dState struct {
+	s *sweeper
+	r dRun
+	// sel is the protocol's selector, nil while prev is unknown.
+	sel *Selector
+	// eligible counts the finished trials of r.di with an eligible epoch
+	// while prev is unknown.
+	eligible int
+	jobs     chan job
+	// dispatched trials of r.di are sent; those below next are offered to
+	// sel; inflight jobs, of any threshold, are sent and not yet received.
+	dispatched, next, inflight int
+	ahead                      []aheadState // per threshold of r.ahead
+	pending                    map[int]trialOut
+	recs                       map[int]*TrialRecord
+	summaries                  []TrialSummary
+	waitStart, reported        time.Time
+}
+
+// aheadState is a threshold of dRun.ahead: its trials dispatched, in
+// flight, and known eligible, in trial order.
+type aheadState struct{ next, inflight, eligible int }
+
+// known reports whether prev is known, creating the selector when it has
+// just become so.
+func (st *dState) known() (bool, error) {
+	if st.sel != nil {
+		return true, nil
 	}
-	dispatch := func() {
-		for inflight < c.Workers {
-			switch {
-			case sel != nil:
-				if dispatched >= c.Protocol.MaxAttempts || dispatched-next >= c.Workers {
-					return
-				}
-			case eligible < c.Protocol.Accept && dispatched < c.Protocol.MaxAttempts:
-				// Speculating on this threshold.
-			default:
-				j, ok := nextAhead()
-				if !ok {
-					return
-				}
-				jobs <- j
-				inflight++
-				continue
-			}
-			jobs <- job{di, dispatched}
-			dispatched++
-			inflight++
-		}
+	p, ok, err := st.r.prev()
+	if err != nil || !ok {
+		return false, err
 	}
-	var waitStart, reported time.Time
-	pending := make(map[int]trialOut)
-	for sel == nil || !sel.Done() {
-		dispatch()
-		var o trialOut
-		select {
-		case o = <-out:
-			inflight--
-		case <-poll.C:
-			if ok, err := known(); err != nil || ok || inflight > 0 {
-				if err != nil {
-					return nil, err
-				}
-				waitStart = time.Time{}
-				o.trial = -1
-				break
+	c := st.s.cfg
+	st.sel = NewSelector(c.D[st.r.di], p, c.Protocol)
+	return true, nil
+}
+
+// dispatch sends jobs while a worker is free: trials of r.di in order (once
+// prev is known, at most Workers ahead of the selector; before, until Accept
+// of them are eligible), else speculative trials of r.ahead.
+func (st *dState) dispatch() {
+	c := st.s.cfg
+	for st.inflight < c.Workers {
+		switch {
+		case st.sel != nil:
+			if st.dispatched >= c.Protocol.MaxAttempts || st.dispatched-st.next >= c.Workers {
+				return
 			}
-			// Nothing this shard can train before prev is known.
-			alive, err := rundir.Dir(c.Dir).ShardAlive(r.owner)
-			if err != nil {
-				return nil, err
-			}
-			// Read the record once more: its owner may have published it
-			// and exited since the last look.
-			if ok, err := known(); err != nil || ok {
-				if err != nil {
-					return nil, err
-				}
-				o.trial = -1
-				break
-			}
-			w := rundir.Wait{DIndex: di, NumD: len(c.D), Owner: r.owner, Alive: alive}
-			if !alive {
-				return nil, &stallError{w}
-			}
-			now := time.Now()
-			if waitStart.IsZero() {
-				waitStart = now
-			}
-			if now.Sub(reported) >= rundir.WaitReport && c.Progress != nil {
-				reported, w.For = now, now.Sub(waitStart)
-				c.Progress(Progress{Waiting: &w})
-			}
-			o.trial = -1
-		case <-ctx.Done():
-			return nil, fmt.Errorf("learn: sweep stopped at D[%d] = %g: %w", di, c.D[di], ctx.Err())
-		}
-		if o.err != nil {
-			return nil, fmt.Errorf("learn: D[%d] = %g, trial %d: %w", o.d, c.D[o.d], o.trial, o.err)
-		}
-		if o.trial >= 0 {
-			_, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[o.d], c.Protocol.Tau, c.Protocol.K)
-			s.eligible[job{o.d, o.trial}] = ok
-			for k, a := range r.ahead {
-				if a == o.d {
-					ahead[k].inflight--
-					if ok {
-						ahead[k].eligible++
-					}
-				}
-			}
-			if o.d == di {
-				pending[o.rec.Trial] = o
-				if ok && sel == nil {
-					eligible++
-				}
-				if _, err := known(); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for sel != nil && !sel.Done() {
-			o, ok := pending[next]
+		case st.eligible < c.Protocol.Accept && st.dispatched < c.Protocol.MaxAttempts:
+			// Speculating on this threshold.
+		default:
+			j, ok := st.nextAhead()
 			if !ok {
-				break
+				return
 			}
-			delete(pending, next)
-			sel.Offer(&o.rec.History)
-			recs[next] = o.rec
-			v := sel.sel.Verdicts[next]
-			summaries = append(summaries, TrialSummary{
-				Trial: next, Seed: o.rec.Seed, Epochs: o.rec.Epochs, Seconds: o.rec.Seconds,
-				Eligible: v.Eligible, Accepted: v.Accepted, Point: v.Point,
-				File: filepath.ToSlash(rundir.TrialFile(di, next)),
-			})
-			next++
-			s.progress(di, next-1, o.loaded, sel)
+			st.jobs <- j
+			st.inflight++
+			continue
+		}
+		st.jobs <- job{st.r.di, st.dispatched}
+		st.dispatched++
+		st.inflight++
+	}
+}
+
+// nextAhead returns the next trial of r.ahead that the protocol consumes
+// whatever prev is: one of a threshold with fewer than Accept trials known
+// eligible or in flight, skipping those already seen.
+func (st *dState) nextAhead() (job, bool) {
+	p := st.s.cfg.Protocol
+	for k, a := range st.r.ahead {
+		ah := &st.ahead[k]
+		for ah.next < p.MaxAttempts && ah.eligible+ah.inflight < p.Accept {
+			e, seen := st.s.eligible[job{a, ah.next}]
+			if !seen {
+				ah.inflight++
+				ah.next++
+				return job{a, ah.next - 1}, true
+			}
+			if e {
+				ah.eligible++
+			}
+			ah.next++
 		}
 	}
-	res := s.result(di, sel.Result(), summaries, recs)
-	if r.publish != nil {
-		if err := r.publish(res); err != nil {
-			return nil, err
+	return job{}, false
+}
+
+// poll looks for prev again. With nothing this shard can train before it
+// is known, it stops with a *stallError when prev's owner is not running,
+// and otherwise reports the wait every rundir.WaitReport.
+func (st *dState) poll() error {
+	c, di := st.s.cfg, st.r.di
+	if ok, err := st.known(); err != nil || ok || st.inflight > 0 {
+		st.waitStart = time.Time{}
+		return err
+	}
+	alive, err := rundir.Dir(c.Dir).ShardAlive(st.r.owner)
+	if err != nil {
+		return err
+	}
+	// Read the record once more: its owner may have published it and
+	// exited since the last look.
+	if ok, err := st.known(); err != nil || ok {
+		return err
+	}
+	w := rundir.Wait{DIndex: di, NumD: len(c.D), Owner: st.r.owner, Alive: alive}
+	if !alive {
+		return &stallError{w}
+	}
+	now := time.Now()
+	if st.waitStart.IsZero() {
+		st.waitStart = now
+	}
+	if now.Sub(st.reported) >= rundir.WaitReport && c.Progress != nil {
+		st.reported, w.For = now, now.Sub(st.waitStart)
+		c.Progress(Progress{Waiting: &w})
+	}
+	return nil
+}
+
+// receive records a finished trial (o.trial < 0: none): whether it has an
+// eligible epoch, for the speculation of later thresholds, and a trial of
+// r.di as pending its turn at the selector.
+func (st *dState) receive(o trialOut) error {
+	c := st.s.cfg
+	if o.err != nil {
+		return fmt.Errorf("learn: D[%d] = %g, trial %d: %w", o.d, c.D[o.d], o.trial, o.err)
+	}
+	if o.trial < 0 {
+		return nil
+	}
+	_, ok := PickEpoch(o.rec.History.selected(c.Protocol), o.rec.Trial, c.D[o.d], c.Protocol.Tau, c.Protocol.K)
+	st.s.eligible[job{o.d, o.trial}] = ok
+	for k, a := range st.r.ahead {
+		if a == o.d {
+			st.ahead[k].inflight--
+			if ok {
+				st.ahead[k].eligible++
+			}
 		}
 	}
-	return res, nil
+	if o.d != st.r.di {
+		return nil
+	}
+	st.pending[o.rec.Trial] = o
+	if ok && st.sel == nil {
+		st.eligible++
+	}
+	_, err := st.known()
+	return err
+}
+
+// offer hands the pending trials of r.di to the selector in trial order,
+// once prev is known, until the protocol is done.
+func (st *dState) offer() {
+	di := st.r.di
+	for st.sel != nil && !st.sel.Done() {
+		o, ok := st.pending[st.next]
+		if !ok {
+			return
+		}
+		delete(st.pending, st.next)
+		st.sel.Offer(&o.rec.History)
+		st.recs[st.next] = o.rec
+		v := st.sel.sel.Verdicts[st.next]
+		st.summaries = append(st.summaries, TrialSummary{
+			Trial: st.next, Seed: o.rec.Seed, Epochs: o.rec.Epochs, Seconds: o.rec.Seconds,
+			Eligible: v.Eligible, Accepted: v.Accepted, Point: v.Point,
+			File: filepath.ToSlash(rundir.TrialFile(di, st.next)),
+		})
+		st.next++
+		st.s.progress(di, st.next-1, o.loaded, st.sel)
+	}
 }
 
 func (s *sweeper) progress(di, trial int, loaded bool, sel *Selector) {

@@ -152,15 +152,34 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 		limit = DefaultMaxSubsets
 	}
 	start := time.Now()
-	n := m.N()
 	hs := m.hyperplanes()
 	g := &Global{model: m, Hyperplanes: len(hs)}
+	// Count first, so an instance too large fails fast.
+	sups, total, err := supports(m.N(), hs, limit)
+	if err != nil {
+		return nil, err
+	}
+	g.Subsets = total
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var tiers []risk
 	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
 		tiers = append(tiers, newRisk(m.Prior, o))
 	}
+	if g.rays, err = enumerateRays(ctx, m.N(), tiers, sups); err != nil {
+		return nil, err
+	}
+	g.risks()
+	g.EnumTime = time.Since(start)
+	return g, nil
+}
 
-	// Count first, so an instance too large fails fast.
+// supports lists every support S ⊆ {0..n−1} with its hyperplanes, and the
+// number of linear systems the enumeration solves on them; more than limit
+// is an error wrapping ErrTooLarge.
+func supports(n int, hs [][]float64, limit int64) ([]support, int64, error) {
 	var sups []support
 	var total int64
 	for mask := 1; mask < 1<<n; mask++ {
@@ -173,17 +192,18 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 		s := newSupport(idx, hs)
 		c := binom(len(s.hs), len(s.idx)-1)
 		if c < 0 || total+c > limit {
-			return nil, fmt.Errorf("%w: n = %d, %d hyperplanes: more than %d linear systems (raise the limit or use a fixed alphabet)", ErrTooLarge, n, len(hs), limit)
+			return nil, 0, fmt.Errorf("%w: n = %d, %d hyperplanes: more than %d linear systems (raise the limit or use a fixed alphabet)", ErrTooLarge, n, len(hs), limit)
 		}
 		total += c
 		sups = append(sups, s)
 	}
-	g.Subsets = total
+	return sups, total, nil
+}
 
-	ctx := o.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
+// enumerateRays solves the systems of every support and returns the
+// distinct rays kept (newEnumerator's order); ctx is checked per support and
+// every 4096 systems.
+func enumerateRays(ctx context.Context, n int, tiers []risk, sups []support) ([][]float64, error) {
 	e := newEnumerator(n, tiers)
 	var tried int64
 	for _, s := range sups {
@@ -207,10 +227,15 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			}
 		})
 	}
-	g.rays = e.rays
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("ray enumeration: %w", err)
 	}
+	return e.rays, nil
+}
+
+// risks computes every observer's Bayes risk of every ray.
+func (g *Global) risks() {
+	m := g.model
 	g.recon = make([]float64, len(g.rays))
 	g.adv = make([][]float64, m.K())
 	rr := newRisk(m.Prior, m.Recon)
@@ -224,8 +249,6 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 			g.adv[i][j] = ra.at(v)
 		}
 	}
-	g.EnumTime = time.Since(start)
-	return g, nil
 }
 
 // support is a support S of the enumeration with its hyperplanes.

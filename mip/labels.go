@@ -3,29 +3,35 @@ package mip
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // ErrUnknownLabel is the error of a text or number that is not a Method,
 // Algorithm, Pricing or Proof.
 var ErrUnknownLabel = errors.New("unknown label")
 
+// labelText is the text of a label enum of type typ; its errors wrap
+// ErrUnknownLabel and name what.
+func labelText[T ~int](typ, what string, names []string) enum.Text[T] {
+	return enum.Text[T]{Type: typ, Names: names, BadValue: enum.IntError[T](ErrUnknownLabel),
+		BadText: func(b []byte, _ string) error { return fmt.Errorf("%w: %s %q", ErrUnknownLabel, what, b) }}
+}
+
 // The text of Method, the option of SolveFinite.
-var methodNames = [...]string{MethodAuto: "auto", MethodRays: "rays", MethodColGen: "colgen"}
+var methodText = labelText[Method]("Method", "method", []string{MethodAuto: "auto", MethodRays: "rays", MethodColGen: "colgen"})
 
 // String is the method's name: "auto", "rays" or "colgen".
-func (m Method) String() string { return name(methodNames[:], m, "Method") }
+func (m Method) String() string { return methodText.String(m) }
 
 // MarshalText encodes m as its String.
-func (m Method) MarshalText() ([]byte, error) { return marshal(methodNames[:], m) }
+func (m Method) MarshalText() ([]byte, error) { return methodText.Marshal(m) }
 
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
-func (m *Method) UnmarshalText(b []byte) error { return unmarshal(methodNames[:], m, "method", b) }
+func (m *Method) UnmarshalText(b []byte) error { return methodText.Unmarshal(m, b) }
 
 // ParseMethod reads "auto", "rays" or "colgen".
-func ParseMethod(s string) (Method, error) {
-	var m Method
-	return m, m.UnmarshalText([]byte(s))
-}
+func ParseMethod(s string) (Method, error) { return methodText.Parse(s) }
 
 // Algorithm is how a finite optimum was found (FiniteOptimum.Method,
 // FiniteSolution.Method).
@@ -38,23 +44,21 @@ const (
 	AlgorithmFixedMIP                  // the MIP over a fixed output alphabet
 )
 
-var algorithmNames = [...]string{
+var algorithmText = labelText[Algorithm]("Algorithm", "algorithm", []string{
 	AlgorithmGlobalLP: "global LP",
 	AlgorithmColGen:   "column generation",
 	AlgorithmFixedMIP: "fixed MIP",
-}
+})
 
 // String is the algorithm's name: "global LP", "column generation" or
 // "fixed MIP".
-func (a Algorithm) String() string { return name(algorithmNames[:], a, "Algorithm") }
+func (a Algorithm) String() string { return algorithmText.String(a) }
 
 // MarshalText encodes a as its String.
-func (a Algorithm) MarshalText() ([]byte, error) { return marshal(algorithmNames[:], a) }
+func (a Algorithm) MarshalText() ([]byte, error) { return algorithmText.Marshal(a) }
 
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
-func (a *Algorithm) UnmarshalText(b []byte) error {
-	return unmarshal(algorithmNames[:], a, "algorithm", b)
-}
+func (a *Algorithm) UnmarshalText(b []byte) error { return algorithmText.Unmarshal(a, b) }
 
 // Pricing is how a column generation iteration priced its columns
 // (ColGenIteration.Pricing).
@@ -66,16 +70,16 @@ const (
 	PricingExact                    // branch and bound over the reconstructor's decision rules
 )
 
-var pricingNames = [...]string{PricingHeuristic: "heuristic", PricingExact: "exact"}
+var pricingText = labelText[Pricing]("Pricing", "pricing", []string{PricingHeuristic: "heuristic", PricingExact: "exact"})
 
 // String is the pricing's name: "heuristic" or "exact".
-func (p Pricing) String() string { return name(pricingNames[:], p, "Pricing") }
+func (p Pricing) String() string { return pricingText.String(p) }
 
 // MarshalText encodes p as its String.
-func (p Pricing) MarshalText() ([]byte, error) { return marshal(pricingNames[:], p) }
+func (p Pricing) MarshalText() ([]byte, error) { return pricingText.Marshal(p) }
 
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
-func (p *Pricing) UnmarshalText(b []byte) error { return unmarshal(pricingNames[:], p, "pricing", b) }
+func (p *Pricing) UnmarshalText(b []byte) error { return pricingText.Unmarshal(p, b) }
 
 // Proof is how a Certificate's MaxReducedCost was obtained.
 type Proof int
@@ -94,43 +98,18 @@ const (
 	ProofSaturation
 )
 
-var proofNames = [...]string{
+var proofText = labelText[Proof]("Proof", "proof", []string{
 	ProofDecisionRules:        "decision rules",
 	ProofDecisionRulesStopped: "decision rules (search stopped; largest open bound)",
 	ProofRelaxation:           "relaxation",
 	ProofSaturation:           "saturation",
-}
+})
 
 // String is the proof's name, as certificates print it.
-func (p Proof) String() string { return name(proofNames[:], p, "Proof") }
+func (p Proof) String() string { return proofText.String(p) }
 
 // MarshalText encodes p as its String.
-func (p Proof) MarshalText() ([]byte, error) { return marshal(proofNames[:], p) }
+func (p Proof) MarshalText() ([]byte, error) { return proofText.Marshal(p) }
 
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
-func (p *Proof) UnmarshalText(b []byte) error { return unmarshal(proofNames[:], p, "proof", b) }
-
-// name is names[v], or Type(v) for a value out of range.
-func name[T ~int](names []string, v T, typ string) string {
-	if v < 0 || int(v) >= len(names) {
-		return fmt.Sprintf("%s(%d)", typ, int(v))
-	}
-	return names[v]
-}
-
-func marshal[T ~int](names []string, v T) ([]byte, error) {
-	if v < 0 || int(v) >= len(names) {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownLabel, int(v))
-	}
-	return []byte(names[v]), nil
-}
-
-func unmarshal[T ~int](names []string, v *T, what string, b []byte) error {
-	for i, n := range names {
-		if string(b) == n {
-			*v = T(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s %q", ErrUnknownLabel, what, b)
-}
+func (p *Proof) UnmarshalText(b []byte) error { return proofText.Unmarshal(p, b) }

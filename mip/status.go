@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/highsx"
 )
 
@@ -33,44 +34,30 @@ const (
 	StatusInterrupted
 )
 
-var statusNames = [...]string{
-	StatusUnknown:     "unknown",
-	StatusOptimal:     "optimal",
-	StatusGap:         "gap",
-	StatusInfeasible:  "infeasible",
-	StatusNoSolution:  "time limit, no privatizer found",
-	StatusInterrupted: "interrupted",
+var statusText = enum.Text[Status]{Type: "Status",
+	Names: []string{
+		StatusUnknown:     "unknown",
+		StatusOptimal:     "optimal",
+		StatusGap:         "gap",
+		StatusInfeasible:  "infeasible",
+		StatusNoSolution:  "time limit, no privatizer found",
+		StatusInterrupted: "interrupted",
+	},
+	BadValue: enum.IntError[Status](ErrUnknownStatus),
+	BadText:  enum.QuotedError(ErrUnknownStatus),
 }
 
 // ErrUnknownStatus is the error of a text or number that is not a Status.
 var ErrUnknownStatus = errors.New("unknown status")
 
 // String is the status's name ("optimal", "gap", "infeasible", ...).
-func (s Status) String() string {
-	if s < 0 || int(s) >= len(statusNames) {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
+func (s Status) String() string { return statusText.String(s) }
 
 // MarshalText encodes s as its String.
-func (s Status) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(statusNames) {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownStatus, int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s Status) MarshalText() ([]byte, error) { return statusText.Marshal(s) }
 
 // UnmarshalText decodes a String; any other text wraps ErrUnknownStatus.
-func (s *Status) UnmarshalText(text []byte) error {
-	for i, name := range statusNames {
-		if string(text) == name {
-			*s = Status(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %q", ErrUnknownStatus, text)
-}
+func (s *Status) UnmarshalText(text []byte) error { return statusText.Unmarshal(s, text) }
 
 // Gap is the bracket's relative width (Upper − Gamma) / max(|Upper|, 1e-12),
 // 0 when it is closed (and NaN without a bracket).

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/model/kind"
 )
@@ -50,33 +51,20 @@ const (
 	AllLowerBound
 )
 
-var classNames = [...]string{LinearGaussian: "linear-gaussian", BinaryOutput: "binary-output", All: "all",
-	AllBracketed: "all (bracketed)", AllLowerBound: "all (lower bound)"}
+var classText = enum.Text[Class]{Type: "Class",
+	Names: []string{LinearGaussian: "linear-gaussian", BinaryOutput: "binary-output", All: "all",
+		AllBracketed: "all (bracketed)", AllLowerBound: "all (lower bound)"},
+	BadValue: func(c Class) error { return fmt.Errorf("model: Class(%d) is not an optimum class", int(c)) },
+	BadText: func(b []byte, _ string) error {
+		return fmt.Errorf("%w: optimum class %s: want one of linear-gaussian, binary-output, all, all (bracketed), all (lower bound)", ErrConfig, safefile.Excerpt(string(b)))
+	}}
 
 // String is the class as reports write it ("linear-gaussian", …).
-func (c Class) String() string {
-	if c < LinearGaussian || c > AllLowerBound {
-		return fmt.Sprintf("Class(%d)", int(c))
-	}
-	return classNames[c]
-}
+func (c Class) String() string { return classText.String(c) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (c Class) MarshalText() ([]byte, error) {
-	if c < LinearGaussian || c > AllLowerBound {
-		return nil, fmt.Errorf("model: %v is not an optimum class", c)
-	}
-	return []byte(c.String()), nil
-}
+func (c Class) MarshalText() ([]byte, error) { return classText.Marshal(c) }
 
 // UnmarshalText implements encoding.TextUnmarshaler; an unknown class is an
 // error wrapping ErrConfig.
-func (c *Class) UnmarshalText(b []byte) error {
-	for v := LinearGaussian; v <= AllLowerBound; v++ {
-		if classNames[v] == string(b) {
-			*c = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: optimum class %s: want one of linear-gaussian, binary-output, all, all (bracketed), all (lower bound)", ErrConfig, safefile.Excerpt(string(b)))
-}
+func (c *Class) UnmarshalText(b []byte) error { return classText.Unmarshal(c, b) }

@@ -82,6 +82,9 @@ type Model interface {
 	SideNames(i int) []string
 	// Optimum is the reference optimum at threshold d ≥ 0.
 	Optimum(ctx context.Context, d float64, o Options) (Optimum, error)
+	// Describe says in words what StdErr and Optimum compute and which
+	// optimum a verdict is set against, for reports.
+	Describe() Description
 	// Certify computes the exact Bayes losses of a privatizer network
 	// trained by Algorithm 1 (package bayes's form of k(x, r)).
 	Certify(k bayes.Privatizer, o Options) (Certificate, error)

@@ -266,6 +266,32 @@ func TestOptimumJSON(t *testing.T) {
 	}
 }
 
+// Describe names the wider optimum exactly when the reference optimum
+// carries one (the Gaussian bracket's best mechanism, the binary model's
+// global optimum), and says the rest in words for every kind.
+func TestDescribe(t *testing.T) {
+	g, _ := Parse([]byte(smallGauss))
+	for _, c := range []struct {
+		m     Model
+		wider string
+	}{{g, "best"}, {NewBinary(mip.PaperBinary()), "global"}, {NewFinite(mip.PaperBinary().Finite()), ""}} {
+		d := c.m.Describe()
+		if d.Wider != c.wider {
+			t.Errorf("%v: Wider %q, want %q", c.m.Kind(), d.Wider, c.wider)
+		}
+		if d.StdErr == "" || d.Optimum == "" || d.PaperVerdicts == "" || d.BestVerdicts == "" {
+			t.Errorf("%v: empty description %+v", c.m.Kind(), d)
+		}
+		o, err := c.m.Optimum(context.Background(), 0.15, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if carries := o.Gauss() != nil || o.Binary() != nil; carries != (d.Wider != "") {
+			t.Errorf("%v: Wider %q, but the optimum carries a wider one: %v", c.m.Kind(), d.Wider, carries)
+		}
+	}
+}
+
 // Certify round trips: the optimum's own privatizer, certified, has the
 // optimum's losses; a network, a channel and package bayes's form of the
 // same privatizer certify alike; a privatizer that cannot fit is refused

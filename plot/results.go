@@ -84,27 +84,37 @@ type layout struct {
 	// (Figure 3).
 	perAdversary bool
 	class        string // the class optimum's legend entry (a prefix when perAdversary)
+	paper        bool   // one of the paper's figures (2, 3)
 }
 
 // layoutOf returns the layout of kind k's figure: the paper's Figure 2
 // (Gaussian) and Figure 3 (binary), and Figure 3's form for a finite model,
 // whose class optimum is already the optimum over all privatizers.
 func layoutOf(k model.Kind) (layout, error) {
-	switch k {
-	case model.Gauss:
-		return layout{stem: Figure2Stem, title: "Gaussian data model: %s vs. Proposition 1",
+	l, ok := map[model.Kind]layout{
+		model.Gauss: {stem: Figure2Stem, title: "Gaussian data model: %s vs. Proposition 1",
 			xLabel: XLabelGauss, yLabel: YLabelGauss, points: GaussCurvePoints,
-			perAdversary: true, class: "Proposition 1 (linear-Gaussian)"}, nil
-	case model.Binary:
-		return layout{stem: Figure3Stem, title: "Binary data model: %s vs. Proposition 2",
+			perAdversary: true, class: "Proposition 1 (linear-Gaussian)", paper: true},
+		model.Binary: {stem: Figure3Stem, title: "Binary data model: %s vs. Proposition 2",
 			xLabel: XLabelBinary, yLabel: YLabelBinary, points: BinaryCurvePoints,
-			class: "Proposition 2: γ*, binary-output privatizers"}, nil
-	case model.Finite:
-		return layout{stem: FiniteStem, title: "Finite data model: %s vs. the global optimum",
+			class: "Proposition 2: γ*, binary-output privatizers", paper: true},
+		model.Finite: {stem: FiniteStem, title: "Finite data model: %s vs. the global optimum",
 			xLabel: XLabelFinite, yLabel: YLabelFinite, points: FiniteCurvePoints,
-			class: globalLabel}, nil
+			class: globalLabel},
+	}[k]
+	if !ok {
+		return layout{}, fmt.Errorf("%w: no figure for %s models", model.ErrUnsupported, k)
 	}
-	return layout{}, fmt.Errorf("%w: no figure for %s models", model.ErrUnsupported, k)
+	return l, nil
+}
+
+// PaperFigure reports whether the figure of a model of kind k is one of
+// the paper's (Figure 2: Gaussian, Figure 3: binary), the figures mmds
+// certify --plot draws privatizers trained elsewhere on; a finite model's
+// is mmds's own.
+func PaperFigure(k model.Kind) bool {
+	l, err := layoutOf(k)
+	return err == nil && l.paper
 }
 
 // Stem returns the file stem mmds plot writes the figure of a model of kind

@@ -204,6 +204,11 @@ func TestStemAndErrors(t *testing.T) {
 	if _, err := layoutOf(model.Kind(9)); !errors.Is(err, model.ErrUnsupported) {
 		t.Errorf("layout of an unknown kind: %v", err)
 	}
+	for k, want := range map[model.Kind]bool{model.Gauss: true, model.Binary: true, model.Finite: false, model.Kind(9): false} {
+		if got := PaperFigure(k); got != want {
+			t.Errorf("PaperFigure(%s) = %v, want %v", k, got, want)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := Figure(ctx, model.NewBinary(mip.PaperBinary()), &verify.Report{}, model.Options{}); !errors.Is(err, context.Canceled) {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/data"
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
@@ -124,36 +125,25 @@ const (
 	DataNotTrained
 )
 
-var dataStatusNames = [...]string{DataWithin: "within D", DataOver: "over D",
-	DataNotFinalized: "not finalized", DataNotTrained: "not trained"}
+var dataStatusText = enum.Text[DataStatus]{Type: "DataStatus",
+	Names: []string{DataWithin: "within D", DataOver: "over D",
+		DataNotFinalized: "not finalized", DataNotTrained: "not trained"},
+	BadValue: func(s DataStatus) error {
+		return fmt.Errorf("%w: DataStatus(%d) is not a data status", ErrInput, int(s))
+	},
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("%w: data status %s: want %s", ErrInput, safefile.Excerpt(string(b)), want)
+	}}
 
 // String is the status as reports write it.
-func (s DataStatus) String() string {
-	if s < DataWithin || s > DataNotTrained {
-		return fmt.Sprintf("DataStatus(%d)", int(s))
-	}
-	return dataStatusNames[s]
-}
+func (s DataStatus) String() string { return dataStatusText.String(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s DataStatus) MarshalText() ([]byte, error) {
-	if s < DataWithin || s > DataNotTrained {
-		return nil, fmt.Errorf("%w: %v is not a data status", ErrInput, s)
-	}
-	return []byte(s.String()), nil
-}
+func (s DataStatus) MarshalText() ([]byte, error) { return dataStatusText.Marshal(s) }
 
 // UnmarshalText implements encoding.TextUnmarshaler; an unknown name is an
 // error wrapping ErrInput.
-func (s *DataStatus) UnmarshalText(b []byte) error {
-	for v := DataWithin; v <= DataNotTrained; v++ {
-		if dataStatusNames[v] == string(b) {
-			*s = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: data status %s: want within D, over D, not finalized or not trained", ErrInput, safefile.Excerpt(string(b)))
-}
+func (s *DataStatus) UnmarshalText(b []byte) error { return dataStatusText.Unmarshal(s, b) }
 
 // Estimate is a held-out loss: the mean over the test split and its
 // standard error.
@@ -218,7 +208,7 @@ func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataRepor
 	c := &run.Results.Config
 	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
 		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote}
-	if c.Model == model.Gauss {
+	if !c.Model.FiniteX() { // a continuous X is scored by squared errors
 		rep.Losses = "MSE"
 	}
 	byD := map[int]*learn.DResult{}
@@ -288,7 +278,7 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 		}
 		return bern(l), nil
-	case c.Model == model.Binary:
+	case c.Model.BinaryRelease():
 		l := *p.Losses
 		if p.ReconHard != nil && len(p.AdvHard) == len(l.Adv) {
 			l = loss.New(*p.ReconHard, p.AdvHard)

@@ -190,7 +190,7 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		}
 		return run.checkNetworks(p.Networks)
 	}
-	if run.Model.Kind() == model.Gauss {
+	if !run.Model.Kind().FiniteX() { // a continuous X: a cell kernel
 		if len(p.Networks) != 0 || p.Channel != nil || p.Kernel == nil {
 			return fmt.Errorf("the labels method's point on the Gaussian model needs its kernel and no networks or channel")
 		}
@@ -228,7 +228,7 @@ func (run *Run) checkNetworks(nets []learn.Network) error {
 		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
 	}
 	act := learn.Identity
-	if run.Model.Kind() == model.Binary {
+	if run.Model.Kind().BinaryRelease() {
 		act = learn.Sigmoid
 	}
 	for i := range nets {

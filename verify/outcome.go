@@ -2,9 +2,8 @@ package verify
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // Outcome is what a verdict comes to, for one threshold or a whole report:
@@ -23,38 +22,22 @@ const (
 	OutcomeNotTrained
 )
 
-var outcomeNames = [...]string{OutcomePass: "pass", OutcomeFail: "fail", OutcomeCannotCertify: "cannot certify",
-	OutcomeNotFinalized: "not finalized", OutcomeNotTrained: "not trained"}
+var outcomeText = enum.Text[Outcome]{Type: "Outcome",
+	Names: []string{OutcomePass: "pass", OutcomeFail: "fail", OutcomeCannotCertify: "cannot certify",
+		OutcomeNotFinalized: "not finalized", OutcomeNotTrained: "not trained"},
+	BadValue: enum.IntError[Outcome](ErrOutcome), BadText: wantError(ErrOutcome)}
 
 // ErrOutcome is wrapped by the error for text that is not an outcome.
 var ErrOutcome = errors.New("verify: unknown outcome")
 
 // String is the outcome in words ("pass", "cannot certify", …).
-func (o Outcome) String() string {
-	if o < OutcomePass || o > OutcomeNotTrained {
-		return fmt.Sprintf("Outcome(%d)", int(o))
-	}
-	return outcomeNames[o]
-}
+func (o Outcome) String() string { return outcomeText.String(o) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (o Outcome) MarshalText() ([]byte, error) {
-	if o < OutcomePass || o > OutcomeNotTrained {
-		return nil, fmt.Errorf("%w: %d", ErrOutcome, int(o))
-	}
-	return []byte(o.String()), nil
-}
+func (o Outcome) MarshalText() ([]byte, error) { return outcomeText.Marshal(o) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (o *Outcome) UnmarshalText(b []byte) error {
-	for v := OutcomePass; v <= OutcomeNotTrained; v++ {
-		if outcomeNames[v] == string(b) {
-			*o = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s: want pass, fail, cannot certify, not finalized or not trained", ErrOutcome, safefile.Excerpt(string(b)))
-}
+func (o *Outcome) UnmarshalText(b []byte) error { return outcomeText.Unmarshal(o, b) }
 
 // Outcome is the point's verdict: its status, and for a certified point
 // whether it passed.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -22,35 +23,27 @@ const (
 	StatusNotTrained
 )
 
-var statusNames = [...]string{StatusCertified: "certified", StatusCannotCertify: "cannot certify",
-	StatusNotFinalized: "not finalized", StatusNotTrained: "not trained"}
+var statusText = enum.Text[Status]{Type: "Status",
+	Names: []string{StatusCertified: "certified", StatusCannotCertify: "cannot certify",
+		StatusNotFinalized: "not finalized", StatusNotTrained: "not trained"},
+	BadValue: enum.IntError[Status](ErrStatus), BadText: wantError(ErrStatus)}
 
 // ErrStatus is wrapped by the error for text that is not a status.
 var ErrStatus = errors.New("verify: unknown status")
 
 // String is the status as reports write it.
-func (s Status) String() string {
-	if s < StatusCertified || s > StatusNotTrained {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
+func (s Status) String() string { return statusText.String(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s Status) MarshalText() ([]byte, error) {
-	if s < StatusCertified || s > StatusNotTrained {
-		return nil, fmt.Errorf("%w: %d", ErrStatus, int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s Status) MarshalText() ([]byte, error) { return statusText.Marshal(s) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Status) UnmarshalText(b []byte) error {
-	for v := StatusCertified; v <= StatusNotTrained; v++ {
-		if statusNames[v] == string(b) {
-			*s = v
-			return nil
-		}
+func (s *Status) UnmarshalText(b []byte) error { return statusText.Unmarshal(s, b) }
+
+// wantError returns the text error of verify's enums: "<err>: <an excerpt
+// of the text>: want <the names>", wrapping err.
+func wantError(err error) func([]byte, string) error {
+	return func(b []byte, want string) error {
+		return fmt.Errorf("%w: %s: want %s", err, safefile.Excerpt(string(b)), want)
 	}
-	return fmt.Errorf("%w: %s: want certified, cannot certify, not finalized or not trained", ErrStatus, safefile.Excerpt(string(b)))
 }

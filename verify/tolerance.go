@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 )
@@ -90,37 +90,21 @@ const (
 	ReferenceBest
 )
 
-var referenceNames = [...]string{ReferencePaper: "paper", ReferenceBest: "best"}
+var referenceText = enum.Text[Reference]{Type: "Reference",
+	Names:    []string{ReferencePaper: "paper", ReferenceBest: "best"},
+	BadValue: enum.IntError[Reference](ErrReference), BadText: wantError(ErrReference)}
 
 // ErrReference is wrapped by the error for text that is not a reference.
 var ErrReference = errors.New("verify: unknown reference")
 
 // String is the reference as reports write it.
-func (r Reference) String() string {
-	if r < ReferencePaper || r > ReferenceBest {
-		return fmt.Sprintf("Reference(%d)", int(r))
-	}
-	return referenceNames[r]
-}
+func (r Reference) String() string { return referenceText.String(r) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (r Reference) MarshalText() ([]byte, error) {
-	if r < ReferencePaper || r > ReferenceBest {
-		return nil, fmt.Errorf("%w: %d", ErrReference, int(r))
-	}
-	return []byte(r.String()), nil
-}
+func (r Reference) MarshalText() ([]byte, error) { return referenceText.Marshal(r) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (r *Reference) UnmarshalText(b []byte) error {
-	for v := ReferencePaper; v <= ReferenceBest; v++ {
-		if referenceNames[v] == string(b) {
-			*r = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s: want paper or best", ErrReference, safefile.Excerpt(string(b)))
-}
+func (r *Reference) UnmarshalText(b []byte) error { return referenceText.Unmarshal(r, b) }
 
 // DefaultTolerances returns the Default constants.
 func DefaultTolerances() Tolerances {

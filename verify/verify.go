@@ -227,7 +227,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
 		return p, err
 	}
-	p.Excess = excess(p.Learned, c.Losses, run.Model.Kind() == model.Binary)
+	p.Excess = excess(p.Learned, c.Losses, run.Model.Kind().BinaryRelease())
 	if !p.Learned.InBand {
 		p.Verdict += "; selected outside the protocol band"
 	}

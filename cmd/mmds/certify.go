@@ -167,7 +167,7 @@ func (o certifyOpts) readInputs(cmd *cobra.Command) (model.Model, []verify.Input
 	if err != nil {
 		return nil, nil, badInput("--model %v", err)
 	}
-	if o.plot != "" && m.Kind() == model.Finite {
+	if o.plot != "" && !plot.PaperFigure(m.Kind()) {
 		return nil, nil, badInput("--plot %s: figures are drawn for the gauss and binary models only", o.plot)
 	}
 	inputs, err := certifyInputs(cmd, o)
@@ -212,7 +212,7 @@ func checkCertifyPaths(o certifyOpts, tolExpectSet bool, m model.Model, inputs [
 	if err := checkPaths(paths...); err != nil {
 		return err
 	}
-	if tolExpectSet && m.Kind() == model.Gauss {
+	if tolExpectSet && !m.Kind().FiniteX() {
 		return badInput("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
 	}
 	for i, in := range inputs {

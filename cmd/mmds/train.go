@@ -275,9 +275,10 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, o trainOpts) (learn.Confi
 		}
 	}
 	switch {
-	case method == learn.MethodAlg1 && kind == model.Finite:
+	case !method.Trains(kind): // Algorithm 1 on a finite model
 		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
-	case method == learn.MethodLabels && kind == model.Gauss && o.observers != learn.ObserversLaw.String():
+	case method == learn.MethodLabels && !kind.FiniteX() && o.observers != learn.ObserversLaw.String():
+		// the observers of the data's empirical law need a finite X
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
 	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
@@ -442,7 +443,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	switch {
 	case job.cfg.Labels != nil:
 		metric = "Bayes loss"
-	case job.kind == model.Binary:
+	case job.kind.BinaryRelease():
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}

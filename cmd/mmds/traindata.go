@@ -15,7 +15,6 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -121,7 +120,7 @@ func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
 		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
 	}
-	if c.Model == model.Binary {
+	if c.Model.BinaryRelease() {
 		return "Algorithm 1, binary X, soft 0-1 losses"
 	}
 	return "Algorithm 1, MSE losses"
@@ -134,20 +133,9 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	if err != nil {
 		return nil, nil, err
 	}
-	if learn.PresetPoints(o.preset) == 0 {
-		return nil, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
-	}
-	choice, err := dataChoice(o)
+	choice, method, err := o.choices()
 	if err != nil {
 		return nil, nil, err
-	}
-	var method *learn.TrainMethod
-	if o.method != "" {
-		m, err := learn.ParseMethod(o.method)
-		if err != nil {
-			return nil, nil, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
-		}
-		method = &m
 	}
 	if o.out == "" {
 		o.out = filepath.Join("results", "train-data-"+o.preset)
@@ -168,31 +156,10 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}
-	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
-		return nil, nil, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
-	}
-	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
-		return nil, nil, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
-	}
-	cfg, err := learn.PresetFor(o.preset, plan.Model, plan.Method, o.labels)
+	cfg, err := o.config(cmd, prep, plan, tau, ds)
 	if err != nil {
-		return nil, nil, badInput("%v", err)
-	}
-	if cfg.Labels != nil {
-		cfg.Labels.Observers = learn.ObserversData
-	}
-	if err := o.checkRun(cmd, &cfg); err != nil {
 		return nil, nil, err
 	}
-	if err := prep.SetGrid(&cfg, o.preset, ds, tau); err != nil {
-		if errors.Is(err, data.ErrNothingToHide) {
-			return nil, nil, badInput("--reconstructor: %v", err)
-		}
-		return nil, nil, usageError{err}
-	}
-	cfg.TrainSize, cfg.TestSize = spec.Split.Train, spec.Split.Test
-	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
-	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
 	job := &trainJob{kind: plan.Model, format: format, advs: len(spec.Adversaries),
 		data: prep.Dataset(plan.Method == learn.MethodLabels)}
 	if job.model, err = spec.Encode(); err != nil {
@@ -203,6 +170,56 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Pre
 	}
 	job.cfg = cfg
 	return job, prep, nil
+}
+
+// choices checks --preset and reads the columns' roles and --method (nil:
+// the data's default), before the data file is read.
+func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
+	if learn.PresetPoints(o.preset) == 0 {
+		return data.Choice{}, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+	}
+	choice, err := dataChoice(o)
+	if err != nil || o.method == "" {
+		return choice, nil, err
+	}
+	m, err := learn.ParseMethod(o.method)
+	if err != nil {
+		return data.Choice{}, nil, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
+	}
+	return choice, &m, nil
+}
+
+// config is the preset's configuration of plan on the data: --labels
+// checked against the method, the observers of the training split, the
+// run's flags, the thresholds (data.Prepared.SetGrid) and the split.
+func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data.Plan, tau float64, ds []float64) (learn.Config, error) {
+	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
+		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
+	}
+	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
+		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
+	}
+	cfg, err := learn.PresetFor(o.preset, plan.Model, plan.Method, o.labels)
+	if err != nil {
+		return learn.Config{}, badInput("%v", err)
+	}
+	if cfg.Labels != nil {
+		cfg.Labels.Observers = learn.ObserversData
+	}
+	if err := o.checkRun(cmd, &cfg); err != nil {
+		return learn.Config{}, err
+	}
+	if err := prep.SetGrid(&cfg, o.preset, ds, tau); err != nil {
+		if errors.Is(err, data.ErrNothingToHide) {
+			return learn.Config{}, badInput("--reconstructor: %v", err)
+		}
+		return learn.Config{}, usageError{err}
+	}
+	split := prep.Spec.Split
+	cfg.TrainSize, cfg.TestSize = split.Train, split.Test
+	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
+	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
+	return cfg, nil
 }
 
 // readData reads the data file once, hashes its bytes and reads it

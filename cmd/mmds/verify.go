@@ -221,7 +221,7 @@ func readCertificate(ctx context.Context, flag, path string) (*verify.Certificat
 }
 
 func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	binary := run.Model.Kind() == model.Binary
+	binary := run.Model.Kind().BinaryRelease() // soft and hard losses, the mechanism (s0, s1)
 	names := advNames(run)
 	main := &report.Grid{Title: verifyTitle(run, rep), Header: verifyHeader(binary, names)}
 	detail := &report.Grid{Header: detailHeader(binary, names)}
@@ -329,30 +329,20 @@ func verifyTitle(run *verify.Run, rep *verify.Report) string {
 }
 
 func verifyNotes(run *verify.Run, rep *verify.Report) []string {
-	t := rep.Tolerances
+	t, d := rep.Tolerances, run.Model.Describe()
 	n := []string{
 		fmt.Sprintf("%d pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s", rep.Passed, rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass)),
 		fmt.Sprintf("tolerances: certified distortion in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a]; gap ≤ %g·SE(optimum) + a; stated error ≤ %g; a = %g × loss scale",
 			t.BandTau, t.DistSE, t.DistSE, t.AdvSE, t.Quad, t.Abs),
 		"gap: at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
-		referenceLine(run.Model.Kind(), rep.Tolerances.Reference),
+		referenceLine(d, t.Reference),
 	}
 	n = append(n, findings(rep)...)
-	switch run.Model.Kind() {
-	case model.Binary:
-		n = append(n,
-			"SE(L) = √(L(1−L)/n): a 0-1 test error; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors",
-			"optimum: Proposition 2 (HiGHS) at the certified distortion, optimal among all binary privatizers")
-	case model.Finite:
-		n = append(n,
-			"SE(L) = √(L(s−L)/n), s the largest loss: a mean of bounded losses",
-			"optimum: the global LP over all privatizers at the certified distortion; a channel's certified losses are exact finite sums")
-	default:
-		n = append(n,
-			"SE(L) = L·√(2/n): a squared error with Gaussian errors",
-			"optimum: Proposition 1 at the certified distortion, optimal among linear-Gaussian privatizers F = aX + bR (a non-linear privatizer may beat it: \"above optimum\")")
+	se := d.StdErr
+	if run.Model.Kind().BinaryRelease() {
+		se += "; learned losses are the soft ones Section V-B trains with, then the hard 0-1 errors"
 	}
-	return n
+	return append(n, se, "optimum: "+d.Optimum)
 }
 
 func passWord(ok bool) string {
@@ -364,18 +354,11 @@ func passWord(ok bool) string {
 
 // referenceLine says which optimum the verdicts use and what the "best" or
 // "global" gap is.
-func referenceLine(k model.Kind, ref verify.Reference) string {
-	switch {
-	case k == model.Gauss && ref == verify.ReferenceBest:
-		return "verdicts against the best known mechanism (docs/gauss.md); \"optimum\" and \"gap\": Proposition 1, the paper's reference"
-	case k == model.Gauss:
-		return "verdicts against Proposition 1 (optimal among linear-Gaussian privatizers); \"best\": gap to the best known mechanism (docs/gauss.md)"
-	case k == model.Finite:
-		return "verdicts against the optimum over all privatizers (the global LP; docs/finite.md)"
-	case ref == verify.ReferenceBest:
-		return "verdicts against the optimum over all privatizers; \"optimum\" and \"gap\": Proposition 2, the paper's reference; \"global\": gap to the optimum over all privatizers"
+func referenceLine(d model.Description, ref verify.Reference) string {
+	if ref == verify.ReferenceBest {
+		return d.BestVerdicts
 	}
-	return "verdicts against Proposition 2 (optimal among binary-output privatizers); \"global\": gap to the optimum over all privatizers"
+	return d.PaperVerdicts
 }
 
 // findings are the loud lines for learned privatizers that beat every
@@ -396,11 +379,9 @@ func findings(rep *verify.Report) []string {
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	_ = sayf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
-	_ = sayf(w, "  %s", referenceLine(run.Model.Kind(), rep.Tolerances.Reference))
-	other := "best"
-	if run.Model.Kind() == model.Binary {
-		other = "global"
-	}
+	d := run.Model.Describe()
+	_ = sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
+	other := d.Wider
 	for _, l := range findings(rep) {
 		_ = sayf(w, "  %s", l)
 	}
@@ -427,7 +408,7 @@ func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 
 // verifyCSV is one row per threshold with every number at full precision.
 func verifyCSV(run *verify.Run, rep *verify.Report) *report.Grid {
-	binary := run.Model.Kind() == model.Binary
+	binary := run.Model.Kind().BinaryRelease()
 	k := len(advNames(run))
 	g := &report.Grid{Header: verifyCSVHeader(binary, k)}
 	for _, p := range rep.Points {

@@ -3,6 +3,8 @@ package highsx
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // Status is the outcome of a HiGHS run (HiGHS's kHighsModelStatus, reduced
@@ -21,45 +23,31 @@ const (
 	StatusError                     // HiGHS reported a load, model, presolve, solve or postsolve error
 )
 
-var statusNames = [...]string{
-	StatusUnknown:     "Unknown",
-	StatusOptimal:     "Optimal",
-	StatusInfeasible:  "Infeasible",
-	StatusUnbounded:   "Unbounded",
-	StatusTimeLimit:   "TimeLimit",
-	StatusInterrupted: "Interrupted",
-	StatusLimit:       "Limit",
-	StatusError:       "Error",
+var statusText = enum.Text[Status]{Type: "Status",
+	Names: []string{
+		StatusUnknown:     "Unknown",
+		StatusOptimal:     "Optimal",
+		StatusInfeasible:  "Infeasible",
+		StatusUnbounded:   "Unbounded",
+		StatusTimeLimit:   "TimeLimit",
+		StatusInterrupted: "Interrupted",
+		StatusLimit:       "Limit",
+		StatusError:       "Error",
+	},
+	BadValue: enum.IntError[Status](ErrUnknownStatus),
+	BadText:  enum.QuotedError(ErrUnknownStatus),
 }
 
 // String is the status's name ("Optimal", "Infeasible", ...), as it appears in
 // reports.
-func (s Status) String() string {
-	if s < 0 || int(s) >= len(statusNames) {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
+func (s Status) String() string { return statusText.String(s) }
 
 // MarshalText encodes s as its String.
-func (s Status) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(statusNames) {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownStatus, int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s Status) MarshalText() ([]byte, error) { return statusText.Marshal(s) }
 
 // UnmarshalText decodes a status's String; any other text is an error
 // wrapping ErrUnknownStatus.
-func (s *Status) UnmarshalText(text []byte) error {
-	for i, name := range statusNames {
-		if string(text) == name {
-			*s = Status(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %q", ErrUnknownStatus, text)
-}
+func (s *Status) UnmarshalText(text []byte) error { return statusText.Unmarshal(s, text) }
 
 // Sentinel errors. Every error for a model HiGHS did not solve to optimality
 // wraps ErrNotOptimal and, where it applies, one of the others.

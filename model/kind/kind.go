@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -31,13 +32,17 @@ const (
 	Finite
 )
 
-var names = [...]string{Gauss: "gauss", Binary: "binary", Finite: "finite"}
+var text = enum.Text[Kind]{Type: "Kind", Names: []string{Gauss: "gauss", Binary: "binary", Finite: "finite"},
+	BadValue: func(k Kind) error { return fmt.Errorf("%w: Kind(%d) is not a model kind", ErrConfig, int(k)) },
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("%w: model kind %s: want %s", ErrConfig, safefile.Excerpt(string(b)), want)
+	}}
 
 // All lists the model kinds in the order help texts name them.
 func All() []Kind { return []Kind{Gauss, Binary, Finite} }
 
 // Valid reports whether k is one of the kinds.
-func (k Kind) Valid() bool { return k >= Gauss && k <= Finite }
+func (k Kind) Valid() bool { return text.Valid(k) }
 
 // FiniteX reports whether the private X takes finitely many values (the
 // binary and finite models), so that a privatizer is a channel P(F | X)
@@ -45,40 +50,25 @@ func (k Kind) Valid() bool { return k >= Gauss && k <= Finite }
 // is continuous.
 func (k Kind) FiniteX() bool { return k == Binary || k == Finite }
 
+// BinaryRelease reports whether Algorithm 1 releases one bit on the kind
+// (the binary model, Section V-B): p̂ = k(x, r) through a sigmoid and
+// F ~ Bernoulli(p̂), a mechanism (s0, s1); every estimator outputs a
+// probability through a sigmoid, is trained on the soft 0-1 loss, and its
+// hard 0-1 decisions are recorded beside. On the Gaussian model (Section
+// V-A) f = k(x, r) is real-valued and every loss is MSE; Algorithm 1 does
+// not train finite models.
+func (k Kind) BinaryRelease() bool { return k == Binary }
+
 // String is the kind's name, "Kind(n)" for a value that is not one.
-func (k Kind) String() string {
-	if !k.Valid() {
-		return fmt.Sprintf("Kind(%d)", int(k))
-	}
-	return names[k]
-}
+func (k Kind) String() string { return text.String(k) }
 
 // MarshalText implements encoding.TextMarshaler; a value that is not a kind
 // is an error wrapping ErrConfig.
-func (k Kind) MarshalText() ([]byte, error) {
-	if !k.Valid() {
-		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
-	}
-	return []byte(k.String()), nil
-}
+func (k Kind) MarshalText() ([]byte, error) { return text.Marshal(k) }
 
 // UnmarshalText implements encoding.TextUnmarshaler (Parse).
-func (k *Kind) UnmarshalText(b []byte) error {
-	v, err := Parse(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
+func (k *Kind) UnmarshalText(b []byte) error { return text.Unmarshal(k, b) }
 
 // Parse returns the kind named s; another name is an error wrapping
 // ErrConfig.
-func Parse(s string) (Kind, error) {
-	for _, k := range All() {
-		if names[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: model kind %s: want gauss, binary or finite", ErrConfig, safefile.Excerpt(s))
-}
+func Parse(s string) (Kind, error) { return text.Parse(s) }

@@ -10,10 +10,10 @@ import (
 // written ("model": "gauss"); anything else is ErrConfig.
 func TestKindText(t *testing.T) {
 	for _, c := range []struct {
-		k       Kind
-		name    string
-		finiteX bool
-	}{{Gauss, "gauss", false}, {Binary, "binary", true}, {Finite, "finite", true}} {
+		k                      Kind
+		name                   string
+		finiteX, binaryRelease bool
+	}{{Gauss, "gauss", false, false}, {Binary, "binary", true, true}, {Finite, "finite", true, false}} {
 		b, err := json.Marshal(struct {
 			Model Kind `json:"model"`
 		}{c.k})
@@ -26,8 +26,8 @@ func TestKindText(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Model != c.k {
 			t.Errorf("%s read back as %v, %v", b, back.Model, err)
 		}
-		if !c.k.Valid() || c.k.FiniteX() != c.finiteX {
-			t.Errorf("%v: Valid %v, FiniteX %v", c.k, c.k.Valid(), c.k.FiniteX())
+		if !c.k.Valid() || c.k.FiniteX() != c.finiteX || c.k.BinaryRelease() != c.binaryRelease {
+			t.Errorf("%v: Valid %v, FiniteX %v, BinaryRelease %v", c.k, c.k.Valid(), c.k.FiniteX(), c.k.BinaryRelease())
 		}
 	}
 	for _, bad := range []string{"", "Gauss", "poisson", "gauss "} {

@@ -51,6 +51,28 @@ var GaussD = []float64{0.0001, 2, 5.76}
 // finalized).
 var BinaryD = []float64{0.0025, 0.19, 0.2}
 
+// fixture is what the fixtures of one model kind differ in: the paper's
+// model of the kind, its D_max, its adversaries, and the learning rate and
+// selection band of its tiny training.
+type fixture struct {
+	js      string
+	dmax    float64
+	k       int
+	lr, tau float64
+}
+
+// fixtureOf returns the fixture of kind k (Gaussian or binary).
+func fixtureOf(k model.Kind) fixture {
+	f, ok := map[model.Kind]fixture{
+		model.Gauss:  {js: GaussModelJSON, dmax: gauss.Paper().VarRecon(), k: 2, lr: 0.01, tau: 4},
+		model.Binary: {js: BinaryModelJSON, dmax: mip.PaperBinary().DMax(), k: 1, lr: 0.05, tau: 0.4},
+	}[k]
+	if !ok {
+		panic(fmt.Sprintf("verifytest: no fixture of the %v model", k))
+	}
+	return f
+}
+
 // config returns the tiny training configuration shared by both fixtures.
 func config(kind model.Kind, d []float64, dmax float64, dir string) learn.Config {
 	c, err := learn.Preset(learn.PresetQuick, kind)
@@ -63,12 +85,9 @@ func config(kind model.Kind, d []float64, dmax float64, dir string) learn.Config
 	c.LRGamma, c.Rho, c.PrivGrad, c.EstLoss = paper.LRGamma, paper.Rho, paper.PrivGrad, paper.EstLoss
 	c.D, c.DMax, c.Dir, c.Seed = d, dmax, dir, 7
 	c.Hidden, c.BatchSize, c.TrainSize, c.TestSize = 8, 100, 1200, 300
-	c.Epochs, c.LR = 30, 0.01
-	c.Protocol = learn.Protocol{K: 3, Tau: 4, Accept: 1, MaxAttempts: 2}
-	if kind == model.Binary {
-		c.LR = 0.05
-		c.Protocol.Tau = 0.4
-	}
+	f := fixtureOf(kind)
+	c.Epochs, c.LR = 30, f.lr
+	c.Protocol = learn.Protocol{K: 3, Tau: f.tau, Accept: 1, MaxAttempts: 2}
 	c.Workers = 1
 	return c
 }
@@ -110,11 +129,7 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 // ModelHash returns the hash of the fixtures' model of the kind.
 func ModelHash(tb testing.TB, kind model.Kind) string {
 	tb.Helper()
-	js := GaussModelJSON
-	if kind == model.Binary {
-		js = BinaryModelJSON
-	}
-	m, err := model.ParseAs(kind, []byte(js))
+	m, err := model.ParseAs(kind, []byte(fixtureOf(kind).js))
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
@@ -173,11 +188,11 @@ func Synthetic(tb testing.TB, dir string, kind model.Kind, tau float64, pts []Po
 	c := &res.Config
 	c.Model, c.TestSize, c.TrainSize, c.Epochs, c.Hidden, c.Protocol.Tau = kind, 2000, 10000, 1, 4, tau
 	c.ModelSHA256 = ModelHash(tb, kind)
-	act, js, k := "identity", GaussModelJSON, 2
-	c.DMax = gauss.Paper().VarRecon()
-	if kind == model.Binary {
-		act, js, k = "sigmoid", BinaryModelJSON, 1
-		c.DMax = mip.PaperBinary().DMax()
+	f := fixtureOf(kind)
+	js, k, act := f.js, f.k, "identity"
+	c.DMax = f.dmax
+	if kind.BinaryRelease() {
+		act = "sigmoid"
 	}
 	for i, p := range pts {
 		c.D = append(c.D, p.D)
@@ -190,7 +205,7 @@ func Synthetic(tb testing.TB, dir string, kind model.Kind, tau float64, pts []Po
 			for j := range k {
 				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
 			}
-			if kind == model.Binary {
+			if kind.BinaryRelease() {
 				hard := p.Recon
 				dr.ReconHard, dr.AdvHard = &hard, learn.Floats(p.Adv)
 			}
