@@ -53,6 +53,9 @@ type LabelConfig struct {
 	// kernel must meet D alone (the penalty ρ(L_recon − D′)⁺), which a
 	// grid of cells cannot do below about its width²/12.
 	Reveal bool `json:"reveal,omitempty"`
+	// Fine (Gaussian model only) sets the grid at thresholds below the
+	// default grid's floor (CellWidth·σ_X)²/12; nil keeps the default grid.
+	Fine *FineCells `json:"fine,omitempty"`
 }
 
 // DefaultLabels is the default codebook size: 32, more labels than the
@@ -447,10 +450,31 @@ func (c *Config) validateMethod() []error {
 		if c.Labels.Reveal {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels.Reveal is set on the %s model: time-sharing with F = X is the Gaussian model's cell kernels'", c.Model))
 		}
+		if c.Labels.Fine != nil {
+			errs = append(errs, fmt.Errorf("learn: Config.Labels.Fine is set on the %s model: fine grids of cells are the Gaussian model's", c.Model))
+		}
 		if c.Labels.Observers == ObserversLaw && c.Law == nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))
 		}
 		return errs
 	}
 	return []error{fmt.Errorf("%w: %v", ErrMethod, c.Method)}
+}
+
+// LossesNote says what the losses a sweep records are (the train table's
+// footnote): Algorithm 1's are its trained estimators' on the test split;
+// the labels method's are the exact Bayes losses of the released
+// privatizer — under the model's law, which is what mmds verify certifies,
+// or under the test split's empirical law for data observers.
+func (c *Config) LossesNote() string {
+	const at = "at the finalized trial's selected epoch"
+	switch {
+	case c.Method != MethodLabels || c.Labels == nil:
+		return fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) %s.", c.TestSize, at)
+	case c.Labels.Observers == ObserversData:
+		return fmt.Sprintf("Exact Bayes risks of the released channel under the test split's empirical law (%d samples) %s.", c.TestSize, at)
+	case c.Model == kind.Gauss:
+		return fmt.Sprintf("Exact MMSE losses of the released cell kernel (Gauss–Hermite order 256, as mmds verify computes them; time-shared with F = X where the kernel alone exceeds D) %s; below the grid's floor the kernel is a periodic labelling on a fine grid.", at)
+	}
+	return fmt.Sprintf("Exact Bayes losses of the released channel under the model's law (the finite sums mmds verify certifies) %s.", at)
 }

@@ -497,7 +497,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 				plural(l.M, "label"), l.Observers, job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
 		}
 		g.Notes = []string{
-			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
+			c.LossesNote(),
 			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
 				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
 		}
