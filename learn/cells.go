@@ -93,10 +93,9 @@ type cellTrainer struct {
 	gRec      []float64
 	gTheta    []float64
 	opt       *Optimizer
-	hist      History
-	snaps     []labelSnap
-	adv, w    []float64
-	temp      float64
+	tableRecord
+	adv, w []float64
+	temp   float64
 	// share: train for time-sharing with F = X (Kernel.Reveal), the
 	// objective's s = min(1, D′/L_recon); reveal: λ of the released kernel.
 	share  bool
@@ -262,15 +261,7 @@ func (t *cellTrainer) evaluate() {
 		t.adv[i] = s * t.rec.Loss(1+i, t.p, t.m, nil)
 	}
 	rec *= s
-	t.hist.add(rec, t.adv, 0, nil)
-	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
-	if !(rec >= t.d-tau && rec <= t.d) {
-		return
-	}
-	if len(t.snaps) == k {
-		t.snaps = t.snaps[1:]
-	}
-	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...), reveal: t.reveal})
+	t.record(t.cfg, t.d, rec, t.adv, t.p, t.reveal)
 }
 
 // revealFor returns the released kernel's λ given its reconstructor loss
@@ -287,12 +278,6 @@ func (t *cellTrainer) revealFor(rec float64) float64 {
 	}
 	return lambda
 }
-
-// History implements trialRun.
-func (t *cellTrainer) History() *History { return &t.hist }
-
-// Networks implements trialRun: none.
-func (t *cellTrainer) Networks() []Network { return nil }
 
 // Channel implements trialRun: nil; the privatizer is Kernel's.
 func (t *cellTrainer) Channel() [][]float64 { return nil }
@@ -320,11 +305,7 @@ func (t *cellTrainer) kernelOf(p []float64, reveal float64) *Kernel {
 
 // Snapshots implements trialRun.
 func (t *cellTrainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel, s.reveal)}
-	}
-	return out
+	return t.snapshots(func(s labelSnap) Snapshot { return Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel, s.reveal)} })
 }
 
 // DefaultCellLabels is the Gaussian model's default codebook size.
@@ -340,20 +321,7 @@ func cellsPreset(name string, labels int) (Config, error) {
 	}
 	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
 		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth, Reveal: true, Fine: DefaultFineCells()}
-	c := Config{Model: kind.Gauss, Method: MethodLabels, Labels: lc,
-		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
-		Hidden: 1, BatchSize: 1}
-	switch name {
-	case PresetQuick:
-		c.Epochs = 80
-		c.Protocol = Protocol{K: 1, Accept: 4, MaxAttempts: 4, Finalize: FinalizeBest}
-	case PresetPaper:
-		c.Epochs = 200
-		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
-	default:
-		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
-	}
-	return c, nil
+	return labelsConfig(kind.Gauss, lc, name, labelsBudget{80, 4}, labelsBudget{200, 16})
 }
 
 // validateCells checks the labels method's settings on the Gaussian model.

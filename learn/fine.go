@@ -6,17 +6,19 @@ import (
 	"math/rand/v2"
 )
 
-// FineCells sets the labels method's grid on a continuous X at thresholds
-// below the default grid's floor: cells of width w have w²/12 of
-// within-cell error, so a kernel on the default grid (w = CellWidth·σ_X)
-// cannot reach D < w²/12 alone and must be time-shared with F = X, whose
-// certified value D·L_adv/L_recon is then capped by the kernel's ratio at
-// the floor (docs/learn.md, "D = 0.005"). There the privatizer lives on a
-// grid of width w with w²/12 = Floor·D on μ_X ± Span·σ_X and is a periodic
-// labelling, cell j ↦ label j mod P — the quantized X mod Δ with Δ = P·w,
-// the binning that from random logits gradient steps do not find (the
-// colouring problem). The period is searched, on the certified value, by a
-// pattern search from a random period of the range Periods (periodSearch).
+// FineCells sets the labels method's grid on a continuous X at small
+// thresholds. Cells of width w have w²/12 of within-cell error, so a
+// kernel on the default grid (w0 = CellWidth·σ_X) cannot reach D < w0²/12
+// alone and must be time-shared with F = X, whose certified value
+// D·L_adv/L_recon is then capped by the kernel's ratio at that floor
+// (docs/learn.md, "D = 0.005"); above it, gradient steps from random
+// logits leave cells of one label within the reconstructor's resolution
+// of each other (the colouring problem). Wherever the fine grid, of width
+// w with w²/12 = Floor·D on μ_X ± Span·σ_X, is finer than the default one
+// (D < w0²/(12·Floor)), the privatizer lives on it and is a periodic
+// labelling, cell j ↦ label j mod P: the quantized X mod Δ with Δ = P·w.
+// The period is searched on the certified value by a pattern search from a
+// random period of the range Periods (periodSearch); no gradient steps.
 type FineCells struct {
 	// Floor is the fine cells' within-cell error w²/12 as a share of D,
 	// in (0, 1].
@@ -62,16 +64,17 @@ func (f *FineCells) validate() []error {
 }
 
 // gridFor returns the width and span, in units of σ_X = sx, of the grid
-// at threshold d: the default grid (CellWidth on μ_X ± 8σ_X) where its
-// floor (CellWidth·σ_X)²/12 is at most d or Fine is nil, else the fine
-// grid (fine = true).
+// at threshold d: the fine grid (fine = true) where it is finer than the
+// default one, else the default grid (CellWidth on μ_X ± 8σ_X).
 func (l *LabelConfig) gridFor(d, sx float64) (w, span float64, fine bool) {
-	w0 := l.CellWidth * sx
-	if l.Fine == nil || w0*w0/12 <= d {
+	f := l.Fine
+	if f == nil {
 		return l.CellWidth, 8, false
 	}
-	f := l.Fine
 	w = max(math.Sqrt(12*f.Floor*d)/sx, 2*f.Span/float64(f.MaxCells))
+	if !(w < l.CellWidth) {
+		return l.CellWidth, 8, false
+	}
 	return w, f.Span, true
 }
 

@@ -125,17 +125,10 @@ type labelTrainer struct {
 	train      []*bayesRisk // reconstructor, adversaries: what training sees
 	eval       []*bayesRisk // what the history records
 	opt        *Optimizer
-	hist       History
-	snaps      []labelSnap
-	advLoss    []float64
-	recLoss    float64
-	gObs       [][]float64 // per observer: ∂R/∂P
-}
-
-type labelSnap struct {
-	epoch   int
-	channel []float64
-	reveal  float64 // a cell kernel's Kernel.Reveal
+	tableRecord
+	advLoss []float64
+	recLoss float64
+	gObs    [][]float64 // per observer: ∂R/∂P
 }
 
 // labelPenalty is ρ of the labels method's exact penalty: above the
@@ -357,23 +350,8 @@ func (t *labelTrainer) evaluate() {
 	for i := range t.advLoss {
 		t.advLoss[i] = t.eval[1+i].eval(t.p, t.m, 0, nil, 0)
 	}
-	t.hist.add(rec, t.advLoss, 0, nil)
-	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
-	if !(rec >= t.d-tau && rec <= t.d) {
-		return
-	}
-	if len(t.snaps) == k {
-		t.snaps = t.snaps[1:]
-	}
-	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+	t.record(t.cfg, t.d, rec, t.advLoss, t.p, 0)
 }
-
-// History implements trialRun.
-func (t *labelTrainer) History() *History { return &t.hist }
-
-// Networks implements trialRun: a label privatizer on a finite X is its
-// channel, and its observers are exact Bayes rules, not networks.
-func (t *labelTrainer) Networks() []Network { return nil }
 
 // Channel implements trialRun: the channel after the last epoch.
 func (t *labelTrainer) Channel() [][]float64 {
@@ -384,11 +362,7 @@ func (t *labelTrainer) Channel() [][]float64 {
 
 // Snapshots implements trialRun.
 func (t *labelTrainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Channel: t.channelOf(s.channel)}
-	}
-	return out
+	return t.snapshots(func(s labelSnap) Snapshot { return Snapshot{Epoch: s.epoch, Channel: t.channelOf(s.channel)} })
 }
 
 // channelOf returns p (n×M, row-major) as rows P[x] = P(· | x).
@@ -411,19 +385,31 @@ func labelsPreset(name string, model kind.Kind, labels int) (Config, error) {
 	if labels == 0 {
 		labels = DefaultLabels
 	}
-	c := Config{Model: model, Method: MethodLabels, Labels: DefaultLabelConfig(labels),
+	return labelsConfig(model, DefaultLabelConfig(labels), name, labelsBudget{60, 8}, labelsBudget{150, 16})
+}
+
+// labelsBudget is a labels preset's budget: epochs per trial, and restarts
+// per threshold, all trained and finalized on the best (FinalizeBest).
+type labelsBudget struct{ epochs, restarts int }
+
+// labelsConfig returns the labels method's configuration with settings lc
+// on a model: Adam at rate 0.1 with the exact penalty labelPenalty, and
+// the budget of the preset name (quick or paper).
+func labelsConfig(model kind.Kind, lc *LabelConfig, name string, quick, paper labelsBudget) (Config, error) {
+	c := Config{Model: model, Method: MethodLabels, Labels: lc,
 		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
+	var b labelsBudget
 	switch name {
 	case PresetQuick:
-		c.Epochs = 60
-		c.Protocol = Protocol{K: 1, Accept: 8, MaxAttempts: 8, Finalize: FinalizeBest}
+		b = quick
 	case PresetPaper:
-		c.Epochs = 150
-		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
+		b = paper
 	default:
 		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
 	}
+	c.Epochs = b.epochs
+	c.Protocol = Protocol{K: 1, Accept: b.restarts, MaxAttempts: b.restarts, Finalize: FinalizeBest}
 	return c, nil
 }
 
