@@ -79,7 +79,9 @@ type Kernel struct {
 // their ratio (the tangent from the origin, where F = X lies), below D it
 // is the adversaries' loss alone. After each epoch the kernel at T = 1,
 // pruned, is evaluated as the certificate evaluates it
-// (CellGrid.NewRecorder), its λ set from that L_recon, and recorded.
+// (CellGrid.NewRecorder), its λ set from that L_recon, and recorded. On a
+// fine grid (LabelConfig.Fine, small D) there are no gradient steps: the
+// privatizer is a periodic labelling whose period Run searches (fine.go).
 type cellTrainer struct {
 	cfg       *Config
 	lc        *LabelConfig
@@ -117,12 +119,11 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 	t.n = len(t.edges) + 1
 	t.share = lc.Reveal
 	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
+	t.hist = newHistory(t.nobs-1, false, c.Epochs)
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	if fine {
 		t.search = newPeriodSearch(lc.Fine, w, init)
-		t.m = t.search.period
-		t.p = make([]float64, t.n*t.m)
-		t.hist = newHistory(t.nobs-1, false, c.Epochs)
+		t.periodic(t.search.period)
 		return t, nil
 	}
 	size := t.n * t.m
@@ -133,7 +134,6 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
 	}
 	t.opt = NewOptimizer(Adam, c.LR, size)
-	t.hist = newHistory(t.nobs-1, false, c.Epochs)
 	return t, nil
 }
 

@@ -460,7 +460,7 @@ func (c *Config) LossesNote() string {
 	case c.Labels.Observers == ObserversData:
 		return fmt.Sprintf("Exact Bayes risks of the released channel under the test split's empirical law (%d samples) %s.", c.TestSize, at)
 	case c.Model == kind.Gauss:
-		return fmt.Sprintf("Exact MMSE losses of the released cell kernel (Gauss–Hermite order 256, as mmds verify computes them; time-shared with F = X where the kernel alone exceeds D) %s; below the grid's floor the kernel is a periodic labelling on a fine grid.", at)
+		return fmt.Sprintf("Exact MMSE losses of the released cell kernel (Gauss–Hermite order 256, as mmds verify computes them; time-shared with F = X where the kernel alone exceeds D) %s; at small D the kernel is a periodic labelling on a fine grid (docs/learn.md).", at)
 	}
 	return fmt.Sprintf("Exact Bayes losses of the released channel under the model's law (the finite sums mmds verify certifies) %s.", at)
 }

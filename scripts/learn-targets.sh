@@ -48,7 +48,7 @@ gauss_targets() {
 			"$MMDS" train gauss --method labels --preset quick --seed "$s" --out "$dir" --quiet --format json >/dev/null
 		read -r user sys wall <"$dir.time"
 		cpu=$(echo "$user + $sys" | bc)
-		"$MMDS" verify --reference best --format json "$dir" >"$dir.verify.json" || true
+		"$MMDS" verify --reference best --format json --quiet "$dir" >"$dir.verify.json" || true
 		# Per threshold: the fraction closed, "n/f" (not finalized: counts
 		# as 0), or "-" (no gap above GAP_MIN at D̂: no target there).
 		fracs=$(jq -r --argjson g "$GAP_MIN" '[.points[] |
@@ -86,7 +86,7 @@ for model in $MODELS; do
 			"$MMDS" train "$model" --method labels --preset quick --seed "$s" --out "$dir" --quiet --format json "${cfg[@]}" >/dev/null
 		read -r user sys wall <"$dir.time"
 		cpu=$(echo "$user + $sys" | bc)
-		"$MMDS" verify --reference best --format json "$dir" >"$dir.verify.json" || true
+		"$MMDS" verify --reference best --format json --quiet "$dir" >"$dir.verify.json" || true
 		# The optimum over all privatizers: gap_global for the binary model,
 		# gap (the global LP) for a finite one; null for a point not finalized.
 		gaps=$(jq -r '[.points[] | (.gap_global // .gap // "null")] | map(tostring) | join(" ")' "$dir.verify.json")
