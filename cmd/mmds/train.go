@@ -111,7 +111,7 @@ type runFlagHelp struct {
 
 var trainHelp = runFlagHelp{
 	preset:      "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)",
-	labels:      "codebook size M of --method labels, in [2, 1024]",
+	labels:      "codebook size M of --method labels, in [2, 1024] (gauss at small D, on its fine grid: one label per cell of the searched period instead)",
 	sweep:       "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)",
 	epochs:      "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)",
 	accept:      "accepted trials per D (default: the preset's, 15; quick 2 Gaussian, 5 binary)",
