@@ -106,7 +106,60 @@ func normalPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.P
 
 // kernelScratch holds the matrices of one kernelLoss call, reused across
 // calls on one goroutine so that a training step allocates nothing.
-type kernelScratch struct{ a, b, g1, g2, t mat.Dense }
+type kernelScratch struct {
+	a, b, g1, g2, t mat.Dense
+	nz              []kernelEntry
+}
+
+// kernelEntry is a nonzero K_jl.
+type kernelEntry struct {
+	j, l int
+	v    float64
+}
+
+// A kernel of at least sparseMinEntries entries with at most one in
+// sparseShare nonzero takes the sparse product in kernelLoss's forward
+// pass: nodes × nonzeros multiply-adds instead of nodes × cells × labels.
+// A pruned label kernel on a fine grid (docs/learn.md) has about one
+// nonzero per row. Smaller kernels keep the dense product and its rounding.
+const (
+	sparseMinEntries = 1 << 14
+	sparseShare      = 8
+)
+
+// sparseProducts sets A = q·K and B = r·K by the sparse product and
+// reports true, or reports false, leaving A and B alone, where K is too
+// small or too dense for it.
+func (o kernelObs) sparseProducts(K, A, B *mat.Dense, sc *kernelScratch) bool {
+	cells, labels := K.Dims()
+	if cells*labels < sparseMinEntries {
+		return false
+	}
+	nz := sc.nz[:0]
+	for j := range cells {
+		for l, v := range K.RawRowView(j) {
+			if v != 0 {
+				if (len(nz)+1)*sparseShare > cells*labels {
+					return false
+				}
+				nz = append(nz, kernelEntry{j, l, v})
+			}
+		}
+	}
+	sc.nz = nz
+	nodes, _ := o.q.Dims()
+	for k := range nodes {
+		qk, rk := o.q.RawRowView(k), o.r.RawRowView(k)
+		ak, bk := A.RawRowView(k), B.RawRowView(k)
+		clear(ak)
+		clear(bk)
+		for _, e := range nz {
+			ak[e.l] += e.v * qk[e.j]
+			bk[e.l] += e.v * rk[e.j]
+		}
+	}
+	return true
+}
 
 // kernelLoss returns the observer's loss for the kernel matrix K (cells ×
 // labels) and, if grad is non-nil, stores ∂loss/∂K_jl in it. sc may be nil.
@@ -117,8 +170,10 @@ func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense, sc *kernelScratch) 
 	nodes, _ := o.q.Dims()
 	_, labels := K.Dims()
 	A, B := reuse(&sc.a, nodes, labels), reuse(&sc.b, nodes, labels)
-	A.Mul(o.q, K)
-	B.Mul(o.r, K)
+	if grad != nil || !o.sparseProducts(K, A, B, sc) {
+		A.Mul(o.q, K)
+		B.Mul(o.r, K)
+	}
 	total := 0.0
 	var g1, g2 *mat.Dense
 	if grad != nil {

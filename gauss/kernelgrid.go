@@ -11,15 +11,21 @@ import (
 // grid of OptimizeKernel: b_j = μ_X − 8σ_X + j·w for j < ⌈16σ_X/w⌉, so the
 // kernel has one more cell than edges, the tails included. It panics if w
 // is not positive or gives more than MaxKernelCells cells.
-func (m *Model) CellEdges(w float64) []float64 {
+func (m *Model) CellEdges(w float64) []float64 { return m.CellEdgesWithin(w, 8) }
+
+// CellEdgesWithin returns the edges of cells of width w > 0 on
+// μ_X ± span·σ_X: b_j = μ_X − span·σ_X + j·w for j < ⌈2·span·σ_X/w⌉, the
+// two tails beyond being one cell each. It panics if w or span is not
+// positive or the grid has more than MaxKernelCells cells.
+func (m *Model) CellEdgesWithin(w, span float64) []float64 {
 	sx := math.Sqrt(m.VarX())
-	if !(w > 0) || 16*sx/w > MaxKernelCells {
-		panic(fmt.Sprintf("gauss: cell width %g for σ_X = %g: want 0 < w, at most %d cells", w, sx, MaxKernelCells))
+	if !(w > 0) || !(span > 0) || 2*span*sx/w > MaxKernelCells {
+		panic(fmt.Sprintf("gauss: cell width %g on μ_X ± %g σ_X for σ_X = %g: want 0 < w, 0 < span, at most %d cells", w, span, sx, MaxKernelCells))
 	}
 	mu := m.mean[m.private]
-	edges := make([]float64, int(math.Ceil(16*sx/w)))
+	edges := make([]float64, int(math.Ceil(2*span*sx/w)))
 	for j := range edges {
-		edges[j] = mu - 8*sx + float64(j)*w
+		edges[j] = mu - span*sx + float64(j)*w
 	}
 	return edges
 }

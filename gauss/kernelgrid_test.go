@@ -90,3 +90,73 @@ func TestKernelGridMatchesKernelLosses(t *testing.T) {
 		t.Error("decreasing edges accepted")
 	}
 }
+
+// periodicKernel returns the labelling j ↦ j mod labels on the grid with
+// the given edges (the fine grid's privatizer of learn's labels method).
+func periodicKernel(edges []float64, labels int) Kernel {
+	k := Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
+	for j := range k.Prob {
+		k.Prob[j] = make([]float64, labels)
+		k.Prob[j][j%labels] = 1
+	}
+	return k
+}
+
+// A fine periodic kernel (cells of width √D on μ_X ± 5σ_X, the quantized
+// X mod Δ with Δ ≈ 20.9, D = 0.005: learn's fine grid) certifies within
+// its stated error: KernelLosses' losses at order 256 differ from order
+// 512's by less than the stated error (the change against order 128), and
+// that error is far below --tol-quad's 0.005 relative to the smallest loss.
+func TestFineKernelWithinStatedError(t *testing.T) {
+	m := Paper()
+	w := math.Sqrt(0.005)
+	k := periodicKernel(m.CellEdgesWithin(w, 5), 295)
+	l, qe, err := m.KernelLosses(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(l.Recon > 0.004 && l.Recon < 0.006) {
+		t.Fatalf("recon loss %g: want the quantized X mod Δ near D = 0.005", l.Recon)
+	}
+	f := m.kernelLossFunc(k, 512)
+	want := append([]float64{l.Recon}, l.Adv...)
+	for i, v := range append([]float64{m.vRecon}, m.vAdv...) {
+		if d := math.Abs(f(v) - want[i]); d > qe+1e-15 {
+			t.Errorf("observer %d: order 256 %.15g, order 512 %.15g: differ by %.2g > stated error %.2g", i, want[i], f(v), d, qe)
+		}
+	}
+	if rel := qe / l.Recon; rel > 1e-4 {
+		t.Errorf("stated error %.2g relative to the recon loss: want ≤ 1e-4", rel)
+	}
+}
+
+// The sparse forward product (large kernels with few nonzeros) gives the
+// dense product's losses to rounding.
+func TestSparseKernelLossMatchesDense(t *testing.T) {
+	m := Paper()
+	rng := rand.New(rand.NewPCG(4, 2))
+	edges := m.CellEdgesWithin(0.1, 5)
+	g, err := m.NewKernelGrid(edges, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const labels = 97
+	cells := g.Cells()
+	if cells*labels < sparseMinEntries {
+		t.Fatalf("%d entries: the test needs a kernel that takes the sparse product", cells*labels)
+	}
+	p := make([]float64, cells*labels)
+	for j := range cells {
+		a, b := j%labels, rng.IntN(labels)
+		p[j*labels+a] += 0.7
+		p[j*labels+b] += 0.3
+	}
+	ev, grad := g.NewEvaluator(), make([]float64, len(p))
+	for i := range g.Observers() {
+		sparse := ev.Loss(i, p, labels, nil)
+		dense := ev.Loss(i, p, labels, grad) // the gradient takes the dense product
+		if math.Abs(sparse-dense) > 1e-12*dense {
+			t.Errorf("observer %d: sparse %.15g, dense %.15g", i, sparse, dense)
+		}
+	}
+}

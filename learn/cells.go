@@ -18,8 +18,11 @@ import (
 // KernelGrid, wired by package model). learn does not depend on the
 // package that computes it.
 type CellLaw interface {
-	// Grid returns the grid of the privatizer at threshold d.
-	Grid(d float64) (CellGrid, error)
+	// SigmaX returns σ_X, the unit of cell widths and spans.
+	SigmaX() float64
+	// Grid returns the grid of cells of width w·σ_X on μ_X ± span·σ_X,
+	// the two tails beyond being one cell each.
+	Grid(w, span float64) (CellGrid, error)
 }
 
 // CellGrid is one grid of a CellLaw.
@@ -76,7 +79,9 @@ type Kernel struct {
 // their ratio (the tangent from the origin, where F = X lies), below D it
 // is the adversaries' loss alone. After each epoch the kernel at T = 1,
 // pruned, is evaluated as the certificate evaluates it
-// (CellGrid.NewRecorder), its λ set from that L_recon, and recorded.
+// (CellGrid.NewRecorder), its λ set from that L_recon, and recorded. On a
+// fine grid (LabelConfig.Fine, small D) there are no gradient steps: the
+// privatizer is a periodic labelling whose period Run searches (fine.go).
 type cellTrainer struct {
 	cfg       *Config
 	lc        *LabelConfig
@@ -90,37 +95,45 @@ type cellTrainer struct {
 	gRec      []float64
 	gTheta    []float64
 	opt       *Optimizer
-	hist      History
-	snaps     []labelSnap
-	adv, w    []float64
-	temp      float64
+	tableRecord
+	adv, w []float64
+	temp   float64
 	// share: train for time-sharing with F = X (Kernel.Reveal), the
 	// objective's s = min(1, D′/L_recon); reveal: λ of the released kernel.
 	share  bool
 	reveal float64
+	// search: on a fine grid, the search over periodic labellings that
+	// replaces the gradient steps (fine.go); nil on the default grid.
+	search *periodSearch
 }
 
 func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
-	g, err := c.Cells.Grid(d)
+	lc := c.Labels
+	w, span, fine := lc.gridFor(d, c.Cells.SigmaX())
+	g, err := c.Cells.Grid(w, span)
 	if err != nil {
 		return nil, err
 	}
-	lc := c.Labels
 	t := &cellTrainer{cfg: c, lc: lc, d: d, m: lc.M, edges: g.Edges(), ev: g.NewEvaluator(), rec: g.NewRecorder(), nobs: g.Observers(), temp: 1}
 	t.target = d - lc.Margin*c.Protocol.Tau
 	t.n = len(t.edges) + 1
+	t.share = lc.Reveal
+	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
+	t.hist = newHistory(t.nobs-1, false, c.Epochs)
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	if fine {
+		t.search = newPeriodSearch(lc.Fine, w, init)
+		t.periodic(t.search.period)
+		return t, nil
+	}
 	size := t.n * t.m
 	t.theta, t.p = make([]float64, size), make([]float64, size)
 	t.gP, t.gObs, t.gTheta = make([]float64, size), make([]float64, size), make([]float64, size)
 	t.gRec = make([]float64, size)
-	t.share = lc.Reveal
-	init := rand.New(rand.NewPCG(seed, streamInit))
 	for k := range t.theta {
 		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
 	}
 	t.opt = NewOptimizer(Adam, c.LR, size)
-	t.hist = newHistory(t.nobs-1, false, c.Epochs)
-	t.adv, t.w = make([]float64, t.nobs-1), make([]float64, t.nobs-1)
 	return t, nil
 }
 
@@ -197,6 +210,10 @@ func (t *cellTrainer) step(lr float64) {
 // entries below Prune set to 0 and each row renormalized (as the finite
 // method's prune: the recorded kernel is the one whose losses are exact).
 func (t *cellTrainer) release() {
+	if t.search != nil {
+		t.periodic(t.search.period)
+		return
+	}
 	saved := t.temp
 	t.temp = 1
 	t.softmax()
@@ -208,6 +225,9 @@ func (t *cellTrainer) release() {
 // decayed by a cosine to 1% (as the finite method), the exact losses
 // recorded after each epoch; it stops early with stop's error.
 func (t *cellTrainer) Run(stop func() error) error {
+	if t.search != nil {
+		return t.runSearch(stop)
+	}
 	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
 	t0, anneal := max(t.lc.Anneal, 1), 0.75*float64(t.cfg.Epochs)
 	s := 0
@@ -241,15 +261,7 @@ func (t *cellTrainer) evaluate() {
 		t.adv[i] = s * t.rec.Loss(1+i, t.p, t.m, nil)
 	}
 	rec *= s
-	t.hist.add(rec, t.adv, 0, nil)
-	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
-	if !(rec >= t.d-tau && rec <= t.d) {
-		return
-	}
-	if len(t.snaps) == k {
-		t.snaps = t.snaps[1:]
-	}
-	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...), reveal: t.reveal})
+	t.record(t.cfg, t.d, rec, t.adv, t.p, t.reveal)
 }
 
 // revealFor returns the released kernel's λ given its reconstructor loss
@@ -267,12 +279,6 @@ func (t *cellTrainer) revealFor(rec float64) float64 {
 	return lambda
 }
 
-// History implements trialRun.
-func (t *cellTrainer) History() *History { return &t.hist }
-
-// Networks implements trialRun: none.
-func (t *cellTrainer) Networks() []Network { return nil }
-
 // Channel implements trialRun: nil; the privatizer is Kernel's.
 func (t *cellTrainer) Channel() [][]float64 { return nil }
 
@@ -286,21 +292,20 @@ func (t *cellTrainer) Kernel() *Kernel {
 	return t.kernelOf(t.p, reveal)
 }
 
+// kernelOf returns the kernel p (cells × labels, row-major; the labels
+// are the period's on a fine grid, so they are counted from len(p)).
 func (t *cellTrainer) kernelOf(p []float64, reveal float64) *Kernel {
+	m := len(p) / t.n
 	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
 	for x := range k.Prob {
-		k.Prob[x] = append([]float64(nil), p[x*t.m:x*t.m+t.m]...)
+		k.Prob[x] = append([]float64(nil), p[x*m:x*m+m]...)
 	}
 	return k
 }
 
 // Snapshots implements trialRun.
 func (t *cellTrainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel, s.reveal)}
-	}
-	return out
+	return t.snapshots(func(s labelSnap) Snapshot { return Snapshot{Epoch: s.epoch, Kernel: t.kernelOf(s.channel, s.reveal)} })
 }
 
 // DefaultCellLabels is the Gaussian model's default codebook size.
@@ -315,21 +320,8 @@ func cellsPreset(name string, labels int) (Config, error) {
 		labels = DefaultCellLabels
 	}
 	lc := &LabelConfig{M: labels, Observers: ObserversLaw, StepsPerEpoch: 20, Margin: 0.05, InitScale: 2,
-		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth, Reveal: true}
-	c := Config{Model: kind.Gauss, Method: MethodLabels, Labels: lc,
-		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
-		Hidden: 1, BatchSize: 1}
-	switch name {
-	case PresetQuick:
-		c.Epochs = 80
-		c.Protocol = Protocol{K: 1, Accept: 4, MaxAttempts: 4, Finalize: FinalizeBest}
-	case PresetPaper:
-		c.Epochs = 200
-		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
-	default:
-		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
-	}
-	return c, nil
+		AdvTemp: 0.002, Prune: 1e-4, Anneal: 1, CellWidth: DefaultCellWidth, Reveal: true, Fine: DefaultFineCells()}
+	return labelsConfig(kind.Gauss, lc, name, labelsBudget{80, 4}, labelsBudget{200, 16})
 }
 
 // validateCells checks the labels method's settings on the Gaussian model.
@@ -343,6 +335,9 @@ func (c *Config) validateCells() []error {
 	}
 	if c.Cells == nil {
 		errs = append(errs, fmt.Errorf("learn: Config.Cells is nil: the labels method on the Gaussian model needs its grids of cells"))
+	}
+	if c.Labels.Fine != nil {
+		errs = append(errs, c.Labels.Fine.validate()...)
 	}
 	return errs
 }

@@ -403,6 +403,11 @@ func (c *Config) fingerprint(dataHash uint64) string {
 			if l.Reveal {
 				h.str("reveal") // only when set: older runs resume
 			}
+			if f := l.Fine; f != nil {
+				h.str("fine") // only when set: older runs resume
+				h.floats([]float64{f.Floor, f.Span, f.Periods[0], f.Periods[1]})
+				h.ints(f.MaxCells)
+			}
 		}
 		if c.Law != nil {
 			h.floats(c.Law.Prior)

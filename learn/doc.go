@@ -70,7 +70,11 @@
 // MMSE estimator from (label, side information), whose loss of the kernel
 // and its gradient come from Config.Cells (package gauss's KernelGrid,
 // wired by package model: learn does not import gauss). The recorded
-// kernel is what mmds verify certifies by gauss.KernelLosses.
+// kernel is what mmds verify certifies by gauss.KernelLosses. Where the
+// cells of width w = √(12·Floor·D) are finer than CellWidth·σ_X (small D,
+// LabelConfig.Fine), the privatizer is instead the periodic labelling
+// j ↦ j mod P on that fine grid — X mod Δ quantized, Δ = P·w — with P
+// found by a pattern search on the certified value.
 //
 // # Sweeps
 //

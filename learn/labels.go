@@ -53,6 +53,9 @@ type LabelConfig struct {
 	// kernel must meet D alone (the penalty ρ(L_recon − D′)⁺), which a
 	// grid of cells cannot do below about its width²/12.
 	Reveal bool `json:"reveal,omitempty"`
+	// Fine (Gaussian model only) sets the grid at thresholds below the
+	// default grid's floor (CellWidth·σ_X)²/12; nil keeps the default grid.
+	Fine *FineCells `json:"fine,omitempty"`
 }
 
 // DefaultLabels is the default codebook size: 32, more labels than the
@@ -122,17 +125,10 @@ type labelTrainer struct {
 	train      []*bayesRisk // reconstructor, adversaries: what training sees
 	eval       []*bayesRisk // what the history records
 	opt        *Optimizer
-	hist       History
-	snaps      []labelSnap
-	advLoss    []float64
-	recLoss    float64
-	gObs       [][]float64 // per observer: ∂R/∂P
-}
-
-type labelSnap struct {
-	epoch   int
-	channel []float64
-	reveal  float64 // a cell kernel's Kernel.Reveal
+	tableRecord
+	advLoss []float64
+	recLoss float64
+	gObs    [][]float64 // per observer: ∂R/∂P
 }
 
 // labelPenalty is ρ of the labels method's exact penalty: above the
@@ -354,23 +350,8 @@ func (t *labelTrainer) evaluate() {
 	for i := range t.advLoss {
 		t.advLoss[i] = t.eval[1+i].eval(t.p, t.m, 0, nil, 0)
 	}
-	t.hist.add(rec, t.advLoss, 0, nil)
-	k, tau := t.cfg.Protocol.K, t.cfg.Protocol.Tau
-	if !(rec >= t.d-tau && rec <= t.d) {
-		return
-	}
-	if len(t.snaps) == k {
-		t.snaps = t.snaps[1:]
-	}
-	t.snaps = append(t.snaps, labelSnap{epoch: t.hist.Len() - 1, channel: append([]float64(nil), t.p...)})
+	t.record(t.cfg, t.d, rec, t.advLoss, t.p, 0)
 }
-
-// History implements trialRun.
-func (t *labelTrainer) History() *History { return &t.hist }
-
-// Networks implements trialRun: a label privatizer on a finite X is its
-// channel, and its observers are exact Bayes rules, not networks.
-func (t *labelTrainer) Networks() []Network { return nil }
 
 // Channel implements trialRun: the channel after the last epoch.
 func (t *labelTrainer) Channel() [][]float64 {
@@ -381,11 +362,7 @@ func (t *labelTrainer) Channel() [][]float64 {
 
 // Snapshots implements trialRun.
 func (t *labelTrainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Channel: t.channelOf(s.channel)}
-	}
-	return out
+	return t.snapshots(func(s labelSnap) Snapshot { return Snapshot{Epoch: s.epoch, Channel: t.channelOf(s.channel)} })
 }
 
 // channelOf returns p (n×M, row-major) as rows P[x] = P(· | x).
@@ -408,19 +385,31 @@ func labelsPreset(name string, model kind.Kind, labels int) (Config, error) {
 	if labels == 0 {
 		labels = DefaultLabels
 	}
-	c := Config{Model: model, Method: MethodLabels, Labels: DefaultLabelConfig(labels),
+	return labelsConfig(model, DefaultLabelConfig(labels), name, labelsBudget{60, 8}, labelsBudget{150, 16})
+}
+
+// labelsBudget is a labels preset's budget: epochs per trial, and restarts
+// per threshold, all trained and finalized on the best (FinalizeBest).
+type labelsBudget struct{ epochs, restarts int }
+
+// labelsConfig returns the labels method's configuration with settings lc
+// on a model: Adam at rate 0.1 with the exact penalty labelPenalty, and
+// the budget of the preset name (quick or paper).
+func labelsConfig(model kind.Kind, lc *LabelConfig, name string, quick, paper labelsBudget) (Config, error) {
+	c := Config{Model: model, Method: MethodLabels, Labels: lc,
 		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
+	var b labelsBudget
 	switch name {
 	case PresetQuick:
-		c.Epochs = 60
-		c.Protocol = Protocol{K: 1, Accept: 8, MaxAttempts: 8, Finalize: FinalizeBest}
+		b = quick
 	case PresetPaper:
-		c.Epochs = 150
-		c.Protocol = Protocol{K: 1, Accept: 16, MaxAttempts: 16, Finalize: FinalizeBest}
+		b = paper
 	default:
 		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
 	}
+	c.Epochs = b.epochs
+	c.Protocol = Protocol{K: 1, Accept: b.restarts, MaxAttempts: b.restarts, Finalize: FinalizeBest}
 	return c, nil
 }
 
@@ -447,10 +436,31 @@ func (c *Config) validateMethod() []error {
 		if c.Labels.Reveal {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels.Reveal is set on the %s model: time-sharing with F = X is the Gaussian model's cell kernels'", c.Model))
 		}
+		if c.Labels.Fine != nil {
+			errs = append(errs, fmt.Errorf("learn: Config.Labels.Fine is set on the %s model: fine grids of cells are the Gaussian model's", c.Model))
+		}
 		if c.Labels.Observers == ObserversLaw && c.Law == nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Law is nil: law observers need the model's law (or use data observers)"))
 		}
 		return errs
 	}
 	return []error{fmt.Errorf("%w: %v", ErrMethod, c.Method)}
+}
+
+// LossesNote says what the losses a sweep records are (the train table's
+// footnote): Algorithm 1's are its trained estimators' on the test split;
+// the labels method's are the exact Bayes losses of the released
+// privatizer — under the model's law, which is what mmds verify certifies,
+// or under the test split's empirical law for data observers.
+func (c *Config) LossesNote() string {
+	const at = "at the finalized trial's selected epoch"
+	switch {
+	case c.Method != MethodLabels || c.Labels == nil:
+		return fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) %s.", c.TestSize, at)
+	case c.Labels.Observers == ObserversData:
+		return fmt.Sprintf("Exact Bayes risks of the released channel under the test split's empirical law (%d samples) %s.", c.TestSize, at)
+	case c.Model == kind.Gauss:
+		return fmt.Sprintf("Exact MMSE losses of the released cell kernel (Gauss–Hermite order 256, as mmds verify computes them; time-shared with F = X where the kernel alone exceeds D) %s; at small D the kernel is a periodic labelling on a fine grid (docs/learn.md).", at)
+	}
+	return fmt.Sprintf("Exact Bayes losses of the released channel under the model's law (the finite sums mmds verify certifies) %s.", at)
 }

@@ -59,3 +59,52 @@ func pruneRows(p []float64, m int, thr float64) {
 		}
 	}
 }
+
+// tableRecord is what a labels trainer records after every epoch: the
+// exact losses of the released table (its History) and the last
+// Protocol.K released tables whose distortion is in the selection band
+// [D − τ, D] (Section V's snapshots). Both trainers embed it, so it also
+// answers trialRun's History and Networks.
+type tableRecord struct {
+	hist  History
+	snaps []labelSnap
+}
+
+// labelSnap is a released table in the band: p (rows × labels,
+// row-major) at an epoch, with a cell kernel's Kernel.Reveal.
+type labelSnap struct {
+	epoch   int
+	channel []float64
+	reveal  float64
+}
+
+// record adds an epoch's exact losses and, when rec is in the band of
+// threshold d, a copy of the released table p with its reveal weight.
+func (r *tableRecord) record(c *Config, d, rec float64, adv, p []float64, reveal float64) {
+	r.hist.add(rec, adv, 0, nil)
+	k, tau := c.Protocol.K, c.Protocol.Tau
+	if !(rec >= d-tau && rec <= d) {
+		return
+	}
+	if len(r.snaps) == k {
+		r.snaps = r.snaps[1:]
+	}
+	r.snaps = append(r.snaps, labelSnap{epoch: r.hist.Len() - 1, channel: append([]float64(nil), p...), reveal: reveal})
+}
+
+// snapshots returns the band's tables as of makes them.
+func (r *tableRecord) snapshots(of func(labelSnap) Snapshot) []Snapshot {
+	out := make([]Snapshot, len(r.snaps))
+	for k, s := range r.snaps {
+		out[k] = of(s)
+	}
+	return out
+}
+
+// History implements trialRun.
+func (r *tableRecord) History() *History { return &r.hist }
+
+// Networks implements trialRun: a labels privatizer is its table (a
+// channel or a cell kernel), and its observers are exact Bayes rules, not
+// networks.
+func (r *tableRecord) Networks() []Network { return nil }

@@ -61,12 +61,12 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 // (gauss.Model.CellEdges) with every observer's exact MMSE loss of a
 // kernel on them (gauss.KernelGrid); ok is false for a model with a
 // finite X.
-func CellLaw(m Model, w float64) (law learn.CellLaw, ok bool) {
+func CellLaw(m Model) (law learn.CellLaw, ok bool) {
 	g, ok := m.(GaussModel)
 	if !ok {
 		return nil, false
 	}
-	return gaussCells{m: g.M, w: w}, true
+	return gaussCells{m: g.M}, true
 }
 
 // cellTrainNodes is the Gauss–Hermite order of the losses training sees:
@@ -74,14 +74,15 @@ func CellLaw(m Model, w float64) (law learn.CellLaw, ok bool) {
 // on the paper's model (docs/learn.md); certification uses order 256.
 const cellTrainNodes = 64
 
-type gaussCells struct {
-	m *gauss.Model
-	w float64
-}
+type gaussCells struct{ m *gauss.Model }
 
-// Grid implements learn.CellLaw: the same grid at every threshold.
-func (c gaussCells) Grid(float64) (learn.CellGrid, error) {
-	edges := c.m.CellEdges(c.w * math.Sqrt(c.m.VarX()))
+// SigmaX implements learn.CellLaw.
+func (c gaussCells) SigmaX() float64 { return math.Sqrt(c.m.VarX()) }
+
+// Grid implements learn.CellLaw.
+func (c gaussCells) Grid(w, span float64) (learn.CellGrid, error) {
+	sx := c.SigmaX()
+	edges := c.m.CellEdgesWithin(w*sx, span)
 	train, err := c.m.NewKernelGrid(edges, cellTrainNodes)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func NewTraining(m Model, cfg learn.Config, req TrainRequest) (*Training, error)
 	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
 		cfg.Law, _ = FiniteLaw(m)
 		if cfg.Law == nil {
-			cfg.Cells, _ = CellLaw(m, cfg.Labels.CellWidth)
+			cfg.Cells, _ = CellLaw(m)
 		}
 	}
 	t := &Training{Data: data}

@@ -15,9 +15,10 @@ import (
 
 // TestTrainLabelsGauss trains the labels method on the Gaussian paper
 // model with 1 and 2 workers: results.json holds a cell kernel per
-// finalized point, time-shared with F = X at D = 0.01 (below what the
-// grid's cells reach alone), and is the same for both (wall-clock seconds
-// aside);
+// finalized point — at D = 0.01, below what the default grid's cells reach
+// alone, a periodic labelling on the fine grid (cells of width √D, one
+// label per cell of the period) — and is the same for both (wall-clock
+// seconds aside);
 // mmds verify certifies each kernel through gauss.KernelLosses with
 // certified losses equal to the recorded training losses within the
 // training quadrature's error; mmds export refuses the kernel by name.
@@ -53,6 +54,9 @@ func TestTrainLabelsGauss(t *testing.T) {
 			continue
 		}
 		finalized++
+		if p.D < 0.05 {
+			continue // the fine grid's periodic labelling: below
+		}
 		if p.Kernel == nil || len(p.Kernel.Prob) != len(p.Kernel.Edges)+1 || len(p.Kernel.Prob[0]) != 6 || p.Channel != nil || len(p.Networks) != 0 {
 			t.Fatalf("D = %g: want a 6-label kernel and no channel or networks", p.D)
 		}
@@ -60,9 +64,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 	if finalized == 0 {
 		t.Fatal("no threshold finalized")
 	}
-	if k := points[0][0].Kernel; !points[0][0].Finalized || k == nil || !(k.Reveal > 0 && k.Reveal < 1) {
-		t.Fatalf("D = 0.01: finalized %v, kernel %v; want one time-shared with F = X, 0 < reveal < 1", points[0][0].Finalized, k != nil)
-	}
+	checkFinePeriodic(t, points[0][0])
 	code, out, errs := runCLI(t, "verify", "--reference", "best", "--format", "json", dir)
 	if code != 0 && code != 1 {
 		t.Fatalf("verify: exit %d: %s", code, errs)
@@ -125,6 +127,29 @@ func TestTrainLabelsGauss(t *testing.T) {
 	}
 }
 
+// checkFinePeriodic: the point at D = 0.01 holds a periodic labelling on
+// the fine grid: cells of width √D = 0.1 on μ_X ± 5σ_X = 4 ± 20, cell j
+// released as label j mod P for a period P·w between σ_X and 6σ_X, λ < 1.
+func checkFinePeriodic(t *testing.T, p learn.DResult) {
+	t.Helper()
+	k := p.Kernel
+	if !p.Finalized || k == nil || !(k.Reveal >= 0 && k.Reveal < 1) {
+		t.Fatalf("D = %g: finalized %v, kernel %v; want a kernel with 0 ≤ reveal < 1", p.D, p.Finalized, k != nil)
+	}
+	if len(k.Edges) != 400 || math.Abs(k.Edges[0]+16) > 1e-12 || math.Abs(k.Edges[1]-k.Edges[0]-0.1) > 1e-12 {
+		t.Fatalf("D = %g: %d edges from %g; want 400 of width 0.1 from −16", p.D, len(k.Edges), k.Edges[0])
+	}
+	period := len(k.Prob[0])
+	if period < 40 || period > 240 {
+		t.Fatalf("D = %g: period %d cells: want 40 to 240 (σ_X to 6σ_X)", p.D, period)
+	}
+	for j, row := range k.Prob {
+		if row[j%period] != 1 {
+			t.Fatalf("D = %g: cell %d is not label %d with probability 1", p.D, j, j%period)
+		}
+	}
+}
+
 // checkRevealRefused: verify refuses, with exit 2 naming the field before
 // any work, a sealed kernel whose reveal weight λ is 1, −0.1 or NaN; the
 // directory is left as it was.
@@ -165,31 +190,34 @@ func checkRevealRefused(t *testing.T, dir string) {
 }
 
 // TestTrainLabelsGaussSmallD: on seed 1 the quick preset's first
-// threshold, D = 0.005, below the w²/12 ≈ 0.053 a grid of cells reaches
-// alone, finalizes a kernel time-shared with F = X, and mmds verify
-// certifies it at distortion D.
+// threshold, D = 0.005, below the w²/12 ≈ 0.053 the default grid's cells
+// reach alone, finalizes a periodic labelling on the fine grid that mmds
+// verify certifies at distortion D̂ ≤ D, closing at least half of the gap
+// from Proposition 1 to the best known mechanism (the target;
+// measured 0.945 on seeds 1–8, docs/learn.md).
 func TestTrainLabelsGaussSmallD(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a quick-preset threshold: about 4 s of CPU")
-	}
 	dir := filepath.Join(t.TempDir(), "g")
 	if code, _, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.005", "--out", dir, "--quiet"); code != 0 {
 		t.Fatalf("train: exit %d: %s", code, errs)
 	}
-	p := readResults(t, dir).Points[0]
-	if !p.Finalized || p.Kernel == nil || !(p.Kernel.Reveal > 0.9 && p.Kernel.Reveal < 1) {
-		t.Fatalf("D = 0.005: finalized %v, kernel %+v", p.Finalized, p.Kernel != nil)
+	if p := readResults(t, dir).Points[0]; !p.Finalized || p.Kernel == nil {
+		t.Fatalf("D = 0.005: finalized %v, kernel %v", p.Finalized, p.Kernel != nil)
 	}
-	code, out, errs := runCLI(t, "verify", "--format", "json", dir)
-	if code != 0 {
+	code, out, errs := runCLI(t, "verify", "--reference", "best", "--format", "json", dir)
+	if code != 0 && code != 1 {
 		t.Fatalf("verify: exit %d: %s", code, errs)
 	}
 	var rep verify.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	c := rep.Points[0].Certified
-	if rep.Points[0].Status != verify.StatusCertified || c == nil || math.Abs(c.Recon-0.005) > 1e-9 || !(c.MinAdv > 0.005) {
-		t.Fatalf("D = 0.005: status %v, certified %+v", rep.Points[0].Status, c)
+	p := rep.Points[0]
+	c := p.Certified
+	if p.Status != verify.StatusCertified || c == nil || !(c.Recon <= 0.005+1e-12) || p.Optimum == nil || p.GapBest == nil {
+		t.Fatalf("D = 0.005: status %v, certified %+v", p.Status, c)
+	}
+	prop1, best := p.Optimum.MinAdv, c.MinAdv+*p.GapBest
+	if frac := (c.MinAdv - prop1) / (best - prop1); !(frac >= 0.5) {
+		t.Errorf("D = 0.005: certified min adv %.4g closes %.3f of the gap from Proposition 1 (%.4g) to the best known (%.4g); want ≥ 0.5", c.MinAdv, frac, prop1, best)
 	}
 }

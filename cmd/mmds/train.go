@@ -111,7 +111,7 @@ type runFlagHelp struct {
 
 var trainHelp = runFlagHelp{
 	preset:      "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)",
-	labels:      "codebook size M of --method labels, in [2, 1024]",
+	labels:      "codebook size M of --method labels, in [2, 1024] (gauss at small D, on its fine grid: one label per cell of the searched period instead)",
 	sweep:       "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)",
 	epochs:      "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)",
 	accept:      "accepted trials per D (default: the preset's, 15; quick 2 Gaussian, 5 binary)",
@@ -498,7 +498,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 				plural(l.M, "label"), l.Observers, job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
 		}
 		g.Notes = []string{
-			fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) at the finalized trial's selected epoch.", c.TestSize),
+			c.LossesNote(),
 			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
 				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
 		}
