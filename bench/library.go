@@ -690,12 +690,21 @@ func readInstanceFile(path string) ([]byte, error) {
 // LoadInstance reads the instance of entry e from dir, checking the file's
 // SHA-256 against the manifest, and returns it with the manifest's values.
 func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
+	// A manifest names files of its own folder: a path that leaves it, or a
+	// missing hash, would let an edited manifest judge solvers against
+	// another file than the one it describes.
+	if e.File == "" || filepath.Base(e.File) != e.File || !filepath.IsLocal(e.File) {
+		return Instance{}, fmt.Errorf("%s: instance %q: file %q is not a file name of the library's folder", filepath.Join(dir, "manifest.json"), e.Name, e.File)
+	}
+	if e.SHA256 == "" {
+		return Instance{}, fmt.Errorf("%s: instance %q: no sha256 of its file", filepath.Join(dir, "manifest.json"), e.Name)
+	}
 	path := filepath.Join(dir, e.File)
 	data, err := readInstanceFile(path)
 	if err != nil {
 		return Instance{}, err
 	}
-	if sum := sha256.Sum256(data); e.SHA256 != "" && hex.EncodeToString(sum[:]) != e.SHA256 {
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 {
 		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
 	}
 	mps, err := ReadMPSExact(bytes.NewReader(data))

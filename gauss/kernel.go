@@ -59,12 +59,18 @@ func (m *Model) kernelObserver(edges []float64, v float64, nodes int) kernelObs 
 	quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
 	for i := range w {
 		w[i] /= math.Sqrt(math.Pi)
+		x[i] = mu + math.Sqrt(2*tau2)*x[i]
 	}
+	return kernelObserverAt(edges, v, x, w)
+}
+
+// kernelObserverAt returns the observer's q_j and r_j at the means c with
+// quadrature weights w.
+func kernelObserverAt(edges []float64, v float64, cs, w []float64) kernelObs {
 	n := len(edges) + 1
-	q, r := mat.NewDense(nodes, n, nil), mat.NewDense(nodes, n, nil)
+	q, r := mat.NewDense(len(cs), n, nil), mat.NewDense(len(cs), n, nil)
 	sd := math.Sqrt(v)
-	for k := range nodes {
-		c := mu + math.Sqrt(2*tau2)*x[k]
+	for k, c := range cs {
 		for j := 0; j < n; j++ {
 			lo, hi := math.Inf(-1), math.Inf(1)
 			if j > 0 {
@@ -240,7 +246,82 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 	for i := range hi.Adv {
 		qe = math.Max(qe, math.Abs(hi.Adv[i]-lo.Adv[i]))
 	}
+	// Two Gauss–Hermite rules agree on a kernel that is informative only
+	// around their nodes: ℓ varies on the scale √v, which their nodes do
+	// not resolve where σ_X² − v ≫ v. The composite rule does, at any
+	// kernel.
+	check := m.kernelCheckFunc(k)
+	vs := append([]float64{m.vRecon}, m.vAdv...)
+	got := append([]float64{hi.Recon}, hi.Adv...)
+	for i, v := range vs {
+		c, err := check(v)
+		if err != nil {
+			return loss.Losses{}, 0, err
+		}
+		qe = math.Max(qe, math.Abs(got[i]-c)+v*math.Erfc(checkSpan/math.Sqrt2))
+	}
 	return hi, qe, nil
+}
+
+// ErrUnresolved reports an observer whose loss under a kernel cannot be
+// computed with a bounded number of quadrature nodes: its Var[X|W] is too
+// small against σ_X².
+var ErrUnresolved = errors.New("gauss: the kernel's quadrature cannot resolve an observer")
+
+// The check rule of KernelLosses: a composite trapezoid rule in m over
+// μ_X ± checkSpan·τ, τ² = σ_X² − v, of step min(√v, τ)/checkStep, in
+// chunks of checkChunk nodes, at most checkMaxNodes nodes.
+const (
+	checkSpan     = 9
+	checkStep     = 4
+	checkChunk    = 256
+	checkMaxNodes = 1 << 12
+)
+
+// kernelCheckFunc returns v ↦ the kernel's loss for an observer with
+// Var[X|W] = v by the composite trapezoid rule, which leaves out mass
+// P(|Z| > checkSpan) of m, so at most v·P(|Z| > checkSpan) of the loss
+// (ℓ ≤ v), or an error wrapping ErrUnresolved
+// where it needs more than checkMaxNodes nodes. ℓ(m) is built from
+// convolutions of the kernel with N(0, v), so a step of √v/checkStep
+// leaves an aliasing error of order exp(−2π²·checkStep²).
+func (m *Model) kernelCheckFunc(k Kernel) func(float64) (float64, error) {
+	K := mat.NewDense(len(k.Prob), len(k.Prob[0]), nil)
+	for j, row := range k.Prob {
+		K.SetRow(j, row)
+	}
+	return func(v float64) (float64, error) {
+		if v == 0 {
+			return 0, nil
+		}
+		mu, tau := m.mean[m.private], math.Sqrt(math.Max(m.VarX()-v, 0))
+		if tau == 0 {
+			return math.Min(kernelObserverAt(k.Edges, v, []float64{mu}, []float64{1}).kernelLoss(K, nil, nil), v), nil
+		}
+		h := math.Min(math.Sqrt(v), tau) / checkStep
+		half := int(math.Ceil(checkSpan * tau / h))
+		if 2*half+1 > checkMaxNodes {
+			return 0, fmt.Errorf("%w: Var[X|W] = %.3g against σ_X² − Var[X|W] = %.3g needs %d nodes, more than %d (σ_X²/Var[X|W] must be below about %.0f)",
+				ErrUnresolved, v, tau*tau, 2*half+1, checkMaxNodes, 1+math.Pow(float64(checkMaxNodes)/(2*checkSpan*checkStep), 2))
+		}
+		cs, ws := make([]float64, 2*half+1), make([]float64, 2*half+1)
+		sum := 0.0
+		for i := range cs {
+			z := float64(i-half) * h / tau
+			cs[i], ws[i] = mu+z*tau, math.Exp(-z*z/2)
+			sum += ws[i]
+		}
+		for i := range ws {
+			ws[i] /= sum
+		}
+		total := 0.0
+		for lo := 0; lo < len(cs); lo += checkChunk {
+			hi := min(lo+checkChunk, len(cs))
+			o := kernelObserverAt(k.Edges, v, cs[lo:hi], ws[lo:hi])
+			total += o.kernelLoss(K, nil, nil)
+		}
+		return math.Min(total, v), nil
+	}
 }
 
 // kernelLossFunc returns v ↦ the kernel's loss for an observer with

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
@@ -112,8 +114,9 @@ func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluat
 // kernel's. Change is the quadrature error estimate (the change against
 // order 128) relative to the smallest nonzero loss, the Gaussian
 // certificates' relative measure (unchanged by the factor 1 − λ). name
-// labels the kernel in errors, which wrap privatizer.ErrInput; a λ outside
-// [0, 1) is one.
+// labels the kernel in errors, which wrap privatizer.ErrInput (a λ outside
+// [0, 1) is one), or bayes.ErrCannotCertify where the model's quadrature
+// cannot resolve an observer (gauss.ErrUnresolved).
 func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
@@ -123,6 +126,9 @@ func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
 		return Certificate{}, fmt.Errorf("%w: %s: reveal = %g: must be in [0, 1)", privatizer.ErrInput, name, k.Reveal)
 	}
 	l, qe, err := g.M.KernelLosses(gauss.Kernel{Edges: k.Edges, Prob: k.Prob})
+	if errors.Is(err, gauss.ErrUnresolved) {
+		return Certificate{}, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, name, err)
+	}
 	if err != nil {
 		return Certificate{}, fmt.Errorf("%w: %s: %w", privatizer.ErrInput, name, err)
 	}
