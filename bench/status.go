@@ -2,7 +2,8 @@ package bench
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // Status is the verdict on one solve, after mmds's check. Its text form
@@ -20,53 +21,29 @@ const (
 	StatusWrong                    // an answer beyond MIPLIB's tolerances, or a false claim
 )
 
-var statusNames = [...]string{
+// ErrStatus reports text that names no Status.
+var ErrStatus = errors.New("bench: unknown status")
+
+var statusText = enum.Text[Status]{Type: "Status", Names: []string{
 	StatusOptimal:    "optimal",
 	StatusImprecise:  "imprecise",
 	StatusTimeLimit:  "time limit",
 	StatusInfeasible: "infeasible",
 	StatusError:      "error",
 	StatusWrong:      "wrong",
-}
-
-// ErrStatus reports text that names no Status.
-var ErrStatus = errors.New("bench: unknown status")
+}, BadValue: enum.IntError[Status](ErrStatus), BadText: enum.QuotedError(ErrStatus)}
 
 // String is the status's name.
-func (s Status) String() string {
-	if s < 0 || int(s) >= len(statusNames) {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
+func (s Status) String() string { return statusText.String(s) }
 
 // ParseStatus is the inverse of String.
-func ParseStatus(text string) (Status, error) {
-	for s, name := range statusNames {
-		if name == text {
-			return Status(s), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: %q", ErrStatus, text)
-}
+func ParseStatus(text string) (Status, error) { return statusText.Parse(text) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s Status) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(statusNames) {
-		return nil, fmt.Errorf("%w: %d", ErrStatus, int(s))
-	}
-	return []byte(statusNames[s]), nil
-}
+func (s Status) MarshalText() ([]byte, error) { return statusText.Marshal(s) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Status) UnmarshalText(text []byte) error {
-	v, err := ParseStatus(string(text))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
+func (s *Status) UnmarshalText(text []byte) error { return statusText.Unmarshal(s, text) }
 
 // Solved reports whether the solve counts as solved: a claimed optimum
 // that passes MIPLIB's check (optimal or imprecise).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -18,44 +19,24 @@ const (
 	Discrete
 )
 
-var kindNames = [...]string{Continuous: "continuous", Discrete: "discrete"}
+var kindText = enum.Text[Kind]{Type: "Kind", Names: []string{Continuous: "continuous", Discrete: "discrete"},
+	BadValue: func(k Kind) error { return fmt.Errorf("%w: %v is not a column kind", ErrData, k) },
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("%w: column kind %s: want %s", ErrData, safefile.Excerpt(string(b)), want)
+	}}
 
 // String returns "continuous" or "discrete".
-func (k Kind) String() string {
-	if k < Continuous || k > Discrete {
-		return fmt.Sprintf("Kind(%d)", int(k))
-	}
-	return kindNames[k]
-}
+func (k Kind) String() string { return kindText.String(k) }
 
 // ParseKind returns the kind named s; another name is an error wrapping
 // ErrData.
-func ParseKind(s string) (Kind, error) {
-	for k := Continuous; k <= Discrete; k++ {
-		if kindNames[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: column kind %s: want continuous or discrete", ErrData, safefile.Excerpt(s))
-}
+func ParseKind(s string) (Kind, error) { return kindText.Parse(s) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (k Kind) MarshalText() ([]byte, error) {
-	if k < Continuous || k > Discrete {
-		return nil, fmt.Errorf("%w: %v is not a column kind", ErrData, k)
-	}
-	return []byte(k.String()), nil
-}
+func (k Kind) MarshalText() ([]byte, error) { return kindText.Marshal(k) }
 
 // UnmarshalText implements encoding.TextUnmarshaler (ParseKind).
-func (k *Kind) UnmarshalText(b []byte) error {
-	v, err := ParseKind(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
+func (k *Kind) UnmarshalText(b []byte) error { return kindText.Unmarshal(k, b) }
 
 // MaxDiscreteValues is the most distinct values a column Detect calls
 // discrete may hold: with a few thousand rows, each cell of an empirical

@@ -57,16 +57,13 @@ type Config struct {
 	// Gaussian 0); 1 + γ D/DMax must stay > 0 for every D.
 	LRGamma float64 `json:"lr_gamma"`
 	// PrivGrad is how the binary privatizer's step differentiates through
-	// the release F ~ Bernoulli(p̂): "" (Section V-B's practical compromise:
-	// the reconstructor receives p̂, the adversaries a sampled f, so the
-	// adversarial term gives no gradient) or PrivGradExpect (the exact
-	// expectation over F ∈ {0, 1}: every loss is p̂·ℓ(x, ·(1, ·)) +
-	// (1 − p̂)·ℓ(x, ·(0, ·)), differentiable in p̂; docs/learn.md).
-	PrivGrad string `json:"priv_grad,omitempty"`
+	// the release F ~ Bernoulli(p̂): PrivGradSampled (Section V-B, the
+	// zero value, not written) or PrivGradExpect (binary model only).
+	PrivGrad PrivGrad `json:"priv_grad,omitempty"`
 	// EstLoss is the loss the binary reconstructor and adversaries train
-	// with: "" (Section V-B's soft 0-1 loss) or EstLossLog (the log loss,
-	// whose minimizer is the posterior; docs/learn.md).
-	EstLoss string `json:"est_loss,omitempty"`
+	// with: EstLossSoft (Section V-B's soft 0-1 loss, the zero value, not
+	// written) or EstLossLog (binary model only).
+	EstLoss EstLoss `json:"est_loss,omitempty"`
 
 	// The selection protocol of Section V.
 	Protocol Protocol `json:"protocol"`
@@ -102,33 +99,14 @@ type Protocol struct {
 	Tau         float64 `json:"tau"`          // eligibility band [D−τ, D]; 0: (DMax − D[0]) / (2·len(D))
 	Accept      int     `json:"accept"`       // accepted trials per D (paper: 15)
 	MaxAttempts int     `json:"max_attempts"` // cap on trials per D; 0: 10·Accept
-	// Select names the test-split losses the protocol selects on: "" (the
-	// paper) the losses the networks train with, SelectHard the binary
-	// estimators' hard-decision 0-1 errors, the loss certification
-	// measures (docs/learn.md).
-	Select string `json:"select,omitempty"`
-	// Finalize is how a threshold's point is chosen: "" (Section V) the
-	// lower median of the accepted trials, each beating the previous
-	// threshold's point, or FinalizeBest every eligible trial accepted
-	// and the one with the largest minimum adversarial loss finalized:
-	// restarts selected on the value (the exact one, for the labels
-	// method's law observers).
-	Finalize string `json:"finalize,omitempty"`
+	// Select names the test-split losses the protocol selects on:
+	// SelectTraining (the paper, the zero value, not written) or
+	// SelectHard (binary model only).
+	Select SelectLosses `json:"select,omitempty"`
+	// Finalize is how a threshold's point is chosen: FinalizeMedian
+	// (Section V, the zero value, not written) or FinalizeBest.
+	Finalize FinalizeRule `json:"finalize,omitempty"`
 }
-
-// FinalizeBest finalizes the eligible trial with the largest minimum
-// adversarial loss (Protocol.Finalize).
-const FinalizeBest = "best"
-
-// SelectHard selects on hard-decision 0-1 errors (binary model only).
-const SelectHard = "hard"
-
-// EstLossLog trains the binary estimators on the log loss (Config.EstLoss).
-const EstLossLog = "log"
-
-// PrivGradExpect differentiates the binary privatizer's loss through the
-// exact expectation over its one-bit release (Config.PrivGrad).
-const PrivGradExpect = "expect"
 
 // Preset names.
 const (
@@ -328,10 +306,10 @@ func (c *Config) validate(n int) error {
 		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)
 	}
 	errs = append(errs, c.Protocol.validate()...)
-	if c.PrivGrad != "" && (c.PrivGrad != PrivGradExpect || !c.binaryRelease()) {
+	if c.PrivGrad != PrivGradSampled && (c.PrivGrad != PrivGradExpect || !c.binaryRelease()) {
 		bad("Config.PrivGrad = %q: must be \"\" (Section V-B) or %q (binary model only)", c.PrivGrad, PrivGradExpect)
 	}
-	if c.EstLoss != "" && (c.EstLoss != EstLossLog || !c.binaryRelease()) {
+	if c.EstLoss != EstLossSoft && (c.EstLoss != EstLossLog || !c.binaryRelease()) {
 		bad("Config.EstLoss = %q: must be \"\" (Section V-B) or %q (binary model only)", c.EstLoss, EstLossLog)
 	}
 	if c.Protocol.Select == SelectHard && !c.binaryRelease() {
@@ -355,10 +333,10 @@ func (p Protocol) validate() []error {
 	if p.MaxAttempts < p.Accept {
 		errs = append(errs, fmt.Errorf("learn: Protocol.MaxAttempts = %d: must be ≥ Accept = %d", p.MaxAttempts, p.Accept))
 	}
-	if p.Finalize != "" && p.Finalize != FinalizeBest {
+	if p.Finalize != FinalizeMedian && p.Finalize != FinalizeBest {
 		errs = append(errs, fmt.Errorf("learn: Protocol.Finalize = %q: must be \"\" (Section V) or %q", p.Finalize, FinalizeBest))
 	}
-	if p.Select != "" && p.Select != SelectHard {
+	if p.Select != SelectTraining && p.Select != SelectHard {
 		errs = append(errs, fmt.Errorf("learn: Protocol.Select = %q: must be \"\" (the training losses) or %q", p.Select, SelectHard))
 	}
 	return errs
@@ -384,13 +362,13 @@ func (c *Config) fingerprint(dataHash uint64) string {
 	h.floats(c.D)
 	h.floats([]float64{c.DMax, c.Rho, c.LR, c.PrivLRMult, c.ReconLRMult, c.AdvLRMult, c.LRGamma})
 	h.ints(c.Hidden, c.BatchSize, c.BatchesPerEpoch, c.Epochs, c.TrainSize, c.TestSize)
-	h.str(string(c.Optimizer))
+	h.str(c.Optimizer.String())
 	h.u64(c.Seed)
 	h.u64(dataHash)
-	if c.PrivGrad != "" || c.EstLoss != "" {
+	if c.PrivGrad != PrivGradSampled || c.EstLoss != EstLossSoft {
 		// Only when set, so that runs from before the fields existed resume.
-		h.str(c.PrivGrad)
-		h.str(c.EstLoss)
+		h.str(c.PrivGrad.String())
+		h.str(c.EstLoss.String())
 	}
 	if c.Method != MethodAlg1 {
 		h.str(c.Method.String())

@@ -374,13 +374,14 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 	return out
 }
 
-// labelsPreset is PresetFor's MethodLabels branch.
+// labelsPreset is PresetFor's MethodLabels branch: a channel on a finite
+// X, cells of x on a continuous one (cellsPreset).
 func labelsPreset(name string, model kind.Kind, labels int) (Config, error) {
-	if model == kind.Gauss {
-		return cellsPreset(name, labels)
-	}
-	if model != kind.Binary && model != kind.Finite {
+	switch {
+	case !model.Valid():
 		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
+	case !model.FiniteX():
+		return cellsPreset(name, labels)
 	}
 	if labels == 0 {
 		labels = DefaultLabels
@@ -421,8 +422,8 @@ func (c *Config) validateMethod() []error {
 		if c.Labels != nil {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels is set, but the method is %v: the codebook belongs to the labels method", c.Method))
 		}
-		if c.Model == kind.Finite {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", kind.Finite, kind.Gauss, kind.Binary))
+		if !MethodAlg1.Trains(c.Model) {
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", c.Model, kind.Gauss, kind.Binary))
 		}
 		return errs
 	case MethodLabels:
@@ -430,7 +431,7 @@ func (c *Config) validateMethod() []error {
 			return []error{fmt.Errorf("learn: Config.Labels is nil: the labels method needs its settings (DefaultLabelConfig)")}
 		}
 		errs := c.Labels.validate()
-		if c.Model == kind.Gauss {
+		if !c.Model.FiniteX() { // cells of a continuous X
 			return append(errs, c.validateCells()...)
 		}
 		if c.Labels.Reveal {
@@ -459,7 +460,7 @@ func (c *Config) LossesNote() string {
 		return fmt.Sprintf("Losses of the trained estimators on the test split (%d samples) %s.", c.TestSize, at)
 	case c.Labels.Observers == ObserversData:
 		return fmt.Sprintf("Exact Bayes risks of the released channel under the test split's empirical law (%d samples) %s.", c.TestSize, at)
-	case c.Model == kind.Gauss:
+	case !c.Model.FiniteX():
 		return fmt.Sprintf("Exact MMSE losses of the released cell kernel (Gauss–Hermite order 256, as mmds verify computes them; time-shared with F = X where the kernel alone exceeds D) %s; at small D the kernel is a periodic labelling on a fine grid (docs/learn.md).", at)
 	}
 	return fmt.Sprintf("Exact Bayes losses of the released channel under the model's law (the finite sums mmds verify certifies) %s.", at)

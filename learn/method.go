@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmds-project/mmds/internal/enum"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // ErrMethod is wrapped by every error about a training method's name.
@@ -30,9 +31,11 @@ var methodText = enum.Text[TrainMethod]{Type: "TrainMethod",
 	BadValue: enum.IntError[TrainMethod](ErrMethod), BadText: quotedWant(ErrMethod)}
 
 // quotedWant returns the text error of learn's enums: "<err> <the text
-// quoted>: want <the names>", wrapping err.
+// quoted, cut to an excerpt>: want <the names>", wrapping err.
 func quotedWant(err error) func([]byte, string) error {
-	return func(b []byte, want string) error { return fmt.Errorf("%w %q: want %s", err, b, want) }
+	return func(b []byte, want string) error {
+		return fmt.Errorf("%w %s: want %s", err, safefile.Excerpt(string(b)), want)
+	}
 }
 
 // Methods lists the methods in the order help texts name them.

@@ -5,15 +5,28 @@ import (
 	"math"
 )
 
-// Method names an optimizer.
-type Method string
+// Method names an optimizer. The zero value is none, written "" (a
+// Config without one does not resolve).
+type Method int
 
 // The optimizers of Section V: Adam for the Gaussian model, RAdam for the
 // binary one.
 const (
-	Adam  Method = "adam"
-	RAdam Method = "radam"
+	Adam Method = iota + 1
+	RAdam
 )
+
+var methodNames = optionText[Method]("Method", "optimizer", []string{Adam: "adam", RAdam: "radam"})
+
+// String returns "adam", "radam", or "" for the zero value.
+func (m Method) String() string { return methodNames.String(m) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Method) MarshalText() ([]byte, error) { return methodNames.Marshal(m) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name is an
+// error wrapping ErrOption.
+func (m *Method) UnmarshalText(b []byte) error { return methodNames.Unmarshal(m, b) }
 
 // Optimizer is Adam (Kingma & Ba, 2015) or RAdam (Liu et al., ICLR 2020) over
 // one flat parameter slice, with the arithmetic of PyTorch's torch.optim.Adam
@@ -44,7 +57,7 @@ type Optimizer struct {
 // β = (0.9, 0.999) and ε = 1e-8. It panics on an unknown method.
 func NewOptimizer(method Method, lr float64, n int) *Optimizer {
 	if method != Adam && method != RAdam {
-		panic(fmt.Sprintf("learn: unknown optimizer %q", method))
+		panic(fmt.Sprintf("learn: unknown optimizer %v", method))
 	}
 	return &Optimizer{
 		Method: method, LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,

@@ -20,8 +20,8 @@ func TestPresetKinds(t *testing.T) {
 	}{
 		{kind.Gauss, true, 1000, Adam, ""},
 		{kind.Binary, true, 1, RAdam, ""},
-		{kind.Finite, false, 0, "", `Algorithm 1 trains "gauss" and "binary" models`},
-		{kind.Kind(0), false, 0, "", `must be "gauss" or "binary"`},
+		{kind.Finite, false, 0, 0, `Algorithm 1 trains "gauss" and "binary" models`},
+		{kind.Kind(0), false, 0, 0, `must be "gauss" or "binary"`},
 	} {
 		if got := MethodAlg1.Trains(c.k); got != c.alg1 {
 			t.Errorf("MethodAlg1.Trains(%v) = %v, want %v", c.k, got, c.alg1)

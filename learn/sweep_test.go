@@ -176,7 +176,7 @@ func TestSweepResultsFile(t *testing.T) {
 		Points []map[string]json.RawMessage
 	}
 	readJSON(t, filepath.Join(c.Dir, rundir.ResultsFile), &raw)
-	if raw.Model != "binary" || raw.Config["rho"] != c.Rho || raw.Config["priv_grad"] != c.PrivGrad || len(raw.Points) != 2 {
+	if raw.Model != "binary" || raw.Config["rho"] != c.Rho || raw.Config["priv_grad"] != c.PrivGrad.String() || len(raw.Points) != 2 {
 		t.Fatalf("model %q, config %v, %d points", raw.Model, raw.Config, len(raw.Points))
 	}
 	for _, key := range []string{"D", "recon_loss", "adv_loss", "min_adv_loss", "attempted", "accepted", "cap_hit", "trials", "networks", "recon_hard", "adv_hard"} {
@@ -226,7 +226,7 @@ func TestConfigErrors(t *testing.T) {
 		{"DMax", func(c *Config) { c.DMax = 0 }, "Config.DMax"},
 		{"epochs", func(c *Config) { c.Epochs = 0 }, "Config.Epochs"},
 		{"rho", func(c *Config) { c.Rho = -1 }, "Config.Rho"},
-		{"optimizer", func(c *Config) { c.Optimizer = "sgd" }, "Config.Optimizer"},
+		{"optimizer", func(c *Config) { c.Optimizer = Method(7) }, "Config.Optimizer"},
 		{"split", func(c *Config) { c.TrainSize, c.TestSize = 500, 200 }, "Config.TrainSize"},
 		{"batch", func(c *Config) { c.BatchSize = 1000 }, "Config.BatchSize"},
 		{"gamma", func(c *Config) { c.LRGamma = -3 }, "Config.LRGamma"},

@@ -35,7 +35,7 @@ func TestPrivLossGradient(t *testing.T) {
 		{"binary-expect-above-D", paperBinary(2400, 3), func() Config { return smallConfig(t, kind.Binary, []float64{0.001}, 0.2) }, 0.001},
 		{"binary-expect-soft", paperBinary(2400, 3), func() Config {
 			c := smallConfig(t, kind.Binary, []float64{0.05}, 0.2)
-			c.EstLoss = ""
+			c.EstLoss = EstLossSoft
 			return c
 		}, 0.05},
 	}
@@ -145,7 +145,7 @@ func refPrivLossExpect(tr *Trainer, n int) float64 {
 // paperGrad returns c with Section V-B's practical compromise for the
 // binary privatizer's gradient and its soft 0-1 estimators.
 func paperGrad(c Config) Config {
-	c.PrivGrad, c.EstLoss, c.Rho = "", "", 1
+	c.PrivGrad, c.EstLoss, c.Rho = PrivGradSampled, EstLossSoft, 1
 	return c
 }
 

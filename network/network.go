@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -31,22 +32,25 @@ const (
 	Tanh
 )
 
-var actNames = [...]string{"identity", "relu", "sigmoid", "tanh"}
+var actText = enum.Text[Activation]{Type: "Activation",
+	Names:    []string{Identity: "identity", ReLU: "relu", Sigmoid: "sigmoid", Tanh: "tanh"},
+	BadValue: func(a Activation) error { return fmt.Errorf("network: unknown activation %d", int(a)) },
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(cut32(string(b))), strings.Replace(want, " or ", ", ", 1))
+	}}
 
-func (a Activation) String() string {
-	if a >= 0 && int(a) < len(actNames) {
-		return actNames[a]
+// cut32 keeps the first 32 bytes of a name for a message, marking a cut.
+func cut32(s string) string {
+	if len(s) > 32 {
+		s = s[:32] + "…"
 	}
-	return fmt.Sprintf("Activation(%d)", int(a))
+	return s
 }
+
+func (a Activation) String() string { return actText.String(a) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (a Activation) MarshalText() ([]byte, error) {
-	if a < Identity || a > Tanh {
-		return nil, fmt.Errorf("network: unknown activation %d", int(a))
-	}
-	return []byte(a.String()), nil
-}
+func (a Activation) MarshalText() ([]byte, error) { return actText.Marshal(a) }
 
 // UnmarshalText implements encoding.TextUnmarshaler ("" means identity).
 func (a *Activation) UnmarshalText(b []byte) error {
@@ -64,15 +68,7 @@ func ParseActivation(s string) (Activation, error) {
 	if s == "" {
 		return Identity, nil
 	}
-	for i, n := range actNames {
-		if s == n {
-			return Activation(i), nil
-		}
-	}
-	if len(s) > 32 {
-		s = s[:32] + "…"
-	}
-	return 0, fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(s), strings.Join(actNames[:], ", "))
+	return actText.Parse(s)
 }
 
 // apply returns g(z).
@@ -118,40 +114,19 @@ const (
 	Float64
 )
 
-func (p Precision) String() string {
-	switch p {
-	case Float32:
-		return "float32"
-	case Float64:
-		return "float64"
-	}
-	return fmt.Sprintf("Precision(%d)", int(p))
-}
+var precisionText = enum.Text[Precision]{Type: "Precision", Names: []string{Float32: "float32", Float64: "float64"},
+	BadValue: func(p Precision) error { return fmt.Errorf("network: unknown precision %d", int(p)) },
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("precision %q: want %s", cut32(string(b)), want)
+	}}
+
+func (p Precision) String() string { return precisionText.String(p) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (p Precision) MarshalText() ([]byte, error) {
-	if p != Float32 && p != Float64 {
-		return nil, fmt.Errorf("network: unknown precision %d", int(p))
-	}
-	return []byte(p.String()), nil
-}
+func (p Precision) MarshalText() ([]byte, error) { return precisionText.Marshal(p) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (p *Precision) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "float32":
-		*p = Float32
-	case "float64":
-		*p = Float64
-	default:
-		s := string(b)
-		if len(s) > 32 {
-			s = s[:32] + "…"
-		}
-		return fmt.Errorf("precision %q: want float32 or float64", s)
-	}
-	return nil
-}
+func (p *Precision) UnmarshalText(b []byte) error { return precisionText.Unmarshal(p, b) }
 
 // Layer is one affine layer followed by its activation:
 // out_j = g(Σ_i W[j][i]·in_i + B[j]), W in PyTorch nn.Linear layout

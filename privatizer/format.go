@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -20,39 +21,25 @@ const (
 	FormatChannelCSV                    // a channel P(F | X), CSV rows (.csv)
 )
 
-var formatNames = [...]string{FormatONNX: "onnx", FormatNetworkJSON: "network-json",
-	FormatChannelJSON: "channel-json", FormatChannelCSV: "channel-csv"}
-
 // ErrFormat is wrapped by the error for text that is not a format.
 var ErrFormat = errors.New("privatizer: unknown format")
 
+var formatText = enum.Text[Format]{Type: "Format", Names: []string{FormatONNX: "onnx", FormatNetworkJSON: "network-json",
+	FormatChannelJSON: "channel-json", FormatChannelCSV: "channel-csv"},
+	BadValue: enum.IntError[Format](ErrFormat),
+	BadText: func(b []byte, want string) error {
+		return fmt.Errorf("%w: %s: want %s", ErrFormat, safefile.Excerpt(string(b)), want)
+	}}
+
 // String is the format's name ("onnx", "network-json", …).
-func (f Format) String() string {
-	if f < FormatONNX || f > FormatChannelCSV {
-		return fmt.Sprintf("Format(%d)", int(f))
-	}
-	return formatNames[f]
-}
+func (f Format) String() string { return formatText.String(f) }
 
 // IsNetwork reports whether the format holds a network k(x, r) (else a
 // channel).
 func (f Format) IsNetwork() bool { return f == FormatONNX || f == FormatNetworkJSON }
 
 // MarshalText implements encoding.TextMarshaler.
-func (f Format) MarshalText() ([]byte, error) {
-	if f < FormatONNX || f > FormatChannelCSV {
-		return nil, fmt.Errorf("%w: %d", ErrFormat, int(f))
-	}
-	return []byte(f.String()), nil
-}
+func (f Format) MarshalText() ([]byte, error) { return formatText.Marshal(f) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Format) UnmarshalText(b []byte) error {
-	for v := FormatONNX; v <= FormatChannelCSV; v++ {
-		if formatNames[v] == string(b) {
-			*f = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s: want onnx, network-json, channel-json or channel-csv", ErrFormat, safefile.Excerpt(string(b)))
-}
+func (f *Format) UnmarshalText(b []byte) error { return formatText.Unmarshal(f, b) }

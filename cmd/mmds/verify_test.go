@@ -168,6 +168,8 @@ func TestVerifyBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(corrupt, "model.json"), []byte(verifytest.GaussModelJSON), 0o644)
 	wrongModel := passingGauss(t)
 	os.WriteFile(filepath.Join(wrongModel, "model.json"), []byte(verifytest.BinaryModelJSON), 0o644)
+	finalize := withProtocol(t, passingGauss(t), "finalize", "worst")
+	selectOn := withProtocol(t, passingGauss(t), "select", "soft\x1b[2J")
 	cases := []struct {
 		args []string
 		want string
@@ -179,13 +181,38 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", "--format", "xml", good}, "--format"},
 		{[]string{"verify", "--summary", "--format", "csv", good}, "give one of --summary and --format"},
 		{[]string{"verify", "--tol-adv-se", "-1", good}, "--tol-adv-se -1"},
+		{[]string{"verify", finalize}, `results.json: not a valid results file: field "config.protocol.finalize": learn: unknown option value: finalize "worst": want "" or best`},
+		{[]string{"verify", selectOn}, `field "config.protocol.select": learn: unknown option value: select "soft\x1b[2J": want "" or hard`},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, c.args...)
-		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q (want exit 2 and %q)", c.args, code, out, errs, c.want)
 		}
 	}
+}
+
+// withProtocol sets config.protocol.key of dir's results.json to value
+// and returns dir.
+func withProtocol(t *testing.T, dir, key, value string) string {
+	t.Helper()
+	path := filepath.Join(dir, "results.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	res["config"].(map[string]any)["protocol"].(map[string]any)[key] = value
+	if b, err = json.Marshal(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestVerifyOutFile(t *testing.T) {

@@ -7,7 +7,10 @@
 //
 // Names are matched exactly (case and blanks count). An integer whose
 // entry is "" or out of range is no value: String gives "Type(n)" as fmt
-// would write an unnamed integer type, and MarshalText refuses it.
+// would write an unnamed integer type, and MarshalText refuses it. The one
+// exception is an option whose default is written as nothing (Text.Empty):
+// its zero value is a value whose text is "", so that a field tagged
+// omitempty leaves the default out of JSON and "" reads back as it.
 package enum
 
 import (
@@ -22,6 +25,9 @@ type Text[T ~int] struct {
 	Type string
 	// Names[v] is value v's text; "" marks an integer that is no value.
 	Names []string
+	// Empty makes the zero value a value whose text is "" (Names[0] must
+	// be ""): an option whose default is unnamed.
+	Empty bool
 	// BadValue returns MarshalText's error for v, which is no value.
 	BadValue func(v T) error
 	// BadText returns the error for text that names no value; want lists
@@ -30,7 +36,9 @@ type Text[T ~int] struct {
 }
 
 // Valid reports whether v is a value of T.
-func (t Text[T]) Valid(v T) bool { return v >= 0 && int(v) < len(t.Names) && t.Names[v] != "" }
+func (t Text[T]) Valid(v T) bool {
+	return v >= 0 && int(v) < len(t.Names) && (t.Names[v] != "" || v == 0 && t.Empty)
+}
 
 // String returns v's name, or "Type(n)" for an integer that is no value.
 func (t Text[T]) String(v T) string {
@@ -51,7 +59,7 @@ func (t Text[T]) Marshal(v T) ([]byte, error) {
 // Parse returns the value named s, or BadText's error.
 func (t Text[T]) Parse(s string) (T, error) {
 	for i, n := range t.Names {
-		if n != "" && n == s {
+		if n == s && t.Valid(T(i)) {
 			return T(i), nil
 		}
 	}
@@ -70,12 +78,16 @@ func (t Text[T]) Unmarshal(v *T, text []byte) error {
 }
 
 // Want lists the names in value order as error messages give the valid
-// ones: "a", "a or b", "a, b or c".
+// ones: "a", "a or b", "a, b or c"; the empty name of Text.Empty is
+// written `""`.
 func (t Text[T]) Want() string {
 	var names []string
-	for _, n := range t.Names {
-		if n != "" {
+	for i, n := range t.Names {
+		switch {
+		case n != "":
 			names = append(names, n)
+		case t.Valid(T(i)):
+			names = append(names, `""`)
 		}
 	}
 	if len(names) < 2 {

@@ -69,3 +69,52 @@ func TestWant(t *testing.T) {
 		}
 	}
 }
+
+// option's default is unnamed (Text.Empty), as learn's options are.
+type option int
+
+var optionText = Text[option]{Type: "option", Names: []string{1: "best"}, Empty: true,
+	BadValue: IntError[option](errColor),
+	BadText: func(text []byte, want string) error {
+		return fmt.Errorf("%w %q: want %s", errColor, text, want)
+	}}
+
+func (o option) MarshalText() ([]byte, error)  { return optionText.Marshal(o) }
+func (o *option) UnmarshalText(b []byte) error { return optionText.Unmarshal(o, b) }
+
+// The zero value of an Empty enum is a value written "": omitempty leaves
+// it out of JSON, "" reads back as it, and Want names it.
+func TestEmpty(t *testing.T) {
+	type doc struct {
+		A option `json:"a,omitempty"`
+		B option `json:"b"`
+	}
+	for _, c := range []struct {
+		d    doc
+		json string
+	}{{doc{}, `{"b":""}`}, {doc{1, 1}, `{"a":"best","b":"best"}`}} {
+		b, err := json.Marshal(c.d)
+		if err != nil || string(b) != c.json {
+			t.Errorf("%v: %s, %v; want %s", c.d, b, err, c.json)
+		}
+		var back doc
+		if err := json.Unmarshal(b, &back); err != nil || back != c.d {
+			t.Errorf("%s: read back %v, %v", b, back, err)
+		}
+	}
+	if got := optionText.String(0); got != "" || !optionText.Valid(0) {
+		t.Errorf("String(0) = %q, Valid %v", got, optionText.Valid(0))
+	}
+	for _, v := range []option{2, -1} {
+		if optionText.Valid(v) || optionText.String(v) != fmt.Sprintf("option(%d)", int(v)) {
+			t.Errorf("%d: valid %v, %q", int(v), optionText.Valid(v), optionText.String(v))
+		}
+	}
+	o := option(1)
+	if err := o.UnmarshalText([]byte("worst")); !errors.Is(err, errColor) || o != 1 || err.Error() != `unknown color "worst": want "" or best` {
+		t.Errorf("UnmarshalText(worst): %v, value %d", err, int(o))
+	}
+	if err := o.UnmarshalText(nil); err != nil || o != 0 {
+		t.Errorf(`UnmarshalText(""): %v, value %d`, err, int(o))
+	}
+}

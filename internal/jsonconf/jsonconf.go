@@ -20,6 +20,7 @@ package jsonconf
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,7 +66,7 @@ func Unmarshal(data []byte, v any) error {
 		// Named, not decoded: encoding/json would call it "invalid
 		// character 'ï'", and accepting it would give one file two
 		// spellings that hash differently.
-		return &Error{"starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"}
+		return &Error{msg: "starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"}
 	}
 	if err := check(data, rv.Type()); err != nil {
 		return err
@@ -73,7 +74,11 @@ func Unmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &Error{message(err)}
+		var je *Error
+		if errors.As(err, &je) {
+			return je // a custom unmarshaler's, through Unmarshal
+		}
+		return &Error{msg: message(err)}
 	}
 	return nil
 }
@@ -81,12 +86,20 @@ func Unmarshal(data []byte, v any) error {
 // bom is the UTF-8 byte order mark some editors write at the start of a file.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-// Error is the error of Decode and Unmarshal: one line, safe to print.
-type Error struct{ msg string }
+// Error is the error of Decode and Unmarshal: one line, safe to print. It
+// wraps the error of a type's UnmarshalText (an enum's sentinel), if any.
+type Error struct {
+	msg string
+	err error
+}
 
 func (e *Error) Error() string { return e.msg }
 
-func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+// Unwrap returns the error of the UnmarshalText that refused a field's
+// text, or nil.
+func (e *Error) Unwrap() error { return e.err }
+
+func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
 // check walks the tokens of data against type t.
 func check(data []byte, t reflect.Type) error {
@@ -95,13 +108,13 @@ func check(data []byte, t reflect.Type) error {
 	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
 	tok, err := dec.Token()
 	if err != nil {
-		return &Error{message(err)}
+		return &Error{msg: message(err)}
 	}
 	if err := c.value(tok, t, ""); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &Error{"unexpected data after the JSON value"}
+		return &Error{msg: "unexpected data after the JSON value"}
 	}
 	return nil
 }
@@ -142,7 +155,7 @@ func shape(t reflect.Type) reflect.Type {
 func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	d, ok := tok.(json.Delim)
 	if !ok {
-		return nil // a scalar: the decoder checks its type
+		return text(tok, t, path) // other scalars: the decoder checks their type
 	}
 	if c.depth++; c.depth > MaxDepth {
 		return errorf("%s: nested deeper than %d levels", where(path), MaxDepth)
@@ -184,7 +197,7 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
-			return &Error{message(err)}
+			return &Error{msg: message(err)}
 		}
 		key := tok.(string) // the decoder allows only strings here
 		if prev, ok := seen[fold(key)]; ok {
@@ -213,13 +226,32 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	return c.end()
 }
 
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// text checks a string to be decoded into t through t's UnmarshalText (an
+// enum's name), so that a refused name is reported with its field; the
+// error wraps UnmarshalText's.
+func text(tok json.Token, t reflect.Type, path string) error {
+	s, ok := tok.(string)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !ok || t == nil || shape(t) == nil || !reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return nil
+	}
+	if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+		return &Error{msg: fmt.Sprintf("%s: %s", field(path), cutTo(err.Error(), 4*safefile.MaxExcerpt)), err: err}
+	}
+	return nil
+}
+
 // end reads the closing delimiter of an array or object.
 func (c *checker) end() error {
 	if _, err := c.dec.Token(); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return &Error{message(err)}
+		return &Error{msg: message(err)}
 	}
 	return nil
 }
@@ -230,7 +262,7 @@ func (c *checker) next(t reflect.Type, path string) error {
 		err = io.ErrUnexpectedEOF // within a value
 	}
 	if err != nil {
-		return &Error{message(err)}
+		return &Error{msg: message(err)}
 	}
 	return c.value(tok, t, path)
 }
@@ -339,6 +371,14 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// field names the value at path as the decoder's messages do.
+func field(path string) string {
+	if path == "" {
+		return "the JSON value"
+	}
+	return "field " + strconv.Quote(cut(path))
+}
+
 func where(path string) string {
 	if path == "" {
 		return "the JSON value"
@@ -397,6 +437,9 @@ func typeWords(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return "a string" // an enum's name, whatever its Go kind
+	}
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return "a number"
@@ -435,8 +478,10 @@ func pluralWords(w string) string {
 
 // cut shortens text that may hold a piece of the file (a number's digits, a
 // custom unmarshaler's message) to a bounded length.
-func cut(s string) string {
-	const max = 2 * safefile.MaxExcerpt
+func cut(s string) string { return cutTo(s, 2*safefile.MaxExcerpt) }
+
+// cutTo keeps at most max characters of s, marking a cut with "…".
+func cutTo(s string, max int) string {
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}

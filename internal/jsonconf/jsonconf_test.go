@@ -3,6 +3,8 @@ package jsonconf
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -255,6 +257,52 @@ func TestMessagesInJSONWords(t *testing.T) {
 		}
 		if err != nil && (strings.Contains(err.Error(), "float64") || strings.Contains(err.Error(), "jsonconf.") || strings.Contains(err.Error(), "ï")) {
 			t.Errorf("%q: %v names a Go type or a mangled byte", c.in, err)
+		}
+	}
+}
+
+var errShade = errors.New("unknown shade")
+
+// shade is an enum in the shape of mmds's: an integer with a text form.
+type shade int
+
+func (s *shade) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "dark":
+		*s = 1
+	case "light":
+		*s = 2
+	default:
+		return fmt.Errorf("%w %q: want dark or light", errShade, b)
+	}
+	return nil
+}
+
+// A name the enum refuses is reported with its field, wrapping the enum's
+// error, however deep the field; a number where a name belongs is a type
+// error in words, not Go's.
+func TestText(t *testing.T) {
+	type doc struct {
+		S     shade              `json:"s"`
+		Inner struct{ P *shade } `json:"inner"`
+		List  []shade            `json:"list"`
+	}
+	var d doc
+	if err := Unmarshal([]byte(`{"s": "dark", "inner": {"P": "light"}, "list": ["light"]}`), &d); err != nil || d.S != 1 || *d.Inner.P != 2 || d.List[0] != 2 {
+		t.Fatalf("got %+v, %v", d, err)
+	}
+	for in, want := range map[string]string{
+		`{"s": "grey"}`:            `field "s": unknown shade "grey": want dark or light`,
+		`{"inner": {"P": "Dark"}}`: `field "inner.P": unknown shade "Dark": want dark or light`,
+		`{"list": ["dark", ""]}`:   `field "list[1]": unknown shade "": want dark or light`,
+		`{"s": 1}`:                 `field "s": cannot use JSON number as a string (at byte 7)`,
+	} {
+		err := Unmarshal([]byte(in), &d)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", in, err, want)
+		}
+		if strings.Contains(want, "unknown shade") != errors.Is(err, errShade) {
+			t.Errorf("%s: %v wraps errShade: %v", in, err, errors.Is(err, errShade))
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // MaxPoints bounds N so a typo cannot ask for billions of solves.
@@ -150,31 +152,14 @@ const (
 // ErrStop is wrapped by UnmarshalText's errors.
 var ErrStop = errors.New("sweep: unknown stop reason")
 
-var stopNames = [...]string{StopNone: "", StopMaxPoints: "max points", StopTimeLimit: "time limit"}
+var stopText = enum.Text[Stop]{Type: "Stop", Names: []string{StopMaxPoints: "max points", StopTimeLimit: "time limit"},
+	Empty: true, BadValue: enum.IntError[Stop](ErrStop), BadText: enum.QuotedError(ErrStop)}
 
 // String is "" for StopNone, "max points" or "time limit".
-func (s Stop) String() string {
-	if s < 0 || int(s) >= len(stopNames) {
-		return fmt.Sprintf("Stop(%d)", int(s))
-	}
-	return stopNames[s]
-}
+func (s Stop) String() string { return stopText.String(s) }
 
 // MarshalText writes String.
-func (s Stop) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(stopNames) {
-		return nil, fmt.Errorf("%w: %d", ErrStop, int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s Stop) MarshalText() ([]byte, error) { return stopText.Marshal(s) }
 
 // UnmarshalText reads String's form.
-func (s *Stop) UnmarshalText(b []byte) error {
-	for i, n := range stopNames {
-		if string(b) == n {
-			*s = Stop(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %q", ErrStop, b)
-}
+func (s *Stop) UnmarshalText(b []byte) error { return stopText.Unmarshal(s, b) }
