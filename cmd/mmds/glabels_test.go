@@ -193,8 +193,8 @@ func checkRevealRefused(t *testing.T, dir string) {
 // threshold, D = 0.005, below the w²/12 ≈ 0.053 the default grid's cells
 // reach alone, finalizes a periodic labelling on the fine grid that mmds
 // verify certifies at distortion D̂ ≤ D, closing at least half of the gap
-// from Proposition 1 to the best known mechanism (the target;
-// measured 0.945 on seeds 1–8, docs/learn.md).
+// from Proposition 1 to the best known mechanism (docs/learn.md's Gaussian target;
+// measured 0.945 on seeds 1–8).
 func TestTrainLabelsGaussSmallD(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "g")
 	if code, _, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.005", "--out", dir, "--quiet"); code != 0 {
