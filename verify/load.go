@@ -56,9 +56,22 @@ func Load(ctx context.Context, dir string) (*Run, error) {
 
 // Open is Load for any results directory: a run on a model (the *Run) or
 // on a user's data, whose model file is a data spec ({"data": …}; the
-// *DataRun, bound to its data file's SHA-256). Exactly one is non-nil when
-// err is nil.
+// *DataRun, bound to its data file's SHA-256, read from the copy in dir).
+// Exactly one is non-nil when err is nil.
 func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
+	return OpenWith(ctx, dir, OpenOptions{})
+}
+
+// OpenOptions are the reader's choices of Open.
+type OpenOptions struct {
+	// DataFile is the data file of a run on a user's data; empty: the
+	// copy in the results directory named by the spec's base name
+	// (data.Spec.FileName). Its SHA-256 must be the one the spec records.
+	DataFile string
+}
+
+// OpenWith is Open with the reader's options.
+func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Run, *DataRun, error) {
 	d := rundir.Dir(dir)
 	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
 		if err == nil {
@@ -75,7 +88,7 @@ func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if data.IsFile(mb) {
-		drun, err := newDataRun(ctx, rb, mb, d.Path(ModelFile))
+		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile)
 		if err != nil {
 			return nil, nil, err
 		}

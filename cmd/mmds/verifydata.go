@@ -56,7 +56,7 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 	if human {
 		s := run.Spec
 		g.Title = fmt.Sprintf("%s (%s losses, %s method) on %s: %d test rows of %d, seed %d",
-			run.Dir, rep.Losses, rep.Method, safefile.Path(s.CSV), s.Split.Test, s.Rows, s.Split.Seed)
+			run.Dir, rep.Losses, rep.Method, safefile.Path(run.DataFile), s.Split.Test, s.Rows, s.Split.Seed)
 		g.Notes = []string{rep.Note,
 			"status: within D when the held-out distortion is at most D + 2 SE."}
 		if plug {
