@@ -84,11 +84,10 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 func readDataFile(ctx context.Context, spec *data.Spec, d rundir.Dir, dataFile string) (raw []byte, path string, err error) {
 	if dataFile != "" {
 		path = dataFile
-		raw, err = safefile.Read(ctx, dataFile, data.MaxFileBytes)
-	} else {
-		raw, path, err = readDataCopy(ctx, spec, d)
-	}
-	if err != nil {
+		if raw, err = safefile.Read(ctx, dataFile, data.MaxFileBytes); err != nil {
+			return nil, "", fmt.Errorf("%w: the data file given (--data): %w", ErrInput, err)
+		}
+	} else if raw, path, err = readDataCopy(ctx, spec, d); err != nil {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(raw)

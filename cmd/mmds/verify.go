@@ -92,6 +92,11 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return err
 	}
+	if verify.IsDataRun(cmd.Context(), dir) {
+		if err := refuseCertFlags(cmd, dir); err != nil {
+			return err
+		}
+	}
 	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data})
 	if err != nil {
 		return usageError{err}

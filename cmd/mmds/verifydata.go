@@ -17,11 +17,6 @@ import (
 // Exit 1 when a threshold is not finalized or its held-out distortion is
 // above D + 2 SE.
 func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
-	for _, f := range []string{"certificate", "check", "summary"} {
-		if cmd.Flags().Changed(f) {
-			return badInput("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, run.Dir, f)
-		}
-	}
 	rep, err := verify.CertifyData(cmd.Context(), run, model.Options{})
 	if err != nil {
 		return err
@@ -40,6 +35,17 @@ func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format
 	}
 	if !rep.Pass && !o.reportOnly {
 		return exitError{exitFailure, fmt.Errorf("%s: %d of %d thresholds have their held-out distortion within D + 2 SE", run.Dir, rep.Within, len(rep.Points))}
+	}
+	return nil
+}
+
+// refuseCertFlags refuses the flags of a certificate for the data run in
+// dir, before its data file is read.
+func refuseCertFlags(cmd *cobra.Command, dir string) error {
+	for _, f := range []string{"certificate", "check", "summary"} {
+		if cmd.Flags().Changed(f) {
+			return badInput("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, dir, f)
+		}
 	}
 	return nil
 }
