@@ -18,8 +18,10 @@ import (
 // a user's data (File), so the directory's model hash covers the data
 // file's SHA-256, the columns and the split.
 type Spec struct {
-	// CSV is the data file's path as given to mmds train (relative paths
-	// resolve against the working directory of whoever reads the run).
+	// CSV names the data file: its base name (mmds train data records
+	// nothing of the folder it read the file from). Runs of an older mmds
+	// recorded the path as given; FileName takes its base name, so a run
+	// never points its reader at a path of the author's choosing.
 	CSV    string `json:"csv"`
 	SHA256 string `json:"sha256"` // of the file's bytes
 	Rows   int    `json:"rows"`
@@ -68,7 +70,7 @@ type Choice struct {
 }
 
 // NewSpec checks c against the table t of the file named path whose bytes
-// have SHA-256 sha, and returns the Spec: every named column exists, none
+// have SHA-256 sha, and returns the Spec (recording path's base name): every named column exists, none
 // is used twice by one observer, X is no observer's side column, no
 // column in use is constant, and a column forced discrete has at most
 // MaxSymbols values. Errors wrap ErrData and name the column.
@@ -119,7 +121,7 @@ func NewSpec(t *Table, path, sha string, c Choice) (*Spec, error) {
 		}
 		return out, nil
 	}
-	s := &Spec{CSV: path, SHA256: sha, Rows: t.Rows}
+	s := &Spec{CSV: baseName(path), SHA256: sha, Rows: t.Rows}
 	if s.Private, err = col(c.Private); err != nil {
 		return nil, err
 	}
@@ -236,6 +238,24 @@ func DecodeFile(b []byte, name string) (*Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// FileName is the base name of the data file the spec records: the last
+// element of CSV, whether '/' or '\\' separates it. A name that is empty,
+// "." or "..", or hidden (a leading '.', the names mmds keeps for its own
+// files in a results directory) names no file a reader may look up.
+// Errors wrap ErrData.
+func (s *Spec) FileName() (string, error) {
+	name := baseName(s.CSV)
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("%w: \"data.csv\" = %s names no data file (want a file name, not a folder or a hidden name)", ErrData, safefile.Excerpt(s.CSV))
+	}
+	return name, nil
+}
+
+// baseName is the last element of path, '/' or '\\' separated.
+func baseName(path string) string {
+	return path[strings.LastIndexAny(path, `/\`)+1:]
 }
 
 // columns lists every column in use: X, Y's, then each Z_i's.

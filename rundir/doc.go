@@ -8,6 +8,7 @@
 //	DIR/points/shards         the shard count n of the run's shards (LayoutFile)
 //	DIR/.lock, DIR/.lock-shard-i-of-n  the writers' locks (Dir.Lock)
 //	DIR/.mmds-kind            the marker "results" (internal/report.Results)
+//	DIR/NAME                  a run on a user's data: an optional copy of its data file (Dir.WriteDataCopy)
 //
 // Dir alone reads and writes these files; what they hold is package learn's.
 // results.json binds itself to the rest (Binding): the configuration records

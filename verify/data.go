@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 
@@ -21,21 +22,29 @@ import (
 
 // DataRun is a results directory of mmds train data, loaded and bound: its
 // model file is the data spec ({"data": …}) results.json was trained on,
-// and the data file it names still has the SHA-256 the spec records.
+// and the data file read for it (DataFile) has the SHA-256 the spec
+// records.
 type DataRun struct {
-	Dir         string
-	Results     *learn.Results
-	Spec        *data.Spec
-	Data        *data.Prepared
+	Dir     string
+	Results *learn.Results
+	Spec    *data.Spec
+	Data    *data.Prepared
+	// DataFile is the path of the data file read: the reviewer's --data
+	// file, or the copy in Dir.
+	DataFile    string
 	ModelSHA256 string
 }
 
+// ErrNoDataFile is wrapped by the error of a data run whose data file was
+// not given and has no copy in the results directory.
+var ErrNoDataFile = errors.New("the run's data file is not in the results directory")
+
 // newDataRun checks a data run: the spec's hash is results.json's model
-// hash, the data file it names is re-read (ctx; relative paths from the
-// working directory) and hashed, and every finalized point has the
-// privatizer its method needs.
-func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, modelName string) (*DataRun, error) {
-	spec, err := data.DecodeFile(modelBytes, modelName)
+// hash, the data file (dataFile when not empty, else the copy in d that
+// the spec names, DataFileOf) is read and hashed, and every finalized
+// point has the privatizer its method needs.
+func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d rundir.Dir, dataFile string) (*DataRun, error) {
+	spec, err := data.DecodeFile(modelBytes, d.Path(ModelFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -46,19 +55,11 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	if err := res.CheckBinding(h); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	// The path is the author's to write: compare the hash before parsing,
-	// so that a file that is not the bound data (a key of the reviewer's)
-	// never has a line quoted in a parse error.
-	raw, err := safefile.Read(ctx, spec.CSV, data.MaxFileBytes)
+	raw, path, err := readDataFile(ctx, spec, d, dataFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
+		return nil, err
 	}
-	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
-		return nil, fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
-			ErrInput, rundir.ErrBinding, safefile.Path(spec.CSV), got[:12], spec.SHA256[:12])
-	}
-	t, err := data.Parse(raw, spec.CSV)
+	t, err := data.Parse(raw, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
 	}
@@ -66,11 +67,59 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, mode
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	run := &DataRun{Results: res, Spec: spec, Data: prep, ModelSHA256: h}
+	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h}
 	if err := run.check(); err != nil {
 		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 	}
 	return run, nil
+}
+
+// readDataFile reads the data file of spec — dataFile when not empty (the
+// reviewer's choice), else the copy in d named by spec's base name — and
+// checks its SHA-256 before anything parses it. The path spec records is
+// the author's to write: it never names the file opened, so a run cannot
+// make its reviewer read a file outside the results directory (an absolute
+// path, "..", a symbolic link), and a file that is not the bound data
+// never has a line quoted in a parse error.
+func readDataFile(ctx context.Context, spec *data.Spec, d rundir.Dir, dataFile string) (raw []byte, path string, err error) {
+	if dataFile != "" {
+		path = dataFile
+		if raw, err = safefile.Read(ctx, dataFile, data.MaxFileBytes); err != nil {
+			return nil, "", fmt.Errorf("%w: the data file given (--data): %w", ErrInput, err)
+		}
+	} else if raw, path, err = readDataCopy(ctx, spec, d); err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
+		return nil, "", fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
+			ErrInput, rundir.ErrBinding, safefile.Path(path), got[:12], spec.SHA256[:12])
+	}
+	return raw, path, nil
+}
+
+// readDataCopy reads the copy of the data file in d (rundir.ReadDataCopy).
+func readDataCopy(ctx context.Context, spec *data.Spec, d rundir.Dir) ([]byte, string, error) {
+	noFile := func(err error) error {
+		return fmt.Errorf("%w: %w: %w; give the data file with --data FILE", ErrInput, ErrNoDataFile, err)
+	}
+	name, err := spec.FileName()
+	if err != nil {
+		return nil, "", noFile(err)
+	}
+	path, err := d.DataCopy(name)
+	if err != nil {
+		return nil, "", noFile(err)
+	}
+	raw, err := d.ReadDataCopy(ctx, name, data.MaxFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", fmt.Errorf("%w: %w: looked for %s (a copy beside results.json); give the data file with --data FILE",
+			ErrInput, ErrNoDataFile, safefile.Path(path))
+	case err != nil:
+		return nil, "", fmt.Errorf("%w: the run's data file: %w", ErrInput, err)
+	}
+	return raw, path, nil
 }
 
 // check validates the points against the data: one loss per adversary, and

@@ -43,51 +43,90 @@ type Run struct {
 // is refused: Open reads it. Every error wraps ErrInput (or ctx's error)
 // and names the file and what is wrong with it.
 func Load(ctx context.Context, dir string) (*Run, error) {
-	run, drun, err := Open(ctx, dir)
+	d, rb, mb, err := readDir(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if drun != nil {
+	if data.IsFile(mb) { // the data file is not read: the refusal needs only its name
+		name := "its data"
+		if spec, err := data.DecodeFile(mb, d.Path(ModelFile)); err == nil {
+			name = safefile.Path(spec.CSV)
+		}
 		return nil, fmt.Errorf("%w: %s holds a run on a user's data (mmds train data on %s): it has no model to hold it against; mmds verify reports its held-out losses",
-			ErrInput, dir, safefile.Path(drun.Spec.CSV))
+			ErrInput, dir, name)
 	}
-	return run, nil
+	return openRun(d, rb, mb)
 }
 
 // Open is Load for any results directory: a run on a model (the *Run) or
 // on a user's data, whose model file is a data spec ({"data": …}; the
-// *DataRun, bound to its data file's SHA-256). Exactly one is non-nil when
-// err is nil.
+// *DataRun, bound to its data file's SHA-256, read from the copy in dir).
+// Exactly one is non-nil when err is nil.
 func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
-	d := rundir.Dir(dir)
-	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
-		if err == nil {
-			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
-		}
-		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	rb, err := learn.ReadResults(ctx, d)
+	return OpenWith(ctx, dir, OpenOptions{})
+}
+
+// OpenOptions are the reader's choices of Open.
+type OpenOptions struct {
+	// DataFile is the data file of a run on a user's data; empty: the
+	// copy in the results directory named by the spec's base name
+	// (data.Spec.FileName). Its SHA-256 must be the one the spec records.
+	DataFile string
+}
+
+// OpenWith is Open with the reader's options.
+func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Run, *DataRun, error) {
+	d, rb, mb, err := readDir(ctx, dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	mb, err := d.ReadModel(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, nil, err
 	}
 	if data.IsFile(mb) {
-		drun, err := newDataRun(ctx, rb, mb, d.Path(ModelFile))
+		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile)
 		if err != nil {
 			return nil, nil, err
 		}
 		drun.Dir = dir
 		return nil, drun, nil
 	}
+	run, err := openRun(d, rb, mb)
+	return run, nil, err
+}
+
+// IsDataRun reports whether dir holds a run on a user's data (its model
+// file is a data spec), reading nothing but the model file.
+func IsDataRun(ctx context.Context, dir string) bool {
+	mb, err := rundir.Dir(dir).ReadModel(ctx)
+	return err == nil && data.IsFile(mb)
+}
+
+// readDir reads dir's results.json and model.json once each.
+func readDir(ctx context.Context, dir string) (rundir.Dir, *learn.Results, []byte, error) {
+	d := rundir.Dir(dir)
+	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
+		if err == nil {
+			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
+		}
+		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	rb, err := learn.ReadResults(ctx, d)
+	if err != nil {
+		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	mb, err := d.ReadModel(ctx)
+	if err != nil {
+		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return d, rb, mb, nil
+}
+
+// openRun checks a run on a model.
+func openRun(d rundir.Dir, rb *learn.Results, mb []byte) (*Run, error) {
 	run, err := newRun(rb, mb, d.Path(rundir.ResultsFile), d.Path(ModelFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	run.Dir = dir
-	return run, nil, nil
+	run.Dir = string(d)
+	return run, nil
 }
 
 // Parse decodes and checks the contents of results.json and model.json;

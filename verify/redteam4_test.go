@@ -56,8 +56,9 @@ func TestRedTeam4KindMismatchRefused(t *testing.T) {
 // Attack: a run on a user's data binds its CSV by path and SHA-256 in
 // model.json, both the author's to write. Naming a file of the reviewer's
 // (a key) made mmds verify parse it as CSV before comparing its hash, and
-// the parse error quoted its first line. The hash is compared first, so
-// nothing of a file that is not the bound data reaches a message.
+// the parse error quoted its first line. The recorded path is no longer
+// opened at all (only its base name is looked up inside the directory,
+// TestDataRunReadsOnlyItsFolder), so nothing of the key is read.
 func TestRedTeam4DataRunQuotesNoForeignFile(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "id_rsa")
@@ -84,7 +85,7 @@ func TestRedTeam4DataRunQuotesNoForeignFile(t *testing.T) {
 	}
 	verifytest.WriteResults(t, dir, res)
 	_, _, err = Open(context.Background(), dir)
-	if !errors.Is(err, rundir.ErrBinding) || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "ssh-rsa") {
-		t.Errorf("a data run naming another file: %v; want ErrBinding quoting nothing of the file", err)
+	if !errors.Is(err, ErrNoDataFile) || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "ssh-rsa") {
+		t.Errorf("a data run naming another file: %v; want ErrNoDataFile quoting nothing of the file", err)
 	}
 }

@@ -346,6 +346,9 @@ func flagRules() []flagRule {
 		{"train", []string{"format", "shard"}, given("k8s"), "--k8s writes manifests (each pod gets its --shard), not a summary; drop the flag"},
 		{"verify", []string{"format", "summary", "output", "out", "certificate", "report-only"}, given("check"),
 			"--check compares the certificate with DIR and prints one line; drop the flag"},
+		{"verify", []string{"data"}, given("check"), "--data is the data file of a run of mmds train data, which has no certificate to check; drop --data"},
+		{"verify", []string{"data"}, given("certificate"), "--data is the data file of a run of mmds train data, which has no certificate; drop --data"},
+		{"verify", []string{"data"}, given("summary"), "--data is the data file of a run of mmds train data, which has no certification summary; drop --data"},
 		{"verify", []string{"format"}, given("summary"), "--summary prints its own short form; give one of --summary and --format"},
 		{"certify", []string{"format"}, given("summary"), "--summary prints its own short form; give one of --summary and --format"},
 	}

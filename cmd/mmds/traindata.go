@@ -24,6 +24,15 @@ type trainDataOpts struct {
 	recon                []string
 	advs                 []string
 	discrete, continuous []string
+	copyData             bool
+}
+
+// dataJob is a planned training on a data file: the job, the data's spec
+// and the file's bytes (for --copy).
+type dataJob struct {
+	*trainJob
+	spec *data.Spec
+	raw  []byte
 }
 
 func newTrainDataCmd() *cobra.Command {
@@ -45,9 +54,11 @@ empirical law (--method alg1 for a binary X); a binary X with continuous
 side columns trains with Algorithm 1's binary networks.
 
 The results directory binds the data: DIR/model.json is {"data": …} with
-the file's path and SHA-256, the columns and their kinds, and the split;
-mmds verify DIR re-reads the file, refuses it if it changed, and reports
-held-out losses with standard errors (docs/data.md).`,
+the file's base name and SHA-256, the columns and their kinds, and the
+split. --copy also places the file in DIR, so that DIR is self-contained;
+mmds verify DIR reads that copy (or the file given with --data), refuses
+it unless its SHA-256 is the run's, and reports held-out losses with
+standard errors (docs/data.md).`,
 		Example: `  mmds train data --csv examples/data/continuous.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick
   mmds train data --csv examples/data/discrete.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick`,
 		Args: usageArgs(cobra.NoArgs),
@@ -60,6 +71,7 @@ held-out losses with standard errors (docs/data.md).`,
 	f.StringArrayVar(&o.advs, "adversary", nil, "one adversary's side columns Z_i, comma-separated; repeat for each adversary")
 	f.StringSliceVar(&o.discrete, "discrete", nil, "columns read as discrete symbols whatever their values")
 	f.StringSliceVar(&o.continuous, "continuous", nil, "columns read as real numbers whatever their values")
+	f.BoolVar(&o.copyData, "copy", false, "also place the data file in the results directory (DIR/NAME, the file's base name), where mmds verify DIR finds it")
 	f.StringVar(&o.method, "method", "", "alg1 or labels (default: labels for discrete data, alg1 otherwise)")
 	o.register(f, trainDataHelp)
 	_ = cmd.RegisterFlagCompletionFunc("method", cobra.FixedCompletions([]string{"alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"}, cobra.ShellCompDirectiveNoFileComp))
@@ -80,15 +92,12 @@ var trainDataHelp = runFlagHelp{
 }
 
 func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
-	job, prep, err := prepareTrainData(cmd, o)
+	job, err := prepareTrainData(cmd, o)
 	if err != nil {
 		return err
 	}
-	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, rundir.ErrResume) {
-			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-		}
-		return badInput("--out %s: %v", job.cfg.Dir, err)
+	if err := writeDataRun(job, o.copyData); err != nil {
+		return err
 	}
 	bar := newTrainBar(cmd, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
@@ -105,15 +114,33 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 		return err
 	}
 	if job.format == report.JSON {
-		return emitTrain(cmd.OutOrStdout(), job, res, time.Since(start))
+		return emitTrain(cmd.OutOrStdout(), job.trainJob, res, time.Since(start))
 	}
-	g := trainGrid(job, res, time.Since(start), job.format == report.Table)
+	g := trainGrid(job.trainJob, res, time.Since(start), job.format == report.Table)
 	if job.format == report.Table {
-		s := prep.Spec
+		s := job.spec
 		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
-			planName(job.cfg), safefile.Path(s.CSV), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
+			planName(job.cfg), safefile.Path(o.csv), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
 	}
 	return emit(cmd.OutOrStdout(), job.format, g, nil)
+}
+
+// writeDataRun writes the results directory's model file and, with
+// copyData, the copy of the data file beside it.
+func writeDataRun(job *dataJob, copyData bool) error {
+	d := rundir.Dir(job.cfg.Dir)
+	err := d.WriteModel(job.model)
+	if err == nil && copyData {
+		name, _ := job.spec.FileName() // checked by prepareTrainData
+		err = d.WriteDataCopy(name, job.raw)
+	}
+	if errors.Is(err, rundir.ErrResume) {
+		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+	}
+	if err != nil {
+		return badInput("--out %s: %v", job.cfg.Dir, err)
+	}
+	return nil
 }
 
 func planName(c learn.Config) string {
@@ -128,48 +155,66 @@ func planName(c learn.Config) string {
 
 // prepareTrainData validates the flags, reads the data file and plans the
 // training.
-func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*trainJob, *data.Prepared, error) {
+func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	choice, method, err := o.choices()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if o.out == "" {
 		o.out = filepath.Join("results", "train-data-"+o.preset)
 	}
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tau, ds, err := o.grid(cmd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	prep, err := readData(cmd, o.csv, choice)
+	prep, raw, err := readData(cmd, o.csv, choice)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	spec := prep.Spec
+	if o.copyData {
+		if err := checkCopy(spec, o.out); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := prep.ChoosePlan(method)
 	if err != nil {
-		return nil, nil, badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
 	cfg, err := o.config(cmd, prep, plan, tau, ds)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	job := &trainJob{kind: plan.Model, format: format, advs: len(spec.Adversaries),
 		data: prep.Dataset(plan.Method == learn.MethodLabels)}
 	if job.model, err = spec.Encode(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if cfg.ModelSHA256, err = spec.Hash(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	job.cfg = cfg
-	return job, prep, nil
+	return &dataJob{trainJob: job, spec: spec, raw: raw}, nil
+}
+
+// checkCopy refuses, before any work, a data file whose name cannot be
+// its copy's in the results directory out.
+func checkCopy(spec *data.Spec, out string) error {
+	name, err := spec.FileName()
+	if err == nil {
+		_, err = rundir.Dir(out).DataCopy(name)
+	}
+	if err != nil {
+		return badInput("--copy: the data file's name %s cannot be a file of the results directory: %v; rename the file", safefile.Path(spec.CSV), err)
+	}
+	return nil
 }
 
 // choices checks --preset and reads the columns' roles and --method (nil:
@@ -223,22 +268,22 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 }
 
 // readData reads the data file once, hashes its bytes and reads it
-// through the columns chosen.
-func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, error) {
+// through the columns chosen; it returns the bytes read too.
+func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, []byte, error) {
 	t, raw, err := data.ReadFile(cmd.Context(), path)
 	if err != nil {
-		return nil, badInput("--csv %v", err)
+		return nil, nil, badInput("--csv %v", err)
 	}
 	sum := sha256.Sum256(raw)
 	spec, err := data.NewSpec(t, path, hex.EncodeToString(sum[:]), choice)
 	if err != nil {
-		return nil, badInput("--csv %v", err)
+		return nil, nil, badInput("--csv %v", err)
 	}
 	prep, err := data.Prepare(t, spec)
 	if err != nil {
-		return nil, badInput("--csv %v", err)
+		return nil, nil, badInput("--csv %v", err)
 	}
-	return prep, nil
+	return prep, raw, nil
 }
 
 // dataChoice reads the column flags.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -48,9 +49,9 @@ func tinyData(csv, out string, extra ...string) []string {
 }
 
 // TestTrainDataVerify trains on a discrete and a continuous dataset,
-// verifies each (held-out losses with standard errors; the plug-in optimum
-// for discrete data), and checks that verify refuses the directory once
-// the data file changes, while plot refuses a data run plainly.
+// verifies each with --data (held-out losses with standard errors; the
+// plug-in optimum for discrete data), and checks that verify refuses the
+// file once it changes, while plot refuses a data run plainly.
 func TestTrainDataVerify(t *testing.T) {
 	for _, discrete := range []bool{true, false} {
 		t.Run(fmt.Sprint("discrete=", discrete), func(t *testing.T) {
@@ -64,7 +65,7 @@ func TestTrainDataVerify(t *testing.T) {
 			if code, _, errs := runCLI(t, tinyData(csv, out, extra...)...); code != 0 {
 				t.Fatalf("train: exit %d: %s", code, errs)
 			}
-			code, stdout, errs := runCLI(t, "verify", out, "--format", "json", "--quiet")
+			code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json", "--quiet")
 			if code != 0 && code != 1 {
 				t.Fatalf("verify: exit %d: %s", code, errs)
 			}
@@ -102,7 +103,7 @@ func TestTrainDataVerify(t *testing.T) {
 			if err := os.WriteFile(csv, append(b, []byte("1,1,1\n")...), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, errs = runCLI(t, "verify", out, "--quiet")
+			code, _, errs = runCLI(t, "verify", out, "--data", csv, "--quiet")
 			if code != exitUsage || !strings.Contains(errs, "is not the one this run was trained on") {
 				t.Errorf("verify after the data file changed: exit %d, %q; want exit 2", code, errs)
 			}
@@ -111,6 +112,95 @@ func TestTrainDataVerify(t *testing.T) {
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// TestVerifyDataFile: a data run records its file's base name, not the
+// path train read it from, so verify finds the data where the reviewer
+// says (--data) or in the results directory (the copy --copy placed
+// there), from any working folder; a wrong --data file is exit 2 before it
+// is parsed, a missing one exit 2 naming what was looked for and --data.
+func TestVerifyDataFile(t *testing.T) {
+	tmp := t.TempDir()
+	csv := writeCSV(t, tmp, true, 240)
+	plain, copied := filepath.Join(tmp, "plain"), filepath.Join(tmp, "copied")
+	for _, c := range []struct {
+		out   string
+		extra []string
+	}{{plain, nil}, {copied, []string{"--copy"}}} {
+		args := tinyData(csv, c.out, append([]string{"--sweep", "0.05:0.12:2"}, c.extra...)...)
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Fatalf("train %v: exit %d: %s", c.extra, code, errs)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(plain, "model.json"))
+	if err != nil || !strings.Contains(string(b), `"csv":"d.csv"`) || strings.Contains(string(b), tmp) {
+		t.Fatalf("model.json records %s (%v); want the base name d.csv only", b, err)
+	}
+	wrong := filepath.Join(tmp, "wrong.csv")
+	if err := os.WriteFile(wrong, []byte("x,y,z\nSECRET,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // the reviewer's working folder: not the trainer's
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no copy, no --data", []string{plain}, exitUsage, "looked for " + filepath.Join(plain, "d.csv") + " (a copy beside results.json); give the data file with --data FILE"},
+		{"--data the bound file", []string{plain, "--data", csv}, 0, ""},
+		{"--data another file", []string{plain, "--data", wrong}, exitUsage, "is not the one this run was trained on"},
+		{"--data missing", []string{plain, "--data", filepath.Join(tmp, "nope.csv")}, exitUsage, "--data"},
+		{"the copy", []string{copied}, 0, ""},
+		{"--data over the copy", []string{copied, "--data", wrong}, exitUsage, "is not the one this run was trained on"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"verify", "--quiet", "--report-only"}, c.args...)
+			code, _, errs := runCLI(t, args...)
+			if code != c.code || !strings.Contains(errs, c.want) || strings.Contains(errs, "SECRET") {
+				t.Errorf("mmds %s: exit %d, %q; want exit %d naming %q", strings.Join(args, " "), code, errs, c.code, c.want)
+			}
+		})
+	}
+	// The copy is the file's own bytes.
+	if got, err := os.ReadFile(filepath.Join(copied, "d.csv")); err != nil || !bytes.Equal(got, mustRead(t, csv)) {
+		t.Errorf("the copy in the results directory: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestVerifyDataFlagRefused: --data names a data run's file; a run on a
+// model, or a mode that has no data report, refuses it (exit 2, one line).
+func TestVerifyDataFlagRefused(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "r")
+	if code, _, errs := runCLI(t, tinyTrain("binary", dir, "--quiet")...); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	csv := writeCSV(t, tmp, true, 60)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir, "--data", csv}, "is a run on a model, not on a user's data"},
+		{[]string{dir, "--data", csv, "--certificate", filepath.Join(tmp, "c.json")}, "--data does not apply with --certificate"},
+		{[]string{dir, "--data", csv, "--summary"}, "--data does not apply with --summary"},
+		{[]string{"--check", filepath.Join(tmp, "c.json"), dir, "--data", csv}, "--data does not apply with --check"},
+	} {
+		args := append([]string{"verify", "--quiet"}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("mmds %s: exit %d, %q; want exit 2, one line naming %q", strings.Join(args, " "), code, errs, c.want)
+		}
+	}
+}
 
 // TestTrainDataBadInput: bad data and impossible combinations are exit 2
 // with one line naming the file, row and column, before any training.

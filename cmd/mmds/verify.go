@@ -27,6 +27,7 @@ type verifyOpts struct {
 	reportOnly, quiet  bool
 	tol                verify.Tolerances
 	certificate, check string
+	data               string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -56,6 +57,11 @@ threshold of the run counts: one not trained or not finalized fails the run.
 threshold D, D̂, certified losses and their error, both gaps, verdict);
 --check FILE re-derives it from DIR and exits 0 only if it matches.
 
+A run of mmds train data has no optimum: verify reports its held-out losses
+(docs/data.md). It reads the data file from DIR (the copy mmds train data
+--copy placed there) or from --data FILE, never from a path model.json
+names, and refuses it unless its SHA-256 is the one the run recorded.
+
 Exit status: 0 every point passes (or --check matches), 1 a point fails, was
 not finalized or not trained (0 with --report-only), or --check differs;
 2 bad input.`,
@@ -63,7 +69,8 @@ not finalized or not trained (0 with --report-only), or --check differs;
   mmds verify results/quick-binary --format json
   mmds verify results/quick-gauss --summary --report-only
   mmds verify results/quick-gauss --certificate cert.json
-  mmds verify --check cert.json results/quick-gauss`,
+  mmds verify --check cert.json results/quick-gauss
+  mmds verify results/data-discrete --data examples/data/discrete.csv`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, args[0], o) },
 	}
@@ -76,6 +83,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
+	f.StringVar(&o.data, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
 	return cmd
 }
 
@@ -84,9 +92,17 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return err
 	}
-	run, drun, err := verify.Open(cmd.Context(), dir)
+	if verify.IsDataRun(cmd.Context(), dir) {
+		if err := refuseCertFlags(cmd, dir); err != nil {
+			return err
+		}
+	}
+	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data})
 	if err != nil {
 		return usageError{err}
+	}
+	if drun == nil && o.data != "" {
+		return badInput("--data %s: %s is a run on a model, not on a user's data (mmds train data): it reads no data file; drop --data", safefile.Path(o.data), dir)
 	}
 	if drun != nil { // a user's own data: held-out losses, no certificate
 		return runVerifyData(cmd, drun, o, format)
@@ -136,7 +152,7 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 		return format, nil, toleranceFlagError(err)
 	}
 	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check),
+	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check), report.In("--data", o.data),
 		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
 		return format, nil, err
 	}

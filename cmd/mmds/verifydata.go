@@ -17,11 +17,6 @@ import (
 // Exit 1 when a threshold is not finalized or its held-out distortion is
 // above D + 2 SE.
 func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
-	for _, f := range []string{"certificate", "check", "summary"} {
-		if cmd.Flags().Changed(f) {
-			return badInput("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, run.Dir, f)
-		}
-	}
 	rep, err := verify.CertifyData(cmd.Context(), run, model.Options{})
 	if err != nil {
 		return err
@@ -44,6 +39,17 @@ func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format
 	return nil
 }
 
+// refuseCertFlags refuses the flags of a certificate for the data run in
+// dir, before its data file is read.
+func refuseCertFlags(cmd *cobra.Command, dir string) error {
+	for _, f := range []string{"certificate", "check", "summary"} {
+		if cmd.Flags().Changed(f) {
+			return badInput("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, dir, f)
+		}
+	}
+	return nil
+}
+
 // dataGrid lays out a data report: per threshold the held-out losses ± SE
 // and, for discrete data, the plug-in optimum's held-out losses.
 func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.Grid {
@@ -56,7 +62,7 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 	if human {
 		s := run.Spec
 		g.Title = fmt.Sprintf("%s (%s losses, %s method) on %s: %d test rows of %d, seed %d",
-			run.Dir, rep.Losses, rep.Method, safefile.Path(s.CSV), s.Split.Test, s.Rows, s.Split.Seed)
+			run.Dir, rep.Losses, rep.Method, safefile.Path(run.DataFile), s.Split.Test, s.Rows, s.Split.Seed)
 		g.Notes = []string{rep.Note,
 			"status: within D when the held-out distortion is at most D + 2 SE."}
 		if plug {

@@ -7,7 +7,7 @@
 // (not the path: a file swapped between a stat and the open is not missed),
 // refuses anything but a regular file and anything above the size cap before
 // reading a byte, and reads in chunks, checking the context between them.
-// Symbolic links to regular files are followed.
+// Symbolic links to regular files are followed, except by ReadNoFollow.
 //
 // Excerpt quotes a piece of a file's contents for an error message: at most
 // MaxExcerpt characters, escaped, so that a message never discloses more of
@@ -48,10 +48,22 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 // path (a path read from another file is named by an excerpt of it, so that
 // a message never discloses more of that file than MaxExcerpt characters).
 func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
+	return read(ctx, path, name, maxBytes, 0)
+}
+
+// ReadNoFollow is ReadNamed for a file whose last path element must not be
+// a symbolic link (O_NOFOLLOW): a file found in a folder someone else wrote
+// is read only when it is that folder's own file, never the target of a
+// link the folder's author placed there.
+func ReadNoFollow(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
+	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW)
+}
+
+func read(ctx context.Context, path, name string, maxBytes int64, flag int) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flag, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -59,6 +71,9 @@ func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, 
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, inputErr(fs.ErrNotExist, "%s does not exist", name)
+		}
+		if flag&syscall.O_NOFOLLOW != 0 && errors.Is(err, syscall.ELOOP) {
+			return nil, inputErr(err, "%s is a symbolic link, not a regular file", name)
 		}
 		return nil, inputErr(err, "%s: %v", name, err)
 	}

@@ -1,0 +1,64 @@
+package rundir
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
+)
+
+// ErrDataName marks a data file's name that cannot be a file of a results
+// directory: one of the directory's own files or folders.
+var ErrDataName = errors.New("rundir: not a name for a data file")
+
+// DataCopy returns the path of the copy of a data file named name (a base
+// name, data.Spec.FileName) beside results.json. A name the directory
+// uses for its own files is an error wrapping ErrDataName.
+func (d Dir) DataCopy(name string) (string, error) {
+	switch name {
+	case ResultsFile, ModelFile, "trials", "points":
+		return "", fmt.Errorf("%w: %s is a file of the results directory itself", ErrDataName, safefile.Path(name))
+	}
+	return d.Path(name), nil
+}
+
+// WriteDataCopy writes b as the copy of the data file named name
+// (DataCopy), atomically, or checks that an existing copy holds the same
+// bytes: a results directory binds one data file.
+func (d Dir) WriteDataCopy(name string, b []byte) error {
+	path, err := d.DataCopy(name)
+	if err != nil {
+		return err
+	}
+	old, err := safefile.ReadNoFollow(context.Background(), path, safefile.Path(path), int64(len(b)))
+	switch {
+	case err == nil:
+		if !bytes.Equal(old, b) {
+			return fmt.Errorf("%w: %s holds another file than this run's data; use a fresh directory", ErrResume, path)
+		}
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrResume, err) // a link, a FIFO, a larger file: not overwritten
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// ReadDataCopy reads the copy of the data file named name (DataCopy), of
+// at most maxBytes bytes, once: a regular file of the directory itself,
+// never the target of a symbolic link (safefile.ReadNoFollow). A missing
+// copy's error wraps fs.ErrNotExist.
+func (d Dir) ReadDataCopy(ctx context.Context, name string, maxBytes int64) ([]byte, error) {
+	path, err := d.DataCopy(name)
+	if err != nil {
+		return nil, err
+	}
+	return safefile.ReadNoFollow(ctx, path, safefile.Path(path), maxBytes)
+}
