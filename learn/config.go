@@ -94,7 +94,8 @@ type Config struct {
 	Progress func(Progress) `json:"-"`
 }
 
-// Protocol holds the selection protocol's parameters (Section V; see Select).
+// Protocol holds the selection protocol's parameters (Section V); a
+// Selector applies the protocol at one threshold D.
 type Protocol struct {
 	K           int     `json:"k"`            // epochs kept per trial (paper: 5)
 	Tau         float64 `json:"tau"`          // eligibility band [D−τ, D]; 0: (DMax − D[0]) / (2·len(D))
