@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mmds-project/mmds/internal/enum"
 )
 
 // Set says which part of a library an instance belongs to, as MIPLIB
@@ -20,40 +22,35 @@ const (
 	SetCollection                // in the collection only; as a selection, every instance
 )
 
-var setNames = [...]string{SetBenchmark: "benchmark", SetCollection: "collection"}
-
 // ErrSet reports text that names no Set.
 var ErrSet = errors.New("bench: unknown instance set")
 
+var setText = enum.Text[Set]{Type: "Set", Names: []string{SetBenchmark: "benchmark", SetCollection: "collection"},
+	BadValue: enum.IntError[Set](ErrSet),
+	BadText: func(text []byte, _ string) error {
+		return fmt.Errorf("%w: %q (want %s, %s or %s)", ErrSet, text, SetBenchmark, SetCollection, setAll)
+	}}
+
+// setAll is the selection's alias of SetCollection: every instance.
+const setAll = "all"
+
 // String is the set's name.
-func (s Set) String() string {
-	if s < SetBenchmark || int(s) >= len(setNames) {
-		return fmt.Sprintf("Set(%d)", int(s))
-	}
-	return setNames[s]
-}
+func (s Set) String() string { return setText.String(s) }
 
 // ParseSet is the inverse of String; "all" reads as SetCollection (every
 // instance of the collection).
 func ParseSet(text string) (Set, error) {
-	switch text {
-	case "benchmark":
-		return SetBenchmark, nil
-	case "collection", "all":
+	if text == setAll {
 		return SetCollection, nil
 	}
-	return 0, fmt.Errorf("%w: %q (want benchmark, collection or all)", ErrSet, text)
+	return setText.Parse(text)
 }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s Set) MarshalText() ([]byte, error) {
-	if s < SetBenchmark || int(s) >= len(setNames) {
-		return nil, fmt.Errorf("%w: %d", ErrSet, int(s))
-	}
-	return []byte(setNames[s]), nil
-}
+func (s Set) MarshalText() ([]byte, error) { return setText.Marshal(s) }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler; "all" reads as
+// SetCollection, as in ParseSet.
 func (s *Set) UnmarshalText(text []byte) error {
 	v, err := ParseSet(string(text))
 	if err != nil {
@@ -111,8 +108,8 @@ func markSets(es []ManifestEntry) {
 // version 3 or earlier: the same instances) is marked by InBenchmark
 // first.
 func SelectSet(es []ManifestEntry, s Set) ([]ManifestEntry, error) {
-	if s != SetBenchmark && s != SetCollection {
-		return nil, fmt.Errorf("%w: %d", ErrSet, int(s))
+	if !setText.Valid(s) {
+		return nil, setText.BadValue(s)
 	}
 	es = slices.Clone(es)
 	if !slices.ContainsFunc(es, func(e ManifestEntry) bool { return e.Set != 0 }) {
@@ -146,43 +143,21 @@ const (
 	CertColGen                            // finite: column generation's bracket (exact pricing)
 )
 
-var certNames = [...]string{CertEnumeration: "enumeration", CertGlobalLP: "global LP", CertColGen: "colgen"}
-
 // ErrCertMethod reports text that names no CertMethod.
 var ErrCertMethod = errors.New("bench: unknown certificate method")
 
+var certText = enum.Text[CertMethod]{Type: "CertMethod",
+	Names:    []string{CertEnumeration: "enumeration", CertGlobalLP: "global LP", CertColGen: "colgen"},
+	BadValue: enum.IntError[CertMethod](ErrCertMethod), BadText: enum.QuotedError(ErrCertMethod)}
+
 // String is the method's name.
-func (c CertMethod) String() string {
-	if c < CertEnumeration || int(c) >= len(certNames) {
-		return fmt.Sprintf("CertMethod(%d)", int(c))
-	}
-	return certNames[c]
-}
+func (c CertMethod) String() string { return certText.String(c) }
 
 // ParseCertMethod is the inverse of String.
-func ParseCertMethod(text string) (CertMethod, error) {
-	for c, name := range certNames {
-		if c > 0 && name == text {
-			return CertMethod(c), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: %q", ErrCertMethod, text)
-}
+func ParseCertMethod(text string) (CertMethod, error) { return certText.Parse(text) }
 
 // MarshalText implements encoding.TextMarshaler.
-func (c CertMethod) MarshalText() ([]byte, error) {
-	if c < CertEnumeration || int(c) >= len(certNames) {
-		return nil, fmt.Errorf("%w: %d", ErrCertMethod, int(c))
-	}
-	return []byte(certNames[c]), nil
-}
+func (c CertMethod) MarshalText() ([]byte, error) { return certText.Marshal(c) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (c *CertMethod) UnmarshalText(text []byte) error {
-	v, err := ParseCertMethod(string(text))
-	if err != nil {
-		return err
-	}
-	*c = v
-	return nil
-}
+func (c *CertMethod) UnmarshalText(text []byte) error { return certText.Unmarshal(c, text) }

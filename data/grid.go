@@ -26,7 +26,7 @@ func (e *hideError) Is(target error) bool { return target == ErrNothingToHide }
 // D_min (discrete data) or D̂_max/N (a continuous X) to D̂_max; τ, or by
 // default half the step of that grid (of 30 points on its range for a
 // single threshold).
-func (p *Prepared) SetGrid(cfg *learn.Config, preset string, ds []float64, tau float64) error {
+func (p *Prepared) SetGrid(cfg *learn.Config, preset learn.PresetName, ds []float64, tau float64) error {
 	dmax, dmin := p.DMax()
 	if !(dmax > 0) {
 		return &hideError{dmax}

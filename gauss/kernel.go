@@ -31,8 +31,21 @@ type Kernel struct {
 	Prob  [][]float64 `json:"prob"`  // Prob[j][l] = P(F = l | X ∈ c_j), len(Edges)+1 rows summing to 1
 }
 
-// MaxKernelCells bounds a kernel's cell count.
+// MaxKernelCells bounds a kernel's edge count (its cells are one more).
 const MaxKernelCells = 1 << 14
+
+// The caps on a kernel's labels and table, which bound the work and memory
+// of KernelLosses (quadrature nodes × cells × labels per observer) on a
+// kernel from a file, independently of the file's size cap. The largest
+// kernels mmds trains stay below them by a margin: the labels method's
+// codebook (at most 1024 labels) on at most MaxKernelCells + 1 cells, about
+// 2^24 entries, and its fine grid's periodic labelling (one label per cell
+// of a period: learn.FineCells bounds the period by MaxKernelLabels) on at
+// most 4098 cells.
+const (
+	MaxKernelLabels  = 1 << 12 // labels per cell
+	MaxKernelEntries = 1 << 25 // cells × labels
+)
 
 // kernelNodes are the Gauss–Hermite orders of the optimization and of the
 // certificate.
@@ -340,12 +353,25 @@ func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
 }
 
 // Validate reports whether k is a kernel: rows = edges + 1, increasing
-// edges, each row a probability vector. KernelLosses checks the same.
+// edges, each row a probability vector, within MaxKernelCells,
+// MaxKernelLabels and MaxKernelEntries. KernelLosses checks the same.
 func (k Kernel) Validate() error { return k.check() }
 
 func (k Kernel) check() error {
-	if len(k.Prob) != len(k.Edges)+1 || len(k.Prob[0]) == 0 || len(k.Edges) > MaxKernelCells {
+	if len(k.Edges) > MaxKernelCells {
+		return fmt.Errorf("gauss: kernel has %d edges: at most %d", len(k.Edges), MaxKernelCells)
+	}
+	if len(k.Prob) != len(k.Edges)+1 || len(k.Prob[0]) == 0 {
 		return fmt.Errorf("gauss: kernel has %d edges and %d rows: want rows = edges + 1 ≥ 1", len(k.Edges), len(k.Prob))
+	}
+	// The first row's length is every row's (checked below), so the caps
+	// hold before any row is read.
+	n, m := len(k.Prob), len(k.Prob[0])
+	if m > MaxKernelLabels {
+		return fmt.Errorf("gauss: kernel has %d labels: at most %d", m, MaxKernelLabels)
+	}
+	if n*m > MaxKernelEntries {
+		return fmt.Errorf("gauss: kernel has %d cells × %d labels = %d entries: at most %d", n, m, n*m, MaxKernelEntries)
 	}
 	for j := 1; j < len(k.Edges); j++ {
 		if !(k.Edges[j] > k.Edges[j-1]) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -134,6 +135,43 @@ func TestKernelLossesMonteCarlo(t *testing.T) {
 	for o := range want {
 		if z := math.Abs(means[o]-want[o]) / ses[o]; z > 5 {
 			t.Errorf("observer %d: exact %.6g, Monte Carlo %.6g ± %.2g: %.1f standard errors", o, want[o], means[o], ses[o], z)
+		}
+	}
+}
+
+// TestKernelCaps: a kernel from a file is refused, naming its count and the
+// cap, above MaxKernelCells edges, MaxKernelLabels labels or
+// MaxKernelEntries cells × labels, and accepted at each cap. The rows of a
+// kernel share one slice, so that the largest tables cost one row.
+func TestKernelCaps(t *testing.T) {
+	kernel := func(edges, labels int) Kernel {
+		k := Kernel{Edges: make([]float64, edges), Prob: make([][]float64, edges+1)}
+		for j := range k.Edges {
+			k.Edges[j] = float64(j)
+		}
+		row := make([]float64, labels)
+		row[0] = 1
+		for j := range k.Prob {
+			k.Prob[j] = row
+		}
+		return k
+	}
+	for _, c := range []struct {
+		name          string
+		edges, labels int
+		want          string // "" for a kernel within the caps
+	}{
+		{"labels at the cap", 0, MaxKernelLabels, ""},
+		{"labels above the cap", 0, MaxKernelLabels + 1, "kernel has 4097 labels: at most 4096"},
+		{"entries at the cap", MaxKernelEntries/MaxKernelLabels - 1, MaxKernelLabels, ""},
+		{"entries above the cap", MaxKernelEntries / MaxKernelLabels, MaxKernelLabels, "kernel has 8193 cells × 4096 labels = 33558528 entries: at most 33554432"},
+		{"edges at the cap", MaxKernelCells, 2, ""},
+		{"edges above the cap", MaxKernelCells + 1, 1, "kernel has 16385 edges: at most 16384"},
+		{"the largest codebook on the most cells", MaxKernelCells, 1024, ""},
+	} {
+		err := kernel(c.edges, c.labels).Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }

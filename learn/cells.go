@@ -315,7 +315,7 @@ const DefaultCellLabels = 32
 const DefaultCellWidth = 0.2
 
 // cellsPreset is labelsPreset's Gaussian branch.
-func cellsPreset(name string, labels int) (Config, error) {
+func cellsPreset(name PresetName, labels int) (Config, error) {
 	if labels == 0 {
 		labels = DefaultCellLabels
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model/kind"
 )
@@ -93,7 +94,8 @@ type Config struct {
 	Progress func(Progress) `json:"-"`
 }
 
-// Protocol holds the selection protocol's parameters (Section V; see Select).
+// Protocol holds the selection protocol's parameters (Section V); a
+// Selector applies the protocol at one threshold D.
 type Protocol struct {
 	K           int     `json:"k"`            // epochs kept per trial (paper: 5)
 	Tau         float64 `json:"tau"`          // eligibility band [D−τ, D]; 0: (DMax − D[0]) / (2·len(D))
@@ -108,11 +110,34 @@ type Protocol struct {
 	Finalize FinalizeRule `json:"finalize,omitempty"`
 }
 
-// Preset names.
+// PresetName names a preset: a training budget and the size of the
+// default grid of thresholds (PresetPoints). The zero value is no preset.
+type PresetName int
+
+// The presets.
 const (
-	PresetPaper = "paper"
-	PresetQuick = "quick"
+	PresetPaper PresetName = iota + 1 // Section V: T = 1000 epochs, 15 accepted trials, 30 values of D
+	PresetQuick                       // seconds per D value, 4 values of D
 )
+
+// ErrPreset is wrapped by every error about a preset's name.
+var ErrPreset = errors.New("learn: unknown preset")
+
+var presetText = enum.Text[PresetName]{Type: "PresetName", Names: []string{PresetPaper: "paper", PresetQuick: "quick"},
+	BadValue: enum.IntError[PresetName](ErrPreset), BadText: quotedWant(ErrPreset)}
+
+// String returns the preset's name: "paper" or "quick".
+func (p PresetName) String() string { return presetText.String(p) }
+
+// ParsePreset returns the preset named s; an unknown name is an error
+// wrapping ErrPreset.
+func ParsePreset(s string) (PresetName, error) { return presetText.Parse(s) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (p PresetName) MarshalText() ([]byte, error) { return presetText.Marshal(p) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (p *PresetName) UnmarshalText(b []byte) error { return presetText.Unmarshal(p, b) }
 
 // Preset returns the configuration named "paper" (Section V's
 // hyper-parameters, T = 1000 epochs, 15 accepted trials per D) or "quick"
@@ -121,7 +146,7 @@ const (
 // the binary model 50 epochs, 5 accepted of at most 20, and the departures
 // named below) for model. D and DMax are left for the
 // caller (the paper sweeps 30 values; PresetPoints).
-func Preset(name string, model kind.Kind) (Config, error) {
+func Preset(name PresetName, model kind.Kind) (Config, error) {
 	return PresetFor(name, model, MethodAlg1, 0)
 }
 
@@ -132,7 +157,7 @@ func Preset(name string, model kind.Kind) (Config, error) {
 // epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
 // the best restart (FinalizeBest). Finite models train with MethodLabels
 // only.
-func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Config, error) {
+func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int) (Config, error) {
 	if method == MethodLabels {
 		return labelsPreset(name, model, labels)
 	}
@@ -171,7 +196,7 @@ func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Co
 			c.PrivGrad, c.EstLoss, c.Rho = PrivGradExpect, EstLossLog, 20
 		}
 	default:
-		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+		return Config{}, presetText.BadValue(name)
 	}
 	return c, nil
 }
@@ -200,9 +225,9 @@ func (m TrainMethod) Trains(k kind.Kind) bool {
 	return m == MethodLabels && k.Valid()
 }
 
-// PresetPoints is the number of D values a preset sweeps: 30 for "paper"
-// (Section V), 4 for "quick"; 0 for an unknown name.
-func PresetPoints(name string) int {
+// PresetPoints is the number of D values a preset sweeps: 30 for
+// PresetPaper (Section V), 4 for PresetQuick; 0 for no preset.
+func PresetPoints(name PresetName) int {
 	switch name {
 	case PresetPaper:
 		return 30

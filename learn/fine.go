@@ -45,6 +45,10 @@ func DefaultFineCells() *FineCells {
 // period entries, written to results.json).
 const maxFineCells = 4096
 
+// maxFinePeriod bounds the fine grid's period in cells, the kernel's label
+// count: gauss.MaxKernelLabels, above which verify refuses the kernel.
+const maxFinePeriod = 4096
+
 func (f *FineCells) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
@@ -59,6 +63,15 @@ func (f *FineCells) validate() []error {
 	}
 	if lo, hi := f.Periods[0], f.Periods[1]; !(lo > 0 && hi >= lo) || math.IsInf(hi, 0) {
 		bad("Config.Labels.Fine.Periods = %v: want 0 < lo ≤ hi, finite", f.Periods)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	// The narrowest cells, 2·Span/MaxCells σ_X wide, give the longest
+	// period in cells (newPeriodSearch).
+	if w := 2 * f.Span / float64(f.MaxCells); math.Ceil(f.Periods[1]/w) > maxFinePeriod {
+		bad("Config.Labels.Fine.Periods = %v: a period of %g σ_X on cells as narrow as 2·Span/MaxCells = %.4g σ_X is %g labels: at most %d",
+			f.Periods, f.Periods[1], w, math.Ceil(f.Periods[1]/w), maxFinePeriod)
 	}
 	return errs
 }

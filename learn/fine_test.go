@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
@@ -47,6 +48,8 @@ func TestFineCellsValidate(t *testing.T) {
 		{func(f *FineCells) { f.MaxCells = maxFineCells + 1 }, "MaxCells"},
 		{func(f *FineCells) { f.Periods = [2]float64{3, 2} }, "Periods"},
 		{func(f *FineCells) { f.Periods = [2]float64{0, 2} }, "Periods"},
+		// 2·Span/MaxCells = 10/4096 σ_X: a period of 10.01 σ_X is 4101 labels.
+		{func(f *FineCells) { f.MaxCells, f.Periods[1] = maxFineCells, 10.01 }, "4101 labels: at most 4096"},
 	} {
 		f := DefaultFineCells()
 		c.edit(f)
@@ -57,6 +60,13 @@ func TestFineCellsValidate(t *testing.T) {
 	}
 	if errs := DefaultFineCells().validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
+	}
+	// The longest period at the largest grid, 2·Span σ_X, is the label cap.
+	if errs := (&FineCells{Floor: 1, Span: 5, MaxCells: maxFineCells, Periods: [2]float64{1, 10}}).validate(); len(errs) != 0 {
+		t.Errorf("a period of 4096 cells: %v", errs)
+	}
+	if maxFinePeriod != gauss.MaxKernelLabels {
+		t.Errorf("the fine grid's longest period %d is not verify's label cap %d", maxFinePeriod, gauss.MaxKernelLabels)
 	}
 }
 

@@ -24,11 +24,11 @@ func (e *gridError) Is(target error) bool { return target == ErrGrid }
 // [0, D_max]: above it the distortion constraint is slack, and the binary
 // learning-rate schedule η(D) = η0(1 − 0.98·D/D_max) of Section V-B is only
 // meant for D ≤ D_max. def.N is the paper's number of points on def (0:
-// 30); an unknown preset is the caller's error and panics.
-func (c *Config) SetGrid(preset string, ds []float64, def sweep.Spec, tau float64) error {
+// 30); no preset (an invalid PresetName) is the caller's error and panics.
+func (c *Config) SetGrid(preset PresetName, ds []float64, def sweep.Spec, tau float64) error {
 	n := PresetPoints(preset)
 	if n == 0 {
-		panic(fmt.Sprintf("learn: SetGrid: unknown preset %q", preset))
+		panic(fmt.Sprintf("learn: SetGrid: %v", presetText.BadValue(preset)))
 	}
 	paper := def
 	if paper.N == 0 {

@@ -15,7 +15,7 @@ func TestSetGrid(t *testing.T) {
 	def := sweep.Spec{D0: 0, D1: 3, N: 30}
 	for _, c := range []struct {
 		name    string
-		preset  string
+		preset  PresetName
 		ds      []float64
 		tau     float64
 		wantD   []float64

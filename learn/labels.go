@@ -376,7 +376,7 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 
 // labelsPreset is PresetFor's MethodLabels branch: a channel on a finite
 // X, cells of x on a continuous one (cellsPreset).
-func labelsPreset(name string, model kind.Kind, labels int) (Config, error) {
+func labelsPreset(name PresetName, model kind.Kind, labels int) (Config, error) {
 	switch {
 	case !model.Valid():
 		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
@@ -396,7 +396,7 @@ type labelsBudget struct{ epochs, restarts int }
 // labelsConfig returns the labels method's configuration with settings lc
 // on a model: Adam at rate 0.1 with the exact penalty labelPenalty, and
 // the budget of the preset name (quick or paper).
-func labelsConfig(model kind.Kind, lc *LabelConfig, name string, quick, paper labelsBudget) (Config, error) {
+func labelsConfig(model kind.Kind, lc *LabelConfig, name PresetName, quick, paper labelsBudget) (Config, error) {
 	c := Config{Model: model, Method: MethodLabels, Labels: lc,
 		Rho: labelPenalty, Optimizer: Adam, LR: 0.1, PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1,
 		Hidden: 1, BatchSize: 1}
@@ -407,7 +407,7 @@ func labelsConfig(model kind.Kind, lc *LabelConfig, name string, quick, paper la
 	case PresetPaper:
 		b = paper
 	default:
-		return Config{}, fmt.Errorf("learn: preset %q: must be %q or %q", name, PresetPaper, PresetQuick)
+		return Config{}, presetText.BadValue(name)
 	}
 	c.Epochs = b.epochs
 	c.Protocol = Protocol{K: 1, Accept: b.restarts, MaxAttempts: b.restarts, Finalize: FinalizeBest}

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -38,6 +39,41 @@ func TestPresetKinds(t *testing.T) {
 		}
 		if err != nil || cfg.Model != c.k || cfg.Rho != c.rho || cfg.Optimizer != c.opt || cfg.Epochs != 1000 {
 			t.Errorf("Preset(%v) = model %v, ρ %v, %v, %d epochs, %v", c.k, cfg.Model, cfg.Rho, cfg.Optimizer, cfg.Epochs, err)
+		}
+	}
+}
+
+// TestPresetName: the presets read back from their names, which are the
+// --preset values; an unknown name, or no preset, is refused with
+// ErrPreset; a preset's configuration, its grid and its points agree.
+func TestPresetName(t *testing.T) {
+	for p, c := range map[PresetName]struct {
+		name   string
+		points int
+	}{PresetPaper: {"paper", 30}, PresetQuick: {"quick", 4}} {
+		got, err := ParsePreset(c.name)
+		if err != nil || got != p || p.String() != c.name || PresetPoints(p) != c.points {
+			t.Errorf("%s: parsed %v, %v; String %q, %d points", c.name, got, err, p, PresetPoints(p))
+		}
+		if b, err := p.MarshalText(); err != nil || string(b) != c.name {
+			t.Errorf("%s: MarshalText %q, %v", c.name, b, err)
+		}
+	}
+	for _, s := range []string{"", "Paper", "quick ", "fast", "PresetName(1)"} {
+		p := PresetQuick
+		if err := p.UnmarshalText([]byte(s)); !errors.Is(err, ErrPreset) || p != PresetQuick {
+			t.Errorf("UnmarshalText(%q): %v, value %v", s, err, p)
+		}
+	}
+	for _, p := range []PresetName{0, 3, -1} {
+		if _, err := p.MarshalText(); !errors.Is(err, ErrPreset) {
+			t.Errorf("MarshalText(%d): %v", int(p), err)
+		}
+		if _, err := PresetFor(p, kind.Finite, MethodLabels, 0); !errors.Is(err, ErrPreset) {
+			t.Errorf("PresetFor(%d, labels): %v, want ErrPreset", int(p), err)
+		}
+		if PresetPoints(p) != 0 {
+			t.Errorf("PresetPoints(%d) = %d", int(p), PresetPoints(p))
 		}
 	}
 }

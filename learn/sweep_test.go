@@ -246,8 +246,8 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one naming %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := Preset("fast", kind.Gauss); err == nil {
-		t.Error("unknown preset accepted")
+	if _, err := Preset(PresetName(9), kind.Gauss); !errors.Is(err, ErrPreset) {
+		t.Errorf("no preset: %v, want ErrPreset", err)
 	}
 	bad := paperGauss(600, 1)
 	bad.Y[0] = bad.Y[0][:10]

@@ -27,11 +27,11 @@ func (e *trainError) Unwrap() []error { return []error{ErrTrain, e.err} }
 // TrainRequest is what a training run asks of a model beside the preset's
 // learn.Config: the dataset's draw and the thresholds.
 type TrainRequest struct {
-	Preset  string    // learn.PresetPaper or learn.PresetQuick: the default grid's size
-	D       []float64 // the thresholds; nil: the preset's points on the model's default sweep
-	Tau     float64   // the selection band; 0: half the grid's step (learn.DefaultTau)
-	Seed    uint64    // the dataset's seed, and the trials' master seed
-	Samples int       // rows drawn; 1/6 of them are the test split
+	Preset  learn.PresetName // the default grid's size (learn.PresetPoints)
+	D       []float64        // the thresholds; nil: the preset's points on the model's default sweep
+	Tau     float64          // the selection band; 0: half the grid's step (learn.DefaultTau)
+	Seed    uint64           // the dataset's seed, and the trials' master seed
+	Samples int              // rows drawn; 1/6 of them are the test split
 }
 
 // Training is a run ready for learn.Sweep: its configuration, its dataset,

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
@@ -106,6 +108,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 		t.Errorf("export: exit %d, stderr %q; want exit 2 naming the cell kernel", code, errs)
 	}
 	checkRevealRefused(t, dir)
+	checkKernelCapRefused(t, dir)
 	// The kernel is sealed: an edited probability is refused.
 	path := filepath.Join(dir, rundir.ResultsFile)
 	raw, err := os.ReadFile(path)
@@ -186,6 +189,41 @@ func checkRevealRefused(t *testing.T, dir string) {
 	}
 	if code, _, errs := runCLI(t, "verify", dir); code != exitUsage {
 		t.Errorf("verify of a kernel with reveal NaN: exit %d, stderr %q; want 2", code, errs)
+	}
+}
+
+// checkKernelCapRefused: verify refuses, with exit 2 before any work on
+// one line naming the point, the count and the cap, a sealed kernel of
+// gauss.MaxKernelLabels + 1 labels (a probability vector in every row);
+// the directory is left as it was.
+func checkKernelCapRefused(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, rundir.ResultsFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(path, orig, 0o644)
+	r := readResults(t, dir)
+	k := r.Points[0].Kernel
+	for j := range k.Prob {
+		k.Prob[j] = make([]float64, gauss.MaxKernelLabels+1)
+		k.Prob[j][j%len(k.Prob[j])] = 1
+	}
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "verify", dir)
+	want := fmt.Sprintf(`"kernel": gauss: kernel has %d labels: at most %d`, gauss.MaxKernelLabels+1, gauss.MaxKernelLabels)
+	if code != exitUsage || !strings.Contains(errs, "D = 0.01") || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+		t.Errorf("verify of a kernel of %d labels: exit %d, stdout %q, stderr %q; want exit 2, one line naming the point and saying %q", gauss.MaxKernelLabels+1, code, out, errs, want)
 	}
 }
 

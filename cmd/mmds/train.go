@@ -126,7 +126,7 @@ var trainHelp = runFlagHelp{
 // train data share: the preset, the thresholds and protocol, the workers,
 // the seed and the outputs.
 func (o *trainOpts) register(f *pflag.FlagSet, h runFlagHelp) {
-	f.StringVar(&o.preset, "preset", learn.PresetPaper, h.preset)
+	f.StringVar(&o.preset, "preset", learn.PresetPaper.String(), h.preset)
 	f.IntVar(&o.labels, "labels", learn.DefaultLabels, h.labels)
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", h.sweep)
@@ -212,10 +212,11 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	if learn.PresetPoints(o.preset) == 0 {
+	preset, err := learn.ParsePreset(o.preset)
+	if err != nil {
 		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
 	}
-	cfg, err := methodPreset(cmd, kind, o)
+	cfg, err := methodPreset(cmd, kind, preset, o)
 	if err != nil {
 		return nil, err
 	}
@@ -226,13 +227,13 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		return nil, badInput("--samples %d: must be in [%d, %d]", o.samples, minSamples, maxSamples)
 	}
 	if o.out == "" {
-		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, o.preset))
+		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
 	}
 	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
 		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
 		return nil, err
 	}
-	req := model.TrainRequest{Preset: o.preset, Seed: o.seed, Samples: o.samples}
+	req := model.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
 	if req.Tau, req.D, err = o.grid(cmd); err != nil {
 		return nil, err
 	}
@@ -260,9 +261,9 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	return job, nil
 }
 
-// methodPreset validates --method, --labels and --observers and returns the
+// methodPreset validates --method, --labels and --observers and returns
 // preset's configuration for the method.
-func methodPreset(cmd *cobra.Command, kind model.Kind, o trainOpts) (learn.Config, error) {
+func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
 	method, err := learn.ParseMethod(o.method)
 	if err != nil {
 		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
@@ -288,7 +289,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, o trainOpts) (learn.Confi
 	if err != nil {
 		return learn.Config{}, badInput("--observers %s: must be law or data", safefile.Excerpt(o.observers))
 	}
-	cfg, err := learn.PresetFor(o.preset, kind, method, o.labels)
+	cfg, err := learn.PresetFor(preset, kind, method, o.labels)
 	if err != nil {
 		return learn.Config{}, badInput("--method %v: %v", method, err)
 	}

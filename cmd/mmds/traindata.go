@@ -160,12 +160,16 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	preset, err := learn.ParsePreset(o.preset)
+	if err != nil {
+		return nil, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+	}
 	choice, method, err := o.choices()
 	if err != nil {
 		return nil, err
 	}
 	if o.out == "" {
-		o.out = filepath.Join("results", "train-data-"+o.preset)
+		o.out = filepath.Join("results", "train-data-"+preset.String())
 	}
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
 		return nil, err
@@ -188,7 +192,7 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	cfg, err := o.config(cmd, prep, plan, tau, ds)
+	cfg, err := o.config(cmd, prep, plan, preset, tau, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -217,12 +221,9 @@ func checkCopy(spec *data.Spec, out string) error {
 	return nil
 }
 
-// choices checks --preset and reads the columns' roles and --method (nil:
-// the data's default), before the data file is read.
+// choices reads the columns' roles and --method (nil: the data's
+// default), before the data file is read.
 func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
-	if learn.PresetPoints(o.preset) == 0 {
-		return data.Choice{}, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
-	}
 	choice, err := dataChoice(o)
 	if err != nil || o.method == "" {
 		return choice, nil, err
@@ -234,17 +235,17 @@ func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
 	return choice, &m, nil
 }
 
-// config is the preset's configuration of plan on the data: --labels
+// config is preset's configuration of plan on the data: --labels
 // checked against the method, the observers of the training split, the
 // run's flags, the thresholds (data.Prepared.SetGrid) and the split.
-func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data.Plan, tau float64, ds []float64) (learn.Config, error) {
+func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
 	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
 		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
 	}
 	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
 	}
-	cfg, err := learn.PresetFor(o.preset, plan.Model, plan.Method, o.labels)
+	cfg, err := learn.PresetFor(preset, plan.Model, plan.Method, o.labels)
 	if err != nil {
 		return learn.Config{}, badInput("%v", err)
 	}
@@ -254,7 +255,7 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 	if err := o.checkRun(cmd, &cfg); err != nil {
 		return learn.Config{}, err
 	}
-	if err := prep.SetGrid(&cfg, o.preset, ds, tau); err != nil {
+	if err := prep.SetGrid(&cfg, preset, ds, tau); err != nil {
 		if errors.Is(err, data.ErrNothingToHide) {
 			return learn.Config{}, badInput("--reconstructor: %v", err)
 		}
