@@ -162,7 +162,7 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	}
 	preset, err := learn.ParsePreset(o.preset)
 	if err != nil {
-		return nil, nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+		return nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
 	}
 	choice, method, err := o.choices()
 	if err != nil {
