@@ -448,7 +448,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	switch {
 	case job.cfg.Labels != nil:
 		metric = "Bayes loss"
-	case job.kind.BinaryRelease():
+	case job.kind.FiniteX(): // Algorithm 1's release of one bit or m labels
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
