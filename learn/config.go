@@ -134,8 +134,8 @@ func Preset(name string, model kind.Kind) (Config, error) {
 // replaces the training with the labels method's (labels: the codebook
 // size, 0 for DefaultLabels), its budget set by the preset (quick: 60
 // epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
-// the best restart (FinalizeBest). Finite models train with MethodLabels
-// only.
+// the best restart (FinalizeBest). Algorithm 1 on a finite model is
+// Section V-B's optimization with a release of m labels (finiteTrainer).
 func PresetFor(name string, model kind.Kind, method TrainMethod, labels int) (Config, error) {
 	if method == MethodLabels {
 		return labelsPreset(name, model, labels)
