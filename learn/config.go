@@ -65,6 +65,10 @@ type Config struct {
 	// with: EstLossSoft (Section V-B's soft 0-1 loss, the zero value, not
 	// written) or EstLossLog (binary model only).
 	EstLoss EstLoss `json:"est_loss,omitempty"`
+	// Outputs is m, the size of the release's alphabet of Algorithm 1 on
+	// a finite model (F ~ Categorical over m labels); 0 there is |X|, and
+	// it is 0 on every other model.
+	Outputs int `json:"outputs,omitempty"`
 
 	// The selection protocol of Section V.
 	Protocol Protocol `json:"protocol"`
@@ -155,8 +159,8 @@ func Preset(name PresetName, model kind.Kind) (Config, error) {
 // replaces the training with the labels method's (labels: the codebook
 // size, 0 for DefaultLabels), its budget set by the preset (quick: 60
 // epochs, 8 restarts per D; paper: 150 epochs, 16 restarts), finalizing
-// the best restart (FinalizeBest). Finite models train with MethodLabels
-// only.
+// the best restart (FinalizeBest). Algorithm 1 on a finite model is
+// Section V-B's optimization with a release of m labels (finiteTrainer).
 func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int) (Config, error) {
 	if method == MethodLabels {
 		return labelsPreset(name, model, labels)
@@ -179,7 +183,7 @@ func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int)
 	case PresetQuick:
 		c.Epochs = 25
 		c.Protocol = Protocol{K: 5, Accept: 2, MaxAttempts: 4}
-		if c.binaryRelease() {
+		if c.Model.FiniteX() {
 			// Departures from Section V-B, each needed at this budget
 			// (docs/learn.md, "The quick preset"): a few epochs leave the
 			// soft-0-1-trained estimators far from the MAP rule, and the
@@ -210,6 +214,9 @@ func alg1Preset(k kind.Kind) (c Config, ok bool) {
 			PrivLRMult: 1, ReconLRMult: 1, AdvLRMult: 1},
 		kind.Binary: {Model: kind.Binary, Rho: 1, Optimizer: RAdam, LR: 0.01,
 			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98},
+		// Section V-B's optimization with |X| = n (finiteTrainer).
+		kind.Finite: {Model: kind.Finite, Rho: 1, Optimizer: RAdam, LR: 0.01,
+			PrivLRMult: 5, ReconLRMult: 2, AdvLRMult: 1, LRGamma: -0.98, PrivGrad: PrivGradExpect},
 	}[k]
 	return c, ok
 }
@@ -331,13 +338,14 @@ func (c *Config) validate(n int) error {
 		bad("Config.Workers = %d: must be ≥ 1 (0 for all cores)", c.Workers)
 	}
 	errs = append(errs, c.Protocol.validate()...)
-	if c.PrivGrad != PrivGradSampled && (c.PrivGrad != PrivGradExpect || !c.binaryRelease()) {
-		bad("Config.PrivGrad = %q: must be \"\" (Section V-B) or %q (binary model only)", c.PrivGrad, PrivGradExpect)
+	if c.PrivGrad != PrivGradSampled && (c.PrivGrad != PrivGradExpect || !c.Model.FiniteX()) {
+		bad("Config.PrivGrad = %q: must be \"\" (Section V-B) or %q (binary and finite models only)", c.PrivGrad, PrivGradExpect)
 	}
-	if c.EstLoss != EstLossSoft && (c.EstLoss != EstLossLog || !c.binaryRelease()) {
-		bad("Config.EstLoss = %q: must be \"\" (Section V-B) or %q (binary model only)", c.EstLoss, EstLossLog)
+	if c.EstLoss != EstLossSoft && (c.EstLoss != EstLossLog || !c.Model.FiniteX()) {
+		bad("Config.EstLoss = %q: must be \"\" (Section V-B) or %q (binary and finite models only)", c.EstLoss, EstLossLog)
 	}
-	if c.Protocol.Select == SelectHard && !c.binaryRelease() {
+	errs = append(errs, c.validateFiniteAlg1()...)
+	if c.Protocol.Select == SelectHard && !c.Model.FiniteX() {
 		bad("Protocol.Select = %q: hard-decision errors exist for the binary model only", SelectHard)
 	}
 	errs = append(errs, c.validateMethod()...)
@@ -394,6 +402,9 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		// Only when set, so that runs from before the fields existed resume.
 		h.str(c.PrivGrad.String())
 		h.str(c.EstLoss.String())
+	}
+	if c.Outputs != 0 {
+		h.ints(c.Outputs) // only when set: older runs resume
 	}
 	if c.Method != MethodAlg1 {
 		h.str(c.Method.String())

@@ -423,7 +423,7 @@ func (c *Config) validateMethod() []error {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels is set, but the method is %v: the codebook belongs to the labels method", c.Method))
 		}
 		if !MethodAlg1.Trains(c.Model) {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q and %q models; use the labels method", c.Model, kind.Gauss, kind.Binary))
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q, %q and %q models; use the labels method", c.Model, kind.Gauss, kind.Binary, kind.Finite))
 		}
 		return errs
 	case MethodLabels:

@@ -10,7 +10,8 @@ import (
 
 // Algorithm 1 trains exactly the kinds with a preset of Section V (V-A:
 // Gaussian, V-B: binary), each with its own optimization; the labels
-// method trains every kind; a finite model or no kind is refused by name.
+// method trains every kind; a finite model is V-B's with |X| = n; no kind
+// is refused by name.
 func TestPresetKinds(t *testing.T) {
 	for _, c := range []struct {
 		k      kind.Kind
@@ -21,7 +22,7 @@ func TestPresetKinds(t *testing.T) {
 	}{
 		{kind.Gauss, true, 1000, Adam, ""},
 		{kind.Binary, true, 1, RAdam, ""},
-		{kind.Finite, false, 0, 0, `Algorithm 1 trains "gauss" and "binary" models`},
+		{kind.Finite, true, 1, RAdam, ""},
 		{kind.Kind(0), false, 0, 0, `must be "gauss" or "binary"`},
 	} {
 		if got := MethodAlg1.Trains(c.k); got != c.alg1 {

@@ -631,6 +631,9 @@ func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
 	if c.Method == MethodLabels {
 		return newLabelTrainer(data, c, d, seed)
 	}
+	if c.Model == kind.Finite {
+		return newFiniteTrainer(data, c, d, seed)
+	}
 	return NewTrainer(data, *c, d, seed)
 }
 

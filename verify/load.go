@@ -227,6 +227,9 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		if p.Channel != nil || p.Kernel != nil {
 			return fmt.Errorf("has a channel or kernel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
 		}
+		if run.Model.Kind() == model.Finite { // one-hot inputs, softmax outputs
+			return checkFiniteNetworks(p.Networks, run.Model)
+		}
 		return run.checkNetworks(p.Networks)
 	}
 	if !run.Model.Kind().FiniteX() { // a continuous X: a cell kernel
@@ -302,3 +305,18 @@ func (run *Run) checkNetworks(nets []learn.Network) error {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkFiniteNetworks checks the networks of Algorithm 1 on a finite
+// model: privatizer, reconstructor, adversaries, the privatizer one that
+// learn.FiniteChannel reads.
+func checkFiniteNetworks(nets []learn.Network, m model.Model) error {
+	k := m.Adversaries()
+	if len(nets) != 2+k {
+		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
+	}
+	law, _ := model.FiniteLaw(m)
+	if _, _, err := learn.FiniteChannel(nets[0], len(law.Prior)); err != nil {
+		return err
+	}
+	return nil
+}

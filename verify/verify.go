@@ -255,6 +255,9 @@ func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certifica
 		}
 		return c, err
 	}
+	if run.Results.Config.Method == learn.MethodAlg1 && run.Model.Kind() == model.Finite {
+		return run.certifyFiniteNetwork(dp, o)
+	}
 	n, err := dp.Privatizer()
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
@@ -264,6 +267,23 @@ func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certifica
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return run.Model.Certify(k, o.Model)
+}
+
+// certifyFiniteNetwork certifies Algorithm 1's privatizer on a finite
+// model: the channel of its network by quadrature (model.CertifyFiniteNetwork),
+// sound only to the quadrature's error bound.
+func (run *Run) certifyFiniteNetwork(dp *learn.DResult, o Options) (model.Certificate, error) {
+	if len(dp.Networks) == 0 {
+		return model.Certificate{}, fmt.Errorf("%w: point %d has no privatizer network", ErrInput, dp.DIndex)
+	}
+	c, err := model.CertifyFiniteNetwork(run.Model, dp.Networks[0], fmt.Sprintf("privatizer of point %d", dp.DIndex))
+	if errors.Is(err, privatizer.ErrInput) {
+		return c, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if err == nil && !(c.Change <= o.Tol.Quad) {
+		err = fmt.Errorf("%w: the channel's quadrature error bound is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, o.Tol.Quad)
+	}
+	return c, err
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on

@@ -71,7 +71,8 @@ func TestTrainLabelsBadInput(t *testing.T) {
 		{[]string{"train", "binary", "--observers", "data"}, "--observers applies to --method labels only"},
 		{[]string{"train", "binary", "--method", "labels", "--observers", "oracle"}, `--observers "oracle": must be law or data`},
 		{[]string{"train", "gauss", "--method", "labels", "--observers", "data"}, `--observers "data": on the gauss model the labels method's observers are the law's exact MMSE estimators`},
-		{[]string{"train", "finite", "--config", "../../examples/finite-random-n6-k2.json"}, "--method alg1: Algorithm 1 trains gauss and binary models"},
+		{[]string{"train", "finite", "--config", "../../examples/finite-random-n6-k2.json", "--labels", "1"}, "--labels 1: must be in [2, 1024]"},
+		{[]string{"train", "finite", "--config", "../../examples/finite-random-n6-k2.json", "--labels", "5000"}, "--labels 5000: must be in [2, 1024]"},
 		{[]string{"train", "finite", "--method", "labels"}, "needs a --config file"},
 	}
 	for _, c := range cases {

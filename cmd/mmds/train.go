@@ -269,20 +269,22 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
 	}
 	if method != learn.MethodLabels {
-		for _, name := range []string{"labels", "observers"} {
+		names := []string{"labels", "observers"}
+		if kind == model.Finite { // Algorithm 1's release has --labels outcomes
+			names = names[1:]
+		}
+		for _, name := range names {
 			if cmd.Flags().Changed(name) {
 				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
 			}
 		}
 	}
 	switch {
-	case !method.Trains(kind): // Algorithm 1 on a finite model
-		return learn.Config{}, badInput("--method alg1: Algorithm 1 trains gauss and binary models; train a finite model with --method labels")
 	case method == learn.MethodLabels && !kind.FiniteX() && o.observers != learn.ObserversLaw.String():
 		// the observers of the data's empirical law need a finite X
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
-	if method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
+	if (method == learn.MethodLabels || cmd.Flags().Changed("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
 	}
 	obs, err := learn.ParseObservers(o.observers)
@@ -295,6 +297,9 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 	}
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = obs
+	}
+	if method == learn.MethodAlg1 && cmd.Flags().Changed("labels") {
+		cfg.Outputs = o.labels
 	}
 	return cfg, nil
 }
@@ -444,7 +449,7 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	switch {
 	case job.cfg.Labels != nil:
 		metric = "Bayes loss"
-	case job.kind.BinaryRelease():
+	case job.kind.FiniteX(): // Algorithm 1's release of one bit or m labels
 		metric = "soft 0-1"
 	}
 	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}

@@ -1,0 +1,401 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/model/kind"
+)
+
+// Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
+// MLP on (one-hot x, r) with m output logits, and the release is
+// F ~ Categorical(softmax(k(x, r))), the one-bit release of the binary
+// model with m outcomes. The reconstructor and every adversary are MLPs on
+// (one-hot f, one-hot side value) with n outputs through a softmax, an
+// estimate q of the posterior of X, trained on the soft 0-1 loss 1 − q_x
+// (Section V-B's x(1 − x̂) + (1 − x)x̂ for n = 2) or, with EstLossLog, the
+// log loss −log q_x. The privatizer's step is the binary model's
+// PrivGradExpect one: every observer's loss is the exact expectation over
+// F given (x, r), Σ_f P(f | x, r) ℓ(f), so eq. (priv_loss)'s adversarial
+// term has a gradient (a sampled categorical F has none). Observers see
+// discrete inputs only, so each is evaluated once per step on its table of
+// (f, v) cells.
+
+// finiteTrainer is one trial of Algorithm 1 on a finite X.
+type finiteTrainer struct {
+	cfg      *Config
+	d        float64
+	n, m     int // |X|, labels
+	tr, te   *symbolSplit
+	trR, teR []float64 // the privatizer's noise column per row
+	priv     *denseNet
+	obs      []*denseNet // reconstructor, adversaries
+	nv       []int       // per observer: side alphabet size
+	opt      []*Optimizer
+	samplers []*sampler
+	draw     *rand.Rand // training draws of F
+	eval     *rand.Rand // evaluation draws of F
+	hist     History
+	snaps    []snap
+	// scratch
+	p, g, dz, h   []float64
+	gradPriv      []float64
+	gradObs       [][]float64
+	tables        [][]float64 // per observer: q[(f*nv+v)*n+x]
+	tablesH       [][]float64 // per observer: hidden activations per cell
+	dTable        []float64
+	advLoss, hard []float64
+}
+
+func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTrainer, error) {
+	tr, te, n, err := symbols(data)
+	if err != nil {
+		return nil, err
+	}
+	t := &finiteTrainer{cfg: c, d: d, n: n, m: c.Outputs, tr: tr, te: te}
+	if t.m == 0 {
+		t.m = n
+	}
+	t.trR, t.teR = noise(data.Train), noise(data.Test)
+	k := data.NumAdversaries()
+	init := rand.New(rand.NewPCG(seed, streamInit))
+	t.priv = newDenseNet(n+1, c.Hidden, t.m, init)
+	for i := range 1 + k {
+		nv := max(tr.nv[i], te.nv[i])
+		t.nv = append(t.nv, nv)
+		t.obs = append(t.obs, newDenseNet(t.m+nv, c.Hidden, n, init))
+	}
+	lp, lr, la := c.learningRates(d)
+	t.opt = append(t.opt, NewOptimizer(c.Optimizer, lp, len(t.priv.params)))
+	for i, o := range t.obs {
+		rate := la
+		if i == 0 {
+			rate = lr
+		}
+		t.opt = append(t.opt, NewOptimizer(c.Optimizer, rate, len(o.params)))
+	}
+	for role := range 2 + k {
+		t.samplers = append(t.samplers, newSampler(data.Train.N, rand.New(rand.NewPCG(seed, streamSample+uint64(role)))))
+	}
+	t.draw = rand.New(rand.NewPCG(seed, streamBernoulli))
+	t.eval = rand.New(rand.NewPCG(seed, streamEval))
+	t.p, t.g, t.dz, t.h = make([]float64, t.m), make([]float64, t.m), make([]float64, max(t.m, n)), make([]float64, c.Hidden)
+	t.gradPriv = make([]float64, len(t.priv.params))
+	for i, o := range t.obs {
+		t.gradObs = append(t.gradObs, make([]float64, len(o.params)))
+		t.tables = append(t.tables, make([]float64, t.m*t.nv[i]*n))
+		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*c.Hidden))
+	}
+	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
+	t.advLoss, t.hard = make([]float64, k), make([]float64, k)
+	t.hist = newHistory(k, true, c.Epochs)
+	return t, nil
+}
+
+func noise(s *Split) []float64 {
+	r := make([]float64, s.N)
+	for k := range r {
+		r[k] = s.Priv[2*k+1]
+	}
+	return r
+}
+
+func slicesMax(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// Run implements trialRun: Epochs epochs of BatchesPerEpoch iterations,
+// each evaluated on the test split (Section V's selection).
+func (t *finiteTrainer) Run(stop func() error) error {
+	for range t.cfg.Epochs {
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		for range t.cfg.BatchesPerEpoch {
+			t.privStep()
+			for i := range t.obs {
+				t.obsStep(i)
+			}
+		}
+		t.evaluate()
+		t.keep()
+	}
+	return nil
+}
+
+// History implements trialRun.
+func (t *finiteTrainer) History() *History { return &t.hist }
+
+// Channel implements trialRun: the privatizer is a network.
+func (t *finiteTrainer) Channel() [][]float64 { return nil }
+
+// privacy computes P(· | x, r) = softmax(k(one-hot x, r)) into t.p, the
+// hidden activations into t.h.
+func (t *finiteTrainer) privacy(x int, r float64) {
+	t.priv.forwardSparse(x, t.n, r, t.h, t.p)
+	softmaxInPlace(t.p)
+}
+
+// tabulate evaluates observer i on every cell (f, v): q = softmax of its
+// outputs.
+func (t *finiteTrainer) tabulate(i int) {
+	o, n, nv, hd := t.obs[i], t.n, t.nv[i], t.cfg.Hidden
+	for f := range t.m {
+		for v := range nv {
+			c := f*nv + v
+			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], t.tables[i][c*n:c*n+n])
+			softmaxInPlace(t.tables[i][c*n : c*n+n])
+		}
+	}
+}
+
+// cellLoss is the loss of observer i's estimate in cell c for target x: its
+// training loss (soft 0-1 or log), or with hard the 0-1 error of its MAP
+// decision.
+func (t *finiteTrainer) cellLoss(i, c, x int, hard bool) float64 {
+	q := t.tables[i][c*t.n : c*t.n+t.n]
+	if hard {
+		a := 0
+		for k, v := range q {
+			if v > q[a] {
+				a = k
+			}
+		}
+		if a == x {
+			return 0
+		}
+		return 1
+	}
+	return 1 - q[x]
+}
+
+// privStep is Algorithm 1, lines 6–15, with the expectation over F: the
+// observers are frozen; L_priv = −min_i L_adv,i + ρ/2 |L_recon − D|.
+func (t *finiteTrainer) privStep() {
+	mb := t.cfg.BatchSize
+	idx := t.samplers[0].next(mb)
+	for i := range t.obs {
+		t.tabulate(i)
+	}
+	// The observers' expected losses on the minibatch (first pass).
+	hardObs := t.cfg.EstLoss == EstLossLog
+	loss := make([]float64, len(t.obs)) // small: 1 + K
+	for _, r := range idx {
+		t.privacy(t.tr.x[r], t.trR[r])
+		for i := range t.obs {
+			v := t.tr.v[i][r]
+			for f, pf := range t.p {
+				loss[i] += pf * t.cellLoss(i, f*t.nv[i]+v, t.tr.x[r], hardObs)
+			}
+		}
+	}
+	fn := float64(mb)
+	adv := 1
+	for i := 2; i < len(loss); i++ {
+		if loss[i] < loss[adv] {
+			adv = i
+		}
+	}
+	diff := loss[0]/fn - t.d
+	cRecon := 0.0
+	if diff > 0 {
+		cRecon = t.cfg.Rho / 2
+	} else if diff < 0 {
+		cRecon = -t.cfg.Rho / 2
+	}
+	clear(t.gradPriv)
+	for _, r := range idx {
+		x := t.tr.x[r]
+		t.privacy(x, t.trR[r])
+		var pg float64
+		for f := range t.p {
+			g := cRecon * t.cellLoss(0, f*t.nv[0]+t.tr.v[0][r], x, hardObs) / fn
+			if len(t.obs) > 1 {
+				g -= t.cellLoss(adv, f*t.nv[adv]+t.tr.v[adv][r], x, hardObs) / fn
+			}
+			t.g[f] = g
+			pg += t.p[f] * g
+		}
+		for f, pf := range t.p {
+			t.dz[f] = pf * (t.g[f] - pg)
+		}
+		t.priv.backwardSparse(x, t.n, t.trR[r], t.h, t.dz[:t.m], t.gradPriv)
+	}
+	t.opt[0].Step(t.priv.params, t.gradPriv)
+}
+
+// drawF draws F ~ Categorical(t.p) with rng.
+func (t *finiteTrainer) drawF(rng *rand.Rand) int {
+	u, c := rng.Float64(), 0.0
+	for f, v := range t.p {
+		if c += v; u < c {
+			return f
+		}
+	}
+	return len(t.p) - 1
+}
+
+// obsStep is Algorithm 1, lines 16–30, for observer i (0: the
+// reconstructor): the privatizer is frozen, F is drawn for each row, and
+// the observer descends on its loss of (f, v).
+func (t *finiteTrainer) obsStep(i int) {
+	mb := t.cfg.BatchSize
+	n, nv := t.n, t.nv[i]
+	t.tabulate(i)
+	d := t.dTable[:t.m*nv*n]
+	clear(d)
+	fn := float64(mb)
+	for _, r := range t.samplers[1+i].next(mb) {
+		x := t.tr.x[r]
+		t.privacy(x, t.trR[r])
+		c := t.drawF(t.draw)*nv + t.tr.v[i][r]
+		q := t.tables[i][c*n : c*n+n]
+		// dL/dz of the softmax output: soft 0-1 loss 1 − q_x gives
+		// −q_x(1[k = x] − q_k); log loss −log q_x gives q_k − 1[k = x].
+		for k, qk := range q {
+			ind := 0.0
+			if k == x {
+				ind = 1
+			}
+			if t.cfg.EstLoss == EstLossLog {
+				d[c*n+k] += (qk - ind) / fn
+			} else {
+				d[c*n+k] -= q[x] * (ind - qk) / fn
+			}
+		}
+	}
+	g := t.gradObs[i]
+	clear(g)
+	hd := t.cfg.Hidden
+	for f := range t.m {
+		for v := range nv {
+			c := f*nv + v
+			t.obs[i].backwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], d[c*n:c*n+n], g)
+		}
+	}
+	t.opt[1+i].Step(t.obs[i].params, g)
+}
+
+// evaluate records the test-split losses with F drawn from the evaluation
+// stream: each observer's soft 0-1 loss and its MAP decision's 0-1 error.
+func (t *finiteTrainer) evaluate() {
+	for i := range t.obs {
+		t.tabulate(i)
+	}
+	soft := make([]float64, len(t.obs))
+	hard := make([]float64, len(t.obs))
+	for r, x := range t.te.x {
+		t.privacy(x, t.teR[r])
+		f := t.drawF(t.eval)
+		for i := range t.obs {
+			c := f*t.nv[i] + t.te.v[i][r]
+			soft[i] += t.cellLoss(i, c, x, false)
+			hard[i] += t.cellLoss(i, c, x, true)
+		}
+	}
+	nt := float64(len(t.te.x))
+	for i := range soft {
+		soft[i] /= nt
+		hard[i] /= nt
+	}
+	t.hist.add(soft[0], soft[1:], hard[0], hard[1:])
+}
+
+// keep snapshots the networks as Trainer.keep does.
+func (t *finiteTrainer) keep() {
+	e := t.hist.Len() - 1
+	k, d, tau := t.cfg.Protocol.K, t.d, t.cfg.Protocol.Tau
+	if r := t.hist.selected(t.cfg.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
+		return
+	}
+	s := snap{epoch: e}
+	s.params = append(s.params, append([]float64(nil), t.priv.params...))
+	for _, o := range t.obs {
+		s.params = append(s.params, append([]float64(nil), o.params...))
+	}
+	if len(t.snaps) == k {
+		t.snaps = t.snaps[1:]
+	}
+	t.snaps = append(t.snaps, s)
+}
+
+// Snapshots implements trialRun.
+func (t *finiteTrainer) Snapshots() []Snapshot {
+	out := make([]Snapshot, len(t.snaps))
+	for k, s := range t.snaps {
+		out[k] = Snapshot{Epoch: s.epoch, Networks: t.networksOf(s.params)}
+	}
+	return out
+}
+
+// Networks implements trialRun.
+func (t *finiteTrainer) Networks() []Network {
+	params := [][]float64{t.priv.params}
+	for _, o := range t.obs {
+		params = append(params, o.params)
+	}
+	return t.networksOf(params)
+}
+
+func (t *finiteTrainer) networksOf(params [][]float64) []Network {
+	nets := []Network{t.priv.network(params[0], "privatizer", append(oneHotNames("x", t.n), "r"))}
+	for i, o := range t.obs {
+		role, side := "reconstructor", "y"
+		if i > 0 {
+			role, side = fmt.Sprintf("adversary_%d", i), fmt.Sprintf("z%d", i)
+		}
+		nets = append(nets, o.network(params[1+i], role, append(oneHotNames("f", t.m), oneHotNames(side, t.nv[i])...)))
+	}
+	return nets
+}
+
+// oneHotNames names the columns of a one-hot encoding: base=0, base=1, ….
+func oneHotNames(base string, n int) []string {
+	out := make([]string, n)
+	for k := range out {
+		out[k] = fmt.Sprintf("%s=%d", base, k)
+	}
+	return out
+}
+
+func softmaxInPlace(z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = max(mx, v)
+	}
+	var s float64
+	for k, v := range z {
+		z[k] = math.Exp(v - mx)
+		s += z[k]
+	}
+	for k := range z {
+		z[k] /= s
+	}
+}
+
+// validateFiniteAlg1 checks the settings of Algorithm 1 on a finite model:
+// the release's alphabet, and the expectation over F (a sampled categorical
+// F gives the privatizer no adversarial gradient at all).
+func (c *Config) validateFiniteAlg1() []error {
+	if c.Method != MethodAlg1 || c.Model != kind.Finite {
+		if c.Outputs != 0 {
+			return []error{fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs)}
+		}
+		return nil
+	}
+	var errs []error
+	if c.Outputs != 0 && (c.Outputs < 2 || c.Outputs > MaxLabels) {
+		errs = append(errs, fmt.Errorf("learn: Config.Outputs = %d: the release needs between 2 and %d labels (0: |X|)", c.Outputs, MaxLabels))
+	}
+	if c.PrivGrad != PrivGradExpect {
+		errs = append(errs, fmt.Errorf("learn: Config.PrivGrad = %q: Algorithm 1 on a finite model takes the expectation over F (%q)", c.PrivGrad, PrivGradExpect))
+	}
+	return errs
+}

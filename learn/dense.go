@@ -1,0 +1,125 @@
+package learn
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// denseNet is an MLP with several outputs, In → Hidden ReLU → Out
+// (identity; the caller applies the softmax), for Algorithm 1 on a finite
+// X, whose inputs are one-hot codes: its forward and backward passes take
+// the active columns instead of a dense input. The layout is
+//
+//	W1 [Hidden][In]  B1 [Hidden]  W2 [Out][Hidden]  B2 [Out]
+//
+// (PyTorch's Linear.weight order), initialized as NewMLP: U(±1/√fan_in),
+// drawn in the order W1, B1, W2, B2.
+type denseNet struct {
+	in, hidden, out int
+	params          []float64
+}
+
+func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
+	d := &denseNet{in: in, hidden: hidden, out: out, params: make([]float64, hidden*in+hidden+out*hidden+out)}
+	b1, b2 := 1/math.Sqrt(float64(in)), 1/math.Sqrt(float64(hidden))
+	k := hidden*in + hidden
+	for j := range d.params {
+		b := b1
+		if j >= k {
+			b = b2
+		}
+		d.params[j] = b * (2*rng.Float64() - 1)
+	}
+	return d
+}
+
+func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
+	a := d.hidden * d.in
+	b := a + d.hidden
+	c := b + d.out*d.hidden
+	return p[:a], p[a:b], p[b:c], p[c:]
+}
+
+// forwardSparse evaluates the network on one-hot column x (of the first
+// n inputs) and the real input r in column n.
+func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
+	w1, b1, _, _ := d.split(d.params)
+	for j := range h[:d.hidden] {
+		row := w1[j*d.in : j*d.in+d.in]
+		h[j] = relu(b1[j] + row[x] + r*row[n])
+	}
+	d.second(h, out)
+}
+
+// forwardTwoHot evaluates the network on the input with ones in columns a
+// and b and zeros elsewhere.
+func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
+	w1, b1, _, _ := d.split(d.params)
+	for j := range h[:d.hidden] {
+		row := w1[j*d.in : j*d.in+d.in]
+		h[j] = relu(b1[j] + row[a] + row[b])
+	}
+	d.second(h, out)
+}
+
+func (d *denseNet) second(h, out []float64) {
+	_, _, w2, b2 := d.split(d.params)
+	for o := range out[:d.out] {
+		s := b2[o]
+		for j, hv := range h[:d.hidden] {
+			s += w2[o*d.hidden+j] * hv
+		}
+		out[o] = s
+	}
+}
+
+// backwardSparse adds the parameter gradient of the row forwardSparse(x,
+// n, r) evaluated (hidden activations h) for output gradient dz into grad.
+func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
+	d.backward(h, dz, grad, func(row []float64, g float64) { row[x] += g; row[n] += g * r })
+}
+
+// backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
+func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
+	d.backward(h, dz, grad, func(row []float64, g float64) { row[a] += g; row[b] += g })
+}
+
+func (d *denseNet) backward(h, dz, grad []float64, first func(row []float64, g float64)) {
+	_, _, w2, _ := d.split(d.params)
+	gw1, gb1, gw2, gb2 := d.split(grad)
+	for o, g := range dz[:d.out] {
+		if g == 0 {
+			continue
+		}
+		gb2[o] += g
+		for j, hv := range h[:d.hidden] {
+			gw2[o*d.hidden+j] += g * hv
+		}
+	}
+	for j, hv := range h[:d.hidden] {
+		if hv <= 0 {
+			continue // ReLU's derivative at 0 is 0, as autograd's
+		}
+		var s float64
+		for o, g := range dz[:d.out] {
+			s += w2[o*d.hidden+j] * g
+		}
+		gb1[j] += s
+		first(gw1[j*d.in:j*d.in+d.in], s)
+	}
+}
+
+// network returns the JSON form with parameters p: a ReLU layer, then a
+// layer of Out logits whose activation is "softmax".
+func (d *denseNet) network(p []float64, role string, inputs []string) Network {
+	w1, b1, w2, b2 := d.split(p)
+	l1 := Layer{In: d.in, Out: d.hidden, Activation: "relu", Bias: append(Floats(nil), b1...)}
+	for j := range d.hidden {
+		l1.Weights = append(l1.Weights, append(Floats(nil), w1[j*d.in:j*d.in+d.in]...))
+	}
+	l2 := Layer{In: d.hidden, Out: d.out, Activation: "softmax", Bias: append(Floats(nil), b2...)}
+	for o := range d.out {
+		l2.Weights = append(l2.Weights, append(Floats(nil), w2[o*d.hidden:o*d.hidden+d.hidden]...))
+	}
+	return Network{Role: role, Inputs: inputs, Layers: []Layer{l1, l2}}
+}
