@@ -97,4 +97,3 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 	}
 	return writeOutput(io.Writer(cmd.OutOrStdout()), o.out, buf.Bytes())
 }
-
