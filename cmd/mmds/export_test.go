@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/verify"
@@ -199,4 +201,26 @@ func checkLabelsExport(t *testing.T, dir string, want privatizer.Format) {
 	if checked == 0 {
 		t.Fatal("no certified threshold to export")
 	}
+}
+
+// syntheticLabels writes a results directory of the labels method with one
+// finalized point at D: on the binary paper model a channel, on the
+// Gaussian paper model a cell kernel (cells of width 2 on 0..8, two
+// labels). It is for inputs refused before any certificate.
+func syntheticLabels(t *testing.T, dir string, kind model.Kind, d float64) {
+	t.Helper()
+	net := learntest.LinearNet(1, 1, 0)
+	adv := []float64{d} // the binary paper model's one adversary
+	if kind == model.Gauss {
+		adv = []float64{d, d} // the Gaussian paper model's two
+	}
+	res := verifytest.Synthetic(t, dir, kind, 0.1, []verifytest.Point{{D: d, Priv: &net, Recon: d, Adv: adv}})
+	res.Config.Method = learn.MethodLabels
+	res.Points[0].Networks = nil
+	if kind == model.Gauss {
+		res.Points[0].Kernel = &learn.Kernel{Edges: []float64{0, 2, 4, 6, 8}, Prob: [][]float64{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}}}
+	} else {
+		res.Points[0].Channel = [][]float64{{0.9, 0.1}, {0.2, 0.8}}
+	}
+	verifytest.WriteResults(t, dir, res)
 }
