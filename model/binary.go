@@ -105,8 +105,11 @@ func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error)
 }
 
 // CheckPrivatizer implements Model: a channel must have two rows, x = 0
-// and x = 1.
+// and x = 1; a cell kernel needs a continuous X.
 func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
+	if f.Kernel != nil {
+		return kernelNeedsGauss(f.Kernel, Binary)
+	}
 	if f.Channel != nil {
 		return f.Channel.CheckRows(2)
 	}

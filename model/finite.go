@@ -154,8 +154,11 @@ func (FiniteModel) Certify(bayes.Privatizer, Options) (Certificate, error) {
 }
 
 // CheckPrivatizer implements Model: a channel must have one row per value
-// of X.
+// of X; a cell kernel needs a continuous X.
 func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
+	if p.Kernel != nil {
+		return kernelNeedsGauss(p.Kernel, Finite)
+	}
 	if p.Channel != nil {
 		return p.Channel.CheckRows(f.M.N())
 	}

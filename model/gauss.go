@@ -114,10 +114,10 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 }
 
 // CheckPrivatizer implements Model: the Gaussian model certifies networks
-// k(x, r); a channel P(F | X) needs a finite X.
+// k(x, r) and cell kernels; a channel P(F | X) needs a finite X.
 func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 	if f.Channel != nil {
-		return fmt.Errorf("%w: privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) instead", privatizer.ErrInput, f.Channel.Name)
+		return fmt.Errorf("%w: privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) or a cell kernel instead", privatizer.ErrInput, f.Channel.Name)
 	}
 	return nil
 }
@@ -126,10 +126,23 @@ func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 // by Certify on the faces of its linear regions (identity and ReLU
 // activations; others cannot be certified: an error wrapping
 // bayes.ErrCannotCertify), as the function a runtime in the network's
-// precision computes.
+// precision computes; a cell kernel by CertifyKernel, whose quadrature
+// error estimate must be within o.Gauss.Target (else
+// bayes.ErrCannotCertify), as mmds verify requires of a trained one.
 func (g GaussModel) CertifyFile(_ context.Context, f privatizer.File, o Options) (Certificate, error) {
 	if err := g.CheckPrivatizer(f); err != nil {
 		return Certificate{}, err
+	}
+	if f.Kernel != nil {
+		c, err := CertifyKernel(g, learn.Kernel{Edges: f.Kernel.Edges, Prob: f.Kernel.Prob, Reveal: f.Kernel.Reveal}, f.Kernel.Name)
+		if err != nil {
+			return c, err
+		}
+		tol := o.Gauss.Target
+		if tol == 0 {
+			tol = 0.005 // bayes.GaussQuad's default Target
+		}
+		return c, CheckKernelChange(c, tol)
 	}
 	k, err := bayes.FromNetwork(f.Network)
 	if err != nil {

@@ -186,3 +186,19 @@ func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
 	}
 	return Certificate{Losses: l, Change: change}, nil
 }
+
+// CheckKernelChange reports an error wrapping bayes.ErrCannotCertify when
+// a kernel certificate's quadrature error estimate c.Change exceeds tol:
+// the losses are sound only to that estimate.
+func CheckKernelChange(c Certificate, tol float64) error {
+	if !(c.Change <= tol) {
+		return fmt.Errorf("%w: the kernel's quadrature error estimate is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, tol)
+	}
+	return nil
+}
+
+// kernelNeedsGauss is the error for a cell kernel given to a model with a
+// finite X, whose privatizers are channels.
+func kernelNeedsGauss(k *privatizer.Kernel, kind Kind) error {
+	return fmt.Errorf("%w: privatizer %s is a cell kernel of the Gaussian model, but the model is %s: certify a channel P(F | X) or a network k(x, r) instead", privatizer.ErrInput, k.Name, kind)
+}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -148,5 +150,54 @@ func TestCertifyKernelReveal(t *testing.T) {
 		if _, err := CertifyKernel(g, k, "test"); !errors.Is(err, privatizer.ErrInput) {
 			t.Errorf("λ = %g: error %v, want privatizer.ErrInput", lambda, err)
 		}
+	}
+}
+
+// TestCertifyFileKernel: a kernel file certifies on the Gaussian model as
+// CertifyKernel certifies the kernel (the same numbers), is cannot-certify
+// when its quadrature error estimate exceeds the stated error, and is bad
+// input on models with a finite X, as a channel is on the Gaussian model.
+func TestCertifyFileKernel(t *testing.T) {
+	g, _ := Paper(Gauss)
+	edges := g.(GaussModel).M.CellEdges(0.8)
+	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
+	for j := range k.Prob {
+		k.Prob[j] = []float64{0, 0, 0, 0, 0}
+		k.Prob[j][j%5] = 1
+	}
+	want, err := CertifyKernel(g, k, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := privatizer.File{Format: privatizer.FormatKernelJSON, Kernel: &privatizer.Kernel{Name: "k.json", Edges: k.Edges, Prob: k.Prob, Reveal: k.Reveal}}
+	got, err := g.CertifyFile(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Recon != want.Recon || got.MinAdv != want.MinAdv || got.Change != want.Change {
+		t.Errorf("CertifyFile %+v, CertifyKernel %+v: want equal", got.Losses, want.Losses)
+	}
+	if want.Change > 0 {
+		o := Options{}
+		o.Gauss.Target = want.Change / 2
+		if _, err := g.CertifyFile(context.Background(), f, o); !errors.Is(err, bayes.ErrCannotCertify) {
+			t.Errorf("stated error %g below the quadrature estimate %g: %v, want bayes.ErrCannotCertify", o.Gauss.Target, want.Change, err)
+		}
+	}
+	for _, kind := range []Kind{Binary, Finite} {
+		m, err := Paper(kind)
+		if kind == Finite {
+			m, err = ParseAs(Finite, []byte(tinyFiniteJSON))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.CertifyFile(context.Background(), f, Options{}); !errors.Is(err, privatizer.ErrInput) || !strings.Contains(err.Error(), "cell kernel") {
+			t.Errorf("%v model: %v, want privatizer.ErrInput naming the cell kernel", kind, err)
+		}
+	}
+	ch := privatizer.File{Format: privatizer.FormatChannelJSON, Channel: &privatizer.Channel{Name: "c.json", P: [][]float64{{1}}}}
+	if _, err := g.CertifyFile(context.Background(), ch, Options{}); !errors.Is(err, privatizer.ErrInput) {
+		t.Errorf("channel on the Gaussian model: %v, want privatizer.ErrInput", err)
 	}
 }

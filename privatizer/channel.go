@@ -283,12 +283,13 @@ func ReadChannel(ctx context.Context, path string) (*Channel, error) {
 	return ParseChannelJSON(bytes.NewReader(data), path)
 }
 
-// File is a privatizer file as read by Read: exactly one of Channel and
-// Network is set, as Format says.
+// File is a privatizer file as read by Read: exactly one of Channel,
+// Network and Kernel is set, as Format says.
 type File struct {
 	Format  Format
 	Channel *Channel
 	Network *network.Network
+	Kernel  *Kernel
 }
 
 // MaxFileBytes bounds a privatizer file of any form.
@@ -307,8 +308,9 @@ func Read(ctx context.Context, path string) (File, error) {
 
 // Parse decodes the bytes of a privatizer file of any form, named name: a
 // name ending in .onnx is an ONNX network, .csv a CSV channel; otherwise a
-// JSON object with the key "channel" is a channel and one with "layers" a
-// network in the JSON layout (keys exactly so, none twice: jsonconf).
+// JSON object with the key "channel" is a channel, one with "kernel" a cell
+// kernel and one with "layers" a network in the JSON layout (keys exactly
+// so, none twice: jsonconf).
 // Errors wrap ErrInput and name the file.
 func Parse(data []byte, name string) (File, error) {
 	return ParseNamed(data, name, name)
@@ -344,10 +346,14 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 			c, err := ParseChannelJSON(bytes.NewReader(data), name)
 			return File{Format: FormatChannelJSON, Channel: c}, err
 		}
+		if _, ok := keys["kernel"]; ok {
+			k, err := ParseKernelJSON(bytes.NewReader(data), name)
+			return File{Format: FormatKernelJSON, Kernel: k}, err
+		}
 		if _, ok := keys["layers"]; ok {
 			m, err := network.ParseJSON(bytes.NewReader(data), name)
 			return File{Format: FormatNetworkJSON, Network: m}, err
 		}
 	}
-	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, name)
+	return File{}, fmt.Errorf("%w: %s: neither a channel {\"channel\": [[…]]}, a kernel {\"kernel\": {…}} nor a network {\"inputs\": [\"x\", \"r\"], \"layers\": […]} (nor a .onnx or .csv file)", ErrInput, name)
 }

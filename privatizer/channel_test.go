@@ -284,13 +284,14 @@ func TestRead(t *testing.T) {
 	}{
 		{"channel-binary.json", FormatChannelJSON}, {"channel-binary.csv", FormatChannelCSV},
 		{"relu2-gauss.json", FormatNetworkJSON}, {"relu2-gauss.onnx", FormatONNX},
+		{"kernel-gauss.json", FormatKernelJSON},
 	} {
 		f, err := Read(context.Background(), filepath.Join("testdata", tc.name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		network := tc.format.IsNetwork()
-		if f.Format != tc.format || (f.Network != nil) != network || (f.Channel != nil) == network {
+		network, kernel := tc.format.IsNetwork(), tc.format == FormatKernelJSON
+		if f.Format != tc.format || (f.Network != nil) != network || (f.Kernel != nil) != kernel || (f.Channel != nil) != (!network && !kernel) {
 			t.Errorf("%s: %+v", tc.name, f)
 		}
 		var back Format
@@ -308,6 +309,7 @@ func TestRead(t *testing.T) {
 		{"array.json", `[[0.5, 0.5]]`, "neither a channel"},
 		{"badnet.json", `{"inputs": ["x"], "layers": []}`, `inputs ["x"]`},
 		{"badchan.json", `{"channel": [[2, -1]]}`, "entry [0][1] = -1"},
+		{"badkernel.json", `{"kernel": {"edges": [0], "prob": [[1], [1]], "reveal": 1}}`, `"reveal" = 1`},
 	} {
 		p := filepath.Join(dir, tc.name)
 		if err := os.WriteFile(p, []byte(tc.in), 0o644); err != nil {

@@ -25,4 +25,13 @@
 // with network.Network.Expect's error bounds (the region walk's own rounding
 // included) and the forward error bound of the network's precision, float32
 // or float64 (Expectation.Rounding), added to NetworkLosses.Bound.
+//
+// # Kernels
+//
+// On the Gaussian model the labels method's privatizer is a cell kernel
+// (Kernel): cut points b_0 < … < b_{n−1}, a row P(F = l | X ∈ c_j) per
+// cell, and a weight λ of releasing X itself. Its file is the object
+// results.json holds, {"kernel": {"edges", "prob", "reveal"}}; package
+// model certifies it (model.CertifyKernel: Gauss–Hermite quadrature with a
+// stated error).
 package privatizer

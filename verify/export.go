@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // ThresholdTol is how close a threshold asked for must be to one of a
@@ -14,38 +15,70 @@ import (
 // close.
 const ThresholdTol = 1e-3
 
-// Privatizer returns the learned privatizer of the run's finalized
-// threshold D within ThresholdTol of d (relative), and D itself, as the
-// network mmds certifies: float64, its inputs in the order it was trained
-// with (network.ParseRecord). No such threshold, or two, is an error
-// wrapping ErrInput that says which thresholds have a privatizer.
+// Privatizer returns the learned network of the run's finalized threshold
+// D within ThresholdTol of d (relative), and D itself, as the network mmds
+// certifies: float64, its inputs in the order it was trained with
+// (network.ParseRecord). No such threshold, or two, is an error wrapping
+// ErrInput that says which thresholds have a privatizer; so is a labels
+// method's point, whose privatizer is a channel or a cell kernel (Export
+// returns those).
 func (run *Run) Privatizer(d float64) (*network.Network, float64, error) {
-	ds := run.Finalized()
+	f, dd, err := run.Export(d)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Network == nil {
+		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's %s, not a network k(x, r)", ErrInput, dd, f.Format.Object())
+	}
+	return f.Network, dd, nil
+}
+
+// Export returns the privatizer of the run's finalized threshold D within
+// ThresholdTol of d (relative), and D itself, as mmds certify reads it: a
+// network (Privatizer's), the labels method's channel P(F | X) on a model
+// with a finite X (privatizer.FormatChannelJSON), or its cell kernel on the
+// Gaussian model (privatizer.FormatKernelJSON), both exactly as results.json
+// holds them, so that certifying the file computes what mmds verify
+// computes for the point. Errors wrap ErrInput.
+func (run *Run) Export(d float64) (privatizer.File, float64, error) {
+	at, err := run.finalizedAt(d)
+	if err != nil {
+		return privatizer.File{}, 0, err
+	}
+	p := &run.Results.Points[at]
+	name := fmt.Sprintf("points[%d] of %s/results.json", at, safefile.Path(run.Dir))
+	switch {
+	case p.Kernel != nil:
+		k := &privatizer.Kernel{Name: name, Edges: p.Kernel.Edges, Prob: p.Kernel.Prob, Reveal: p.Kernel.Reveal}
+		return privatizer.File{Format: privatizer.FormatKernelJSON, Kernel: k}, p.D, nil
+	case p.Channel != nil:
+		c := &privatizer.Channel{Name: name, P: p.Channel}
+		return privatizer.File{Format: privatizer.FormatChannelJSON, Channel: c}, p.D, nil
+	}
+	n, err := p.Privatizer()
+	if err != nil {
+		return privatizer.File{}, 0, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return privatizer.File{Format: privatizer.FormatNetworkJSON, Network: n}, p.D, nil
+}
+
+// finalizedAt returns the index of the run's finalized point within
+// ThresholdTol of d.
+func (run *Run) finalizedAt(d float64) (int, error) {
 	at := -1
 	for i, v := range run.Results.Points {
 		if !v.Finalized || !(math.Abs(v.D-d) <= ThresholdTol*math.Abs(v.D)) {
 			continue
 		}
 		if at >= 0 {
-			return nil, 0, fmt.Errorf("%w: %s: D = %v is within %g of two thresholds, %v and %v: give more digits", ErrInput, safefile.Path(run.Dir), d, ThresholdTol, run.Results.Points[at].D, v.D)
+			return 0, fmt.Errorf("%w: %s: D = %v is within %g of two thresholds, %v and %v: give more digits", ErrInput, safefile.Path(run.Dir), d, ThresholdTol, run.Results.Points[at].D, v.D)
 		}
 		at = i
 	}
 	if at < 0 {
-		return nil, 0, fmt.Errorf("%w: %s has no finalized privatizer at D = %v: %s", ErrInput, safefile.Path(run.Dir), d, describe(ds))
+		return 0, fmt.Errorf("%w: %s has no finalized privatizer at D = %v: %s", ErrInput, safefile.Path(run.Dir), d, describe(run.Finalized()))
 	}
-	p := &run.Results.Points[at]
-	switch {
-	case p.Kernel != nil:
-		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's cell kernel, not a network k(x, r): ONNX and the JSON layout hold networks; its edges and label probabilities are points[%d].kernel of %s/results.json", ErrInput, p.D, at, safefile.Path(run.Dir))
-	case p.Channel != nil:
-		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's channel P(F | X), not a network k(x, r): points[%d].channel of %s/results.json is already a channel file as mmds certify reads it", ErrInput, p.D, at, safefile.Path(run.Dir))
-	}
-	n, err := p.Privatizer()
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	return n, p.D, nil
+	return at, nil
 }
 
 // describe names a list of thresholds briefly for a message.

@@ -242,9 +242,8 @@ func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certifica
 		if errors.Is(err, privatizer.ErrInput) {
 			return c, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		if err == nil && !(c.Change <= o.Tol.Quad) {
-			// The losses are sound only to the quadrature error estimate.
-			err = fmt.Errorf("%w: the kernel's quadrature error estimate is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, o.Tol.Quad)
+		if err == nil {
+			err = model.CheckKernelChange(c, o.Tol.Quad)
 		}
 		return c, err
 	}

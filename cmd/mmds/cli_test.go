@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mmds-project/mmds/model"
 )
 
 // goInternals matches what a message must never show a person: Go error
@@ -58,6 +60,20 @@ func TestBadInputTable(t *testing.T) {
 	missing := filepath.Join(dir, "no-such.json")
 	noFolder := filepath.Join(dir, "no", "such", "out.txt")
 	notResults := t.TempDir()
+	labelsBin, labelsGauss := filepath.Join(dir, "labels-binary"), filepath.Join(dir, "labels-gauss")
+	for _, l := range []struct {
+		dir  string
+		kind model.Kind
+		d    float64
+	}{{labelsBin, model.Binary, 0.1}, {labelsGauss, model.Gauss, 2}} {
+		if err := os.Mkdir(l.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		syntheticLabels(t, l.dir, l.kind, l.d)
+	}
+	kernel := file("kernel.json", `{"kernel": {"edges": [0, 4], "prob": [[1, 0], [0, 1], [1, 0]]}}`)
+	kernelReveal := file("kreveal.json", `{"kernel": {"edges": [0, 4], "prob": [[1, 0], [0, 1], [1, 0]], "reveal": 1}}`)
+	kernelKey := file("kkey.json", `{"kernel": {"edges": [0, 4], "prob": [[1, 0], [0, 1], [1, 0]], "Reveal": 0.5}}`)
 
 	cases := []struct {
 		args []string
@@ -207,6 +223,13 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"certify", "--check", certUp, "--points", pointsEmpty}, "empty.json"},
 		{[]string{"certify", "--model", bin, "--privatizer", ch, "--d", "0.1", "--d", "0.2"}, "--d"},
 		{[]string{"certify", "--model", gm, "--privatizer", ch, "--d", "0.1"}, "channel"},
+		{[]string{"certify", "--model", bin, "--privatizer", kernel, "--d", "0.1"}, "kernel.json is a cell kernel"},
+		{[]string{"certify", "--model", fin, "--privatizer", kernel, "--d", "0.1"}, "kernel.json is a cell kernel"},
+		{[]string{"certify", "--model", gm, "--privatizer", kernelReveal, "--d", "2"}, `kreveal.json: "reveal" = 1`},
+		{[]string{"certify", "--model", gm, "--privatizer", kernelKey, "--d", "2"}, `"Reveal"`},
+		// export
+		{[]string{"export", labelsBin, "--d", "0.1", "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 0.1 is the labels method's channel P(F | X)"},
+		{[]string{"export", labelsGauss, "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 2 is the labels method's cell kernel"},
 		{[]string{"certify", "extra"}, "extra"},
 		// plot
 		{[]string{"plot"}, "DIR"},

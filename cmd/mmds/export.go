@@ -22,13 +22,17 @@ func newExportCmd() *cobra.Command {
 	var o exportOpts
 	cmd := &cobra.Command{
 		Use:   "export DIR [--d D] [--onnx] [-o FILE]",
-		Short: "Write a trained privatizer of a results directory as ONNX or in the JSON layout",
-		Long: `export writes the learned privatizer k(x, r) of one threshold D of a results
+		Short: "Write a trained privatizer of a results directory as ONNX or as the JSON mmds certify reads",
+		Long: `export writes the learned privatizer of one threshold D of a results
 directory of mmds train, for PyTorch and ONNX Runtime users, or for mmds
-certify: --onnx writes an ONNX model (inputs x and r, each [batch, 1], output
-k, [batch, 1]; float64, as mmds trains), otherwise the JSON layout of mmds
-certify (docs/export.md). The directory is loaded as mmds verify loads it:
-its model and every point are checked against the hashes training recorded.
+certify: --onnx writes a network k(x, r) as an ONNX model (inputs x and r,
+each [batch, 1], output k, [batch, 1]; float64, as mmds trains), otherwise
+the JSON mmds certify reads (docs/export.md): a network in the JSON layout,
+or the labels method's privatizer as results.json holds it — a channel file
+{"channel": [[P(F=f | X=x)]]} on a binary or finite model, a kernel file
+{"kernel": {"edges", "prob", "reveal"}} on the Gaussian model. The directory
+is loaded as mmds verify loads it: its model and every point are checked
+against the hashes training recorded.
 
 --d picks the threshold: the run's finalized threshold within 0.1% of it,
 so a value as mmds verify's table prints it will do; it may be left out when
@@ -38,7 +42,8 @@ directory does:
   mmds certify --model DIR/model.json --privatizer FILE --d D
 
 Exit status: 0 written, 2 bad input (a results directory that does not load,
-a threshold without a privatizer, --onnx without -o).`,
+a threshold without a privatizer, --onnx without -o or on a labels method's
+channel or kernel).`,
 		Example: `  mmds export results/quick-gauss --d 2 --onnx -o priv.onnx
   mmds export results/quick-binary --d 0.1 -o priv.json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -71,7 +76,7 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 		}
 		d = ds[0]
 	}
-	n, _, err := run.Privatizer(d)
+	f, dd, err := run.Export(d)
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
@@ -79,10 +84,13 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if o.onnx {
-		err = n.WriteONNX(&buf)
-	} else {
-		err = n.WriteJSON(&buf)
+	switch {
+	case o.onnx && f.Network == nil:
+		return badInput("--onnx: the privatizer at D = %v is the labels method's %s, not a network k(x, r), which is what ONNX holds: write it with -o FILE alone (the %s file mmds certify reads)", dd, f.Format.Object(), f.Format)
+	case o.onnx:
+		err = f.Network.WriteONNX(&buf)
+	default:
+		err = f.WriteJSON(&buf)
 	}
 	if err != nil {
 		return err

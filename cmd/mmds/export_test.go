@@ -6,11 +6,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/learn/learntest"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/verify"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
@@ -136,4 +140,87 @@ func TestExportInput(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 and one line with %q", c.args, code, errs, c.want)
 		}
 	}
+}
+
+// checkLabelsExport exports every certified point of the labels-method run
+// dir with mmds export -o and certifies the file with mmds certify against
+// dir/model.json: the file is the format wanted (a channel or a kernel
+// file), and its certified losses and stated error are mmds verify's
+// exactly (the same numbers through the same finite sums or quadrature).
+// --onnx on the same point is exit 2, one line naming the object and the
+// plain -o FILE to use instead.
+func checkLabelsExport(t *testing.T, dir string, want privatizer.Format) {
+	t.Helper()
+	code, out, errs := runCLI(t, "verify", dir, "--format", "json", "--report-only")
+	if code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, errs)
+	}
+	var rep verify.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, p := range rep.Points {
+		if p.Certified == nil {
+			continue
+		}
+		d := fmt.Sprint(p.D)
+		file := filepath.Join(t.TempDir(), "priv.json")
+		if code, _, errs := runCLI(t, "export", dir, "--d", d, "-o", file); code != 0 {
+			t.Fatalf("export --d %s: exit %d: %s", d, code, errs)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := privatizer.Parse(b, file); err != nil || f.Format != want {
+			t.Fatalf("exported file: format %v, %v; want %v", f.Format, err, want)
+		}
+		code, out, errs := runCLI(t, "certify", "--model", filepath.Join(dir, "model.json"), "--privatizer", file, "--d", d, "--format", "json")
+		if code != 0 && code != 1 {
+			t.Fatalf("certify %s: exit %d: %s", file, code, errs)
+		}
+		var cert struct {
+			Points []verify.Point `json:"points"`
+		}
+		if err := json.Unmarshal([]byte(out), &cert); err != nil || len(cert.Points) != 1 || cert.Points[0].Certified == nil {
+			t.Fatalf("certify %s: %v\n%s", file, err, out)
+		}
+		q := cert.Points[0]
+		got, wantL := *q.Certified, *p.Certified
+		if got.Recon != wantL.Recon || !slices.Equal(got.Adv, wantL.Adv) || *q.Change != *p.Change {
+			t.Errorf("D = %g: certify %+v (error %g), verify %+v (error %g): want equal", p.D, got, *q.Change, wantL, *p.Change)
+		}
+		code, _, errs = runCLI(t, "export", dir, "--d", d, "--onnx", "-o", filepath.Join(t.TempDir(), "p.onnx"))
+		if code != exitUsage || !strings.Contains(errs, want.Object()+", not a network k(x, r)") || !strings.Contains(errs, "-o FILE alone") ||
+			strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("export --onnx of a %v: exit %d, %q; want exit 2, one line naming it and -o FILE", want, code, errs)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no certified threshold to export")
+	}
+}
+
+// syntheticLabels writes a results directory of the labels method with one
+// finalized point at D: on the binary paper model a channel, on the
+// Gaussian paper model a cell kernel (cells of width 2 on 0..8, two
+// labels). It is for inputs refused before any certificate.
+func syntheticLabels(t *testing.T, dir string, kind model.Kind, d float64) {
+	t.Helper()
+	net := learntest.LinearNet(1, 1, 0)
+	adv := []float64{d} // the binary paper model's one adversary
+	if kind == model.Gauss {
+		adv = []float64{d, d} // the Gaussian paper model's two
+	}
+	res := verifytest.Synthetic(t, dir, kind, 0.1, []verifytest.Point{{D: d, Priv: &net, Recon: d, Adv: adv}})
+	res.Config.Method = learn.MethodLabels
+	res.Points[0].Networks = nil
+	if kind == model.Gauss {
+		res.Points[0].Kernel = &learn.Kernel{Edges: []float64{0, 2, 4, 6, 8}, Prob: [][]float64{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}}}
+	} else {
+		res.Points[0].Channel = [][]float64{{0.9, 0.1}, {0.2, 0.8}}
+	}
+	verifytest.WriteResults(t, dir, res)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -23,7 +24,8 @@ import (
 // seconds aside);
 // mmds verify certifies each kernel through gauss.KernelLosses with
 // certified losses equal to the recorded training losses within the
-// training quadrature's error; mmds export refuses the kernel by name.
+// training quadrature's error; each kernel, exported, certifies as verify
+// certified it.
 func TestTrainLabelsGauss(t *testing.T) {
 	base := t.TempDir()
 	var points [2][]learn.DResult
@@ -103,10 +105,7 @@ func TestTrainLabelsGauss(t *testing.T) {
 	if code != exitCannotCertify || !strings.Contains(errs, "cannot be certified") {
 		t.Errorf("verify --tol-quad 1e-300: exit %d, stderr %q; want %d", code, errs, exitCannotCertify)
 	}
-	code, _, errs = runCLI(t, "export", "--d", "4", "-o", filepath.Join(base, "k.json"), dir)
-	if code != exitUsage || !strings.Contains(errs, "cell kernel") {
-		t.Errorf("export: exit %d, stderr %q; want exit 2 naming the cell kernel", code, errs)
-	}
+	checkLabelsExport(t, dir, privatizer.FormatKernelJSON)
 	checkRevealRefused(t, dir)
 	checkKernelCapRefused(t, dir)
 	// The kernel is sealed: an edited probability is refused.

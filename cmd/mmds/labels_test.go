@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // tinyLabels is a labels-method run small enough for unit tests: 2
@@ -19,7 +20,8 @@ func tinyLabels(model, dir string, extra ...string) []string {
 // TestTrainLabelsVerifies trains the labels method on the binary paper
 // model and on a finite model, checks that results.json names the method
 // and holds a channel per point, and that mmds verify certifies the
-// channels (exit 0 or 1, never a crash or a refusal of the directory).
+// channels (exit 0 or 1, never a crash or a refusal of the directory), and
+// that each channel, exported, certifies as verify certified it.
 func TestTrainLabelsVerifies(t *testing.T) {
 	cases := []struct{ model, config, sweep string }{
 		{"binary", "", "0.05:0.2:2"},
@@ -51,6 +53,7 @@ func TestTrainLabelsVerifies(t *testing.T) {
 			if !strings.Contains(out, "certified min adv") {
 				t.Errorf("verify printed no certificate:\n%s", out)
 			}
+			checkLabelsExport(t, dir, privatizer.FormatChannelJSON)
 		})
 	}
 }
