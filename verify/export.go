@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -55,6 +56,9 @@ func (run *Run) Export(d float64) (privatizer.File, float64, error) {
 		c := &privatizer.Channel{Name: name, P: p.Channel}
 		return privatizer.File{Format: privatizer.FormatChannelJSON, Channel: c}, p.D, nil
 	}
+	if run.Model.Kind().CategoricalRelease() {
+		return privatizer.File{}, 0, fmt.Errorf("%w: the privatizer at D = %v is Algorithm 1's categorical network on a finite model (one-hot x and r in, %d logits out); the JSON layout and ONNX hold networks k(x, r) of one output: certify it with mmds verify %s", ErrInput, p.D, finiteOutputs(p), safefile.Path(run.Dir))
+	}
 	n, err := p.Privatizer()
 	if err != nil {
 		return privatizer.File{}, 0, fmt.Errorf("%w: %w", ErrInput, err)
@@ -102,4 +106,13 @@ func (run *Run) Finalized() []float64 {
 		}
 	}
 	return ds
+}
+
+// finiteOutputs is the number of labels of a categorical privatizer's
+// record, 0 when it has none.
+func finiteOutputs(p *learn.DResult) int {
+	if len(p.Networks) == 0 || len(p.Networks[0].Layers) == 0 {
+		return 0
+	}
+	return p.Networks[0].Layers[len(p.Networks[0].Layers)-1].Out
 }

@@ -227,7 +227,7 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		if p.Channel != nil || p.Kernel != nil {
 			return fmt.Errorf("has a channel or kernel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
 		}
-		if run.Model.Kind() == model.Finite { // one-hot inputs, softmax outputs
+		if run.Model.Kind().CategoricalRelease() { // one-hot inputs, softmax outputs
 			return checkFiniteNetworks(p.Networks, run.Model)
 		}
 		return run.checkNetworks(p.Networks)

@@ -254,7 +254,7 @@ func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certifica
 		}
 		return c, err
 	}
-	if run.Results.Config.Method == learn.MethodAlg1 && run.Model.Kind() == model.Finite {
+	if run.Results.Config.Method == learn.MethodAlg1 && run.Model.Kind().CategoricalRelease() {
 		return run.certifyFiniteNetwork(dp, o)
 	}
 	n, err := dp.Privatizer()

@@ -24,4 +24,10 @@ func TestTrainFiniteAlg1Verify(t *testing.T) {
 	if !strings.Contains(stdout, "1 pass, 0 fail") && !strings.Contains(stdout, "0 pass, 1 fail") {
 		t.Errorf("verify certified no verdict for the finalized point:\n%s", stdout)
 	}
+	// The categorical network has m outputs: export refuses it in one line
+	// rather than write a file certify would read as k(x, r).
+	code, stdout, errs = runCLI(t, "export", out, "-o", filepath.Join(t.TempDir(), "net.json"))
+	if code != 2 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "categorical network") {
+		t.Errorf("export: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
 }

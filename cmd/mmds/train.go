@@ -69,7 +69,10 @@ exact Bayes observers of the model's law, and finalizes the best of its
 restarts per D; results.json records the method and each point's channel
 (binary, finite), which mmds verify certifies exactly, or on the gauss
 model a table of logits per cell of x whose kernel mmds verify certifies
-by quadrature with a stated error (docs/learn.md, "The labels method").`,
+by quadrature with a stated error (docs/learn.md, "The labels method").
+On a finite model (--config) Algorithm 1 releases one of --labels labels
+(default |X|) from its network's softmax, F ~ Categorical; mmds verify
+certifies the channel that network induces, with a stated error.`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
   mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
@@ -87,7 +90,7 @@ by quadrature with a stated error (docs/learn.md, "The labels method").`,
 			}
 			return nil
 		}),
-		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config; --method labels)"},
+		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config)"},
 		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
 	}
 	f := cmd.Flags()

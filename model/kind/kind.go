@@ -55,9 +55,16 @@ func (k Kind) FiniteX() bool { return k == Binary || k == Finite }
 // F ~ Bernoulli(p̂), a mechanism (s0, s1); every estimator outputs a
 // probability through a sigmoid, is trained on the soft 0-1 loss, and its
 // hard 0-1 decisions are recorded beside. On the Gaussian model (Section
-// V-A) f = k(x, r) is real-valued and every loss is MSE; Algorithm 1 does
-// not train finite models.
+// V-A) f = k(x, r) is real-valued and every loss is MSE; on a finite
+// model the release is categorical (CategoricalRelease).
 func (k Kind) BinaryRelease() bool { return k == Binary }
+
+// CategoricalRelease reports whether Algorithm 1 releases one of m labels
+// on the kind, F ~ Categorical(softmax(k(one-hot x, r))): Section V-B's
+// one-bit release extended to a finite X with more than two values. Its
+// privatizer has m outputs, so it is certified through the channel it
+// induces (learn.FiniteChannel), not as a network k(x, r) of one output.
+func (k Kind) CategoricalRelease() bool { return k == Finite }
 
 // String is the kind's name, "Kind(n)" for a value that is not one.
 func (k Kind) String() string { return text.String(k) }
