@@ -57,7 +57,7 @@ func (run *Run) Export(d float64) (privatizer.File, float64, error) {
 		return privatizer.File{Format: privatizer.FormatChannelJSON, Channel: c}, p.D, nil
 	}
 	if run.Model.Kind().CategoricalRelease() {
-		return privatizer.File{}, 0, fmt.Errorf("%w: the privatizer at D = %v is Algorithm 1's categorical network on a finite model (one-hot x and r in, %d logits out); the JSON layout and ONNX hold networks k(x, r) of one output: certify it with mmds verify %s", ErrInput, p.D, finiteOutputs(p), safefile.Path(run.Dir))
+		return privatizer.File{}, 0, fmt.Errorf("%w: the privatizer at D = %v is Algorithm 1's categorical network on a finite model (one-hot x and r in, %d logits out); the JSON layout and ONNX hold networks k(x, r) of one output: certify it with mmds verify %s", ErrNotExportable, p.D, finiteOutputs(p), safefile.Path(run.Dir))
 	}
 	n, err := p.Privatizer()
 	if err != nil {

@@ -21,6 +21,11 @@ import (
 // failed computation.
 var ErrInput = errors.New("invalid results directory")
 
+// ErrNotExportable: a valid point whose privatizer no export format holds
+// (Run.Export); it wraps ErrInput, so callers that treat it as bad input
+// still do.
+var ErrNotExportable = fmt.Errorf("%w: privatizer not exportable", ErrInput)
+
 // ModelFile is the name of the model file of a results directory.
 const ModelFile = rundir.ModelFile
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -78,6 +79,11 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 	}
 	f, dd, err := run.Export(d)
 	if err != nil {
+		if errors.Is(err, verify.ErrNotExportable) {
+			// The directory is valid: say only why the point has no file.
+			msg := strings.TrimPrefix(err.Error(), verify.ErrNotExportable.Error()+": ")
+			return badInput("%s", msg)
+		}
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
 		}
