@@ -46,6 +46,7 @@ type finiteTrainer struct {
 	tablesH       [][]float64 // per observer: hidden activations per cell
 	dTable        []float64
 	advLoss, hard []float64
+	obsLoss       []float64 // the privatizer step's per-observer losses, reused
 }
 
 func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTrainer, error) {
@@ -89,6 +90,7 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	}
 	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
 	t.advLoss, t.hard = make([]float64, k), make([]float64, k)
+	t.obsLoss = make([]float64, len(t.obs))
 	t.hist = newHistory(k, true, c.Epochs)
 	return t, nil
 }
@@ -186,7 +188,8 @@ func (t *finiteTrainer) privStep() {
 	}
 	// The observers' expected losses on the minibatch (first pass).
 	hardObs := t.cfg.EstLoss == EstLossLog
-	loss := make([]float64, len(t.obs)) // small: 1 + K
+	loss := t.obsLoss
+	clear(loss)
 	for _, r := range idx {
 		t.privacy(t.tr.x[r], t.trR[r])
 		for i := range t.obs {
