@@ -8,6 +8,17 @@
 // (ParseONNX, WriteONNX: a file WriteONNX writes reads back bit for bit) and
 // results.json's layout (ParseRecord).
 //
+// # Categorical networks
+//
+// On a finite X the release may take m > 2 values: a categorical network
+// ends in a softmax over m logits, P(F = f | X = x, R = r) = softmax(z(x,
+// r))_f (Section V-B's Algorithm 1 with |X| = n), and usually takes x
+// one-hot (inputs "x=0".."x=n−1" and r). Its channel P(f | x) =
+// E_R[softmax(z(x, R))_f] is integrated on each activation region of the
+// ReLU layers, where z is affine in r, by quadratic interpolation of the
+// softmax against φ, with a bound from |s‴| ≤ 2Δβ³·s (ExpectRow); its
+// forward error bound is ℓ1 over the labels (ProbsBound).
+//
 // # Pieces and expectations
 //
 // A network whose activations are identity and ReLU is continuous and

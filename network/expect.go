@@ -98,6 +98,9 @@ func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, erro
 	if !(tol > 0) {
 		return Expectation{}, m.errorf("tolerance %g: must be > 0", tol)
 	}
+	if m.Categorical() {
+		return Expectation{}, m.errorf("categorical (a softmax over %d labels): its expectation is a row of probabilities (ExpectRow)", m.Outputs())
+	}
 	w := newWalker(m)
 	suffix := m.Layers[w.np:]
 	for l, ly := range suffix {
@@ -216,7 +219,7 @@ func (m *Network) walkTol(e Expectation, x, tol float64) error {
 // Lip·(r − RWalk), and E[(R − RWalk)⁺] ≤ φ(RWalk): the continuation error
 // is at most 2·2·Lip·φ(RWalk) for both tails.
 func (m *Network) lipschitzR() float64 {
-	d := m.inputs(0, 1, make([]float64, 2))
+	d := m.noiseColumn(make([]float64, len(m.Inputs)))
 	for _, ly := range m.Layers {
 		g1, _ := ly.Act.derivBounds()
 		nd := make([]float64, len(ly.W))
@@ -310,7 +313,7 @@ func suffixEval(suffix []Layer, v, d []float64, t float64, a, b []float64) float
 	for i := range v {
 		a[i] = v[i] + d[i]*t
 	}
-	return forward(suffix, a, b)
+	return forward(suffix, a, b)[0]
 }
 
 // panel is part of an activation region: (a, b) inside one unit cell of r,

@@ -86,6 +86,9 @@ func (m *Network) checkFacesInput(box Box, maxFaces int) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
+	if m.XValues() > 0 || m.Categorical() {
+		return m.errorf("a one-hot x or a softmax release (a finite X's privatizer): Faces needs a real x and one output")
+	}
 	if !m.PiecewiseLinear() {
 		return m.errorf("not piecewise linear (a sigmoid or tanh layer): Faces needs identity and ReLU activations only")
 	}

@@ -40,7 +40,9 @@ const NoiseLaw = "normal(0,1)"
 //
 // ("noise" optional; "precision" float32 (the default: PyTorch's) or
 // float64; "activation" one of identity, relu, sigmoid, tanh, default
-// identity) and validates it; name is the file name for messages. The
+// identity, or softmax on the last layer of a categorical network; a
+// one-hot x is declared as "inputs": ["x=0", …, "x=n−1", "r"]) and
+// validates it; name is the file name for messages. The
 // weights of a float32 network are rounded to float32, as a runtime loading
 // them does: that is the function that runs.
 func ParseJSON(r io.Reader, name string) (*Network, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/enum"
@@ -30,10 +31,14 @@ const (
 	ReLU
 	Sigmoid
 	Tanh
+	// Softmax is the last layer's of a categorical network only: its units
+	// are the logits z_f and its output softmax(z)_f = e^{z_f}/Σ_g e^{z_g},
+	// the law of the release F over the labels 0..m−1.
+	Softmax
 )
 
 var actText = enum.Text[Activation]{Type: "Activation",
-	Names:    []string{Identity: "identity", ReLU: "relu", Sigmoid: "sigmoid", Tanh: "tanh"},
+	Names:    []string{Identity: "identity", ReLU: "relu", Sigmoid: "sigmoid", Tanh: "tanh", Softmax: "softmax"},
 	BadValue: func(a Activation) error { return fmt.Errorf("network: unknown activation %d", int(a)) },
 	BadText: func(b []byte, want string) error {
 		return fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(cut32(string(b))), strings.Replace(want, " or ", ", ", 1))
@@ -63,7 +68,7 @@ func (a *Activation) UnmarshalText(b []byte) error {
 }
 
 // ParseActivation returns the activation named s (identity, relu, sigmoid,
-// tanh; "" means identity).
+// tanh, softmax; "" means identity).
 func ParseActivation(s string) (Activation, error) {
 	if s == "" {
 		return Identity, nil
@@ -71,7 +76,8 @@ func ParseActivation(s string) (Activation, error) {
 	return actText.Parse(s)
 }
 
-// apply returns g(z).
+// apply returns g(z) for an elementwise activation (not Softmax, which
+// forward applies to the whole layer).
 func (a Activation) apply(z float64) float64 {
 	switch a {
 	case ReLU:
@@ -87,9 +93,6 @@ func (a Activation) apply(z float64) float64 {
 	}
 	return z
 }
-
-// smooth reports whether g is analytic (not ReLU).
-func (a Activation) smooth() bool { return a != ReLU }
 
 // derivBounds returns sup|g′| and sup|g″| over the real line: σ′ ≤ 1/4,
 // |σ″| ≤ 1/(6√3) (at σ = (3 ± √3)/6); tanh′ ≤ 1, |tanh″| ≤ 4/(3√3) (at
@@ -140,24 +143,32 @@ type Layer struct {
 // Cost caps of a network read from a file: every layer's width, the depth,
 // the total number of parameters, and the total number of hidden units
 // (each hidden ReLU unit is a kink of k(x, ·) per x, and the certificates'
-// work grows with their number squared).
+// work grows with their number squared); the labels of a categorical
+// network and the values of a one-hot x.
 const (
-	MaxWidth  = 1 << 14
-	MaxLayers = 256
-	MaxParams = 1 << 22
-	MaxUnits  = 1 << 12
+	MaxWidth   = 1 << 14
+	MaxLayers  = 256
+	MaxParams  = 1 << 22
+	MaxUnits   = 1 << 12
+	MaxOutputs = 1 << 12
+	MaxXValues = 1 << 12
 )
 
 // Network is a privatizer network k(x, r) with one private input x and one
 // noise input r ~ N(0, 1), independent of X and of every side variable
 // (Algorithm 1's r). On the Gaussian model the release is F = k(X, R); on
-// binary and finite models k(x, r) is P(F = 1 | X = x, R = r).
+// binary and finite models k(x, r) is P(F = 1 | X = x, R = r), or, for a
+// categorical network (last layer Softmax, m outputs), the law of F over
+// the labels 0..m−1: P(F = f | X = x, R = r) = softmax(z(x, r))_f
+// (Section V-B's Algorithm 1 on a finite X).
 type Network struct {
 	// Name is the file (or results entry) the network was read from, for
 	// messages.
 	Name string
-	// Inputs names the network's inputs in order: "x" and "r", once each.
-	// Eval and every other method feed x and r in this order.
+	// Inputs names the network's inputs in order: "x" and "r", once each;
+	// or, for x taking the values 0..n−1 one-hot, "x=0", …, "x=n−1" (n ≥ 2,
+	// in this order, each input 1 when x is that value and 0 otherwise)
+	// followed or preceded by "r". Every method feeds them in this order.
 	Inputs []string
 	Layers []Layer
 	// Precision is the format the network runs in; a Float32 network's
@@ -170,14 +181,15 @@ type Network struct {
 	folds []fold
 }
 
-// Validate reports the first problem: inputs other than one "x" and one "r",
-// no layers, shapes that do not chain, an input size other than
-// len(Inputs), an output size other than 1, a NaN or infinite weight, or a
-// size above the cost caps. Messages name the network, the layer and the
-// entry; they wrap ErrInput.
+// Validate reports the first problem: inputs other than x and r (one real x
+// or a one-hot x, see Inputs), no layers, shapes that do not chain, an
+// input size other than len(Inputs), a softmax layer that is not the last,
+// an output size other than 1 (between 2 and MaxOutputs after a softmax), a
+// NaN or infinite weight, or a size above the cost caps. Messages name the
+// network, the layer and the entry; they wrap ErrInput.
 func (m *Network) Validate() error {
-	if len(m.Inputs) != 2 || !(m.Inputs[0] == "x" && m.Inputs[1] == "r" || m.Inputs[0] == "r" && m.Inputs[1] == "x") {
-		return m.errorf("inputs %s: want [\"x\", \"r\"] (or [\"r\", \"x\"]): one private input x and one noise input r ~ N(0, 1)", short(m.Inputs))
+	if err := m.checkInputs(); err != nil {
+		return err
 	}
 	if len(m.Layers) == 0 || len(m.Layers) > MaxLayers {
 		return m.errorf("%d layers: want between 1 and %d", len(m.Layers), MaxLayers)
@@ -197,38 +209,89 @@ func (m *Network) Validate() error {
 		if l < len(m.Layers)-1 {
 			units += len(ly.W)
 		}
-		for j, row := range ly.W {
-			if len(row) != in {
-				what := "the previous layer's output size"
-				if l == 0 {
-					what = "the number of inputs"
-				}
-				return m.errorf("layer %d: weight row %d has %d entries, want %d, %s (PyTorch nn.Linear layout, out × in)", l, j, len(row), in, what)
-			}
-			for i, v := range row {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return m.errorf("layer %d: weight[%d][%d] = %v: weights must be finite", l, j, i, v)
-				}
-			}
-		}
-		if len(ly.B) != len(ly.W) {
-			return m.errorf("layer %d: bias has %d entries, want %d (one per output)", l, len(ly.B), len(ly.W))
-		}
-		for j, v := range ly.B {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return m.errorf("layer %d: bias[%d] = %v: weights must be finite", l, j, v)
-			}
-		}
-		if ly.Act < Identity || ly.Act > Tanh {
-			return m.errorf("layer %d: unknown activation %v", l, ly.Act)
+		if err := m.checkLayer(l, ly, in); err != nil {
+			return err
 		}
 		in = len(ly.W)
 	}
-	if in != 1 {
-		return m.errorf("output size %d: want 1 (the released value, or P(F = 1 | x, r))", in)
+	if err := m.checkOutputs(in); err != nil {
+		return err
 	}
 	if units > MaxUnits {
 		return m.errorf("%d hidden units: at most %d can be certified (each is a kink of k(x, ·) for every x)", units, MaxUnits)
+	}
+	return nil
+}
+
+// checkInputs checks Inputs: ["x", "r"] or ["r", "x"], or the one-hot
+// names "x=0".."x=n−1" with "r" last or first.
+func (m *Network) checkInputs() error {
+	in := m.Inputs
+	if len(in) == 2 && (in[0] == "x" && in[1] == "r" || in[0] == "r" && in[1] == "x") {
+		return nil
+	}
+	want := `want ["x", "r"] (or ["r", "x"]): one private input x and one noise input r ~ N(0, 1); or a one-hot x, ["x=0", …, "x=n−1", "r"] (or "r" first), n ≥ 2`
+	if len(in) < 3 || len(in) > MaxXValues+1 {
+		return m.errorf("inputs %s: %s", short(in), want)
+	}
+	xs := in[:len(in)-1]
+	if in[0] == "r" {
+		xs = in[1:]
+	} else if in[len(in)-1] != "r" {
+		return m.errorf("inputs %s: %s", short(in), want)
+	}
+	for k, name := range xs {
+		if name != "x="+strconv.Itoa(k) {
+			return m.errorf("inputs %s: one-hot input %d is %s, want \"x=%d\": %s", short(in), k, safefile.Excerpt(cut32(name)), k, want)
+		}
+	}
+	return nil
+}
+
+// checkLayer checks layer l's shapes (in inputs), weights and activation.
+func (m *Network) checkLayer(l int, ly Layer, in int) error {
+	for j, row := range ly.W {
+		if len(row) != in {
+			what := "the previous layer's output size"
+			if l == 0 {
+				what = "the number of inputs"
+			}
+			return m.errorf("layer %d: weight row %d has %d entries, want %d, %s (PyTorch nn.Linear layout, out × in)", l, j, len(row), in, what)
+		}
+		for i, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return m.errorf("layer %d: weight[%d][%d] = %v: weights must be finite", l, j, i, v)
+			}
+		}
+	}
+	if len(ly.B) != len(ly.W) {
+		return m.errorf("layer %d: bias has %d entries, want %d (one per output)", l, len(ly.B), len(ly.W))
+	}
+	for j, v := range ly.B {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return m.errorf("layer %d: bias[%d] = %v: weights must be finite", l, j, v)
+		}
+	}
+	if ly.Act < Identity || ly.Act > Softmax {
+		return m.errorf("layer %d: unknown activation %v", l, ly.Act)
+	}
+	if ly.Act == Softmax && l != len(m.Layers)-1 {
+		return m.errorf("layer %d: softmax before the last layer: a softmax is the release's law over the labels, the network's output", l)
+	}
+	return nil
+}
+
+// checkOutputs checks the output size: 1, or 2..MaxOutputs labels after a
+// softmax.
+func (m *Network) checkOutputs(out int) error {
+	if !m.Categorical() {
+		if out != 1 {
+			return m.errorf("output size %d: want 1 (the released value, or P(F = 1 | x, r)); a network releasing one of m labels ends in a softmax", out)
+		}
+		return nil
+	}
+	if out < 2 || out > MaxOutputs {
+		return m.errorf("softmax over %d outputs: want between 2 and %d labels", out, MaxOutputs)
 	}
 	return nil
 }
@@ -259,6 +322,30 @@ func (m *Network) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: network %s: %s", ErrInput, m.Name, fmt.Sprintf(format, args...))
 }
 
+// Categorical reports whether the last layer is a softmax: the network
+// releases one of Outputs() labels, F ~ Categorical(softmax(z(x, r))).
+func (m *Network) Categorical() bool {
+	return len(m.Layers) > 0 && m.Layers[len(m.Layers)-1].Act == Softmax
+}
+
+// Outputs is the number of output units: 1, or the labels of a categorical
+// network.
+func (m *Network) Outputs() int {
+	if len(m.Layers) == 0 {
+		return 0
+	}
+	return len(m.Layers[len(m.Layers)-1].W)
+}
+
+// XValues is n when x enters one-hot over the values 0..n−1, and 0 when it
+// is one real input.
+func (m *Network) XValues() int {
+	if len(m.Inputs) <= 2 {
+		return 0
+	}
+	return len(m.Inputs) - 1
+}
+
 // Width returns the largest layer width (at least the input size).
 func (m *Network) Width() int {
 	w := len(m.Inputs)
@@ -268,11 +355,15 @@ func (m *Network) Width() int {
 	return w
 }
 
-// Eval returns k(x, r), computed in float64; m must be valid. It has the
-// signature of bayes.Privatizer.K and is safe for concurrent use. Networks up
-// to 64 units wide use stack scratch (no allocation); Forward takes caller
-// scratch.
+// Eval returns k(x, r), computed in float64; m must be valid and not
+// categorical (Probs), and x one of 0..n−1 for a one-hot x. It has the
+// signature of bayes.Privatizer.K and is safe for concurrent use. Networks
+// up to 64 units wide use stack scratch (no allocation); Forward takes
+// caller scratch.
 func (m *Network) Eval(x, r float64) float64 {
+	if m.Categorical() {
+		panic("network: Eval of a categorical network (use Probs)")
+	}
 	w := m.Width()
 	if w <= 64 {
 		var a, b [64]float64
@@ -282,14 +373,34 @@ func (m *Network) Eval(x, r float64) float64 {
 }
 
 // Forward returns k(x, r) using a and b (each of length ≥ Width()) as
-// scratch; it allocates nothing.
+// scratch; it allocates nothing. m must not be categorical.
 func (m *Network) Forward(x, r float64, a, b []float64) float64 {
-	return forward(m.Layers, m.inputs(x, r, a), b)
+	return forward(m.Layers, m.inputs(x, r, a), b)[0]
+}
+
+// Probs writes P(F = f | X = x, R = r) = softmax(z(x, r))_f, f = 0..m−1, of
+// a categorical network into p (length ≥ Outputs()) and returns p[:m],
+// computed in float64. It allocates nothing for networks up to 64 units
+// wide.
+func (m *Network) Probs(x, r float64, p []float64) []float64 {
+	if !m.Categorical() {
+		panic("network: Probs of a network with one output (use Eval)")
+	}
+	w := m.Width()
+	var sa, sb [64]float64
+	a, b := sa[:0], sb[:0]
+	if w <= 64 {
+		a, b = sa[:w], sb[:w]
+	} else {
+		a, b = make([]float64, w), make([]float64, w)
+	}
+	return append(p[:0], forward(m.Layers, m.inputs(x, r, a), b)...)
 }
 
 // forward passes a (the first layer's input) through layers, with b as
-// scratch of the widest layer's width, and returns the single output.
-func forward(layers []Layer, a, b []float64) float64 {
+// scratch of the widest layer's width, and returns the output units (in a
+// or b).
+func forward(layers []Layer, a, b []float64) []float64 {
 	for _, ly := range layers {
 		b = b[:len(ly.W)]
 		for j, row := range ly.W {
@@ -297,20 +408,76 @@ func forward(layers []Layer, a, b []float64) float64 {
 			for i, w := range row {
 				z += w * a[i]
 			}
-			b[j] = ly.Act.apply(z)
+			b[j] = z
+			if ly.Act != Softmax {
+				b[j] = ly.Act.apply(z)
+			}
+		}
+		if ly.Act == Softmax {
+			softmaxInPlace(b)
 		}
 		a, b = b, a
 	}
-	return a[0]
+	return a
 }
 
-// inputs writes (x, r) into a in the network's input order.
-func (m *Network) inputs(x, r float64, a []float64) []float64 {
-	a = a[:2]
-	if m.Inputs[0] == "r" {
-		x, r = r, x
+// softmaxInPlace replaces z by softmax(z), shifting by max z so that no
+// exponential overflows.
+func softmaxInPlace(z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = max(mx, v)
 	}
-	a[0], a[1] = x, r
+	var s float64
+	for i, v := range z {
+		z[i] = math.Exp(v - mx)
+		s += z[i]
+	}
+	for i := range z {
+		z[i] /= s
+	}
+}
+
+// inputs writes the network's input at (x, r) into a: x and r in the
+// declared order, or the one-hot code of x beside r. x must be one of
+// 0..n−1 for a one-hot x (a programmer error otherwise: the models that
+// feed one-hot networks have a finite X).
+func (m *Network) inputs(x, r float64, a []float64) []float64 {
+	a = a[:len(m.Inputs)]
+	if m.Inputs[0] == "r" {
+		a[0] = r
+		m.xCode(x, a[1:])
+	} else {
+		a[len(a)-1] = r
+		m.xCode(x, a[:len(a)-1])
+	}
+	return a
+}
+
+// xCode writes x's input columns: x itself, or its one-hot code.
+func (m *Network) xCode(x float64, a []float64) {
+	if len(a) == 1 {
+		a[0] = x
+		return
+	}
+	k := int(x)
+	if float64(k) != x || k < 0 || k >= len(a) {
+		panic(fmt.Sprintf("network: x = %v fed to a one-hot input over 0..%d", x, len(a)-1))
+	}
+	clear(a)
+	a[k] = 1
+}
+
+// noiseColumn writes the input's derivative in r into a: 1 in r's column,
+// 0 elsewhere.
+func (m *Network) noiseColumn(a []float64) []float64 {
+	a = a[:len(m.Inputs)]
+	clear(a)
+	if m.Inputs[0] == "r" {
+		a[0] = 1
+	} else {
+		a[len(a)-1] = 1
+	}
 	return a
 }
 
@@ -318,7 +485,7 @@ func (m *Network) inputs(x, r float64, a []float64) []float64 {
 // then k(x, ·) is continuous and piecewise linear in r, and Pieces is exact.
 func (m *Network) PiecewiseLinear() bool {
 	for _, l := range m.Layers {
-		if l.Act.smooth() && l.Act != Identity {
+		if l.Act != Identity && l.Act != ReLU {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -21,24 +22,28 @@ const MaxONNXBytes = 256 << 20
 const ONNXInputsKey = "mmds.inputs"
 
 // SupportedOps lists the ONNX operators ParseONNX accepts.
-var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", "Identity", "Flatten", "Constant", "Transpose"}
+var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", "Softmax", "Identity", "Flatten", "Constant", "Transpose"}
 
 // ParseONNX reads a privatizer network exported to ONNX (e.g. by
 // torch.onnx.export of an nn.Sequential of nn.Linear and activations) and
 // converts it to the same MLP as the JSON layout. The graph must be a chain
 // from one input tensor of width 2, holding (x, r) in the order of the
-// metadata entry ONNXInputsKey (default x, r), to one output of width 1,
-// made of
+// metadata entry ONNXInputsKey (default x, r; names as Network.Inputs, so
+// a one-hot x is declared "x=0,…,x=n−1,r" and the input is that wide), to
+// one output of width 1 (or m after a Softmax), made of
 //
 //   - Gemm (alpha, beta, transB; transA = 0) or MatMul with a constant
 //     weight, optionally followed by Add of a constant bias: a linear layer;
 //   - Relu, Sigmoid, Tanh: the activation of the preceding linear layer;
+//     Softmax (axis 1 or −1 on the [batch, m] chain), the last one's: a
+//     categorical network;
 //   - Identity, Flatten (axis 1) and Constant: no computation; Transpose of
 //     a constant matrix: a constant.
 //
 // A model whose forward pass takes x and r as two tensors and concatenates
 // them is read too: its two inputs must be named x and r (their order is the
-// Concat's).
+// Concat's), r of width 1 and x of width 1, or n ≥ 2 for a one-hot x over
+// n values.
 //
 // Weights are initializers or Constant nodes of type float or double. Any
 // other operator is an error naming it; a truncated or corrupt file is an
@@ -157,11 +162,15 @@ func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 			inputs = append(inputs, in)
 		}
 	}
+	c.rank2 = true
+	for _, in := range inputs {
+		c.rank2 = c.rank2 && len(in.GetType().GetTensorType().GetShape().GetDim()) == 2
+	}
 	switch len(inputs) {
 	case 1:
-		c.cur, c.width = inputs[0].GetName(), 2
-		if v := lastDim(inputs[0]); v != 0 && v != 2 {
-			return -1, c.bad("input %q has width %d: want 2, (x, r)", clip(c.cur), v)
+		c.cur, c.width = inputs[0].GetName(), len(m.Inputs)
+		if v := lastDim(inputs[0]); v != 0 && v != int64(c.width) {
+			return -1, c.bad("input %q has width %d: want %d, the inputs %s", clip(c.cur), v, c.width, short(m.Inputs))
 		}
 		return -1, nil
 	case 2:
@@ -169,7 +178,7 @@ func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 		if err != nil {
 			return -1, c.bad("%v", err)
 		}
-		m.Inputs, c.cur, c.width = order, out, 2
+		m.Inputs, c.cur, c.width = order, out, len(order)
 		return at, nil
 	}
 	return -1, c.bad("%d input tensors: want one of shape [batch, 2] holding (x, r), or two named x and r of shape [batch, 1] joined by a Concat", len(inputs))
@@ -257,17 +266,26 @@ func lastDim(v *onnxpb.ValueInfoProto) int64 {
 // joinInputs handles a model whose forward pass takes x and r separately
 // (torch.onnx.export(…, input_names=["x", "r"])) and concatenates them: the
 // two graph inputs must be named x and r, of width 1, and joined by one
-// Concat along the last axis. It returns the input order (the Concat's),
-// the Concat node's index and its output.
+// Concat along the last axis. It returns the input names in the Concat's
+// order (x's one-hot columns "x=0".."x=n−1" when x is n ≥ 2 wide), the
+// Concat node's index and its output.
 func joinInputs(g *onnxpb.GraphProto, inputs []*onnxpb.ValueInfoProto) ([]string, int, string, error) {
 	names := map[string]bool{}
+	xs := []string{"x"}
 	for _, in := range inputs {
 		n := in.GetName()
 		if n != "x" && n != "r" {
 			return nil, 0, "", fmt.Errorf("two input tensors %q and %q: name them x and r (input_names=[\"x\", \"r\"]), or pass one tensor [batch, 2]", inputs[0].GetName(), inputs[1].GetName())
 		}
-		if v := lastDim(in); v != 0 && v != 1 {
-			return nil, 0, "", fmt.Errorf("input %q has width %d: want 1", n, v)
+		v := lastDim(in)
+		switch {
+		case n == "x" && v >= 2 && v <= MaxXValues:
+			xs = xs[:0]
+			for k := range v {
+				xs = append(xs, "x="+strconv.FormatInt(k, 10))
+			}
+		case v != 0 && v != 1:
+			return nil, 0, "", fmt.Errorf("input %q has width %d: want 1 (x: 1, or between 2 and %d for a one-hot x)", n, v, MaxXValues)
 		}
 		names[n] = true
 	}
@@ -282,7 +300,10 @@ func joinInputs(g *onnxpb.GraphProto, inputs []*onnxpb.ValueInfoProto) ([]string
 		if ax, _ := intAttr(n, "axis"); ax != 1 && ax != -1 {
 			return nil, 0, "", fmt.Errorf("node %d (%q, op Concat): axis %d: want the last axis (1 or -1)", i, n.GetName(), ax)
 		}
-		return []string{ins[0], ins[1]}, i, n.GetOutput()[0], nil
+		if ins[0] == "r" {
+			return append([]string{"r"}, xs...), i, n.GetOutput()[0], nil
+		}
+		return append(xs, "r"), i, n.GetOutput()[0], nil
 	}
 	return nil, 0, "", fmt.Errorf("inputs x and r are not joined by a Concat of both along axis 1")
 }
@@ -292,6 +313,7 @@ type onnxChain struct {
 	bad    func(string, ...any) error
 	consts map[string]*onnxpb.TensorProto
 	cur    string // the tensor holding the chain's current activations
+	rank2  bool   // every graph input declares the rank-2 shape [batch, width]
 	width  int    // its width
 	layers []Layer
 	linear bool // cur is the output of the last layer's affine map (no activation yet)
@@ -367,6 +389,17 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 		err = c.add(where, cs)
 	case "Relu", "Sigmoid", "Tanh":
 		err = c.activation(where, map[string]Activation{"Relu": ReLU, "Sigmoid": Sigmoid, "Tanh": Tanh}[op])
+	case "Softmax":
+		// Over the chain's last axis: −1, or 1 on the [batch, m] chain
+		// (opset 13's per-axis softmax and the older 2-D coercion agree
+		// there; axis 0 would mix the batch).
+		if ax, ok := intAttr(n, "axis"); ok && ax != 1 && ax != -1 {
+			return c.bad("%s: axis %d: want the last axis (1 or -1)", where, ax)
+		}
+		if !c.rank2 {
+			return c.bad("%s: Softmax on a chain whose inputs do not declare the shape [batch, width]: over which axes it normalizes depends on the rank", where)
+		}
+		err = c.activation(where, Softmax)
 	}
 	if err != nil {
 		return err
@@ -477,9 +510,13 @@ func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
 	if len(cs) != 1 {
 		return c.bad("%s: want the chain plus a constant bias", where)
 	}
-	v, _, err := c.tensor(where, "bias", cs[0])
+	v, dims, err := c.tensor(where, "bias", cs[0])
 	if err != nil {
 		return err
+	}
+	if len(dims) > 2 || len(dims) == 2 && dims[0] != 1 {
+		// A higher-rank bias would broadcast the chain to that rank.
+		return c.bad("%s: bias of shape %v: want [width] or [1, width]", where, dims)
 	}
 	if !c.linear {
 		if err := c.identity(where); err != nil {
@@ -723,6 +760,7 @@ func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.Tenso
 var attrSpecs = map[string]map[string]onnxpb.AttributeProto_AttributeType{
 	"Gemm":      {"alpha": onnxpb.AttributeProto_FLOAT, "beta": onnxpb.AttributeProto_FLOAT, "transA": onnxpb.AttributeProto_INT, "transB": onnxpb.AttributeProto_INT},
 	"Flatten":   {"axis": onnxpb.AttributeProto_INT},
+	"Softmax":   {"axis": onnxpb.AttributeProto_INT},
 	"Concat":    {"axis": onnxpb.AttributeProto_INT},
 	"Transpose": {"perm": onnxpb.AttributeProto_INTS},
 	"Constant":  {"value": onnxpb.AttributeProto_TENSOR},

@@ -15,27 +15,30 @@ import (
 // The ONNX versions WriteONNX declares: IR version 7 with the default
 // operator set 13 (ONNX 1.8, 2020), which every ONNX Runtime since 1.6 and
 // torch.onnx load. Every operator written (Concat, Gemm, Relu, Sigmoid,
-// Tanh) has had its current semantics since opset 13 or earlier.
+// Tanh, Softmax) has had its current semantics since opset 13 or earlier.
 const (
 	onnxIRVersion = 7
 	onnxOpset     = 13
 )
 
 // ONNXOutput is the name of the graph output WriteONNX writes: k(x, r),
-// shape [batch, 1].
+// shape [batch, 1], or a categorical network's law over its m labels,
+// [batch, m].
 const ONNXOutput = "k"
 
 // WriteONNX writes m as an ONNX model that ParseONNX reads back to the same
 // network (inputs, layers and precision; every weight bit for bit) and that
 // ONNX Runtime, or PyTorch through onnx2torch, runs as the function m is:
 //
-//   - two graph inputs named x and r, each [batch, 1], joined by a Concat
-//     along axis 1 in the order of m.Inputs (the first layer's columns);
+//   - two graph inputs named x and r, x [batch, 1] (or [batch, n] for a
+//     one-hot x over n values) and r [batch, 1], joined by a Concat along
+//     axis 1 in the order of m.Inputs (the first layer's columns);
 //   - per layer a Gemm with B = W as stored (out × in, transB = 1), C = b,
 //     alpha = beta = 1 (nothing for a runtime to fold or round beyond
-//     W·a + b), then Relu, Sigmoid or Tanh (no node for identity);
-//   - one output ONNXOutput, [batch, 1]; the metadata entry ONNXInputsKey
-//     repeats the input order.
+//     W·a + b), then Relu, Sigmoid, Tanh or Softmax (axis 1; no node for
+//     identity);
+//   - one output ONNXOutput, [batch, 1] ([batch, m] for a categorical
+//     network); the metadata entry ONNXInputsKey repeats the input names.
 //
 // Tensors are float for a Float32 network and double for a Float64 one, so
 // the runtime computes in m.Precision. A Float32 network whose weights are
@@ -63,11 +66,12 @@ func (m *Network) onnxModel() (*onnxpb.ModelProto, error) {
 	}
 	g := &onnxpb.GraphProto{Name: proto.String("mmds_privatizer"),
 		DocString: proto.String("a privatizer k(x, r), r ~ N(0, 1) independent of X (mmds)")}
-	for _, in := range []string{"x", "r"} {
-		g.Input = append(g.Input, onnxValue(in, elem))
+	g.Input = []*onnxpb.ValueInfoProto{onnxValue("x", elem, max(m.XValues(), 1)), onnxValue("r", elem, 1)}
+	cur, order := "xr", []string{"x", "r"}
+	if m.Inputs[0] == "r" {
+		order = []string{"r", "x"}
 	}
-	cur := "xr"
-	g.Node = append(g.Node, onnxNode("Concat", "concat", m.Inputs, cur, onnxIntAttr("axis", 1)))
+	g.Node = append(g.Node, onnxNode("Concat", "concat", order, cur, onnxIntAttr("axis", 1)))
 	for l, ly := range m.Layers {
 		wt, err := m.onnxTensor(fmt.Sprintf("layer%d.weight", l), []int64{int64(len(ly.W)), int64(len(ly.W[0]))}, flatten(ly.W), elem)
 		if err != nil {
@@ -88,15 +92,19 @@ func (m *Network) onnxModel() (*onnxpb.ModelProto, error) {
 		if ly.Act == Identity {
 			continue
 		}
-		op := map[Activation]string{ReLU: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh"}[ly.Act]
+		op := map[Activation]string{ReLU: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", Softmax: "Softmax"}[ly.Act]
 		out = fmt.Sprintf("layer%d.%s", l, ly.Act)
 		if last {
 			out = ONNXOutput
 		}
-		g.Node = append(g.Node, onnxNode(op, fmt.Sprintf("layer%d.%s", l, ly.Act), []string{cur}, out))
+		var attrs []*onnxpb.AttributeProto
+		if ly.Act == Softmax {
+			attrs = append(attrs, onnxIntAttr("axis", 1))
+		}
+		g.Node = append(g.Node, onnxNode(op, fmt.Sprintf("layer%d.%s", l, ly.Act), []string{cur}, out, attrs...))
 		cur = out
 	}
-	g.Output = []*onnxpb.ValueInfoProto{onnxValue(ONNXOutput, elem)}
+	g.Output = []*onnxpb.ValueInfoProto{onnxValue(ONNXOutput, elem, m.Outputs())}
 	return &onnxpb.ModelProto{
 		IrVersion:     proto.Int64(onnxIRVersion),
 		ProducerName:  proto.String("mmds"),
@@ -146,10 +154,10 @@ func onnxIntAttr(name string, v int64) *onnxpb.AttributeProto {
 }
 
 // onnxValue declares a tensor [batch, 1] of type elem.
-func onnxValue(name string, elem onnxpb.TensorProto_DataType) *onnxpb.ValueInfoProto {
+func onnxValue(name string, elem onnxpb.TensorProto_DataType, width int) *onnxpb.ValueInfoProto {
 	dims := []*onnxpb.TensorShapeProto_Dimension{
 		{Value: &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: "batch"}},
-		{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 1}},
+		{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: int64(width)}},
 	}
 	return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
 		TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(elem)), Shape: &onnxpb.TensorShapeProto{Dim: dims}}}}}

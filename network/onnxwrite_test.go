@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -16,7 +17,7 @@ import (
 // precision, shapes, activations or a weight's bits ("" when none).
 func sameNetwork(a, b *Network) string {
 	switch {
-	case len(a.Inputs) != len(b.Inputs) || a.Inputs[0] != b.Inputs[0] || a.Inputs[1] != b.Inputs[1]:
+	case !slices.Equal(a.Inputs, b.Inputs):
 		return "inputs " + short(a.Inputs) + " vs " + short(b.Inputs)
 	case a.Precision != b.Precision:
 		return "precision " + a.Precision.String() + " vs " + b.Precision.String()

@@ -25,10 +25,10 @@ type Piece struct {
 
 // prefixLen is the number of leading layers whose activation is identity or
 // ReLU: on each activation region of those layers their output is affine
-// in r. The rest, if any, starts with a sigmoid or tanh layer.
+// in r. The rest, if any, starts with a sigmoid, tanh or softmax layer.
 func (m *Network) prefixLen() int {
 	for l, ly := range m.Layers {
-		if ly.Act == Sigmoid || ly.Act == Tanh {
+		if ly.Act != Identity && ly.Act != ReLU {
 			return l
 		}
 	}
@@ -57,7 +57,8 @@ type walker struct {
 }
 
 func newWalker(m *Network) *walker {
-	w := &walker{m: m, np: m.prefixLen(), in: make([]float64, 2), di: make([]float64, 2), e0: make([]float64, 2)}
+	n := len(m.Inputs)
+	w := &walker{m: m, np: m.prefixLen(), in: make([]float64, n), di: make([]float64, n), e0: make([]float64, n)}
 	for _, ly := range m.Layers[:w.np] {
 		n := len(ly.W)
 		w.v, w.d = append(w.v, make([]float64, n)), append(w.d, make([]float64, n))
@@ -72,7 +73,7 @@ func newWalker(m *Network) *walker {
 // right limit), so the derivative is that of the region to the right.
 func (w *walker) eval(x, r float64) {
 	w.m.inputs(x, r, w.in)
-	w.m.inputs(0, 1, w.di)
+	w.m.noiseColumn(w.di)
 	a, da, ea, eda := w.in, w.di, w.e0, w.e0
 	for l, ly := range w.m.Layers[:w.np] {
 		z, dz, v, d, ev, ed := w.z[l], w.dz[l], w.v[l], w.d[l], w.ev[l], w.ed[l]
@@ -194,6 +195,9 @@ func (w *walker) walk(ctx context.Context, x float64, fn func(a, b float64, v, d
 // of some layer switches (on a fixed activation pattern the whole network
 // is affine in r). Beyond ±RWalk the outermost pieces are continued.
 func (m *Network) Pieces(x float64) ([]Piece, error) {
+	if m.Categorical() {
+		return nil, m.errorf("categorical (a softmax over %d labels): Pieces needs a network of one output", m.Outputs())
+	}
 	if !m.PiecewiseLinear() {
 		return nil, m.errorf("not piecewise linear (a sigmoid or tanh layer): Pieces needs identity and ReLU activations only")
 	}
@@ -218,7 +222,7 @@ func (m *Network) Pieces(x float64) ([]Piece, error) {
 // switch at r = −(b_j + w_xj·x)/w_rj, appended directly: in any order, a
 // kink shared by two units twice.
 func (m *Network) Kinks(x float64, dst []float64) []float64 {
-	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !hasReLU(m.Layers[1:np]) {
+	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !hasReLU(m.Layers[1:np]) && m.XValues() == 0 {
 		ix, ir := 0, 1
 		if m.Inputs[0] == "r" {
 			ix, ir = 1, 0
@@ -267,8 +271,11 @@ func (m *Network) String() string {
 // Affine reports whether every activation is the identity, and then returns
 // the network collapsed to k(x, r) = a·x + b·r + c: on the Gaussian model
 // that is Appendix A's linear-Gaussian privatizer, whose losses have a
-// closed form (gauss.Model.LinearLosses).
+// closed form (gauss.Model.LinearLosses). A one-hot x is not affine.
 func (m *Network) Affine() (a, b, c float64, ok bool) {
+	if m.XValues() > 0 {
+		return 0, 0, 0, false
+	}
 	for _, l := range m.Layers {
 		if l.Act != Identity {
 			return 0, 0, 0, false

@@ -92,9 +92,61 @@ func (m *Network) foldOf(l int) fold {
 // number for the subnormal range). An intermediate value beyond the
 // precision's range — the runtime's unscaled B·a of a folded layer
 // included — is an error wrapping ErrPrecision: the runtime overflows.
-// m must be valid.
+// m must be valid; a categorical network is an error (ProbsBound).
 func (m *Network) EvalBound(x, r float64) (k, delta float64, err error) {
 	return m.bound(x, r, m.Precision, true)
+}
+
+// ProbsBound is EvalBound for a categorical network: it writes Probs(x, r)
+// into p and returns δ, a bound on Σ_f |s_rt,f − s_f|, the ℓ1 distance
+// between the law a runtime in m.Precision releases and the one mmds
+// computes. With D the largest logit error (EvalBound's per-unit bound on
+// the softmax layer's z) and m labels,
+//
+//	δ = 2D + (a + 2)(u + u') + γ_m(u) + γ_m(u') + (u + u')·m/e + 2m(t + t'),
+//
+// where 2D bounds ‖s(z + Δ) − s(z)‖₁ for |Δ_f| ≤ D (the softmax's Jacobian
+// diag(s) − s sᵀ maps Δ to Σ_f s_f|Δ_f − s·Δ| ≤ 2D), and the rest is the
+// runtime's (and mmds's, u' = 2⁻⁵³) own rounding of exp(z_f − max z)/Σ:
+// a = 4 ulps per exponential, the sum's γ_m, the division or reciprocal
+// and its product, the smallest normals t, t' for subnormal results, and the
+// subtraction's error u·y_f in the exponent, y_f = max z − z_f, which moves
+// s_f by s_f·y_f·u ≤ u/e (s_f ≤ e^{−y_f}). The rounding part does not depend
+// on (x, r), so δ(x, ·) is convex between the breakpoints where D is.
+func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, error) {
+	if !m.Categorical() {
+		return nil, 0, m.errorf("ProbsBound of a network with one output (use EvalBound)")
+	}
+	w := m.Width()
+	var s [4][64]float64
+	a, e, na, ne := s[0][:0], s[1][:0], s[2][:0], s[3][:0]
+	if w <= 64 {
+		a, e, na, ne = s[0][:w], s[1][:w], s[2][:w], s[3][:w]
+	} else {
+		a, e, na, ne = make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
+	}
+	z, dz, err := m.evalBound(x, r, m.Precision, true, a, e, na, ne)
+	if err != nil {
+		return nil, 0, err
+	}
+	var d float64
+	for _, v := range dz {
+		d = max(d, v)
+	}
+	p = append(p[:0], z...)
+	softmaxInPlace(p)
+	return p, (2*d + softmaxRounding(m.Precision, len(p))) * (1 + 0x1p-40), nil
+}
+
+// softmaxRounding is ProbsBound's own-rounding part for m labels in
+// precision p (and mmds's float64), with a margin of 1e-3 for the
+// second-order terms.
+func softmaxRounding(p Precision, m int) float64 {
+	u, _, tiny := p.roundoff()
+	_, _, tiny64 := Float64.roundoff()
+	n := float64(m)
+	r := (activationUlps+2)*(u+u64) + gamma(m, u) + gamma(m, u64) + (u+u64)*n/math.E + 2*n*(tiny+tiny64)
+	return r * 1.001
 }
 
 // evalError returns Eval's k(x, r) and a bound on its distance to the exact
@@ -106,18 +158,31 @@ func (m *Network) evalError(x, r float64) (k, delta float64, err error) {
 
 // bound is EvalBound for a runtime in precision p, with the folds or not.
 func (m *Network) bound(x, r float64, p Precision, folded bool) (k, delta float64, err error) {
-	w := m.Width()
-	if w <= 64 {
-		var s [4][64]float64
-		return m.evalBound(x, r, p, folded, s[0][:w], s[1][:w], s[2][:w], s[3][:w])
+	if m.Categorical() {
+		return 0, 0, m.errorf("EvalBound of a categorical network (use ProbsBound)")
 	}
-	return m.evalBound(x, r, p, folded, make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w))
+	w := m.Width()
+	var s [4][64]float64
+	a, e, na, ne := s[0][:0], s[1][:0], s[2][:0], s[3][:0]
+	if w <= 64 {
+		a, e, na, ne = s[0][:w], s[1][:w], s[2][:w], s[3][:w]
+	} else {
+		a, e, na, ne = make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
+	}
+	out, d, err := m.evalBound(x, r, p, folded, a, e, na, ne)
+	if err != nil {
+		return 0, 0, err
+	}
+	return out[0], d[0], nil
 }
 
-// evalBound is bound with scratch a, e, na, ne of length Width().
-func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne []float64) (k, delta float64, err error) {
+// evalBound is bound with scratch a, e, na, ne of length Width(): it
+// returns the output units and their bounds (for a softmax layer, its
+// logits z, before the softmax).
+func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne []float64) (out, delta []float64, err error) {
 	u, maxv, tiny := p.roundoff()
-	a, e = m.inputs(x, r, a), e[:2]
+	a = m.inputs(x, r, a)
+	e = e[:len(a)]
 	for i, v := range a {
 		e[i] = 0
 		if p == Float32 {
@@ -145,12 +210,15 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 			}
 			mag := bm + prod
 			if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
-				return 0, 0, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
+				return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
 			}
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
 			// covers its own rounding.
 			dz := (g*mag + prop + float64(2*(len(row)+1+f.ops))*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
-			v := ly.Act.apply(z)
+			v := z
+			if ly.Act != Softmax {
+				v = ly.Act.apply(z)
+			}
 			switch ly.Act {
 			case Sigmoid:
 				dz = 0.25*dz + activationUlps*(u+u64)*(math.Abs(v)+0.25*dz) + tiny
@@ -162,10 +230,12 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 		a, na = na, a[:cap(a)]
 		e, ne = ne, e[:cap(e)]
 	}
-	if math.IsNaN(e[0]) || math.IsInf(e[0], 0) {
-		return 0, 0, fmt.Errorf("%w: network %s: the %v error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, p, x, r)
+	for _, v := range e {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("%w: network %s: the %v error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, p, x, r)
+		}
 	}
-	return a[0], e[0], nil
+	return a, e, nil
 }
 
 // Rounding tracks the sup of δ (EvalBound) over a certificate's evaluations

@@ -1,0 +1,311 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mmds-project/mmds/internal/stdnormal"
+)
+
+// Row is the law of a categorical network's release at one x,
+// P(F = f | X = x) = E_R[softmax(z(x, R))_f] for R ~ N(0, 1), with its error
+// bounds, all in ℓ1 over the labels (ExpectRow).
+type Row struct {
+	P []float64 `json:"p"`
+	// Bound: Σ_f |P_f − E_R[softmax(z(x, R))_f]| ≤ Bound. It includes Walk.
+	Bound float64 `json:"bound"`
+	// Walk bounds the ℓ1 distance between the softmax of the region walk's
+	// logits and of the exact ones, on [−RWalk, RWalk] (as
+	// Expectation.Walk), with the float64 rounding of the softmax.
+	Walk float64 `json:"walk,omitempty"`
+	// Pieces is the number of activation regions walked on [−RWalk,
+	// RWalk]; Samples the number of points at which the softmax was taken.
+	Pieces  int `json:"pieces"`
+	Samples int `json:"samples"`
+	// Rounding is the largest ℓ1 forward error bound δ(x, r) (ProbsBound,
+	// in the network's precision) at the breakpoints in [−RRound, RRound]
+	// and at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the
+	// line: δ(x, ·) is convex between breakpoints, so this is its sup, and
+	// the row a runtime releases is within it of P (up to Bound).
+	Rounding float64 `json:"rounding,omitempty"`
+}
+
+// rowK is the constant of ExpectRow's interpolation bound: Σ_f |s_f − P_f|
+// ≤ rowK·(Δβ·h)³ on a step of width h with Δβ·h ≤ 1, rowK = √e/(36√3).
+var rowK = math.Sqrt(math.E) / (36 * math.Sqrt(3))
+
+// ExpectRow returns the law of a categorical network's release at x,
+// E_R[softmax(z(x, R))], and bounds on its error. The network's hidden
+// layers must be identity or ReLU (any depth): on each activation region of
+// r the logits are affine, z(r) = α + βr, and s = softmax(z) is analytic,
+// with s_f′ = s_f c_f, s_f″ = s_f(c_f² − V), s_f‴ = s_f(c_f³ − 3c_f V − T)
+// for c_f = β_f − Σ_g s_g β_g, V and T its second and third moments under s.
+// With Δβ = max β − min β, |c_f| ≤ Δβ, V ≤ Δβ²/4 and |T| ≤ Δβ·V, so
+// |s_f‴| ≤ 2Δβ³·s_f; within h/2 of a point s_f grows by at most e^{Δβh/2}.
+// On a step of width h ≤ 1/Δβ the quadratic interpolant P at the ends and
+// the midpoint therefore satisfies
+//
+//	Σ_f |s_f − P_f| ≤ 2Δβ³·√e·h³/(72√3) = rowK·(Δβh)³,
+//
+// and ∫P φ is exact from the moments of φ on the step. Each region is cut
+// at the integers into panels; panel p (mass μ_p, length ℓ_p) gets the
+// budget tol·(μ_p + ℓ_p/(2·RWalk))/2 and the step that meets it (at most
+// 65,536 steps per panel; Bound is then larger than tol). The moments'
+// float64 rounding is bounded and added; beyond ±RWalk the softmax is held
+// at its end values, which adds 4Φ(−RWalk). ExpectRow stops with ctx's
+// error when ctx is done.
+func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
+	if err := m.Validate(); err != nil {
+		return Row{}, err
+	}
+	if !m.Categorical() {
+		return Row{}, m.errorf("one output: ExpectRow is for a categorical network (Expect)")
+	}
+	if !(tol > 0) {
+		return Row{}, m.errorf("tolerance %g: must be > 0", tol)
+	}
+	w := newWalker(m)
+	if w.np != len(m.Layers)-1 {
+		return Row{}, m.errorf("layer %d: %v before the softmax: a categorical network is certified with identity and relu hidden layers only (its logits are then piecewise affine in r)", w.np, m.Layers[w.np].Act)
+	}
+	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1]}
+	ri.init()
+	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
+		return ri.region(w, a, b, v, d)
+	})
+	if err != nil {
+		return Row{}, err
+	}
+	return ri.finish()
+}
+
+// rowIntegrator integrates the softmax of a categorical network region by
+// region (ExpectRow).
+type rowIntegrator struct {
+	m      *Network
+	x, tol float64
+	out    Layer // the softmax layer
+	row    Row
+	bound  float64 // the interpolation and moments' rounding bounds
+	// alpha, beta: the logits α + β(r − a) on the current region; s and
+	// the samples sa, sm, sb: softmax scratch.
+	alpha, beta, s, sa, sm, sb []float64
+	ends                       [2][]float64 // the softmax at −RWalk and RWalk
+}
+
+func (ri *rowIntegrator) init() {
+	k := len(ri.out.W)
+	for _, p := range []*[]float64{&ri.alpha, &ri.beta, &ri.s, &ri.sa, &ri.sm, &ri.sb, &ri.ends[0], &ri.ends[1]} {
+		*p = make([]float64, k)
+	}
+	ri.row.P = make([]float64, k)
+}
+
+// region integrates the region (a, b), on which the hidden output is
+// v + d·(r − a) with the walker's error bounds.
+func (ri *rowIntegrator) region(w *walker, a, b float64, v, d []float64) error {
+	ri.row.Pieces++
+	ev, ed := w.outErr()
+	var walk float64
+	g := gamma(len(v)+3, u64)
+	for f, row := range ri.out.W {
+		al, be, errW, mag := ri.out.B[f], 0.0, 0.0, math.Abs(ri.out.B[f])
+		for j, wt := range row {
+			al += wt * v[j]
+			be += wt * d[j]
+			aw := math.Abs(wt)
+			errW += aw * (ev[j] + ed[j]*(b-a))
+			mag += aw * (math.Abs(v[j]) + math.Abs(d[j])*(b-a))
+		}
+		ri.alpha[f], ri.beta[f] = al, be
+		walk = max(walk, errW+g*mag)
+	}
+	// ‖s(z + Δ) − s(z)‖₁ ≤ 2 max|Δ_f|, and the softmax's own rounding.
+	wp := (2*walk + softmaxRounding(Float64, len(ri.out.W))) * (1 + 0x1p-40)
+	dmax, err := ri.crossCheck(a, b, wp)
+	if err != nil {
+		return err
+	}
+	ri.row.Walk = max(ri.row.Walk, wp+dmax)
+	for _, r := range [2]float64{a, b} {
+		if err := ri.round(r); err != nil {
+			return err
+		}
+	}
+	if a == -RWalk {
+		ri.softmaxAt(a, a, ri.ends[0])
+	}
+	if b == RWalk {
+		ri.softmaxAt(b, a, ri.ends[1])
+	}
+	for lo := a; lo < b; {
+		hi := min(b, math.Floor(lo)+1)
+		ri.panel(lo, hi, a)
+		lo = hi
+	}
+	return nil
+}
+
+// softmaxAt writes softmax(α + β(r − r0)) into s.
+func (ri *rowIntegrator) softmaxAt(r, r0 float64, s []float64) {
+	for f := range s {
+		s[f] = ri.alpha[f] + ri.beta[f]*(r-r0)
+	}
+	softmaxInPlace(s)
+}
+
+// crossCheck compares the walk's softmax with the forward pass's at the
+// region's start (unless −RWalk) and midpoint: both are within their
+// bounds (wp, and the forward pass's float64 ProbsBound) of the exact law,
+// so a larger ℓ1 distance means a bound is wrong. It returns the largest
+// forward bound met.
+func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
+	m := ri.m
+	var dmax float64
+	for i, r := range [2]float64{a, a + (b-a)/2} {
+		if i == 0 && a == -RWalk {
+			continue
+		}
+		d, err := m.probsError(ri.x, r, ri.s)
+		if err != nil {
+			return 0, err
+		}
+		dmax = max(dmax, d)
+		ri.softmaxAt(r, a, ri.sa)
+		var l1 float64
+		for f, p := range ri.s {
+			l1 += math.Abs(p - ri.sa[f])
+		}
+		if tol := (wp + d + 8*u64*float64(len(ri.s))) * (1 + 0x1p-40); !(l1 <= tol) {
+			return 0, fmt.Errorf("%w: %v network %s: at (x, r) = (%g, %g) the region walk's law and the forward pass's are %.3g apart in ℓ1, more than their rounding bounds (%.3g)", ErrPrecision, m.Precision, m.Name, ri.x, r, l1, tol)
+		}
+	}
+	return dmax, nil
+}
+
+// probsError returns Probs(x, r) in p and a bound on its ℓ1 distance to the
+// exact law of m's weights (ProbsBound for a float64 runtime that sums as
+// mmds does, folds ignored).
+func (m *Network) probsError(x, r float64, p []float64) (float64, error) {
+	w := m.Width()
+	a, e, na, ne := make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
+	z, dz, err := m.evalBound(x, r, Float64, false, a, e, na, ne)
+	if err != nil {
+		return 0, err
+	}
+	var d float64
+	for _, v := range dz {
+		d = max(d, v)
+	}
+	copy(p, z)
+	softmaxInPlace(p)
+	return (2*d + softmaxRounding(Float64, len(p))) * (1 + 0x1p-40), nil
+}
+
+// round records the ℓ1 forward error bound at r in the row's Rounding.
+func (ri *rowIntegrator) round(r float64) error {
+	if r < -RRound || r > RRound {
+		return nil
+	}
+	_, d, err := ri.m.ProbsBound(ri.x, r, ri.s)
+	if err != nil {
+		return err
+	}
+	ri.row.Rounding = max(ri.row.Rounding, d)
+	return nil
+}
+
+// panel integrates (lo, hi), part of the region that starts at r0, by
+// quadratic interpolation with the step its budget allows.
+func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
+	bmin, bmax := math.Inf(1), math.Inf(-1)
+	for _, be := range ri.beta {
+		bmin, bmax = min(bmin, be), max(bmax, be)
+	}
+	db := bmax - bmin
+	mass := stdnormal.Mass(lo, hi)
+	n := 1
+	if db > 0 && mass > 0 {
+		budget := ri.tol * (mass + (hi-lo)/(2*RWalk)) / 2
+		h := min(1, math.Cbrt(budget/(rowK*mass))) / db
+		if c := math.Ceil((hi - lo) / h); c > 1 {
+			n = int(min(c, maxPerPanel))
+		}
+	}
+	step := (hi - lo) / float64(n)
+	if t := db * step; t > 1 {
+		// Only where the cap bites: the e^{Δβh/2} growth is then bounded
+		// by its value at this step.
+		ri.bound += 2 * math.Pow(t, 3) * math.Exp(t/2) / (72 * math.Sqrt(3)) * mass
+	} else {
+		ri.bound += rowK * math.Pow(t, 3) * mass
+	}
+	ri.softmaxAt(lo, r0, ri.sa)
+	na := stdnormal.NewNode(lo)
+	for i := 1; i <= n; i++ {
+		rb := lo + float64(i)*step
+		if i == n {
+			rb = hi
+		}
+		rm := na.R + (rb-na.R)/2
+		ri.softmaxAt(rm, r0, ri.sm)
+		ri.softmaxAt(rb, r0, ri.sb)
+		nb := stdnormal.NewNode(rb)
+		ri.quadratic(na, nb, rm)
+		copy(ri.sa, ri.sb)
+		na = nb
+	}
+	ri.row.Samples += 2*n + 1
+}
+
+// quadratic adds ∫ P(r)φ(r) dr over (a.R, b.R) to the row, P the quadratic
+// through sa, sm, sb at a.R, rm, b.R in Newton form about rm, P = s_m +
+// c1·t + c2·t², t = r − rm, and bounds the rounding of the moments
+// M0 = ∫φ, M1 = ∫tφ, M2 = ∫t²φ (each a difference of terms up to
+// (1 + |rm| + rm²)-times M0 and |φ(a) − φ(b)| in size, to 8 ulps of them).
+func (ri *rowIntegrator) quadratic(a, b stdnormal.Node, rm float64) {
+	m0 := stdnormal.NodeMass(a, b)
+	s := (b.R - a.R) / 2
+	if !(s > 0) {
+		return
+	}
+	dphi := a.Phi - b.Phi
+	r2 := m0 + a.R*a.Phi - b.R*b.Phi // ∫r²φ
+	m1 := dphi - rm*m0
+	m2 := r2 - 2*rm*dphi + rm*rm*m0
+	e1 := 8 * u64 * (math.Abs(dphi) + math.Abs(rm)*m0)
+	e2 := 8 * u64 * (math.Abs(r2) + 2*math.Abs(rm*dphi) + rm*rm*m0)
+	var c1s, c2s float64
+	for f := range ri.row.P {
+		c1 := (ri.sb[f] - ri.sa[f]) / (2 * s)
+		c2 := (ri.sa[f] - 2*ri.sm[f] + ri.sb[f]) / (2 * s * s)
+		ri.row.P[f] += ri.sm[f]*m0 + c1*m1 + c2*m2
+		c1s += math.Abs(c1)
+		c2s += math.Abs(c2)
+	}
+	ri.bound += c1s*e1 + c2s*e2 + 8*u64*m0
+}
+
+// finish adds the tails and the end rounding, and checks the result.
+func (ri *rowIntegrator) finish() (Row, error) {
+	m, row := ri.m, ri.row
+	tail := stdnormal.Mass(math.Inf(-1), -RWalk)
+	for f := range row.P {
+		row.P[f] += tail * (ri.ends[0][f] + ri.ends[1][f])
+		if math.IsNaN(row.P[f]) || math.IsInf(row.P[f], 0) {
+			return row, m.errorf("E_R[softmax(z(%g, R))] = %v: the network overflows", ri.x, row.P[f])
+		}
+	}
+	if row.Walk > ri.tol {
+		return row, fmt.Errorf("%w: %v network %s: the law at x = %g: the region walk's float64 rounding bound %.3g (a unit whose sign cannot be decided, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Precision, m.Name, ri.x, row.Walk, ri.tol)
+	}
+	for _, r := range []float64{-RRound, 0, RRound} {
+		if err := ri.round(r); err != nil {
+			return row, err
+		}
+	}
+	row.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
+	row.Bound = ri.bound + 4*tail + row.Walk
+	return row, nil
+}
