@@ -52,6 +52,9 @@ func FromNetwork(n *network.Network) (Privatizer, error) {
 	if err := n.Validate(); err != nil {
 		return Privatizer{}, fmt.Errorf("bayes: %w", err)
 	}
+	if n.XValues() > 0 || n.Categorical() {
+		return Privatizer{}, fmt.Errorf("bayes: %w: network %s: a one-hot x or a softmax release is a finite X's privatizer (privatizer.CategoricalChannel), not a k(x, r) of a real x", network.ErrInput, n.Name)
+	}
 	k := Privatizer{Kinks: n.Kinks, PiecewiseLinear: n.PiecewiseLinear(), Rounding: new(network.Rounding)}
 	if k.PiecewiseLinear {
 		k.Faces = n.Faces

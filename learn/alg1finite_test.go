@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/network"
 )
 
 // tinyFiniteAlg1 is tinyFinite's data with Algorithm 1's quick preset,
@@ -53,25 +54,32 @@ func TestFiniteAlg1DeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
-// TestFiniteChannelMonteCarlo: the quadrature channel of a random
-// privatizer network matches a Monte Carlo estimate of E_R[softmax(k(x,
-// R))] within 4.5 standard errors per entry, and its stated error is small.
-func TestFiniteChannelMonteCarlo(t *testing.T) {
+// TestFinitePrivatizerRecordMonteCarlo: the privatizer record of the
+// trainer, read as a network.Network (network.ParseRecord), releases the
+// law the trainer's own forward pass computes: network's certified channel
+// row E_R[softmax(k(x, R))] matches a Monte Carlo estimate through
+// forwardSparse within 4.5 standard errors per entry, and its stated ℓ1
+// error is small.
+func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 	const n, m, draws = 3, 4, 200000
 	rng := rand.New(rand.NewPCG(11, 12))
 	d := newDenseNet(n+1, 16, m, rng)
 	for k := range d.params {
 		d.params[k] *= 3 // sharper softmax, more kinks inside the range
 	}
-	p, eps, err := FiniteChannel(d.network(d.params, "privatizer", append(oneHotNames("x", n), "r")), n)
+	nw, err := (&DResult{Networks: []Network{d.network(d.params, "privatizer", append(oneHotNames("x", n), "r"))}}).Privatizer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eps > 1e-6 {
-		t.Errorf("stated ℓ1 error %g, want ≤ 1e-6", eps)
-	}
 	h, q := make([]float64, d.hidden), make([]float64, m)
 	for x := range n {
+		row, err := nw.ExpectRow(context.Background(), float64(x), network.DefaultTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Bound > network.DefaultTol {
+			t.Errorf("stated ℓ1 error %g, want ≤ %g", row.Bound, network.DefaultTol)
+		}
 		sum, sq := make([]float64, m), make([]float64, m)
 		for range draws {
 			d.forwardSparse(x, n, rng.NormFloat64(), h, q)
@@ -81,24 +89,19 @@ func TestFiniteChannelMonteCarlo(t *testing.T) {
 				sq[f] += v * v
 			}
 		}
-		var rowSum float64
 		for f := range m {
 			mean := sum[f] / draws
 			se := math.Sqrt(max(sq[f]/draws-mean*mean, 0) / draws)
-			if math.Abs(p[x][f]-mean) > 4.5*se+1e-9 {
-				t.Errorf("P(%d | %d) = %.6f, Monte Carlo %.6f ± %.2g", f, x, p[x][f], mean, se)
+			if math.Abs(row.P[f]-mean) > 4.5*se+1e-9 {
+				t.Errorf("P(%d | %d) = %.6f, Monte Carlo %.6f ± %.2g", f, x, row.P[f], mean, se)
 			}
-			rowSum += p[x][f]
-		}
-		if math.Abs(rowSum-1) > 1e-9 {
-			t.Errorf("row %d sums to %.12g", x, rowSum)
 		}
 	}
 }
 
-// TestFiniteChannelRejects: networks that are not a finite-X privatizer
-// are errors wrapping ErrFiniteNetwork, not panics.
-func TestFiniteChannelRejects(t *testing.T) {
+// TestFinitePrivatizerRecordRejects: records that are not a valid network
+// are errors wrapping network.ErrInput, not panics.
+func TestFinitePrivatizerRecordRejects(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	d := newDenseNet(4, 5, 3, rng)
 	good := d.network(d.params, "privatizer", append(oneHotNames("x", 3), "r"))
@@ -108,13 +111,13 @@ func TestFiniteChannelRejects(t *testing.T) {
 	noSoftmax.Layers[1].Activation = "identity"
 	short := d.network(d.params, "privatizer", good.Inputs)
 	short.Layers[0].Weights[2] = short.Layers[0].Weights[2][:1]
-	for name, c := range map[string]struct {
-		nw Network
-		n  int
-	}{"wrong |X|": {good, 4}, "NaN bias": {nan, 3}, "identity output": {noSoftmax, 3}, "short row": {short, 3}} {
-		if _, _, err := FiniteChannel(c.nw, c.n); !errors.Is(err, ErrFiniteNetwork) {
-			t.Errorf("%s: %v, want ErrFiniteNetwork", name, err)
+	for name, nw := range map[string]Network{"NaN bias": nan, "identity output": noSoftmax, "short row": short} {
+		if _, err := (&DResult{Networks: []Network{nw}}).Privatizer(); !errors.Is(err, network.ErrInput) {
+			t.Errorf("%s: %v, want network.ErrInput", name, err)
 		}
+	}
+	if nw, err := (&DResult{Networks: []Network{good}}).Privatizer(); err != nil || !nw.Categorical() || nw.XValues() != 3 {
+		t.Errorf("the trainer's record: %v, %v", nw, err)
 	}
 }
 

@@ -113,6 +113,9 @@ func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
 	if f.Channel != nil {
 		return f.Channel.CheckRows(2)
 	}
+	if f.Network != nil {
+		return privatizer.CheckFiniteNetwork(f.Network, 2)
+	}
 	return nil
 }
 

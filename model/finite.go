@@ -162,6 +162,9 @@ func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
 	if p.Channel != nil {
 		return p.Channel.CheckRows(f.M.N())
 	}
+	if p.Network != nil {
+		return privatizer.CheckFiniteNetwork(p.Network, f.M.N())
+	}
 	return nil
 }
 

@@ -119,6 +119,9 @@ func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 	if f.Channel != nil {
 		return fmt.Errorf("%w: privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) or a cell kernel instead", privatizer.ErrInput, f.Channel.Name)
 	}
+	if n := f.Network; n != nil && (n.XValues() > 0 || n.Categorical()) {
+		return fmt.Errorf("%w: network %s takes x one-hot or releases one of %d labels (a finite X's privatizer), but the model is Gaussian: certify a network F = k(x, r) of a real x", privatizer.ErrInput, n.Name, n.Outputs())
+	}
 	return nil
 }
 

@@ -58,40 +58,6 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 	return Certificate{Losses: l, Change: c.Bound(f)}, nil
 }
 
-// CertifyFiniteNetwork certifies the privatizer network of Algorithm 1 on
-// a finite model (learn.FiniteChannel): its channel P(f | x) = E_R[softmax(
-// k(x, R))_f] by Gauss–Legendre quadrature between the network's kinks,
-// with ε the bound on every row's ℓ1 error, and the channel's exact losses
-// (CertifyChannel). Every Bayes risk is Lipschitz in the channel: a row
-// moved by ε in ℓ1 moves it by at most π(x)·ε·max L, so the losses are
-// sound to ε·max L, which Change states relative to the smallest nonzero
-// loss (as CertifyKernel's), beside what renormalizing may hide. name
-// labels the network in errors, which wrap privatizer.ErrInput.
-func CertifyFiniteNetwork(m Model, nw learn.Network, name string) (Certificate, error) {
-	f, ok := finiteOf(m)
-	if !ok {
-		return Certificate{}, fmt.Errorf("%w: a finite-X privatizer network needs a finite X; the %s model's X is continuous", ErrUnsupported, m.Kind())
-	}
-	p, eps, err := learn.FiniteChannel(nw, f.N())
-	if err != nil {
-		return Certificate{}, fmt.Errorf("%w: %s: %w", privatizer.ErrInput, name, err)
-	}
-	c, err := CertifyChannel(m, p, name)
-	if err != nil {
-		return c, err
-	}
-	scale := math.Inf(1)
-	for _, v := range append([]float64{c.Losses.Recon}, c.Losses.Adv...) {
-		if v > 0 {
-			scale = min(scale, v)
-		}
-	}
-	if q := eps * NewFinite(f).LossScale(); q > 0 {
-		c.Change += q / scale
-	}
-	return c, nil
-}
-
 // CellLaw returns the Gaussian model's law as learn's labels method takes
 // it on a continuous X: grids of cells of width w·σ_X on μ_X ± 8σ_X
 // (gauss.Model.CellEdges) with every observer's exact MMSE loss of a

@@ -17,7 +17,11 @@ func networkCertificate(r *privatizer.NetworkLosses, err error, o Options) (Cert
 		return Certificate{}, err
 	}
 	if r.Rounding > o.roundingTol() {
-		return Certificate{}, fmt.Errorf("%w: the runtime's P(F = 1 | x) is within %.3g of the certified one (forward error bound of the network's precision), above the tolerance %.3g", network.ErrPrecision, r.Rounding, o.roundingTol())
+		what := "P(F = 1 | x) is"
+		if r.Laws != nil {
+			what = "law of F given x is (in ℓ1)"
+		}
+		return Certificate{}, fmt.Errorf("%w: the runtime's %s within %.3g of the certified one (forward error bound of the network's precision), above the tolerance %.3g", network.ErrPrecision, what, r.Rounding, o.roundingTol())
 	}
 	return Certificate{Losses: r.Losses, Change: r.Bound}, nil
 }

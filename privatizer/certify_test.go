@@ -2,6 +2,7 @@ package privatizer_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,52 @@ func TestNetworkChannelRejectsNonProbability(t *testing.T) {
 	g := readNet(t, "relu2-gauss.json")
 	if _, _, err := privatizer.NetworkChannel(t.Context(), g, 2, privatizer.DefaultTol); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1]") || !strings.Contains(err.Error(), "relu2-gauss.json") {
 		t.Errorf("unbounded network as a probability: %v", err)
+	}
+}
+
+// identityCategorical is a categorical network over a one-hot x with n
+// values that releases F = x but for e^{−gain} of its mass, whatever r.
+func identityCategorical(n int, gain float64) *network.Network {
+	var in []string
+	for k := range n {
+		in = append(in, "x="+string(rune('0'+k)))
+	}
+	nw := &network.Network{Name: "release-x", Inputs: append(in, "r"), Precision: network.Float64}
+	ly := network.Layer{B: make([]float64, n), Act: network.Softmax}
+	for f := range n {
+		row := make([]float64, n+1)
+		row[f] = gain
+		ly.W = append(ly.W, row)
+	}
+	nw.Layers = []network.Layer{ly}
+	return nw
+}
+
+// A categorical network that releases X itself is certified as the channel
+// it is, the identity, whose adversaries lose nothing: the losses match the
+// identity channel's exact sums within the stated bound. A one-hot x over
+// another alphabet than the model's is refused before any work.
+func TestCategoricalReleaseOfX(t *testing.T) {
+	ctx := t.Context()
+	m := mip.PaperBinary()
+	nw := identityCategorical(2, 40)
+	r, err := privatizer.NetworkBinaryLosses(ctx, nw, m, privatizer.DefaultTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &privatizer.Channel{Name: "identity", P: [][]float64{{1, 0}, {0, 1}}}
+	want, err := id.BinaryLosses(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slack := r.Bound + 4*math.Exp(-40)
+	if math.Abs(r.Losses.Recon-want.Recon) > slack || math.Abs(r.Losses.MinAdv-want.MinAdv) > slack || want.MinAdv != 0 {
+		t.Errorf("certified %+v, identity channel %+v (bound %.3g)", r.Losses, want, r.Bound)
+	}
+	if r.Laws == nil || r.Rows != nil {
+		t.Errorf("a categorical network's analysis has rows %v and laws %v: want laws only", r.Rows, r.Laws)
+	}
+	if _, err := privatizer.NetworkBinaryLosses(ctx, identityCategorical(3, 40), m, privatizer.DefaultTol); !errors.Is(err, privatizer.ErrInput) || !strings.Contains(err.Error(), "one-hot over 3 values") {
+		t.Errorf("one-hot x over 3 values on the binary model: %v, want ErrInput", err)
 	}
 }

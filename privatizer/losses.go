@@ -31,17 +31,22 @@ const ProbSlack = 1e-6
 // channel's exact Bayes losses.
 type NetworkLosses struct {
 	// Channel is P(F | X = x) = [1 − p_x, p_x], p_x = E_R[k(x, R)], for
-	// x = 0..n−1.
+	// x = 0..n−1; for a categorical network, P(F = f | X = x) =
+	// E_R[softmax(z(x, R))_f].
 	Channel *Channel `json:"-"`
-	// Rows are the expectations p_x with their error bounds.
-	Rows   []network.Expectation `json:"rows"`
+	// Rows are the expectations p_x with their error bounds; Laws, for a
+	// categorical network instead, the rows of its channel with their ℓ1
+	// bounds.
+	Rows   []network.Expectation `json:"rows,omitempty"`
+	Laws   []network.Row         `json:"laws,omitempty"`
 	Losses loss.Losses           `json:"losses"`
 	// Bound: every certified loss is within Bound of the exact Bayes loss
 	// of the network as a runtime in its precision computes it.
 	Bound float64 `json:"bound"`
 	Exact bool    `json:"exact"`
 	// Rounding is the largest forward error bound δ of the rows, in the
-	// network's precision: each runtime p_x is within it of the exact one.
+	// network's precision: each runtime p_x (each runtime row, in ℓ1, for
+	// a categorical network) is within it of the exact one.
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
@@ -61,8 +66,11 @@ func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 // A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
 // value and the file.
 func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Expectation, error) {
-	if n < 1 || n > MaxAlphabet {
-		return nil, nil, fmt.Errorf("privatizer: %d values of X: want between 1 and %d", n, MaxAlphabet)
+	if err := CheckFiniteNetwork(m, n); err != nil {
+		return nil, nil, err
+	}
+	if m.Categorical() {
+		return nil, nil, fmt.Errorf("%w: network %s is categorical (CategoricalChannel)", ErrInput, m.Name)
 	}
 	c := &Channel{Name: m.Name}
 	rows := make([]network.Expectation, n)
@@ -81,16 +89,61 @@ func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64)
 	return c, rows, nil
 }
 
+// CheckFiniteNetwork reports a network that cannot be a privatizer on a
+// finite model whose X takes n values: a one-hot x over another number of
+// values. Errors wrap ErrInput.
+func CheckFiniteNetwork(m *network.Network, n int) error {
+	if n < 1 || n > MaxAlphabet {
+		return fmt.Errorf("privatizer: %d values of X: want between 1 and %d", n, MaxAlphabet)
+	}
+	if v := m.XValues(); v > 0 && v != n {
+		return fmt.Errorf("%w: network %s takes x one-hot over %d values (inputs %q…), but the model's X has %d", ErrInput, m.Name, v, m.Inputs[0], n)
+	}
+	return nil
+}
+
+// CategoricalChannel returns the channel a categorical network releases
+// on a finite model whose X takes the values 0..n−1, P(F = f | X = x) =
+// E_R[softmax(z(x, R))_f] (R is independent of X and of every side
+// variable, as for NetworkChannel), each row with its ℓ1 error bounds
+// (network.Network.ExpectRow, with tolerance tol); it stops with ctx's error
+// when ctx is done.
+func CategoricalChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Row, error) {
+	if err := CheckFiniteNetwork(m, n); err != nil {
+		return nil, nil, err
+	}
+	if !m.Categorical() {
+		return nil, nil, fmt.Errorf("%w: network %s has one output (NetworkChannel)", ErrInput, m.Name)
+	}
+	c := &Channel{Name: m.Name}
+	rows := make([]network.Row, n)
+	for x := range n {
+		row, err := m.ExpectRow(ctx, float64(x), tol)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows[x] = row
+		c.P = append(c.P, append([]float64(nil), row.P...))
+	}
+	return c, rows, nil
+}
+
 // FiniteLosses returns the certified Bayes losses of the network on the
 // finite model m, whose X takes the values 0..n−1 (the network's x input):
 // the exact losses of its channel (Channel.FiniteLosses). Each p_x is within
 // ε_x of E_R[k(x, R)], so each row moves by 2ε_x in ℓ1 and each Bayes risk
 // by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L. A float32 runtime's
 // p_x moves by a further δ_x (Expectation.Rounding), so Bound is
-// 2·max_x (ε_x + δ_x)·max L.
+// 2·max_x (ε_x + δ_x)·max L. A categorical network's rows carry ℓ1 bounds
+// ε_x (network.Row.Bound) and δ_x (Row.Rounding) directly; renormalizing a
+// row moves it by |Σ_f P_f − 1| ≤ ε_x more, so Bound is
+// 2·max_x (ε_x + δ_x)·max L as well.
 func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
+	}
+	if m.Categorical() {
+		return categoricalLosses(ctx, m, fm, tol)
 	}
 	c, rows, err := NetworkChannel(ctx, m, fm.N(), tol)
 	if err != nil {
@@ -111,6 +164,26 @@ func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 	return r, nil
 }
 
+// categoricalLosses is NetworkFiniteLosses for a categorical network.
+func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
+	c, rows, err := CategoricalChannel(ctx, m, fm.N(), tol)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.FiniteLosses(fm)
+	if err != nil {
+		return nil, err
+	}
+	r := &NetworkLosses{Channel: c, Laws: rows, Losses: l}
+	var eps float64
+	for _, row := range rows {
+		eps = max(eps, row.Bound+row.Rounding)
+		r.Rounding = max(r.Rounding, row.Rounding)
+	}
+	r.Bound = 2 * eps * maxLoss(fm)
+	return r, nil
+}
+
 // BinaryLosses returns the certified MAP 0-1 losses of the network on the
 // binary model (Section III-B, Appendix B): the binary channel
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
@@ -120,8 +193,10 @@ func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, 
 		return nil, fmt.Errorf("privatizer: binary model: %w", err)
 	}
 	r, err := NetworkFiniteLosses(ctx, m, b.Finite(), tol)
-	if err != nil {
-		return nil, err
+	if err != nil || m.Categorical() {
+		// A release of more than two labels has no s0, s1: its losses
+		// are the finite sums.
+		return r, err
 	}
 	// Appendix B's closed form of the same channel: equal to the finite
 	// sums up to rounding, and the form mmds verify reports.

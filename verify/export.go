@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -36,7 +35,8 @@ func (run *Run) Privatizer(d float64) (*network.Network, float64, error) {
 
 // Export returns the privatizer of the run's finalized threshold D within
 // ThresholdTol of d (relative), and D itself, as mmds certify reads it: a
-// network (Privatizer's), the labels method's channel P(F | X) on a model
+// network (Privatizer's; categorical for Algorithm 1 on a finite model),
+// the labels method's channel P(F | X) on a model
 // with a finite X (privatizer.FormatChannelJSON), or its cell kernel on the
 // Gaussian model (privatizer.FormatKernelJSON), both exactly as results.json
 // holds them, so that certifying the file computes what mmds verify
@@ -55,9 +55,6 @@ func (run *Run) Export(d float64) (privatizer.File, float64, error) {
 	case p.Channel != nil:
 		c := &privatizer.Channel{Name: name, P: p.Channel}
 		return privatizer.File{Format: privatizer.FormatChannelJSON, Channel: c}, p.D, nil
-	}
-	if run.Model.Kind().CategoricalRelease() {
-		return privatizer.File{}, 0, fmt.Errorf("%w: the privatizer at D = %v is Algorithm 1's categorical network on a finite model (one-hot x and r in, %d logits out); the JSON layout and ONNX hold networks k(x, r) of one output: certify it with mmds verify %s", ErrNotExportable, p.D, finiteOutputs(p), safefile.Path(run.Dir))
 	}
 	n, err := p.Privatizer()
 	if err != nil {
@@ -106,13 +103,4 @@ func (run *Run) Finalized() []float64 {
 		}
 	}
 	return ds
-}
-
-// finiteOutputs is the number of labels of a categorical privatizer's
-// record, 0 when it has none.
-func finiteOutputs(p *learn.DResult) int {
-	if len(p.Networks) == 0 || len(p.Networks[0].Layers) == 0 {
-		return 0
-	}
-	return p.Networks[0].Layers[len(p.Networks[0].Layers)-1].Out
 }

@@ -21,11 +21,6 @@ import (
 // failed computation.
 var ErrInput = errors.New("invalid results directory")
 
-// ErrNotExportable: a valid point whose privatizer no export format holds
-// (Run.Export); it wraps ErrInput, so callers that treat it as bad input
-// still do.
-var ErrNotExportable = fmt.Errorf("%w: privatizer not exportable", ErrInput)
-
 // ModelFile is the name of the model file of a results directory.
 const ModelFile = rundir.ModelFile
 
@@ -312,16 +307,20 @@ func (run *Run) checkNetworks(nets []learn.Network) error {
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // checkFiniteNetworks checks the networks of Algorithm 1 on a finite
-// model: privatizer, reconstructor, adversaries, the privatizer one that
-// learn.FiniteChannel reads.
+// model: privatizer, reconstructor, adversaries, the privatizer a
+// categorical network over a one-hot x with one value per value of X.
 func checkFiniteNetworks(nets []learn.Network, m model.Model) error {
 	k := m.Adversaries()
 	if len(nets) != 2+k {
 		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
 	}
-	law, _ := model.FiniteLaw(m)
-	if _, _, err := learn.FiniteChannel(nets[0], len(law.Prior)); err != nil {
+	n, err := (&learn.DResult{Networks: nets}).Privatizer()
+	if err != nil {
 		return err
+	}
+	law, _ := model.FiniteLaw(m)
+	if !n.Categorical() || n.XValues() != len(law.Prior) {
+		return fmt.Errorf("privatizer %v: want a categorical network (a softmax release) over a one-hot x with %d values", n, len(law.Prior))
 	}
 	return nil
 }

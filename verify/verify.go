@@ -216,7 +216,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	c, err := run.certifyPrivatizer(dp, o)
+	c, err := run.certifyPrivatizer(ctx, dp, o)
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
 		cannotCertify(&p, err)
 		return p, nil
@@ -236,7 +236,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 
 // certifyPrivatizer certifies a finalized point's privatizer: its channel
 // (the labels method on a finite X: exact finite sums) or its network.
-func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certificate, error) {
+func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Options) (model.Certificate, error) {
 	if dp.Kernel != nil {
 		c, err := model.CertifyKernel(run.Model, *dp.Kernel, fmt.Sprintf("kernel of point %d", dp.DIndex))
 		if errors.Is(err, privatizer.ErrInput) {
@@ -254,35 +254,24 @@ func (run *Run) certifyPrivatizer(dp *learn.DResult, o Options) (model.Certifica
 		}
 		return c, err
 	}
-	if run.Results.Config.Method == learn.MethodAlg1 && run.Model.Kind().CategoricalRelease() {
-		return run.certifyFiniteNetwork(dp, o)
-	}
 	n, err := dp.Privatizer()
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if run.Model.Kind().CategoricalRelease() {
+		// Algorithm 1 on a finite X: the channel its network releases,
+		// certified as mmds certify certifies the exported file.
+		c, err := run.Model.CertifyFile(ctx, privatizer.File{Format: privatizer.FormatNetworkJSON, Network: n}, o.Model)
+		if errors.Is(err, privatizer.ErrInput) {
+			err = fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		return c, err
 	}
 	k, err := bayes.FromNetwork(n)
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return run.Model.Certify(k, o.Model)
-}
-
-// certifyFiniteNetwork certifies Algorithm 1's privatizer on a finite
-// model: the channel of its network by quadrature (model.CertifyFiniteNetwork),
-// sound only to the quadrature's error bound.
-func (run *Run) certifyFiniteNetwork(dp *learn.DResult, o Options) (model.Certificate, error) {
-	if len(dp.Networks) == 0 {
-		return model.Certificate{}, fmt.Errorf("%w: point %d has no privatizer network", ErrInput, dp.DIndex)
-	}
-	c, err := model.CertifyFiniteNetwork(run.Model, dp.Networks[0], fmt.Sprintf("privatizer of point %d", dp.DIndex))
-	if errors.Is(err, privatizer.ErrInput) {
-		return c, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	if err == nil && !(c.Change <= o.Tol.Quad) {
-		err = fmt.Errorf("%w: the channel's quadrature error bound is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, o.Tol.Quad)
-	}
-	return c, err
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on

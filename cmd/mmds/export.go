@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +26,9 @@ func newExportCmd() *cobra.Command {
 		Long: `export writes the learned privatizer of one threshold D of a results
 directory of mmds train, for PyTorch and ONNX Runtime users, or for mmds
 certify: --onnx writes a network k(x, r) as an ONNX model (inputs x and r,
-each [batch, 1], output k, [batch, 1]; float64, as mmds trains), otherwise
+each [batch, 1], output k, [batch, 1]; on a finite model Algorithm 1's
+categorical network: x one-hot, [batch, |X|], output k, the law of F over
+its labels, [batch, m]; float64, as mmds trains), otherwise
 the JSON mmds certify reads (docs/export.md): a network in the JSON layout,
 or the labels method's privatizer as results.json holds it — a channel file
 {"channel": [[P(F=f | X=x)]]} on a binary or finite model, a kernel file
@@ -79,11 +80,6 @@ func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
 	}
 	f, dd, err := run.Export(d)
 	if err != nil {
-		if errors.Is(err, verify.ErrNotExportable) {
-			// The directory is valid: say only why the point has no file.
-			msg := strings.TrimPrefix(err.Error(), verify.ErrNotExportable.Error()+": ")
-			return badInput("%s", msg)
-		}
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
 		}

@@ -62,8 +62,8 @@ func (k Kind) BinaryRelease() bool { return k == Binary }
 // CategoricalRelease reports whether Algorithm 1 releases one of m labels
 // on the kind, F ~ Categorical(softmax(k(one-hot x, r))): Section V-B's
 // one-bit release extended to a finite X with more than two values. Its
-// privatizer has m outputs, so it is certified through the channel it
-// induces (learn.FiniteChannel), not as a network k(x, r) of one output.
+// privatizer is a categorical network (network.Network.Categorical),
+// certified through the channel it induces.
 func (k Kind) CategoricalRelease() bool { return k == Finite }
 
 // String is the kind's name, "Kind(n)" for a value that is not one.
