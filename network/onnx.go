@@ -342,22 +342,8 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	if len(outs) < 1 {
 		return c.bad("%s: no output", where)
 	}
-	// Identity or Transpose of a constant (shared or transposed weights) is
-	// a constant.
-	if (op == "Identity" || op == "Transpose") && len(ins) == 1 {
-		if t, ok := c.consts[ins[0]]; ok {
-			if op == "Transpose" {
-				var err error
-				if t, err = c.transpose(where, n, t); err != nil {
-					return err
-				}
-			}
-			c.consts[outs[0]] = t
-			return nil
-		}
-		if op == "Transpose" {
-			return c.bad("%s: Transpose of the chain %q: only constant weights may be transposed", where, ins[0])
-		}
+	if done, err := c.constant(where, n); done || err != nil {
+		return err
 	}
 	var data []string // non-constant inputs
 	var cs []*onnxpb.TensorProto
@@ -390,22 +376,49 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	case "Relu", "Sigmoid", "Tanh":
 		err = c.activation(where, map[string]Activation{"Relu": ReLU, "Sigmoid": Sigmoid, "Tanh": Tanh}[op])
 	case "Softmax":
-		// Over the chain's last axis: −1, or 1 on the [batch, m] chain
-		// (opset 13's per-axis softmax and the older 2-D coercion agree
-		// there; axis 0 would mix the batch).
-		if ax, ok := intAttr(n, "axis"); ok && ax != 1 && ax != -1 {
-			return c.bad("%s: axis %d: want the last axis (1 or -1)", where, ax)
-		}
-		if !c.rank2 {
-			return c.bad("%s: Softmax on a chain whose inputs do not declare the shape [batch, width]: over which axes it normalizes depends on the rank", where)
-		}
-		err = c.activation(where, Softmax)
+		err = c.softmax(where, n)
 	}
 	if err != nil {
 		return err
 	}
 	c.cur = outs[0]
 	return nil
+}
+
+// constant handles Identity or Transpose of a constant (shared or
+// transposed weights), which is a constant: done reports that n was one.
+func (c *onnxChain) constant(where string, n *onnxpb.NodeProto) (done bool, err error) {
+	op, ins, outs := n.GetOpType(), n.GetInput(), n.GetOutput()
+	if (op != "Identity" && op != "Transpose") || len(ins) != 1 {
+		return false, nil
+	}
+	t, ok := c.consts[ins[0]]
+	if !ok {
+		if op == "Transpose" {
+			return true, c.bad("%s: Transpose of the chain %q: only constant weights may be transposed", where, ins[0])
+		}
+		return false, nil
+	}
+	if op == "Transpose" {
+		if t, err = c.transpose(where, n, t); err != nil {
+			return true, err
+		}
+	}
+	c.consts[outs[0]] = t
+	return true, nil
+}
+
+// softmax makes the chain's last layer a softmax: over the chain's last
+// axis, −1, or 1 on the [batch, m] chain (opset 13's per-axis softmax and
+// the older 2-D coercion agree there; axis 0 would mix the batch).
+func (c *onnxChain) softmax(where string, n *onnxpb.NodeProto) error {
+	if ax, ok := intAttr(n, "axis"); ok && ax != 1 && ax != -1 {
+		return c.bad("%s: axis %d: want the last axis (1 or -1)", where, ax)
+	}
+	if !c.rank2 {
+		return c.bad("%s: Softmax on a chain whose inputs do not declare the shape [batch, width]: over which axes it normalizes depends on the rank", where)
+	}
+	return c.activation(where, Softmax)
 }
 
 func onnxSupported(op string) bool {
