@@ -268,7 +268,7 @@ func TestChoosePlan(t *testing.T) {
 		{"w", "y", nil, Plan{kind.Gauss, alg1}, ""},
 		{"w", "y", &labels, Plan{}, "X) is continuous"},
 		{"x", "y", nil, Plan{kind.Finite, labels}, ""},
-		{"x", "y", &alg1, Plan{}, "takes 3 values"},
+		{"x", "y", &alg1, Plan{kind.Finite, alg1}, ""},
 		{"b", "y", &alg1, Plan{kind.Binary, alg1}, ""},
 		{"b", "w", nil, Plan{kind.Binary, alg1}, ""},
 		{"b", "w", &labels, Plan{}, `side column "w" is continuous`},

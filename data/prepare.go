@@ -249,10 +249,12 @@ type Plan struct {
 //   - X continuous: MSE losses, Algorithm 1 (Gaussian-style networks);
 //   - X and every observer's side columns discrete: 0-1 losses, the labels
 //     method against exact Bayes observers of the training split's
-//     empirical law by default; Algorithm 1's binary networks when X takes
-//     two values and the method is asked for;
+//     empirical law by default; Algorithm 1 when the method is asked for
+//     (binary networks when X takes two values, a categorical release of
+//     |X| labels otherwise);
 //   - X discrete with a continuous side column: Algorithm 1's binary
-//     networks when X takes two values; otherwise no method applies.
+//     networks when X takes two values; otherwise no method applies (the
+//     categorical release's observers take one-hot side values).
 func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 	s := p.Spec
 	if p.XValues == nil {
@@ -267,7 +269,8 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 			return Plan{Model: kind.Finite, Method: learn.MethodLabels}, nil
 		}
 		if !binary {
-			return Plan{}, choiceErr("--method alg1: column %q (X) takes %d values, and Algorithm 1 trains a binary or a continuous X; use the labels method", s.Private.Name, len(p.XValues))
+			// Section V-B extended to |X| = n: a categorical release.
+			return Plan{Model: kind.Finite, Method: learn.MethodAlg1}, nil
 		}
 		return Plan{Model: kind.Binary, Method: learn.MethodAlg1}, nil
 	}
@@ -285,7 +288,7 @@ func (p *Prepared) ChoosePlan(method *learn.TrainMethod) (Plan, error) {
 		return Plan{}, choiceErr("--method labels: side column %q is continuous, and the labels method's observers need discrete side columns (declare it --discrete if its values are few)", cont)
 	}
 	if !binary {
-		return Plan{}, choiceErr("column %q (X) takes %d values and side column %q is continuous: Algorithm 1 trains a binary or a continuous X, and the labels method needs discrete side columns", s.Private.Name, len(p.XValues), cont)
+		return Plan{}, choiceErr("column %q (X) takes %d values and side column %q is continuous: Algorithm 1 on an X of more than two values and the labels method need discrete side columns", s.Private.Name, len(p.XValues), cont)
 	}
 	return Plan{Model: kind.Binary, Method: learn.MethodAlg1}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
@@ -308,7 +309,11 @@ func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataRepor
 //     standard deviation/√n;
 //   - Algorithm 1 on a binary X: the trained estimators' hard 0-1 test
 //     errors results.json records (the soft ones when it has none), SE
-//     √(l(1 − l)/n).
+//     √(l(1 − l)/n);
+//   - Algorithm 1 on a finite X of more values: the channel its
+//     categorical network releases (privatizer.CategoricalChannel, within
+//     about 1e-8), whose exact Bayes losses under the test split's
+//     empirical law are taken as a channel's.
 func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 	c := &run.Results.Config
 	n := run.Spec.Split.Test
@@ -320,8 +325,11 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 		return h
 	}
 	switch {
-	case c.Method == learn.MethodLabels:
-		ch := &privatizer.Channel{Name: fmt.Sprintf("points[%d].channel", p.DIndex), P: p.Channel}
+	case c.Method == learn.MethodLabels || c.Model.CategoricalRelease():
+		ch, err := pointChannel(p, len(run.Data.XValues))
+		if err != nil {
+			return nil, err
+		}
 		l, err := ch.FiniteLosses(run.Data.Law(true))
 		if err != nil {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
@@ -335,6 +343,25 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 		return bern(l), nil
 	}
 	return mseHeldOut(run, p)
+}
+
+// pointChannel is a finalized point's channel P(F | X) on a finite X with
+// n values: the labels method's, or the one its categorical network
+// releases.
+func pointChannel(p *learn.DResult, n int) (*privatizer.Channel, error) {
+	if p.Channel != nil {
+		return &privatizer.Channel{Name: fmt.Sprintf("points[%d].channel", p.DIndex), P: p.Channel}, nil
+	}
+	nw, err := p.Privatizer()
+	if err != nil {
+		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
+	}
+	// A few milliseconds per row: not worth a context.
+	ch, _, err := privatizer.CategoricalChannel(context.Background(), nw, n, network.DefaultTol)
+	if err != nil {
+		return nil, fmt.Errorf("%w: results.json: points[%d]: %w", ErrInput, p.DIndex, err)
+	}
+	return ch, nil
 }
 
 func bernSE(l float64, n int) float64 {

@@ -225,7 +225,6 @@ func TestTrainDataBadInput(t *testing.T) {
 		{[]string{"--csv", word, "--private", "x", "--reconstructor", "y", "--adversary", "z"}, `row 2 (line 3), column "z" = "abc": not a decimal number`},
 		{[]string{"--csv", good, "--private", "q", "--reconstructor", "y", "--adversary", "z"}, `column "q": no such column`},
 		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y"}, "--adversary: give one adversary"},
-		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "alg1"}, "Algorithm 1 trains a binary or a continuous X"},
 		{[]string{"--csv", cont, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "labels"}, "the labels method needs a discrete X"},
 		{[]string{"--csv", cont, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--labels", "8"}, "--labels applies to the labels method only"},
 		{[]string{"--csv", good, "--private", "x", "--reconstructor", "y", "--adversary", "z", "--method", "sgd"}, `--method "sgd"`},
@@ -240,5 +239,23 @@ func TestTrainDataBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "out")); err == nil {
 		t.Errorf("a refused run created its results directory")
+	}
+}
+
+// TestTrainDataAlg1Finite: Algorithm 1 on a discrete X of three values
+// trains a categorical release, and verify reports its channel's held-out
+// losses under the test split's law.
+func TestTrainDataAlg1Finite(t *testing.T) {
+	tmp := t.TempDir()
+	csv := writeCSV(t, tmp, true, 120)
+	out := filepath.Join(tmp, "run")
+	code, _, errs := runCLI(t, "train", "data", "--csv", csv, "--private", "x", "--reconstructor", "y", "--adversary", "z",
+		"--method", "alg1", "--preset", "quick", "--epochs", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json")
+	if code != 0 && code != 1 || !strings.Contains(stdout, `"held_out"`) {
+		t.Fatalf("verify: exit %d: %s\n%s", code, errs, stdout)
 	}
 }
