@@ -227,3 +227,13 @@ func TestCheckExitsWithVerdict(t *testing.T) {
 		t.Errorf("verify --check of a certificate that cannot certify: exit %d, stdout %q, stderr %q; want exit 3, one line saying it matches and cannot certify", code, out, errs)
 	}
 }
+
+// A message names each thing once: a channel handed to certify on a
+// Gaussian model reads "invalid privatizer: FILE is a channel", not
+// "invalid privatizer: privatizer FILE".
+func TestPrivatizerMessageSaysItOnce(t *testing.T) {
+	code, _, errs := runCLI(t, "certify", "--model", "../../examples/gauss-coalition.json", "--privatizer", fixtures+"channel-pass.json", "--d", "1")
+	if code != 2 || !strings.Contains(errs, "invalid privatizer: "+fixtures+"channel-pass.json is a channel P(F | X), but the model is Gaussian") || strings.Contains(errs, "privatizer: privatizer") {
+		t.Errorf("a channel on a Gaussian model: exit %d, stderr %q; want exit 2 saying \"privatizer\" once", code, errs)
+	}
+}

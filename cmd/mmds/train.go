@@ -199,6 +199,16 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 	return nil
 }
 
+// presetFlag parses --preset, the flag mmds train and mmds train data
+// share: an unknown name is bad input, quoted as a short excerpt.
+func presetFlag(s string) (learn.PresetName, error) {
+	p, err := learn.ParsePreset(s)
+	if err != nil {
+		return 0, badInput("--preset %s: must be %q or %q", safefile.Excerpt(s), learn.PresetPaper, learn.PresetQuick)
+	}
+	return p, nil
+}
+
 // sweepError is the exit of learn.Sweep's error in results directory dir:
 // a configuration out of range or a directory that cannot be resumed is
 // bad input (exit 2), a lock held by a live process exit 75, and an
@@ -224,9 +234,9 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	preset, err := learn.ParsePreset(o.preset)
+	preset, err := presetFlag(o.preset)
 	if err != nil {
-		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
+		return nil, err
 	}
 	cfg, err := methodPreset(cmd, kind, preset, o)
 	if err != nil {

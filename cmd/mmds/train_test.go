@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -228,5 +229,20 @@ func TestSweepErrorConfigIsBadInput(t *testing.T) {
 	if err = sweepError(cmd, tr.Config.Dir, err); !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "Config.Labels.CellWidth = 0.0001: must be finite and ≥ 2⁻¹⁰ = 0.0009765625 σ_X") {
 		t.Errorf("cells 1e-4 σ_X wide: %v; want one line of bad input naming CellWidth, 0.0001 and 2⁻¹⁰", err)
+	}
+}
+
+// --preset is one flag of mmds train and mmds train data: a wrong name,
+// even a long one with control characters pasted from elsewhere, gets the
+// same one line from both, quoted as a short escaped excerpt.
+func TestPresetMessageOneForBoth(t *testing.T) {
+	long := "fast\x1b[2J" + strings.Repeat("x", 200)
+	for _, p := range []string{"fast", long} {
+		code, _, errs := runCLI(t, "train", "gauss", "--preset", p)
+		dcode, _, derrs := runCLI(t, "train", "data", "--csv", "../../examples/data/discrete.csv", "--private", "x", "--preset", p)
+		want := "mmds: --preset " + safefile.Excerpt(p) + `: must be "paper" or "quick"` + "\n"
+		if code != 2 || dcode != 2 || errs != want || derrs != want {
+			t.Errorf("--preset %q: train exit %d %q, train data exit %d %q; want exit 2 and %q from both", p, code, errs, dcode, derrs, want)
+		}
 	}
 }

@@ -154,9 +154,9 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	preset, err := learn.ParsePreset(o.preset)
+	preset, err := presetFlag(o.preset)
 	if err != nil {
-		return nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+		return nil, err
 	}
 	choice, method, err := o.choices()
 	if err != nil {
