@@ -244,7 +244,7 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 	var err error
 	switch {
 	case summary:
-		err = writeCertifySummary(&buf, doc)
+		err = writeCertifySummary(&buf, m, rep, doc)
 	case format == report.JSON:
 		err = report.WriteJSON(&buf, doc)
 	case format == report.CSV:
@@ -488,23 +488,14 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	return g
 }
 
-// writeCertifySummary prints mmds verify --summary's short form: the counts,
-// then one line per privatizer.
-func writeCertifySummary(w io.Writer, doc certifyJSON) error {
+// writeCertifySummary prints mmds verify --summary's short form: the
+// counts, then summaryPoints, each line naming its privatizer file.
+func writeCertifySummary(w io.Writer, m model.Model, rep *verify.Report, doc certifyJSON) error {
 	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
-	for _, p := range doc.Points {
-		var err error
-		if p.Certified == nil {
-			err = sayf(w, "  D = %-8s %s: %s", f4(p.D), p.Privatizer, p.Verdict)
-		} else {
-			err = sayf(w, "  D = %-8s %s: certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s",
-				f4(p.D), p.Privatizer, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv),
-				gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
-		}
-		if err != nil {
-			return err
-		}
+	names := make([]string, len(doc.Points))
+	for i, p := range doc.Points {
+		names[i] = p.Privatizer
 	}
-	return nil
+	return summaryPoints(w, m.Describe(), rep, names)
 }

@@ -237,3 +237,36 @@ func TestPrivatizerMessageSaysItOnce(t *testing.T) {
 		t.Errorf("a channel on a Gaussian model: exit %d, stderr %q; want exit 2 saying \"privatizer\" once", code, errs)
 	}
 }
+
+// mmds verify --summary and mmds certify --summary of the same privatizer
+// on the same binary model print the same line for it (certify naming its
+// file first), the gap to the optimum over all privatizers ("global")
+// included, under the same reference line: one rendering for both.
+func TestSummaryColumnsAgree(t *testing.T) {
+	dir := passingBinary(t)
+	res := readResults(t, dir)
+	n, err := res.Points[0].Privatizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := n.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	priv := writeTestFile(t, t.TempDir(), "priv.json", b.String())
+	vcode, vout, verrs := runCLI(t, "verify", "--summary", "--quiet", dir)
+	ccode, cout, cerrs := runCLI(t, "certify", "--summary", "--quiet", "--model", filepath.Join(dir, "model.json"), "--privatizer", priv, "--d", "0.1", "--tau", "0.01")
+	if vcode != 0 || ccode != 0 {
+		t.Fatalf("verify exit %d %s; certify exit %d %s", vcode, verrs, ccode, cerrs)
+	}
+	vl, cl := strings.Split(vout, "\n"), strings.Split(cout, "\n")
+	if len(vl) != 4 || len(cl) != 4 {
+		t.Fatalf("verify:\n%s\ncertify:\n%s", vout, cout)
+	}
+	if vl[1] != cl[1] || !strings.Contains(vl[1], `"global"`) {
+		t.Errorf("reference lines differ:\n%s\n%s", vl[1], cl[1])
+	}
+	if got := strings.Replace(cl[2], priv+": ", "", 1); got != vl[2] || !strings.Contains(got, " global ") {
+		t.Errorf("point lines differ:\nverify  %s\ncertify %s", vl[2], cl[2])
+	}
+}

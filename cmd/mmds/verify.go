@@ -413,31 +413,42 @@ func findings(rep *verify.Report) []string {
 	return out
 }
 
-// writeSummary prints a few lines per model: the counts, the references,
-// and one line per threshold.
+// writeSummary prints a few lines per model: the counts, then
+// summaryPoints.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	_ = sayf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
-	d := run.Model.Describe()
+	return summaryPoints(w, run.Model.Describe(), rep, nil)
+}
+
+// summaryPoints prints the body of the --summary of mmds verify and mmds
+// certify, the same columns for the same model: the reference of the
+// verdicts, the findings, and one line per point (names[i], when given,
+// naming its privatizer file), with the gap to the wider optimum
+// ("global", "best") where the model has one.
+func summaryPoints(w io.Writer, d model.Description, rep *verify.Report, names []string) error {
 	_ = sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
-	other := d.Wider
 	for _, l := range findings(rep) {
 		_ = sayf(w, "  %s", l)
 	}
-	for _, p := range rep.Points {
+	for i, p := range rep.Points {
+		head := fmt.Sprintf("  D = %-8s ", f4(p.D))
+		if names != nil {
+			head += names[i] + ": "
+		}
 		if !p.Finalized || p.Certified == nil {
-			_ = sayf(w, "  D = %-8s %s", f4(p.D), p.Verdict)
+			_ = sayf(w, "%s%s", head, p.Verdict)
 			continue
 		}
 		alt := ""
 		switch {
 		case p.GapBest != nil:
-			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapBest))
+			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapBest))
 		case p.GapGlobal != nil:
-			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapGlobal))
+			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapGlobal))
 		}
-		err := sayf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
-			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
+		err := sayf(w, "%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
+			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
 		if err != nil {
 			return err
 		}
