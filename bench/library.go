@@ -688,7 +688,9 @@ func readInstanceFile(path string) ([]byte, error) {
 }
 
 // LoadInstance reads the instance of entry e from dir, checking the file's
-// SHA-256 against the manifest, and returns it with the manifest's values.
+// SHA-256 against the manifest and its optimal value against the library's
+// mmds.solu and metadata.csv (an error wrapping ErrListed when they
+// disagree), and returns it with the manifest's values.
 func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	// A manifest names files of its own folder: a path that leaves it, or a
 	// missing hash, would let an edited manifest judge solvers against
@@ -698,6 +700,9 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	}
 	if e.SHA256 == "" {
 		return Instance{}, fmt.Errorf("%s: instance %q: no sha256 of its file", filepath.Join(dir, "manifest.json"), e.Name)
+	}
+	if err := checkListed(dir, e); err != nil {
+		return Instance{}, err
 	}
 	path := filepath.Join(dir, e.File)
 	data, err := readInstanceFile(path)

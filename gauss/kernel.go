@@ -411,12 +411,17 @@ type KernelResult struct {
 // the smallest adversary loss minus a quadratic penalty on L_R − D. The
 // result's losses are then recomputed (KernelLosses); a result with L_R > D
 // is not feasible and is reported as such by the caller. Slow: seconds.
+// Cells narrower than MinCellWidth(8)·σ_X, or a start of more labels or
+// entries than a kernel may have, give an error wrapping ErrCellGrid.
 func (m *Model) OptimizeKernel(ctx context.Context, d, cell float64, iters int) (KernelResult, error) {
 	vy := m.vRecon
 	if !(d > 0 && d < vy) || !(cell > 0) {
 		return KernelResult{}, fmt.Errorf("gauss: kernel search at D = %g, cell %g: need 0 < D < V_Y = %g and cell > 0", d, cell, vy)
 	}
-	ks, x0 := m.newKernelSearch(d, cell)
+	ks, x0, err := m.newKernelSearch(d, cell)
+	if err != nil {
+		return KernelResult{}, err
+	}
 	p := optimize.Problem{
 		Func: func(x []float64) float64 { return ks.objective(x, nil) },
 		Grad: func(g, x []float64) { ks.objective(x, g) },
@@ -477,13 +482,22 @@ const kernelPenalty = 1e4
 
 // newKernelSearch lays cells of width cell over μ_X ± 8σ_X and returns
 // the search with its start: labels from X mod Δ with the best single Δ
-// at D (cell j gets label j mod round(Δ/cell)).
-func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64) {
+// at D (cell j gets label j mod round(Δ/cell)). The error wraps
+// ErrCellGrid for cells too narrow for MaxKernelCells edges.
+func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64, error) {
+	edges, err := m.GridEdges(cell, 8)
+	if err != nil {
+		return nil, nil, err
+	}
 	vy := m.vRecon
 	labels := max(2, int(math.Round(m.moduloDeltaAt(d)/cell)))
 	mu, sx := m.mean[m.private], math.Sqrt(m.VarX())
-	edges := m.CellEdges(cell)
 	rows := len(edges) + 1
+	if labels > MaxKernelLabels || rows*labels > MaxKernelEntries {
+		// KernelLosses would refuse the result, after the search.
+		return nil, nil, fmt.Errorf("%w: cell width %g at D = %g: %d cells × %d labels, over the caps of %d labels and %d entries",
+			ErrCellGrid, cell, d, rows, labels, MaxKernelLabels, MaxKernelEntries)
+	}
 	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
 	for _, v := range m.vAdv {
 		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
@@ -495,7 +509,7 @@ func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64) {
 		x0[j*labels+l] = 6
 	}
 	return &kernelSearch{d: d, vy: vy, edges: edges, rows: rows, labels: labels, obs: obs,
-		K: mat.NewDense(rows, labels, nil), gR: mat.NewDense(rows, labels, nil), gA: mat.NewDense(rows, labels, nil)}, x0
+		K: mat.NewDense(rows, labels, nil), gR: mat.NewDense(rows, labels, nil), gA: mat.NewDense(rows, labels, nil)}, x0, nil
 }
 
 // moduloDeltaAt is the lattice step Δ of X mod Δ with L_R = D (bisection

@@ -1,33 +1,63 @@
 package gauss
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
 
+// ErrCellGrid is matched by the errors of a cell grid that cannot be
+// laid: a width or span that is not positive and finite, or a grid of more
+// than MaxKernelCells edges.
+var ErrCellGrid = errors.New("gauss: invalid cell grid")
+
+// MinCellWidth returns the narrowest cells, in units of σ_X, whose grid on
+// μ_X ± span·σ_X (GridEdges) has at most MaxKernelCells edges:
+// 2·span/MaxKernelCells, exactly 2⁻¹⁰ at span = 8 (OptimizeKernel's and
+// the labels method's default grid). A width of MinCellWidth(span)·σ_X
+// passes GridEdges' check in floating point too: the product and the
+// quotient are correctly rounded, hence monotone, and scaling by a power
+// of two is exact.
+func MinCellWidth(span float64) float64 { return 2 * span / MaxKernelCells }
+
 // CellEdges returns the edges of cells of width w > 0 on μ_X ± 8σ_X, the
 // grid of OptimizeKernel: b_j = μ_X − 8σ_X + j·w for j < ⌈16σ_X/w⌉, so the
-// kernel has one more cell than edges, the tails included. It panics if w
-// is not positive or gives more than MaxKernelCells cells.
+// kernel has one more cell than edges, the tails included. It panics where
+// GridEdges returns an error: for a width from input, call GridEdges.
 func (m *Model) CellEdges(w float64) []float64 { return m.CellEdgesWithin(w, 8) }
 
-// CellEdgesWithin returns the edges of cells of width w > 0 on
-// μ_X ± span·σ_X: b_j = μ_X − span·σ_X + j·w for j < ⌈2·span·σ_X/w⌉, the
-// two tails beyond being one cell each. It panics if w or span is not
-// positive or the grid has more than MaxKernelCells cells.
+// CellEdgesWithin is GridEdges for a width and span the caller has
+// checked (MinCellWidth): it panics where GridEdges returns an error.
 func (m *Model) CellEdgesWithin(w, span float64) []float64 {
+	edges, err := m.GridEdges(w, span)
+	if err != nil {
+		panic(err)
+	}
+	return edges
+}
+
+// GridEdges returns the edges of cells of width w on μ_X ± span·σ_X:
+// b_j = μ_X − span·σ_X + j·w for j < ⌈2·span·σ_X/w⌉, the two tails beyond
+// being one cell each. The error wraps ErrCellGrid if w or span is not
+// positive and finite or the grid has more than MaxKernelCells edges
+// (w < MinCellWidth(span)·σ_X).
+func (m *Model) GridEdges(w, span float64) ([]float64, error) {
 	sx := math.Sqrt(m.VarX())
-	if !(w > 0) || !(span > 0) || 2*span*sx/w > MaxKernelCells {
-		panic(fmt.Sprintf("gauss: cell width %g on μ_X ± %g σ_X for σ_X = %g: want 0 < w, 0 < span, at most %d cells", w, span, sx, MaxKernelCells))
+	if !(w > 0) || math.IsInf(w, 0) || !(span > 0) || math.IsInf(span, 0) {
+		return nil, fmt.Errorf("%w: cell width %g on μ_X ± %g σ_X: want a finite width and span > 0", ErrCellGrid, w, span)
+	}
+	if n := 2 * span * sx / w; n > MaxKernelCells {
+		return nil, fmt.Errorf("%w: cell width %g on μ_X ± %g σ_X (σ_X = %g) gives %.0f edges: at most %d (width ≥ %g σ_X)",
+			ErrCellGrid, w, span, sx, math.Ceil(n), MaxKernelCells, MinCellWidth(span))
 	}
 	mu := m.mean[m.private]
 	edges := make([]float64, int(math.Ceil(2*span*sx/w)))
 	for j := range edges {
 		edges[j] = mu - span*sx + float64(j)*w
 	}
-	return edges
+	return edges, nil
 }
 
 // KernelGrid holds every observer's quadrature of the kernel loss
@@ -50,6 +80,9 @@ func (m *Model) NewKernelGrid(edges []float64, nodes int) (*KernelGrid, error) {
 	}
 	if nodes < 2 || nodes > kernelCertNodes {
 		return nil, fmt.Errorf("gauss: kernel grid with %d quadrature nodes: want 2 to %d", nodes, kernelCertNodes)
+	}
+	if len(edges) > MaxKernelCells {
+		return nil, fmt.Errorf("%w: %d edges: at most %d", ErrCellGrid, len(edges), MaxKernelCells)
 	}
 	probe := Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
 	for j := range probe.Prob {

@@ -1,6 +1,8 @@
 package gauss
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -158,5 +160,48 @@ func TestSparseKernelLossMatchesDense(t *testing.T) {
 		if math.Abs(sparse-dense) > 1e-12*dense {
 			t.Errorf("observer %d: sparse %.15g, dense %.15g", i, sparse, dense)
 		}
+	}
+}
+
+// A grid too fine for a kernel is an input error, not a panic: cells
+// narrower than MinCellWidth·σ_X (a labels config with a tiny cell width, a
+// kernel search with tiny cells) are refused with ErrCellGrid by
+// GridEdges, NewKernelGrid and OptimizeKernel, and the narrowest allowed
+// width lays exactly MaxKernelCells edges, for several σ_X.
+func TestGridEdgesTooFine(t *testing.T) {
+	if MinCellWidth(8) != 0x1p-10 {
+		t.Fatalf("MinCellWidth(8) = %g, want 2⁻¹⁰", MinCellWidth(8))
+	}
+	for _, vx := range []float64{16, 1, 0.3, 7e3} {
+		c := PaperConfig()
+		c.Var[0] = vx
+		m, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sx := math.Sqrt(vx)
+		for _, span := range []float64{8, 5, 0.5} {
+			w := MinCellWidth(span) * sx
+			edges, err := m.GridEdges(w, span)
+			if err != nil || len(edges) != MaxKernelCells {
+				t.Errorf("σ_X² = %g, span %g: width %g gives %d edges, %v; want %d", vx, span, w, len(edges), err, MaxKernelCells)
+			}
+			below := math.Nextafter(w, 0)
+			if _, err := m.GridEdges(below, span); !errors.Is(err, ErrCellGrid) {
+				t.Errorf("σ_X² = %g, span %g: width %g just below the minimum: %v, want ErrCellGrid", vx, span, below, err)
+			}
+		}
+		for _, c := range []struct{ w, span float64 }{{0, 8}, {-1, 8}, {math.NaN(), 8}, {math.Inf(1), 8}, {1, 0}, {1, math.Inf(1)}, {1e-300, 8}} {
+			if _, err := m.GridEdges(c.w, c.span); !errors.Is(err, ErrCellGrid) {
+				t.Errorf("σ_X² = %g: GridEdges(%g, %g) = %v, want ErrCellGrid", vx, c.w, c.span, err)
+			}
+		}
+	}
+	m := Paper()
+	if _, err := m.NewKernelGrid(make([]float64, MaxKernelCells+1), 0); !errors.Is(err, ErrCellGrid) {
+		t.Errorf("NewKernelGrid of %d edges: %v, want ErrCellGrid", MaxKernelCells+1, err)
+	}
+	if _, err := m.OptimizeKernel(context.Background(), 1, 1e-4, 1); !errors.Is(err, ErrCellGrid) {
+		t.Errorf("OptimizeKernel with cells 1e-4 wide: %v, want ErrCellGrid", err)
 	}
 }

@@ -314,6 +314,22 @@ const DefaultCellLabels = 32
 // DefaultCellWidth is the default cell width, in units of σ_X.
 const DefaultCellWidth = 0.2
 
+// cellSpan: the default grid covers μ_X ± cellSpan·σ_X, the tails beyond
+// being one cell each; maxCellEdges bounds a kernel's edges
+// (gauss.MaxKernelCells, which verify enforces; learn does not import
+// gauss, a test checks they agree).
+const (
+	cellSpan     = 8
+	maxCellEdges = 1 << 14
+)
+
+// MinCellWidth is the narrowest LabelConfig.CellWidth, in units of σ_X:
+// the default grid has ⌈2·cellSpan/CellWidth⌉ edges, at most maxCellEdges
+// = 2¹⁴, so CellWidth ≥ 16/2¹⁴ = 2⁻¹⁰. A power of two, it is exact, and
+// the edge count gauss computes in floating point is at most 2¹⁴ there
+// too. The fine grid (FineCells) has at most maxFineCells + 1 edges.
+const MinCellWidth = 2.0 * cellSpan / maxCellEdges
+
 // cellsPreset is labelsPreset's Gaussian branch.
 func cellsPreset(name PresetName, labels int) (Config, error) {
 	if labels == 0 {
@@ -330,8 +346,9 @@ func (c *Config) validateCells() []error {
 	if c.Labels.Observers != ObserversLaw {
 		errs = append(errs, fmt.Errorf("learn: Config.Labels.Observers = %v: on the Gaussian model the observers are the exact MMSE estimators of the law (a continuous X has no empirical Bayes rule to plug in)", c.Labels.Observers))
 	}
-	if !(c.Labels.CellWidth > 0) || math.IsInf(c.Labels.CellWidth, 0) {
-		errs = append(errs, fmt.Errorf("learn: Config.Labels.CellWidth = %g: must be finite and > 0", c.Labels.CellWidth))
+	if !(c.Labels.CellWidth >= MinCellWidth) || math.IsInf(c.Labels.CellWidth, 0) {
+		errs = append(errs, fmt.Errorf("learn: Config.Labels.CellWidth = %g: must be finite and ≥ 2⁻¹⁰ = %g σ_X (narrower cells lay more than %d edges on μ_X ± %dσ_X)",
+			c.Labels.CellWidth, MinCellWidth, maxCellEdges, cellSpan))
 	}
 	if c.Cells == nil {
 		errs = append(errs, fmt.Errorf("learn: Config.Cells is nil: the labels method on the Gaussian model needs its grids of cells"))

@@ -244,14 +244,24 @@ func PresetPoints(name PresetName) int {
 	return 0
 }
 
+// ErrConfig is matched by every error of Sweep and NewTrainer about their
+// Config: a field out of its range, checked before any work.
+var ErrConfig = errors.New("learn: invalid configuration")
+
+// configError reads as its causes alone and matches ErrConfig and each.
+type configError struct{ err error }
+
+func (e *configError) Error() string   { return e.err.Error() }
+func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+
 // resolve validates c against a dataset of n rows and returns a copy with
-// the defaults filled in.
+// the defaults filled in; the error matches ErrConfig.
 func (c Config) resolve(n int) (Config, error) {
 	if !c.Model.Valid() {
-		return c, fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)
+		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)}
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
-		return c, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)
+		return c, &configError{fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)}
 	}
 	if c.TrainSize == 0 && c.TestSize == 0 {
 		c.TrainSize = n * 5 / 6
@@ -349,7 +359,10 @@ func (c *Config) validate(n int) error {
 		bad("Protocol.Select = %q: hard-decision errors exist for the binary model only", SelectHard)
 	}
 	errs = append(errs, c.validateMethod()...)
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return &configError{errors.Join(errs...)}
 }
 
 func (p Protocol) validate() []error {

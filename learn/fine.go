@@ -82,11 +82,11 @@ func (f *FineCells) validate() []error {
 func (l *LabelConfig) gridFor(d, sx float64) (w, span float64, fine bool) {
 	f := l.Fine
 	if f == nil {
-		return l.CellWidth, 8, false
+		return l.CellWidth, cellSpan, false
 	}
 	w = max(math.Sqrt(12*f.Floor*d)/sx, 2*f.Span/float64(f.MaxCells))
 	if !(w < l.CellWidth) {
-		return l.CellWidth, 8, false
+		return l.CellWidth, cellSpan, false
 	}
 	return w, f.Span, true
 }

@@ -1,7 +1,11 @@
 package learn
 
 import (
+	"context"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -129,6 +133,60 @@ func TestPeriodSearchFindsBest(t *testing.T) {
 		k := tr.Kernel()
 		if len(k.Prob[0]) != 60 || k.Prob[61][1] != 1 || k.Reveal != 0 {
 			t.Errorf("seed %d: kernel of %d labels, reveal %g; want the period-60 labelling, reveal 0", seed, len(k.Prob[0]), k.Reveal)
+		}
+	}
+}
+
+// gridSpy is a CellLaw that records the grids asked of it.
+type gridSpy struct{ asked *int }
+
+func (g gridSpy) SigmaX() float64 { return 4 }
+func (g gridSpy) Grid(_, _ float64) (CellGrid, error) {
+	*g.asked++
+	return fakeCells{n: 100}, nil
+}
+
+// A Gaussian labels config whose cells are too narrow for a kernel
+// (CellWidth below 2⁻¹⁰ σ_X: more than gauss.MaxKernelCells edges on
+// μ_X ± 8σ_X, on which gauss's grid used to panic) is refused by Sweep
+// before any work: no grid, no results directory, an error matching
+// ErrConfig that names the field, the value and the smallest width. The
+// smallest width itself passes validation, and agrees with gauss's.
+func TestCellWidthBelowMinimum(t *testing.T) {
+	if MinCellWidth != 0x1p-10 || MinCellWidth != gauss.MinCellWidth(cellSpan) || maxCellEdges != gauss.MaxKernelCells {
+		t.Fatalf("MinCellWidth %g, gauss %g; edges %d, gauss %d", MinCellWidth, gauss.MinCellWidth(cellSpan), maxCellEdges, gauss.MaxKernelCells)
+	}
+	for _, c := range []struct {
+		width float64
+		want  string // "" accepted
+	}{
+		{MinCellWidth, ""},
+		{math.Nextafter(MinCellWidth, 0), "Config.Labels.CellWidth = 0.0009765624999999999: must be finite and ≥ 2⁻¹⁰ = 0.0009765625 σ_X"},
+		{1e-6, "Config.Labels.CellWidth = 1e-06: must be finite and ≥ 2⁻¹⁰ = 0.0009765625 σ_X (narrower cells lay more than 16384 edges on μ_X ± 8σ_X)"},
+		{0, "Config.Labels.CellWidth = 0: must be"},
+		{math.NaN(), "Config.Labels.CellWidth = NaN: must be"},
+		{math.Inf(1), "Config.Labels.CellWidth = +Inf: must be"},
+	} {
+		cfg, err := PresetFor(PresetQuick, kind.Gauss, MethodLabels, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var asked int
+		cfg.D, cfg.DMax, cfg.Workers, cfg.Epochs = []float64{1}, 10, 1, 1
+		cfg.Cells, cfg.Labels.CellWidth, cfg.Labels.Fine = gridSpy{&asked}, c.width, nil
+		if c.want == "" {
+			if _, err := cfg.resolve(600); err != nil {
+				t.Errorf("width %g: %v", c.width, err)
+			}
+			continue
+		}
+		cfg.Dir = filepath.Join(t.TempDir(), "out")
+		_, err = Sweep(context.Background(), paperGauss(600, 1), cfg)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("width %g: %v; want one line with ErrConfig saying %q", c.width, err, c.want)
+		}
+		if _, serr := os.Stat(cfg.Dir); asked != 0 || !errors.Is(serr, os.ErrNotExist) {
+			t.Errorf("width %g: %d grids asked, results directory %v: want no work", c.width, asked, serr)
 		}
 	}
 }

@@ -117,7 +117,8 @@ func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) 
 // k(x, r) and cell kernels; a channel P(F | X) needs a finite X.
 func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 	if f.Channel != nil {
-		return fmt.Errorf("%w: privatizer %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) or a cell kernel instead", privatizer.ErrInput, f.Channel.Name)
+		// ErrInput reads "invalid privatizer": the name follows it directly.
+		return fmt.Errorf("%w: %s is a channel P(F | X), but the model is Gaussian: certify a network k(x, r) or a cell kernel instead", privatizer.ErrInput, f.Channel.Name)
 	}
 	if n := f.Network; n != nil && (n.XValues() > 0 || n.Categorical()) {
 		return fmt.Errorf("%w: network %s takes x one-hot or releases one of %d labels (a finite X's privatizer), but the model is Gaussian: certify a network F = k(x, r) of a real x", privatizer.ErrInput, n.Name, n.Outputs())

@@ -29,13 +29,14 @@ func (d Dir) DataCopy(name string) (string, error) {
 
 // WriteDataCopy writes b as the copy of the data file named name
 // (DataCopy), atomically, or checks that an existing copy holds the same
-// bytes: a results directory binds one data file.
+// bytes and is the directory's own file (as ReadDataCopy): a results
+// directory binds one data file.
 func (d Dir) WriteDataCopy(name string, b []byte) error {
 	path, err := d.DataCopy(name)
 	if err != nil {
 		return err
 	}
-	old, err := safefile.ReadNoFollow(context.Background(), path, safefile.Path(path), int64(len(b)))
+	old, err := safefile.ReadOwn(context.Background(), path, safefile.Path(path), int64(len(b)))
 	switch {
 	case err == nil:
 		if !bytes.Equal(old, b) {
@@ -43,7 +44,7 @@ func (d Dir) WriteDataCopy(name string, b []byte) error {
 		}
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", ErrResume, err) // a link, a FIFO, a larger file: not overwritten
+		return fmt.Errorf("%w: %w", ErrResume, err) // a link (symbolic or hard), a FIFO, a larger file: not overwritten
 	}
 	return report.WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(b)
@@ -53,12 +54,14 @@ func (d Dir) WriteDataCopy(name string, b []byte) error {
 
 // ReadDataCopy reads the copy of the data file named name (DataCopy), of
 // at most maxBytes bytes, once: a regular file of the directory itself,
-// never the target of a symbolic link (safefile.ReadNoFollow). A missing
-// copy's error wraps fs.ErrNotExist.
+// never the target of a symbolic link nor a hard link to a file elsewhere
+// (one of several names of the same bytes, which whoever holds another
+// name can change under the verifier: safefile.ReadOwn, an error wrapping
+// safefile.ErrHardLink). A missing copy's error wraps fs.ErrNotExist.
 func (d Dir) ReadDataCopy(ctx context.Context, name string, maxBytes int64) ([]byte, error) {
 	path, err := d.DataCopy(name)
 	if err != nil {
 		return nil, err
 	}
-	return safefile.ReadNoFollow(ctx, path, safefile.Path(path), maxBytes)
+	return safefile.ReadOwn(ctx, path, safefile.Path(path), maxBytes)
 }

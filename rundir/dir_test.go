@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // The files of a results directory are the ones internal/report reserves
@@ -139,5 +141,39 @@ func TestRedTeam4SubfolderLinkRefused(t *testing.T) {
 	}
 	if err := d.Prepare(); !errors.Is(err, ErrResume) {
 		t.Errorf("Prepare with trials a file: %v, want ErrResume", err)
+	}
+}
+
+// A data copy that is a hard link to a file outside the results directory
+// (st_nlink > 1: the same bytes under a second name, which can change them
+// under the verifier) is refused by ReadDataCopy and, when it already
+// exists, by WriteDataCopy, in one line naming the file; a copy of its own
+// reads.
+func TestDataCopyHardLinkRefused(t *testing.T) {
+	d := Dir(t.TempDir())
+	outside := filepath.Join(t.TempDir(), "d.csv")
+	b := []byte("x,y\n1,2\n")
+	if err := os.WriteFile(outside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, err := d.DataCopy("d.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, path); err != nil {
+		t.Skip(err) // another file system
+	}
+	_, err = d.ReadDataCopy(context.Background(), "d.csv", 1<<20)
+	if !errors.Is(err, safefile.ErrHardLink) || !errors.Is(err, safefile.ErrInput) || !strings.Contains(err.Error(), "d.csv has 2 hard links") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("ReadDataCopy of a hard link: %v; want one line, ErrHardLink, naming d.csv and its 2 links", err)
+	}
+	if err := d.WriteDataCopy("d.csv", b); !errors.Is(err, safefile.ErrHardLink) || !errors.Is(err, ErrResume) {
+		t.Errorf("WriteDataCopy over a hard link: %v; want ErrResume and ErrHardLink", err)
+	}
+	if err := os.Remove(outside); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.ReadDataCopy(context.Background(), "d.csv", 1<<20); err != nil || string(got) != string(b) {
+		t.Errorf("the copy, its own file now: %q, %v", got, err)
 	}
 }

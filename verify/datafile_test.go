@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/data"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
@@ -64,7 +65,9 @@ func writeDataRun(t *testing.T, csv string, raw []byte) string {
 // directory, without following a link: an absolute path or a "../" path
 // is never opened even when the file there is the bound data (so its hash
 // would match), a link placed in the directory is refused, and a FIFO
-// there is refused without blocking. The reviewer's --data file, or the
+// there is refused without blocking, and so is a hard link to a file
+// outside (the same bytes under a second name, which can change them under
+// the verifier). The reviewer's --data file, or the
 // directory's own copy, is read.
 func TestDataRunReadsOnlyItsFolder(t *testing.T) {
 	raw := dataCSV()
@@ -92,6 +95,12 @@ func TestDataRunReadsOnlyItsFolder(t *testing.T) {
 			setup: func(t *testing.T, dir string) {
 				if err := os.Symlink(outside, filepath.Join(dir, "d.csv")); err != nil {
 					t.Fatal(err)
+				}
+			}},
+		{name: "a hard link in the directory", csv: "d.csv", want: safefile.ErrHardLink, wantMsg: "has 2 hard links",
+			setup: func(t *testing.T, dir string) {
+				if err := os.Link(outside, filepath.Join(dir, "d.csv")); err != nil {
+					t.Skip(err) // another file system
 				}
 			}},
 		{name: "a FIFO in the directory", csv: "d.csv", want: ErrInput, wantMsg: "FIFO",

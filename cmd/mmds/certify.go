@@ -48,11 +48,13 @@ certified distortion D̂ and at D, with the verdict and tolerances of mmds verif
 certificate's folder, and their hashes, tolerances, per point D, D̂, certified
 losses, both gaps, verdict); --check FILE re-derives it from the files it
 names, taken from its folder (a name that is absolute or leaves the folder is
-refused: pass such files with --model and --privatizer or --points), and
-exits 0 only if it matches.
+refused: pass such files with --model and --privatizer or --points): a
+mismatch exits 1, an identical certificate exits with the status of its
+verdict.
 
-Exit status: 0 every point passes (or --check matches), 1 one fails (or
---check differs), 2 bad input (a file that cannot be read, a network whose
+Exit status: 0 every point passes (--check: the certificate matches and
+passes), 1 one fails (or --check differs), 3 one cannot be certified soundly
+and none fails, 2 bad input (a file that cannot be read, a network whose
 sizes do not fit the model, an unsupported ONNX operator, NaN weights, a
 channel with the wrong number of rows, a malformed certificate).`,
 		Example: `  mmds certify --model examples/binary-paper.json --privatizer priv.onnx --d 0.1
@@ -72,7 +74,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
-	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 0: it matches)")
+	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
 	f.Float64Var(&o.expectTol, "tol-expect", privatizer.DefaultTol, "error bound of the network expectations E_R[k(x, R)] (binary and finite models)")
 	registerTolerances(f, &o.tol)
@@ -242,7 +244,7 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 	var err error
 	switch {
 	case summary:
-		err = writeCertifySummary(&buf, doc)
+		err = writeCertifySummary(&buf, m, rep, doc)
 	case format == report.JSON:
 		err = report.WriteJSON(&buf, doc)
 	case format == report.CSV:
@@ -318,7 +320,7 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 			return err
 		}
 	}
-	_, cert, err := certifyAll(cmd, o, m, inputs)
+	rep, cert, err := certifyAll(cmd, o, m, inputs)
 	if err != nil {
 		return err
 	}
@@ -331,9 +333,8 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	if err := want.Check(cert); err != nil {
 		return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match its files: %w", o.check, err)}
 	}
-	_ = sayf(cmd.OutOrStdout(), "%s matches its files: %s model, %d privatizers, %d pass: %s",
-		o.check, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
-	return nil
+	return reproduced(cmd, rep, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
+		o.check, cert.Model, len(cert.Points), cert.Passed))
 }
 
 // checkModel loads the model of --check's certificate (--model when given,
@@ -487,23 +488,14 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	return g
 }
 
-// writeCertifySummary prints mmds verify --summary's short form: the counts,
-// then one line per privatizer.
-func writeCertifySummary(w io.Writer, doc certifyJSON) error {
+// writeCertifySummary prints mmds verify --summary's short form: the
+// counts, then summaryPoints, each line naming its privatizer file.
+func writeCertifySummary(w io.Writer, m model.Model, rep *verify.Report, doc certifyJSON) error {
 	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
-	for _, p := range doc.Points {
-		var err error
-		if p.Certified == nil {
-			err = sayf(w, "  D = %-8s %s: %s", f4(p.D), p.Privatizer, p.Verdict)
-		} else {
-			err = sayf(w, "  D = %-8s %s: certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s %s",
-				f4(p.D), p.Privatizer, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv),
-				gapCell(*p.Gap), gapCell(*p.GapAtD), p.Verdict)
-		}
-		if err != nil {
-			return err
-		}
+	names := make([]string, len(doc.Points))
+	for i, p := range doc.Points {
+		names[i] = p.Privatizer
 	}
-	return nil
+	return summaryPoints(w, m.Describe(), rep, names)
 }

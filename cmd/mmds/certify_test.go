@@ -9,7 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -156,3 +158,115 @@ func TestCertifyBadInput(t *testing.T) {
 }
 
 var verifytestGaussModel = verifytest.GaussModelJSON
+
+// A certificate whose verdict is FAIL or "cannot certify" is reproduced by
+// --check, but a script writing "mmds certify --check c.json && deploy"
+// must not deploy it: an identical certificate exits with its verdict's
+// status (1, 3), in one line saying it matched and what the verdict is; a
+// passing one (or any under verify's --report-only) exits 0 on standard
+// output. For certify (a failing channel) and verify (a constant
+// privatizer that misses D; a quadrature tolerance no point meets).
+func TestCheckExitsWithVerdict(t *testing.T) {
+	dir := t.TempDir()
+	bm := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	for _, c := range []struct {
+		priv, d string
+		code    int
+		verdict string
+	}{
+		{"channel-pass.json", "0.15", 0, "1 pass: PASS"},
+		{"channel-fail.json", "0.15", 1, "0 pass: FAIL (exit 1"},
+	} {
+		b, err := os.ReadFile(fixtures + c.priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv := writeTestFile(t, dir, c.priv, string(b))
+		cert := filepath.Join(dir, c.priv+".cert")
+		if code, _, errs := runCLI(t, "certify", "--model", bm, "--privatizer", priv, "--d", c.d, "--certificate", cert); code != c.code {
+			t.Fatalf("%s: certify exit %d, want %d: %s", c.priv, code, c.code, errs)
+		}
+		code, out, errs := runCLI(t, "certify", "--check", cert)
+		line := out
+		if c.code != 0 {
+			line = errs
+		}
+		if code != c.code || !strings.Contains(line, "matches its files") || !strings.Contains(line, c.verdict) || strings.Count(out+errs, "\n") != 1 {
+			t.Errorf("%s: certify --check exit %d, stdout %q, stderr %q; want exit %d, one line saying it matches with %q", c.priv, code, out, errs, c.code, c.verdict)
+		}
+	}
+
+	m := mip.PaperBinary()
+	o, err := m.SolveProp2(0.1, mip.DefaultSolver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := learntest.ConstantNet(0.5, 0.5)
+	run := t.TempDir()
+	verifytest.Synthetic(t, run, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{o.MinAdv}}})
+	cert := filepath.Join(dir, "verify.cert")
+	if code, _, errs := runCLI(t, "verify", run, "--certificate", cert); code != 1 {
+		t.Fatalf("verify of a constant privatizer: exit %d, want 1: %s", code, errs)
+	}
+	code, out, errs := runCLI(t, "verify", "--check", cert, run)
+	if code != 1 || out != "" || !strings.Contains(errs, "matches "+run) || !strings.Contains(errs, "0 pass: FAIL (exit 1") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("verify --check of a failing certificate: exit %d, stdout %q, stderr %q; want exit 1, one line saying it matches and fails", code, out, errs)
+	}
+	// --report-only asks whether the certificate is genuine only.
+	code, out, errs = runCLI(t, "verify", "--check", cert, "--report-only", run)
+	if code != 0 || errs != "" || !strings.Contains(out, "0 pass: FAIL (--report-only: exit 0)") || strings.Count(out, "\n") != 1 {
+		t.Errorf("verify --check --report-only of a failing certificate: exit %d, stdout %q, stderr %q; want exit 0, one line saying it matches and fails", code, out, errs)
+	}
+	// A quadrature tolerance below every stated error: cannot certify.
+	run = passingGauss(t)
+	if code, _, errs := runCLI(t, "verify", run, "--tol-quad", "1e-300", "--certificate", cert); code != exitCannotCertify {
+		t.Fatalf("verify --tol-quad 1e-300: exit %d, want %d: %s", code, exitCannotCertify, errs)
+	}
+	code, out, errs = runCLI(t, "verify", "--check", cert, "--tol-quad", "1e-300", "--quiet", run)
+	if code != exitCannotCertify || out != "" || !strings.Contains(errs, "matches "+run) || !strings.Contains(errs, "0 pass: CANNOT CERTIFY (exit 3") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("verify --check of a certificate that cannot certify: exit %d, stdout %q, stderr %q; want exit 3, one line saying it matches and cannot certify", code, out, errs)
+	}
+}
+
+// A message names each thing once: a channel handed to certify on a
+// Gaussian model reads "invalid privatizer: FILE is a channel", not
+// "invalid privatizer: privatizer FILE".
+func TestPrivatizerMessageSaysItOnce(t *testing.T) {
+	code, _, errs := runCLI(t, "certify", "--model", "../../examples/gauss-coalition.json", "--privatizer", fixtures+"channel-pass.json", "--d", "1")
+	if code != 2 || !strings.Contains(errs, "invalid privatizer: "+fixtures+"channel-pass.json is a channel P(F | X), but the model is Gaussian") || strings.Contains(errs, "privatizer: privatizer") {
+		t.Errorf("a channel on a Gaussian model: exit %d, stderr %q; want exit 2 saying \"privatizer\" once", code, errs)
+	}
+}
+
+// mmds verify --summary and mmds certify --summary of the same privatizer
+// on the same binary model print the same line for it (certify naming its
+// file first), the gap to the optimum over all privatizers ("global")
+// included, under the same reference line: one rendering for both.
+func TestSummaryColumnsAgree(t *testing.T) {
+	dir := passingBinary(t)
+	res := readResults(t, dir)
+	n, err := res.Points[0].Privatizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := n.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	priv := writeTestFile(t, t.TempDir(), "priv.json", b.String())
+	vcode, vout, verrs := runCLI(t, "verify", "--summary", "--quiet", dir)
+	ccode, cout, cerrs := runCLI(t, "certify", "--summary", "--quiet", "--model", filepath.Join(dir, "model.json"), "--privatizer", priv, "--d", "0.1", "--tau", "0.01")
+	if vcode != 0 || ccode != 0 {
+		t.Fatalf("verify exit %d %s; certify exit %d %s", vcode, verrs, ccode, cerrs)
+	}
+	vl, cl := strings.Split(vout, "\n"), strings.Split(cout, "\n")
+	if len(vl) != 4 || len(cl) != 4 {
+		t.Fatalf("verify:\n%s\ncertify:\n%s", vout, cout)
+	}
+	if vl[1] != cl[1] || !strings.Contains(vl[1], `"global"`) {
+		t.Errorf("reference lines differ:\n%s\n%s", vl[1], cl[1])
+	}
+	if got := strings.Replace(cl[2], priv+": ", "", 1); got != vl[2] || !strings.Contains(got, " global ") {
+		t.Errorf("point lines differ:\nverify  %s\ncertify %s", vl[2], cl[2])
+	}
+}

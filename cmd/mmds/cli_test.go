@@ -431,15 +431,16 @@ func sameOutput(a, b string) bool {
 	return times.ReplaceAllString(a, "") == times.ReplaceAllString(b, "")
 }
 
-// certify --summary prints verify's short form: the counts, one line per
-// privatizer.
+// certify --summary prints verify's short form: the counts, the reference
+// line, one line per privatizer (with the gap to the global optimum).
 func TestCertifySummary(t *testing.T) {
 	dir := t.TempDir()
 	m := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
 	ch := writeTestFile(t, dir, "channel.csv", "0.9,0.1\n0.1,0.9\n")
 	code, out, errs := runCLI(t, "certify", "--model", m, "--privatizer", ch, "--d", "0.1", "--summary")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "1 of 1 privatizers pass") || !strings.Contains(lines[1], "channel.csv") {
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], "1 of 1 privatizers pass") || !strings.Contains(lines[1], "verdicts against Proposition 2") ||
+		!strings.Contains(lines[2], "channel.csv") || !strings.Contains(lines[2], " global ") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

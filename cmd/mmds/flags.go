@@ -344,7 +344,7 @@ func flagRules() []flagRule {
 		{"train", []string{"workers"}, given("k8s"), "each pod trains --k8s-cpus trials at once; drop --workers"},
 		{"train", []string{"format", "shard"}, given("slurm"), "--slurm writes batch scripts (each task gets its --shard), not a summary; drop the flag"},
 		{"train", []string{"format", "shard"}, given("k8s"), "--k8s writes manifests (each pod gets its --shard), not a summary; drop the flag"},
-		{"verify", []string{"format", "summary", "output", "out", "certificate", "report-only"}, given("check"),
+		{"verify", []string{"format", "summary", "output", "out", "certificate"}, given("check"),
 			"--check compares the certificate with DIR and prints one line; drop the flag"},
 		{"verify", []string{"data"}, given("check"), "--data is the data file of a run of mmds train data, which has no certificate to check; drop --data"},
 		{"verify", []string{"data"}, given("certificate"), "--data is the data file of a run of mmds train data, which has no certificate; drop --data"},

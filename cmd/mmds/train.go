@@ -185,16 +185,7 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
 	bar.finish(err)
 	if err != nil {
-		if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
-			return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, job.cfg.Dir)
-		}
-		if errors.Is(err, rundir.ErrLocked) {
-			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
-		}
-		if errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) {
-			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-		}
-		return err
+		return sweepError(cmd, job.cfg.Dir, err)
 	}
 	if err := emitTrain(cmd.OutOrStdout(), job, res, time.Since(start)); err != nil {
 		return err
@@ -208,6 +199,34 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 	return nil
 }
 
+// presetFlag parses --preset, the flag mmds train and mmds train data
+// share: an unknown name is bad input, quoted as a short excerpt.
+func presetFlag(s string) (learn.PresetName, error) {
+	p, err := learn.ParsePreset(s)
+	if err != nil {
+		return 0, badInput("--preset %s: must be %q or %q", safefile.Excerpt(s), learn.PresetPaper, learn.PresetQuick)
+	}
+	return p, nil
+}
+
+// sweepError is the exit of learn.Sweep's error in results directory dir:
+// a configuration out of range or a directory that cannot be resumed is
+// bad input (exit 2), a lock held by a live process exit 75, and an
+// interrupted run says how to resume.
+func sweepError(cmd *cobra.Command, dir string, err error) error {
+	switch {
+	case errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil:
+		return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, dir)
+	case errors.Is(err, rundir.ErrLocked):
+		return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", dir, err, exitRetry)}
+	case errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout):
+		return usageError{fmt.Errorf("--out %s: %w", dir, err)}
+	case errors.Is(err, learn.ErrConfig):
+		return usageError{err}
+	}
+	return err
+}
+
 // prepareTrain validates the flags, loads the model and has model.NewTraining
 // draw the dataset and fix the thresholds.
 func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
@@ -215,9 +234,9 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	preset, err := learn.ParsePreset(o.preset)
+	preset, err := presetFlag(o.preset)
 	if err != nil {
-		return nil, badInput("--preset %q: must be %q or %q", o.preset, learn.PresetPaper, learn.PresetQuick)
+		return nil, err
 	}
 	cfg, err := methodPreset(cmd, kind, preset, o)
 	if err != nil {

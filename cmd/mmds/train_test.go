@@ -2,15 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -194,5 +200,49 @@ func TestTrainProgressLines(t *testing.T) {
 	code, _, errs = runCLI(t, tinyTrain("binary", t.TempDir(), "--quiet")...)
 	if code != 0 || errs != "" {
 		t.Errorf("--quiet: exit %d, stderr %q", code, errs)
+	}
+}
+
+// A Gaussian labels configuration whose cells are narrower than a kernel
+// allows (learn.MinCellWidth), which used to reach gauss's grid and panic,
+// is refused by learn.Sweep before any work and exits 2 (bad input) in one
+// line naming the field, the value and the smallest width.
+func TestSweepErrorConfigIsBadInput(t *testing.T) {
+	m, err := model.Paper(model.Gauss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := learn.PresetFor(learn.PresetQuick, model.Gauss, learn.MethodLabels, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := model.NewTraining(m, cfg, model.TrainRequest{Preset: learn.PresetQuick, D: []float64{4}, Seed: 1, Samples: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Config.Labels.CellWidth, tr.Config.Labels.Fine = 1e-4, nil
+	tr.Config.Dir = filepath.Join(t.TempDir(), "out")
+	cmd := &cobra.Command{}
+	cmd.SetContext(context.Background())
+	_, err = learn.Sweep(cmd.Context(), tr.Data, tr.Config)
+	var ue usageError
+	if err = sweepError(cmd, tr.Config.Dir, err); !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "Config.Labels.CellWidth = 0.0001: must be finite and ≥ 2⁻¹⁰ = 0.0009765625 σ_X") {
+		t.Errorf("cells 1e-4 σ_X wide: %v; want one line of bad input naming CellWidth, 0.0001 and 2⁻¹⁰", err)
+	}
+}
+
+// --preset is one flag of mmds train and mmds train data: a wrong name,
+// even a long one with control characters pasted from elsewhere, gets the
+// same one line from both, quoted as a short escaped excerpt.
+func TestPresetMessageOneForBoth(t *testing.T) {
+	long := "fast\x1b[2J" + strings.Repeat("x", 200)
+	for _, p := range []string{"fast", long} {
+		code, _, errs := runCLI(t, "train", "gauss", "--preset", p)
+		dcode, _, derrs := runCLI(t, "train", "data", "--csv", "../../examples/data/discrete.csv", "--private", "x", "--preset", p)
+		want := "mmds: --preset " + safefile.Excerpt(p) + `: must be "paper" or "quick"` + "\n"
+		if code != 2 || dcode != 2 || errs != want || derrs != want {
+			t.Errorf("--preset %q: train exit %d %q, train data exit %d %q; want exit 2 and %q from both", p, code, errs, dcode, derrs, want)
+		}
 	}
 }

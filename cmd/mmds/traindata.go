@@ -105,13 +105,7 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
 	bar.finish(err)
 	if err != nil {
-		if errors.Is(err, rundir.ErrLocked) {
-			return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", job.cfg.Dir, err, exitRetry)}
-		}
-		if errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) {
-			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-		}
-		return err
+		return sweepError(cmd, job.cfg.Dir, err)
 	}
 	if job.format == report.JSON {
 		return emitTrain(cmd.OutOrStdout(), job.trainJob, res, time.Since(start))
@@ -160,9 +154,9 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	preset, err := learn.ParsePreset(o.preset)
+	preset, err := presetFlag(o.preset)
 	if err != nil {
-		return nil, badInput("--preset %s: must be %q or %q", safefile.Excerpt(o.preset), learn.PresetPaper, learn.PresetQuick)
+		return nil, err
 	}
 	choice, method, err := o.choices()
 	if err != nil {

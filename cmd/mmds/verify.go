@@ -55,16 +55,18 @@ threshold of the run counts: one not trained or not finalized fails the run.
 
 --certificate FILE writes the certificate (hashes, version, tolerances, per
 threshold D, D̂, certified losses and their error, both gaps, verdict);
---check FILE re-derives it from DIR and exits 0 only if it matches.
+--check FILE re-derives it from DIR and compares: a mismatch exits 1, an
+identical certificate exits with the status of its verdict.
 
 A run of mmds train data has no optimum: verify reports its held-out losses
 (docs/data.md). It reads the data file from DIR (the copy mmds train data
 --copy placed there) or from --data FILE, never from a path model.json
 names, and refuses it unless its SHA-256 is the one the run recorded.
 
-Exit status: 0 every point passes (or --check matches), 1 a point fails, was
-not finalized or not trained (0 with --report-only), or --check differs;
-2 bad input.`,
+Exit status: 0 every point passes (--check: the certificate matches and
+passes), 1 a point fails, was not finalized or not trained (0 with
+--report-only, with --check too), or --check differs; 2 bad input; 3 a point cannot be
+certified soundly and none fails.`,
 		Example: `  mmds verify results/quick-gauss
   mmds verify results/quick-binary --format json
   mmds verify results/quick-gauss --summary --report-only
@@ -82,7 +84,7 @@ not finalized or not trained (0 with --report-only), or --check differs;
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
-	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 0: it matches)")
+	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.data, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
 	return cmd
 }
@@ -116,9 +118,8 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		if err := want.Check(cert); err != nil {
 			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
 		}
-		_ = sayf(cmd.OutOrStdout(), "%s matches %s: %s model, %d thresholds, %d pass: %s",
-			o.check, dir, cert.Model, len(cert.Points), cert.Passed, passWord(cert.Pass))
-		return nil
+		return reproduced(cmd, rep, o.reportOnly, fmt.Sprintf("%s matches %s: %s model, %d thresholds, %d pass",
+			o.check, dir, cert.Model, len(cert.Points), cert.Passed))
 	}
 	if o.certificate != "" {
 		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
@@ -206,6 +207,28 @@ func verdictError(dir string, rep *verify.Report) error {
 	}
 	return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
 		dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained)}
+}
+
+// reproduced is the exit of a --check whose certificate was re-derived
+// identically: the status of the certificate's verdict, so that
+// "mmds certify --check c.json && deploy" deploys only what passes (exit 0
+// whatever the verdict with reportOnly, for a check of authenticity
+// alone). line says what matched; a pass, or any verdict under reportOnly,
+// prints it on standard output with the verdict, any other verdict is the
+// one line of the error, with the verdict and the status.
+func reproduced(cmd *cobra.Command, rep *verify.Report, reportOnly bool, line string) error {
+	o := rep.Outcome()
+	code, word := exitFailure, "FAIL"
+	switch o {
+	case verify.OutcomePass:
+		return sayf(cmd.OutOrStdout(), "%s: PASS", line)
+	case verify.OutcomeCannotCertify:
+		code, word = exitCannotCertify, "CANNOT CERTIFY"
+	}
+	if reportOnly {
+		return sayf(cmd.OutOrStdout(), "%s: %s (--report-only: exit 0)", line, word)
+	}
+	return exitError{code, fmt.Errorf("%s: %s (exit %d: a reproduced certificate exits with its verdict's status)", line, word, code)}
 }
 
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
@@ -390,31 +413,42 @@ func findings(rep *verify.Report) []string {
 	return out
 }
 
-// writeSummary prints a few lines per model: the counts, the references,
-// and one line per threshold.
+// writeSummary prints a few lines per model: the counts, then
+// summaryPoints.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
 	_ = sayf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
-	d := run.Model.Describe()
+	return summaryPoints(w, run.Model.Describe(), rep, nil)
+}
+
+// summaryPoints prints the body of the --summary of mmds verify and mmds
+// certify, the same columns for the same model: the reference of the
+// verdicts, the findings, and one line per point (names[i], when given,
+// naming its privatizer file), with the gap to the wider optimum
+// ("global", "best") where the model has one.
+func summaryPoints(w io.Writer, d model.Description, rep *verify.Report, names []string) error {
 	_ = sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
-	other := d.Wider
 	for _, l := range findings(rep) {
 		_ = sayf(w, "  %s", l)
 	}
-	for _, p := range rep.Points {
+	for i, p := range rep.Points {
+		head := fmt.Sprintf("  D = %-8s ", f4(p.D))
+		if names != nil {
+			head += names[i] + ": "
+		}
 		if !p.Finalized || p.Certified == nil {
-			_ = sayf(w, "  D = %-8s %s", f4(p.D), p.Verdict)
+			_ = sayf(w, "%s%s", head, p.Verdict)
 			continue
 		}
 		alt := ""
 		switch {
 		case p.GapBest != nil:
-			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapBest))
+			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapBest))
 		case p.GapGlobal != nil:
-			alt = fmt.Sprintf(" %s %-9s", other, gapCell(*p.GapGlobal))
+			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapGlobal))
 		}
-		err := sayf(w, "  D = %-8s certified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
-			f4(p.D), f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
+		err := sayf(w, "%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
+			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
 		if err != nil {
 			return err
 		}

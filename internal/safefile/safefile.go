@@ -48,7 +48,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 // path (a path read from another file is named by an excerpt of it, so that
 // a message never discloses more of that file than MaxExcerpt characters).
 func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
-	return read(ctx, path, name, maxBytes, 0)
+	return read(ctx, path, name, maxBytes, 0, false)
 }
 
 // ReadNoFollow is ReadNamed for a file whose last path element must not be
@@ -56,10 +56,32 @@ func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, 
 // is read only when it is that folder's own file, never the target of a
 // link the folder's author placed there.
 func ReadNoFollow(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
-	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW)
+	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW, false)
 }
 
-func read(ctx context.Context, path, name string, maxBytes int64, flag int) ([]byte, error) {
+// ErrHardLink is wrapped by ReadOwn's error for a file with more than one
+// hard link.
+var ErrHardLink = errors.New("more than one hard link")
+
+// ReadOwn is ReadNoFollow for a file that must be its folder's own copy: it
+// also refuses a regular file with more than one hard link (st_nlink > 1 on
+// the open descriptor), which is another file's bytes under a second name,
+// perhaps outside the folder, so that whoever holds that name can change
+// the copy under a reader that trusts the folder. The error wraps ErrInput
+// and ErrHardLink.
+func ReadOwn(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
+	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW, true)
+}
+
+// links returns the hard-link count of fi (1 where the platform says none).
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+func read(ctx context.Context, path, name string, maxBytes int64, flag int, own bool) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -84,6 +106,9 @@ func read(ctx context.Context, path, name string, maxBytes int64, flag int) ([]b
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, inputErr(nil, "%s is %s, not a regular file", name, Describe(fi.Mode()))
+	}
+	if n := links(fi); own && n > 1 {
+		return nil, inputErr(ErrHardLink, "%s has %d hard links: it must be its folder's own file, not another file's bytes under a second name that can change it", name, n)
 	}
 	if fi.Size() > maxBytes {
 		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", name, fi.Size(), maxBytes)
