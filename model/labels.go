@@ -84,7 +84,10 @@ func (c gaussCells) SigmaX() float64 { return math.Sqrt(c.m.VarX()) }
 // Grid implements learn.CellLaw.
 func (c gaussCells) Grid(w, span float64) (learn.CellGrid, error) {
 	sx := c.SigmaX()
-	edges := c.m.CellEdgesWithin(w*sx, span)
+	edges, err := c.m.GridEdges(w*sx, span)
+	if err != nil {
+		return nil, err
+	}
 	train, err := c.m.NewKernelGrid(edges, cellTrainNodes)
 	if err != nil {
 		return nil, err
