@@ -104,6 +104,20 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
+// Name is the name the file's privatizer carries in messages ("" for an
+// empty File).
+func (f File) Name() string {
+	switch {
+	case f.Network != nil:
+		return f.Network.Name
+	case f.Channel != nil:
+		return f.Channel.Name
+	case f.Kernel != nil:
+		return f.Kernel.Name
+	}
+	return ""
+}
+
 // WriteJSON writes f's privatizer in its JSON form: a network in the JSON
 // layout, a channel file or a kernel file.
 func (f File) WriteJSON(w io.Writer) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -101,7 +102,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 		c, err := m.CertifyFile(ctx, x.File, o.Model)
 		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
-			cannotCertify(&p, err)
+			// The point names its file; the verdict does not, so that a
+			// certificate checked from another folder reproduces it.
+			cannotCertify(&p, errors.New(strings.ReplaceAll(err.Error(), " "+x.File.Name()+":", ":")))
 			rep.Points = append(rep.Points, p)
 			if o.Progress != nil {
 				o.Progress(len(rep.Points))

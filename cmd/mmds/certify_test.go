@@ -176,6 +176,9 @@ func TestCheckExitsWithVerdict(t *testing.T) {
 	}{
 		{"channel-pass.json", "0.15", 0, "1 pass: PASS"},
 		{"channel-fail.json", "0.15", 1, "0 pass: FAIL (exit 1"},
+		// The verdict does not name the file, which --check reads by
+		// another name (from the certificate's folder).
+		{"trick24-binary.onnx", "0.15", exitCannotCertify, "0 pass: CANNOT CERTIFY (exit 3"},
 	} {
 		b, err := os.ReadFile(fixtures + c.priv)
 		if err != nil {
