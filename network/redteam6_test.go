@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // rowQuad is E_R[softmax(z(x, R))] by quadExpect, label by label, with
@@ -58,5 +62,28 @@ func TestRedTeam6CancelInsideRegion(t *testing.T) {
 	_, err := n.ExpectRow(ctx, 0, DefaultTol)
 	if el := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || el > 5*time.Second {
 		t.Errorf("ExpectRow after %v: %v, want context.DeadlineExceeded within 5s", el, err)
+	}
+}
+
+// Gemm's C broadcasts to [batch, out]: a C of shape [out, 1] adds C_i to
+// every unit of batch row i at a batch of out rows (and fails at any other
+// batch), not C_j to unit j. ParseONNX read it as the bias.
+func TestRedTeam6GemmColumnBias(t *testing.T) {
+	n := randomCategorical(rand.New(rand.NewPCG(61, 62)), 3, []int{3}, 3, 1)
+	mp, err := n.onnxModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, init := range mp.Graph.Initializer {
+		if init.GetName() == "layer0.bias" {
+			init.Dims = []int64{3, 1}
+		}
+	}
+	b, err := proto.Marshal(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseONNX(b, "column-bias.onnx"); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bias C of shape [3 1]") {
+		t.Errorf("Gemm with C of shape [3, 1]: %v, want ErrInput naming the shape", err)
 	}
 }
