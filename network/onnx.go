@@ -478,9 +478,14 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 		f.unscale, f.ops = 1/math.Abs(alpha), f.ops+1
 	}
 	if len(cs) > 1 {
-		cv, _, err := c.tensor(where, "C", cs[1])
+		cv, cdims, err := c.tensor(where, "C", cs[1])
 		if err != nil {
 			return err
+		}
+		if len(cdims) == 2 && cdims[0] != 1 {
+			// C broadcasts to [batch, out]: a [k, 1] C adds C_i to every
+			// unit of batch row i (and fails unless the batch is k).
+			return c.bad("%s: bias C of shape %v: want [width] or [1, width]", where, cdims)
 		}
 		if err := addBroadcast(bias, cv, beta); err != nil {
 			return c.bad("%s: bias C: %v", where, err)

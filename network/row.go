@@ -51,10 +51,12 @@ var rowK = math.Sqrt(math.E) / (36 * math.Sqrt(3))
 // and ∫P φ is exact from the moments of φ on the step. Each region is cut
 // at the integers into panels; panel p (mass μ_p, length ℓ_p) gets the
 // budget tol·(μ_p + ℓ_p/(2·RWalk))/2 and the step that meets it (at most
-// 65,536 steps per panel; Bound is then larger than tol). The moments'
-// float64 rounding is bounded and added; beyond ±RWalk the softmax is held
-// at its end values, which adds 4Φ(−RWalk). ExpectRow stops with ctx's
-// error when ctx is done.
+// 65,536 steps per panel; Bound is then larger than tol), or the constant
+// rule where Δβ·ℓ_p²·φ(0) alone is within its share (Δβ = 0, or a panel too
+// short for the moments to be more than rounding). The moments' float64
+// rounding is bounded from the magnitudes of the terms that cancel in them
+// and added; beyond ±RWalk the softmax is held at its end values, which
+// adds 4Φ(−RWalk). ExpectRow stops with ctx's error when ctx is done.
 func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 	if err := m.Validate(); err != nil {
 		return Row{}, err
@@ -72,7 +74,7 @@ func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1]}
 	ri.init()
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
-		return ri.region(w, a, b, v, d)
+		return ri.region(ctx, w, a, b, v, d)
 	})
 	if err != nil {
 		return Row{}, err
@@ -104,7 +106,7 @@ func (ri *rowIntegrator) init() {
 
 // region integrates the region (a, b), on which the hidden output is
 // v + d·(r − a) with the walker's error bounds.
-func (ri *rowIntegrator) region(w *walker, a, b float64, v, d []float64) error {
+func (ri *rowIntegrator) region(ctx context.Context, w *walker, a, b float64, v, d []float64) error {
 	ri.row.Pieces++
 	ev, ed := w.outErr()
 	var walk float64
@@ -140,6 +142,11 @@ func (ri *rowIntegrator) region(w *walker, a, b float64, v, d []float64) error {
 		ri.softmaxAt(b, a, ri.ends[1])
 	}
 	for lo := a; lo < b; {
+		// A panel takes up to 2·maxPerPanel+1 softmaxes of m labels:
+		// seconds for the largest networks, so ctx is checked per panel.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		hi := min(b, math.Floor(lo)+1)
 		ri.panel(lo, hi, a)
 		lo = hi
@@ -217,13 +224,17 @@ func (ri *rowIntegrator) round(r float64) error {
 }
 
 // panel integrates (lo, hi), part of the region that starts at r0, by
-// quadratic interpolation with the step its budget allows.
+// quadratic interpolation with the step its budget allows, or by the
+// constant rule where that alone meets the budget (constant).
 func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
 	bmin, bmax := math.Inf(1), math.Inf(-1)
 	for _, be := range ri.beta {
 		bmin, bmax = min(bmin, be), max(bmax, be)
 	}
 	db := bmax - bmin
+	if ri.constant(lo, hi, r0, db) {
+		return
+	}
 	mass := stdnormal.Mass(lo, hi)
 	n := 1
 	if db > 0 && mass > 0 {
@@ -252,39 +263,109 @@ func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
 		ri.softmaxAt(rm, r0, ri.sm)
 		ri.softmaxAt(rb, r0, ri.sb)
 		nb := stdnormal.NewNode(rb)
-		ri.quadratic(na, nb, rm)
+		ri.quadratic(na, nb, rm, db)
 		copy(ri.sa, ri.sb)
 		na = nb
 	}
 	ri.row.Samples += 2*n + 1
 }
 
+// constant integrates (lo, hi) as s(mid)·∫φ when its error bound,
+// ‖s(r) − s(mid)‖₁ ≤ Δβ·|r − mid| (the softmax's ℓ1 Lipschitz constant in
+// r: Σ_f s_f|c_f| ≤ Δβ) times the mass, at most Δβ·w²·φ(0) on a panel of
+// width w, is within half the length share of its budget,
+// tol·w/(4·RWalk), and reports whether it did: always where Δβ = 0 (the
+// softmax is constant), and on a panel so short that the quadratic's
+// moments would be all rounding.
+func (ri *rowIntegrator) constant(lo, hi, r0, db float64) bool {
+	w := hi - lo
+	em := db * w * w * phi0 * (1 + 0x1p-40)
+	if !(em <= ri.tol*w/(4*RWalk)) {
+		return false
+	}
+	ri.softmaxAt(lo+w/2, r0, ri.sm)
+	a, b := stdnormal.NewNode(lo), stdnormal.NewNode(hi)
+	ta, _ := nodeErrors(a)
+	tb, _ := nodeErrors(b)
+	m0 := stdnormal.NodeMass(a, b)
+	e0 := ta + tb + 2*u64*(m0+a.T+b.T)
+	if a.R < 0 && b.R > 0 {
+		e0 += 2 * u64
+	}
+	var sms, ps float64
+	for f, v := range ri.sm {
+		ri.row.P[f] += v * m0
+		sms += math.Abs(v)
+		ps += math.Abs(ri.row.P[f])
+	}
+	ri.bound += (em + sms*e0 + 2*u64*sms*m0 + u64*ps) * (1 + 0x1p-40)
+	ri.row.Samples++
+	return true
+}
+
+// phi0 is φ(0) = 1/√(2π) rounded up: the largest density.
+const phi0 = 0.3989422804014328
+
 // quadratic adds ∫ P(r)φ(r) dr over (a.R, b.R) to the row, P the quadratic
 // through sa, sm, sb at a.R, rm, b.R in Newton form about rm, P = s_m +
 // c1·t + c2·t², t = r − rm, and bounds the rounding of the moments
-// M0 = ∫φ, M1 = ∫tφ, M2 = ∫t²φ (each a difference of terms up to
-// (1 + |rm| + rm²)-times M0 and |φ(a) − φ(b)| in size, to 8 ulps of them).
-func (ri *rowIntegrator) quadratic(a, b stdnormal.Node, rm float64) {
+// M0 = ∫φ, M1 = ∫tφ, M2 = ∫t²φ. Each is a difference of node values (T, φ
+// and rφ at a.R and b.R) that cancel on a short step, so its error is
+// bounded by the terms' magnitudes and the node values' own errors
+// (nodeErrors), not by its size: c2 carries the samples' rounding divided
+// by s², and a step a few ulps wide would otherwise amplify it unseen. The
+// midpoint rm may miss the exact midpoint by an ulp η, which moves the
+// nodes P interpolates by η (ℓ1 ≤ Δβ·η at each, 1.25 times that after
+// interpolation), and the running sums round by u·Σ_f P_f per step.
+func (ri *rowIntegrator) quadratic(a, b stdnormal.Node, rm, db float64) {
 	m0 := stdnormal.NodeMass(a, b)
 	s := (b.R - a.R) / 2
 	if !(s > 0) {
 		return
 	}
+	ta, pa := nodeErrors(a)
+	tb, pb := nodeErrors(b)
 	dphi := a.Phi - b.Phi
-	r2 := m0 + a.R*a.Phi - b.R*b.Phi // ∫r²φ
+	ra, rb := a.R*a.Phi, b.R*b.Phi
+	r2 := m0 + ra - rb // ∫r²φ
 	m1 := dphi - rm*m0
 	m2 := r2 - 2*rm*dphi + rm*rm*m0
-	e1 := 8 * u64 * (math.Abs(dphi) + math.Abs(rm)*m0)
-	e2 := 8 * u64 * (math.Abs(r2) + 2*math.Abs(rm*dphi) + rm*rm*m0)
-	var c1s, c2s float64
+	arm := math.Abs(rm)
+	e0 := ta + tb + 2*u64*(m0+a.T+b.T)
+	if a.R < 0 && b.R > 0 {
+		e0 += 2 * u64 // 1 − T(a) − T(b)
+	}
+	ed := pa + pb + u64*math.Abs(dphi)
+	e1 := ed + arm*e0 + 2*u64*(math.Abs(dphi)+arm*m0)
+	er2 := e0 + math.Abs(a.R)*pa + math.Abs(b.R)*pb + 3*u64*(m0+math.Abs(ra)+math.Abs(rb))
+	e2 := er2 + 2*arm*ed + rm*rm*e0 + 4*u64*(math.Abs(r2)+2*math.Abs(rm*dphi)+rm*rm*m0)
+	var c1s, c2s, ps, mag float64
 	for f := range ri.row.P {
 		c1 := (ri.sb[f] - ri.sa[f]) / (2 * s)
 		c2 := (ri.sa[f] - 2*ri.sm[f] + ri.sb[f]) / (2 * s * s)
-		ri.row.P[f] += ri.sm[f]*m0 + c1*m1 + c2*m2
+		t0, t1, t2 := ri.sm[f]*m0, c1*m1, c2*m2
+		ri.row.P[f] += t0 + t1 + t2
 		c1s += math.Abs(c1)
 		c2s += math.Abs(c2)
+		ps += math.Abs(ri.row.P[f])
+		mag += math.Abs(t0) + math.Abs(t1) + math.Abs(t2)
 	}
-	ri.bound += c1s*e1 + c2s*e2 + 8*u64*m0
+	var sms float64
+	for _, v := range ri.sm {
+		sms += math.Abs(v)
+	}
+	eta := 0x1p-51 * (math.Abs(a.R) + math.Abs(b.R))
+	e := sms*e0 + c1s*e1 + c2s*e2 + 4*u64*mag + u64*ps + 1.25*db*eta*(m0+e0)
+	ri.bound += e * (1 + 0x1p-40)
+}
+
+// nodeErrors bounds the errors of a node's T = Φ(−|r|) and φ(r) as
+// stdnormal computes them: the rounding of r²/2 (or |r|/√2) moves the
+// exponent of φ (of erfc's e^{−x²}) by up to r²/2·u (r²·u), on top of a few
+// ulps of exp, erfc and the products.
+func nodeErrors(n stdnormal.Node) (t, phi float64) {
+	r2 := n.R * n.R
+	return (2*r2 + 8) * u64 * n.T, (r2 + 8) * u64 * n.Phi
 }
 
 // finish adds the tails and the end rounding, and checks the result.
@@ -306,6 +387,9 @@ func (ri *rowIntegrator) finish() (Row, error) {
 		}
 	}
 	row.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
-	row.Bound = ri.bound + 4*tail + row.Walk
+	// The walk's error moves every sample by up to Walk in ℓ1, and the
+	// quadratic through three samples is within 1.25 (its Lebesgue
+	// constant) times that of the one through the exact samples.
+	row.Bound = ri.bound + 4*tail + 1.25*row.Walk
 	return row, nil
 }
