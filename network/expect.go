@@ -17,6 +17,11 @@ const DefaultTol = 1e-8
 // maxPerPanel caps the samples of one panel (see Expect).
 const maxPerPanel = 1 << 16
 
+// MaxSamples caps the samples of one expectation (Expect, ExpectRow):
+// beyond it the work is an error wrapping ErrTooComplex, which a
+// certificate reports as "cannot certify", rather than minutes per x.
+const MaxSamples = 1 << 24
+
 // Expectation is E_R[k(x, R)], R ~ N(0, 1), with a bound on its error.
 type Expectation struct {
 	Mean float64 `json:"mean"`
@@ -425,6 +430,9 @@ func (sm *sampler) panel(p panel, e *Expectation) error {
 		if c := math.Ceil((p.b - p.a) / h); c > 1 {
 			n = int(min(c, maxPerPanel))
 		}
+	}
+	if e.Samples+n+1 > MaxSamples {
+		return fmt.Errorf("%w: network %s: E_R[k(%g, R)] needs more than %d samples (a steep sigmoid or tanh)", ErrTooComplex, m.Name, x, MaxSamples)
 	}
 	step := (p.b - p.a) / float64(n)
 	sm.bound += step * step / 8 * p.m2 * p.mass

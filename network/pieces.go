@@ -174,7 +174,7 @@ func (w *walker) walk(ctx context.Context, x float64, fn func(a, b float64, v, d
 			}
 		}
 		if n == MaxPieces {
-			return w.m.errorf("k(%g, ·) has more than %d linear pieces on [−%d, %d]", x, MaxPieces, RWalk, RWalk)
+			return fmt.Errorf("%w: network %s: k(%g, ·) has more than %d linear pieces on [−%d, %d]", ErrTooComplex, w.m.Name, x, MaxPieces, RWalk, RWalk)
 		}
 		w.eval(x, r)
 		t := min(w.next(r), RWalk)

@@ -148,7 +148,9 @@ func (ri *rowIntegrator) region(ctx context.Context, w *walker, a, b float64, v,
 			return err
 		}
 		hi := min(b, math.Floor(lo)+1)
-		ri.panel(lo, hi, a)
+		if err := ri.panel(lo, hi, a); err != nil {
+			return err
+		}
 		lo = hi
 	}
 	return nil
@@ -225,15 +227,16 @@ func (ri *rowIntegrator) round(r float64) error {
 
 // panel integrates (lo, hi), part of the region that starts at r0, by
 // quadratic interpolation with the step its budget allows, or by the
-// constant rule where that alone meets the budget (constant).
-func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
+// constant rule where that alone meets the budget (constant). More than
+// MaxSamples samples in the row is an error wrapping ErrTooComplex.
+func (ri *rowIntegrator) panel(lo, hi, r0 float64) error {
 	bmin, bmax := math.Inf(1), math.Inf(-1)
 	for _, be := range ri.beta {
 		bmin, bmax = min(bmin, be), max(bmax, be)
 	}
 	db := bmax - bmin
 	if ri.constant(lo, hi, r0, db) {
-		return
+		return nil
 	}
 	mass := stdnormal.Mass(lo, hi)
 	n := 1
@@ -243,6 +246,9 @@ func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
 		if c := math.Ceil((hi - lo) / h); c > 1 {
 			n = int(min(c, maxPerPanel))
 		}
+	}
+	if ri.row.Samples+2*n+1 > MaxSamples {
+		return fmt.Errorf("%w: network %s: the law at x = %g needs more than %d samples of its softmax (logits that change by Δβ = %.3g per unit of r)", ErrTooComplex, ri.m.Name, ri.x, MaxSamples, db)
 	}
 	step := (hi - lo) / float64(n)
 	if t := db * step; t > 1 {
@@ -268,6 +274,7 @@ func (ri *rowIntegrator) panel(lo, hi, r0 float64) {
 		na = nb
 	}
 	ri.row.Samples += 2*n + 1
+	return nil
 }
 
 // constant integrates (lo, hi) as s(mid)·∫φ when its error bound,

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -438,5 +439,29 @@ func TestProbsAllocatesNothing(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(100, func() { _, _, _ = n.ProbsBound(2, 0.3, p) }); a != 0 {
 		t.Errorf("ProbsBound: %v allocations, want 0", a)
+	}
+}
+
+// A law so sharp that its row would take more than MaxSamples samples is an
+// error wrapping ErrTooComplex (a certificate's "cannot certify"), returned
+// in seconds, not hours.
+func TestExpectRowSampleCap(t *testing.T) {
+	// 100 ReLU units with kinks spread over [−15.5, 15.5]: about 130 panels,
+	// each at its step cap at a tolerance no step can meet.
+	h := Layer{Act: ReLU}
+	out := Layer{W: [][]float64{make([]float64, 100), make([]float64, 100)}, B: []float64{0, 0}, Act: Softmax}
+	for j := range 100 {
+		h.W = append(h.W, []float64{0, 0, 1})
+		h.B = append(h.B, 15.5-0.31*float64(j))
+		out.W[0][j] = 1
+	}
+	n := &Network{Name: "sharp", Inputs: []string{"x=0", "x=1", "r"}, Precision: Float64, Layers: []Layer{h, out}}
+	start := time.Now()
+	_, err := n.ExpectRow(context.Background(), 0, 1e-300)
+	if !errors.Is(err, ErrTooComplex) || !strings.Contains(err.Error(), "samples") {
+		t.Fatalf("%v, want ErrTooComplex naming the samples", err)
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Errorf("took %v", d)
 	}
 }

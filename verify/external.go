@@ -101,7 +101,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 		}
 		c, err := m.CertifyFile(ctx, x.File, o.Model)
 		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
-		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
+		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
 			// The point names its file; the verdict does not, so that a
 			// certificate checked from another folder reproduces it.
 			cannotCertify(&p, errors.New(strings.ReplaceAll(err.Error(), " "+x.File.Name()+":", ":")))

@@ -217,7 +217,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
 	c, err := run.certifyPrivatizer(ctx, dp, o)
-	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) {
+	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
 		cannotCertify(&p, err)
 		return p, nil
 	}
@@ -333,7 +333,8 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 func cannotCertify(p *Point, err error) {
 	p.Status, p.Pass = StatusCannotCertify, false
 	msg := strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
-	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(msg, network.ErrPrecision.Error()+": ")
+	msg = strings.TrimPrefix(msg, network.ErrPrecision.Error()+": ")
+	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(msg, network.ErrTooComplex.Error()+": ")
 }
 
 // learned copies a point's trained losses and checks the one the protocol
