@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/mmds-project/mmds/model/kind"
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
@@ -387,7 +386,7 @@ func softmaxInPlace(z []float64) {
 // the release's alphabet, and the expectation over F (a sampled categorical
 // F gives the privatizer no adversarial gradient at all).
 func (c *Config) validateFiniteAlg1() []error {
-	if c.Method != MethodAlg1 || c.Model != kind.Finite {
+	if c.Method != MethodAlg1 || !c.Model.CategoricalRelease() {
 		if c.Outputs != 0 {
 			return []error{fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs)}
 		}

@@ -631,7 +631,7 @@ func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
 	if c.Method == MethodLabels {
 		return newLabelTrainer(data, c, d, seed)
 	}
-	if c.Model == kind.Finite {
+	if c.Model.CategoricalRelease() {
 		return newFiniteTrainer(data, c, d, seed)
 	}
 	return NewTrainer(data, *c, d, seed)

@@ -292,7 +292,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 	}
 	if method != learn.MethodLabels {
 		names := []string{"labels", "observers"}
-		if kind == model.Finite { // Algorithm 1's release has --labels outcomes
+		if kind.CategoricalRelease() { // Algorithm 1's release has --labels outcomes
 			names = names[1:]
 		}
 		for _, name := range names {
