@@ -593,10 +593,10 @@ type KernelSearch struct {
 	Iters int     // L-BFGS major iterations
 }
 
-// DefaultKernelSearch is 0.2-wide cells (the width at which the searched
-// kernels were first seen to beat every binning family) and 300 L-BFGS iterations: about 10 s per threshold on the paper's
-// model.
-var DefaultKernelSearch = KernelSearch{Cell: 0.2, Iters: 300}
+// DefaultKernelSearch returns 0.2-wide cells (the width at which the
+// searched kernels were first seen to beat every binning family) and 300
+// L-BFGS iterations: about 10 s per threshold on the paper's model.
+func DefaultKernelSearch() KernelSearch { return KernelSearch{Cell: 0.2, Iters: 300} }
 
 // ImproveBracket runs the kernel search at b's threshold (when
 // 0 < D < V_Y) and replaces b.Achievable by the kernel's feasible mechanism

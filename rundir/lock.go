@@ -29,7 +29,7 @@ var ErrLayout = errors.New("rundir: shard layout")
 
 // LayoutFile is the path, relative to a results directory, of the shard count
 // its shards were started with.
-var LayoutFile = filepath.Join("points", "shards")
+const LayoutFile = "points" + string(filepath.Separator) + "shards"
 
 const (
 	runLockFile = ".lock"

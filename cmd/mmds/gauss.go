@@ -182,7 +182,8 @@ func computeGauss(cmd *cobra.Command, m *gauss.Model, ds []float64, o gaussOpts)
 		so.MonteCarlo = &gauss.MonteCarloOptions{Seed: o.seed, Samples: o.samples}
 	}
 	if o.kernels {
-		so.Kernels = &gauss.DefaultKernelSearch
+		ks := gauss.DefaultKernelSearch()
+		so.Kernels = &ks
 	}
 	bar := gaussBar(cmd, o, o.limits.points(len(ds)))
 	stage := gauss.StagePoints
@@ -457,7 +458,7 @@ func (r *gaussRun) notes() []string {
 		r.openNote())
 	if r.sol.Improved >= 0 {
 		n = append(n, fmt.Sprintf("kernel search (--kernels, cells %g wide, %d L-BFGS iterations): improved the best achievable at %d of %d thresholds",
-			gauss.DefaultKernelSearch.Cell, gauss.DefaultKernelSearch.Iters, r.sol.Improved, len(r.sol.Brackets)))
+			gauss.DefaultKernelSearch().Cell, gauss.DefaultKernelSearch().Iters, r.sol.Improved, len(r.sol.Brackets)))
 	}
 	if r.opts.monteCarlo {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
