@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
