@@ -132,7 +132,8 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 	}
 	if f.Channel != nil {
 		l, err := f.Channel.BinaryLosses(b.M)
-		return Certificate{Losses: l, Change: f.Channel.Bound(b.M.Finite())}, err
+		e := f.Channel.Bound(b.M.Finite())
+		return Certificate{Losses: soundEnds(l, e), Change: e}, err
 	}
 	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
 	return networkCertificate(r, err, o)

@@ -177,7 +177,8 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 	}
 	if p.Channel != nil {
 		l, err := p.Channel.FiniteLosses(f.M)
-		return Certificate{Losses: l, Change: p.Channel.Bound(f.M)}, err
+		e := p.Channel.Bound(f.M)
+		return Certificate{Losses: soundEnds(l, e), Change: e}, err
 	}
 	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
 	return networkCertificate(r, err, o)

@@ -55,7 +55,7 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: l, Change: c.Bound(f)}, nil
+	return Certificate{Losses: soundEnds(l, c.Bound(f)), Change: c.Bound(f)}, nil
 }
 
 // CellLaw returns the Gaussian model's law as learn's labels method takes

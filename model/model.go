@@ -165,11 +165,34 @@ type Certificate struct {
 	// privatizer itself.
 	loss.Losses
 	// Change is the certificate's refinement change (relative for Gaussian
-	// losses, absolute for the binary s0, s1): its measure of convergence.
+	// losses and cell kernels, absolute for the binary s0, s1, a network's
+	// rows and a channel's renormalization): its measure of convergence.
+	// Where the error is a proven bound (a network's rows on a binary or
+	// finite model, a channel's renormalization, the Gaussian intervals)
+	// the losses are the ends of their intervals a verdict must assume
+	// (soundEnds); a refinement change (the binary quadrature of a trained
+	// network, a cell kernel's orders) is an estimate and moves nothing.
 	Change float64 `json:"change"`
 	// Gauss and Binary are the model-specific details.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+}
+
+// soundEnds moves losses known to within e (absolute) to the ends of their
+// intervals a verdict must assume, as the Gaussian certificate's are
+// (bayes.GaussCertificate): the reconstructor's loss, the certified
+// distortion D̂, up by e, and every adversary's down by e (not below 0).
+// The band's upper end, the gap and the optimum at D̂ (increasing in D)
+// are then judged on the side that cannot flatter the privatizer.
+func soundEnds(l loss.Losses, e float64) loss.Losses {
+	if !(e > 0) {
+		return l
+	}
+	adv := make([]float64, len(l.Adv))
+	for i, v := range l.Adv {
+		adv[i] = max(v-e, 0)
+	}
+	return loss.New(l.Recon+e, adv)
 }
 
 // Hash returns the hex SHA-256 of m's canonical encoding: the identity a

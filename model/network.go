@@ -23,5 +23,5 @@ func networkCertificate(r *privatizer.NetworkLosses, err error, o Options) (Cert
 		}
 		return Certificate{}, fmt.Errorf("%w: the runtime's %s within %.3g of the certified one (forward error bound of the network's precision), above the tolerance %.3g", network.ErrPrecision, what, r.Rounding, o.roundingTol())
 	}
-	return Certificate{Losses: r.Losses, Change: r.Bound}, nil
+	return Certificate{Losses: soundEnds(r.Losses, r.Bound), Change: r.Bound}, nil
 }
