@@ -2,8 +2,10 @@ package privatizer_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -257,5 +259,63 @@ func TestCategoricalReleaseOfX(t *testing.T) {
 	}
 	if _, err := privatizer.NetworkBinaryLosses(ctx, identityCategorical(3, 40), m, privatizer.DefaultTol); !errors.Is(err, privatizer.ErrInput) || !strings.Contains(err.Error(), "one-hot over 3 values") {
 		t.Errorf("one-hot x over 3 values on the binary model: %v, want ErrInput", err)
+	}
+}
+
+// The categorical fixture, written by PyTorch (scripts/make-certify-fixtures.py):
+// torch.onnx.export of forward(x, r) with a one-hot x and a softmax, and the
+// same weights in the JSON layout, read as one network; at 60 points the law
+// PyTorch's float32 forward pass released is within ProbsBound of mmds's,
+// and each certified row is within 5 standard errors (plus its bound) of
+// PyTorch's Monte Carlo estimate of E_R[softmax].
+func TestCategoricalFixtureAgainstTorch(t *testing.T) {
+	ctx := t.Context()
+	onnxNet, jsonNet := readNet(t, "categorical-finite.onnx"), readNet(t, "categorical-finite.json")
+	if !onnxNet.Categorical() || onnxNet.XValues() != 3 || onnxNet.Outputs() != 4 || onnxNet.Precision != network.Float32 {
+		t.Fatalf("ONNX fixture read as %v (%v, inputs %q)", onnxNet, onnxNet.Precision, onnxNet.Inputs)
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "categorical-finite.torch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Points []struct {
+			X int
+			R float64
+			P []float64
+		}
+		Rows []struct {
+			X        int
+			Mean, SE []float64
+		}
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*network.Network{onnxNet, jsonNet} {
+		for _, pt := range ref.Points {
+			p, d, err := n.ProbsBound(float64(pt.X), pt.R, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l1 float64
+			for f := range p {
+				l1 += math.Abs(p[f] - pt.P[f])
+			}
+			if l1 > d {
+				t.Errorf("%s at (x, r) = (%d, %g): PyTorch's law is %.3g from mmds's in ℓ1, above ProbsBound %.3g", n.Name, pt.X, pt.R, l1, d)
+			}
+		}
+		for _, row := range ref.Rows {
+			got, err := n.ExpectRow(ctx, float64(row.X), network.DefaultTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := range got.P {
+				if dev := math.Abs(got.P[f] - row.Mean[f]); dev > 5*row.SE[f]+got.Bound {
+					t.Errorf("%s: P(%d | %d) = %.6f, PyTorch's Monte Carlo %.6f ± %.2g", n.Name, f, row.X, got.P[f], row.Mean[f], row.SE[f])
+				}
+			}
+		}
 	}
 }

@@ -209,6 +209,67 @@ def main():
     export("net-fail", torch.nn.Sequential(linear([[2 * sym - 1, 0.0]], [1 - sym])))
     print(f"pass: s0={s0} s1={s1} recon={rec} adv={adv}")
     print(f"fail: s={sym} recon={map_loss(sym, sym, QY)} adv={map_loss(sym, sym, QZ)}")
+    categorical()
+
+
+class Categorical(torch.nn.Module):
+    """A categorical privatizer on a finite X of 3 values: forward(x, r) with
+    x one-hot [batch, 3] and r [batch, 1], concatenated, a ReLU layer, and a
+    softmax over 4 labels: P(F = f | x, r)."""
+
+    def __init__(self, gen):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4),
+                                       torch.nn.Softmax(dim=1))
+        with torch.no_grad():
+            for m in self.net:
+                if isinstance(m, torch.nn.Linear):
+                    m.weight.copy_(2 * torch.randn(m.weight.shape, generator=gen))
+                    m.bias.copy_(torch.randn(m.bias.shape, generator=gen))
+
+    def forward(self, x, r):
+        return self.net(torch.cat([x, r], dim=1))
+
+
+def categorical():
+    """categorical-finite.{json,onnx}: Categorical exported by torch.onnx.export
+    (two inputs x and r) and in the JSON layout; categorical-finite.torch.json:
+    what PyTorch's float32 forward pass releases at 60 points (x, r), and each
+    row E_R[softmax] by Monte Carlo (4,000,000 draws per x, with its standard
+    error), for the Go tests to hold mmds's reading of the files against."""
+    gen = torch.Generator().manual_seed(20261125)
+    model = Categorical(gen).eval()
+    layers = []
+    for m in model.net:
+        if isinstance(m, torch.nn.Linear):
+            layers.append({"weight": m.weight.detach().double().tolist(),
+                           "bias": m.bias.detach().double().tolist(), "activation": "identity"})
+        elif isinstance(m, torch.nn.ReLU):
+            layers[-1]["activation"] = "relu"
+        else:
+            layers[-1]["activation"] = "softmax"
+    write_json("categorical-finite.json", {"inputs": ["x=0", "x=1", "x=2", "r"], "noise": "normal(0,1)",
+                                           "layers": layers})
+    path = os.path.join(OUT, "categorical-finite.onnx")
+    torch.onnx.export(model, (torch.zeros(1, 3), torch.zeros(1, 1)), path, input_names=["x", "r"],
+                      output_names=["k"], dynamic_axes={"x": {0: "batch"}, "r": {0: "batch"}, "k": {0: "batch"}},
+                      opset_version=13)
+    onnx.checker.check_model(onnx.load(path))
+    eye = torch.eye(3)
+    points = []
+    with torch.no_grad():
+        for x in range(3):
+            for r in torch.linspace(-4, 4, 20, dtype=torch.float32):
+                p = model(eye[x:x + 1], r.reshape(1, 1))[0]
+                points.append({"x": x, "r": float(r), "p": [float(v) for v in p]})
+        rows = []
+        for x in range(3):
+            n = 4_000_000
+            r = torch.randn(n, 1, generator=gen, dtype=torch.float64)
+            p = model.double()(eye[x:x + 1].double().expand(n, 3), r)
+            model.float()
+            rows.append({"x": x, "mean": p.mean(0).tolist(), "se": (p.std(0) / n ** 0.5).tolist()})
+    write_json("categorical-finite.torch.json", {"torch": torch.__version__, "points": points, "rows": rows})
 
 
 def save_graph(name, nodes, inits, out_width):
