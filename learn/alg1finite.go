@@ -37,14 +37,18 @@ type finiteTrainer struct {
 	hist     History
 	snaps    []snap
 	// scratch
-	p, g, dz, h   []float64
-	gradPriv      []float64
-	gradObs       [][]float64
-	tables        [][]float64 // per observer: q[(f*nv+v)*n+x]
-	tablesH       [][]float64 // per observer: hidden activations per cell
-	dTable        []float64
-	advLoss, hard []float64
-	obsLoss       []float64 // the privatizer step's per-observer losses, reused
+	p, g, dz, h    []float64
+	gradPriv       []float64
+	gradObs        [][]float64
+	tables         [][]float64 // per observer: q[(f*nv+v)*n+x]
+	tablesH        [][]float64 // per observer: hidden activations per cell
+	soft, hard     [][]float64 // per observer: cellLoss per cell and target, [(f*nv+v)*n+x]
+	fresh          []bool      // tables[i] are observer i's outputs under its current parameters
+	batchP         []float64   // the privatizer step's P(· | x, r) per minibatch row
+	batchH         []float64   // and its hidden activations
+	dTable         []float64
+	obsLoss        []float64 // the privatizer step's per-observer losses, reused
+	evSoft, evHard []float64 // evaluate's per-observer losses, reused
 }
 
 func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTrainer, error) {
@@ -85,10 +89,14 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 		t.gradObs = append(t.gradObs, make([]float64, len(o.params)))
 		t.tables = append(t.tables, make([]float64, t.m*t.nv[i]*n))
 		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*c.Hidden))
+		t.soft = append(t.soft, make([]float64, t.m*t.nv[i]*n))
+		t.hard = append(t.hard, make([]float64, t.m*t.nv[i]*n))
 	}
+	t.fresh = make([]bool, len(t.obs))
+	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*c.Hidden)
 	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
-	t.advLoss, t.hard = make([]float64, k), make([]float64, k)
 	t.obsLoss = make([]float64, len(t.obs))
+	t.evSoft, t.evHard = make([]float64, len(t.obs)), make([]float64, len(t.obs))
 	t.hist = newHistory(k, true, c.Epochs)
 	return t, nil
 }
@@ -143,57 +151,70 @@ func (t *finiteTrainer) privacy(x int, r float64) {
 	softmaxInPlace(t.p)
 }
 
-// tabulate evaluates observer i on every cell (f, v): q = softmax of its
-// outputs.
+// tabulate evaluates observer i on every cell (f, v), q = softmax of its
+// outputs, and the losses cellLoss gives there for every target x into
+// t.soft[i] and t.hard[i]. Observer i's parameters change only in its own
+// step, so the tables stay valid until then (fresh).
 func (t *finiteTrainer) tabulate(i int) {
+	if t.fresh[i] {
+		return
+	}
 	o, n, nv, hd := t.obs[i], t.n, t.nv[i], t.cfg.Hidden
 	for f := range t.m {
 		for v := range nv {
 			c := f*nv + v
-			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], t.tables[i][c*n:c*n+n])
-			softmaxInPlace(t.tables[i][c*n : c*n+n])
+			q := t.tables[i][c*n : c*n+n]
+			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
+			softmaxInPlace(q)
+			t.cellLoss(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 		}
 	}
+	t.fresh[i] = true
 }
 
-// cellLoss is the loss of observer i's estimate in cell c for target x: its
-// training loss (soft 0-1 or log), or with hard the 0-1 error of its MAP
-// decision.
-func (t *finiteTrainer) cellLoss(i, c, x int, hard bool) float64 {
-	q := t.tables[i][c*t.n : c*t.n+t.n]
-	if hard {
-		a := 0
-		for k, v := range q {
-			if v > q[a] {
-				a = k
-			}
+// cellLoss writes the losses of an observer's estimate q in a cell for
+// each target x: soft[x] its training loss (soft 0-1, 1 − q_x), hard[x]
+// the 0-1 error of its MAP decision (the first largest q_k).
+func (t *finiteTrainer) cellLoss(q, soft, hard []float64) {
+	a := 0
+	for k, v := range q {
+		if v > q[a] {
+			a = k
 		}
-		if a == x {
-			return 0
-		}
-		return 1
 	}
-	return 1 - q[x]
+	for x, qx := range q {
+		soft[x] = 1 - qx
+		hard[x] = 1
+		if x == a {
+			hard[x] = 0
+		}
+	}
 }
 
 // privStep is Algorithm 1, lines 6–15, with the expectation over F: the
 // observers are frozen; L_priv = −min_i L_adv,i + ρ/2 |L_recon − D|.
 func (t *finiteTrainer) privStep() {
-	mb := t.cfg.BatchSize
+	mb, n, m, hd := t.cfg.BatchSize, t.n, t.m, t.cfg.Hidden
 	idx := t.samplers[0].next(mb)
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	// The observers' expected losses on the minibatch (first pass).
-	hardObs := t.cfg.EstLoss == EstLossLog
+	cell := t.soft
+	if t.cfg.EstLoss == EstLossLog {
+		cell = t.hard
+	}
+	// The observers' expected losses on the minibatch (first pass), with
+	// each row's release kept for the second.
 	loss := t.obsLoss
 	clear(loss)
-	for _, r := range idx {
-		t.privacy(t.tr.x[r], t.trR[r])
+	for k, r := range idx {
+		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
+		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
+		softmaxInPlace(p)
 		for i := range t.obs {
-			v := t.tr.v[i][r]
-			for f, pf := range t.p {
-				loss[i] += pf * t.cellLoss(i, f*t.nv[i]+v, t.tr.x[r], hardObs)
+			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
+			for f, pf := range p {
+				loss[i] += pf * tab[(f*nv+v)*n+x]
 			}
 		}
 	}
@@ -212,22 +233,22 @@ func (t *finiteTrainer) privStep() {
 		cRecon = -t.cfg.Rho / 2
 	}
 	clear(t.gradPriv)
-	for _, r := range idx {
-		x := t.tr.x[r]
-		t.privacy(x, t.trR[r])
+	for k, r := range idx {
+		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
+		v0, nv0 := t.tr.v[0][r], t.nv[0]
 		var pg float64
-		for f := range t.p {
-			g := cRecon * t.cellLoss(0, f*t.nv[0]+t.tr.v[0][r], x, hardObs) / fn
+		for f := range p {
+			g := cRecon * cell[0][(f*nv0+v0)*n+x] / fn
 			if len(t.obs) > 1 {
-				g -= t.cellLoss(adv, f*t.nv[adv]+t.tr.v[adv][r], x, hardObs) / fn
+				g -= cell[adv][(f*t.nv[adv]+t.tr.v[adv][r])*n+x] / fn
 			}
 			t.g[f] = g
-			pg += t.p[f] * g
+			pg += p[f] * g
 		}
-		for f, pf := range t.p {
+		for f, pf := range p {
 			t.dz[f] = pf * (t.g[f] - pg)
 		}
-		t.priv.backwardSparse(x, t.n, t.trR[r], t.h, t.dz[:t.m], t.gradPriv)
+		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
 	t.opt[0].Step(t.priv.params, t.gradPriv)
 }
@@ -282,6 +303,7 @@ func (t *finiteTrainer) obsStep(i int) {
 		}
 	}
 	t.opt[1+i].Step(t.obs[i].params, g)
+	t.fresh[i] = false
 }
 
 // evaluate records the test-split losses with F drawn from the evaluation
@@ -290,15 +312,16 @@ func (t *finiteTrainer) evaluate() {
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	soft := make([]float64, len(t.obs))
-	hard := make([]float64, len(t.obs))
+	soft, hard := t.evSoft, t.evHard
+	clear(soft)
+	clear(hard)
 	for r, x := range t.te.x {
 		t.privacy(x, t.teR[r])
 		f := t.drawF(t.eval)
 		for i := range t.obs {
-			c := f*t.nv[i] + t.te.v[i][r]
-			soft[i] += t.cellLoss(i, c, x, false)
-			hard[i] += t.cellLoss(i, c, x, true)
+			c := (f*t.nv[i]+t.te.v[i][r])*t.n + x
+			soft[i] += t.soft[i][c]
+			hard[i] += t.hard[i][c]
 		}
 	}
 	nt := float64(len(t.te.x))

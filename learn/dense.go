@@ -62,51 +62,110 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 	d.second(h, out)
 }
 
+// second computes out = B2 + W2·h, each output's sum in the order of the
+// hidden units, four outputs at a time: four independent chains of adds
+// run in parallel where one chain waits on each add, and every output's
+// bits are those of the one-at-a-time loop.
 func (d *denseNet) second(h, out []float64) {
 	_, _, w2, b2 := d.split(d.params)
-	for o := range out[:d.out] {
-		s := b2[o]
-		for j, hv := range h[:d.hidden] {
-			s += w2[o*d.hidden+j] * hv
+	hd := d.hidden
+	h = h[:hd]
+	out = out[:d.out]
+	o := 0
+	for ; o+4 <= len(out); o += 4 {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
+		r2 := w2[(o+2)*hd : (o+2)*hd+hd][:len(h)]
+		r3 := w2[(o+3)*hd : (o+3)*hd+hd][:len(h)]
+		s0, s1, s2, s3 := b2[o], b2[o+1], b2[o+2], b2[o+3]
+		for j, hv := range h {
+			s0 += r0[j] * hv
+			s1 += r1[j] * hv
+			s2 += r2[j] * hv
+			s3 += r3[j] * hv
 		}
-		out[o] = s
+		out[o], out[o+1], out[o+2], out[o+3] = s0, s1, s2, s3
+	}
+	for ; o+2 <= len(out); o += 2 {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
+		s0, s1 := b2[o], b2[o+1]
+		for j, hv := range h {
+			s0 += r0[j] * hv
+			s1 += r1[j] * hv
+		}
+		out[o], out[o+1] = s0, s1
+	}
+	if o < len(out) {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		s0 := b2[o]
+		for j, hv := range h {
+			s0 += r0[j] * hv
+		}
+		out[o] = s0
 	}
 }
 
 // backwardSparse adds the parameter gradient of the row forwardSparse(x,
 // n, r) evaluated (hidden activations h) for output gradient dz into grad.
 func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
-	d.backward(h, dz, grad, func(row []float64, g float64) { row[x] += g; row[n] += g * r })
+	d.backwardOut(h, dz, grad)
+	_, _, w2, _ := d.split(d.params)
+	gw1, gb1, _, _ := d.split(grad)
+	for j, hv := range h[:d.hidden] {
+		if hv <= 0 {
+			continue // ReLU's derivative at 0 is 0, as autograd's
+		}
+		s := d.hiddenGrad(w2, dz, j)
+		gb1[j] += s
+		row := gw1[j*d.in : j*d.in+d.in]
+		row[x] += s
+		row[n] += s * r
+	}
 }
 
 // backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
 func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
-	d.backward(h, dz, grad, func(row []float64, g float64) { row[a] += g; row[b] += g })
+	d.backwardOut(h, dz, grad)
+	_, _, w2, _ := d.split(d.params)
+	gw1, gb1, _, _ := d.split(grad)
+	for j, hv := range h[:d.hidden] {
+		if hv <= 0 {
+			continue
+		}
+		s := d.hiddenGrad(w2, dz, j)
+		gb1[j] += s
+		row := gw1[j*d.in : j*d.in+d.in]
+		row[a] += s
+		row[b] += s
+	}
 }
 
-func (d *denseNet) backward(h, dz, grad []float64, first func(row []float64, g float64)) {
-	_, _, w2, _ := d.split(d.params)
-	gw1, gb1, gw2, gb2 := d.split(grad)
+// backwardOut adds the output layer's gradient: dz into B2, dz·hᵀ into W2.
+func (d *denseNet) backwardOut(h, dz, grad []float64) {
+	_, _, gw2, gb2 := d.split(grad)
+	hd := d.hidden
+	h = h[:hd]
 	for o, g := range dz[:d.out] {
 		if g == 0 {
 			continue
 		}
 		gb2[o] += g
-		for j, hv := range h[:d.hidden] {
-			gw2[o*d.hidden+j] += g * hv
+		row := gw2[o*hd : o*hd+hd][:len(h)]
+		for j, hv := range h {
+			row[j] += g * hv
 		}
 	}
-	for j, hv := range h[:d.hidden] {
-		if hv <= 0 {
-			continue // ReLU's derivative at 0 is 0, as autograd's
-		}
-		var s float64
-		for o, g := range dz[:d.out] {
-			s += w2[o*d.hidden+j] * g
-		}
-		gb1[j] += s
-		first(gw1[j*d.in:j*d.in+d.in], s)
+}
+
+// hiddenGrad is Σ_o W2[o][j]·dz_o, in the order of the outputs: the
+// gradient at hidden unit j's output.
+func (d *denseNet) hiddenGrad(w2, dz []float64, j int) float64 {
+	var s float64
+	for o, g := range dz[:d.out] {
+		s += w2[o*d.hidden+j] * g
 	}
+	return s
 }
 
 // network returns the JSON form with parameters p: a ReLU layer, then a
