@@ -28,8 +28,9 @@ type finiteTrainer struct {
 	tr, te   *symbolSplit
 	trR, teR []float64 // the privatizer's noise column per row
 	priv     *denseNet
-	obs      []*denseNet // reconstructor, adversaries
-	nv       []int       // per observer: side alphabet size
+	obs      []*denseNet   // reconstructor, adversaries
+	losses   []*finiteLoss // per observer: its loss, nil for 0-1
+	nv       []int         // per observer: side alphabet size
 	opt      []*Optimizer
 	samplers []*sampler
 	draw     *rand.Rand // training draws of F
@@ -62,6 +63,9 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	}
 	t.trR, t.teR = noise(data.Train), noise(data.Test)
 	k := data.NumAdversaries()
+	if t.losses, err = finiteLosses(c.Law, k, n); err != nil {
+		return nil, err
+	}
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	t.priv = newDenseNet(n+1, c.Hidden, t.m, init)
 	for i := range 1 + k {
@@ -166,29 +170,10 @@ func (t *finiteTrainer) tabulate(i int) {
 			q := t.tables[i][c*n : c*n+n]
 			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
 			softmaxInPlace(q)
-			t.cellLoss(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
+			t.losses[i].cell(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 		}
 	}
 	t.fresh[i] = true
-}
-
-// cellLoss writes the losses of an observer's estimate q in a cell for
-// each target x: soft[x] its training loss (soft 0-1, 1 − q_x), hard[x]
-// the 0-1 error of its MAP decision (the first largest q_k).
-func (t *finiteTrainer) cellLoss(q, soft, hard []float64) {
-	a := 0
-	for k, v := range q {
-		if v > q[a] {
-			a = k
-		}
-	}
-	for x, qx := range q {
-		soft[x] = 1 - qx
-		hard[x] = 1
-		if x == a {
-			hard[x] = 0
-		}
-	}
 }
 
 // privStep is Algorithm 1, lines 6–15, with the expectation over F: the
@@ -274,11 +259,16 @@ func (t *finiteTrainer) obsStep(i int) {
 	d := t.dTable[:t.m*nv*n]
 	clear(d)
 	fn := float64(mb)
+	rule := t.losses[i]
 	for _, r := range t.samplers[1+i].next(mb) {
 		x := t.tr.x[r]
 		t.privacy(x, t.trR[r])
 		c := t.drawF(t.draw)*nv + t.tr.v[i][r]
 		q := t.tables[i][c*n : c*n+n]
+		if rule != nil && t.cfg.EstLoss == EstLossSoft {
+			rule.softGrad(q, x, t.soft[i][c*n+x], d[c*n:c*n+n], fn)
+			continue
+		}
 		// dL/dz of the softmax output: soft 0-1 loss 1 − q_x gives
 		// −q_x(1[k = x] − q_k); log loss −log q_x gives q_k − 1[k = x].
 		for k, qk := range q {
@@ -307,7 +297,9 @@ func (t *finiteTrainer) obsStep(i int) {
 }
 
 // evaluate records the test-split losses with F drawn from the evaluation
-// stream: each observer's soft 0-1 loss and its MAP decision's 0-1 error.
+// stream: each observer's soft loss and its Bayes decision's loss
+// (finiteLoss.cell; with 0-1 losses the soft 0-1 loss and the MAP
+// decision's 0-1 error).
 func (t *finiteTrainer) evaluate() {
 	for i := range t.obs {
 		t.tabulate(i)
@@ -405,14 +397,19 @@ func softmaxInPlace(z []float64) {
 }
 
 // validateFiniteAlg1 checks the settings of Algorithm 1 on a finite model:
-// the release's alphabet, and the expectation over F (a sampled categorical
+// the release's alphabet, the losses (other models' are 0-1), and the
+// expectation over F (a sampled categorical
 // F gives the privatizer no adversarial gradient at all).
 func (c *Config) validateFiniteAlg1() []error {
 	if c.Method != MethodAlg1 || !c.Model.CategoricalRelease() {
+		var errs []error
 		if c.Outputs != 0 {
-			return []error{fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs)}
+			errs = append(errs, fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs))
 		}
-		return nil
+		if c.Method == MethodAlg1 && c.Law != nil && !c.Law.zeroOne() {
+			errs = append(errs, fmt.Errorf("learn: Config.Law has a loss other than 0-1: Algorithm 1 on the %s model trains 0-1 estimators (Section V)", c.Model))
+		}
+		return errs
 	}
 	var errs []error
 	if c.Outputs != 0 && (c.Outputs < 2 || c.Outputs > MaxLabels) {
@@ -422,4 +419,148 @@ func (c *Config) validateFiniteAlg1() []error {
 		errs = append(errs, fmt.Errorf("learn: Config.PrivGrad = %q: Algorithm 1 on a finite model takes the expectation over F (%q)", c.PrivGrad, PrivGradExpect))
 	}
 	return errs
+}
+
+// finiteLoss is an observer's loss L[x][a] (x ∈ {0..n−1}, a ∈ {0..|A|−1})
+// as Algorithm 1 on a finite X uses it. The observer's network estimates
+// the posterior q of X in each cell (f, side value), and
+//
+//   - it decides a*(q) = argmin_a Σ_x q_x L[x][a] (the first minimum), the
+//     Bayes decision under q, which is the decision certification assumes
+//     of the exact posterior; its loss for target x is L[x][a*(q)], the
+//     privatizer's objective with the log-loss estimators (EstLossLog) and
+//     the hard losses recorded beside;
+//   - its soft loss, what it trains on with EstLossSoft and the
+//     privatizer's objective then, is the expected loss of the soft
+//     decision that draws X̂ ~ q and acts as if X = X̂:
+//     ℓ(q, x) = Σ_k q_k L[x][b(k)], b(k) = argmin_a L[k][a] (the first
+//     minimum), linear in q, with gradient q_k (L[x][b(k)] − ℓ) in the
+//     logits.
+//
+// With L the 0-1 loss on {0..n−1}, a*(q) is the MAP decision and ℓ(q, x) =
+// 1 − q_x, Section V-B's losses; the trainer then keeps a nil *finiteLoss
+// and computes them as it always has, bit for bit. The log loss trains q
+// toward the posterior whatever L is (a proper scoring rule), so only the
+// decisions see L there. The soft loss reaches only the actions b(k); an
+// action that is best for no certain X (a hedge) is taken by a*(q) alone.
+type finiteLoss struct {
+	n, na int
+	l     []float64 // l[x*na+a] = L[x][a]
+	cost  []float64 // cost[x*n+k] = L[x][b(k)]
+	risk  []float64 // scratch, na
+}
+
+// finiteLosses returns the observers' losses of law (nil: every observer
+// 0-1), one per observer, nil where the loss is 0-1, for a dataset whose X
+// takes n values and with k adversaries.
+func finiteLosses(law *FiniteLaw, k, n int) ([]*finiteLoss, error) {
+	out := make([]*finiteLoss, 1+k)
+	if law == nil {
+		return out, nil
+	}
+	if err := law.validate(k); err != nil {
+		return nil, err
+	}
+	if len(law.Prior) < n {
+		return nil, fmt.Errorf("%w: the data's X takes %d values, the law's prior has %d", ErrLaw, n, len(law.Prior))
+	}
+	for i, o := range law.Observers {
+		if isZeroOne(o.Loss) {
+			continue
+		}
+		na := len(o.Loss[0])
+		r := &finiteLoss{n: n, na: na, l: make([]float64, n*na), cost: make([]float64, n*n), risk: make([]float64, na)}
+		for x := range n {
+			copy(r.l[x*na:x*na+na], o.Loss[x])
+		}
+		for k := range n {
+			b := argmin(r.l[k*na : k*na+na])
+			for x := range n {
+				r.cost[x*n+k] = r.l[x*na+b]
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// isZeroOne reports whether l is the 0-1 loss: nil, or the square matrix
+// with zeros on the diagonal and ones elsewhere.
+func isZeroOne(l [][]float64) bool {
+	for x, row := range l {
+		if len(row) != len(l) {
+			return false
+		}
+		for a, v := range row {
+			if (a == x && v != 0) || (a != x && v != 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// zeroOne reports whether every observer of the law has the 0-1 loss.
+func (l *FiniteLaw) zeroOne() bool {
+	for _, o := range l.Observers {
+		if !isZeroOne(o.Loss) {
+			return false
+		}
+	}
+	return true
+}
+
+func argmin(v []float64) int {
+	a := 0
+	for k, x := range v {
+		if x < v[a] {
+			a = k
+		}
+	}
+	return a
+}
+
+// cell writes the losses of the estimate q in one cell for every target x:
+// soft[x] = ℓ(q, x) and hard[x] = L[x][a*(q)]. A nil r is the 0-1 loss.
+func (r *finiteLoss) cell(q, soft, hard []float64) {
+	if r == nil {
+		a := 0
+		for k, v := range q {
+			if v > q[a] {
+				a = k
+			}
+		}
+		for x, qx := range q {
+			soft[x] = 1 - qx
+			hard[x] = 1
+			if x == a {
+				hard[x] = 0
+			}
+		}
+		return
+	}
+	n, na := r.n, r.na
+	clear(r.risk)
+	for x, qx := range q {
+		for a, l := range r.l[x*na : x*na+na] {
+			r.risk[a] += qx * l
+		}
+	}
+	a := argmin(r.risk)
+	for x := range n {
+		hard[x] = r.l[x*na+a]
+		var s float64
+		for k, c := range r.cost[x*n : x*n+n] {
+			s += q[k] * c
+		}
+		soft[x] = s
+	}
+}
+
+// softGrad adds the gradient of ℓ(q, x)/fn in the logits, q_k (L[x][b(k)] −
+// ℓ)/fn, into d; loss is ℓ(q, x).
+func (r *finiteLoss) softGrad(q []float64, x int, loss float64, d []float64, fn float64) {
+	for k, c := range r.cost[x*r.n : x*r.n+r.n] {
+		d[k] += q[k] * (c - loss) / fn
+	}
 }
