@@ -236,6 +236,7 @@ func (t *finiteTrainer) privStep() {
 		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
 	t.opt[0].Step(t.priv.params, t.gradPriv)
+	t.priv.refresh()
 }
 
 // drawF draws F ~ Categorical(t.p) with rng.
@@ -293,6 +294,7 @@ func (t *finiteTrainer) obsStep(i int) {
 		}
 	}
 	t.opt[1+i].Step(t.obs[i].params, g)
+	t.obs[i].refresh()
 	t.fresh[i] = false
 }
 

@@ -67,6 +67,7 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 	for k := range d.params {
 		d.params[k] *= 3 // sharper softmax, more kinks inside the range
 	}
+	d.refresh()
 	nw, err := (&DResult{Networks: []Network{d.network(d.params, "privatizer", append(oneHotNames("x", n), "r"))}}).Privatizer()
 	if err != nil {
 		t.Fatal(err)
