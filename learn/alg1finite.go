@@ -11,12 +11,15 @@ import (
 // F ~ Categorical(softmax(k(x, r))), the one-bit release of the binary
 // model with m outcomes. The reconstructor and every adversary are MLPs on
 // (one-hot f, one-hot side value) with n outputs through a softmax, an
-// estimate q of the posterior of X, trained on the soft 0-1 loss 1 − q_x
-// (Section V-B's x(1 − x̂) + (1 − x)x̂ for n = 2) or, with EstLossLog, the
-// log loss −log q_x. The privatizer's step is the binary model's
+// estimate q of the posterior of X, trained on the soft loss (with 0-1
+// losses 1 − q_x, Section V-B's x(1 − x̂) + (1 − x)x̂ for n = 2) or, with
+// EstLossLog, the log loss −log q_x. An observer's loss L[x][a] is the
+// model's (Config.Law; nil: 0-1), read through its Bayes decision under q
+// (finiteLoss). The privatizer's step is the binary model's
 // PrivGradExpect one: every observer's loss is the exact expectation over
 // F given (x, r), Σ_f P(f | x, r) ℓ(f), so eq. (priv_loss)'s adversarial
-// term has a gradient (a sampled categorical F has none). Observers see
+// term has a gradient (a sampled categorical F has none); ℓ is the soft
+// loss, or with EstLossLog the loss of the Bayes decision. Observers see
 // discrete inputs only, so each is evaluated once per step on its table of
 // (f, v) cells.
 

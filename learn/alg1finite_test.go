@@ -293,3 +293,39 @@ func TestFiniteAlg1Losses(t *testing.T) {
 		t.Errorf("a law with one observer for two: %v, want ErrLaw", err)
 	}
 }
+
+// TestFiniteAlg1StepsAllocate: an iteration of Algorithm 1 on a finite
+// model (the privatizer's step and every observer's) allocates nothing,
+// with 0-1 losses and with another loss.
+func TestFiniteAlg1StepsAllocate(t *testing.T) {
+	ds, cfg := tinyFiniteAlg1(t, 4)
+	_, lc := tinyFinite(t)
+	other := *lc.Law
+	other.Observers = append([]ObserverLaw(nil), other.Observers...)
+	other.Observers[1].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
+	for _, law := range []*FiniteLaw{nil, &other} {
+		for _, est := range []EstLoss{EstLossSoft, EstLossLog} {
+			cfg.Law, cfg.EstLoss = law, est
+			c, err := cfg.resolve(len(ds.X))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := NewData(ds, c.TrainSize, c.TestSize, c.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := newFiniteTrainer(data, &c, c.D[0], 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(5, func() {
+				tr.privStep()
+				for i := range tr.obs {
+					tr.obsStep(i)
+				}
+			}); a != 0 {
+				t.Errorf("law %v, %v: %v allocations per iteration", law != nil, est, a)
+			}
+		}
+	}
+}
