@@ -182,8 +182,7 @@ func (t *finiteTrainer) tabulate(i int) {
 // privStep is Algorithm 1, lines 6–15, with the expectation over F: the
 // observers are frozen; L_priv = −min_i L_adv,i + ρ/2 |L_recon − D|.
 func (t *finiteTrainer) privStep() {
-	mb, n, m, hd := t.cfg.BatchSize, t.n, t.m, t.cfg.Hidden
-	idx := t.samplers[0].next(mb)
+	idx := t.samplers[0].next(t.cfg.BatchSize)
 	for i := range t.obs {
 		t.tabulate(i)
 	}
@@ -191,22 +190,8 @@ func (t *finiteTrainer) privStep() {
 	if t.cfg.EstLoss == EstLossLog {
 		cell = t.hard
 	}
-	// The observers' expected losses on the minibatch (first pass), with
-	// each row's release kept for the second.
-	loss := t.obsLoss
-	clear(loss)
-	for k, r := range idx {
-		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
-		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
-		softmaxInPlace(p)
-		for i := range t.obs {
-			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
-			for f, pf := range p {
-				loss[i] += pf * tab[(f*nv+v)*n+x]
-			}
-		}
-	}
-	fn := float64(mb)
+	loss := t.expectedLosses(idx, cell)
+	fn := float64(t.cfg.BatchSize)
 	adv := 1
 	for i := 2; i < len(loss); i++ {
 		if loss[i] < loss[adv] {
@@ -220,6 +205,7 @@ func (t *finiteTrainer) privStep() {
 	} else if diff < 0 {
 		cRecon = -t.cfg.Rho / 2
 	}
+	n, m, hd := t.n, t.m, t.cfg.Hidden
 	clear(t.gradPriv)
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
@@ -240,6 +226,28 @@ func (t *finiteTrainer) privStep() {
 	}
 	t.opt[0].Step(t.priv.params, t.gradPriv)
 	t.priv.refresh()
+}
+
+// expectedLosses returns the observers' losses summed over the minibatch
+// idx, each row's the exact expectation Σ_f P(f | x, r) cell[i][(f, v), x],
+// and keeps each row's release and hidden activations (batchP, batchH) for
+// the privatizer's gradient.
+func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 {
+	n, m, hd := t.n, t.m, t.cfg.Hidden
+	loss := t.obsLoss
+	clear(loss)
+	for k, r := range idx {
+		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
+		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
+		softmaxInPlace(p)
+		for i := range t.obs {
+			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
+			for f, pf := range p {
+				loss[i] += pf * tab[(f*nv+v)*n+x]
+			}
+		}
+	}
+	return loss
 }
 
 // drawF draws F ~ Categorical(t.p) with rng.
