@@ -11,12 +11,15 @@ import (
 // F ~ Categorical(softmax(k(x, r))), the one-bit release of the binary
 // model with m outcomes. The reconstructor and every adversary are MLPs on
 // (one-hot f, one-hot side value) with n outputs through a softmax, an
-// estimate q of the posterior of X, trained on the soft 0-1 loss 1 − q_x
-// (Section V-B's x(1 − x̂) + (1 − x)x̂ for n = 2) or, with EstLossLog, the
-// log loss −log q_x. The privatizer's step is the binary model's
+// estimate q of the posterior of X, trained on the soft loss (with 0-1
+// losses 1 − q_x, Section V-B's x(1 − x̂) + (1 − x)x̂ for n = 2) or, with
+// EstLossLog, the log loss −log q_x. An observer's loss L[x][a] is the
+// model's (Config.Law; nil: 0-1), read through its Bayes decision under q
+// (finiteLoss). The privatizer's step is the binary model's
 // PrivGradExpect one: every observer's loss is the exact expectation over
 // F given (x, r), Σ_f P(f | x, r) ℓ(f), so eq. (priv_loss)'s adversarial
-// term has a gradient (a sampled categorical F has none). Observers see
+// term has a gradient (a sampled categorical F has none); ℓ is the soft
+// loss, or with EstLossLog the loss of the Bayes decision. Observers see
 // discrete inputs only, so each is evaluated once per step on its table of
 // (f, v) cells.
 
@@ -28,8 +31,9 @@ type finiteTrainer struct {
 	tr, te   *symbolSplit
 	trR, teR []float64 // the privatizer's noise column per row
 	priv     *denseNet
-	obs      []*denseNet // reconstructor, adversaries
-	nv       []int       // per observer: side alphabet size
+	obs      []*denseNet   // reconstructor, adversaries
+	losses   []*finiteLoss // per observer: its loss, nil for 0-1
+	nv       []int         // per observer: side alphabet size
 	opt      []*Optimizer
 	samplers []*sampler
 	draw     *rand.Rand // training draws of F
@@ -37,14 +41,18 @@ type finiteTrainer struct {
 	hist     History
 	snaps    []snap
 	// scratch
-	p, g, dz, h   []float64
-	gradPriv      []float64
-	gradObs       [][]float64
-	tables        [][]float64 // per observer: q[(f*nv+v)*n+x]
-	tablesH       [][]float64 // per observer: hidden activations per cell
-	dTable        []float64
-	advLoss, hard []float64
-	obsLoss       []float64 // the privatizer step's per-observer losses, reused
+	p, g, dz, h    []float64
+	gradPriv       []float64
+	gradObs        [][]float64
+	tables         [][]float64 // per observer: q[(f*nv+v)*n+x]
+	tablesH        [][]float64 // per observer: hidden activations per cell
+	soft, hard     [][]float64 // per observer: cellLoss per cell and target, [(f*nv+v)*n+x]
+	fresh          []bool      // tables[i] are observer i's outputs under its current parameters
+	batchP         []float64   // the privatizer step's P(· | x, r) per minibatch row
+	batchH         []float64   // and its hidden activations
+	dTable         []float64
+	obsLoss        []float64 // the privatizer step's per-observer losses, reused
+	evSoft, evHard []float64 // evaluate's per-observer losses, reused
 }
 
 func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTrainer, error) {
@@ -58,6 +66,9 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	}
 	t.trR, t.teR = noise(data.Train), noise(data.Test)
 	k := data.NumAdversaries()
+	if t.losses, err = finiteLosses(c.Law, k, n); err != nil {
+		return nil, err
+	}
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	t.priv = newDenseNet(n+1, c.Hidden, t.m, init)
 	for i := range 1 + k {
@@ -85,10 +96,14 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 		t.gradObs = append(t.gradObs, make([]float64, len(o.params)))
 		t.tables = append(t.tables, make([]float64, t.m*t.nv[i]*n))
 		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*c.Hidden))
+		t.soft = append(t.soft, make([]float64, t.m*t.nv[i]*n))
+		t.hard = append(t.hard, make([]float64, t.m*t.nv[i]*n))
 	}
+	t.fresh = make([]bool, len(t.obs))
+	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*c.Hidden)
 	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
-	t.advLoss, t.hard = make([]float64, k), make([]float64, k)
 	t.obsLoss = make([]float64, len(t.obs))
+	t.evSoft, t.evHard = make([]float64, len(t.obs)), make([]float64, len(t.obs))
 	t.hist = newHistory(k, true, c.Epochs)
 	return t, nil
 }
@@ -143,61 +158,40 @@ func (t *finiteTrainer) privacy(x int, r float64) {
 	softmaxInPlace(t.p)
 }
 
-// tabulate evaluates observer i on every cell (f, v): q = softmax of its
-// outputs.
+// tabulate evaluates observer i on every cell (f, v), q = softmax of its
+// outputs, and the losses cellLoss gives there for every target x into
+// t.soft[i] and t.hard[i]. Observer i's parameters change only in its own
+// step, so the tables stay valid until then (fresh).
 func (t *finiteTrainer) tabulate(i int) {
+	if t.fresh[i] {
+		return
+	}
 	o, n, nv, hd := t.obs[i], t.n, t.nv[i], t.cfg.Hidden
 	for f := range t.m {
 		for v := range nv {
 			c := f*nv + v
-			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], t.tables[i][c*n:c*n+n])
-			softmaxInPlace(t.tables[i][c*n : c*n+n])
+			q := t.tables[i][c*n : c*n+n]
+			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
+			softmaxInPlace(q)
+			t.losses[i].cell(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 		}
 	}
-}
-
-// cellLoss is the loss of observer i's estimate in cell c for target x: its
-// training loss (soft 0-1 or log), or with hard the 0-1 error of its MAP
-// decision.
-func (t *finiteTrainer) cellLoss(i, c, x int, hard bool) float64 {
-	q := t.tables[i][c*t.n : c*t.n+t.n]
-	if hard {
-		a := 0
-		for k, v := range q {
-			if v > q[a] {
-				a = k
-			}
-		}
-		if a == x {
-			return 0
-		}
-		return 1
-	}
-	return 1 - q[x]
+	t.fresh[i] = true
 }
 
 // privStep is Algorithm 1, lines 6–15, with the expectation over F: the
 // observers are frozen; L_priv = −min_i L_adv,i + ρ/2 |L_recon − D|.
 func (t *finiteTrainer) privStep() {
-	mb := t.cfg.BatchSize
-	idx := t.samplers[0].next(mb)
+	idx := t.samplers[0].next(t.cfg.BatchSize)
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	// The observers' expected losses on the minibatch (first pass).
-	hardObs := t.cfg.EstLoss == EstLossLog
-	loss := t.obsLoss
-	clear(loss)
-	for _, r := range idx {
-		t.privacy(t.tr.x[r], t.trR[r])
-		for i := range t.obs {
-			v := t.tr.v[i][r]
-			for f, pf := range t.p {
-				loss[i] += pf * t.cellLoss(i, f*t.nv[i]+v, t.tr.x[r], hardObs)
-			}
-		}
+	cell := t.soft
+	if t.cfg.EstLoss == EstLossLog {
+		cell = t.hard
 	}
-	fn := float64(mb)
+	loss := t.expectedLosses(idx, cell)
+	fn := float64(t.cfg.BatchSize)
 	adv := 1
 	for i := 2; i < len(loss); i++ {
 		if loss[i] < loss[adv] {
@@ -211,25 +205,49 @@ func (t *finiteTrainer) privStep() {
 	} else if diff < 0 {
 		cRecon = -t.cfg.Rho / 2
 	}
+	n, m, hd := t.n, t.m, t.cfg.Hidden
 	clear(t.gradPriv)
-	for _, r := range idx {
-		x := t.tr.x[r]
-		t.privacy(x, t.trR[r])
+	for k, r := range idx {
+		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
+		v0, nv0 := t.tr.v[0][r], t.nv[0]
 		var pg float64
-		for f := range t.p {
-			g := cRecon * t.cellLoss(0, f*t.nv[0]+t.tr.v[0][r], x, hardObs) / fn
+		for f := range p {
+			g := cRecon * cell[0][(f*nv0+v0)*n+x] / fn
 			if len(t.obs) > 1 {
-				g -= t.cellLoss(adv, f*t.nv[adv]+t.tr.v[adv][r], x, hardObs) / fn
+				g -= cell[adv][(f*t.nv[adv]+t.tr.v[adv][r])*n+x] / fn
 			}
 			t.g[f] = g
-			pg += t.p[f] * g
+			pg += p[f] * g
 		}
-		for f, pf := range t.p {
+		for f, pf := range p {
 			t.dz[f] = pf * (t.g[f] - pg)
 		}
-		t.priv.backwardSparse(x, t.n, t.trR[r], t.h, t.dz[:t.m], t.gradPriv)
+		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
 	t.opt[0].Step(t.priv.params, t.gradPriv)
+	t.priv.refresh()
+}
+
+// expectedLosses returns the observers' losses summed over the minibatch
+// idx, each row's the exact expectation Σ_f P(f | x, r) cell[i][(f, v), x],
+// and keeps each row's release and hidden activations (batchP, batchH) for
+// the privatizer's gradient.
+func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 {
+	n, m, hd := t.n, t.m, t.cfg.Hidden
+	loss := t.obsLoss
+	clear(loss)
+	for k, r := range idx {
+		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
+		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
+		softmaxInPlace(p)
+		for i := range t.obs {
+			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
+			for f, pf := range p {
+				loss[i] += pf * tab[(f*nv+v)*n+x]
+			}
+		}
+	}
+	return loss
 }
 
 // drawF draws F ~ Categorical(t.p) with rng.
@@ -253,11 +271,16 @@ func (t *finiteTrainer) obsStep(i int) {
 	d := t.dTable[:t.m*nv*n]
 	clear(d)
 	fn := float64(mb)
+	rule := t.losses[i]
 	for _, r := range t.samplers[1+i].next(mb) {
 		x := t.tr.x[r]
 		t.privacy(x, t.trR[r])
 		c := t.drawF(t.draw)*nv + t.tr.v[i][r]
 		q := t.tables[i][c*n : c*n+n]
+		if rule != nil && t.cfg.EstLoss == EstLossSoft {
+			rule.softGrad(q, x, t.soft[i][c*n+x], d[c*n:c*n+n], fn)
+			continue
+		}
 		// dL/dz of the softmax output: soft 0-1 loss 1 − q_x gives
 		// −q_x(1[k = x] − q_k); log loss −log q_x gives q_k − 1[k = x].
 		for k, qk := range q {
@@ -282,23 +305,28 @@ func (t *finiteTrainer) obsStep(i int) {
 		}
 	}
 	t.opt[1+i].Step(t.obs[i].params, g)
+	t.obs[i].refresh()
+	t.fresh[i] = false
 }
 
 // evaluate records the test-split losses with F drawn from the evaluation
-// stream: each observer's soft 0-1 loss and its MAP decision's 0-1 error.
+// stream: each observer's soft loss and its Bayes decision's loss
+// (finiteLoss.cell; with 0-1 losses the soft 0-1 loss and the MAP
+// decision's 0-1 error).
 func (t *finiteTrainer) evaluate() {
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	soft := make([]float64, len(t.obs))
-	hard := make([]float64, len(t.obs))
+	soft, hard := t.evSoft, t.evHard
+	clear(soft)
+	clear(hard)
 	for r, x := range t.te.x {
 		t.privacy(x, t.teR[r])
 		f := t.drawF(t.eval)
 		for i := range t.obs {
-			c := f*t.nv[i] + t.te.v[i][r]
-			soft[i] += t.cellLoss(i, c, x, false)
-			hard[i] += t.cellLoss(i, c, x, true)
+			c := (f*t.nv[i]+t.te.v[i][r])*t.n + x
+			soft[i] += t.soft[i][c]
+			hard[i] += t.hard[i][c]
 		}
 	}
 	nt := float64(len(t.te.x))
@@ -382,14 +410,19 @@ func softmaxInPlace(z []float64) {
 }
 
 // validateFiniteAlg1 checks the settings of Algorithm 1 on a finite model:
-// the release's alphabet, and the expectation over F (a sampled categorical
+// the release's alphabet, the losses (other models' are 0-1), and the
+// expectation over F (a sampled categorical
 // F gives the privatizer no adversarial gradient at all).
 func (c *Config) validateFiniteAlg1() []error {
 	if c.Method != MethodAlg1 || !c.Model.CategoricalRelease() {
+		var errs []error
 		if c.Outputs != 0 {
-			return []error{fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs)}
+			errs = append(errs, fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs))
 		}
-		return nil
+		if c.Method == MethodAlg1 && c.Law != nil && !c.Law.zeroOne() {
+			errs = append(errs, fmt.Errorf("learn: Config.Law has a loss other than 0-1: Algorithm 1 on the %s model trains 0-1 estimators (Section V)", c.Model))
+		}
+		return errs
 	}
 	var errs []error
 	if c.Outputs != 0 && (c.Outputs < 2 || c.Outputs > MaxLabels) {
@@ -399,4 +432,148 @@ func (c *Config) validateFiniteAlg1() []error {
 		errs = append(errs, fmt.Errorf("learn: Config.PrivGrad = %q: Algorithm 1 on a finite model takes the expectation over F (%q)", c.PrivGrad, PrivGradExpect))
 	}
 	return errs
+}
+
+// finiteLoss is an observer's loss L[x][a] (x ∈ {0..n−1}, a ∈ {0..|A|−1})
+// as Algorithm 1 on a finite X uses it. The observer's network estimates
+// the posterior q of X in each cell (f, side value), and
+//
+//   - it decides a*(q) = argmin_a Σ_x q_x L[x][a] (the first minimum), the
+//     Bayes decision under q, which is the decision certification assumes
+//     of the exact posterior; its loss for target x is L[x][a*(q)], the
+//     privatizer's objective with the log-loss estimators (EstLossLog) and
+//     the hard losses recorded beside;
+//   - its soft loss, what it trains on with EstLossSoft and the
+//     privatizer's objective then, is the expected loss of the soft
+//     decision that draws X̂ ~ q and acts as if X = X̂:
+//     ℓ(q, x) = Σ_k q_k L[x][b(k)], b(k) = argmin_a L[k][a] (the first
+//     minimum), linear in q, with gradient q_k (L[x][b(k)] − ℓ) in the
+//     logits.
+//
+// With L the 0-1 loss on {0..n−1}, a*(q) is the MAP decision and ℓ(q, x) =
+// 1 − q_x, Section V-B's losses; the trainer then keeps a nil *finiteLoss
+// and computes them as it always has, bit for bit. The log loss trains q
+// toward the posterior whatever L is (a proper scoring rule), so only the
+// decisions see L there. The soft loss reaches only the actions b(k); an
+// action that is best for no certain X (a hedge) is taken by a*(q) alone.
+type finiteLoss struct {
+	n, na int
+	l     []float64 // l[x*na+a] = L[x][a]
+	cost  []float64 // cost[x*n+k] = L[x][b(k)]
+	risk  []float64 // scratch, na
+}
+
+// finiteLosses returns the observers' losses of law (nil: every observer
+// 0-1), one per observer, nil where the loss is 0-1, for a dataset whose X
+// takes n values and with k adversaries.
+func finiteLosses(law *FiniteLaw, k, n int) ([]*finiteLoss, error) {
+	out := make([]*finiteLoss, 1+k)
+	if law == nil {
+		return out, nil
+	}
+	if err := law.validate(k); err != nil {
+		return nil, err
+	}
+	if len(law.Prior) < n {
+		return nil, fmt.Errorf("%w: the data's X takes %d values, the law's prior has %d", ErrLaw, n, len(law.Prior))
+	}
+	for i, o := range law.Observers {
+		if isZeroOne(o.Loss) {
+			continue
+		}
+		na := len(o.Loss[0])
+		r := &finiteLoss{n: n, na: na, l: make([]float64, n*na), cost: make([]float64, n*n), risk: make([]float64, na)}
+		for x := range n {
+			copy(r.l[x*na:x*na+na], o.Loss[x])
+		}
+		for k := range n {
+			b := argmin(r.l[k*na : k*na+na])
+			for x := range n {
+				r.cost[x*n+k] = r.l[x*na+b]
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// isZeroOne reports whether l is the 0-1 loss: nil, or the square matrix
+// with zeros on the diagonal and ones elsewhere.
+func isZeroOne(l [][]float64) bool {
+	for x, row := range l {
+		if len(row) != len(l) {
+			return false
+		}
+		for a, v := range row {
+			if (a == x && v != 0) || (a != x && v != 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// zeroOne reports whether every observer of the law has the 0-1 loss.
+func (l *FiniteLaw) zeroOne() bool {
+	for _, o := range l.Observers {
+		if !isZeroOne(o.Loss) {
+			return false
+		}
+	}
+	return true
+}
+
+func argmin(v []float64) int {
+	a := 0
+	for k, x := range v {
+		if x < v[a] {
+			a = k
+		}
+	}
+	return a
+}
+
+// cell writes the losses of the estimate q in one cell for every target x:
+// soft[x] = ℓ(q, x) and hard[x] = L[x][a*(q)]. A nil r is the 0-1 loss.
+func (r *finiteLoss) cell(q, soft, hard []float64) {
+	if r == nil {
+		a := 0
+		for k, v := range q {
+			if v > q[a] {
+				a = k
+			}
+		}
+		for x, qx := range q {
+			soft[x] = 1 - qx
+			hard[x] = 1
+			if x == a {
+				hard[x] = 0
+			}
+		}
+		return
+	}
+	n, na := r.n, r.na
+	clear(r.risk)
+	for x, qx := range q {
+		for a, l := range r.l[x*na : x*na+na] {
+			r.risk[a] += qx * l
+		}
+	}
+	a := argmin(r.risk)
+	for x := range n {
+		hard[x] = r.l[x*na+a]
+		var s float64
+		for k, c := range r.cost[x*n : x*n+n] {
+			s += q[k] * c
+		}
+		soft[x] = s
+	}
+}
+
+// softGrad adds the gradient of ℓ(q, x)/fn in the logits, q_k (L[x][b(k)] −
+// ℓ)/fn, into d; loss is ℓ(q, x).
+func (r *finiteLoss) softGrad(q []float64, x int, loss float64, d []float64, fn float64) {
+	for k, c := range r.cost[x*r.n : x*r.n+r.n] {
+		d[k] += q[k] * (c - loss) / fn
+	}
 }

@@ -67,6 +67,7 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 	for k := range d.params {
 		d.params[k] *= 3 // sharper softmax, more kinks inside the range
 	}
+	d.refresh()
 	nw, err := (&DResult{Networks: []Network{d.network(d.params, "privatizer", append(oneHotNames("x", n), "r"))}}).Privatizer()
 	if err != nil {
 		t.Fatal(err)
@@ -132,5 +133,199 @@ func TestFiniteAlg1Validate(t *testing.T) {
 	cfg.PrivGrad = PrivGradSampled
 	if _, err := Sweep(context.Background(), ds, cfg); err == nil {
 		t.Error("a sampled categorical release accepted")
+	}
+}
+
+// TestFiniteLossCell: an observer's losses from its estimate q. The 0-1
+// loss (nil) gives 1 − q_x and the MAP decision's 0-1 error; an explicit
+// 0-1 matrix is read as nil, and as a matrix gives the same losses within
+// rounding; a general L (|A| ≠ |X|) gives L[x][a*(q)] with a*(q) the
+// argmin of the posterior risks found by brute force, the soft loss
+// Σ_k q_k L[x][b(k)], and its gradient in the logits matches central finite
+// differences (1e-7 relative).
+func TestFiniteLossCell(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 3
+	zo := [][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}
+	if !isZeroOne(nil) || !isZeroOne(zo) || isZeroOne([][]float64{{0, 1}, {1, 0}, {1, 0}}) || isZeroOne([][]float64{{0, 2, 1}, {1, 0, 1}, {1, 1, 0}}) {
+		t.Fatal("isZeroOne misreads a loss")
+	}
+	law := func(l [][]float64) *FiniteLaw {
+		o := ObserverLaw{Channel: [][]float64{{1}, {1}, {1}}, Loss: l}
+		return &FiniteLaw{Prior: []float64{0.2, 0.3, 0.5}, Observers: []ObserverLaw{o, o}}
+	}
+	if ls, err := finiteLosses(law(zo), 1, n); err != nil || ls[0] != nil || ls[1] != nil {
+		t.Fatalf("an explicit 0-1 loss: %v, %v; want nil rules", ls, err)
+	}
+	general := [][]float64{{0, 1, 0.4, 0.3}, {2, 0, 0.7, 0.9}, {1, 1.5, 0, 0.2}}
+	lsZO, lsG := mustLosses(t, law(zo), n), mustLosses(t, law(general), n)
+	asMatrix := &finiteLoss{n: n, na: n, l: []float64{0, 1, 1, 1, 0, 1, 1, 1, 0}, cost: []float64{0, 1, 1, 1, 0, 1, 1, 1, 0}, risk: make([]float64, n)}
+	if lsZO[0] != nil {
+		t.Fatal("0-1 rule is not nil")
+	}
+	z, q := make([]float64, n), make([]float64, n)
+	soft, hard, soft2, hard2 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for range 200 {
+		for k := range z {
+			z[k] = 3 * rng.NormFloat64()
+		}
+		copy(q, z)
+		softmaxInPlace(q)
+		lsZO[0].cell(q, soft, hard)
+		asMatrix.cell(q, soft2, hard2)
+		for x := range n {
+			if soft[x] != 1-q[x] || math.Abs(soft2[x]-soft[x]) > 1e-15 || hard2[x] != hard[x] {
+				t.Fatalf("0-1 at q = %v, x = %d: soft %v (matrix %v), hard %v (matrix %v)", q, x, soft[x], soft2[x], hard[x], hard2[x])
+			}
+		}
+		r := lsG[0]
+		r.cell(q, soft, hard)
+		best, bestRisk := 0, math.Inf(1)
+		for a := range 4 {
+			var risk float64
+			for x := range n {
+				risk += q[x] * general[x][a]
+			}
+			if risk < bestRisk {
+				best, bestRisk = a, risk
+			}
+		}
+		for x := range n {
+			if hard[x] != general[x][best] {
+				t.Fatalf("q = %v, x = %d: hard %v, want L[x][%d] = %v", q, x, hard[x], best, general[x][best])
+			}
+			// b(0) = 0, b(1) = 1, b(2) = 2: each row's smallest entry.
+			want := q[0]*general[x][0] + q[1]*general[x][1] + q[2]*general[x][2]
+			if math.Abs(soft[x]-want) > 1e-15 {
+				t.Fatalf("q = %v, x = %d: soft %v, want %v", q, x, soft[x], want)
+			}
+			d := make([]float64, n)
+			r.softGrad(q, x, soft[x], d, 1)
+			for k := range n {
+				const h = 1e-6
+				f := func(dz float64) float64 {
+					zz := append([]float64(nil), z...)
+					zz[k] += dz
+					softmaxInPlace(zz)
+					s, hd := make([]float64, n), make([]float64, n)
+					r.cell(zz, s, hd)
+					return s[x]
+				}
+				fd := (f(h) - f(-h)) / (2 * h)
+				if math.Abs(d[k]-fd) > 1e-7*max(1, math.Abs(fd)) {
+					t.Fatalf("q = %v, x = %d: gradient[%d] = %v, finite differences %v", q, x, k, d[k], fd)
+				}
+			}
+		}
+	}
+}
+
+func mustLosses(t *testing.T, law *FiniteLaw, n int) []*finiteLoss {
+	t.Helper()
+	ls, err := finiteLosses(law, len(law.Observers)-1, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// TestFiniteAlg1Losses: Algorithm 1 on a finite model reads the observers'
+// losses from Config.Law. A law whose losses are all 0-1 (nil or explicit)
+// leaves the fingerprint and every trained bit as without a law; another
+// loss changes both; a loss other than 0-1 on the binary model, and a law
+// that does not fit the data, are refused.
+func TestFiniteAlg1Losses(t *testing.T) {
+	ds, base := tinyFiniteAlg1(t, 3)
+	_, lc := tinyFinite(t)
+	zo := *lc.Law
+	zo.Observers = append([]ObserverLaw(nil), zo.Observers...)
+	zo.Observers[1].Loss = [][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}
+	other := zo
+	other.Observers = append([]ObserverLaw(nil), zo.Observers...)
+	other.Observers[1].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
+	run := func(law *FiniteLaw) (string, string) {
+		cfg := base
+		cfg.Law, cfg.Workers = law, 1
+		c, err := cfg.resolve(len(ds.X))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := NewData(ds, c.TrainSize, c.TestSize, c.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := newTrial(data, &c, c.D[1], TrialSeed(c.Seed, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal([]any{tr.History(), tr.Networks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.fingerprint(data.hash), string(b)
+	}
+	fp0, bits0 := run(nil)
+	for name, law := range map[string]*FiniteLaw{"nil losses": lc.Law, "explicit 0-1": &zo} {
+		if fp, bits := run(law); fp != fp0 || bits != bits0 {
+			t.Errorf("%s: fingerprint %s (without a law %s), same bits: %v", name, fp, fp0, bits == bits0)
+		}
+	}
+	if fp, bits := run(&other); fp == fp0 || bits == bits0 {
+		t.Errorf("another loss: fingerprint %s (0-1 %s), same bits: %v", fp, fp0, bits == bits0)
+	}
+
+	bin, err := Preset(PresetQuick, kind.Binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin.D, bin.DMax, bin.Seed, bin.Law = []float64{0.1}, 0.2, 1, &other
+	if _, err := bin.resolve(600); !errors.Is(err, ErrConfig) {
+		t.Errorf("a loss other than 0-1 on the binary model: %v, want ErrConfig", err)
+	}
+	cfg := base
+	short := other
+	short.Observers = short.Observers[:1]
+	cfg.Law = &short
+	if _, err := Sweep(context.Background(), ds, cfg); !errors.Is(err, ErrLaw) {
+		t.Errorf("a law with one observer for two: %v, want ErrLaw", err)
+	}
+}
+
+// TestFiniteAlg1StepsAllocate: an iteration of Algorithm 1 on a finite
+// model (the privatizer's step and every observer's) allocates nothing,
+// with 0-1 losses and with another loss.
+func TestFiniteAlg1StepsAllocate(t *testing.T) {
+	ds, cfg := tinyFiniteAlg1(t, 4)
+	_, lc := tinyFinite(t)
+	other := *lc.Law
+	other.Observers = append([]ObserverLaw(nil), other.Observers...)
+	other.Observers[1].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
+	for _, law := range []*FiniteLaw{nil, &other} {
+		for _, est := range []EstLoss{EstLossSoft, EstLossLog} {
+			cfg.Law, cfg.EstLoss = law, est
+			c, err := cfg.resolve(len(ds.X))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := NewData(ds, c.TrainSize, c.TestSize, c.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := newFiniteTrainer(data, &c, c.D[0], 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(5, func() {
+				tr.privStep()
+				for i := range tr.obs {
+					tr.obsStep(i)
+				}
+			}); a != 0 {
+				t.Errorf("law %v, %v: %v allocations per iteration", law != nil, est, a)
+			}
+		}
 	}
 }

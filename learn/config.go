@@ -79,8 +79,10 @@ type Config struct {
 	Method TrainMethod  `json:"method,omitempty"`
 	Labels *LabelConfig `json:"labels,omitempty"`
 	// Law is the finite model's joint law for the labels method's exact
-	// Bayes observers (LabelConfig.Observers = ObserversLaw). It is bound
-	// through ModelSHA256 and the fingerprint, not written.
+	// Bayes observers (LabelConfig.Observers = ObserversLaw), and the
+	// source of the observers' losses of Algorithm 1 on a finite model
+	// (finiteLoss; nil: 0-1). It is bound through ModelSHA256 and the
+	// fingerprint, not written.
 	Law *FiniteLaw `json:"-"`
 	// Cells gives the labels method on the Gaussian model its grids of
 	// cells and exact MMSE observers (LabelConfig.CellWidth sets the
@@ -418,6 +420,17 @@ func (c *Config) fingerprint(dataHash uint64) string {
 	}
 	if c.Outputs != 0 {
 		h.ints(c.Outputs) // only when set: older runs resume
+	}
+	if c.Method == MethodAlg1 && c.Law != nil && !c.Law.zeroOne() {
+		// Algorithm 1's observers train on these losses; only when one is
+		// not 0-1, so that runs from before they did resume.
+		h.str("losses")
+		for _, o := range c.Law.Observers {
+			h.u64(uint64(len(o.Loss)))
+			for _, row := range o.Loss {
+				h.floats(row)
+			}
+		}
 	}
 	if c.Method != MethodAlg1 {
 		h.str(c.Method.String())

@@ -14,9 +14,19 @@ import (
 //
 // (PyTorch's Linear.weight order), initialized as NewMLP: U(±1/√fan_in),
 // drawn in the order W1, B1, W2, B2.
+//
+// The forward passes read tables derived from the parameters, so every
+// change of params must be followed by refresh.
 type denseNet struct {
 	in, hidden, out int
 	params          []float64
+	// Derived by refresh: per input column c, col[c*hidden+j] = W1[j][c]
+	// and biased[c*hidden+j] = B1[j] + W1[j][c] (the first add of every
+	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j], and
+	// whether W2 is finite (skipRelu).
+	col, biased, w2t []float64
+	finite           bool
+	active           []int // scratch: the active hidden units of a forward pass
 }
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
@@ -30,7 +40,30 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 		}
 		d.params[j] = b * (2*rng.Float64() - 1)
 	}
+	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out)
+	d.active = make([]int, hidden)
+	d.refresh()
 	return d
+}
+
+// refresh recomputes the tables the forward passes read from params.
+func (d *denseNet) refresh() {
+	w1, b1, w2, _ := d.split(d.params)
+	hd := d.hidden
+	for c := range d.in {
+		col, biased := d.col[c*hd:c*hd+hd], d.biased[c*hd:c*hd+hd]
+		for j := range col {
+			col[j] = w1[j*d.in+c]
+			biased[j] = b1[j] + col[j]
+		}
+	}
+	d.finite = true
+	for k, w := range w2 {
+		d.w2t[k%hd*d.out+k/hd] = w
+		if math.IsInf(w, 0) || math.IsNaN(w) {
+			d.finite = false
+		}
+	}
 }
 
 func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
@@ -43,10 +76,11 @@ func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
 // forwardSparse evaluates the network on one-hot column x (of the first
 // n inputs) and the real input r in column n.
 func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
-	w1, b1, _, _ := d.split(d.params)
-	for j := range h[:d.hidden] {
-		row := w1[j*d.in : j*d.in+d.in]
-		h[j] = relu(b1[j] + row[x] + r*row[n])
+	hd := d.hidden
+	h = h[:hd]
+	biased, col := d.biased[x*hd : x*hd+hd][:len(h)], d.col[n*hd : n*hd+hd][:len(h)]
+	for j := range h {
+		h[j] = relu(biased[j] + r*col[j]) // B1[j] + W1[j][x] + r·W1[j][n], in that order
 	}
 	d.second(h, out)
 }
@@ -54,59 +88,150 @@ func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
 // forwardTwoHot evaluates the network on the input with ones in columns a
 // and b and zeros elsewhere.
 func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
-	w1, b1, _, _ := d.split(d.params)
-	for j := range h[:d.hidden] {
-		row := w1[j*d.in : j*d.in+d.in]
-		h[j] = relu(b1[j] + row[a] + row[b])
+	hd := d.hidden
+	h = h[:hd]
+	biased, col := d.biased[a*hd : a*hd+hd][:len(h)], d.col[b*hd : b*hd+hd][:len(h)]
+	for j := range h {
+		h[j] = relu(biased[j] + col[j]) // B1[j] + W1[j][a] + W1[j][b]
 	}
 	d.second(h, out)
 }
 
+// second computes out = B2 + W2·h, each output's sum in the order of the
+// hidden units, four outputs at a time (four independent chains of adds
+// where one would wait on each add), over the active units only when W2
+// is finite (skipRelu).
 func (d *denseNet) second(h, out []float64) {
 	_, _, w2, b2 := d.split(d.params)
-	for o := range out[:d.out] {
-		s := b2[o]
-		for j, hv := range h[:d.hidden] {
-			s += w2[o*d.hidden+j] * hv
+	hd := d.hidden
+	h = h[:hd]
+	out = out[:d.out]
+	if !d.finite {
+		for o := range out {
+			row := w2[o*hd : o*hd+hd][:len(h)]
+			s := b2[o]
+			for j, hv := range h {
+				s += row[j] * hv
+			}
+			out[o] = s
 		}
-		out[o] = s
+		return
 	}
+	act := d.skipRelu(h)
+	o := 0
+	for ; o+4 <= len(out); o += 4 {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
+		r2 := w2[(o+2)*hd : (o+2)*hd+hd][:len(h)]
+		r3 := w2[(o+3)*hd : (o+3)*hd+hd][:len(h)]
+		s0, s1, s2, s3 := b2[o], b2[o+1], b2[o+2], b2[o+3]
+		for _, j := range act {
+			hv := h[j]
+			s0 += r0[j] * hv
+			s1 += r1[j] * hv
+			s2 += r2[j] * hv
+			s3 += r3[j] * hv
+		}
+		out[o], out[o+1], out[o+2], out[o+3] = s0, s1, s2, s3
+	}
+	for ; o+2 <= len(out); o += 2 {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
+		s0, s1 := b2[o], b2[o+1]
+		for _, j := range act {
+			hv := h[j]
+			s0 += r0[j] * hv
+			s1 += r1[j] * hv
+		}
+		out[o], out[o+1] = s0, s1
+	}
+	if o < len(out) {
+		r0 := w2[o*hd : o*hd+hd][:len(h)]
+		s0 := b2[o]
+		for _, j := range act {
+			s0 += r0[j] * h[j]
+		}
+		out[o] = s0
+	}
+}
+
+// skipRelu returns the hidden units whose activation is not +0, in order.
+// A unit at +0 adds W2[o][j]·(+0) = ±0 to each output's sum, which with a
+// finite weight changes the sum at most in the sign of a zero sum, and
+// softmax(out) not at all (exp(±0 − m) = exp(−m)): the caller's softmax is
+// bit for bit the one of the full sum. ReLU writes +0, never −0, for an
+// inactive unit.
+func (d *denseNet) skipRelu(h []float64) []int {
+	act := d.active[:len(h)]
+	k := 0
+	for j, hv := range h {
+		act[k] = j
+		b := math.Float64bits(hv)
+		k += int((b | -b) >> 63) // 1 unless hv is +0, without a branch
+	}
+	return act[:k]
 }
 
 // backwardSparse adds the parameter gradient of the row forwardSparse(x,
 // n, r) evaluated (hidden activations h) for output gradient dz into grad.
 func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
-	d.backward(h, dz, grad, func(row []float64, g float64) { row[x] += g; row[n] += g * r })
+	d.backwardOut(h, dz, grad)
+	gw1, gb1, _, _ := d.split(grad)
+	for j, hv := range h[:d.hidden] {
+		if hv <= 0 {
+			continue // ReLU's derivative at 0 is 0, as autograd's
+		}
+		s := d.hiddenGrad(dz, j)
+		gb1[j] += s
+		row := gw1[j*d.in : j*d.in+d.in]
+		row[x] += s
+		row[n] += s * r
+	}
 }
 
 // backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
 func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
-	d.backward(h, dz, grad, func(row []float64, g float64) { row[a] += g; row[b] += g })
+	d.backwardOut(h, dz, grad)
+	gw1, gb1, _, _ := d.split(grad)
+	for j, hv := range h[:d.hidden] {
+		if hv <= 0 {
+			continue
+		}
+		s := d.hiddenGrad(dz, j)
+		gb1[j] += s
+		row := gw1[j*d.in : j*d.in+d.in]
+		row[a] += s
+		row[b] += s
+	}
 }
 
-func (d *denseNet) backward(h, dz, grad []float64, first func(row []float64, g float64)) {
-	_, _, w2, _ := d.split(d.params)
-	gw1, gb1, gw2, gb2 := d.split(grad)
+// backwardOut adds the output layer's gradient: dz into B2, dz·hᵀ into W2.
+func (d *denseNet) backwardOut(h, dz, grad []float64) {
+	_, _, gw2, gb2 := d.split(grad)
+	hd := d.hidden
+	h = h[:hd]
 	for o, g := range dz[:d.out] {
 		if g == 0 {
 			continue
 		}
 		gb2[o] += g
-		for j, hv := range h[:d.hidden] {
-			gw2[o*d.hidden+j] += g * hv
+		row := gw2[o*hd : o*hd+hd][:len(h)]
+		for j, hv := range h {
+			row[j] += g * hv
 		}
 	}
-	for j, hv := range h[:d.hidden] {
-		if hv <= 0 {
-			continue // ReLU's derivative at 0 is 0, as autograd's
-		}
-		var s float64
-		for o, g := range dz[:d.out] {
-			s += w2[o*d.hidden+j] * g
-		}
-		gb1[j] += s
-		first(gw1[j*d.in:j*d.in+d.in], s)
+}
+
+// hiddenGrad is Σ_o W2[o][j]·dz_o, in the order of the outputs: the
+// gradient at hidden unit j's output.
+func (d *denseNet) hiddenGrad(dz []float64, j int) float64 {
+	dz = dz[:d.out]
+	w := d.w2t[j*d.out : j*d.out+d.out][:len(dz)]
+	var s float64
+	for o, g := range dz {
+		s += w[o] * g
 	}
+	return s
 }
 
 // network returns the JSON form with parameters p: a ReLU layer, then a

@@ -45,7 +45,8 @@ type Training struct {
 // NewTraining prepares the run of cfg (a preset's configuration) on m:
 // it draws the dataset (PCG(Seed, DataStream), Samples rows), binds the
 // run to m (model.Hash), gives the labels method's observers of the law
-// the model's exact law (finite, or per cell of x on the Gaussian model),
+// the model's exact law (finite, or per cell of x on the Gaussian model)
+// and Algorithm 1 the finite law, whose losses its observers train on,
 // and sets the thresholds and band (learn.Config.SetGrid). Errors of the
 // input match ErrTrain (thresholds above D_max also learn.ErrGrid).
 func NewTraining(m Model, cfg learn.Config, req TrainRequest) (*Training, error) {
@@ -54,7 +55,12 @@ func NewTraining(m Model, cfg learn.Config, req TrainRequest) (*Training, error)
 		return nil, &trainError{err}
 	}
 	cfg.DMax = m.DMax()
-	if cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw {
+	switch {
+	case cfg.Method == learn.MethodAlg1:
+		// The observers' losses (nil on the Gaussian model, 0-1 on the
+		// binary one).
+		cfg.Law, _ = FiniteLaw(m)
+	case cfg.Labels != nil && cfg.Labels.Observers == learn.ObserversLaw:
 		cfg.Law, _ = FiniteLaw(m)
 		if cfg.Law == nil {
 			cfg.Cells, _ = CellLaw(m)

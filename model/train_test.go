@@ -1,7 +1,9 @@
 package model
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/mmds-project/mmds/learn"
@@ -36,6 +38,51 @@ func TestNewTraining(t *testing.T) {
 	} {
 		if _, err := NewTraining(m, cfg, req); !errors.Is(err, ErrTrain) {
 			t.Errorf("%+v: %v, want ErrTrain", req, err)
+		}
+	}
+}
+
+// TestNewTrainingLosses: Algorithm 1 gets the model's finite law, whose
+// losses its observers train on (the ternary example's second adversary
+// has its own), 0-1 losses on the binary model, and no law on the
+// Gaussian one.
+func TestNewTrainingLosses(t *testing.T) {
+	tern, err := Load(context.Background(), "../examples/finite-ternary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Paper(Binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := Paper(Gauss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m       Model
+		law     bool
+		advLoss [][]float64 // the last adversary's
+	}{
+		{tern, true, [][]float64{{0, 1}, {1, 0}, {1, 0}}},
+		{bin, true, nil},
+		{gs, false, nil},
+	} {
+		cfg, err := learn.PresetFor(learn.PresetQuick, c.m.Kind(), learn.MethodAlg1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := NewTraining(c.m, cfg, TrainRequest{Preset: learn.PresetQuick, Seed: 1, Samples: 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		law := tr.Config.Law
+		if (law != nil) != c.law {
+			t.Errorf("%s: law %v, want one: %v", c.m.Kind(), law, c.law)
+			continue
+		}
+		if law != nil && !reflect.DeepEqual(law.Observers[len(law.Observers)-1].Loss, c.advLoss) {
+			t.Errorf("%s: last adversary's loss %v, want %v", c.m.Kind(), law.Observers[len(law.Observers)-1].Loss, c.advLoss)
 		}
 	}
 }
