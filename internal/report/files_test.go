@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -365,6 +366,31 @@ func TestBenchLibraryReservedNames(t *testing.T) {
 	} {
 		if got := Reserved(BenchLibrary, tc.name); got != tc.want {
 			t.Errorf("Reserved(bench-library, %q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Shards that start at once prepare one results folder concurrently: each
+// marks it (or finds it marked) and then writes its own files. None may
+// find the folder "not empty and unmarked" between another's marker and
+// its first file.
+func TestPrepareFolderConcurrent(t *testing.T) {
+	for trial := range 200 {
+		dir := filepath.Join(t.TempDir(), "run")
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() {
+				if errs[i] = PrepareFolder(dir, Results); errs[i] == nil {
+					errs[i] = os.WriteFile(filepath.Join(dir, fmt.Sprintf(".lock-shard-%d", i)), nil, 0o644)
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("trial %d, writer %d: %v", trial, i, err)
+			}
 		}
 	}
 }

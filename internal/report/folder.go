@@ -169,6 +169,14 @@ func CheckFolder(dir string, k Kind) error {
 	if empty {
 		return nil
 	}
+	// A concurrent writer (another shard) marks the folder before it writes
+	// anything else into it: what made it non-empty may be that marker, or
+	// come after it. Read it again.
+	if got, err := ReadKind(dir); err != nil || got == k {
+		return err
+	} else if got != "" {
+		return errorf(ErrKind, "is a %s folder (its %s says so), not a %s folder", got, MarkerFile, k)
+	}
 	if other, _ := KindOf(dir); other != "" && other != k {
 		return errorf(ErrKind, "holds a %s folder of an older mmds, not a %s folder", other, k)
 	}
