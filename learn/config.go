@@ -22,7 +22,7 @@ import (
 type Config struct {
 	// Model is the data model's kind, which fixes the losses, the
 	// privatizer's output and how f reaches the other networks (Section
-	// V-A, V-B); finite models train with the labels method only.
+	// V-A, V-B; on a finite model Algorithm 1 releases one of m labels).
 	Model kind.Kind `json:"model"`
 	// ModelSHA256 is the hash of the model's canonical encoding (package
 	// model), which binds the run to the model file of its results
@@ -172,10 +172,8 @@ func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int)
 	}
 	c, ok := alg1Preset(model)
 	switch {
-	case !model.Valid():
-		return Config{}, fmt.Errorf("learn: model %q: must be %q or %q", model, kind.Gauss, kind.Binary)
-	case !ok:
-		return Config{}, fmt.Errorf("learn: model %q: Algorithm 1 trains %q and %q models; train finite models with the labels method", model, kind.Gauss, kind.Binary)
+	case !model.Valid(), !ok:
+		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -223,9 +221,8 @@ func alg1Preset(k kind.Kind) (c Config, ok bool) {
 	return c, ok
 }
 
-// Trains reports whether method m trains models of kind k: Algorithm 1
-// those with a release of Section V (Gaussian and binary), the labels
-// method every kind.
+// Trains reports whether method m trains models of kind k: both methods
+// every kind (Algorithm 1 on a finite model releases one of m labels).
 func (m TrainMethod) Trains(k kind.Kind) bool {
 	if m == MethodAlg1 {
 		_, ok := alg1Preset(k)

@@ -23,7 +23,7 @@ func TestPresetKinds(t *testing.T) {
 		{kind.Gauss, true, 1000, Adam, ""},
 		{kind.Binary, true, 1, RAdam, ""},
 		{kind.Finite, true, 1, RAdam, ""},
-		{kind.Kind(0), false, 0, 0, `must be "gauss" or "binary"`},
+		{kind.Kind(0), false, 0, 0, `must be "gauss", "binary" or "finite"`},
 	} {
 		if got := MethodAlg1.Trains(c.k); got != c.alg1 {
 			t.Errorf("MethodAlg1.Trains(%v) = %v, want %v", c.k, got, c.alg1)
