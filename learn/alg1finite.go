@@ -2,8 +2,9 @@ package learn
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/network"
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
@@ -155,7 +156,7 @@ func (t *finiteTrainer) Channel() [][]float64 { return nil }
 // hidden activations into t.h.
 func (t *finiteTrainer) privacy(x int, r float64) {
 	t.priv.forwardSparse(x, t.n, r, t.h, t.p)
-	softmaxInPlace(t.p)
+	network.SoftmaxInPlace(t.p)
 }
 
 // tabulate evaluates observer i on every cell (f, v), q = softmax of its
@@ -172,7 +173,7 @@ func (t *finiteTrainer) tabulate(i int) {
 			c := f*nv + v
 			q := t.tables[i][c*n : c*n+n]
 			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
-			softmaxInPlace(q)
+			network.SoftmaxInPlace(q)
 			t.losses[i].cell(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 		}
 	}
@@ -239,7 +240,7 @@ func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
 		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
-		softmaxInPlace(p)
+		network.SoftmaxInPlace(p)
 		for i := range t.obs {
 			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
 			for f, pf := range p {
@@ -392,21 +393,6 @@ func oneHotNames(base string, n int) []string {
 		out[k] = fmt.Sprintf("%s=%d", base, k)
 	}
 	return out
-}
-
-func softmaxInPlace(z []float64) {
-	mx := math.Inf(-1)
-	for _, v := range z {
-		mx = max(mx, v)
-	}
-	var s float64
-	for k, v := range z {
-		z[k] = math.Exp(v - mx)
-		s += z[k]
-	}
-	for k := range z {
-		z[k] /= s
-	}
 }
 
 // validateFiniteAlg1 checks the settings of Algorithm 1 on a finite model:

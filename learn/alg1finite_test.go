@@ -84,7 +84,7 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 		sum, sq := make([]float64, m), make([]float64, m)
 		for range draws {
 			d.forwardSparse(x, n, rng.NormFloat64(), h, q)
-			softmaxInPlace(q)
+			network.SoftmaxInPlace(q)
 			for f, v := range q {
 				sum[f] += v
 				sq[f] += v * v
@@ -170,7 +170,7 @@ func TestFiniteLossCell(t *testing.T) {
 			z[k] = 3 * rng.NormFloat64()
 		}
 		copy(q, z)
-		softmaxInPlace(q)
+		network.SoftmaxInPlace(q)
 		lsZO[0].cell(q, soft, hard)
 		asMatrix.cell(q, soft2, hard2)
 		for x := range n {
@@ -206,7 +206,7 @@ func TestFiniteLossCell(t *testing.T) {
 				f := func(dz float64) float64 {
 					zz := append([]float64(nil), z...)
 					zz[k] += dz
-					softmaxInPlace(zz)
+					network.SoftmaxInPlace(zz)
 					s, hd := make([]float64, n), make([]float64, n)
 					r.cell(zz, s, hd)
 					return s[x]

@@ -414,16 +414,17 @@ func forward(layers []Layer, a, b []float64) []float64 {
 			}
 		}
 		if ly.Act == Softmax {
-			softmaxInPlace(b)
+			SoftmaxInPlace(b)
 		}
 		a, b = b, a
 	}
 	return a
 }
 
-// softmaxInPlace replaces z by softmax(z), shifting by max z so that no
-// exponential overflows.
-func softmaxInPlace(z []float64) {
+// SoftmaxInPlace replaces z by softmax(z), shifting by max z so that no
+// exponential overflows: the law Probs computes from a categorical
+// network's logits (and learn's trainer from its own).
+func SoftmaxInPlace(z []float64) {
 	mx := math.Inf(-1)
 	for _, v := range z {
 		mx = max(mx, v)

@@ -134,7 +134,7 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 		d = max(d, v)
 	}
 	p = append(p[:0], z...)
-	softmaxInPlace(p)
+	SoftmaxInPlace(p)
 	return p, (2*d + softmaxRounding(m.Precision, len(p))) * (1 + 0x1p-40), nil
 }
 

@@ -161,7 +161,7 @@ func (ri *rowIntegrator) softmaxAt(r, r0 float64, s []float64) {
 	for f := range s {
 		s[f] = ri.alpha[f] + ri.beta[f]*(r-r0)
 	}
-	softmaxInPlace(s)
+	SoftmaxInPlace(s)
 }
 
 // crossCheck compares the walk's softmax with the forward pass's at the
@@ -208,7 +208,7 @@ func (m *Network) probsError(x, r float64, p []float64) (float64, error) {
 		d = max(d, v)
 	}
 	copy(p, z)
-	softmaxInPlace(p)
+	SoftmaxInPlace(p)
 	return (2*d + softmaxRounding(Float64, len(p))) * (1 + 0x1p-40), nil
 }
 
