@@ -101,6 +101,12 @@ func (e *Error) Unwrap() error { return e.err }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
+// Errorf returns an Error with the given message, for a type's
+// UnmarshalJSON to refuse a value in its own words: Unmarshal returns it as
+// it is, where another error would read as malformed JSON. The message must
+// quote no more of the file than a short excerpt.
+func Errorf(format string, args ...any) error { return errorf(format, args...) }
+
 // check walks the tokens of data against type t.
 func check(data []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
