@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/internal/kernelprob"
 )
 
 // nestedAsKernel writes F = ⌊X/δ⌋ mod K (cells [cδ, (c+1)δ)) as a
@@ -173,5 +175,14 @@ func TestKernelCaps(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestKernelCapsAreTheCompactForms: the caps the compact JSON form of a
+// table checks before allocating it are the caps of a kernel.
+func TestKernelCapsAreTheCompactForms(t *testing.T) {
+	if kernelprob.MaxRows != MaxKernelCells+1 || kernelprob.MaxLabels != MaxKernelLabels || kernelprob.MaxEntries != MaxKernelEntries {
+		t.Fatalf("kernelprob caps %d rows, %d labels, %d entries; gauss %d + 1, %d, %d",
+			kernelprob.MaxRows, kernelprob.MaxLabels, kernelprob.MaxEntries, MaxKernelCells, MaxKernelLabels, MaxKernelEntries)
 	}
 }

@@ -108,7 +108,12 @@ func (t *Table) UnmarshalJSON(b []byte) error {
 		// The dense form decodes as it always has, with encoding/json's
 		// messages (the enclosing decoder adds the field's name); its
 		// keys were checked with the enclosing document.
-		return json.Unmarshal(b, (*[][]float64)(t))
+		var dense [][]float64
+		if err := json.Unmarshal(b, &dense); err != nil {
+			return err
+		}
+		*t = dense
+		return nil
 	}
 	var c compact
 	if err := jsonconf.Unmarshal(b, &c); err != nil {
