@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/internal/kernelprob"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 )
 
 // nestedAsKernel writes F = ⌊X/δ⌋ mod K (cells [cδ, (c+1)δ)) as a
@@ -181,8 +181,8 @@ func TestKernelCaps(t *testing.T) {
 // TestKernelCapsAreTheCompactForms: the caps the compact JSON form of a
 // table checks before allocating it are the caps of a kernel.
 func TestKernelCapsAreTheCompactForms(t *testing.T) {
-	if kernelprob.MaxRows != MaxKernelCells+1 || kernelprob.MaxLabels != MaxKernelLabels || kernelprob.MaxEntries != MaxKernelEntries {
-		t.Fatalf("kernelprob caps %d rows, %d labels, %d entries; gauss %d + 1, %d, %d",
-			kernelprob.MaxRows, kernelprob.MaxLabels, kernelprob.MaxEntries, MaxKernelCells, MaxKernelLabels, MaxKernelEntries)
+	if jsonconf.MaxMatrixRows != MaxKernelCells+1 || jsonconf.MaxMatrixLabels != MaxKernelLabels || jsonconf.MaxMatrixEntries != MaxKernelEntries {
+		t.Fatalf("jsonconf.Matrix caps %d rows, %d labels, %d entries; gauss %d + 1, %d, %d",
+			jsonconf.MaxMatrixRows, jsonconf.MaxMatrixLabels, jsonconf.MaxMatrixEntries, MaxKernelCells, MaxKernelLabels, MaxKernelEntries)
 	}
 }

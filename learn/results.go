@@ -65,7 +65,7 @@ type pointSeal struct {
 }
 
 // denseKernel is Kernel with its table in the dense JSON form: the seal
-// hashes that form whichever one results.json holds (kernelprob), so that
+// hashes that form whichever one results.json holds (jsonconf.Matrix), so that
 // a kernel hashes as it did before the compact form existed and the form
 // a writer picks does not change a point's hash.
 type denseKernel struct {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/jsonconf"
-	"github.com/mmds-project/mmds/internal/kernelprob"
 )
 
 // Kernel is a privatizer on the Gaussian model given as a cell kernel, the
@@ -23,10 +22,10 @@ import (
 // out for λ = 0).
 type Kernel struct {
 	// Name is the file the kernel was read from (for messages).
-	Name   string           `json:"-"`
-	Edges  []float64        `json:"edges"`
-	Prob   kernelprob.Table `json:"prob"`
-	Reveal float64          `json:"reveal,omitempty"`
+	Name   string          `json:"-"`
+	Edges  []float64       `json:"edges"`
+	Prob   jsonconf.Matrix `json:"prob"`
+	Reveal float64         `json:"reveal,omitempty"`
 }
 
 // Validate reports the first problem of k: gauss.Kernel's checks (rows =

@@ -16,6 +16,10 @@
 // enclosing value (duplicate and case-equal keys are still refused
 // throughout the document); their methods decode through Unmarshal, which
 // applies the same checks to their part of the file.
+//
+// Matrix is the one JSON form the package defines: a cell kernel's table
+// of label probabilities, dense or, when shorter, per row its nonzero
+// entries, read in either form as strictly as the rest.
 package jsonconf
 
 import (
@@ -100,12 +104,6 @@ func (e *Error) Error() string { return e.msg }
 func (e *Error) Unwrap() error { return e.err }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
-
-// Errorf returns an Error with the given message, for a type's
-// UnmarshalJSON to refuse a value in its own words: Unmarshal returns it as
-// it is, where another error would read as malformed JSON. The message must
-// quote no more of the file than a short excerpt.
-func Errorf(format string, args ...any) error { return errorf(format, args...) }
 
 // check walks the tokens of data against type t.
 func check(data []byte, t reflect.Type) error {

@@ -1,4 +1,4 @@
-package kernelprob
+package jsonconf
 
 import (
 	"bytes"
@@ -8,20 +8,18 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/mmds-project/mmds/internal/jsonconf"
 )
 
-// file is a kernel file's "prob" field, decoded as mmds decodes every input
+// matrixFile is a kernel file's "prob" field, decoded as mmds decodes every input
 // (jsonconf).
-type file struct {
-	Prob Table `json:"prob"`
+type matrixFile struct {
+	Prob Matrix `json:"prob"`
 }
 
 // periodic returns the labelling j ↦ j mod p on n cells: one nonzero per
 // row, the fine grid's kernel (docs/learn.md).
-func periodic(n, p int) Table {
-	t := make(Table, n)
+func periodic(n, p int) Matrix {
+	t := make(Matrix, n)
 	for j := range t {
 		t[j] = make([]float64, p)
 		t[j][j%p] = 1
@@ -31,7 +29,7 @@ func periodic(n, p int) Table {
 
 // sameBits reports whether a and b hold the same float64s bit for bit, in
 // the same shape (nil and empty differ).
-func sameBits(a, b Table) bool {
+func sameBits(a, b Matrix) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}
@@ -48,37 +46,37 @@ func sameBits(a, b Table) bool {
 	return true
 }
 
-// TestTableRoundTrip: every table reads back bit for bit from what
+// TestMatrixRoundTrip: every table reads back bit for bit from what
 // MarshalJSON writes, in the form the rule picks (compact only when shorter
 // and exact), and writes again as the same bytes; the dense form is
 // encoding/json's of [][]float64, byte for byte.
-func TestTableRoundTrip(t *testing.T) {
+func TestMatrixRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		t       Table
+		t       Matrix
 		compact bool
 	}{
 		{"periodic labelling 566 × 295", periodic(566, 295), true},
 		{"one-hot rows of 4 labels", periodic(8, 4), true},
 		{"one-hot rows of 2 labels are shorter dense", periodic(4, 2), false},
-		{"docs/certify.md's example", Table{{1, 0}, {0.25, 0.75}, {0.75, 0.25}, {0, 1}}, false},
-		{"a full row is shorter dense", Table{{0.1, 0.2, 0.7}}, false},
-		{"one label", Table{{1}, {1}}, false},
-		{"sparse, shortest decimals and exponents", Table{
+		{"docs/certify.md's example", Matrix{{1, 0}, {0.25, 0.75}, {0.75, 0.25}, {0, 1}}, false},
+		{"a full row is shorter dense", Matrix{{0.1, 0.2, 0.7}}, false},
+		{"one label", Matrix{{1}, {1}}, false},
+		{"sparse, shortest decimals and exponents", Matrix{
 			{0, 0, 0, 0, 0.1 + 0.2, 0, 0, 0, 0, 1 - (0.1 + 0.2)},
 			{5e-324, 0, 0, 0, 0, 0, 0, 0, 0, 1 - 5e-324},
 			{0, 0, 0, 1e-7, 0, 0, 0, 0, 0, 1 - 1e-7},
 			{0, 0, 0, 0, 0, 0, 0, 0, 0, math.Nextafter(1, 0)},
 		}, true},
-		{"−0 stays dense", Table{{1, 0, 0, 0, 0, 0, 0, 0, 0, math.Copysign(0, -1)}}, false},
-		{"a zero row stays dense", Table{{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, false},
-		{"ragged rows stay dense", Table{{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1}}, false},
-		{"a negative entry stays dense", Table{{2, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, false},
-		{"rows of no labels", Table{{}, {}}, false},
-		{"no rows", Table{}, false},
+		{"−0 stays dense", Matrix{{1, 0, 0, 0, 0, 0, 0, 0, 0, math.Copysign(0, -1)}}, false},
+		{"a zero row stays dense", Matrix{{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, false},
+		{"ragged rows stay dense", Matrix{{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1}}, false},
+		{"a negative entry stays dense", Matrix{{2, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, false},
+		{"rows of no labels", Matrix{{}, {}}, false},
+		{"no rows", Matrix{}, false},
 		{"nil", nil, false},
 	} {
-		b, err := json.Marshal(file{c.t})
+		b, err := json.Marshal(matrixFile{c.t})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -93,8 +91,8 @@ func TestTableRoundTrip(t *testing.T) {
 				t.Errorf("%s: dense form %.80s, want encoding/json's %.80s", c.name, b, want)
 			}
 		}
-		var back file
-		if err := jsonconf.Unmarshal(b, &back); err != nil {
+		var back matrixFile
+		if err := Unmarshal(b, &back); err != nil {
 			t.Fatalf("%s: %v reading %.80s", c.name, err, b)
 		}
 		if !sameBits(back.Prob, c.t) {
@@ -107,9 +105,9 @@ func TestTableRoundTrip(t *testing.T) {
 	}
 }
 
-// TestTableSize: the fine grid's labelling at D = 0.005 (566 cells, period
+// TestMatrixSize: the fine grid's labelling at D = 0.005 (566 cells, period
 // 295) is written about 37 times smaller than dense.
-func TestTableSize(t *testing.T) {
+func TestMatrixSize(t *testing.T) {
 	tab := periodic(566, 295)
 	b, _ := json.Marshal(tab)
 	dense, _ := json.Marshal([][]float64(tab))
@@ -121,17 +119,17 @@ func TestTableSize(t *testing.T) {
 	}
 }
 
-// TestTableBothForms: the two forms of one table read as the same table,
+// TestMatrixBothForms: the two forms of one table read as the same table,
 // and the dense form reads as encoding/json reads it.
-func TestTableBothForms(t *testing.T) {
-	var d, c file
-	if err := jsonconf.Unmarshal([]byte(`{"prob": [[1, 0, 0], [0, 0.25, 0.75]]}`), &d); err != nil {
+func TestMatrixBothForms(t *testing.T) {
+	var d, c matrixFile
+	if err := Unmarshal([]byte(`{"prob": [[1, 0, 0], [0, 0.25, 0.75]]}`), &d); err != nil {
 		t.Fatal(err)
 	}
-	if err := jsonconf.Unmarshal([]byte(`{"prob": {"labels": 3, "rows": [[0, 1], [1, 0.25, 2, 0.75]]}}`), &c); err != nil {
+	if err := Unmarshal([]byte(`{"prob": {"labels": 3, "rows": [[0, 1], [1, 0.25, 2, 0.75]]}}`), &c); err != nil {
 		t.Fatal(err)
 	}
-	if !sameBits(d.Prob, c.Prob) || !sameBits(d.Prob, Table{{1, 0, 0}, {0, 0.25, 0.75}}) {
+	if !sameBits(d.Prob, c.Prob) || !sameBits(d.Prob, Matrix{{1, 0, 0}, {0, 0.25, 0.75}}) {
 		t.Fatalf("dense %v, compact %v", d.Prob, c.Prob)
 	}
 	// Rows of a compact table share one array; each is capped at its
@@ -142,9 +140,9 @@ func TestTableBothForms(t *testing.T) {
 	}
 }
 
-// TestTableBad: hostile or malformed tables are refused with one line
+// TestMatrixBad: hostile or malformed tables are refused with one line
 // naming the problem, before the table is allocated.
-func TestTableBad(t *testing.T) {
+func TestMatrixBad(t *testing.T) {
 	rows := func(n int, row string) string { return strings.TrimSuffix(strings.Repeat(row+",", n), ",") }
 	for _, c := range []struct {
 		name, prob, want string
@@ -157,8 +155,8 @@ func TestTableBad(t *testing.T) {
 		{"labels a string", `{"labels": "2", "rows": [[0, 1]]}`, `"labels"`},
 		{"rows missing", `{"labels": 2}`, `"rows" is missing`},
 		{"rows null", `{"labels": 2, "rows": null}`, `"rows" is missing`},
-		{"rows above the cap", `{"labels": 1, "rows": [` + rows(MaxRows+1, "[0,1]") + `]}`, `16386 rows: at most 16385`},
-		{"entries above the cap", `{"labels": 4096, "rows": [` + rows(MaxEntries/4096+1, "[0,1]") + `]}`, `8193 rows × 4096 labels = 33558528 entries: at most 33554432`},
+		{"rows above the cap", `{"labels": 1, "rows": [` + rows(MaxMatrixRows+1, "[0,1]") + `]}`, `16386 rows: at most 16385`},
+		{"entries above the cap", `{"labels": 4096, "rows": [` + rows(MaxMatrixEntries/4096+1, "[0,1]") + `]}`, `8193 rows × 4096 labels = 33558528 entries: at most 33554432`},
 		{"an empty row", `{"labels": 2, "rows": [[0, 1], []]}`, `row 1 has 0 numbers: want (label, probability) pairs, at least one`},
 		{"an odd row", `{"labels": 2, "rows": [[0, 1, 1]]}`, `row 0 has 3 numbers`},
 		{"label negative", `{"labels": 2, "rows": [[-1, 1]]}`, `row 0: label -1: want a whole number in [0, 2)`},
@@ -181,8 +179,8 @@ func TestTableBad(t *testing.T) {
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		var f file
-		err := jsonconf.Unmarshal([]byte(`{"prob": `+c.prob+`}`), &f)
+		var f matrixFile
+		err := Unmarshal([]byte(`{"prob": `+c.prob+`}`), &f)
 		runtime.ReadMemStats(&after)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
@@ -198,13 +196,13 @@ func TestTableBad(t *testing.T) {
 	}
 }
 
-// TestCapsAtTheirEdge: a compact table at each cap is read.
-func TestCapsAtTheirEdge(t *testing.T) {
-	for _, c := range []struct{ rows, labels int }{{MaxRows, 2}, {MaxEntries / MaxLabels, MaxLabels}} {
+// TestMatrixCapsAtTheirEdge: a compact table at each cap is read.
+func TestMatrixCapsAtTheirEdge(t *testing.T) {
+	for _, c := range []struct{ rows, labels int }{{MaxMatrixRows, 2}, {MaxMatrixEntries / MaxMatrixLabels, MaxMatrixLabels}} {
 		row := fmt.Sprintf("[%d,1]", c.labels-1)
 		s := fmt.Sprintf(`{"prob": {"labels": %d, "rows": [%s]}}`, c.labels, strings.TrimSuffix(strings.Repeat(row+",", c.rows), ","))
-		var f file
-		if err := jsonconf.Unmarshal([]byte(s), &f); err != nil {
+		var f matrixFile
+		if err := Unmarshal([]byte(s), &f); err != nil {
 			t.Fatalf("%d rows × %d labels: %v", c.rows, c.labels, err)
 		}
 		if len(f.Prob) != c.rows || len(f.Prob[c.rows-1]) != c.labels || f.Prob[c.rows-1][c.labels-1] != 1 {
@@ -213,10 +211,10 @@ func TestCapsAtTheirEdge(t *testing.T) {
 	}
 }
 
-// FuzzTableJSON: no input panics; an accepted table writes back and reads
+// FuzzMatrixJSON: no input panics; an accepted table writes back and reads
 // back bit for bit, and an accepted compact form is one MarshalJSON could
 // have written (its rows each list a nonzero).
-func FuzzTableJSON(f *testing.F) {
+func FuzzMatrixJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"prob": {"labels": 3, "rows": [[0, 1], [1, 0.25, 2, 0.75]]}}`,
 		`{"prob": [[1, 0], [0.25, 0.75]]}`,
@@ -228,8 +226,8 @@ func FuzzTableJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var v file
-		if err := jsonconf.Unmarshal(data, &v); err != nil {
+		var v matrixFile
+		if err := Unmarshal(data, &v); err != nil {
 			return
 		}
 		if bytes.Contains(data, []byte(`"labels"`)) && v.Prob != nil {
@@ -249,8 +247,8 @@ func FuzzTableJSON(f *testing.F) {
 		if err != nil {
 			return // a dense table of a value JSON cannot hold
 		}
-		var back file
-		if err := jsonconf.Unmarshal(b, &back); err != nil {
+		var back matrixFile
+		if err := Unmarshal(b, &back); err != nil {
 			t.Fatalf("written %.80s does not read back: %v", b, err)
 		}
 		if !sameBits(back.Prob, v.Prob) && !(len(v.Prob) == 0 && len(back.Prob) == 0) {

@@ -1,7 +1,25 @@
-// Package kernelprob is the table of a cell kernel, Table[j][l] = P(F = l |
-// X ∈ c_j) for the cells c_j and labels l of a label privatizer on a
-// continuous X (gauss.Kernel, learn.Kernel and privatizer.Kernel hold it),
-// and its two JSON forms:
+package jsonconf
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// The caps on a compact Matrix, checked before it is allocated: they are
+// gauss.Kernel's (MaxKernelCells + 1 rows, MaxKernelLabels,
+// MaxKernelEntries; a test checks they agree), so that a compact table no
+// kernel may have is refused before it costs its dense size.
+const (
+	MaxMatrixRows    = 1<<14 + 1
+	MaxMatrixLabels  = 1 << 12
+	MaxMatrixEntries = 1 << 25
+)
+
+// Matrix is the table of a cell kernel, Matrix[j][l] = P(F = l | X ∈ c_j)
+// for the cells c_j and labels l of a label privatizer on a continuous X
+// (gauss.Kernel, learn.Kernel and privatizer.Kernel hold it: one type, so
+// one JSON form wherever a kernel is read), with two JSON forms:
 //
 //	dense    [[p_00, p_01, …], [p_10, p_11, …], …]
 //	compact  {"labels": m, "rows": [[l, p_jl, l′, p_jl′, …], …]}
@@ -18,34 +36,13 @@
 // The compact form is checked as it is read (a label is a whole number in
 // [0, m), listed at most once per row and in increasing order, with a finite
 // probability > 0; every row lists at least one; m and the table's size
-// within MaxLabels, MaxRows and MaxEntries before the table is allocated);
-// whether rows sum to 1 is the kernel's check (gauss.Kernel.Validate), as
-// for the dense form.
-package kernelprob
+// within MaxMatrixLabels, MaxMatrixRows and MaxMatrixEntries before the
+// table is allocated); whether rows sum to 1 is the kernel's check
+// (gauss.Kernel.Validate), as for the dense form.
+type Matrix [][]float64
 
-import (
-	"bytes"
-	"encoding/json"
-	"math"
-
-	"github.com/mmds-project/mmds/internal/jsonconf"
-)
-
-// The caps on a compact table, checked before it is allocated: they are
-// gauss.Kernel's (MaxKernelCells + 1 rows, MaxKernelLabels,
-// MaxKernelEntries; a test checks they agree), so that a compact table no
-// kernel may have is refused before it costs its dense size.
-const (
-	MaxRows    = 1<<14 + 1
-	MaxLabels  = 1 << 12
-	MaxEntries = 1 << 25
-)
-
-// Table is a kernel's P(F = l | X ∈ c_j), one row per cell.
-type Table [][]float64
-
-// compact is the compact form's layout. A label is read as a float64, as
-// every number of the form, and must be a whole number.
+// compact is the compact form's layout. A row's labels are read as
+// float64s, as its probabilities are, and must be whole numbers.
 type compact struct {
 	Labels int         `json:"labels"`
 	Rows   [][]float64 `json:"rows"`
@@ -53,7 +50,7 @@ type compact struct {
 
 // MarshalJSON writes t in the shorter of its two forms (the dense one on a
 // tie, or when the compact form cannot hold t exactly).
-func (t Table) MarshalJSON() ([]byte, error) {
+func (t Matrix) MarshalJSON() ([]byte, error) {
 	dense, err := json.Marshal([][]float64(t))
 	if err != nil {
 		return nil, err
@@ -73,8 +70,8 @@ func (t Table) MarshalJSON() ([]byte, error) {
 // as t: no rows, rows of different lengths or of no labels, a row without a
 // nonzero entry, or an entry that is neither +0 nor a finite positive
 // number (−0 would read back as +0).
-func (t Table) compact() (compact, bool) {
-	if len(t) == 0 || len(t[0]) == 0 || len(t[0]) > MaxLabels || len(t) > MaxRows || len(t)*len(t[0]) > MaxEntries {
+func (t Matrix) compact() (compact, bool) {
+	if len(t) == 0 || len(t[0]) == 0 || len(t[0]) > MaxMatrixLabels || len(t) > MaxMatrixRows || len(t)*len(t[0]) > MaxMatrixEntries {
 		return compact{}, false
 	}
 	c := compact{Labels: len(t[0]), Rows: make([][]float64, len(t))}
@@ -103,7 +100,7 @@ func (t Table) compact() (compact, bool) {
 // UnmarshalJSON reads either form: the compact one when b is an object,
 // else the dense one (null reads as a nil table). Errors name "prob", the
 // row and the entry.
-func (t *Table) UnmarshalJSON(b []byte) error {
+func (t *Matrix) UnmarshalJSON(b []byte) error {
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
 		// The dense form decodes as it always has, with encoding/json's
 		// messages (the enclosing decoder adds the field's name); its
@@ -116,7 +113,7 @@ func (t *Table) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var c compact
-	if err := jsonconf.Unmarshal(b, &c); err != nil {
+	if err := Unmarshal(b, &c); err != nil {
 		return err
 	}
 	dense, err := c.table()
@@ -128,17 +125,17 @@ func (t *Table) UnmarshalJSON(b []byte) error {
 }
 
 // table checks c and returns its dense table, allocated once the caps hold.
-func (c compact) table() (Table, error) {
+func (c compact) table() (Matrix, error) {
 	n, m := len(c.Rows), c.Labels
 	switch {
 	case c.Rows == nil:
-		return nil, jsonconf.Errorf(`"prob": "rows" is missing: want one list of (label, probability) pairs per cell`)
-	case m < 1 || m > MaxLabels:
-		return nil, jsonconf.Errorf(`"prob": "labels" = %d: want 1 to %d`, m, MaxLabels)
-	case n > MaxRows:
-		return nil, jsonconf.Errorf(`"prob": %d rows: at most %d`, n, MaxRows)
-	case n*m > MaxEntries:
-		return nil, jsonconf.Errorf(`"prob": %d rows × %d labels = %d entries: at most %d`, n, m, n*m, MaxEntries)
+		return nil, errorf(`"prob": "rows" is missing: want one list of (label, probability) pairs per cell`)
+	case m < 1 || m > MaxMatrixLabels:
+		return nil, errorf(`"prob": "labels" = %d: want 1 to %d`, m, MaxMatrixLabels)
+	case n > MaxMatrixRows:
+		return nil, errorf(`"prob": %d rows: at most %d`, n, MaxMatrixRows)
+	case n*m > MaxMatrixEntries:
+		return nil, errorf(`"prob": %d rows × %d labels = %d entries: at most %d`, n, m, n*m, MaxMatrixEntries)
 	}
 	for j, r := range c.Rows {
 		if err := checkRow(j, r, m); err != nil {
@@ -148,7 +145,7 @@ func (c compact) table() (Table, error) {
 	// One backing array, each row capped at its length so that an append
 	// to one row cannot write into the next.
 	buf := make([]float64, n*m)
-	t := make(Table, n)
+	t := make(Matrix, n)
 	for j, r := range c.Rows {
 		t[j] = buf[j*m : (j+1)*m : (j+1)*m]
 		for k := 0; k < len(r); k += 2 {
@@ -163,19 +160,19 @@ func (c compact) table() (Table, error) {
 // [0, m), probabilities finite and > 0.
 func checkRow(j int, r []float64, m int) error {
 	if len(r) == 0 || len(r)%2 != 0 {
-		return jsonconf.Errorf(`"prob": row %d has %d numbers: want (label, probability) pairs, at least one`, j, len(r))
+		return errorf(`"prob": row %d has %d numbers: want (label, probability) pairs, at least one`, j, len(r))
 	}
 	prev := -1.0
 	for k := 0; k < len(r); k += 2 {
 		l, p := r[k], r[k+1]
 		if !(l >= 0 && l < float64(m)) || l != math.Trunc(l) {
-			return jsonconf.Errorf(`"prob": row %d: label %g: want a whole number in [0, %d)`, j, l, m)
+			return errorf(`"prob": row %d: label %g: want a whole number in [0, %d)`, j, l, m)
 		}
 		if !(l > prev) {
-			return jsonconf.Errorf(`"prob": row %d: label %g after label %g: want labels increasing, each once`, j, l, prev)
+			return errorf(`"prob": row %d: label %g after label %g: want labels increasing, each once`, j, l, prev)
 		}
 		if !(p > 0) || math.IsInf(p, 1) {
-			return jsonconf.Errorf(`"prob": row %d: label %g has probability %g: want a finite number > 0 (leave zeros out)`, j, l, p)
+			return errorf(`"prob": row %d: label %g has probability %g: want a finite number > 0 (leave zeros out)`, j, l, p)
 		}
 		prev = l
 	}
