@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +54,20 @@ func TestParseKernelJSONCompact(t *testing.T) {
 	}
 	if !slices.EqualFunc(dense.Prob, compact.Prob, slices.Equal) || len(compact.Prob[3]) != 3 {
 		t.Fatalf("compact %v, dense %v", compact.Prob, dense.Prob)
+	}
+	// docs/certify.md's example in both forms.
+	var ex [2]*Kernel
+	for i, name := range []string{"kernel.json", "kernel-compact.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "certify", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex[i], err = ParseKernelJSON(bytes.NewReader(b), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.EqualFunc(ex[0].Prob, ex[1].Prob, slices.Equal) || !slices.Equal(ex[0].Edges, ex[1].Edges) || ex[0].Reveal != ex[1].Reveal {
+		t.Errorf("examples/certify: kernel.json %+v, kernel-compact.json %+v", *ex[0], *ex[1])
 	}
 	// The fine grid's labelling j ↦ j mod 7 on 40 cells.
 	k := &Kernel{Name: "periodic", Edges: make([]float64, 39), Prob: make([][]float64, 40)}
