@@ -291,3 +291,28 @@ func checkCompactKernels(t *testing.T, dir string) {
 		t.Errorf("the kernel after loading the trial files differs")
 	}
 }
+
+// TestTrainLabelsGaussResumesDense: a results directory written before
+// kernels had a compact form (verify/testdata/labels-gauss-dense: quick,
+// D = 0.6, seed 1, dense "prob" in results.json and in its trial files)
+// resumes: train loads its 4 trial files instead of training them, rewrites
+// results.json with the kernel compact, and the certificate mmds verify
+// wrote for the directory then still matches it.
+func TestTrainLabelsGaussResumesDense(t *testing.T) {
+	src := filepath.Join("..", "..", "verify", "testdata")
+	dir := filepath.Join(t.TempDir(), "g")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(src, "labels-gauss-dense"))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.6", "--out", dir)
+	if code != 0 || !strings.Contains(out, "0 trials trained, 4 loaded") {
+		t.Fatalf("train over the dense directory: exit %d: %s%s; want its 4 trials loaded", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ResultsFile))
+	if err != nil || !strings.Contains(string(b), `"labels": 18`) {
+		t.Fatalf("results.json rewritten without the compact kernel (%v)", err)
+	}
+	if code, out, errs := runCLI(t, "verify", dir, "--check", filepath.Join(src, "labels-gauss-dense.certificate.json")); code != 0 {
+		t.Fatalf("verify --check: exit %d: %s%s", code, out, errs)
+	}
+}
