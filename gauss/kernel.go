@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
 )
 
@@ -27,8 +28,10 @@ import (
 
 // Kernel is a stochastic privatizer on a cell grid.
 type Kernel struct {
-	Edges []float64   `json:"edges"` // b_0 < … < b_{n−1}
-	Prob  [][]float64 `json:"prob"`  // Prob[j][l] = P(F = l | X ∈ c_j), len(Edges)+1 rows summing to 1
+	Edges []float64 `json:"edges"` // b_0 < … < b_{n−1}
+	// Prob[j][l] = P(F = l | X ∈ c_j), len(Edges)+1 rows summing to 1; its
+	// JSON is dense or compact (jsonconf.Matrix: per row the nonzero entries).
+	Prob jsonconf.Matrix `json:"prob"`
 }
 
 // MaxKernelCells bounds a kernel's edge count (its cells are one more).

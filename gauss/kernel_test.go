@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/internal/jsonconf"
 )
 
 // nestedAsKernel writes F = ⌊X/δ⌋ mod K (cells [cδ, (c+1)δ)) as a
@@ -173,5 +175,14 @@ func TestKernelCaps(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestKernelCapsAreTheCompactForms: the caps the compact JSON form of a
+// table checks before allocating it are the caps of a kernel.
+func TestKernelCapsAreTheCompactForms(t *testing.T) {
+	if jsonconf.MaxMatrixRows != MaxKernelCells+1 || jsonconf.MaxMatrixLabels != MaxKernelLabels || jsonconf.MaxMatrixEntries != MaxKernelEntries {
+		t.Fatalf("jsonconf.Matrix caps %d rows, %d labels, %d entries; gauss %d + 1, %d, %d",
+			jsonconf.MaxMatrixRows, jsonconf.MaxMatrixLabels, jsonconf.MaxMatrixEntries, MaxKernelCells, MaxKernelLabels, MaxKernelEntries)
 	}
 }

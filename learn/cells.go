@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
@@ -53,9 +54,9 @@ type CellEvaluator interface {
 // kernel's (docs/gauss.md, "time-sharing with the flag revealed"). Reveal
 // is omitted from the JSON when 0, so kernels without it keep their seals.
 type Kernel struct {
-	Edges  []float64   `json:"edges"`
-	Prob   [][]float64 `json:"prob"`
-	Reveal float64     `json:"reveal,omitempty"`
+	Edges  []float64       `json:"edges"`
+	Prob   jsonconf.Matrix `json:"prob"`
+	Reveal float64         `json:"reveal,omitempty"`
 }
 
 // cellTrainer trains one trial of the labels method on a continuous X: the

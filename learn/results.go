@@ -61,14 +61,28 @@ type pointSeal struct {
 	// the hashes they had before the labels method existed.
 	Channel [][]float64 `json:"channel,omitempty"`
 	// Kernel likewise, for the labels method on a continuous X.
-	Kernel *Kernel `json:"kernel,omitempty"`
+	Kernel *denseKernel `json:"kernel,omitempty"`
+}
+
+// denseKernel is Kernel with its table in the dense JSON form: the seal
+// hashes that form whichever one results.json holds (jsonconf.Matrix), so that
+// a kernel hashes as it did before the compact form existed and the form
+// a writer picks does not change a point's hash.
+type denseKernel struct {
+	Edges  []float64   `json:"edges"`
+	Prob   [][]float64 `json:"prob"`
+	Reveal float64     `json:"reveal,omitempty"`
 }
 
 func (p *DResult) seal() (string, error) {
+	var k *denseKernel
+	if p.Kernel != nil {
+		k = &denseKernel{Edges: p.Kernel.Edges, Prob: p.Kernel.Prob, Reveal: p.Kernel.Reveal}
+	}
 	return rundir.HashJSON(pointSeal{DIndex: p.DIndex, D: p.D, Finalized: p.Finalized,
 		Nullable: loss.NullableOf[Floats](p.Losses), ReconHard: p.ReconHard, AdvHard: p.AdvHard,
 		Trial: p.Trial, Epoch: p.Epoch, Networks: p.Networks, NetworksEpoch: p.NetworksEpoch, Channel: p.Channel,
-		Kernel: p.Kernel})
+		Kernel: k})
 }
 
 // Seal computes the binding of the configuration and of every point.

@@ -19,13 +19,15 @@ import (
 //	{"kernel": {"edges": [b_0, …], "prob": [[P(F=l | X ∈ c_j) for l] for j], "reveal": λ}}
 //
 // the object results.json holds at points[i].kernel ("reveal" may be left
-// out for λ = 0).
+// out for λ = 0). "prob" may also be compact, {"labels": m, "rows": [[l,
+// P(F=l | X ∈ c_j), …] for j]}, per row its nonzero entries
+// (jsonconf.Matrix), which WriteJSON writes when it is shorter.
 type Kernel struct {
 	// Name is the file the kernel was read from (for messages).
-	Name   string      `json:"-"`
-	Edges  []float64   `json:"edges"`
-	Prob   [][]float64 `json:"prob"`
-	Reveal float64     `json:"reveal,omitempty"`
+	Name   string          `json:"-"`
+	Edges  []float64       `json:"edges"`
+	Prob   jsonconf.Matrix `json:"prob"`
+	Reveal float64         `json:"reveal,omitempty"`
 }
 
 // Validate reports the first problem of k: gauss.Kernel's checks (rows =

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,6 +241,7 @@ func TestTrainLabelsGaussSmallD(t *testing.T) {
 	if p := readResults(t, dir).Points[0]; !p.Finalized || p.Kernel == nil {
 		t.Fatalf("D = 0.005: finalized %v, kernel %v", p.Finalized, p.Kernel != nil)
 	}
+	checkCompactKernels(t, dir)
 	code, out, errs := runCLI(t, "verify", "--reference", "best", "--format", "json", dir)
 	if code != 0 && code != 1 {
 		t.Fatalf("verify: exit %d: %s", code, errs)
@@ -256,5 +258,61 @@ func TestTrainLabelsGaussSmallD(t *testing.T) {
 	prop1, best := p.Optimum.MinAdv, c.MinAdv+*p.GapBest
 	if frac := (c.MinAdv - prop1) / (best - prop1); !(frac >= 0.5) {
 		t.Errorf("D = 0.005: certified min adv %.4g closes %.3f of the gap from Proposition 1 (%.4g) to the best known (%.4g); want ≥ 0.5", c.MinAdv, frac, prop1, best)
+	}
+}
+
+// checkCompactKernels: the fine grid's kernel at D = 0.005 (566 cells ×
+// 295 labels, one nonzero per row) is written in the compact form of
+// "prob" (docs/learn.md: results.json 57 kB and each trial file 34 kB, where
+// the dense form took 2.5 MB and 0.7 MB), and a second run over the
+// directory loads its trial files instead of training them, to the same
+// kernel.
+func checkCompactKernels(t *testing.T, dir string) {
+	t.Helper()
+	size := func(rel string) int64 {
+		fi, err := os.Stat(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if n := size(rundir.ResultsFile); n > 200<<10 {
+		t.Errorf("results.json is %d bytes: want the compact kernel, under 200 kB", n)
+	}
+	if n := size(rundir.TrialFile(0, 0)); n > 100<<10 {
+		t.Errorf("%s is %d bytes: want the compact kernels, under 100 kB", rundir.TrialFile(0, 0), n)
+	}
+	before := readResults(t, dir).Points[0].Kernel
+	if code, out, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.005", "--out", dir); code != 0 || !strings.Contains(out, "0 trials trained, 4 loaded") {
+		t.Fatalf("train again: exit %d: %s%s; want the 4 trials loaded", code, out, errs)
+	}
+	after := readResults(t, dir).Points[0].Kernel
+	if after == nil || !slices.EqualFunc(after.Prob, before.Prob, slices.Equal) || !slices.Equal(after.Edges, before.Edges) {
+		t.Errorf("the kernel after loading the trial files differs")
+	}
+}
+
+// TestTrainLabelsGaussResumesDense: a results directory written before
+// kernels had a compact form (verify/testdata/labels-gauss-dense: quick,
+// D = 0.6, seed 1, dense "prob" in results.json and in its trial files)
+// resumes: train loads its 4 trial files instead of training them, rewrites
+// results.json with the kernel compact, and the certificate mmds verify
+// wrote for the directory then still matches it.
+func TestTrainLabelsGaussResumesDense(t *testing.T) {
+	src := filepath.Join("..", "..", "verify", "testdata")
+	dir := filepath.Join(t.TempDir(), "g")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(src, "labels-gauss-dense"))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "train", "gauss", "--method", "labels", "--preset", "quick", "--seed", "1", "--d", "0.6", "--out", dir)
+	if code != 0 || !strings.Contains(out, "0 trials trained, 4 loaded") {
+		t.Fatalf("train over the dense directory: exit %d: %s%s; want its 4 trials loaded", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ResultsFile))
+	if err != nil || !strings.Contains(string(b), `"labels": 18`) {
+		t.Fatalf("results.json rewritten without the compact kernel (%v)", err)
+	}
+	if code, out, errs := runCLI(t, "verify", dir, "--check", filepath.Join(src, "labels-gauss-dense.certificate.json")); code != 0 {
+		t.Fatalf("verify --check: exit %d: %s%s", code, out, errs)
 	}
 }

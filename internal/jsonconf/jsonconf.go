@@ -16,6 +16,10 @@
 // enclosing value (duplicate and case-equal keys are still refused
 // throughout the document); their methods decode through Unmarshal, which
 // applies the same checks to their part of the file.
+//
+// Matrix is the one JSON form the package defines: a cell kernel's table
+// of label probabilities, dense or, when shorter, per row its nonzero
+// entries, read in either form as strictly as the rest.
 package jsonconf
 
 import (
