@@ -127,7 +127,20 @@ type checker struct {
 	dec    *json.Decoder
 	depth  int
 	fields map[reflect.Type]structInfo // structFields, once per type
+	// closed is the length of the array closed last; entries sums
+	// labels × rows over the objects that have both, wherever they are
+	// (the compact Matrix form, maxDocumentEntries).
+	closed  int
+	entries int64
 }
+
+// maxDocumentEntries bounds the dense size, in entries, of every compact
+// table ({"labels": m, "rows": […]}, Matrix) in one document together: 2²⁷,
+// what the largest file mmds reads (256 MiB) can hold densely. Each table
+// is capped on its own (MaxMatrixEntries), but a small compact table
+// expands to m entries per row, so without a bound on the whole document a
+// file of many of them could cost far more memory than its size.
+const maxDocumentEntries = 1 << 27
 
 type structInfo struct {
 	fields map[string]reflect.Type
@@ -171,11 +184,13 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for i := 0; c.dec.More(); i++ {
-			if err := c.next(elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+		n := 0
+		for ; c.dec.More(); n++ {
+			if err := c.next(elem, fmt.Sprintf("%s[%d]", path, n)); err != nil {
 				return err
 			}
 		}
+		c.closed = n
 		return c.end()
 	}
 	var (
@@ -195,6 +210,7 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 		elem = t.Elem()
 	}
 	seen := map[string]string{} // fold(key) → key
+	var labels, rows int64 = -1, -1
 	for c.dec.More() {
 		tok, err := c.dec.Token()
 		if err == io.EOF {
@@ -223,8 +239,28 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 				return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), in(path), strings.Join(names, ", "))
 			}
 		}
-		if err := c.next(ft, join(path, key)); err != nil {
+		tok, err = c.dec.Token()
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return &Error{msg: message(err)}
+		}
+		if n, ok := tok.(json.Number); ok && key == "labels" {
+			if v, err := n.Int64(); err == nil && v > 0 {
+				labels = v
+			}
+		}
+		if err := c.value(tok, ft, join(path, key)); err != nil {
 			return err
+		}
+		if d, ok := tok.(json.Delim); ok && d == '[' && key == "rows" {
+			rows = int64(c.closed)
+		}
+	}
+	if labels > 0 && rows > 0 {
+		if c.entries += min(labels, maxDocumentEntries) * min(rows, maxDocumentEntries); c.entries > maxDocumentEntries {
+			return errorf("%s: compact tables of more than %d entries in all (each {\"labels\", \"rows\"} is labels × rows entries once read): larger than any file mmds reads could hold densely", where(path), maxDocumentEntries)
 		}
 	}
 	return c.end()

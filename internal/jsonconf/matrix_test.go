@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -255,4 +256,39 @@ func FuzzMatrixJSON(f *testing.F) {
 			t.Fatalf("read back %v, want %v", back.Prob, v.Prob)
 		}
 	})
+}
+
+// Many small compact tables, each within its own caps, must not add up to
+// more memory than any file mmds reads could hold densely: a 250 KB
+// document of five 4096-label tables of 8192 one-entry rows (2^25 entries,
+// 256 MiB, each) is refused before any of them is allocated.
+func TestMatrixDocumentBudget(t *testing.T) {
+	var b strings.Builder
+	row := strings.Repeat("[0,1],", 8191) + "[0,1]"
+	b.WriteString(`{"ks": [`)
+	for i := range 5 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"labels": 4096, "rows": [` + row + `]}`)
+	}
+	b.WriteString(`]}`)
+	var v struct {
+		Ks []Matrix `json:"ks"`
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := Unmarshal([]byte(b.String()), &v)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "entries in all") {
+		t.Fatalf("%v, want the document's budget refused", err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+		t.Errorf("allocated %d MiB before refusing", grown>>20)
+	}
+	// Four of them fit the budget exactly.
+	four := strings.Replace(b.String(), `,{"labels": 4096, "rows": [`+row+`]}]}`, `]}`, 1)
+	if err := check([]byte(four), reflect.TypeOf(&v).Elem()); err != nil {
+		t.Errorf("four tables at the cap: %v", err)
+	}
 }
