@@ -180,19 +180,32 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	defer func() { c.depth-- }()
 	t = shape(t)
 	if d == '[' {
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		n := 0
-		for ; c.dec.More(); n++ {
-			if err := c.next(elem, fmt.Sprintf("%s[%d]", path, n)); err != nil {
-				return err
-			}
-		}
-		c.closed = n
-		return c.end()
+		return c.array(t, path)
 	}
+	return c.object(t, path)
+}
+
+// array checks the elements of an array to be decoded into t (a slice or
+// an array, or nil) and records their number in c.closed.
+func (c *checker) array(t reflect.Type, path string) error {
+	var elem reflect.Type
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		elem = t.Elem()
+	}
+	n := 0
+	for ; c.dec.More(); n++ {
+		if err := c.next(elem, fmt.Sprintf("%s[%d]", path, n)); err != nil {
+			return err
+		}
+	}
+	c.closed = n
+	return c.end()
+}
+
+// object checks the members of an object to be decoded into t (a struct,
+// a map, or nil): every key once, in one case, a field of the struct; and
+// counts a compact table's entries (maxDocumentEntries).
+func (c *checker) object(t reflect.Type, path string) error {
 	var (
 		fields map[string]reflect.Type
 		names  []string
@@ -212,39 +225,20 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	seen := map[string]string{} // fold(key) → key
 	var labels, rows int64 = -1, -1
 	for c.dec.More() {
-		tok, err := c.dec.Token()
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+		key, err := c.key(seen, path)
 		if err != nil {
-			return &Error{msg: message(err)}
+			return err
 		}
-		key := tok.(string) // the decoder allows only strings here
-		if prev, ok := seen[fold(key)]; ok {
-			if prev == key {
-				return errorf("key %s appears twice in %s", safefile.Excerpt(key), object(path))
-			}
-			return errorf("keys %s and %s in %s differ only in case: one file, one meaning", safefile.Excerpt(prev), safefile.Excerpt(key), object(path))
-		}
-		seen[fold(key)] = key
 		ft := elem
 		if isStruct {
 			var ok bool
 			if ft, ok = fields[key]; !ok {
-				for _, n := range names {
-					if strings.EqualFold(n, key) {
-						return errorf("key %s%s differs from the field %q only in case: write %q", safefile.Excerpt(key), in(path), n, n)
-					}
-				}
-				return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), in(path), strings.Join(names, ", "))
+				return unknownField(key, names, path)
 			}
 		}
-		tok, err = c.dec.Token()
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+		tok, err := c.token()
 		if err != nil {
-			return &Error{msg: message(err)}
+			return err
 		}
 		if n, ok := tok.(json.Number); ok && key == "labels" {
 			if v, err := n.Int64(); err == nil && v > 0 {
@@ -264,6 +258,46 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 		}
 	}
 	return c.end()
+}
+
+// token reads the next token within a value.
+func (c *checker) token() (json.Token, error) {
+	tok, err := c.dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, &Error{msg: message(err)}
+	}
+	return tok, nil
+}
+
+// key reads an object's next key and refuses one it has already had, in
+// any case.
+func (c *checker) key(seen map[string]string, path string) (string, error) {
+	tok, err := c.token()
+	if err != nil {
+		return "", err
+	}
+	key := tok.(string) // the decoder allows only strings here
+	if prev, ok := seen[fold(key)]; ok {
+		if prev == key {
+			return "", errorf("key %s appears twice in %s", safefile.Excerpt(key), object(path))
+		}
+		return "", errorf("keys %s and %s in %s differ only in case: one file, one meaning", safefile.Excerpt(prev), safefile.Excerpt(key), object(path))
+	}
+	seen[fold(key)] = key
+	return key, nil
+}
+
+// unknownField is the error for a key that names no field of a struct.
+func unknownField(key string, names []string, path string) error {
+	for _, n := range names {
+		if strings.EqualFold(n, key) {
+			return errorf("key %s%s differs from the field %q only in case: write %q", safefile.Excerpt(key), in(path), n, n)
+		}
+	}
+	return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), in(path), strings.Join(names, ", "))
 }
 
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
