@@ -117,6 +117,25 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 	if !m.Categorical() {
 		return nil, 0, m.errorf("ProbsBound of a network with one output (use EvalBound)")
 	}
+	return m.probsBound(x, r, m.Precision, true, p)
+}
+
+// probsBound is ProbsBound for a runtime in precision p, with the folds or
+// not.
+func (m *Network) probsBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, error) {
+	z, d, err := m.outputBound(x, r, p, folded, dst)
+	if err != nil {
+		return nil, 0, err
+	}
+	SoftmaxInPlace(z)
+	return z, (2*d + softmaxRounding(p, len(z))) * (1 + 0x1p-40), nil
+}
+
+// outputBound appends the output units at (x, r) (a softmax layer's
+// logits) to dst[:0] and returns them with the largest of their error
+// bounds for a runtime in precision p (evalBound); networks up to 64 units
+// wide use stack scratch.
+func (m *Network) outputBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, error) {
 	w := m.Width()
 	var s [4][64]float64
 	a, e, na, ne := s[0][:0], s[1][:0], s[2][:0], s[3][:0]
@@ -125,7 +144,7 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 	} else {
 		a, e, na, ne = make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
 	}
-	z, dz, err := m.evalBound(x, r, m.Precision, true, a, e, na, ne)
+	out, dz, err := m.evalBound(x, r, p, folded, a, e, na, ne)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -133,9 +152,7 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 	for _, v := range dz {
 		d = max(d, v)
 	}
-	p = append(p[:0], z...)
-	SoftmaxInPlace(p)
-	return p, (2*d + softmaxRounding(m.Precision, len(p))) * (1 + 0x1p-40), nil
+	return append(dst[:0], out...), d, nil
 }
 
 // softmaxRounding is ProbsBound's own-rounding part for m labels in
@@ -161,19 +178,12 @@ func (m *Network) bound(x, r float64, p Precision, folded bool) (k, delta float6
 	if m.Categorical() {
 		return 0, 0, m.errorf("EvalBound of a categorical network (use ProbsBound)")
 	}
-	w := m.Width()
-	var s [4][64]float64
-	a, e, na, ne := s[0][:0], s[1][:0], s[2][:0], s[3][:0]
-	if w <= 64 {
-		a, e, na, ne = s[0][:w], s[1][:w], s[2][:w], s[3][:w]
-	} else {
-		a, e, na, ne = make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
-	}
-	out, d, err := m.evalBound(x, r, p, folded, a, e, na, ne)
+	var o [1]float64
+	out, d, err := m.outputBound(x, r, p, folded, o[:0])
 	if err != nil {
 		return 0, 0, err
 	}
-	return out[0], d[0], nil
+	return out[0], d, nil
 }
 
 // evalBound is bound with scratch a, e, na, ne of length Width(): it

@@ -197,19 +197,8 @@ func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
 // exact law of m's weights (ProbsBound for a float64 runtime that sums as
 // mmds does, folds ignored).
 func (m *Network) probsError(x, r float64, p []float64) (float64, error) {
-	w := m.Width()
-	a, e, na, ne := make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
-	z, dz, err := m.evalBound(x, r, Float64, false, a, e, na, ne)
-	if err != nil {
-		return 0, err
-	}
-	var d float64
-	for _, v := range dz {
-		d = max(d, v)
-	}
-	copy(p, z)
-	SoftmaxInPlace(p)
-	return (2*d + softmaxRounding(Float64, len(p))) * (1 + 0x1p-40), nil
+	_, d, err := m.probsBound(x, r, Float64, false, p)
+	return d, err
 }
 
 // round records the ℓ1 forward error bound at r in the row's Rounding.
