@@ -257,7 +257,7 @@ func logGrid(a, b float64, n int) []float64 {
 func (m *Model) buildEnvelope() *Envelope {
 	cands := m.candidates()
 	pts := make([]Achievable, len(cands))
-	parallel(len(cands), nil, func(i int) {
+	parallel(len(cands), 0, nil, func(i int) {
 		pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
 	})
 	e := &Envelope{m: m, vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}

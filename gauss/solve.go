@@ -42,6 +42,9 @@ type SolveOptions struct {
 	// Kernels, when set, runs the kernel search at every threshold solved
 	// under the same bounds.
 	Kernels *KernelSearch
+	// Workers is the number of kernel searches run at once (0:
+	// GOMAXPROCS); the solution does not depend on it.
+	Workers int
 	// Progress, when set, is called with the stage and the units done so
 	// far: one a threshold in StagePoints, then one a threshold searched
 	// in StageKernels (so at most 2·len(ds)); it may be called from
@@ -96,7 +99,7 @@ func (m *Model) Solve(ctx context.Context, ds []float64, o SolveOptions) (*Solut
 		return s, nil
 	}
 	solved := len(s.Points)
-	if err := m.searchKernels(ctx, s, *o.Kernels, b, func(done int) { o.progress(StageKernels, solved+done) }); err != nil {
+	if err := m.searchKernels(ctx, s, *o.Kernels, b, o.Workers, func(done int) { o.progress(StageKernels, solved+done) }); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -141,7 +144,7 @@ func (m *Model) solvePoint(s *Solution, mc *MonteCarloOptions, i int, d float64)
 // parallel (each threshold is independent, so the result does not depend
 // on scheduling). A search starts only within b; the thresholds after the
 // first that cannot start are cut from s (not reached).
-func (m *Model) searchKernels(ctx context.Context, s *Solution, ks KernelSearch, b sweep.Budget, report func(done int)) error {
+func (m *Model) searchKernels(ctx context.Context, s *Solution, ks KernelSearch, b sweep.Budget, workers int, report func(done int)) error {
 	n := len(s.Brackets)
 	errs := make([]error, n)
 	better := make([]bool, n)
@@ -155,7 +158,7 @@ func (m *Model) searchKernels(ctx context.Context, s *Solution, ks KernelSearch,
 		}
 		return true
 	}
-	started := parallel(n, more, func(i int) {
+	started := parallel(n, workers, more, func(i int) {
 		better[i], errs[i] = m.ImproveBracket(ctx, &s.Brackets[i], ks)
 		mu.Lock()
 		done++
@@ -201,15 +204,19 @@ func (s *Solution) cut(k int) {
 	}
 }
 
-// parallel calls work(i) for i = 0, 1, …, n−1 on GOMAXPROCS goroutines.
+// parallel calls work(i) for i = 0, 1, …, n−1 on workers goroutines (0:
+// GOMAXPROCS).
 // Indices are handed out in order while more(i) holds (more nil: always);
 // parallel returns how many were handed out, after every work call has
 // returned. Each call should write only its own slot, so that results do
 // not depend on scheduling.
-func parallel(n int, more func(i int) bool, work func(i int)) int {
+func parallel(n, workers int, more func(i int) bool, work func(i int)) int {
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range workers {
 		wg.Go(func() {
 			for i := range next {
 				work(i)

@@ -61,7 +61,7 @@ func TestSolve(t *testing.T) {
 func TestParallelHandsOutAPrefix(t *testing.T) {
 	const n = 50
 	hit := make([]bool, n)
-	got := parallel(n, func(i int) bool { return i < 17 }, func(i int) { hit[i] = true })
+	got := parallel(n, 3, func(i int) bool { return i < 17 }, func(i int) { hit[i] = true })
 	if got != 17 {
 		t.Fatalf("started %d, want 17", got)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +30,7 @@ type gaussOpts struct {
 	kernels                    bool // --kernels: the slow stochastic-kernel search
 	seed                       uint64
 	samples                    int
+	workers                    int // --workers: kernel searches at once
 	limits                     limitFlags
 }
 
@@ -77,6 +77,7 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
 	f.BoolVar(&o.kernels, "kernels", false, "also search optimized stochastic kernels at every threshold (slow: about 10 s each)")
+	workersFlag(f, &o.workers, "kernel searches (--kernels)")
 	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
 	o.limits.register(f, 0)
 	return cmd
@@ -99,6 +100,12 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	}
 	if err := checkMCFlags(cmd, o); err != nil {
 		return err
+	}
+	if err := checkWorkers(o.workers); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("workers") && !o.kernels {
+		return badInput("--workers applies to --kernels only (the other stages take milliseconds)")
 	}
 	if err := checkPlotPath(o.plot); err != nil {
 		return err
@@ -177,7 +184,7 @@ func gaussThresholds(cmd *cobra.Command, o gaussOpts, m *gauss.Model) ([]float64
 // (gauss.Model.Solve), with a progress bar that counts thresholds once per
 // stage.
 func computeGauss(cmd *cobra.Command, m *gauss.Model, ds []float64, o gaussOpts) (*gaussRun, error) {
-	so := gauss.SolveOptions{MaxPoints: o.limits.maxPoints, TimeLimit: o.limits.timeLimit}
+	so := gauss.SolveOptions{MaxPoints: o.limits.maxPoints, TimeLimit: o.limits.timeLimit, Workers: o.workers}
 	if o.monteCarlo {
 		so.MonteCarlo = &gauss.MonteCarloOptions{Seed: o.seed, Samples: o.samples}
 	}
@@ -215,8 +222,8 @@ func gaussBar(cmd *cobra.Command, o gaussOpts, n int) *progress.Bar {
 	}
 	units := n
 	if o.kernels {
-		// about 10 s a threshold on each core (gauss.DefaultKernelSearch)
-		units, per = 2*n, per+10*time.Second/time.Duration(runtime.GOMAXPROCS(0))
+		// about 10 s a threshold on each worker (gauss.DefaultKernelSearch)
+		units, per = 2*n, per+10*time.Second/time.Duration(max(o.workers, 1))
 	}
 	return newBar(cmd, o.limits.quiet, "steps", units, per*time.Duration(n)/time.Duration(max(units, 1)))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -36,6 +37,20 @@ func (l *limitFlags) register(f *pflag.FlagSet, defLimit time.Duration) {
 	what := "time budget of the whole sweep: thresholds not started within it are reported as not reached (0: none)"
 	f.DurationVar(&l.timeLimit, "time-limit", defLimit, what)
 	f.BoolVar(&l.quiet, "quiet", false, quietUsage)
+}
+
+// workersFlag registers --workers, what runs at once (default: every core);
+// results never depend on it.
+func workersFlag(f *pflag.FlagSet, p *int, what string) {
+	f.IntVar(p, "workers", runtime.GOMAXPROCS(0), what+" at once, in [1, 1024] (default: the cores; results do not depend on it)")
+}
+
+// checkWorkers refuses a --workers outside [1, 1024] before any work.
+func checkWorkers(n int) error {
+	if n < 1 || n > 1024 {
+		return badInput("--workers %d: must be in [1, 1024]", n)
+	}
+	return nil
 }
 
 // quietUsage is --quiet's help on every command.

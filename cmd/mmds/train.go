@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -137,7 +136,7 @@ func (o *trainOpts) register(f *pflag.FlagSet, h runFlagHelp) {
 	f.IntVar(&o.accept, "accept", 0, h.accept)
 	f.Float64Var(&o.tau, "tau", 0, h.tau)
 	f.IntVar(&o.maxAttempts, "max-attempts", 0, h.maxAttempts)
-	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "trials trained in parallel (results do not depend on it)")
+	workersFlag(f, &o.workers, "trials trained")
 	f.Uint64Var(&o.seed, "seed", 1, h.seed)
 	f.StringVar(&o.out, "out", "", h.out)
 	f.StringVar(&o.format, "format", "table", "summary format on standard output: table, csv or json")
@@ -361,10 +360,7 @@ func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
 	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
 		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
 	}
-	if o.workers < 1 || o.workers > 1024 {
-		return badInput("--workers %d: must be in [1, 1024]", o.workers)
-	}
-	return nil
+	return checkWorkers(o.workers)
 }
 
 // trainBar reports training on the shared progress report: on a terminal

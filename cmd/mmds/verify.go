@@ -28,6 +28,7 @@ type verifyOpts struct {
 	tol                verify.Tolerances
 	certificate, check string
 	data               string
+	workers            int
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -82,6 +83,7 @@ certified soundly and none fails.`,
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
+	workersFlag(f, &o.workers, "thresholds certified")
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
@@ -152,6 +154,9 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 	if err := o.tol.Validate(); err != nil {
 		return format, nil, toleranceFlagError(err)
 	}
+	if err := checkWorkers(o.workers); err != nil {
+		return format, nil, err
+	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check), report.In("--data", o.data),
 		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
@@ -169,7 +174,7 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
 	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Progress: bar.Set})
+		Model: model.Options{}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}
