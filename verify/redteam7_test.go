@@ -3,15 +3,19 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
@@ -98,4 +102,37 @@ func writeDataRunAs(t *testing.T, raw []byte, k model.Kind, m learn.TrainMethod)
 	res.Points = []learn.DResult{p}
 	verifytest.WriteResults(t, dir, res)
 	return dir
+}
+
+// Attack: the verdict of a file that cannot be certified drops the file's
+// name so that --check, which reads the file by another name, reproduces
+// it; it dropped every " NAME:" in the reason. A file named after the
+// reason ("gauss: the kernel's quadrature cannot resolve an observer")
+// erased the reason from its own verdict, and on the kernel's message the
+// sentinel itself was doubled ("cannot certify: cannot certify:: …"). The
+// name is dropped once, where the model placed it, and the reason stays.
+func TestCannotCertifyVerdictDropsNameOnce(t *testing.T) {
+	reason := "the kernel's quadrature cannot resolve an observer"
+	for _, c := range []struct {
+		name, file string
+		err        error
+		want       string
+	}{
+		{"kernel", "k.json", fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "k.json", gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"kernel named after its reason", "gauss: " + reason, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "gauss: "+reason, gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"kernel named after the sentinel", "certify", fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "certify", gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"network", "n.onnx", fmt.Errorf("%w: float32 network %s: E_R[k(0, R)]: the bound", network.ErrPrecision, "n.onnx"),
+			"cannot certify: rounding error bound above tolerance: float32 network: E_R[k(0, R)]: the bound"},
+		{"network named after its reason", "E_R[k(0, R)]", fmt.Errorf("%w: float32 network %s: E_R[k(0, R)]: the bound", network.ErrPrecision, "E_R[k(0, R)]"),
+			"cannot certify: rounding error bound above tolerance: float32 network: E_R[k(0, R)]: the bound"},
+	} {
+		var p Point
+		cannotCertify(&p, c.err, c.file)
+		if p.Verdict != c.want || p.Status != StatusCannotCertify || p.Pass {
+			t.Errorf("%s: %q (%v, pass %v), want %q", c.name, p.Verdict, p.Status, p.Pass, c.want)
+		}
+	}
 }
