@@ -191,7 +191,7 @@ func (m *Network) checkFace(f Face) error {
 	check := func(x, r float64) error {
 		k, delta, err := m.evalError(x, r)
 		if err != nil {
-			return fmt.Errorf("%w: network %s at (x, r) = (%g, %g): %v", ErrTooComplex, m.Name, x, r, err)
+			return fmt.Errorf("%w: network %s: at (x, r) = (%g, %g): %v", ErrTooComplex, m.Name, x, r, err)
 		}
 		a := f.C0 + f.Cx*x + f.Cr*r
 		terms := math.Abs(f.C0) + math.Abs(f.Cx*x) + math.Abs(f.Cr*r)

@@ -138,6 +138,9 @@ func (run *DataRun) check() error {
 	case c.Method == learn.MethodLabels && !run.Data.Symbolic():
 		return fmt.Errorf("the labels method needs discrete data, but the spec has continuous columns")
 	}
+	if err := run.checkPlan(); err != nil {
+		return err
+	}
 	for i := range run.Results.Points {
 		p := &run.Results.Points[i]
 		if !p.Finalized {
@@ -156,6 +159,28 @@ func (run *DataRun) check() error {
 		if len(p.Networks) != 2+k {
 			return fmt.Errorf("%s: %d networks, want %d (privatizer, reconstructor, %d adversaries)", where, len(p.Networks), 2+k, k)
 		}
+	}
+	return nil
+}
+
+// checkPlan refuses a run whose model is not the one mmds train data
+// trains its data on with its method (data.Prepared.ChoosePlan): how
+// verify computes the held-out losses follows the model, and on a binary X
+// they are the errors results.json records, so a run on an X of more
+// values relabelled "binary" would have its recorded numbers reported in
+// place of the losses of the channel its network releases.
+func (run *DataRun) checkPlan() error {
+	c := &run.Results.Config
+	plan, err := run.Data.ChoosePlan(&c.Method)
+	if err != nil {
+		return fmt.Errorf("the %v method cannot train these data: %w", c.Method, err)
+	}
+	if plan.Model != c.Model {
+		x := "a continuous X"
+		if n := len(run.Data.XValues); n > 0 {
+			x = fmt.Sprintf("an X of %d values", n)
+		}
+		return fmt.Errorf("\"model\" = %v with the %v method, but the data train %v (%s)", c.Model, c.Method, plan.Model, x)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -104,7 +103,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
 			// The point names its file; the verdict does not, so that a
 			// certificate checked from another folder reproduces it.
-			cannotCertify(&p, errors.New(strings.ReplaceAll(err.Error(), " "+x.File.Name()+":", ":")))
+			cannotCertify(&p, err, x.File.Name())
 			rep.Points = append(rep.Points, p)
 			if o.Progress != nil {
 				o.Progress(len(rep.Points))

@@ -170,7 +170,7 @@ func Verdict(a Assessment) (bool, string) {
 		why = append(why, fmt.Sprintf("distortion %.4g outside [%.4g, %.4g]", a.Recon, a.BandLo, a.BandHi))
 	}
 	gap := a.Optimum - a.MinAdv
-	if gap > a.AdvTol {
+	if !(gap <= a.AdvTol) { // a NaN gap or tolerance fails: no number, no pass
 		why = append(why, fmt.Sprintf("gap %.4g > %.4g", gap, a.AdvTol))
 	}
 	if !(a.Change <= a.QuadTol) {

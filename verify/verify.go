@@ -218,7 +218,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	p.Learned = learned(dp, run.Results.Config.Protocol)
 	c, err := run.certifyPrivatizer(ctx, dp, o)
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
-		cannotCertify(&p, err)
+		cannotCertify(&p, err, "")
 		return p, nil
 	}
 	if err != nil {
@@ -329,12 +329,32 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 }
 
 // cannotCertify marks p as a point whose certificate cannot be made sound,
-// with the reason: neither pass nor fail.
-func cannotCertify(p *Point, err error) {
+// with the reason: neither pass nor fail. name is the privatizer file's
+// name in err ("" for none), which the verdict drops (withoutName).
+func cannotCertify(p *Point, err error, name string) {
 	p.Status, p.Pass = StatusCannotCertify, false
 	msg := strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
 	msg = strings.TrimPrefix(msg, network.ErrPrecision.Error()+": ")
-	p.Verdict = VerdictCannotCertify + ": " + strings.TrimPrefix(msg, network.ErrTooComplex.Error()+": ")
+	msg = strings.TrimPrefix(msg, network.ErrTooComplex.Error()+": ")
+	p.Verdict = VerdictCannotCertify + ": " + withoutName(msg, name)
+}
+
+// withoutName drops a file's name from a reason once, where the model put
+// it — first ("NAME: reason") or after a word ("network NAME: reason") —
+// so that a verdict reads the same whatever the file is called (--check
+// reads it by another name) and a name cannot erase words of the reason
+// that happen to spell it.
+func withoutName(msg, name string) string {
+	switch {
+	case name == "":
+		return msg
+	case strings.HasPrefix(msg, name+": "):
+		return msg[len(name)+2:]
+	}
+	if i := strings.Index(msg, " "+name+":"); i >= 0 {
+		return msg[:i] + msg[i+1+len(name):]
+	}
+	return msg
 }
 
 // learned copies a point's trained losses and checks the one the protocol

@@ -50,7 +50,8 @@ distinct values, else continuous (--discrete, --continuous override). A
 continuous X trains with MSE losses and Algorithm 1; a discrete X whose
 observers' side columns are all discrete trains with 0-1 losses and the
 labels method against exact Bayes observers of the training split's
-empirical law (--method alg1 for a binary X); a binary X with continuous
+empirical law (--method alg1: Algorithm 1, binary networks on a binary X,
+a categorical release of |X| labels otherwise); a binary X with continuous
 side columns trains with Algorithm 1's binary networks.
 
 The results directory binds the data: DIR/model.json is {"data": …} with
@@ -141,8 +142,11 @@ func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
 		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
 	}
-	if c.Model.BinaryRelease() {
+	switch {
+	case c.Model.BinaryRelease():
 		return "Algorithm 1, binary X, soft 0-1 losses"
+	case c.Model.CategoricalRelease():
+		return "Algorithm 1, categorical release, soft 0-1 losses"
 	}
 	return "Algorithm 1, MSE losses"
 }

@@ -37,8 +37,9 @@ const (
 // [0, m), listed at most once per row and in increasing order, with a finite
 // probability > 0; every row lists at least one; m and the table's size
 // within MaxMatrixLabels, MaxMatrixRows and MaxMatrixEntries before the
-// table is allocated); whether rows sum to 1 is the kernel's check
-// (gauss.Kernel.Validate), as for the dense form.
+// table is allocated). In either form a null where a number belongs is
+// refused (encoding/json would read it as 0); whether rows sum to 1 is the
+// kernel's check (gauss.Kernel.Validate), as for the dense form.
 type Matrix [][]float64
 
 // compact is the compact form's layout. A row's labels are read as
@@ -98,10 +99,14 @@ func (t Matrix) compact() (compact, bool) {
 }
 
 // UnmarshalJSON reads either form: the compact one when b is an object,
-// else the dense one (null reads as a nil table). Errors name "prob", the
-// row and the entry.
+// else the dense one (null reads as a nil table; a null inside either form
+// is refused, refuseNull). Errors name "prob", the row and the entry.
 func (t *Matrix) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+	if b = bytes.TrimSpace(b); bytes.Equal(b, null) {
+		*t = nil
+		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
 		// The dense form decodes as it always has, with encoding/json's
 		// messages (the enclosing decoder adds the field's name); its
 		// keys were checked with the enclosing document.
@@ -109,11 +114,17 @@ func (t *Matrix) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &dense); err != nil {
 			return err
 		}
+		if err := refuseNull(b); err != nil {
+			return err
+		}
 		*t = dense
 		return nil
 	}
 	var c compact
 	if err := Unmarshal(b, &c); err != nil {
+		return err
+	}
+	if err := refuseNull(b); err != nil {
 		return err
 	}
 	dense, err := c.table()
@@ -129,7 +140,7 @@ func (c compact) table() (Matrix, error) {
 	n, m := len(c.Rows), c.Labels
 	switch {
 	case c.Rows == nil:
-		return nil, errorf(`"prob": "rows" is missing: want one list of (label, probability) pairs per cell`)
+		return nil, errorf(`"prob": "rows" is missing or null: want one list of (label, probability) pairs per cell`)
 	case m < 1 || m > MaxMatrixLabels:
 		return nil, errorf(`"prob": "labels" = %d: want 1 to %d`, m, MaxMatrixLabels)
 	case n > MaxMatrixRows:
@@ -177,4 +188,73 @@ func checkRow(j int, r []float64, m int) error {
 		prev = l
 	}
 	return nil
+}
+
+// null is the JSON literal encoding/json reads into a float64 as "leave it
+// as it is".
+var null = []byte("null")
+
+// refuseNull reports a null inside the table b, which has decoded in one
+// of its forms (so outside strings, which neither form has, every "null"
+// in b is the literal): encoding/json reads it as 0, a dense entry 0 or a
+// compact label 0, where other readers see None or NaN or refuse it, so
+// that one file would mean two tables. "rows": null is left to c.table,
+// which refuses it as missing. The scan is on tokens, so that finding the
+// null costs no more memory than the table did.
+func refuseNull(b []byte) error {
+	if !bytes.Contains(b, null) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var (
+		key  string // the compact form's last key
+		path []int  // the index within every open array
+	)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // cannot happen: b decoded
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '[':
+				path = append(path, 0)
+			case ']':
+				path = path[:len(path)-1]
+				if len(path) > 0 {
+					path[len(path)-1]++
+				}
+			}
+			continue
+		case string:
+			if len(path) == 0 {
+				key = v // a key of the compact form's object
+				continue
+			}
+		case nil:
+			if key == "rows" && len(path) == 0 {
+				return nil // "rows": null, which table refuses as missing
+			}
+			return nullError(key, path)
+		}
+		if len(path) > 0 {
+			path[len(path)-1]++
+		}
+	}
+}
+
+// nullError names where refuseNull found a null: path holds the indices
+// of the open arrays, key the compact form's field.
+func nullError(key string, path []int) error {
+	where := `"prob"`
+	switch {
+	case key == "labels" && len(path) == 0:
+		return errorf(`%s: "labels" is null: want 1 to %d`, where, MaxMatrixLabels)
+	case len(path) == 1:
+		return errorf(`%s: row %d is null: want a list of numbers`, where, path[0])
+	case len(path) >= 2:
+		return errorf(`%s: row %d, entry %d is null: want a number (write a zero entry as 0)`, where, path[0], path[1])
+	}
+	return errorf(`%s: null inside the table: want numbers`, where)
 }
