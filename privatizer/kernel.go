@@ -120,6 +120,30 @@ func (f File) Name() string {
 	return ""
 }
 
+// Numbers is how many float64s f's privatizer holds in memory: a network's
+// weights and biases, a channel's entries, a kernel's edges and table.
+func (f File) Numbers() int64 {
+	var n int64
+	rows := func(m [][]float64) {
+		for _, r := range m {
+			n += int64(len(r))
+		}
+	}
+	switch {
+	case f.Network != nil:
+		for _, l := range f.Network.Layers {
+			rows(l.W)
+			n += int64(len(l.B))
+		}
+	case f.Channel != nil:
+		rows(f.Channel.P)
+	case f.Kernel != nil:
+		rows(f.Kernel.Prob)
+		n += int64(len(f.Kernel.Edges))
+	}
+	return n
+}
+
 // WriteJSON writes f's privatizer in its JSON form: a network in the JSON
 // layout, a channel file or a kernel file.
 func (f File) WriteJSON(w io.Writer) error {

@@ -114,10 +114,23 @@ type pointsError struct{ err error }
 func (e pointsError) Error() string   { return e.err.Error() }
 func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
 
+// MaxInputNumbers bounds the float64s the privatizers of one certify run
+// hold in memory together (1 GiB): each file is capped on its own, but a
+// list may name one large file ten thousand times, and every input is read
+// before any work.
+const MaxInputNumbers = 1 << 27
+
 // ReadInputs reads every entry's file once (ReadInputNamed), before any
-// work; D must be finite and ≥ 0.
+// work; D must be finite and ≥ 0, and the privatizers together hold at most
+// MaxInputNumbers numbers.
 func ReadInputs(ctx context.Context, es []Entry) ([]Input, error) {
+	return readInputs(ctx, es, MaxInputNumbers)
+}
+
+// readInputs is ReadInputs with at most maxNumbers numbers in all.
+func readInputs(ctx context.Context, es []Entry, maxNumbers int64) ([]Input, error) {
 	var out []Input
+	var total int64
 	for _, e := range es {
 		if math.IsNaN(e.D) || math.IsInf(e.D, 0) || e.D < 0 {
 			return nil, pointsError{fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
@@ -125,6 +138,9 @@ func ReadInputs(ctx context.Context, es []Entry) ([]Input, error) {
 		in, err := ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
 		if err != nil {
 			return nil, err
+		}
+		if total += in.File.Numbers(); total > maxNumbers {
+			return nil, pointsError{fmt.Errorf("the privatizers up to %s hold more than %d numbers in all (%d MiB as float64): certify the list in parts", e.Name, maxNumbers, maxNumbers*8>>20)}
 		}
 		out = append(out, in)
 	}

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,22 @@ func TestReferenceText(t *testing.T) {
 	}
 	if err := (Tolerances{TestSize: 1}).Validate(); err == nil {
 		t.Error("Validate accepted tolerances without a reference")
+	}
+}
+
+// A list naming one file many times holds every copy in memory before any
+// work: past the budget it is refused, naming the entry that crossed it.
+func TestReadInputsBudget(t *testing.T) {
+	path := filepath.Join("..", "examples", "certify", "channel-pass.json")
+	es := make([]Entry, 10)
+	for i := range es {
+		es[i] = Entry{D: 0.15, Privatizer: path, Name: fmt.Sprintf("entry %d", i+1)}
+	}
+	if _, err := readInputs(t.Context(), es, 40); err != nil {
+		t.Fatalf("10 channels of 4 numbers within 40: %v", err)
+	}
+	_, err := readInputs(t.Context(), es, 39)
+	if !errors.Is(err, ErrPoints) || !strings.Contains(err.Error(), "entry 10") {
+		t.Errorf("past the budget: %v, want ErrPoints naming entry 10", err)
 	}
 }
