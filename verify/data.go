@@ -332,9 +332,10 @@ func CertifyData(ctx context.Context, run *DataRun, o model.Options) (*DataRepor
 //   - Algorithm 1 on a continuous X: the trained networks' squared errors
 //     on the test rows, recomputed from the data file, SE = their sample
 //     standard deviation/√n;
-//   - Algorithm 1 on a binary X: the trained estimators' hard 0-1 test
-//     errors results.json records (the soft ones when it has none), SE
-//     √(l(1 − l)/n);
+//   - Algorithm 1 on a binary X: the hard 0-1 test errors of the trained
+//     estimators (their output thresholded at 1/2), recomputed from the
+//     networks and the data file with the expectation over F ~
+//     Bernoulli(k(x, r)), r as for a continuous X, SE √(l(1 − l)/n);
 //   - Algorithm 1 on a finite X of more values: the channel its
 //     categorical network releases (privatizer.CategoricalChannel, within
 //     about 1e-8), whose exact Bayes losses under the test split's
@@ -349,8 +350,7 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 		}
 		return h
 	}
-	switch {
-	case c.Method == learn.MethodLabels || c.Model.CategoricalRelease():
+	if c.Method == learn.MethodLabels || c.Model.CategoricalRelease() {
 		ch, err := pointChannel(p, len(run.Data.XValues))
 		if err != nil {
 			return nil, err
@@ -360,14 +360,15 @@ func HeldOutData(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 		}
 		return bern(l), nil
-	case c.Model.BinaryRelease():
-		l := *p.Losses
-		if p.ReconHard != nil && len(p.AdvHard) == len(l.Adv) {
-			l = loss.New(*p.ReconHard, p.AdvHard)
-		}
-		return bern(l), nil
 	}
-	return mseHeldOut(run, p)
+	t, err := newTestRows(run, p)
+	if err != nil {
+		return nil, err
+	}
+	if c.Model.BinaryRelease() {
+		return bern(t.hardErrors()), nil
+	}
+	return t.squaredErrors(), nil
 }
 
 // pointChannel is a finalized point's channel P(F | X) on a finite X with
@@ -394,46 +395,66 @@ func bernSE(l float64, n int) float64 {
 	return math.Sqrt(l * (1 - l) / float64(n))
 }
 
-// mseHeldOut recomputes the squared errors of Algorithm 1's networks on
-// the test rows: f = k(x, r) with r the noise learn.NewData draws from
-// learn.NoiseSeed(seed), then g(f, y) and h_i(f, z_i).
-func mseHeldOut(run *DataRun, p *learn.DResult) (*HeldOut, error) {
-	c := &run.Results.Config
-	var mlps []*learn.MLP
+// testRows is what recomputing Algorithm 1's held-out losses needs: the
+// trained networks, the data and the privatizer's noise r on every row,
+// drawn as learn.NewData draws it from learn.NoiseSeed(seed).
+type testRows struct {
+	run   *DataRun
+	mlps  []*learn.MLP
+	x     []float64
+	r     []float64
+	sides [][][]float64
+}
+
+func newTestRows(run *DataRun, p *learn.DResult) (*testRows, error) {
+	t := &testRows{run: run}
 	for i := range p.Networks {
 		m, err := p.Networks[i].MLP()
 		if err != nil {
 			return nil, fmt.Errorf("%w: results.json: points[%d]: %w", ErrInput, p.DIndex, err)
 		}
-		mlps = append(mlps, m)
+		t.mlps = append(t.mlps, m)
 	}
 	ds := run.Data.Dataset(false)
-	rows := run.Spec.Rows
-	rng := rand.New(rand.NewPCG(learn.NoiseSeed(c.Seed), 0))
-	r := make([]float64, rows)
-	for k := range r {
-		r[k] = rng.NormFloat64()
+	t.x, t.sides = ds.X, append([][][]float64{ds.Y}, ds.Z...)
+	rng := rand.New(rand.NewPCG(learn.NoiseSeed(run.Results.Config.Seed), 0))
+	t.r = make([]float64, run.Spec.Rows)
+	for k := range t.r {
+		t.r[k] = rng.NormFloat64()
 	}
-	sides := append([][][]float64{ds.Y}, ds.Z...)
-	for i, cols := range sides {
-		if mlps[1+i].In != 1+len(cols) {
-			return nil, fmt.Errorf("%w: results.json: points[%d]: network %d has %d inputs, the data give it %d", ErrInput, p.DIndex, 1+i, mlps[1+i].In, 1+len(cols))
+	if len(t.mlps) != 1+len(t.sides) {
+		return nil, fmt.Errorf("%w: results.json: points[%d]: %d networks, the data give %d observers and a privatizer", ErrInput, p.DIndex, len(t.mlps), len(t.sides))
+	}
+	for i, cols := range t.sides {
+		if t.mlps[1+i].In != 1+len(cols) {
+			return nil, fmt.Errorf("%w: results.json: points[%d]: network %d has %d inputs, the data give it %d", ErrInput, p.DIndex, 1+i, t.mlps[1+i].In, 1+len(cols))
 		}
 	}
-	if mlps[0].In != 2 {
-		return nil, fmt.Errorf("%w: results.json: points[%d]: the privatizer has %d inputs, want 2 (x, r)", ErrInput, p.DIndex, mlps[0].In)
+	if t.mlps[0].In != 2 {
+		return nil, fmt.Errorf("%w: results.json: points[%d]: the privatizer has %d inputs, want 2 (x, r)", ErrInput, p.DIndex, t.mlps[0].In)
 	}
-	sum := make([]float64, len(sides))
-	sq := make([]float64, len(sides))
-	n := run.Spec.Split.Test
-	for k := run.Spec.Split.Train; k < rows; k++ {
-		f := mlps[0].Predict([]float64{ds.X[k], r[k]})
-		for i, cols := range sides {
-			in := []float64{f}
-			for _, col := range cols {
-				in = append(in, col[k])
-			}
-			e := mlps[1+i].Predict(in) - ds.X[k]
+	return t, nil
+}
+
+// observe returns observer i's estimate of X from the release f on row k.
+func (t *testRows) observe(i, k int, f float64) float64 {
+	in := []float64{f}
+	for _, col := range t.sides[i] {
+		in = append(in, col[k])
+	}
+	return t.mlps[1+i].Predict(in)
+}
+
+// squaredErrors is the held-out MSE of every observer, f = k(x, r), with
+// SE = the squared errors' sample standard deviation/√n.
+func (t *testRows) squaredErrors() *HeldOut {
+	spec := t.run.Spec
+	sum, sq := make([]float64, len(t.sides)), make([]float64, len(t.sides))
+	n := spec.Split.Test
+	for k := spec.Split.Train; k < spec.Rows; k++ {
+		f := t.mlps[0].Predict([]float64{t.x[k], t.r[k]})
+		for i := range t.sides {
+			e := t.observe(i, k, f) - t.x[k]
 			sum[i] += e * e
 			sq[i] += e * e * e * e
 		}
@@ -444,11 +465,37 @@ func mseHeldOut(run *DataRun, p *learn.DResult) (*HeldOut, error) {
 		return Estimate{m, math.Sqrt(v / float64(n))}
 	}
 	h := &HeldOut{Recon: est(0), MinAdv: math.Inf(1)}
-	for i := 1; i < len(sides); i++ {
+	for i := 1; i < len(t.sides); i++ {
 		h.Adv = append(h.Adv, est(i))
 		h.MinAdv = min(h.MinAdv, h.Adv[i-1].Mean)
 	}
-	return h, nil
+	return h
+}
+
+// hardErrors is the held-out 0-1 error of every observer's decision (its
+// estimate thresholded at 1/2, as learn records it), in expectation over
+// the release F ~ Bernoulli(k(x, r)) on each test row.
+func (t *testRows) hardErrors() loss.Losses {
+	spec := t.run.Spec
+	errs := make([]float64, len(t.sides))
+	for k := spec.Split.Train; k < spec.Rows; k++ {
+		p := min(max(t.mlps[0].Predict([]float64{t.x[k], t.r[k]}), 0), 1)
+		for i := range t.sides {
+			for f, pf := range [2]float64{1 - p, p} {
+				d := 0.0
+				if t.observe(i, k, float64(f)) > 0.5 {
+					d = 1
+				}
+				if d != t.x[k] {
+					errs[i] += pf
+				}
+			}
+		}
+	}
+	for i := range errs {
+		errs[i] /= float64(spec.Split.Test)
+	}
+	return loss.New(errs[0], errs[1:])
 }
 
 // plugIn solves the training split's empirical law at d and evaluates the

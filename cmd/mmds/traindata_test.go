@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
+	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
 // writeCSV writes a small dataset: discrete (x ∈ {0, 1, 2}, y, z through
@@ -257,5 +261,71 @@ func TestTrainDataAlg1Finite(t *testing.T) {
 	code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json")
 	if code != 0 && code != 1 || !strings.Contains(stdout, `"held_out"`) {
 		t.Fatalf("verify: exit %d: %s\n%s", code, errs, stdout)
+	}
+}
+
+// Attack: on a binary X verify reported the hard errors results.json
+// records, and an author can rewrite those and seal the file again. The
+// held-out errors are recomputed from the networks and the data: rewriting
+// the recorded ones changes nothing, and the recomputed ones agree with
+// what training recorded within their standard error (training drew F
+// once; verify takes the expectation).
+func TestTrainDataBinaryHeldOutFromNetworks(t *testing.T) {
+	tmp := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for range 600 {
+		x := 0
+		if rng.Float64() < 0.54 {
+			x = 1
+		}
+		fmt.Fprintf(&b, "%d,%.4f,%.4f\n", x, float64(x)+0.6*rng.NormFloat64(), float64(x)+rng.NormFloat64())
+	}
+	csv := filepath.Join(tmp, "b.csv")
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "run")
+	if code, _, errs := runCLI(t, "train", "data", "--csv", csv, "--private", "x", "--reconstructor", "y", "--adversary", "z",
+		"--preset", "quick", "--epochs", "4", "--out", out); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	heldOut := func() []verify.DataPoint {
+		code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json")
+		var rep verify.DataReport
+		if code != 0 && code != 1 || json.Unmarshal([]byte(stdout), &rep) != nil {
+			t.Fatalf("verify: exit %d: %s\n%s", code, errs, stdout)
+		}
+		return rep.Points
+	}
+	before := heldOut()
+	res, err := learn.ReadResults(t.Context(), rundir.Dir(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i, p := range res.Points {
+		h := before[i].HeldOut
+		if !p.Finalized || h == nil || p.ReconHard == nil {
+			continue
+		}
+		if d := math.Abs(h.Recon.Mean - *p.ReconHard); d > 4*h.Recon.SE+0.01 {
+			t.Errorf("D = %g: held-out distortion %g, recorded %g (SE %g)", p.D, h.Recon.Mean, *p.ReconHard, h.Recon.SE)
+		}
+		zero := 0.0
+		res.Points[i].ReconHard, res.Points[i].AdvHard = &zero, learn.Floats{0.5}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no finalized point")
+	}
+	verifytest.WriteResults(t, out, res)
+	after := heldOut()
+	for i := range before {
+		b, a := before[i].HeldOut, after[i].HeldOut
+		if b != nil && (a == nil || fmt.Sprint(*a) != fmt.Sprint(*b)) {
+			t.Errorf("D = %g: held-out losses followed the rewritten records: before %v, after %v", before[i].D, *b, a)
+		}
 	}
 }
