@@ -147,7 +147,7 @@ func TestValidateNonFinite(t *testing.T) {
 func posInf() float64 { return math.Inf(1) }
 
 func FuzzParseJSON(f *testing.F) {
-	for _, name := range []string{"relu2-gauss.json", "tanh-binary.json", "net-pass.json"} {
+	for _, name := range []string{"relu2-gauss.json", "tanh-binary.json", "net-pass.json", "categorical-finite.json"} {
 		data, err := os.ReadFile(filepath.Join("../privatizer/testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -164,16 +164,37 @@ func FuzzParseJSON(f *testing.F) {
 			return
 		}
 		if m.Width() <= 64 && len(m.Layers) <= 4 {
-			m.Eval(0.5, -0.25)
-			if _, err := m.Expect(t.Context(), 1, 1e-3); err != nil && !errors.Is(err, ErrInput) {
-				t.Fatal(err)
-			}
+			exercise(t, m)
 		}
 	})
 }
 
+// exercise evaluates an accepted network as a certificate would: a
+// categorical one's law and its row, another's value and expectation, at
+// an x its inputs take (0 for a one-hot x). Errors must be input errors or
+// precision and cost refusals, never a panic.
+func exercise(t *testing.T, m *Network) {
+	ok := func(err error) bool {
+		return err == nil || errors.Is(err, ErrInput) || errors.Is(err, ErrPrecision) || errors.Is(err, ErrTooComplex)
+	}
+	if m.Categorical() {
+		m.Probs(0, -0.25, nil)
+		if _, _, err := m.ProbsBound(0, -0.25, nil); !ok(err) {
+			t.Fatal(err)
+		}
+		if _, err := m.ExpectRow(t.Context(), 0, 1e-3); !ok(err) {
+			t.Fatal(err)
+		}
+		return
+	}
+	m.Eval(0, -0.25)
+	if _, err := m.Expect(t.Context(), 1, 1e-3); !ok(err) {
+		t.Fatal(err)
+	}
+}
+
 func FuzzParseONNX(f *testing.F) {
-	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx", "two-inputs.onnx", "relu2-gauss-transpose.onnx"} {
+	for _, name := range []string{"relu2-gauss.onnx", "relu2-gauss-gemm.onnx", "relu2-gauss-matmul.onnx", "relu2-binary.onnx", "leaky.onnx", "two-inputs.onnx", "relu2-gauss-transpose.onnx", "categorical-finite.onnx"} {
 		data, err := os.ReadFile(filepath.Join("../privatizer/testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -192,7 +213,7 @@ func FuzzParseONNX(f *testing.F) {
 			t.Fatalf("accepted an invalid network: %v", err)
 		}
 		if m.Width() <= 64 && len(m.Layers) <= 8 {
-			m.Eval(0.5, -0.25)
+			exercise(t, m)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -199,17 +200,29 @@ func fuzzNetwork(data []byte) *Network {
 	}
 	head := next()
 	m := &Network{Name: "fuzz", Inputs: []string{"x", "r"}, Precision: Precision(head & 1)}
-	if head&2 != 0 {
+	if head&4 != 0 { // a one-hot x over 2..5 values
+		m.Inputs = []string{"r"}
+		for k := range 2 + int(head>>4)%4 {
+			m.Inputs = append(m.Inputs, fmt.Sprintf("x=%d", k))
+		}
+		if head&2 == 0 {
+			m.Inputs = append(m.Inputs[1:], "r")
+		}
+	} else if head&2 != 0 {
 		m.Inputs = []string{"r", "x"}
 	}
 	depth := 1 + int(next()%4)
-	in := 2
+	in := len(m.Inputs)
 	for l := range depth {
 		w := 1 + int(next()%5)
+		act := Activation(next() % 4)
 		if l == depth-1 {
 			w = 1
+			if head&8 != 0 { // a categorical network: a softmax over 2..5 labels
+				w, act = 2+int(head>>6), Softmax
+			}
 		}
-		ly := Layer{W: make([][]float64, w), B: make([]float64, w), Act: Activation(next() % 4)}
+		ly := Layer{W: make([][]float64, w), B: make([]float64, w), Act: act}
 		weight := func() float64 {
 			var bits uint64
 			for range 8 {
