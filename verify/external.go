@@ -65,7 +65,8 @@ func SHA256(b []byte) string {
 }
 
 // CertifyExternal certifies privatizers trained elsewhere on m
-// (model.Model.CertifyFile), one point per input in order, under the same
+// (model.Model.CertifyFile), one point per input in order (o.Workers at
+// once; the report does not depend on it), under the same
 // tolerances and verdict as Certify (τ defaults to half the step of the
 // inputs' thresholds, as Section V; o.Model.ExpectTol is the error the
 // network expectations are computed to). The report's ModelSHA256 is m's
@@ -93,35 +94,34 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol}
-	for i, x := range in {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c, err := m.CertifyFile(ctx, x.File, o.Model)
-		p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
-		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
-			// The point names its file; the verdict does not, so that a
-			// certificate checked from another folder reproduces it.
-			cannotCertify(&p, err, x.File.Name())
-			rep.Points = append(rep.Points, p)
-			if o.Progress != nil {
-				o.Progress(len(rep.Points))
-			}
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Path, err)
-		}
-		if err := Judge(ctx, m, c, o, &p); err != nil {
-			return nil, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
-		}
-		rep.Points = append(rep.Points, p)
-		if o.Progress != nil {
-			o.Progress(len(rep.Points))
-		}
+	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in))}
+	err = eachPoint(ctx, len(in), o.Workers, o.Progress, func(i int) (err error) {
+		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	rep.count()
 	rep.Pass = rep.Pass && len(rep.Points) > 0
 	return rep, nil
+}
+
+// certifyInput certifies input x as point i.
+func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options) (Point, error) {
+	c, err := m.CertifyFile(ctx, x.File, o.Model)
+	p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
+	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
+		// The point names its file; the verdict does not, so that a
+		// certificate checked from another folder reproduces it.
+		cannotCertify(&p, err, x.File.Name())
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", x.Path, err)
+	}
+	if err := Judge(ctx, m, c, o, &p); err != nil {
+		return p, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
+	}
+	return p, nil
 }

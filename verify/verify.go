@@ -167,36 +167,52 @@ func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, worke
 	for i := range res.Points {
 		byIndex[res.Points[i].DIndex] = &res.Points[i]
 	}
-	errs := make([]error, len(pts))
+	return eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
+		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o); err != nil {
+			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
+		}
+		return nil
+	})
+}
+
+// eachPoint calls certify(i) for i = 0..n−1 on workers goroutines (0:
+// GOMAXPROCS), each writing only its own point, so that the report does not
+// depend on scheduling; progress, when set, gets the count done. It returns
+// the first error in index order, or ctx's.
+func eachPoint(ctx context.Context, n, workers int, progress func(int), certify func(i int) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for range min(workers, len(pts)) {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range jobs {
 				if err := ctx.Err(); err != nil {
 					errs[i] = err
 					continue
 				}
-				pts[i], errs[i] = run.certifyPoint(ctx, i, byIndex[i], o)
-				if o.Progress != nil {
+				errs[i] = certify(i)
+				if progress != nil {
 					mu.Lock()
 					done++
-					o.Progress(done)
+					progress(done)
 					mu.Unlock()
 				}
 			}
 		})
 	}
-	for i := range pts {
+	for i := range n {
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	for i, err := range errs {
+	for _, err := range errs {
 		if err != nil {
-			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
+			return err
 		}
 	}
 	return nil

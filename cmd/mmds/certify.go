@@ -27,6 +27,7 @@ type certifyOpts struct {
 	summary                                             bool
 	tol                                                 verify.Tolerances
 	quiet                                               bool
+	workers                                             int
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -71,6 +72,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.StringVar(&o.points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
+	workersFlag(f, &o.workers, "privatizers certified")
 	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
@@ -149,6 +151,9 @@ func (o certifyOpts) parseFlags() (report.Format, error) {
 	}
 	if err := o.tol.Validate(); err != nil {
 		return format, toleranceFlagError(err)
+	}
+	if err := checkWorkers(o.workers); err != nil {
+		return format, err
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {
 		return format, badInput("--tol-expect %v: must be in (0, 0.01]", o.expectTol)
@@ -260,7 +265,7 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
 	bar := newBar(cmd, o.quiet, "privatizers", len(inputs), 0)
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{ExpectTol: o.expectTol}, Progress: bar.Set})
+		Model: model.Options{ExpectTol: o.expectTol}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
@@ -291,6 +296,9 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 		if cmd.Flags().Changed(f) {
 			return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", f)
 		}
+	}
+	if err := checkWorkers(o.workers); err != nil {
+		return err
 	}
 	want, err := readCertificate(cmd.Context(), "--check", o.check)
 	if err != nil {

@@ -276,3 +276,19 @@ func TestSummaryColumnsAgree(t *testing.T) {
 		t.Errorf("point lines differ:\nverify  %s\ncertify %s", vl[2], cl[2])
 	}
 }
+
+// The privatizers of a list are certified --workers at a time, and the
+// report does not depend on how many.
+func TestCertifyWorkersSameReport(t *testing.T) {
+	var outs []string
+	for _, w := range []string{"1", "3"} {
+		code, out, errs := runCLI(t, "certify", "--model", "../../examples/binary-paper.json", "--points", "../../examples/certify/curve.csv", "--workers", w, "--format", "json")
+		if code != 0 && code != 1 {
+			t.Fatalf("--workers %s: exit %d: %s", w, code, errs)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("the report depends on --workers:\n%s\n%s", outs[0], outs[1])
+	}
+}
