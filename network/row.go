@@ -68,11 +68,16 @@ func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 		return Row{}, m.errorf("tolerance %g: must be > 0", tol)
 	}
 	w := newWalker(m)
-	if w.np != len(m.Layers)-1 {
-		return Row{}, m.errorf("layer %d: %v before the softmax: a categorical network is certified with identity and relu hidden layers only (its logits are then piecewise affine in r)", w.np, m.Layers[w.np].Act)
+	for l := w.np + 1; l < len(m.Layers)-1; l++ {
+		if m.Layers[l].Act == ReLU {
+			return Row{}, m.errorf("layer %d: relu after the %v of layer %d: the logits then have kinks at unknown points and the row has no error bound; use relu layers before sigmoid/tanh layers only", l, m.Layers[w.np].Act, w.np)
+		}
 	}
 	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1]}
 	ri.init()
+	if w.np < len(m.Layers)-1 {
+		return ri.expectSmooth(ctx, w)
+	}
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
 		return ri.region(ctx, w, a, b, v, d)
 	})
@@ -94,6 +99,7 @@ type rowIntegrator struct {
 	// the samples sa, sm, sb: softmax scratch.
 	alpha, beta, s, sa, sm, sb []float64
 	ends                       [2][]float64 // the softmax at −RWalk and RWalk
+	smooth                     *smoothRow   // nil for identity and relu hidden layers
 }
 
 func (ri *rowIntegrator) init() {
@@ -125,7 +131,7 @@ func (ri *rowIntegrator) region(ctx context.Context, w *walker, a, b float64, v,
 	}
 	// ‖s(z + Δ) − s(z)‖₁ ≤ 2 max|Δ_f|, and the softmax's own rounding.
 	wp := (2*walk + softmaxRounding(Float64, len(ri.out.W))) * (1 + 0x1p-40)
-	dmax, err := ri.crossCheck(a, b, wp)
+	dmax, err := ri.crossCheck(a, b, wp, func(r float64, s []float64) { ri.softmaxAt(r, a, s) })
 	if err != nil {
 		return err
 	}
@@ -164,12 +170,12 @@ func (ri *rowIntegrator) softmaxAt(r, r0 float64, s []float64) {
 	SoftmaxInPlace(s)
 }
 
-// crossCheck compares the walk's softmax with the forward pass's at the
-// region's start (unless −RWalk) and midpoint: both are within their
-// bounds (wp, and the forward pass's float64 ProbsBound) of the exact law,
-// so a larger ℓ1 distance means a bound is wrong. It returns the largest
-// forward bound met.
-func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
+// crossCheck compares the walk's softmax (at writes it at r into its
+// second argument) with the forward pass's at the region's start (unless
+// −RWalk) and midpoint: both are within their bounds (wp, and the forward
+// pass's float64 ProbsBound) of the exact law, so a larger ℓ1 distance
+// means a bound is wrong. It returns the largest forward bound met.
+func (ri *rowIntegrator) crossCheck(a, b, wp float64, at func(r float64, s []float64)) (float64, error) {
 	m := ri.m
 	var dmax float64
 	for i, r := range [2]float64{a, a + (b-a)/2} {
@@ -181,7 +187,7 @@ func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
 			return 0, err
 		}
 		dmax = max(dmax, d)
-		ri.softmaxAt(r, a, ri.sa)
+		at(r, ri.sa)
 		var l1 float64
 		for f, p := range ri.s {
 			l1 += math.Abs(p - ri.sa[f])
@@ -381,6 +387,10 @@ func (ri *rowIntegrator) finish() (Row, error) {
 		if err := ri.round(r); err != nil {
 			return row, err
 		}
+	}
+	if sr := ri.smooth; sr != nil {
+		// δ between the points where it was taken (roundingLip).
+		row.Rounding = (row.Rounding*sr.jitter + sr.lipD*sr.gap) * (1 + 0x1p-40)
 	}
 	row.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
 	// The walk's error moves every sample by up to Walk in ℓ1, and the
