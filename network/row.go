@@ -27,7 +27,10 @@ type Row struct {
 	// in the network's precision) at the breakpoints in [−RRound, RRound]
 	// and at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the
 	// line: δ(x, ·) is convex between breakpoints, so this is its sup, and
-	// the row a runtime releases is within it of P (up to Bound).
+	// the row a runtime releases is within it of P (up to Bound). With
+	// sigmoid or tanh layers it is the largest δ at the samples, times
+	// Π(1 + 2γ) for the computed magnitudes, plus Lip(D)·(widest step)
+	// for between them (ExpectRow).
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
@@ -57,6 +60,30 @@ var rowK = math.Sqrt(math.E) / (36 * math.Sqrt(3))
 // rounding is bounded from the magnitudes of the terms that cancel in them
 // and added; beyond ±RWalk the softmax is held at its end values, which
 // adds 4Φ(−RWalk). ExpectRow stops with ctx's error when ctx is done.
+//
+// Sigmoid and tanh layers may follow the ReLU layers (a ReLU after them is
+// refused: its kinks are at unknown points). On a region z(r) is then
+// smooth, and with c_f = z_f′ − Σ_g s_g z_g′ (so Σ_g s_g c_g = 0),
+//
+//	s_f′ = s_f c_f,  c_f′ = z_f″ − Σ_g s_g c_g z_g′ − Σ_g s_g z_g″ = z_f″ − V − z̄″,
+//	s_f″ = s_f(c_f² − V + z_f″ − z̄″),
+//
+// V = Σ_g s_g c_g² = Var_s(z′) and z̄″ = Σ_g s_g z_g″ (Σ_g s_g c_g z_g′ = V
+// because Σ_g s_g c_g = 0). Hence Σ_f |s_f″| ≤ Σ_f s_f(c_f² + V) +
+// E_s|z″ − z̄″| = 2V + E_s|z″ − z̄″| ≤ Δ₁²/2 + Δ₂/2, by Popoviciu's
+// Var ≤ range²/4 and E|Y − EY| ≤ √Var ≤ range/2, Δ_k bounding the range
+// of z^(k) over the labels: the sum of the two largest bounds on |z_f^(k)|,
+// which suffixDerivs propagates through the smooth layers (so Σ_f |s_f″|
+// ≤ 2·max|z′|² + max|z″|). The linear interpolant P of s at the ends of a
+// step of width h satisfies s_f − P_f = −∫G(r, t)s_f″(t)dt with G ≥ 0 and
+// ∫G(r, t)dt ≤ h²/8, so Σ_f |s_f − P_f| ≤ h²/8·sup Σ_f |s_f″|; ∫Pφ is exact
+// from M0 and M1 (linearMoment's closed form), with their rounding bounded
+// as above. The panel budgets and caps are the same; Walk carries the
+// walk's error and mmds's float64 rounding through the smooth layers to
+// the logits (sup over the region) and doubles it for ℓ1, and Rounding
+// takes ProbsBound at every sample in [−RRound, RRound] and adds a bound on
+// its change between samples (roundingLip), the convexity argument not
+// holding through a sigmoid or tanh.
 func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 	if err := m.Validate(); err != nil {
 		return Row{}, err
