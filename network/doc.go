@@ -17,7 +17,12 @@
 // E_R[softmax(z(x, R))_f] is integrated on each activation region of the
 // ReLU layers, where z is affine in r, by quadratic interpolation of the
 // softmax against φ, with a bound from |s‴| ≤ 2Δβ³·s (ExpectRow); its
-// forward error bound is ℓ1 over the labels (ProbsBound).
+// forward error bound is ℓ1 over the labels (ProbsBound). With sigmoid or
+// tanh layers between the ReLU layers and the softmax, z is smooth on each
+// region: the softmax is sampled and interpolated linearly, with the bound
+// h²/8·(Δ₁²/2 + Δ₂/2) from s_f″ = s_f(c_f² − V + z_f″ − z̄″), Δ₁ and Δ₂
+// bounding the ranges of z′ and z″ over the labels, propagated layer by
+// layer as for Expect.
 //
 // # Pieces and expectations
 //

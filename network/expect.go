@@ -241,11 +241,21 @@ func (m *Network) lipschitzR() float64 {
 }
 
 // suffixBounds returns bounds on |k′| and |k″| in r on a region where the
-// prefix output has r-derivative d (constant there): the first suffix
-// layer's pre-activation has derivative W·d exactly and no curvature; then
-// for a = g(z): |a′| ≤ G1|z′|, |a″| ≤ G2 z′² + G1|z″|, and for z = W a + b:
-// |z′| ≤ |W||a′|, |z″| ≤ |W||a″|.
+// prefix output has r-derivative d (constant there): suffixDerivs' bound for
+// the one output.
 func suffixBounds(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) float64 {
+	_, d2 := suffixDerivs(suffix, d, s1, s2, t1, t2)
+	return d2[0]
+}
+
+// suffixDerivs returns bounds on |∂/∂r| and |∂²/∂r²| of each output unit of
+// suffix on a region where the prefix output has r-derivative d (constant
+// there): the first suffix layer's pre-activation has derivative W·d exactly
+// and no curvature; then for a = g(z): |a′| ≤ G1|z′|, |a″| ≤ G2 z′² + G1|z″|,
+// and for z = W a + b: |z′| ≤ |W||a′|, |z″| ≤ |W||a″|. A softmax layer is
+// taken as identity: the bounds are then its logits'. s1, s2, t1, t2 are
+// scratch of the suffix's width; the results alias two of them.
+func suffixDerivs(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) (d1, d2 []float64) {
 	for l, ly := range suffix {
 		g1, g2 := ly.Act.derivBounds()
 		for j, row := range ly.W {
@@ -265,7 +275,8 @@ func suffixBounds(suffix []Layer, d []float64, s1, s2, t1, t2 []float64) float64
 		}
 		s1, s2, t1, t2 = t1, t2, s1, s2
 	}
-	return s2[0]
+	n := len(suffix[len(suffix)-1].W)
+	return s1[:n], s2[:n]
 }
 
 // suffixLip returns a bound on how far the suffix's output moves when its

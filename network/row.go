@@ -27,7 +27,10 @@ type Row struct {
 	// in the network's precision) at the breakpoints in [−RRound, RRound]
 	// and at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the
 	// line: δ(x, ·) is convex between breakpoints, so this is its sup, and
-	// the row a runtime releases is within it of P (up to Bound).
+	// the row a runtime releases is within it of P (up to Bound). With
+	// sigmoid or tanh layers it is the largest δ at the samples, times
+	// Π(1 + 2γ) for the computed magnitudes, plus Lip(D)·(widest step)
+	// for between them (ExpectRow).
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
@@ -57,6 +60,30 @@ var rowK = math.Sqrt(math.E) / (36 * math.Sqrt(3))
 // rounding is bounded from the magnitudes of the terms that cancel in them
 // and added; beyond ±RWalk the softmax is held at its end values, which
 // adds 4Φ(−RWalk). ExpectRow stops with ctx's error when ctx is done.
+//
+// Sigmoid and tanh layers may follow the ReLU layers (a ReLU after them is
+// refused: its kinks are at unknown points). On a region z(r) is then
+// smooth, and with c_f = z_f′ − Σ_g s_g z_g′ (so Σ_g s_g c_g = 0),
+//
+//	s_f′ = s_f c_f,  c_f′ = z_f″ − Σ_g s_g c_g z_g′ − Σ_g s_g z_g″ = z_f″ − V − z̄″,
+//	s_f″ = s_f(c_f² − V + z_f″ − z̄″),
+//
+// V = Σ_g s_g c_g² = Var_s(z′) and z̄″ = Σ_g s_g z_g″ (Σ_g s_g c_g z_g′ = V
+// because Σ_g s_g c_g = 0). Hence Σ_f |s_f″| ≤ Σ_f s_f(c_f² + V) +
+// E_s|z″ − z̄″| = 2V + E_s|z″ − z̄″| ≤ Δ₁²/2 + Δ₂/2, by Popoviciu's
+// Var ≤ range²/4 and E|Y − EY| ≤ √Var ≤ range/2, Δ_k bounding the range
+// of z^(k) over the labels: the sum of the two largest bounds on |z_f^(k)|,
+// which suffixDerivs propagates through the smooth layers (so Σ_f |s_f″|
+// ≤ 2·max|z′|² + max|z″|). The linear interpolant P of s at the ends of a
+// step of width h satisfies s_f − P_f = −∫G(r, t)s_f″(t)dt with G ≥ 0 and
+// ∫G(r, t)dt ≤ h²/8, so Σ_f |s_f − P_f| ≤ h²/8·sup Σ_f |s_f″|; ∫Pφ is exact
+// from M0 and M1 (linearMoment's closed form), with their rounding bounded
+// as above. The panel budgets and caps are the same; Walk carries the
+// walk's error and mmds's float64 rounding through the smooth layers to
+// the logits (sup over the region) and doubles it for ℓ1, and Rounding
+// takes ProbsBound at every sample in [−RRound, RRound] and adds a bound on
+// its change between samples (roundingLip), the convexity argument not
+// holding through a sigmoid or tanh.
 func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 	if err := m.Validate(); err != nil {
 		return Row{}, err
@@ -68,11 +95,16 @@ func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 		return Row{}, m.errorf("tolerance %g: must be > 0", tol)
 	}
 	w := newWalker(m)
-	if w.np != len(m.Layers)-1 {
-		return Row{}, m.errorf("layer %d: %v before the softmax: a categorical network is certified with identity and relu hidden layers only (its logits are then piecewise affine in r)", w.np, m.Layers[w.np].Act)
+	for l := w.np + 1; l < len(m.Layers)-1; l++ {
+		if m.Layers[l].Act == ReLU {
+			return Row{}, m.errorf("layer %d: relu after the %v of layer %d: the logits then have kinks at unknown points and the row has no error bound; use relu layers before sigmoid/tanh layers only", l, m.Layers[w.np].Act, w.np)
+		}
 	}
 	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1]}
 	ri.init()
+	if w.np < len(m.Layers)-1 {
+		return ri.expectSmooth(ctx, w)
+	}
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
 		return ri.region(ctx, w, a, b, v, d)
 	})
@@ -94,6 +126,7 @@ type rowIntegrator struct {
 	// the samples sa, sm, sb: softmax scratch.
 	alpha, beta, s, sa, sm, sb []float64
 	ends                       [2][]float64 // the softmax at −RWalk and RWalk
+	smooth                     *smoothRow   // nil for identity and relu hidden layers
 }
 
 func (ri *rowIntegrator) init() {
@@ -125,7 +158,7 @@ func (ri *rowIntegrator) region(ctx context.Context, w *walker, a, b float64, v,
 	}
 	// ‖s(z + Δ) − s(z)‖₁ ≤ 2 max|Δ_f|, and the softmax's own rounding.
 	wp := (2*walk + softmaxRounding(Float64, len(ri.out.W))) * (1 + 0x1p-40)
-	dmax, err := ri.crossCheck(a, b, wp)
+	dmax, err := ri.crossCheck(a, b, wp, func(r float64, s []float64) { ri.softmaxAt(r, a, s) })
 	if err != nil {
 		return err
 	}
@@ -164,12 +197,12 @@ func (ri *rowIntegrator) softmaxAt(r, r0 float64, s []float64) {
 	SoftmaxInPlace(s)
 }
 
-// crossCheck compares the walk's softmax with the forward pass's at the
-// region's start (unless −RWalk) and midpoint: both are within their
-// bounds (wp, and the forward pass's float64 ProbsBound) of the exact law,
-// so a larger ℓ1 distance means a bound is wrong. It returns the largest
-// forward bound met.
-func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
+// crossCheck compares the walk's softmax (at writes it at r into its
+// second argument) with the forward pass's at the region's start (unless
+// −RWalk) and midpoint: both are within their bounds (wp, and the forward
+// pass's float64 ProbsBound) of the exact law, so a larger ℓ1 distance
+// means a bound is wrong. It returns the largest forward bound met.
+func (ri *rowIntegrator) crossCheck(a, b, wp float64, at func(r float64, s []float64)) (float64, error) {
 	m := ri.m
 	var dmax float64
 	for i, r := range [2]float64{a, a + (b-a)/2} {
@@ -181,7 +214,7 @@ func (ri *rowIntegrator) crossCheck(a, b, wp float64) (float64, error) {
 			return 0, err
 		}
 		dmax = max(dmax, d)
-		ri.softmaxAt(r, a, ri.sa)
+		at(r, ri.sa)
 		var l1 float64
 		for f, p := range ri.s {
 			l1 += math.Abs(p - ri.sa[f])
@@ -381,6 +414,10 @@ func (ri *rowIntegrator) finish() (Row, error) {
 		if err := ri.round(r); err != nil {
 			return row, err
 		}
+	}
+	if sr := ri.smooth; sr != nil {
+		// δ between the points where it was taken (roundingLip).
+		row.Rounding = (row.Rounding*sr.jitter + sr.lipD*sr.gap) * (1 + 0x1p-40)
 	}
 	row.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
 	// The walk's error moves every sample by up to Walk in ℓ1, and the
