@@ -403,15 +403,24 @@ func TestExpectRowRounding(t *testing.T) {
 	if err := n.roundFloat32(); err != nil {
 		t.Fatal(err)
 	}
-	for x := range 3 {
-		row, err := n.ExpectRow(context.Background(), float64(x), DefaultTol)
+	checkRowRounding(t, rng, n, DefaultTol, 1e-4, 200)
+}
+
+// checkRowRounding checks that each row of the float32 categorical network
+// n (x = 0..XValues()−1) states a small positive Rounding (below most) that
+// covers a float32 evaluation, in either summation order, at samples values
+// of r ~ N(0, 9).
+func checkRowRounding(t *testing.T, rng *rand.Rand, n *Network, tol, most float64, samples int) {
+	t.Helper()
+	for x := range n.XValues() {
+		row, err := n.ExpectRow(context.Background(), float64(x), tol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !(row.Rounding > 0 && row.Rounding < 1e-4) {
+		if !(row.Rounding > 0 && row.Rounding < most) {
 			t.Fatalf("x=%d: rounding %v, want a small positive bound", x, row.Rounding)
 		}
-		for range 200 {
+		for range samples {
 			r := 3 * rng.NormFloat64()
 			p := n.Probs(float64(x), r, nil)
 			q := float32Probs(n, x, r, rng.IntN(2) == 0)

@@ -136,27 +136,7 @@ func TestExpectRowSmoothRounding(t *testing.T) {
 		if err := n.roundFloat32(); err != nil {
 			t.Fatal(err)
 		}
-		for x := range 3 {
-			row, err := n.ExpectRow(context.Background(), float64(x), 1e-6)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !(row.Rounding > 0 && row.Rounding < 1e-2) {
-				t.Fatalf("x=%d: rounding %v, want a small positive bound", x, row.Rounding)
-			}
-			for range 300 {
-				r := 3 * rng.NormFloat64()
-				p := n.Probs(float64(x), r, nil)
-				q := float32Probs(n, x, r, rng.IntN(2) == 0)
-				var l1 float64
-				for f := range p {
-					l1 += math.Abs(p[f] - q[f])
-				}
-				if l1 > row.Rounding {
-					t.Fatalf("x=%d r=%g: runtime law %.3g from mmds's, above Rounding %.3g", x, r, l1, row.Rounding)
-				}
-			}
-		}
+		checkRowRounding(t, rng, n, 1e-6, 1e-2, 300)
 	}
 }
 
