@@ -2,12 +2,14 @@
 // same way for every mmds command.
 //
 // On a terminal it draws one line, a bar with the count, the elapsed time
-// and an estimate of the time left, redrawn at most every Redraw; the bar
-// is cleared when the work ends, so the command's own output follows it
-// untouched. Anywhere else (a batch job's log, a pipe) it writes plain
-// timestamped lines: at most one every Every while the work runs, and one
-// when it ends. Work that ends before Delay shows nothing at all, so short
-// runs and scripts see no noise. Quiet silences everything.
+// and an estimate of the time left, redrawn at most every Redraw and kept
+// within the terminal's width (the count and the estimate first, then the
+// bar, then the description); the bar is cleared when the work ends, so the
+// command's own output follows it untouched. Anywhere else (a batch job's
+// log, a pipe) it writes plain timestamped lines: one once the work has run
+// Delay, then at most one every Every while it runs, and one when it ends.
+// Work that ends before Delay shows nothing at all, so short runs and
+// scripts see no noise. Quiet silences everything.
 //
 // The estimate is the linear extrapolation of the measured rate,
 //
@@ -23,11 +25,14 @@
 package progress
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -36,13 +41,15 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultDelay  = 2 * time.Second
+	DefaultDelay  = time.Second
 	DefaultEvery  = 30 * time.Second
 	DefaultRedraw = 100 * time.Millisecond
 	DefaultLong   = time.Minute
-	// width of the terminal line the bar keeps within
-	lineWidth = 79
-	barCells  = 20
+	// DefaultWidth is the terminal's width in columns when neither the
+	// terminal nor $COLUMNS says.
+	DefaultWidth = 80
+	barCells     = 20
+	minBarCells  = 5
 )
 
 // Options configure a Bar. The zero value of every duration is its default.
@@ -72,6 +79,14 @@ type Options struct {
 	Long time.Duration
 	// Hint ends the long-work line: how to bound or stop the work.
 	Hint string
+	// Width is the terminal's width in columns; 0 asks the terminal w is
+	// (Width), each time the bar is drawn, so a resized window is followed.
+	Width int
+	// Steps, when set, counts the finished sub-steps of units that take
+	// long each (StepUnit, e.g. "quadrature panels"); the count is shown
+	// beside the units', so a long unit is seen to advance.
+	Steps    *Steps
+	StepUnit string
 }
 
 // Bar reports the progress of one piece of work; see the package comment.
@@ -95,6 +110,20 @@ type Bar struct {
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Width is the width in columns of the terminal w is: what the terminal
+// says, else $COLUMNS, else DefaultWidth.
+func Width(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if c, _, err := term.GetSize(int(f.Fd())); err == nil && c > 0 {
+			return c
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return DefaultWidth
 }
 
 // New starts reporting work to w now. It starts no goroutine; call Start
@@ -278,7 +307,8 @@ func (b *Bar) update(force bool) {
 		b.forecast(elapsed * time.Duration(b.o.Total) / time.Duration(b.done))
 	}
 	if !b.o.Terminal {
-		if now.Sub(b.last) >= b.o.Every {
+		due := now.Sub(b.last) >= b.o.Every || (!b.shown && elapsed >= b.o.Delay)
+		if due {
 			b.last = now
 			b.write(fmt.Sprintf("%s %s: %s%s\n", now.UTC().Format(time.RFC3339), b.o.Label, b.status(elapsed), b.suffix()))
 		}
@@ -319,6 +349,9 @@ func (b *Bar) status(elapsed time.Duration) string {
 	if b.o.Total > 0 {
 		s += fmt.Sprintf(" (%d%%)", 100*b.done/b.o.Total)
 	}
+	if b.o.Steps != nil {
+		s += fmt.Sprintf(", %d %s", b.o.Steps.Load(), b.o.StepUnit)
+	}
 	s += ", elapsed " + round(elapsed).String()
 	if left, ok := b.left(elapsed); ok {
 		s += ", about " + round(left).String() + " left"
@@ -341,16 +374,65 @@ func (b *Bar) left(elapsed time.Duration) (time.Duration, bool) {
 	return time.Duration(float64(elapsed) * float64(b.o.Total-b.done) / float64(b.done)), true
 }
 
-// barLine is the terminal line, cut to lineWidth characters.
+// barLine is the terminal line, within the terminal's width less one
+// column (a line that fills the last column wraps on some terminals). The
+// label, the count and the estimate come first; the bar gets what room is
+// left, down to minBarCells, then the description.
 func (b *Bar) barLine(elapsed time.Duration) string {
-	var sb strings.Builder
-	sb.WriteString(b.o.Label)
-	if b.o.Total > 0 {
-		fill := min(barCells, barCells*b.done/b.o.Total)
-		sb.WriteString(" [" + strings.Repeat("#", fill) + strings.Repeat("-", barCells-fill) + "]")
+	width := b.o.Width
+	if width <= 0 {
+		width = Width(b.w)
 	}
-	sb.WriteString(" " + b.status(elapsed) + b.suffix())
-	return cut(sb.String(), lineWidth)
+	width--
+	line := b.o.Label + " " + b.status(elapsed)
+	room := width - utf8.RuneCountInString(line)
+	if b.o.Total > 0 && room >= minBarCells+3 {
+		cells := min(barCells, room-3)
+		fill := min(cells, cells*b.done/b.o.Total)
+		bar := " [" + strings.Repeat("#", fill) + strings.Repeat("-", cells-fill) + "]"
+		line = b.o.Label + bar + " " + b.status(elapsed)
+		room -= cells + 3
+	}
+	if suffix := b.suffix(); suffix != "" && room > 5 {
+		line += cut(suffix, room)
+	}
+	return cut(line, max(width, 1))
+}
+
+// Steps counts finished sub-steps for a Bar (Options.Steps); it is safe
+// for concurrent use, and a nil *Steps counts nothing, so code deep in a
+// computation may call Add whether or not progress is shown.
+type Steps struct{ n atomic.Int64 }
+
+// Add records n more finished sub-steps.
+func (s *Steps) Add(n int) {
+	if s != nil {
+		s.n.Add(int64(n))
+	}
+}
+
+// Load is the number of sub-steps finished.
+func (s *Steps) Load() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.n.Load()
+}
+
+type stepsKey struct{}
+
+// WithSteps returns a context that carries s to the code it is passed to,
+// which finds it with StepsFrom: a computation reports its sub-steps
+// without a parameter on every function in between, as net/http/httptrace
+// carries its hooks.
+func WithSteps(ctx context.Context, s *Steps) context.Context {
+	return context.WithValue(ctx, stepsKey{}, s)
+}
+
+// StepsFrom is the Steps ctx carries, or nil.
+func StepsFrom(ctx context.Context) *Steps {
+	s, _ := ctx.Value(stepsKey{}).(*Steps)
+	return s
 }
 
 // cut shortens s to at most n runes, ending in "…" when it was longer.

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -46,11 +47,13 @@ func TestPlainLines(t *testing.T) {
 	}
 	b.Finish("")
 	got := lines(buf.String())
-	// one line every 30 s over 100 s, then the final one
+	// one line once the work has run a second, one every 30 s after it,
+	// then the final one
 	want := []string{
-		"2025-01-02T03:04:35Z mmds test: 30/100 points (30%), elapsed 30s, about 1m10s left",
-		"2025-01-02T03:05:05Z mmds test: 60/100 points (60%), elapsed 1m0s, about 40s left",
-		"2025-01-02T03:05:35Z mmds test: 90/100 points (90%), elapsed 1m30s, about 10s left",
+		"2025-01-02T03:04:06Z mmds test: 1/100 points (1%), elapsed 1s, about 1m39s left",
+		"2025-01-02T03:04:36Z mmds test: 31/100 points (31%), elapsed 31s, about 1m9s left",
+		"2025-01-02T03:05:06Z mmds test: 61/100 points (61%), elapsed 1m1s, about 39s left",
+		"2025-01-02T03:05:36Z mmds test: 91/100 points (91%), elapsed 1m31s, about 9s left",
 		"2025-01-02T03:05:45Z mmds test: done, 100/100 points in 1m40s",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -64,7 +67,7 @@ func TestShortWorkIsSilent(t *testing.T) {
 		var buf bytes.Buffer
 		b := New(&buf, Options{Label: "x", Total: 10, Terminal: term, Now: c.Now})
 		for i := 0; i < 10; i++ {
-			c.advance(100 * time.Millisecond) // 1 s in all, under the 2 s delay
+			c.advance(90 * time.Millisecond) // 0.9 s in all, under the 1 s delay
 			b.Add(1)
 		}
 		b.Finish("")
@@ -123,8 +126,8 @@ func TestTerminalRateLimited(t *testing.T) {
 	if !strings.Contains(last, "mmds t [###") || !strings.Contains(last, "points") || strings.Contains(last, "\n") {
 		t.Errorf("bar line %q", last)
 	}
-	if len([]rune(strings.TrimPrefix(last, "\r\x1b[K"))) > lineWidth {
-		t.Errorf("bar line longer than %d: %q", lineWidth, last)
+	if n := len([]rune(strings.TrimPrefix(last, "\r\x1b[K"))); n >= DefaultWidth {
+		t.Errorf("bar line of %d columns on a terminal of %d: %q", n, DefaultWidth, last)
 	}
 	buf.Reset()
 	b.Finish("done")
@@ -237,4 +240,61 @@ func (s *syncBuffer) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Len()
+}
+
+// TestBarWithinWidth: on terminals of every width the bar line keeps within
+// the width less one column, and from 60 columns on it shows the estimate
+// in full, with the description and the bar cut first.
+func TestBarWithinWidth(t *testing.T) {
+	for _, width := range []int{20, 40, 60, 79, 80, 100, 120, 200, 300} {
+		c := newClock()
+		var buf bytes.Buffer
+		b := New(&buf, Options{Label: "mmds train", Unit: "accepted trials", Total: 450, Terminal: true, Now: c.Now,
+			Width: width, Steps: new(Steps), StepUnit: "panels"})
+		c.advance(3 * time.Second)
+		b.Describe("D 1/30 = 0.0025: accepted 3/15, attempted 4/150, and a long description that goes on")
+		b.Set(9)
+		draw := buf.String()[strings.LastIndex(buf.String(), "\r\x1b[K")+len("\r\x1b[K"):]
+		if n := len([]rune(draw)); n > width-1 {
+			t.Errorf("width %d: a line of %d columns: %q", width, n, draw)
+		}
+		est := "9/450 accepted trials (2%), 0 panels, elapsed 3s, about 2m27s left"
+		if width >= 90 && !strings.Contains(draw, est) {
+			t.Errorf("width %d: %q lacks the estimate %q", width, draw, est)
+		}
+		if width >= 120 && !strings.Contains(draw, "[") {
+			t.Errorf("width %d: %q lacks the bar", width, draw)
+		}
+		if width >= 200 && !strings.Contains(draw, "goes on") {
+			t.Errorf("width %d: %q cut the description", width, draw)
+		}
+	}
+}
+
+// TestWidth: the terminal's width, else $COLUMNS, else 80.
+func TestWidth(t *testing.T) {
+	var buf bytes.Buffer // not a terminal
+	for _, tt := range []struct {
+		columns string
+		want    int
+	}{{"", DefaultWidth}, {"132", 132}, {"abc", DefaultWidth}, {"-3", DefaultWidth}, {"0", DefaultWidth}} {
+		t.Setenv("COLUMNS", tt.columns)
+		if got := Width(&buf); got != tt.want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", tt.columns, got, tt.want)
+		}
+	}
+}
+
+// TestSteps: a nil Steps counts nothing; the context carries one.
+func TestSteps(t *testing.T) {
+	var none *Steps
+	none.Add(3)
+	if none.Load() != 0 || StepsFrom(context.Background()) != nil {
+		t.Error("a nil Steps or a bare context counted")
+	}
+	s := new(Steps)
+	StepsFrom(WithSteps(context.Background(), s)).Add(2)
+	if s.Load() != 2 {
+		t.Errorf("Load %d, want 2", s.Load())
+	}
 }
