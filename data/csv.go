@@ -6,9 +6,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/mmds-project/mmds/internal/decimal"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -198,14 +197,14 @@ func parseCell(s string) (float64, string) {
 	if s == "" {
 		return 0, "empty cell (a missing value): every cell needs a number"
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := decimal.Float(s)
 	switch {
-	case errors.Is(err, strconv.ErrRange):
+	case errors.Is(err, decimal.ErrRange):
 		return 0, "outside the range of a float64"
-	case err != nil || strings.ContainsAny(s, "xX_"):
-		return 0, "not a decimal number"
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	case err != nil && decimal.NonFinite(s):
 		return 0, "not a finite number: NaN and infinities cannot be learned from"
+	case err != nil:
+		return 0, "not a decimal number"
 	}
 	return v, ""
 }

@@ -6,10 +6,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/mmds-project/mmds/internal/decimal"
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -253,8 +253,11 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 		}
 		row := make([]float64, len(rec))
 		for f, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			v, err := decimal.Float(strings.TrimSpace(s))
 			if err != nil {
+				if decimal.NonFinite(strings.TrimSpace(s)) {
+					return nil, c.errorf("line %d, column %d: %s: NaN and infinities are not probabilities", line, f+1, safefile.Excerpt(s))
+				}
 				return nil, c.errorf("line %d, column %d: %s is not a number (no header line: rows are P(F=f | X=x) for f, one per x)", line, f+1, safefile.Excerpt(s))
 			}
 			row[f] = v

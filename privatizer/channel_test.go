@@ -207,7 +207,8 @@ func TestChannelParseErrors(t *testing.T) {
 		{"sum.csv", "0.5,0.6\n", "row 0 sums to", true},
 		{"empty.csv", "# nothing\n", "no rows", true},
 		{"quote.csv", "\"0.5,0.5\n", "malformed CSV", true},
-		{"inf.csv", "Inf,0\n", "entry [0][0] = +Inf", true},
+		{"inf.csv", "Inf,0\n", `"Inf": NaN and infinities are not probabilities`, true},
+		{"hex.csv", "0x1p-1,0.5\n", `"0x1p-1" is not a number`, true},
 	} {
 		var err error
 		if tc.csv {

@@ -6,9 +6,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/mmds-project/mmds/internal/decimal"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -82,7 +82,7 @@ func parsePointsCSV(b []byte) ([]Entry, error) {
 		if len(r) != 2 {
 			return nil, fmt.Errorf("row %d has %d fields, want 2 (D,file)", i+1, len(r))
 		}
-		d, err := strconv.ParseFloat(strings.TrimSpace(r[0]), 64)
+		d, err := decimal.Float(strings.TrimSpace(r[0]))
 		if err != nil {
 			return nil, fmt.Errorf("row %d: D %s is not a number", i+1, safefile.Excerpt(r[0]))
 		}

@@ -233,7 +233,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"library"}, "accepts 1 arg"},
 		{[]string{"library", "x", "--open-n", "4"}, "--open-n 4: each must be in [5, 8]"},
 		{[]string{"run", "lib", "--set", "hard"}, `--set "hard": must be benchmark, collection or all`},
-		{[]string{"run", "lib", "--set", ""}, `--set "": must be benchmark, collection or all`},
+		{[]string{"run", "lib", "--set", ""}, `--set "": empty: give benchmark, collection or all`},
 		{[]string{"--workers", "0"}, "--workers 0: must be in [1, 64]"},
 		{[]string{"run", "lib", "--workers", "65"}, "--workers 65"},
 	} {

@@ -135,12 +135,14 @@ func TestBinaryBadInput(t *testing.T) {
 		want string // in the message
 	}{
 		{[]string{"--p", "1.5"}, "--p = 1.5: must be a probability in [0, 1]"},
-		{[]string{"--p", "NaN"}, "--p = NaN"},
+		{[]string{"--p", "NaN"}, `--p "NaN": not a number`},
+		{[]string{"--p", "0x1p-1"}, `--p "0x1p-1": not a number`},
+		{[]string{"--p", "5_0"}, `--p "5_0": not a number`},
 		{[]string{"--qy", "-0.1"}, "--qy = -0.1"},
 		{[]string{"--qz", "0.3", "--qz", "2"}, "--qz (adversary 2) = 2"},
 		{[]string{"--qz", "abc"}, "--qz"},
 		{[]string{"--d", "-1"}, "--d -1: must be a finite number ≥ 0"},
-		{[]string{"--d", "Inf"}, "--d +Inf"},
+		{[]string{"--d", "Inf"}, `--d "Inf": not a number`},
 		{[]string{"--d", "0.1", "--sweep", "0:1:3"}, "mutually exclusive"},
 		{[]string{"--sweep", "0:1"}, "want D0:D1:N"},
 		{[]string{"--sweep", "0.3:0.1:5"}, "must not exceed"},

@@ -178,6 +178,7 @@ func flagCompletions() map[string]flagCompletion {
 		"method":    fixed("auto\tray LP while n ≤ 4, else column generation", "rays\tthe LP over the extreme rays", "colgen\tcolumn generation"),
 		"alphabet":  fixed("global\tevery privatizer, any output alphabet", "2", "3", "4", "5", "6", "7", "8"),
 		"tier":      fixed("easy", "medium", "hard", "open"),
+		"set":       fixed("benchmark\tthe library's benchmark set", "collection", "all\tevery instance"),
 		"observers": fixed("law\tthe model's law", "data\tthe training split's empirical law"),
 		"shard": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return []string{"slurm\tfrom the Slurm array task", "k8s/\tk8s/N: from JOB_COMPLETION_INDEX"},

@@ -159,11 +159,11 @@ func TestFiniteBadInput(t *testing.T) {
 		{[]string{"--method", "colgen", "--write-model", filepath.Join(dir, "m.lp")}, "there is no single model to write"},
 		{[]string{"--alphabet", "0"}, "--alphabet \"0\": must be global or an integer m in [1, 64]"},
 		{[]string{"--alphabet", "many"}, "--alphabet \"many\""},
-		{[]string{"--d", "NaN"}, "--d NaN"},
+		{[]string{"--d", "NaN"}, `--d "NaN": not a number`},
 		{[]string{"--max-subsets", "0"}, "--max-subsets 0"},
 		{[]string{"--time-limit", "-1s"}, "--time-limit -1s"},
 		{[]string{"--gap", "1"}, "--gap 1: must be in [1e-08, 1)"},
-		{[]string{"--gap", "NaN"}, "--gap NaN"},
+		{[]string{"--gap", "NaN"}, `--gap "NaN": not a number`},
 		{[]string{"--format", "xml"}, "--format \"xml\""},
 		{[]string{"--write-model", filepath.Join(dir, "m.txt")}, "must end in .mps or .lp"},
 	} {

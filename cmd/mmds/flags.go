@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmds-project/mmds/internal/decimal"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
@@ -141,7 +142,7 @@ func guardFlags(c *cobra.Command) {
 			f.Value = w
 			return
 		}
-		g := &guardedValue{Value: f.Value, flag: f}
+		g := &guardedValue{Value: f.Value, flag: f, cmd: c}
 		var w pflag.Value = g
 		if s, ok := f.Value.(pflag.SliceValue); ok {
 			w = &guardedSlice{guardedValue: g, SliceValue: s}
@@ -150,6 +151,13 @@ func guardFlags(c *cobra.Command) {
 	}
 	c.Flags().VisitAll(guard)
 	c.PersistentFlags().VisitAll(guard)
+	// A default the help already explains in words ("default: the cores")
+	// is not repeated by pflag's "(default 2)".
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Usage, "(default") {
+			f.DefValue = ""
+		}
+	})
 	for _, sub := range c.Commands() {
 		guardFlags(sub)
 	}
@@ -164,6 +172,7 @@ type guarded interface{ guardedFlag() *guardedValue }
 type guardedValue struct {
 	pflag.Value
 	flag  *pflag.Flag
+	cmd   *cobra.Command // the command the flag belongs to
 	sets  int
 	first string
 }
@@ -175,18 +184,128 @@ func (v *guardedValue) Set(s string) error {
 	if v.sets > 0 && !list {
 		return &flagError{flag: v.flag, value: s, msg: fmt.Sprintf("given twice (%s, then %s): give it once", safefile.Excerpt(v.first), safefile.Excerpt(s))}
 	}
-	if err := v.Value.Set(s); err != nil {
-		msg := valueHint(v.Value.Type(), err)
+	hint := func(err error) string {
 		if h, ok := v.Value.(interface{ hint() string }); ok {
-			msg = h.hint() // a value with a fixed set of names says them
+			return h.hint() // a value with a fixed set of names says them
 		}
-		return &flagError{flag: v.flag, value: s, msg: msg}
+		return valueHint(v.Value.Type(), err)
+	}
+	if strings.TrimSpace(s) == "" {
+		return &flagError{flag: v.flag, value: s, msg: "empty: give " + v.valueName()}
+	}
+	canon, err := canonical(v.Value.Type(), s)
+	if err == nil {
+		err = v.Value.Set(canon)
+	}
+	if err != nil {
+		return &flagError{flag: v.flag, value: s, msg: hint(err)}
 	}
 	if v.sets == 0 {
 		v.first = s
 	}
 	v.sets++
 	return nil
+}
+
+// Type names the flag's value in help (pflag.UnquoteUsage) in words:
+// "number", "numbers", "FILE", not float64Slice or stringArray.
+func (v *guardedValue) Type() string {
+	if n, ok := fileFlags[v.flag.Name]; ok && v.Value.Type() == "string" {
+		return n
+	}
+	if n, ok := typeNames[v.Value.Type()]; ok {
+		return n
+	}
+	return v.Value.Type()
+}
+
+// typeNames are the readable names of pflag's value types.
+var typeNames = map[string]string{
+	"float64": "number", "float32": "number", "float64Slice": "numbers", "float32Slice": "numbers",
+	"int": "int", "int64": "int", "int32": "int", "uint": "int", "uint64": "int", "uint32": "int",
+	"intSlice": "ints", "int64Slice": "ints", "int32Slice": "ints", "uintSlice": "ints",
+	"stringSlice": "strings", "stringArray": "strings", "durationSlice": "durations",
+}
+
+// fileFlags name the value of the flags that take a path, whatever the
+// command.
+var fileFlags = map[string]string{
+	"output": "FILE", "config": "FILE", "model": "FILE", "privatizer": "FILE", "points": "FILE", "check": "FILE",
+	"certificate": "FILE", "plot": "FILE", "profile": "FILE", "write-model": "FILE", "json-out": "FILE", "data": "FILE",
+	"out": "DIR", "slurm": "DIR", "k8s": "DIR", "write-mps": "DIR",
+}
+
+// valueName says what the flag's value is, for "give …": a file name, a
+// folder, a number, one of the values completion offers.
+func (v *guardedValue) valueName() string {
+	f := v.flag
+	name, _ := pflag.UnquoteUsage(f)
+	switch name {
+	case "FILE":
+		if f.Name == "output" {
+			return "a file name (or - for standard output)"
+		}
+		return "a file name"
+	case "DIR":
+		return "a folder"
+	case "number", "numbers", "int", "ints", "duration":
+		return wantWords(v.Value.Type())
+	}
+	if h, ok := v.Value.(interface{ hint() string }); ok {
+		return strings.TrimPrefix(h.hint(), "must be ")
+	}
+	if comp, ok := v.cmd.GetFlagCompletionFunc(f.Name); ok {
+		vals, dir := comp(v.cmd, nil, "")
+		if dir&cobra.ShellCompDirectiveNoFileComp != 0 && dir&cobra.ShellCompDirectiveNoSpace == 0 && len(vals) > 0 {
+			words := make([]string, len(vals))
+			for i, c := range vals {
+				words[i], _, _ = strings.Cut(c, "\t")
+			}
+			return orList(words)
+		}
+	}
+	return "a value (see " + v.cmd.CommandPath() + " --help)"
+}
+
+// orList writes "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// canonical checks a number (or each of a list of numbers) against the
+// syntax people write (package decimal: no hexadecimal, no 1_000, no inf
+// or nan) and writes it as pflag reads it: integers in base 10 (pflag's
+// base-0 parse would read 010 as 8). Other values pass unchanged.
+func canonical(typ string, s string) (string, error) {
+	elem := strings.TrimSuffix(typ, "Slice")
+	isFloat := elem == "float64" || elem == "float32"
+	isInt := strings.HasPrefix(elem, "int") || strings.HasPrefix(elem, "uint")
+	if !isFloat && !isInt {
+		return s, nil
+	}
+	parts := []string{s}
+	if elem != typ {
+		parts = strings.Split(s, ",")
+	}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if isFloat {
+			if _, err := decimal.Float(p); err != nil {
+				return "", err
+			}
+			parts[i] = p
+			continue
+		}
+		n, err := decimal.Int(p)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(parts, ","), nil
 }
 
 // guardedSlice keeps a list flag's pflag.SliceValue visible (completion
@@ -213,22 +332,37 @@ func (e *flagError) Error() string {
 // valueHint says what a value of a flag type looks like, without the
 // parser's own words (strconv's, time's).
 func valueHint(typ string, err error) string {
-	if errors.Is(err, strconv.ErrRange) {
+	if errors.Is(err, strconv.ErrRange) || errors.Is(err, decimal.ErrRange) {
 		return "out of range"
 	}
 	switch strings.TrimSuffix(typ, "Slice") {
-	case "float64", "float32":
-		return "not a number (for example 0.25 or 1e-3)"
-	case "int", "int64", "int32":
-		return "not a whole number"
-	case "uint64", "uint", "uint32":
-		return "not a whole number ≥ 0"
+	case "float64", "float32", "int", "int64", "int32", "uint64", "uint", "uint32":
+		return "not a number: want " + wantWords(typ)
 	case "duration":
-		return "not a duration: want a number with a unit, such as 500ms, 30s, 2m or 1h30m (0 for none)"
+		return "not a duration: want " + wantWords(typ)
 	case "bool":
 		return "want true or false"
 	}
 	return "not a valid value"
+}
+
+// wantWords says what a value of a flag type looks like.
+func wantWords(typ string) string {
+	list := ""
+	if strings.HasSuffix(typ, "Slice") {
+		list = ", or several separated by commas"
+	}
+	switch strings.TrimSuffix(typ, "Slice") {
+	case "float64", "float32":
+		return "a decimal number such as 0.25, .5, 2 or 1e-3" + list
+	case "int", "int64", "int32":
+		return "a whole number in decimal digits, such as 10" + list
+	case "uint64", "uint", "uint32":
+		return "a whole number ≥ 0 in decimal digits, such as 10" + list
+	case "duration":
+		return "a number with a unit, such as 500ms, 30s, 2m or 1h30m (0 for none)"
+	}
+	return "a value"
 }
 
 // toleranceFlagError names the flag behind an invalid verify.Tolerances

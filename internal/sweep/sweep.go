@@ -6,7 +6,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"math"
+	"github.com/mmds-project/mmds/internal/decimal"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +39,8 @@ func Parse(flag, s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(parts[2]))
+	n64, err := decimal.Int(strings.TrimSpace(parts[2]))
+	n := int(min(max(n64, -1), MaxPoints+1))
 	if err != nil || n < 1 || n > MaxPoints {
 		return Spec{}, fmt.Errorf("--%s %q: N = %q must be an integer in [1, %d]", flag, s, parts[2], MaxPoints)
 	}
@@ -53,8 +54,8 @@ func Parse(flag, s string) (Spec, error) {
 }
 
 func parseNonNeg(flag, name, s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+	v, err := decimal.Float(strings.TrimSpace(s))
+	if err != nil || v < 0 {
 		return 0, fmt.Errorf("--%s: %s = %q must be a finite number ≥ 0", flag, name, s)
 	}
 	return v, nil
