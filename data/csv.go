@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mmds-project/mmds/internal/decimal"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"io"
 	"strings"
 	"unicode"
@@ -113,6 +114,9 @@ func Parse(b []byte, name string) (*Table, error) {
 	}
 	if bytes.HasPrefix(b, bom) {
 		return nil, bad(1, "starts with a UTF-8 byte-order mark: save the file without it (plain UTF-8)")
+	}
+	if msg := jsonconf.Encoding(b); msg != "" {
+		return nil, bad(1, "%s", msg)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, bad(0, "empty file: want a header row naming the columns, then one row of numbers per sample")

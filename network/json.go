@@ -48,7 +48,7 @@ const NoiseLaw = "normal(0,1)"
 func ParseJSON(r io.Reader, name string) (*Network, error) {
 	var v jsonLayout
 	if err := jsonconf.Decode(r, &v); err != nil {
-		return nil, fmt.Errorf("%w: network %s: %v%s", ErrInput, name, err, nanHint(err))
+		return nil, fmt.Errorf("%w: network %s: %v", ErrInput, name, err)
 	}
 	m := &Network{Name: name, Inputs: v.Inputs}
 	if v.Inputs == nil {
@@ -188,15 +188,6 @@ func deref(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
-}
-
-// nanHint explains the usual cause of a JSON syntax error in an exported
-// file: Python's json module writes NaN and Infinity, which JSON has not.
-func nanHint(err error) string {
-	if s := err.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
-		return " (NaN and Infinity are not JSON: every number must be finite)"
-	}
-	return ""
 }
 
 // clip shortens a string from a file for a message.

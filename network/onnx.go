@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -96,6 +97,28 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 	return m, nil
 }
 
+// wireFailure is where (1-based) a protobuf message that does not decode
+// as a ModelProto goes wrong: the start of the first top-level field whose
+// tag or length does not read, or that does not decode on its own.
+func wireFailure(data []byte) int {
+	for pos := 0; pos < len(data); {
+		num, typ, n := protowire.ConsumeTag(data[pos:])
+		if n < 0 {
+			return pos + 1
+		}
+		m := protowire.ConsumeFieldValue(num, typ, data[pos+n:])
+		if m < 0 {
+			return pos + 1
+		}
+		var one onnxpb.ModelProto
+		if proto.Unmarshal(data[pos:pos+n+m], &one) != nil {
+			return pos + 1
+		}
+		pos += n + m
+	}
+	return len(data)
+}
+
 // decodeONNX decodes a model file and checks the shape of its graph before
 // any of it is read: not empty, not too large, a graph with nodes and an
 // opset, at most maxNodes nodes in single-assignment order, and only the
@@ -109,7 +132,7 @@ func decodeONNX(data []byte, bad func(string, ...any) error) (*onnxpb.ModelProto
 	}
 	var mp onnxpb.ModelProto
 	if err := proto.Unmarshal(data, &mp); err != nil {
-		return nil, bad("not a readable ONNX model (truncated or corrupt file): %v", err)
+		return nil, bad("not an ONNX model (protobuf decoding failed at byte %d: a truncated or corrupt file, or another format)", wireFailure(data))
 	}
 	g := mp.GetGraph()
 	if g == nil || len(g.GetNode()) == 0 {

@@ -202,7 +202,7 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 		Channel [][]float64 `json:"channel"`
 	}
 	if err := jsonconf.Decode(r, &v); err != nil {
-		return nil, fmt.Errorf("%w: channel %s: %v%s", ErrInput, name, err, nanHint(err))
+		return nil, fmt.Errorf("%w: channel %s: %v", ErrInput, name, err)
 	}
 	if v.Channel == nil {
 		return nil, fmt.Errorf("%w: channel %s: field \"channel\" is missing: want {\"channel\": [[P(F=f|X=x) for f] for x]}", ErrInput, name)
@@ -212,15 +212,6 @@ func ParseChannelJSON(r io.Reader, name string) (*Channel, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// nanHint explains the usual cause of a JSON syntax error in an exported
-// file: Python's json module writes NaN and Infinity, which JSON has not.
-func nanHint(err error) string {
-	if s := err.Error(); (strings.Contains(s, "'N'") || strings.Contains(s, "'I'")) && !strings.Contains(s, "are not JSON") {
-		return " (NaN and Infinity are not JSON: every number must be finite)"
-	}
-	return ""
 }
 
 // ParseChannelCSV reads a channel as CSV: one line per x, one column per f,
@@ -233,6 +224,9 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	}
 	if len(data) > jsonconf.MaxBytes {
 		return nil, fmt.Errorf("%w: channel %s: file larger than %d bytes", ErrInput, name, jsonconf.MaxBytes)
+	}
+	if msg := jsonconf.Encoding(data); msg != "" {
+		return nil, fmt.Errorf("%w: channel %s: %s", ErrInput, name, msg)
 	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comment = '#'
@@ -337,13 +331,13 @@ func ParseNamed(data []byte, path, name string) (File, error) {
 		// privatizer. (Binary data gets the list of formats below.)
 		var v any
 		if err := jsonconf.Unmarshal(data, &v); err != nil && utf8.Valid(data) {
-			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+			return File{}, fmt.Errorf("%w: %s: %v", ErrInput, name, err)
 		}
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var keys map[string]json.RawMessage
 		if err := jsonconf.Unmarshal(data, &keys); err != nil {
-			return File{}, fmt.Errorf("%w: %s: %v%s", ErrInput, name, err, nanHint(err))
+			return File{}, fmt.Errorf("%w: %s: %v", ErrInput, name, err)
 		}
 		if _, ok := keys["channel"]; ok {
 			c, err := ParseChannelJSON(bytes.NewReader(data), name)

@@ -67,7 +67,7 @@ type kernelFile struct {
 func ParseKernelJSON(r io.Reader, name string) (*Kernel, error) {
 	var v kernelFile
 	if err := jsonconf.Decode(r, &v); err != nil {
-		return nil, fmt.Errorf("%w: kernel %s: %v%s", ErrInput, name, err, nanHint(err))
+		return nil, fmt.Errorf("%w: kernel %s: %v", ErrInput, name, err)
 	}
 	if v.Kernel == nil {
 		return nil, fmt.Errorf("%w: kernel %s: field \"kernel\" is missing or null: want {\"kernel\": {\"edges\": […], \"prob\": [[…]], \"reveal\": λ}}", ErrInput, name)

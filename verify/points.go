@@ -51,7 +51,9 @@ func ParsePoints(b []byte, path string) ([]Entry, error) {
 	shown := safefile.Path(path)
 	var ps []Entry
 	var err error
-	if strings.EqualFold(filepath.Ext(path), ".csv") {
+	if msg := jsonconf.Encoding(b); msg != "" {
+		err = errors.New(msg)
+	} else if strings.EqualFold(filepath.Ext(path), ".csv") {
 		ps, err = parsePointsCSV(b)
 	} else if err = jsonconf.Unmarshal(b, &ps); err != nil {
 		err = fmt.Errorf("not a JSON list of {\"D\", \"privatizer\"}: %v", err)

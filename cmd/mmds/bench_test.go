@@ -229,7 +229,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--plot", "x.pdf"}, "must end in .png or .svg"},
 		{[]string{"--profile", "x"}, "--profile \"x\""},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
-		{[]string{"run", "/nonexistent/lib"}, "library \"/nonexistent/lib\""},
+		{[]string{"run", "/nonexistent/lib"}, `"/nonexistent/lib": does not exist: want an instance library`},
 		{[]string{"library"}, "accepts 1 arg"},
 		{[]string{"library", "x", "--open-n", "4"}, "--open-n 4: each must be in [5, 8]"},
 		{[]string{"run", "lib", "--set", "hard"}, `--set "hard": must be benchmark, collection or all`},
@@ -274,7 +274,7 @@ func TestBenchInterruptedWritesWhatFinished(t *testing.T) {
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errw.String())
 	}
-	if !strings.Contains(errw.String(), "interrupted: 3 of 24 solves finished") || !strings.Contains(errw.String(), jsonOut) {
+	if !strings.Contains(errw.String(), "interrupted; 3 of 24 solves finished") || !strings.Contains(errw.String(), jsonOut) {
 		t.Errorf("stderr %s", errw.String())
 	}
 	if !strings.Contains(out.String(), "INTERRUPTED") {

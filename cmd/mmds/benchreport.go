@@ -170,8 +170,8 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 	if len(wrote) > 0 {
 		where += " and " + strings.Join(wrote, ", ")
 	}
-	return fmt.Errorf("interrupted: %d of %d solves finished, written (marked \"interrupted\") to %s: %w",
-		len(runs), len(ins)*f.seeds*availableCount(infos), where, context.Cause(ctx))
+	return keptError{fmt.Sprintf("%d of %d solves finished, written (marked \"interrupted\") to %s",
+		len(runs), len(ins)*f.seeds*availableCount(infos), where), context.Cause(ctx)}
 }
 
 // progressLine prints one line per finished solve unless --quiet.

@@ -221,7 +221,7 @@ func checkKernelCapRefused(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI(t, "verify", dir)
-	want := fmt.Sprintf(`"kernel": gauss: kernel has %d labels: at most %d`, gauss.MaxKernelLabels+1, gauss.MaxKernelLabels)
+	want := fmt.Sprintf(`"kernel": kernel has %d labels: at most %d`, gauss.MaxKernelLabels+1, gauss.MaxKernelLabels)
 	if code != exitUsage || !strings.Contains(errs, "D = 0.01") || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
 		t.Errorf("verify of a kernel of %d labels: exit %d, stdout %q, stderr %q; want exit 2, one line naming the point and saying %q", gauss.MaxKernelLabels+1, code, out, errs, want)
 	}

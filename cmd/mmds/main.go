@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	// One line, escaped: a message may carry paths and names from files.
-	fmt.Fprintln(stderr, "mmds:", safefile.Printable(err.Error()))
+	fmt.Fprintln(stderr, "mmds:", safefile.Printable(userLine(ctx, err)))
 	if ctx.Err() != nil {
 		return stopStatus(ctx)
 	}
@@ -88,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case errors.As(err, &ee):
 		return ee.code
+	case fileProblem(err) != "":
+		return exitUsage // the user's folder or disk, not a failed computation
 	default:
 		return exitFailure
 	}
@@ -103,6 +105,17 @@ func (e usageError) Unwrap() error { return e.err }
 func badInput(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
+
+// keptError is the error of a command stopped by a signal that kept some
+// of its work: kept says what, and where, in words ("finished trials are
+// kept in DIR; run the same command again to resume").
+type keptError struct {
+	kept string
+	err  error
+}
+
+func (e keptError) Error() string { return e.kept + ": " + e.err.Error() }
+func (e keptError) Unwrap() error { return e.err }
 
 // exitError carries an explicit exit status (e.g. 1 for a failed verdict).
 type exitError struct {

@@ -40,7 +40,7 @@ func TestInterruptExits130(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, tinyTrain("binary", dir), &stdout, &stderr)
-	if code != exitInterrupted || !strings.Contains(stderr.String(), "context canceled") {
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted; finished trials are kept in") || strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("exit %d, stderr %q; want 130", code, stderr.String())
 	}
 }

@@ -215,7 +215,7 @@ func presetFlag(s string) (learn.PresetName, error) {
 func sweepError(cmd *cobra.Command, dir string, err error) error {
 	switch {
 	case errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil:
-		return fmt.Errorf("%w (finished trials are kept in %s; run the same command again to resume)", err, dir)
+		return keptError{fmt.Sprintf("finished trials are kept in %s; run the same command again to resume", dir), err}
 	case errors.Is(err, rundir.ErrLocked):
 		return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", dir, err, exitRetry)}
 	case errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout):

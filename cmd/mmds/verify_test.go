@@ -175,14 +175,14 @@ func TestVerifyBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"verify"}, "accepts 1 arg"},
-		{[]string{"verify", filepath.Join(good, "nope")}, "results.json does not exist"},
+		{[]string{"verify", filepath.Join(good, "nope")}, `nope": does not exist: want a results folder of mmds train`},
 		{[]string{"verify", corrupt}, "results.json: not a valid results file"},
 		{[]string{"verify", wrongModel}, "model.json"},
 		{[]string{"verify", "--format", "xml", good}, "--format"},
 		{[]string{"verify", "--summary", "--format", "csv", good}, "give one of --summary and --format"},
 		{[]string{"verify", "--tol-adv-se", "-1", good}, "--tol-adv-se -1"},
-		{[]string{"verify", finalize}, `results.json: not a valid results file: field "config.protocol.finalize": learn: unknown option value: finalize "worst": want "" or best`},
-		{[]string{"verify", selectOn}, `field "config.protocol.select": learn: unknown option value: select "soft\x1b[2J": want "" or hard`},
+		{[]string{"verify", finalize}, `results.json: not a valid results file: field "config.protocol.finalize": unknown option value: finalize "worst": want "" or best`},
+		{[]string{"verify", selectOn}, `field "config.protocol.select": unknown option value: select "soft\x1b[2J": want "" or hard`},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, c.args...)

@@ -66,11 +66,19 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("jsonconf: Unmarshal needs a non-nil pointer")
 	}
-	if bytes.HasPrefix(data, bom) {
-		// Named, not decoded: encoding/json would call it "invalid
-		// character 'ï'", and accepting it would give one file two
-		// spellings that hash differently.
-		return &Error{msg: "starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"}
+	if msg := Encoding(data); msg != "" {
+		// Named, not decoded: encoding/json would call a byte order mark
+		// "invalid character 'ï'" and UTF-16 "invalid character 'ÿ'", and
+		// accepting a mark would give one file two spellings that hash
+		// differently.
+		return &Error{msg: msg}
+	}
+	if !json.Valid(data) {
+		var v0 any
+		var se *json.SyntaxError
+		if err := json.Unmarshal(data, &v0); errors.As(err, &se) && len(bytes.TrimSpace(data)) > 0 {
+			return &Error{msg: syntaxMessage(data, se)}
+		}
 	}
 	if err := check(data, rv.Type()); err != nil {
 		return err
@@ -87,8 +95,79 @@ func Unmarshal(data []byte, v any) error {
 	return nil
 }
 
-// bom is the UTF-8 byte order mark some editors write at the start of a file.
-var bom = []byte{0xEF, 0xBB, 0xBF}
+// Encoding says, in one phrase, why data is not UTF-8 text that JSON (or
+// CSV) can be: a byte order mark, UTF-16 or UTF-32 (as Windows editors and
+// PowerShell write), binary data; "" for text. The phrase names the bytes
+// and the fix.
+func Encoding(data []byte) string {
+	for _, m := range []struct {
+		mark []byte
+		name string
+	}{
+		{[]byte{0xFF, 0xFE, 0, 0}, "UTF-32 (little-endian) text"},
+		{[]byte{0, 0, 0xFE, 0xFF}, "UTF-32 (big-endian) text"},
+		{[]byte{0xEF, 0xBB, 0xBF}, ""},
+		{[]byte{0xFF, 0xFE}, "UTF-16 (little-endian) text"},
+		{[]byte{0xFE, 0xFF}, "UTF-16 (big-endian) text"},
+	} {
+		if !bytes.HasPrefix(data, m.mark) {
+			continue
+		}
+		if m.name == "" {
+			return "starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"
+		}
+		return fmt.Sprintf("is %s (its byte order mark is % X): save it as UTF-8", m.name, m.mark)
+	}
+	head := data[:min(len(data), 64)]
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		if len(head) >= 2 && (head[0] == 0) != (head[1] == 0) && bytes.Count(head, []byte{0}) >= len(head)/2-1 {
+			return "looks like UTF-16 text without a byte order mark (every other byte is 0): save it as UTF-8"
+		}
+		return fmt.Sprintf("is binary data, not text (byte %d is 0)", i)
+	}
+	return ""
+}
+
+// syntaxMessage names where data stops being JSON, by line and column,
+// and what is there, in words rather than encoding/json's: the usual
+// causes of an exported file's syntax error (NaN, Infinity, data after
+// the value, a file cut short) are said as such.
+func syntaxMessage(data []byte, se *json.SyntaxError) string {
+	off := int(min(max(se.Offset-1, 0), int64(len(data))))
+	if strings.Contains(se.Error(), "unexpected end of JSON input") {
+		return "malformed JSON: unexpected end of file"
+	}
+	if off > 0 && data[off-1] == '-' && off < len(data) && data[off] > '9' {
+		off-- // the sign of -Infinity belongs to the token shown
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	at := fmt.Sprintf("malformed JSON at line %d, column %d (byte %d)", line, col, off+1)
+	rest := data[off:]
+	tok := rest[:min(len(rest), 12)]
+	if i := bytes.IndexAny(tok, " \t\r\n,]}:"); i > 0 {
+		tok = tok[:i]
+	}
+	switch {
+	case strings.Contains(se.Error(), "after top-level value"):
+		return at + ": unexpected data after the JSON value"
+	case nonFiniteToken(rest):
+		return fmt.Sprintf("%s: %s: NaN and Infinity are not JSON: every number must be finite", at, safefile.Excerpt(string(tok)))
+	}
+	return fmt.Sprintf("%s: unexpected %s", at, safefile.Excerpt(string(tok)))
+}
+
+// nonFiniteToken reports whether b starts with NaN or an infinity as
+// Python's json module and JavaScript write them.
+func nonFiniteToken(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("-"))
+	for _, t := range []string{"NaN", "Infinity", "nan", "inf", "Inf"} {
+		if bytes.HasPrefix(b, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}
 
 // Error is the error of Decode and Unmarshal: one line, safe to print. It
 // wraps the error of a type's UnmarshalText (an enum's sentinel), if any.
@@ -489,11 +568,7 @@ func message(err error) string {
 		}
 		return fmt.Sprintf("field %q: cannot use JSON %s as %s (at byte %d)", te.Field, cut(te.Value), typeWords(te.Type), te.Offset)
 	case errors.As(err, &se):
-		hint := ""
-		if s := se.Error(); strings.Contains(s, "'N'") || strings.Contains(s, "'I'") {
-			hint = " (NaN and Infinity are not JSON: every number must be finite)"
-		}
-		return fmt.Sprintf("malformed JSON at byte %d: %s%s", se.Offset, cut(se.Error()), hint)
+		return fmt.Sprintf("malformed JSON at byte %d", se.Offset) // Unmarshal says more, from the data
 	case errors.Is(err, io.EOF):
 		return "empty file: want a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):

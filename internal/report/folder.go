@@ -27,6 +27,20 @@ const (
 	SlurmJobs Kind = "slurm-jobs"
 )
 
+// Want says, for a message, what a folder of kind k is: "a results folder
+// of mmds train (results.json, model.json)".
+func (k Kind) Want() string {
+	switch k {
+	case Results:
+		return "a results folder of mmds train (with results.json and model.json)"
+	case BenchLibrary:
+		return "an instance library of mmds bench library (with manifest.json)"
+	case SlurmJobs:
+		return "a folder of Slurm scripts of mmds train --slurm"
+	}
+	return "a " + string(k) + " folder of mmds"
+}
+
 // MarkerFile is the name of the marker file of a folder of a Kind.
 const MarkerFile = ".mmds-kind"
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // ErrClash reports an output that would replace one of the command's
@@ -166,8 +168,13 @@ func checkOne(p Path) error {
 	switch {
 	case !p.Output && p.Folder && p.Kind != "":
 		fi, err := os.Stat(p.Path)
-		if err != nil || !fi.IsDir() {
-			return nil // reading it reports what is wrong
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return wrap(fmt.Errorf("does not exist: want %s", p.Kind.Want()))
+		case err != nil:
+			return wrap(unwrapPath(err))
+		case !fi.IsDir():
+			return wrap(fmt.Errorf("is %s, not a folder: want %s", safefile.Describe(fi.Mode()), p.Kind.Want()))
 		}
 		k, err := KindOf(p.Path)
 		if err != nil {
