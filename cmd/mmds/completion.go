@@ -246,3 +246,43 @@ func registerCompletions(c *cobra.Command) {
 		registerCompletions(sub)
 	}
 }
+
+// completeOneLetterFlag answers the shell's request for the values of a
+// one-letter long flag (--d, --p, --k, --n), which cobra's own completion
+// cannot look up (it reads a one-letter name as a shorthand, -d), so that
+// "mmds binary --d <Tab>" offers what the flag's completion says (nothing
+// for a number) rather than file names. It reports whether it answered.
+func completeOneLetterFlag(root *cobra.Command, args []string, w io.Writer) bool {
+	if len(args) < 3 || (args[0] != cobra.ShellCompRequestCmd && args[0] != cobra.ShellCompNoDescRequestCmd) {
+		return false
+	}
+	words := args[1:]
+	last := words[len(words)-1]
+	var name, toComplete string
+	before := words[:len(words)-1]
+	switch prev := before[len(before)-1]; {
+	case len(last) >= 4 && strings.HasPrefix(last, "--") && last[3] == '=':
+		name, toComplete = last[2:3], last[4:]
+	case len(prev) == 3 && strings.HasPrefix(prev, "--"):
+		name, toComplete, before = prev[2:], last, before[:len(before)-1]
+	default:
+		return false
+	}
+	cmd, rest, err := root.Find(before)
+	if err != nil || cmd.Flags().Lookup(name) == nil {
+		return false
+	}
+	comp, ok := cmd.GetFlagCompletionFunc(name)
+	if !ok {
+		return false
+	}
+	vals, directive := comp(cmd, rest, toComplete)
+	for _, v := range vals {
+		if args[0] == cobra.ShellCompNoDescRequestCmd {
+			v, _, _ = strings.Cut(v, "\t")
+		}
+		fmt.Fprintln(w, v)
+	}
+	fmt.Fprintf(w, ":%d\n", directive)
+	return true
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,4 +128,33 @@ func TestHelpTypeNames(t *testing.T) {
 			t.Errorf("mmds %s --%s: a default in words and pflag's (default %s)", strings.Join(path, " "), f.Name, f.DefValue)
 		}
 	})
+}
+
+// TestCompleteNumbersOffersNothing: the shells' completion (bash, zsh and
+// fish all ask mmds __complete) offers nothing for a number or a duration
+// and no file names either (cobra.ShellCompDirectiveNoFileComp), whatever
+// the flag's name (one-letter names too: --d, --p, --k) and form (--x v,
+// --x=v).
+func TestCompleteNumbersOffersNothing(t *testing.T) {
+	n := 0
+	eachFlag(t, func(path []string, f *pflag.Flag) {
+		switch strings.TrimSuffix(inner(f), "Slice") {
+		case "float64", "float32", "int", "int64", "int32", "uint", "uint64", "uint32", "duration":
+		default:
+			return
+		}
+		for _, req := range []string{cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd} {
+			for _, last := range [][]string{{"--" + f.Name, ""}, {"--" + f.Name, "1"}, {"--" + f.Name + "="}} {
+				args := append(append([]string{req}, path...), last...)
+				code, out, _ := runCLI(t, args...)
+				n++
+				if code != 0 || out != fmt.Sprintf(":%d\n", cobra.ShellCompDirectiveNoFileComp) {
+					t.Errorf("%v: exit %d, output %q; want only the directive :%d (no file names)", args, code, out, cobra.ShellCompDirectiveNoFileComp)
+				}
+			}
+		}
+	})
+	if n < 100 {
+		t.Errorf("only %d cases", n)
+	}
 }

@@ -71,6 +71,9 @@ func stopStatus(ctx context.Context) int {
 // run executes the CLI with args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
+	if completeOneLetterFlag(root, args, stdout) {
+		return exitOK
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
