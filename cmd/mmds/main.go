@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -81,6 +82,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// One line, escaped: a message may carry paths and names from files.
 	fmt.Fprintln(stderr, "mmds:", safefile.Printable(userLine(ctx, err)))
+	return exitStatus(ctx, err)
+}
+
+// exitStatus is the exit status of a command that ended with err.
+func exitStatus(ctx context.Context, err error) int {
 	if ctx.Err() != nil {
 		return stopStatus(ctx)
 	}
@@ -104,10 +110,32 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// badInput wraps err (or a formatted message) as a usage error.
+// badInput wraps err (or a formatted message) as a usage error. Errors
+// among args stay in the chain even when the format prints them with %v,
+// so that the message's rendering still finds, say, a file-system error
+// in them (userLine).
 func badInput(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	var causes []error
+	for _, a := range args {
+		if e, ok := a.(error); ok {
+			causes = append(causes, e)
+		}
+	}
+	if len(causes) > 0 && !strings.Contains(format, "%w") {
+		err = causedError{err.Error(), causes}
+	}
+	return usageError{err}
 }
+
+// causedError is a message that keeps the errors it was written from.
+type causedError struct {
+	msg    string
+	causes []error
+}
+
+func (e causedError) Error() string   { return e.msg }
+func (e causedError) Unwrap() []error { return e.causes }
 
 // keptError is the error of a command stopped by a signal that kept some
 // of its work: kept says what, and where, in words ("finished trials are

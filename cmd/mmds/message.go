@@ -26,7 +26,9 @@ func userLine(ctx context.Context, err error) string {
 	if words := fileProblem(err); words != "" {
 		msg = fileLine(err, msg, words)
 	}
-	msg = packagePrefix.ReplaceAllString(msg, "$1")
+	for prev := ""; prev != msg; {
+		prev, msg = msg, packagePrefix.ReplaceAllString(msg, "$1") // "learn: verify: " one at a time
+	}
 	return dropRepeats(msg)
 }
 
@@ -47,7 +49,7 @@ func interruptedLine(ctx context.Context, err error) string {
 
 // packagePrefix matches the name of a Go package (mmds's or a library's)
 // that begins a message or a part of one: "verify: ", "proto: ".
-var packagePrefix = regexp.MustCompile(`(^|: )(?:rundir|learn|verify|bayes|model|mip|gauss|network|privatizer|jsonconf|safefile|report|sweep|highsx|cluster|loss|plot|bench|enum|decimal|proto|json|strconv|cobra|pflag|flag|os|fs|csv)(?::|:\x{00a0}) ?`)
+var packagePrefix = regexp.MustCompile(`(^|: )(?:rundir|learn|verify|bayes|model|mip|gauss|network|privatizer|jsonconf|safefile|report|sweep|highsx|cluster|loss|plot|bench|enum|decimal|proto|json|strconv|cobra|pflag|flag|os|fs|csv)(?::\x{00a0}|: ?)`)
 
 // dropRepeats removes a part of a message (between ": ") that repeats the
 // end of the part before it: "--config m.json: m.json: …" names the file

@@ -222,6 +222,8 @@ func sweepError(cmd *cobra.Command, dir string, err error) error {
 		return usageError{fmt.Errorf("--out %s: %w", dir, err)}
 	case errors.Is(err, learn.ErrConfig):
 		return usageError{err}
+	case fileProblem(err) != "":
+		return fmt.Errorf("--out %s: %w", dir, err)
 	}
 	return err
 }
