@@ -233,6 +233,9 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nm), work: work, stored: 4 * nm * len(panels)}
 	for i := range panels {
 		r.ev.eval(s, v, nodes, &panels[i])
+		if err := s.panelDone(); err != nil {
+			return res, err
+		}
 	}
 	for round := 0; round < 60; round++ {
 		val, e := panelSums(panels, nodes)
@@ -327,6 +330,9 @@ func (r *fRefiner) bisect(panels []fPanel, split []int) ([]fPanel, error) {
 			r.work += w
 			r.stored += 4 * nm
 			r.ev.eval(s, r.v, r.nodes, &c)
+			if err := s.panelDone(); err != nil {
+				return nil, err
+			}
 			next = append(next, c)
 		}
 		p.faces = nil // marks it replaced

@@ -1,6 +1,7 @@
 package bayes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/stdnormal"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/network"
@@ -140,6 +142,13 @@ const mSpan = 8
 // best linear-Gaussian fit. A privatizer without Faces, a cap exceeded or a
 // stated error above q.Target is an error wrapping ErrCannotCertify.
 func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
+	return CertifyGaussContext(context.Background(), m, k, q)
+}
+
+// CertifyGaussContext is CertifyGauss that stops with ctx's error within
+// one quadrature panel of ctx's end (a panel is at most milliseconds), and
+// counts the panels it integrates in ctx's progress.Steps, if any.
+func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
 	q = q.withDefaults()
 	if err := q.validate(); err != nil {
 		return nil, err
@@ -164,7 +173,7 @@ func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate,
 	if len(faces) > q.MaxFaces {
 		return nil, fmt.Errorf("%w: %d linear regions in the box, more than the cap %d", ErrCannotCertify, len(faces), q.MaxFaces)
 	}
-	s := &gaussSetup{q: q, mu: mu, vx: vx, sx: sx, a: a, box: box}
+	s := &gaussSetup{q: q, mu: mu, vx: vx, sx: sx, a: a, box: box, ctx: ctx, steps: progress.StepsFrom(ctx)}
 	if err := s.addFaces(faces); err != nil {
 		return nil, err
 	}
@@ -224,6 +233,19 @@ type gaussSetup struct {
 	loGroups   int        // the genie's distinct atom values
 	hiGroups   int        // the garbling's clusters
 	cuts       []float64  // values of F at the continuous faces' vertices
+	// ctx stops the quadratures between panels; steps counts the panels.
+	ctx   context.Context
+	steps *progress.Steps
+}
+
+// panelDone counts a panel integrated and reports ctx's error once it has
+// ended.
+func (s *gaussSetup) panelDone() error {
+	s.steps.Add(1)
+	if s.ctx == nil {
+		return nil
+	}
+	return s.ctx.Err()
 }
 
 // mNode is a node of an observer's M quadrature: m and its Kronrod and

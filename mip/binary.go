@@ -16,6 +16,12 @@ type Binary struct {
 	QZ []float64 // crossover probability of each adversary's channel (K ≥ 1)
 }
 
+// MaxAdversaries bounds K in every model file and on the command line, as
+// the finite model bounds its alphabets: a typo (or a list pasted twice)
+// cannot ask for a sweep of 10⁵ adversaries that runs for hours in
+// gigabytes.
+const MaxAdversaries = 64
+
 // PaperBinary returns the paper's binary setup (Section V-B): p = 0.54,
 // q_Y = 0.2 and a single adversary with q_Z = 0.44.
 func PaperBinary() Binary {
@@ -32,6 +38,9 @@ func (m Binary) Validate() error {
 	}
 	if len(m.QZ) == 0 {
 		return fmt.Errorf("q_Z: need at least one adversary")
+	}
+	if len(m.QZ) > MaxAdversaries {
+		return fmt.Errorf("q_Z: %d adversaries: at most %d", len(m.QZ), MaxAdversaries)
 	}
 	for i, q := range m.QZ {
 		if err := checkProb(fmt.Sprintf("q_Z[%d]", i+1), q); err != nil {

@@ -49,6 +49,9 @@ func ParseBinaryConfig(r io.Reader) (Binary, error) {
 	if len(c.QZ) == 0 {
 		return Binary{}, configErrorf("field \"q_z\" is missing or empty: want one crossover probability in [0, 1] per adversary")
 	}
+	if len(c.QZ) > MaxAdversaries {
+		return Binary{}, configErrorf("field \"q_z\" has %d entries: at most %d adversaries", len(c.QZ), MaxAdversaries)
+	}
 	checks := []struct {
 		name string
 		v    float64

@@ -51,8 +51,8 @@ func ParseFiniteConfig(r io.Reader) (Finite, error) {
 		return Finite{}, configErrorf("field \"reconstructor\" is missing: want {\"channel\": [[P(Y=y|X=x)]]}")
 	case len(c.Adversaries) == 0:
 		return Finite{}, configErrorf("field \"adversaries\" is missing or empty: want one {\"channel\": ...} per adversary")
-	case len(c.Adversaries) > maxAlphabet:
-		return Finite{}, configErrorf("field \"adversaries\" has %d entries: at most %d", len(c.Adversaries), maxAlphabet)
+	case len(c.Adversaries) > MaxAdversaries:
+		return Finite{}, configErrorf("field \"adversaries\" has %d entries: at most %d", len(c.Adversaries), MaxAdversaries)
 	}
 	m := Finite{Prior: c.Prior, Recon: c.Reconstructor.observer()}
 	for _, a := range c.Adversaries {

@@ -94,7 +94,14 @@ func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, e
 
 // Certify implements Model with bayes.CertifyGauss.
 func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
-	c, err := bayes.CertifyGauss(g.M, k, o.Gauss)
+	return g.CertifyContext(context.Background(), k, o)
+}
+
+// CertifyContext is Certify, stopped by ctx within a quadrature panel of
+// its end (bayes.CertifyGaussContext): the Gaussian certificate takes
+// seconds.
+func (g GaussModel) CertifyContext(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
+	c, err := bayes.CertifyGaussContext(ctx, g.M, k, o.Gauss)
 	if err != nil {
 		return Certificate{}, err
 	}
@@ -133,7 +140,7 @@ func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 // precision computes; a cell kernel by CertifyKernel, whose quadrature
 // error estimate must be within o.Gauss.Target (else
 // bayes.ErrCannotCertify), as mmds verify requires of a trained one.
-func (g GaussModel) CertifyFile(_ context.Context, f privatizer.File, o Options) (Certificate, error) {
+func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error) {
 	if err := g.CheckPrivatizer(f); err != nil {
 		return Certificate{}, err
 	}
@@ -152,7 +159,7 @@ func (g GaussModel) CertifyFile(_ context.Context, f privatizer.File, o Options)
 	if err != nil {
 		return Certificate{}, err
 	}
-	return g.Certify(k, o)
+	return g.CertifyContext(ctx, k, o)
 }
 
 // parseGauss decodes a gauss.Config.

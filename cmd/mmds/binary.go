@@ -111,6 +111,9 @@ func binaryModel(cmd *cobra.Command, f binaryFlags) (mip.Binary, error) {
 	if len(f.qz) == 0 {
 		return mip.Binary{}, badInput("--qz: give at least one adversary")
 	}
+	if len(f.qz) > mip.MaxAdversaries {
+		return mip.Binary{}, badInput("--qz: %d adversaries: at most %d", len(f.qz), mip.MaxAdversaries)
+	}
 	for i, q := range f.qz {
 		if err := mip.CheckProbability(fmt.Sprintf("--qz (adversary %d)", i+1), q); err != nil {
 			return mip.Binary{}, usageError{err}

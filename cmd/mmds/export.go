@@ -13,9 +13,10 @@ import (
 )
 
 type exportOpts struct {
-	onnx bool
-	d    float64
-	out  string
+	onnx  bool
+	quiet bool
+	d     float64
+	out   string
 }
 
 func newExportCmd() *cobra.Command {
@@ -55,6 +56,7 @@ channel or kernel).`,
 	f.BoolVar(&o.onnx, "onnx", false, "write ONNX (default: the JSON layout)")
 	f.Float64Var(&o.d, "d", 0, "the threshold D whose privatizer to write (default: the run's only finalized one)")
 	outputFlag(f, &o.out, false)
+	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (export reports none: it takes well under a second; accepted as on every command)")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/verify"
 )
 
 // limitFlags are the bounds every sweep takes (--max-points, --time-limit)
@@ -92,6 +95,26 @@ func newBar(cmd *cobra.Command, quiet bool, unit string, total int, perUnit time
 	b.Forecast(perUnit)
 	b.Start()
 	return b
+}
+
+// certifyBar starts the progress report of certifying the thresholds of a
+// results directory (verify, plot) and returns the context to certify
+// with: on a Gaussian model it also counts the quadrature panels, so a
+// threshold that takes seconds is seen to advance.
+func certifyBar(cmd *cobra.Command, quiet bool, run *verify.Run) (*progress.Bar, context.Context) {
+	ctx := cmd.Context()
+	var steps *progress.Steps
+	if run.Model.Kind() == model.Gauss {
+		steps = new(progress.Steps)
+		ctx = progress.WithSteps(ctx, steps)
+	}
+	w := cmd.ErrOrStderr()
+	b := progress.New(w, progress.Options{
+		Label: "mmds " + cmd.Name(), Unit: "thresholds certified", Total: len(run.Results.Config.D), Quiet: quiet,
+		Terminal: progress.IsTerminal(w), Steps: steps, StepUnit: "quadrature panels",
+	})
+	b.Start()
+	return b, ctx
 }
 
 // warnStopped says in one line that a bound stopped the sweep, whatever

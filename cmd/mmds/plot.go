@@ -15,6 +15,7 @@ import (
 
 func newPlotCmd() *cobra.Command {
 	var out string
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
@@ -34,13 +35,14 @@ atomically.`,
 		Example: `  mmds plot results/quick-gauss
   mmds plot results/quick-binary --out docs/img`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args[0], out) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args[0], out, quiet) },
 	}
 	cmd.Flags().StringVar(&out, "out", "", "folder to write the figures into (default: DIR)")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
 	return cmd
 }
 
-func runPlot(cmd *cobra.Command, dir, out string) error {
+func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results)); err != nil {
 		return err
 	}
@@ -59,15 +61,18 @@ func runPlot(cmd *cobra.Command, dir, out string) error {
 		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
 		return err
 	}
-	rep, err := verify.Certify(cmd.Context(), run, verify.Options{})
+	bar, ctx := certifyBar(cmd, quiet, run)
+	rep, err := verify.Certify(ctx, run, verify.Options{})
+	var spec plot.Spec
+	if err == nil {
+		bar.Describe("drawing the optima")
+		spec, stem, err = plot.Figure(ctx, run.Model, rep, model.Options{})
+	}
+	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, verify.ErrInput) {
 			return usageError{err}
 		}
-		return err
-	}
-	spec, stem, err := plot.Figure(cmd.Context(), run.Model, rep, model.Options{})
-	if err != nil {
 		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {

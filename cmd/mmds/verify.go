@@ -172,8 +172,8 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 // certifyRun certifies every threshold of a loaded results directory
 // (verify.Certify), with a progress bar.
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
-	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
-	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
+	bar, ctx := certifyBar(cmd, o.quiet, run)
+	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
 		Model: model.Options{}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
