@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestVersionFlag(t *testing.T) {
@@ -59,4 +66,109 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 	}
+}
+
+// TestCtrlCStopsEveryLongCommand sends SIGINT (and SIGTERM) to mmds, run
+// as a program, once a command that takes seconds or more has started:
+// it stops with exit 130 (75 for SIGTERM) and one line in words,
+// "mmds: interrupted; …", never "context canceled". How soon it stops is
+// not measured beyond a generous limit, so no machine is too slow.
+func TestCtrlCStopsEveryLongCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs long commands")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gaussRun := filepath.Join(dir, "gauss-run")
+	if code, _, errs := runCLI(t, "train", "gauss", "--preset", "quick", "--samples", "1200",
+		"--sweep", "0.5:5.76:12", "--out", gaussRun, "--quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	net := filepath.Join(dir, "net.json")
+	if code, _, errs := runCLI(t, "export", gaussRun, "--d", "5.76", "-o", net); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	gaussModel := filepath.Join(gaussRun, "model.json")
+	for _, tt := range []struct {
+		args []string
+		sig  syscall.Signal
+		code int
+		want string // in the last line
+	}{
+		{[]string{"verify", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"plot", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"certify", "--model", gaussModel, "--privatizer", net, "--d", "5.76", "--tol-quad", "0.0001"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"gauss", "--sweep", "0:5.76:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"binary", "--sweep", "0:0.2:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"binary", "--global", "--sweep", "0:0.2:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"finite", "--sweep", "0:0.2:1000000", "--time-limit", "0"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"train", "gauss", "--preset", "paper", "--out", filepath.Join(dir, "paper")}, syscall.SIGINT, exitInterrupted,
+			"mmds: interrupted; finished trials are kept in " + filepath.Join(dir, "paper")},
+		{[]string{"train", "binary", "--preset", "paper", "--out", filepath.Join(dir, "paper-b")}, syscall.SIGTERM, exitRetry,
+			"mmds: stopped by SIGTERM (exit 75: run it again to continue); finished trials are kept in " + filepath.Join(dir, "paper-b")},
+		{[]string{"bench", "--n", "8:8", "--k", "3", "--seeds", "5", "--time-limit", "1m"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; "},
+	} {
+		cmd := exec.Command(exe, tt.args...)
+		cmd.Env = append(os.Environ(), "MMDS_TEST_AS_MMDS=1")
+		cmd.Dir = dir
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// Signal once the work has started: its first progress line
+		// (shown after a second), or 3 s.
+		deadline := time.Now().Add(3 * time.Second)
+		for stderr.Len() == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		_ = cmd.Process.Signal(tt.sig)
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(60 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("%v: still running a minute after %v", tt.args, tt.sig)
+			continue
+		}
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+		last := lines[len(lines)-1]
+		if code != tt.code || !strings.HasPrefix(last, tt.want) || strings.Contains(stderr.String(), "context canceled") {
+			t.Errorf("%v after %v: exit %d, last line %q; want %d and %q", tt.args, tt.sig, code, last, tt.code, tt.want)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
