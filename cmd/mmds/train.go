@@ -61,6 +61,7 @@ directory at a time (per shard for --shard): a second gets exit 2. The preset "p
 protocol (1000 epochs, 15 accepted trials per D, 30 values of D: hours on two
 cores); "quick" (4 values of D; Gaussian: 25 epochs, 2 accepted trials; binary: 50
 epochs, 5 accepted trials and the departures of docs/learn.md) takes seconds.
+--preset is required: neither is a default to start without a word.
 
 --method labels (a finite model needs --config) trains a privatizer that
 releases one of --labels labels from a softmax over the codebook, against
@@ -74,7 +75,7 @@ On a finite model (--config) Algorithm 1 releases one of --labels labels
 certifies the channel that network induces, with a stated error.`,
 		Example: `  mmds train gauss --preset quick --out results/quick-gauss
   mmds train binary --preset quick --d 0.1
-  mmds train gauss --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
+  mmds train gauss --preset paper --config examples/gauss-coalition.json --sweep 1:5:5 --epochs 200 --accept 5
   mmds train binary --method labels --preset quick
   mmds train gauss --method labels --preset quick
   mmds train finite --method labels --config examples/finite-random-n6-k2.json --preset quick`,
@@ -112,7 +113,7 @@ type runFlagHelp struct {
 }
 
 var trainHelp = runFlagHelp{
-	preset:      "hyper-parameters and protocol: paper (Section V, hours) or quick (seconds)",
+	preset:      "hyper-parameters and protocol, required: paper (Section V, hours) or quick (seconds)",
 	labels:      "codebook size M of --method labels, in [2, 1024] (gauss at small D, on its fine grid: one label per cell of the searched period instead)",
 	sweep:       "thresholds D0:D1:N (default: the paper's D0 to D_max, 30 values for paper, 4 for quick)",
 	epochs:      "epochs per trial, each one pass over the training split (default: the preset's, 1000; quick 25 Gaussian, 50 binary)",
@@ -129,6 +130,7 @@ var trainHelp = runFlagHelp{
 // the seed and the outputs.
 func (o *trainOpts) register(f *pflag.FlagSet, h runFlagHelp) {
 	f.StringVar(&o.preset, "preset", learn.PresetPaper.String(), h.preset)
+	f.Lookup("preset").DefValue = "" // required: requirePreset
 	f.IntVar(&o.labels, "labels", learn.DefaultLabels, h.labels)
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", h.sweep)
@@ -165,6 +167,9 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 	if o.slurm.dir != "" && o.k8s.dir != "" {
 		return badInput("--slurm and --k8s: give one")
 	}
+	if err := requirePreset(cmd); err != nil {
+		return err
+	}
 	if o.slurm.dir != "" {
 		return writeSlurmJobs(cmd, job, o.slurm)
 	}
@@ -196,6 +201,18 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
+}
+
+// requirePreset refuses to start training without --preset, after every
+// other check: the paper's protocol takes hours, too long to start by
+// default without a word, and quick is a smoke run, too short to stand for
+// the paper; a person chooses.
+func requirePreset(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("preset") {
+		return nil
+	}
+	return badInput("%sgive --preset quick (a smoke run: 4 thresholds, seconds) or --preset paper "+
+		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", subcommand(cmd))
 }
 
 // presetFlag parses --preset, the flag mmds train and mmds train data

@@ -80,7 +80,7 @@ standard errors (docs/data.md).`,
 }
 
 var trainDataHelp = runFlagHelp{
-	preset:      "hyper-parameters and protocol: paper (Section V) or quick (seconds)",
+	preset:      "hyper-parameters and protocol, required: paper (Section V, hours) or quick (seconds)",
 	labels:      "codebook size M of the labels method, in [2, 1024]",
 	sweep:       "thresholds D0:D1:N (default: from D_min, or D̂_max/N for a continuous X, to D̂_max; 30 values for paper, 4 for quick)",
 	epochs:      "epochs per trial (default: the preset's)",
@@ -95,6 +95,9 @@ var trainDataHelp = runFlagHelp{
 func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 	job, err := prepareTrainData(cmd, o)
 	if err != nil {
+		return err
+	}
+	if err := requirePreset(cmd); err != nil {
 		return err
 	}
 	if err := writeDataRun(job, o.copyData); err != nil {
