@@ -53,7 +53,7 @@ func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
 	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr (the default now)")
 	_ = fl.MarkDeprecated("progress", "progress lines are on by default; --quiet turns them off")
-	outputFlag(fl, &f.output, false)
+	outputFlag(fl, &f.output)
 	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON document (as --format json prints it) to this file")
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }

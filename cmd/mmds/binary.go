@@ -54,7 +54,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	outputFlag(fl, &f.output, false)
+	outputFlag(fl, &f.output)
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")

@@ -73,7 +73,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "privatizers certified")
-	outputFlag(f, &o.out, true)
+	outputFlag(f, &o.out)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 1: it differs; else its verdict's status)")

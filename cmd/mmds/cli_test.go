@@ -329,7 +329,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		line string // the words typed; the last is completed
 		want string // COMPREPLY, sorted, space-separated
 	}{
-		{"mmds ", "bench binary certify completion export finite gauss help plot train verify"},
+		{"mmds ", "bench binary certify completion export finite gauss help plot train verify version"},
 		{"mmds tr", "train"},
 		{"mmds train ", "binary data finite gauss"},
 		{"mmds train g", "gauss"},
@@ -415,10 +415,15 @@ func TestOutputFlagEverywhere(t *testing.T) {
 			t.Errorf("%v -o: exit %d, stdout %q, stderr %q, file %q (err %v); want the file to hold %q", args, code, out, errs, got, err, want)
 		}
 	}
+	// --out is a folder wherever it is a flag (train, plot); a command
+	// that writes one file says so in one line and writes nothing.
 	path := filepath.Join(dir, "old.json")
-	code, _, errs := runCLI(t, "gauss", "--d", "1", "--format", "json", "--out", path)
-	if _, err := os.Stat(path); code != 0 || err != nil || !strings.Contains(errs, "--out is an old spelling of --output") {
-		t.Errorf("gauss --out: exit %d, stderr %q, file: %v", code, errs, err)
+	for _, c := range []string{"gauss", "verify", "certify", "binary", "finite", "export", "bench"} {
+		code, out, errs := runCLI(t, c, "--out", path)
+		if _, err := os.Stat(path); code != exitUsage || out != "" || err == nil || strings.Count(errs, "\n") != 1 ||
+			!strings.Contains(errs, "--out names a folder (on train and plot); this command writes one file: give -o/--output FILE") {
+			t.Errorf("%s --out: exit %d, stderr %q, file: %v", c, code, errs, err)
+		}
 	}
 }
 

@@ -223,7 +223,7 @@ func registerCompletions(c *cobra.Command) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		comp, ok := comps[f.Name]
 		switch {
-		case f.Name == "out" && f.Annotations[aliasOf] == nil: // --out DIR (train, plot)
+		case f.Name == "out": // --out DIR (train, plot)
 			comp, ok = folders, true
 		case f.Name == "method" && c.Name() == "train": // train's methods, not finite's solvers
 			comp, ok = fixed("alg1\tthe paper's Algorithm 1", "labels\ta softmax over a codebook against exact Bayes observers"), true

@@ -55,7 +55,7 @@ channel or kernel).`,
 	f := cmd.Flags()
 	f.BoolVar(&o.onnx, "onnx", false, "write ONNX (default: the JSON layout)")
 	f.Float64Var(&o.d, "d", 0, "the threshold D whose privatizer to write (default: the run's only finalized one)")
-	outputFlag(f, &o.out, false)
+	outputFlag(f, &o.out)
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (export reports none: it takes well under a second; accepted as on every command)")
 	return cmd
 }

@@ -66,7 +66,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
 	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	outputFlag(fl, &f.output, false)
+	outputFlag(fl, &f.output)
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
 	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")

@@ -136,9 +136,6 @@ func guardFlags(c *cobra.Command) {
 			return
 		}
 		if w, ok := wrapped[f.Value]; ok {
-			if _, alias := f.Annotations[aliasOf]; !alias { // messages name the flag, not its old spelling
-				w.(guarded).guardedFlag().flag = f
-			}
 			f.Value = w
 			return
 		}
@@ -385,6 +382,8 @@ func flagParseError(cmd *cobra.Command, err error) error {
 	switch {
 	case errors.As(err, &fe):
 		return usageError{fe}
+	case errors.As(err, &ne) && ne.GetSpecifiedName() == "out" && cmd.Flags().Lookup("output") != nil:
+		return badInput("%s--out names a folder (on train and plot); this command writes one file: give -o/--output FILE", subcommand(cmd))
 	case errors.As(err, &ne):
 		return badInput("%sunknown flag %s (see %s --help)", subcommand(cmd), unknownFlagName(ne), cmd.CommandPath())
 	case errors.As(err, &re):
@@ -401,30 +400,10 @@ func unknownFlagName(e *pflag.NotExistError) string {
 }
 
 // outputFlag defines -o/--output FILE, the one spelling of "write the
-// output to this file" on every command. oldOut also accepts --out, the
-// spelling gauss, verify and certify had, hidden: on those commands --out
-// named a file, where train and plot use it for a folder.
-func outputFlag(f *pflag.FlagSet, p *string, oldOut bool) {
+// output to this file" on every command. (--out names a folder, on train
+// and plot; outFlagError answers it elsewhere.)
+func outputFlag(f *pflag.FlagSet, p *string) {
 	f.StringVarP(p, "output", "o", "", "write the output to this file (atomically, once the command has finished; - is standard output) instead of standard output")
-	if oldOut {
-		out := f.Lookup("output")
-		f.AddFlag(&pflag.Flag{Name: "out", Value: out.Value, DefValue: out.DefValue, Hidden: true,
-			Usage: "old spelling of --output", Annotations: map[string][]string{aliasOf: {"output"}}})
-	}
-}
-
-// aliasOf is the annotation of a hidden old spelling of a flag: the flag's
-// name. (pflag's own deprecation note would go to standard output.)
-const aliasOf = "mmds-alias-of"
-
-// aliasNotes says on standard error which old flag spellings the command
-// line used.
-func aliasNotes(cmd *cobra.Command) {
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if to, ok := f.Annotations[aliasOf]; ok {
-			_ = sayf(cmd.ErrOrStderr(), "mmds %s: --%s is an old spelling of --%s; it still works, but use --%s", cmd.Name(), f.Name, to[0], to[0])
-		}
-	})
 }
 
 // withOutput runs fn with the command's standard output collected and,
@@ -478,7 +457,7 @@ func flagRules() []flagRule {
 		{"train", []string{"workers"}, given("k8s"), "each pod trains --k8s-cpus trials at once; drop --workers"},
 		{"train", []string{"format", "shard"}, given("slurm"), "--slurm writes batch scripts (each task gets its --shard), not a summary; drop the flag"},
 		{"train", []string{"format", "shard"}, given("k8s"), "--k8s writes manifests (each pod gets its --shard), not a summary; drop the flag"},
-		{"verify", []string{"format", "summary", "output", "out", "certificate"}, given("check"),
+		{"verify", []string{"format", "summary", "output", "certificate"}, given("check"),
 			"--check compares the certificate with DIR and prints one line; drop the flag"},
 		{"verify", []string{"data"}, given("check"), "--data is the data file of a run of mmds train data, which has no certificate to check; drop --data"},
 		{"verify", []string{"data"}, given("certificate"), "--data is the data file of a run of mmds train data, which has no certificate; drop --data"},

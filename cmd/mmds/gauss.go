@@ -72,7 +72,7 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
 	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default 30 values from 0.005 to V_Y = Var[X|Y])")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	outputFlag(f, &o.out, true)
+	outputFlag(f, &o.out)
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")

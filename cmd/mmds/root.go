@@ -29,14 +29,8 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		Args:          usageArgs(cobra.NoArgs),
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		// Before any command runs, flags that do not apply to the mode the
-		// others chose are refused, and old spellings named.
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFlagModes(cmd); err != nil {
-				return err
-			}
-			aliasNotes(cmd)
-			return nil
-		},
+		// others chose are refused.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFlagModes(cmd) },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -56,7 +50,9 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		newPlotCmd(),
 		newBenchCmd(),
 		newCompletionCmd(),
+		newVersionCmd(),
 	)
+	root.SetHelpCommand(newHelpCmd())
 	registerCompletions(root)
 	guardFlags(root)
 	return root
@@ -115,4 +111,50 @@ func argNames(use string) []string {
 		}
 	}
 	return names
+}
+
+// newVersionCmd is mmds version, as gh and kubectl have it beside
+// --version: the same line.
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of mmds and of HiGHS",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return sayf(cmd.OutOrStdout(), "mmds %s", cmd.Root().Version)
+		},
+	}
+}
+
+// newHelpCmd is mmds help [command]: cobra's, except that a command that
+// does not exist is bad input (exit 2) rather than a line on standard
+// output and exit 0.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "help shows the help of a command: mmds help train is mmds train --help.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return badInput("help: no command %s (mmds --help lists them)", safefile.Excerpt(strings.Join(args, " ")))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
 }

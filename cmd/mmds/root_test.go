@@ -172,3 +172,30 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestVersionAndHelpCommands: mmds version prints what --version prints;
+// help names a command's help, and a command that does not exist is bad
+// input.
+func TestVersionAndHelpCommands(t *testing.T) {
+	_, want, _ := runCLI(t, "--version")
+	for _, tt := range []struct {
+		args []string
+		code int
+		out  string // stdout starts with
+		err  string // stderr holds
+	}{
+		{[]string{"version"}, 0, want, ""},
+		{[]string{"version", "x"}, exitUsage, "", `version takes no arguments; got "x"`},
+		{[]string{"help"}, 0, "mmds computes", ""},
+		{[]string{"help", "train"}, 0, "train draws", ""},
+		{[]string{"help", "train", "data"}, 0, "train data reads", ""},
+		{[]string{"help", "nonexistent"}, exitUsage, "", `help: no command "nonexistent"`},
+		{[]string{"help", "train", "nonexistent"}, exitUsage, "", `help: no command "train nonexistent"`},
+		{[]string{"help", "--bogus"}, exitUsage, "", "unknown flag"},
+	} {
+		code, out, errs := runCLI(t, tt.args...)
+		if code != tt.code || !strings.HasPrefix(out, tt.out) || !strings.Contains(errs, tt.err) || (tt.code != 0 && out != "") {
+			t.Errorf("%v: exit %d, stdout %.60q, stderr %q; want %d, %.60q, %q", tt.args, code, out, errs, tt.code, tt.out, tt.err)
+		}
+	}
+}

@@ -79,7 +79,7 @@ certified soundly and none fails.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	outputFlag(f, &o.out, true)
+	outputFlag(f, &o.out)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
