@@ -115,6 +115,9 @@ type LibrarySpec struct {
 	// ColGenLimit bounds each column generation run that certifies a model
 	// whose global LP does not fit MaxSubsets (0: none).
 	ColGenLimit time.Duration
+	// Progress, when set, is called by WriteLibrary with the number of
+	// instance files written and their total.
+	Progress func(written, total int) `json:"-"`
 }
 
 // Size is a finite model's size, its tier and, when set, its own
@@ -559,6 +562,9 @@ func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, err
 			return Manifest{}, err
 		}
 		man.Instances = append(man.Instances, in.Entry(file, data))
+		if s.Progress != nil {
+			s.Progress(len(man.Instances), len(ins))
+		}
 	}
 	markSets(man.Instances)
 	for _, f := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/bench"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -234,6 +235,7 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 type benchLibraryFlags struct {
 	seed  uint64
 	openN []int
+	quiet bool
 }
 
 func newBenchLibraryCmd() *cobra.Command {
@@ -267,7 +269,22 @@ column generation; a size neither certifies is refused (exit 3). The same versio
 			}
 			spec := bench.DefaultLibrary(f.seed)
 			spec.OpenN = f.openN
+			w := cmd.ErrOrStderr()
+			bar := progress.New(w, progress.Options{Label: "mmds bench library", Unit: "instances written", Quiet: f.quiet, Terminal: progress.IsTerminal(w)})
+			bar.Describe("drawing the models and certifying their optima")
+			bar.Start()
+			spec.Progress = func(written, total int) {
+				bar.Describe("")
+				bar.SetTotal(total)
+				bar.Set(written)
+			}
 			man, err := bench.WriteLibrary(cmd.Context(), args[0], spec)
+			endBar(bar, err)
+			if err != nil && cmd.Context().Err() != nil {
+				if fi, e := os.Stat(args[0]); e == nil && fi.IsDir() {
+					return keptError{fmt.Sprintf("%s holds the instance files written so far, without a manifest; run the same command again to write the library", args[0]), err}
+				}
+			}
 			if errors.Is(err, bench.ErrUncertified) {
 				return exitError{exitCannotCertify, err}
 			}
@@ -287,6 +304,7 @@ column generation; a size neither certifies is refused (exit 3). The same versio
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the library's random models")
 	cmd.Flags().IntSliceVar(&f.openN, "open-n", nil, "add open-tier instances of these sizes n, each in [5, 8]")
+	cmd.Flags().BoolVar(&f.quiet, "quiet", false, quietUsage)
 	return cmd
 }
 

@@ -205,6 +205,16 @@ func (b *Bar) Set(done int) {
 	b.update(false)
 }
 
+// SetTotal sets the number of units of the work, once it is known.
+func (b *Bar) SetTotal(total int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.o.Total = total
+}
+
 // Describe sets what the work is doing now (shown after the count).
 func (b *Bar) Describe(s string) {
 	if b == nil {
