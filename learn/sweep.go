@@ -45,10 +45,13 @@ type Results struct {
 	Binding rundir.Binding `json:"binding"`
 	Points  []DResult      `json:"points"` // one per threshold, in order
 
-	// Trained and Loaded count the trials this run trained (including
-	// speculative ones it then did not need) and read back from the results
-	// directory. They describe the run, not the result, so they are not
-	// written to results.json.
+	// Trained and Loaded count the trials the protocol consumed at the
+	// thresholds this run finished (their Attempted, summed), by where each
+	// came from: trained by this run, or read back from the results
+	// directory. Speculative trials the protocol did not need are not
+	// counted: how many of those finish depends on scheduling, and a count
+	// must not vary between runs with the same seed. They describe the run,
+	// not the result, so they are not written to results.json.
 	Trained int `json:"-"`
 	Loaded  int `json:"-"`
 	// Stalled, in a sharded run, is where the shard stopped because the
@@ -157,7 +160,7 @@ func Sweep(ctx context.Context, ds *Dataset, cfg Config) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash), eligible: map[job]bool{}}
+	s := &sweeper{cfg: &c, data: data, fp: c.fingerprint(data.hash), eligible: map[job]bool{}, made: map[job]bool{}}
 	if c.Dir != "" {
 		dir := rundir.Dir(c.Dir)
 		if err := dir.Prepare(); err != nil {
@@ -201,10 +204,11 @@ type sweeper struct {
 	cfg       *Config
 	data      *Data
 	fp        string
-	mu        sync.Mutex // guards trained and loaded
-	trained   int
-	loaded    int
-	finalized *Point // the last threshold's finalized point
+	mu        sync.Mutex   // guards made, trained and loaded
+	made      map[job]bool // the trials this run trained
+	trained   int          // consumed trials this run trained
+	loaded    int          // consumed trials read from the directory
+	finalized *Point       // the last threshold's finalized point
 	// eligible caches, per trial seen, whether it has an eligible epoch
 	// (read by runD's goroutine only).
 	eligible map[job]bool
@@ -486,8 +490,22 @@ func (st *dState) offer() {
 			Eligible: v.Eligible, Accepted: v.Accepted, Point: v.Point,
 			File: filepath.ToSlash(rundir.TrialFile(di, st.next)),
 		})
+		st.s.consumed(job{di, st.next})
 		st.next++
 		st.s.progress(di, st.next-1, o.loaded, st.sel)
+	}
+}
+
+// consumed counts a trial the protocol consumed, as trained by this run or
+// loaded (a trial this run trained ahead and saved, then read back, is
+// trained).
+func (s *sweeper) consumed(j job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.made[j] {
+		s.trained++
+	} else {
+		s.loaded++
 	}
 }
 
@@ -570,7 +588,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 		rec.Kernel = k.Kernel()
 	}
 	s.mu.Lock()
-	s.trained++
+	s.made[job{di, t}] = true
 	s.mu.Unlock()
 	if c.Dir != "" {
 		if err := rundir.Dir(c.Dir).WriteRecord(rundir.TrialFile(di, t), rec); err != nil {
@@ -600,9 +618,6 @@ func (s *sweeper) load(ctx context.Context, di, t int) (*TrialRecord, error) {
 	if rec.DIndex != di || rec.Trial != t || rec.History.Len() != s.cfg.Epochs || len(rec.History.Adv) != s.data.NumAdversaries() {
 		return nil, fmt.Errorf("%w: %s does not hold trial %d of D[%d] with %d epochs; delete it to retrain the trial", rundir.ErrResume, path, t, di, s.cfg.Epochs)
 	}
-	s.mu.Lock()
-	s.loaded++
-	s.mu.Unlock()
 	return &rec, nil
 }
 

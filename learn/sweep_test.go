@@ -309,3 +309,32 @@ func checkFinalizedNetworks(t *testing.T, ds *Dataset, c Config, res *Results) {
 		t.Fatal("no finalized point to check")
 	}
 }
+
+// TestSweepCountsDoNotDependOnScheduling: with any number of workers (so
+// with speculative trials finished or cancelled as the scheduler has it),
+// a fresh run reports the trials the protocol consumed as trained, and a
+// resumed one the same number as loaded.
+func TestSweepCountsDoNotDependOnScheduling(t *testing.T) {
+	for _, workers := range []int{1, 2, 4, 8} {
+		for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
+			ds, c := sweepConfig(t, model)
+			c.Dir, c.Workers = t.TempDir(), workers
+			first, err := Sweep(context.Background(), ds, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			consumed := 0
+			for _, p := range first.Points {
+				consumed += p.Attempted
+			}
+			again, err := Sweep(context.Background(), ds, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.Trained != consumed || first.Loaded != 0 || again.Trained != 0 || again.Loaded != consumed {
+				t.Errorf("%v, %d workers: trained %d, loaded %d, then %d, %d; want %d, 0, then 0, %d",
+					model, workers, first.Trained, first.Loaded, again.Trained, again.Loaded, consumed, consumed)
+			}
+		}
+	}
+}
