@@ -14,7 +14,12 @@
 set -eu
 out=${1:?usage: $0 OUTDIR}
 mod=github.com/bartolsthoorn/gohighs
-go mod download "$mod"
+go mod download "$mod" || {
+  echo "highs-pkgconfig: cannot download $mod, which carries HiGHS's prebuilt library," >&2
+  echo "  from the Go module proxy: the first build needs network access (or a module cache that has it:" >&2
+  echo "  GOMODCACHE, or GOPROXY=file://... on a mirror); later builds, and every build of a copy of it, do not." >&2
+  exit 1
+}
 src=$(go list -m -f '{{.Dir}}' "$mod")
 [ -n "$src" ] && [ -d "$src/internal/highs" ] || { echo "highs-pkgconfig: module $mod not found" >&2; exit 1; }
 goos=$(go env GOOS); goarch=$(go env GOARCH)

@@ -485,13 +485,14 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	}
 	if human {
 		t := doc.Tolerances
-		g.Title = fmt.Sprintf("Certificate of %d privatizer(s) on a %s model (sha256 %s…)", len(doc.Points), doc.Model, doc.ModelSHA256[:12])
+		g.Title = fmt.Sprintf("Certificate of %s on a %s model (sha256 %s…)", plural(len(doc.Points), "privatizer"), doc.Model, doc.ModelSHA256[:12])
 		g.Notes = []string{
 			fmt.Sprintf("%d pass, %d fail, %d cannot certify: %s", doc.Passed, doc.Failed, doc.CannotCertify, passWord(doc.Pass)),
 			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; stated error ≤ %g; a = %g × loss scale",
 				t.BandTau, t.DistSE, t.DistSE, t.Tau, t.AdvSE, t.TestSize, t.Quad, t.Abs),
 			"gap: against the optimum at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
 		}
+		g.ReasonsBelow(len(g.Header)-1, func(r []string) string { return "D = " + r[0] + ", " + r[1] })
 	}
 	return g
 }
@@ -499,7 +500,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 // writeCertifySummary prints mmds verify --summary's short form: the
 // counts, then summaryPoints, each line naming its privatizer file.
 func writeCertifySummary(w io.Writer, m model.Model, rep *verify.Report, doc certifyJSON) error {
-	_ = sayf(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
+	_ = sayWrapped(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
 	names := make([]string, len(doc.Points))
 	for i, p := range doc.Points {

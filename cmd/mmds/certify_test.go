@@ -246,7 +246,7 @@ func TestPrivatizerMessageSaysItOnce(t *testing.T) {
 
 // mmds verify --summary and mmds certify --summary of the same privatizer
 // on the same binary model print the same line for it (certify naming its
-// file first), the gap to the optimum over all privatizers ("global")
+// file on the line before), the gap to the optimum over all privatizers ("global")
 // included, under the same reference line: one rendering for both.
 func TestSummaryColumnsAgree(t *testing.T) {
 	dir := passingBinary(t)
@@ -266,14 +266,14 @@ func TestSummaryColumnsAgree(t *testing.T) {
 		t.Fatalf("verify exit %d %s; certify exit %d %s", vcode, verrs, ccode, cerrs)
 	}
 	vl, cl := strings.Split(vout, "\n"), strings.Split(cout, "\n")
-	if len(vl) != 4 || len(cl) != 4 {
+	if len(vl) != 4 || len(cl) != 5 {
 		t.Fatalf("verify:\n%s\ncertify:\n%s", vout, cout)
 	}
 	if vl[1] != cl[1] || !strings.Contains(vl[1], `"global"`) {
 		t.Errorf("reference lines differ:\n%s\n%s", vl[1], cl[1])
 	}
-	if got := strings.Replace(cl[2], priv+": ", "", 1); got != vl[2] || !strings.Contains(got, " global ") {
-		t.Errorf("point lines differ:\nverify  %s\ncertify %s", vl[2], cl[2])
+	if cl[2] != "  "+priv+":" || cl[3] != vl[2] || !strings.Contains(vl[2], " global ") {
+		t.Errorf("point lines differ:\nverify  %s\ncertify %s\n        %s", vl[2], cl[2], cl[3])
 	}
 }
 

@@ -452,8 +452,8 @@ func TestCertifySummary(t *testing.T) {
 	ch := writeTestFile(t, dir, "channel.csv", "0.9,0.1\n0.1,0.9\n")
 	code, out, errs := runCLI(t, "certify", "--model", m, "--privatizer", ch, "--d", "0.1", "--summary")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], "1 of 1 privatizers pass") || !strings.Contains(lines[1], "verdicts against Proposition 2") ||
-		!strings.Contains(lines[2], "channel.csv") || !strings.Contains(lines[2], " global ") {
+	if code != 0 || len(lines) != 4 || !strings.Contains(lines[0], "1 of 1 privatizers pass") || !strings.Contains(lines[1], "verdicts against Proposition 2") ||
+		lines[2] != "  "+ch+":" || !strings.Contains(lines[3], " global ") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/mmds-project/mmds/internal/report"
 )
 
 // updateDocs rewrites the outputs shown in README.md and docs/*.md with what
@@ -288,15 +292,105 @@ func runPage(t *testing.T, root, page string, cmds []docCommand, trained *trainC
 			continue
 		}
 		got[k] = strings.ReplaceAll(runDocCommand(t, c, trained), dir, "$PWD")
+		for _, l := range tooWide(c.args, got[k]) {
+			t.Errorf("%s:%d: mmds %s prints a line of %d columns, more than %d: %.80q…", page, c.line, strings.Join(c.args, " "), twwidth.Width(l), report.MaxWidth, l)
+		}
 		if g, w := normalizeOutput(got[k]), normalizeOutput(c.want); g == w {
 			got[k] = c.want // up to date: keep the page's own timings
 		} else if !*updateDocs {
 			t.Errorf("%s:%d: mmds %s\n--- the page shows\n%s--- mmds prints\n%s", page, c.line, strings.Join(c.args, " "), w, g)
+		} else {
+			got[k] = keepTimings(got[k], c.want)
 		}
 	}
 	if *updateDocs {
 		rewritePage(t, filepath.Join(root, page), cmds, got)
 	}
+}
+
+// tooWide returns the lines of what mmds args printed that are wider than
+// report.MaxWidth columns. Output for programs is exempt (--format csv or
+// json, export's file, a completion script), and so is the one line of an
+// error, which must stay one line whatever the paths in it.
+func tooWide(args []string, out string) []string {
+	for i, a := range args {
+		if a == "--format=csv" || a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] != "table") {
+			return nil
+		}
+	}
+	if len(args) > 0 && (args[0] == "export" || args[0] == "completion") {
+		return nil
+	}
+	var wide []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "mmds: ") && twwidth.Width(l) > report.MaxWidth {
+			wide = append(wide, l)
+		}
+	}
+	return wide
+}
+
+// TestMakeRunWithinWidth runs the commands of make run (the Makefile's run
+// target, into a temporary folder): each exits 0 and prints no line wider
+// than report.MaxWidth columns.
+func TestMakeRunWithinWidth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: make run trains two quick runs")
+	}
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recipe, ok := strings.Cut(string(mk), "\nrun: build\n")
+	if !ok {
+		t.Fatal("the Makefile has no run target")
+	}
+	rundir := regexp.MustCompile(`(?m)^RUNDIR := (\S+)$`).FindStringSubmatch(string(mk))
+	if rundir == nil {
+		t.Fatal("the Makefile sets no RUNDIR")
+	}
+	t.Chdir(t.TempDir()) // make run writes results/… below the folder it runs in
+	n := 0
+	for _, l := range strings.Split(recipe, "\n") {
+		if !strings.HasPrefix(l, "\t") {
+			break // the end of the recipe
+		}
+		rest, ok := strings.CutPrefix(l, "\t$(BIN) ")
+		if !ok {
+			continue
+		}
+		args := strings.Fields(strings.ReplaceAll(rest, "$(RUNDIR)", rundir[1]))
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		n++
+		out := progressLines.ReplaceAllString(stdout.String()+stderr.String(), "")
+		if code != 0 {
+			t.Errorf("mmds %s: exit %d: %s", rest, code, out)
+		}
+		for _, w := range tooWide(args, out) {
+			t.Errorf("mmds %s prints a line of %d columns, more than %d: %.80q…", rest, twwidth.Width(w), report.MaxWidth, w)
+		}
+	}
+	if n < 6 {
+		t.Errorf("found %d mmds commands in make run", n)
+	}
+}
+
+// keepTimings returns got with each line that matches the page's line of
+// the same text up to wall-clock times replaced by the page's, so that
+// -update rewrites what changed and not the timings of a loaded machine.
+func keepTimings(got, want string) string {
+	byText := map[string]string{}
+	for _, w := range strings.Split(want, "\n") {
+		byText[normalizeOutput(w)] = w
+	}
+	lines := strings.Split(got, "\n")
+	for i, g := range lines {
+		if w, ok := byText[normalizeOutput(g)]; ok {
+			lines[i] = w
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // exampleFolder makes a temporary folder with a symbolic link to each

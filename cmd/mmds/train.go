@@ -542,13 +542,13 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 		}
 		g.Notes = []string{
 			c.LossesNote(),
-			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s. Certify with: mmds verify %s",
-				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds(), job.cfg.Dir),
+			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s.", plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds()),
+			"Certify with: mmds verify " + job.cfg.Dir,
 		}
 		if sh := job.cfg.Shard; sh.Sharded() {
 			g.Title += fmt.Sprintf(", shard %v (thresholds %d of %d)", sh, len(res.Points), len(c.D))
-			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s. Once every shard is done, run the same command without --shard to merge (it trains nothing).",
-				plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
+			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s.", plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
+			g.Notes[2] = "Once every shard is done, run the same command without --shard to merge (it trains nothing)."
 		}
 	}
 	return g

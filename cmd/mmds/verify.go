@@ -277,6 +277,7 @@ func writeVerifyTables(w io.Writer, run *verify.Run, rep *verify.Report) error {
 		}
 	}
 	main.Notes = verifyNotes(run, rep)
+	main.ReasonsBelow(len(main.Header)-1, func(r []string) string { return "D = " + r[0] })
 	if err := main.RenderTable(w); err != nil {
 		return err
 	}
@@ -421,28 +422,29 @@ func findings(rep *verify.Report) []string {
 // writeSummary prints a few lines per model: the counts, then
 // summaryPoints.
 func writeSummary(w io.Writer, run *verify.Run, rep *verify.Report) error {
-	_ = sayf(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
+	_ = sayWrapped(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
 	return summaryPoints(w, run.Model.Describe(), rep, nil)
 }
 
 // summaryPoints prints the body of the --summary of mmds verify and mmds
 // certify, the same columns for the same model: the reference of the
-// verdicts, the findings, and one line per point (names[i], when given,
-// naming its privatizer file), with the gap to the wider optimum
-// ("global", "best") where the model has one.
+// verdicts, the findings, and one line per point (after names[i], when
+// given, the privatizer's file on a line of its own), with the gap to the
+// wider optimum ("global", "best") where the model has one; a line longer
+// than report.MaxWidth wraps.
 func summaryPoints(w io.Writer, d model.Description, rep *verify.Report, names []string) error {
 	_ = sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
 	for _, l := range findings(rep) {
-		_ = sayf(w, "  %s", l)
+		_ = sayWrapped(w, "  %s", l)
 	}
 	for i, p := range rep.Points {
 		head := fmt.Sprintf("  D = %-8s ", f4(p.D))
-		if names != nil {
-			head += names[i] + ": "
+		if names != nil { // on a line of its own: a path may be long
+			_ = sayf(w, "  %s:", names[i])
 		}
 		if !p.Finalized || p.Certified == nil {
-			_ = sayf(w, "%s%s", head, p.Verdict)
+			_ = sayWrapped(w, "%s%s", head, p.Verdict)
 			continue
 		}
 		alt := ""
@@ -452,7 +454,7 @@ func summaryPoints(w io.Writer, d model.Description, rep *verify.Report, names [
 		case p.GapGlobal != nil:
 			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapGlobal))
 		}
-		err := sayf(w, "%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
+		err := sayWrapped(w, "%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
 			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
 		if err != nil {
 			return err

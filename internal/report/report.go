@@ -20,6 +20,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -60,35 +62,203 @@ type Grid struct {
 	Notes  []string   // printed below the table (not in CSV)
 }
 
-// RenderTable writes g as a bordered text table. Every cell, the title and
-// the notes are escaped (safefile.Printable): cells hold file names and
-// other text from files, which must not reach a terminal raw.
+// MaxWidth is the widest line, in terminal columns, of a table and of its
+// title and notes: a table wider than that is laid out as panels of
+// columns, each repeating the first (the row's key, such as D), and a
+// longer title or note wraps at spaces, so nothing a person reads needs a
+// terminal wider than 160 columns.
+const MaxWidth = 160
+
+// RenderTable writes g as a bordered text table within MaxWidth columns.
+// Every cell, the title and the notes are escaped (safefile.Printable):
+// cells hold file names and other text from files, which must not reach a
+// terminal raw.
 func (g *Grid) RenderTable(w io.Writer) error {
 	g = g.printable()
 	if g.Title != "" {
-		if _, err := fmt.Fprintln(w, g.Title); err != nil {
+		if _, err := fmt.Fprintln(w, Wrap(g.Title, MaxWidth)); err != nil {
 			return err
 		}
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignment(tw.AlignRight),
-	)
-	t.Header(toAny(g.Header)...)
-	for _, r := range g.Rows {
-		if err := t.Append(r); err != nil {
-			return fmt.Errorf("report: table row: %w", err)
+	panels, err := g.panels()
+	if err != nil {
+		return err
+	}
+	for _, p := range panels {
+		if _, err := w.Write(p); err != nil {
+			return err
 		}
 	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("report: table: %w", err)
-	}
 	for _, n := range g.Notes {
-		if _, err := fmt.Fprintln(w, n); err != nil {
+		if _, err := fmt.Fprintln(w, Wrap(n, MaxWidth)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// panels renders g's columns as tables within MaxWidth: the first column,
+// then as many of the next ones as fit, repeated until every column is
+// shown. A table whose first two columns alone are too wide has its cells
+// wrapped.
+func (g *Grid) panels() ([][]byte, error) {
+	if len(g.Header) == 0 {
+		return nil, nil
+	}
+	all := make([]int, len(g.Header))
+	for i := range all {
+		all[i] = i
+	}
+	if b, err := g.render(all, false); err != nil || widest(b) <= MaxWidth {
+		return [][]byte{b}, err
+	}
+	greedy, err := g.greedyPanels()
+	if err != nil || len(greedy) < 2 {
+		return greedy, err
+	}
+	// As many panels, with the columns shared out evenly when they fit: a
+	// last panel of one column reads worse than two halves.
+	k, n := len(greedy), len(g.Header)-1
+	var even [][]byte
+	for p, next := 0, 1; p < k; p++ {
+		size := n / k
+		if p < n%k {
+			size++
+		}
+		cols := []int{0}
+		for range size {
+			cols = append(cols, next)
+			next++
+		}
+		b, err := g.render(cols, false)
+		if err != nil || widest(b) > MaxWidth {
+			return greedy, err
+		}
+		even = append(even, b)
+	}
+	return even, nil
+}
+
+// greedyPanels fills each panel with as many columns as fit.
+func (g *Grid) greedyPanels() ([][]byte, error) {
+	var out [][]byte
+	for next := 1; next < len(g.Header); {
+		cols := []int{0, next}
+		b, err := g.render(cols, false)
+		if err != nil {
+			return nil, err
+		}
+		if widest(b) > MaxWidth {
+			if b, err = g.render(cols, true); err != nil {
+				return nil, err
+			}
+		}
+		next++
+		for ; next < len(g.Header); next++ {
+			more, err := g.render(append(cols, next), false)
+			if err != nil {
+				return nil, err
+			}
+			if widest(more) > MaxWidth {
+				break
+			}
+			cols, b = append(cols, next), more
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// render renders columns cols of g as one table; wrap caps each column at
+// a third of MaxWidth, wrapping its cells at spaces.
+func (g *Grid) render(cols []int, wrap bool) ([]byte, error) {
+	pick := func(r []string) []string {
+		out := make([]string, len(cols))
+		for i, c := range cols {
+			if c < len(r) {
+				out[i] = r[c]
+			}
+		}
+		return out
+	}
+	var buf bytes.Buffer
+	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight)}
+	if wrap {
+		opts = append(opts, tablewriter.WithColumnMax(MaxWidth/3), tablewriter.WithRowAutoWrap(tw.WrapNormal))
+	}
+	t := tablewriter.NewTable(&buf, opts...)
+	t.Header(toAny(pick(g.Header))...)
+	for _, r := range g.Rows {
+		if err := t.Append(pick(r)); err != nil {
+			return nil, fmt.Errorf("report: table row: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return nil, fmt.Errorf("report: table: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// widest is the width in terminal columns of the widest line of b.
+func widest(b []byte) int {
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		n = max(n, twwidth.Width(l))
+	}
+	return n
+}
+
+// Wrap breaks each line of s longer than width columns at spaces, the
+// continuation lines indented by two spaces more than the line; a word
+// longer than a line stays whole.
+func Wrap(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		base := len(line) - len(strings.TrimLeft(line, " "))
+		indent := base
+		for twwidth.Width(line) > width {
+			cut, w := -1, 0
+			for i, r := range line {
+				w += twwidth.Width(string(r))
+				if r == ' ' && i > indent && (w <= width+1 || cut < 0) {
+					cut = i
+				}
+				if w > width && cut >= 0 {
+					break
+				}
+			}
+			if cut < 0 {
+				break // one word
+			}
+			out = append(out, strings.TrimRight(line[:cut], " "))
+			indent = base + 2
+			line = strings.Repeat(" ", indent) + strings.TrimLeft(line[cut:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// ReasonsBelow moves the reasons out of column col, so that a row stays as
+// narrow as its numbers: a cell "word: reason" ("fail: gap 0.14 > 0.03")
+// keeps its word and a note number ("fail [1]"), and the reason becomes
+// the numbered note "[1] KEY: reason" below the table, before its other
+// notes; KEY is key(row), the row's name in words ("D = 0.15").
+func (g *Grid) ReasonsBelow(col int, key func(row []string) string) {
+	var notes []string
+	for _, r := range g.Rows {
+		if col >= len(r) {
+			continue
+		}
+		word, reason, ok := strings.Cut(r[col], ": ")
+		if !ok {
+			continue
+		}
+		n := fmt.Sprintf("[%d]", len(notes)+1)
+		notes = append(notes, fmt.Sprintf("%s %s: %s", n, key(r), reason))
+		r[col] = word + " " + n
+	}
+	g.Notes = append(notes, g.Notes...)
 }
 
 // printable returns a copy of g with every string escaped; the title and
