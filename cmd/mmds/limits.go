@@ -57,7 +57,7 @@ func checkWorkers(n int) error {
 }
 
 // quietUsage is --quiet's help on every command.
-const quietUsage = "no progress on standard error (a bar on a terminal, else a line every 30 s and at the end of work longer than 2 s)"
+const quietUsage = "no progress on standard error (a bar on a terminal, else a line once the work has run 1 s, every 30 s, and at its end)"
 
 // check refuses negative bounds before any work.
 func (l limitFlags) check() error {
