@@ -184,7 +184,21 @@ func flagCompletions() map[string]flagCompletion {
 			return []string{"slurm\tfrom the Slurm array task", "k8s/\tk8s/N: from JOB_COMPLETION_INDEX"},
 				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		},
+		// Numbers and names written as text: nothing (not file names).
+		"sweep":           noFiles,
+		"n":               noFiles,
+		"slurm-time":      noFiles,
+		"slurm-partition": noFiles,
+		"k8s-image":       noFiles,
+		"k8s-claim":       noFiles,
+		"private":         noFiles,
+		"reconstructor":   noFiles,
+		"adversary":       noFiles,
+		"discrete":        noFiles,
+		"continuous":      noFiles,
 		// Files read.
+		"csv":        files("csv"),
+		"data":       files("csv"),
 		"config":     files("json"),
 		"model":      files("json"),
 		"points":     files("json", "csv"),
