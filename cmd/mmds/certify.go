@@ -263,8 +263,8 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 // certifyAll certifies the inputs on m and condenses the report into the
 // certificate, which names the files read (for --check).
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
-	bar := newBar(cmd, o.quiet, "privatizers", len(inputs), 0)
-	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
+	bar, ctx := certifyBar(cmd, o.quiet, m, "privatizers certified", len(inputs))
+	rep, err := verify.CertifyExternal(ctx, m, inputs, verify.Options{Tol: o.tol,
 		Model: model.Options{ExpectTol: o.expectTol}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {

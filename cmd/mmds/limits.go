@@ -19,7 +19,6 @@ import (
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
-	"github.com/mmds-project/mmds/verify"
 )
 
 // limitFlags are the bounds every sweep takes (--max-points, --time-limit)
@@ -97,20 +96,20 @@ func newBar(cmd *cobra.Command, quiet bool, unit string, total int, perUnit time
 	return b
 }
 
-// certifyBar starts the progress report of certifying the thresholds of a
-// results directory (verify, plot) and returns the context to certify
-// with: on a Gaussian model it also counts the quadrature panels, so a
-// threshold that takes seconds is seen to advance.
-func certifyBar(cmd *cobra.Command, quiet bool, run *verify.Run) (*progress.Bar, context.Context) {
+// certifyBar starts the progress report of certifying total units
+// (thresholds of a results directory, privatizers) on model m and returns
+// the context to certify with: on a Gaussian model it also counts the
+// quadrature panels, so a unit that takes seconds is seen to advance.
+func certifyBar(cmd *cobra.Command, quiet bool, m model.Model, unit string, total int) (*progress.Bar, context.Context) {
 	ctx := cmd.Context()
 	var steps *progress.Steps
-	if run.Model.Kind() == model.Gauss {
+	if m.Kind() == model.Gauss {
 		steps = new(progress.Steps)
 		ctx = progress.WithSteps(ctx, steps)
 	}
 	w := cmd.ErrOrStderr()
 	b := progress.New(w, progress.Options{
-		Label: "mmds " + cmd.Name(), Unit: "thresholds certified", Total: len(run.Results.Config.D), Quiet: quiet,
+		Label: "mmds " + cmd.Name(), Unit: unit, Total: total, Quiet: quiet,
 		Terminal: progress.IsTerminal(w), Steps: steps, StepUnit: "quadrature panels",
 	})
 	b.Start()

@@ -61,7 +61,7 @@ func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
 		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
 		return err
 	}
-	bar, ctx := certifyBar(cmd, quiet, run)
+	bar, ctx := certifyBar(cmd, quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
 	rep, err := verify.Certify(ctx, run, verify.Options{})
 	var spec plot.Spec
 	if err == nil {

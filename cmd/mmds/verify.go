@@ -172,7 +172,7 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 // certifyRun certifies every threshold of a loaded results directory
 // (verify.Certify), with a progress bar.
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
-	bar, ctx := certifyBar(cmd, o.quiet, run)
+	bar, ctx := certifyBar(cmd, o.quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
 	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
 		Model: model.Options{}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
