@@ -64,11 +64,21 @@ type Point struct {
 	Status    Status   `json:"status"`
 	Finalized bool     `json:"finalized"`
 	Learned   *Learned `json:"learned"`
-	// Certified are the exact Bayes losses of the learned privatizer; its
-	// reconstructor loss is the certified distortion D̂.
+	// Certified are the exact Bayes losses of the learned privatizer at the
+	// ends of their intervals a verdict assumes (loss.Intervals.SoundEnds);
+	// its reconstructor loss is the certified distortion D̂.
 	Certified *loss.Losses `json:"certified"`
-	// Change is the certificate's refinement change (its error estimate).
-	Change *float64 `json:"change"`
+	// CertifiedInterval is the interval of every certified loss, lower and
+	// upper end: proven where Change is a bound (networks and channels on
+	// binary and finite models, Gaussian networks — the runtime's rounding
+	// there under the model of docs/certify.md), the estimate's interval for
+	// a cell kernel.
+	CertifiedInterval *loss.Intervals `json:"certified_interval,omitempty"`
+	// Change is the certificate's stated error (its proven bound or error
+	// estimate; relative for Gaussian losses), and Rounding the part of it
+	// that the runtime's rounding accounts for (a network's precision).
+	Change   *float64 `json:"change"`
+	Rounding *float64 `json:"rounding,omitempty"`
 	// Optimum is the reference optimum at D̂ and OptimumAtD the one at D.
 	Optimum    *model.Optimum `json:"optimum"`
 	OptimumAtD *model.Optimum `json:"optimum_at_D"`
@@ -274,9 +284,10 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if run.Model.Kind().CategoricalRelease() {
-		// Algorithm 1 on a finite X: the channel its network releases,
-		// certified as mmds certify certifies the exported file.
+	if run.Model.Kind().BinaryRelease() || run.Model.Kind().CategoricalRelease() {
+		// The channel the network releases (a binary model, or Algorithm 1
+		// on a finite X), certified by the same proven method as mmds
+		// certify certifies the exported file.
 		c, err := run.Model.CertifyFile(ctx, privatizer.File{Format: privatizer.FormatNetworkJSON, Network: n}, o.Model)
 		if errors.Is(err, privatizer.ErrInput) {
 			err = fmt.Errorf("%w: %w", ErrInput, err)
@@ -296,9 +307,16 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p *Point) error {
 	d := p.D
 	p.Gauss, p.Binary = c.Gauss, c.Binary
-	cert := c.Losses
+	cert, iv := c.Losses, c.Interval
 	change := c.Change
 	p.Certified, p.Change = &cert, &change
+	if len(iv.Adv) > 0 {
+		p.CertifiedInterval = &iv
+	}
+	if c.Rounding > 0 {
+		rnd := c.Rounding
+		p.Rounding = &rnd
+	}
 	dHat := max(cert.Recon, 0) // rounding can leave an exact loss of 0 at −1e-17
 	opt, err := m.Optimum(ctx, dHat, o.Model)
 	if err != nil {
@@ -332,6 +350,16 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	band := [2]float64{max(0, d-t.BandTau*t.Tau-t.DistSE*seD-abs), d + t.DistSE*seD + abs}
 	advTol := t.AdvSE*m.StdErr(ref, t.TestSize) + abs
 	p.DistortionBand, p.AdvTol = &band, &advTol
+	if !(c.Change <= t.Quad) {
+		// The interval is too wide for the verdict's stated-error limit:
+		// neither pass nor fail can be claimed.
+		p.Status, p.Pass = StatusCannotCertify, false
+		p.Verdict = fmt.Sprintf("%s: stated error %.2g above the limit %.2g (--tol-quad)", VerdictCannotCertify, c.Change, t.Quad)
+		if c.Rounding > t.Quad/2 {
+			p.Verdict = fmt.Sprintf("%s: stated error %.2g, of which %.2g the rounding of the network's runtime precision, above the limit %.2g (--tol-quad)", VerdictCannotCertify, c.Change, c.Rounding, t.Quad)
+		}
+		return nil
+	}
 	p.Pass, p.Verdict = Verdict(Assessment{
 		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: ref,
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
