@@ -244,4 +244,3 @@ func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, 
 	r.Losses = loss.New(b.ReconLoss(s), b.AdvLosses(s))
 	return r, nil
 }
-
