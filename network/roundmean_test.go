@@ -1,0 +1,119 @@
+package network
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// float32Run evaluates n as a float32 runtime may, in one of three ways:
+// each dot product summed in order, in reverse order (bias last, as
+// PyTorch's addmm), or with fused multiply-adds; activations rounded to
+// float32.
+func float32Run(n *Network, x, r float64, way int) float64 {
+	in := []float32{float32(x), float32(r)}
+	if n.Inputs[0] == "r" {
+		in[0], in[1] = in[1], in[0]
+	}
+	for _, ly := range n.Layers {
+		out := make([]float32, len(ly.W))
+		for j, row := range ly.W {
+			var z float32
+			switch way {
+			case 0:
+				z = float32(ly.B[j])
+				for i := range row {
+					z += float32(row[i]) * in[i]
+				}
+			case 1:
+				for i := len(row) - 1; i >= 0; i-- {
+					z += float32(row[i]) * in[i]
+				}
+				z += float32(ly.B[j])
+			default:
+				z = float32(ly.B[j])
+				for i := range row {
+					// The product of two float32 values is exact in
+					// float64; one rounding to float32 after the sum.
+					z = float32(math.FMA(float64(float32(row[i])), float64(in[i]), float64(z)))
+				}
+			}
+			out[j] = float32(ly.Act.apply(float64(z)))
+		}
+		in = out
+	}
+	return float64(in[0])
+}
+
+// stratifiedMean returns the mean of f over R ~ N(0, 1) at the midpoints of
+// n equal-probability strata, and the largest |f| met.
+func stratifiedMean(f func(r float64) float64, n int) (mean, sup float64) {
+	for i := range n {
+		u := (float64(i) + 0.5) / float64(n)
+		r := math.Sqrt2 * math.Erfinv(2*u-1)
+		v := f(r)
+		mean += v
+		sup = max(sup, math.Abs(v))
+	}
+	return mean / float64(n), sup
+}
+
+// The mean rounding bound covers what float32 runtimes release: on random
+// float32 networks with a sigmoid output (a probability, as on a binary
+// model), the mean over R of k_rt − k, k_rt a float32 evaluation in order,
+// in reverse or with FMA, is within Expectation.Rounding, and the largest
+// deviation met within RoundingSup. The ratios bound/observed are logged
+// (docs/certify.md records them).
+func TestMeanRoundingCoversFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	var ratios, supRatios []float64
+	for trial := range 24 {
+		widths := [][]int{{16, 16}, {8}, {32}, {8, 8, 8}}[trial%4]
+		hidden := []Activation{ReLU, ReLU, Tanh, ReLU}[trial%4]
+		n := randomNet(rng, widths, hidden, Sigmoid, 0.5+2*rng.Float64())
+		n.Precision = Float32
+		if err := n.roundFloat32(); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range []float64{0, 1} {
+			e, err := n.Expect(t.Context(), x, DefaultTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for way := range 3 {
+				mean, sup := stratifiedMean(func(r float64) float64 { return float32Run(n, x, r, way) - n.Eval(x, r) }, 1<<13)
+				if math.Abs(mean) > e.Rounding || sup > e.RoundingSup {
+					t.Fatalf("trial %d, x = %v, way %d: mean deviation %.3g (bound %.3g), largest %.3g (bound %.3g)", trial, x, way, mean, e.Rounding, sup, e.RoundingSup)
+				}
+				if mean != 0 {
+					ratios = append(ratios, e.Rounding/math.Abs(mean))
+				}
+				if sup != 0 {
+					supRatios = append(supRatios, e.RoundingSup/sup)
+				}
+			}
+			if !(e.Rounding <= e.RoundingSup) {
+				t.Errorf("trial %d: mean bound %g above the sup bound %g", trial, e.Rounding, e.RoundingSup)
+			}
+		}
+	}
+	t.Logf("bound/observed, mean deviation: median %.3g, min %.3g (%d cases); largest deviation: median %.3g, min %.3g",
+		median(ratios), minOf(ratios), len(ratios), median(supRatios), minOf(supRatios))
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func minOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return slices.Min(v)
+}
