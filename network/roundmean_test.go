@@ -117,3 +117,43 @@ func minOf(v []float64) float64 {
 	}
 	return slices.Min(v)
 }
+
+// The limit of a pointwise bound on a real-valued release (docs/certify.md,
+// "Real-valued releases"): q = relu(relu(r + 4) − 4) is r for r ≥ 0 in exact
+// arithmetic and r rounded to a multiple of 2⁻²¹ in float32 (fl(r + 4) has
+// that ulp), so F = q + 2⁻²²·b(x), b(x) = relu(2¹⁰x) − relu(2¹⁰x − 1) = 1
+// for x ≥ 2⁻¹⁰, tells b(x) in its low-order bits in float32 — in either
+// summation order — while δ stays below 1e-5 and the real function hides
+// b(x) in R's noise. mmds certifies the real function and widens the
+// intervals by ρ = sup δ/scale: a stated model, not a proof.
+func TestLowBitsOutsideThePointwiseModel(t *testing.T) {
+	n := &Network{Name: "lowbits", Inputs: []string{"x", "r"}, Precision: Float32, Layers: []Layer{
+		{W: [][]float64{{1024, 0}, {1024, 0}, {0, 1}}, B: []float64{0, -1, 4}, Act: ReLU},
+		{W: [][]float64{{1, -1, 0}, {0, 0, 1}}, B: []float64{0, -4}, Act: ReLU},
+		{W: [][]float64{{0x1p-22, 1}}, B: []float64{0}, Act: Identity},
+	}}
+	if err := n.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 1000 {
+		x, r := rng.NormFloat64(), min(math.Abs(rng.NormFloat64()), 3.9)
+		_, d, err := n.EvalBound(x, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d > 1e-5 {
+			t.Fatalf("δ(%g, %g) = %g: the example needs δ below 1e-5", x, r, d)
+		}
+		want := 0.0
+		if float32(x) >= 0x1p-10 {
+			want = 1
+		}
+		for way := range 2 {
+			f := float32Run(n, x, r, way)
+			if bit := math.Mod(f, 0x1p-21) / 0x1p-22; bit != want {
+				t.Fatalf("x = %g, r = %g, way %d: F = %v carries %v in its low bit, want b(x) = %v", x, r, way, f, bit, want)
+			}
+		}
+	}
+}

@@ -492,6 +492,12 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 				t.BandTau, t.DistSE, t.DistSE, t.Tau, t.AdvSE, t.TestSize, t.Quad, t.Abs),
 			"gap: against the optimum at the certified distortion D̂ (the verdict); gap at D: at the threshold asked for",
 		}
+		for _, p := range doc.Points {
+			if p.Gauss != nil && p.Rounding != nil {
+				g.Notes = append(g.Notes, "error: on the Gaussian model the runtime's rounding enters under a stated model: observers do not read the release below its rounding bound (docs/certify.md, \"Real-valued releases\")")
+				break
+			}
+		}
 	}
 	return g
 }
