@@ -109,18 +109,16 @@ func (m *Network) EvalBound(x, r float64) (k, delta float64, err error) {
 // into p and returns δ, a bound on Σ_f |s_rt,f − s_f|, the ℓ1 distance
 // between the law a runtime in m.Precision releases and the one mmds
 // computes. With D the largest logit error (EvalBound's per-unit bound on
-// the softmax layer's z) and m labels,
+// the softmax layer's z), T = 1 − max_f s_f and m labels,
 //
-//	δ = 2D + (a + 2)(u + u') + γ_m(u) + γ_m(u') + (u + u')·m/e + 2m(t + t'),
+//	δ = min(2D, 4D·e^{2D}·T) + (a + 2)(u + u') + γ_m(u) + γ_m(u') + (u + u')·m/e + 2m(t + t'),
 //
-// where 2D bounds ‖s(z + Δ) − s(z)‖₁ for |Δ_f| ≤ D (the softmax's Jacobian
-// diag(s) − s sᵀ maps Δ to Σ_f s_f|Δ_f − s·Δ| ≤ 2D), and the rest is the
-// runtime's (and mmds's, u' = 2⁻⁵³) own rounding of exp(z_f − max z)/Σ:
-// a = 4 ulps per exponential, the sum's γ_m, the division or reciprocal
-// and its product, the smallest normals t, t' for subnormal results, and the
-// subtraction's error u·y_f in the exponent, y_f = max z − z_f, which moves
-// s_f by s_f·y_f·u ≤ u/e (s_f ≤ e^{−y_f}). The rounding part does not depend
-// on (x, r), so δ(x, ·) is convex between the breakpoints where D is.
+// where the first term bounds ‖s(z + Δ) − s(z)‖₁ for |Δ_f| ≤ D (softmaxShift)
+// and the rest is the runtime's (and mmds's, u' = 2⁻⁵³) own rounding of
+// exp(z_f − max z)/Σ: a = 8 ulps per exponential, the sum's γ_m, the
+// division or reciprocal and its product, the smallest normals t, t' for
+// subnormal results, and the subtraction's error u·y_f in the exponent, y_f
+// = max z − z_f, which moves s_f by s_f·y_f·u ≤ u/e (s_f ≤ e^{−y_f}).
 func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, error) {
 	if !m.Categorical() {
 		return nil, 0, m.errorf("ProbsBound of a network with one output (use EvalBound)")
@@ -131,12 +129,57 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 // probsBound is ProbsBound for a runtime in precision p, with the folds or
 // not.
 func (m *Network) probsBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, error) {
-	z, d, err := m.outputBound(x, r, p, folded, dst)
+	s, d, t, err := m.probsState(x, r, p, folded, dst)
 	if err != nil {
 		return nil, 0, err
 	}
+	return s, softmaxBound(p, len(s), d, t), nil
+}
+
+// probsState writes the softmax at (x, r) into dst and returns it with the
+// largest logit error D (precision p) and a bound on T = 1 − max_f s_f of
+// the exact softmax of mmds's logits (the computed sum of the other labels
+// plus mmds's own rounding of it).
+func (m *Network) probsState(x, r float64, p Precision, folded bool, dst []float64) (s []float64, d, t float64, err error) {
+	z, d, err := m.outputBound(x, r, p, folded, dst)
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	SoftmaxInPlace(z)
-	return z, (2*d + softmaxRounding(p, len(z))) * (1 + 0x1p-40), nil
+	top := 0
+	for f, v := range z {
+		if v > z[top] {
+			top = f
+		}
+	}
+	for f, v := range z {
+		if f != top {
+			t += v
+		}
+	}
+	return z, d, min(1, t*(1+0x1p-40)+softmaxRounding(Float64, len(z))), nil
+}
+
+// softmaxBound is ProbsBound's δ for m labels in precision p from the
+// largest logit error d and the bound t on 1 − max_f s_f (softmaxShift).
+func softmaxBound(p Precision, m int, d, t float64) float64 {
+	return (softmaxShift(d, t) + softmaxRounding(p, m)) * (1 + 0x1p-40)
+}
+
+// softmaxShift bounds ‖s(z + Δ) − s(z)‖₁ over |Δ_f| ≤ d, given
+// 1 − max_f s_f(z) ≤ t: min(2d, 4d·e^{2d}·t). Along w = z + τΔ the
+// derivative is J(w)Δ, J = diag(s) − s sᵀ, and Σ_f s_f(w)|Δ_f − s(w)·Δ| is
+// at most 2d (each |Δ_f − s·Δ| ≤ 2d) and at most 4d·(1 − s_f*(w)) for f* the
+// largest label at z (|Δ_f* − s·Δ| = |Σ_{g≠f*} s_g(Δ_f* − Δ_g)| ≤ 2d(1 −
+// s_f*), and the other labels weigh 1 − s_f* in all); since each ratio
+// s_g/s_f* grows by at most e^{2τd} along the path, 1 − s_f*(w) ≤
+// e^{2d}(1 − s_f*(z)). A near one-hot softmax is thus almost insensitive to
+// its logits' rounding, as a runtime's is.
+func softmaxShift(d, t float64) float64 {
+	if !(d < 1) {
+		return 2 * d
+	}
+	return min(2*d, 4*d*math.Exp(2*d)*t*(1+0x1p-40))
 }
 
 // outputBound appends the output units at (x, r) (a softmax layer's

@@ -42,18 +42,25 @@ type RoundingBound struct {
 // from roundingLip, and δ*(r) ≤ J·δ(r) where δ is computed (J the jitter of
 // roundingLip). On a cell (a, b) therefore δ* ≤ J·max(δ(a), δ(b)) +
 // L·(b − a)/2, and the cell contributes that times P(a < R < b) (plus
-// 4u for the rounding of the mass). Cells start at width 2·RRound/64 and
-// are bisected where the slack L·h/2 is above an eighth of their value
-// (the bound stays sound wherever refinement stops). Beyond ±RRound,
+// 4u for the rounding of the mass). For a categorical network the same
+// holds of the largest logit error D, and 1 − s_f*(r) of the exact logits,
+// for the label f* on top at an end, moves by at most 2Z·|Δr| (|s_f′| ≤
+// s_f·(max z′ − min z′)) and by a factor e^{2Z·|Δr|} at most (each ratio
+// s_g/s_f* does; a saturated softmax stays so), so δ ≤ softmaxBound of
+// those two sups
+// (ProbsBound; mmds's logits are within D of the exact ones, which moves
+// 1 − s_f* by a factor e^{2D} at most each way). Cells start at width
+// 2·RRound/64 and are bisected while the slack is above an eighth of the
+// value (the bound stays sound wherever refinement stops). Beyond ±RRound,
 // 4Φ(−RRound) is added. Sup is the largest cell bound. The work is at most
-// roundEvals evaluations of δ per x, whatever the network.
+// roundEvals evaluations per x, whatever the network.
 func (m *Network) meanRounding(ctx context.Context, x float64) (RoundingBound, error) {
-	lip, jitter := m.roundingLip()
-	at := m.deltaAt(x)
-	rc := roundCell{at: at, lip: lip, jitter: jitter, budget: roundEvals}
+	lip, z, jitter := m.roundingLip()
+	rc := roundCell{at: m.stateAt(x), lip: lip, tailLip: 2 * z, jitter: jitter, budget: roundEvals,
+		categorical: m.Categorical(), prec: m.Precision, labels: m.Outputs()}
 	h := 2 * RRound / float64(roundCells)
 	a := -float64(RRound)
-	da, err := at(a)
+	sa, err := rc.at(a)
 	if err != nil {
 		return RoundingBound{}, err
 	}
@@ -66,65 +73,85 @@ func (m *Network) meanRounding(ctx context.Context, x float64) (RoundingBound, e
 		if i == roundCells-1 {
 			b = RRound
 		}
-		db, err := at(b)
+		sb, err := rc.at(b)
 		if err != nil {
 			return RoundingBound{}, err
 		}
-		s, sup, err := rc.integrate(a, b, da*jitter, db*jitter, 0)
+		s, sup, err := rc.integrate(a, b, sa, sb, 0)
 		if err != nil {
 			return RoundingBound{}, err
 		}
 		rb.Mean += s
 		rb.Sup = max(rb.Sup, sup)
-		a, da = b, db
+		a, sa = b, sb
 	}
 	rb.Mean = rb.Mean*(1+0x1p-40) + 4*stdnormal.Mass(math.Inf(-1), -RRound)
 	return rb, nil
 }
 
-// deltaAt returns δ(x, ·): EvalBound's, or ProbsBound's for a categorical
-// network.
-func (m *Network) deltaAt(x float64) func(r float64) (float64, error) {
+// roundState is what meanRounding keeps of a point: δ (EvalBound), or for a
+// categorical network the largest logit error D and the bound t on
+// 1 − max_f s_f (probsState).
+type roundState struct{ d, t float64 }
+
+// stateAt returns the roundState of (x, ·).
+func (m *Network) stateAt(x float64) func(r float64) (roundState, error) {
 	if m.Categorical() {
 		p := make([]float64, m.Outputs())
-		return func(r float64) (float64, error) {
-			_, d, err := m.ProbsBound(x, r, p)
-			return d, err
+		return func(r float64) (roundState, error) {
+			_, d, t, err := m.probsState(x, r, m.Precision, true, p)
+			return roundState{d, t}, err
 		}
 	}
-	return func(r float64) (float64, error) {
+	return func(r float64) (roundState, error) {
 		_, d, err := m.EvalBound(x, r)
-		return d, err
+		return roundState{d: d}, err
 	}
 }
 
 // roundCell integrates the mean rounding bound on cells (meanRounding).
 type roundCell struct {
-	at          func(r float64) (float64, error)
-	lip, jitter float64
-	budget      int // evaluations of at left for bisection
+	at                   func(r float64) (roundState, error)
+	lip, tailLip, jitter float64
+	budget               int // evaluations of at left for bisection
+	categorical          bool
+	prec                 Precision
+	labels               int
 }
 
-// integrate returns the bound on ∫_a^b δ*φ and the cell's sup bound, with
-// da and db the values at the ends (times the jitter).
-func (rc *roundCell) integrate(a, b, da, db float64, depth int) (sum, sup float64, err error) {
-	slack := rc.lip * (b - a) / 2
-	top := max(da, db)
-	if slack > top/8 && depth < roundDepth && rc.budget > 0 {
+// bound is the bound on δ* over a cell of width h with end states a and b;
+// with h = 0, the same without the cell's slack.
+func (rc *roundCell) bound(a, b roundState, h float64) float64 {
+	d := rc.jitter*max(a.d, b.d) + rc.lip*h/2
+	if !rc.categorical {
+		return d
+	}
+	// t bounds 1 − s_f* of mmds's logits at an end; mmds's logits are
+	// within D of the exact ones, so the exact softmax's is within e^{2D}
+	// of it, moves by 2Z·h at most over the cell, and mmds's is again
+	// within e^{2D} of that.
+	t0 := min(a.t, b.t)
+	t := min(1, math.Exp(4*d)*min(t0+rc.tailLip*h, t0*math.Exp(rc.tailLip*h)))
+	return softmaxBound(rc.prec, rc.labels, d, t)
+}
+
+// integrate returns the bound on ∫_a^b δ*φ and the cell's sup bound, from
+// the states sa and sb at its ends.
+func (rc *roundCell) integrate(a, b float64, sa, sb roundState, depth int) (sum, sup float64, err error) {
+	v := rc.bound(sa, sb, b-a)
+	if v > rc.bound(sa, sb, 0)*1.125 && depth < roundDepth && rc.budget > 0 {
 		rc.budget--
 		mid := a + (b-a)/2
-		d, err := rc.at(mid)
+		sm, err := rc.at(mid)
 		if err != nil {
 			return 0, 0, err
 		}
-		dm := d * rc.jitter
-		s1, p1, err := rc.integrate(a, mid, da, dm, depth+1)
+		s1, p1, err := rc.integrate(a, mid, sa, sm, depth+1)
 		if err != nil {
 			return 0, 0, err
 		}
-		s2, p2, err := rc.integrate(mid, b, dm, db, depth+1)
+		s2, p2, err := rc.integrate(mid, b, sm, sb, depth+1)
 		return s1 + s2, max(p1, p2), err
 	}
-	v := top + slack
 	return v * (stdnormal.Mass(a, b) + 4*u64), v, nil
 }

@@ -102,6 +102,54 @@ func TestMeanRoundingCoversFloat32(t *testing.T) {
 		median(ratios), minOf(ratios), len(ratios), median(supRatios), minOf(supRatios))
 }
 
+// The same for categorical networks, in ℓ1 over the labels: the mean over R
+// of the float32 law minus mmds's is within Row.Rounding, every deviation
+// within RoundingSup — saturated softmaxes (large weights) included, where
+// the bound uses 1 − max_f s_f.
+func TestMeanRoundingCoversFloat32Categorical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	var ratios []float64
+	for trial := range 16 {
+		n := randomCategorical(rng, 2+rng.IntN(3), []int{4 + rng.IntN(12)}, 2+rng.IntN(4), 1+6*rng.Float64())
+		n.Precision = Float32
+		if err := n.roundFloat32(); err != nil {
+			t.Fatal(err)
+		}
+		for x := range n.XValues() {
+			row, err := n.ExpectRow(t.Context(), float64(x), DefaultTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rev := range []bool{false, true} {
+				const strata = 1 << 12
+				mean := make([]float64, n.Outputs())
+				var sup float64
+				for i := range strata {
+					r := math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/strata-1)
+					p, q := n.Probs(float64(x), r, nil), float32Probs(n, x, r, rev)
+					var l1 float64
+					for f := range p {
+						mean[f] += (q[f] - p[f]) / strata
+						l1 += math.Abs(q[f] - p[f])
+					}
+					sup = max(sup, l1)
+				}
+				var l1 float64
+				for _, v := range mean {
+					l1 += math.Abs(v)
+				}
+				if l1 > row.Rounding || sup > row.RoundingSup {
+					t.Fatalf("trial %d, x = %d: mean deviation %.3g (bound %.3g), largest %.3g (bound %.3g)", trial, x, l1, row.Rounding, sup, row.RoundingSup)
+				}
+				if l1 > 0 {
+					ratios = append(ratios, row.Rounding/l1)
+				}
+			}
+		}
+	}
+	t.Logf("bound/observed, mean ℓ1 deviation: median %.3g, min %.3g (%d cases)", median(ratios), minOf(ratios), len(ratios))
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()

@@ -217,18 +217,18 @@ func smoothLogitError(layers []Layer, mag, e, t, u []float64) float64 {
 }
 
 // roundingLip returns L, a bound on |∂δ*/∂r| for δ* the forward error
-// bound of EvalBound (of ProbsBound, in ℓ1, for a categorical network) with
-// the magnitudes |a_i| exact, in the network's precision (folds included),
-// and the relative allowance J for the computed magnitudes. Per unit, |a_i|
-// moves by at most L_i·|Δr| (L the Lipschitz bounds of lipschitzR, per
-// unit) and the error bound e_i by E_i·|Δr|: E′_j = G1·(γ·Σ|w|(L_i + E_i) +
-// Σ|w|E_i) plus the activation's allowance of 8 ulps (u + u') of L′_j +
-// G1·(…), the input r contributing u (float32) to E; ProbsBound's δ = 2D +
-// const moves by 2·max_f E_f of the logits. The computed |a_i| is within
-// e_i of the exact one, which moves each layer's γ·Σ|w|(|a_i| + e_i) by at
-// most γ·Σ|w|·2e_i ≤ 2γ·dz_j: δ*(r) ≤ Π_l(1 + 2γ_l)·δ(r) = J·δ(r) where δ
-// was computed, and between two such points δ* ≤ J·max + L·gap/2.
-func (m *Network) roundingLip() (lip, jitter float64) {
+// bound of EvalBound with the magnitudes |a_i| exact (for a categorical
+// network, of the largest logit error D*), in the network's precision
+// (folds included); Z, a bound on |∂z_f/∂r| of the logits (categorical
+// only); and the relative allowance J for the computed magnitudes. Per unit,
+// |a_i| moves by at most L_i·|Δr| (L the Lipschitz bounds of lipschitzR,
+// per unit) and the error bound e_i by E_i·|Δr|: E′_j = G1·(γ·Σ|w|(L_i +
+// E_i) + Σ|w|E_i) plus the activation's allowance of 8 ulps (u + u') of L′_j
+// + G1·(…), the input r contributing u (float32) to E. The computed |a_i|
+// is within e_i of the exact one, which moves each layer's γ·Σ|w|(|a_i| +
+// e_i) by at most γ·Σ|w|·2e_i ≤ 2γ·dz_j: δ*(r) ≤ Π_l(1 + 2γ_l)·δ(r) = J·δ(r)
+// where δ was computed, and between two such points δ* ≤ J·max + L·gap/2.
+func (m *Network) roundingLip() (lip, z, jitter float64) {
 	u, _, _ := m.Precision.roundoff()
 	la := m.noiseColumn(make([]float64, len(m.Inputs)))
 	le := make([]float64, len(la))
@@ -238,7 +238,6 @@ func (m *Network) roundingLip() (lip, jitter float64) {
 		}
 	}
 	jitter = 1
-	var lipD float64
 	for l, ly := range m.Layers {
 		f := m.foldOf(l)
 		g := gamma(len(la)+1+f.ops, u) + gamma(len(la)+1+f.ops, u64)
@@ -254,7 +253,7 @@ func (m *Network) roundingLip() (lip, jitter float64) {
 			}
 			dz := (g*(sa+se) + se) * (1 + 0x1p-40)
 			if ly.Act == Softmax {
-				lipD = max(lipD, dz)
+				lip, z = max(lip, dz), max(z, sa)
 				continue
 			}
 			na[j], ne[j] = g1*sa, g1*dz
@@ -264,10 +263,8 @@ func (m *Network) roundingLip() (lip, jitter float64) {
 		}
 		la, le = na, ne
 	}
-	if m.Categorical() {
-		lip = 2 * lipD
-	} else {
+	if !m.Categorical() {
 		lip = le[0]
 	}
-	return lip * (1 + 0x1p-39), jitter * (1 + 0x1p-40)
+	return lip * (1 + 0x1p-39), z * (1 + 0x1p-40), jitter * (1 + 0x1p-40)
 }
