@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ._binary import binary_path
 from ._errors import InputError, MmdsError
@@ -183,10 +183,11 @@ def certify(privatizer: Any, model: Union[PathLike, Mapping[str, Any]], d: float
     Raises InputError (mmds's exit status 2) with mmds's one-line message
     for bad input, before any work; MmdsError when mmds fails otherwise.
     """
+    dflag = _threshold(d)
     with _Workdir() as wd:
         m = _model_arg(model, wd)
         p = _privatizer_arg(privatizer, wd, dtype, inputs, one_hot)
-        argv = ["certify", "--model", m, "--privatizer", p, "--d", _threshold(d), "--format", "json", "--quiet", *args]
+        argv = ["certify", "--model", m, "--privatizer", p, "--d", dflag, "--format", "json", "--quiet", *args]
         code, out, err = _run(argv, wd, timeout)
         shown = [wd.relabel(a) for a in argv]
         if code not in (EXIT_PASS, EXIT_FAIL, EXIT_CANNOT_CERTIFY):

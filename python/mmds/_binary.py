@@ -18,7 +18,7 @@ def binary_path() -> str:
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
             raise MmdsError(f"mmds: ${ENV} = {env!r}: not an executable file (unset it to use the binary the wheel carries)")
         return env
-    path = os.fspath(resources.files("mmds") / "bin" / "mmds")
+    path = str(resources.files("mmds") / "bin" / "mmds")  # a file: the package is installed unzipped
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise MmdsError(f"mmds: no executable mmds binary at {path}: install the package from its wheel "
                         f"(make wheel), or set ${ENV} to a bin/mmds built with make build")

@@ -11,7 +11,6 @@ from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Tuple
 from ._errors import MmdsError
 
 Verdict = Literal["pass", "fail", "cannot certify"]
-VERDICTS: Tuple[str, ...] = ("pass", "fail", "cannot certify")
 
 
 class _Missing(MmdsError):
@@ -133,17 +132,18 @@ class Tolerances:
     @classmethod
     def _read(cls, d: Mapping[str, Any]) -> "Tolerances":
         w = "tolerances"
-        return cls(*(_num(_get(d, k, w), f"{w}.{k}") for k in ("band_tau", "tau", "dist_se", "adv_se", "quad", "abs")),
-                   int(_num(_get(d, "test_size", w), w + ".test_size")), str(_get(d, "reference", w)))
+        f = lambda k: _num(_get(d, k, w), f"{w}.{k}")  # noqa: E731
+        return cls(band_tau=f("band_tau"), tau=f("tau"), dist_se=f("dist_se"), adv_se=f("adv_se"), quad=f("quad"),
+                   abs=f("abs"), test_size=int(f("test_size")), reference=str(_get(d, "reference", w)))
 
 
-def verdict_of(point: Mapping[str, Any], where: str) -> str:
+def verdict_of(point: Mapping[str, Any], where: str) -> Verdict:
     """"pass", "fail" or "cannot certify": the word mmds's verdict text
     starts with ("fail: gap 0.14 > 0.03", "cannot certify: …")."""
-    text = _get(point, "verdict", where)
-    for v in VERDICTS:
-        if text == v or str(text).startswith(v + ":"):
-            return v
+    text = str(_get(point, "verdict", where))
+    for v in ("pass", "fail", "cannot certify"):
+        if text == v or text.startswith(v + ":"):
+            return v  # type: ignore[return-value]  # one of Verdict's values
     raise _Missing(f"mmds: {where}.verdict: {text!r} is not pass, fail or cannot certify")
 
 

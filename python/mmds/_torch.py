@@ -43,7 +43,7 @@ def _convention(module: torch.nn.Module, inputs: Optional[str]) -> str:
             raise InputError(f"mmds: privatizer {name}: inputs={inputs!r}: want one of {', '.join(map(repr, CONVENTIONS))}")
         return inputs
     try:
-        params = inspect.signature(module.forward).parameters.values()
+        params = list(inspect.signature(module.forward).parameters.values())
     except (TypeError, ValueError):
         params = []
     n = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)

@@ -83,6 +83,9 @@ class Installed(unittest.TestCase):
         self.assertEqual(p.stdout.strip(), mmds.version())
         p = subprocess.run([sys.executable, "-m", "mmds", "optimum", "--model", "nope.json"], capture_output=True, text=True)
         self.assertEqual((p.returncode, p.stdout, p.stderr), (2, "", "mmds: --model nope.json does not exist\n"))
+        script = Path(sys.executable).parent / "mmds"  # the wheel's console script
+        p = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, mmds.version()))
 
     def test_torch_is_imported_only_for_a_module(self):
         code = textwrap.dedent(f"""
