@@ -331,7 +331,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		line string // the words typed; the last is completed
 		want string // COMPREPLY, sorted, space-separated
 	}{
-		{"mmds ", "bench binary certify completion export finite gauss help plot train verify"},
+		{"mmds ", "bench binary certify completion export finite gauss help optimum plot train verify"},
 		{"mmds tr", "train"},
 		{"mmds train ", "binary data finite gauss"},
 		{"mmds train g", "gauss"},
