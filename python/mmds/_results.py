@@ -154,12 +154,13 @@ class Certificate:
     ``verdict`` is "pass", "fail" or "cannot certify" and ``reason`` mmds's
     text of it; ``certified`` the exact Bayes losses of the privatizer (its
     recon loss is the certified distortion D̂), ``certified_interval`` where
-    each is proven to lie, ``change`` their stated error; ``optimum`` the
-    optimum at D̂ and ``optimum_at_D`` at D; ``gap`` = optimum at D̂ −
-    certified min adversarial loss (the verdict's), ``gap_at_D`` the same at
-    D, ``adv_tolerance`` the largest gap that passes and ``distortion_band``
-    where D̂ must lie. A point that cannot be certified has no numbers: those
-    fields are None."""
+    each is proven to lie, ``change`` their stated error and ``rounding``
+    the part of it the runtime's rounding accounts for (None for none);
+    ``optimum`` the optimum at D̂ and ``optimum_at_D`` at D; ``gap`` =
+    optimum at D̂ − certified min adversarial loss (the verdict's),
+    ``gap_at_D`` the same at D, ``adv_tolerance`` the largest gap that
+    passes and ``distortion_band`` where D̂ must lie. A point that cannot be
+    certified has no numbers: those fields are None."""
 
     verdict: Verdict
     reason: str
@@ -171,6 +172,7 @@ class Certificate:
     certified: Optional[Losses]
     certified_interval: Optional[LossIntervals]
     change: Optional[float]
+    rounding: Optional[float]
     optimum: Optional[Optimum]
     optimum_at_D: Optional[Optimum]
     gap: Optional[float]
@@ -192,7 +194,7 @@ class Certificate:
         if c is None or iv is None or self.optimum is None or self.optimum_at_D is None:
             return lines[0]
         g = lambda x: f"{x:.6g}"  # noqa: E731
-        span = lambda i: f"[{g(i.lo)}, {g(i.hi)}]"  # noqa: E731
+        span = lambda i: f"[{i.lo:.10g}, {i.hi:.10g}]"  # noqa: E731
         lines += [
             f"certified recon loss D̂ = {g(c.recon_loss)} in {span(iv.recon_loss)}, min adv loss {g(c.min_adv_loss)} "
             f"in {span(iv.min_adv_loss)}, stated error {self.change:.2g}",
@@ -222,6 +224,7 @@ class Certificate:
             model=str(_get(doc, "model", "certify")), model_sha256=str(_get(doc, "model_sha256", "certify")),
             privatizer=names.get(priv, priv), privatizer_sha256=str(_get(p, "privatizer_sha256", w)),
             certified=certified, certified_interval=interval, change=_opt_num(p, "change", w),
+            rounding=_opt_num(p, "rounding", w),
             optimum=None if p.get("optimum") is None else Optimum._read(p["optimum"], w + ".optimum"),
             optimum_at_D=None if p.get("optimum_at_D") is None else Optimum._read(p["optimum_at_D"], w + ".optimum_at_D"),
             gap=_opt_num(p, "gap", w), gap_at_D=_opt_num(p, "gap_at_D", w),

@@ -136,6 +136,8 @@ class CertifyModule(unittest.TestCase):
         self.assertEqual(r.model, "binary")
         self.assertTrue(r.privatizer.startswith("<Sequential as ONNX, float32"), r.privatizer)
         self.check_binary_losses(r, *self.released(net))
+        self.assertGreater(r.rounding, 0)  # float32: the runtime's rounding is part of the stated error
+        self.assertLessEqual(r.rounding, r.change)
         self.assertAlmostEqual(r.optimum_at_D.min_adv_loss, 0.29, delta=1e-12)
         self.assertAlmostEqual(r.gap, r.optimum.min_adv_loss - r.certified.min_adv_loss, delta=1e-15)
         self.assertLessEqual(r.gap, r.adv_tolerance)
@@ -286,6 +288,7 @@ class CertifyFiles(unittest.TestCase):
             self.assertAlmostEqual(r.certified.recon_loss, want[0], delta=1e-12)
             self.assertAlmostEqual(r.certified.min_adv_loss, want[1], delta=1e-12)
             self.assertIn(r.privatizer, ("<channel>", "<privatizer dict>"))
+            self.assertIsNone(r.rounding)
         fail = mmds.certify([[S_FAIL, 1 - S_FAIL], [1 - S_FAIL, S_FAIL]], BINARY_MODEL, D)
         self.assertEqual(fail.verdict, "fail")
 
