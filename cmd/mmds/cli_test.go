@@ -227,6 +227,16 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"certify", "--model", fin, "--privatizer", kernel, "--d", "0.1"}, "kernel.json is a cell kernel"},
 		{[]string{"certify", "--model", gm, "--privatizer", kernelReveal, "--d", "2"}, `kreveal.json: "reveal" = 1`},
 		{[]string{"certify", "--model", gm, "--privatizer", kernelKey, "--d", "2"}, `"Reveal"`},
+		// optimum
+		{[]string{"optimum"}, "--model"},
+		{[]string{"optimum", "--model", missing}, "no-such.json"},
+		{[]string{"optimum", "--model", unknown}, "not a model file"},
+		{[]string{"optimum", "--model", fbad}, "not a valid finite model"},
+		{[]string{"optimum", "--model", bin, "--d", "-0.1"}, "--d"},
+		{[]string{"optimum", "--model", gm, "--d", "0.1", "--sweep", "0:1:3"}, "--sweep"},
+		{[]string{"optimum", "--model", fin, "--format", "xml"}, "--format"},
+		{[]string{"optimum", "--model", bin, "--max-points", "-1"}, "--max-points"},
+		{[]string{"optimum", "extra"}, "extra"},
 		// export
 		{[]string{"export", labelsBin, "--d", "0.1", "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 0.1 is the labels method's channel P(F | X)"},
 		{[]string{"export", labelsGauss, "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 2 is the labels method's cell kernel"},
@@ -321,7 +331,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		line string // the words typed; the last is completed
 		want string // COMPREPLY, sorted, space-separated
 	}{
-		{"mmds ", "bench binary certify completion export finite gauss help plot train verify"},
+		{"mmds ", "bench binary certify completion export finite gauss help optimum plot train verify"},
 		{"mmds tr", "train"},
 		{"mmds train ", "binary data finite gauss"},
 		{"mmds train g", "gauss"},
@@ -391,6 +401,7 @@ func TestOutputFlagEverywhere(t *testing.T) {
 		{"binary", "--d", "0.1", "--format", "csv"},
 		{"finite", "--d", "0.1", "--format", "json"},
 		{"gauss", "--d", "1", "--format", "csv"},
+		{"optimum", "--model", "../../examples/finite-ternary.json", "--d", "0.1", "--format", "json"},
 		{"bench", "--quiet", "--format", "csv", "--n", "2:2", "--k", "1", "--fractions", "0.5"},
 	} {
 		code, want, errs := runCLI(t, args...)

@@ -49,6 +49,7 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		newBinaryCmd(),
 		newFiniteCmd(),
 		newGaussCmd(),
+		newOptimumCmd(),
 		newTrainCmd(),
 		newVerifyCmd(),
 		newCertifyCmd(),
