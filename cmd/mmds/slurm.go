@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/report"
 )
 
 // slurmOpts are the flags of mmds train --slurm DIR.
@@ -65,6 +67,13 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	dir, err := filepath.Abs(o.dir)
 	if err != nil {
 		return err
+	}
+	// Each path that reaches the scripts, named as the user knows it; the
+	// plan checks every word again.
+	for _, v := range []struct{ what, s string }{{"--slurm", dir}, {"the working folder", wd}, {"--out", out}, {"this program's path", exe}} {
+		if err := cluster.CheckText(v.what, v.s); err != nil {
+			return usageError{err}
+		}
 	}
 	shards := o.shards
 	if shards == 0 {
@@ -133,6 +142,11 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if o.shard != "" {
 		return badInput("--k8s and --shard %s: give one (the manifests pass --shard k8s/N to each pod)", o.shard)
 	}
+	for _, v := range []struct{ what, s string }{{"--k8s-image", o.image}, {"--k8s-claim", o.claim}, {"--out", job.cfg.Dir}} {
+		if err := cluster.CheckText(v.what, v.s); err != nil {
+			return usageError{err}
+		}
+	}
 	shards := o.shards
 	if shards == 0 {
 		shards = max(1, len(job.cfg.D)/2)
@@ -144,18 +158,25 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if par == 0 {
 		par = shards
 	}
-	out := filepath.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
+	out := path.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
 	train := []string{"mmds", "train", job.kind.String(), "--out", out}
+	var config []byte
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch {
 		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
+			return
+		case f.Name == "config":
+			// A pod cannot read this machine's file: the model travels in
+			// the manifests (a ConfigMap), as the bytes validated here.
+			config = job.model
+			train = append(train, "--config="+cluster.K8sConfigFile)
 			return
 		}
 		train = append(train, "--"+f.Name+"="+f.Value.String())
 	})
 	plan := cluster.K8sPlan{
 		Name: "mmds-" + job.kind.String(), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
-		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train,
+		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train, Config: config,
 		After: [][]string{
 			append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus)),
 			{"mmds", "verify", "--report-only", out},
@@ -167,14 +188,14 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	}
 	paths, err := plan.Write(o.dir)
 	if err != nil {
-		return badInput("--k8s %s: %v", o.dir, err)
+		return badInput("--k8s %s: %v", report.Quote(o.dir), err)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Kubernetes jobs for %d thresholds in %d indexed pods (%d at once, %d CPUs each):\n", len(job.cfg.D), shards, par, o.cpus)
 	for _, p := range paths {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
-	fmt.Fprintf(w, "Apply with: %s\nResults go to %s on the volume claim %s.\n", paths[2], out, o.claim)
+	fmt.Fprintf(w, "Apply with: %s\nResults go to %s on the volume claim %s.\n", paths[len(paths)-1], out, o.claim)
 	return nil
 }
 

@@ -251,7 +251,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
 	}
 	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
-		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
+		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.dir, report.K8sJobs)); err != nil {
 		return nil, err
 	}
 	req := model.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
