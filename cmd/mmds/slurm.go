@@ -158,7 +158,15 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if par == 0 {
 		par = shards
 	}
-	out := path.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
+	abs, err := filepath.Abs(job.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	base := filepath.Base(abs)
+	if base == string(filepath.Separator) || base == "." || base == ".." {
+		return badInput("--out %s: the pods write to %s/<base name of --out>, and this one has none", report.Quote(job.cfg.Dir), k8sMount)
+	}
+	out := path.Join(k8sMount, base)
 	train := []string{"mmds", "train", job.kind.String(), "--out", out}
 	var config []byte
 	cmd.Flags().Visit(func(f *pflag.Flag) {
