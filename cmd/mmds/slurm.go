@@ -121,7 +121,7 @@ type k8sOpts struct {
 }
 
 func (o *k8sOpts) register(f *pflag.FlagSet) {
-	f.StringVar(&o.dir, "k8s", "", "write Kubernetes manifests for this run into the folder instead of training: an Indexed Job of --k8s-shards pods, then a Job that merges, verifies and plots (apply with FOLDER/submit.sh)")
+	f.StringVar(&o.dir, "k8s", "", "write Kubernetes manifests for this run into the folder (new, empty, or one mmds marked) instead of training: an Indexed Job of --k8s-shards pods, then a Job that merges, verifies and plots; a --config model goes along as a ConfigMap (apply with FOLDER/submit.sh)")
 	f.StringVar(&o.image, "k8s-image", "", "container image with mmds on its PATH, for --k8s (required)")
 	f.StringVar(&o.claim, "k8s-claim", "mmds-results", "ReadWriteMany PersistentVolumeClaim mounted at /results in every pod, for --k8s; --out is /results/<base name of --out>")
 	f.IntVar(&o.shards, "k8s-shards", 0, "completions (shards) for --k8s (default: one per 2 thresholds)")
