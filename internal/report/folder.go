@@ -25,6 +25,8 @@ const (
 	BenchLibrary Kind = "bench-library"
 	// SlurmJobs is a folder of Slurm scripts of mmds train --slurm.
 	SlurmJobs Kind = "slurm-jobs"
+	// K8sJobs is a folder of Kubernetes manifests of mmds train --k8s.
+	K8sJobs Kind = "k8s-jobs"
 )
 
 // MarkerFile is the name of the marker file of a folder of a Kind.
@@ -55,6 +57,10 @@ var kinds = []struct {
 	{SlurmJobs, []string{"train.sbatch", "merge.sbatch", "submit.sh", "logs"}, func(dir string) bool {
 		return isRegular(filepath.Join(dir, "train.sbatch")) && isRegular(filepath.Join(dir, "submit.sh"))
 	}},
+	// No legacy form: older mmds wrote manifests into any folder (even
+	// one holding the user's own submit.sh), so an unmarked folder is
+	// never taken for one.
+	{K8sJobs, []string{"train-job.yaml", "merge-job.yaml", "config-map.yaml", "submit.sh"}, func(string) bool { return false }},
 }
 
 func known(k Kind) bool {
