@@ -71,6 +71,9 @@ type fold struct {
 	// biasMag[j] is Σ of the magnitudes of unit j's bias parts, |β·C_j| +
 	// Σ|v_j| (≥ |b_j|; nil: |b_j|).
 	biasMag []float64
+	// bn, when not nil, is a batch normalization folded into the layer,
+	// which the runtime computes after the affine map (bnFold.bound).
+	bn *bnFold
 }
 
 // foldOf returns layer l's fold (the identity fold when there is none).
@@ -255,27 +258,39 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 		if folded {
 			f = m.foldOf(l)
 		}
-		g := gamma(len(a)+1+f.ops, u) + gamma(len(a)+1+f.ops, u64)
 		na, ne = na[:len(ly.W)], ne[:len(ly.W)]
 		for j, row := range ly.W {
 			bm := math.Abs(ly.B[j])
 			if f.biasMag != nil {
 				bm = f.biasMag[j]
 			}
-			z, prod, prop := ly.B[j], 0.0, 0.0
+			z, prod, prop, terms := ly.B[j], 0.0, 0.0, 0
 			for i, wt := range row {
 				z += wt * a[i]
 				aw := math.Abs(wt)
 				prod += aw * (math.Abs(a[i]) + e[i])
 				prop += aw * e[i]
+				if wt != 0 {
+					terms++
+				}
 			}
+			// A zero weight's product is an exact 0, and adding it to a
+			// partial sum is exact: only the terms count.
+			n := terms + 1 + f.ops
+			g := gamma(n, u) + gamma(n, u64)
 			mag := bm + prod
 			if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
 				return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
 			}
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
 			// covers its own rounding.
-			dz := (g*mag + prop + float64(2*(len(row)+1+f.ops))*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			dz := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			if f.bn != nil {
+				var ok bool
+				if dz, ok = f.bn.bound(j, a, e, f, p); !ok {
+					return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): its affine map or batch normalization may leave %v's range", ErrPrecision, m.Name, l, j, x, r, p)
+				}
+			}
 			v := z
 			if ly.Act != Softmax {
 				v = ly.Act.apply(z)
