@@ -5,9 +5,11 @@ import "math"
 // bnUlps is the error, in units of the runtime's u, granted to a runtime's
 // batch normalization of a value z_rt:
 //
-//	|y_rt − (s·z_rt − s·μ + β)| ≤ (bnUlps·u + γ_{n+1+f}(u))·(|s|·(|z_rt| + |μ|) + |β|)
+//	|y_rt − (s·z_rt − s·μ + β)| ≤ bnUlps·u·(|s|·(|z_rt| + |μ|) + |β|) + γ_{n+1+f}(u)·(|s|·|μ| + |β|)
 //
-// for s = γ/√(v + ε) exact. It covers s computed in the runtime's precision
+// for s = γ/√(v + ε) exact (the last term only for a fold into the affine
+// map, whose own γ_{n+1+f} rounding covers s·|z| but not the bias terms the
+// fold adds). It covers s computed in the runtime's precision
 // to within 4 ulps (v + ε, a square root, a division or a reciprocal and a
 // product: 3.5 ulps when each is correctly rounded), then any of
 // y = z·s + (β − μ·s) (7 ulps to first order), y = (z − μ)·s + β (7),
@@ -37,7 +39,7 @@ type bnFold struct {
 // (EvalBound's, with f's extra roundings) and
 // M = |s|(|b| + Σ|w_i|(|a_i| + e_i) + D + |μ|) + |β| ≥ |s|(|z_rt| + |μ|) + |β|,
 //
-//	|y_rt − y| ≤ |s|·D + (bnUlps·u + γ)·M + (ρ + γ_{n+1}(u'))·M,
+//	|y_rt − y| ≤ |s|·D + bnUlps·u·M + γ·(|s|·|μ| + |β|) + (ρ + γ_{n+1}(u'))·M,
 //
 // the first two terms the runtime's (its z_rt propagated through the
 // normalization, then the normalization's own rounding), the last mmds's:
@@ -72,7 +74,25 @@ func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bo
 		return 0, false
 	}
 	rho := 1.001*u + 8*u64
-	rt := s*d + (bnUlps*u+g)*m + 8*underflow(p)
+	rt := s*d + bnUlps*u*m + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)
 	own := (rho+gamma(len(bn.w[j])+1, u64))*m + (sum+1)*(underflow(p)+underflow(Float64))
 	return (rt + own) * (1 + 0x1p-40), true
+}
+
+// lower returns the record of a layer whose units y_j became the units
+// sign·y_j + shift of lowerPL, part after part: each is bounded as y_j is
+// (|sign·y_rt + shift − (sign·y + shift)| = |y_rt − y|), with |shift| added
+// to |β_j| for mmds's float64 evaluation of the shifted bias.
+func (bn *bnFold) lower(parts []plPart) *bnFold {
+	out := &bnFold{}
+	for _, p := range parts {
+		out.w = append(out.w, bn.w...)
+		out.bmag = append(out.bmag, bn.bmag...)
+		out.s = append(out.s, bn.s...)
+		out.mu = append(out.mu, bn.mu...)
+		for _, b := range bn.beta {
+			out.beta = append(out.beta, b+math.Abs(p.shift))
+		}
+	}
+	return out
 }

@@ -19,22 +19,25 @@ var torchExports = []struct {
 	prec         Precision
 }{
 	// Gemm with the BN folded, ReLU, Gemm + Add(0.5); the clamp to [0, 1]
-	// as relu(z) − relu(z − 1) after an identity layer (b + 0.5 − 1 is not
-	// a float32 value); Squeeze(-1) a no-op.
-	{"bn-clamp-binary", "bn-clamp-binary", "2→8 relu→1 identity→2 relu→1 identity", Float32},
-	{"bn-clamp-binary-f64", "bn-clamp-binary-f64", "2→8 relu→2 relu→1 identity", Float64},
+	// as max(z, 0) = relu(z) (the identity layer after it is z⁺) and
+	// min(y, 1) = 1 − relu(1 − y); Squeeze(-1) a no-op.
+	{"bn-clamp-binary", "bn-clamp-binary", "2→8 relu→1 relu→1 relu→1 identity", Float32},
+	{"bn-clamp-binary-f64", "bn-clamp-binary-f64", "2→8 relu→1 relu→1 relu→1 identity", Float64},
 	// LeakyRelu(0.1): [z, −z] ReLU units, then z⁺ − 0.1·z⁻; Relu then
-	// Clip(0, 6) is clip(z, 0, 6); Hardtanh(0, 1) at the output; Flatten.
-	{"leaky-relu6-binary", "leaky-relu6-binary", "2→16 relu→8 identity→8 identity→16 relu→8 identity→1 identity→2 relu→1 identity", Float32},
+	// Clip(0, 6) is min(relu(z), 6) = 6 − relu(6 − relu(z)) (an identity
+	// layer carries relu(z)); Hardtanh(0, 1) at the output; Flatten.
+	{"leaky-relu6-binary", "leaky-relu6-binary", "2→16 relu→8 identity→8 relu→8 relu→8 identity→1 relu→1 relu→1 identity", Float32},
 	// Clip(0, 1) after a sigmoid changes nothing; view(-1) is a no-op.
 	{"sigmoid-clamp-binary", "sigmoid-clamp-binary", "2→6 tanh→1 sigmoid", Float32},
-	// BN folded before LeakyRelu(0.2) (an identity layer carries z: a
-	// normalized layer folds nothing more) and before a ReLU; reshape(-1).
-	{"bn-leaky-gauss", "bn-leaky-gauss", "2→8 identity→16 relu→8 identity→8 relu→1 identity", Float32},
-	{"bn-leaky-gauss-dropout", "bn-leaky-gauss", "2→8 identity→16 relu→8 identity→8 relu→1 identity", Float32},
-	// Hardtanh(−1, 1) lowered after an identity layer, the BN after it
-	// folded into the combination layer.
-	{"hardtanh-gauss", "hardtanh-gauss", "2→8 identity→16 relu→8 identity→1 identity", Float32},
+	// BN folded before LeakyRelu(0.2), both into the first Gemm, and
+	// before a ReLU; reshape(-1).
+	{"bn-leaky-gauss", "bn-leaky-gauss", "2→16 relu→8 identity→8 relu→1 identity", Float32},
+	{"bn-leaky-gauss-f64", "bn-leaky-gauss-f64", "2→16 relu→8 identity→8 relu→1 identity", Float64},
+	{"bn-leaky-gauss-dropout", "bn-leaky-gauss", "2→16 relu→8 identity→8 relu→1 identity", Float32},
+	// Hardtanh(−1, 1): max(z, −1) after an identity layer (b + 1 is not a
+	// float32 value), then min(y, 1); the BN after it folded into the
+	// last combination layer.
+	{"hardtanh-gauss", "hardtanh-gauss", "2→8 identity→8 relu→8 relu→8 identity→1 identity", Float32},
 	// LeakyRelu(0.1) between two nn.Linear (scripts/make-certify-fixtures.py;
 	// no recorded points).
 	{"leaky", "leaky", "2→8 relu→4 identity→1 identity", Float32},

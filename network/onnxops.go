@@ -427,16 +427,18 @@ func (c *onnxChain) leakyRelu(where string, n *onnxpb.NodeProto) error {
 	return c.lowerPL(where, []plPart{{1, 0}, {-1, 0}}, []float64{1, -alpha}, 0)
 }
 
-// clipOp reads Clip(lo, hi) as
+// clipOp reads Clip(lo, hi) = min(max(z, lo), hi) as
 //
-//	clip(z) = lo + relu(z − lo) − relu(z − hi),  max(z, lo) = lo + relu(z − lo),  min(z, hi) = hi − relu(hi − z).
+//	max(z, lo) = lo + relu(z − lo),  min(y, hi) = hi − relu(hi − y),
 //
-// A clip whose interval holds the range of the activation before it (a
-// sigmoid's [0, 1]) is the identity on exact values; on the runtime's it is
-// the projection onto an interval that holds the exact value, which moves
-// it no farther from it, so EvalBound's δ still holds. After a ReLU,
-// clip(relu(z), lo, hi) = clip(z, max(lo, 0), hi) (Relu6 exports Relu then
-// Clip(0, 6)).
+// one after the other (clip(z) = hi − relu(hi − lo − relu(z − lo)): each
+// step is 1-Lipschitz in the bound as in fact, where lo + relu(z − lo) −
+// relu(z − hi) would add the errors of two units). A bound that the range
+// of the activation before it already satisfies (lo ≤ 0 after a ReLU or a
+// sigmoid, hi ≥ 1 after a sigmoid) is dropped: on exact values it changes
+// nothing, and on the runtime's it projects onto an interval that holds the
+// exact value, which moves them no farther apart, so EvalBound's δ still
+// holds. Relu6 exports Relu then Clip(0, 6): min(relu(z), 6).
 func (c *onnxChain) clipOp(where string, n *onnxpb.NodeProto, ins []string) error {
 	lo, hi, err := c.clipBounds(where, n, ins)
 	if err != nil {
@@ -454,20 +456,15 @@ func (c *onnxChain) clipOp(where string, n *onnxpb.NodeProto, ins []string) erro
 	case Tanh:
 		rlo, rhi = -1, 1
 	}
-	if lo <= rlo && hi >= rhi {
-		return nil
+	if !math.IsInf(lo, -1) && lo > rlo {
+		if err := c.lowerPL(where, []plPart{{1, -lo}}, []float64{1}, lo); err != nil {
+			return err
+		}
 	}
-	last := len(c.layers) - 1
-	if c.lastAct() == ReLU && hi >= 0 && c.folds[last].bn == nil {
-		c.layers[last].Act, c.linear, lo = Identity, true, max(lo, 0)
-	}
-	switch {
-	case math.IsInf(hi, 1):
-		return c.lowerPL(where, []plPart{{1, -lo}}, []float64{1}, lo)
-	case math.IsInf(lo, -1):
+	if !math.IsInf(hi, 1) && hi < rhi {
 		return c.lowerPL(where, []plPart{{-1, hi}}, []float64{-1}, hi)
 	}
-	return c.lowerPL(where, []plPart{{1, -lo}, {1, -hi}}, []float64{1, -1}, lo)
+	return nil
 }
 
 // clipBounds reads Clip's min and max, as attributes (opset < 11) or as
@@ -518,7 +515,9 @@ func (c *onnxChain) clipBounds(where string, n *onnxpb.NodeProto, ins []string) 
 // map's output and every new bias is exact in the network's precision;
 // otherwise an identity layer carries z first (biases sign·0 + shift). A
 // layer of the combination follows, with an identity activation (so an
-// Add, a batch normalization or an activation after g folds into it).
+// Add, a batch normalization or an activation after g folds into it). A
+// layer with a batch normalization folded is lowered too: its units are
+// y = s·(z − μ) + β, and bnFold.lower keeps their bounds.
 //
 // What the runtime computes is bounded by EvalBound's δ: it evaluates
 // z_rt = W·a + b with the error D of the affine map, then g exactly (max
@@ -531,7 +530,7 @@ func (c *onnxChain) clipBounds(where string, n *onnxpb.NodeProto, ins []string) 
 // combination's γ term. A runtime error only ever meets more roundings in
 // the lowered form, never fewer.
 func (c *onnxChain) lowerPL(where string, parts []plPart, comb []float64, bias float64) error {
-	if !c.open() || !c.exactShifts(parts) {
+	if !c.linear || !c.exactShifts(parts) {
 		if err := c.identity(where); err != nil {
 			return err
 		}
@@ -560,6 +559,9 @@ func (c *onnxChain) lowerPL(where string, parts []plPart, comb []float64, bias f
 	}
 	c.layers[last] = Layer{W: w, B: b, Act: ReLU}
 	f.biasMag = mag
+	if f.bn != nil {
+		f.bn = f.bn.lower(parts)
+	}
 	c.folds[last] = f
 	c.width = len(w)
 	if err := c.grow(where, []int64{int64(len(w)), int64(units)}, false); err != nil {

@@ -158,11 +158,16 @@ def main():
     # Gaussian model, F = k(x, r): BatchNorm1d before a LeakyReLU(0.2) and
     # before a ReLU, Dropout (removed by the export in eval mode),
     # reshape(-1); opset 17, dynamic batch.
+    def bn_leaky():
+        g = torch.Generator().manual_seed(4)
+        return Net(torch.nn.Sequential(
+            torch.nn.Linear(2, 8), batchnorm(8, g), torch.nn.LeakyReLU(f32(0.2)), torch.nn.Dropout(0.2),
+            torch.nn.Linear(8, 8), batchnorm(8, g), torch.nn.ReLU(), torch.nn.Linear(8, 1)),
+            lambda y: y.reshape(-1))
     torch.manual_seed(4)
-    export("bn-leaky-gauss", Net(torch.nn.Sequential(
-        torch.nn.Linear(2, 8), batchnorm(8, gen), torch.nn.LeakyReLU(f32(0.2)), torch.nn.Dropout(0.2),
-        torch.nn.Linear(8, 8), batchnorm(8, gen), torch.nn.ReLU(), torch.nn.Linear(8, 1)),
-        lambda y: y.reshape(-1)), 17, True, gauss_x)
+    export("bn-leaky-gauss", bn_leaky(), 17, True, gauss_x)
+    torch.manual_seed(4)
+    export("bn-leaky-gauss-f64", bn_leaky(), 17, True, gauss_x, double=True)
     dropout_eval("bn-leaky-gauss", "bn-leaky-gauss-dropout")
 
     # Hardtanh(−1, 1) hidden units and a BatchNorm1d after an activation
