@@ -395,18 +395,20 @@ func floatAttrP(name string, v float32) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_FLOAT.Enum(), F: proto.Float32(v)}
 }
 
-// Shape operators are read where they keep the batch axis first and every
-// batch row one sample's units, and refused, naming the node and the value,
-// where they would not (or where what follows depends on a shape that the
-// batch size decides).
-func TestONNXShapeOps(t *testing.T) {
+// onnxCase is a hand-built graph and what ParseONNX makes of it: "" when
+// accepted, else a part of the one-line refusal.
+type onnxCase struct {
+	name string
+	data []byte
+	want string
+}
+
+// shapeOpsCases are TestONNXShapeOps's graphs: Gemm 2 → width, then shape
+// operators; accepted ones compute k(x, r) = x/2 − r/2 (width 1).
+func shapeOpsCases() []onnxCase {
 	one := []*onnxpb.TensorProto{i64Tensor("a1", 1), i64Tensor("a0", 0), i64Tensor("am1", -1)}
 	bn := []*onnxpb.TensorProto{f32Tensor("g", []int64{1}, 2), f32Tensor("b", []int64{1}, 0.5), f32Tensor("m", []int64{1}, 0.25), f32Tensor("v", []int64{1}, 4)}
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string // "" accepted, as 2 → width 1 with k(x, r) = x/2 − r/2 (width 1)
-	}{
+	return []onnxCase{
 		{"squeeze13", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Squeeze", []string{"z", "a1"}, "k")}, one...), ""},
 		{"squeeze11", shapeGraph(1, 0, 11, []*onnxpb.NodeProto{onode("Squeeze", []string{"z"}, "k", intsAttr("axes", -1))}), ""},
 		{"squeeze-all-then-relu", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Squeeze", []string{"z"}, "s"), onode("Identity", []string{"s"}, "k")}), ""},
@@ -439,7 +441,15 @@ func TestONNXShapeOps(t *testing.T) {
 		{"reshape-float", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Reshape", []string{"z", "f"}, "k")}, f32Tensor("f", []int64{1}, -1)), "want an inline int64 tensor"},
 		{"softmax-after-squeeze", shapeGraph(2, 0, 13, []*onnxpb.NodeProto{onode("Unsqueeze", []string{"z", "a1"}, "u"), onode("Softmax", []string{"u"}, "k")}, one...),
 			"Softmax on a chain whose shape is not known to be [batch, width]"},
-	} {
+	}
+}
+
+// Shape operators are read where they keep the batch axis first and every
+// batch row one sample's units, and refused, naming the node and the value,
+// where they would not (or where what follows depends on a shape that the
+// batch size decides).
+func TestONNXShapeOps(t *testing.T) {
+	for _, tc := range shapeOpsCases() {
 		m, err := ParseONNX(tc.data, tc.name+".onnx")
 		if tc.want == "" {
 			if err != nil {
@@ -463,10 +473,8 @@ func TestONNXShapeOps(t *testing.T) {
 	}
 }
 
-// BatchNormalization, LeakyRelu and Clip with bad values or in training
-// mode are refused in one line naming the file, the node and the value;
-// legal attributes are read.
-func TestONNXOpsBadInput(t *testing.T) {
+// opsBadInputCases are TestONNXOpsBadInput's graphs.
+func opsBadInputCases() []onnxCase {
 	bn := func(v float32, attrs ...*onnxpb.AttributeProto) []byte {
 		return shapeGraph(1, 0, 15, []*onnxpb.NodeProto{onode("BatchNormalization", []string{"z", "g", "b", "m", "v"}, "k", attrs...)},
 			f32Tensor("g", []int64{1}, 2), f32Tensor("b", []int64{1}, 0.5), f32Tensor("m", []int64{1}, 0.25), f32Tensor("v", []int64{1}, v))
@@ -474,11 +482,7 @@ func TestONNXOpsBadInput(t *testing.T) {
 	clip := func(lo, hi float32) []byte {
 		return shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Clip", []string{"z", "lo", "hi"}, "k")}, f32Tensor("lo", nil, lo), f32Tensor("hi", nil, hi))
 	}
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
+	return []onnxCase{
 		{"bn-ok", bn(4, floatAttrP("epsilon", 1e-3), floatAttrP("momentum", 0.9), intAttrP("training_mode", 0)), ""},
 		{"bn-opset7-spatial", shapeGraph(1, 0, 7, []*onnxpb.NodeProto{onode("BatchNormalization", []string{"z", "g", "b", "m", "v"}, "k", intAttrP("spatial", 1))},
 			f32Tensor("g", []int64{1}, 2), f32Tensor("b", []int64{1}, 0.5), f32Tensor("m", []int64{1}, 0.25), f32Tensor("v", []int64{1}, 4)), ""},
@@ -506,7 +510,14 @@ func TestONNXOpsBadInput(t *testing.T) {
 		{"concat", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Concat", []string{"z", "c"}, "k", intAttrP("axis", 1))}, f32Tensor("c", []int64{1, 1}, 0)), "a Concat other than the one joining the inputs x and r"},
 		{"elu", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Elu", []string{"z"}, "k", floatAttrP("alpha", 1))}), `node 1 ("k") is Elu: supported operators are`},
 		{"mul", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Mul", []string{"z", "c"}, "k")}, f32Tensor("c", nil, 2)), "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers"},
-	} {
+	}
+}
+
+// BatchNormalization, LeakyRelu and Clip with bad values or in training
+// mode are refused in one line naming the file, the node and the value;
+// legal attributes are read.
+func TestONNXOpsBadInput(t *testing.T) {
+	for _, tc := range opsBadInputCases() {
 		_, err := ParseONNX(tc.data, tc.name+".onnx")
 		if tc.want == "" {
 			if err != nil {
