@@ -1,6 +1,7 @@
 package network
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,6 +116,46 @@ func TestONNXUnsupportedOperator(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) ||
 			!strings.Contains(err.Error(), "model.eval()") && !strings.Contains(err.Error(), "Export checklist") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v\nwant one line naming the file and containing %q and the fix", tc.name, err, tc.want)
+		}
+	}
+}
+
+// The JSON and ONNX forms of a folded and lowered network are plain
+// Gemm/activation chains that read back as the same network, bit for bit,
+// where its weights are values of its precision. A float32 network whose
+// reader folded an Add into a bias (C + 0.5, exact in float64) is refused
+// by WriteONNX rather than rounded; its JSON form, read as float32, rounds
+// that bias.
+func TestTorchExportsWriteBack(t *testing.T) {
+	for _, tc := range torchExports {
+		m := readNet(t, tc.name+".onnx")
+		var buf bytes.Buffer
+		if err := m.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseJSON(&buf, "back.json")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		buf.Reset()
+		err = m.WriteONNX(&buf)
+		if tc.name == "bn-clamp-binary" {
+			if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "is not a float32 value") {
+				t.Errorf("%s: WriteONNX %v, want a refusal", tc.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		fromONNX, err := ParseONNX(buf.Bytes(), "back.onnx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []*Network{back, fromONNX} {
+			if d := sameNetwork(m, b); d != "" {
+				t.Errorf("%s: %s differs: %s", tc.name, b.Name, d)
+			}
 		}
 	}
 }
