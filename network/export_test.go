@@ -108,7 +108,7 @@ func TestTorchExportsWithinBound(t *testing.T) {
 // what to do.
 func TestONNXUnsupportedOperator(t *testing.T) {
 	for _, tc := range []struct{ name, want string }{
-		{"elu.onnx", `node 1 ("/1/Elu") is Elu: supported operators are Gemm, MatMul, Add, BatchNormalization, Relu, LeakyRelu, Clip`},
+		{"elu.onnx", `node 1 ("/1/Elu") is Elu: supported operators are Gemm, MatMul, Add, Sub (of a constant), BatchNormalization, Relu, LeakyRelu, Clip`},
 		{"bn-train.onnx", `node 1 ("/1/BatchNormalization", op BatchNormalization): 3 outputs (the batch statistics of training mode)`},
 		{"view-size.onnx", `node 3 ("/Shape") is Shape: supported operators are`},
 	} {

@@ -402,7 +402,9 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	case "MatMul":
 		err = c.matmul(where, ins, cs)
 	case "Add":
-		err = c.add(where, cs)
+		err = c.add(where, cs, 1)
+	case "Sub":
+		err = c.add(where, cs, -1)
 	case "BatchNormalization":
 		err = c.batchNorm(where, n, ins)
 	case "Relu", "Sigmoid", "Tanh":
@@ -559,15 +561,19 @@ func (c *onnxChain) matmul(where string, ins []string, cs []*onnxpb.TensorProto)
 	return nil
 }
 
-// add: the chain plus a constant, folded into the last layer's bias when it
+// add: the chain plus sign times a constant (Add, or Sub of a constant from
+// the chain: negation is exact), folded into the last layer's bias when it
 // has no activation yet, else a new identity-weight layer.
-func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
+func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto, sign float64) error {
 	if len(cs) != 1 {
-		return c.bad("%s: want the chain plus a constant bias", where)
+		return c.bad("%s: want the chain plus or minus a constant bias", where)
 	}
 	v, dims, err := c.tensor(where, "bias", cs[0])
 	if err != nil {
 		return err
+	}
+	for i := range v {
+		v[i] *= sign
 	}
 	if len(dims) > 2 || len(dims) == 2 && dims[0] != 1 {
 		// A higher-rank bias would broadcast the chain to that rank.

@@ -17,11 +17,11 @@ import (
 // Dropout in graphs written otherwise).
 
 // onnxOps lists the operators ParseONNX reads.
-var onnxOps = []string{"Gemm", "MatMul", "Add", "BatchNormalization", "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh",
+var onnxOps = []string{"Gemm", "MatMul", "Add", "Sub", "BatchNormalization", "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh",
 	"Softmax", "Identity", "Dropout", "Flatten", "Squeeze", "Unsqueeze", "Reshape", "Constant", "Transpose", "Concat"}
 
 // supportedText is onnxOps for messages.
-const supportedText = "Gemm, MatMul, Add, BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), " +
+const supportedText = "Gemm, MatMul, Add, Sub (of a constant), BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), " +
 	"Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant, Transpose (of a weight), Concat (of x and r)"
 
 // exportFix is the fix every refused operator's message ends with.
@@ -32,10 +32,9 @@ var opHints = map[string]string{
 	"Shape":  "x.view(x.size(0), -1) computes its shape at run time: write x.flatten(1) or nn.Flatten()",
 	"Gather": "x.view(x.size(0), -1) computes its shape at run time: write x.flatten(1) or nn.Flatten()",
 	"Cast":   "a dtype conversion inside the graph: export the model and its example input in one dtype",
-	"Sub":    "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers before export",
-	"Mul":    "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers before export",
-	"Div":    "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers before export",
-	"Neg":    "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers before export",
+	"Mul":    "arithmetic on the chain: fold constant scales into the nn.Linear layers before export",
+	"Div":    "arithmetic on the chain: fold constant scales into the nn.Linear layers before export",
+	"Neg":    "arithmetic on the chain: fold constant scales into the nn.Linear layers before export",
 	"Max":    "an elementwise max or min of the chain and a constant: write torch.clamp, which exports Clip",
 	"Min":    "an elementwise max or min of the chain and a constant: write torch.clamp, which exports Clip",
 	"HardSigmoid": "hardsigmoid(z) = clamp(z/6 + 1/2, 0, 1): fold the 1/6 and 1/2 into the nn.Linear before it and " +
@@ -125,7 +124,7 @@ func (c *onnxChain) checkShape(where, op string) error {
 		if c.known && len(c.shape) != 1 {
 			return c.bad("%s: Gemm of a chain of shape %s: Gemm takes [batch, width]", where, c.shapeText())
 		}
-	case "MatMul", "Add":
+	case "MatMul", "Add", "Sub":
 		if c.known && len(c.shape) == 0 {
 			return c.bad("%s: %s of a chain of shape [batch]: its units must be its last axis (x.unsqueeze(-1) restores [batch, 1])", where, op)
 		}

@@ -19,7 +19,7 @@ import (
 type gop struct {
 	op      string      // Gemm, Add, BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh
 	w       [][]float64 // Gemm: out × in
-	b       []float64   // Gemm's C, Add's constant
+	b       []float64   // Gemm's C, Add's and Sub's constant
 	g, beta []float64   // BatchNormalization
 	mu, v   []float64
 	eps     float64
@@ -106,7 +106,7 @@ func genChain(rng *rand.Rand, f32 bool) []gop {
 		}
 		ops = append(ops, gop{op: "Gemm", w: w, b: vec(out, s)})
 		if rng.IntN(5) == 0 {
-			ops = append(ops, gop{op: "Add", b: vec(out, 1)})
+			ops = append(ops, gop{op: []string{"Add", "Sub"}[rng.IntN(2)], b: vec(out, 1)})
 		}
 		if rng.IntN(3) > 0 {
 			ops = append(ops, bn(out))
@@ -158,9 +158,9 @@ func chainONNX(ops []gop, f32 bool) []byte {
 			}
 			inits = append(inits, tensor(p+"W", []int64{int64(len(o.w)), int64(len(o.w[0]))}, flat), tensor(p+"C", []int64{int64(len(o.b))}, o.b))
 			nodes = append(nodes, onode("Gemm", []string{cur, p + "W", p + "C"}, out, &onnxpb.AttributeProto{Name: proto.String("transB"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(1)}))
-		case "Add":
+		case "Add", "Sub":
 			inits = append(inits, tensor(p+"V", []int64{int64(len(o.b))}, o.b))
-			nodes = append(nodes, onode("Add", []string{cur, p + "V"}, out))
+			nodes = append(nodes, onode(o.op, []string{cur, p + "V"}, out))
 		case "BatchNormalization":
 			n := []int64{int64(len(o.g))}
 			inits = append(inits, tensor(p+"g", n, o.g), tensor(p+"b", n, o.beta), tensor(p+"m", n, o.mu), tensor(p+"v", n, o.v))
@@ -251,6 +251,10 @@ func (rt runtime) eval(ops []gop, x, r float64) float64 {
 			for j := range a {
 				a[j] = fl(a[j] + o.b[j])
 			}
+		case "Sub":
+			for j := range a {
+				a[j] = fl(a[j] - o.b[j])
+			}
 		case "BatchNormalization":
 			for j := range a {
 				sd := fl(math.Sqrt(fl(o.v[j] + o.eps)))
@@ -291,7 +295,7 @@ func (rt runtime) eval(ops []gop, x, r float64) float64 {
 	return a[0]
 }
 
-// What a runtime computes from a graph of Gemm, Add, BatchNormalization,
+// What a runtime computes from a graph of Gemm, Add, Sub, BatchNormalization,
 // Relu, LeakyRelu, Clip, Sigmoid and Tanh nodes — interpreted node by node
 // in float32 (and in float64), in two summation orders, with the batch
 // normalization by each of the formulas bnUlps covers — lies within
@@ -488,6 +492,8 @@ func opsBadInputCases() []onnxCase {
 			f32Tensor("g", []int64{1}, 2), f32Tensor("b", []int64{1}, 0.5), f32Tensor("m", []int64{1}, 0.25), f32Tensor("v", []int64{1}, 4)), ""},
 		{"clip-attrs", shapeGraph(1, 0, 6, []*onnxpb.NodeProto{onode("Clip", []string{"z"}, "k", floatAttrP("min", -1), floatAttrP("max", 1))}), ""},
 		{"clip-inf", clip(float32(math.Inf(-1)), 1), ""},
+		{"sub", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Sub", []string{"z", "c"}, "k")}, f32Tensor("c", nil, 0.5)), ""},
+		{"sub-reversed", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Sub", []string{"c", "z"}, "k")}, f32Tensor("c", nil, 0.5)), `the chain "z" must be its first input`},
 		{"leaky-ok", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("LeakyRelu", []string{"z"}, "k", floatAttrP("alpha", 0.2))}), ""},
 		{"bn-negvar", bn(-0.5), `node 1 ("k", op BatchNormalization): var[0] = -0.5 with epsilon 1e-05: want var ≥ 0`},
 		{"bn-zero", bn(0, floatAttrP("epsilon", 0)), "var[0] = 0 with epsilon 0"},
@@ -509,7 +515,7 @@ func opsBadInputCases() []onnxCase {
 		{"chain-second", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Clip", []string{"lo", "z"}, "k")}, f32Tensor("lo", nil, 0)), `the chain "z" must be its first input`},
 		{"concat", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Concat", []string{"z", "c"}, "k", intAttrP("axis", 1))}, f32Tensor("c", []int64{1, 1}, 0)), "a Concat other than the one joining the inputs x and r"},
 		{"elu", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Elu", []string{"z"}, "k", floatAttrP("alpha", 1))}), `node 1 ("k") is Elu: supported operators are`},
-		{"mul", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Mul", []string{"z", "c"}, "k")}, f32Tensor("c", nil, 2)), "arithmetic on the chain: fold constant shifts and scales into the nn.Linear layers"},
+		{"mul", shapeGraph(1, 0, 13, []*onnxpb.NodeProto{onode("Mul", []string{"z", "c"}, "k")}, f32Tensor("c", nil, 2)), "arithmetic on the chain: fold constant scales into the nn.Linear layers"},
 	}
 }
 
