@@ -73,9 +73,10 @@ func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bo
 	if !(m*(1+bnUlps*u+g) <= maxv) {
 		return 0, false
 	}
-	rho := 1.001*u + 8*u64
-	rt := s*d + bnUlps*u*m + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)
-	own := (rho+gamma(len(bn.w[j])+1, u64))*m + (sum+1)*(underflow(p)+underflow(Float64))
+	// k·M is bnUlps·u·M (the runtime's normalization) plus (ρ + γ_{n+1}(u'))·M
+	// (mmds's folded weights and its evaluation of them).
+	rt := s*d + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)
+	own := bn.k(u, len(bn.w[j]))*m + (sum+1)*(underflow(p)+underflow(Float64))
 	return (rt + own) * (1 + 0x1p-40), true
 }
 
@@ -95,4 +96,31 @@ func (bn *bnFold) lower(parts []plPart) *bnFold {
 		}
 	}
 	return out
+}
+
+// lip is roundingLip's bound for unit j of a layer with a folded batch
+// normalization: the r-derivative of bound with exact magnitudes, given the
+// Lipschitz bounds la of the layer's inputs |a_i| and le of their error
+// bounds e_i, and g ≥ the affine map's γ_{n+1+f}(u) + γ_{n+1+f}(u'). d
+// moves by ∂d = g·Σ|w|(la + le) + Σ|w|·le and M by |s|·(Σ|w|(la + le) +
+// ∂d); the terms without magnitudes are constant in r.
+func (bn *bnFold) lip(j int, la, le []float64, g float64, p Precision) float64 {
+	u, _, _ := p.roundoff()
+	var sa, se float64
+	for i, w := range bn.w[j] {
+		aw := math.Abs(w)
+		sa += aw * (la[i] + le[i])
+		se += aw * le[i]
+	}
+	dd := (g*sa + se) * (1 + 0x1p-40)
+	s := math.Abs(bn.s[j]) * (1 + 4*u64)
+	return (s*dd + bn.k(u, len(bn.w[j]))*s*(sa+dd)) * (1 + 0x1p-40)
+}
+
+// k is the coefficient of M in bound: bnUlps·u + ρ + γ_{n+1}(u'). A
+// computed magnitude within its error e_i of the exact one moves M by at
+// most 3|s|·D (D ≥ Σ|w|e_i): bound with exact magnitudes is within
+// (1 + 2γ)(1 + 3k) of the computed one (roundingLip's jitter).
+func (bn *bnFold) k(u float64, n int) float64 {
+	return bnUlps*u + 1.001*u + 8*u64 + gamma(n+1, u64)
 }

@@ -24,6 +24,8 @@ var torchExports = []struct {
 	// min(y, 1) = 1 − relu(1 − y); Squeeze(-1) a no-op.
 	{"bn-clamp-binary", "bn-clamp-binary", "2→8 relu→1 relu→1 relu→1 identity", Float32},
 	{"bn-clamp-binary-f64", "bn-clamp-binary-f64", "2→8 relu→1 relu→1 relu→1 identity", Float64},
+	// Proposition 2's optimum, 1 − 0.463·x: Gemm+BN folded, Hardtanh(0, 1).
+	{"bn-pass-binary", "bn-pass-binary", "2→1 relu→1 relu→1 identity", Float32},
 	// LeakyRelu(0.1): [z, −z] ReLU units, then z⁺ − 0.1·z⁻; Relu then
 	// Clip(0, 6) is min(relu(z), 6) = 6 − relu(6 − relu(z)) (an identity
 	// layer carries relu(z)); Hardtanh(0, 1) at the output; Flatten.

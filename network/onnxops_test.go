@@ -297,8 +297,9 @@ func (rt runtime) eval(ops []gop, x, r float64) float64 {
 
 // What a runtime computes from a graph of Gemm, Add, Sub, BatchNormalization,
 // Relu, LeakyRelu, Clip, Sigmoid and Tanh nodes — interpreted node by node
-// in float32 (and in float64), in two summation orders, with the batch
-// normalization by each of the formulas bnUlps covers — lies within
+// in float32 (and in float64), in three summation orders (forward or
+// backward, the bias first or last), with the batch normalization by each
+// of the formulas bnUlps covers — lies within
 // EvalBound's δ of what mmds computes from the folded and lowered network
 // it reads, on random chains whose weights, variances and inputs span
 // several orders of magnitude. Logs the largest observed/δ ratio.
@@ -535,4 +536,56 @@ func TestONNXOpsBadInput(t *testing.T) {
 			t.Errorf("%s: %v\nwant one line naming the file and containing %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// roundingLip's L and J hold for folded batch normalizations and lowered
+// activations: on the PyTorch exports and on random chains, for r on a
+// grid of [−8, 8], δ(r′) ≤ J·(J·δ(r) + L·|r′ − r|) (δ* ≤ J·δ and δ ≤ J·δ*,
+// δ* L-Lipschitz), the property the mean rounding bound integrates with.
+func TestRoundingLipCoversFolds(t *testing.T) {
+	var nets []*Network
+	for _, tc := range torchExports {
+		nets = append(nets, readNet(t, tc.name+".onnx"))
+	}
+	rng := rand.New(rand.NewPCG(35, 36))
+	for trial := range 60 {
+		m, err := ParseONNX(chainONNX(genChain(rng, trial%3 != 2), trial%3 != 2), "chain.onnx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets = append(nets, m)
+	}
+	var tightest float64
+	for _, m := range nets {
+		lip, _, jitter := m.roundingLip()
+		for _, x := range []float64{0, 1, -2.5} {
+			const h = 1.0 / 64
+			var ds []float64
+			for r := -8.0; r <= 8; r += h {
+				_, d, err := m.EvalBound(x, r)
+				if err != nil {
+					ds = nil
+					break
+				}
+				ds = append(ds, d)
+			}
+			for i := range ds {
+				for _, k := range []int{i + 1, i + 16, i - 1, i - 16} {
+					if k < 0 || k >= len(ds) {
+						continue
+					}
+					allowed := jitter * (jitter*ds[i] + lip*h*math.Abs(float64(k-i)))
+					if ds[k] > allowed {
+						t.Fatalf("%s (%v) at x = %v: δ(%v) = %.6g > J·(J·δ(%v) + L·Δr) = %.6g (δ(%v) = %.6g, L = %.3g, J − 1 = %.3g)",
+							m.Name, m, x, -8+float64(k)*h, ds[k], -8+float64(i)*h, allowed, -8+float64(i)*h, ds[i], lip, jitter-1)
+					}
+					if ds[k] > ds[i] {
+						tightest = max(tightest, (ds[k]-ds[i])/(allowed-ds[i]))
+					}
+				}
+			}
+		}
+	}
+	// An affine stretch of δ(x, ·) meets its allowance (L is tight there).
+	t.Logf("largest increase of δ over its allowance: %.3g", tightest)
 }

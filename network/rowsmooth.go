@@ -228,6 +228,8 @@ func smoothLogitError(layers []Layer, mag, e, t, u []float64) float64 {
 // is within e_i of the exact one, which moves each layer's γ·Σ|w|(|a_i| +
 // e_i) by at most γ·Σ|w|·2e_i ≤ 2γ·dz_j: δ*(r) ≤ Π_l(1 + 2γ_l)·δ(r) = J·δ(r)
 // where δ was computed, and between two such points δ* ≤ J·max + L·gap/2.
+// A layer with a folded batch normalization has its own (bnFold.lip,
+// bnFold.k).
 func (m *Network) roundingLip() (lip, z, jitter float64) {
 	u, _, _ := m.Precision.roundoff()
 	la := m.noiseColumn(make([]float64, len(m.Inputs)))
@@ -242,6 +244,9 @@ func (m *Network) roundingLip() (lip, z, jitter float64) {
 		f := m.foldOf(l)
 		g := gamma(len(la)+1+f.ops, u) + gamma(len(la)+1+f.ops, u64)
 		jitter *= 1 + 2*g
+		if f.bn != nil {
+			jitter *= 1 + 3*f.bn.k(u, len(la))
+		}
 		g1, _ := ly.Act.derivBounds()
 		na, ne := make([]float64, len(ly.W)), make([]float64, len(ly.W))
 		for j, row := range ly.W {
@@ -252,6 +257,9 @@ func (m *Network) roundingLip() (lip, z, jitter float64) {
 				se += aw * le[i]
 			}
 			dz := (g*(sa+se) + se) * (1 + 0x1p-40)
+			if f.bn != nil {
+				dz = f.bn.lip(j, la, le, g, m.Precision)
+			}
 			if ly.Act == Softmax {
 				lip, z = max(lip, dz), max(z, sa)
 				continue

@@ -141,6 +141,20 @@ def main():
     torch.manual_seed(1)
     export("bn-clamp-binary-f64", bn_clamp(), 13, True, binary_x, double=True)
 
+    # Proposition 2's optimum at D = 0.15 on the paper's binary model (s0 = 0,
+    # s1 = 0.537: scripts/make-certify-fixtures.py's grid), k = 1 − 0.463·x,
+    # written as Linear → BatchNorm1d → Hardtanh(0, 1): must pass.
+    lin = torch.nn.Linear(2, 1)
+    bn = torch.nn.BatchNorm1d(1, eps=f32(1e-5))
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[2.0, 0.0]]))
+        lin.bias.copy_(torch.tensor([0.5]))
+        bn.running_mean.fill_(0.5)
+        bn.running_var.fill_(4.0)
+        bn.weight.fill_(-0.463 * float(np.sqrt(np.float32(4.0) + np.float32(f32(1e-5)))) / 2)
+        bn.bias.fill_(1.0)
+    export("bn-pass-binary", Net(torch.nn.Sequential(lin, bn, torch.nn.Hardtanh(0, 1))), 16, True, binary_x)
+
     # LeakyReLU(0.1), ReLU6 (Relu then Clip(0, 6)), Hardtanh(0, 1) at the
     # output and nn.Flatten; static batch, opset 15.
     torch.manual_seed(2)
