@@ -45,6 +45,26 @@ func ReadInputNamed(ctx context.Context, d float64, path, name string) (Input, e
 	return parseInput(d, path, name, b)
 }
 
+// ReadEntry reads the privatizer file of e once: ReadInputNamed for a file
+// the user named, else inside the folder of the file that names it
+// (safefile.ReadIn: nothing outside that folder is read).
+func ReadEntry(ctx context.Context, e Entry) (Input, error) {
+	if e.Dir == "" {
+		return ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
+	}
+	b, err := safefile.ReadIn(ctx, e.Dir, e.Rel, e.Name, privatizer.MaxFileBytes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Input{}, err
+		}
+		if errors.Is(err, safefile.ErrOutside) {
+			return Input{}, fmt.Errorf("%w: %w: a file named in a list or a certificate must be in its folder (pass it with --privatizer)", privatizer.ErrInput, err)
+		}
+		return Input{}, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
+	}
+	return parseInput(e.D, e.Privatizer, e.Name, b)
+}
+
 // ParseInput parses and hashes the bytes b of the privatizer file path.
 func ParseInput(d float64, path string, b []byte) (Input, error) {
 	return parseInput(d, path, safefile.Path(path), b)

@@ -36,7 +36,7 @@ type Run struct {
 }
 
 // Load reads DIR/results.json and DIR/model.json, each once (regular files
-// only, rundir.ReadFile), parses the bytes it read and checks the binding
+// only, the folder's own: rundir.Dir.Read), parses the bytes it read and checks the binding
 // (learn.Results.CheckBinding). A folder marked as another kind than a
 // results directory is refused; one without a marker (written by an older
 // mmds) is read. A run on a user's data (mmds train data) has no model and

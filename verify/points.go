@@ -32,6 +32,25 @@ type Entry struct {
 	// (the list may be a link to a file that is not the author's: no
 	// message quotes more of it).
 	Name string `json:"-"`
+	// Dir, for a file named inside another (a points list, a
+	// certificate), is that file's folder and Rel the name as written:
+	// the file is read inside Dir (safefile.ReadIn). Empty for a file
+	// the user named on the command line, read as given.
+	Dir string `json:"-"`
+	Rel string `json:"-"`
+}
+
+// NamedIn is the entry for the file name, written in a file (a points
+// list, a certificate) whose folder is dir, at threshold d, named shown in
+// messages: a name that is absolute or leaves dir with ".." is an error
+// wrapping safefile.ErrOutside, before anything is opened; one that leaves
+// it through a symbolic link is refused when it is read.
+func NamedIn(d float64, dir, name, shown string) (Entry, error) {
+	clean, err := safefile.CheckName(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{D: d, Privatizer: filepath.Join(dir, clean), Name: shown, Dir: dir, Rel: clean}, nil
 }
 
 // ReadPoints reads a points list (safefile.Read): a JSON list
@@ -91,8 +110,9 @@ func parsePointsCSV(b []byte) ([]Entry, error) {
 	return ps, nil
 }
 
-// resolve checks entry i of the list path, names it and takes a relative
-// path from the list's folder.
+// resolve checks entry i of the list path and names it: its file is
+// taken from the list's folder (NamedIn), and a name that leaves it is
+// refused (pass such a file with --privatizer).
 func (e *Entry) resolve(i int, path string) error {
 	p := e.Privatizer
 	if p == "" {
@@ -101,10 +121,11 @@ func (e *Entry) resolve(i int, path string) error {
 	if strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(p) {
 		return fmt.Errorf("entry %d: privatizer %s: a path with control or non-printable characters (want a plain file name)", i+1, safefile.Excerpt(p))
 	}
-	e.Name = fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p))
-	if !filepath.IsAbs(p) {
-		e.Privatizer = filepath.Join(filepath.Dir(path), p)
+	ne, err := NamedIn(e.D, filepath.Dir(path), p, fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p)))
+	if err != nil {
+		return fmt.Errorf("entry %d: privatizer %w: a list names files in its own folder (pass a file from elsewhere with --privatizer)", i+1, err)
 	}
+	*e = ne
 	return nil
 }
 
@@ -120,7 +141,7 @@ func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
 // before any work.
 const MaxInputNumbers = 1 << 27
 
-// ReadInputs reads every entry's file once (ReadInputNamed), before any
+// ReadInputs reads every entry's file once (ReadEntry), before any
 // work; D must be finite and ≥ 0, and the privatizers together hold at most
 // MaxInputNumbers numbers.
 func ReadInputs(ctx context.Context, es []Entry) ([]Input, error) {
@@ -135,7 +156,7 @@ func readInputs(ctx context.Context, es []Entry, maxNumbers int64) ([]Input, err
 		if math.IsNaN(e.D) || math.IsInf(e.D, 0) || e.D < 0 {
 			return nil, pointsError{fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
 		}
-		in, err := ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
+		in, err := ReadEntry(ctx, e)
 		if err != nil {
 			return nil, err
 		}

@@ -16,9 +16,11 @@ func TestParsePoints(t *testing.T) {
 		want           []Entry // nil: an error wrapping ErrPoints
 		msg            string  // in the error
 	}{
-		{"json", "dir/pts.json", `[{"D": 0.1, "privatizer": "p.onnx"}, {"D": 0, "privatizer": "/abs/q.csv"}]`,
-			[]Entry{{0.1, "dir/p.onnx", `--points entry 1 ("p.onnx")`}, {0, "/abs/q.csv", `--points entry 2 ("/abs/q.csv")`}}, ""},
-		{"csv", "dir/pts.CSV", "0.25, p.csv\n", []Entry{{0.25, "dir/p.csv", `--points entry 1 ("p.csv")`}}, ""},
+		{"json", "dir/pts.json", `[{"D": 0.1, "privatizer": "p.onnx"}, {"D": 0, "privatizer": "sub/../q.csv"}]`,
+			[]Entry{{0.1, "dir/p.onnx", `--points entry 1 ("p.onnx")`, "dir", "p.onnx"}, {0, "dir/q.csv", `--points entry 2 ("sub/../q.csv")`, "dir", "q.csv"}}, ""},
+		{"csv", "dir/pts.CSV", "0.25, p.csv\n", []Entry{{0.25, "dir/p.csv", `--points entry 1 ("p.csv")`, "dir", "p.csv"}}, ""},
+		{"absolute", "dir/pts.json", `[{"D": 0.1, "privatizer": "/etc/passwd"}]`, nil, `entry 1: privatizer "/etc/passwd" is absolute: a list names files in its own folder`},
+		{"dot-dot", "dir/pts.json", `[{"D": 0.1, "privatizer": "sub/../../secret.json"}]`, nil, `entry 1: privatizer "sub/../../secret.json" leaves its folder`},
 		{"empty list", "pts.json", `[]`, nil, "0 entries: must be in [1, 10000]"},
 		{"unknown field", "pts.json", `[{"D": 0.1, "privatizer": "p", "x": 1}]`, nil, "not a JSON list"},
 		{"csv fields", "pts.csv", "0.1,a,b\n", nil, "row 1 has 3 fields, want 2"},

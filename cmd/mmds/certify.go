@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -349,14 +350,17 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 // else its model_file from the certificate's folder) and compares its hash.
 func checkModel(ctx context.Context, o certifyOpts, want *verify.Certificate) (model.Model, error) {
 	path, flag := o.model, "--model"
+	var m model.Model
+	var err error
 	if path == "" {
-		var err error
 		if path, err = verify.ResolveCertFile(o.check, want.ModelFile); err != nil {
 			return nil, badInput("--check %s: model_file %v (pass the model with --model)", o.check, err)
 		}
 		flag = "--check " + safefile.Path(o.check) + ": model_file"
+		m, err = model.LoadIn(ctx, filepath.Dir(o.check), want.ModelFile)
+	} else {
+		m, err = model.Load(ctx, path)
 	}
-	m, err := model.Load(ctx, path)
 	if err != nil {
 		return nil, badInput("%s: %v", flag, err)
 	}
@@ -398,11 +402,14 @@ func checkEntries(cmd *cobra.Command, o certifyOpts, want *verify.Certificate) (
 	}
 	es := make([]verify.Entry, len(want.Points))
 	for i, p := range want.Points {
-		path, err := verify.ResolveCertFile(o.check, p.Privatizer)
+		if _, err := verify.ResolveCertFile(o.check, p.Privatizer); err != nil {
+			return nil, badInput("--check %s: points[%d].privatizer %v (pass the files with --privatizer or --points)", o.check, i, err)
+		}
+		e, err := verify.NamedIn(p.D, filepath.Dir(o.check), p.Privatizer, fmt.Sprintf("points[%d].privatizer (%s)", i, safefile.Excerpt(p.Privatizer)))
 		if err != nil {
 			return nil, badInput("--check %s: points[%d].privatizer %v (pass the files with --privatizer or --points)", o.check, i, err)
 		}
-		es[i] = verify.Entry{D: p.D, Privatizer: path, Name: fmt.Sprintf("points[%d].privatizer (%s)", i, safefile.Excerpt(p.Privatizer))}
+		es[i] = e
 	}
 	return es, nil
 }

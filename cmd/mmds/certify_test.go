@@ -92,8 +92,14 @@ func TestCertifyContract(t *testing.T) {
 // A curve from a --points file, with a certificate and a figure.
 func TestCertifyPointsPlotCertificate(t *testing.T) {
 	dir := t.TempDir()
-	abs, _ := filepath.Abs(fixtures)
-	pts := writeTestFile(t, dir, "curve.csv", "0.15,"+filepath.Join(abs, "net-pass.onnx")+"\n0.15,"+filepath.Join(abs, "channel-pass.json")+"\n")
+	for _, f := range []string{"net-pass.onnx", "channel-pass.json"} {
+		b, err := os.ReadFile(fixtures + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeTestFile(t, dir, f, string(b))
+	}
+	pts := writeTestFile(t, dir, "curve.csv", "0.15,net-pass.onnx\n0.15,sub/../channel-pass.json\n")
 	cert, plot := filepath.Join(dir, "cert.json"), filepath.Join(dir, "curve.png")
 	code, out, errs := runCLI(t, "certify", "--model", binaryModelFile(t), "--points", pts, "--certificate", cert, "--plot", plot)
 	if code != 0 || !strings.Contains(out, "2 pass, 0 fail, 0 cannot certify: PASS") {
