@@ -29,6 +29,7 @@ type verifyOpts struct {
 	certificate, check string
 	data               string
 	workers            int
+	seed               uint64
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -59,15 +60,23 @@ threshold D, D̂, certified losses and their error, both gaps, verdict);
 --check FILE re-derives it from DIR and compares: a mismatch exits 1, an
 identical certificate exits with the status of its verdict.
 
-A run of mmds train data has no optimum: verify reports its held-out losses
-(docs/data.md). It reads the data file from DIR (the copy mmds train data
---copy placed there) or from --data FILE, never from a path model.json
-names, and refuses it unless its SHA-256 is the one the run recorded.
+A run of mmds train data has no optimum and gets no certificate: verify
+gives it an empirical verdict (docs/data.md). The held-out losses are those
+of estimators mmds fits itself on the training split (linear, k-nearest
+neighbours, an MLP; for a channel on discrete data the plug-in Bayes rule),
+never the run's own networks: "leak found" (exit 1) when one of mmds's
+adversaries beats the run's stated loss by more than 2 SE, "over D" (exit 1)
+when mmds's reconstructor misses D + 2 SE, else "no leak found by mmds's
+estimators" (exit 0), which does not exclude a leak they cannot learn. It
+reads the data file from DIR (the copy mmds train data --copy placed there)
+or from --data FILE, never from a path model.json names, and refuses it
+unless its SHA-256 is the one the run recorded.
 
 Exit status: 0 every point passes (--check: the certificate matches and
-passes), 1 a point fails, was not finalized or not trained (0 with
---report-only, with --check too), or --check differs; 2 bad input; 3 a point cannot be
-certified soundly and none fails.`,
+passes; a data run: no leak found at every threshold), 1 a point fails, was
+not finalized or not trained (0 with --report-only, with --check too), or
+--check differs; 2 bad input; 3 a point cannot be certified soundly and none
+fails.`,
 		Example: `  mmds verify results/quick-gauss
   mmds verify results/quick-binary --format json
   mmds verify results/quick-gauss --summary --report-only
@@ -88,6 +97,7 @@ certified soundly and none fails.`,
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.data, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
+	f.Uint64Var(&o.seed, "seed", 0, "a run of mmds train data: the seed of the privatizer's noise r and of mmds's estimators (default: the run's seed; your own draws noise the run's author could not know)")
 	return cmd
 }
 
@@ -108,7 +118,13 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if drun == nil && o.data != "" {
 		return badInput("--data %s: %s is a run on a model, not on a user's data (mmds train data): it reads no data file; drop --data", safefile.Path(o.data), dir)
 	}
+	if drun == nil && cmd.Flags().Changed("seed") {
+		return badInput("--seed: %s is a run on a model, certified by exact integrals that draw nothing; drop --seed", dir)
+	}
 	if drun != nil { // a user's own data: held-out losses, no certificate
+		if cmd.Flags().Changed("seed") {
+			drun.Seed = o.seed
+		}
 		return runVerifyData(cmd, drun, o, format)
 	}
 	rep, err := certifyRun(cmd, run, o)
