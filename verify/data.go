@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -153,6 +154,12 @@ func (run *DataRun) check() error {
 		if c.Method == learn.MethodLabels {
 			if len(p.Channel) != len(run.Data.XValues) {
 				return fmt.Errorf("%s: the channel has %d rows, X takes %d values", where, len(p.Channel), len(run.Data.XValues))
+			}
+			// a probability table, as any channel file: a negative or
+			// huge entry would make a held-out loss what its author likes
+			ch := privatizer.Channel{Name: where + ".channel", P: p.Channel}
+			if err := ch.Validate(); err != nil {
+				return err
 			}
 			continue
 		}

@@ -114,11 +114,16 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	if err != nil {
 		return nil, err
 	}
+	o.known = newKnownRefs()
 	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in))}
+	certs := make([]model.Certificate, len(in))
 	err = eachPoint(ctx, len(in), o.Workers, o.Progress, func(i int) (err error) {
-		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o)
+		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o, &certs[i])
 		return err
 	})
+	if err == nil {
+		err = confirmFindings(ctx, m, certs, o.Tol.Abs*m.LossScale(), o.known, rep.Points, o.Workers)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +132,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	return rep, nil
 }
 
-// certifyInput certifies input x as point i.
-func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options) (Point, error) {
+// certifyInput certifies input x as point i, leaving its certificate in
+// cert.
+func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options, cert *model.Certificate) (Point, error) {
 	c, err := m.CertifyFile(ctx, x.File, o.Model)
 	p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
@@ -143,5 +149,6 @@ func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options)
 	if err := Judge(ctx, m, c, o, &p); err != nil {
 		return p, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
 	}
+	*cert = c
 	return p, nil
 }

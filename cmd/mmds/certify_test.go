@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -296,5 +297,75 @@ func TestCertifyWorkersSameReport(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("the report depends on --workers:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// A FINDING claims that a privatizer beats every mechanism mmds knows. It
+// is given only for a point that passes at the threshold asked, against the
+// best of the closed-form families, the committed mechanisms
+// (gauss/known) and the kernel search at max(D, D̂), by more than both
+// numbers' errors. Each row is a privatizer certified on a Gaussian model
+// and whether it may be called a finding.
+func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := filepath.Abs("../..")
+	paper := filepath.Join(root, "gauss", "paper.json")
+	// The mechanism `mmds gauss --d 4.5 --kernels` prints as the best
+	// achievable: the kernel search's kernel, time-shared with F = X.
+	r, err := gauss.Paper().OptimizeKernel(t.Context(), 4.5, gauss.DefaultKernelSearch().Cell, gauss.DefaultKernelSearch().Iters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reveal := 0.0
+	if ps := r.Achievable.Mechanism.Parts; len(ps) == 2 {
+		reveal = ps[1].Weight
+	}
+	kernelFile := func(name string, k gauss.Kernel, reveal, shift float64) string {
+		edges := make([]float64, len(k.Edges))
+		for i, e := range k.Edges {
+			edges[i] = e + shift
+		}
+		b, err := json.Marshal(map[string]any{"kernel": map[string]any{"edges": edges, "prob": k.Prob, "reveal": reveal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeTestFile(t, dir, name, string(b))
+	}
+	searched := kernelFile("search-4.5.json", r.Kernel, reveal, 0)
+	// A committed mechanism, and the same kernel moved with X's mean on a
+	// model whose X is shifted by 0.5: the losses are the same, but that
+	// kernel is not one mmds knows there (the committed ones stay where
+	// they were found, so they sit 0.5 off).
+	var committed struct{ Kernel gauss.Kernel }
+	b, err := os.ReadFile(filepath.Join(root, "gauss", "known", "labels-paper-quick-1.923.json"))
+	if err != nil || json.Unmarshal(b, &committed) != nil {
+		t.Fatalf("the committed kernel: %v", err)
+	}
+	labels := kernelFile("labels-1.923.json", committed.Kernel, 0, 0)
+	moved := kernelFile("labels-1.923-moved.json", committed.Kernel, 0, 0.5)
+	var cfg map[string]any
+	b, _ = os.ReadFile(paper)
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["mean"].([]any)[0] = cfg["mean"].([]any)[0].(float64) + 0.5
+	b, _ = json.Marshal(cfg)
+	shifted := writeTestFile(t, dir, "shifted.json", string(b))
+	for _, tc := range []struct {
+		name, model, priv, d string
+		code                 int
+		finding              bool
+	}{
+		{"the kernel search's own mechanism, at its D", paper, searched, "4.5", 0, false},
+		{"the same at D = 0.5, which it misses (D̂ = 4.5)", paper, searched, "0.5", 1, false},
+		{"a committed mechanism", paper, labels, "1.9233", 0, false},
+		{"a mechanism mmds does not know on that model", shifted, moved, "1.9233", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "certify", "--model", tc.model, "--privatizer", tc.priv, "--d", tc.d, "--summary", "--quiet")
+			if code != tc.code || strings.Contains(out, "FINDING") != tc.finding || strings.Contains(out, "beats the best known") != tc.finding {
+				t.Errorf("exit %d (want %d), FINDING %v (want %v):\n%s%s", code, tc.code, strings.Contains(out, "FINDING"), tc.finding, out, errs)
+			}
+		})
 	}
 }

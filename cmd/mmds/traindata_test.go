@@ -458,6 +458,9 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 				t.Errorf("D = %g: %v, mmds's adversaries %g; want leak found at 0", p.D, p.Status, p.HeldOut.MinAdv)
 			}
 		}},
+		{"labels: a channel with a negative entry is refused", disc, discCSV, func(p *learn.DResult) {
+			p.Channel = [][]float64{{2, -1, 0}, {0, 1, 0}, {0, 0, 1}}
+		}, 2, "entry [0][1] = -1", nil},
 		{"binary: F = X, constant adversaries", bin, binCSV, func(p *learn.DResult) {
 			p.Networks[0] = learntest.ConstantNet(1-1e-9, 1-1e-9)
 			p.Networks[2] = constNet("adversary_1", p.Networks[2].Inputs, "sigmoid", -30)

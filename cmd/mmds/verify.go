@@ -426,9 +426,10 @@ func referenceLine(d model.Description, ref verify.Reference) string {
 func findings(rep *verify.Report) []string {
 	var out []string
 	for _, p := range rep.Points {
-		if p.BeatsBest {
-			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s, best known %s (please report it, with this results directory)",
-				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Gauss().Best.MinAdv, -1)))
+		if p.BeatsBest && p.BestKnown != nil {
+			b := p.BestKnown
+			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer passes and beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s; the best known at D = %s has %s (%s), by more than the margin %s of both numbers' errors (please report it, with this results directory)",
+				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), f4(b.D), report.Float(b.MinAdv, -1), b.Source, report.Float(b.Margin, 2)))
 		}
 	}
 	return out
