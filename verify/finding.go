@@ -21,7 +21,7 @@ import (
 
 // BestKnown is the reference a FINDING is weighed against.
 type BestKnown struct {
-	D      float64 `json:"D"`      // D_ref = max(D, D̂)
+	D      float64 `json:"D"`       // D_ref = max(D, D̂)
 	MinAdv float64 `json:"min_adv"` // the best known mechanism's minimum adversarial loss
 	Error  float64 `json:"error"`   // its error bound (absolute)
 	Source string  `json:"source"`
