@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -80,13 +81,18 @@ func (m *Model) loadCommitted() []Known {
 // SearchKnown runs the kernel search at threshold 0 < d < V_Y as `mmds
 // gauss --kernels` runs it (DefaultKernelSearch) and returns its kernel,
 // with its quadrature error (its losses may exceed d: BestKnown time-shares
-// it). Outside (0, V_Y) there is nothing to search, and it returns none.
+// it). Outside (0, V_Y) there is nothing to search, and where the search
+// cannot lay its grid (ErrCellGrid) or evaluate its kernel (ErrUnresolved)
+// it finds nothing: it returns none.
 func (m *Model) SearchKnown(ctx context.Context, d float64) ([]Known, error) {
 	if !(d > 0 && d < m.vRecon) {
 		return nil, nil
 	}
 	s := DefaultKernelSearch()
 	r, err := m.OptimizeKernel(ctx, d, s.Cell, s.Iters)
+	if errors.Is(err, ErrCellGrid) || errors.Is(err, ErrUnresolved) {
+		return nil, nil // no kernel of that grid there: the search finds nothing to know
+	}
 	if err != nil {
 		return nil, err
 	}

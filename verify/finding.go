@@ -96,20 +96,33 @@ func weighKnown(ctx context.Context, km model.KnownMechanisms, c model.Certifica
 	return BestKnown{D: dRef, MinAdv: k.MinAdv, Error: k.Err, Source: k.Source, Margin: margin, Searched: search}, nil
 }
 
+// MaxKernelSearches bounds the kernel searches of one verify or certify
+// run (seconds each): the candidates of the first MaxKernelSearches
+// distinct D_ref, in point order, are weighed; a later one is no FINDING
+// (its BestKnown says the search did not run).
+const MaxKernelSearches = 16
+
 // confirmFindings runs the kernel search for the candidates of pts (in
-// parallel, once per D_ref) and marks those that still beat the reference
-// by the margin: BeatsBest, and the verdict says so. certs[i] is point i's
-// certificate.
+// parallel, once per D_ref, for at most MaxKernelSearches of them) and
+// marks those that still beat the reference by the margin: BeatsBest, and
+// the verdict says so. certs[i] is point i's certificate.
 func confirmFindings(ctx context.Context, m model.Model, certs []model.Certificate, abs float64, refs *knownRefs, pts []Point, workers int) error {
 	km, ok := m.(model.KnownMechanisms)
 	if !ok {
 		return nil
 	}
 	var idx []int
+	searched := map[float64]bool{}
 	for i := range pts {
-		if pts[i].BestKnown != nil {
-			idx = append(idx, i)
+		b := pts[i].BestKnown
+		if b == nil {
+			continue
 		}
+		if !searched[b.D] && len(searched) == MaxKernelSearches {
+			continue
+		}
+		searched[b.D] = true
+		idx = append(idx, i)
 	}
 	return eachPoint(ctx, len(idx), workers, nil, func(j int) error {
 		p := &pts[idx[j]]
