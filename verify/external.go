@@ -49,20 +49,31 @@ func ReadInputNamed(ctx context.Context, d float64, path, name string) (Input, e
 // the user named, else inside the folder of the file that names it
 // (safefile.ReadIn: nothing outside that folder is read).
 func ReadEntry(ctx context.Context, e Entry) (Input, error) {
-	if e.Dir == "" {
-		return ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
-	}
-	b, err := safefile.ReadIn(ctx, e.Dir, e.Rel, e.Name, privatizer.MaxFileBytes)
+	b, err := readEntry(ctx, e)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Input{}, err
-		}
-		if errors.Is(err, safefile.ErrOutside) {
-			return Input{}, fmt.Errorf("%w: %w: a file named in a list or a certificate must be in its folder (pass it with --privatizer)", privatizer.ErrInput, err)
-		}
-		return Input{}, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
+		return Input{}, err
 	}
 	return parseInput(e.D, e.Privatizer, e.Name, b)
+}
+
+// readEntry returns the bytes of e's file (ReadEntry).
+func readEntry(ctx context.Context, e Entry) ([]byte, error) {
+	var b []byte
+	var err error
+	if e.Dir == "" {
+		b, err = safefile.ReadNamed(ctx, e.Privatizer, e.Name, privatizer.MaxFileBytes)
+	} else {
+		b, err = safefile.ReadIn(ctx, e.Dir, e.Rel, e.Name, privatizer.MaxFileBytes)
+	}
+	switch {
+	case err == nil:
+		return b, nil
+	case ctx.Err() != nil:
+		return nil, err
+	case errors.Is(err, safefile.ErrOutside):
+		return nil, fmt.Errorf("%w: %w: a file named in a list or a certificate must be in its folder (pass it with --privatizer)", privatizer.ErrInput, err)
+	}
+	return nil, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
 }
 
 // ParseInput parses and hashes the bytes b of the privatizer file path.

@@ -26,6 +26,10 @@ type Options struct {
 	// Progress, when set, is called with the number of points certified
 	// so far each time one is (serialized; for progress reports).
 	Progress func(done int) `json:"-"`
+	// MaxMemory is the run's memory budget in bytes (0:
+	// DefaultMaxMemory): Certify refuses a run whose files and work at
+	// Workers at once would need more, before any work (ErrMemory).
+	MaxMemory int64
 	// known caches the references of FINDINGs within a run.
 	known *knownRefs
 }
@@ -150,6 +154,9 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
+		return nil, err
 	}
 	o.known = newKnownRefs()
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,

@@ -29,6 +29,8 @@ type certifyOpts struct {
 	tol                                                 verify.Tolerances
 	quiet                                               bool
 	workers                                             int
+	maxMemory                                           string
+	memory                                              int64 // --max-memory, parsed
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -74,6 +76,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "privatizers certified")
+	maxMemoryFlag(f, &o.maxMemory)
 	outputFlag(f, &o.out, true)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
@@ -107,6 +110,10 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
+	if o.memory, err = parseMaxMemory(o.maxMemory); err != nil {
+		return err
+	}
+	defer applyMemoryLimit(o.memory)()
 	if o.check != "" {
 		return runCertifyCheck(cmd, o)
 	}
@@ -181,6 +188,9 @@ func (o certifyOpts) readInputs(cmd *cobra.Command) (model.Model, []verify.Input
 	inputs, err := certifyInputs(cmd, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := verify.CheckMemory(inputs, o.workers, o.memory); err != nil {
+		return nil, nil, memoryError(err)
 	}
 	return m, inputs, checkCertifyPaths(o, cmd.Flags().Changed("tol-expect"), m, inputs)
 }
@@ -316,7 +326,13 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := verify.ReadInputs(cmd.Context(), es)
+	inputs, err := verify.ReadInputs(cmd.Context(), es, o.memory)
+	if err == nil {
+		err = verify.CheckMemory(inputs, o.workers, o.memory)
+	}
+	if errors.Is(err, verify.ErrMemory) {
+		return memoryError(err)
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("--check %s: %w", o.check, err)}
 	}
@@ -431,7 +447,10 @@ func certifyInputs(cmd *cobra.Command, o certifyOpts) ([]verify.Input, error) {
 			return nil, badInput("--points %w", err)
 		}
 	}
-	in, err := verify.ReadInputs(cmd.Context(), es)
+	in, err := verify.ReadInputs(cmd.Context(), es, o.memory)
+	if errors.Is(err, verify.ErrMemory) {
+		return nil, memoryError(err)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}

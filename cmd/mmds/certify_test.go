@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,5 +368,52 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 				t.Errorf("exit %d (want %d), FINDING %v (want %v):\n%s%s", code, tc.code, strings.Contains(out, "FINDING"), tc.finding, out, errs)
 			}
 		})
+	}
+}
+
+// Budgets count bytes of what a run will allocate, before the work: a
+// compact kernel table (4097 cells × 1024 labels, 25 kB of file, 32 MiB
+// once read) named three times in a --points list is held once, but three
+// workers certifying it need three times its working memory, past the
+// default 1GiB: exit 2 naming what it needs and the flag; one worker
+// fits. --max-memory is read strictly.
+func TestMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"kernel": {"edges": [`)
+	for i := range 4096 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%g", -12+float64(i)*0.01)
+	}
+	b.WriteString(`], "prob": {"labels": 1024, "rows": [`)
+	for j := range 4097 {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "[%d,1]", j%1024)
+	}
+	b.WriteString("]}}}")
+	writeTestFile(t, dir, "k.json", b.String())
+	pts := writeTestFile(t, dir, "pts.csv", "2,k.json\n2,k.json\n2,k.json\n")
+	paper, _ := filepath.Abs("../../gauss/paper.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"three workers past the budget", []string{"certify", "--model", paper, "--points", pts, "--workers", "3", "--max-memory", "256MiB"},
+			"--max-memory 256MiB: this run needs about 396MiB (96.1MiB for the inputs once read, 300MiB of work for 3 of them at once); raise --max-memory to at least 397MiB, or run fewer --workers"},
+		{"a results directory past a small budget", []string{"verify", "../../examples/labels/gauss", "--max-memory", "64MiB"}, "results.json reads as"},
+		{"a fraction", []string{"certify", "--model", paper, "--points", pts, "--max-memory", "1.5GiB"}, `--max-memory "1.5GiB": want a whole number and a unit`},
+		{"no unit", []string{"verify", "../../examples/labels/gauss", "--max-memory", "1073741824"}, `--max-memory "1073741824": want a whole number and a unit`},
+		{"a unit misspelt", []string{"certify", "--model", paper, "--points", pts, "--max-memory", "2Gib"}, `--max-memory "2Gib": want a whole number and a unit`},
+		{"below a run's base", []string{"certify", "--model", paper, "--points", pts, "--max-memory", "10MiB"}, "at least 64MiB"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2, one line naming %q", tc.name, code, errs, tc.want)
+		}
 	}
 }

@@ -30,6 +30,8 @@ type verifyOpts struct {
 	data               string
 	workers            int
 	seed               uint64
+	maxMemory          string
+	memory             int64 // --max-memory, parsed
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -93,6 +95,7 @@ fails.`,
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "thresholds certified")
+	maxMemoryFlag(f, &o.maxMemory)
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
@@ -106,12 +109,16 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return err
 	}
+	defer applyMemoryLimit(o.memory)()
 	if verify.IsDataRun(cmd.Context(), dir) {
 		if err := refuseCertFlags(cmd, dir); err != nil {
 			return err
 		}
 	}
-	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data})
+	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data, MaxMemory: o.memory})
+	if errors.Is(err, verify.ErrMemory) {
+		return memoryError(err)
+	}
 	if err != nil {
 		return usageError{err}
 	}
@@ -173,6 +180,10 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 	if err := checkWorkers(o.workers); err != nil {
 		return format, nil, err
 	}
+	var err2 error
+	if o.memory, err2 = parseMaxMemory(o.maxMemory); err2 != nil {
+		return format, nil, err2
+	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check), report.In("--data", o.data),
 		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
@@ -190,12 +201,12 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
 	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.Certify(cmd.Context(), run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Workers: o.workers, Progress: bar.Set})
+		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}
 	}
-	return rep, err
+	return rep, memoryError(err)
 }
 
 // renderVerify lays the report out: the summary, JSON, CSV or the tables.
