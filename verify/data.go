@@ -44,8 +44,9 @@ var ErrNoDataFile = errors.New("the run's data file is not in the results direct
 // newDataRun checks a data run: the spec's hash is results.json's model
 // hash, the data file (dataFile when not empty, else the copy in d that
 // the spec names, DataFileOf) is read and hashed, and every finalized
-// point has the privatizer its method needs.
-func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d rundir.Dir, dataFile string) (*DataRun, error) {
+// point has the privatizer its method needs. held is what the run's files
+// take; the data table must fit limit beside them (ErrMemory).
+func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d rundir.Dir, dataFile string, held, limit int64) (*DataRun, error) {
 	spec, err := data.DecodeFile(modelBytes, d.Path(ModelFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
@@ -60,6 +61,15 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 	raw, path, err := readDataFile(ctx, spec, d, dataFile)
 	if err != nil {
 		return nil, err
+	}
+	// The table, measured before it is parsed: at most a number for every
+	// two bytes (8 bytes each), and the split's columns once prepared.
+	cols := 1
+	for _, o := range spec.Observers() {
+		cols += len(o)
+	}
+	if need := held + 5*int64(len(raw)) + 16*int64(spec.Rows)*int64(cols); need > maxMemory(limit) {
+		return nil, &MemoryError{Need: need, Limit: maxMemory(limit), What: fmt.Sprintf("the data file %s, %s, reads as up to %s", safefile.Path(path), About(int64(len(raw))), About(need-held))}
 	}
 	t, err := data.Parse(raw, path)
 	if err != nil {

@@ -88,7 +88,7 @@ func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Run, *DataRun, e
 		return nil, nil, err
 	}
 	if data.IsFile(mb) {
-		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile)
+		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile, held, o.MaxMemory)
 		if err != nil {
 			return nil, nil, err
 		}
