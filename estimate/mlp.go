@@ -162,7 +162,10 @@ func (f *mlpFit) predict(s *Sample) []float64 {
 		b.load(s, rows)
 		f.net.Forward(b.in, len(rows), b.h, b.out)
 		for i, r := range rows {
-			pred[r] = f.mean + f.unit*b.out[i]
+			// a network that diverged estimates the training mean
+			if pred[r] = f.mean + f.unit*b.out[i]; math.IsNaN(pred[r]) || math.IsInf(pred[r], 0) {
+				pred[r] = f.mean
+			}
 		}
 	}
 	return pred

@@ -231,7 +231,7 @@ func judgeData(ctx context.Context, run *DataRun, i int, p *learn.DResult, o mod
 	pt.StatedAdv = append([]float64(nil), l.Adv...)
 	if nets != nil {
 		for a, e := range nets.Adv {
-			pt.StatedAdv[a] = max(pt.StatedAdv[a], e.Mean)
+			pt.StatedAdv[a] = max(pt.StatedAdv[a], e.Mean) // finite: squaredErrors refuses the rest
 		}
 	}
 	pt.WithinD = h.Recon.Mean <= d+DataSE*h.Recon.SE
@@ -298,7 +298,8 @@ func HeldOutData(ctx context.Context, run *DataRun, p *learn.DResult) (mmds, net
 		}
 		return mmds, networks, nil
 	}
-	return mmds, t.squaredErrors(), nil
+	networks, err = t.squaredErrors(p.DIndex)
+	return mmds, networks, err
 }
 
 // channelHeldOut is every observer's plug-in Bayes loss under the channel
@@ -479,8 +480,11 @@ func (t *testRows) observe(i, k int, f float64) float64 {
 }
 
 // squaredErrors is the held-out MSE of the run's networks, f = k(x, r),
-// with SE = the squared errors' sample standard deviation/√n.
-func (t *testRows) squaredErrors() *HeldOut {
+// with SE = the squared errors' sample standard deviation/√n. A network
+// whose squared error is not finite on a test row (an estimate of ±Inf or
+// NaN, which no report can hold and no claim can rest on) makes
+// results.json invalid: an error wrapping ErrInput.
+func (t *testRows) squaredErrors(di int) (*HeldOut, error) {
 	spec := t.run.Spec
 	h := &HeldOut{MinAdv: math.Inf(1)}
 	for i := range t.sides {
@@ -488,12 +492,24 @@ func (t *testRows) squaredErrors() *HeldOut {
 		for k := spec.Split.Train; k < spec.Rows; k++ {
 			f := t.mlps[0].Predict([]float64{t.x[k], t.r[k]})
 			e := t.observe(i, k, f) - t.x[k]
+			if math.IsNaN(e*e) || math.IsInf(e*e, 0) {
+				return nil, fmt.Errorf("%w: results.json: points[%d]: network %d (%s) estimates %v on data row %d: a squared error that is not finite",
+					ErrInput, di, 1+i, observerName(i), t.observe(i, k, f), t.run.Data.Perm[k]+1)
+			}
 			per = append(per, e*e)
 		}
 		h.add(i, meanSE(per), "", nil)
 	}
 	h.By = nil
-	return h
+	return h, nil
+}
+
+// observerName names observer i (0: the reconstructor).
+func observerName(i int) string {
+	if i == 0 {
+		return "the reconstructor"
+	}
+	return fmt.Sprintf("adversary %d", i)
 }
 
 // meanSE is the mean of xs and its standard error, sd/√n.

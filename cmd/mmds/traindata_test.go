@@ -451,6 +451,11 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 			p.Networks[0] = learntest.LinearNet(1e308, 0, 0)
 			p.Networks[0].Layers[1].Weights[0] = learn.Floats{1e308, -1e308, 0, 0}
 		}, 2, "non-finite release", nil},
+		{"an adversary network estimating NaN is refused, not read as a claim no leak can beat", cont, contCSV, func(p *learn.DResult) {
+			copyX(p)
+			p.Networks[2].Layers[0].Weights[0][0], p.Networks[2].Layers[0].Bias[0] = 1e308, 1e308
+			p.Networks[2].Layers[1].Weights[0][0], p.Networks[2].Layers[1].Bias[0] = 1e308, -math.MaxFloat64
+		}, 2, "a squared error that is not finite", nil},
 		{"labels: the identity channel with the recorded losses kept", disc, discCSV, func(p *learn.DResult) {
 			p.Channel = [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
