@@ -305,14 +305,13 @@ func HeldOutData(ctx context.Context, run *DataRun, p *learn.DResult) (mmds, net
 // channelHeldOut is every observer's plug-in Bayes loss under the channel
 // ch (rows: values of X).
 func channelHeldOut(run *DataRun, ch [][]float64) (*HeldOut, error) {
-	train, test := 0, run.Spec.Split.Train
-	end := run.Spec.Rows
+	cut, end := run.Spec.Split.Train, run.Spec.Rows // rows [0, cut) train, [cut, end) test
 	h := &HeldOut{MinAdv: math.Inf(1)}
 	for i, sym := range run.Data.Sym {
-		split := func(lo, hi int) estimate.Symbols {
+		rows := func(lo, hi int) estimate.Symbols {
 			return estimate.Symbols{X: run.Data.XSym[lo:hi], S: sym[lo:hi], NX: len(run.Data.XValues), NS: run.Data.NSym[i]}
 		}
-		e, err := estimate.ChannelBayes(ch, split(train, test), split(test, end))
+		e, err := estimate.ChannelBayes(ch, rows(0, cut), rows(cut, end))
 		if err != nil {
 			return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 		}
