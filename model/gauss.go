@@ -93,6 +93,22 @@ func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, e
 	return Optimum{D: p.D, Losses: p.Losses, Class: LinearGaussian, Detail: det}, nil
 }
 
+// BestKnown implements KnownMechanisms: gauss.Model.BestKnown over the
+// committed mechanisms and, with search, the kernel search at d.
+func (g GaussModel) BestKnown(ctx context.Context, d float64, search bool) (gauss.Known, error) {
+	pts := g.M.Committed()
+	if search {
+		ks, err := g.M.SearchKnown(ctx, d)
+		if err != nil {
+			return gauss.Known{}, err
+		}
+		pts = append(pts, ks...)
+	}
+	return g.M.BestKnown(d, pts)
+}
+
+var _ KnownMechanisms = GaussModel{}
+
 // Certify implements Model with bayes.CertifyGauss: the intervals of the
 // real function's losses, each widened by ρ·max(value, 1e-6·Var[X]) for the
 // runtime's rounding, ρ = sup δ / scale (Change grows by 2ρ). The scale is

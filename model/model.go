@@ -30,6 +30,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
@@ -95,6 +96,18 @@ type Model interface {
 	// anywhere (package privatizer: a channel P(F | X), or a network
 	// k(x, r) from the JSON layout or ONNX); see each kind's method.
 	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error)
+}
+
+// KnownMechanisms is implemented by a model whose optimum over all
+// privatizers is open (the Gaussian one): beside its reference optimum it
+// knows mechanisms that may beat it, and a learned privatizer is a finding
+// only when it beats the best of them.
+type KnownMechanisms interface {
+	// BestKnown is the best mechanism the model knows at threshold d ≥ 0,
+	// with an absolute bound on its losses' error: the closed forms and
+	// the committed mechanisms, and, with search, the kernel search at d
+	// (seconds).
+	BestKnown(ctx context.Context, d float64, search bool) (gauss.Known, error)
 }
 
 // Options hold the numerical settings of Optimum and Certify; the zero

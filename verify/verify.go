@@ -26,6 +26,12 @@ type Options struct {
 	// Progress, when set, is called with the number of points certified
 	// so far each time one is (serialized; for progress reports).
 	Progress func(done int) `json:"-"`
+	// MaxMemory is the run's memory budget in bytes (0:
+	// DefaultMaxMemory): Certify refuses a run whose files and work at
+	// Workers at once would need more, before any work (ErrMemory).
+	MaxMemory int64
+	// known caches the references of FINDINGs within a run.
+	known *knownRefs
 }
 
 // Learned are the trained estimators' test-split losses, as results.json
@@ -104,10 +110,11 @@ type Point struct {
 	AdvTol         *float64    `json:"adv_tolerance"`
 	Pass           bool        `json:"pass"`
 	Verdict        string      `json:"verdict"`
-	// BeatsBest (Gaussian): the certified minimum adversarial loss is
-	// below the best known mechanism's by more than the numbers' error, a
-	// finding the verdict names.
-	BeatsBest bool `json:"-"`
+	// BeatsBest (Gaussian): the point passes and its certified minimum
+	// adversarial loss is above that of every mechanism mmds knows by more
+	// than both numbers' errors (BestKnown), a finding the verdict names.
+	BeatsBest bool       `json:"-"`
+	BestKnown *BestKnown `json:"best_known,omitempty"`
 	// The model-specific certificate.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
@@ -158,6 +165,10 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
+		return nil, err
+	}
+	o.known = newKnownRefs()
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
 		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
 		Points: make([]Point, len(res.Config.D))}
@@ -169,20 +180,25 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 }
 
 // certifyPoints certifies every threshold of the run into pts (one per
-// threshold) with workers goroutines; the first error, in threshold order,
-// is returned.
+// threshold) with workers goroutines, then confirms the candidate
+// FINDINGs; the first error, in threshold order, is returned.
 func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, workers int) error {
 	res := run.Results
 	byIndex := make([]*learn.DResult, len(res.Config.D))
 	for i := range res.Points {
 		byIndex[res.Points[i].DIndex] = &res.Points[i]
 	}
-	return eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
-		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o); err != nil {
+	certs := make([]model.Certificate, len(pts))
+	err := eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
+		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o, &certs[i]); err != nil {
 			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return confirmFindings(ctx, run.Model, certs, o.Tol.Abs*run.Model.LossScale(), o.known, pts, workers)
 }
 
 // eachPoint calls certify(i) for i = 0..n−1 on workers goroutines (0:
@@ -228,8 +244,9 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 	return nil
 }
 
-// certifyPoint certifies threshold i, whose result is dp (nil: not trained).
-func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options) (Point, error) {
+// certifyPoint certifies threshold i, whose result is dp (nil: not
+// trained), leaving its certificate in cert.
+func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, cert *model.Certificate) (Point, error) {
 	d := run.Results.Config.D[i]
 	p := Point{DIndex: i, D: d}
 	switch {
@@ -253,6 +270,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
 		return p, err
 	}
+	*cert = c
 	p.Excess = excess(p.Learned, c.Losses, run.Model.Kind().BinaryRelease())
 	if !p.Learned.InBand {
 		p.Verdict += "; selected outside the protocol band"
@@ -303,7 +321,11 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on
 // m: the certified losses, the optimum at D̂ and at D, the gaps, the band,
-// the tolerance and the verdict under the tolerances of o (Tau resolved).
+// the tolerance and the verdict under the tolerances of o (Tau resolved);
+// on a model that knows mechanisms beside its optimum, a passing point
+// that beats the best of them without the kernel search gets its
+// BestKnown, a FINDING's candidate (Certify and CertifyExternal then run
+// the kernel search for it).
 func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p *Point) error {
 	d := p.D
 	p.Gauss, p.Binary = c.Gauss, c.Binary
@@ -365,11 +387,11 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
 		NumFloor: max(abs, c.Change*ref),
 	})
-	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
-		p.BeatsBest = true
-		p.Verdict += "; beats the best known mechanism"
+	refs := o.known
+	if refs == nil {
+		refs = newKnownRefs()
 	}
-	return nil
+	return findingCandidate(ctx, m, c, abs, refs, p)
 }
 
 // cannotCertify marks p as a point whose certificate cannot be made sound,

@@ -87,6 +87,37 @@ func Unmarshal(data []byte, v any) error {
 	return nil
 }
 
+// Size is what decoding a document allocates at most: its numbers (each a
+// float64 once decoded) and its arrays (each a slice header), a compact
+// table's dense entries and rows included.
+type Size struct {
+	Numbers, Arrays int64
+}
+
+// Bytes is the memory s takes decoded: 8 bytes a number, 24 an array.
+func (s Size) Bytes() int64 { return 8*s.Numbers + 24*s.Arrays }
+
+// Measure returns the Size of data, with the checks of the package doc
+// that do not need a type, reading it token by token and allocating no
+// table: a reader that budgets its memory in bytes measures a file before
+// it decodes it.
+func Measure(data []byte) (Size, error) {
+	if bytes.HasPrefix(data, bom) {
+		return Size{}, &Error{msg: "starts with a UTF-8 byte order mark (bytes EF BB BF): save the file as UTF-8 without one"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
+	tok, err := dec.Token()
+	if err != nil {
+		return Size{}, &Error{msg: message(err)}
+	}
+	if err := c.value(tok, nil, ""); err != nil {
+		return Size{}, err
+	}
+	return Size{Numbers: c.numbers + c.entries, Arrays: c.arrays}, nil
+}
+
 // bom is the UTF-8 byte order mark some editors write at the start of a file.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
@@ -132,6 +163,8 @@ type checker struct {
 	// (the compact Matrix form, maxDocumentEntries).
 	closed  int
 	entries int64
+	numbers int64 // number tokens seen
+	arrays  int64 // arrays seen, and the rows of compact tables
 }
 
 // maxDocumentEntries bounds the dense size, in entries, of every compact
@@ -172,6 +205,9 @@ func shape(t reflect.Type) reflect.Type {
 func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	d, ok := tok.(json.Delim)
 	if !ok {
+		if _, num := tok.(json.Number); num {
+			c.numbers++
+		}
 		return text(tok, t, path) // other scalars: the decoder checks their type
 	}
 	if c.depth++; c.depth > MaxDepth {
@@ -180,6 +216,7 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	defer func() { c.depth-- }()
 	t = shape(t)
 	if d == '[' {
+		c.arrays++
 		return c.array(t, path)
 	}
 	return c.object(t, path)
@@ -253,6 +290,7 @@ func (c *checker) object(t reflect.Type, path string) error {
 		}
 	}
 	if labels > 0 && rows > 0 {
+		c.arrays += rows // each dense row is a slice of its own
 		if c.entries += min(labels, maxDocumentEntries) * min(rows, maxDocumentEntries); c.entries > maxDocumentEntries {
 			return errorf("%s: compact tables of more than %d entries in all (each {\"labels\", \"rows\"} is labels × rows entries once read): larger than any file mmds reads could hold densely", where(path), maxDocumentEntries)
 		}

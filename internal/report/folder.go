@@ -110,9 +110,10 @@ func ReadKind(dir string) (Kind, error) {
 	if !fi.Mode().IsRegular() {
 		return "", errorf(ErrKind, "%s is %s, not a marker file", path, safefile.Describe(fi.Mode()))
 	}
-	// Read through safefile: the marker is opened without blocking and
+	// Read through safefile: the marker is opened without blocking, beneath
+	// dir (a link swapped in after the Lstat is not followed out of it), and
 	// checked to be a regular file on the open descriptor itself.
-	b, err := safefile.Read(context.Background(), path, 64)
+	b, err := safefile.ReadIn(context.Background(), dir, MarkerFile, path, 64)
 	if err != nil {
 		return "", errorf(ErrKind, "%s: %v", path, err)
 	}
