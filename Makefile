@@ -15,7 +15,7 @@ BIN := bin/mmds
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
+.PHONY: all build run test wheel test-python test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -54,6 +54,23 @@ run: build
 
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
+
+# The Python package (python/, docs/python.md): a platform wheel that
+# carries bin/mmds, built offline with Debian's setuptools and wheel (no
+# index, no build isolation) into dist/. make test-python installs it into a
+# fresh virtual environment that sees Debian's torch and runs its tests and
+# docs/python.md's example; scripts/install-python-deps.sh installs what
+# both need (as root). Not part of make test.
+PYTHON ?= /usr/bin/python3
+wheel: build
+	rm -rf python/build python/mmds.egg-info dist/mmds-*.whl
+	cd python && MMDS_WHEEL_BINARY=$(CURDIR)/$(BIN) $(PYTHON) -m pip wheel --quiet --no-index --no-build-isolation \
+		--no-deps --disable-pip-version-check --wheel-dir $(CURDIR)/dist .
+	rm -rf python/build python/mmds.egg-info
+	@ls dist/mmds-*.whl
+
+test-python: wheel
+	PYTHON=$(PYTHON) scripts/test-python.sh
 
 # The Slurm end-to-end test: starts a single-node Slurm from Debian's
 # slurm-wlm and munge (installed by scripts/slurm-local.sh when run as root),
@@ -135,4 +152,4 @@ reproduce: build
 	$(BIN) plot $(RESULTS)/paper-binary
 
 clean:
-	rm -rf bin $(HIGHS_DIR)
+	rm -rf bin $(HIGHS_DIR) dist python/build python/mmds.egg-info

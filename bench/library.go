@@ -144,6 +144,13 @@ func OpenSize(n int) Size {
 	return Size{N: n, K: 1, Tier: "open", Fractions: []float64{0.25}, Models: 2, Variants: VariantsNamed("derivedM", "hull+sym")}
 }
 
+// The sizes n that OpenN may add: n = 4 is in the default library, and
+// n = 8 is the largest column generation certifies within minutes.
+const (
+	MinOpenN = 5
+	MaxOpenN = 8
+)
+
 // DefaultLibrary is the library of version LibraryVersion.
 func DefaultLibrary(seed uint64) LibrarySpec {
 	return LibrarySpec{
@@ -185,6 +192,87 @@ func stream(source, n, k, i int) uint64 {
 	return uint64(source)<<48 | uint64(n)<<32 | uint64(k)<<16 | uint64(i)
 }
 
+// family is one random model of a library and the thresholds and
+// formulations it is written at: source 0 is a binary model (Proposition 2),
+// 1 a finite one (Family).
+type family struct {
+	source, n, k, i int
+	tier            string
+	fractions       []float64
+	variants        []Variant // finite only
+	added           bool      // an open size of OpenN: its optima must be certified
+}
+
+// families lists s's models in the order Build writes them.
+func (s LibrarySpec) families() []family {
+	var out []family
+	for _, k := range s.BinaryKs {
+		for i := range s.BinaryModels {
+			out = append(out, family{source: 0, n: 2, k: k, i: i, tier: "easy", fractions: s.Fractions})
+		}
+	}
+	sizes := slices.Clone(s.Finite)
+	for _, n := range s.OpenN {
+		sizes = append(sizes, OpenSize(n))
+	}
+	for j, sz := range sizes {
+		f := family{source: 1, n: sz.N, k: sz.K, tier: sz.Tier, fractions: s.Fractions, variants: s.Variants, added: j >= len(s.Finite)}
+		if sz.Fractions != nil {
+			f.fractions = sz.Fractions
+		}
+		if sz.Variants != nil {
+			f.variants = sz.Variants
+		}
+		models := s.FiniteModels
+		if sz.Models > 0 {
+			models = sz.Models
+		}
+		for i := range models {
+			f.i = i
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// instances generates and certifies f's instances at the given fractions
+// (a subset of f.fractions), in Build's order.
+func (s LibrarySpec) instances(ctx context.Context, f family, fractions []float64) ([]Instance, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, stream(f.source, f.n, f.k, f.i)))
+	if f.source == 0 {
+		m := randomBinary(rng, f.k)
+		var out []Instance
+		for _, frac := range fractions {
+			in, err := binaryInstance(m, f.k, f.i, frac)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, in)
+		}
+		return out, nil
+	}
+	m, err := mip.RandomFinite(rng, f.n, f.k)
+	if err != nil {
+		return nil, err
+	}
+	fam := Family{Model: m, Index: f.i, Tier: f.tier, Outputs: m.GlobalOutputs(),
+		Variants: f.variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(x float64) float64 { return x * m.DMax() },
+		ColGen: true, ColGenLimit: s.ColGenLimit}
+	ins, err := fam.Instances(ctx, fractions)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range ins {
+		if f.added && math.IsNaN(in.Optimal) {
+			return nil, fmt.Errorf("%w for %s: neither the global LP nor column generation certifies it (%s)", ErrUncertified, in.Name, uncertified(in))
+		}
+	}
+	return ins, nil
+}
+
 // Build generates and certifies the library's instances in a fixed
 // order. It checks ctx between models.
 func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
@@ -197,60 +285,12 @@ func (s LibrarySpec) Build(ctx context.Context) ([]Instance, error) {
 		}
 	}
 	var out []Instance
-	for _, k := range s.BinaryKs {
-		for i := range s.BinaryModels {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			m := randomBinary(rand.New(rand.NewPCG(s.Seed, stream(0, 2, k, i))), k)
-			for _, frac := range s.Fractions {
-				in, err := binaryInstance(m, k, i, frac)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, in)
-			}
+	for _, f := range s.families() {
+		ins, err := s.instances(ctx, f, f.fractions)
+		if err != nil {
+			return nil, err
 		}
-	}
-	sizes := slices.Clone(s.Finite)
-	for _, n := range s.OpenN {
-		sizes = append(sizes, OpenSize(n))
-	}
-	for k, sz := range sizes {
-		added := k >= len(s.Finite)
-		models, variants := s.FiniteModels, s.Variants
-		if sz.Models > 0 {
-			models = sz.Models
-		}
-		if sz.Variants != nil {
-			variants = sz.Variants
-		}
-		for i := range models {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			m, err := mip.RandomFinite(rand.New(rand.NewPCG(s.Seed, stream(1, sz.N, sz.K, i))), sz.N, sz.K)
-			if err != nil {
-				return nil, err
-			}
-			fam := Family{Model: m, Index: i, Tier: sz.Tier, Outputs: m.GlobalOutputs(),
-				Variants: variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(f float64) float64 { return f * m.DMax() },
-				ColGen: true, ColGenLimit: s.ColGenLimit}
-			fr := s.Fractions
-			if sz.Fractions != nil {
-				fr = sz.Fractions
-			}
-			ins, err := fam.Instances(ctx, fr)
-			if err != nil {
-				return nil, err
-			}
-			for _, in := range ins {
-				if added && math.IsNaN(in.Optimal) {
-					return nil, fmt.Errorf("%w for %s: neither the global LP nor column generation certifies it (%s)", ErrUncertified, in.Name, uncertified(in))
-				}
-			}
-			out = append(out, ins...)
-		}
+		out = append(out, ins...)
 	}
 	return out, nil
 }

@@ -249,8 +249,9 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 	if err := k.check(); err != nil {
 		return loss.Losses{}, 0, err
 	}
+	K := k.dense() // once: a table at the caps is 256 MiB
 	eval := func(nodes int) loss.Losses {
-		f := m.kernelLossFunc(k, nodes)
+		f := m.kernelLossFuncOf(k.Edges, K, nodes)
 		adv := make([]float64, m.K())
 		for i, v := range m.vAdv {
 			adv[i] = f(v)
@@ -266,7 +267,7 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 	// around their nodes: ℓ varies on the scale √v, which their nodes do
 	// not resolve where σ_X² − v ≫ v. The composite rule does, at any
 	// kernel.
-	check := m.kernelCheckFunc(k)
+	check := m.kernelCheckFunc(k.Edges, K)
 	vs := append([]float64{m.vRecon}, m.vAdv...)
 	got := append([]float64{hi.Recon}, hi.Adv...)
 	for i, v := range vs {
@@ -301,18 +302,14 @@ const (
 // where it needs more than checkMaxNodes nodes. ℓ(m) is built from
 // convolutions of the kernel with N(0, v), so a step of √v/checkStep
 // leaves an aliasing error of order exp(−2π²·checkStep²).
-func (m *Model) kernelCheckFunc(k Kernel) func(float64) (float64, error) {
-	K := mat.NewDense(len(k.Prob), len(k.Prob[0]), nil)
-	for j, row := range k.Prob {
-		K.SetRow(j, row)
-	}
+func (m *Model) kernelCheckFunc(edges []float64, K *mat.Dense) func(float64) (float64, error) {
 	return func(v float64) (float64, error) {
 		if v == 0 {
 			return 0, nil
 		}
 		mu, tau := m.mean[m.private], math.Sqrt(math.Max(m.VarX()-v, 0))
 		if tau == 0 {
-			return math.Min(kernelObserverAt(k.Edges, v, []float64{mu}, []float64{1}).kernelLoss(K, nil, nil), v), nil
+			return math.Min(kernelObserverAt(edges, v, []float64{mu}, []float64{1}).kernelLoss(K, nil, nil), v), nil
 		}
 		h := math.Min(math.Sqrt(v), tau) / checkStep
 		half := int(math.Ceil(checkSpan * tau / h))
@@ -333,7 +330,7 @@ func (m *Model) kernelCheckFunc(k Kernel) func(float64) (float64, error) {
 		total := 0.0
 		for lo := 0; lo < len(cs); lo += checkChunk {
 			hi := min(lo+checkChunk, len(cs))
-			o := kernelObserverAt(k.Edges, v, cs[lo:hi], ws[lo:hi])
+			o := kernelObserverAt(edges, v, cs[lo:hi], ws[lo:hi])
 			total += o.kernelLoss(K, nil, nil)
 		}
 		return math.Min(total, v), nil
@@ -343,16 +340,27 @@ func (m *Model) kernelCheckFunc(k Kernel) func(float64) (float64, error) {
 // kernelLossFunc returns v ↦ the kernel's loss for an observer with
 // Var[X|W] = v, by Gauss–Hermite quadrature of the given order.
 func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
-	K := mat.NewDense(len(k.Prob), len(k.Prob[0]), nil)
-	for j, row := range k.Prob {
-		K.SetRow(j, row)
-	}
+	return m.kernelLossFuncOf(k.Edges, k.dense(), nodes)
+}
+
+// kernelLossFuncOf is kernelLossFunc of the table K (cells × labels) on
+// the cells of edges.
+func (m *Model) kernelLossFuncOf(edges []float64, K *mat.Dense, nodes int) func(float64) float64 {
 	return func(v float64) float64 {
 		if v == 0 {
 			return 0
 		}
-		return math.Min(m.kernelObserver(k.Edges, v, nodes).kernelLoss(K, nil, nil), v)
+		return math.Min(m.kernelObserver(edges, v, nodes).kernelLoss(K, nil, nil), v)
 	}
+}
+
+// dense returns k's table as one matrix (a copy).
+func (k Kernel) dense() *mat.Dense {
+	K := mat.NewDense(len(k.Prob), len(k.Prob[0]), nil)
+	for j, row := range k.Prob {
+		K.SetRow(j, row)
+	}
+	return K
 }
 
 // Validate reports whether k is a kernel: rows = edges + 1, increasing

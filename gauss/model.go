@@ -29,6 +29,8 @@ type Model struct {
 	config     Config    // the validated description, as given (deep copy)
 	envOnce    sync.Once // computes env on first use (Envelope)
 	env        *Envelope
+	knownOnce  sync.Once // computes known on first use (Committed)
+	known      []Known
 }
 
 // New validates c and builds the model. Every error wraps ErrConfig and names

@@ -12,15 +12,14 @@ import (
 // Results live in a results directory (package rundir) as results.json,
 // bound to the model file and to each finalized point (Results.Seal).
 
-// ReadResults reads results.json of d once and decodes those bytes
+// ReadResults reads results.json of d once (rundir.Dir.Read) and decodes those bytes
 // (DecodeResults). It does not check the binding: see Results.CheckBinding.
 func ReadResults(ctx context.Context, d rundir.Dir) (*Results, error) {
-	path := d.Path(rundir.ResultsFile)
-	b, err := rundir.ReadFile(ctx, path)
+	b, err := d.Read(ctx, rundir.ResultsFile)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeResults(b, path)
+	return DecodeResults(b, d.Path(rundir.ResultsFile))
 }
 
 // DecodeResults decodes the bytes of a results.json strictly (jsonconf: one

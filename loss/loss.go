@@ -70,3 +70,64 @@ func (l Losses) Validate() error {
 	}
 	return nil
 }
+
+// Interval is a closed interval [lo, hi] that a certified loss lies in; its
+// JSON form is the pair [lo, hi].
+type Interval [2]float64
+
+// Intervals are the intervals of a certificate's losses: the reconstructor's,
+// every adversary's and their minimum's, whose ends are the minima of the
+// adversaries' ends (min_i L_i lies in [min_i lo_i, min_i hi_i]).
+type Intervals struct {
+	Recon  Interval   `json:"recon_loss"`
+	Adv    []Interval `json:"adv_loss"`
+	MinAdv Interval   `json:"min_adv_loss"`
+}
+
+// NewIntervals returns the intervals (recon, adv) with MinAdv computed. It
+// copies adv and panics if adv is empty.
+func NewIntervals(recon Interval, adv []Interval) Intervals {
+	lo, hi := make([]float64, len(adv)), make([]float64, len(adv))
+	for i, v := range adv {
+		lo[i], hi[i] = v[0], v[1]
+	}
+	return Intervals{Recon: recon, Adv: append([]Interval(nil), adv...), MinAdv: Interval{Min(lo), Min(hi)}}
+}
+
+// Around returns the intervals [v − e, v + e] of the losses l known to
+// within e, the lower ends not below 0 (a loss is ≥ 0).
+func Around(l Losses, e float64) Intervals {
+	adv := make([]Interval, len(l.Adv))
+	for i, v := range l.Adv {
+		adv[i] = Interval{max(v-e, 0), v + e}
+	}
+	return NewIntervals(Interval{max(l.Recon-e, 0), l.Recon + e}, adv)
+}
+
+// SoundEnds returns the ends of the intervals a verdict must assume: the
+// reconstructor's upper end (the certified distortion D̂) and every
+// adversary's lower end, the ends that claim the least privacy at the most
+// distortion.
+func (iv Intervals) SoundEnds() Losses {
+	adv := make([]float64, len(iv.Adv))
+	for i, v := range iv.Adv {
+		adv[i] = v[0]
+	}
+	return New(iv.Recon[1], adv)
+}
+
+// Within returns the intervals with every upper end at most the matching
+// loss of limit — each observer's Bayes loss without the release, which no
+// release can raise — and every lower end at most its upper end.
+func (iv Intervals) Within(limit Losses) Intervals {
+	clip := func(v Interval, hi float64) Interval {
+		v[1] = min(v[1], hi)
+		v[0] = min(v[0], v[1])
+		return v
+	}
+	adv := make([]Interval, len(iv.Adv))
+	for i, v := range iv.Adv {
+		adv[i] = clip(v, limit.Adv[i])
+	}
+	return NewIntervals(clip(iv.Recon, limit.Recon), adv)
+}

@@ -126,3 +126,67 @@ func TestNullableRoundTrip(t *testing.T) {
 		t.Errorf("null recon_loss beside adv_loss = %+v; want NaN, rejected by Validate", l)
 	}
 }
+
+func TestIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     Losses
+		e     float64
+		limit Losses
+		want  Intervals
+		sound Losses
+	}{
+		{"around", New(0.2, []float64{0.4, 0.3}), 0.01, New(1, []float64{1, 1}),
+			Intervals{Interval{0.19, 0.21}, []Interval{{0.39, 0.41}, {0.29, 0.31}}, Interval{0.29, 0.31}},
+			New(0.21, []float64{0.39, 0.29})},
+		{"lower ends at 0", New(0.001, []float64{0.002}), 0.01, New(1, []float64{1}),
+			Intervals{Interval{0, 0.011}, []Interval{{0, 0.012}}, Interval{0, 0.012}},
+			New(0.011, []float64{0})},
+		{"upper ends at the no-release losses", New(0.19, []float64{0.43}), 0.05, New(0.2, []float64{0.44}),
+			Intervals{Interval{0.14, 0.2}, []Interval{{0.38, 0.44}}, Interval{0.38, 0.44}},
+			New(0.2, []float64{0.38})},
+		{"a huge error: both ends at the limit", New(112, []float64{0}), 112, New(0.2, []float64{0.44}),
+			Intervals{Interval{0, 0.2}, []Interval{{0, 0.44}}, Interval{0, 0.44}},
+			New(0.2, []float64{0})},
+		{"min adv from the adversaries' ends", New(0.1, []float64{0.5, 0.3}), 0.25, New(1, []float64{0.6, 1}),
+			Intervals{Interval{0, 0.35}, []Interval{{0.25, 0.6}, {0.05, 0.55}}, Interval{0.05, 0.55}},
+			New(0.35, []float64{0.25, 0.05})},
+	} {
+		got := Around(tc.l, tc.e).Within(tc.limit)
+		if !closeIntervals(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		if s := got.SoundEnds(); !closeLosses(s, tc.sound) {
+			t.Errorf("%s: sound ends %v, want %v", tc.name, s, tc.sound)
+		}
+	}
+	b, err := json.Marshal(Around(New(0.5, []float64{0.25}), 0.25))
+	if want := `{"recon_loss":[0.25,0.75],"adv_loss":[[0,0.5]],"min_adv_loss":[0,0.5]}`; err != nil || string(b) != want {
+		t.Errorf("JSON %s, %v; want %s", b, err, want)
+	}
+}
+
+func closeIntervals(a, b Intervals) bool {
+	eq := func(x, y Interval) bool { return math.Abs(x[0]-y[0]) < 1e-12 && math.Abs(x[1]-y[1]) < 1e-12 }
+	if !eq(a.Recon, b.Recon) || !eq(a.MinAdv, b.MinAdv) || len(a.Adv) != len(b.Adv) {
+		return false
+	}
+	for i := range a.Adv {
+		if !eq(a.Adv[i], b.Adv[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func closeLosses(a, b Losses) bool {
+	if math.Abs(a.Recon-b.Recon) > 1e-12 || math.Abs(a.MinAdv-b.MinAdv) > 1e-12 || len(a.Adv) != len(b.Adv) {
+		return false
+	}
+	for i := range a.Adv {
+		if math.Abs(a.Adv[i]-b.Adv[i]) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}

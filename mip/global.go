@@ -498,6 +498,10 @@ type FiniteOptimum struct {
 	Certificate *Certificate
 	// Iterations is column generation's bracket per master iteration.
 	Iterations []ColGenIteration
+	// Fallback says why the method asked for did not answer at D when
+	// another one (Method) did: SolveFinite's column generation after a
+	// global LP that HiGHS left without a verified optimum. "" otherwise.
+	Fallback string
 }
 
 // Proven reports whether o's solve proved optimality.

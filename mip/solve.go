@@ -127,7 +127,11 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 		}
 		if g != nil {
 			sol.Method, sol.Global = AlgorithmGlobalLP, g
-			solve = func(i int, d float64) (FiniteOptimum, error) { return g.point(ctx, d, o.Solver) }
+			solve = func(i int, d float64) (FiniteOptimum, error) {
+				return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions {
+					return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Iteration: o.Iteration}
+				})
+			}
 		} else {
 			sol.Method = AlgorithmColGen
 			var pool [][]float64 // the previous threshold's columns: a warm start
@@ -188,6 +192,23 @@ func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (Finite
 	}
 	p.Status, p.Upper = StatusOptimal, p.Gamma
 	return p, nil
+}
+
+// pointOrColGen is point, or, when HiGHS leaves the ray LP of this valid
+// model without a verified optimum, column generation at d with the options
+// co returns (it solves the same problem through its own LPs, with a
+// certified bracket); the point's Fallback then says why.
+func (g *Global) pointOrColGen(ctx context.Context, d float64, so SolverOptions, co func() ColGenOptions) (FiniteOptimum, error) {
+	p, err := g.point(ctx, d, so)
+	if err == nil || ctx.Err() != nil || !errors.Is(err, highsx.ErrNotOptimal) {
+		return p, err
+	}
+	q, _, cerr := g.model.colGenPoint(ctx, d, co())
+	if cerr != nil {
+		return q, fmt.Errorf("%w; column generation: %w", err, cerr)
+	}
+	q.Fallback = err.Error()
+	return q, nil
 }
 
 // colGenPoint runs column generation at d as a SolveFinite point; it also

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -189,12 +192,46 @@ func TestTinyProbabilityCases(t *testing.T) {
 	}
 }
 
-// TestFiniteTinyChannelEntry: a finite model with a channel entry of 1e-10
-// solves by the ray LP, column generation and the fixed-alphabet MIP, and
-// all agree with the ray LP of the same model with that entry 0 (three
-// outputs suffice here; the
-// optimum moves by no more than the entry's weight, 0.5·1e-10).
-func TestFiniteTinyChannelEntry(t *testing.T) {
+// finiteFixture reads a finite model from testdata.
+func finiteFixture(t *testing.T, name string) Finite {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := ParseFiniteConfig(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+// linspace is n evenly spaced points from a to b.
+func linspace(a, b float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = a + (b-a)*float64(i)/float64(n-1)
+	}
+	return v
+}
+
+// TestFiniteTinyEntries: finite models with coefficients below 1e-6, which
+// highsx solves scaled, answer at every threshold by the ray LP and by
+// column generation (never an error: a valid model is never exit 1), agree
+// with an independent reference to 1e-8, and a point that the ray LP did
+// not answer says which method did and why.
+//
+//   - A channel entry of 1e-10: the reference is the ray LP of the same
+//     model with that entry 0 (the optimum moves by no more than the entry's
+//     weight, 0.5·1e-10); three outputs suffice, so the fixed-alphabet MIP
+//     with m = 3 agrees too.
+//   - testdata/finite-exit1.json (products of probabilities down to 2e-7):
+//     HiGHS's solution of the equilibrated ray LP missed an adversary row by
+//     6e-9 in scaled units at D = 0.0352…, and the run ended in exit 1. The
+//     reference is column generation's proven bracket, its certificate
+//     re-checked on every ray of the common refinement (checkCertificate).
+func TestFiniteTinyEntries(t *testing.T) {
 	model := func(eps float64) Finite {
 		return Finite{
 			Prior: []float64{0.5, 0.3, 0.2},
@@ -205,27 +242,94 @@ func TestFiniteTinyChannelEntry(t *testing.T) {
 			},
 		}
 	}
-	tiny, zero := model(1e-10), model(0)
-	ds := []float64{0, 0.05, 0.1, 0.15, 0.2}
-	ref, err := mustGlobal(t, zero).Sweep(context.Background(), ds, DefaultSolver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, meth := range []Method{MethodRays, MethodColGen} {
-		sol, err := tiny.SolveFinite(context.Background(), ds, FiniteSolveOptions{Method: meth})
+	zeroEntry := func(t *testing.T, _ Finite, ds []float64) []float64 {
+		ref, err := mustGlobal(t, model(0)).Sweep(context.Background(), ds, DefaultSolver())
 		if err != nil {
-			t.Fatalf("method %d: %v", meth, err)
+			t.Fatal(err)
 		}
-		for i, p := range sol.Points {
-			if !p.Proven() || math.Abs(p.Gamma-ref[i].Gamma) > 1e-8 || math.Abs(p.MinAdv-ref[i].Gamma) > 1e-8 {
-				t.Errorf("method %d, D = %g: %v γ = %.12g, min L_adv = %.12g; with the entry 0: %.12g", meth, p.D, p.Status, p.Gamma, p.MinAdv, ref[i].Gamma)
+		v := make([]float64, len(ref))
+		for i, p := range ref {
+			v[i] = p.Gamma
+		}
+		return v
+	}
+	colGenBracket := func(t *testing.T, m Finite, ds []float64) []float64 {
+		g := mustGlobal(t, m)
+		v := make([]float64, len(ds))
+		for i, d := range ds {
+			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver()})
+			if err != nil || !r.Proven || r.Upper-r.Gamma > 1e-8 {
+				t.Fatalf("reference at D = %g: column generation %v, bracket [%.12g, %.12g], err %v", d, r.Status, r.Gamma, r.Upper, err)
+			}
+			checkCertificate(t, m, g, r, r.Gamma)
+			v[i] = r.Gamma
+		}
+		return v
+	}
+	exit1 := finiteFixture(t, "finite-exit1.json")
+	for _, c := range []struct {
+		name  string
+		m     Finite
+		ds    []float64
+		ref   func(*testing.T, Finite, []float64) []float64
+		fixed int // outputs of a fixed-alphabet MIP that reaches the optimum (0: none tried)
+	}{
+		{"channel entry 1e-10", model(1e-10), []float64{0, 0.05, 0.1, 0.15, 0.2}, zeroEntry, 3},
+		{"finite-exit1.json", exit1, append(linspace(0, exit1.DMax(), 11), 0.03520845158028938), colGenBracket, 0},
+	} {
+		ref := c.ref(t, c.m, c.ds)
+		// The ray LP alone answers (highsx solves it as given when the
+		// equilibrated model's solution misses a row).
+		if _, err := mustGlobal(t, c.m).Sweep(context.Background(), c.ds, DefaultSolver()); err != nil {
+			t.Errorf("%s: ray LP: %v", c.name, err)
+		}
+		for _, meth := range []Method{MethodRays, MethodColGen} {
+			sol, err := c.m.SolveFinite(context.Background(), c.ds, FiniteSolveOptions{Method: meth, Solver: DefaultSolver()})
+			if err != nil {
+				t.Fatalf("%s, method %d: %v", c.name, meth, err)
+			}
+			for i, p := range sol.Points {
+				if !p.Proven() || math.Abs(p.Gamma-ref[i]) > 1e-8 || math.Abs(p.MinAdv-ref[i]) > 1e-8 || p.Recon > p.D+1e-9 {
+					t.Errorf("%s, method %d, D = %g: %v γ = %.12g, min L_adv = %.12g, L_recon = %.12g; reference %.12g",
+						c.name, meth, p.D, p.Status, p.Gamma, p.MinAdv, p.Recon, ref[i])
+				}
+				if meth == MethodRays && p.Method != AlgorithmGlobalLP && (p.Method != AlgorithmColGen || p.Fallback == "") {
+					t.Errorf("%s, D = %g: answered by %v without saying why (fallback %q)", c.name, p.D, p.Method, p.Fallback)
+				}
+			}
+		}
+		if c.fixed == 0 {
+			continue
+		}
+		for i, d := range c.ds {
+			p, err := c.m.SolveFixed(d, FixedOptions{Outputs: c.fixed, Hull: true}, DefaultSolver())
+			if err != nil || math.Abs(p.Gamma-ref[i]) > 1e-8 {
+				t.Errorf("%s: fixed MIP at D = %g: γ = %.12g, err %v; want %.12g", c.name, d, p.Gamma, err, ref[i])
 			}
 		}
 	}
-	for i, d := range ds {
-		p, err := tiny.SolveFixed(d, FixedOptions{Outputs: 3, Hull: true}, DefaultSolver())
-		if err != nil || math.Abs(p.Gamma-ref[i].Gamma) > 1e-8 {
-			t.Errorf("fixed MIP at D = %g: γ = %.12g, err %v; want %.12g", d, p.Gamma, err, ref[i].Gamma)
-		}
+}
+
+// TestRayLPFailureFallsBackToColGen: where HiGHS leaves the ray LP without a
+// verified optimum (here a ray LP whose reconstructor risks are corrupted,
+// so no λ meets D), SolveFinite's point is column generation's, proven, with
+// the reason in Fallback; an interrupted run still stops.
+func TestRayLPFailureFallsBackToColGen(t *testing.T) {
+	m := finiteFixture(t, "finite-exit1.json")
+	g := mustGlobal(t, m)
+	for j := range g.recon {
+		g.recon[j] += 1
+	}
+	d := 0.03520845158028938
+	colgen := func() ColGenOptions { return ColGenOptions{Solver: DefaultSolver()} }
+	p, err := g.pointOrColGen(context.Background(), d, DefaultSolver(), colgen)
+	if err != nil || p.Method != AlgorithmColGen || !p.Proven() || !strings.Contains(p.Fallback, "global LP at D = 0.0352") ||
+		math.Abs(p.Gamma-0.0576642237) > 1e-9 {
+		t.Errorf("point %v by %v, γ = %.12g, fallback %q, err %v; want column generation's 0.0576642237", p.Status, p.Method, p.Gamma, p.Fallback, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.pointOrColGen(ctx, d, DefaultSolver(), colgen); err == nil {
+		t.Error("a cancelled context: no error")
 	}
 }

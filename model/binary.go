@@ -96,12 +96,15 @@ func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error)
 	if err != nil {
 		return Certificate{}, err
 	}
-	// A float32 runtime's s0 and s1 are within δ of the certified ones.
-	d, err := rounding(k, o.roundingTol(), 1, "(absolute, on P(F = 1 | x))")
+	// A runtime's s0 and s1 are within sup δ of the certified ones, and
+	// the 0-1 risks move by at most that (privatizer.RiskShift). The
+	// quadrature's change is an estimate: the losses stay where they are.
+	d, err := rounding(k)
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: c.Losses, Change: c.Change + d, Binary: c}, nil
+	e := c.Change + d
+	return Certificate{Losses: c.Losses, Interval: loss.Around(c.Losses, e).Within(noRelease(b.M.Finite())), Change: e, Rounding: d, Binary: c}, nil
 }
 
 // CheckPrivatizer implements Model: a channel must have two rows, x = 0
@@ -124,19 +127,23 @@ func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
 // channel p_x = E_R[k(x, R)] a network releases (privatizer.NetworkBinaryLosses:
 // exact per activation region for ReLU networks, sampled with a proven
 // bound for smooth ones, the forward error bound of the network's precision
-// included) and that channel's losses; Change is the bound. A forward error
-// bound above o.RoundingTol is an error wrapping network.ErrPrecision.
+// included) and that channel's losses; Change is the bound, Binary the
+// channel (s0, s1).
 func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error) {
 	if err := b.CheckPrivatizer(f); err != nil {
 		return Certificate{}, err
 	}
 	if f.Channel != nil {
 		l, err := f.Channel.BinaryLosses(b.M)
-		e := f.Channel.Bound(b.M.Finite())
-		return Certificate{Losses: soundEnds(l, e), Change: e}, err
+		return bounded(b.M.Finite(), l, f.Channel.Bound(b.M.Finite())), err
 	}
 	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
-	return networkCertificate(r, err, o)
+	c, err := networkCertificate(b.M.Finite(), r, err)
+	if err == nil && r.Laws == nil {
+		// The binary channel of Section III-B, as mmds verify reports it.
+		c.Binary = &bayes.BinaryCertificate{S0: r.S0(), S1: r.S1(), Change: r.Bound, Losses: loss.New(r.Losses.Recon, r.Losses.Adv)}
+	}
+	return c, err
 }
 
 func parseBinary(b []byte) (BinaryModel, error) {

@@ -177,11 +177,10 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 	}
 	if p.Channel != nil {
 		l, err := p.Channel.FiniteLosses(f.M)
-		e := p.Channel.Bound(f.M)
-		return Certificate{Losses: soundEnds(l, e), Change: e}, err
+		return bounded(f.M, l, p.Channel.Bound(f.M)), err
 	}
 	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
-	return networkCertificate(r, err, o)
+	return networkCertificate(f.M, r, err)
 }
 
 func parseFinite(b []byte) (FiniteModel, error) {

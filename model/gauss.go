@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -92,7 +93,32 @@ func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, e
 	return Optimum{D: p.D, Losses: p.Losses, Class: LinearGaussian, Detail: det}, nil
 }
 
-// Certify implements Model with bayes.CertifyGauss.
+// BestKnown implements KnownMechanisms: gauss.Model.BestKnown over the
+// committed mechanisms and, with search, the kernel search at d.
+func (g GaussModel) BestKnown(ctx context.Context, d float64, search bool) (gauss.Known, error) {
+	pts := g.M.Committed()
+	if search {
+		ks, err := g.M.SearchKnown(ctx, d)
+		if err != nil {
+			return gauss.Known{}, err
+		}
+		pts = append(pts, ks...)
+	}
+	return g.M.BestKnown(d, pts)
+}
+
+var _ KnownMechanisms = GaussModel{}
+
+// Certify implements Model with bayes.CertifyGauss: the intervals of the
+// real function's losses, each widened by ρ·max(value, 1e-6·Var[X]) for the
+// runtime's rounding, ρ = sup δ / scale (Change grows by 2ρ). The scale is
+// √Var[F] of the linear fit or the largest |F| the certificate evaluated
+// (float32's error is relative to the values summed, and the grid reaches
+// 7σ_X and |r| = 12), floored at 1e-6·σ_X so that a constant release still
+// has a scale. This widening is a stated model, not a proof: no pointwise
+// bound on |F_rt − F| bounds an MMSE in general (an observer may read the
+// low-order bits of a real-valued release), see docs/certify.md,
+// "Real-valued releases".
 func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
 	return g.CertifyContext(context.Background(), k, o)
 }
@@ -105,19 +131,27 @@ func (g GaussModel) CertifyContext(ctx context.Context, k bayes.Privatizer, o Op
 	if err != nil {
 		return Certificate{}, err
 	}
-	// The release's scale: √Var[F] of the linear fit, or the largest |F|
-	// the certificate evaluated (float32's error is relative to the values
-	// summed, and the grid reaches 7σ_X and |r| = 12, where even an honest
-	// float32 network is off by more than 1e-6·√Var[F]), floored at
-	// 1e-6·σ_X so that a constant release still has a scale.
 	scale := max(math.Sqrt(c.Fit.VarF), 1e-6*math.Sqrt(g.M.VarX()))
 	if k.Rounding != nil {
 		scale = max(scale, k.Rounding.Magnitude())
 	}
-	if _, err := rounding(k, o.roundingTol(), scale, "× the release's scale (max(√Var[F], max |F|))"); err != nil {
+	d, err := rounding(k)
+	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: c.Losses, Change: c.Change, Gauss: c}, nil
+	rho := d / scale * (1 + 0x1p-40)
+	floor := 1e-6 * g.M.VarX()
+	widen := func(b bayes.LossBound) loss.Interval {
+		w := rho * max(b.Value, floor)
+		return loss.Interval{max(b.Lo-w, 0), b.Hi + w}
+	}
+	adv := make([]loss.Interval, len(c.Bounds)-1)
+	for i, b := range c.Bounds[1:] {
+		adv[i] = widen(b)
+	}
+	// No release raises a loss above the observer's Var[X | side].
+	iv := loss.NewIntervals(widen(c.Bounds[0]), adv).Within(loss.New(g.M.VarRecon(), g.M.VarAdv()))
+	return Certificate{Losses: iv.SoundEnds(), Interval: iv, Change: c.Change + 2*rho, Rounding: 2 * rho, Gauss: c}, nil
 }
 
 // CheckPrivatizer implements Model: the Gaussian model certifies networks

@@ -55,7 +55,7 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 	if err != nil {
 		return Certificate{}, err
 	}
-	return Certificate{Losses: soundEnds(l, c.Bound(f)), Change: c.Bound(f)}, nil
+	return bounded(f, l, c.Bound(f)), nil
 }
 
 // CellLaw returns the Gaussian model's law as learn's labels method takes
@@ -153,7 +153,8 @@ func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
 	if qe > 0 {
 		change = qe / scale
 	}
-	return Certificate{Losses: l, Change: change}, nil
+	// The estimate's interval: every loss within qe (absolute).
+	return Certificate{Losses: l, Interval: loss.Around(l, qe), Change: change}, nil
 }
 
 // CheckKernelChange reports an error wrapping bayes.ErrCannotCertify when

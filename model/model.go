@@ -27,15 +27,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
-	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -99,19 +98,24 @@ type Model interface {
 	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error)
 }
 
+// KnownMechanisms is implemented by a model whose optimum over all
+// privatizers is open (the Gaussian one): beside its reference optimum it
+// knows mechanisms that may beat it, and a learned privatizer is a finding
+// only when it beats the best of them.
+type KnownMechanisms interface {
+	// BestKnown is the best mechanism the model knows at threshold d ≥ 0,
+	// with an absolute bound on its losses' error: the closed forms and
+	// the committed mechanisms, and, with search, the kernel search at d
+	// (seconds).
+	BestKnown(ctx context.Context, d float64, search bool) (gauss.Known, error)
+}
+
 // Options hold the numerical settings of Optimum and Certify; the zero
 // value means the defaults.
 type Options struct {
 	Solver *mip.SolverOptions // HiGHS settings; nil: mip.DefaultSolver()
 	Gauss  bayes.GaussQuad
 	Binary bayes.BinaryQuad
-	// RoundingTol is the largest forward error bound sup δ (see
-	// network.Network.EvalBound) a certificate accepts: absolute, on
-	// P(F = 1 | x, r), for binary and finite models; relative to the
-	// release's standard deviation √Var[F] for the Gaussian model. Above it
-	// Certify returns an error wrapping network.ErrPrecision. 0 means
-	// DefaultRoundingTol.
-	RoundingTol float64
 	// ExpectTol is the error bound CertifyFile computes a network's
 	// expectations E_R[k(x, R)] to on binary and finite models; 0 means
 	// privatizer.DefaultTol.
@@ -125,31 +129,15 @@ func (o Options) expectTol() float64 {
 	return privatizer.DefaultTol
 }
 
-// DefaultRoundingTol is Options.RoundingTol's default: 1e-6.
-const DefaultRoundingTol = 1e-6
-
-func (o Options) roundingTol() float64 {
-	if o.RoundingTol > 0 {
-		return o.RoundingTol
-	}
-	return DefaultRoundingTol
-}
-
-// rounding checks the forward error bound k collected during a
-// certificate against tol·scale and returns it (0 for a privatizer that is
-// not a network).
-func rounding(k bayes.Privatizer, tol, scale float64, what string) (float64, error) {
+// rounding returns sup δ, the largest forward error bound k collected
+// during a certificate (0 for a privatizer that is not a network); an
+// evaluation beyond the precision's range is its error (wrapping
+// network.ErrPrecision).
+func rounding(k bayes.Privatizer) (float64, error) {
 	if k.Rounding == nil {
 		return 0, nil
 	}
-	d, err := k.Rounding.Sup()
-	if err != nil {
-		return 0, err
-	}
-	if !(d <= tol*scale) {
-		return d, fmt.Errorf("%w: the runtime's outputs are within %.3g of the certified ones (forward error bound of the network's precision), above the tolerance %.3g %s", network.ErrPrecision, d, tol*scale, what)
-	}
-	return d, nil
+	return k.Rounding.Sup()
 }
 
 func (o Options) solver() mip.SolverOptions {
@@ -162,37 +150,45 @@ func (o Options) solver() mip.SolverOptions {
 // Certificate is the exact analysis of a privatizer on a model.
 type Certificate struct {
 	// The Bayes losses of the reconstructor and of every adversary for the
-	// privatizer itself.
+	// privatizer itself. Where the error is a proven bound (a network's
+	// rows on a binary or finite model, a channel's renormalization, the
+	// Gaussian intervals) they are the ends of Interval a verdict must
+	// assume (loss.Intervals.SoundEnds); a refinement change (a cell
+	// kernel's orders, the binary quadrature of an analytic privatizer) is
+	// an estimate and moves nothing.
 	loss.Losses
-	// Change is the certificate's refinement change (relative for Gaussian
-	// losses and cell kernels, absolute for the binary s0, s1, a network's
-	// rows and a channel's renormalization): its measure of convergence.
-	// Where the error is a proven bound (a network's rows on a binary or
-	// finite model, a channel's renormalization, the Gaussian intervals)
-	// the losses are the ends of their intervals a verdict must assume
-	// (soundEnds); a refinement change (the binary quadrature of a trained
-	// network, a cell kernel's orders) is an estimate and moves nothing.
+	// Interval holds each loss's interval: proven where Change is a bound,
+	// the estimate's interval otherwise.
+	Interval loss.Intervals `json:"interval"`
+	// Change is the certificate's stated error (relative for Gaussian
+	// losses and cell kernels, absolute otherwise): the number a verdict
+	// compares with its stated-error limit.
 	Change float64 `json:"change"`
+	// Rounding is the part of Change that the runtime's rounding accounts
+	// for (the network's precision, float32 or float64; 0 for channels).
+	Rounding float64 `json:"rounding,omitempty"`
 	// Gauss and Binary are the model-specific details.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
 }
 
-// soundEnds moves losses known to within e (absolute) to the ends of their
-// intervals a verdict must assume, as the Gaussian certificate's are
-// (bayes.GaussCertificate): the reconstructor's loss, the certified
-// distortion D̂, up by e, and every adversary's down by e (not below 0).
-// The band's upper end, the gap and the optimum at D̂ (increasing in D)
-// are then judged on the side that cannot flatter the privatizer.
-func soundEnds(l loss.Losses, e float64) loss.Losses {
-	if !(e > 0) {
-		return l
+// bounded returns the certificate of losses l known to within e
+// (absolute) on the finite model f: the intervals [l − e, l + e], their
+// upper ends at most each observer's loss without the release (a Bayes loss
+// only falls with more information), their sound ends, and Change e.
+func bounded(f mip.Finite, l loss.Losses, e float64) Certificate {
+	iv := loss.Around(l, e).Within(noRelease(f))
+	return Certificate{Losses: iv.SoundEnds(), Interval: iv, Change: e}
+}
+
+// noRelease returns the Bayes losses on f of a release that says nothing
+// (one output): each observer's loss from its side information alone.
+func noRelease(f mip.Finite) loss.Losses {
+	p := make(mip.Mechanism, f.N())
+	for x := range p {
+		p[x] = []float64{1}
 	}
-	adv := make([]float64, len(l.Adv))
-	for i, v := range l.Adv {
-		adv[i] = max(v-e, 0)
-	}
-	return loss.New(l.Recon+e, adv)
+	return loss.New(f.ReconLoss(p), f.AdvLosses(p))
 }
 
 // Hash returns the hex SHA-256 of m's canonical encoding: the identity a

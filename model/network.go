@@ -1,27 +1,20 @@
 package model
 
 import (
-	"fmt"
-
-	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
 // networkCertificate is the certificate of a network on a binary or finite
-// model from its released channel's analysis r (or err): the losses, with
-// the analysis's bound as Change. A forward error bound on P(F = 1 | x)
-// above the tolerance is an error wrapping network.ErrPrecision; the bound
-// itself is already in r.Bound.
-func networkCertificate(r *privatizer.NetworkLosses, err error, o Options) (Certificate, error) {
+// model from its released channel's analysis r (or err): the losses within
+// r.Bound, which carries the quadrature's bounds and the runtime's rounding
+// (the network's precision) alike. No separate rounding tolerance applies:
+// the verdict compares the whole stated error with its limit.
+func networkCertificate(f mip.Finite, r *privatizer.NetworkLosses, err error) (Certificate, error) {
 	if err != nil {
 		return Certificate{}, err
 	}
-	if r.Rounding > o.roundingTol() {
-		what := "P(F = 1 | x) is"
-		if r.Laws != nil {
-			what = "law of F given x is (in ℓ1)"
-		}
-		return Certificate{}, fmt.Errorf("%w: the runtime's %s within %.3g of the certified one (forward error bound of the network's precision), above the tolerance %.3g", network.ErrPrecision, what, r.Rounding, o.roundingTol())
-	}
-	return Certificate{Losses: soundEnds(r.Losses, r.Bound), Change: r.Bound}, nil
+	c := bounded(f, r.Losses, r.Bound)
+	c.Rounding = r.Rounding
+	return c, nil
 }

@@ -114,6 +114,24 @@ func Load(ctx context.Context, path string) (Model, error) {
 	return load(ctx, path, 0, Parse)
 }
 
+// LoadIn is Load of the model file name as written in another file (a
+// certificate), inside that file's folder dir (safefile.ReadIn: a name
+// that leaves dir, through a symbolic link too, is refused).
+func LoadIn(ctx context.Context, dir, name string) (Model, error) {
+	b, err := safefile.ReadIn(ctx, dir, name, safefile.Excerpt(name), maxConfigBytes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &configError{err}
+	}
+	m, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", safefile.Excerpt(name), err)
+	}
+	return m, nil
+}
+
 // LoadAs reads a model file that must be of kind k (ReadFile, then
 // ParseAs). Errors wrap ErrConfig (or ctx's error) and name the file.
 func LoadAs(ctx context.Context, k Kind, path string) (Model, error) {

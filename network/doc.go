@@ -6,7 +6,11 @@
 // order the network declares (Network.Inputs), and every evaluation feeds
 // them in that order. Codecs: the JSON layout (ParseJSON, WriteJSON), ONNX
 // (ParseONNX, WriteONNX: a file WriteONNX writes reads back bit for bit) and
-// results.json's layout (ParseRecord).
+// results.json's layout (ParseRecord). ParseONNX folds BatchNormalization
+// into the affine layer before it and lowers LeakyRelu and Clip exactly
+// into ReLU units (leaky(z) = relu(z) − α·relu(−z), max(z, lo) =
+// lo + relu(z − lo), min(y, hi) = hi − relu(hi − y)), so the region walk
+// stays exact; the network it returns is that plain chain.
 //
 // # Categorical networks
 //
@@ -50,10 +54,12 @@
 //
 //	|z_rt − z| ≤ (γ_{n+1+f}(u) + γ_{n+1+f}(u'))·(|b| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i,
 //
-// γ_n = nu/(1 − nu), u = 2⁻²⁴ or 2⁻⁵³, u' = 2⁻⁵³, e_i the bound on the
-// unit's inputs, f the extra roundings of what an ONNX reader folded (Gemm's
-// alpha and beta, Add nodes; the runtime's unscaled A·B and the bias parts
-// are range-checked); ReLU and identity are 1-Lipschitz, the sigmoid
+// γ_n = nu/(1 − nu), u = 2⁻²⁴ or 2⁻⁵³, u' = 2⁻⁵³, n the row's nonzero
+// weights, e_i the bound on the unit's inputs, f the extra roundings of what
+// an ONNX reader folded (Gemm's alpha and beta, Add and Sub nodes; the
+// runtime's unscaled A·B and the bias parts are range-checked; a folded
+// batch normalization adds the runtime's normalization after the affine
+// map, bnFold.bound); ReLU and identity are 1-Lipschitz, the sigmoid
 // ¼-Lipschitz and tanh 1-Lipschitz, each plus a few ulps of its own. A
 // certificate adds the sup of δ over its evaluation points to its error
 // bounds, and refuses (ErrPrecision) when it exceeds its tolerance.

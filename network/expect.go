@@ -46,33 +46,13 @@ type Expectation struct {
 	// breakpoints and samples.
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
-	// Rounding is the largest forward error bound δ(x, r) (EvalBound, in
-	// the network's precision: a float64 runtime may sum in another order)
-	// at the breakpoints and samples in [−RRound, RRound], and at r = 0 and
-	// ±RRound, plus 2·2Φ(−RRound) for the rest of the line. For a
-	// piecewise-linear network δ(x, ·) is piecewise linear and convex
-	// between breakpoints, so this is its sup over [−RRound, RRound]; the
-	// channel a runtime releases is within it of Mean (up to Bound).
-	Rounding float64 `json:"rounding,omitempty"`
-}
-
-// RRound: Expectation.Rounding takes the sup of δ over |r| ≤ RRound, where
-// R has all but 2Φ(−8) ≈ 1.2e-15 of its mass; on a binary or finite model
-// k is a probability for both the runtime and mmds, so the rest of the line
-// moves E_R[k] by at most that mass (added to Rounding).
-const RRound = 8
-
-// round records δ(x, r) in e.Rounding.
-func (m *Network) round(e *Expectation, x, r float64) error {
-	if r < -RRound || r > RRound {
-		return nil
-	}
-	_, d, err := m.EvalBound(x, r)
-	if err != nil {
-		return err
-	}
-	e.Rounding = max(e.Rounding, d)
-	return nil
+	// Rounding bounds E_R[δ(x, R)], δ the forward error bound of
+	// EvalBound in the network's precision (a float64 runtime may sum in
+	// another order; meanRounding): the P(F = 1 | x) a runtime releases is
+	// within it of the exact one. RoundingSup bounds δ(x, r) over |r| ≤
+	// RRound, for reports.
+	Rounding    float64 `json:"rounding,omitempty"`
+	RoundingSup float64 `json:"rounding_sup,omitempty"`
 }
 
 // Expect returns E_R[k(x, R)] for R ~ N(0, 1) and a bound on its error.
@@ -121,15 +101,11 @@ func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, erro
 	return m.expectSampled(ctx, w, x, tol, e)
 }
 
-// roundEnds completes e.Rounding: δ at r = 0 and ±RRound, and the tail.
-func (m *Network) roundEnds(e *Expectation, x float64) error {
-	for _, r := range []float64{-RRound, 0, RRound} {
-		if err := m.round(e, x, r); err != nil {
-			return err
-		}
-	}
-	e.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
-	return nil
+// roundMean sets e's Rounding and RoundingSup (meanRounding).
+func (m *Network) roundMean(ctx context.Context, e *Expectation, x float64) error {
+	rb, err := m.meanRounding(ctx, x)
+	e.Rounding, e.RoundingSup = rb.Mean, rb.Sup
+	return err
 }
 
 // expectPL integrates a piecewise-linear network exactly.
@@ -157,10 +133,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 		fa, fb := v[0], v[0]+d[0]*(b-a)
 		e.Min, e.Max = min(e.Min, fa, fb), max(e.Max, fa, fb)
 		e.Pieces++
-		if err := m.round(&e, x, a); err != nil {
-			return err
-		}
-		return m.round(&e, x, b)
+		return nil
 	})
 	if err != nil {
 		return e, err
@@ -168,10 +141,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
-	if err := m.walkTol(e, x, tol); err != nil {
-		return e, err
-	}
-	if err := m.roundEnds(&e, x); err != nil {
+	if err := m.roundMean(ctx, &e, x); err != nil {
 		return e, err
 	}
 	e.Mean = sum
@@ -207,15 +177,6 @@ func (m *Network) crossCheck(x, a, b, wp float64, sampled bool, at func(r float6
 		}
 	}
 	return dmax, nil
-}
-
-// walkTol refuses a walk whose own rounding bound exceeds tol: a unit whose
-// sign cannot be known moves k by more than the expectation may.
-func (m *Network) walkTol(e Expectation, x, tol float64) error {
-	if e.Walk > tol {
-		return fmt.Errorf("%w: %v network %s: E_R[k(%g, R)]: the region walk's float64 rounding bound %.3g (a unit whose sign cannot be decided, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Precision, m.Name, x, e.Walk, tol)
-	}
-	return nil
 }
 
 // lipschitzR bounds |∂k/∂r| over all (x, r): the r column of the first
@@ -373,10 +334,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
-	if err := m.walkTol(e, x, tol); err != nil {
-		return e, err
-	}
-	if err := m.roundEnds(&e, x); err != nil {
+	if err := m.roundMean(ctx, &e, x); err != nil {
 		return e, err
 	}
 	e.Mean, e.Bound = sum, bound+e.Walk
@@ -449,9 +407,6 @@ func (sm *sampler) panel(p panel, e *Expectation) error {
 	sm.bound += step * step / 8 * p.m2 * p.mass
 	ra := p.a
 	fa := suffixEval(suffix, p.v, p.d, ra-p.r0, a, b)
-	if err := m.round(e, x, ra); err != nil {
-		return err
-	}
 	na := stdnormal.NewNode(ra)
 	e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
 	for i := 1; i <= n; i++ {
@@ -460,9 +415,6 @@ func (sm *sampler) panel(p panel, e *Expectation) error {
 			rb = p.b
 		}
 		fb := suffixEval(suffix, p.v, p.d, rb-p.r0, a, b)
-		if err := m.round(e, x, rb); err != nil {
-			return err
-		}
 		nb := stdnormal.NewNode(rb)
 		sm.sum += linearMoment(na, nb, fa, fb)
 		e.Min, e.Max = min(e.Min, fb), max(e.Max, fb)

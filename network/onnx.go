@@ -22,24 +22,28 @@ const MaxONNXBytes = 256 << 20
 // onnx.helper.set_model_props does.
 const ONNXInputsKey = "mmds.inputs"
 
-// SupportedOps lists the ONNX operators ParseONNX accepts.
-var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", "Softmax", "Identity", "Flatten", "Constant", "Transpose"}
-
 // ParseONNX reads a privatizer network exported to ONNX (e.g. by
-// torch.onnx.export of an nn.Sequential of nn.Linear and activations) and
-// converts it to the same MLP as the JSON layout. The graph must be a chain
-// from one input tensor of width 2, holding (x, r) in the order of the
-// metadata entry ONNXInputsKey (default x, r; names as Network.Inputs, so
-// a one-hot x is declared "x=0,…,x=n−1,r" and the input is that wide), to
-// one output of width 1 (or m after a Softmax), made of
+// torch.onnx.export of an nn.Sequential of nn.Linear, nn.BatchNorm1d and
+// activations) and converts it to the same MLP as the JSON layout. The graph
+// must be a chain from one input tensor of width 2, holding (x, r) in the
+// order of the metadata entry ONNXInputsKey (default x, r; names as
+// Network.Inputs, so a one-hot x is declared "x=0,…,x=n−1,r" and the input
+// is that wide), to one output of width 1 (or m after a Softmax), made of
 //
 //   - Gemm (alpha, beta, transB; transA = 0) or MatMul with a constant
 //     weight, optionally followed by Add of a constant bias: a linear layer;
+//   - BatchNormalization in inference mode: folded into the linear layer
+//     before it (an identity layer when there is none), its runtime
+//     roundings recorded for EvalBound;
 //   - Relu, Sigmoid, Tanh: the activation of the preceding linear layer;
 //     Softmax (axis 1 or −1 on the [batch, m] chain), the last one's: a
 //     categorical network;
-//   - Identity, Flatten (axis 1) and Constant: no computation; Transpose of
-//     a constant matrix: a constant.
+//   - LeakyRelu and Clip (Relu6, Hardtanh, torch.clamp): lowered exactly
+//     into ReLU units (lowerPL), so the region walk stays exact;
+//   - Identity, Dropout (inference), Flatten, Squeeze, Unsqueeze and
+//     Reshape by a constant shape where they keep the batch axis (a shape
+//     no-op on the values; the chain's shape is tracked), and Constant: no
+//     computation; Transpose of a constant matrix: a constant.
 //
 // A model whose forward pass takes x and r as two tensors and concatenates
 // them is read too: its two inputs must be named x and r (their order is the
@@ -47,8 +51,11 @@ var supportedOps = []string{"Gemm", "MatMul", "Add", "Relu", "Sigmoid", "Tanh", 
 // n values.
 //
 // Weights are initializers or Constant nodes of type float or double. Any
-// other operator is an error naming it; a truncated or corrupt file is an
-// error saying so. name is the file name for messages.
+// other operator is an error naming it, the node, the operators supported
+// and the fix; a truncated or corrupt file is an error saying so. name is
+// the file name for messages. The network returned is the folded and
+// lowered one: its JSON and ONNX forms (WriteJSON, WriteONNX) are plain
+// Gemm/activation chains computing the same function.
 func ParseONNX(data []byte, name string) (*Network, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: ONNX network %s: %s", ErrInput, name, fmt.Sprintf(format, args...))
@@ -58,7 +65,7 @@ func ParseONNX(data []byte, name string) (*Network, error) {
 		return nil, err
 	}
 	g := mp.GetGraph()
-	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}}
+	c := &onnxChain{bad: bad, consts: map[string]*onnxpb.TensorProto{}, opset: defaultOpset(mp)}
 	if err := c.readConsts(g); err != nil {
 		return nil, err
 	}
@@ -148,6 +155,9 @@ func decodeONNX(data []byte, bad func(string, ...any) error) (*onnxpb.ModelProto
 		return nil, bad("%v", err)
 	}
 	for i, n := range g.GetNode() {
+		if err := checkOp(n); err != nil {
+			return nil, bad("node %d (%q) %v", i, clip(n.GetName()), err)
+		}
 		if err := checkAttrs(n); err != nil {
 			return nil, bad("node %d (%q, op %s): %v", i, clip(n.GetName()), safefile.Path(clip(n.GetOpType())), err)
 		}
@@ -185,9 +195,13 @@ func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 			inputs = append(inputs, in)
 		}
 	}
-	c.rank2 = true
+	rank2 := true
 	for _, in := range inputs {
-		c.rank2 = c.rank2 && len(in.GetType().GetTensorType().GetShape().GetDim()) == 2
+		dims := in.GetType().GetTensorType().GetShape().GetDim()
+		rank2 = rank2 && len(dims) == 2
+		if len(dims) > 0 {
+			c.batch = dims[0].GetDimValue() // 0 when dynamic
+		}
 	}
 	switch len(inputs) {
 	case 1:
@@ -195,6 +209,7 @@ func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 		if v := lastDim(inputs[0]); v != 0 && v != int64(c.width) {
 			return -1, c.bad("input %q has width %d: want %d, the inputs %s", clip(c.cur), v, c.width, short(m.Inputs))
 		}
+		c.setShape(rank2)
 		return -1, nil
 	case 2:
 		order, at, out, err := joinInputs(g, inputs)
@@ -202,6 +217,7 @@ func (c *onnxChain) start(g *onnxpb.GraphProto, m *Network) (int, error) {
 			return -1, c.bad("%v", err)
 		}
 		m.Inputs, c.cur, c.width = order, out, len(order)
+		c.setShape(rank2)
 		return at, nil
 	}
 	return -1, c.bad("%d input tensors: want one of shape [batch, 2] holding (x, r), or two named x and r of shape [batch, 1] joined by a Concat", len(inputs))
@@ -336,10 +352,18 @@ type onnxChain struct {
 	bad    func(string, ...any) error
 	consts map[string]*onnxpb.TensorProto
 	cur    string // the tensor holding the chain's current activations
-	rank2  bool   // every graph input declares the rank-2 shape [batch, width]
 	width  int    // its width
-	layers []Layer
-	linear bool // cur is the output of the last layer's affine map (no activation yet)
+	opset  int64  // the default domain's operator set version (0: none)
+	// batch is the batch size the graph inputs declare (0: dynamic).
+	batch int64
+	// shape is the chain tensor's shape after its batch axis, [width] for
+	// [batch, width], when known: the graph inputs declare their rank, or
+	// a Gemm fixed it. lost: a Squeeze without axes made the rank depend
+	// on the batch size; only elementwise operators may follow.
+	shape       []int64
+	known, lost bool
+	layers      []Layer
+	linear      bool // cur is the output of the last layer's affine map (no activation yet)
 	// params and units count the parameters and hidden units so far.
 	params, units int64
 	// float32: some weight is a float tensor, so the network runs in
@@ -352,18 +376,18 @@ type onnxChain struct {
 func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	op := n.GetOpType()
 	where := fmt.Sprintf("node %d (%q, op %s)", i, clip(n.GetName()), safefile.Path(clip(op)))
-	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return c.bad("%s: operator domain %q is not supported; supported: %s of the default domain", where, clip(d), strings.Join(supportedOps, ", "))
-	}
 	if op == "Constant" {
 		return nil
 	}
-	if !onnxSupported(op) {
-		return c.bad("%s: operator %s is not supported; supported: %s", where, safefile.Path(clip(op)), strings.Join(supportedOps, ", "))
+	if op == "Concat" {
+		return c.bad("%s: a Concat other than the one joining the inputs x and r: the graph must be a chain of layers", where)
 	}
 	ins, outs := n.GetInput(), n.GetOutput()
-	if len(outs) < 1 {
-		return c.bad("%s: no output", where)
+	switch {
+	case op == "BatchNormalization" && len(outs) > 1:
+		return c.bad("%s: %d outputs (the batch statistics of training mode): BatchNormalization then normalizes by the batch's own statistics; call model.eval() before torch.onnx.export", where, len(outs))
+	case len(outs) != 1 && !(op == "Dropout" && len(outs) == 2):
+		return c.bad("%s: %d outputs: want one", where, len(outs))
 	}
 	if done, err := c.constant(where, n); done || err != nil {
 		return err
@@ -383,23 +407,41 @@ func (c *onnxChain) node(i int, n *onnxpb.NodeProto) error {
 	if len(data) != 1 || data[0] != c.cur {
 		return c.bad("%s: reads %q, but the graph must be a chain through %q (one tensor flowing from the input to the output)", where, data, c.cur)
 	}
+	if op != "Add" && ins[0] != c.cur {
+		return c.bad("%s: the chain %q must be its first input", where, clip(c.cur))
+	}
+	if err := c.checkShape(where, op); err != nil {
+		return err
+	}
 	var err error
 	switch op {
 	case "Identity":
-	case "Flatten":
-		if ax, ok := intAttr(n, "axis"); ok && ax != 1 {
-			return c.bad("%s: axis %d: only axis 1 (a no-op on [batch, width]) is supported", where, ax)
-		}
+	case "Dropout":
+		err = c.dropout(where, n, ins)
+	case "Flatten", "Squeeze", "Unsqueeze", "Reshape":
+		err = c.reshape(where, n, ins)
 	case "Gemm":
 		err = c.gemm(where, n, ins, cs)
 	case "MatMul":
 		err = c.matmul(where, ins, cs)
 	case "Add":
-		err = c.add(where, cs)
+		err = c.add(where, cs, 1)
+	case "Sub":
+		err = c.add(where, cs, -1)
+	case "BatchNormalization":
+		err = c.batchNorm(where, n, ins)
 	case "Relu", "Sigmoid", "Tanh":
 		err = c.activation(where, map[string]Activation{"Relu": ReLU, "Sigmoid": Sigmoid, "Tanh": Tanh}[op])
+	case "LeakyRelu":
+		err = c.leakyRelu(where, n)
+	case "Clip":
+		err = c.clipOp(where, n, ins)
 	case "Softmax":
 		err = c.softmax(where, n)
+	case "Transpose":
+		err = c.bad("%s: Transpose of the chain %q: only constant weights may be transposed", where, clip(c.cur))
+	default: // checkOp lets through only the operators above
+		err = c.bad("%s: operator %s is not supported", where, safefile.Path(clip(op)))
 	}
 	if err != nil {
 		return err
@@ -438,19 +480,10 @@ func (c *onnxChain) softmax(where string, n *onnxpb.NodeProto) error {
 	if ax, ok := intAttr(n, "axis"); ok && ax != 1 && ax != -1 {
 		return c.bad("%s: axis %d: want the last axis (1 or -1)", where, ax)
 	}
-	if !c.rank2 {
-		return c.bad("%s: Softmax on a chain whose inputs do not declare the shape [batch, width]: over which axes it normalizes depends on the rank", where)
+	if !c.canonical() {
+		return c.bad("%s: Softmax on a chain whose shape is not known to be [batch, width]: over which axes it normalizes depends on the rank", where)
 	}
 	return c.activation(where, Softmax)
-}
-
-func onnxSupported(op string) bool {
-	for _, s := range supportedOps {
-		if s == op {
-			return true
-		}
-	}
-	return false
 }
 
 // gemm: Y = alpha·A·op(B) + beta·C with A the chain, op(B) = B or Bᵀ.
@@ -522,6 +555,9 @@ func (c *onnxChain) gemm(where string, n *onnxpb.NodeProto, ins []string, cs []*
 	}
 	c.push(Layer{W: w, B: bias})
 	c.folds[len(c.folds)-1] = f
+	if c.known { // Gemm's output is [batch, out]
+		c.shape = []int64{int64(len(w))}
+	}
 	return nil
 }
 
@@ -542,24 +578,31 @@ func (c *onnxChain) matmul(where string, ins []string, cs []*onnxpb.TensorProto)
 	}
 	w := matrix(b, dims, false, 1)
 	c.push(Layer{W: w, B: make([]float64, len(w))})
+	if c.known { // MatMul maps the last axis
+		c.shape[len(c.shape)-1] = int64(len(w))
+	}
 	return nil
 }
 
-// add: the chain plus a constant, folded into the last layer's bias when it
+// add: the chain plus sign times a constant (Add, or Sub of a constant from
+// the chain: negation is exact), folded into the last layer's bias when it
 // has no activation yet, else a new identity-weight layer.
-func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto) error {
+func (c *onnxChain) add(where string, cs []*onnxpb.TensorProto, sign float64) error {
 	if len(cs) != 1 {
-		return c.bad("%s: want the chain plus a constant bias", where)
+		return c.bad("%s: want the chain plus or minus a constant bias", where)
 	}
 	v, dims, err := c.tensor(where, "bias", cs[0])
 	if err != nil {
 		return err
 	}
+	for i := range v {
+		v[i] *= sign
+	}
 	if len(dims) > 2 || len(dims) == 2 && dims[0] != 1 {
 		// A higher-rank bias would broadcast the chain to that rank.
 		return c.bad("%s: bias of shape %v: want [width] or [1, width]", where, dims)
 	}
-	if !c.linear {
+	if !c.open() {
 		if err := c.identity(where); err != nil {
 			return err
 		}
@@ -702,8 +745,14 @@ func addBroadcast(dst, v []float64, scale float64) error {
 }
 
 // tensor decodes a float or double tensor, stored inline (typed fields or
-// raw little-endian bytes), and checks its size against its dims.
+// raw little-endian bytes), and checks its size against its dims and that
+// every entry is finite.
 func (c *onnxChain) tensor(where, what string, t *onnxpb.TensorProto) ([]float64, []int64, error) {
+	return c.values(where, what, t, true)
+}
+
+// values is tensor, refusing NaN always and infinite entries when finite.
+func (c *onnxChain) values(where, what string, t *onnxpb.TensorProto, finite bool) ([]float64, []int64, error) {
 	if t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		return nil, nil, c.bad("%s: %s %q is stored in an external file: save the model with its weights inside", where, what, clip(t.GetName()))
 	}
@@ -752,7 +801,7 @@ func (c *onnxChain) tensor(where, what string, t *onnxpb.TensorProto) ([]float64
 		}
 	}
 	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if math.IsNaN(x) || finite && math.IsInf(x, 0) {
 			return nil, nil, c.bad("%s: %s %q entry %d is %v: weights must be finite", where, what, clip(t.GetName()), i, x)
 		}
 	}
@@ -801,6 +850,14 @@ func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.Tenso
 var attrSpecs = map[string]map[string]onnxpb.AttributeProto_AttributeType{
 	"Gemm":      {"alpha": onnxpb.AttributeProto_FLOAT, "beta": onnxpb.AttributeProto_FLOAT, "transA": onnxpb.AttributeProto_INT, "transB": onnxpb.AttributeProto_INT},
 	"Flatten":   {"axis": onnxpb.AttributeProto_INT},
+	"Squeeze":   {"axes": onnxpb.AttributeProto_INTS},
+	"Unsqueeze": {"axes": onnxpb.AttributeProto_INTS},
+	"Reshape":   {"allowzero": onnxpb.AttributeProto_INT},
+	"Dropout":   {"ratio": onnxpb.AttributeProto_FLOAT, "seed": onnxpb.AttributeProto_INT, "is_test": onnxpb.AttributeProto_INT},
+	"LeakyRelu": {"alpha": onnxpb.AttributeProto_FLOAT},
+	"Clip":      {"min": onnxpb.AttributeProto_FLOAT, "max": onnxpb.AttributeProto_FLOAT},
+	"BatchNormalization": {"epsilon": onnxpb.AttributeProto_FLOAT, "momentum": onnxpb.AttributeProto_FLOAT,
+		"training_mode": onnxpb.AttributeProto_INT, "spatial": onnxpb.AttributeProto_INT, "is_test": onnxpb.AttributeProto_INT},
 	"Softmax":   {"axis": onnxpb.AttributeProto_INT},
 	"Concat":    {"axis": onnxpb.AttributeProto_INT},
 	"Transpose": {"perm": onnxpb.AttributeProto_INTS},

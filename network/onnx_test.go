@@ -139,7 +139,7 @@ func TestONNXErrors(t *testing.T) {
 		{"int64.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{i64, b}, []string{"xr"}, "k"), "data type INT64"},
 		{"nan.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{nan, b}, []string{"xr"}, "k"), "NaN: weights must be finite"},
 		{"short.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{short, b}, []string{"xr"}, "k"), "1 values for shape [1 2]"},
-		{"conv.onnx", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), "operator Conv is not supported"},
+		{"conv.onnx", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), `node 0 ("k") is Conv: supported operators are Gemm, MatMul`},
 		{"branch.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "must be a chain"},
 		{"width.onnx", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W3"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})},
 			[]*onnxpb.TensorProto{f32Tensor("W3", []int64{1, 3}, 1, 2, 3)}, []string{"xr"}, "k"), "takes 3 inputs, but the chain has width 2"},

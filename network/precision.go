@@ -13,11 +13,19 @@ const (
 	u64 = 0x1p-53
 )
 
-// activationUlps is the relative error, in units of u, granted to a
-// runtime's sigmoid and tanh (correctly rounded to within a few ulps in
-// PyTorch, ONNX Runtime and libm); the smallest normal number of the
-// format is an absolute allowance for results in its subnormal range.
-const activationUlps = 4
+// The rounding model of a runtime's elementwise functions. A runtime's
+// sigmoid, tanh and exp are granted activationUlps ulps of their value
+// (relative error activationUlps·u): PyTorch's vectorized functions (Sleef)
+// and libm are within 1–4 ulps, ONNX Runtime's (MLAS: rational and
+// polynomial approximations after Eigen's) within a few; the sigmoid and
+// tanh also get an absolute u, which covers runtimes that clamp their
+// argument (MLAS's logistic at |z| = 18, where σ(−18) ≈ 1.5e-8 < 2⁻²⁴, and
+// its tanh at |z| = 9); the smallest normal number of the format is a
+// further absolute allowance for results in its subnormal range. Sums and
+// products are IEEE 754 roundings in any order, with or without fused
+// multiply-adds (an FMA rounds once where a product and a sum round twice,
+// so Higham's γ_n bounds still hold).
+const activationUlps = 8
 
 // roundoff returns the unit roundoff u of p, its largest finite value, and
 // the smallest normal number (the subnormal allowance).
@@ -63,6 +71,9 @@ type fold struct {
 	// biasMag[j] is Σ of the magnitudes of unit j's bias parts, |β·C_j| +
 	// Σ|v_j| (≥ |b_j|; nil: |b_j|).
 	biasMag []float64
+	// bn, when not nil, is a batch normalization folded into the layer,
+	// which the runtime computes after the affine map (bnFold.bound).
+	bn *bnFold
 }
 
 // foldOf returns layer l's fold (the identity fold when there is none).
@@ -101,18 +112,16 @@ func (m *Network) EvalBound(x, r float64) (k, delta float64, err error) {
 // into p and returns δ, a bound on Σ_f |s_rt,f − s_f|, the ℓ1 distance
 // between the law a runtime in m.Precision releases and the one mmds
 // computes. With D the largest logit error (EvalBound's per-unit bound on
-// the softmax layer's z) and m labels,
+// the softmax layer's z), T = 1 − max_f s_f and m labels,
 //
-//	δ = 2D + (a + 2)(u + u') + γ_m(u) + γ_m(u') + (u + u')·m/e + 2m(t + t'),
+//	δ = min(2D, 4D·e^{2D}·T) + (a + 2)(u + u') + γ_m(u) + γ_m(u') + (u + u')·m/e + 2m(t + t'),
 //
-// where 2D bounds ‖s(z + Δ) − s(z)‖₁ for |Δ_f| ≤ D (the softmax's Jacobian
-// diag(s) − s sᵀ maps Δ to Σ_f s_f|Δ_f − s·Δ| ≤ 2D), and the rest is the
-// runtime's (and mmds's, u' = 2⁻⁵³) own rounding of exp(z_f − max z)/Σ:
-// a = 4 ulps per exponential, the sum's γ_m, the division or reciprocal
-// and its product, the smallest normals t, t' for subnormal results, and the
-// subtraction's error u·y_f in the exponent, y_f = max z − z_f, which moves
-// s_f by s_f·y_f·u ≤ u/e (s_f ≤ e^{−y_f}). The rounding part does not depend
-// on (x, r), so δ(x, ·) is convex between the breakpoints where D is.
+// where the first term bounds ‖s(z + Δ) − s(z)‖₁ for |Δ_f| ≤ D (softmaxShift)
+// and the rest is the runtime's (and mmds's, u' = 2⁻⁵³) own rounding of
+// exp(z_f − max z)/Σ: a = 8 ulps per exponential, the sum's γ_m, the
+// division or reciprocal and its product, the smallest normals t, t' for
+// subnormal results, and the subtraction's error u·y_f in the exponent, y_f
+// = max z − z_f, which moves s_f by s_f·y_f·u ≤ u/e (s_f ≤ e^{−y_f}).
 func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, error) {
 	if !m.Categorical() {
 		return nil, 0, m.errorf("ProbsBound of a network with one output (use EvalBound)")
@@ -123,12 +132,57 @@ func (m *Network) ProbsBound(x, r float64, p []float64) ([]float64, float64, err
 // probsBound is ProbsBound for a runtime in precision p, with the folds or
 // not.
 func (m *Network) probsBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, error) {
-	z, d, err := m.outputBound(x, r, p, folded, dst)
+	s, d, t, err := m.probsState(x, r, p, folded, dst)
 	if err != nil {
 		return nil, 0, err
 	}
+	return s, softmaxBound(p, len(s), d, t), nil
+}
+
+// probsState writes the softmax at (x, r) into dst and returns it with the
+// largest logit error D (precision p) and a bound on T = 1 − max_f s_f of
+// the exact softmax of mmds's logits (the computed sum of the other labels
+// plus mmds's own rounding of it).
+func (m *Network) probsState(x, r float64, p Precision, folded bool, dst []float64) (s []float64, d, t float64, err error) {
+	z, d, err := m.outputBound(x, r, p, folded, dst)
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	SoftmaxInPlace(z)
-	return z, (2*d + softmaxRounding(p, len(z))) * (1 + 0x1p-40), nil
+	top := 0
+	for f, v := range z {
+		if v > z[top] {
+			top = f
+		}
+	}
+	for f, v := range z {
+		if f != top {
+			t += v
+		}
+	}
+	return z, d, min(1, t*(1+0x1p-40)+softmaxRounding(Float64, len(z))), nil
+}
+
+// softmaxBound is ProbsBound's δ for m labels in precision p from the
+// largest logit error d and the bound t on 1 − max_f s_f (softmaxShift).
+func softmaxBound(p Precision, m int, d, t float64) float64 {
+	return (softmaxShift(d, t) + softmaxRounding(p, m)) * (1 + 0x1p-40)
+}
+
+// softmaxShift bounds ‖s(z + Δ) − s(z)‖₁ over |Δ_f| ≤ d, given
+// 1 − max_f s_f(z) ≤ t: min(2d, 4d·e^{2d}·t). Along w = z + τΔ the
+// derivative is J(w)Δ, J = diag(s) − s sᵀ, and Σ_f s_f(w)|Δ_f − s(w)·Δ| is
+// at most 2d (each |Δ_f − s·Δ| ≤ 2d) and at most 4d·(1 − s_f*(w)) for f* the
+// largest label at z (|Δ_f* − s·Δ| = |Σ_{g≠f*} s_g(Δ_f* − Δ_g)| ≤ 2d(1 −
+// s_f*), and the other labels weigh 1 − s_f* in all); since each ratio
+// s_g/s_f* grows by at most e^{2τd} along the path, 1 − s_f*(w) ≤
+// e^{2d}(1 − s_f*(z)). A near one-hot softmax is thus almost insensitive to
+// its logits' rounding, as a runtime's is.
+func softmaxShift(d, t float64) float64 {
+	if !(d < 1) {
+		return 2 * d
+	}
+	return min(2*d, 4*d*math.Exp(2*d)*t*(1+0x1p-40))
 }
 
 // outputBound appends the output units at (x, r) (a softmax layer's
@@ -204,36 +258,48 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 		if folded {
 			f = m.foldOf(l)
 		}
-		g := gamma(len(a)+1+f.ops, u) + gamma(len(a)+1+f.ops, u64)
 		na, ne = na[:len(ly.W)], ne[:len(ly.W)]
 		for j, row := range ly.W {
 			bm := math.Abs(ly.B[j])
 			if f.biasMag != nil {
 				bm = f.biasMag[j]
 			}
-			z, prod, prop := ly.B[j], 0.0, 0.0
+			z, prod, prop, terms := ly.B[j], 0.0, 0.0, 0
 			for i, wt := range row {
 				z += wt * a[i]
 				aw := math.Abs(wt)
 				prod += aw * (math.Abs(a[i]) + e[i])
 				prop += aw * e[i]
+				if wt != 0 {
+					terms++
+				}
 			}
+			// A zero weight's product is an exact 0, and adding it to a
+			// partial sum is exact: only the terms count.
+			n := terms + 1 + f.ops
+			g := gamma(n, u) + gamma(n, u64)
 			mag := bm + prod
 			if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
 				return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
 			}
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
 			// covers its own rounding.
-			dz := (g*mag + prop + float64(2*(len(row)+1+f.ops))*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			dz := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			if f.bn != nil {
+				var ok bool
+				if dz, ok = f.bn.bound(j, a, e, f, p); !ok {
+					return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): its affine map or batch normalization may leave %v's range", ErrPrecision, m.Name, l, j, x, r, p)
+				}
+			}
 			v := z
 			if ly.Act != Softmax {
 				v = ly.Act.apply(z)
 			}
 			switch ly.Act {
 			case Sigmoid:
-				dz = 0.25*dz + activationUlps*(u+u64)*(math.Abs(v)+0.25*dz) + tiny
+				dz = 0.25*dz + activationUlps*(u+u64)*(math.Abs(v)+0.25*dz) + u + tiny
 			case Tanh:
-				dz = dz + activationUlps*(u+u64)*(math.Abs(v)+dz) + tiny
+				dz = dz + activationUlps*(u+u64)*(math.Abs(v)+dz) + u + tiny
 			}
 			na[j], ne[j] = v, dz
 		}

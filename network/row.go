@@ -23,15 +23,12 @@ type Row struct {
 	// RWalk]; Samples the number of points at which the softmax was taken.
 	Pieces  int `json:"pieces"`
 	Samples int `json:"samples"`
-	// Rounding is the largest ℓ1 forward error bound δ(x, r) (ProbsBound,
-	// in the network's precision) at the breakpoints in [−RRound, RRound]
-	// and at r = 0 and ±RRound, plus 2·2Φ(−RRound) for the rest of the
-	// line: δ(x, ·) is convex between breakpoints, so this is its sup, and
-	// the row a runtime releases is within it of P (up to Bound). With
-	// sigmoid or tanh layers it is the largest δ at the samples, times
-	// Π(1 + 2γ) for the computed magnitudes, plus Lip(D)·(widest step)
-	// for between them (ExpectRow).
-	Rounding float64 `json:"rounding,omitempty"`
+	// Rounding bounds E_R[δ(x, R)], δ the ℓ1 forward error bound of
+	// ProbsBound in the network's precision (meanRounding): the row a
+	// runtime releases is within it of the exact one, in ℓ1. RoundingSup
+	// bounds δ(x, r) over |r| ≤ RRound, for reports.
+	Rounding    float64 `json:"rounding,omitempty"`
+	RoundingSup float64 `json:"rounding_sup,omitempty"`
 }
 
 // rowK is the constant of ExpectRow's interpolation bound: Σ_f |s_f − P_f|
@@ -111,7 +108,7 @@ func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	return ri.finish()
+	return ri.finish(ctx)
 }
 
 // rowIntegrator integrates the softmax of a categorical network region by
@@ -163,11 +160,6 @@ func (ri *rowIntegrator) region(ctx context.Context, w *walker, a, b float64, v,
 		return err
 	}
 	ri.row.Walk = max(ri.row.Walk, wp+dmax)
-	for _, r := range [2]float64{a, b} {
-		if err := ri.round(r); err != nil {
-			return err
-		}
-	}
 	if a == -RWalk {
 		ri.softmaxAt(a, a, ri.ends[0])
 	}
@@ -232,19 +224,6 @@ func (ri *rowIntegrator) crossCheck(a, b, wp float64, at func(r float64, s []flo
 func (m *Network) probsError(x, r float64, p []float64) (float64, error) {
 	_, d, err := m.probsBound(x, r, Float64, false, p)
 	return d, err
-}
-
-// round records the ℓ1 forward error bound at r in the row's Rounding.
-func (ri *rowIntegrator) round(r float64) error {
-	if r < -RRound || r > RRound {
-		return nil
-	}
-	_, d, err := ri.m.ProbsBound(ri.x, r, ri.s)
-	if err != nil {
-		return err
-	}
-	ri.row.Rounding = max(ri.row.Rounding, d)
-	return nil
 }
 
 // panel integrates (lo, hi), part of the region that starts at r0, by
@@ -398,7 +377,7 @@ func nodeErrors(n stdnormal.Node) (t, phi float64) {
 }
 
 // finish adds the tails and the end rounding, and checks the result.
-func (ri *rowIntegrator) finish() (Row, error) {
+func (ri *rowIntegrator) finish(ctx context.Context) (Row, error) {
 	m, row := ri.m, ri.row
 	tail := stdnormal.Mass(math.Inf(-1), -RWalk)
 	for f := range row.P {
@@ -407,19 +386,11 @@ func (ri *rowIntegrator) finish() (Row, error) {
 			return row, m.errorf("E_R[softmax(z(%g, R))] = %v: the network overflows", ri.x, row.P[f])
 		}
 	}
-	if row.Walk > ri.tol {
-		return row, fmt.Errorf("%w: %v network %s: the law at x = %g: the region walk's float64 rounding bound %.3g (a unit whose sign cannot be decided, times the weights after it) is above the tolerance %.3g", ErrPrecision, m.Precision, m.Name, ri.x, row.Walk, ri.tol)
+	rb, err := m.meanRounding(ctx, ri.x)
+	if err != nil {
+		return row, err
 	}
-	for _, r := range []float64{-RRound, 0, RRound} {
-		if err := ri.round(r); err != nil {
-			return row, err
-		}
-	}
-	if sr := ri.smooth; sr != nil {
-		// δ between the points where it was taken (roundingLip).
-		row.Rounding = (row.Rounding*sr.jitter + sr.lipD*sr.gap) * (1 + 0x1p-40)
-	}
-	row.Rounding += 4 * stdnormal.Mass(math.Inf(-1), -RRound)
+	row.Rounding, row.RoundingSup = rb.Mean, rb.Sup
 	// The walk's error moves every sample by up to Walk in ℓ1, and the
 	// quadratic through three samples is within 1.25 (its Lebesgue
 	// constant) times that of the one through the exact samples.

@@ -16,11 +16,6 @@ type smoothRow struct {
 	in, fw, sa, sb []float64 // scratch of the network's width
 	s1, s2, t1, t2 []float64
 	mag, e         []float64 // the prefix output's magnitude and error on a region
-	// lipD bounds |∂D/∂r| for the largest logit error bound D(x, r) of
-	// ProbsBound; gap is the widest step between the points of
-	// [−RRound, RRound] where ProbsBound was taken; jitter the relative
-	// allowance for the computed magnitudes in D (smoothRounding).
-	lipD, gap, jitter float64
 }
 
 // expectSmooth integrates the row of a network with a smooth suffix (see
@@ -32,7 +27,6 @@ func (ri *rowIntegrator) expectSmooth(ctx context.Context, w *walker) (Row, erro
 	for _, p := range []*[]float64{&sr.in, &sr.fw, &sr.sa, &sr.sb, &sr.s1, &sr.s2, &sr.t1, &sr.t2, &sr.mag, &sr.e} {
 		*p = make([]float64, wd)
 	}
-	sr.lipD, sr.jitter = m.roundingLip()
 	ri.smooth = sr
 	err := w.walk(ctx, ri.x, func(a, b float64, v, d []float64) error {
 		return ri.smoothRegion(ctx, w, a, b, v, d)
@@ -40,7 +34,7 @@ func (ri *rowIntegrator) expectSmooth(ctx context.Context, w *walker) (Row, erro
 	if err != nil {
 		return Row{}, err
 	}
-	return ri.finish()
+	return ri.finish(ctx)
 }
 
 // sampleSmooth writes the walk's law at r into s: the smooth layers and the
@@ -133,13 +127,7 @@ func (ri *rowIntegrator) smoothPanel(lo, hi, r0 float64, v, d []float64, k float
 	}
 	step := (hi - lo) / float64(n)
 	ri.bound += step * step / 8 * k * mass * (1 + 0x1p-40)
-	if lo < RRound && hi > -RRound {
-		sr.gap = max(sr.gap, step)
-	}
 	sr.sampleSmooth(lo, r0, v, d, sr.sa)
-	if err := ri.round(lo); err != nil {
-		return err
-	}
 	na := stdnormal.NewNode(lo)
 	for i := 1; i <= n; i++ {
 		rb := lo + float64(i)*step
@@ -147,9 +135,6 @@ func (ri *rowIntegrator) smoothPanel(lo, hi, r0 float64, v, d []float64, k float
 			rb = hi
 		}
 		sr.sampleSmooth(rb, r0, v, d, sr.sb)
-		if err := ri.round(rb); err != nil {
-			return err
-		}
 		nb := stdnormal.NewNode(rb)
 		ri.linear(na, nb, sr.sa, sr.sb)
 		copy(sr.sa, sr.sb)
@@ -231,18 +216,21 @@ func smoothLogitError(layers []Layer, mag, e, t, u []float64) float64 {
 	return out
 }
 
-// roundingLip returns a bound on |∂D/∂r|, D(x, r) the largest logit error
-// bound of ProbsBound (the network's precision, folds included), with the
-// magnitudes |a_i| exact, and the relative allowance for the computed
-// magnitudes. Per unit, |a_i| moves by at most L_i·|Δr| (L the Lipschitz
-// bounds of lipschitzR, per unit) and the error bound e_i by E_i·|Δr|:
-// E′_j = G1·(γ·Σ|w|(L_i + E_i) + Σ|w|E_i) plus 4 ulps (u + u') of the
-// activation's L′_j + G1·(…), the input r contributing u (float32) to E.
-// The computed |a_i| is within e_i of the exact one, which moves each
-// layer's γ·Σ|w|(|a_i| + e_i) by at most γ·Σ|w|·2e_i ≤ 2γ·dz_j: the sup
-// of δ between two points where it was taken is thus at most Π_l(1 +
-// 2γ_l) times the larger of them plus 2·(gap/2)·lipD.
-func (m *Network) roundingLip() (lipD, jitter float64) {
+// roundingLip returns L, a bound on |∂δ*/∂r| for δ* the forward error
+// bound of EvalBound with the magnitudes |a_i| exact (for a categorical
+// network, of the largest logit error D*), in the network's precision
+// (folds included); Z, a bound on |∂z_f/∂r| of the logits (categorical
+// only); and the relative allowance J for the computed magnitudes. Per unit,
+// |a_i| moves by at most L_i·|Δr| (L the Lipschitz bounds of lipschitzR,
+// per unit) and the error bound e_i by E_i·|Δr|: E′_j = G1·(γ·Σ|w|(L_i +
+// E_i) + Σ|w|E_i) plus the activation's allowance of 8 ulps (u + u') of L′_j
+// + G1·(…), the input r contributing u (float32) to E. The computed |a_i|
+// is within e_i of the exact one, which moves each layer's γ·Σ|w|(|a_i| +
+// e_i) by at most γ·Σ|w|·2e_i ≤ 2γ·dz_j: δ*(r) ≤ Π_l(1 + 2γ_l)·δ(r) = J·δ(r)
+// where δ was computed, and between two such points δ* ≤ J·max + L·gap/2.
+// A layer with a folded batch normalization has its own (bnFold.lip,
+// bnFold.k).
+func (m *Network) roundingLip() (lip, z, jitter float64) {
 	u, _, _ := m.Precision.roundoff()
 	la := m.noiseColumn(make([]float64, len(m.Inputs)))
 	le := make([]float64, len(la))
@@ -256,6 +244,9 @@ func (m *Network) roundingLip() (lipD, jitter float64) {
 		f := m.foldOf(l)
 		g := gamma(len(la)+1+f.ops, u) + gamma(len(la)+1+f.ops, u64)
 		jitter *= 1 + 2*g
+		if f.bn != nil {
+			jitter *= 1 + 3*f.bn.k(u, len(la))
+		}
 		g1, _ := ly.Act.derivBounds()
 		na, ne := make([]float64, len(ly.W)), make([]float64, len(ly.W))
 		for j, row := range ly.W {
@@ -266,8 +257,11 @@ func (m *Network) roundingLip() (lipD, jitter float64) {
 				se += aw * le[i]
 			}
 			dz := (g*(sa+se) + se) * (1 + 0x1p-40)
+			if f.bn != nil {
+				dz = f.bn.lip(j, la, le, g, m.Precision)
+			}
 			if ly.Act == Softmax {
-				lipD = max(lipD, dz)
+				lip, z = max(lip, dz), max(z, sa)
 				continue
 			}
 			na[j], ne[j] = g1*sa, g1*dz
@@ -277,5 +271,8 @@ func (m *Network) roundingLip() (lipD, jitter float64) {
 		}
 		la, le = na, ne
 	}
-	return lipD * (1 + 0x1p-40), jitter * (1 + 0x1p-40)
+	if !m.Categorical() {
+		lip = le[0]
+	}
+	return lip * (1 + 0x1p-39), z * (1 + 0x1p-40), jitter * (1 + 0x1p-40)
 }

@@ -143,7 +143,7 @@ func TestNetworkBinaryLosses(t *testing.T) {
 		if r.Losses.Recon != m.ReconLoss(s) || r.Losses.Adv[0] != m.AdvLosses(s)[0] {
 			t.Errorf("%s: %+v, Appendix B %v %v", f, r.Losses, m.ReconLoss(s), m.AdvLosses(s))
 		}
-		if want := 2 * max(e0.Bound+e0.Rounding, e1.Bound+e1.Rounding); r.Bound != want || r.Exact != n.PiecewiseLinear() {
+		if want := privatizer.RiskShift(m.Finite(), []float64{2 * (e0.Bound + e0.Rounding), 2 * (e1.Bound + e1.Rounding)}); r.Bound != want || r.Exact != n.PiecewiseLinear() {
 			t.Errorf("%s: bound %v exact %v; want %v, %v", f, r.Bound, r.Exact, want, n.PiecewiseLinear())
 		}
 		if err := r.Losses.Validate(); err != nil {

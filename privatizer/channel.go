@@ -135,32 +135,27 @@ func (c *Channel) SumError() float64 {
 }
 
 // Bound is the stated error of the losses FiniteLosses and BinaryLosses
-// return for c on m: 2·SumError·max L, max L the largest loss of any
-// observer (1 for a 0-1 loss).
+// return for c on m: RiskShift of 2·|Σ_f P[x][f] − 1| per row (with 0-1
+// losses, Σ_x π(x)·|Σ_f P[x][f] − 1|).
 //
 // The losses are those of the renormalized rows P̂_x = P_x/Σ_x, but a row
 // that sums to 1 − ε_x says nothing about where its missing mass goes: a
 // channel deployed from the file may put it on an output that reveals X. Any
 // probability vector within ℓ1 distance ε_x of P_x (the deployed channels
 // the file is consistent with) lies within 2ε_x of P̂_x (‖P̂_x − P_x‖₁ =
-// ε_x), and a Bayes risk Σ_{f,v} min_a Σ_x π(x)P(f|x)W(v|x)L(x, a) moves by
-// at most Σ_x π(x)·‖ΔP_x‖₁·max L under a change ΔP, so every certified loss
-// is within Bound of the loss of any such channel. Without it a row 1e-6
-// short could hide 1e-6·max L of leakage behind an error of 0.
+// ε_x), so every certified loss is within Bound of the loss of any such
+// channel (RiskShift). Without it a row 1e-6 short could hide leakage behind
+// an error of 0.
 func (c *Channel) Bound(m mip.Finite) float64 {
-	maxL := 0.0
-	for _, o := range append([]mip.Observer{m.Recon}, m.Adv...) {
-		if o.Loss == nil {
-			maxL = max(maxL, 1)
-			continue
+	l1 := make([]float64, len(c.P))
+	for x, row := range c.P {
+		var s float64
+		for _, v := range row {
+			s += v
 		}
-		for _, row := range o.Loss {
-			for _, l := range row {
-				maxL = max(maxL, math.Abs(l))
-			}
-		}
+		l1[x] = 2 * math.Abs(s-1)
 	}
-	return 2 * c.SumError() * maxL
+	return RiskShift(m, l1)
 }
 
 // FiniteLosses returns the exact Bayes losses of the channel on the finite

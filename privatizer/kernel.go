@@ -120,6 +120,23 @@ func (f File) Name() string {
 	return ""
 }
 
+// Renamed is f under another file's name, sharing its tables (for a file
+// whose bytes are another's: a privatizer is never written to once read).
+func (f File) Renamed(name string) File {
+	switch {
+	case f.Network != nil:
+		n := *f.Network
+		n.Name, f.Network = name, &n
+	case f.Channel != nil:
+		c := *f.Channel
+		c.Name, f.Channel = name, &c
+	case f.Kernel != nil:
+		k := *f.Kernel
+		k.Name, f.Kernel = name, &k
+	}
+	return f
+}
+
 // Numbers is how many float64s f's privatizer holds in memory: a network's
 // weights and biases, a channel's entries, a kernel's edges and table.
 func (f File) Numbers() int64 {

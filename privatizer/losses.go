@@ -14,11 +14,6 @@ import (
 // of E_R[k(x, R)].
 const DefaultTol = network.DefaultTol
 
-// DefaultRoundingTol is the default largest forward error bound sup δ (of
-// the network's precision, float32 or float64) a
-// certificate on a binary or finite model accepts: 1e-6 on P(F = 1 | x).
-const DefaultRoundingTol = 1e-6
-
 // ProbSlack is how far outside [0, 1] a network's output may stray on a
 // binary or finite model before it is refused as not a probability: float32
 // weights exported from PyTorch round a probability of exactly 1 (a clamp
@@ -44,9 +39,9 @@ type NetworkLosses struct {
 	// of the network as a runtime in its precision computes it.
 	Bound float64 `json:"bound"`
 	Exact bool    `json:"exact"`
-	// Rounding is the largest forward error bound δ of the rows, in the
-	// network's precision: each runtime p_x (each runtime row, in ℓ1, for
-	// a categorical network) is within it of the exact one.
+	// Rounding is the part of Bound that the runtime's rounding accounts
+	// for: RiskShift of the rows' mean forward error bounds
+	// (network.Expectation.Rounding, Row.Rounding).
 	Rounding float64 `json:"rounding,omitempty"`
 }
 
@@ -128,16 +123,19 @@ func CategoricalChannel(ctx context.Context, m *network.Network, n int, tol floa
 	return c, rows, nil
 }
 
-// FiniteLosses returns the certified Bayes losses of the network on the
-// finite model m, whose X takes the values 0..n−1 (the network's x input):
-// the exact losses of its channel (Channel.FiniteLosses). Each p_x is within
-// ε_x of E_R[k(x, R)], so each row moves by 2ε_x in ℓ1 and each Bayes risk
-// by at most Σ_x π(x)·2ε_x·max L ≤ 2·max_x ε_x·max L. A float32 runtime's
-// p_x moves by a further δ_x (Expectation.Rounding), so Bound is
-// 2·max_x (ε_x + δ_x)·max L. A categorical network's rows carry ℓ1 bounds
-// ε_x (network.Row.Bound) and δ_x (Row.Rounding) directly; renormalizing a
-// row moves it by |Σ_f P_f − 1| ≤ ε_x more, so Bound is
-// 2·max_x (ε_x + δ_x)·max L as well.
+// NetworkFiniteLosses returns the certified Bayes losses of the network on
+// the finite model m, whose X takes the values 0..n−1 (the network's x
+// input): the exact losses of its channel (Channel.FiniteLosses). Row x of
+// the channel a runtime releases, P_rt(· | x), and the certified row P̂_x
+// both sum to 1, and
+//
+//	‖P_rt(· | x) − P̂_x‖₁ ≤ 2(ε_x + δ_x)  (two labels: |p_rt − p̂| ≤ ε_x + δ_x),
+//	‖P_rt(· | x) − P̂_x‖₁ ≤ 2ε_x + δ_x    (a categorical row, renormalized),
+//
+// ε_x the quadrature's bound (network.Expectation.Bound, Row.Bound: the
+// renormalization moves a row by |Σ_f P_f − 1| ≤ ε_x more) and δ_x the mean
+// forward error bound of the network's precision (Expectation.Rounding,
+// Row.Rounding). Bound is RiskShift of these distances.
 func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
@@ -154,13 +152,12 @@ func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 		return nil, err
 	}
 	r := &NetworkLosses{Channel: c, Rows: rows, Losses: l, Exact: true}
-	var eps float64
-	for _, e := range rows {
-		eps = max(eps, e.Bound+e.Rounding)
-		r.Rounding = max(r.Rounding, e.Rounding)
+	all, rnd := make([]float64, len(rows)), make([]float64, len(rows))
+	for x, e := range rows {
+		all[x], rnd[x] = 2*(e.Bound+e.Rounding), 2*e.Rounding
 		r.Exact = r.Exact && e.Exact
 	}
-	r.Bound = 2 * eps * maxLoss(fm)
+	r.Bound, r.Rounding = RiskShift(fm, all), RiskShift(fm, rnd)
 	return r, nil
 }
 
@@ -175,13 +172,56 @@ func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, t
 		return nil, err
 	}
 	r := &NetworkLosses{Channel: c, Laws: rows, Losses: l}
-	var eps float64
-	for _, row := range rows {
-		eps = max(eps, row.Bound+row.Rounding)
-		r.Rounding = max(r.Rounding, row.Rounding)
+	all, rnd := make([]float64, len(rows)), make([]float64, len(rows))
+	for x, row := range rows {
+		all[x], rnd[x] = 2*row.Bound+row.Rounding, row.Rounding
 	}
-	r.Bound = 2 * eps * maxLoss(fm)
+	r.Bound, r.Rounding = RiskShift(fm, all), RiskShift(fm, rnd)
 	return r, nil
+}
+
+// RiskShift bounds how far any observer's Bayes risk on m moves when each
+// row x of a channel moves by at most l1[x] in ℓ1 between two laws (both
+// rows summing to 1): max over observers of
+//
+//	Σ_x π(x)·l1[x]·(max_a L(x, a) − min_a L(x, a))/2.
+//
+// For P′ = P + Δ the risk Σ_{f,v} min_a Σ_x π(x)P′(f|x)W(v|x)L(x, a) is at
+// most its value at P's minimizers a*_{fv}, R(P) + Σ_x π(x) Σ_f Δ(f|x)c_x(f)
+// with c_x(f) = Σ_v W(v|x)L(x, a*_{fv}) in [min_a L(x, a), max_a L(x, a)];
+// since Σ_f Δ(f|x) = 0, Σ_f Δ(f|x)c_x(f) ≤ ‖Δ_x‖₁·(max − min)/2, and the
+// same from P′'s minimizers bounds the other side. With 0-1 losses the
+// factor is 1/2: a row moved by ε in ℓ1 moves a risk by at most π(x)·ε/2.
+// A row count other than |X| returns +Inf: no number, no verdict.
+func RiskShift(m mip.Finite, l1 []float64) float64 {
+	if len(l1) != len(m.Prior) {
+		return math.Inf(1)
+	}
+	var shift float64
+	for _, o := range append([]mip.Observer{m.Recon}, m.Adv...) {
+		var s float64
+		for x, e := range l1 {
+			s += m.Prior[x] * e * lossRange(o, x, len(m.Prior)) / 2
+		}
+		shift = max(shift, s)
+	}
+	return shift * (1 + 0x1p-40)
+}
+
+// lossRange is max_a L(x, a) − min_a L(x, a) for observer o (1 for the 0-1
+// loss on n ≥ 2 estimates).
+func lossRange(o mip.Observer, x, n int) float64 {
+	if o.Loss == nil {
+		if n < 2 {
+			return 0
+		}
+		return 1
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range o.Loss[x] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi - lo
 }
 
 // BinaryLosses returns the certified MAP 0-1 losses of the network on the
@@ -203,21 +243,4 @@ func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, 
 	s := mip.Privatizer{S0: r.S0(), S1: r.S1()}
 	r.Losses = loss.New(b.ReconLoss(s), b.AdvLosses(s))
 	return r, nil
-}
-
-// maxLoss is the largest entry of any observer's loss matrix (1 for 0-1).
-func maxLoss(fm mip.Finite) float64 {
-	l := 0.0
-	for _, o := range append([]mip.Observer{fm.Recon}, fm.Adv...) {
-		if o.Loss == nil {
-			l = max(l, 1)
-			continue
-		}
-		for _, row := range o.Loss {
-			for _, v := range row {
-				l = max(l, math.Abs(v))
-			}
-		}
-	}
-	return l
 }

@@ -114,7 +114,10 @@ func TestRedTeam2Float64SummationOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Losses.MinAdv > 0.01 {
+	// The runtime's loss, 0, must lie in the certified interval: the
+	// rounding is part of the stated error (a verdict then says cannot
+	// certify, the error being far above its limit).
+	if r.Losses.MinAdv-r.Bound > 0 {
 		t.Errorf("certified min adversary loss %v (bound %g), but the float64 runtime releases F = 1 − X (loss 0)", r.Losses.MinAdv, r.Bound)
 	}
 }

@@ -118,15 +118,18 @@ func (d Dir) checkSubfolder(sub string) error {
 	return nil
 }
 
-// ReadModel returns the bytes of model.json, read once (ReadFile).
+// ReadModel returns the bytes of model.json, read once (Dir.Read).
 func (d Dir) ReadModel(ctx context.Context) ([]byte, error) {
-	return ReadFile(ctx, d.Path(ModelFile))
+	return d.Read(ctx, ModelFile)
 }
 
-// ReadFile reads a file of a results directory once: a regular file of at
-// most 256 MiB (safefile.Read).
-func ReadFile(ctx context.Context, path string) ([]byte, error) {
-	b, err := safefile.Read(ctx, path, maxFileBytes)
+// Read reads the file rel of d once: a regular file of at most 256 MiB,
+// d's own (safefile.ReadIn: a results.json, model.json or record that is a
+// symbolic link out of d, or passes through one, is refused, so that a
+// results directory cannot make its reader parse, hash and quote a file of
+// its author's choosing).
+func (d Dir) Read(ctx context.Context, rel string) ([]byte, error) {
+	b, err := safefile.ReadIn(ctx, string(d), rel, safefile.Path(d.Path(rel)), maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w (is this a results directory of mmds train?)", err)
 	}
@@ -157,7 +160,7 @@ func (d Dir) WriteRecord(rel string, v any) error {
 // that does not decode is an error wrapping ErrResume.
 func (d Dir) ReadRecord(ctx context.Context, rel string, v any) (bool, error) {
 	path := d.Path(rel)
-	b, err := safefile.Read(ctx, path, maxFileBytes)
+	b, err := safefile.ReadIn(ctx, string(d), rel, safefile.Path(path), maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -19,7 +19,9 @@
 //
 // # Locks
 //
-// The writers of a results directory exclude each other with flock(2):
+// The writers of a results directory exclude each other with POSIX record
+// locks over whole files (open file description locks, which cluster file
+// systems keep coherent between nodes; lock_linux.go):
 //
 //	DIR/.lock               the run's lock: held exclusively by a whole-run writer
 //	                        (a sweep without a shard, which also merges), shared by
@@ -30,7 +32,11 @@
 // so a whole run excludes every shard and every shard the whole run, shards
 // of one run exclude only a second writer of the same shard, and shards of a
 // different count are refused (their thresholds overlap). The kernel releases
-// a flock however its holder exits, so a killed holder's lock is free at once.
+// such a lock however its holder exits, so a killed holder's lock is free at
+// once. Lock probes, before any work, that locking works on the directory's
+// file system: a failing lock call, a lock that is not enforced, or a mount
+// that keeps locks on one node is refused (ErrNoLocking) naming the file
+// system.
 // Lock files are never unlinked: release is close. (Unlinking before release
 // lets a newcomer lock a fresh file of the same name while the old holder
 // still holds the unlinked one: two writers.)

@@ -23,6 +23,13 @@ var ErrLocked = errors.New("rundir: results directory in use")
 // holding something other than a holder record.
 var ErrLockFile = errors.New("rundir: not an mmds lock file")
 
+// ErrNoLocking reports a results directory on a file system whose locks
+// cannot keep two writers apart: record locks fail there (ENOSYS on Lustre
+// mounted without flock, ENOLCK without a lock manager), are not enforced,
+// or are kept on one node only (NFS mounted local_lock=posix or nolock,
+// Lustre mounted localflock). The message names the file system.
+var ErrNoLocking = errors.New("rundir: no working locks on this file system")
+
 // ErrLayout reports a shard of a different shard count than the one the
 // results directory is bound to (LayoutFile).
 var ErrLayout = errors.New("rundir: shard layout")
@@ -68,20 +75,24 @@ func (d Dir) Lock(sh cluster.Shard) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	how := syscall.LOCK_EX
-	if sh.Sharded() {
-		how = syscall.LOCK_SH
+	if err := noLocalOnlyLocks(run); err != nil {
+		run.Close()
+		return nil, err
 	}
-	if err := flock(run, how); err != nil {
+	if err := lockRetrying(run, !sh.Sharded()); err != nil {
 		defer run.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("rundir: lock %s: %w", runPath, err)
+		if !errors.Is(err, errHeld) {
+			return nil, lockError(run, err)
 		}
 		if holder := holderOf(run); holder != "" {
 			return nil, fmt.Errorf("%w: %s is being trained as a whole or merged by another mmds train (%s; lock %s); wait for it, or stop it",
 				ErrLocked, d, holder, runPath)
 		}
 		return nil, fmt.Errorf("%w: %s is being trained by shards (%s); wait for them to finish, or stop them", ErrLocked, d, d.liveShards())
+	}
+	if err := probeLock(run); err != nil {
+		run.Close()
+		return nil, err
 	}
 	l := &Lock{run: run, own: run}
 	if sh.Sharded() {
@@ -118,17 +129,21 @@ func (d Dir) lockShard(l *Lock, sh cluster.Shard) error {
 	if err != nil {
 		return err
 	}
-	if err := flock(own, syscall.LOCK_EX); err != nil {
-		holder := holderOf(own)
-		own.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := lockRetrying(own, true); err != nil {
+		defer own.Close()
+		if errors.Is(err, errHeld) {
+			holder := holderOf(own)
 			if holder == "" {
 				holder = "holder unknown"
 			}
 			return fmt.Errorf("%w: shard %v of %s is being trained by another mmds train (%s; lock %s); wait for it, or stop it",
 				ErrLocked, sh, d, holder, path)
 		}
-		return fmt.Errorf("rundir: lock %s: %w", path, err)
+		return lockError(own, err)
+	}
+	if err := sameFile(own); err != nil {
+		own.Close()
+		return err
 	}
 	l.own = own
 	return nil
@@ -166,12 +181,12 @@ func (d Dir) ShardAlive(sh cluster.Shard) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	err = flockOnce(f, syscall.LOCK_SH)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	err = tryLock(f, false)
+	if errors.Is(err, errHeld) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("rundir: lock %s: %w", f.Name(), err)
+		return false, lockError(f, err)
 	}
 	return false, nil // closing f releases the probe
 }
@@ -227,24 +242,76 @@ func openLock(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// flock takes the lock without blocking, retrying briefly while it is held.
-func flock(f *os.File, how int) error {
+// errHeld is tryLock's answer when another open file holds a conflicting
+// lock.
+var errHeld = errors.New("held by another open file")
+
+// lockRetrying takes f's lock without blocking (tryLock), retrying briefly
+// while it is held.
+func lockRetrying(f *os.File, exclusive bool) error {
 	for try := 1; ; try++ {
-		err := flockOnce(f, how)
-		if !errors.Is(err, syscall.EWOULDBLOCK) || try == lockTries {
+		err := tryLock(f, exclusive)
+		if !errors.Is(err, errHeld) || try == lockTries {
 			return err
 		}
 		time.Sleep(lockRetry)
 	}
 }
 
-func flockOnce(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if err != syscall.EINTR {
-			return err
-		}
+// lockError is the error of a lock call on f that failed for another reason
+// than a holder: on a file system without record locks (ENOSYS, ENOLCK,
+// EOPNOTSUPP, EINVAL) an error wrapping ErrNoLocking that names the file
+// system.
+func lockError(f *os.File, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSYS), errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.EINVAL):
+		return fmt.Errorf("%w: locking %s failed (%v) on %s: mmds cannot keep two writers of the directory apart there; put --out on a file system with POSIX record locks (docs/cluster.md)",
+			ErrNoLocking, f.Name(), err, fileSystemOf(f))
 	}
+	return fmt.Errorf("rundir: lock %s: %w", f.Name(), err)
+}
+
+// probeLock checks, with f's lock held, that the lock is enforced: a second
+// open file description of the same file is refused an exclusive lock. A
+// file system that grants it keeps no one apart, and is refused
+// (ErrNoLocking) before any work. It also checks that the path still names
+// the file f holds (sameFile).
+func probeLock(f *os.File) error { return probeWith(f, tryLock) }
+
+// probeWith is probeLock with the lock call try.
+func probeWith(f *os.File, try func(*os.File, bool) error) error {
+	if err := sameFile(f); err != nil {
+		return err
+	}
+	g, err := openLock(f.Name(), os.O_RDWR)
+	if err != nil {
+		return err
+	}
+	err = try(g, true)
+	g.Close() // releases the probe's lock if it got one
+	switch {
+	case err == nil:
+		return fmt.Errorf("%w: %s grants a second exclusive lock on %s while this process holds one: its locks are not enforced, so mmds cannot keep two writers of the directory apart; put --out on a file system with POSIX record locks (docs/cluster.md)",
+			ErrNoLocking, fileSystemOf(f), f.Name())
+	case !errors.Is(err, errHeld):
+		return lockError(f, err)
+	}
+	return nil
+}
+
+// sameFile checks that f's path names the file f has open: a lock file
+// renamed or replaced between the open and the lock would let a second
+// writer lock a fresh file of the same name.
+func sameFile(f *os.File) error {
+	held, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("rundir: lock %s: %w", f.Name(), err)
+	}
+	now, err := os.Lstat(f.Name())
+	if err != nil || !os.SameFile(held, now) {
+		return fmt.Errorf("%w: %s was replaced while it was being locked; run again (and remove what replaced it if it is not mmds's)", ErrLockFile, f.Name())
+	}
+	return nil
 }
 
 var (

@@ -179,8 +179,42 @@ func TestLockNeverTwoHolders(t *testing.T) {
 	}
 }
 
-// TestLockHolderKilled: a holder killed by SIGKILL leaves its lock free (the
-// kernel releases a flock) and its record, which the next holder reports.
+// lockFolders are folders on the file systems this machine offers for the
+// lock tests: the test's temporary folder (ext4 on the build container),
+// /dev/shm (tmpfs) where it exists, and the folders MMDS_LOCK_DIRS lists
+// (separated by ':'; docs/cluster.md mounts xfs, btrfs and a FUSE file
+// system there).
+func lockFolders(t *testing.T) map[string]string {
+	dirs := map[string]string{"TempDir": t.TempDir()}
+	roots := []string{"/dev/shm"}
+	if v := os.Getenv("MMDS_LOCK_DIRS"); v != "" {
+		roots = append(roots, strings.Split(v, ":")...)
+	}
+	for _, root := range roots {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			continue
+		}
+		dir, err := os.MkdirTemp(root, "mmds-lock-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		dirs[root] = dir
+	}
+	for name, dir := range dirs {
+		if f, err := os.Open(dir); err == nil {
+			t.Logf("%s: %s", name, fileSystemOf(f))
+			f.Close()
+		}
+	}
+	return dirs
+}
+
+// TestLockHolderKilled: on every file system at hand, a lock held by
+// another live process (taken whole or by a shard) is refused, naming it;
+// killed by SIGKILL, the holder leaves its lock free (the kernel releases
+// a record lock with the holder's last descriptor) and its record, which
+// the next holder reports.
 func TestLockHolderKilled(t *testing.T) {
 	if dir := os.Getenv("MMDS_LOCK_HELPER"); dir != "" {
 		sh := whole
@@ -195,43 +229,59 @@ func TestLockHolderKilled(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	for _, sh := range []cluster.Shard{whole, shard(1, 2)} {
-		d := Dir(t.TempDir())
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderKilled$")
-		cmd.Env = append(os.Environ(), "MMDS_LOCK_HELPER="+string(d))
-		if sh.Sharded() {
-			cmd.Env = append(cmd.Env, "MMDS_LOCK_SHARD=1")
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 64)
-		n, _ := out.Read(buf)
-		if !strings.HasPrefix(string(buf[:n]), "locked") {
+	for fsName, root := range lockFolders(t) {
+		for _, sh := range []cluster.Shard{whole, shard(1, 2)} {
+			d := Dir(filepath.Join(root, fmt.Sprintf("run-%d", sh.Count)))
+			if err := os.Mkdir(string(d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderKilled$")
+			cmd.Env = append(os.Environ(), "MMDS_LOCK_HELPER="+string(d))
+			if sh.Sharded() {
+				cmd.Env = append(cmd.Env, "MMDS_LOCK_SHARD=1")
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 256)
+			n, _ := out.Read(buf)
+			if !strings.HasPrefix(string(buf[:n]), "locked") {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("%s: helper: %q", fsName, buf[:n])
+			}
+			if _, err := d.Lock(sh); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", cmd.Process.Pid)) {
+				t.Errorf("%s: %v held by a live process: %v, want ErrLocked naming it", fsName, sh, err)
+			}
+			if _, err := d.Lock(whole); !errors.Is(err, ErrLocked) {
+				t.Errorf("%s: the whole run beside %v held by a live process: %v, want ErrLocked", fsName, sh, err)
+			}
+			if alive, _ := d.ShardAlive(shard(1, 2)); alive != sh.Sharded() {
+				t.Errorf("%s: ShardAlive with %v held by a live process: %v", fsName, sh, alive)
+			}
+			if sh.Sharded() {
+				l, err := d.Lock(shard(2, 2))
+				if err != nil {
+					t.Errorf("%s: shard 2/2 beside a live shard 1/2: %v", fsName, err)
+				} else {
+					l.Unlock()
+				}
+			}
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("helper: %q", buf[:n])
+			l, err := d.Lock(sh)
+			if err != nil {
+				t.Fatalf("%s: %v after its holder was killed: %v", fsName, sh, err)
+			}
+			if want := fmt.Sprintf("pid %d on ", cmd.Process.Pid); !strings.HasPrefix(l.TookOver, want) {
+				t.Errorf("%s: took over %q; want %q…", fsName, l.TookOver, want)
+			}
+			l.Unlock()
 		}
-		if _, err := d.Lock(sh); !errors.Is(err, ErrLocked) {
-			t.Errorf("%v held by a live process: %v, want ErrLocked", sh, err)
-		}
-		if alive, _ := d.ShardAlive(shard(1, 2)); alive != sh.Sharded() {
-			t.Errorf("ShardAlive with %v held by a live process: %v", sh, alive)
-		}
-		cmd.Process.Kill()
-		cmd.Wait()
-		l, err := d.Lock(sh)
-		if err != nil {
-			t.Fatalf("%v after its holder was killed: %v", sh, err)
-		}
-		if want := fmt.Sprintf("pid %d on ", cmd.Process.Pid); !strings.HasPrefix(l.TookOver, want) {
-			t.Errorf("took over %q; want %q…", l.TookOver, want)
-		}
-		l.Unlock()
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -227,14 +225,14 @@ func show(v any) string {
 var ErrCertPath = errors.New("verify: a certificate's file name must stay in its folder")
 
 // certPathError is a message of ResolveCertFile, matching ErrCertPath.
-type certPathError struct{ msg string }
+type certPathError struct {
+	msg string
+	err error // safefile's
+}
 
 func (e certPathError) Error() string        { return e.msg }
 func (e certPathError) Is(target error) bool { return target == ErrCertPath }
-
-func certPathErr(format string, args ...any) error {
-	return certPathError{fmt.Sprintf(format, args...)}
-}
+func (e certPathError) Unwrap() error        { return e.err }
 
 // CertFile is the name a certificate at certPath records for the file it
 // read at path: relative to the certificate's folder, with forward slashes
@@ -263,32 +261,17 @@ func CertFile(certPath, path string) string {
 // error wrapping ErrCertPath: a certificate must not make the reviewer's
 // mmds read, hash and name in messages files of the reviewer's choosing
 // only by knowing their path (keys, other projects' files). A file the
-// user names on the command line is taken as given instead.
+// user names on the command line is taken as given instead. The check is
+// safefile.CheckIn's; --check reads the files with safefile.ReadIn, which
+// makes it again where no link can be swapped in.
 func ResolveCertFile(certPath, name string) (string, error) {
-	shown := safefile.Excerpt(name)
-	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(name) {
-		return "", certPathErr("%s: want a plain relative file name", shown)
-	}
-	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
-		return "", certPathErr("%s is absolute: a certificate names its files relative to its own folder", shown)
-	}
-	clean := filepath.Clean(filepath.FromSlash(name))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", certPathErr("%s leaves the certificate's folder", shown)
-	}
-	dir := filepath.Dir(certPath)
-	path := filepath.Join(dir, clean)
-	// A link inside the folder may lead out of it: compare where both lead.
-	real, err := filepath.EvalSymlinks(path)
+	path, err := safefile.CheckIn(filepath.Dir(certPath), name)
 	if err != nil {
-		return path, nil // reading it reports what is wrong
-	}
-	rdir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return path, nil
-	}
-	if rel, err := filepath.Rel(rdir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", certPathErr("%s is a symbolic link out of the certificate's folder", shown)
+		msg := strings.Replace(err.Error(), "its folder", "the certificate's folder", 1)
+		if errors.Is(err, safefile.ErrOutside) {
+			msg += ": a certificate names its files relative to its own folder"
+		}
+		return "", certPathError{msg, err}
 	}
 	return path, nil
 }

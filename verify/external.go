@@ -45,6 +45,37 @@ func ReadInputNamed(ctx context.Context, d float64, path, name string) (Input, e
 	return parseInput(d, path, name, b)
 }
 
+// ReadEntry reads the privatizer file of e once: ReadInputNamed for a file
+// the user named, else inside the folder of the file that names it
+// (safefile.ReadIn: nothing outside that folder is read).
+func ReadEntry(ctx context.Context, e Entry) (Input, error) {
+	b, err := readEntry(ctx, e)
+	if err != nil {
+		return Input{}, err
+	}
+	return parseInput(e.D, e.Privatizer, e.Name, b)
+}
+
+// readEntry returns the bytes of e's file (ReadEntry).
+func readEntry(ctx context.Context, e Entry) ([]byte, error) {
+	var b []byte
+	var err error
+	if e.Dir == "" {
+		b, err = safefile.ReadNamed(ctx, e.Privatizer, e.Name, privatizer.MaxFileBytes)
+	} else {
+		b, err = safefile.ReadIn(ctx, e.Dir, e.Rel, e.Name, privatizer.MaxFileBytes)
+	}
+	switch {
+	case err == nil:
+		return b, nil
+	case ctx.Err() != nil:
+		return nil, err
+	case errors.Is(err, safefile.ErrOutside):
+		return nil, fmt.Errorf("%w: %w: a file named in a list or a certificate must be in its folder (pass it with --privatizer)", privatizer.ErrInput, err)
+	}
+	return nil, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
+}
+
 // ParseInput parses and hashes the bytes b of the privatizer file path.
 func ParseInput(d float64, path string, b []byte) (Input, error) {
 	return parseInput(d, path, safefile.Path(path), b)
@@ -94,11 +125,16 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	if err != nil {
 		return nil, err
 	}
+	o.known = newKnownRefs()
 	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in))}
+	certs := make([]model.Certificate, len(in))
 	err = eachPoint(ctx, len(in), o.Workers, o.Progress, func(i int) (err error) {
-		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o)
+		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o, &certs[i])
 		return err
 	})
+	if err == nil {
+		err = confirmFindings(ctx, m, certs, o.Tol.Abs*m.LossScale(), o.known, rep.Points, o.Workers)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +143,9 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	return rep, nil
 }
 
-// certifyInput certifies input x as point i.
-func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options) (Point, error) {
+// certifyInput certifies input x as point i, leaving its certificate in
+// cert.
+func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options, cert *model.Certificate) (Point, error) {
 	c, err := m.CertifyFile(ctx, x.File, o.Model)
 	p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
@@ -123,5 +160,6 @@ func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options)
 	if err := Judge(ctx, m, c, o, &p); err != nil {
 		return p, fmt.Errorf("%s at D = %g: %w", x.Path, x.D, err)
 	}
+	*cert = c
 	return p, nil
 }

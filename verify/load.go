@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
@@ -33,17 +34,20 @@ type Run struct {
 	Results     *learn.Results
 	Model       model.Model
 	ModelSHA256 string
+	// held is the memory the run's files take (with a run's base): what
+	// Certify budgets its work beside.
+	held int64
 }
 
 // Load reads DIR/results.json and DIR/model.json, each once (regular files
-// only, rundir.ReadFile), parses the bytes it read and checks the binding
+// only, the folder's own: rundir.Dir.Read), parses the bytes it read and checks the binding
 // (learn.Results.CheckBinding). A folder marked as another kind than a
 // results directory is refused; one without a marker (written by an older
 // mmds) is read. A run on a user's data (mmds train data) has no model and
 // is refused: Open reads it. Every error wraps ErrInput (or ctx's error)
 // and names the file and what is wrong with it.
 func Load(ctx context.Context, dir string) (*Run, error) {
-	d, rb, mb, err := readDir(ctx, dir)
+	d, rb, mb, held, err := readDir(ctx, dir, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +59,7 @@ func Load(ctx context.Context, dir string) (*Run, error) {
 		return nil, fmt.Errorf("%w: %s holds a run on a user's data (mmds train data on %s): it has no model to hold it against; mmds verify reports its held-out losses",
 			ErrInput, dir, name)
 	}
-	return openRun(d, rb, mb)
+	return openRun(d, rb, mb, held)
 }
 
 // Open is Load for any results directory: a run on a model (the *Run) or
@@ -72,23 +76,26 @@ type OpenOptions struct {
 	// copy in the results directory named by the spec's base name
 	// (data.Spec.FileName). Its SHA-256 must be the one the spec records.
 	DataFile string
+	// MaxMemory is the memory budget in bytes (0: DefaultMaxMemory):
+	// results.json is measured against it before it is decoded.
+	MaxMemory int64
 }
 
 // OpenWith is Open with the reader's options.
 func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Run, *DataRun, error) {
-	d, rb, mb, err := readDir(ctx, dir)
+	d, rb, mb, held, err := readDir(ctx, dir, o.MaxMemory)
 	if err != nil {
 		return nil, nil, err
 	}
 	if data.IsFile(mb) {
-		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile)
+		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile, held, o.MaxMemory)
 		if err != nil {
 			return nil, nil, err
 		}
 		drun.Dir = dir
 		return nil, drun, nil
 	}
-	run, err := openRun(d, rb, mb)
+	run, err := openRun(d, rb, mb, held)
 	return run, nil, err
 }
 
@@ -99,33 +106,47 @@ func IsDataRun(ctx context.Context, dir string) bool {
 	return err == nil && data.IsFile(mb)
 }
 
-// readDir reads dir's results.json and model.json once each.
-func readDir(ctx context.Context, dir string) (rundir.Dir, *learn.Results, []byte, error) {
-	d := rundir.Dir(dir)
+// readDir reads dir's results.json and model.json once each, measuring
+// results.json before it is decoded: with a run's base, its bytes and what
+// they decode to must fit limit (0: DefaultMaxMemory), else an error
+// wrapping ErrMemory. held is that estimate.
+func readDir(ctx context.Context, dir string, limit int64) (d rundir.Dir, res *learn.Results, mb []byte, held int64, err error) {
+	d = rundir.Dir(dir)
 	if k, err := report.ReadKind(dir); err != nil || (k != "" && k != report.Results) {
 		if err == nil {
 			err = fmt.Errorf("%w: %s is a %s folder, not a results directory", report.ErrKind, dir, k)
 		}
-		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return d, nil, nil, 0, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	rb, err := learn.ReadResults(ctx, d)
+	rb, err := d.Read(ctx, rundir.ResultsFile)
 	if err != nil {
-		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return d, nil, nil, 0, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	mb, err := d.ReadModel(ctx)
+	name := d.Path(rundir.ResultsFile)
+	size, err := jsonconf.Measure(rb)
 	if err != nil {
-		return d, nil, nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return d, nil, nil, 0, fmt.Errorf("%w: %s: not a valid results file: %w", ErrInput, name, err)
 	}
-	return d, rb, mb, nil
+	held = baseMemory + int64(len(rb)) + size.Bytes()
+	if limit = maxMemory(limit); held > limit {
+		return d, nil, nil, 0, &MemoryError{Need: held, Limit: limit, What: fmt.Sprintf("%s reads as %s", name, About(int64(len(rb))+size.Bytes()))}
+	}
+	if res, err = learn.DecodeResults(rb, name); err != nil {
+		return d, nil, nil, 0, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if mb, err = d.ReadModel(ctx); err != nil {
+		return d, nil, nil, 0, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return d, res, mb, held, nil
 }
 
-// openRun checks a run on a model.
-func openRun(d rundir.Dir, rb *learn.Results, mb []byte) (*Run, error) {
+// openRun checks a run on a model whose files hold held bytes.
+func openRun(d rundir.Dir, rb *learn.Results, mb []byte, held int64) (*Run, error) {
 	run, err := newRun(rb, mb, d.Path(rundir.ResultsFile), d.Path(ModelFile))
 	if err != nil {
 		return nil, err
 	}
-	run.Dir = string(d)
+	run.Dir, run.held = string(d), held
 	return run, nil
 }
 

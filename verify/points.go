@@ -15,6 +15,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // ErrPoints marks an error in a points list's contents.
@@ -32,6 +33,25 @@ type Entry struct {
 	// (the list may be a link to a file that is not the author's: no
 	// message quotes more of it).
 	Name string `json:"-"`
+	// Dir, for a file named inside another (a points list, a
+	// certificate), is that file's folder and Rel the name as written:
+	// the file is read inside Dir (safefile.ReadIn). Empty for a file
+	// the user named on the command line, read as given.
+	Dir string `json:"-"`
+	Rel string `json:"-"`
+}
+
+// NamedIn is the entry for the file name, written in a file (a points
+// list, a certificate) whose folder is dir, at threshold d, named shown in
+// messages: a name that is absolute or leaves dir with ".." is an error
+// wrapping safefile.ErrOutside, before anything is opened; one that leaves
+// it through a symbolic link is refused when it is read.
+func NamedIn(d float64, dir, name, shown string) (Entry, error) {
+	clean, err := safefile.CheckName(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{D: d, Privatizer: filepath.Join(dir, clean), Name: shown, Dir: dir, Rel: clean}, nil
 }
 
 // ReadPoints reads a points list (safefile.Read): a JSON list
@@ -93,8 +113,9 @@ func parsePointsCSV(b []byte) ([]Entry, error) {
 	return ps, nil
 }
 
-// resolve checks entry i of the list path, names it and takes a relative
-// path from the list's folder.
+// resolve checks entry i of the list path and names it: its file is
+// taken from the list's folder (NamedIn), and a name that leaves it is
+// refused (pass such a file with --privatizer).
 func (e *Entry) resolve(i int, path string) error {
 	p := e.Privatizer
 	if p == "" {
@@ -103,10 +124,11 @@ func (e *Entry) resolve(i int, path string) error {
 	if strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(p) {
 		return fmt.Errorf("entry %d: privatizer %s: a path with control or non-printable characters (want a plain file name)", i+1, safefile.Excerpt(p))
 	}
-	e.Name = fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p))
-	if !filepath.IsAbs(p) {
-		e.Privatizer = filepath.Join(filepath.Dir(path), p)
+	ne, err := NamedIn(e.D, filepath.Dir(path), p, fmt.Sprintf("--points entry %d (%s)", i+1, safefile.Excerpt(p)))
+	if err != nil {
+		return fmt.Errorf("entry %d: privatizer %w: a list names files in its own folder (pass a file from elsewhere with --privatizer)", i+1, err)
 	}
+	*e = ne
 	return nil
 }
 
@@ -116,35 +138,68 @@ type pointsError struct{ err error }
 func (e pointsError) Error() string   { return e.err.Error() }
 func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
 
-// MaxInputNumbers bounds the float64s the privatizers of one certify run
-// hold in memory together (1 GiB): each file is capped on its own, but a
-// list may name one large file ten thousand times, and every input is read
-// before any work.
-const MaxInputNumbers = 1 << 27
-
-// ReadInputs reads every entry's file once (ReadInputNamed), before any
-// work; D must be finite and ≥ 0, and the privatizers together hold at most
-// MaxInputNumbers numbers.
-func ReadInputs(ctx context.Context, es []Entry) ([]Input, error) {
-	return readInputs(ctx, es, MaxInputNumbers)
-}
-
-// readInputs is ReadInputs with at most maxNumbers numbers in all.
-func readInputs(ctx context.Context, es []Entry, maxNumbers int64) ([]Input, error) {
+// ReadInputs reads every entry's file once (ReadEntry), before any work. D
+// must be finite and ≥ 0, and the files, parsed, must fit the memory
+// budget maxMemory (0: DefaultMaxMemory) with a run's base: each file is
+// measured before it is parsed (its dense size: a compact kernel table is
+// counted as the table it becomes), and refused with an error wrapping
+// ErrMemory when it would not fit. A file whose bytes are an earlier
+// entry's is parsed once and shared: a list that names one large file many
+// times holds it once.
+func ReadInputs(ctx context.Context, es []Entry, maxMemory int64) ([]Input, error) {
+	limit := maxMemory
+	if limit <= 0 {
+		limit = DefaultMaxMemory
+	}
 	var out []Input
-	var total int64
+	held := baseMemory
+	seen := map[string]privatizer.File{}
 	for _, e := range es {
 		if math.IsNaN(e.D) || math.IsInf(e.D, 0) || e.D < 0 {
 			return nil, pointsError{fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
 		}
-		in, err := ReadInputNamed(ctx, e.D, e.Privatizer, e.Name)
+		b, err := readEntry(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		if total += in.File.Numbers(); total > maxNumbers {
-			return nil, pointsError{fmt.Errorf("the privatizers up to %s hold more than %d numbers in all (%d MiB as float64): certify the list in parts", e.Name, maxNumbers, maxNumbers*8>>20)}
+		sum := SHA256(b)
+		if f, ok := seen[sum]; ok {
+			out = append(out, Input{D: e.D, Path: e.Privatizer, File: f.Renamed(e.Name), SHA256: sum})
+			continue
 		}
+		cost, err := fileCost(e.Privatizer, b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		if need := held + int64(len(b)) + cost; need > limit {
+			return nil, &MemoryError{Need: need, Limit: limit,
+				What: fmt.Sprintf("the privatizers up to %s hold %s once read, %s of it that file's", e.Name, About(need-baseMemory), About(int64(len(b))+cost))}
+		}
+		in, err := parseInput(e.D, e.Privatizer, e.Name, b)
+		if err != nil {
+			return nil, err
+		}
+		held += heldCost(in.File)
+		seen[sum] = in.File
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// CheckMemory refuses, before any work, certifying inputs with workers at
+// once within maxMemory bytes (0: DefaultMaxMemory): the run's base, the
+// privatizers held (each file once) and the working memory of the workers
+// largest certificates together; the error wraps ErrMemory.
+func CheckMemory(inputs []Input, workers int, maxMemory int64) error {
+	held := baseMemory
+	seen := map[string]bool{}
+	var works []int64
+	for _, in := range inputs {
+		if !seen[in.SHA256] {
+			seen[in.SHA256] = true
+			held += heldCost(in.File)
+		}
+		works = append(works, workCost(in.File))
+	}
+	return checkWork(maxMemory, held, works, workers)
 }

@@ -26,6 +26,12 @@ type Options struct {
 	// Progress, when set, is called with the number of points certified
 	// so far each time one is (serialized; for progress reports).
 	Progress func(done int) `json:"-"`
+	// MaxMemory is the run's memory budget in bytes (0:
+	// DefaultMaxMemory): Certify refuses a run whose files and work at
+	// Workers at once would need more, before any work (ErrMemory).
+	MaxMemory int64
+	// known caches the references of FINDINGs within a run.
+	known *knownRefs
 }
 
 // Learned are the trained estimators' test-split losses, as results.json
@@ -64,11 +70,21 @@ type Point struct {
 	Status    Status   `json:"status"`
 	Finalized bool     `json:"finalized"`
 	Learned   *Learned `json:"learned"`
-	// Certified are the exact Bayes losses of the learned privatizer; its
-	// reconstructor loss is the certified distortion D̂.
+	// Certified are the exact Bayes losses of the learned privatizer at the
+	// ends of their intervals a verdict assumes (loss.Intervals.SoundEnds);
+	// its reconstructor loss is the certified distortion D̂.
 	Certified *loss.Losses `json:"certified"`
-	// Change is the certificate's refinement change (its error estimate).
-	Change *float64 `json:"change"`
+	// CertifiedInterval is the interval of every certified loss, lower and
+	// upper end: proven where Change is a bound (networks and channels on
+	// binary and finite models, Gaussian networks — the runtime's rounding
+	// there under the model of docs/certify.md), the estimate's interval for
+	// a cell kernel.
+	CertifiedInterval *loss.Intervals `json:"certified_interval,omitempty"`
+	// Change is the certificate's stated error (its proven bound or error
+	// estimate; relative for Gaussian losses), and Rounding the part of it
+	// that the runtime's rounding accounts for (a network's precision).
+	Change   *float64 `json:"change"`
+	Rounding *float64 `json:"rounding,omitempty"`
 	// Optimum is the reference optimum at D̂ and OptimumAtD the one at D.
 	Optimum    *model.Optimum `json:"optimum"`
 	OptimumAtD *model.Optimum `json:"optimum_at_D"`
@@ -94,10 +110,11 @@ type Point struct {
 	AdvTol         *float64    `json:"adv_tolerance"`
 	Pass           bool        `json:"pass"`
 	Verdict        string      `json:"verdict"`
-	// BeatsBest (Gaussian): the certified minimum adversarial loss is
-	// below the best known mechanism's by more than the numbers' error, a
-	// finding the verdict names.
-	BeatsBest bool `json:"-"`
+	// BeatsBest (Gaussian): the point passes and its certified minimum
+	// adversarial loss is above that of every mechanism mmds knows by more
+	// than both numbers' errors (BestKnown), a finding the verdict names.
+	BeatsBest bool       `json:"-"`
+	BestKnown *BestKnown `json:"best_known,omitempty"`
 	// The model-specific certificate.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
@@ -148,6 +165,10 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
+		return nil, err
+	}
+	o.known = newKnownRefs()
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
 		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
 		Points: make([]Point, len(res.Config.D))}
@@ -159,20 +180,25 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 }
 
 // certifyPoints certifies every threshold of the run into pts (one per
-// threshold) with workers goroutines; the first error, in threshold order,
-// is returned.
+// threshold) with workers goroutines, then confirms the candidate
+// FINDINGs; the first error, in threshold order, is returned.
 func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, workers int) error {
 	res := run.Results
 	byIndex := make([]*learn.DResult, len(res.Config.D))
 	for i := range res.Points {
 		byIndex[res.Points[i].DIndex] = &res.Points[i]
 	}
-	return eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
-		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o); err != nil {
+	certs := make([]model.Certificate, len(pts))
+	err := eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
+		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o, &certs[i]); err != nil {
 			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return confirmFindings(ctx, run.Model, certs, o.Tol.Abs*run.Model.LossScale(), o.known, pts, workers)
 }
 
 // eachPoint calls certify(i) for i = 0..n−1 on workers goroutines (0:
@@ -218,8 +244,9 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 	return nil
 }
 
-// certifyPoint certifies threshold i, whose result is dp (nil: not trained).
-func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options) (Point, error) {
+// certifyPoint certifies threshold i, whose result is dp (nil: not
+// trained), leaving its certificate in cert.
+func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, cert *model.Certificate) (Point, error) {
 	d := run.Results.Config.D[i]
 	p := Point{DIndex: i, D: d}
 	switch {
@@ -243,6 +270,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
 		return p, err
 	}
+	*cert = c
 	p.Excess = excess(p.Learned, c.Losses, run.Model.Kind().BinaryRelease())
 	if !p.Learned.InBand {
 		p.Verdict += "; selected outside the protocol band"
@@ -274,9 +302,10 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if run.Model.Kind().CategoricalRelease() {
-		// Algorithm 1 on a finite X: the channel its network releases,
-		// certified as mmds certify certifies the exported file.
+	if run.Model.Kind().BinaryRelease() || run.Model.Kind().CategoricalRelease() {
+		// The channel the network releases (a binary model, or Algorithm 1
+		// on a finite X), certified by the same proven method as mmds
+		// certify certifies the exported file.
 		c, err := run.Model.CertifyFile(ctx, privatizer.File{Format: privatizer.FormatNetworkJSON, Network: n}, o.Model)
 		if errors.Is(err, privatizer.ErrInput) {
 			err = fmt.Errorf("%w: %w", ErrInput, err)
@@ -301,13 +330,24 @@ type contextCertifier interface {
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on
 // m: the certified losses, the optimum at D̂ and at D, the gaps, the band,
-// the tolerance and the verdict under the tolerances of o (Tau resolved).
+// the tolerance and the verdict under the tolerances of o (Tau resolved);
+// on a model that knows mechanisms beside its optimum, a passing point
+// that beats the best of them without the kernel search gets its
+// BestKnown, a FINDING's candidate (Certify and CertifyExternal then run
+// the kernel search for it).
 func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p *Point) error {
 	d := p.D
 	p.Gauss, p.Binary = c.Gauss, c.Binary
-	cert := c.Losses
+	cert, iv := c.Losses, c.Interval
 	change := c.Change
 	p.Certified, p.Change = &cert, &change
+	if len(iv.Adv) > 0 {
+		p.CertifiedInterval = &iv
+	}
+	if c.Rounding > 0 {
+		rnd := c.Rounding
+		p.Rounding = &rnd
+	}
 	dHat := max(cert.Recon, 0) // rounding can leave an exact loss of 0 at −1e-17
 	opt, err := m.Optimum(ctx, dHat, o.Model)
 	if err != nil {
@@ -341,16 +381,26 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	band := [2]float64{max(0, d-t.BandTau*t.Tau-t.DistSE*seD-abs), d + t.DistSE*seD + abs}
 	advTol := t.AdvSE*m.StdErr(ref, t.TestSize) + abs
 	p.DistortionBand, p.AdvTol = &band, &advTol
+	if !(c.Change <= t.Quad) {
+		// The interval is too wide for the verdict's stated-error limit:
+		// neither pass nor fail can be claimed.
+		p.Status, p.Pass = StatusCannotCertify, false
+		p.Verdict = fmt.Sprintf("%s: stated error %.2g above the limit %.2g (--tol-quad)", VerdictCannotCertify, c.Change, t.Quad)
+		if c.Rounding > t.Quad/2 {
+			p.Verdict = fmt.Sprintf("%s: stated error %.2g, of which %.2g the rounding of the network's runtime precision, above the limit %.2g (--tol-quad)", VerdictCannotCertify, c.Change, c.Rounding, t.Quad)
+		}
+		return nil
+	}
 	p.Pass, p.Verdict = Verdict(Assessment{
 		D: d, Recon: cert.Recon, MinAdv: cert.MinAdv, Optimum: ref,
 		BandLo: band[0], BandHi: band[1], AdvTol: advTol, Change: c.Change, QuadTol: t.Quad,
 		NumFloor: max(abs, c.Change*ref),
 	})
-	if g := opt.Gauss(); g != nil && *p.GapBest < -max(abs, c.Change*g.Best.MinAdv) {
-		p.BeatsBest = true
-		p.Verdict += "; beats the best known mechanism"
+	refs := o.known
+	if refs == nil {
+		refs = newKnownRefs()
 	}
-	return nil
+	return findingCandidate(ctx, m, c, abs, refs, p)
 }
 
 // cannotCertify marks p as a point whose certificate cannot be made sound,

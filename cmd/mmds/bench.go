@@ -260,8 +260,8 @@ column generation; a size neither certifies is refused (exit 3). The same versio
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, n := range f.openN {
-				if n < 5 || n > 8 {
-					return badInput("--open-n %d: each must be in [5, 8] (n = 4 is already in the library)", n)
+				if n < bench.MinOpenN || n > bench.MaxOpenN {
+					return badInput("--open-n %d: each must be in [%d, %d] (n = 4 is already in the library)", n, bench.MinOpenN, bench.MaxOpenN)
 				}
 			}
 			if err := checkPaths(report.OutFolder("DIR", args[0], report.BenchLibrary)); err != nil {
@@ -315,9 +315,12 @@ func newBenchRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run DIR",
 		Short: "Solve every instance of a library written by `mmds bench library`",
-		Long: `run reads DIR/manifest.json, checks each MPS file against its SHA-256, and solves
-it with HiGHS (the model read from the file) and the solvers asked for; every answer is
-checked against the file's model and the manifest's certified optimum and bound.
+		Long: `run reads DIR/manifest.json, checks each MPS file against its SHA-256, regenerates
+each instance from the library's version and seed (the same MPS text, or the instance is
+refused) and certifies its optimum again, and solves it with HiGHS (the model read from
+the file) and the solvers asked for; every answer is checked against the file's model and
+the optimum and bound mmds recomputed. An instance whose listed optimum or bound mmds does
+not recompute is refused (exit 2).
 By default it solves the library's benchmark set (the instances of benchmark.test,
 sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 --workers 2); --set collection (or all) solves every instance.`,
@@ -351,8 +354,17 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 			}
 			var ins []bench.Instance
 			f.libFiles = map[string]string{}
+			// The optimum and bound a solver is judged against are mmds's
+			// own: each instance is regenerated and certified again.
+			regen := bench.NewRegenerator(man)
 			for _, e := range man.Instances {
 				in, err := bench.LoadInstance(dir, e)
+				if err == nil {
+					in, err = regen.Recompute(cmd.Context(), in, e)
+				}
+				if err != nil && cmd.Context().Err() != nil {
+					return err
+				}
 				if err != nil {
 					return badInput("library %q: %v", dir, err)
 				}

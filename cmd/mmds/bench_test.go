@@ -161,7 +161,34 @@ func TestBenchLibraryAndRun(t *testing.T) {
 		!strings.Contains(errs, `--tier "open": the library has no instance of that tier (its tiers: easy, hard)`) {
 		t.Errorf("--tier open on a library without it: exit %d, %s", code, errs)
 	}
-	// A changed file is refused before any solve.
+	// An optimum moved in manifest.json, its lines deleted from mmds.solu
+	// and metadata.csv: mmds recomputes it from the library's version and
+	// seed and refuses the instance before any solve, in one line.
+	forged := filepath.Join(dir, "forged")
+	if err := os.CopyFS(forged, os.DirFS(lib)); err != nil {
+		t.Fatal(err)
+	}
+	first := keep[0].(map[string]any)
+	first["optimal_value"] = first["optimal_value"].(float64) / 2
+	data, _ = json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(forged, "manifest.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mmds.solu", "metadata.csv"} {
+		b, _ := os.ReadFile(filepath.Join(forged, name))
+		var lines []string
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if !strings.Contains(l, "bin-k1-i0-d0.25") {
+				lines = append(lines, l)
+			}
+		}
+		os.WriteFile(filepath.Join(forged, name), []byte(strings.Join(lines, "")), 0o644)
+	}
+	if code, out, errs := runCLI(t, "bench", "run", forged, "--tier", "easy"); code != exitUsage || out != "" ||
+		!strings.Contains(errs, `instance "bin-k1-i0-d0.25": optimal value -0.050791842186724986 in manifest.json, -0.10158368437344997 recomputed by mmds from library version 4 seed 1`) ||
+		strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("forged optimum without its cross-checks: exit %d, %s", code, errs)
+	}
 	// A changed file is refused before any solve (the SHA-256 is of the
 	// MPS text inside the gzip).
 	f := filepath.Join(lib, "bin-k1-i0-d0.25.mps.gz")

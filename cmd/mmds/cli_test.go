@@ -172,6 +172,13 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"train", "gauss", "--preset", ""}, `--preset "": empty: give paper or quick`},
 		{[]string{"train", "gauss", "--preset", "quick", "--out", ""}, `--out "": empty: give a folder`},
 		{[]string{"binary", "-o", ""}, `--output "": empty: give a file name`},
+		// An empty argument is not the current folder.
+		{[]string{"verify", ""}, "verify: argument 1 is empty: give DIR"},
+		{[]string{"plot", " "}, "plot: argument 1 is empty: give DIR"},
+		{[]string{"export", ""}, "export: argument 1 is empty: give DIR"},
+		{[]string{"bench", "library", ""}, "bench library: argument 1 is empty: give DIR"},
+		{[]string{"bench", "run", ""}, "bench run: argument 1 is empty: give DIR"},
+		{[]string{"train", ""}, "train: argument 1 is empty"},
 		{[]string{"train", "gauss", "--workers", "0"}, "--workers"},
 		{[]string{"train", "gauss", "--workers", "x"}, "--workers"},
 		{[]string{"train", "gauss", "--k8s-image", "x"}, "--k8s-image"},
@@ -235,6 +242,16 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"certify", "--model", fin, "--privatizer", kernel, "--d", "0.1"}, "kernel.json is a cell kernel"},
 		{[]string{"certify", "--model", gm, "--privatizer", kernelReveal, "--d", "2"}, `kreveal.json: "reveal" = 1`},
 		{[]string{"certify", "--model", gm, "--privatizer", kernelKey, "--d", "2"}, `"Reveal"`},
+		// optimum
+		{[]string{"optimum"}, "--model"},
+		{[]string{"optimum", "--model", missing}, "no-such.json"},
+		{[]string{"optimum", "--model", unknown}, "not a model file"},
+		{[]string{"optimum", "--model", fbad}, "not a valid finite model"},
+		{[]string{"optimum", "--model", bin, "--d", "-0.1"}, "--d"},
+		{[]string{"optimum", "--model", gm, "--d", "0.1", "--sweep", "0:1:3"}, "--sweep"},
+		{[]string{"optimum", "--model", fin, "--format", "xml"}, "--format"},
+		{[]string{"optimum", "--model", bin, "--max-points", "-1"}, "--max-points"},
+		{[]string{"optimum", "extra"}, "extra"},
 		// export
 		{[]string{"export", labelsBin, "--d", "0.1", "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 0.1 is the labels method's channel P(F | X)"},
 		{[]string{"export", labelsGauss, "--onnx", "-o", filepath.Join(dir, "p.onnx")}, "--onnx: the privatizer at D = 2 is the labels method's cell kernel"},
@@ -329,7 +346,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		line string // the words typed; the last is completed
 		want string // COMPREPLY, sorted, space-separated
 	}{
-		{"mmds ", "bench binary certify completion export finite gauss help plot train verify version"},
+		{"mmds ", "bench binary certify completion export finite gauss help optimum plot train verify version"},
 		{"mmds tr", "train"},
 		{"mmds train ", "binary data finite gauss"},
 		{"mmds train g", "gauss"},
@@ -399,6 +416,7 @@ func TestOutputFlagEverywhere(t *testing.T) {
 		{"binary", "--d", "0.1", "--format", "csv"},
 		{"finite", "--d", "0.1", "--format", "json"},
 		{"gauss", "--d", "1", "--format", "csv"},
+		{"optimum", "--model", "../../examples/finite-ternary.json", "--d", "0.1", "--format", "json"},
 		{"bench", "--quiet", "--format", "csv", "--n", "2:2", "--k", "1", "--fractions", "0.5"},
 	} {
 		code, want, errs := runCLI(t, args...)

@@ -382,7 +382,14 @@ func finiteNotes(sol mip.FiniteSolution) []string {
 		notes = append(notes, fmt.Sprintf("Global LP over %d candidate rays (%d hyperplanes, %d linear systems, enumerated in %s).",
 			len(g.Rays()), g.Hyperplanes, g.Subsets, g.EnumTime.Round(time.Microsecond)))
 	}
-	if sol.Method == mip.AlgorithmColGen {
+	colgen := sol.Method == mip.AlgorithmColGen
+	for _, o := range sol.Points {
+		if o.Fallback != "" {
+			colgen = true
+			notes = append(notes, fmt.Sprintf("D = %.6g: %s answered; the global LP did not (%s).", o.D, o.Method, o.Fallback))
+		}
+	}
+	if colgen {
 		notes = append(notes, "Column generation: γ is the master LP's value (the best privatizer found); upper is the Lagrangian bound certified by branch and bound over the reconstructor's decision rules (docs/finite.md).")
 	}
 	if sol.Method == mip.AlgorithmFixedMIP {
@@ -425,16 +432,19 @@ type finitePoint struct {
 	// recon_loss, adv_loss, min_adv_loss: null without a privatizer, whose
 	// losses are NaN with no adv_loss (mip.FiniteOptimum)
 	loss.Nullable[[]float64]
-	Outputs    int                `json:"outputs"`
-	Mechanism  [][]float64        `json:"mechanism"`
-	Method     string             `json:"method"`
-	Alphabet   int                `json:"alphabet"`
-	LowerBound bool               `json:"lower_bound"`
-	Status     string             `json:"status"`
-	MIPGap     float64            `json:"mip_gap"`
-	Nodes      int64              `json:"nodes"`
-	SolveMS    float64            `json:"solve_ms"`
-	Cert       *mip.Certificate   `json:"certificate,omitempty"`
+	Outputs    int              `json:"outputs"`
+	Mechanism  [][]float64      `json:"mechanism"`
+	Method     string           `json:"method"`
+	Alphabet   int              `json:"alphabet"`
+	LowerBound bool             `json:"lower_bound"`
+	Status     string           `json:"status"`
+	MIPGap     float64          `json:"mip_gap"`
+	Nodes      int64            `json:"nodes"`
+	SolveMS    float64          `json:"solve_ms"`
+	Cert       *mip.Certificate `json:"certificate,omitempty"`
+	// Fallback: why the global LP did not answer where column generation
+	// did (the point's method).
+	Fallback   string             `json:"fallback,omitempty"`
 	Iterations []finiteIterationJ `json:"iterations,omitempty"`
 }
 
@@ -473,7 +483,7 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
 			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.StatusText(), MIPGap: o.MIPGap, Nodes: o.Nodes,
-			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate,
+			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate, Fallback: o.Fallback,
 		}
 		for _, it := range o.Iterations {
 			p.Iterations = append(p.Iterations, finiteIterationJ{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,

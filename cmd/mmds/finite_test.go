@@ -199,6 +199,7 @@ func TestFiniteInfeasibleRows(t *testing.T) {
 	dir := t.TempDir()
 	loss := writeTestFile(t, dir, "loss.json", `{"prior": [0.5, 0.5], "reconstructor": {"channel": [[1], [1]], "loss": [[0.5, 1], [1, 0.5]]}, "adversaries": [{"channel": [[1], [1]]}]}`)
 	ternary := filepath.Join("..", "..", "examples", "finite-ternary.json")
+	exit1 := filepath.Join("..", "..", "mip", "testdata", "finite-exit1.json")
 	for _, tc := range []struct {
 		args       []string
 		infeasible []bool
@@ -209,6 +210,11 @@ func TestFiniteInfeasibleRows(t *testing.T) {
 		// Two outputs cannot reach D = 0.01 on the ternary model (F would
 		// have to identify X among three values).
 		{[]string{"--config", ternary, "--alphabet", "2", "--sweep", "0.01:0.2:3"}, []bool{true, false, false}},
+		// A valid model whose equilibrated ray LP HiGHS solved to a point
+		// missing a row by 3e-11 ended in exit 1: every threshold of its
+		// default sweep, and the one reported, is solved.
+		{[]string{"--config", exit1}, make([]bool, 11)},
+		{[]string{"--config", exit1, "--d", "0.03520845158028938"}, []bool{false}},
 	} {
 		code, out, errs := runCLI(t, append([]string{"finite", "--format", "json"}, tc.args...)...)
 		if code != 0 {

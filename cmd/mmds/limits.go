@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -19,6 +22,7 @@ import (
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/verify"
 )
 
 // limitFlags are the bounds every sweep takes (--max-points, --time-limit)
@@ -253,3 +257,39 @@ func (p pointsJSON[T]) MarshalJSON() ([]byte, error) {
 
 // endBar ends the progress report of work that has no bounds.
 func endBar(bar *progress.Bar, err error) { bar.Finish(doneOrStopped(err, sweep.StopNone)) }
+
+// maxMemoryFlag adds --max-memory, the run's memory budget (verify.ParseBytes).
+func maxMemoryFlag(f *pflag.FlagSet, p *string) {
+	f.StringVar(p, "max-memory", verify.Bytes(verify.DefaultMaxMemory), "memory budget of the run, checked before the work: the inputs once read (a compact kernel table counts as the table it becomes) and each worker's working memory; a whole number and a unit (B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB)")
+}
+
+// parseMaxMemory reads --max-memory before any work.
+func parseMaxMemory(s string) (int64, error) {
+	n, err := verify.ParseBytes(s)
+	if err != nil {
+		return 0, badInput("--max-memory %v", err)
+	}
+	return n, nil
+}
+
+// memoryError is the exit 2 of a run over its --max-memory, naming what it
+// needs; other errors are returned as they are.
+func memoryError(err error) error {
+	var me *verify.MemoryError
+	if !errors.As(err, &me) {
+		return err
+	}
+	return badInput("--max-memory %s: this run needs about %s (%s); raise --max-memory to at least %s, or run fewer --workers",
+		verify.Bytes(me.Limit), verify.About(me.Need), me.What, verify.Bytes(me.Need))
+}
+
+// applyMemoryLimit sets the Go runtime's memory limit for a run of budget
+// bytes (verify.SoftLimit) unless GOMEMLIMIT sets one, and returns what
+// restores the previous limit.
+func applyMemoryLimit(budget int64) func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(verify.SoftLimit(budget))
+	return func() { debug.SetMemoryLimit(prev) }
+}

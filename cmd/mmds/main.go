@@ -76,12 +76,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	// One line, escaped: a message may carry paths and names from files.
-	fmt.Fprintln(stderr, "mmds:", safefile.Printable(userLine(ctx, err)))
+	name := ""
+	if cmd != nil {
+		name = subcommand(cmd)
+	}
+	fmt.Fprintln(stderr, "mmds:", safefile.Printable(userLine(ctx, err, name)))
 	return exitStatus(ctx, err)
 }
 

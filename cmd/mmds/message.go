@@ -18,7 +18,10 @@ import (
 // permission denied" becomes "X: permission denied"), a path said twice in
 // a row, and "context canceled" (an interrupted command says so, and what
 // it kept).
-func userLine(ctx context.Context, err error) string {
+//
+// command is the running command's own prefix ("verify: ", subcommand), which
+// a message may begin with and which is kept though it reads like a package's.
+func userLine(ctx context.Context, err error, command string) string {
 	if ctx.Err() != nil {
 		return interruptedLine(ctx, err)
 	}
@@ -26,10 +29,14 @@ func userLine(ctx context.Context, err error) string {
 	if words := fileProblem(err); words != "" {
 		msg = fileLine(err, msg, words)
 	}
+	keep := ""
+	if command != "" && strings.HasPrefix(msg, command) {
+		keep, msg = command, msg[len(command):]
+	}
 	for prev := ""; prev != msg; {
 		prev, msg = msg, packagePrefix.ReplaceAllString(msg, "$1") // "learn: verify: " one at a time
 	}
-	return dropRepeats(msg)
+	return keep + dropRepeats(msg)
 }
 
 // interruptedLine says that a signal stopped the command and what it kept

@@ -25,38 +25,41 @@ func TestUserLine(t *testing.T) {
 	cancelTerm(stopSignal{syscall.SIGTERM})
 	pe := func(op, path string, errno syscall.Errno) error { return &fs.PathError{Op: op, Path: path, Err: errno} }
 	for _, tt := range []struct {
-		name string
-		ctx  context.Context
-		err  error
-		want string
-		code int
+		name    string
+		ctx     context.Context
+		err     error
+		want    string
+		code    int
+		command string // the running command's prefix
 	}{
 		{"package prefix", live, usageError{errors.New("invalid results directory: rundir: results directory does not match")},
-			"invalid results directory: results directory does not match", exitUsage},
-		{"nested prefixes", live, errors.New("learn: verify: bayes: loss 1 lies outside"), "loss 1 lies outside", exitFailure},
-		{"library prefix", live, errors.New("ONNX network f.onnx: proto:\u00a0cannot parse"), "ONNX network f.onnx: cannot parse", exitFailure},
-		{"a word, not a package", live, errors.New("mmds train data: the data file"), "mmds train data: the data file", exitFailure},
-		{"path twice", live, usageError{errors.New("--config m.json: m.json: not valid")}, "--config m.json: not valid", exitUsage},
+			"invalid results directory: results directory does not match", exitUsage, ""},
+		{"nested prefixes", live, errors.New("learn: verify: bayes: loss 1 lies outside"), "loss 1 lies outside", exitFailure, ""},
+		{"library prefix", live, errors.New("ONNX network f.onnx: proto:\u00a0cannot parse"), "ONNX network f.onnx: cannot parse", exitFailure, ""},
+		{"a word, not a package", live, errors.New("mmds train data: the data file"), "mmds train data: the data file", exitFailure, ""},
+		{"path twice", live, usageError{errors.New("--config m.json: m.json: not valid")}, "--config m.json: not valid", exitUsage, ""},
 		{"path twice after a name", live, usageError{errors.New("--privatizer net.onnx: ONNX network net.onnx: net.onnx: bad")},
-			"--privatizer net.onnx: ONNX network net.onnx: bad", exitUsage},
+			"--privatizer net.onnx: ONNX network net.onnx: bad", exitUsage, ""},
 		{"permission", live, fmt.Errorf("--out lib: %w", pe("mkdir", "lib/x", syscall.EACCES)),
-			"--out lib: lib/x: permission denied (choose a file or folder you can write to, or change its permissions)", exitUsage},
+			"--out lib: lib/x: permission denied (choose a file or folder you can write to, or change its permissions)", exitUsage, ""},
 		{"read-only", live, fmt.Errorf("writing: %w", pe("open", "r/results.json", syscall.EROFS)),
-			"writing: r/results.json: the file system is read-only (choose a folder on a writable one)", exitUsage},
+			"writing: r/results.json: the file system is read-only (choose a folder on a writable one)", exitUsage, ""},
 		{"full disk", live, pe("write", "r/t.json", syscall.ENOSPC),
-			"r/t.json: no space left on the disk (free some, or choose a folder on another disk)", exitUsage},
+			"r/t.json: no space left on the disk (free some, or choose a folder on another disk)", exitUsage, ""},
 		{"quota", live, &os.LinkError{Op: "rename", Old: "a.tmp", New: "a", Err: syscall.EDQUOT},
-			"a: disk quota exceeded (free some space, or choose a folder on another disk)", exitUsage},
-		{"bare errno", live, fmt.Errorf("sync: %w", syscall.ENOSPC), "sync: no space left on the disk (free some, or choose a folder on another disk)", exitUsage},
-		{"missing file is not a disk problem", live, pe("open", "x", syscall.ENOENT), "open x: no such file or directory", exitFailure},
-		{"interrupted", stopped, fmt.Errorf("learn: D 0.1: %w", context.Canceled), "interrupted; nothing written", exitInterrupted},
+			"a: disk quota exceeded (free some space, or choose a folder on another disk)", exitUsage, ""},
+		{"bare errno", live, fmt.Errorf("sync: %w", syscall.ENOSPC), "sync: no space left on the disk (free some, or choose a folder on another disk)", exitUsage, ""},
+		{"missing file is not a disk problem", live, pe("open", "x", syscall.ENOENT), "open x: no such file or directory", exitFailure, ""},
+		{"interrupted", stopped, fmt.Errorf("learn: D 0.1: %w", context.Canceled), "interrupted; nothing written", exitInterrupted, ""},
 		{"interrupted, kept", stopped, keptError{"finished trials are kept in r; run the same command again to resume", context.Canceled},
-			"interrupted; finished trials are kept in r; run the same command again to resume", exitInterrupted},
+			"interrupted; finished trials are kept in r; run the same command again to resume", exitInterrupted, ""},
 		{"SIGTERM", termed, keptError{"finished trials are kept in r", context.Canceled},
-			"stopped by SIGTERM (exit 75: run it again to continue); finished trials are kept in r", exitRetry},
-		{"failure", live, exitError{exitCannotCertify, errors.New("cannot certify 1 point")}, "cannot certify 1 point", exitCannotCertify},
+			"stopped by SIGTERM (exit 75: run it again to continue); finished trials are kept in r", exitRetry, ""},
+		{"a command named like a package", live, usageError{errors.New("verify: argument 1 is empty: give DIR")}, "verify: argument 1 is empty: give DIR", exitUsage, "verify: "},
+		{"a package under a command", live, usageError{errors.New("plot: gauss: erasure mechanism: lambda must be in [0, 1]")}, "plot: erasure mechanism: lambda must be in [0, 1]", exitUsage, "plot: "},
+		{"failure", live, exitError{exitCannotCertify, errors.New("cannot certify 1 point")}, "cannot certify 1 point", exitCannotCertify, ""},
 	} {
-		if got := userLine(tt.ctx, tt.err); got != tt.want {
+		if got := userLine(tt.ctx, tt.err, tt.command); got != tt.want {
 			t.Errorf("%s: line %q, want %q", tt.name, got, tt.want)
 		}
 		if got := exitStatus(tt.ctx, tt.err); got != tt.code {

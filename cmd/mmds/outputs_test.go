@@ -79,6 +79,11 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 	mine := filepath.Join(root, "mine")
 	os.Mkdir(mine, 0o755)
 	writeTestFile(t, mine, "notes.txt", "my notes")
+	writeTestFile(t, mine, "submit.sh", "#!/bin/sh\necho my own job\n")
+	mineLink := symlink(t, mine, filepath.Join(root, "mine-link"))
+	jobs := filepath.Join(root, "jobs")
+	os.Mkdir(jobs, 0o755)
+	writeTestFile(t, jobs, report.MarkerFile, "slurm-jobs\n")
 	g := writeTestFile(t, root, "g.json", "{}")
 	b := copyFile(t, "../../examples/binary-paper.json", filepath.Join(root, "b.json"))
 	f := copyFile(t, "../../examples/finite-ternary.json", filepath.Join(root, "f.json"))
@@ -132,6 +137,11 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 		{"train --out and --slurm one folder", []string{"train", "gauss", "--out", in("new"), "--slurm", in("new")}, "same folder as --out"},
 		{"train --slurm a results directory", []string{"train", "gauss", "--out", in("new"), "--slurm", res}, "results folder"},
 		{"train --slurm into DIR/points", []string{"train", "gauss", "--out", res, "--slurm", filepath.Join(res, "points")}, `"points" of the results folder`},
+		{"train --k8s a folder of mine with its own submit.sh", []string{"train", "gauss", "--out", in("new"), "--k8s", mine, "--k8s-image", "x"}, "not empty"},
+		{"train --k8s the working folder", []string{"train", "gauss", "--out", in("new"), "--k8s", ".", "--k8s-image", "x"}, "not empty"},
+		{"train --k8s through a link to a folder of mine", []string{"train", "gauss", "--out", in("new"), "--k8s", mineLink, "--k8s-image", "x"}, "not empty"},
+		{"train --k8s a Slurm folder", []string{"train", "gauss", "--out", in("new"), "--k8s", jobs, "--k8s-image", "x"}, "slurm-jobs folder"},
+		{"train --slurm a folder of mine", []string{"train", "gauss", "--out", in("new"), "--slurm", mineLink}, "not empty"},
 		{"bench --json-out a manifest", []string{"bench", "--json-out", filepath.Join(lib, "manifest.json")}, `"manifest.json" of the bench-library folder`},
 		{"bench --write-mps a library", []string{"bench", "--write-mps", lib}, "bench-library folder"},
 		{"bench --write-mps a results directory", []string{"bench", "--write-mps", res}, "results folder"},

@@ -43,6 +43,7 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		newBinaryCmd(),
 		newFiniteCmd(),
 		newGaussCmd(),
+		newOptimumCmd(),
 		newTrainCmd(),
 		newVerifyCmd(),
 		newCertifyCmd(),
@@ -55,7 +56,35 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 	root.SetHelpCommand(newHelpCmd())
 	registerCompletions(root)
 	guardFlags(root)
+	refuseEmptyArgs(root)
 	return root
+}
+
+// refuseEmptyArgs makes an empty argument ("", as a script with an unset
+// variable passes it) bad input on every command, before the command's
+// own checks: read as a path it would be the current folder.
+func refuseEmptyArgs(c *cobra.Command) {
+	if c.Args != nil || c.Runnable() {
+		inner := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			for i, a := range args {
+				if strings.TrimSpace(a) == "" {
+					want := "a value"
+					if names := argNames(cmd.Use); i < len(names) {
+						want = names[i]
+					}
+					return badInput("%sargument %d is empty: give %s (usage: %s)", subcommand(cmd), i+1, want, cmd.UseLine())
+				}
+			}
+			if inner == nil {
+				return nil
+			}
+			return inner(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		refuseEmptyArgs(sub)
+	}
 }
 
 // usageArgs marks the errors of a cobra argument validator as bad input, in

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/report"
 )
 
 // slurmOpts are the flags of mmds train --slurm DIR.
@@ -66,6 +68,13 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	if err != nil {
 		return err
 	}
+	// Each path that reaches the scripts, named as the user knows it; the
+	// plan checks every word again.
+	for _, v := range []struct{ what, s string }{{"--slurm", dir}, {"the working folder", wd}, {"--out", out}, {"this program's path", exe}} {
+		if err := cluster.CheckText(v.what, v.s); err != nil {
+			return usageError{err}
+		}
+	}
 	shards := o.shards
 	if shards == 0 {
 		shards = max(1, len(job.cfg.D)/2)
@@ -112,7 +121,7 @@ type k8sOpts struct {
 }
 
 func (o *k8sOpts) register(f *pflag.FlagSet) {
-	f.StringVar(&o.dir, "k8s", "", "write Kubernetes manifests for this run into the folder instead of training: an Indexed Job of --k8s-shards pods, then a Job that merges, verifies and plots (apply with FOLDER/submit.sh)")
+	f.StringVar(&o.dir, "k8s", "", "write Kubernetes manifests for this run into the folder (new, empty, or one mmds marked) instead of training: an Indexed Job of --k8s-shards pods, then a Job that merges, verifies and plots; a --config model goes along as a ConfigMap (apply with FOLDER/submit.sh)")
 	f.StringVar(&o.image, "k8s-image", "", "container image with mmds on its PATH, for --k8s (required)")
 	f.StringVar(&o.claim, "k8s-claim", "mmds-results", "ReadWriteMany PersistentVolumeClaim mounted at /results in every pod, for --k8s; --out is /results/<base name of --out>")
 	f.IntVar(&o.shards, "k8s-shards", 0, "completions (shards) for --k8s (default: one per 2 thresholds)")
@@ -133,6 +142,11 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if o.shard != "" {
 		return badInput("--k8s and --shard %s: give one (the manifests pass --shard k8s/N to each pod)", o.shard)
 	}
+	for _, v := range []struct{ what, s string }{{"--k8s-image", o.image}, {"--k8s-claim", o.claim}, {"--out", job.cfg.Dir}} {
+		if err := cluster.CheckText(v.what, v.s); err != nil {
+			return usageError{err}
+		}
+	}
 	shards := o.shards
 	if shards == 0 {
 		shards = max(1, len(job.cfg.D)/2)
@@ -144,18 +158,33 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if par == 0 {
 		par = shards
 	}
-	out := filepath.Join(k8sMount, filepath.Base(filepath.Clean(job.cfg.Dir)))
+	abs, err := filepath.Abs(job.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	base := filepath.Base(abs)
+	if base == string(filepath.Separator) || base == "." || base == ".." {
+		return badInput("--out %s: the pods write to %s/<base name of --out>, and this one has none", report.Quote(job.cfg.Dir), k8sMount)
+	}
+	out := path.Join(k8sMount, base)
 	train := []string{"mmds", "train", job.kind.String(), "--out", out}
+	var config []byte
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch {
 		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
+			return
+		case f.Name == "config":
+			// A pod cannot read this machine's file: the model travels in
+			// the manifests (a ConfigMap), as the bytes validated here.
+			config = job.model
+			train = append(train, "--config="+cluster.K8sConfigFile)
 			return
 		}
 		train = append(train, "--"+f.Name+"="+f.Value.String())
 	})
 	plan := cluster.K8sPlan{
 		Name: "mmds-" + job.kind.String(), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
-		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train,
+		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train, Config: config,
 		After: [][]string{
 			append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus)),
 			{"mmds", "verify", "--report-only", out},
@@ -167,14 +196,14 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	}
 	paths, err := plan.Write(o.dir)
 	if err != nil {
-		return badInput("--k8s %s: %v", o.dir, err)
+		return badInput("--k8s %s: %v", report.Quote(o.dir), err)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Kubernetes jobs for %d thresholds in %d indexed pods (%d at once, %d CPUs each):\n", len(job.cfg.D), shards, par, o.cpus)
 	for _, p := range paths {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
-	fmt.Fprintf(w, "Apply with: %s\nResults go to %s on the volume claim %s.\n", paths[2], out, o.claim)
+	fmt.Fprintf(w, "Apply with: %s\nResults go to %s on the volume claim %s.\n", paths[len(paths)-1], out, o.claim)
 	return nil
 }
 

@@ -144,9 +144,24 @@ func TestSlurmEndToEnd(t *testing.T) {
 		same("cancelled and resubmitted", out)
 	}
 
+	// The 2-shard run lives in, and is written from, a folder whose name a
+	// careless script would misread: quotes, spaces, '#', a command
+	// substitution and '%' (Slurm's file-name patterns).
+	hostile := filepath.Join(tmp, `it's "a b" #1 $(touch pwned) 50%`)
+	if err := os.Mkdir(hostile, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, shards := range []string{"1", "2"} {
-		out, jobs := filepath.Join(tmp, "out"+shards), filepath.Join(tmp, "jobs"+shards)
-		runOrFail(t, nil, exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", shards, "--slurm-cpus", "1", "--slurm-time", "00:20:00")...)
+		base := tmp
+		if shards == "2" {
+			base = hostile
+		}
+		out, jobs := filepath.Join(base, "out"+shards), filepath.Join(base, "jobs"+shards)
+		c := exec.Command(exe, append(args, "--out", out, "--slurm", jobs, "--slurm-shards", shards, "--slurm-cpus", "1", "--slurm-time", "00:20:00")...)
+		c.Dir = base // the scripts' --chdir
+		if b, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c.Args, err, b)
+		}
 		start := time.Now()
 		sub := runOrFail(t, env, filepath.Join(jobs, "submit.sh"), "--wait")
 		t.Logf("Slurm, %s shard(s) of 1 CPU: submit to merged, verified and plotted %.1f s; training array %s",
@@ -158,6 +173,14 @@ func TestSlurmEndToEnd(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Errorf("%s shard(s): the merge job did not plot: %v", shards, err)
 			}
+		}
+		if logs, _ := filepath.Glob(filepath.Join(jobs, "logs", "*.out")); len(logs) < 2 {
+			t.Errorf("%s shard(s): logs %v; want one per task and one of the merge", shards, logs)
+		}
+	}
+	for _, dir := range []string{tmp, hostile, filepath.Join(hostile, "jobs2"), "."} {
+		if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+			t.Errorf("a folder's name ran as a command: %s/pwned exists", dir)
 		}
 	}
 }

@@ -315,13 +315,14 @@ func TestReadsHonourContext(t *testing.T) {
 	}
 }
 
-// Attack: a certificate handed to a reviewer names files anywhere on the
-// reviewer's machine (an absolute model_file, a privatizer "../../x", a link
-// out of its folder), so that certify --check reads, hashes and names in its
-// messages files the author chose. Names are taken from the certificate's
-// folder and must stay in it (exit 2); files the user passes are used as
-// given.
-func TestCertifyCheckPathsStayInFolder(t *testing.T) {
+// One link policy for every file an input names: a certificate's
+// model_file and privatizers, a --points list's entries and a results
+// directory's results.json and model.json are taken from that input's
+// folder and must stay in it — an absolute name, "..", or a symbolic link
+// at any element that leads out is exit 2 in one line, and nothing of the
+// file it reaches is read or quoted. Files the user names on the command
+// line are used as given; a link that stays inside the folder is followed.
+func TestNamedFilesStayInTheirFolder(t *testing.T) {
 	dir := t.TempDir()
 	modelBody := `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`
 	writeTestFile(t, dir, "model.json", modelBody)
@@ -331,41 +332,85 @@ func TestCertifyCheckPathsStayInFolder(t *testing.T) {
 	if code, _, errs := runCLI(t, "certify", "--model", filepath.Join(dir, "model.json"), "--privatizer", filepath.Join(dir, "priv.json"), "--d", "0.15", "--certificate", cert); code != 0 {
 		t.Fatalf("certify: exit %d: %s", code, errs)
 	}
-	b, _ := os.ReadFile(cert)
+	certBody, _ := os.ReadFile(cert)
+	// Outside the folder: a model, a privatizer, and a "secret" whose
+	// contents no message may quote (it fails to parse as anything).
 	outside := t.TempDir()
 	outModel := writeTestFile(t, outside, "model.json", modelBody)
 	outPriv := writeTestFile(t, outside, "priv.json", string(pass))
-	if err := os.Symlink(outPriv, filepath.Join(dir, "link.json")); err != nil {
-		t.Fatal(err)
+	secret := writeTestFile(t, outside, "secret.json", `{"channel": "SECRET-TOKEN-0123456789"}`)
+	link := func(target, name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return name
 	}
+	link(outPriv, "link.json")
+	link(secret, "secret-link.json")
+	link(outModel, "model-link.json")
+	link(outside, "up")
+	link("priv.json", "inner-link.json")
 	rel, err := filepath.Rel(dir, outPriv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name  string
-		edit  func(map[string]any)
-		extra []string
-		code  int
-		want  string
-	}{
-		{"absolute model_file", func(c map[string]any) { c["model_file"] = outModel }, nil, 2, "model_file"},
-		{"absolute privatizer", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv }, nil, 2, "is absolute"},
-		{"privatizer up and out", func(c map[string]any) { point(c, 0)["privatizer"] = rel }, nil, 2, "leaves the certificate's folder"},
-		{"privatizer through a link", func(c map[string]any) { point(c, 0)["privatizer"] = "link.json" }, nil, 2, "symbolic link out of"},
-		{"--model passed by the user", func(c map[string]any) { c["model_file"] = outModel }, []string{"--model", outModel}, 0, ""},
-		{"--privatizer passed by the user", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv }, []string{"--privatizer", outPriv}, 0, ""},
-	} {
+	edited := func(name string, edit func(map[string]any)) string {
 		var c map[string]any
-		if err := json.Unmarshal(b, &c); err != nil {
+		if err := json.Unmarshal(certBody, &c); err != nil {
 			t.Fatal(err)
 		}
-		tc.edit(c)
+		edit(c)
 		nb, _ := json.Marshal(c)
-		path := writeTestFile(t, dir, "edited.json", string(nb))
-		code, _, errs := runCLI(t, append([]string{"certify", "--check", path}, tc.extra...)...)
-		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line containing %q", tc.name, code, errs, tc.code, tc.want)
+		return writeTestFile(t, dir, name, string(nb))
+	}
+	points := func(name, entry string) string {
+		return writeTestFile(t, dir, name, "0.15,"+entry+"\n")
+	}
+	bm := filepath.Join(dir, "model.json")
+	// Results directories whose results.json or model.json is a link out.
+	resultsLink := func(file string) string {
+		res := passingBinary(t)
+		moved := filepath.Join(t.TempDir(), file)
+		if err := os.Rename(filepath.Join(res, file), moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(moved, filepath.Join(res, file)); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		// certify --check: the certificate's names
+		{"certificate: absolute model_file", []string{"certify", "--check", edited("c1.json", func(c map[string]any) { c["model_file"] = outModel })}, 2, "model_file"},
+		{"certificate: model_file a link out", []string{"certify", "--check", edited("c2.json", func(c map[string]any) { c["model_file"] = "model-link.json" })}, 2, "symbolic link out of the certificate's folder"},
+		{"certificate: absolute privatizer", []string{"certify", "--check", edited("c3.json", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv })}, 2, "is absolute"},
+		{"certificate: privatizer up and out", []string{"certify", "--check", edited("c4.json", func(c map[string]any) { point(c, 0)["privatizer"] = rel })}, 2, "leaves the certificate's folder"},
+		{"certificate: privatizer a link out", []string{"certify", "--check", edited("c5.json", func(c map[string]any) { point(c, 0)["privatizer"] = "link.json" })}, 2, "symbolic link out of"},
+		{"certificate: privatizer a link to a secret", []string{"certify", "--check", edited("c6.json", func(c map[string]any) { point(c, 0)["privatizer"] = "secret-link.json" })}, 2, "symbolic link out of"},
+		{"certificate: privatizer through a folder link", []string{"certify", "--check", edited("c7.json", func(c map[string]any) { point(c, 0)["privatizer"] = "up/priv.json" })}, 2, "symbolic link out of"},
+		{"certificate: --model passed by the user", []string{"certify", "--check", edited("c8.json", func(c map[string]any) { c["model_file"] = outModel }), "--model", outModel}, 0, ""},
+		{"certificate: --privatizer passed by the user", []string{"certify", "--check", edited("c9.json", func(c map[string]any) { point(c, 0)["privatizer"] = outPriv }), "--privatizer", outPriv}, 0, ""},
+		// certify --points: the list's entries
+		{"points: entry a link out", []string{"certify", "--model", bm, "--points", points("p1.csv", "link.json")}, 2, "symbolic link out of its folder"},
+		{"points: entry a link to a secret", []string{"certify", "--model", bm, "--points", points("p2.csv", "secret-link.json")}, 2, "symbolic link out of its folder"},
+		{"points: entry through a folder link", []string{"certify", "--model", bm, "--points", points("p3.csv", "up/secret.json")}, 2, "symbolic link out of its folder"},
+		{"points: entry up and out", []string{"certify", "--model", bm, "--points", points("p4.csv", rel)}, 2, "leaves its folder"},
+		{"points: absolute entry", []string{"certify", "--model", bm, "--points", points("p5.csv", secret)}, 2, "is absolute"},
+		{"points: a link inside the folder", []string{"certify", "--model", bm, "--points", points("p6.csv", "inner-link.json")}, 0, ""},
+		{"points: the file passed by the user", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", outPriv}, 0, ""},
+		// verify: a results directory's own files
+		{"results: results.json a link out", []string{"verify", resultsLink(rundir.ResultsFile)}, 2, "symbolic link out of its folder"},
+		{"results: model.json a link out", []string{"verify", resultsLink(rundir.ModelFile)}, 2, "symbolic link out of its folder"},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 || strings.Contains(errs, "SECRET") {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line containing %q, quoting nothing of the file", tc.name, code, errs, tc.code, tc.want)
 		}
 	}
 }

@@ -360,15 +360,16 @@ func TestInputOrderSameVerdict(t *testing.T) {
 
 // A float32 network that adds and subtracts 2^24 is F = X in float32 but
 // constant in exact arithmetic: certifying the exact function would pass it
-// at D = 0.2. Its float32 error bound is far above 1e-6, so it cannot be
-// certified (exit 3), from ONNX and from the JSON layout alike; an honest
-// float32 network still certifies.
+// at D = 0.2. Its float32 rounding makes the stated error far above the
+// verdict's limit, so it cannot be certified (exit 3), from ONNX and from
+// the JSON layout alike, the verdict naming the rounding; an honest float32
+// network still certifies.
 func TestCertifyFloat32Trick(t *testing.T) {
 	model := binaryModelFile(t)
 	for _, f := range []string{"trick24-binary.onnx", "trick24-binary.json"} {
 		code, out, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+f, "--d", "0.2")
-		if code != 3 || !strings.Contains(errs, "cannot certify") || !strings.Contains(out, "float32") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 3, cannot certify (float32)", f, code, out, errs)
+		if code != 3 || !strings.Contains(errs, "cannot certify") || !strings.Contains(out, "rounding of the network's runtime precision") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 3, cannot certify (the runtime's rounding)", f, code, out, errs)
 		}
 	}
 	if code, _, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+"net-pass.onnx", "--d", "0.15"); code != 0 {

@@ -235,7 +235,7 @@ func sweepError(cmd *cobra.Command, dir string, err error) error {
 		return keptError{fmt.Sprintf("finished trials are kept in %s; run the same command again to resume", dir), err}
 	case errors.Is(err, rundir.ErrLocked):
 		return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", dir, err, exitRetry)}
-	case errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout):
+	case errors.Is(err, rundir.ErrResume) || errors.Is(err, rundir.ErrLockFile) || errors.Is(err, rundir.ErrLayout) || errors.Is(err, rundir.ErrNoLocking):
 		return usageError{fmt.Errorf("--out %s: %w", dir, err)}
 	case errors.Is(err, learn.ErrConfig):
 		return usageError{err}
@@ -270,7 +270,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
 	}
 	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
-		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs)); err != nil {
+		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.dir, report.K8sJobs)); err != nil {
 		return nil, err
 	}
 	req := model.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -244,5 +245,62 @@ func TestPresetMessageOneForBoth(t *testing.T) {
 		if code != 2 || dcode != 2 || errs != want || derrs != want {
 			t.Errorf("--preset %q: train exit %d %q, train data exit %d %q; want exit 2 and %q from both", p, code, errs, dcode, derrs, want)
 		}
+	}
+}
+
+// Every value that reaches a generated Slurm script or Kubernetes manifest
+// — the working folder, the --slurm folder, --out, --config, the image —
+// is refused with exit 2 and one line when it holds a character the script
+// or manifest cannot carry (a newline with a command after it, a Unicode
+// line separator, a backslash in Slurm's log pattern), before anything is
+// written. A --config path is not such a value for --k8s: the model
+// travels in the manifests, not its path.
+func TestClusterScriptsRefuseUnsafeText(t *testing.T) {
+	root := t.TempDir()
+	weird := filepath.Join(root, "cfg\ntouch pwned")
+	if err := os.Mkdir(weird, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := copyFile(t, "../../examples/gauss-coalition.json", filepath.Join(weird, "model.json"))
+	quick := []string{"train", "gauss", "--preset", "quick"}
+	in := func(name string) string { return filepath.Join(root, name) }
+	for _, c := range []struct {
+		name string
+		cwd  string // "" for root
+		args []string
+		want string
+	}{
+		{"--slurm folder with a newline and a command", "", []string{"--out", in("res"), "--slurm", in("jobs\ntouch pwned")}, "--slurm"},
+		{"working folder with a newline and a command", weird, []string{"--out", in("res"), "--slurm", in("jobs")}, "the working folder"},
+		{"--out with a newline", "", []string{"--out", in("res\nid"), "--slurm", in("jobs")}, "U+000A"},
+		{"--out with a carriage return", "", []string{"--out", in("res\rid"), "--slurm", in("jobs")}, "U+000D"},
+		{"--config named with a newline", "", []string{"--config", cfg, "--out", in("res"), "--slurm", in("jobs")}, "U+000A"},
+		{"--slurm folder with a backslash", "", []string{"--out", in("res"), "--slurm", in(`jo\bs`)}, "backslash"},
+		{"--out with U+2028 for Kubernetes", "", []string{"--out", in("res\u2028x"), "--k8s", in("k8s"), "--k8s-image", "reg.example/mmds:1"}, "U+2028"},
+		{"--k8s-image with a newline", "", []string{"--out", in("res"), "--k8s", in("k8s"), "--k8s-image", "reg.example/mmds:1\n- evil"}, "--k8s-image"},
+		{"--k8s-image with U+2028", "", []string{"--out", in("res"), "--k8s", in("k8s"), "--k8s-image", "reg.example/mmds:1\u2028x"}, "U+2028"},
+		{"--k8s-claim with a newline", "", []string{"--out", in("res"), "--k8s", in("k8s"), "--k8s-image", "x", "--k8s-claim", "a\nb"}, "--k8s-claim"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(root)
+			if c.cwd != "" {
+				t.Chdir(c.cwd)
+			}
+			before := snapshot(t, root)
+			code, out, errs := runCLI(t, append(quick, c.args...)...)
+			if code != exitUsage || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line naming %q", code, out, errs, c.want)
+			}
+			if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+				t.Errorf("files changed: before %v, after %v", before, after)
+			}
+		})
+	}
+	// The model, not its path, goes to the pods.
+	t.Chdir(root)
+	code, _, errs := runCLI(t, append(quick, "--config", cfg, "--out", in("res"), "--k8s", in("k8s"), "--k8s-image", "reg.example/mmds:1")...)
+	cm, err := os.ReadFile(filepath.Join(in("k8s"), "config-map.yaml"))
+	if code != 0 || err != nil || !strings.Contains(string(cm), `"names":["X","Y","Z1","Z2"]`) {
+		t.Errorf("--k8s with that --config: exit %d, %s; config-map.yaml %v:\n%s", code, errs, err, cm)
 	}
 }

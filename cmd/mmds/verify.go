@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -29,6 +30,9 @@ type verifyOpts struct {
 	certificate, check string
 	data               string
 	workers            int
+	seed               uint64
+	maxMemory          string
+	memory             int64 // --max-memory, parsed
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -59,15 +63,23 @@ threshold D, D̂, certified losses and their error, both gaps, verdict);
 --check FILE re-derives it from DIR and compares: a mismatch exits 1, an
 identical certificate exits with the status of its verdict.
 
-A run of mmds train data has no optimum: verify reports its held-out losses
-(docs/data.md). It reads the data file from DIR (the copy mmds train data
---copy placed there) or from --data FILE, never from a path model.json
-names, and refuses it unless its SHA-256 is the one the run recorded.
+A run of mmds train data has no optimum and gets no certificate: verify
+gives it an empirical verdict (docs/data.md). The held-out losses are those
+of estimators mmds fits itself on the training split (linear, k-nearest
+neighbours, an MLP; for a channel on discrete data the plug-in Bayes rule),
+never the run's own networks: "leak found" (exit 1) when one of mmds's
+adversaries beats the run's stated loss by more than 2 SE, "over D" (exit 1)
+when mmds's reconstructor misses D + 2 SE, else "no leak found by mmds's
+estimators" (exit 0), which does not exclude a leak they cannot learn. It
+reads the data file from DIR (the copy mmds train data --copy placed there)
+or from --data FILE, never from a path model.json names, and refuses it
+unless its SHA-256 is the one the run recorded.
 
 Exit status: 0 every point passes (--check: the certificate matches and
-passes), 1 a point fails, was not finalized or not trained (0 with
---report-only, with --check too), or --check differs; 2 bad input; 3 a point cannot be
-certified soundly and none fails.`,
+passes; a data run: no leak found at every threshold), 1 a point fails, was
+not finalized or not trained (0 with --report-only, with --check too), or
+--check differs; 2 bad input; 3 a point cannot be certified soundly and none
+fails.`,
 		Example: `  mmds verify results/quick-gauss
   mmds verify results/quick-binary --format json
   mmds verify results/quick-gauss --summary --report-only
@@ -84,10 +96,12 @@ certified soundly and none fails.`,
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
 	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "thresholds certified")
+	maxMemoryFlag(f, &o.maxMemory)
 	registerTolerances(f, &o.tol)
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.data, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
+	f.Uint64Var(&o.seed, "seed", 0, "a run of mmds train data: the seed of the privatizer's noise r and of mmds's estimators (default: the run's seed; your own draws noise the run's author could not know)")
 	return cmd
 }
 
@@ -96,19 +110,29 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	if err != nil {
 		return err
 	}
+	defer applyMemoryLimit(o.memory)()
 	if verify.IsDataRun(cmd.Context(), dir) {
 		if err := refuseCertFlags(cmd, dir); err != nil {
 			return err
 		}
 	}
-	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data})
+	run, drun, err := verify.OpenWith(cmd.Context(), dir, verify.OpenOptions{DataFile: o.data, MaxMemory: o.memory})
+	if errors.Is(err, verify.ErrMemory) {
+		return memoryError(err)
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	if drun == nil && o.data != "" {
 		return badInput("--data %s: %s is a run on a model, not on a user's data (mmds train data): it reads no data file; drop --data", safefile.Path(o.data), dir)
 	}
+	if drun == nil && cmd.Flags().Changed("seed") {
+		return badInput("--seed: %s is a run on a model, certified by exact integrals that draw nothing; drop --seed", dir)
+	}
 	if drun != nil { // a user's own data: held-out losses, no certificate
+		if cmd.Flags().Changed("seed") {
+			drun.Seed = o.seed
+		}
 		return runVerifyData(cmd, drun, o, format)
 	}
 	rep, err := certifyRun(cmd, run, o)
@@ -157,6 +181,10 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 	if err := checkWorkers(o.workers); err != nil {
 		return format, nil, err
 	}
+	var err2 error
+	if o.memory, err2 = parseMaxMemory(o.maxMemory); err2 != nil {
+		return format, nil, err2
+	}
 	o.out = stdoutPath(o.out)
 	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.In("--check", o.check), report.In("--data", o.data),
 		report.Out("--certificate", o.certificate), report.Out("--output", o.out)); err != nil {
@@ -174,12 +202,12 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
 	bar, ctx := certifyBar(cmd, o.quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
 	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Workers: o.workers, Progress: bar.Set})
+		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}
 	}
-	return rep, err
+	return rep, memoryError(err)
 }
 
 // renderVerify lays the report out: the summary, JSON, CSV or the tables.
@@ -411,9 +439,10 @@ func referenceLine(d model.Description, ref verify.Reference) string {
 func findings(rep *verify.Report) []string {
 	var out []string
 	for _, p := range rep.Points {
-		if p.BeatsBest {
-			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s, best known %s (please report it, with this results directory)",
-				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), report.Float(p.Optimum.Gauss().Best.MinAdv, -1)))
+		if p.BeatsBest && p.BestKnown != nil {
+			b := p.BestKnown
+			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer passes and beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s; the best known at D = %s has %s (%s), by more than the margin %s of both numbers' errors (please report it, with this results directory)",
+				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), f4(b.D), report.Float(b.MinAdv, -1), b.Source, report.Float(b.Margin, 2)))
 		}
 	}
 	return out
@@ -454,8 +483,15 @@ func summaryPoints(w io.Writer, d model.Description, rep *verify.Report, names [
 		case p.GapGlobal != nil:
 			alt = fmt.Sprintf(" %s %-9s", d.Wider, gapCell(*p.GapGlobal))
 		}
-		err := sayWrapped(w, "%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s %s",
-			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt, p.Verdict)
+		nums := fmt.Sprintf("%scertified distortion %-8s min adv %-8s optimum %-8s gap %-9s gap at D %-9s%s",
+			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt)
+		var err error
+		if line := nums + " " + p.Verdict; twwidth.Width(line) <= report.MaxWidth {
+			err = sayf(w, "%s", line)
+		} else { // the verdict whole on the next line
+			_ = sayf(w, "%s", strings.TrimRight(nums, " "))
+			err = sayWrapped(w, "    %s", p.Verdict)
+		}
 		if err != nil {
 			return err
 		}

@@ -2,30 +2,39 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
 
-// runVerifyData reports a run on a user's data: held-out losses with
-// standard errors and, for discrete data, the plug-in optimum beside them.
-// Exit 1 when a threshold is not finalized or its held-out distortion is
-// above D + 2 SE.
+// runVerifyData gives a run on a user's data its empirical verdict:
+// held-out losses of mmds's own estimators with standard errors, the run's
+// stated losses and, for discrete data, the plug-in optimum beside them.
+// Exit 1 when a threshold is not "no leak found".
 func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
-	rep, err := verify.CertifyData(cmd.Context(), run, model.Options{})
+	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
+	rep, err := verify.CertifyData(cmd.Context(), run, verify.Options{Workers: o.workers, Progress: bar.Set})
+	endBar(bar, err)
+	if errors.Is(err, verify.ErrInput) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if format == report.JSON {
+	switch format {
+	case report.JSON:
 		err = report.WriteJSON(&buf, rep)
-	} else {
-		err = emit(&buf, format, dataGrid(run, rep, format == report.Table), nil)
+	case report.CSV:
+		err = dataGrid(run, rep, false).RenderCSV(&buf)
+	default:
+		err = writeDataTables(&buf, run, rep)
 	}
 	if err != nil {
 		return err
@@ -34,7 +43,8 @@ func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format
 		return err
 	}
 	if !rep.Pass && !o.reportOnly {
-		return exitError{exitFailure, fmt.Errorf("%s: %d of %d thresholds have their held-out distortion within D + 2 SE", run.Dir, rep.Within, len(rep.Points))}
+		return exitError{exitFailure, fmt.Errorf("%s: empirical verdict: %d of %d thresholds with no leak found by mmds's estimators (%d leak found, %d over D, %d not finalized, %d not trained); not a certificate",
+			run.Dir, rep.NoLeakFound, len(rep.Points), rep.LeakFound, rep.Over, rep.NotFinalized, rep.NotTrained)}
 	}
 	return nil
 }
@@ -50,8 +60,22 @@ func refuseCertFlags(cmd *cobra.Command, dir string) error {
 	return nil
 }
 
-// dataGrid lays out a data report: per threshold the held-out losses ± SE
-// and, for discrete data, the plug-in optimum's held-out losses.
+// writeDataTables writes the verdict table and the estimators' table.
+func writeDataTables(buf *bytes.Buffer, run *verify.DataRun, rep *verify.DataReport) error {
+	if err := dataGrid(run, rep, true).RenderTable(buf); err != nil {
+		return err
+	}
+	d := estimatorGrid(rep)
+	if len(d.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(buf)
+	return d.RenderTable(buf)
+}
+
+// dataGrid lays out a data report: per threshold mmds's held-out losses ±
+// SE, the run's stated minimum adversarial loss, for discrete data the
+// plug-in optimum, and the status.
 func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.Grid {
 	k := len(run.Spec.Adversaries)
 	plug := run.Data.Symbolic()
@@ -61,12 +85,13 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 	}
 	if human {
 		s := run.Spec
-		g.Title = fmt.Sprintf("%s (%s losses, %s method) on %s: %d test rows of %d, seed %d",
+		g.Title = fmt.Sprintf("%s (%s losses, %s method) on %s: %d test rows of %d, seed %d — empirical verdict, not a certificate",
 			run.Dir, rep.Losses, rep.Method, safefile.Path(run.DataFile), s.Split.Test, s.Rows, s.Split.Seed)
 		g.Notes = []string{rep.Note,
-			"status: within D when the held-out distortion is at most D + 2 SE."}
+			"held-out losses: " + rep.Estimators + "; distortion is the reconstructor's.",
+			fmt.Sprintf("status: over D when the distortion exceeds D + %d SE; leak found when an adversary's loss is below the run's stated loss of it (the larger of results.json's and its own network's) by more than %d SE; else no leak found.", verify.DataSE, verify.DataSE)}
 		if plug {
-			g.Notes = append(g.Notes, "plug-in: the global optimum over all privatizers of the training split's empirical law at D (mip's LP), its channel's losses on the test split's empirical law; (train law) its value on the training law.")
+			g.Notes = append(g.Notes, "plug-in: the global optimum over all privatizers of the training split's empirical law at D (mip's LP), its channel held out as above; (train law) its value on the training law.")
 		}
 		for _, p := range rep.Points {
 			if p.PlugIn != nil && p.PlugIn.Error != "" {
@@ -80,66 +105,180 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 // dataHeader is the header of a data report with k adversaries, the
 // plug-in optimum's columns when plug.
 func dataHeader(k int, plug, human bool) []string {
-	pm := "±"
-	if !human {
-		pm = "_se"
+	if human {
+		h := []string{"D", "distortion"}
+		for i := range k {
+			h = append(h, fmt.Sprintf("adv %d", i+1))
+		}
+		h = append(h, "min adv", "stated min adv")
+		if plug {
+			h = append(h, "plug-in distortion", "plug-in min adv", "(train law)")
+		}
+		return append(h, "status")
 	}
-	h := []string{"D", "held-out recon"}
-	if !human {
-		h = []string{"D", "recon", "recon_se"}
-	}
+	h := []string{"D", "recon", "recon_se", "recon_by"}
 	for i := range k {
-		if human {
-			h = append(h, fmt.Sprintf("held-out adv %d", i+1))
-		} else {
-			h = append(h, fmt.Sprintf("adv_%d", i+1), fmt.Sprintf("adv_%d%s", i+1, pm))
-		}
+		a := fmt.Sprintf("adv_%d", i+1)
+		h = append(h, a, a+"_se", a+"_by")
 	}
-	h = append(h, "min adv")
+	h = append(h, "min_adv")
+	for i := range k {
+		h = append(h, fmt.Sprintf("stated_adv_%d", i+1))
+	}
+	h = append(h, "learned_recon")
+	for i := range k {
+		h = append(h, fmt.Sprintf("learned_adv_%d", i+1))
+	}
+	h = append(h, "networks_recon")
+	for i := range k {
+		h = append(h, fmt.Sprintf("networks_adv_%d", i+1))
+	}
 	if plug {
-		if human {
-			h = append(h, "plug-in recon", "plug-in min adv", "(train law)")
-		} else {
-			h = append(h, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
-		}
+		h = append(h, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
 	}
-	return append(h, "status")
+	return append(h, "within_D", "leaks", "status")
 }
 
 // dataRow is one threshold's row of a data report (dataHeader's columns):
-// an estimate is "mean ± SE" in a table, two columns in CSV.
+// an estimate is "mean ± SE" in a table, separate columns in CSV.
 func dataRow(p verify.DataPoint, k int, plug, human bool) []string {
-	est := func(e verify.Estimate) []string {
-		if human {
-			return []string{fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2))}
-		}
-		return []string{num(e.Mean), num(e.SE)}
+	if human {
+		return humanDataRow(p, k, plug)
 	}
 	blank := func(n int) []string { return make([]string, n) }
-	w := 2
-	if human {
-		w = 1
-	}
 	row := []string{num(p.D)}
 	if h := p.HeldOut; h != nil {
-		row = append(row, est(h.Recon)...)
-		for _, a := range h.Adv {
-			row = append(row, est(a)...)
+		row = append(row, num(h.Recon.Mean), num(h.Recon.SE), h.By[0])
+		for i, a := range h.Adv {
+			row = append(row, num(a.Mean), num(a.SE), h.By[1+i])
 		}
-		row = append(row, f4(h.MinAdv))
+		row = append(row, num(h.MinAdv))
+		for _, s := range p.StatedAdv {
+			row = append(row, num(s))
+		}
 	} else {
-		row = append(row, blank(w*(1+k)+1)...)
+		row = append(row, blank(3+3*k+1+k)...)
+	}
+	if l := p.Learned; l != nil {
+		row = append(row, num(l.Recon))
+		for _, a := range l.Adv {
+			row = append(row, num(a))
+		}
+	} else {
+		row = append(row, blank(1+k)...)
+	}
+	if n := p.Networks; n != nil {
+		row = append(row, num(n.Recon.Mean))
+		for _, a := range n.Adv {
+			row = append(row, num(a.Mean))
+		}
+	} else {
+		row = append(row, blank(1+k)...)
 	}
 	if plug {
-		switch pi := p.PlugIn; {
-		case pi != nil && pi.HeldOut != nil:
-			row = append(row, est(pi.HeldOut.Recon)...)
-			row = append(row, f4(pi.HeldOut.MinAdv), f4(pi.Train.MinAdv))
-		case human:
-			row = append(row, "—", "—", "—")
-		default:
+		if pi := p.PlugIn; pi != nil && pi.HeldOut != nil {
+			row = append(row, num(pi.HeldOut.Recon.Mean), num(pi.HeldOut.Recon.SE), num(pi.HeldOut.MinAdv), num(pi.Train.MinAdv))
+		} else {
 			row = append(row, blank(4)...)
 		}
 	}
-	return append(row, p.Status.String())
+	leaks := make([]string, len(p.Leaks))
+	for i, a := range p.Leaks {
+		leaks[i] = fmt.Sprint(a)
+	}
+	within := ""
+	if p.HeldOut != nil {
+		within = fmt.Sprint(p.WithinD)
+	}
+	return append(row, within, strings.Join(leaks, " "), p.Status.String())
+}
+
+// humanDataRow is dataRow for a table.
+func humanDataRow(p verify.DataPoint, k int, plug bool) []string {
+	est := func(e verify.Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
+	row := []string{num(p.D)}
+	if h := p.HeldOut; h != nil {
+		row = append(row, est(h.Recon))
+		for _, a := range h.Adv {
+			row = append(row, est(a))
+		}
+		stated := p.StatedAdv[0]
+		for _, s := range p.StatedAdv[1:] {
+			stated = min(stated, s)
+		}
+		row = append(row, f4(h.MinAdv), f4(stated))
+	} else {
+		for range k + 3 {
+			row = append(row, "—")
+		}
+	}
+	if plug {
+		if pi := p.PlugIn; pi != nil && pi.HeldOut != nil {
+			row = append(row, est(pi.HeldOut.Recon), f4(pi.HeldOut.MinAdv), f4(pi.Train.MinAdv))
+		} else {
+			row = append(row, "—", "—", "—")
+		}
+	}
+	status := p.Status.String()
+	if len(p.Leaks) > 0 {
+		parts := make([]string, len(p.Leaks))
+		for i, a := range p.Leaks {
+			parts[i] = fmt.Sprintf("adv %d", a)
+		}
+		status += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return append(row, status)
+}
+
+// estimatorGrid is the table behind the verdict: per threshold and
+// observer every held-out loss mmds computed, and the run's own numbers
+// beside them (its networks on the test rows, the losses results.json
+// records), which the verdict does not use.
+func estimatorGrid(rep *verify.DataReport) *report.Grid {
+	g := &report.Grid{Title: "Held-out losses behind the verdict (test split, ± SE); the run's own numbers beside, not judged"}
+	fitted := false
+	for _, p := range rep.Points {
+		if p.HeldOut != nil && len(p.HeldOut.Fits) > 0 {
+			fitted = true
+		}
+	}
+	if fitted {
+		g.Header = []string{"D", "observer", "linear", "k-NN", "(k)", "MLP", "run's network", "recorded"}
+	} else {
+		g.Header = []string{"D", "observer", "plug-in Bayes", "recorded"}
+	}
+	est := func(e verify.Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
+	for _, p := range rep.Points {
+		h := p.HeldOut
+		if h == nil {
+			continue
+		}
+		for i := range 1 + len(h.Adv) {
+			name, mine, recorded := "reconstructor", h.Recon, p.Learned.Recon
+			if i > 0 {
+				name, mine, recorded = fmt.Sprintf("adv %d", i), h.Adv[i-1], p.Learned.Adv[i-1]
+			}
+			row := []string{num(p.D), name}
+			if !fitted {
+				g.Rows = append(g.Rows, append(row, est(mine), f4(recorded)))
+				continue
+			}
+			for _, r := range h.Fits[i] {
+				row = append(row, est(r.Test))
+				if r.K > 0 {
+					row = append(row, fmt.Sprint(r.K))
+				}
+			}
+			net := "—"
+			if n := p.Networks; n != nil {
+				ne := n.Recon
+				if i > 0 {
+					ne = n.Adv[i-1]
+				}
+				net = est(ne)
+			}
+			g.Rows = append(g.Rows, append(row, net, f4(recorded)))
+		}
+	}
+	return g
 }

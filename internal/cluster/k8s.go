@@ -1,13 +1,17 @@
 package cluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/mmds-project/mmds/internal/report"
 )
@@ -16,15 +20,20 @@ import (
 // completions, each pod running Train with --shard k8s/Shards, and a merge
 // Job that runs After in order (as init containers and then the main
 // container). Every pod mounts one ReadWriteMany PersistentVolumeClaim at
-// Mount, where --out lies.
+// Mount, where --out lies, and works there; a model file (Config) travels
+// in a ConfigMap mounted read-only at K8sConfigDir, so a pod reads nothing
+// of the machine that wrote the manifests.
 //
 // Exit 75 ("run me again later") fails the pod, and the index is retried up
 // to BackoffPerIndex times (backoffLimitPerIndex); exit 2 (bad input) fails
 // the index at once; a pod evicted or preempted (condition DisruptionTarget)
 // is retried without counting. Kubernetes has no dependency between Jobs:
-// submit.sh applies the Indexed Job, waits until it is Complete or Failed
-// (failed indices leave thresholds the merge trains), then applies the merge
-// Job.
+// submit.sh applies the ConfigMap and the Indexed Job, waits until it is
+// Complete or Failed (failed indices leave thresholds the merge trains),
+// then applies the merge Job.
+//
+// The manifests are written by a marshaller (sigs.k8s.io/yaml), never by
+// pasting values into text, and every value is checked with CheckText.
 type K8sPlan struct {
 	Name            string     // Job name prefix: a DNS label
 	Image           string     // container image holding mmds
@@ -36,9 +45,26 @@ type K8sPlan struct {
 	BackoffPerIndex int        // retries per index
 	Train           []string   // argv of the training command, without --shard
 	After           [][]string // argv of each command of the merge Job
+	// Config is the model file the commands read at K8sConfigFile (nil:
+	// none); it is written as a ConfigMap beside the Jobs.
+	Config []byte
 }
 
+// Where the ConfigMap holding K8sPlan.Config is mounted in every pod, and
+// the file the commands read.
+const (
+	K8sConfigDir  = "/etc/mmds"
+	K8sConfigKey  = "model.json"
+	K8sConfigFile = K8sConfigDir + "/" + K8sConfigKey
+)
+
+// maxConfigMapBytes is Kubernetes's limit on a ConfigMap's data.
+const maxConfigMapBytes = 1 << 20
+
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,50}[a-z0-9])?$`)
+
+// dnsName is a DNS subdomain (RFC 1123), as a claim's name must be.
+var dnsName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // Validate reports the first field Kubernetes would reject or that would make
 // the manifests wrong.
@@ -46,52 +72,91 @@ func (p K8sPlan) Validate() error {
 	switch {
 	case !dnsLabel.MatchString(p.Name):
 		return fmt.Errorf("kubernetes job name %q: want 1–52 lower-case letters, digits or '-'", p.Name)
-	case !dnsLabel.MatchString(p.Claim) && !strings.Contains(p.Claim, "."):
-		return fmt.Errorf("kubernetes volume claim %q: want a DNS name", p.Claim)
+	case len(p.Claim) > 253 || !dnsName.MatchString(p.Claim):
+		return fmt.Errorf("kubernetes volume claim %s: want a DNS name (lower-case letters, digits, '-' and '.')", report.Quote(p.Claim))
 	case p.Image == "" || strings.ContainsAny(p.Image, " \t\n"):
-		return fmt.Errorf("kubernetes image %q: want an image reference", p.Image)
+		return fmt.Errorf("kubernetes image %s: want an image reference", report.Quote(p.Image))
 	case p.Shards < 1 || p.Shards > MaxShards:
 		return fmt.Errorf("kubernetes completions %d: want [1, %d]", p.Shards, MaxShards)
 	case p.Parallelism < 1 || p.Parallelism > p.Shards:
 		return fmt.Errorf("kubernetes parallelism %d: want [1, %d]", p.Parallelism, p.Shards)
 	case p.CPUs < 1:
 		return fmt.Errorf("kubernetes CPUs per pod %d: want ≥ 1", p.CPUs)
-	case !filepath.IsAbs(p.Mount):
-		return fmt.Errorf("kubernetes mount path %q: want an absolute path", p.Mount)
+	case !path.IsAbs(p.Mount) || path.Clean(p.Mount) != p.Mount || p.Mount == "/" || p.Mount == K8sConfigDir:
+		return fmt.Errorf("kubernetes mount path %q: want a clean absolute path other than / and %s", p.Mount, K8sConfigDir)
 	case p.BackoffPerIndex < 0:
 		return fmt.Errorf("kubernetes retries per index %d: want ≥ 0", p.BackoffPerIndex)
 	case len(p.Train) == 0 || len(p.After) == 0:
 		return fmt.Errorf("kubernetes plan: no training or merge command")
+	case len(p.Config) > maxConfigMapBytes:
+		return fmt.Errorf("kubernetes plan: the model file has %d bytes; a ConfigMap holds at most %d", len(p.Config), maxConfigMapBytes)
+	}
+	if err := CheckText("kubernetes image", p.Image); err != nil {
+		return err
+	}
+	for _, c := range append([][]string{p.Train}, p.After...) {
+		if err := checkArgv("kubernetes command: argument", c); err != nil {
+			return err
+		}
+		for _, a := range c {
+			if strings.Contains(a, K8sConfigDir+"/") && p.Config == nil {
+				return fmt.Errorf("kubernetes command: argument %s reads %s, but the plan has no model file to put there", report.Quote(a), K8sConfigDir)
+			}
+		}
 	}
 	return nil
 }
 
 // Files of a Kubernetes plan, written into one directory by Write.
 const (
-	K8sTrainJob = "train-job.yaml"
-	K8sMergeJob = "merge-job.yaml"
-	K8sSubmit   = "submit.sh"
+	K8sTrainJob  = "train-job.yaml"
+	K8sMergeJob  = "merge-job.yaml"
+	K8sConfigMap = "config-map.yaml"
+	K8sSubmit    = "submit.sh"
 )
 
-// Write writes the two manifests and submit.sh into dir, atomically, and
-// returns their paths.
+// Write writes the manifests (the ConfigMap only with a model file) and
+// submit.sh into dir, atomically, and returns their paths. dir is created
+// and marked as report.K8sJobs; a folder of another kind, or a non-empty
+// one without the marker (a folder of the user's own files), is refused
+// before anything is written.
 func (p K8sPlan) Write(dir string) ([]string, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	files := []struct {
+		name string
+		obj  any
+	}{{K8sTrainJob, p.trainJob()}, {K8sMergeJob, p.mergeJob()}}
+	if p.Config != nil {
+		files = append(files, struct {
+			name string
+			obj  any
+		}{K8sConfigMap, p.configMap()})
+	}
+	texts := map[string][]byte{}
+	var names []string
+	for _, f := range files {
+		b, err := yaml.Marshal(f.obj)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes manifests: %w", err)
+		}
+		texts[f.name] = append([]byte(manifestHeader), b...)
+		names = append(names, f.name)
+	}
+	texts[K8sSubmit] = []byte(p.submit())
+	names = append(names, K8sSubmit)
+	if err := report.PrepareFolder(dir, report.K8sJobs); err != nil {
 		return nil, fmt.Errorf("kubernetes manifests: %w", err)
 	}
 	var paths []string
-	for _, f := range []struct{ name, text string }{
-		{K8sTrainJob, p.trainJob()}, {K8sMergeJob, p.mergeJob()}, {K8sSubmit, p.submit()},
-	} {
-		path := filepath.Join(dir, f.name)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
 		err := report.WriteAtomic(path, func(w io.Writer) error {
-			_, err := io.WriteString(w, f.text)
+			_, err := w.Write(texts[name])
 			return err
 		})
-		if err == nil && f.name == K8sSubmit {
+		if err == nil && name == K8sSubmit {
 			err = os.Chmod(path, 0o755)
 		}
 		if err != nil {
@@ -102,109 +167,181 @@ func (p K8sPlan) Write(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// q quotes a string as YAML: a JSON string is a YAML double-quoted scalar.
-func q(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
-}
+const manifestHeader = "# Written by mmds train --k8s; apply with submit.sh beside it.\n"
 
-func qs(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = q(a)
+// The subset of the Kubernetes API the manifests use, in its field names
+// (internal/cluster/k8s_test.go decodes them strictly into k8s.io/api).
+type (
+	k8sMeta struct {
+		Name   string            `json:"name,omitempty"`
+		Labels map[string]string `json:"labels,omitempty"`
 	}
-	return "[" + strings.Join(out, ", ") + "]"
+	k8sJob struct {
+		APIVersion string     `json:"apiVersion"`
+		Kind       string     `json:"kind"`
+		Metadata   k8sMeta    `json:"metadata"`
+		Spec       k8sJobSpec `json:"spec"`
+	}
+	k8sJobSpec struct {
+		CompletionMode       string            `json:"completionMode,omitempty"`
+		Completions          *int              `json:"completions,omitempty"`
+		Parallelism          *int              `json:"parallelism,omitempty"`
+		BackoffLimit         *int              `json:"backoffLimit,omitempty"`
+		BackoffLimitPerIndex *int              `json:"backoffLimitPerIndex,omitempty"`
+		PodFailurePolicy     *podFailurePolicy `json:"podFailurePolicy,omitempty"`
+		Template             podTemplate       `json:"template"`
+	}
+	podFailurePolicy struct {
+		Rules []podFailureRule `json:"rules"`
+	}
+	podFailureRule struct {
+		Action          string         `json:"action"`
+		OnExitCodes     *onExitCodes   `json:"onExitCodes,omitempty"`
+		OnPodConditions []podCondition `json:"onPodConditions,omitempty"`
+	}
+	onExitCodes struct {
+		ContainerName string  `json:"containerName"`
+		Operator      string  `json:"operator"`
+		Values        []int32 `json:"values"`
+	}
+	podCondition struct {
+		Type   string `json:"type"`
+		Status string `json:"status"`
+	}
+	podTemplate struct {
+		Metadata k8sMeta `json:"metadata"`
+		Spec     podSpec `json:"spec"`
+	}
+	podSpec struct {
+		RestartPolicy  string      `json:"restartPolicy"`
+		InitContainers []container `json:"initContainers,omitempty"`
+		Containers     []container `json:"containers"`
+		Volumes        []volume    `json:"volumes"`
+	}
+	container struct {
+		Name         string        `json:"name"`
+		Image        string        `json:"image"`
+		Command      []string      `json:"command"`
+		WorkingDir   string        `json:"workingDir"`
+		Resources    resources     `json:"resources"`
+		VolumeMounts []volumeMount `json:"volumeMounts"`
+	}
+	resources struct {
+		Requests map[string]string `json:"requests"`
+		Limits   map[string]string `json:"limits"`
+	}
+	volumeMount struct {
+		Name      string `json:"name"`
+		MountPath string `json:"mountPath"`
+		ReadOnly  bool   `json:"readOnly,omitempty"`
+	}
+	volume struct {
+		Name                  string           `json:"name"`
+		PersistentVolumeClaim *claimSource     `json:"persistentVolumeClaim,omitempty"`
+		ConfigMap             *configMapSource `json:"configMap,omitempty"`
+	}
+	claimSource struct {
+		ClaimName string `json:"claimName"`
+	}
+	configMapSource struct {
+		Name string `json:"name"`
+	}
+	k8sConfigMap struct {
+		APIVersion string            `json:"apiVersion"`
+		Kind       string            `json:"kind"`
+		Metadata   k8sMeta           `json:"metadata"`
+		Data       map[string]string `json:"data,omitempty"`
+		BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	}
+)
+
+var appLabels = map[string]string{"app": "mmds"}
+
+func (p K8sPlan) configName() string { return p.Name + "-model" }
+
+// container is one container running argv, with the results claim (and
+// the model's ConfigMap) mounted, working in the results claim.
+func (p K8sPlan) container(name string, argv []string) container {
+	cpu := strconv.Itoa(p.CPUs)
+	c := container{Name: name, Image: p.Image, Command: argv, WorkingDir: p.Mount,
+		Resources:    resources{Requests: map[string]string{"cpu": cpu}, Limits: map[string]string{"cpu": cpu}},
+		VolumeMounts: []volumeMount{{Name: "results", MountPath: p.Mount}}}
+	if p.Config != nil {
+		c.VolumeMounts = append(c.VolumeMounts, volumeMount{Name: "model", MountPath: K8sConfigDir, ReadOnly: true})
+	}
+	return c
 }
 
-// container writes one container at the given indentation.
-func (p K8sPlan) container(ind, name string, argv []string) string {
-	return fmt.Sprintf(`%[1]s- name: %[2]s
-%[1]s  image: %[3]s
-%[1]s  command: %[4]s
-%[1]s  resources:
-%[1]s    requests: {cpu: "%[5]d"}
-%[1]s    limits: {cpu: "%[5]d"}
-%[1]s  volumeMounts:
-%[1]s  - {name: results, mountPath: %[6]s}
-`, ind, name, q(p.Image), qs(argv), p.CPUs, q(p.Mount))
+func (p K8sPlan) volumes() []volume {
+	v := []volume{{Name: "results", PersistentVolumeClaim: &claimSource{ClaimName: p.Claim}}}
+	if p.Config != nil {
+		v = append(v, volume{Name: "model", ConfigMap: &configMapSource{Name: p.configName()}})
+	}
+	return v
 }
 
-func (p K8sPlan) volumes(ind string) string {
-	return fmt.Sprintf("%[1]svolumes:\n%[1]s- name: results\n%[1]s  persistentVolumeClaim: {claimName: %[2]s}\n", ind, q(p.Claim))
+func (p K8sPlan) trainJob() k8sJob {
+	argv := append(append([]string{}, p.Train...), "--shard", fmt.Sprintf("k8s/%d", p.Shards), "--workers", strconv.Itoa(p.CPUs))
+	shards, par, backoff := p.Shards, p.Parallelism, p.BackoffPerIndex
+	return k8sJob{APIVersion: "batch/v1", Kind: "Job", Metadata: k8sMeta{Name: p.Name, Labels: appLabels},
+		Spec: k8sJobSpec{
+			CompletionMode: "Indexed", Completions: &shards, Parallelism: &par, BackoffLimitPerIndex: &backoff,
+			PodFailurePolicy: &podFailurePolicy{Rules: []podFailureRule{
+				// Bad input (exit 2) does not get better by retrying.
+				{Action: "FailIndex", OnExitCodes: &onExitCodes{ContainerName: "mmds", Operator: "In", Values: []int32{2}}},
+				// An evicted or preempted pod is retried without counting against the index.
+				{Action: "Ignore", OnPodConditions: []podCondition{{Type: "DisruptionTarget", Status: "True"}}},
+			}},
+			Template: podTemplate{Metadata: k8sMeta{Labels: appLabels}, Spec: podSpec{
+				RestartPolicy: "Never", Containers: []container{p.container("mmds", argv)}, Volumes: p.volumes()}},
+		}}
 }
 
-func (p K8sPlan) trainJob() string {
-	argv := append(append([]string{}, p.Train...), "--shard", fmt.Sprintf("k8s/%d", p.Shards), "--workers", fmt.Sprint(p.CPUs))
-	return fmt.Sprintf(`# Written by mmds train --k8s: shard i of n is the pod of completion index i-1
-# (thresholds D_d with d mod n = i-1). Apply with submit.sh beside it.
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: %[1]s
-  labels: {app: mmds}
-spec:
-  completionMode: Indexed
-  completions: %[2]d
-  parallelism: %[3]d
-  backoffLimitPerIndex: %[4]d
-  podFailurePolicy:
-    rules:
-    # Bad input (exit 2) does not get better by retrying.
-    - action: FailIndex
-      onExitCodes: {containerName: mmds, operator: In, values: [2]}
-    # An evicted or preempted pod is retried without counting against the index.
-    - action: Ignore
-      onPodConditions:
-      - {type: DisruptionTarget}
-  template:
-    metadata:
-      labels: {app: mmds}
-    spec:
-      restartPolicy: Never
-      containers:
-%[5]s%[6]s`, q(p.Name), p.Shards, p.Parallelism, p.BackoffPerIndex, p.container("      ", "mmds", argv), p.volumes("      "))
-}
-
-func (p K8sPlan) mergeJob() string {
-	var inits strings.Builder
+func (p K8sPlan) mergeJob() k8sJob {
+	var inits []container
 	for i, c := range p.After[:len(p.After)-1] {
-		inits.WriteString(p.container("      ", fmt.Sprintf("step-%d", i+1), c))
+		inits = append(inits, p.container(fmt.Sprintf("step-%d", i+1), c))
 	}
-	initBlock := ""
-	if inits.Len() > 0 {
-		initBlock = "      initContainers:\n" + inits.String()
+	backoff := 6
+	return k8sJob{APIVersion: "batch/v1", Kind: "Job", Metadata: k8sMeta{Name: p.Name + "-merge", Labels: appLabels},
+		Spec: k8sJobSpec{BackoffLimit: &backoff,
+			Template: podTemplate{Metadata: k8sMeta{Labels: appLabels}, Spec: podSpec{
+				RestartPolicy: "Never", InitContainers: inits,
+				Containers: []container{p.container("mmds", p.After[len(p.After)-1])}, Volumes: p.volumes()}},
+		}}
+}
+
+// configMap holds the model file: as text when it is UTF-8, else base64
+// (binaryData).
+func (p K8sPlan) configMap() k8sConfigMap {
+	cm := k8sConfigMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: k8sMeta{Name: p.configName(), Labels: appLabels}}
+	if utf8.Valid(p.Config) {
+		cm.Data = map[string]string{K8sConfigKey: string(p.Config)}
+	} else {
+		cm.BinaryData = map[string][]byte{K8sConfigKey: p.Config}
 	}
-	return fmt.Sprintf(`# Written by mmds train --k8s: merges the shards (training what they left),
-# then verifies and plots. Apply it once the Indexed Job has ended (submit.sh).
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: %[1]s
-  labels: {app: mmds}
-spec:
-  backoffLimit: 6
-  template:
-    metadata:
-      labels: {app: mmds}
-    spec:
-      restartPolicy: Never
-%[2]s      containers:
-%[3]s%[4]s`, q(p.Name+"-merge"), initBlock, p.container("      ", "mmds", p.After[len(p.After)-1]), p.volumes("      "))
+	return cm
 }
 
 func (p K8sPlan) submit() string {
-	return fmt.Sprintf(`#!/bin/sh
-# Applies the Indexed Job, waits until it has ended (Complete or Failed: failed
-# indices leave thresholds that the merge trains), then applies the merge Job.
+	apply := `kubectl apply -f "$here/` + K8sTrainJob + `"`
+	if p.Config != nil {
+		apply = `kubectl apply -f "$here/` + K8sConfigMap + `"` + "\n" + apply
+	}
+	job, merge := shellQuote(p.Name), shellQuote(p.Name+"-merge")
+	return `#!/bin/sh
+# Applies the model's ConfigMap (when there is one) and the Indexed Job, waits
+# until the Job has ended (Complete or Failed: failed indices leave thresholds
+# that the merge trains), then applies the merge Job.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-kubectl apply -f "$here/%[1]s"
+` + apply + `
 while :; do
-	c=$(kubectl get job %[2]s -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type} {end}')
+	c=$(kubectl get job ` + job + ` -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type} {end}')
 	case " $c " in *" Complete "*|*" Failed "*) break ;; esac
 	sleep 10
 done
-kubectl apply -f "$here/%[3]s"
-echo "merge job %[4]s applied; follow it with: kubectl logs -f job/%[4]s"
-`, K8sTrainJob, p.Name, K8sMergeJob, p.Name+"-merge")
+kubectl apply -f "$here/` + K8sMergeJob + `"
+echo "merge job "` + merge + `" applied; follow it with: kubectl logs -f job/"` + merge + `
+`
 }

@@ -61,8 +61,30 @@ func (p SlurmPlan) Validate() error {
 		return fmt.Errorf("slurm time limit %q: want [days-]hours:minutes:seconds, e.g. 02:00:00", p.Time)
 	case p.MaxParallel < 0:
 		return fmt.Errorf("slurm throttle %d: want ≥ 0 (0: no throttle)", p.MaxParallel)
-	case strings.ContainsAny(p.Partition, " \t\n#'\"$"):
+	case strings.ContainsAny(p.Partition, " \t\n#'\"$\\"):
 		return fmt.Errorf("slurm partition %q: want a plain name", p.Partition)
+	}
+	// Every value that reaches a script: a newline would end an #SBATCH
+	// line even inside quotes, and run the rest as a command.
+	for _, v := range []struct{ what, s string }{
+		{"slurm working folder", p.WorkDir}, {"slurm log folder", p.LogDir}, {"slurm partition", p.Partition},
+	} {
+		if err := CheckText(v.what, v.s); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(p.LogDir, `\`) {
+		// sbatch turns off its %A/%a/%j substitution in an --output
+		// pattern that holds a backslash: every task would write one file.
+		return fmt.Errorf("slurm log folder %s: %w: a backslash turns off Slurm's %%-patterns in the log file names", report.Quote(p.LogDir), ErrText)
+	}
+	if err := checkArgv("slurm training command: argument", p.Train); err != nil {
+		return err
+	}
+	for _, c := range p.After {
+		if err := checkArgv("slurm merge command: argument", c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -111,21 +133,31 @@ func (p SlurmPlan) Write(dir string) ([]string, error) {
 	return paths, nil
 }
 
+// header is a script's #SBATCH lines; output is the log file's name
+// pattern (%A, %a, %j are Slurm's).
 func (p SlurmPlan) header(name, output string) []string {
 	h := []string{
 		"#!/bin/bash",
 		"# Written by mmds train --slurm; submit with submit.sh beside it.",
-		"#SBATCH --job-name=" + name,
-		"#SBATCH --chdir=" + p.WorkDir,
-		"#SBATCH --output=" + filepath.Join(p.LogDir, output),
+		"#SBATCH --job-name=" + sbatchQuote(name),
+		"#SBATCH --chdir=" + sbatchQuote(p.WorkDir),
+		"#SBATCH --output=" + sbatchQuote(strings.ReplaceAll(p.LogDir, "%", "%%")+"/"+output),
 		"#SBATCH --ntasks=1",
 		fmt.Sprintf("#SBATCH --cpus-per-task=%d", p.CPUsPerTask),
-		"#SBATCH --time=" + p.Time,
+		"#SBATCH --time=" + sbatchQuote(p.Time),
 	}
 	if p.Partition != "" {
-		h = append(h, "#SBATCH --partition="+p.Partition)
+		h = append(h, "#SBATCH --partition="+sbatchQuote(p.Partition))
 	}
 	return h
+}
+
+// sbatchQuote quotes a value of an #SBATCH line as sbatch reads it: in
+// double quotes, with '"' and '\' escaped by a backslash (inside the
+// quotes spaces and '#' are literal; sbatch expands no variables there).
+// A newline cannot be quoted — it ends the line — so Validate refuses it.
+func sbatchQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // signalLead is how long before its time limit a task is asked to stop and

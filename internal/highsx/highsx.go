@@ -101,12 +101,31 @@ func (m *Model) Solve(ctx context.Context, o Options) (Result, error) {
 		res, err = m.solve(ctx, so)
 	}
 	s.unscale(&res)
-	if res.HasSolution {
-		if cerr := s.recheck(m, res.X, max(o.PrimalFeasTol, o.MIPFeasTol, 1e-9)); cerr != nil && err == nil {
-			return res, cerr
+	tol := max(o.PrimalFeasTol, o.MIPFeasTol, 1e-9)
+	if !res.HasSolution || err != nil {
+		return res, err
+	}
+	cerr := s.recheck(m, res.X, tol)
+	if cerr == nil {
+		return res, nil
+	}
+	// The scaled model's solution misses a row of m by more than the
+	// tolerances allow: HiGHS scales its input once more, and its
+	// tolerances then hold in neither model. Solve m as it is (HiGHS's own
+	// scaling alone) and hold that answer to the tolerance unscaled.
+	plain, perr := m.solve(ctx, so)
+	switch {
+	case ctx.Err() != nil:
+		return plain, perr
+	case perr == nil && !plain.HasSolution:
+		perr = fmt.Errorf("%w: no primal solution", ErrNotOptimal)
+	case perr == nil:
+		unit := scaling{row: ones(m.NumRows()), col: ones(m.NumCols()), obj: 1}
+		if perr = unit.recheck(m, plain.X, tol); perr == nil {
+			return plain, nil
 		}
 	}
-	return res, err
+	return res, fmt.Errorf("%w; solved as given: %v", cerr, perr)
 }
 
 // withSmallMatrixValue is o with HiGHS's small_matrix_value at its least

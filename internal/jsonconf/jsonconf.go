@@ -66,6 +66,27 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("jsonconf: Unmarshal needs a non-nil pointer")
 	}
+	if err := textError(data); err != nil {
+		return err
+	}
+	if err := check(data, rv.Type()); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var je *Error
+		if errors.As(err, &je) {
+			return je // a custom unmarshaler's, through Unmarshal
+		}
+		return &Error{msg: message(err)}
+	}
+	return nil
+}
+
+// textError is the error of data that is not JSON text: an encoding
+// (Encoding) or a syntax error (syntaxMessage); nil for JSON.
+func textError(data []byte) error {
 	if msg := Encoding(data); msg != "" {
 		// Named, not decoded: encoding/json would call a byte order mark
 		// "invalid character 'ï'" and UTF-16 "invalid character 'ÿ'", and
@@ -79,18 +100,6 @@ func Unmarshal(data []byte, v any) error {
 		if err := json.Unmarshal(data, &v0); errors.As(err, &se) && len(bytes.TrimSpace(data)) > 0 {
 			return &Error{msg: syntaxMessage(data, se)}
 		}
-	}
-	if err := check(data, rv.Type()); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var je *Error
-		if errors.As(err, &je) {
-			return je // a custom unmarshaler's, through Unmarshal
-		}
-		return &Error{msg: message(err)}
 	}
 	return nil
 }
@@ -169,6 +178,37 @@ func nonFiniteToken(b []byte) bool {
 	return false
 }
 
+// Size is what decoding a document allocates at most: its numbers (each a
+// float64 once decoded) and its arrays (each a slice header), a compact
+// table's dense entries and rows included.
+type Size struct {
+	Numbers, Arrays int64
+}
+
+// Bytes is the memory s takes decoded: 8 bytes a number, 24 an array.
+func (s Size) Bytes() int64 { return 8*s.Numbers + 24*s.Arrays }
+
+// Measure returns the Size of data, with the checks of the package doc
+// that do not need a type, reading it token by token and allocating no
+// table: a reader that budgets its memory in bytes measures a file before
+// it decodes it.
+func Measure(data []byte) (Size, error) {
+	if err := textError(data); err != nil {
+		return Size{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
+	tok, err := dec.Token()
+	if err != nil {
+		return Size{}, &Error{msg: message(err)}
+	}
+	if err := c.value(tok, nil, ""); err != nil {
+		return Size{}, err
+	}
+	return Size{Numbers: c.numbers + c.entries, Arrays: c.arrays}, nil
+}
+
 // Error is the error of Decode and Unmarshal: one line, safe to print. It
 // wraps the error of a type's UnmarshalText (an enum's sentinel), if any.
 type Error struct {
@@ -211,6 +251,8 @@ type checker struct {
 	// (the compact Matrix form, maxDocumentEntries).
 	closed  int
 	entries int64
+	numbers int64 // number tokens seen
+	arrays  int64 // arrays seen, and the rows of compact tables
 }
 
 // maxDocumentEntries bounds the dense size, in entries, of every compact
@@ -251,6 +293,9 @@ func shape(t reflect.Type) reflect.Type {
 func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	d, ok := tok.(json.Delim)
 	if !ok {
+		if _, num := tok.(json.Number); num {
+			c.numbers++
+		}
 		return text(tok, t, path) // other scalars: the decoder checks their type
 	}
 	if c.depth++; c.depth > MaxDepth {
@@ -259,6 +304,7 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 	defer func() { c.depth-- }()
 	t = shape(t)
 	if d == '[' {
+		c.arrays++
 		return c.array(t, path)
 	}
 	return c.object(t, path)
@@ -332,6 +378,7 @@ func (c *checker) object(t reflect.Type, path string) error {
 		}
 	}
 	if labels > 0 && rows > 0 {
+		c.arrays += rows // each dense row is a slice of its own
 		if c.entries += min(labels, maxDocumentEntries) * min(rows, maxDocumentEntries); c.entries > maxDocumentEntries {
 			return errorf("%s: compact tables of more than %d entries in all (each {\"labels\", \"rows\"} is labels × rows entries once read): larger than any file mmds reads could hold densely", where(path), maxDocumentEntries)
 		}

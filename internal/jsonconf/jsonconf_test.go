@@ -315,3 +315,26 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasure: what a document decodes to, counted without decoding:
+// every number token and array, and a compact table's labels × rows dense
+// entries and its rows.
+func TestMeasure(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Size
+	}{
+		{`{"a": 1, "b": [1, 2, 3], "c": "4"}`, Size{4, 1}},
+		{`[[0.5, 0.5], [1, 0]]`, Size{4, 3}},
+		{`{"prob": {"labels": 1000, "rows": [[0, 1], [999, 1]]}}`, Size{1 + 4 + 2000, 3 + 2}},
+		{`{"edges": [], "prob": []}`, Size{0, 2}},
+	} {
+		got, err := Measure([]byte(c.in))
+		if err != nil || got != c.want {
+			t.Errorf("Measure(%s) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+	if _, err := Measure([]byte(`{"a": 1, "a": 2}`)); err == nil {
+		t.Error("a duplicated key measured")
+	}
+}

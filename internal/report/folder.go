@@ -25,6 +25,8 @@ const (
 	BenchLibrary Kind = "bench-library"
 	// SlurmJobs is a folder of Slurm scripts of mmds train --slurm.
 	SlurmJobs Kind = "slurm-jobs"
+	// K8sJobs is a folder of Kubernetes manifests of mmds train --k8s.
+	K8sJobs Kind = "k8s-jobs"
 )
 
 // Want says, for a message, what a folder of kind k is: "a results folder
@@ -69,6 +71,10 @@ var kinds = []struct {
 	{SlurmJobs, []string{"train.sbatch", "merge.sbatch", "submit.sh", "logs"}, func(dir string) bool {
 		return isRegular(filepath.Join(dir, "train.sbatch")) && isRegular(filepath.Join(dir, "submit.sh"))
 	}},
+	// No legacy form: older mmds wrote manifests into any folder (even
+	// one holding the user's own submit.sh), so an unmarked folder is
+	// never taken for one.
+	{K8sJobs, []string{"train-job.yaml", "merge-job.yaml", "config-map.yaml", "submit.sh"}, func(string) bool { return false }},
 }
 
 func known(k Kind) bool {
@@ -118,9 +124,10 @@ func ReadKind(dir string) (Kind, error) {
 	if !fi.Mode().IsRegular() {
 		return "", errorf(ErrKind, "%s is %s, not a marker file", path, safefile.Describe(fi.Mode()))
 	}
-	// Read through safefile: the marker is opened without blocking and
+	// Read through safefile: the marker is opened without blocking, beneath
+	// dir (a link swapped in after the Lstat is not followed out of it), and
 	// checked to be a regular file on the open descriptor itself.
-	b, err := safefile.Read(context.Background(), path, 64)
+	b, err := safefile.ReadIn(context.Background(), dir, MarkerFile, path, 64)
 	if err != nil {
 		return "", errorf(ErrKind, "%s: %v", path, err)
 	}

@@ -9,6 +9,14 @@
 // reading a byte, and reads in chunks, checking the context between them.
 // Symbolic links to regular files are followed, except by ReadNoFollow.
 //
+// A file named by another file (an entry of a points list, a file a
+// certificate names, a results directory's own files) is read with ReadIn,
+// inside the folder the name is taken from: one link policy for every such
+// name. The user names the files on the command line; a file's author names
+// only files in its folder, so that an input cannot make mmds read, hash and
+// quote a file of the author's choosing (a key, another project's file) by
+// knowing its path.
+//
 // Excerpt quotes a piece of a file's contents for an error message: at most
 // MaxExcerpt characters, escaped, so that a message never discloses more of
 // a file than the offending token's head.
@@ -21,6 +29,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,11 +90,152 @@ func links(fi fs.FileInfo) uint64 {
 	return 1
 }
 
+// ErrOutside is wrapped by the error of CheckName and ReadIn for a name
+// that leaves the folder it is taken from.
+var ErrOutside = errors.New("leaves its folder")
+
+// CheckName checks a file name written in another file before anything is
+// opened: printable, relative, and not leaving its folder with "..". It
+// returns the name cleaned (filepath.Clean). Errors wrap ErrInput and, for
+// an absolute name or one that leaves the folder, ErrOutside; they quote
+// the name with Excerpt.
+func CheckName(name string) (string, error) {
+	shown := Excerpt(name)
+	if name == "" || !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return "", inputErr(nil, "%s: want a plain relative file name", shown)
+	}
+	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
+		return "", inputErr(ErrOutside, "%s is absolute", shown)
+	}
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", inputErr(ErrOutside, "%s leaves its folder", shown)
+	}
+	return clean, nil
+}
+
+// CheckIn checks the file name (as written in another file, CheckName)
+// inside the folder dir before anything is read: beside CheckName's
+// checks, a name whose path reaches outside dir through a symbolic link is
+// an error wrapping ErrInput and ErrOutside. It returns the path of the
+// file. ReadIn makes the same check race-free when it opens the file.
+func CheckIn(dir, name string) (string, error) {
+	clean, err := CheckName(name)
+	if err != nil {
+		return "", err
+	}
+	if escapes(dir, clean) {
+		return "", outsideErr(Excerpt(name))
+	}
+	return filepath.Join(dir, clean), nil
+}
+
+// ReadIn reads the file name (as written in another file, CheckIn) inside
+// the folder dir, as Read does (a regular file of at most maxBytes bytes,
+// read once, checked on the open descriptor); shown names it in messages.
+// The name is resolved beneath dir (os.Root): a symbolic link, at any
+// element of the name, that leads out of dir is refused, not followed, and
+// no link can be swapped in between the check and the open; a link that
+// stays inside dir is followed. The error for a name that leaves dir wraps
+// ErrOutside, and nothing of the file it would have reached is read.
+func ReadIn(ctx context.Context, dir, name, shown string, maxBytes int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	clean, err := CheckName(name)
+	if err != nil {
+		return nil, err
+	}
+	if escapes(dir, clean) {
+		return nil, outsideErr(shown)
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, inputErr(fs.ErrNotExist, "%s does not exist", shown)
+	}
+	if err != nil {
+		return nil, inputErr(unwrapPath(err), "%s: its folder %s: %v", shown, Path(dir), unwrapPath(err))
+	}
+	defer root.Close()
+	var openErr error
+	open := func() (*os.File, error) {
+		f, err := root.OpenFile(clean, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		openErr = err
+		return f, err
+	}
+	b, err := readOpen(ctx, open, shown, maxBytes, false, false)
+	if openErr != nil && !errors.Is(openErr, fs.ErrNotExist) && (escapes(dir, clean) || strings.Contains(openErr.Error(), "escapes")) {
+		return nil, outsideErr(shown) // a link swapped in after the check
+	}
+	return b, err
+}
+
+func outsideErr(shown string) error {
+	return inputErr(ErrOutside, "%s is a symbolic link out of its folder (or passes through one)", shown)
+}
+
+// escapes reports whether the relative name clean reaches outside dir
+// through a symbolic link. It is the check of the message; os.Root's open
+// is the one no race can pass.
+func escapes(dir, clean string) bool {
+	rdir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false // the open reports what is wrong with dir
+	}
+	path := filepath.Join(dir, clean)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if _, lerr := os.Lstat(path); lerr != nil {
+			return false // nothing there, or its folder cannot be read: the open says so
+		}
+		// a dangling link: where it points
+		if real, err = evalPartial(path); err != nil {
+			return true
+		}
+	}
+	rel, err := filepath.Rel(rdir, real)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// evalPartial resolves the links of path's folder and its last element's
+// link target, without requiring that target to exist.
+func evalPartial(path string) (string, error) {
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(parent, target)
+	}
+	return filepath.Clean(target), nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 func read(ctx context.Context, path, name string, maxBytes int64, flag int, own bool) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flag, 0)
+	open := func() (*os.File, error) {
+		return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flag, 0)
+	}
+	return readOpen(ctx, open, name, maxBytes, own, flag&syscall.O_NOFOLLOW != 0)
+}
+
+// readOpen reads the file open opens, named name in messages (see read).
+func readOpen(ctx context.Context, open func() (*os.File, error), name string, maxBytes int64, own, noFollow bool) ([]byte, error) {
+	f, err := open()
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -94,7 +244,7 @@ func read(ctx context.Context, path, name string, maxBytes int64, flag int, own 
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, inputErr(fs.ErrNotExist, "%s does not exist", name)
 		}
-		if flag&syscall.O_NOFOLLOW != 0 && errors.Is(err, syscall.ELOOP) {
+		if noFollow && errors.Is(err, syscall.ELOOP) {
 			return nil, inputErr(err, "%s is a symbolic link, not a regular file", name)
 		}
 		return nil, inputErr(err, "%s: %v", name, err)

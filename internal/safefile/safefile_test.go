@@ -133,3 +133,69 @@ func TestPrintableAndPath(t *testing.T) {
 		}
 	}
 }
+
+// TestReadIn: a name written in another file is read inside that file's
+// folder; every way out of it (absolute, "..", a symbolic link at any
+// element, a dangling link) is refused with ErrOutside before a byte of
+// the target is read, and a link that stays inside is followed.
+func TestReadIn(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "d")
+	secret := filepath.Join(top, "secret.json")
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, p string) {
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(secret, "SECRET")
+	write(filepath.Join(dir, "a.json"), "A")
+	write(filepath.Join(dir, "sub", "b.json"), "B")
+	link("a.json", filepath.Join(dir, "in.json"))
+	link(secret, filepath.Join(dir, "out.json"))
+	link("../secret.json", filepath.Join(dir, "rel-out.json"))
+	link(top, filepath.Join(dir, "up"))
+	link(filepath.Join(top, "none.json"), filepath.Join(dir, "dangling.json"))
+	link("sub", filepath.Join(dir, "inner"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, c := range []struct {
+		name, want  string // want: the contents, or a piece of the error
+		outside, ok bool
+	}{
+		{"a.json", "A", false, true},
+		{"sub/b.json", "B", false, true},
+		{"sub/../a.json", "A", false, true},
+		{"in.json", "A", false, true},      // a link inside the folder
+		{"inner/b.json", "B", false, true}, // a folder link inside the folder
+		{"out.json", "symbolic link out of its folder", true, false},
+		{"rel-out.json", "symbolic link out of its folder", true, false},
+		{"up/secret.json", "symbolic link out of its folder", true, false},
+		{"dangling.json", "symbolic link out of its folder", true, false},
+		{"../secret.json", "leaves its folder", true, false},
+		{"sub/../../secret.json", "leaves its folder", true, false},
+		{secret, "is absolute", true, false},
+		{"", "plain relative file name", false, false},
+		{"a\x1b[2J.json", "plain relative file name", false, false},
+		{"fifo", "is a named pipe (FIFO), not a regular file", false, false},
+		{"none.json", "does not exist", false, false},
+		{"sub", "is a folder, not a regular file", false, false},
+	} {
+		b, err := ReadIn(context.Background(), dir, c.name, Excerpt(c.name), 100)
+		switch {
+		case c.ok && (err != nil || string(b) != c.want):
+			t.Errorf("%q: got %q, %v; want %q", c.name, b, err, c.want)
+		case !c.ok && (err == nil || !errors.Is(err, ErrInput) || errors.Is(err, ErrOutside) != c.outside ||
+			!strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "SECRET") || strings.ContainsRune(err.Error(), 0x1b)):
+			t.Errorf("%q: got %v; want an ErrInput (outside %v) containing %q", c.name, err, c.outside, c.want)
+		}
+	}
+}

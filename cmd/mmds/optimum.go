@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
+)
+
+// optimumOpts holds the flags of mmds optimum: the model file of any kind
+// and the flags every per-kind optimum command shares.
+type optimumOpts struct {
+	model, sweep, format, output string
+	d                            float64
+	limits                       limitFlags
+}
+
+// finiteTimeLimit is mmds finite's default --time-limit, which mmds
+// optimum keeps for a finite model unless --time-limit is given.
+const finiteTimeLimit = 60 * time.Second
+
+func newOptimumCmd() *cobra.Command {
+	var o optimumOpts
+	cmd := &cobra.Command{
+		Use:   "optimum --model FILE",
+		Short: "The optimum table of a model file of any kind (binary, finite or gauss; detected)",
+		Long: `optimum detects the kind of --model (the gauss, binary or finite --config
+file, as mmds certify does) and prints what that kind's own command prints
+for it: mmds binary --config (Proposition 2), mmds finite --config (the
+global optimum over all privatizers) or mmds gauss --config (Proposition 1,
+the best achievable mechanism and the upper bound), each command's defaults
+for everything else. A finite model keeps mmds finite's --time-limit of 60s
+unless --time-limit is given.`,
+		Example: `  mmds optimum --model examples/binary-paper.json --d 0.15
+  mmds optimum --model examples/finite-ternary.json --sweep 0:0.2:5 --format csv
+  mmds optimum --model examples/gauss-coalition.json --format json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runOptimum(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.model, "model", "", "model file: the gauss, binary or finite --config JSON (required)")
+	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
+	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the kind's own sweep)")
+	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	outputFlag(f, &o.output)
+	o.limits.register(f, 0)
+	return cmd
+}
+
+// runOptimum detects the model's kind and runs that kind's command on it.
+func runOptimum(cmd *cobra.Command, o optimumOpts) error {
+	if o.model == "" {
+		return badInput("--model: required (the gauss, binary or finite --config JSON)")
+	}
+	m, err := model.Load(cmd.Context(), o.model)
+	if err != nil {
+		return badInput("--model %v", err)
+	}
+	switch m.Kind() {
+	case model.Binary:
+		return runBinary(cmd, binaryFlags{config: o.model, d: o.d, sweep: o.sweep, format: o.format,
+			output: o.output, limits: o.limits})
+	case model.Finite:
+		if !cmd.Flags().Changed("time-limit") {
+			o.limits.timeLimit = finiteTimeLimit
+		}
+		f := finiteFlags{config: o.model, alphabet: "global", method: "auto", d: o.d, sweep: o.sweep,
+			format: o.format, output: o.output, limits: o.limits, gap: mip.ProvenGap, maxSubsets: mip.DefaultMaxSubsets}
+		return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
+	case model.Gauss:
+		return runGauss(cmd, gaussOpts{config: o.model, d: o.d, sweep: o.sweep, format: o.format, out: o.output,
+			seed: 1, samples: defaultSamples, workers: runtime.GOMAXPROCS(0), limits: o.limits})
+	}
+	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())
+}
