@@ -33,6 +33,11 @@ type Model struct {
 	known      []Known
 }
 
+// MaxAdversaries bounds K (and the coalitions reported), as the binary and
+// finite models bound theirs (mip.MaxAdversaries): a list pasted many times
+// over cannot ask for hours of work on one threshold.
+const MaxAdversaries = 64
+
 // New validates c and builds the model. Every error wraps ErrConfig and names
 // the offending entry, its value and the valid range.
 func New(c Config) (*Model, error) {
@@ -87,6 +92,12 @@ func (m *Model) resolveRoles(c Config) error {
 	}
 	if len(c.Adversaries) == 0 {
 		return configErr(`"adversaries" is missing or empty: list K ≥ 1 adversaries, e.g. [["Z1"],["Z2"]]`)
+	}
+	if len(c.Adversaries) > MaxAdversaries {
+		return configErr(`"adversaries" has %d entries: at most %d`, len(c.Adversaries), MaxAdversaries)
+	}
+	if len(c.Coalitions) > MaxAdversaries {
+		return configErr(`"coalitions" has %d entries: at most %d`, len(c.Coalitions), MaxAdversaries)
 	}
 	for i, a := range c.Adversaries {
 		s, err := resolveSide(fmt.Sprintf("adversaries[%d]", i), a, m.index, c.Private)

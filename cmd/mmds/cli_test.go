@@ -58,6 +58,9 @@ func TestBadInputTable(t *testing.T) {
 	}
 	long := file("long.json", `{"p": "`+strings.Repeat("k", 100000)+`"}`)
 	missing := filepath.Join(dir, "no-such.json")
+	many := func(item string, n int) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
+	bin65 := file("bin65.json", `{"p": 0.5, "q_y": 0.2, "q_z": [`+many("0.3", 65)+`]}`)
+	gauss65 := file("gauss65.json", `{"names": ["X", "Y", "Z"], "cov": [[1, 0.5, 0.3], [0.5, 1, 0.2], [0.3, 0.2, 1]], "private": "X", "reconstructor": ["Y"], "adversaries": [`+many(`["Z"]`, 65)+`]}`)
 	noFolder := filepath.Join(dir, "no", "such", "out.txt")
 	notResults := t.TempDir()
 	labelsBin, labelsGauss := filepath.Join(dir, "labels-binary"), filepath.Join(dir, "labels-gauss")
@@ -172,6 +175,12 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"train", "gauss", "--preset", ""}, `--preset "": empty: give paper or quick`},
 		{[]string{"train", "gauss", "--preset", "quick", "--out", ""}, `--out "": empty: give a folder`},
 		{[]string{"binary", "-o", ""}, `--output "": empty: give a file name`},
+		// K is capped at 64 on every model, as the finite model's sizes are.
+		{[]string{"binary", "--config", bin65}, `"q_z" has 65 entries: at most 64 adversaries`},
+		{[]string{"binary", "--qz", many("0.3", 65)}, "--qz: 65 adversaries: at most 64"},
+		{[]string{"gauss", "--config", gauss65}, `"adversaries" has 65 entries: at most 64`},
+		{[]string{"certify", "--model", bin65, "--privatizer", ch, "--d", "0.1"}, "at most 64 adversaries"},
+		{[]string{"train", "binary", "--preset", "quick", "--config", bin65}, "at most 64 adversaries"},
 		// An empty argument is not the current folder.
 		{[]string{"verify", ""}, "verify: argument 1 is empty: give DIR"},
 		{[]string{"plot", " "}, "plot: argument 1 is empty: give DIR"},
