@@ -56,7 +56,7 @@ func interruptedLine(ctx context.Context, err error) string {
 
 // packagePrefix matches the name of a Go package (mmds's or a library's)
 // that begins a message or a part of one: "verify: ", "proto: ".
-var packagePrefix = regexp.MustCompile(`(^|: )(?:rundir|learn|verify|bayes|model|mip|gauss|network|privatizer|jsonconf|safefile|report|sweep|highsx|cluster|loss|plot|bench|enum|decimal|proto|json|strconv|cobra|pflag|flag|os|fs|csv)(?::\x{00a0}|: ?)`)
+var packagePrefix = regexp.MustCompile(`(^|: )(?:rundir|learn|verify|bayes|model|mip|gauss|network|privatizer|jsonconf|safefile|report|sweep|highsx|highs|estimate|cluster|loss|plot|bench|enum|decimal|proto|json|strconv|cobra|pflag|flag|os|fs|csv)(?::\x{00a0}|: ?)`)
 
 // dropRepeats removes a part of a message (between ": ") that repeats the
 // end of the part before it: "--config m.json: m.json: …" names the file
