@@ -33,8 +33,9 @@ type bnFold struct {
 
 // bound returns a bound on |y_rt − y| for unit j of a layer with a folded
 // batch normalization, y = W_f·a + b_f as mmds evaluates it, y_rt what a
-// runtime in precision p computes from inputs within e of a; false when
-// the runtime's affine map or its normalization may leave p's range. With
+// runtime in precision p computes from inputs within e of a, and the
+// headroom of its range checks (evalBound); false when the runtime's
+// affine map or its normalization may leave p's range. With
 // D the standard bound on |z_rt − z| of the affine map before the fold
 // (EvalBound's, with f's extra roundings) and
 // M = |s|(|b| + Σ|w_i|(|a_i| + e_i) + D + |μ|) + |β| ≥ |s|(|z_rt| + |μ|) + |β|,
@@ -48,7 +49,7 @@ type bnFold struct {
 // float64 and then to p), and its float64 evaluation of W_f·a + b_f rounds
 // by γ_{n+1}(u') of the same magnitude. Products rounded to p's subnormal
 // range add an absolute error, at most underflow(p) per term.
-func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bool) {
+func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (d, head float64, ok bool) {
 	u, maxv, _ := p.roundoff()
 	var prod, prop, sum float64
 	terms := 0
@@ -65,19 +66,20 @@ func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bo
 	g := gamma(n, u) + gamma(n, u64)
 	mag := bn.bmag[j] + prod
 	if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
-		return 0, false
+		return 0, 0, false
 	}
-	d := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+	d = (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
 	s := math.Abs(bn.s[j]) * (1 + 4*u64)
 	m := s*(mag+d+bn.mu[j]) + bn.beta[j]
 	if !(m*(1+bnUlps*u+g) <= maxv) {
-		return 0, false
+		return 0, 0, false
 	}
+	head = max(max(mag, prod*f.unscale)*(1+g), m*(1+bnUlps*u+g)) / maxv
 	// k·M is bnUlps·u·M (the runtime's normalization) plus (ρ + γ_{n+1}(u'))·M
 	// (mmds's folded weights and its evaluation of them).
 	rt := s*d + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)
 	own := bn.k(u, len(bn.w[j]))*m + (sum+1)*(underflow(p)+underflow(Float64))
-	return (rt + own) * (1 + 0x1p-40), true
+	return (rt + own) * (1 + 0x1p-40), head, true
 }
 
 // lower returns the record of a layer whose units y_j became the units
@@ -101,11 +103,13 @@ func (bn *bnFold) lower(parts []plPart) *bnFold {
 // lip is roundingLip's bound for unit j of a layer with a folded batch
 // normalization: the r-derivative of bound with exact magnitudes, given the
 // Lipschitz bounds la of the layer's inputs |a_i| and le of their error
-// bounds e_i, and g ≥ the affine map's γ_{n+1+f}(u) + γ_{n+1+f}(u'). d
-// moves by ∂d = g·Σ|w|(la + le) + Σ|w|·le and M by |s|·(Σ|w|(la + le) +
-// ∂d); the terms without magnitudes are constant in r.
-func (bn *bnFold) lip(j int, la, le []float64, g float64, p Precision) float64 {
-	u, _, _ := p.roundoff()
+// bounds e_i, g ≥ the affine map's γ_{n+1+f}(u) + γ_{n+1+f}(u') and its
+// fold's unscale. d moves by ∂d = g·Σ|w|(la + le) + Σ|w|·le and M by
+// |s|·(Σ|w|(la + le) + ∂d); the terms without magnitudes are constant in
+// r. It also returns the same for bound's headroom: the r-derivatives of
+// its range checks' magnitudes (Σ|w|(|a| + e) and M) over their limits.
+func (bn *bnFold) lip(j int, la, le []float64, g, unscale float64, p Precision) (lip, head float64) {
+	u, maxv, _ := p.roundoff()
 	var sa, se float64
 	for i, w := range bn.w[j] {
 		aw := math.Abs(w)
@@ -114,7 +118,8 @@ func (bn *bnFold) lip(j int, la, le []float64, g float64, p Precision) float64 {
 	}
 	dd := (g*sa + se) * (1 + 0x1p-40)
 	s := math.Abs(bn.s[j]) * (1 + 4*u64)
-	return (s*dd + bn.k(u, len(bn.w[j]))*s*(sa+dd)) * (1 + 0x1p-40)
+	head = max(sa*max(1, unscale)*(1+g), s*(sa+dd)*(1+bnUlps*u+g)) / maxv
+	return (s*dd + bn.k(u, len(bn.w[j]))*s*(sa+dd)) * (1 + 0x1p-40), head * (1 + 0x1p-40)
 }
 
 // k is the coefficient of M in bound: bnUlps·u + ρ + γ_{n+1}(u'). A

@@ -23,7 +23,7 @@ type gop struct {
 	g, beta []float64   // BatchNormalization
 	mu, v   []float64
 	eps     float64
-	alpha   float64 // LeakyRelu
+	alpha   float64 // LeakyRelu; Gemm's alpha (0: none)
 	lo, hi  float64 // Clip: ±Inf for no bound
 }
 
@@ -157,7 +157,11 @@ func chainONNX(ops []gop, f32 bool) []byte {
 				flat = append(flat, row...)
 			}
 			inits = append(inits, tensor(p+"W", []int64{int64(len(o.w)), int64(len(o.w[0]))}, flat), tensor(p+"C", []int64{int64(len(o.b))}, o.b))
-			nodes = append(nodes, onode("Gemm", []string{cur, p + "W", p + "C"}, out, &onnxpb.AttributeProto{Name: proto.String("transB"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(1)}))
+			attrs := []*onnxpb.AttributeProto{{Name: proto.String("transB"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(1)}}
+			if o.alpha != 0 {
+				attrs = append(attrs, fattr("alpha", o.alpha))
+			}
+			nodes = append(nodes, onode("Gemm", []string{cur, p + "W", p + "C"}, out, attrs...))
 		case "Add", "Sub":
 			inits = append(inits, tensor(p+"V", []int64{int64(len(o.b))}, o.b))
 			nodes = append(nodes, onode(o.op, []string{cur, p + "V"}, out))
@@ -244,6 +248,10 @@ func (rt runtime) eval(ops []gop, x, r float64) float64 {
 			}
 			z := make([]float64, len(w))
 			for j := range w {
+				if o.alpha != 0 { // α·(A·B) + C
+					z[j] = fl(fl(o.alpha*rt.dot(w[j], a, 0)) + b[j])
+					continue
+				}
 				z[j] = rt.dot(w[j], a, b[j])
 			}
 			a = z
@@ -557,7 +565,7 @@ func TestRoundingLipCoversFolds(t *testing.T) {
 	}
 	var tightest float64
 	for _, m := range nets {
-		lip, _, jitter := m.roundingLip()
+		lip, _, jitter, _ := m.roundingLip()
 		for _, x := range []float64{0, 1, -2.5} {
 			const h = 1.0 / 64
 			var ds []float64
