@@ -294,8 +294,12 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 			}
 			head = max(head, max(mag, prod*f.unscale)*(1+g)/maxv)
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
-			// covers its own rounding.
-			dz := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			// covers its own rounding. Each rounding to p's subnormal
+			// range is an absolute error, and the runtime's unscaled A·B of
+			// a folded Gemm carries its products' into the scaling by |α| =
+			// 1/unscale: 2⁻¹⁴⁹·α with α = 1e38 is 1.4e-7, an error W = α·B
+			// does not show.
+			dz := (g*mag + prop + float64(2*n)*(underflow(p)*max(1, 1/f.unscale)+underflow(Float64))) * (1 + 0x1p-40)
 			if f.bn != nil {
 				var ok bool
 				var h float64
