@@ -176,7 +176,7 @@ func (rc *roundCell) integrate(a, b float64, sa, sb roundState, depth int) (sum,
 		return s1 + s2, max(p1, p2), err
 	}
 	if !inRange {
-		return 0, 0, fmt.Errorf("%w: network %s at x = %g: for r in (%g, %g) a value its %v runtime computes may leave the range of %v (an overflow that the folded weights hide)", ErrPrecision, rc.name, rc.x, a, b, rc.prec, rc.prec)
+		return 0, 0, fmt.Errorf("%w: network %s at x = %g: for r in (%g, %g), between the points its rounding bound evaluates, a value its %v runtime computes may leave %v's range", ErrPrecision, rc.name, rc.x, a, b, rc.prec, rc.prec)
 	}
 	return v * (stdnormal.Mass(a, b) + 4*u64), v, nil
 }
