@@ -24,17 +24,19 @@ const bnUlps = 8
 // to the network's precision, while the runtime computes the affine map
 // z = W·a + b and then y.
 type bnFold struct {
-	w    [][]float64 // the affine map's W before the fold
-	bmag []float64   // its bias's magnitude (the sum of its parts')
-	s    []float64   // s_j = γ_j/√(v_j + ε) computed in float64: within 4u' of it
-	mu   []float64   // |μ_j|
-	beta []float64   // |β_j|
+	w     [][]float64 // the affine map's W before the fold
+	bmag  []float64   // its bias's magnitude (the sum of its parts')
+	s     []float64   // s_j = γ_j/√(v_j + ε) computed in float64: within 4u' of it
+	mu    []float64   // |μ_j|
+	beta  []float64   // |β_j|
+	gamma []float64   // |γ_j|
 }
 
 // bound returns a bound on |y_rt − y| for unit j of a layer with a folded
 // batch normalization, y = W_f·a + b_f as mmds evaluates it, y_rt what a
-// runtime in precision p computes from inputs within e of a; false when
-// the runtime's affine map or its normalization may leave p's range. With
+// runtime in precision p computes from inputs within e of a, and the
+// headroom of its range checks (evalBound); false when the runtime's
+// affine map or its normalization may leave p's range. With
 // D the standard bound on |z_rt − z| of the affine map before the fold
 // (EvalBound's, with f's extra roundings) and
 // M = |s|(|b| + Σ|w_i|(|a_i| + e_i) + D + |μ|) + |β| ≥ |s|(|z_rt| + |μ|) + |β|,
@@ -47,8 +49,14 @@ type bnFold struct {
 // (the float64 scale within 4u' of s, the products and sums rounded in
 // float64 and then to p), and its float64 evaluation of W_f·a + b_f rounds
 // by γ_{n+1}(u') of the same magnitude. Products rounded to p's subnormal
-// range add an absolute error, at most underflow(p) per term.
-func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bool) {
+// range add an absolute error, at most underflow(p) per term — times |α|
+// for a Gemm's unscaled A·B; the runtime's fold of s into W (its s·w_i
+// rounded apart from mmds's) once more per input, (Σ_i (|a_i| + e_i) + 1)
+// times 2·underflow(p) + underflow(Float64) with mmds's; and in the form
+// ((z − μ)/√(v + ε))·γ + β the quotient's, times |γ|: 8·underflow(p)·(1 +
+// |γ|). The scale s itself is normal (foldBN refuses a subnormal one, whose
+// absolute rounding the product with z would carry).
+func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (d, head float64, ok bool) {
 	u, maxv, _ := p.roundoff()
 	var prod, prop, sum float64
 	terms := 0
@@ -65,19 +73,20 @@ func (bn *bnFold) bound(j int, a, e []float64, f fold, p Precision) (float64, bo
 	g := gamma(n, u) + gamma(n, u64)
 	mag := bn.bmag[j] + prod
 	if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
-		return 0, false
+		return 0, 0, false
 	}
-	d := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+	d = (g*mag + prop + float64(2*n)*(underflow(p)*max(1, 1/f.unscale)+underflow(Float64))) * (1 + 0x1p-40)
 	s := math.Abs(bn.s[j]) * (1 + 4*u64)
 	m := s*(mag+d+bn.mu[j]) + bn.beta[j]
 	if !(m*(1+bnUlps*u+g) <= maxv) {
-		return 0, false
+		return 0, 0, false
 	}
+	head = max(max(mag, prod*f.unscale)*(1+g), m*(1+bnUlps*u+g)) / maxv
 	// k·M is bnUlps·u·M (the runtime's normalization) plus (ρ + γ_{n+1}(u'))·M
 	// (mmds's folded weights and its evaluation of them).
-	rt := s*d + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)
-	own := bn.k(u, len(bn.w[j]))*m + (sum+1)*(underflow(p)+underflow(Float64))
-	return (rt + own) * (1 + 0x1p-40), true
+	rt := s*d + g*(s*bn.mu[j]+bn.beta[j]) + 8*underflow(p)*(1+bn.gamma[j])
+	own := bn.k(u, len(bn.w[j]))*m + (sum+1)*(2*underflow(p)+underflow(Float64))
+	return (rt + own) * (1 + 0x1p-40), head, true
 }
 
 // lower returns the record of a layer whose units y_j became the units
@@ -91,6 +100,7 @@ func (bn *bnFold) lower(parts []plPart) *bnFold {
 		out.bmag = append(out.bmag, bn.bmag...)
 		out.s = append(out.s, bn.s...)
 		out.mu = append(out.mu, bn.mu...)
+		out.gamma = append(out.gamma, bn.gamma...)
 		for _, b := range bn.beta {
 			out.beta = append(out.beta, b+math.Abs(p.shift))
 		}
@@ -101,20 +111,25 @@ func (bn *bnFold) lower(parts []plPart) *bnFold {
 // lip is roundingLip's bound for unit j of a layer with a folded batch
 // normalization: the r-derivative of bound with exact magnitudes, given the
 // Lipschitz bounds la of the layer's inputs |a_i| and le of their error
-// bounds e_i, and g ≥ the affine map's γ_{n+1+f}(u) + γ_{n+1+f}(u'). d
-// moves by ∂d = g·Σ|w|(la + le) + Σ|w|·le and M by |s|·(Σ|w|(la + le) +
-// ∂d); the terms without magnitudes are constant in r.
-func (bn *bnFold) lip(j int, la, le []float64, g float64, p Precision) float64 {
-	u, _, _ := p.roundoff()
-	var sa, se float64
+// bounds e_i, g ≥ the affine map's γ_{n+1+f}(u) + γ_{n+1+f}(u') and its
+// fold's unscale. d moves by ∂d = g·Σ|w|(la + le) + Σ|w|·le and M by
+// |s|·(Σ|w|(la + le) + ∂d), and the subnormal allowance of the fold by
+// (2·underflow(p) + underflow(Float64))·Σ(la + le); the terms without
+// magnitudes are constant in r. It also returns the same for bound's headroom: the r-derivatives of
+// its range checks' magnitudes (Σ|w|(|a| + e) and M) over their limits.
+func (bn *bnFold) lip(j int, la, le []float64, g, unscale float64, p Precision) (lip, head float64) {
+	u, maxv, _ := p.roundoff()
+	var sa, se, sl float64
 	for i, w := range bn.w[j] {
 		aw := math.Abs(w)
 		sa += aw * (la[i] + le[i])
 		se += aw * le[i]
+		sl += la[i] + le[i]
 	}
 	dd := (g*sa + se) * (1 + 0x1p-40)
 	s := math.Abs(bn.s[j]) * (1 + 4*u64)
-	return (s*dd + bn.k(u, len(bn.w[j]))*s*(sa+dd)) * (1 + 0x1p-40)
+	head = max(sa*max(1, unscale)*(1+g), s*(sa+dd)*(1+bnUlps*u+g)) / maxv
+	return (s*dd + bn.k(u, len(bn.w[j]))*s*(sa+dd) + sl*(2*underflow(p)+underflow(Float64))) * (1 + 0x1p-40), head * (1 + 0x1p-40)
 }
 
 // k is the coefficient of M in bound: bnUlps·u + ρ + γ_{n+1}(u'). A

@@ -681,7 +681,7 @@ func (c *onnxChain) foldBN(where string, gamma, beta, mean, vr []float64, eps fl
 	if c.float32 {
 		p = Float32
 	}
-	_, maxv, _ := p.roundoff()
+	_, maxv, tiny := p.roundoff()
 	round := func(x float64) float64 {
 		if p == Float32 {
 			return float64(float32(x))
@@ -691,13 +691,19 @@ func (c *onnxChain) foldBN(where string, gamma, beta, mean, vr []float64, eps fl
 	last := len(c.layers) - 1
 	ly, f := c.layers[last], c.folds[last]
 	bn := &bnFold{w: ly.W, bmag: make([]float64, len(ly.W)), s: make([]float64, len(ly.W)),
-		mu: make([]float64, len(ly.W)), beta: make([]float64, len(ly.W))}
+		mu: make([]float64, len(ly.W)), beta: make([]float64, len(ly.W)), gamma: make([]float64, len(ly.W))}
 	nl := Layer{W: make([][]float64, len(ly.W)), B: make([]float64, len(ly.W))}
 	for j, row := range ly.W {
 		sd := math.Sqrt(vr[j] + eps)
 		s := gamma[j] / sd
 		if !(1/sd <= maxv && math.Abs(s) <= maxv) {
 			return c.bad("%s: unit %d: the scale 1/√(var + ε) = %g (times γ: %g) is beyond %v's range", where, j, 1/sd, s, p)
+		}
+		if s != 0 && math.Abs(s) < 2*tiny {
+			// A runtime rounds a subnormal s by up to half its spacing,
+			// which z·s carries times |z| (up to the format's maximum): not
+			// the relative error bnUlps grants.
+			return c.bad("%s: unit %d: the scale γ/√(var + ε) = %g is below twice %v's smallest normal number %g: a runtime's rounding of it is then absolute, and its product with the pre-activation unbounded; set γ to 0 or to a normal scale", where, j, s, p, tiny)
 		}
 		nl.W[j] = make([]float64, len(row))
 		for i, w := range row {
@@ -713,7 +719,7 @@ func (c *onnxChain) foldBN(where string, gamma, beta, mean, vr []float64, eps fl
 		if f.biasMag != nil {
 			bn.bmag[j] = f.biasMag[j]
 		}
-		bn.s[j], bn.mu[j], bn.beta[j] = s, math.Abs(mean[j]), math.Abs(beta[j])
+		bn.s[j], bn.mu[j], bn.beta[j], bn.gamma[j] = s, math.Abs(mean[j]), math.Abs(beta[j]), math.Abs(gamma[j])
 	}
 	c.layers[last] = nl
 	f.bn, f.biasMag = bn, nil

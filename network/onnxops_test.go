@@ -23,7 +23,7 @@ type gop struct {
 	g, beta []float64   // BatchNormalization
 	mu, v   []float64
 	eps     float64
-	alpha   float64 // LeakyRelu
+	alpha   float64 // LeakyRelu; Gemm's alpha (0: none)
 	lo, hi  float64 // Clip: ±Inf for no bound
 }
 
@@ -157,7 +157,11 @@ func chainONNX(ops []gop, f32 bool) []byte {
 				flat = append(flat, row...)
 			}
 			inits = append(inits, tensor(p+"W", []int64{int64(len(o.w)), int64(len(o.w[0]))}, flat), tensor(p+"C", []int64{int64(len(o.b))}, o.b))
-			nodes = append(nodes, onode("Gemm", []string{cur, p + "W", p + "C"}, out, &onnxpb.AttributeProto{Name: proto.String("transB"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(1)}))
+			attrs := []*onnxpb.AttributeProto{{Name: proto.String("transB"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(1)}}
+			if o.alpha != 0 {
+				attrs = append(attrs, fattr("alpha", o.alpha))
+			}
+			nodes = append(nodes, onode("Gemm", []string{cur, p + "W", p + "C"}, out, attrs...))
 		case "Add", "Sub":
 			inits = append(inits, tensor(p+"V", []int64{int64(len(o.b))}, o.b))
 			nodes = append(nodes, onode(o.op, []string{cur, p + "V"}, out))
@@ -244,6 +248,10 @@ func (rt runtime) eval(ops []gop, x, r float64) float64 {
 			}
 			z := make([]float64, len(w))
 			for j := range w {
+				if o.alpha != 0 { // α·(A·B) + C
+					z[j] = fl(fl(o.alpha*rt.dot(w[j], a, 0)) + b[j])
+					continue
+				}
 				z[j] = rt.dot(w[j], a, b[j])
 			}
 			a = z
@@ -350,6 +358,112 @@ func TestONNXOpsAgainstRuntime(t *testing.T) {
 		t.Errorf("%v of %v points refused (a runtime overflow): the test exercises too little", refused, checked/12)
 	}
 	t.Logf("%v runtime evaluations, largest |runtime − mmds|/δ %.3g; %v points refused as overflowing", checked, worst, refused)
+}
+
+// bumpChain is a float32 chain whose unit b(r) = c·(h1 − 2h2 + h3) ≥ 0,
+// h_i = relu(r − t_i), is a triangle of height c·(t2 − t1) on (t1, t3)
+// (t2 − t1 = t3 − t2), followed by tail.
+func bumpChain(t1, t2, t3, c float64, tail ...gop) []gop {
+	return append([]gop{
+		{op: "Gemm", w: [][]float64{{0, 1}, {0, 1}, {0, 1}}, b: []float64{-t1, -t2, -t3}},
+		{op: "Relu"},
+		{op: "Gemm", w: [][]float64{{c, -2 * c, c}}, b: []float64{0}},
+		{op: "Relu"},
+	}, tail...)
+}
+
+// sigmoidChain is the float32 chain σ(r) followed by tail: a first unit in
+// (0, 1) without kinks.
+func sigmoidChain(tail ...gop) []gop {
+	return append([]gop{{op: "Gemm", w: [][]float64{{0, 1}}, b: []float64{0}}, {op: "Sigmoid"}}, tail...)
+}
+
+// Hand-built float32 graphs that hide a runtime's error behind a fold:
+// every number mmds states must hold for the float32 interpreter of the
+// graph (δ at each r, in each batch-normalization formula and summation
+// order, and the certified E_R[k(0, R)]) — or mmds must refuse (cannot
+// certify, or the refusal want on reading).
+//
+//   - A product 3e38·b(r) overflows float32 where a bump b exceeds 1.13,
+//     and a Gemm α = 2⁻¹⁴⁹ scales it down to a harmless weight: δ stays
+//     small, k = σ(·) is near 0 for mmds and 1 for the runtime on the bump
+//     (E_R[k] 4.5e-5 certified, 0.046 run), which lies between the mean
+//     rounding bound's points (between its first cells' ends, or, narrow,
+//     between its finest cells'). A batch normalization hides it the same
+//     way (a scale γ = 1e-44 did; a subnormal scale is now refused on
+//     reading, and a normal one leaves a folded weight whose slope the
+//     bound sees).
+//   - Roundings to float32's subnormal range are absolute, and a fold
+//     multiplies them by a large factor after the fact: a subnormal batch
+//     normalization scale s times z ≈ 1.5e38 (0.317 run, 0.2595 ± 1e-6
+//     certified), the quotient (z − μ)/√(v + ε) ≈ 1e-46 times γ = 1e38
+//     (0.378 run, 0.5 certified), the runtime's fused s·w = 0.87·2⁻¹³⁸
+//     rounded apart from mmds's, a Gemm's α = 1e38 times A·B = 2⁻¹⁴⁹·σ(r)
+//     rounded to 0 or 2⁻¹⁴⁹ (0.33 or 0.67 where mmds has σ(1.4σ(r) − 0.7)
+//     ± 5e-7).
+func TestHostileChainsAgainstRuntime(t *testing.T) {
+	bn := func(g, v float64) gop {
+		return gop{op: "BatchNormalization", g: []float64{g}, beta: []float64{0}, mu: []float64{0}, v: []float64{v}}
+	}
+	gemm := func(w, b float64) gop { return gop{op: "Gemm", w: [][]float64{{w}}, b: []float64{b}} }
+	alpha := gop{op: "Gemm", w: [][]float64{{3e38}}, b: []float64{-10}, alpha: 0x1p-149}
+	sig := gop{op: "Sigmoid"}
+	bnSmall := bn(1e-37, 1)
+	bnSmall.beta = []float64{-100}
+	for _, tc := range []struct {
+		name, want string
+		ops        []gop
+	}{
+		{name: "batch normalization hides an overflow between grid points", ops: bumpChain(2+1./32, 2+1./8, 2+7./32, 32, gemm(3e38, 0), bnSmall, sig)},
+		{name: "Gemm alpha hides an overflow between grid points", ops: bumpChain(1./32, 1./8, 7./32, 32, alpha, sig)},
+		{name: "Gemm alpha hides an overflow narrower than the finest cell", ops: bumpChain(0.0999, 0.09996, 0.10002, 5e4, alpha, sig)},
+		{name: "subnormal batch-normalization scale", want: "below twice float32's smallest normal number",
+			ops: sigmoidChain(gemm(1.5e38, 0), bn(3*0x1p-149, 3), gemm(1e7, -3), sig)},
+		{name: "subnormal normalized value times a huge γ", ops: sigmoidChain(gemm(1e-36, 0), bn(1e38, 1e20), gemm(1e8, -0.5), sig)},
+		{name: "subnormal fused weight", ops: sigmoidChain(gemm(1e38, 0), gemm(float64(float32(1.5*0x1p-100)), 0), bn(0x1p-38, 3), gemm(1e7, -3), sig)},
+		{name: "Gemm alpha times subnormal products", ops: sigmoidChain(gop{op: "Gemm", w: [][]float64{{0x1p-149}}, b: []float64{0}, alpha: 1e38}, gemm(1e7, -0.7), sig)},
+	} {
+		m, err := ParseONNX(chainONNX(tc.ops, true), "hostile.onnx")
+		if err != nil {
+			if tc.want == "" || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want accepted or refused with %q", tc.name, err, tc.want)
+			}
+			continue
+		}
+		f32 := func(v float64) float64 { return float64(float32(v)) }
+		for r := -3.0; r <= 3; r += 0.125 {
+			k, d, err := m.EvalBound(0, r)
+			if errors.Is(err, ErrPrecision) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for form := range 4 {
+				for _, order := range [][2]bool{{false, false}, {true, true}, {false, true}} {
+					rt := runtime{fl: f32, reverse: order[0], biasFirst: order[1], bnForm: form}
+					if got := rt.eval(tc.ops, 0, r); !(math.Abs(got-k) <= d) {
+						t.Errorf("%s at r = %g (formula %d, order %v): the runtime gives %.6g, mmds %.6g ± %.3g", tc.name, r, form, order, got, k, d)
+					}
+				}
+			}
+		}
+		e, err := m.Expect(t.Context(), 0, DefaultTol)
+		if errors.Is(err, ErrPrecision) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for form := range 4 {
+			rt := runtime{fl: f32, biasFirst: true, bnForm: form}
+			mean, _ := stratifiedMean(func(r float64) float64 { return rt.eval(tc.ops, 0, r) }, 1<<14)
+			// The strata's mean is an estimate: 1e-4 for its error.
+			if dev := math.Abs(mean - e.Mean); !(dev <= e.Bound+e.Rounding+1e-4) {
+				t.Errorf("%s: the float32 runtime's E_R[k(0, R)] ≈ %.4g (formula %d), certified %.4g ± %.3g (rounding %.3g)", tc.name, mean, form, e.Mean, e.Bound, e.Rounding)
+			}
+		}
+	}
 }
 
 // shapeGraph is a Gemm 2 → width followed by the given nodes, reading the
@@ -557,7 +671,7 @@ func TestRoundingLipCoversFolds(t *testing.T) {
 	}
 	var tightest float64
 	for _, m := range nets {
-		lip, _, jitter := m.roundingLip()
+		lip, _, jitter, _ := m.roundingLip()
 		for _, x := range []float64{0, 1, -2.5} {
 			const h = 1.0 / 64
 			var ds []float64

@@ -141,26 +141,33 @@ func (m *Network) probsBound(x, r float64, p Precision, folded bool, dst []float
 
 // probsState writes the softmax at (x, r) into dst and returns it with the
 // largest logit error D (precision p) and a bound on T = 1 − max_f s_f of
-// the exact softmax of mmds's logits (the computed sum of the other labels
-// plus mmds's own rounding of it).
+// the exact softmax of mmds's logits (restBound).
 func (m *Network) probsState(x, r float64, p Precision, folded bool, dst []float64) (s []float64, d, t float64, err error) {
-	z, d, err := m.outputBound(x, r, p, folded, dst)
+	z, d, _, err := m.outputBound(x, r, p, folded, dst)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	SoftmaxInPlace(z)
+	return z, d, restBound(z), nil
+}
+
+// restBound bounds T = 1 − max_f s_f of the exact softmax of the logits
+// whose computed softmax is s: the computed sum of the other labels plus
+// mmds's own rounding of it.
+func restBound(s []float64) float64 {
+	var t float64
 	top := 0
-	for f, v := range z {
-		if v > z[top] {
+	for f, v := range s {
+		if v > s[top] {
 			top = f
 		}
 	}
-	for f, v := range z {
+	for f, v := range s {
 		if f != top {
 			t += v
 		}
 	}
-	return z, d, min(1, t*(1+0x1p-40)+softmaxRounding(Float64, len(z))), nil
+	return min(1, t*(1+0x1p-40)+softmaxRounding(Float64, len(s)))
 }
 
 // softmaxBound is ProbsBound's δ for m labels in precision p from the
@@ -187,9 +194,9 @@ func softmaxShift(d, t float64) float64 {
 
 // outputBound appends the output units at (x, r) (a softmax layer's
 // logits) to dst[:0] and returns them with the largest of their error
-// bounds for a runtime in precision p (evalBound); networks up to 64 units
-// wide use stack scratch.
-func (m *Network) outputBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, error) {
+// bounds for a runtime in precision p, and the headroom (evalBound);
+// networks up to 64 units wide use stack scratch.
+func (m *Network) outputBound(x, r float64, p Precision, folded bool, dst []float64) ([]float64, float64, float64, error) {
 	w := m.Width()
 	var s [4][64]float64
 	a, e, na, ne := s[0][:0], s[1][:0], s[2][:0], s[3][:0]
@@ -198,15 +205,15 @@ func (m *Network) outputBound(x, r float64, p Precision, folded bool, dst []floa
 	} else {
 		a, e, na, ne = make([]float64, w), make([]float64, w), make([]float64, w), make([]float64, w)
 	}
-	out, dz, err := m.evalBound(x, r, p, folded, a, e, na, ne)
+	out, dz, head, err := m.evalBound(x, r, p, folded, a, e, na, ne)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	var d float64
 	for _, v := range dz {
 		d = max(d, v)
 	}
-	return append(dst[:0], out...), d, nil
+	return append(dst[:0], out...), d, head, nil
 }
 
 // softmaxRounding is ProbsBound's own-rounding part for m labels in
@@ -233,7 +240,7 @@ func (m *Network) bound(x, r float64, p Precision, folded bool) (k, delta float6
 		return 0, 0, m.errorf("EvalBound of a categorical network (use ProbsBound)")
 	}
 	var o [1]float64
-	out, d, err := m.outputBound(x, r, p, folded, o[:0])
+	out, d, _, err := m.outputBound(x, r, p, folded, o[:0])
 	if err != nil {
 		return 0, 0, err
 	}
@@ -242,8 +249,11 @@ func (m *Network) bound(x, r float64, p Precision, folded bool) (k, delta float6
 
 // evalBound is bound with scratch a, e, na, ne of length Width(): it
 // returns the output units and their bounds (for a softmax layer, its
-// logits z, before the softmax).
-func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne []float64) (out, delta []float64, err error) {
+// logits z, before the softmax), and the headroom: the largest fraction of
+// p's range that a bound on a runtime's intermediate values reaches, each
+// range check's magnitude over its limit (≤ 1 here; meanRounding needs it
+// between the points it evaluates).
+func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne []float64) (out, delta []float64, head float64, err error) {
 	u, maxv, tiny := p.roundoff()
 	a = m.inputs(x, r, a)
 	e = e[:len(a)]
@@ -280,16 +290,23 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 			g := gamma(n, u) + gamma(n, u64)
 			mag := bm + prod
 			if !(mag*(1+g) <= maxv) || !(prod*f.unscale*(1+g) <= maxv) {
-				return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
+				return nil, nil, 0, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): a pre-activation (or its unscaled product) of magnitude up to %.3g is beyond %v's range", ErrPrecision, m.Name, l, j, x, r, max(mag, prod*f.unscale), p)
 			}
+			head = max(head, max(mag, prod*f.unscale)*(1+g)/maxv)
 			// The bound is itself computed in float64: the factor 1 + 2⁻⁴⁰
-			// covers its own rounding.
-			dz := (g*mag + prop + float64(2*n)*(underflow(p)+underflow(Float64))) * (1 + 0x1p-40)
+			// covers its own rounding. Each rounding to p's subnormal
+			// range is an absolute error, and the runtime's unscaled A·B of
+			// a folded Gemm carries its products' into the scaling by |α| =
+			// 1/unscale: 2⁻¹⁴⁹·α with α = 1e38 is 1.4e-7, an error W = α·B
+			// does not show.
+			dz := (g*mag + prop + float64(2*n)*(underflow(p)*max(1, 1/f.unscale)+underflow(Float64))) * (1 + 0x1p-40)
 			if f.bn != nil {
 				var ok bool
-				if dz, ok = f.bn.bound(j, a, e, f, p); !ok {
-					return nil, nil, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): its affine map or batch normalization may leave %v's range", ErrPrecision, m.Name, l, j, x, r, p)
+				var h float64
+				if dz, h, ok = f.bn.bound(j, a, e, f, p); !ok {
+					return nil, nil, 0, fmt.Errorf("%w: network %s: layer %d unit %d at (x, r) = (%g, %g): its affine map or batch normalization may leave %v's range", ErrPrecision, m.Name, l, j, x, r, p)
 				}
+				head = max(head, h)
 			}
 			v := z
 			if ly.Act != Softmax {
@@ -308,10 +325,10 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 	}
 	for _, v := range e {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%w: network %s: the %v error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, p, x, r)
+			return nil, nil, 0, fmt.Errorf("%w: network %s: the %v error bound at (x, r) = (%g, %g) is not finite", ErrPrecision, m.Name, p, x, r)
 		}
 	}
-	return a, e, nil
+	return a, e, head, nil
 }
 
 // Rounding tracks the sup of δ (EvalBound) over a certificate's evaluations

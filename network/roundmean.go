@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/mmds-project/mmds/internal/stdnormal"
@@ -54,10 +55,20 @@ type RoundingBound struct {
 // value (the bound stays sound wherever refinement stops). Beyond ±RRound,
 // 4Φ(−RRound) is added. Sup is the largest cell bound. The work is at most
 // roundEvals evaluations per x, whatever the network.
+//
+// δ bounds the runtime's error only where its intermediate values stay in
+// range, which evalBound checks at the points it evaluates; between them a
+// runtime may overflow (a batch normalization or Gemm alpha that scales a
+// huge product down hides it from δ). The check's magnitudes with exact
+// values are H-Lipschitz in r over their limits (roundingLip's head) and
+// within 1 + J of the computed ones at the ends (|a*| ≤ |a| + e, e* ≤ J·e),
+// so on a cell the runtime stays in range where (1 + J)·max(head(a),
+// head(b)) + H·h/2 ≤ 1; a cell where that fails is bisected, and at the
+// last depth it is an error wrapping ErrPrecision.
 func (m *Network) meanRounding(ctx context.Context, x float64) (RoundingBound, error) {
-	lip, z, jitter := m.roundingLip()
-	rc := roundCell{at: m.stateAt(x), lip: lip, tailLip: 2 * z, jitter: jitter, budget: roundEvals,
-		categorical: m.Categorical(), prec: m.Precision, labels: m.Outputs()}
+	lip, z, jitter, head := m.roundingLip()
+	rc := roundCell{at: m.stateAt(x), lip: lip, tailLip: 2 * z, jitter: jitter, headLip: head, budget: roundEvals,
+		categorical: m.Categorical(), prec: m.Precision, labels: m.Outputs(), name: m.Name, x: x}
 	h := 2 * RRound / float64(roundCells)
 	a := -float64(RRound)
 	sa, err := rc.at(a)
@@ -91,32 +102,36 @@ func (m *Network) meanRounding(ctx context.Context, x float64) (RoundingBound, e
 
 // roundState is what meanRounding keeps of a point: δ (EvalBound), or for a
 // categorical network the largest logit error D and the bound t on
-// 1 − max_f s_f (probsState).
-type roundState struct{ d, t float64 }
+// 1 − max_f s_f (probsState); and evalBound's headroom.
+type roundState struct{ d, t, head float64 }
 
 // stateAt returns the roundState of (x, ·).
 func (m *Network) stateAt(x float64) func(r float64) (roundState, error) {
-	if m.Categorical() {
-		p := make([]float64, m.Outputs())
-		return func(r float64) (roundState, error) {
-			_, d, t, err := m.probsState(x, r, m.Precision, true, p)
-			return roundState{d, t}, err
-		}
-	}
+	out := make([]float64, m.Outputs())
 	return func(r float64) (roundState, error) {
-		_, d, err := m.EvalBound(x, r)
-		return roundState{d: d}, err
+		z, d, head, err := m.outputBound(x, r, m.Precision, true, out)
+		if err != nil {
+			return roundState{}, err
+		}
+		st := roundState{d: d, head: head}
+		if m.Categorical() {
+			SoftmaxInPlace(z)
+			st.t = restBound(z)
+		}
+		return st, nil
 	}
 }
 
 // roundCell integrates the mean rounding bound on cells (meanRounding).
 type roundCell struct {
-	at                   func(r float64) (roundState, error)
-	lip, tailLip, jitter float64
-	budget               int // evaluations of at left for bisection
-	categorical          bool
-	prec                 Precision
-	labels               int
+	at                            func(r float64) (roundState, error)
+	lip, tailLip, jitter, headLip float64
+	budget                        int // evaluations of at left for bisection
+	categorical                   bool
+	prec                          Precision
+	labels                        int
+	name                          string  // the network's, for messages
+	x                             float64 // the x of the row
 }
 
 // bound is the bound on δ* over a cell of width h with end states a and b;
@@ -135,11 +150,18 @@ func (rc *roundCell) bound(a, b roundState, h float64) float64 {
 	return softmaxBound(rc.prec, rc.labels, d, t)
 }
 
+// head bounds the headroom over a cell of width h with end states a and b
+// (meanRounding): above 1, a runtime may overflow there.
+func (rc *roundCell) head(a, b roundState, h float64) float64 {
+	return ((1+rc.jitter)*max(a.head, b.head) + rc.headLip*h/2) * (1 + 0x1p-40)
+}
+
 // integrate returns the bound on ∫_a^b δ*φ and the cell's sup bound, from
 // the states sa and sb at its ends.
 func (rc *roundCell) integrate(a, b float64, sa, sb roundState, depth int) (sum, sup float64, err error) {
 	v := rc.bound(sa, sb, b-a)
-	if v > rc.bound(sa, sb, 0)*1.125 && depth < roundDepth && rc.budget > 0 {
+	inRange := rc.head(sa, sb, b-a) <= 1
+	if (!inRange || v > rc.bound(sa, sb, 0)*1.125) && depth < roundDepth && rc.budget > 0 {
 		rc.budget--
 		mid := a + (b-a)/2
 		sm, err := rc.at(mid)
@@ -152,6 +174,9 @@ func (rc *roundCell) integrate(a, b float64, sa, sb roundState, depth int) (sum,
 		}
 		s2, p2, err := rc.integrate(mid, b, sm, sb, depth+1)
 		return s1 + s2, max(p1, p2), err
+	}
+	if !inRange {
+		return 0, 0, fmt.Errorf("%w: network %s at x = %g: for r in (%g, %g), between the points its rounding bound evaluates, a value its %v runtime computes may leave %v's range", ErrPrecision, rc.name, rc.x, a, b, rc.prec, rc.prec)
 	}
 	return v * (stdnormal.Mass(a, b) + 4*u64), v, nil
 }

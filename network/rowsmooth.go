@@ -230,8 +230,13 @@ func smoothLogitError(layers []Layer, mag, e, t, u []float64) float64 {
 // where δ was computed, and between two such points δ* ≤ J·max + L·gap/2.
 // A layer with a folded batch normalization has its own (bnFold.lip,
 // bnFold.k).
-func (m *Network) roundingLip() (lip, z, jitter float64) {
-	u, _, _ := m.Precision.roundoff()
+//
+// head bounds the r-derivative of evalBound's headroom with exact
+// magnitudes: each range check's magnitude |b| + Σ|w|(|a_i| + e_i) (times
+// its fold's unscale) moves by Σ|w|(L_i + E_i), over its limit
+// maxv/(1 + γ).
+func (m *Network) roundingLip() (lip, z, jitter, head float64) {
+	u, maxv, _ := m.Precision.roundoff()
 	la := m.noiseColumn(make([]float64, len(m.Inputs)))
 	le := make([]float64, len(la))
 	for i, v := range la {
@@ -257,8 +262,11 @@ func (m *Network) roundingLip() (lip, z, jitter float64) {
 				se += aw * le[i]
 			}
 			dz := (g*(sa+se) + se) * (1 + 0x1p-40)
+			head = max(head, (sa+se)*max(1, f.unscale)*(1+g)/maxv)
 			if f.bn != nil {
-				dz = f.bn.lip(j, la, le, g, m.Precision)
+				var h float64
+				dz, h = f.bn.lip(j, la, le, g, f.unscale, m.Precision)
+				head = max(head, h)
 			}
 			if ly.Act == Softmax {
 				lip, z = max(lip, dz), max(z, sa)
@@ -274,5 +282,5 @@ func (m *Network) roundingLip() (lip, z, jitter float64) {
 	if !m.Categorical() {
 		lip = le[0]
 	}
-	return lip * (1 + 0x1p-39), z * (1 + 0x1p-40), jitter * (1 + 0x1p-40)
+	return lip * (1 + 0x1p-39), z * (1 + 0x1p-40), jitter * (1 + 0x1p-40), head * (1 + 0x1p-40)
 }

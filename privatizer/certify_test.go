@@ -10,10 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -121,35 +124,79 @@ func TestNetworkEqualsItsChannel(t *testing.T) {
 }
 
 // Deep ReLU and smooth networks on the binary model: the losses are
-// Appendix B's of the exact (s0, s1), and the bound follows Expect's.
+// Appendix B's of the exact (s0, s1), the bound follows Expect's, and the
+// certified intervals hold the losses of the channel a runtime releases,
+// P(F = 1 | x) = E_R[clamp(k(x, R), 0, 1)] (independent Gauss–Legendre
+// quadrature; float32 networks within their rounding bound of it). A k that
+// crosses 1 within ProbSlack ("crossing one": 1 + 9e-7 − relu(−r)/16 at
+// x = 0) has a clamped mean 4.5e-7 below its mean: the interval holds the
+// runtime's losses only with the clamp's share stated.
 func TestNetworkBinaryLosses(t *testing.T) {
 	ctx := t.Context()
 	m := mip.PaperBinary()
-	for _, f := range []string{"relu2-binary.onnx", "clamp-binary.json", "tanh-binary.onnx", "relu-sigmoid-binary.json"} {
-		n := readNet(t, f)
+	for _, tc := range []struct{ file, json string }{
+		{file: "relu2-binary.onnx"}, {file: "clamp-binary.json"}, {file: "tanh-binary.onnx"}, {file: "relu-sigmoid-binary.json"},
+		{file: "crossing one", json: `{"inputs": ["x", "r"], "precision": "float64", "layers": [
+			{"weight": [[-100, -1], [1, 0]], "bias": [0, 0], "activation": "relu"},
+			{"weight": [[-0.0625, -0.7]], "bias": [1.0000009], "activation": "identity"}]}`},
+	} {
+		f := tc.file
+		n := networkOf(t, tc.file, tc.json)
 		r, err := privatizer.NetworkBinaryLosses(ctx, n, m, privatizer.DefaultTol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e0, err := n.Expect(ctx, 0, privatizer.DefaultTol)
-		if err != nil {
-			t.Fatal(err)
+		var e [2]network.Expectation
+		var rt [2]float64
+		for x := range 2 {
+			if e[x], err = n.Expect(ctx, float64(x), privatizer.DefaultTol); err != nil {
+				t.Fatal(err)
+			}
+			rt[x] = legendreExpect(func(r float64) float64 { return min(max(n.Eval(float64(x), r), 0), 1) }, n.Kinks(float64(x), nil))
 		}
-		e1, err := n.Expect(ctx, 1, privatizer.DefaultTol)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := mip.Privatizer{S0: 1 - e0.Mean, S1: e1.Mean}
+		s := mip.Privatizer{S0: 1 - min(max(e[0].Mean, 0), 1), S1: min(max(e[1].Mean, 0), 1)}
 		if r.Losses.Recon != m.ReconLoss(s) || r.Losses.Adv[0] != m.AdvLosses(s)[0] {
 			t.Errorf("%s: %+v, Appendix B %v %v", f, r.Losses, m.ReconLoss(s), m.AdvLosses(s))
 		}
-		if want := privatizer.RiskShift(m.Finite(), []float64{2 * (e0.Bound + e0.Rounding), 2 * (e1.Bound + e1.Rounding)}); r.Bound != want || r.Exact != n.PiecewiseLinear() {
+		// A row's bound: Expect's, and for a k that may leave [0, 1] (not
+		// a sigmoid output) its excursion out of [0, 1] and Expect's again.
+		rowErr := func(e network.Expectation) float64 {
+			b := e.Bound + e.Rounding
+			if out := max(0, e.Max-1, -e.Min); n.Layers[len(n.Layers)-1].Act != network.Sigmoid && (out > 0 || e.Exact) {
+				b += (out + e.Bound) * (1 + 0x1p-40)
+			}
+			return b
+		}
+		if want := privatizer.RiskShift(m.Finite(), []float64{2 * rowErr(e[0]), 2 * rowErr(e[1])}); !scalar.EqualWithinRel(r.Bound, want, 1e-12) || r.Exact != n.PiecewiseLinear() {
 			t.Errorf("%s: bound %v exact %v; want %v, %v", f, r.Bound, r.Exact, want, n.PiecewiseLinear())
 		}
 		if err := r.Losses.Validate(); err != nil {
 			t.Error(err)
 		}
+		c, err := model.NewBinary(m).CertifyFile(ctx, privatizer.File{Network: n}, model.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := mip.Privatizer{S0: 1 - rt[0], S1: rt[1]}
+		recon, adv := m.ReconLoss(st), m.AdvLosses(st)[0]
+		in := func(v float64, iv [2]float64) bool { return v >= iv[0]-1e-12 && v <= iv[1]+1e-12 }
+		if !in(recon, c.Interval.Recon) || !in(adv, c.Interval.Adv[0]) {
+			t.Errorf("%s: the clamped channel's losses (%.12g, %.12g) outside the certified intervals %v, %v", f, recon, adv, c.Interval.Recon, c.Interval.Adv[0])
+		}
 	}
+}
+
+// networkOf reads testdata's file, or the JSON layout given inline.
+func networkOf(t *testing.T, file, layout string) *network.Network {
+	t.Helper()
+	if layout == "" {
+		return readNet(t, file)
+	}
+	n, err := network.ParseJSON(strings.NewReader(layout), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // On the Gaussian model a network plugs into bayes.CertifyGauss; a linear

@@ -17,8 +17,10 @@ const DefaultTol = network.DefaultTol
 // ProbSlack is how far outside [0, 1] a network's output may stray on a
 // binary or finite model before it is refused as not a probability: float32
 // weights exported from PyTorch round a probability of exactly 1 (a clamp
-// built from ReLUs, an affine k) by a few float32 ulp (6e-8 each). E_R[k]
-// is then clamped to [0, 1], which only moves it toward the true value.
+// built from ReLUs, an affine k) by a few float32 ulp (6e-8 each). A
+// runtime then draws F = 1 with probability clamp(k_rt) (a uniform U < k_rt),
+// whose mean is not the clamped mean where k crosses 0 or 1: NetworkChannel
+// states the difference (outsideBound).
 const ProbSlack = 1e-6
 
 // NetworkLosses is the certified analysis of a network k(x, r) on a finite
@@ -29,7 +31,8 @@ type NetworkLosses struct {
 	// x = 0..n−1; for a categorical network, P(F = f | X = x) =
 	// E_R[softmax(z(x, R))_f].
 	Channel *Channel `json:"-"`
-	// Rows are the expectations p_x with their error bounds; Laws, for a
+	// Rows are the expectations p_x with their error bounds (covering the
+	// clamp of k to [0, 1], outsideBound); Laws, for a
 	// categorical network instead, the rows of its channel with their ℓ1
 	// bounds.
 	Rows   []network.Expectation `json:"rows,omitempty"`
@@ -78,10 +81,31 @@ func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64)
 			return nil, nil, fmt.Errorf("%w: network %s: k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", ErrInput, m.Name, x, e.Min, e.Max)
 		}
 		e.Mean = min(max(e.Mean, 0), 1)
+		e.Bound += outsideBound(m, e)
 		rows[x] = e
 		c.P = append(c.P, []float64{1 - e.Mean, e.Mean})
 	}
 	return c, rows, nil
+}
+
+// outsideBound bounds |E_R[c(k(x, R))] − E_R[k(x, R)]| beyond Bound, c the
+// clamp to [0, 1], for the expectation e of a network m on a binary or
+// finite model: with P the function e integrates (E_R[P] = Mean, E|k − P|
+// ≤ Bound), E|c(k) − P| ≤ E|k − P| + E|c(P) − P| (c is 1-Lipschitz), so
+// the clamped mean moves by at most Bound + E dist(P, [0, 1]) from Mean,
+// and a runtime's E_R[c(k_rt)] by the rounding more (|c(k_rt) − c(k)| ≤
+// |k_rt − k|). P lies within out = max(0, Max − 1, −Min) of [0, 1] on
+// [−RWalk, RWalk]: it interpolates the breakpoints and samples. Beyond, a
+// sampled P holds its end values, and an exact (piecewise-linear) P is
+// affine, straying by at most 2·Lip·φ(RWalk), half the continuation term
+// of Bound. So: 0 for a sigmoid output (k in [0, 1], c(k) = k) or a sampled
+// P within [0, 1]; out + Bound otherwise.
+func outsideBound(m *network.Network, e network.Expectation) float64 {
+	out := max(0, e.Max-1, -e.Min)
+	if m.Layers[len(m.Layers)-1].Act == network.Sigmoid || out == 0 && !e.Exact {
+		return 0
+	}
+	return (out + e.Bound) * (1 + 0x1p-40)
 }
 
 // CheckFiniteNetwork reports a network that cannot be a privatizer on a
