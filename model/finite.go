@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -140,7 +141,42 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if p.LowerBound {
 		class = AllLowerBound
 	}
-	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}, nil
+	res := Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}
+	if o.Witness {
+		w, err := f.witness(ctx, sol, p, o)
+		if err != nil {
+			return Optimum{}, err
+		}
+		res.Witness = &Witness{Global: &w}
+	}
+	return res, nil
+}
+
+// witness proves the optimum p of sol: with the ray LP's duals, or column
+// generation's multipliers (whose reduced-cost bound the pricing search
+// then proves again), or, for a lower bound, the privatizer alone.
+func (f FiniteModel) witness(ctx context.Context, sol mip.FiniteSolution, p mip.FiniteOptimum, o Options) (mip.GlobalWitness, error) {
+	var du *mip.Duals
+	target := 0.0
+	switch {
+	case p.LowerBound:
+	case sol.Global != nil:
+		d, err := sol.Global.Duals(p.D, o.solver())
+		if err != nil {
+			return mip.GlobalWitness{}, err
+		}
+		du = &d
+	case p.Certificate != nil:
+		d := p.Certificate.Duals()
+		du, target = &d, p.Certificate.MaxReducedCost
+	}
+	w, err := f.M.WitnessGlobal(ctx, p.D, p.Mechanism, du, target, o.solver())
+	if errors.Is(err, mip.ErrWitnessTooLarge) {
+		// The lower bound alone: the checker says the upper bound is not
+		// covered.
+		return f.M.WitnessGlobal(ctx, p.D, p.Mechanism, nil, 0, o.solver())
+	}
+	return w, err
 }
 
 // SideNames implements Model: a finite model's observers see one unnamed

@@ -120,6 +120,9 @@ type Options struct {
 	// expectations E_R[k(x, R)] to on binary and finite models; 0 means
 	// privatizer.DefaultTol.
 	ExpectTol float64
+	// Witness asks Optimum for the witness of each optimum of a binary or
+	// finite model (Optimum.Witness): more LPs, the same optimum.
+	Witness bool
 }
 
 func (o Options) expectTol() float64 {

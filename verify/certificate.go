@@ -15,6 +15,8 @@ import (
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
 // Certificate is the signed-off outcome of verifying a results directory:
@@ -42,10 +44,58 @@ type Certificate struct {
 	NotFinalized  int  `json:"not_finalized"`
 	NotTrained    int  `json:"not_trained"`
 	Pass          bool `json:"pass"`
+	// Witness heads the witnesses of the points (binary and finite models;
+	// absent in certificates written before witnesses, and on the Gaussian
+	// model, which the checker does not cover yet: docs/check.md).
+	Witness *CertWitness `json:"witness,omitempty"`
 }
 
 // CertificateFormat names the layout of a Certificate.
 const CertificateFormat = "mmds-certificate/1"
+
+// WitnessFormat names the layout of the witnesses in a certificate and of
+// mmds binary --witness and mmds finite --witness files (docs/check.md).
+const WitnessFormat = "mmds-witness/1"
+
+// CertWitness heads a certificate's witnesses: their format, the model's
+// loss scale and the precision to which the certificate's numbers are
+// stated (docs/check.md, "Precision").
+type CertWitness struct {
+	Format    string    `json:"format"`
+	LossScale float64   `json:"loss_scale"`
+	Precision Precision `json:"precision"`
+}
+
+// Precision is how far a stated number may lie from its exact value, in
+// loss units: Value for the numbers computed in float64 from exact
+// formulas (losses of channels, gaps, bands, tolerances), Optimum for the
+// width of an optimum's witnessed bracket.
+type Precision struct {
+	Value   float64 `json:"value"`
+	Optimum float64 `json:"optimum"`
+}
+
+// ValuePrecision is Precision.Value relative to the loss scale: sums of at
+// most a few thousand float64 terms are within 1e-13 of their exact value.
+const ValuePrecision = 1e-12
+
+// PointWitness is what proves a point's numbers: the witnesses of the
+// optimum at D̂ and at D (a channel privatizer needs nothing more: its
+// losses are finite sums of the file's numbers).
+type PointWitness struct {
+	OptimumAtDHat *model.Witness `json:"optimum_at_D_hat"`
+	OptimumAtD    *model.Witness `json:"optimum_at_D"`
+}
+
+// newCertWitness is the witness header of a certificate on m, or nil when
+// o asks for none or m is Gaussian.
+func newCertWitness(m model.Model, o Options) *CertWitness {
+	if !o.Model.Witness || m.Kind() == model.Gauss {
+		return nil
+	}
+	s := m.LossScale()
+	return &CertWitness{Format: WitnessFormat, LossScale: s, Precision: Precision{Value: ValuePrecision * s, Optimum: mip.WitnessPrecision * s}}
+}
 
 // CertPoint is one threshold of a Certificate.
 type CertPoint struct {
@@ -74,6 +124,9 @@ type CertPoint struct {
 	AdvTol        *float64    `json:"adv_tolerance,omitempty"`
 	Pass          bool        `json:"pass"`
 	Verdict       string      `json:"verdict"`
+	// Witness proves the point's numbers (certificates with a Witness
+	// header).
+	Witness *PointWitness `json:"witness,omitempty"`
 }
 
 // NewCertificate condenses a report into a certificate; pointSHA256 maps a
@@ -82,9 +135,13 @@ type CertPoint struct {
 func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string) *Certificate {
 	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: rep.Model.String(),
 		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
-		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
+		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass,
+		Witness: rep.Witness}
 	for _, p := range rep.Points {
 		cp := CertPoint{D: p.D, Status: p.Status.String(), PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
+		if rep.Witness != nil {
+			cp.Witness = p.Witness
+		}
 		if p.Certified != nil {
 			d := p.Certified.Recon
 			cp.DHat, cp.Certified, cp.Error = &d, p.Certified, p.Change
@@ -128,11 +185,19 @@ const CheckTol = 1e-9
 
 // Check compares a certificate with the one re-derived from the directory
 // and returns nil when they agree: equal hashes, tolerances, statuses and
-// verdicts, numbers within CheckTol. The mmds version may differ. The error
-// names the first difference.
+// verdicts, numbers within CheckTol, witnesses included when the
+// certificate has them. The mmds version may differ. The error names the
+// first difference.
 func (c *Certificate) Check(derived *Certificate) error {
 	a, b := *c, *derived
 	a.MMDSVersion, b.MMDSVersion = "", ""
+	if a.Witness == nil {
+		// Written before witnesses: everything else is re-derived.
+		b.Witness, b.Points = nil, slices.Clone(b.Points)
+		for i := range b.Points {
+			b.Points[i].Witness = nil
+		}
+	}
 	ja, err := json.Marshal(a)
 	if err != nil {
 		return err

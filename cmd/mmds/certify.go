@@ -276,7 +276,7 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
 	bar := newBar(cmd, o.quiet, "privatizers", len(inputs), 0)
 	rep, err := verify.CertifyExternal(cmd.Context(), m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{ExpectTol: o.expectTol}, Workers: o.workers, Progress: bar.Set})
+		Model: model.Options{ExpectTol: o.expectTol, Witness: o.certificate != "" || o.check != ""}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
