@@ -315,31 +315,78 @@ func (g *Global) Duals(d float64, o SolverOptions) (Duals, error) {
 	return dualsOf(g.model.N(), g.model.K(), rd), nil
 }
 
-// DualsOf returns the multipliers of a column generation certificate.
-func (c Certificate) Duals() Duals { return Duals{Pi: c.Pi, Mu: c.Mu, Nu: c.Nu} }
+// Duals returns the multipliers of a column generation certificate; for
+// a saturation proof (no multipliers), SaturationDuals.
+func (c Certificate) Duals(m Finite) Duals {
+	if c.Proof == ProofSaturation || len(c.Pi) != m.N() {
+		return m.SaturationDuals()
+	}
+	return Duals{Pi: c.Pi, Mu: c.Mu, Nu: c.Nu}
+}
+
+// SaturationDuals are the multipliers of the saturation bound: no
+// privatizer raises an adversary's loss above its side-information-only
+// loss. With μ on the adversary i whose saturation is least, ν = 0 and π =
+// Σ_z k_{iz,a*(z)} for its Bayes estimates a*(z) without the release,
+// rc(c) ≤ 0 on the simplex and Σ π is that saturation.
+func (m Finite) SaturationDuals() Duals {
+	du := Duals{Mu: make([]float64, m.K())}
+	sat := m.AdvSaturation()
+	i := 0
+	for j, v := range sat {
+		if v < sat[i] {
+			i = j
+		}
+	}
+	du.Mu[i] = 1
+	du.Pi = make([]float64, m.N())
+	for _, ks := range m.lossVectors(m.Adv[i]) {
+		best := 0
+		for a, k := range ks {
+			if sumOf(k) < sumOf(ks[best]) {
+				best = a
+			}
+		}
+		for x, v := range ks[best] {
+			du.Pi[x] += v
+		}
+	}
+	return du
+}
+
+func sumOf(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
 
 // GlobalWitness proves the global optimum at D, or brackets it
 // (docs/check.md). Mechanism meets D exactly once its rows are divided by
-// their sums; Lower is its smallest adversary loss. The multipliers (Pi,
-// Mu, Nu) bound every privatizer's smallest adversary loss by
+// their sums; Lower is its smallest adversary loss. Dual proves the upper
+// end; nil when the optimum is only a lower bound.
+type GlobalWitness struct {
+	D         float64     `json:"D"`
+	Mechanism Mechanism   `json:"mechanism"`
+	Lower     float64     `json:"lower"`
+	Dual      *GlobalDual `json:"dual,omitempty"`
+}
+
+// GlobalDual is the upper end of a GlobalWitness. The multipliers (Pi, Mu,
+// Nu) bound every privatizer's smallest adversary loss by
 //
 //	Σ_x π_x + ν·D + n·max(0, r̄),  r̄ ≥ max over the simplex of rc(c) = Σ_i μ_i ρ_i(c) − ν ρ_R(c) − ⟨π, c⟩,
 //
 // and Pricing proves r̄ = MaxReducedCost: its leaves are partial
 // reconstructor decision rules that cover every rule, each with adversary
 // weights whose linear bound on rc is read off at the unit columns. Upper
-// is that bound; nil (with no multipliers) when the optimum is only a
-// lower bound.
-type GlobalWitness struct {
-	D              float64       `json:"D"`
-	Mechanism      Mechanism     `json:"mechanism"`
-	Pi             []float64     `json:"pi,omitempty"`
-	Mu             []float64     `json:"mu,omitempty"`
-	Nu             float64       `json:"nu"`
-	Pricing        []PricingLeaf `json:"pricing,omitempty"`
+// is that bound.
+type GlobalDual struct {
+	Duals
+	Pricing        []PricingLeaf `json:"pricing"`
 	MaxReducedCost float64       `json:"max_reduced_cost"`
-	Lower          float64       `json:"lower"`
-	Upper          *float64      `json:"upper,omitempty"`
+	Upper          float64       `json:"upper"`
 }
 
 // PricingLeaf is a node of the pricing search: Rule fixes the
@@ -357,10 +404,15 @@ type PricingLeaf struct {
 	Q    [][][]float64 `json:"q"`
 }
 
-// MaxPricingNodes bounds the pricing search of a global witness: beyond it
-// the witness gives the lower bound alone (the checker then says the upper
-// bound is not covered).
-const MaxPricingNodes = 200_000
+// MaxPricingNodes bounds the pricing search of a global witness (LPs
+// solved), and MaxPricingLeaves its size: beyond either the witness gives
+// the lower bound alone (the checker then says the upper bound is not
+// covered). 20,000 leaves of a model with n = 6 and two adversaries are
+// about 20 MB of JSON.
+const (
+	MaxPricingNodes  = 200_000
+	MaxPricingLeaves = 20_000
+)
 
 // ErrWitnessTooLarge marks a pricing search beyond MaxPricingNodes.
 var ErrWitnessTooLarge = errors.New("pricing witness too large")
@@ -547,6 +599,9 @@ func (p *pricer) search(ctx context.Context, target float64) ([]PricingLeaf, flo
 			return nil, 0, err
 		}
 		if b <= target || len(prefix) == len(p.recon) {
+			if len(leaves) == MaxPricingLeaves {
+				return nil, 0, fmt.Errorf("%w: more than %d leaves", ErrWitnessTooLarge, MaxPricingLeaves)
+			}
 			leaves = append(leaves, lf)
 			best = math.Max(best, b)
 			continue
@@ -583,16 +638,22 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 		return GlobalWitness{}, err
 	}
 	n := float64(m.N())
-	leaves, rbar, err := pr.search(ctx, math.Max(target, WitnessPrecision*m.lossScale()/(4*n)))
+	// Leaves need not bound rc below what the bracket can spare: half of
+	// WitnessPrecision over the n columns' worth of r̄.
+	base := du.Nu * d
+	for _, v := range du.Pi {
+		base += v
+	}
+	spare := (w.Lower + WitnessPrecision*m.lossScale()/2 - base) / n
+	leaves, rbar, err := pr.search(ctx, math.Max(target, math.Max(spare, 0)))
 	if err != nil {
 		return GlobalWitness{}, fmt.Errorf("global witness at D = %g: %w", d, err)
 	}
-	w.Pi, w.Mu, w.Nu, w.Pricing, w.MaxReducedCost = du.Pi, du.Mu, du.Nu, leaves, rbar
 	u := du.Nu*d + n*math.Max(0, rbar)
 	for _, v := range du.Pi {
 		u += v
 	}
-	w.Upper = &u
+	w.Dual = &GlobalDual{Duals: *du, Pricing: leaves, MaxReducedCost: rbar, Upper: u}
 	return w, nil
 }
 

@@ -71,8 +71,8 @@ func checkGlobalWitness(t *testing.T, f Finite, g *Global, d float64, widest *fl
 	if !f.exactRiskAtMost(f.Recon, w.Mechanism, d) {
 		t.Fatalf("D=%g: witness distortion %g", d, f.ReconLoss(w.Mechanism))
 	}
-	checkBracket(t, "global", d, w.Lower, opt.MinAdv, *w.Upper, widest)
-	t.Logf("global D=%.4g: %d pricing leaves, r̄ = %.3g", d, len(w.Pricing), w.MaxReducedCost)
+	checkBracket(t, "global", d, w.Lower, opt.MinAdv, w.Dual.Upper, widest)
+	t.Logf("global D=%.4g: %d pricing leaves, r̄ = %.3g", d, len(w.Dual.Pricing), w.Dual.MaxReducedCost)
 }
 
 func checkBracket(t *testing.T, what string, d, lower, opt, upper float64, widest *float64) {

@@ -167,7 +167,7 @@ func (f FiniteModel) witness(ctx context.Context, sol mip.FiniteSolution, p mip.
 		}
 		du = &d
 	case p.Certificate != nil:
-		d := p.Certificate.Duals()
+		d := p.Certificate.Duals(f.M)
 		du, target = &d, p.Certificate.MaxReducedCost
 	}
 	w, err := f.M.WitnessGlobal(ctx, p.D, p.Mechanism, du, target, o.solver())

@@ -163,6 +163,45 @@ func (run *Run) PointHashes() map[int]string {
 	return h
 }
 
+// WriteJSON writes the certificate as JSON, indented, each point's witness
+// on one line: witnesses are long lists of multipliers, for checkers, and
+// indenting them would multiply their size several times.
+func (c *Certificate) WriteJSON(w io.Writer) error {
+	type pointOut struct {
+		CertPoint
+		Witness string `json:"witness,omitempty"` // a placeholder; shadows CertPoint.Witness
+	}
+	type certOut struct {
+		*Certificate
+		Points []pointOut `json:"points"`
+	}
+	out := certOut{Certificate: c, Points: make([]pointOut, len(c.Points))}
+	var wit [][]byte
+	for i, p := range c.Points {
+		out.Points[i].CertPoint = p
+		if p.Witness != nil {
+			b, err := json.Marshal(p.Witness)
+			if err != nil {
+				return err
+			}
+			out.Points[i].Witness = fmt.Sprintf("\x00witness %d", len(wit))
+			wit = append(wit, b)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	b := buf.Bytes()
+	for i, wb := range wit {
+		b = bytes.Replace(b, []byte(fmt.Sprintf(`"\u0000witness %d"`, i)), wb, 1)
+	}
+	_, err := w.Write(b)
+	return err
+}
+
 // ReadCertificate decodes a certificate file strictly (jsonconf: a key
 // twice, or in another case than its field's, is refused: a forged "pass"
 // beside an honest "PASS" has no meaning to pick).

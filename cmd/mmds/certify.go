@@ -139,7 +139,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		for i := range cert.Points {
 			cert.Points[i].Privatizer = verify.CertFile(o.certificate, inputs[i].Path)
 		}
-		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return cert.WriteJSON(w) }); err != nil {
 			return err
 		}
 	}
