@@ -56,7 +56,7 @@ func readTolerances(t *object) tolerances {
 	}
 	tol.n = int64(n)
 	if ref := t.str("reference"); ref != "paper" {
-		reject("tolerances.reference %s: the verdict against the best known optimum is not covered (the certificate states only Proposition 2's optimum)", quote(ref))
+		notCovered("tolerances.reference %s: a verdict against the best known optimum (the certificate states only the paper's optimum)", quote(ref))
 	}
 	t.done()
 	return tol
@@ -67,18 +67,19 @@ func checkCertificate(path string, root *object) string {
 	root.str("mmds_version") // which mmds wrote it: a name, not a claim
 	kind := root.str("model")
 	if kind == "gauss" {
-		reject("a certificate on the Gaussian model: not covered by this version (docs/check.md, \"Not covered\")")
+		notCovered("a certificate on the Gaussian model (docs/check.md, \"Not covered\")")
 	}
 	if !root.has("witness") {
-		reject("the certificate carries no witness (written before %s): its optima cannot be checked; certify again with this mmds", witnessFormat)
+		notCovered("the certificate carries no witness (written before %s), so its optima cannot be checked: certify again with this mmds", witnessFormat)
 	}
 	if !root.has("model_file") {
-		reject("the certificate names no model file: a certificate of mmds verify (a results directory) is not covered by this version")
+		notCovered("the certificate names no model file: a certificate of mmds verify (a results directory)")
 	}
 	if root.str("config_sha256") != "" {
-		reject("config_sha256 is set: a certificate of a results directory is not covered by this version")
+		notCovered("config_sha256 is set: a certificate of a results directory")
 	}
-	m := readModel(kind, readFile(certFile(path, "model_file", root.str("model_file")), maxModelBytes))
+	mb := readFile(certFile(path, "model_file", root.str("model_file")), maxModelBytes)
+	m := readModel(kind, asObject("model", parseJSON(mb)))
 	c := &checker{m: m}
 	if h := root.str("model_sha256"); h != m.hash {
 		fail("model_sha256 is %s, but the model file's canonical encoding has %s", quote(h), m.hash)
@@ -115,14 +116,20 @@ func (c *checker) readWitnessHeader(w *object) {
 		fail("witness.loss_scale = %v, but the model's loss scale is %v", s, fl(c.m.scale))
 	}
 	c.claims++
-	c.prec = readPrecision(w.obj("precision"))
+	c.prec = readPrecision(w.obj("precision"), c.m.scale)
 	w.done()
 }
 
-func readPrecision(p *object) precision {
+// readPrecision reads the precision a file states, at most the checker's
+// caps (its policy: 1e-9 and 1e-6 of the loss scale): a file that claims
+// its numbers only more coarsely claims too little to check a verdict by.
+func readPrecision(p *object, scale *big.Rat) precision {
 	v, o := p.num("value"), p.num("optimum")
 	if !(v >= 0 && o >= 0) {
-		reject("witness.precision: want numbers ≥ 0")
+		reject("%s: want numbers ≥ 0", p.path)
+	}
+	if exact(v).Cmp(mul(exact(1e-9), scale)) > 0 || exact(o).Cmp(mul(exact(1e-6), scale)) > 0 {
+		fail("%s: value %v and optimum %v: this checker accepts at most 1e-9 and 1e-6 of the loss scale", p.path, v, o)
 	}
 	p.done()
 	return precision{value: exact(v), optimum: exact(o)}

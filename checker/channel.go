@@ -39,7 +39,7 @@ func readPrivatizer(name string, b []byte) privatizer {
 	case root.has("layers"):
 		return privatizer{net: parseNetworkJSON(name, root)}
 	case root.has("kernel"):
-		reject("%s is a cell kernel, a privatizer of the Gaussian model: not covered", printable(name))
+		notCovered("%s is a cell kernel, a privatizer of the Gaussian model", printable(name))
 	}
 	reject("%s is neither a channel, a network nor a kernel", printable(name))
 	return privatizer{}

@@ -65,6 +65,10 @@ func fail(format string, args ...any) { panic(&falseClaim{fmt.Sprintf(format, ar
 // reject stops the check of the current file as unreadable or unsupported.
 func reject(format string, args ...any) { panic(&badFile{fmt.Sprintf(format, args...)}) }
 
+// notCovered stops the check of a file that holds a claim of a kind this
+// version does not check (exit 2): never a silent pass.
+func notCovered(format string, args ...any) { reject("not covered: "+format, args...) }
+
 // checkFile reads a certificate or a witness file and checks every claim
 // in it, returning a one-line summary.
 func checkFile(path string) (summary string, err error) {

@@ -52,21 +52,20 @@ func (m *model) ratMatrix(v [][]float64) [][]*big.Rat {
 // does, and hashes its canonical encoding (encoding/json of the --config
 // fields in mmds's order: the numbers as the shortest decimals of their
 // float64 values).
-func readModel(kind string, b []byte) *model {
-	root := asObject("model", parseJSON(b))
+func readModel(kind string, root *object) *model {
 	var canon any
 	var m *model
 	switch kind {
 	case "binary":
 		p, qy := root.num("p"), root.num("q_y")
-		qz := numbers("model.q_z", root.get("q_z"))
+		qz := numbers(root.key("q_z"), root.get("q_z"))
 		root.done()
 		if len(qz) == 0 {
-			reject("model.q_z is empty: want one crossover probability per adversary")
+			reject("%s is empty: want one crossover probability per adversary", root.key("q_z"))
 		}
 		for _, v := range append([]float64{p, qy}, qz...) {
 			if !(v >= 0 && v <= 1) {
-				reject("model: %v is not a probability", v)
+				reject("%s: %v is not a probability", where(root.path), v)
 			}
 		}
 		canon = struct {
@@ -118,12 +117,12 @@ type finiteConfig struct {
 // in [0, 1] whose rows sum to 1 within 1e-9, losses finite and ≥ 0.
 func finiteModel(root *object) (*model, finiteConfig) {
 	var cfg finiteConfig
-	cfg.Prior = numbers("model.prior", root.get("prior"))
+	cfg.Prior = numbers(root.key("prior"), root.get("prior"))
 	n := len(cfg.Prior)
 	if n == 0 || n > 64 {
-		reject("model.prior has %d entries: want 1 to 64", n)
+		reject("%s has %d entries: want 1 to 64", root.key("prior"), n)
 	}
-	checkDist("model.prior", cfg.Prior)
+	checkDist(root.key("prior"), cfg.Prior)
 	readObs := func(path string, v any) observerConfig {
 		o := asObject(path, v)
 		c := observerConfig{Channel: matrix(path+".channel", o.get("channel"))}
@@ -151,13 +150,13 @@ func finiteModel(root *object) (*model, finiteConfig) {
 		}
 		return c
 	}
-	cfg.Reconstructor = readObs("model.reconstructor", root.get("reconstructor"))
+	cfg.Reconstructor = readObs(root.key("reconstructor"), root.get("reconstructor"))
 	advs := root.list("adversaries")
 	if len(advs) == 0 || len(advs) > 64 {
-		reject("model.adversaries has %d entries: want 1 to 64", len(advs))
+		reject("%s has %d entries: want 1 to 64", root.key("adversaries"), len(advs))
 	}
 	for i, a := range advs {
-		cfg.Adversaries = append(cfg.Adversaries, readObs(fmt.Sprintf("model.adversaries[%d]", i), a))
+		cfg.Adversaries = append(cfg.Adversaries, readObs(fmt.Sprintf("%s[%d]", root.key("adversaries"), i), a))
 	}
 	root.done()
 	m := &model{kind: "finite", n: n}
@@ -287,6 +286,16 @@ func (m *model) losses(p [][]*big.Rat) []*big.Rat {
 		out[i] = o.risk(p)
 	}
 	return out
+}
+
+// dMin is the smallest reconstructor loss any privatizer has, that of
+// F = X: Σ_x π(x)·min_a L_R(x, a).
+func (m *model) dMin() *big.Rat {
+	s := new(big.Rat)
+	for x, p := range m.prior {
+		addTo(s, p, minOf(m.recon().l[x]))
+	}
+	return s
 }
 
 // noRelease is every observer's risk from its side information alone (one

@@ -6,12 +6,12 @@ import "math/big"
 type network struct{}
 
 func parseONNX(name string, b []byte) *network {
-	reject("%s: networks are not covered yet", printable(name))
+	notCovered("%s: networks", printable(name))
 	return nil
 }
 
 func parseNetworkJSON(name string, root *object) *network {
-	reject("%s: networks are not covered yet", printable(name))
+	notCovered("%s: networks", printable(name))
 	return nil
 }
 

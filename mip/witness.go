@@ -8,6 +8,7 @@ import (
 	"math/big"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/loss"
 )
 
 // Witnesses of optima (docs/check.md, "Optima"): the numbers that let a
@@ -43,15 +44,16 @@ const WitnessPrecision = 1e-8
 const witnessMargin = 1e-13
 
 // Prop2Witness proves Proposition 2's optimum at D (docs/check.md). S is a
-// binary privatizer whose reconstructor loss is at most D exactly; Lower is
-// its smallest adversary loss. Every branch of L_R(s) ≤ D — a reconstructor
-// decision rule on the four cells (f, y) — carries multipliers whose bound
-// is at least the branch's optimum; Upper is the largest bound.
+// binary privatizer whose reconstructor loss is at most D exactly, Losses
+// its losses (min_adv_loss the lower end). Every branch of L_R(s) ≤ D — a
+// reconstructor decision rule on the four cells (f, y) — carries
+// multipliers whose bound is at least the branch's optimum; Upper is the
+// largest bound.
 type Prop2Witness struct {
 	D        float64       `json:"D"`
 	S        [2]float64    `json:"s"`
+	Losses   loss.Losses   `json:"losses"`
 	Branches []Prop2Branch `json:"branches"`
-	Lower    float64       `json:"lower"`
 	Upper    float64       `json:"upper"`
 }
 
@@ -60,17 +62,20 @@ type Prop2Witness struct {
 // c = 2f + y; the branch's distortion is Σ_c P(X ≠ Rule[c], F = f, Y = y),
 // affine in (s0, s1), and every s with L_R(s) ≤ D meets it for some rule.
 // Mu weighs the adversaries, Q[i][c] is adversary i's weight on estimate 1
-// in cell c (1 − Q on estimate 0), and Nu prices the distortion. Its
-// bound,
+// in cell c (1 − Q on estimate 0), and Nu prices the distortion. Values
+// are, at the corners (s0, s1) = (0, 0), (0, 1), (1, 0), (1, 1),
 //
-//	ν·D + max_{s ∈ {0,1}²} Σ_i μ_i Σ_c (Q_ic·P(X=0, f, z) + (1−Q_ic)·P(X=1, f, z)) − ν·B(s),
+//	Σ_i μ_i Σ_c (Q_ic·P(X=0, f, z) + (1−Q_ic)·P(X=1, f, z)) − ν·B(s),
 //
-// with μ normalized to sum 1, bounds min_i L_i over the branch.
+// with μ normalized to sum 1, and Bound = ν·D + max Values bounds min_i
+// L_i over the branch.
 type Prop2Branch struct {
-	Rule [4]int       `json:"rule"`
-	Mu   []float64    `json:"mu"`
-	Q    [][4]float64 `json:"q"`
-	Nu   float64      `json:"nu"`
+	Rule   [4]int       `json:"rule"`
+	Mu     []float64    `json:"mu"`
+	Q      [][4]float64 `json:"q"`
+	Nu     float64      `json:"nu"`
+	Values [4]float64   `json:"values"`
+	Bound  float64      `json:"bound"`
 }
 
 // corners are the vertices of [0, 1]², where an affine function of (s0,
@@ -97,16 +102,17 @@ func (m Binary) branchDistortion(rule [4]int) affine {
 	return b
 }
 
-// Bound is the branch's bound on min_i L_i over its feasible set at d
-// (float64; the checker recomputes it exactly).
-func (br Prop2Branch) Bound(m Binary, d float64) float64 {
+// setBound sets the branch's corner values and its bound on min_i L_i
+// over its feasible set at d (float64; the checker recomputes them
+// exactly).
+func (br *Prop2Branch) setBound(m Binary, d float64) {
 	var sum float64
 	for _, v := range br.Mu {
 		sum += math.Max(v, 0)
 	}
 	b := m.branchDistortion(br.Rule)
 	best := math.Inf(-1)
-	for _, s := range corners {
+	for j, s := range corners {
 		v := -br.Nu * b.at(s)
 		for i, q := range m.QZ {
 			mu := 1 / float64(len(m.QZ))
@@ -117,9 +123,10 @@ func (br Prop2Branch) Bound(m Binary, d float64) float64 {
 				v += mu * (br.Q[i][c]*m.term(q, c, 0).at(s) + (1-br.Q[i][c])*m.term(q, c, 1).at(s))
 			}
 		}
+		br.Values[j] = v
 		best = math.Max(best, v)
 	}
-	return br.Nu*d + best
+	br.Bound = br.Nu*d + best
 }
 
 // WitnessProp2 proves Proposition 2's optimum s at d: s moved, if need be,
@@ -137,15 +144,16 @@ func (m Binary) WitnessProp2(ctx context.Context, d float64, s Privatizer, o Sol
 	if err != nil {
 		return Prop2Witness{}, err
 	}
-	w := Prop2Witness{D: d, S: [2]float64{s.S0, s.S1}, Lower: minOf(m.AdvLosses(s)), Upper: math.Inf(-1)}
+	w := Prop2Witness{D: d, S: [2]float64{s.S0, s.S1}, Losses: loss.New(m.ReconLoss(s), m.AdvLosses(s)), Upper: math.Inf(-1)}
 	for r := range 16 {
 		rule := [4]int{r & 1, r >> 1 & 1, r >> 2 & 1, r >> 3 & 1}
-		br, err := m.branchDuals(ctx, d, rule, w.Lower, o)
+		br, err := m.branchDuals(ctx, d, rule, w.Losses.MinAdv, o)
 		if err != nil {
 			return Prop2Witness{}, fmt.Errorf("proposition 2 witness at D = %g, branch %v: %w", d, rule, err)
 		}
+		br.setBound(m, d)
 		w.Branches = append(w.Branches, br)
-		w.Upper = math.Max(w.Upper, br.Bound(m, d))
+		w.Upper = math.Max(w.Upper, br.Bound)
 	}
 	return w, nil
 }
@@ -249,7 +257,24 @@ func (m Binary) branchDuals(ctx context.Context, d float64, rule [4]int, lower f
 		br.Mu[i] = math.Max(0, res.RowDual[base+8])
 	}
 	br.Nu = math.Max(0, res.RowDual[9*k])
+	normalizeOr(br.Mu)
 	return br, nil
+}
+
+// normalizeOr divides v ≥ 0 by its sum, or makes it uniform when it sums to
+// 0: multipliers that weigh the adversaries, a distribution.
+func normalizeOr(v []float64) {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	for i := range v {
+		if s > 0 {
+			v[i] /= s
+		} else {
+			v[i] = 1 / float64(len(v))
+		}
+	}
 }
 
 // infeasibleBranch prices a branch whose distortion exceeds d on the whole
@@ -264,7 +289,7 @@ func (m Binary) infeasibleBranch(d float64, br Prop2Branch, b affine, lower floa
 		return br, fmt.Errorf("HiGHS found the branch infeasible, but its distortion reaches %g at a corner", d+gap)
 	}
 	for i := range br.Mu {
-		br.Mu[i] = 1
+		br.Mu[i] = 1 / float64(len(br.Mu))
 		br.Q[i] = [4]float64{0.5, 0.5, 0.5, 0.5}
 	}
 	br.Nu = (2 + math.Abs(lower)) / gap
@@ -364,12 +389,12 @@ func sumOf(v []float64) float64 {
 
 // GlobalWitness proves the global optimum at D, or brackets it
 // (docs/check.md). Mechanism meets D exactly once its rows are divided by
-// their sums; Lower is its smallest adversary loss. Dual proves the upper
-// end; nil when the optimum is only a lower bound.
+// their sums; Losses are its losses (min_adv_loss the lower end). Dual
+// proves the upper end; nil when the optimum is only a lower bound.
 type GlobalWitness struct {
 	D         float64     `json:"D"`
 	Mechanism Mechanism   `json:"mechanism"`
-	Lower     float64     `json:"lower"`
+	Losses    loss.Losses `json:"losses"`
 	Dual      *GlobalDual `json:"dual,omitempty"`
 }
 
@@ -393,15 +418,17 @@ type GlobalDual struct {
 // reconstructor's estimate for its side values 0..len(Rule)−1 (the others
 // are free), and Q[i][z][a] is adversary i's weight on estimate a at side
 // value z (each Q[i][z] a distribution). With g = π + ν(Σ_{y fixed}
-// k_{y,Rule[y]} + Σ_{y free} min_a k_ya), its bound on rc over the rules it
-// covers is
+// k_{y,Rule[y]} + Σ_{y free} min_a k_ya), Coefficients[x] is
 //
-//	max_x Σ_i μ_i Σ_z Σ_a Q[i][z][a]·k_iza[x] − g[x],
+//	Σ_i μ_i Σ_z Σ_a Q[i][z][a]·k_iza[x] − g[x],
 //
-// k_va[x] = π(x)·W(v | x)·L(x, a) the observers' loss vectors.
+// k_va[x] = π(x)·W(v | x)·L(x, a) the observers' loss vectors, and its
+// largest, Bound, bounds rc over the rules the leaf covers.
 type PricingLeaf struct {
-	Rule []int         `json:"rule"`
-	Q    [][][]float64 `json:"q"`
+	Rule         []int         `json:"rule"`
+	Q            [][][]float64 `json:"q"`
+	Coefficients []float64     `json:"coefficients"`
+	Bound        float64       `json:"bound"`
 }
 
 // MaxPricingNodes bounds the pricing search of a global witness (LPs
@@ -559,12 +586,14 @@ func (p *pricer) leaf(ctx context.Context, prefix []int) (PricingLeaf, float64, 
 		}
 		lf.Q = append(lf.Q, qi)
 	}
-	return lf, p.bound(lf, g), nil
+	p.setBound(&lf, g)
+	return lf, lf.Bound, nil
 }
 
-// bound is a leaf's bound with cost g (PricingLeaf).
-func (p *pricer) bound(lf PricingLeaf, g []float64) float64 {
-	best := math.Inf(-1)
+// setBound sets a leaf's coefficients and bound with cost g (PricingLeaf).
+func (p *pricer) setBound(lf *PricingLeaf, g []float64) {
+	lf.Bound = math.Inf(-1)
+	lf.Coefficients = make([]float64, len(g))
 	for x := range g {
 		v := -g[x]
 		for i, ka := range p.adv {
@@ -574,9 +603,9 @@ func (p *pricer) bound(lf PricingLeaf, g []float64) float64 {
 				}
 			}
 		}
-		best = math.Max(best, v)
+		lf.Coefficients[x] = v
+		lf.Bound = math.Max(lf.Bound, v)
 	}
-	return best
 }
 
 // search covers every reconstructor rule with leaves whose bound is at most
@@ -629,7 +658,7 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 	if err != nil {
 		return GlobalWitness{}, err
 	}
-	w := GlobalWitness{D: d, Mechanism: q, Lower: minOf(m.AdvLosses(q))}
+	w := GlobalWitness{D: d, Mechanism: q, Losses: loss.New(m.ReconLoss(q), m.AdvLosses(q))}
 	if du == nil {
 		return w, nil
 	}
@@ -644,7 +673,7 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 	for _, v := range du.Pi {
 		base += v
 	}
-	spare := (w.Lower + WitnessPrecision*m.lossScale()/2 - base) / n
+	spare := (w.Losses.MinAdv + WitnessPrecision*m.lossScale()/2 - base) / n
 	leaves, rbar, err := pr.search(ctx, math.Max(target, math.Max(spare, 0)))
 	if err != nil {
 		return GlobalWitness{}, fmt.Errorf("global witness at D = %g: %w", d, err)

@@ -36,7 +36,7 @@ func TestWitnessBrackets(t *testing.T) {
 			if f := b.Finite(); !f.exactRiskAtMost(f.Recon, s.Mechanism(), d) {
 				t.Fatalf("%+v D=%g: witness distortion %g", b, d, b.ReconLoss(s))
 			}
-			checkBracket(t, "prop2", d, w.Lower, opt.MinAdv, w.Upper, &widest)
+			checkBracket(t, "prop2", d, w.Losses.MinAdv, opt.MinAdv, w.Upper, &widest)
 		}
 		f := b.Finite()
 		g := mustGlobal(t, f)
@@ -71,7 +71,7 @@ func checkGlobalWitness(t *testing.T, f Finite, g *Global, d float64, widest *fl
 	if !f.exactRiskAtMost(f.Recon, w.Mechanism, d) {
 		t.Fatalf("D=%g: witness distortion %g", d, f.ReconLoss(w.Mechanism))
 	}
-	checkBracket(t, "global", d, w.Lower, opt.MinAdv, w.Dual.Upper, widest)
+	checkBracket(t, "global", d, w.Losses.MinAdv, opt.MinAdv, w.Dual.Upper, widest)
 	t.Logf("global D=%.4g: %d pricing leaves, r̄ = %.3g", d, len(w.Dual.Pricing), w.Dual.MaxReducedCost)
 }
 

@@ -129,19 +129,12 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if p.Mechanism == nil {
 		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
-	class := All
 	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
 		det.UpperBound = &u
-		if u > p.MinAdv*(1+1e-9)+1e-12 {
-			class = AllBracketed
-		}
 	}
-	if p.LowerBound {
-		class = AllLowerBound
-	}
-	res := Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}
+	res := Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: finiteClass(p), Detail: det}
 	if o.Witness {
 		w, err := f.witness(ctx, sol, p, o)
 		if err != nil {
@@ -150,6 +143,19 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 		res.Witness = &Witness{Global: &w}
 	}
 	return res, nil
+}
+
+// finiteClass is the class of the finite optimum p: the optimum over all
+// privatizers, bracketed when its proven upper bound exceeds it, or a lower
+// bound.
+func finiteClass(p mip.FiniteOptimum) Class {
+	switch {
+	case p.LowerBound:
+		return AllLowerBound
+	case !math.IsNaN(p.Upper) && p.Upper > p.MinAdv*(1+1e-9)+1e-12:
+		return AllBracketed
+	}
+	return All
 }
 
 // witness proves the optimum p of sol: with the ray LP's duals, or column

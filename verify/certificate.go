@@ -15,7 +15,6 @@ import (
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
-	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
 )
 
@@ -53,31 +52,14 @@ type Certificate struct {
 // CertificateFormat names the layout of a Certificate.
 const CertificateFormat = "mmds-certificate/1"
 
-// WitnessFormat names the layout of the witnesses in a certificate and of
-// mmds binary --witness and mmds finite --witness files (docs/check.md).
-const WitnessFormat = "mmds-witness/1"
-
-// CertWitness heads a certificate's witnesses: their format, the model's
-// loss scale and the precision to which the certificate's numbers are
-// stated (docs/check.md, "Precision").
+// CertWitness heads a certificate's witnesses: their format
+// (model.WitnessFormat), the model's loss scale and the precision to which
+// the certificate's numbers are stated (docs/check.md, "Precision").
 type CertWitness struct {
-	Format    string    `json:"format"`
-	LossScale float64   `json:"loss_scale"`
-	Precision Precision `json:"precision"`
+	Format    string          `json:"format"`
+	LossScale float64         `json:"loss_scale"`
+	Precision model.Precision `json:"precision"`
 }
-
-// Precision is how far a stated number may lie from its exact value, in
-// loss units: Value for the numbers computed in float64 from exact
-// formulas (losses of channels, gaps, bands, tolerances), Optimum for the
-// width of an optimum's witnessed bracket.
-type Precision struct {
-	Value   float64 `json:"value"`
-	Optimum float64 `json:"optimum"`
-}
-
-// ValuePrecision is Precision.Value relative to the loss scale: sums of at
-// most a few thousand float64 terms are within 1e-13 of their exact value.
-const ValuePrecision = 1e-12
 
 // PointWitness is what proves a point's numbers: the witnesses of the
 // optimum at D̂ and at D (a channel privatizer needs nothing more: its
@@ -93,8 +75,7 @@ func newCertWitness(m model.Model, o Options) *CertWitness {
 	if !o.Model.Witness || m.Kind() == model.Gauss {
 		return nil
 	}
-	s := m.LossScale()
-	return &CertWitness{Format: WitnessFormat, LossScale: s, Precision: Precision{Value: ValuePrecision * s, Optimum: mip.WitnessPrecision * s}}
+	return &CertWitness{Format: model.WitnessFormat, LossScale: m.LossScale(), Precision: model.PrecisionOf(m)}
 }
 
 // CertPoint is one threshold of a Certificate.
