@@ -227,11 +227,7 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	if len(mech) != m.n || len(mech[0]) == 0 {
 		reject("%s.mechanism: want %d rows", path, m.n)
 	}
-	for _, row := range mech {
-		if len(row) != len(mech[0]) {
-			reject("%s.mechanism: rows of different lengths", path)
-		}
-	}
+	checkRows(path+".mechanism", mech)
 	lower := c.privatizerLosses(path, w, normalizeRows(path+".mechanism", mech), d)
 	w.used["dual"] = true
 	if !w.has("dual") {
@@ -479,4 +475,23 @@ func (c *checker) inBracket(path, class string, v float64, br interval) {
 func binaryChannel(s0, s1 *big.Rat) [][]*big.Rat {
 	one := ratInt(1)
 	return [][]*big.Rat{{s0, sub(one, s0)}, {sub(one, s1), s1}}
+}
+
+// checkRows refuses a mechanism whose rows differ in length or are not
+// distributions (entries ≥ 0 summing to 1 within 1e-9, as float64 numbers
+// do): the checker divides each row by its sum, and a row that is not a
+// distribution would make a number of it one the division ignores.
+func checkRows(path string, p [][]float64) {
+	for x, row := range p {
+		s := new(big.Rat)
+		for _, v := range row {
+			if !(v >= 0) {
+				reject("%s[%d]: %v is not a probability", path, x, v)
+			}
+			s.Add(s, exact(v))
+		}
+		if len(row) != len(p[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
+			reject("%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
+		}
+	}
 }

@@ -61,6 +61,7 @@ func (c *checker) reportedOptimum(path string, o *object) {
 		if len(mech) != m.n {
 			reject("%s.mechanism: want %d rows", path, m.n)
 		}
+		checkRows(path+".mechanism", mech)
 		p = normalizeRows(path+".mechanism", mech)
 	}
 	loss := m.losses(p)
