@@ -199,7 +199,8 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances) string
 		reject("%s.status %s: want certified or cannot certify", path, quote(status))
 	}
 	priv := readPrivatizer(name, b)
-	iv, errBound, rounding := c.certifiedIntervals(path, priv, p)
+	w := p.obj("witness")
+	iv, errBound, rounding := c.certifiedIntervals(path, priv, w)
 
 	// The certified losses are the ends a verdict assumes: the
 	// reconstructor's upper end (D̂) and each adversary's lower end.
@@ -228,7 +229,6 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances) string
 
 	// The optima, from their witnesses.
 	class := p.str("optimum_class")
-	w := p.obj("witness")
 	optHat, optD := p.num("optimum_at_D_hat"), p.num("optimum_at_D")
 	c.optimum(path+".witness.optimum_at_D_hat", class, max(recon, 0), optHat, w.obj("optimum_at_D_hat"))
 	c.optimum(path+".witness.optimum_at_D", "", d, optD, w.obj("optimum_at_D"))
@@ -291,10 +291,14 @@ func (c *checker) stdErr(l *big.Rat, n int64) interval {
 // certifiedIntervals returns each observer's interval of its loss (the
 // reconstructor's first), the stated error it was built from and the part
 // of it the runtime's rounding accounts for.
-func (c *checker) certifiedIntervals(path string, priv privatizer, p *object) ([]interval, *big.Rat, *big.Rat) {
+func (c *checker) certifiedIntervals(path string, priv privatizer, w *object) ([]interval, *big.Rat, *big.Rat) {
 	m := c.m
+	w.used["privatizer"] = true
 	if priv.net != nil {
-		return c.networkIntervals(path, priv.net, p)
+		return c.networkIntervals(path, priv.net, w)
+	}
+	if w.has("privatizer") {
+		reject("%s.witness.privatizer: a channel needs none", path)
 	}
 	if len(priv.channel) != m.n {
 		reject("%s: the channel has %d rows, the model's X takes %d values", path, len(priv.channel), m.n)

@@ -145,7 +145,11 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 		l, err := f.Channel.BinaryLosses(b.M)
 		return bounded(b.M.Finite(), l, f.Channel.Bound(b.M.Finite())), err
 	}
-	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
+	losses := privatizer.NetworkBinaryLosses
+	if o.Witness {
+		losses = privatizer.NetworkBinaryLossesWitness
+	}
+	r, err := losses(ctx, f.Network, b.M, o.expectTol())
 	c, err := networkCertificate(b.M.Finite(), r, err)
 	if err == nil && r.Laws == nil {
 		// The binary channel of Section III-B, as mmds verify reports it.

@@ -221,7 +221,11 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 		l, err := p.Channel.FiniteLosses(f.M)
 		return bounded(f.M, l, p.Channel.Bound(f.M)), err
 	}
-	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
+	losses := privatizer.NetworkFiniteLosses
+	if o.Witness {
+		losses = privatizer.NetworkFiniteLossesWitness
+	}
+	r, err := losses(ctx, p.Network, f.M, o.expectTol())
 	return networkCertificate(f.M, r, err)
 }
 

@@ -173,6 +173,9 @@ type Certificate struct {
 	// Gauss and Binary are the model-specific details.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+	// Witness proves a network's channel to a checker (Options.Witness;
+	// networks with one output on binary and finite models).
+	Witness *privatizer.NetworkWitness `json:"-"`
 }
 
 // bounded returns the certificate of losses l known to within e

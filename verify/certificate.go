@@ -16,6 +16,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Certificate is the signed-off outcome of verifying a results directory:
@@ -61,12 +62,14 @@ type CertWitness struct {
 	Precision model.Precision `json:"precision"`
 }
 
-// PointWitness is what proves a point's numbers: the witnesses of the
-// optimum at D̂ and at D (a channel privatizer needs nothing more: its
-// losses are finite sums of the file's numbers).
+// PointWitness is what proves a point's numbers: a network's channel, and
+// the witnesses of the optimum at D̂ and at D (a channel privatizer needs
+// nothing more: its losses are finite sums of the file's numbers).
 type PointWitness struct {
-	OptimumAtDHat *model.Witness `json:"optimum_at_D_hat"`
-	OptimumAtD    *model.Witness `json:"optimum_at_D"`
+	// Privatizer: a network's channel, per x (networks with one output).
+	Privatizer    *privatizer.NetworkWitness `json:"privatizer,omitempty"`
+	OptimumAtDHat *model.Witness             `json:"optimum_at_D_hat"`
+	OptimumAtD    *model.Witness             `json:"optimum_at_D"`
 }
 
 // newCertWitness is the witness header of a certificate on m, or nil when

@@ -356,7 +356,7 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 	}
 	p.Optimum, p.OptimumAtD = &opt, &optD
 	if opt.Witness != nil && optD.Witness != nil {
-		p.Witness = &PointWitness{OptimumAtDHat: opt.Witness, OptimumAtD: optD.Witness}
+		p.Witness = &PointWitness{Privatizer: c.Witness, OptimumAtDHat: opt.Witness, OptimumAtD: optD.Witness}
 	}
 	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
 	p.Gap, p.GapAtD = &gap, &gapD
