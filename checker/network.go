@@ -76,7 +76,7 @@ func parseNetworkJSON(name string, root *object) *network {
 	root.done()
 	if n.f32 {
 		for _, ly := range n.layers {
-			for _, row := range append(ly.w, ly.b) {
+			for _, row := range append([][]float64{ly.b}, ly.w...) {
 				for i, v := range row {
 					if row[i] = float64(float32(v)); math.IsInf(row[i], 0) {
 						reject("%s: %v is beyond float32's range", printable(name), v)
@@ -129,7 +129,7 @@ func (n *network) validate() {
 		width = len(ly.w)
 		ly.wr, ly.br = make([][]*big.Rat, len(ly.w)), make([]*big.Rat, len(ly.b))
 		for j, row := range ly.w {
-			for _, v := range append(row, ly.b[j]) {
+			for _, v := range append([]float64{ly.b[j]}, row...) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					bad("layer %d: %v is not a finite weight", l, v)
 				}
