@@ -21,15 +21,25 @@ import (
 // The fixtures in testdata are certificates and witness files written by
 // mmds (scripts/checker-fixtures.sh): channels on the paper's binary model
 // and on a ternary finite model, Proposition 2 and global optima.
+// slow marks certificates of networks with sigmoid layers, whose
+// enclosures take a second each: TestMutations mutates a few of their
+// numbers only.
 var fixtures = []struct {
 	path, want string
+	slow       bool
 }{
-	{"testdata/binary/cert.json", "3 points (2 pass, 1 fail, 0 cannot certify): FAIL"},
-	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL"},
-	{"testdata/witness-binary.json", "binary model, 4 optima"},
-	{"testdata/witness-finite.json", "finite model, 4 optima"},
-	{"testdata/witness-colgen.json", "finite model, 2 optima"},
+	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", false},
+	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", false},
+	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", true},
+	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", true},
+	{"testdata/witness-binary.json", "binary model, 4 optima", false},
+	{"testdata/witness-finite.json", "finite model, 4 optima", false},
+	{"testdata/witness-colgen.json", "finite model, 2 optima", false},
 }
+
+// slowPaths are the numbers TestMutations changes in a slow fixture.
+var slowPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
+	".points[0].witness.privatizer.rows[0].bound", ".points[0].certified.recon_loss", ".points[0].error"}
 
 func TestFixturesVerify(t *testing.T) {
 	for _, f := range fixtures {
@@ -88,8 +98,11 @@ func TestMutations(t *testing.T) {
 		// Every claim outside the witnesses, and an even sample of the
 		// witnesses' numbers (all of them with -mutate.all).
 		n := 0
+		if f.slow {
+			leaves = slowPaths
+		}
 		for i, p := range leaves {
-			if excluded(p) || (strings.Contains(p, ".witness.") && !*mutateAll && i%23 != 0) {
+			if excluded(p) || (strings.Contains(p, ".witness.") && !*mutateAll && !f.slow && i%23 != 0) {
 				continue
 			}
 			mutated := decode(t, orig)
@@ -115,7 +128,8 @@ func TestMutations(t *testing.T) {
 var mutateAll = flag.Bool("mutate.all", false, "TestMutations: mutate every number of the witnesses too (minutes)")
 
 func excluded(path string) bool {
-	return strings.Contains(path, "precision.") || strings.HasSuffix(path, "tolerances.quad") || strings.HasSuffix(path, "mmds_version")
+	return strings.Contains(path, "precision.") || strings.HasSuffix(path, "tolerances.quad") || strings.HasSuffix(path, "mmds_version") ||
+		strings.Contains(path, ".cells[")
 }
 
 // mutate changes the value at path: a number by 1e-6 of max(|v|, 1) (far
@@ -263,6 +277,21 @@ func TestForgeries(t *testing.T) {
 			p2["branches"] = p2["branches"].([]any)[1:]
 		}, want: "cover 15 of the 16"},
 		{name: "a higher optimum claimed", edit: func(c map[string]any) { pointOf(c, 1)["optimum_at_D_hat"] = 0.3 }, want: "outside the witnessed bracket"},
+		{name: "a network's rounding understated", edit: func(c map[string]any) {
+			row(pointOf(c, 3), 0)["rounding"] = 1e-12
+		}, want: "not within"},
+		{name: "a network's mean moved", edit: func(c map[string]any) {
+			row(pointOf(c, 5), 1)["mean"] = row(pointOf(c, 5), 1)["mean"].(float64) + 1e-4
+		}, want: "not within"},
+		{name: "a network's witness dropped", edit: func(c map[string]any) {
+			delete(pointOf(c, 4)["witness"].(map[string]any), "privatizer")
+		}, want: "privatizer is missing"},
+		{name: "a network's cells without -8", edit: func(c map[string]any) {
+			row(pointOf(c, 4), 0)["cells"] = []any{-16.0, 0.0, 16.0}
+		}, want: "through -8 and 8"},
+		{name: "a channel given a network's witness", edit: func(c map[string]any) {
+			pointOf(c, 0)["witness"].(map[string]any)["privatizer"] = pointOf(c, 3)["witness"].(map[string]any)["privatizer"]
+		}, want: "a channel needs none"},
 	} {
 		s := string(orig)
 		if c.text != nil {
@@ -430,7 +459,14 @@ func TestStrictJSON(t *testing.T) {
 func checkBytes(b []byte, fn ...func()) (s string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = r.(error)
+			switch e := r.(type) {
+			case *badFile:
+				err = e
+			case *falseClaim:
+				err = e
+			default:
+				panic(r)
+			}
 		}
 	}()
 	if len(fn) > 0 {
@@ -462,6 +498,10 @@ func rows(rng *rand.Rand, n, m int) [][]float64 {
 		out[i] = dist(rng, m)
 	}
 	return out
+}
+
+func row(p map[string]any, x int) map[string]any {
+	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["rows"].([]any)[x].(map[string]any)
 }
 
 func pointOf(c map[string]any, i int) map[string]any {
@@ -520,4 +560,60 @@ func copyFolder(t *testing.T, dir string) string {
 		out.Close()
 	}
 	return dst
+}
+
+// TestCellsProveTooLittle: cells coarser than the samples mmds took leave
+// the chord's curvature term wider than the stated bound of a network with
+// a sigmoid layer, and the claim is not verified.
+func TestCellsProveTooLittle(t *testing.T) {
+	dir := copyFolder(t, "testdata/smooth")
+	p := edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) {
+		cells := []any{}
+		for r := -16.0; r <= 16; r += 0.5 {
+			cells = append(cells, r)
+		}
+		row(pointOf(c, 1), 0)["cells"] = cells
+	})
+	if _, err := checkFile(p); err == nil || !strings.Contains(err.Error(), "rows[0]: the runtime's P(F = 1 | X = 0) lies in") {
+		t.Errorf("coarse cells: %v", err)
+	}
+}
+
+// FuzzONNX: any bytes as an ONNX file are a network or refused (exit 2),
+// never a crash.
+func FuzzONNX(f *testing.F) {
+	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := checkBytes(nil, func() { parseONNX("f.onnx", b) }); err != nil {
+			if _, ok := err.(*badFile); !ok {
+				t.Fatalf("%v", err)
+			}
+		}
+	})
+}
+
+// FuzzJSON: any bytes as a certificate are verified or refused, never a
+// crash.
+func FuzzJSON(f *testing.F) {
+	for _, p := range []string{"testdata/binary/cert.json", "testdata/witness-binary.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "c.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkFile(path) // a panic other than falseClaim or badFile fails
+	})
 }

@@ -54,8 +54,11 @@ func decodeValue(dec *json.Decoder, depth int) any {
 			m := map[string]any{}
 			folded := map[string]string{}
 			for dec.More() {
-				k, _ := dec.Token()
-				key := k.(string)
+				k, err := dec.Token()
+				key, ok := k.(string)
+				if err != nil || !ok {
+					reject("not JSON: %v", err)
+				}
 				fold := strings.ToLower(strings.ToUpper(key)) // the case folding encoding/json matches keys by
 				if prev, ok := folded[fold]; ok {
 					reject("key %s given twice (or as %s): one file, one meaning", quote(key), quote(prev))

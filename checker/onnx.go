@@ -263,6 +263,9 @@ func parseONNX(name string, b []byte) *network {
 				reject("%s reads %s, which nothing defines before it", where, quote(in))
 			}
 		}
+		if len(nd.strs(nodeOutput)) == 0 {
+			reject("%s has no output", where)
+		}
 		for _, out := range nd.strs(nodeOutput) {
 			c.define(where, out)
 		}
@@ -378,6 +381,9 @@ func (c *chain) node(where string, nd pb) {
 		c.consts[outs[0]] = t
 		return
 	}
+	if len(ins) == 0 || ins[0] != c.cur {
+		reject("%s: the graph must be a chain through %s", where, quote(c.cur))
+	}
 	var cs []tensor
 	for _, in := range ins[1:] {
 		if in != "" {
@@ -387,9 +393,6 @@ func (c *chain) node(where string, nd pb) {
 			}
 			cs = append(cs, t)
 		}
-	}
-	if len(ins) == 0 || ins[0] != c.cur {
-		reject("%s: the graph must be a chain through %s", where, quote(c.cur))
 	}
 	switch op {
 	case "Identity":
@@ -542,6 +545,9 @@ func (c *chain) identity(where string) {
 	w := len(c.n.inputs)
 	if len(c.n.layers) > 0 {
 		w = len(c.n.layers[len(c.n.layers)-1].w)
+	}
+	if w*w > 1<<22 {
+		reject("%s: an identity layer of width %d: more than 2²² parameters", where, w)
 	}
 	t := tensor{v: make([]float64, w*w), dims: []int64{int64(w), int64(w)}, f32: !c.f64}
 	for j := range w {

@@ -7,14 +7,32 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T" && mkdir -p "$T/binary" "$T/finite"
+rm -rf "$T" && mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot"
 F=privatizer/testdata
 
-# Channels on the paper's binary model: a pass, a fail, a CSV.
+# Channels and piecewise-linear networks (JSON and ONNX) on the paper's
+# binary model: passes, fails, a CSV.
 cp examples/binary-paper.json "$T/binary/model.json"
-cp "$F/channel-pass.json" "$F/channel-fail.json" "$F/channel-binary.csv" "$T/binary/"
-printf '0.15,channel-pass.json\n0.15,channel-fail.json\n0.1,channel-binary.csv\n' > "$T/binary/points.csv"
+cp "$F/channel-pass.json" "$F/channel-fail.json" "$F/channel-binary.csv" "$F/net-pass.onnx" "$F/clamp-binary.json" "$F/relu2-binary.onnx" "$T/binary/"
+printf '0.15,channel-pass.json\n0.15,channel-fail.json\n0.1,channel-binary.csv\n0.15,net-pass.onnx\n0.15,clamp-binary.json\n0.15,relu2-binary.onnx\n' > "$T/binary/points.csv"
 $M certify --quiet --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert.json" > /dev/null || true
+
+# Networks with sigmoid layers: a PyTorch float32 export (ONNX) and a
+# ReLU → sigmoid network (JSON).
+cp examples/binary-paper.json "$T/smooth/model.json"
+cp "$F/torch32-fresh0.onnx" "$F/relu-sigmoid-binary.json" "$T/smooth/"
+printf '0.15,torch32-fresh0.onnx\n0.15,relu-sigmoid-binary.json\n' > "$T/smooth/points.csv"
+$M certify --quiet --model "$T/smooth/model.json" --points "$T/smooth/points.csv" --certificate "$T/smooth/cert.json" > /dev/null || true
+
+# A network with a one-hot x on the ternary finite model, float64.
+cp examples/finite-ternary.json "$T/onehot/model.json"
+python3 -c '
+import json, random
+random.seed(3)
+layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(5)], "bias": [random.gauss(0, 1) for _ in range(5)], "activation": "relu"},
+          {"weight": [[random.gauss(0, 1) for _ in range(5)]], "bias": [0.1], "activation": "sigmoid"}]
+print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": layers}))' > "$T/onehot/onehot.json"
+$M certify --quiet --model "$T/onehot/model.json" --privatizer "$T/onehot/onehot.json" --d 0.15 --certificate "$T/onehot/cert.json" > /dev/null || true
 
 # Channels on the ternary finite model: a 4-output channel and the
 # optimum's mechanism at D = 0.1 as a channel.
