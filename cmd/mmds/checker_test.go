@@ -70,10 +70,11 @@ func runChecker(t testing.TB, files ...string) (int, string) {
 }
 
 // checkWritten runs mmds-check on the certificate or witness file that a
-// command with args wrote, if any.
-func checkWritten(t testing.TB, args []string) {
+// command with args wrote, if any: a command that exits 2 (bad input)
+// writes none.
+func checkWritten(t testing.TB, args []string, code int) {
 	t.Helper()
-	if len(args) == 0 || (args[0] != "certify" && args[0] != "verify" && args[0] != "binary" && args[0] != "finite") {
+	if code == exitUsage || len(args) == 0 || (args[0] != "certify" && args[0] != "verify" && args[0] != "binary" && args[0] != "finite") {
 		return
 	}
 	for i, a := range args[:len(args)-1] {
@@ -143,4 +144,87 @@ func gathered(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return cert
+}
+
+// TestWitnessFiles: mmds binary --witness and mmds finite --witness write
+// what proves every optimum the command reports — the same privatizer and
+// losses as its JSON output — and mmds-check verifies each file (runCLI
+// hands it over): Proposition 2 with the global optimum beside it, the ray
+// LP, and column generation with a pricing tree. A fixed alphabet has no
+// witness (exit 2).
+func TestWitnessFiles(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "binary.json")
+	code, out, errs := runCLI(t, "binary", "--quiet", "--global", "--sweep", "0.01:0.2:5", "--format", "json", "--witness", w)
+	if code != 0 {
+		t.Fatalf("binary --witness: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Points []struct {
+			D, S0, S1, MinAdv, Global float64
+		} `json:"points"`
+	}
+	json.Unmarshal([]byte(strings.NewReplacer(`"s0"`, `"S0"`, `"s1"`, `"S1"`, `"min_adv_loss"`, `"MinAdv"`, `"global_min_adv_loss"`, `"Global"`).Replace(out)), &doc)
+	var wf struct {
+		Optima []struct {
+			D      float64    `json:"D"`
+			S      [2]float64 `json:"s"`
+			MinAdv float64    `json:"min_adv_loss"`
+			Global float64    `json:"global_min_adv_loss"`
+		} `json:"optima"`
+	}
+	b, _ := os.ReadFile(w)
+	if err := json.Unmarshal(b, &wf); err != nil || len(wf.Optima) != 5 || len(doc.Points) != 5 {
+		t.Fatalf("witness file: %v, %d optima, %d points", err, len(wf.Optima), len(doc.Points))
+	}
+	for i, p := range doc.Points {
+		o := wf.Optima[i]
+		if o.D != p.D || o.S != [2]float64{p.S0, p.S1} || o.MinAdv != p.MinAdv || o.Global != p.Global {
+			t.Errorf("D = %g: the witness file restates %+v, the command printed %+v", p.D, o, p)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"ray LP", []string{"--config", "../../examples/finite-ternary.json", "--sweep", "0:0.2:3"}},
+		{"column generation", []string{"--config", "../../examples/finite-random-n6-k2.json", "--d", "0.095"}},
+	} {
+		w := filepath.Join(dir, "finite.json")
+		if code, _, errs := runCLI(t, append([]string{"finite", "--quiet", "--witness", w}, c.args...)...); code != 0 {
+			t.Errorf("%s: exit %d: %s", c.name, code, errs)
+		}
+		if code, out := runChecker(t, w); code != 0 {
+			t.Errorf("%s: mmds-check: exit %d: %s", c.name, code, out)
+		}
+	}
+	if code, _, errs := runCLI(t, "finite", "--alphabet", "2", "--witness", filepath.Join(dir, "m.json")); code != 2 || !strings.Contains(errs, "no witness") {
+		t.Errorf("--alphabet 2 --witness: exit %d, %q; want 2", code, errs)
+	}
+}
+
+// TestCertifyNetworkWitnesses: certificates of networks — JSON and ONNX,
+// float32 and float64, ReLU, sigmoid and tanh layers, a one-hot x on a
+// finite model — carry their cells, and mmds-check verifies them (runCLI
+// hands every one over).
+func TestCertifyNetworkWitnesses(t *testing.T) {
+	dir := t.TempDir()
+	bm := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	for _, f := range []string{"relu2-binary.json", "relu2-binary.onnx", "clamp-binary.onnx", "tanh-binary.onnx", "torch32-trained0.onnx", "trick24-binary.onnx"} {
+		b, err := os.ReadFile(fixtures + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv := writeTestFile(t, dir, f, string(b))
+		if code, _, errs := runCLI(t, "certify", "--quiet", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", filepath.Join(dir, f+".cert.json")); code == 2 {
+			t.Errorf("%s: exit 2: %s", f, errs)
+		}
+	}
+	fm := writeTestFile(t, dir, "ternary.json", `{"prior": [0.5, 0.3, 0.2], "reconstructor": {"channel": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]]}, "adversaries": [{"channel": [[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]}]}`)
+	onehot := writeTestFile(t, dir, "onehot.json", `{"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": [
+		{"weight": [[0.5, -0.2, 0.1, 1.2], [-0.3, 0.4, 0.9, -0.7], [0.2, 0.2, -0.5, 0.3]], "bias": [0.1, -0.2, 0.05], "activation": "relu"},
+		{"weight": [[1.1, -0.8, 0.6]], "bias": [-0.1], "activation": "sigmoid"}]}`)
+	if code, _, errs := runCLI(t, "certify", "--quiet", "--model", fm, "--privatizer", onehot, "--d", "0.15", "--certificate", filepath.Join(dir, "onehot.cert.json")); code == 2 {
+		t.Errorf("one-hot network: exit 2: %s", errs)
+	}
 }
