@@ -21,6 +21,9 @@ import (
 // "not covered" (exit 2) for what the checker's version does not check.
 // A claim it finds false fails the test.
 
+// checkerDir is checker/, found before any test changes folder.
+var checkerDir, _ = filepath.Abs(filepath.Join("..", "..", "checker"))
+
 var checkerBuild struct {
 	once sync.Once
 	path string
@@ -42,7 +45,7 @@ func checkerPath(t testing.TB) string {
 			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		cmd := exec.Command(goBin, "build", "-o", checkerBuild.path, ".")
-		cmd.Dir = filepath.Join("..", "..", "checker")
+		cmd.Dir = checkerDir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			checkerBuild.err = errors.New("go build checker/: " + err.Error() + ": " + string(out))
