@@ -6,7 +6,8 @@ import (
 	"math/big"
 )
 
-// The enclosure of p_rt,x = E_R[k_rt(x, R)] (docs/check.md, "Networks").
+// The enclosure of p_rt,x = E_R[c(k_rt(x, R))], c the clamp to [0, 1] that
+// a runtime's Bernoulli draw applies (docs/check.md, "Networks").
 // The witness gives, per x, cells of r from −16 to 16 (with −8 and 8 among
 // their ends); the checker cuts them further at the kinks of the ReLU
 // prefix, found exactly, and on each piece (s, e):
@@ -82,6 +83,7 @@ func (n *network) checkCells(path string, cells []float64) {
 // rounding bound (when inRound) and k at its ends.
 func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bool) (real fi, rnd float64, ks, ke fi) {
 	sf, ef := ratFI(s), ratFI(e)
+	var kOver fi // k over the piece (smooth networks)
 	m0 := cdfFI(ef).sub(cdfFI(sf))
 	m0.lo = math.Max(m0.lo, 0)
 	m1 := phiFI(sf).sub(phiFI(ef)) // ∫ rφ over the piece
@@ -105,7 +107,7 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 			over[j] = ad{v: ratFI(g.at(n.np, j, s)).join(ratFI(g.at(n.np, j, e))), d1: ratFI(g.beta[n.np][j])}
 		}
 		k, sp := n.suffix(over)
-		sups, ks, ke = sp, ka.v, kb.v
+		sups, ks, ke, kOver = sp, ka.v, kb.v, k.v
 		// The chord's integral: mean·m0 + slope·∫(r − mid)φ.
 		h := ef.sub(sf)
 		mid := ratFI(quo(add(s, e), ratInt(2)))
@@ -122,9 +124,18 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 			reject("%s: k(%d, r) = %v at a cell's end: on a binary or finite model k must lie in [0, 1]", path, x, k.hi)
 		}
 	}
+	// The release is Bernoulli(c(k_rt)), c the clamp to [0, 1]: c(k) is
+	// within dist(k, [0, 1]) of k, and |c(k_rt) − c(k)| ≤ |k_rt − k|.
+	kr := ks.join(ke)
+	if sups != nil {
+		kr = kOver
+	}
+	if out := math.Max(0, math.Max(kr.hi-1, -kr.lo)); out > 0 {
+		rnd = up(out * m0.hi)
+	}
 	if inRound {
 		d := math.Max(n.roundingAt(path, x, g, s, sups), n.roundingAt(path, x, g, e, sups))
-		rnd = up(d * m0.hi)
+		rnd = up(rnd + up(d*m0.hi))
 	}
 	return real, rnd, ks, ke
 }
@@ -203,8 +214,8 @@ func gammaUp(k int, u float64) float64 {
 
 // roundingAt bounds δ(x, r) at r = p on region g (docs/certify.md's
 // rounding model): inputs rounded to float32 in a float32 network (error
-// u·|v|); per unit, with n inputs, f folded additions and e_i the inputs'
-// bounds,
+// u·|v|); per unit, with n nonzero weights, f folded additions and e_i the
+// inputs' bounds,
 //
 //	|z_rt − z| ≤ γ_{n+1+f}(u)·(Σ|b parts| + Σ|w_i|(|a_i| + e_i)) + Σ|w_i|e_i + 2(n+1+f)·under,
 //
@@ -223,10 +234,17 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		}
 	}
 	for l, ly := range n.layers {
-		k := len(mags) + 1 + ly.ops
-		gam := gammaUp(k, u)
 		nm, ne := make([]float64, len(ly.w)), make([]float64, len(ly.w))
 		for j, row := range ly.w {
+			// A zero weight's product is an exact 0, and adding it is
+			// exact: only the nonzero weights' terms round.
+			k := 1 + ly.ops
+			for _, w := range row {
+				if w != 0 {
+					k++
+				}
+			}
+			gam := gammaUp(k, u)
 			mag, prop := ly.bmag[j], 0.0
 			for i, w := range row {
 				aw := math.Abs(w)

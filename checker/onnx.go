@@ -362,6 +362,9 @@ func (c *chain) node(where string, nd pb) {
 	if d := nd.str(nodeDomain); d != "" && d != "ai.onnx" {
 		reject("%s: operator domain %s", where, quote(d))
 	}
+	if !strings.Contains(" Gemm MatMul Add Relu Sigmoid Tanh Softmax Identity Flatten Constant Transpose ", " "+op+" ") {
+		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Relu, Sigmoid, Tanh, Identity, Flatten, Constant and Transpose; mmds reads BatchNormalization, Clip, LeakyRelu, Sub and shape no-ops too)", where, quote(op))
+	}
 	at := attrs(where, op, nd)
 	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
 	if op == "Constant" {
@@ -415,8 +418,6 @@ func (c *chain) node(where string, nd pb) {
 		c.activation(where, strings.ToLower(op))
 	case "Softmax":
 		notCovered("%s: a categorical network (softmax)", where)
-	default:
-		reject("%s: operator %s is not read (mmds reads Gemm, MatMul, Add, Relu, Sigmoid, Tanh, Softmax, Identity, Flatten, Constant, Transpose)", where, quote(op))
 	}
 	c.cur = outs[0]
 }

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T" && mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
