@@ -27,7 +27,8 @@ import (
 //
 // Beyond ±16, |k(r)| ≤ |k(±16)| + Lip·(|r| − 16) (Lip the r-column of the
 // first layer through |W|), so the tails add at most
-// 2(max|k(±16)|·Φ(−16) + Lip·φ(16)); beyond ±8 the runtime's and the exact
+// 2(max|k(±16)|·Φ(−16) + Lip·φ(16) + Φ(−16)), the last for the clamp;
+// beyond ±8 the runtime's and the exact
 // k are both probabilities (within 1e-6), so the rounding adds at most
 // P(|R| > 8)·(1 + 2e-6) (mmds's model, docs/certify.md).
 
@@ -60,7 +61,7 @@ func (n *network) enclose(path string, x int, cells []float64) fi {
 		}
 	}
 	kmax := math.Max(kEnds[0].mag(), kEnds[1].mag())
-	tail := up(2 * up(up(kmax*7e-58)+up(n.lipR()*1.1e-56)))
+	tail := up(2 * up(up(up(kmax*7e-58)+up(n.lipR()*1.1e-56))+7e-58)) // and the clamp's, ≤ P(|R| > 16)
 	rnd = up(rnd + up(2*cdfFI(pt(-8)).hi*(1+2*probSlack)))
 	return fi{down(down(real.lo-tail) - rnd), up(up(real.hi+tail) + rnd)}
 }
@@ -108,13 +109,18 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		}
 		k, sp := n.suffix(over)
 		sups, ks, ke, kOver = sp, ka.v, kb.v, k.v
-		// The chord's integral: mean·m0 + slope·∫(r − mid)φ.
-		h := ef.sub(sf)
+		// The chord's integral: mean·m0 + slope·∫(r − mid)φ, and
+		// |∫(r − mid)φ| ≤ (e − s)/2·m0 when e − s is below float64's
+		// resolution.
+		h := ratFI(sub(e, s))
 		mid := ratFI(quo(add(s, e), ratInt(2)))
 		mean := ks.add(ke).scale(0.5)
 		real = mean.mul(m0)
 		if h.lo > 0 {
 			real = real.add(ke.sub(ks).div(h).mul(m1.sub(mid.mul(m0))))
+		} else {
+			w := up(ke.sub(ks).mag() * m0.hi / 2)
+			real = fi{down(real.lo - w), up(real.hi + w)}
 		}
 		curv := up(up(up(h.hi*h.hi)/8) * up(k.d2.mag()*m0.hi))
 		real = fi{down(real.lo - curv), up(real.hi + curv)}
