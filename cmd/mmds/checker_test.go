@@ -112,20 +112,29 @@ func gathered(t testing.TB, path string) string {
 		return path
 	}
 	dir, moved := t.TempDir(), false
+	// relocate copies the file a name leads to into dir: under a name of
+	// its own when it lies outside the certificate's folder, else under
+	// its name.
 	relocate := func(v any, i int) any {
 		n, ok := v.(string)
-		if !ok || !strings.HasPrefix(n, "../") {
+		if !ok || n == "" {
 			return v
 		}
 		data, err := os.ReadFile(filepath.Join(filepath.Dir(path), filepath.FromSlash(n)))
 		if err != nil {
+			return v // mmds-check says what is wrong with it
+		}
+		name := n
+		if strings.HasPrefix(n, "../") {
+			name, moved = fmt.Sprintf("in%d-%s", i, filepath.Base(n)), true
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		name := fmt.Sprintf("in%d-%s", i, filepath.Base(n))
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		moved = true
 		return name
 	}
 	c["model_file"] = relocate(c["model_file"], 0)
