@@ -11,6 +11,7 @@ export CGO_ENABLED := 1
 GO ?= go
 HIGHS_PC := $(HIGHS_DIR)/pkgconfig/highs.pc
 BIN := bin/mmds
+CHECK_BIN := bin/mmds-check
 # The revision mmds --version and certificates report, when Go's own VCS
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
@@ -24,8 +25,11 @@ $(HIGHS_PC): scripts/highs-pkgconfig.sh go.mod go.sum
 
 highs: $(HIGHS_PC)
 
+# mmds-check (checker/, docs/check.md) is a module of its own that shares
+# no code with mmds: it is built from its folder.
 build: $(HIGHS_PC)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mmds
+	cd checker && $(GO) build -o ../$(CHECK_BIN) .
 
 # The main job: exact optima tables on the embedded defaults, then a short
 # certification: a quick training run on both paper models (fresh each time),
@@ -54,6 +58,7 @@ run: build
 
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
+	cd checker && $(GO) test -count=1 ./...
 
 # The Python package (python/, docs/python.md): a platform wheel that
 # carries bin/mmds, built offline with Debian's setuptools and wheel (no
@@ -136,6 +141,7 @@ fmt:
 
 vet: $(HIGHS_PC)
 	$(GO) vet ./...
+	cd checker && $(GO) vet ./...
 
 check: fmt vet test
 

@@ -87,7 +87,15 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 		return Optimum{}, err
 	}
 	det := &BinaryOptimum{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status.String()}
-	return Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: BinaryOutput, Detail: det}, nil
+	res := Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: BinaryOutput, Detail: det}
+	if o.Witness {
+		w, err := b.M.WitnessProp2(ctx, d, opt.S, o.solver())
+		if err != nil {
+			return Optimum{}, err
+		}
+		res.Witness = &Witness{Prop2: &w, Global: glob.Witness.Global}
+	}
+	return res, nil
 }
 
 // Certify implements Model with bayes.CertifyBinary.
@@ -137,7 +145,11 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 		l, err := f.Channel.BinaryLosses(b.M)
 		return bounded(b.M.Finite(), l, f.Channel.Bound(b.M.Finite())), err
 	}
-	r, err := privatizer.NetworkBinaryLosses(ctx, f.Network, b.M, o.expectTol())
+	losses := privatizer.NetworkBinaryLosses
+	if o.Witness {
+		losses = privatizer.NetworkBinaryLossesWitness
+	}
+	r, err := losses(ctx, f.Network, b.M, o.expectTol())
 	c, err := networkCertificate(b.M.Finite(), r, err)
 	if err == nil && r.Laws == nil {
 		// The binary channel of Section III-B, as mmds verify reports it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -128,19 +129,60 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if p.Mechanism == nil {
 		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
-	class := All
 	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
 		det.UpperBound = &u
-		if u > p.MinAdv*(1+1e-9)+1e-12 {
-			class = AllBracketed
+	}
+	res := Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: finiteClass(p), Detail: det}
+	if o.Witness {
+		w, err := f.witness(ctx, sol, p, o)
+		if err != nil {
+			return Optimum{}, err
 		}
+		res.Witness = &Witness{Global: &w}
 	}
-	if p.LowerBound {
-		class = AllLowerBound
+	return res, nil
+}
+
+// finiteClass is the class of the finite optimum p: the optimum over all
+// privatizers, bracketed when its proven upper bound exceeds it, or a lower
+// bound.
+func finiteClass(p mip.FiniteOptimum) Class {
+	switch {
+	case p.LowerBound:
+		return AllLowerBound
+	case !math.IsNaN(p.Upper) && p.Upper > p.MinAdv*(1+1e-9)+1e-12:
+		return AllBracketed
 	}
-	return Optimum{D: p.D, Losses: loss.New(p.Recon, p.Adv), Class: class, Detail: det}, nil
+	return All
+}
+
+// witness proves the optimum p of sol: with the ray LP's duals, or column
+// generation's multipliers (whose reduced-cost bound the pricing search
+// then proves again), or, for a lower bound, the privatizer alone.
+func (f FiniteModel) witness(ctx context.Context, sol mip.FiniteSolution, p mip.FiniteOptimum, o Options) (mip.GlobalWitness, error) {
+	var du *mip.Duals
+	target := 0.0
+	switch {
+	case p.LowerBound:
+	case sol.Global != nil:
+		d, err := sol.Global.Duals(p.D, o.solver())
+		if err != nil {
+			return mip.GlobalWitness{}, err
+		}
+		du = &d
+	case p.Certificate != nil:
+		d := p.Certificate.Duals(f.M)
+		du, target = &d, p.Certificate.MaxReducedCost
+	}
+	w, err := f.M.WitnessGlobal(ctx, p.D, p.Mechanism, du, target, o.solver())
+	if errors.Is(err, mip.ErrWitnessTooLarge) {
+		// The lower bound alone: the checker says the upper bound is not
+		// covered.
+		return f.M.WitnessGlobal(ctx, p.D, p.Mechanism, nil, 0, o.solver())
+	}
+	return w, err
 }
 
 // SideNames implements Model: a finite model's observers see one unnamed
@@ -179,7 +221,11 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 		l, err := p.Channel.FiniteLosses(f.M)
 		return bounded(f.M, l, p.Channel.Bound(f.M)), err
 	}
-	r, err := privatizer.NetworkFiniteLosses(ctx, p.Network, f.M, o.expectTol())
+	losses := privatizer.NetworkFiniteLosses
+	if o.Witness {
+		losses = privatizer.NetworkFiniteLossesWitness
+	}
+	r, err := losses(ctx, p.Network, f.M, o.expectTol())
 	return networkCertificate(f.M, r, err)
 }
 

@@ -120,6 +120,9 @@ type Options struct {
 	// expectations E_R[k(x, R)] to on binary and finite models; 0 means
 	// privatizer.DefaultTol.
 	ExpectTol float64
+	// Witness asks Optimum for the witness of each optimum of a binary or
+	// finite model (Optimum.Witness): more LPs, the same optimum.
+	Witness bool
 }
 
 func (o Options) expectTol() float64 {
@@ -170,6 +173,9 @@ type Certificate struct {
 	// Gauss and Binary are the model-specific details.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+	// Witness proves a network's channel to a checker (Options.Witness;
+	// networks with one output on binary and finite models).
+	Witness *privatizer.NetworkWitness `json:"-"`
 }
 
 // bounded returns the certificate of losses l known to within e

@@ -15,6 +15,6 @@ func networkCertificate(f mip.Finite, r *privatizer.NetworkLosses, err error) (C
 		return Certificate{}, err
 	}
 	c := bounded(f, r.Losses, r.Bound)
-	c.Rounding = r.Rounding
+	c.Rounding, c.Witness = r.Rounding, r.Witness
 	return c, nil
 }

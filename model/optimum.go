@@ -18,6 +18,18 @@ type Optimum struct {
 	// Detail is *GaussOptimum, *BinaryOptimum or *FiniteOptimum (nil for
 	// none); Gauss, Binary and Finite return it typed.
 	Detail any `json:"-"`
+	// Witness proves the optimum (Options.Witness; nil otherwise, and for
+	// the Gaussian model).
+	Witness *Witness `json:"-"`
+}
+
+// Witness is what proves an optimum to a checker that trusts nothing of
+// mmds (docs/check.md, "Optima"): on the binary model Proposition 2's
+// witness and the global optimum's beside it, on a finite model the
+// global optimum's.
+type Witness struct {
+	Prop2  *mip.Prop2Witness  `json:"prop2,omitempty"`
+	Global *mip.GlobalWitness `json:"global,omitempty"`
 }
 
 // GaussOptimum is what Proposition 1 adds on the Gaussian model.

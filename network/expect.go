@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/stdnormal"
 )
@@ -77,6 +78,37 @@ type Expectation struct {
 //
 // Expect stops with ctx's error when ctx is done.
 func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, error) {
+	return m.expect(ctx, x, tol, nil)
+}
+
+// ExpectNodes is Expect, and the points of r where it evaluated k(x, ·) or
+// its rounding bound, sorted, from −RWalk to RWalk: the region walk's
+// breakpoints, the samples of a smooth network and the cells of the mean
+// rounding bound. They are the cells on which a checker re-derives the
+// expectation (docs/check.md, "Networks").
+func (m *Network) ExpectNodes(ctx context.Context, x, tol float64) (Expectation, []float64, error) {
+	rec := &nodes{}
+	e, err := m.expect(ctx, x, tol, rec)
+	return e, rec.sorted(), err
+}
+
+// nodes records the points of r an expectation used (nil: none).
+type nodes struct{ r []float64 }
+
+func (n *nodes) add(r ...float64) {
+	if n != nil {
+		n.r = append(n.r, r...)
+	}
+}
+
+// sorted returns the points with ±RWalk and ±RRound, sorted, each once.
+func (n *nodes) sorted() []float64 {
+	r := append(n.r, -RWalk, -RRound, RRound, RWalk)
+	slices.Sort(r)
+	return slices.Compact(r)
+}
+
+func (m *Network) expect(ctx context.Context, x, tol float64, rec *nodes) (Expectation, error) {
 	if err := m.Validate(); err != nil {
 		return Expectation{}, err
 	}
@@ -96,23 +128,24 @@ func (m *Network) Expect(ctx context.Context, x, tol float64) (Expectation, erro
 	}
 	e := Expectation{Min: math.Inf(1), Max: math.Inf(-1)}
 	if len(suffix) == 0 {
-		return m.expectPL(ctx, w, x, tol, e)
+		return m.expectPL(ctx, w, x, e, rec)
 	}
-	return m.expectSampled(ctx, w, x, tol, e)
+	return m.expectSampled(ctx, w, x, tol, e, rec)
 }
 
 // roundMean sets e's Rounding and RoundingSup (meanRounding).
-func (m *Network) roundMean(ctx context.Context, e *Expectation, x float64) error {
-	rb, err := m.meanRounding(ctx, x)
+func (m *Network) roundMean(ctx context.Context, e *Expectation, x float64, rec *nodes) error {
+	rb, err := m.meanRounding(ctx, x, rec)
 	e.Rounding, e.RoundingSup = rb.Mean, rb.Sup
 	return err
 }
 
 // expectPL integrates a piecewise-linear network exactly.
-func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
+func (m *Network) expectPL(ctx context.Context, w *walker, x float64, e Expectation, rec *nodes) (Expectation, error) {
 	e.Exact = true
 	var sum float64
 	err := w.walk(ctx, x, func(a, b float64, v, d []float64) error {
+		rec.add(a, b)
 		ev, ed := w.outErr()
 		wp := (ev[0] + ed[0]*(b-a)) * (1 + 0x1p-40)
 		e.Walk = max(e.Walk, wp)
@@ -141,7 +174,7 @@ func (m *Network) expectPL(ctx context.Context, w *walker, x, tol float64, e Exp
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
-	if err := m.roundMean(ctx, &e, x); err != nil {
+	if err := m.roundMean(ctx, &e, x, rec); err != nil {
 		return e, err
 	}
 	e.Mean = sum
@@ -304,14 +337,14 @@ type panel struct {
 
 // expectSampled integrates a network with a smooth suffix by piecewise-linear
 // interpolation with a per-panel step (see Expect).
-func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation) (Expectation, error) {
+func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, e Expectation, rec *nodes) (Expectation, error) {
 	suffix := m.Layers[w.np:]
 	ps, err := m.samplePanels(ctx, w, x, &e)
 	if err != nil {
 		return e, err
 	}
 	wd := m.Width()
-	sm := sampler{m: m, suffix: suffix, x: x, tp: tol / float64(len(ps)), a: make([]float64, wd), b: make([]float64, wd)}
+	sm := sampler{m: m, suffix: suffix, x: x, tp: tol / float64(len(ps)), a: make([]float64, wd), b: make([]float64, wd), rec: rec}
 	for i, p := range ps {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -334,7 +367,7 @@ func (m *Network) expectSampled(ctx context.Context, w *walker, x, tol float64, 
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		return e, m.errorf("E_R[k(%g, R)] = %v: the network overflows", x, sum)
 	}
-	if err := m.roundMean(ctx, &e, x); err != nil {
+	if err := m.roundMean(ctx, &e, x, rec); err != nil {
 		return e, err
 	}
 	e.Mean, e.Bound = sum, bound+e.Walk
@@ -387,6 +420,7 @@ type sampler struct {
 	x, tp      float64
 	a, b       []float64
 	sum, bound float64
+	rec        *nodes
 }
 
 // panel integrates p, checking the suffix's rounding at every sample and
@@ -406,6 +440,7 @@ func (sm *sampler) panel(p panel, e *Expectation) error {
 	step := (p.b - p.a) / float64(n)
 	sm.bound += step * step / 8 * p.m2 * p.mass
 	ra := p.a
+	sm.rec.add(ra)
 	fa := suffixEval(suffix, p.v, p.d, ra-p.r0, a, b)
 	na := stdnormal.NewNode(ra)
 	e.Min, e.Max = min(e.Min, fa), max(e.Max, fa)
@@ -414,6 +449,7 @@ func (sm *sampler) panel(p panel, e *Expectation) error {
 		if i == n {
 			rb = p.b
 		}
+		sm.rec.add(rb)
 		fb := suffixEval(suffix, p.v, p.d, rb-p.r0, a, b)
 		nb := stdnormal.NewNode(rb)
 		sm.sum += linearMoment(na, nb, fa, fb)

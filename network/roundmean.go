@@ -65,9 +65,14 @@ type RoundingBound struct {
 // so on a cell the runtime stays in range where (1 + J)·max(head(a),
 // head(b)) + H·h/2 ≤ 1; a cell where that fails is bisected, and at the
 // last depth it is an error wrapping ErrPrecision.
-func (m *Network) meanRounding(ctx context.Context, x float64) (RoundingBound, error) {
+func (m *Network) meanRounding(ctx context.Context, x float64, rec *nodes) (RoundingBound, error) {
 	lip, z, jitter, head := m.roundingLip()
-	rc := roundCell{at: m.stateAt(x), lip: lip, tailLip: 2 * z, jitter: jitter, headLip: head, budget: roundEvals,
+	state := m.stateAt(x)
+	at := func(r float64) (roundState, error) {
+		rec.add(r)
+		return state(r)
+	}
+	rc := roundCell{at: at, lip: lip, tailLip: 2 * z, jitter: jitter, headLip: head, budget: roundEvals,
 		categorical: m.Categorical(), prec: m.Precision, labels: m.Outputs(), name: m.Name, x: x}
 	h := 2 * RRound / float64(roundCells)
 	a := -float64(RRound)

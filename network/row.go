@@ -386,7 +386,7 @@ func (ri *rowIntegrator) finish(ctx context.Context) (Row, error) {
 			return row, m.errorf("E_R[softmax(z(%g, R))] = %v: the network overflows", ri.x, row.P[f])
 		}
 	}
-	rb, err := m.meanRounding(ctx, ri.x)
+	rb, err := m.meanRounding(ctx, ri.x, nil)
 	if err != nil {
 		return row, err
 	}

@@ -46,6 +46,8 @@ type NetworkLosses struct {
 	// for: RiskShift of the rows' mean forward error bounds
 	// (network.Expectation.Rounding, Row.Rounding).
 	Rounding float64 `json:"rounding,omitempty"`
+	// Witness proves the channel to a checker (NetworkFiniteLossesWitness).
+	Witness *NetworkWitness `json:"-"`
 }
 
 // S0 and S1 are the binary channel of Section III-B, s0 = P(F=0 | X=0) and
@@ -64,28 +66,61 @@ func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 // A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
 // value and the file.
 func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Expectation, error) {
+	c, rows, _, err := networkChannel(ctx, m, n, tol, false)
+	return c, rows, err
+}
+
+// networkChannel is NetworkChannel, with the cells of each expectation
+// (network.Network.ExpectNodes) when nodes is set.
+func networkChannel(ctx context.Context, m *network.Network, n int, tol float64, nodes bool) (*Channel, []network.Expectation, [][]float64, error) {
 	if err := CheckFiniteNetwork(m, n); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if m.Categorical() {
-		return nil, nil, fmt.Errorf("%w: network %s is categorical (CategoricalChannel)", ErrInput, m.Name)
+		return nil, nil, nil, fmt.Errorf("%w: network %s is categorical (CategoricalChannel)", ErrInput, m.Name)
 	}
 	c := &Channel{Name: m.Name}
 	rows := make([]network.Expectation, n)
+	var cells [][]float64
 	for x := range n {
-		e, err := m.Expect(ctx, float64(x), tol)
+		var e network.Expectation
+		var err error
+		if nodes {
+			var r []float64
+			e, r, err = m.ExpectNodes(ctx, float64(x), tol)
+			cells = append(cells, r)
+		} else {
+			e, err = m.Expect(ctx, float64(x), tol)
+		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if e.Min < -ProbSlack || e.Max > 1+ProbSlack {
-			return nil, nil, fmt.Errorf("%w: network %s: k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", ErrInput, m.Name, x, e.Min, e.Max)
+			return nil, nil, nil, fmt.Errorf("%w: network %s: k(%d, r) ranges over [%.6g, %.6g]: on a binary or finite model the output is P(F = 1 | x, r) and must lie in [0, 1] (end the network with a sigmoid)", ErrInput, m.Name, x, e.Min, e.Max)
 		}
 		e.Mean = min(max(e.Mean, 0), 1)
 		e.Bound += outsideBound(m, e)
 		rows[x] = e
 		c.P = append(c.P, []float64{1 - e.Mean, e.Mean})
 	}
-	return c, rows, nil
+	return c, rows, cells, nil
+}
+
+// NetworkWitness is what lets a checker re-derive the channel a network
+// with one output releases on a binary or finite model (docs/check.md,
+// "Networks"): per x, p_x = E_R[k(x, R)] with its bound and its mean
+// rounding bound, and the cells of r on which it was computed (the region
+// walk's breakpoints, the samples, the rounding bound's cells).
+type NetworkWitness struct {
+	Rows []NetworkWitnessRow `json:"rows"`
+}
+
+// NetworkWitnessRow is one x of a NetworkWitness.
+type NetworkWitnessRow struct {
+	Mean     float64   `json:"mean"`
+	Bound    float64   `json:"bound"`
+	Rounding float64   `json:"rounding"`
+	Cells    []float64 `json:"cells"`
 }
 
 // outsideBound bounds |E_R[c(k(x, R))] − E_R[k(x, R)]| beyond Bound, c the
@@ -167,7 +202,23 @@ func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 	if m.Categorical() {
 		return categoricalLosses(ctx, m, fm, tol)
 	}
-	c, rows, err := NetworkChannel(ctx, m, fm.N(), tol)
+	return networkFiniteLosses(ctx, m, fm, tol, false)
+}
+
+// NetworkFiniteLossesWitness is NetworkFiniteLosses with the result's
+// Witness (a categorical network has none).
+func NetworkFiniteLossesWitness(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
+	if err := fm.Validate(); err != nil {
+		return nil, fmt.Errorf("privatizer: finite model: %w", err)
+	}
+	if m.Categorical() {
+		return categoricalLosses(ctx, m, fm, tol)
+	}
+	return networkFiniteLosses(ctx, m, fm, tol, true)
+}
+
+func networkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64, witness bool) (*NetworkLosses, error) {
+	c, rows, cells, err := networkChannel(ctx, m, fm.N(), tol, witness)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +227,12 @@ func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 		return nil, err
 	}
 	r := &NetworkLosses{Channel: c, Rows: rows, Losses: l, Exact: true}
+	if witness {
+		r.Witness = &NetworkWitness{}
+		for x, e := range rows {
+			r.Witness.Rows = append(r.Witness.Rows, NetworkWitnessRow{Mean: e.Mean, Bound: e.Bound, Rounding: e.Rounding, Cells: cells[x]})
+		}
+	}
 	all, rnd := make([]float64, len(rows)), make([]float64, len(rows))
 	for x, e := range rows {
 		all[x], rnd[x] = 2*(e.Bound+e.Rounding), 2*e.Rounding
@@ -253,10 +310,21 @@ func lossRange(o mip.Observer, x, n int) float64 {
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
 // (mip.Binary.MAPLoss), with the error bound of FiniteLosses (max L = 1).
 func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64) (*NetworkLosses, error) {
+	return networkBinaryLosses(ctx, m, b, tol, NetworkFiniteLosses)
+}
+
+// NetworkBinaryLossesWitness is NetworkBinaryLosses with the result's
+// Witness (NetworkFiniteLossesWitness).
+func NetworkBinaryLossesWitness(ctx context.Context, m *network.Network, b mip.Binary, tol float64) (*NetworkLosses, error) {
+	return networkBinaryLosses(ctx, m, b, tol, NetworkFiniteLossesWitness)
+}
+
+func networkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64,
+	finite func(context.Context, *network.Network, mip.Finite, float64) (*NetworkLosses, error)) (*NetworkLosses, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: binary model: %w", err)
 	}
-	r, err := NetworkFiniteLosses(ctx, m, b.Finite(), tol)
+	r, err := finite(ctx, m, b.Finite(), tol)
 	if err != nil || m.Categorical() {
 		// A release of more than two labels has no s0, s1: its losses
 		// are the finite sums.

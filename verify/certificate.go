@@ -15,6 +15,8 @@ import (
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Certificate is the signed-off outcome of verifying a results directory:
@@ -42,10 +44,42 @@ type Certificate struct {
 	NotFinalized  int  `json:"not_finalized"`
 	NotTrained    int  `json:"not_trained"`
 	Pass          bool `json:"pass"`
+	// Witness heads the witnesses of the points (binary and finite models;
+	// absent in certificates written before witnesses, and on the Gaussian
+	// model, which the checker does not cover yet: docs/check.md).
+	Witness *CertWitness `json:"witness,omitempty"`
 }
 
 // CertificateFormat names the layout of a Certificate.
 const CertificateFormat = "mmds-certificate/1"
+
+// CertWitness heads a certificate's witnesses: their format
+// (model.WitnessFormat), the model's loss scale and the precision to which
+// the certificate's numbers are stated (docs/check.md, "Precision").
+type CertWitness struct {
+	Format    string          `json:"format"`
+	LossScale float64         `json:"loss_scale"`
+	Precision model.Precision `json:"precision"`
+}
+
+// PointWitness is what proves a point's numbers: a network's channel, and
+// the witnesses of the optimum at D̂ and at D (a channel privatizer needs
+// nothing more: its losses are finite sums of the file's numbers).
+type PointWitness struct {
+	// Privatizer: a network's channel, per x (networks with one output).
+	Privatizer    *privatizer.NetworkWitness `json:"privatizer,omitempty"`
+	OptimumAtDHat *model.Witness             `json:"optimum_at_D_hat"`
+	OptimumAtD    *model.Witness             `json:"optimum_at_D"`
+}
+
+// newCertWitness is the witness header of a certificate on m, or nil when
+// o asks for none or m is Gaussian.
+func newCertWitness(m model.Model, o Options) *CertWitness {
+	if !o.Model.Witness || m.Kind() == model.Gauss {
+		return nil
+	}
+	return &CertWitness{Format: model.WitnessFormat, LossScale: m.LossScale(), Precision: model.PrecisionOf(m)}
+}
 
 // CertPoint is one threshold of a Certificate.
 type CertPoint struct {
@@ -74,6 +108,9 @@ type CertPoint struct {
 	AdvTol        *float64    `json:"adv_tolerance,omitempty"`
 	Pass          bool        `json:"pass"`
 	Verdict       string      `json:"verdict"`
+	// Witness proves the point's numbers (certificates with a Witness
+	// header).
+	Witness *PointWitness `json:"witness,omitempty"`
 }
 
 // NewCertificate condenses a report into a certificate; pointSHA256 maps a
@@ -82,9 +119,13 @@ type CertPoint struct {
 func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string) *Certificate {
 	c := &Certificate{Format: CertificateFormat, MMDSVersion: mmdsVersion, Model: rep.Model.String(),
 		ModelSHA256: rep.ModelSHA256, ConfigSHA256: rep.ConfigSHA256, Tolerances: rep.Tolerances,
-		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass}
+		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, NotFinalized: rep.NotFinalized, NotTrained: rep.NotTrained, Pass: rep.Pass,
+		Witness: rep.Witness}
 	for _, p := range rep.Points {
 		cp := CertPoint{D: p.D, Status: p.Status.String(), PointSHA256: pointSHA256[p.DIndex], Pass: p.Pass, Verdict: p.Verdict}
+		if rep.Witness != nil {
+			cp.Witness = p.Witness
+		}
 		if p.Certified != nil {
 			d := p.Certified.Recon
 			cp.DHat, cp.Certified, cp.Error = &d, p.Certified, p.Change
@@ -104,6 +145,45 @@ func (run *Run) PointHashes() map[int]string {
 		h[p.DIndex] = p.SHA256
 	}
 	return h
+}
+
+// WriteJSON writes the certificate as JSON, indented, each point's witness
+// on one line: witnesses are long lists of multipliers, for checkers, and
+// indenting them would multiply their size several times.
+func (c *Certificate) WriteJSON(w io.Writer) error {
+	type pointOut struct {
+		CertPoint
+		Witness string `json:"witness,omitempty"` // a placeholder; shadows CertPoint.Witness
+	}
+	type certOut struct {
+		*Certificate
+		Points []pointOut `json:"points"`
+	}
+	out := certOut{Certificate: c, Points: make([]pointOut, len(c.Points))}
+	var wit [][]byte
+	for i, p := range c.Points {
+		out.Points[i].CertPoint = p
+		if p.Witness != nil {
+			b, err := json.Marshal(p.Witness)
+			if err != nil {
+				return err
+			}
+			out.Points[i].Witness = fmt.Sprintf("\x00witness %d", len(wit))
+			wit = append(wit, b)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	b := buf.Bytes()
+	for i, wb := range wit {
+		b = bytes.Replace(b, []byte(fmt.Sprintf(`"\u0000witness %d"`, i)), wb, 1)
+	}
+	_, err := w.Write(b)
+	return err
 }
 
 // ReadCertificate decodes a certificate file strictly (jsonconf: a key
@@ -128,11 +208,19 @@ const CheckTol = 1e-9
 
 // Check compares a certificate with the one re-derived from the directory
 // and returns nil when they agree: equal hashes, tolerances, statuses and
-// verdicts, numbers within CheckTol. The mmds version may differ. The error
-// names the first difference.
+// verdicts, numbers within CheckTol, witnesses included when the
+// certificate has them. The mmds version may differ. The error names the
+// first difference.
 func (c *Certificate) Check(derived *Certificate) error {
 	a, b := *c, *derived
 	a.MMDSVersion, b.MMDSVersion = "", ""
+	if a.Witness == nil {
+		// Written before witnesses: everything else is re-derived.
+		b.Witness, b.Points = nil, slices.Clone(b.Points)
+		for i := range b.Points {
+			b.Points[i].Witness = nil
+		}
+	}
 	ja, err := json.Marshal(a)
 	if err != nil {
 		return err

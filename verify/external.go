@@ -126,7 +126,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 		return nil, err
 	}
 	o.known = newKnownRefs()
-	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in))}
+	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in)), Witness: newCertWitness(m, o)}
 	certs := make([]model.Certificate, len(in))
 	err = eachPoint(ctx, len(in), o.Workers, o.Progress, func(i int) (err error) {
 		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o, &certs[i])

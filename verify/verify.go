@@ -118,6 +118,9 @@ type Point struct {
 	// The model-specific certificate.
 	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
 	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+	// Witness is what proves the point's numbers to an independent
+	// checker (Options.Model.Witness; the certificate carries it).
+	Witness *PointWitness `json:"-"`
 }
 
 // Report is the certificate of a results directory.
@@ -139,6 +142,9 @@ type Report struct {
 	NotFinalized  int  `json:"not_finalized"`
 	NotTrained    int  `json:"not_trained"`
 	Pass          bool `json:"pass"`
+	// Witness heads the points' witnesses (Options.Model.Witness on a
+	// binary or finite model; nil otherwise).
+	Witness *CertWitness `json:"-"`
 }
 
 // Certify holds every threshold of run's configuration against the
@@ -358,6 +364,9 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 		return err
 	}
 	p.Optimum, p.OptimumAtD = &opt, &optD
+	if opt.Witness != nil && optD.Witness != nil {
+		p.Witness = &PointWitness{Privatizer: c.Witness, OptimumAtDHat: opt.Witness, OptimumAtD: optD.Witness}
+	}
 	gap, gapD := opt.MinAdv-cert.MinAdv, optD.MinAdv-cert.MinAdv
 	p.Gap, p.GapAtD = &gap, &gapD
 	// The wider reference beside the paper's: the best known Gaussian

@@ -25,6 +25,7 @@ type binaryFlags struct {
 	output     string // -o/--output FILE
 	config     string
 	global     bool
+	witness    string // --witness FILE: the optima's witnesses
 	limits     limitFlags
 }
 
@@ -58,6 +59,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
+	fl.StringVar(&f.witness, "witness", "", "also write what proves each optimum (and, with --global, the global one) to this JSON file, for mmds-check (docs/check.md)")
 	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
 	f.limits.register(fl, 0)
 	return cmd
@@ -130,7 +132,8 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 			return err
 		}
 	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot), report.Out("--output", stdoutPath(f.output))}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot), report.Out("--output", stdoutPath(f.output)),
+		report.Out("--witness", f.witness)}
 	for _, p := range files {
 		paths = append(paths, report.Out("--write-model", p))
 	}
@@ -145,6 +148,11 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 	for i, d := range ds[:min(len(files), len(sw.opts))] {
 		path := files[i]
 		if err := report.WriteFileAtomic(path, func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
+			return err
+		}
+	}
+	if f.witness != "" {
+		if err := writeBinaryWitness(cmd, f.witness, m, sw); err != nil {
 			return err
 		}
 	}
@@ -171,7 +179,29 @@ type binarySweep struct {
 	ds     []float64
 	opts   []mip.Optimum
 	global []mip.FiniteOptimum // nil without --global, else len(opts) points
+	g      *mip.Global         // the ray LP of the global optima
 	stop   mip.Stop
+}
+
+// writeBinaryWitness writes the witness of every optimum solved (and of
+// the global ones with --global) to path, atomically.
+func writeBinaryWitness(cmd *cobra.Command, path string, m mip.Binary, sw binarySweep) error {
+	wf, err := model.NewWitnessFile(model.NewBinary(m))
+	if err != nil {
+		return err
+	}
+	for i, o := range sw.opts {
+		var g *mip.FiniteOptimum
+		if sw.global != nil {
+			g = &sw.global[i]
+		}
+		w, err := model.WitnessProp2(cmd.Context(), m, o, g, sw.g, model.Options{})
+		if err != nil {
+			return err
+		}
+		wf.Optima = append(wf.Optima, w)
+	}
+	return report.WriteAtomic(path, wf.WriteJSON)
 }
 
 // notReached is the thresholds the sweep did not reach.
@@ -204,6 +234,7 @@ func solveBinary(cmd *cobra.Command, f binaryFlags, m mip.Binary, ds []float64) 
 		bar.Finish("failed")
 		return sw, err
 	}
+	sw.g = g
 	rest := f.limits
 	if rest.timeLimit > 0 {
 		rest.timeLimit = max(rest.timeLimit-time.Since(start), time.Nanosecond)

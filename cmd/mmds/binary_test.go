@@ -20,6 +20,7 @@ func runCLI(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, &out, &errb)
+	checkWritten(t, args, code)
 	return code, out.String(), errb.String()
 }
 

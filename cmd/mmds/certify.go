@@ -139,7 +139,7 @@ func runCertify(cmd *cobra.Command, o certifyOpts) error {
 		for i := range cert.Points {
 			cert.Points[i].Privatizer = verify.CertFile(o.certificate, inputs[i].Path)
 		}
-		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return cert.WriteJSON(w) }); err != nil {
 			return err
 		}
 	}
@@ -276,7 +276,7 @@ func renderCertify(format report.Format, summary bool, m model.Model, rep *verif
 func certifyAll(cmd *cobra.Command, o certifyOpts, m model.Model, inputs []verify.Input) (*verify.Report, *verify.Certificate, error) {
 	bar, ctx := certifyBar(cmd, o.quiet, m, "privatizers certified", len(inputs))
 	rep, err := verify.CertifyExternal(ctx, m, inputs, verify.Options{Tol: o.tol,
-		Model: model.Options{ExpectTol: o.expectTol}, Workers: o.workers, Progress: bar.Set})
+		Model: model.Options{ExpectTol: o.expectTol, Witness: o.certificate != "" || o.check != ""}, Workers: o.workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {

@@ -21,6 +21,7 @@ import (
 type finiteFlags struct {
 	config, alphabet, method, sweep, format, writeModel string
 	output                                              string // -o/--output FILE
+	witness                                             string // --witness FILE: the optima's witnesses
 	d                                                   float64
 	mechanisms                                          bool
 	limits                                              limitFlags
@@ -71,6 +72,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.Float64Var(&f.gap, "gap", mip.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
+	fl.StringVar(&f.witness, "witness", "", "also write what proves each global optimum to this JSON file, for mmds-check (docs/check.md); not with --alphabet m")
 	f.limits.register(fl, 60*time.Second)
 	return cmd
 }
@@ -135,6 +137,11 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err := in.writeModels(sol); err != nil {
 		return err
 	}
+	if f.witness != "" {
+		if err := writeFiniteWitness(cmd, f.witness, in.m, sol); err != nil {
+			return err
+		}
+	}
 	if err := writeFinite(cmd.OutOrStdout(), in.format, in.m, sol, in.ds, f.mechanisms); err != nil {
 		return err
 	}
@@ -166,7 +173,10 @@ func (f finiteFlags) parse(cmd *cobra.Command) (finiteRun, error) {
 	if in.files, err = f.modelFiles(in); err != nil {
 		return in, err
 	}
-	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output))}
+	if f.witness != "" && in.alpha > 0 {
+		return in, badInput("--witness %q: a fixed-alphabet optimum (--alphabet %d) has no witness; --witness proves the global optimum (--alphabet global)", f.witness, in.alpha)
+	}
+	paths := []report.Path{report.In("--config", f.config), report.Out("--output", stdoutPath(f.output)), report.Out("--witness", f.witness)}
 	for _, p := range in.files {
 		paths = append(paths, report.Out("--write-model", p))
 	}
@@ -245,6 +255,23 @@ func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun) (mip.FiniteSol
 	})
 	bar.Finish(doneOrStopped(err, sol.Stopped))
 	return sol, err
+}
+
+// writeFiniteWitness writes the witness of every point solved to path,
+// atomically.
+func writeFiniteWitness(cmd *cobra.Command, path string, m mip.Finite, sol mip.FiniteSolution) error {
+	wf, err := model.NewWitnessFile(model.NewFinite(m))
+	if err != nil {
+		return err
+	}
+	for _, p := range sol.Points {
+		w, err := model.WitnessFinite(cmd.Context(), m, sol, p, model.Options{})
+		if err != nil {
+			return err
+		}
+		wf.Optima = append(wf.Optima, w)
+	}
+	return report.WriteAtomic(path, wf.WriteJSON)
 }
 
 // writeFinite prints the solution: the solved points, then the thresholds

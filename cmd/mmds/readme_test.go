@@ -36,13 +36,14 @@ const slowAfter = 5 * time.Second
 // docCommand is a "$ mmds …" line of a Markdown page with the output shown
 // under it.
 type docCommand struct {
-	line int
-	args []string
-	want string
-	slow bool
+	line  int
+	args  []string
+	want  string
+	slow  bool
+	check bool // "$ mmds-check …": the independent checker (checker/)
 }
 
-// docCommands extracts every "$ mmds …" or "$ bin/mmds …" line inside a
+// docCommands extracts every "$ mmds …", "$ bin/mmds …" or "$ mmds-check …" line inside a
 // fenced block, with the lines that follow it up to the next "$ " line or
 // the end of the block.
 func docCommands(t *testing.T, path string) []docCommand {
@@ -75,8 +76,8 @@ func docCommands(t *testing.T, path string) []docCommand {
 		if rest, ok := strings.CutPrefix(l, "$ "); ok {
 			cur = nil
 			fields := strings.Fields(rest)
-			if len(fields) > 0 && (fields[0] == "mmds" || fields[0] == "bin/mmds") {
-				cmds = append(cmds, docCommand{line: n, args: fields[1:], slow: slow})
+			if len(fields) > 0 && (fields[0] == "mmds" || fields[0] == "bin/mmds" || fields[0] == "mmds-check") {
+				cmds = append(cmds, docCommand{line: n, args: fields[1:], slow: slow, check: fields[0] == "mmds-check"})
 				cur = &cmds[len(cmds)-1]
 			}
 			continue
@@ -253,6 +254,10 @@ func outFolder(args []string) (string, bool) {
 // already run by an earlier page is copied from that run.
 func runDocCommand(t *testing.T, c docCommand, trained *trainCache) string {
 	t.Helper()
+	if c.check {
+		_, out := runChecker(t, c.args...)
+		return out
+	}
 	key := strings.Join(c.args, "\x00")
 	out, isTrain := outFolder(c.args)
 	if prev, ok := trained.runs[key]; ok && isTrain {

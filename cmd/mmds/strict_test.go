@@ -169,10 +169,17 @@ func TestCertifyCheck(t *testing.T) {
 		if code, _, errs := runCLI(t, "certify", "--check", path); code != 1 || !strings.Contains(errs, edit.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", edit.name, code, errs, edit.want)
 		}
+		// mmds-check, on its own, finds every forgery false.
+		if code, out := runChecker(t, path); code != 1 {
+			t.Errorf("%s: mmds-check: exit %d, %q; want 1", edit.name, code, out)
+		}
 	}
 	forged := writeTestFile(t, dir, "forged.json", strings.Replace(string(b), `"pass": true`, `"pass": true, "PASS": false`, 1))
 	if code, _, errs := runCLI(t, "certify", "--check", forged); code != 2 || !strings.Contains(errs, `"PASS"`) {
 		t.Errorf("case-variant PASS: exit %d, stderr %q; want 2", code, errs)
+	}
+	if code, out := runChecker(t, forged); code != 2 || !strings.Contains(out, `"PASS"`) {
+		t.Errorf("case-variant PASS: mmds-check: exit %d, %q; want 2", code, out)
 	}
 	if code, _, errs := runCLI(t, "certify", "--check", cert, "--d", "0.1"); code != 2 || !strings.Contains(errs, "--d") {
 		t.Errorf("--check with --d: exit %d, stderr %q; want 2", code, errs)
@@ -192,6 +199,9 @@ func TestCertifyCheck(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "certify", "--check", cert); code != 1 || !strings.Contains(errs, "point_sha256") {
 		t.Errorf("swapped privatizer: exit %d, stderr %q; want exit 1 naming point_sha256", code, errs)
+	}
+	if code, out := runChecker(t, cert); code != 1 || !strings.Contains(out, "point_sha256") {
+		t.Errorf("swapped privatizer: mmds-check: exit %d, %q; want 1 naming point_sha256", code, out)
 	}
 	// A verify certificate names no files.
 	vdir := passingBinary(t)
@@ -411,6 +421,14 @@ func TestNamedFilesStayInTheirFolder(t *testing.T) {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 || strings.Contains(errs, "SECRET") {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line containing %q, quoting nothing of the file", tc.name, code, errs, tc.code, tc.want)
+		}
+		// mmds-check follows the same rule for a certificate's names, and
+		// takes no files from the user: every name outside the folder is
+		// refused.
+		if tc.args[0] == "certify" && tc.args[1] == "--check" {
+			if code, out := runChecker(t, tc.args[2]); code != 2 || tc.code == 0 && !strings.Contains(out, "is absolute") {
+				t.Errorf("%s: mmds-check: exit %d, %q; want 2", tc.name, code, out)
+			}
 		}
 	}
 }

@@ -148,7 +148,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 			o.check, dir, cert.Model, len(cert.Points), cert.Passed))
 	}
 	if o.certificate != "" {
-		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return report.WriteJSON(w, cert) }); err != nil {
+		if err := report.WriteAtomic(o.certificate, func(w io.Writer) error { return cert.WriteJSON(w) }); err != nil {
 			return err
 		}
 	}

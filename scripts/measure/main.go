@@ -97,6 +97,9 @@ func parseTree(dir string) ([]source, error) {
 			if path != dir && (strings.HasPrefix(name, ".") || name == "testdata" || name == "scripts") {
 				return filepath.SkipDir
 			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != dir && err == nil {
+				return filepath.SkipDir // a module of its own (checker/): not this module's package
+			}
 			return nil
 		}
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {

@@ -1,0 +1,721 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The fixtures in testdata are certificates and witness files written by
+// mmds (scripts/checker-fixtures.sh): channels on the paper's binary model
+// and on a ternary finite model, Proposition 2 and global optima.
+// slow marks certificates of networks with sigmoid layers, whose
+// enclosures take a second each: TestMutations mutates a few of their
+// numbers only.
+var fixtures = []struct {
+	path, want string
+	slow       bool
+}{
+	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", false},
+	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", false},
+	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", true},
+	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", true},
+	{"testdata/witness-binary.json", "binary model, 4 optima", false},
+	{"testdata/witness-finite.json", "finite model, 4 optima", false},
+	{"testdata/witness-colgen.json", "finite model, 2 optima", false},
+}
+
+// slowPaths are the numbers TestMutations changes in a slow fixture.
+var slowPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
+	".points[0].witness.privatizer.rows[0].bound", ".points[0].certified.recon_loss", ".points[0].error"}
+
+func TestFixturesVerify(t *testing.T) {
+	for _, f := range fixtures {
+		s, err := checkFile(f.path)
+		if err != nil || !strings.Contains(s, f.want) {
+			t.Errorf("%s: %q, %v; want %q", f.path, s, err, f.want)
+		}
+	}
+}
+
+// TestExitStatus: 0 when every file is verified, 1 naming the false claim,
+// 2 for a file that cannot be read or is not covered.
+func TestExitStatus(t *testing.T) {
+	dir := copyFolder(t, "testdata/binary")
+	forged := edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) { pointOf(c, 1)["pass"] = true })
+	gauss := writeFile(t, dir, "gauss.json", `{"format": "mmds-certificate/1", "mmds_version": "x", "model": "gauss"}`)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"testdata/binary/cert.json", "testdata/witness-binary.json"}, 0, "verified"},
+		{[]string{forged}, 1, "points[1]: the certificate says certified, pass true"},
+		{[]string{"testdata/binary/cert.json", forged}, 1, "points[1]"},
+		{[]string{filepath.Join(dir, "missing.json")}, 2, "no such file"},
+		{[]string{gauss}, 2, "not covered: a certificate on the Gaussian model"},
+		{nil, 2, "usage"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(c.args, &out, &errb)
+		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
+			t.Errorf("%v: exit %d, %q %q; want %d and %q", c.args, code, out.String(), errb.String(), c.code, c.want)
+		}
+	}
+}
+
+// TestMutations changes one number of a real certificate or witness file at
+// a time, by more than the file's stated precision, and requires the
+// checker to reject every change; so too every flipped boolean and edited
+// string. Two kinds of field are left out, as docs/check.md says: the
+// stated precision itself (TestPrecisionCaps) and the stated-error limit
+// tolerances.quad, a policy input that changes nothing a certificate states
+// unless it flips the stated error's comparison.
+func TestMutations(t *testing.T) {
+	for _, f := range fixtures {
+		dir := copyFolder(t, filepath.Dir(f.path))
+		path := filepath.Join(dir, filepath.Base(f.path))
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := decode(t, orig)
+		var leaves []string
+		walk(doc, "", func(p string, v any) { leaves = append(leaves, p) })
+		sort.Strings(leaves)
+		// An even sample: every third claim outside the witnesses and every
+		// 23rd number inside them (all of them with -mutate.all: 8,184
+		// mutations, 12 minutes).
+		n := 0
+		if f.slow {
+			leaves = slowPaths
+		}
+		for i, p := range leaves {
+			stride := 3
+			if strings.Contains(p, ".witness.") {
+				stride = 23
+			}
+			if excluded(p) || (!*mutateAll && !f.slow && i%stride != 0) {
+				continue
+			}
+			mutated := decode(t, orig)
+			if !mutate(mutated, p) {
+				continue
+			}
+			b, _ := json.Marshal(mutated)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if s, err := checkFile(path); err == nil {
+				t.Errorf("%s: %s mutated, still verified: %s", f.path, p, s)
+			}
+			n++
+		}
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d mutations, every one rejected", f.path, n)
+	}
+}
+
+var mutateAll = flag.Bool("mutate.all", false, "TestMutations: mutate every number of the witnesses too (minutes)")
+
+func excluded(path string) bool {
+	return strings.Contains(path, "precision.") || strings.HasSuffix(path, "tolerances.quad") || strings.HasSuffix(path, "mmds_version") ||
+		strings.Contains(path, ".cells[")
+}
+
+// mutate changes the value at path: a number by 1e-6 of max(|v|, 1) (far
+// above the stated precisions, 1e-12 and 1e-8), a boolean flipped, a
+// string edited.
+func mutate(doc any, path string) bool {
+	done := false
+	var rec func(v any, p string) any
+	rec = func(v any, p string) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = rec(e, p+"."+k)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = rec(e, fmt.Sprintf("%s[%d]", p, i))
+			}
+		default:
+			if p != path {
+				return v
+			}
+			done = true
+			switch y := x.(type) {
+			case json.Number:
+				f, _ := y.Float64()
+				return f + 1e-6*math.Max(math.Abs(f), 1)
+			case bool:
+				return !y
+			case string:
+				return y + "x"
+			}
+		}
+		return v
+	}
+	rec(doc, "")
+	return done
+}
+
+func walk(v any, p string, fn func(string, any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			walk(e, p+"."+k, fn)
+		}
+	case []any:
+		for i, e := range x {
+			walk(e, fmt.Sprintf("%s[%d]", p, i), fn)
+		}
+	default:
+		fn(p, v)
+	}
+}
+
+func decode(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestPrecisionCaps: a certificate that states a coarser precision than
+// the checker's caps is refused, and one that states a finer precision
+// than its float64 numbers have is caught by the numbers themselves.
+func TestPrecisionCaps(t *testing.T) {
+	dir := copyFolder(t, "testdata/binary")
+	cert := filepath.Join(dir, "cert.json")
+	for _, c := range []struct {
+		value, optimum float64
+		want           string
+	}{
+		{1e-6, 1e-8, "accepts at most"},
+		{1e-12, 1e-3, "accepts at most"},
+		{1e-12, 1e-16, "witnessed bracket"},
+		{0, 1e-8, "but it is"},
+	} {
+		p := edit(t, cert, func(m map[string]any) {
+			m["witness"].(map[string]any)["precision"] = map[string]any{"value": c.value, "optimum": c.optimum}
+		})
+		if _, err := checkFile(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("precision %v, %v: %v; want %q", c.value, c.optimum, err, c.want)
+		}
+	}
+}
+
+// TestForgeries are the hostile-author forgeries of mmds's own tests
+// (cmd/mmds: TestCertifyCheck, TestCertifyCheckPathsStayInFolder,
+// TestNonRegularInputs), and others, each rejected by the checker alone.
+func TestForgeries(t *testing.T) {
+	dir := copyFolder(t, "testdata/binary")
+	cert := filepath.Join(dir, "cert.json")
+	outside := writeFile(t, t.TempDir(), "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
+	if err := os.Symlink(outside, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(cert)
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		text func(string) string
+		want string
+	}{
+		{name: "pass flipped", edit: func(c map[string]any) { c["pass"] = true }, want: "pass is true"},
+		{name: "a failing point passes", edit: func(c map[string]any) {
+			p := pointOf(c, 1)
+			p["pass"], p["verdict"] = true, "pass"
+		}, want: "points[1]: the certificate says"},
+		{name: "a failing point's losses forged to pass", edit: func(c map[string]any) {
+			p := pointOf(c, 1)
+			p["certified"] = pointOf(c, 0)["certified"]
+		}, want: "points[1].certified"},
+		{name: "hash", edit: func(c map[string]any) { pointOf(c, 0)["point_sha256"] = strings.Repeat("0", 64) }, want: "point_sha256"},
+		{name: "privatizer swapped, hash updated", edit: func(c map[string]any) {
+			p := pointOf(c, 1)
+			p["privatizer"], p["point_sha256"] = "channel-pass.json", pointOf(c, 0)["point_sha256"]
+		}, want: "points[1]"},
+		{name: "model hash", edit: func(c map[string]any) { c["model_sha256"] = strings.Repeat("a", 64) }, want: "model_sha256"},
+		{name: "case-variant PASS", text: func(s string) string {
+			return strings.Replace(s, `"pass": true`, `"pass": true, "PASS": false`, 1)
+		}, want: `"PASS"`},
+		{name: "key twice", text: func(s string) string {
+			return strings.Replace(s, `"pass": false`, `"pass": false, "pass": true`, 1)
+		}, want: "given twice"},
+		{name: "unknown key", edit: func(c map[string]any) { c["note"] = 1 }, want: `unknown key "note"`},
+		{name: "absolute model file", edit: func(c map[string]any) { c["model_file"] = outside }, want: "absolute"},
+		{name: "model file outside", edit: func(c map[string]any) { c["model_file"] = "../model.json" }, want: "leaves the certificate's folder"},
+		{name: "model file a link out of the folder", edit: func(c map[string]any) { c["model_file"] = "link.json" }, want: "symbolic link out"},
+		{name: "privatizer a FIFO", edit: func(c map[string]any) { pointOf(c, 0)["privatizer"] = "fifo.json" }, want: "not a regular file"},
+		{name: "control character", edit: func(c map[string]any) { c["model_file"] = "model\n.json" }, want: "plain relative file name"},
+		{name: "no witness", edit: func(c map[string]any) { delete(c, "witness") }, want: "not covered: the certificate carries no witness"},
+		{name: "a witness for another threshold", edit: func(c map[string]any) {
+			w := pointOf(c, 0)["witness"].(map[string]any)
+			w["optimum_at_D"] = w["optimum_at_D_hat"]
+		}, want: "another threshold"},
+		{name: "a branch dropped", edit: func(c map[string]any) {
+			p2 := pointOf(c, 0)["witness"].(map[string]any)["optimum_at_D_hat"].(map[string]any)["prop2"].(map[string]any)
+			p2["branches"] = p2["branches"].([]any)[1:]
+		}, want: "cover 15 of the 16"},
+		{name: "a higher optimum claimed", edit: func(c map[string]any) { pointOf(c, 1)["optimum_at_D_hat"] = 0.3 }, want: "outside the witnessed bracket"},
+		{name: "a network's rounding understated", edit: func(c map[string]any) {
+			row(pointOf(c, 3), 0)["rounding"] = 1e-12
+		}, want: "not within"},
+		{name: "a network's mean moved", edit: func(c map[string]any) {
+			row(pointOf(c, 5), 1)["mean"] = row(pointOf(c, 5), 1)["mean"].(float64) + 1e-4
+		}, want: "not within"},
+		{name: "a network's witness dropped", edit: func(c map[string]any) {
+			delete(pointOf(c, 4)["witness"].(map[string]any), "privatizer")
+		}, want: "privatizer is missing"},
+		{name: "a network's cells without -8", edit: func(c map[string]any) {
+			row(pointOf(c, 4), 0)["cells"] = []any{-16.0, 0.0, 16.0}
+		}, want: "through -8 and 8"},
+		{name: "a channel given a network's witness", edit: func(c map[string]any) {
+			pointOf(c, 0)["witness"].(map[string]any)["privatizer"] = pointOf(c, 3)["witness"].(map[string]any)["privatizer"]
+		}, want: "a channel needs none"},
+	} {
+		s := string(orig)
+		if c.text != nil {
+			s = c.text(s)
+		} else {
+			var m map[string]any
+			json.Unmarshal(orig, &m)
+			c.edit(m)
+			b, _ := json.Marshal(m)
+			s = string(b)
+		}
+		path := writeFile(t, dir, "forged.json", s)
+		start := time.Now()
+		if _, err := checkFile(path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an error naming %q", c.name, err, c.want)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%s: took %v", c.name, time.Since(start))
+		}
+	}
+	// The privatizer file swapped after certification.
+	if err := os.WriteFile(filepath.Join(dir, "channel-pass.json"), []byte(`{"channel": [[1, 0], [0, 1]]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkFile(cert); err == nil || !strings.Contains(err.Error(), "point_sha256") {
+		t.Errorf("swapped privatizer: %v", err)
+	}
+	// A FIFO as the certificate: refused at once.
+	if _, err := checkFile(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("FIFO certificate: %v", err)
+	}
+}
+
+// TestRiskBruteForce compares the exact Bayes risk with the best of every
+// deterministic decision rule (float64) on random finite models and
+// channels: the two are computed independently.
+func TestRiskBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 30 {
+		n, v, a, m := 2+rng.IntN(2), 1+rng.IntN(3), 2+rng.IntN(2), 1+rng.IntN(3)
+		prior, w, l, p := dist(rng, n), rows(rng, n, v), make([][]float64, n), rows(rng, n, m)
+		for x := range l {
+			for range a {
+				l[x] = append(l[x], float64(rng.IntN(4)))
+			}
+		}
+		mod := &model{n: n}
+		for _, q := range prior {
+			mod.prior = append(mod.prior, exact(q))
+		}
+		o := mod.newObserver(mod.ratMatrix(w), mod.ratMatrix(l))
+		pr := make([][]*big.Rat, n)
+		for x := range p {
+			for _, q := range p[x] {
+				pr[x] = append(pr[x], exact(q))
+			}
+		}
+		got := fl(o.risk(pr))
+		// Every rule: an estimate per (f, v).
+		best := math.Inf(1)
+		cells := m * v
+		for code := 0; code < int(math.Pow(float64(a), float64(cells))); code++ {
+			c, r := code, 0.0
+			for f := range m {
+				for s := range v {
+					est := c % a
+					c /= a
+					for x := range n {
+						r += prior[x] * p[x][f] * w[x][s] * l[x][est]
+					}
+				}
+			}
+			best = math.Min(best, r)
+		}
+		if math.Abs(got-best) > 1e-12 {
+			t.Fatalf("risk %v, brute force %v", got, best)
+		}
+	}
+}
+
+// TestProp2AgainstGrid: Proposition 2's witnessed bracket on the fixture
+// contains the best binary privatizer of a 401 × 401 grid that meets D
+// (Appendix B's MAP losses in float64: a lower bound found without any
+// multiplier), and is not far above it.
+func TestProp2AgainstGrid(t *testing.T) {
+	root := asObject("", parseJSON(readFile("testdata/witness-binary.json", maxJSONBytes)))
+	cfg := root.obj("config")
+	p, qy, qz := cfg.num("p"), cfg.num("q_y"), numbers("q_z", cfg.get("q_z"))
+	m := readModel("binary", cfg)
+	c := &checker{m: m, prec: precision{value: exact(1e-12), optimum: exact(1e-8)}}
+	mapLoss := func(s0, s1, q float64) float64 {
+		pf := [2][2]float64{{s0, 1 - s0}, {1 - s1, s1}} // P(f | x)
+		pi, l := [2]float64{1 - p, p}, 0.0
+		for f := range 2 {
+			for y := range 2 {
+				var j [2]float64
+				for x := range 2 {
+					w := q
+					if x == y {
+						w = 1 - q
+					}
+					j[x] = pi[x] * pf[x][f] * w
+				}
+				l += math.Min(j[0], j[1])
+			}
+		}
+		return l
+	}
+	for i, o := range root.list("optima") {
+		ob := asObject("", o)
+		d := ob.num("D")
+		br := c.prop2Bracket("prop2", ob.obj("witness").obj("prop2"), d)
+		best := -1.0
+		for a := 0; a <= 400; a++ {
+			for b := 0; b <= 400; b++ {
+				s0, s1 := float64(a)/400, float64(b)/400
+				if mapLoss(s0, s1, qy) > d {
+					continue
+				}
+				adv := math.Inf(1)
+				for _, q := range qz {
+					adv = math.Min(adv, mapLoss(s0, s1, q))
+				}
+				best = math.Max(best, adv)
+			}
+		}
+		if !(best <= fl(br.hi)+1e-12 && fl(br.hi)-best < 0.01) {
+			t.Errorf("optima[%d] D=%v: grid %v, bracket [%v, %v]", i, d, best, fl(br.lo), fl(br.hi))
+		}
+		t.Logf("D = %.4g: grid %.6g, bracket [%.9g, %.9g]", d, best, fl(br.lo), fl(br.hi))
+	}
+}
+
+func TestSqrtBounds(t *testing.T) {
+	for _, v := range []float64{1e-300, 2, 0.25, 3e12, 1e-9 * 0.99} {
+		lo, hi := sqrtBounds(exact(v))
+		if mul(lo, lo).Cmp(exact(v)) > 0 || mul(hi, hi).Cmp(exact(v)) < 0 || math.Abs(fl(lo)-math.Sqrt(v)) > 1e-15*math.Sqrt(v) {
+			t.Errorf("√%v: [%v, %v]", v, fl(lo), fl(hi))
+		}
+	}
+}
+
+func TestStrictJSON(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a": 1, "a": 2}`, "given twice"},
+		{`{"a": 1, "A": 2}`, "given twice"},
+		{`{"k": 1, "K": 2}`, "given twice"},
+		{"\xEF\xBB\xBF{}", "byte order mark"},
+		{`{} {}`, "data after it"},
+		{`{"a": NaN}`, "not JSON"},
+		{strings.Repeat("[", 100) + strings.Repeat("]", 100), "deeper"},
+	} {
+		_, err := checkBytes([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.in, err, c.want)
+		}
+	}
+	o := asObject("", parseJSON([]byte(`{"x": 1e400}`)))
+	if _, err := checkBytes(nil, func() { o.num("x") }); err == nil || !strings.Contains(err.Error(), "not a finite float64") {
+		t.Errorf("1e400: %v", err)
+	}
+}
+
+// checkBytes runs parseJSON (or fn) under checkFile's recovery.
+func checkBytes(b []byte, fn ...func()) (s string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case *badFile:
+				err = e
+			case *falseClaim:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	if len(fn) > 0 {
+		fn[0]()
+		return "", nil
+	}
+	parseJSON(b)
+	return "", nil
+}
+
+// helpers
+
+func dist(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	s := 0.0
+	for i := range v {
+		v[i] = rng.Float64()
+		s += v[i]
+	}
+	for i := range v {
+		v[i] /= s
+	}
+	return v
+}
+
+func rows(rng *rand.Rand, n, m int) [][]float64 {
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = dist(rng, m)
+	}
+	return out
+}
+
+func row(p map[string]any, x int) map[string]any {
+	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["rows"].([]any)[x].(map[string]any)
+}
+
+func pointOf(c map[string]any, i int) map[string]any {
+	return c["points"].([]any)[i].(map[string]any)
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// edit writes a copy of the certificate at path, edited, beside it.
+func edit(t *testing.T, path string, fn func(map[string]any)) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	fn(m)
+	nb, _ := json.Marshal(m)
+	return writeFile(t, filepath.Dir(path), "edited.json", string(nb))
+}
+
+// copyFolder copies the files of dir into a new temporary folder.
+func copyFolder(t *testing.T, dir string) string {
+	t.Helper()
+	dst := t.TempDir()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.IsDir() {
+			continue
+		}
+		in, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dst, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(out, in)
+		in.Close()
+		out.Close()
+	}
+	return dst
+}
+
+// TestCellsProveTooLittle: cells coarser than the samples mmds took leave
+// the chord's curvature term wider than the stated bound of a network with
+// a sigmoid layer, and the claim is not verified.
+func TestCellsProveTooLittle(t *testing.T) {
+	dir := copyFolder(t, "testdata/smooth")
+	p := edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) {
+		cells := []any{}
+		for r := -16.0; r <= 16; r += 0.5 {
+			cells = append(cells, r)
+		}
+		row(pointOf(c, 1), 0)["cells"] = cells
+	})
+	if _, err := checkFile(p); err == nil || !strings.Contains(err.Error(), "rows[0]: the runtime's P(F = 1 | X = 0) lies in") {
+		t.Errorf("coarse cells: %v", err)
+	}
+}
+
+// FuzzONNX: any bytes as an ONNX file are a network or refused (exit 2),
+// never a crash.
+func FuzzONNX(f *testing.F) {
+	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := checkBytes(nil, func() { parseONNX("f.onnx", b) }); err != nil {
+			if _, ok := err.(*badFile); !ok {
+				t.Fatalf("%v", err)
+			}
+		}
+	})
+}
+
+// FuzzJSON: any bytes as a certificate are verified or refused, never a
+// crash.
+func FuzzJSON(f *testing.F) {
+	for _, p := range []string{"testdata/binary/cert.json", "testdata/witness-binary.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "c.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkFile(path) // a panic other than falseClaim or badFile fails
+	})
+}
+
+// TestElementaryFunctions measures the trusted base: the enclosures of Φ,
+// φ, the sigmoid and tanh from Go's math package, at 2,000 points of
+// [−16, 16], against 512-bit series.
+func TestElementaryFunctions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 2000 {
+		x := -16 + 32*float64(i)/2000 + rng.Float64()*1e-2
+		phi, cdf := refNormal(x)
+		for _, c := range []struct {
+			name string
+			iv   fi
+			ref  *big.Float
+		}{
+			{"φ", phiFI(pt(x)), phi},
+			{"Φ", cdfFI(pt(x)), cdf},
+			{"σ", sigmoidFI(pt(x)), refSigmoid(x)},
+			{"tanh", tanhFI(pt(x)), refTanh(x)},
+		} {
+			lo, hi := new(big.Float).SetFloat64(c.iv.lo), new(big.Float).SetFloat64(c.iv.hi)
+			if lo.Cmp(c.ref) > 0 || hi.Cmp(c.ref) < 0 {
+				t.Fatalf("%s(%v): [%v, %v] misses %v", c.name, x, c.iv.lo, c.iv.hi, c.ref)
+			}
+		}
+	}
+}
+
+const refPrec = 512
+
+// refExp is e^x by its Taylor series at 200 bits (x reduced by halving).
+func refExp(x *big.Float) *big.Float {
+	k := 0
+	y := new(big.Float).SetPrec(refPrec).Set(x)
+	for y.Cmp(big.NewFloat(0.5)) > 0 || y.Cmp(big.NewFloat(-0.5)) < 0 {
+		y.Quo(y, big.NewFloat(2))
+		k++
+	}
+	sum, term := new(big.Float).SetPrec(refPrec).SetInt64(1), new(big.Float).SetPrec(refPrec).SetInt64(1)
+	for n := 1; n < 120; n++ {
+		term.Mul(term, y)
+		term.Quo(term, big.NewFloat(float64(n)))
+		sum.Add(sum, term)
+	}
+	for range k {
+		sum.Mul(sum, sum)
+	}
+	return sum
+}
+
+// refPi is π by Machin's formula at 200 bits.
+func refPi() *big.Float {
+	atanInv := func(n int64) *big.Float {
+		x := new(big.Float).SetPrec(refPrec).Quo(big.NewFloat(1), new(big.Float).SetInt64(n))
+		sum, p := new(big.Float).SetPrec(refPrec).Set(x), new(big.Float).SetPrec(refPrec).Set(x)
+		x2 := new(big.Float).SetPrec(refPrec).Mul(x, x)
+		for k := int64(1); k < 400; k++ {
+			p.Mul(p, x2)
+			term := new(big.Float).SetPrec(refPrec).Quo(p, new(big.Float).SetInt64(2*k+1))
+			if k%2 == 1 {
+				sum.Sub(sum, term)
+			} else {
+				sum.Add(sum, term)
+			}
+		}
+		return sum
+	}
+	pi := new(big.Float).SetPrec(refPrec).Mul(big.NewFloat(16), atanInv(5))
+	return pi.Sub(pi, new(big.Float).SetPrec(refPrec).Mul(big.NewFloat(4), atanInv(239)))
+}
+
+// refNormal is φ(x) and Φ(x) = 1/2 + φ(x)·Σ_k x^{2k+1}/(1·3·…·(2k+1)).
+func refNormal(x float64) (*big.Float, *big.Float) {
+	bx := new(big.Float).SetPrec(refPrec).SetFloat64(x)
+	e := refExp(new(big.Float).SetPrec(refPrec).Quo(new(big.Float).SetPrec(refPrec).Neg(new(big.Float).SetPrec(refPrec).Mul(bx, bx)), big.NewFloat(2)))
+	twoPi := new(big.Float).SetPrec(refPrec).Mul(big.NewFloat(2), refPi())
+	phi := new(big.Float).SetPrec(refPrec).Quo(e, new(big.Float).SetPrec(refPrec).Sqrt(twoPi))
+	sum, term := new(big.Float).SetPrec(refPrec).Set(bx), new(big.Float).SetPrec(refPrec).Set(bx)
+	x2 := new(big.Float).SetPrec(refPrec).Mul(bx, bx)
+	for k := 1; k < 1000; k++ {
+		term.Mul(term, x2)
+		term.Quo(term, big.NewFloat(float64(2*k+1)))
+		sum.Add(sum, term)
+	}
+	cdf := new(big.Float).SetPrec(refPrec).Mul(phi, sum)
+	return phi, cdf.Add(cdf, big.NewFloat(0.5))
+}
+
+func refSigmoid(x float64) *big.Float {
+	e := refExp(new(big.Float).SetPrec(refPrec).SetFloat64(-x))
+	return new(big.Float).SetPrec(refPrec).Quo(big.NewFloat(1), e.Add(e, big.NewFloat(1)))
+}
+
+func refTanh(x float64) *big.Float {
+	e := refExp(new(big.Float).SetPrec(refPrec).SetFloat64(2 * x))
+	q := new(big.Float).SetPrec(refPrec).Quo(big.NewFloat(2), e.Add(e, big.NewFloat(1)))
+	return q.Sub(big.NewFloat(1), q)
+}

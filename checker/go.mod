@@ -1,0 +1,3 @@
+module github.com/mmds-project/mmds/checker
+
+go 1.26.0

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A strict JSON reader. mmds refuses, in every JSON file it reads, a key
+// given twice, two keys of one object equal up to case, keys it does not
+// know, trailing data and a byte order mark; the checker refuses the same,
+// so that a file means one thing to both. Values are decoded into
+// map[string]any, []any, json.Number, string, bool and nil, and read
+// through object, which remembers the keys used and refuses the rest.
+
+// parseJSON decodes one JSON value and nothing after it.
+func parseJSON(b []byte) any {
+	if bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}) {
+		reject("starts with a byte order mark")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v := decodeValue(dec, 0)
+	if _, err := dec.Token(); err != io.EOF {
+		reject("not one JSON value: data after it")
+	}
+	return v
+}
+
+func decodeValue(dec *json.Decoder, depth int) any {
+	if depth > 64 {
+		reject("JSON nested deeper than 64 levels")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		reject("not JSON: %v", err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			list := []any{}
+			for dec.More() {
+				list = append(list, decodeValue(dec, depth+1))
+			}
+			dec.Token() // ]
+			return list
+		}
+		if t == '{' {
+			m := map[string]any{}
+			folded := map[string]string{}
+			for dec.More() {
+				k, err := dec.Token()
+				key, ok := k.(string)
+				if err != nil || !ok {
+					reject("not JSON: %v", err)
+				}
+				fold := strings.ToLower(strings.ToUpper(key)) // the case folding encoding/json matches keys by
+				if prev, ok := folded[fold]; ok {
+					reject("key %s given twice (or as %s): one file, one meaning", quote(key), quote(prev))
+				}
+				folded[fold] = key
+				m[key] = decodeValue(dec, depth+1)
+			}
+			dec.Token() // }
+			return m
+		}
+	}
+	return tok
+}
+
+// object is a JSON object being read: path names it in messages.
+type object struct {
+	path string
+	m    map[string]any
+	used map[string]bool
+}
+
+func asObject(path string, v any) *object {
+	m, ok := v.(map[string]any)
+	if !ok {
+		reject("%s: want a JSON object", where(path))
+	}
+	return &object{path: path, m: m, used: map[string]bool{}}
+}
+
+func where(path string) string {
+	if path == "" {
+		return "the file"
+	}
+	return path
+}
+
+func (o *object) key(k string) string {
+	if o.path == "" {
+		return k
+	}
+	return o.path + "." + k
+}
+
+// has reports whether key is present (and not null).
+func (o *object) has(k string) bool { v, ok := o.m[k]; return ok && v != nil }
+
+// get returns the value of key, refusing a missing one.
+func (o *object) get(k string) any {
+	o.used[k] = true
+	v, ok := o.m[k]
+	if !ok || v == nil {
+		reject("%s is missing", o.key(k))
+	}
+	return v
+}
+
+// done refuses the keys nothing read: a key the checker does not know is
+// a claim it cannot check.
+func (o *object) done() {
+	var extra []string
+	for k := range o.m {
+		if !o.used[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		reject("%s: unknown key %s (this checker reads %s)", where(o.path), quote(extra[0]), witnessFormat)
+	}
+}
+
+func (o *object) obj(k string) *object { return asObject(o.key(k), o.get(k)) }
+
+func (o *object) str(k string) string {
+	s, ok := o.get(k).(string)
+	if !ok {
+		reject("%s: want a string", o.key(k))
+	}
+	return s
+}
+
+func (o *object) boolean(k string) bool {
+	b, ok := o.get(k).(bool)
+	if !ok {
+		reject("%s: want true or false", o.key(k))
+	}
+	return b
+}
+
+func (o *object) list(k string) []any {
+	l, ok := o.get(k).([]any)
+	if !ok {
+		reject("%s: want a list", o.key(k))
+	}
+	return l
+}
+
+// num reads a number as the float64 it denotes (as mmds reads it).
+func (o *object) num(k string) float64 { return number(o.key(k), o.get(k)) }
+
+// rat reads a number as the exact rational value of that float64.
+func (o *object) rat(k string) *big.Rat { return exact(o.num(k)) }
+
+func number(path string, v any) float64 {
+	n, ok := v.(json.Number)
+	if !ok {
+		reject("%s: want a number", path)
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) {
+		reject("%s: %s is not a finite float64", path, quote(string(n)))
+	}
+	return f
+}
+
+// numbers reads a list of numbers.
+func numbers(path string, v any) []float64 {
+	l, ok := v.([]any)
+	if !ok {
+		reject("%s: want a list of numbers", path)
+	}
+	out := make([]float64, len(l))
+	for i, x := range l {
+		out[i] = number(path+"["+strconv.Itoa(i)+"]", x)
+	}
+	return out
+}
+
+// matrix reads a list of lists of numbers.
+func matrix(path string, v any) [][]float64 {
+	l, ok := v.([]any)
+	if !ok {
+		reject("%s: want a list of rows", path)
+	}
+	out := make([][]float64, len(l))
+	for i, row := range l {
+		out[i] = numbers(path+"["+strconv.Itoa(i)+"]", row)
+	}
+	return out
+}
+
+// quote quotes at most 40 characters of a file's text for a message, so
+// that no message discloses more of a file than the offending token's head.
+func quote(s string) string {
+	r := []rune(s)
+	if len(r) > 40 {
+		return strconv.Quote(string(r[:40])) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// printable is a path as messages show it: control characters escaped.
+func printable(s string) string {
+	q := strconv.Quote(s)
+	if q[1:len(q)-1] == s {
+		return s
+	}
+	return q
+}

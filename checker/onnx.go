@@ -1,0 +1,563 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ONNX networks, read as mmds reads them (docs/certify.md, "ONNX"): a chain
+// of Gemm or MatMul (+ Add) layers and Relu, Sigmoid and Tanh activations
+// (Identity, Flatten with axis 1, Constant and the Transpose of a constant
+// are no computation), from one input of width 2 holding (x, r) in the
+// order of the metadata entry "mmds.inputs", or two inputs named x and r
+// joined by one Concat, to one output. The file is decoded by a protocol
+// buffer reader of its own (below) that knows the few ONNX fields used.
+
+// pb is a decoded protocol buffer message: per field number, its values in
+// order (varints and fixed-width numbers as uint64, the rest as bytes).
+type pb map[int][]any
+
+// decodePB decodes one message, refusing malformed input and groups.
+func decodePB(b []byte) pb {
+	m := pb{}
+	for len(b) > 0 {
+		key, n := binary.Uvarint(b)
+		if n <= 0 {
+			reject("ONNX: malformed (a bad field key): truncated or not an ONNX file")
+		}
+		b = b[n:]
+		field, wire := int(key>>3), key&7
+		var v any
+		switch wire {
+		case 0:
+			x, n := binary.Uvarint(b)
+			if n <= 0 {
+				reject("ONNX: malformed varint")
+			}
+			v, b = x, b[n:]
+		case 1, 5:
+			size := 8 - 4*int(wire/5)
+			if len(b) < size {
+				reject("ONNX: truncated")
+			}
+			if size == 8 {
+				v = binary.LittleEndian.Uint64(b)
+			} else {
+				v = uint64(binary.LittleEndian.Uint32(b))
+			}
+			b = b[size:]
+		case 2:
+			l, n := binary.Uvarint(b)
+			if n <= 0 || l > uint64(len(b)-n) {
+				reject("ONNX: truncated (a field runs past the end)")
+			}
+			v, b = b[n:n+int(l)], b[n+int(l):]
+		default:
+			reject("ONNX: wire type %d is not read", wire)
+		}
+		m[field] = append(m[field], v)
+	}
+	return m
+}
+
+// one returns a field that ONNX has at most once (nil when absent); twice
+// is refused: protocol buffers would merge or overwrite, and a file
+// should mean one thing.
+func (m pb) one(f int) any {
+	switch len(m[f]) {
+	case 0:
+		return nil
+	case 1:
+		return m[f][0]
+	}
+	notCovered("ONNX: field %d given %d times", f, len(m[f]))
+	return nil
+}
+
+func (m pb) str(f int) string {
+	b, _ := m.one(f).([]byte)
+	return string(b)
+}
+
+func (m pb) msg(f int) pb {
+	b, ok := m.one(f).([]byte)
+	if !ok {
+		return pb{}
+	}
+	return decodePB(b)
+}
+
+func (m pb) msgs(f int) []pb {
+	var out []pb
+	for _, v := range m[f] {
+		b, ok := v.([]byte)
+		if !ok {
+			reject("ONNX: field %d is not a message", f)
+		}
+		out = append(out, decodePB(b))
+	}
+	return out
+}
+
+func (m pb) strs(f int) []string {
+	var out []string
+	for _, v := range m[f] {
+		b, _ := v.([]byte)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func (m pb) int(f int) (int64, bool) {
+	v, ok := m.one(f).(uint64)
+	return int64(v), ok
+}
+
+// ints reads a repeated integer field, packed or not.
+func (m pb) ints(f int) []int64 {
+	var out []int64
+	for _, v := range m[f] {
+		switch x := v.(type) {
+		case uint64:
+			out = append(out, int64(x))
+		case []byte:
+			for len(x) > 0 {
+				u, n := binary.Uvarint(x)
+				if n <= 0 {
+					reject("ONNX: malformed packed integers")
+				}
+				out, x = append(out, int64(u)), x[n:]
+			}
+		}
+	}
+	return out
+}
+
+// fixed reads a repeated float (size 4) or double (size 8) field, packed
+// or not.
+func (m pb) fixed(f, size int) []float64 {
+	var out []float64
+	conv := func(u uint64) float64 {
+		if size == 4 {
+			return float64(math.Float32frombits(uint32(u)))
+		}
+		return math.Float64frombits(u)
+	}
+	for _, v := range m[f] {
+		switch x := v.(type) {
+		case uint64:
+			out = append(out, conv(x))
+		case []byte:
+			if len(x)%size != 0 {
+				reject("ONNX: packed numbers of a bad length")
+			}
+			for i := 0; i < len(x); i += size {
+				if size == 4 {
+					out = append(out, conv(uint64(binary.LittleEndian.Uint32(x[i:]))))
+				} else {
+					out = append(out, conv(binary.LittleEndian.Uint64(x[i:])))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Field numbers of onnx.proto (IR 8).
+const (
+	modelGraph, modelOpset, modelMeta                             = 7, 8, 14
+	graphNode, graphInit, graphInput, graphOutput                 = 1, 5, 11, 12
+	nodeInput, nodeOutput, nodeName, nodeOp, nodeAttr, nodeDomain = 1, 2, 3, 4, 5, 7
+	attrName, attrF, attrI, attrT, attrInts, attrType             = 1, 2, 3, 5, 8, 20
+	tensorDims, tensorType, tensorFloat, tensorName, tensorRaw    = 1, 2, 4, 8, 9
+	tensorDouble, tensorLocation                                  = 10, 14
+)
+
+// tensor is a constant: its values and dims, and whether it is float32.
+type tensor struct {
+	v    []float64
+	dims []int64
+	f32  bool
+}
+
+func readTensor(where string, t pb) tensor {
+	if loc, _ := t.int(tensorLocation); loc == 1 {
+		reject("%s: weights in an external file", where)
+	}
+	out := tensor{dims: t.ints(tensorDims)}
+	n := int64(1)
+	for _, d := range out.dims {
+		if d < 0 || d > 1<<14 || len(out.dims) > 2 {
+			reject("%s: shape %v", where, out.dims)
+		}
+		n *= d
+	}
+	typ, _ := t.int(tensorType)
+	size := map[int64]int{1: 4, 11: 8}[typ]
+	if size == 0 {
+		reject("%s: data type %d: want float or double", where, typ)
+	}
+	out.f32 = size == 4
+	if raw, ok := t.one(tensorRaw).([]byte); ok {
+		out.v = pb{0: {raw}}.fixed(0, size)
+	} else {
+		out.v = t.fixed(map[int]int{4: tensorFloat, 8: tensorDouble}[size], size)
+	}
+	if int64(len(out.v)) != n {
+		reject("%s: %d values for shape %v (truncated?)", where, len(out.v), out.dims)
+	}
+	for _, v := range out.v {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			reject("%s: a weight is not finite", where)
+		}
+	}
+	return out
+}
+
+// attrs reads a node's attributes, allowing only those mmds reads for its
+// operator: name → the attribute.
+func attrs(where, op string, n pb) map[string]pb {
+	allowed := map[string][]string{"Gemm": {"alpha", "beta", "transA", "transB"}, "Flatten": {"axis"},
+		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}}[op]
+	out := map[string]pb{}
+	for _, a := range n.msgs(nodeAttr) {
+		name := a.str(attrName)
+		if !strings.Contains(" "+strings.Join(allowed, " ")+" ", " "+name+" ") || out[name] != nil {
+			reject("%s: attribute %s is not read (or given twice)", where, quote(name))
+		}
+		out[name] = a
+	}
+	return out
+}
+
+// parseONNX converts an ONNX file into a network.
+func parseONNX(name string, b []byte) *network {
+	model := decodePB(b)
+	g := model.msg(modelGraph)
+	if len(g[graphNode]) == 0 || len(model[modelOpset]) == 0 {
+		reject("%s: no graph or no opset_import: truncated, or not an ONNX model", printable(name))
+	}
+	n := &network{name: name, inputs: []string{"x", "r"}}
+	for _, p := range model.msgs(modelMeta) {
+		if p.str(1) == "mmds.inputs" {
+			n.inputs = strings.Split(strings.ReplaceAll(p.str(2), " ", ""), ",")
+		}
+	}
+	c := &chain{n: n, consts: map[string]tensor{}, defined: map[string]bool{}}
+	for i, t := range g.msgs(graphInit) {
+		c.define(fmt.Sprintf("initializer %d", i), t.str(tensorName))
+		c.consts[t.str(tensorName)] = readTensor(name, t)
+	}
+	nodes := g.msgs(graphNode)
+	if len(nodes) > 8*256 {
+		reject("%s: %d nodes", printable(name), len(nodes))
+	}
+	skip := c.start(g, nodes)
+	for i, nd := range nodes {
+		where := fmt.Sprintf("%s: node %d (%s)", printable(name), i, quote(nd.str(nodeOp)))
+		for _, in := range nd.strs(nodeInput) {
+			if in != "" && !c.defined[in] {
+				reject("%s reads %s, which nothing defines before it", where, quote(in))
+			}
+		}
+		if len(nd.strs(nodeOutput)) == 0 {
+			reject("%s has no output", where)
+		}
+		for _, out := range nd.strs(nodeOutput) {
+			c.define(where, out)
+		}
+		if i != skip {
+			c.node(where, nd)
+		}
+	}
+	if outs := g.msgs(graphOutput); len(outs) != 1 || outs[0].str(1) != c.cur {
+		reject("%s: the graph's one output must be the end of the chain", printable(name))
+	}
+	if c.f32 && c.f64 {
+		reject("%s: mixes float and double weights", printable(name))
+	}
+	n.f32 = !c.f64
+	n.validate()
+	return n
+}
+
+// chain converts a chain of ONNX nodes into layers.
+type chain struct {
+	n        *network
+	consts   map[string]tensor
+	defined  map[string]bool
+	cur      string // the tensor the chain's activations flow through
+	linear   bool   // cur is the last layer's affine map, no activation yet
+	f32, f64 bool
+}
+
+// define enforces ONNX's single assignment: every name once.
+func (c *chain) define(where, name string) {
+	if name == "" || c.defined[name] {
+		reject("%s: the name %s is empty or defined twice", where, quote(name))
+	}
+	c.defined[name] = true
+}
+
+// start finds the chain's input: one graph input that is not a weight, of
+// width len(inputs), or x and r joined by a Concat (whose index it
+// returns, −1 otherwise).
+func (c *chain) start(g pb, nodes []pb) int {
+	var ins []pb
+	for _, in := range g.msgs(graphInput) {
+		if _, ok := c.consts[in.str(1)]; !ok {
+			ins = append(ins, in)
+			c.define("a graph input", in.str(1))
+		}
+	}
+	lastDim := func(v pb) int64 {
+		dims := v.msg(2).msg(1).msg(2).msgs(1)
+		if len(dims) == 0 {
+			return 0
+		}
+		d, _ := dims[len(dims)-1].int(1)
+		return d
+	}
+	switch {
+	case len(ins) == 1:
+		c.cur = ins[0].str(1)
+		if d := lastDim(ins[0]); d != 0 && d != int64(len(c.n.inputs)) {
+			reject("%s: input of width %d: want %d, the inputs %q", printable(c.n.name), d, len(c.n.inputs), c.n.inputs)
+		}
+		return -1
+	case len(ins) == 2:
+		xs := []string{"x"}
+		for _, in := range ins {
+			if d := lastDim(in); in.str(1) == "x" && d >= 2 {
+				xs = xs[:0]
+				for k := range d {
+					xs = append(xs, "x="+strconv.FormatInt(k, 10))
+				}
+			}
+		}
+		for i, nd := range nodes {
+			in := nd.strs(nodeInput)
+			if nd.str(nodeOp) == "Concat" && len(in) == 2 && (in[0]+in[1] == "xr" || in[0]+in[1] == "rx") {
+				ax := attrs("Concat", "Concat", nd)["axis"]
+				if v, _ := ax.int(attrI); ax == nil || (v != 1 && int64(v) != -1) {
+					reject("%s: Concat of x and r not along axis 1", printable(c.n.name))
+				}
+				c.n.inputs, c.cur = append(xs, "r"), nd.strs(nodeOutput)[0]
+				if in[0] == "r" {
+					c.n.inputs = append([]string{"r"}, xs...)
+				}
+				return i
+			}
+		}
+	}
+	reject("%s: want one input [batch, 2] or inputs x and r joined by a Concat", printable(c.n.name))
+	return -1
+}
+
+func (c *chain) node(where string, nd pb) {
+	op := nd.str(nodeOp)
+	if d := nd.str(nodeDomain); d != "" && d != "ai.onnx" {
+		reject("%s: operator domain %s", where, quote(d))
+	}
+	if !strings.Contains(" Gemm MatMul Add Relu Sigmoid Tanh Softmax Identity Flatten Constant Transpose ", " "+op+" ") {
+		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Relu, Sigmoid, Tanh, Identity, Flatten, Constant and Transpose; mmds reads BatchNormalization, Clip, LeakyRelu, Sub and shape no-ops too)", where, quote(op))
+	}
+	at := attrs(where, op, nd)
+	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
+	if op == "Constant" {
+		if t, ok := at["value"]; ok && len(at) == 1 && len(ins) == 0 && len(outs) == 1 {
+			c.consts[outs[0]] = readTensor(where, t.msg(attrT))
+			return
+		}
+		reject("%s: want one attribute value holding a tensor", where)
+	}
+	if t, ok := c.consts[first(ins)]; ok && len(ins) == 1 && (op == "Identity" || op == "Transpose") {
+		if op == "Transpose" {
+			if p := at["perm"]; p != nil && fmt.Sprint(p.ints(attrInts)) != "[1 0]" || len(t.dims) != 2 {
+				reject("%s: only the transpose of a matrix", where)
+			}
+			t = transposed(t)
+		}
+		c.consts[outs[0]] = t
+		return
+	}
+	if len(ins) == 0 || ins[0] != c.cur {
+		reject("%s: the graph must be a chain through %s", where, quote(c.cur))
+	}
+	var cs []tensor
+	for _, in := range ins[1:] {
+		if in != "" {
+			t, ok := c.consts[in]
+			if !ok {
+				reject("%s: the graph must be a chain (%s is not a constant)", where, quote(in))
+			}
+			cs = append(cs, t)
+		}
+	}
+	switch op {
+	case "Identity":
+	case "Flatten":
+		if a := at["axis"]; a != nil {
+			if v, _ := a.int(attrI); v != 1 {
+				reject("%s: only axis 1", where)
+			}
+		}
+	case "Gemm":
+		c.gemm(where, at, cs)
+	case "MatMul":
+		if len(cs) != 1 || len(cs[0].dims) != 2 {
+			reject("%s: want the chain times a constant matrix", where)
+		}
+		c.push(where, cs[0], false, nil)
+	case "Add":
+		c.add(where, cs)
+	case "Relu", "Sigmoid", "Tanh":
+		c.activation(where, strings.ToLower(op))
+	case "Softmax":
+		notCovered("%s: a categorical network (softmax)", where)
+	}
+	c.cur = outs[0]
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func transposed(t tensor) tensor {
+	d0, d1 := int(t.dims[0]), int(t.dims[1])
+	v := make([]float64, len(t.v))
+	for i := range d0 {
+		for j := range d1 {
+			v[j*d0+i] = t.v[i*d1+j]
+		}
+	}
+	return tensor{v: v, dims: []int64{t.dims[1], t.dims[0]}, f32: t.f32}
+}
+
+// gemm: Y = α·A·op(B) + β·C. mmds folds α and β ≠ 1 into W and b with
+// extra roundings; this checker reads α = β = 1 (what torch.onnx.export
+// writes) and says "not covered" for others.
+func (c *chain) gemm(where string, at map[string]pb, cs []tensor) {
+	for _, k := range []string{"alpha", "beta"} {
+		if a := at[k]; a != nil {
+			if v, _ := a.one(attrF).(uint64); math.Float32frombits(uint32(v)) != 1 {
+				notCovered("%s: Gemm with %s ≠ 1", where, k)
+			}
+		}
+	}
+	if a := at["transA"]; a != nil {
+		if v, _ := a.int(attrI); v != 0 {
+			reject("%s: transA must be 0", where)
+		}
+	}
+	tb := int64(0)
+	if a := at["transB"]; a != nil {
+		tb, _ = a.int(attrI)
+	}
+	if len(cs) == 0 || len(cs[0].dims) != 2 {
+		reject("%s: want a constant weight matrix B", where)
+	}
+	var bias *tensor
+	if len(cs) > 1 {
+		if len(cs[1].dims) == 2 && cs[1].dims[0] != 1 {
+			reject("%s: bias C of shape %v: want [width] or [1, width]", where, cs[1].dims)
+		}
+		bias = &cs[1]
+	}
+	c.push(where, cs[0], tb != 0, bias)
+}
+
+// push appends the linear layer of weight B ([in, out], or [out, in] when
+// transposed) and bias.
+func (c *chain) push(where string, w tensor, trans bool, bias *tensor) {
+	c.weight(w)
+	if !trans {
+		w = transposed(w)
+	}
+	out, in := int(w.dims[0]), int(w.dims[1])
+	width := len(c.n.inputs)
+	if len(c.n.layers) > 0 {
+		width = len(c.n.layers[len(c.n.layers)-1].w)
+	}
+	if in != width {
+		reject("%s: a weight taking %d inputs on a chain of width %d", where, in, width)
+	}
+	ly := layer{act: "identity", b: make([]float64, out), bmag: make([]float64, out)}
+	for j := range out {
+		ly.w = append(ly.w, w.v[j*in:(j+1)*in:(j+1)*in])
+	}
+	c.n.layers, c.linear = append(c.n.layers, ly), true
+	if bias != nil {
+		c.bias(where, *bias, false)
+	}
+}
+
+// add adds a constant to the last layer's output: its bias when it has no
+// activation yet (one more rounding), else through an identity layer.
+func (c *chain) add(where string, cs []tensor) {
+	if len(cs) != 1 || len(cs[0].dims) > 2 || len(cs[0].dims) == 2 && cs[0].dims[0] != 1 {
+		reject("%s: want a constant bias [width] or [1, width]", where)
+	}
+	if !c.linear {
+		c.identity(where)
+	}
+	c.bias(where, cs[0], true)
+}
+
+// bias adds v (one value per unit, or one for all) to the last layer's
+// bias; the parts' magnitudes add up in bmag, and each folded Add is one
+// more rounding. The parts must sum exactly in float64 (they do for the
+// usual one part; a file whose parts do not is not covered).
+func (c *chain) bias(where string, v tensor, folded bool) {
+	c.weight(v)
+	ly := &c.n.layers[len(c.n.layers)-1]
+	if len(v.v) != len(ly.b) && len(v.v) != 1 {
+		reject("%s: %d bias values for %d units", where, len(v.v), len(ly.b))
+	}
+	for j := range ly.b {
+		x := v.v[min(j, len(v.v)-1)]
+		s := ly.b[j] + x
+		if exactSum := add(exact(ly.b[j]), exact(x)); exactSum.Cmp(exact(s)) != 0 {
+			notCovered("%s: bias parts that do not sum exactly in float64", where)
+		}
+		ly.b[j], ly.bmag[j] = s, ly.bmag[j]+math.Abs(x)
+	}
+	if folded {
+		ly.ops++
+	}
+}
+
+func (c *chain) activation(where, act string) {
+	if !c.linear {
+		c.identity(where)
+	}
+	c.n.layers[len(c.n.layers)-1].act = act
+	c.linear = false
+}
+
+// identity appends an identity-weight layer of the chain's width.
+func (c *chain) identity(where string) {
+	w := len(c.n.inputs)
+	if len(c.n.layers) > 0 {
+		w = len(c.n.layers[len(c.n.layers)-1].w)
+	}
+	if w*w > 1<<22 {
+		reject("%s: an identity layer of width %d: more than 2²² parameters", where, w)
+	}
+	t := tensor{v: make([]float64, w*w), dims: []int64{int64(w), int64(w)}, f32: !c.f64}
+	for j := range w {
+		t.v[j*w+j] = 1
+	}
+	c.push(where, t, true, nil)
+}
+
+// weight records a weight's precision.
+func (c *chain) weight(t tensor) {
+	c.f32, c.f64 = c.f32 || t.f32, c.f64 || !t.f32
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// Witness files (docs/check.md, "Witness files"): what mmds binary
+// --witness and mmds finite --witness write. The model is inline; per
+// threshold the file restates the optimum as the command reported it — its
+// privatizer, that privatizer's losses, the class — with the witness that
+// proves it.
+func checkWitnessFile(root *object) string {
+	kind := root.str("model")
+	m := readModel(kind, root.obj("config"))
+	c := &checker{m: m}
+	if h := root.str("model_sha256"); h != m.hash {
+		fail("model_sha256 is %s, but config's canonical encoding has %s", quote(h), m.hash)
+	}
+	c.claims++
+	if s := root.num("loss_scale"); exact(s).Cmp(m.scale) != 0 {
+		fail("loss_scale = %v, but the model's loss scale is %v", s, fl(m.scale))
+	}
+	c.claims++
+	c.prec = readPrecision(root.obj("precision"), m.scale)
+	optima := root.list("optima")
+	for i, o := range optima {
+		path := fmt.Sprintf("optima[%d]", i)
+		c.reportedOptimum(path, asObject(path, o))
+	}
+	root.done()
+	return fmt.Sprintf("%d claims: %s model, %d optima", c.claims, kind, len(optima))
+}
+
+// reportedOptimum checks one optimum as a command reported it.
+func (c *checker) reportedOptimum(path string, o *object) {
+	m := c.m
+	d := o.num("D")
+	if !(d >= 0) {
+		reject("%s.D = %v: want ≥ 0", path, d)
+	}
+	class := o.str("class")
+	if class == "infeasible" {
+		// Below D_min no privatizer meets D: not even F = X.
+		if exact(d).Cmp(m.dMin()) >= 0 {
+			fail("%s: D = %v is infeasible, but F = X has reconstructor loss %.17g ≤ D", path, d, fl(m.dMin()))
+		}
+		o.done()
+		c.claims++
+		return
+	}
+	var p [][]*big.Rat
+	if m.kind == "binary" {
+		s := numbers(path+".s", o.get("s"))
+		if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
+			reject("%s.s: want [s0, s1] in [0, 1]", path)
+		}
+		p = binaryChannel(exact(s[0]), exact(s[1]))
+	} else {
+		mech := matrix(path+".mechanism", o.get("mechanism"))
+		if len(mech) != m.n {
+			reject("%s.mechanism: want %d rows", path, m.n)
+		}
+		checkRows(path+".mechanism", mech)
+		p = normalizeRows(path+".mechanism", mech)
+	}
+	loss := m.losses(p)
+	minAdv := c.lossesEqual(path, o, loss)
+	// The solver's privatizer meets D to the optimum's precision (the
+	// witness's own meets it exactly).
+	if loss[0].Cmp(add(exact(d), c.prec.optimum)) > 0 {
+		fail("%s: the reported privatizer's reconstructor loss %.17g exceeds D = %v", path, fl(loss[0]), d)
+	}
+	br, global := c.optimum(path+".witness", class, d, minAdv, o.obj("witness"))
+	o.used["upper_bound"] = true
+	if o.has("upper_bound") {
+		// A reported upper bound is proven when the witness's is below it.
+		if u := o.num("upper_bound"); br.hi == nil || exact(u).Cmp(sub(br.hi, c.prec.optimum)) < 0 {
+			fail("%s.upper_bound = %v is not above the witnessed upper bound", path, u)
+		}
+		c.claims++
+	}
+	o.used["global_min_adv_loss"] = true
+	if o.has("global_min_adv_loss") {
+		if global == nil {
+			reject("%s: global_min_adv_loss without the global optimum's witness", path)
+		}
+		c.inBracket(path+".global_min_adv_loss", "all", o.num("global_min_adv_loss"), *global)
+	}
+	o.done()
+	c.claims += 3
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Writes checker/testdata: certificates and witness files written by mmds
+# (bin/mmds, make build) on the committed examples, which the checker's own
+# tests check and mutate (checker/checker_test.go). Run from the repository
+# root after a change of the witness format; review the diff.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+M=bin/mmds
+T=checker/testdata
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot"
+F=privatizer/testdata
+
+# Channels and piecewise-linear networks (JSON and ONNX) on the paper's
+# binary model: passes, fails, a CSV.
+cp examples/binary-paper.json "$T/binary/model.json"
+cp "$F/channel-pass.json" "$F/channel-fail.json" "$F/channel-binary.csv" "$F/net-pass.onnx" "$F/clamp-binary.json" "$F/relu2-binary.onnx" "$T/binary/"
+printf '0.15,channel-pass.json\n0.15,channel-fail.json\n0.1,channel-binary.csv\n0.15,net-pass.onnx\n0.15,clamp-binary.json\n0.15,relu2-binary.onnx\n' > "$T/binary/points.csv"
+$M certify --quiet --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert.json" > /dev/null || true
+
+# Networks with sigmoid layers: a PyTorch float32 export (ONNX) and a
+# ReLU → sigmoid network (JSON).
+cp examples/binary-paper.json "$T/smooth/model.json"
+cp "$F/torch32-fresh0.onnx" "$F/relu-sigmoid-binary.json" "$T/smooth/"
+printf '0.15,torch32-fresh0.onnx\n0.15,relu-sigmoid-binary.json\n' > "$T/smooth/points.csv"
+$M certify --quiet --model "$T/smooth/model.json" --points "$T/smooth/points.csv" --certificate "$T/smooth/cert.json" > /dev/null || true
+
+# A network with a one-hot x on the ternary finite model, float64.
+cp examples/finite-ternary.json "$T/onehot/model.json"
+python3 -c '
+import json, random
+random.seed(3)
+layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(5)], "bias": [random.gauss(0, 1) for _ in range(5)], "activation": "relu"},
+          {"weight": [[random.gauss(0, 1) for _ in range(5)]], "bias": [0.1], "activation": "sigmoid"}]
+print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": layers}))' > "$T/onehot/onehot.json"
+$M certify --quiet --model "$T/onehot/model.json" --privatizer "$T/onehot/onehot.json" --d 0.15 --certificate "$T/onehot/cert.json" > /dev/null || true
+
+# Channels on the ternary finite model: a 4-output channel and the
+# optimum's mechanism at D = 0.1 as a channel.
+cp examples/finite-ternary.json "$T/finite/model.json"
+cp "$F/channel-finite.json" "$T/finite/"
+$M finite --config "$T/finite/model.json" --d 0.1 --format json \
+	| python3 -c 'import json, sys; print(json.dumps({"channel": json.load(sys.stdin)["points"][0]["mechanism"]}))' > "$T/finite/channel-opt.json"
+printf '0.12,channel-finite.json\n0.1,channel-opt.json\n' > "$T/finite/points.csv"
+$M certify --quiet --model "$T/finite/model.json" --points "$T/finite/points.csv" --certificate "$T/finite/cert.json" > /dev/null || true
+
+# Witness files: Proposition 2 with the global optimum beside it; the ray
+# LP; column generation on a 6-value model.
+$M binary --quiet --global --sweep 0.0025:0.2:4 --witness "$T/witness-binary.json" > /dev/null
+$M finite --quiet --config examples/finite-ternary.json --sweep 0:0.2:4 --witness "$T/witness-finite.json" > /dev/null
+$M finite --quiet --config examples/finite-random-n6-k2.json --sweep 0.1:0.15:2 --witness "$T/witness-colgen.json" > /dev/null
+ls -l "$T" "$T"/*/
