@@ -87,11 +87,11 @@ type leafCurve struct {
 // prop2Leaves holds the LP of Proposition 2 with δ fixed, in HiGHS and as
 // a Go model with the same bounds (for the dual bounds).
 type prop2Leaves struct {
-	m     Binary
-	l     prop2Layout
-	p     prop2MIP
-	lp    *highsx.LP
-	cost  []float64
+	m      Binary
+	l      prop2Layout
+	p      prop2MIP
+	lp     *highsx.LP
+	cost   []float64
 	solves int
 }
 
