@@ -425,7 +425,7 @@ func (ps *prop2Sweep) at(d float64) (Optimum, error) {
 	}
 	s := Privatizer{S0: clamp01(bestS.S0), S1: clamp01(bestS.S1)}
 	opt := Optimum{
-		D: d, S: s, Gamma: bestGamma,
+		D: d, S: s, Gamma: bestGamma + 0, // no −0
 		Losses: loss.New(ps.m.ReconLoss(s), ps.m.AdvLosses(s)),
 		Status: highsx.StatusOptimal,
 		Nodes:  int64(leaves),

@@ -248,11 +248,16 @@ func (p pointsJSON[T]) MarshalJSON() ([]byte, error) {
 		if i > 0 || len(p.solved) > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"D":`...)
-		b = strconv.AppendFloat(b, d, 'g', -1, 64)
-		b = append(b, `,"status":"`+sweep.NotReached+`"}`...)
+		b = append(b, notReachedPoint(d)...)
 	}
 	return append(b, ']'), nil
+}
+
+// notReachedPoint is the JSON point of a threshold not reached:
+// {"D": …, "status": "not reached"}.
+func notReachedPoint(d float64) json.RawMessage {
+	b := append([]byte(`{"D":`), strconv.FormatFloat(d, 'g', -1, 64)...)
+	return append(b, `,"status":"`+sweep.NotReached+`"}`...)
 }
 
 // endBar ends the progress report of work that has no bounds.
