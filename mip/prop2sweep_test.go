@@ -139,7 +139,9 @@ func TestProp2SweepUnprovenFallsBack(t *testing.T) {
 	}
 	for leaf := range ps.leaves {
 		for k := range ps.leaves[leaf].nodes {
-			ps.leaves[leaf].nodes[k].s = Privatizer{S0: 1, S1: 1}
+			nd := &ps.leaves[leaf].nodes[k]
+			nd.x = append([]float64(nil), nd.x...)
+			nd.x[ps.l.s0()], nd.x[ps.l.s1()] = 1, 1
 		}
 	}
 	got, err := ps.at(d)
