@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/internal/vexp"
 )
 
 // Activation is the function applied to an MLP's single output unit.
@@ -118,8 +120,28 @@ func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 	m.check(n, in, h, out)
 	forwardKernel(m.Params, m.In, m.Hidden, in, n, h, out)
 	if m.Out == Sigmoid {
-		for r := range out[:n] {
-			out[r] = sigmoid(out[r])
+		sigmoidRows(out[:n])
+	}
+}
+
+// sigmoidRows applies sigmoid to every entry of z, with the same result
+// bit for bit: exp(−|z|), the exponential sigmoid takes on either side of
+// 0, runs through vexp (math.Exp's bits) a block at a time.
+func sigmoidRows(z []float64) {
+	var e [256]float64
+	for lo := 0; lo < len(z); lo += len(e) {
+		zb := z[lo:min(lo+len(e), len(z))]
+		eb := e[:len(zb)]
+		for r, v := range zb {
+			eb[r] = -math.Abs(v)
+		}
+		vexp.Exp(eb, eb)
+		for r, v := range zb {
+			if v >= 0 {
+				zb[r] = 1 / (1 + eb[r])
+			} else {
+				zb[r] = eb[r] / (1 + eb[r])
+			}
 		}
 	}
 }
