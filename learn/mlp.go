@@ -125,26 +125,8 @@ func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 }
 
 // sigmoidRows applies sigmoid to every entry of z, with the same result
-// bit for bit: exp(−|z|), the exponential sigmoid takes on either side of
-// 0, runs through vexp (math.Exp's bits) a block at a time.
-func sigmoidRows(z []float64) {
-	var e [256]float64
-	for lo := 0; lo < len(z); lo += len(e) {
-		zb := z[lo:min(lo+len(e), len(z))]
-		eb := e[:len(zb)]
-		for r, v := range zb {
-			eb[r] = -math.Abs(v)
-		}
-		vexp.Exp(eb, eb)
-		for r, v := range zb {
-			if v >= 0 {
-				zb[r] = 1 / (1 + eb[r])
-			} else {
-				zb[r] = eb[r] / (1 + eb[r])
-			}
-		}
-	}
-}
+// bit for bit, four entries at a time where vexp can (math.Exp's bits).
+func sigmoidRows(z []float64) { vexp.Sigmoid(z, z) }
 
 // outGrad returns dL/dz for the output pre-activation z given dL/dy for the
 // output y = act(z).

@@ -40,3 +40,38 @@ func Exp(dst, src []float64) {
 
 // Vector reports whether Exp runs the vector kernel.
 func Vector() bool { return vector }
+
+// Sigmoid sets dst[i] to the logistic function of z = src[i], computed as
+// 1/(1 + math.Exp(−z)) for z ≥ 0 and e/(1 + e), e = math.Exp(z),
+// otherwise (no exponential overflows), bit for bit, through the vector
+// kernel where Exp uses it. dst may be src.
+func Sigmoid(dst, src []float64) {
+	if len(dst) < len(src) {
+		panic("vexp: dst shorter than src")
+	}
+	n := len(src)
+	lo := 0
+	if vector && n >= 4 {
+		n4 := n &^ 3
+		for lo < n4 {
+			lo += sigm4(&dst[lo], &src[lo], n4-lo)
+			if lo < n4 {
+				for i := lo; i < lo+4; i++ {
+					dst[i] = sigmoid(src[i])
+				}
+				lo += 4
+			}
+		}
+	}
+	for i := lo; i < n; i++ {
+		dst[i] = sigmoid(src[i])
+	}
+}
+
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}

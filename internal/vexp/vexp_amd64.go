@@ -14,3 +14,10 @@ var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func exp4(dst, src *float64, n int) int
+
+// sigm4 is Sigmoid on i < n (a multiple of 4), four at a time; it stops
+// before the first block of four with a value whose −|z| is below −708
+// (or NaN) and returns how many it set.
+//
+//go:noescape
+func sigm4(dst, src *float64, n int) int

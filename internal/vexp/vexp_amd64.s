@@ -19,7 +19,58 @@ DATA vexpc<>+96(SB)/8, $0.0625
 DATA vexpc<>+104(SB)/8, $-708.0
 DATA vexpc<>+112(SB)/8, $709.0
 DATA vexpc<>+120(SB)/8, $1023
-GLOBL vexpc<>+0(SB), RODATA, $128
+DATA vexpc<>+128(SB)/8, $0x8000000000000000 // the sign bit
+GLOBL vexpc<>+0(SB), RODATA, $136
+
+// EXPCONSTS loads Y8 = LOG2E, Y9 = LN2U, Y10 = LN2L, Y11 = 0.0625, Y12 = 2,
+// Y13 = −708, Y14 = 709, Y15 = 1023 (integer lanes).
+#define EXPCONSTS \
+	VBROADCASTSD vexpc<>+72(SB), Y8 \
+	VBROADCASTSD vexpc<>+80(SB), Y9 \
+	VBROADCASTSD vexpc<>+88(SB), Y10 \
+	VBROADCASTSD vexpc<>+96(SB), Y11 \
+	VBROADCASTSD vexpc<>+16(SB), Y12 \
+	VBROADCASTSD vexpc<>+104(SB), Y13 \
+	VBROADCASTSD vexpc<>+112(SB), Y14 \
+	VPBROADCASTQ vexpc<>+120(SB), Y15
+
+// EXPCORE sets Y0 = exp(Y0) by math.Exp's FMA path; it uses Y1–Y4 and
+// the constants in Y8–Y12 and Y15 (set up by EXPCONSTS).
+#define EXPCORE \
+	VMULPD Y8, Y0, Y1 \
+	VCVTPD2DQY Y1, X2 \
+	VCVTDQ2PD X2, Y1 \
+	VFNMADD231PD Y9, Y1, Y0 \
+	VFNMADD231PD Y10, Y1, Y0 \
+	VMULPD Y11, Y0, Y0 \
+	VBROADCASTSD vexpc<>+64(SB), Y1 \
+	VBROADCASTSD vexpc<>+56(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+48(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+40(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+32(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+24(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+0(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VBROADCASTSD vexpc<>+8(SB), Y3 \
+	VFMADD213PD Y3, Y0, Y1 \
+	VMULPD Y1, Y0, Y0 \
+	VADDPD Y12, Y0, Y1 \
+	VMULPD Y1, Y0, Y0 \
+	VADDPD Y12, Y0, Y1 \
+	VMULPD Y1, Y0, Y0 \
+	VADDPD Y12, Y0, Y1 \
+	VMULPD Y1, Y0, Y0 \
+	VADDPD Y12, Y0, Y1 \
+	VFMADD213PD Y3, Y1, Y0 \
+	VPMOVSXDQ X2, Y4 \
+	VPADDQ Y15, Y4, Y4 \
+	VPSLLQ $52, Y4, Y4 \
+	VMULPD Y4, Y0, Y0
 
 // func exp4(dst, src *float64, n int) int
 //
@@ -39,14 +90,7 @@ TEXT ·exp4(SB), NOSPLIT, $0-32
 	MOVQ n+16(FP), CX
 	SHLQ $3, CX
 	XORQ BX, BX
-	VBROADCASTSD vexpc<>+72(SB), Y8  // LOG2E
-	VBROADCASTSD vexpc<>+80(SB), Y9  // LN2U
-	VBROADCASTSD vexpc<>+88(SB), Y10 // LN2L
-	VBROADCASTSD vexpc<>+96(SB), Y11 // 0.0625
-	VBROADCASTSD vexpc<>+16(SB), Y12 // 2
-	VBROADCASTSD vexpc<>+104(SB), Y13 // −708
-	VBROADCASTSD vexpc<>+112(SB), Y14 // 709
-	VPBROADCASTQ vexpc<>+120(SB), Y15 // 1023 (integer)
+	EXPCONSTS
 
 loop:
 	CMPQ BX, CX
@@ -59,49 +103,54 @@ loop:
 	VMOVMSKPD Y6, AX
 	CMPQ AX, $15
 	JNE  done
-	// k
-	VMULPD Y8, Y0, Y1
-	VCVTPD2DQY Y1, X2
-	VCVTDQ2PD X2, Y1
-	// r = x − k·LN2U − k·LN2L
-	VFNMADD231PD Y9, Y1, Y0
-	VFNMADD231PD Y10, Y1, Y0
-	VMULPD Y11, Y0, Y0
-	// p
-	VBROADCASTSD vexpc<>+64(SB), Y1
-	VBROADCASTSD vexpc<>+56(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+48(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+40(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+32(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+24(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+0(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VBROADCASTSD vexpc<>+8(SB), Y3
-	VFMADD213PD Y3, Y0, Y1
-	VMULPD Y1, Y0, Y0
-	VADDPD Y12, Y0, Y1
-	VMULPD Y1, Y0, Y0
-	VADDPD Y12, Y0, Y1
-	VMULPD Y1, Y0, Y0
-	VADDPD Y12, Y0, Y1
-	VMULPD Y1, Y0, Y0
-	VADDPD Y12, Y0, Y1
-	VFMADD213PD Y3, Y1, Y0 // r·(r+2) + 1 (Y3 = 1.0)
-	// 2^k
-	VPMOVSXDQ X2, Y4
-	VPADDQ Y15, Y4, Y4
-	VPSLLQ $52, Y4, Y4
-	VMULPD Y4, Y0, Y0
+	EXPCORE
 	VMOVUPD Y0, (DI)(BX*1)
 	ADDQ $32, BX
 	JMP  loop
 
 done:
+	VZEROUPPER
+	SHRQ $3, BX
+	MOVQ BX, ret+24(FP)
+	RET
+
+// func sigm4(dst, src *float64, n int) int
+//
+// dst = 1/(1 + e) where src ≥ 0 and e/(1 + e) elsewhere, e = exp(−|src|)
+// by EXPCORE: learn's sigmoid, operation for operation. Stops, as exp4,
+// before a block where some −|src| is below −708 (or NaN).
+//
+// DI dst, SI src, CX n*8, BX offset; Y5 = z, Y6 = mask, Y7 = sign bit.
+TEXT ·sigm4(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $3, CX
+	XORQ BX, BX
+	EXPCONSTS
+	VBROADCASTSD vexpc<>+128(SB), Y7
+
+sig_loop:
+	CMPQ BX, CX
+	JGE  sig_done
+	VMOVUPD (SI)(BX*1), Y5
+	VORPD Y7, Y5, Y0          // −|z|
+	VCMPPD $0x1d, Y13, Y0, Y6 // −|z| ≥ −708, ordered
+	VMOVMSKPD Y6, AX
+	CMPQ AX, $15
+	JNE  sig_done
+	EXPCORE
+	VBROADCASTSD vexpc<>+8(SB), Y1 // 1
+	VADDPD Y1, Y0, Y2              // 1 + e
+	VXORPD Y3, Y3, Y3
+	VCMPPD $0x1d, Y3, Y5, Y6       // z ≥ 0
+	VBLENDVPD Y6, Y1, Y0, Y0       // 1 where z ≥ 0, else e
+	VDIVPD Y2, Y0, Y0
+	VMOVUPD Y0, (DI)(BX*1)
+	ADDQ $32, BX
+	JMP  sig_loop
+
+sig_done:
 	VZEROUPPER
 	SHRQ $3, BX
 	MOVQ BX, ret+24(FP)

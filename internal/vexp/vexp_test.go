@@ -56,6 +56,37 @@ func TestExpIsMathExp(t *testing.T) {
 	t.Logf("vector kernel: %v", Vector())
 }
 
+// TestSigmoid: Sigmoid is its scalar definition bit for bit (both signs,
+// −0, the range ends, NaN and ±Inf), at every length and in place.
+func TestSigmoid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	special := []float64{0, math.Copysign(0, -1), 1, -1, 708, -708, 708.5, -708.5, 745, -745, 800, -800,
+		math.Inf(1), math.Inf(-1), math.NaN(), 1e-300, -1e-300, 36, -36, 37, -37}
+	for n := range 70 {
+		src := make([]float64, n)
+		for i := range src {
+			switch rng.IntN(3) {
+			case 0:
+				src[i] = special[rng.IntN(len(special))]
+			case 1:
+				src[i] = rng.NormFloat64() * 4
+			default:
+				src[i] = (rng.Float64()*2 - 1) * 760
+			}
+		}
+		dst := make([]float64, n)
+		Sigmoid(dst, src)
+		in := append([]float64(nil), src...)
+		Sigmoid(in, in)
+		for i, z := range src {
+			want := math.Float64bits(sigmoid(z))
+			if math.Float64bits(dst[i]) != want || math.Float64bits(in[i]) != want {
+				t.Fatalf("n = %d: Sigmoid(%v) = %v (in place %v), want %v", n, z, dst[i], in[i], sigmoid(z))
+			}
+		}
+	}
+}
+
 func BenchmarkExp(b *testing.B) {
 	src := make([]float64, 256)
 	for i := range src {
