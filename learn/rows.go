@@ -32,6 +32,27 @@ func rowSoftmax(p, theta []float64, m int, temp float64) {
 	}
 }
 
+// softmaxInPlace is network.SoftmaxInPlace (the same operations in the
+// same order, so the same bits) with its exponentials four at a time
+// through vexp.
+func softmaxInPlace(z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = max(mx, v)
+	}
+	for i, v := range z {
+		z[i] = v - mx
+	}
+	vexp.Exp(z, z)
+	var s float64
+	for _, v := range z {
+		s += v
+	}
+	for i := range z {
+		z[i] /= s
+	}
+}
+
 // rowSoftmaxGrad writes ∂J/∂θ from g = ∂J/∂p through the row softmax:
 // ∂J/∂θ[r][l] = p[r][l](g[r][l] − Σ_l' p[r][l'] g[r][l'])/temp.
 func rowSoftmaxGrad(out, p, g []float64, m int, temp float64) {
