@@ -24,9 +24,14 @@ type Optimum struct {
 	Gamma       float64       // γ*, HiGHS's objective value
 	loss.Losses               // L_recon(s*), L_adv,i(s*) and their min, recomputed exactly from s*
 	Status      highsx.Status // HiGHS's outcome (Optimal: Solve returns an error otherwise)
-	MIPGap      float64       // HiGHS's relative MIP gap at termination
-	Nodes       int64         // branch-and-bound nodes
-	SolveTime   time.Duration // HiGHS run time
+	// MIPGap is HiGHS's relative MIP gap at termination, or for a point a
+	// sweep proved from the MIP's leaves (SweepProp2Each) the proven gap
+	// relative to max(1, γ).
+	MIPGap float64
+	// Nodes is HiGHS's branch-and-bound node count, or for a point a sweep
+	// proved the number of leaves feasible at D whose bounds prove it.
+	Nodes     int64
+	SolveTime time.Duration // HiGHS run time, or the point's share of a sweep's work
 }
 
 // prop2Layout names the columns of the Proposition 2 MIP.
