@@ -236,6 +236,7 @@ func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOpti
 // them (see prop2sweep.go); Nodes is then the number of leaves feasible at
 // D whose dual bounds prove the point, and MIPGap the proven gap relative
 // to max(1, γ). The first point's SolveTime includes the leaves' solves.
+// A sweep that can reach one threshold only solves it as one MIP.
 func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions, emit func(Optimum) error) (int, Stop, error) {
 	if err := m.Validate(); err != nil {
 		return 0, StopNone, err
@@ -249,6 +250,11 @@ func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOption
 	reach := ds
 	if sw.MaxPoints > 0 && sw.MaxPoints < len(reach) {
 		reach = reach[:sw.MaxPoints]
+	}
+	if len(reach) == 1 {
+		// one threshold: the MIP itself (as fast as the leaves, and HiGHS's
+		// own answer)
+		return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) }, emit)
 	}
 	var ps *prop2Sweep
 	return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) {

@@ -111,7 +111,8 @@ func (rs *raySweep) alone(solve func() (FiniteOptimum, error)) (FiniteOptimum, e
 }
 
 // raySweepOver is a lazily built raySweep over the thresholds a sweep
-// within sw can reach: built at its first point (whose time includes it).
+// within sw can reach: built at its first point (whose time includes it);
+// a sweep that can reach one threshold only solves it by itself.
 type raySweepOver struct {
 	g     *Global
 	reach []float64
@@ -128,6 +129,9 @@ func (g *Global) sweepOver(ds []float64, sw SweepOptions, o SolverOptions) *rayS
 }
 
 func (r *raySweepOver) point(ctx context.Context, d float64, solve func() (FiniteOptimum, error)) (FiniteOptimum, error) {
+	if len(r.reach) == 1 {
+		return solve() // one threshold: one solve, the LP's own vertex
+	}
 	if r.rs != nil {
 		return r.rs.point(ctx, d, solve)
 	}
