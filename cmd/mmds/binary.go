@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
@@ -271,21 +270,7 @@ func (o *binaryOut) close(rest []float64, stop mip.Stop) error {
 		}
 		return nr.writeCSV(o.w)
 	}
-	notes := []string{binaryNote}
-	if o.rows.Streaming() {
-		// a streamed table's columns have no room for them: one line
-		if len(rest) > 0 {
-			notes = append(notes, fmt.Sprintf("%s (%d thresholds): D = %s … %s", sweep.NotReached, len(rest),
-				report.Fixed(rest[0], 4), report.Fixed(rest[len(rest)-1], 4)))
-		}
-		return o.rows.Close(notes)
-	}
-	for _, r := range nr.tableRows(func(x float64) string { return report.Fixed(x, 4) }) {
-		if err := o.rows.Append(r); err != nil {
-			return err
-		}
-	}
-	return o.rows.Close(notes)
+	return nr.closeTable(o.rows, []string{binaryNote})
 }
 
 // binarySweep is a solved binary sweep: Proposition 2 (and, with --global,

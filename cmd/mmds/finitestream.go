@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -93,21 +91,7 @@ func (o *finiteOut) close(sol mip.FiniteSolution) error {
 		return nr.writeCSV(o.w)
 	}
 	sol.Points = o.kept
-	notes := finiteNotes(sol)
-	if o.rows.Streaming() {
-		// a streamed table's columns have no room for them: one line
-		if len(rest) > 0 {
-			notes = append(notes, fmt.Sprintf("%s (%d thresholds): D = %s … %s", sweep.NotReached, len(rest),
-				report.Fixed(rest[0], 4), report.Fixed(rest[len(rest)-1], 4)))
-		}
-	} else {
-		for _, r := range nr.tableRows(func(x float64) string { return report.Fixed(x, 4) }) {
-			if err := o.rows.Append(r); err != nil {
-				return err
-			}
-		}
-	}
-	if err := o.rows.Close(notes); err != nil {
+	if err := nr.closeTable(o.rows, finiteNotes(sol)); err != nil {
 		return err
 	}
 	if o.keep {
