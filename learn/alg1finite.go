@@ -3,8 +3,6 @@ package learn
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/mmds-project/mmds/network"
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
@@ -156,7 +154,7 @@ func (t *finiteTrainer) Channel() [][]float64 { return nil }
 // hidden activations into t.h.
 func (t *finiteTrainer) privacy(x int, r float64) {
 	t.priv.forwardSparse(x, t.n, r, t.h, t.p)
-	network.SoftmaxInPlace(t.p)
+	softmaxInPlace(t.p)
 }
 
 // tabulate evaluates observer i on every cell (f, v), q = softmax of its
@@ -173,7 +171,7 @@ func (t *finiteTrainer) tabulate(i int) {
 			c := f*nv + v
 			q := t.tables[i][c*n : c*n+n]
 			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
-			network.SoftmaxInPlace(q)
+			softmaxInPlace(q)
 			t.losses[i].cell(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 		}
 	}
@@ -240,7 +238,7 @@ func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
 		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
-		network.SoftmaxInPlace(p)
+		softmaxInPlace(p)
 		for i := range t.obs {
 			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
 			for f, pf := range p {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/mmds-project/mmds/internal/vexp"
 )
 
 // FiniteLaw is the joint law of a finite model (Section II with finite
@@ -195,10 +197,13 @@ func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale 
 			// Soft minimum of the posterior risks r_a = c_a/cm, shifted
 			// by the exact minimum for stability.
 			rmin := best / cm
-			var z float64
 			for a := range na {
-				r.w[a] = math.Exp(-(r.c[a]/cm - rmin) / tau)
-				z += r.w[a]
+				r.w[a] = -(r.c[a]/cm - rmin) / tau
+			}
+			vexp.Exp(r.w, r.w) // math.Exp's bits
+			var z float64
+			for _, w := range r.w {
+				z += w
 			}
 			g := rmin - tau*math.Log(z)
 			var wr float64

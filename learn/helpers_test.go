@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/network"
 )
 
 // cholesky returns the lower-triangular L with L Lᵀ = a, or panics if a is
@@ -136,4 +137,24 @@ func mustTrainer(t testing.TB, data *Data, c Config, d float64, seed uint64) *Tr
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// TestSoftmaxInPlaceIsNetwork: learn's softmax is network.SoftmaxInPlace,
+// bit for bit.
+func TestSoftmaxInPlaceIsNetwork(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := 1; n < 40; n++ {
+		z := make([]float64, n)
+		for i := range z {
+			z[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(5)-1))
+		}
+		a, b := append([]float64(nil), z...), append([]float64(nil), z...)
+		softmaxInPlace(a)
+		network.SoftmaxInPlace(b)
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("n = %d, entry %d: %v, network %v", n, i, a[i], b[i])
+			}
+		}
+	}
 }

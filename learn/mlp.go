@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/internal/vexp"
 )
 
 // Activation is the function applied to an MLP's single output unit.
@@ -118,11 +120,13 @@ func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 	m.check(n, in, h, out)
 	forwardKernel(m.Params, m.In, m.Hidden, in, n, h, out)
 	if m.Out == Sigmoid {
-		for r := range out[:n] {
-			out[r] = sigmoid(out[r])
-		}
+		sigmoidRows(out[:n])
 	}
 }
+
+// sigmoidRows applies sigmoid to every entry of z, with the same result
+// bit for bit, four entries at a time where vexp can (math.Exp's bits).
+func sigmoidRows(z []float64) { vexp.Sigmoid(z, z) }
 
 // outGrad returns dL/dz for the output pre-activation z given dL/dy for the
 // output y = act(z).

@@ -191,3 +191,21 @@ func TestFloatsJSON(t *testing.T) {
 		t.Errorf("Unmarshal = %v", f)
 	}
 }
+
+// TestSigmoidRows: the vector sigmoid of a forward pass is sigmoid, bit
+// for bit, on values of every size and sign.
+func TestSigmoidRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	z := make([]float64, 1003)
+	for i := range z {
+		z[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(6)-2))
+	}
+	z[5], z[6], z[7] = math.Copysign(0, -1), 800, -800
+	got := append([]float64(nil), z...)
+	sigmoidRows(got)
+	for i, v := range z {
+		if math.Float64bits(got[i]) != math.Float64bits(sigmoid(v)) {
+			t.Fatalf("sigmoid(%v): rows %v, scalar %v", v, got[i], sigmoid(v))
+		}
+	}
+}

@@ -80,15 +80,22 @@ func (o *Optimizer) Step(params, grad []float64) {
 	bc2 := 1 - math.Pow(b2, t)
 	m, v := o.m[:len(params)], o.v[:len(params)]
 	grad = grad[:len(params)]
-	for k, g := range grad {
-		m[k] += (1 - b1) * (g - m[k])
-		v[k] = b2*v[k] + (1-b2)*g*g
+	// Every product is rounded before it is added (the float64
+	// conversions keep the compiler from fusing at GOAMD64=v3), so the
+	// vector kernels of optim_amd64.s, which round the same way, give the
+	// same bits.
+	c1, c2 := 1-b1, 1-b2
+	k0 := momentsKernel(m, v, grad, c1, b2, c2)
+	for k := k0; k < len(grad); k++ {
+		g := grad[k]
+		m[k] += float64(c1 * (g - m[k]))
+		v[k] = float64(b2*v[k]) + float64(float64(c2*g)*g)
 	}
 	switch o.Method {
 	case Adam:
 		step := o.LR / bc1
 		sbc2 := math.Sqrt(bc2)
-		for k := range params {
+		for k := adamKernel(params, m, v, step, sbc2, o.Eps); k < len(params); k++ {
 			params[k] -= step * m[k] / (math.Sqrt(v[k])/sbc2 + o.Eps)
 		}
 	case RAdam:
@@ -97,12 +104,12 @@ func (o *Optimizer) Step(params, grad []float64) {
 		if rhoT > 5 {
 			rect := math.Sqrt((rhoT - 4) * (rhoT - 2) * rhoInf / ((rhoInf - 4) * (rhoInf - 2) * rhoT))
 			sbc2 := math.Sqrt(bc2)
-			for k := range params {
-				params[k] -= m[k] / bc1 * o.LR * (sbc2 / (math.Sqrt(v[k]) + o.Eps)) * rect
+			for k := radamKernel(params, m, v, bc1, o.LR, sbc2, o.Eps, rect); k < len(params); k++ {
+				params[k] -= float64(float64(float64(m[k]/bc1*o.LR)*(sbc2/(math.Sqrt(v[k])+o.Eps))) * rect)
 			}
 		} else {
 			for k := range params {
-				params[k] -= m[k] / bc1 * o.LR
+				params[k] -= float64(m[k] / bc1 * o.LR)
 			}
 		}
 	}

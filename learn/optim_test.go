@@ -2,6 +2,7 @@ package learn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -107,5 +108,56 @@ func TestOptimizerPerNetworkRate(t *testing.T) {
 	b.Step(pb, []float64{1})
 	if !near(pa[0]/pb[0], 5) {
 		t.Errorf("step ratio %g, want 5", pa[0]/pb[0])
+	}
+}
+
+// TestOptimizerKernelsAreScalar: Step (whose element-wise updates run in
+// the vector kernels where they are in use) gives the bits of its scalar
+// loops, written out here, over 40 steps of Adam and of RAdam (both of its
+// branches) on parameter counts that are and are not multiples of four.
+func TestOptimizerKernelsAreScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	for _, method := range []Method{Adam, RAdam} {
+		for _, n := range []int{1, 3, 4, 7, 64, 201} {
+			o := NewOptimizer(method, 0.01, n)
+			p := make([]float64, n)
+			for k := range p {
+				p[k] = rng.NormFloat64()
+			}
+			q := append([]float64(nil), p...)
+			m, v := make([]float64, n), make([]float64, n)
+			for step := 1; step <= 40; step++ {
+				g := make([]float64, n)
+				for k := range g {
+					g[k] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+				}
+				o.Step(p, g)
+				ts := float64(step)
+				b1, b2 := o.Beta1, o.Beta2
+				bc1, bc2 := 1-math.Pow(b1, ts), 1-math.Pow(b2, ts)
+				for k, gk := range g {
+					m[k] += float64((1 - b1) * (gk - m[k]))
+					v[k] = float64(b2*v[k]) + float64(float64((1-b2)*gk)*gk)
+				}
+				rhoInf := 2/(1-b2) - 1
+				rhoT := rhoInf - 2*ts*math.Pow(b2, ts)/bc2
+				for k := range q {
+					switch {
+					case method == Adam:
+						q[k] -= o.LR / bc1 * m[k] / (math.Sqrt(v[k])/math.Sqrt(bc2) + o.Eps)
+					case rhoT > 5:
+						rect := math.Sqrt((rhoT - 4) * (rhoT - 2) * rhoInf / ((rhoInf - 4) * (rhoInf - 2) * rhoT))
+						q[k] -= float64(float64(float64(m[k]/bc1*o.LR)*(math.Sqrt(bc2)/(math.Sqrt(v[k])+o.Eps))) * rect)
+					default:
+						q[k] -= float64(m[k] / bc1 * o.LR)
+					}
+				}
+			}
+			for k := range p {
+				if math.Float64bits(p[k]) != math.Float64bits(q[k]) {
+					t.Fatalf("%v, n = %d: parameter %d is %v, scalar %v", method, n, k, p[k], q[k])
+				}
+			}
+		}
 	}
 }

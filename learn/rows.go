@@ -1,6 +1,10 @@
 package learn
 
-import "math"
+import (
+	"math"
+
+	"github.com/mmds-project/mmds/internal/vexp"
+)
 
 // The labels methods' privatizers are tables of logits, one row of m labels
 // per value (finite X) or cell (Gaussian X); these are their row-wise maps.
@@ -14,14 +18,38 @@ func rowSoftmax(p, theta []float64, m int, temp float64) {
 		for _, v := range th {
 			top = max(top, v)
 		}
-		var z float64
 		for l, v := range th {
-			pr[l] = math.Exp((v - top) / temp)
-			z += pr[l]
+			pr[l] = (v - top) / temp
+		}
+		vexp.Exp(pr, pr) // math.Exp's bits
+		var z float64
+		for _, v := range pr {
+			z += v
 		}
 		for l := range pr {
 			pr[l] /= z
 		}
+	}
+}
+
+// softmaxInPlace is network.SoftmaxInPlace (the same operations in the
+// same order, so the same bits) with its exponentials four at a time
+// through vexp.
+func softmaxInPlace(z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = max(mx, v)
+	}
+	for i, v := range z {
+		z[i] = v - mx
+	}
+	vexp.Exp(z, z)
+	var s float64
+	for _, v := range z {
+		s += v
+	}
+	for i := range z {
+		z[i] /= s
 	}
 }
 

@@ -24,6 +24,19 @@
 // derived, not guessed: M_u = max over the unit box of u_c, so the relaxed
 // branch is implied by w_c ≥ 0 (and likewise M_v).
 //
+// # Sweeps over D
+//
+// In every LP here D is only the right-hand side of the reconstructor's
+// rows, so an LP's optimum is concave and piecewise linear in D. A sweep
+// keeps one HiGHS model, moves D by changing row bounds, solves only where
+// the pieces change, and proves every other threshold: the interpolated
+// point satisfies the rows at D, its losses are recomputed exactly, and
+// the weak-duality bounds of the solves' duals close the gap
+// (parametric.go). Proposition 2's sweep does this for each of the MIP's
+// 2⁴ δ-leaves and takes the best (prop2sweep.go); the ray LP's sweep for
+// its one curve (raysweep.go). A threshold the pieces do not prove is
+// solved by itself. Points stream to the caller as they are solved.
+//
 // # General finite models (docs/finite.md)
 //
 // Finite has X ∈ {0..n−1} with a prior, a channel and a loss matrix per

@@ -712,7 +712,15 @@ func (g *Global) Sweep(ctx context.Context, ds []float64, o SolverOptions) ([]Fi
 // SweepWithin is Sweep within sw's limits: it returns the points solved, a
 // prefix of ds, and why it stopped before the others.
 func (g *Global) SweepWithin(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]FiniteOptimum, Stop, error) {
-	return sweepEach(ctx, ds, sw, func(_ int, d float64) (FiniteOptimum, error) { return g.Solve(d, o) })
+	for _, d := range ds {
+		if err := checkD(d); err != nil {
+			return nil, StopNone, err
+		}
+	}
+	curve := g.sweepOver(ds, sw, o) // the pieces of the LP's optimum (raysweep.go)
+	return sweepEach(ctx, ds, sw, func(_ int, d float64) (FiniteOptimum, error) {
+		return curve.point(ctx, d, func() (FiniteOptimum, error) { return g.Solve(d, o) })
+	})
 }
 
 // vertexTest is the scratch space of isVertex: room for every row it can

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mmds-project/mmds/internal/highsx"
@@ -23,9 +24,14 @@ type Optimum struct {
 	Gamma       float64       // γ*, HiGHS's objective value
 	loss.Losses               // L_recon(s*), L_adv,i(s*) and their min, recomputed exactly from s*
 	Status      highsx.Status // HiGHS's outcome (Optimal: Solve returns an error otherwise)
-	MIPGap      float64       // HiGHS's relative MIP gap at termination
-	Nodes       int64         // branch-and-bound nodes
-	SolveTime   time.Duration // HiGHS run time
+	// MIPGap is HiGHS's relative MIP gap at termination, or for a point a
+	// sweep proved from the MIP's leaves (SweepProp2Each) the proven gap
+	// relative to max(1, γ).
+	MIPGap float64
+	// Nodes is HiGHS's branch-and-bound node count, or for a point a sweep
+	// proved the number of leaves feasible at D whose bounds prove it.
+	Nodes     int64
+	SolveTime time.Duration // HiGHS run time, or the point's share of a sweep's work
 }
 
 // prop2Layout names the columns of the Proposition 2 MIP.
@@ -56,6 +62,20 @@ func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
 	if err := checkD(d); err != nil {
 		return nil, err
 	}
+	p := m.prop2(d)
+	return p.mod, nil
+}
+
+// prop2MIP is Proposition 2's MIP with the rows where D enters: the upper
+// bound of row dRows[k] is D + dOff[k] (all other data are free of D).
+type prop2MIP struct {
+	mod   *highsx.Model
+	dRows []int
+	dOff  []float64
+}
+
+// prop2 builds Proposition 2's MIP for a valid model and threshold.
+func (m Binary) prop2(d float64) prop2MIP {
 	l := prop2Layout{k: len(m.QZ)}
 	n := l.numCols()
 	mod := highsx.NewModel(n) // every column is ≥ 0
@@ -94,7 +114,9 @@ func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
 	for c := range es {
 		es[c] = entry{l.w(c), 1}
 	}
-	row.add(math.Inf(-1), d, es...)
+	p := prop2MIP{mod: mod}
+	p.dRows = append(p.dRows, row.add(math.Inf(-1), d, es...))
+	p.dOff = append(p.dOff, 0)
 
 	// Symmetry breaking: relabelling F maps (s0, s1) to (1−s0, 1−s1) and
 	// leaves every loss unchanged, so we may ask for s0 + s1 ≥ 1 (F agrees
@@ -112,8 +134,9 @@ func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
 	}
 	pl := cornerPlane(m.ReconLoss)
 	// plane(s) ≤ L_recon(s) ≤ D
-	row.add(math.Inf(-1), d-pl.c, entry{l.s0(), pl.a0}, entry{l.s1(), pl.a1})
-	return mod, nil
+	p.dRows = append(p.dRows, row.add(math.Inf(-1), d-pl.c, entry{l.s0(), pl.a0}, entry{l.s1(), pl.a1}))
+	p.dOff = append(p.dOff, -pl.c)
+	return p
 }
 
 // triangle is the corners of the symmetry-broken domain s0 + s1 ≥ 1 within
@@ -149,14 +172,15 @@ type rowBuilder struct {
 
 func newRowBuilder(m *highsx.Model) rowBuilder { return rowBuilder{m} }
 
-// add appends the row lo ≤ Σ val·x[col] ≤ hi (zero coefficients dropped).
-func (b rowBuilder) add(lo, hi float64, es ...entry) {
+// add appends the row lo ≤ Σ val·x[col] ≤ hi (zero coefficients dropped)
+// and returns its index.
+func (b rowBuilder) add(lo, hi float64, es ...entry) int {
 	col := make([]int, len(es))
 	val := make([]float64, len(es))
 	for k, e := range es {
 		col[k], val[k] = e.col, e.val
 	}
-	b.m.AddRow(lo, hi, col, val)
+	return b.m.AddRow(lo, hi, col, val)
 }
 
 // SolveProp2 solves Proposition 2 at threshold d. The losses in the result
@@ -195,7 +219,57 @@ func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) (
 // SweepProp2Within is SweepProp2 within sw's limits: it returns the points
 // solved, a prefix of ds, and why it stopped before the others.
 func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Optimum, Stop, error) {
-	return sweepEach(ctx, ds, sw, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) })
+	out := make([]Optimum, 0, min(len(ds), 1024))
+	_, stop, err := m.SweepProp2Each(ctx, ds, o, sw, func(opt Optimum) error {
+		out = append(out, opt)
+		return nil
+	})
+	return out, stop, err
+}
+
+// SweepProp2Each is SweepProp2Within that hands each optimum to emit, in
+// the order of ds, as soon as it is known, and keeps none: a sweep's
+// memory does not grow with its length. It returns how many points were
+// emitted. Every point is solved exactly as SolveProp2 would (to the same
+// tolerances), but not by one MIP per point: the sweep solves the MIP's
+// δ-leaves as LPs where their pieces change and proves each point from
+// them (see prop2sweep.go); Nodes is then the number of leaves feasible at
+// D whose dual bounds prove the point, and MIPGap the proven gap relative
+// to max(1, γ). The first point's SolveTime includes the leaves' solves.
+// A sweep that can reach one threshold only solves it as one MIP.
+func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions, emit func(Optimum) error) (int, Stop, error) {
+	if err := m.Validate(); err != nil {
+		return 0, StopNone, err
+	}
+	for _, d := range ds {
+		if err := checkD(d); err != nil {
+			return 0, StopNone, err
+		}
+	}
+	b := sw.budget()
+	reach := ds
+	if sw.MaxPoints > 0 && sw.MaxPoints < len(reach) {
+		reach = reach[:sw.MaxPoints]
+	}
+	if len(reach) == 1 {
+		// one threshold: the MIP itself (as fast as the leaves, and HiGHS's
+		// own answer)
+		return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) }, emit)
+	}
+	var ps *prop2Sweep
+	return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) {
+		if ps == nil {
+			start := time.Now()
+			var err error
+			if ps, err = m.newProp2Sweep(ctx, slices.Min(reach), slices.Max(reach), o); err != nil {
+				return Optimum{}, err
+			}
+			opt, err := ps.at(d)
+			opt.SolveTime = time.Since(start)
+			return opt, err
+		}
+		return ps.at(d)
+	}, emit)
 }
 
 // WriteProp2Model writes the MIP for threshold d to path (.mps or .lp,

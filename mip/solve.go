@@ -49,6 +49,15 @@ type FiniteSolveOptions struct {
 	Iteration func(ColGenIteration)
 	// Now is the clock of TimeLimit (time.Now when nil).
 	Now func() time.Time
+	// Ready, when set, is called once the method is chosen (and the ray
+	// LP prepared), before the first threshold, with the solution's Method
+	// and Global.
+	Ready func(FiniteSolution)
+	// Emit, when set, receives each point as soon as it is solved, in
+	// order, and the solution keeps none (Points stays empty, Solved
+	// counts them): a sweep's memory then does not grow with its length.
+	// An error from Emit stops the sweep with that error.
+	Emit func(FiniteOptimum) error
 	// GapTol is column generation's relative gap target (0: 1e-8, proven
 	// optimal; see ColGenOptions.GapTol).
 	GapTol     float64
@@ -69,6 +78,9 @@ type FiniteSolution struct {
 	// Stopped says why Points ends before the last threshold (a prefix of
 	// the thresholds, see SweepOptions); StopNone when every one was solved.
 	Stopped Stop
+	// Solved is the number of thresholds solved (len(Points) unless the
+	// points went to FiniteSolveOptions.Emit).
+	Solved int
 }
 
 // MaxPricingNonzeros bounds the constraint matrix of column generation's
@@ -127,9 +139,12 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 		}
 		if g != nil {
 			sol.Method, sol.Global = AlgorithmGlobalLP, g
+			curve := g.sweepOver(ds, sw, o.Solver) // the pieces of the ray LP's optimum (raysweep.go)
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions {
-					return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Iteration: o.Iteration}
+				return curve.point(ctx, d, func() (FiniteOptimum, error) {
+					return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions {
+						return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Iteration: o.Iteration}
+					})
 				})
 			}
 		} else {
@@ -146,8 +161,16 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			}
 		}
 	}
+	if o.Ready != nil {
+		o.Ready(sol)
+	}
 	var err error
-	sol.Points, sol.Stopped, err = sweepEachBudget(ctx, ds, sw, b, solve)
+	if o.Emit != nil {
+		sol.Solved, sol.Stopped, err = sweepEmit(ctx, ds, sw, b, solve, o.Emit)
+	} else {
+		sol.Points, sol.Stopped, err = sweepEachBudget(ctx, ds, sw, b, solve)
+		sol.Solved = len(sol.Points)
+	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
 		err = fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}

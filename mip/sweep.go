@@ -57,21 +57,37 @@ func sweepEachBudget[T any](ctx context.Context, ds []float64, sw SweepOptions, 
 	// grown as points are solved: a limit that stops a long sweep early
 	// must not have paid for its whole length up front
 	out := make([]T, 0, min(len(ds), 1024))
+	_, stop, err := sweepEmit(ctx, ds, sw, b, solve, func(opt T) error {
+		out = append(out, opt)
+		return nil
+	})
+	return out, stop, err
+}
+
+// sweepEmit solves at every threshold in ds, in order, within b, and hands
+// each solved point to emit before the next starts; it returns how many
+// were emitted, with the first error (of solve or emit) or when ctx is
+// cancelled. Nothing is retained.
+func sweepEmit[T any](ctx context.Context, ds []float64, sw SweepOptions, b sweep.Budget, solve func(i int, d float64) (T, error), emit func(T) error) (int, Stop, error) {
+	n := 0
 	for i, d := range ds {
 		if err := ctx.Err(); err != nil {
-			return out, StopNone, err
+			return n, StopNone, err
 		}
 		if stop := b.Stop(i); stop != StopNone {
-			return out, stop, nil
+			return n, stop, nil
 		}
 		opt, err := solve(i, d)
 		if err != nil {
-			return out, StopNone, err
+			return n, StopNone, err
 		}
-		out = append(out, opt)
+		if err := emit(opt); err != nil {
+			return n, StopNone, err
+		}
+		n++
 		if sw.Progress != nil {
-			sw.Progress(len(out))
+			sw.Progress(n)
 		}
 	}
-	return out, StopNone, nil
+	return n, StopNone, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/mmds-project/mmds/internal/sweep"
 )
 
-func loadExample(t *testing.T, name string) Finite {
+func loadExample(t testing.TB, name string) Finite {
 	t.Helper()
 	f, err := os.Open("../examples/" + name)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,35 +143,147 @@ func runBinarySweep(cmd *cobra.Command, f binaryFlags, m mip.Binary, format repo
 		return err
 	}
 
+	if !f.global {
+		return streamBinary(cmd, f, m, format, ds, files)
+	}
 	sw, err := solveBinary(cmd, f, m, ds)
 	if err != nil {
 		return err
 	}
-	for i, d := range ds[:min(len(files), len(sw.opts))] {
-		path := files[i]
-		if err := report.WriteFileAtomic(path, func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
-			return err
-		}
+	if err := writeBinaryModels(m, ds[:len(sw.opts)], files); err != nil {
+		return err
 	}
 	if f.witness != "" {
 		if err := writeBinaryWitness(cmd, f.witness, m, sw); err != nil {
 			return err
 		}
 	}
-	if f.global { // the global optimum beside Proposition 2; see finite.go
-		if err := runBinaryGlobal(cmd, format, m, sw, f.plot); err != nil {
-			return err
-		}
-	} else {
-		if err := writePlot(f.plot, plot.BinaryCurveSpec(sw.opts)); err != nil {
-			return err
-		}
-		g := binaryGrid(m, sw, format)
-		if err := emitSweep(cmd.OutOrStdout(), format, g, binaryJSON(m, sw), notReachedIn(g, sw.notReached(), "status")); err != nil {
+	// the global optimum beside Proposition 2; see finite.go
+	if err := runBinaryGlobal(cmd, format, m, sw, f.plot); err != nil {
+		return err
+	}
+	return sw.warn(cmd, f.limits)
+}
+
+// writeBinaryModels writes the MIP of each threshold solved to its
+// --write-model file.
+func writeBinaryModels(m mip.Binary, solved []float64, files []string) error {
+	for i, d := range solved[:min(len(files), len(solved))] {
+		if err := report.WriteFileAtomic(files[i], func(tmp string) error { return m.WriteProp2Model(d, tmp) }); err != nil {
 			return err
 		}
 	}
-	return sw.warn(cmd, f.limits)
+	return nil
+}
+
+// streamBinary solves Proposition 2 at every threshold within the limits
+// and writes each point as it is solved (mip.Binary.SweepProp2Each): the
+// output's memory does not grow with the sweep (the points are kept only
+// for --plot).
+func streamBinary(cmd *cobra.Command, f binaryFlags, m mip.Binary, format report.Format, ds []float64, files []string) error {
+	bar := newBar(cmd, f.limits.quiet, "solves", f.limits.points(len(ds)), prop2PerPoint)
+	out, err := newBinaryOut(cmd.OutOrStdout(), format, m, ds)
+	if err != nil {
+		bar.Finish("failed")
+		return err
+	}
+	var curve []mip.Optimum
+	n, stop, err := m.SweepProp2Each(cmd.Context(), ds, mip.DefaultSolver(), f.limits.sweepOptions(bar), func(o mip.Optimum) error {
+		if f.plot != "" || f.witness != "" {
+			curve = append(curve, o)
+		}
+		return out.point(o)
+	})
+	bar.Finish(doneOrStopped(err, stop))
+	if err != nil {
+		return err
+	}
+	if err := out.close(ds[n:], stop); err != nil {
+		return err
+	}
+	if err := writeBinaryModels(m, ds[:n], files); err != nil {
+		return err
+	}
+	if f.witness != "" {
+		if err := writeBinaryWitness(cmd, f.witness, m, binarySweep{ds: ds[:n], opts: curve}); err != nil {
+			return err
+		}
+	}
+	if err := writePlot(f.plot, plot.BinaryCurveSpec(curve)); err != nil {
+		return err
+	}
+	return warnStopped(cmd, f.limits, stop, n, len(ds))
+}
+
+// prop2PerPoint is the typical cost of a threshold of a Proposition 2
+// sweep (the leaves' LPs amortized and the point's proof), which the
+// progress report forecasts with.
+const prop2PerPoint = 20 * time.Microsecond
+
+// binaryOut writes a Proposition 2 sweep point by point in one format.
+type binaryOut struct {
+	w      io.Writer
+	format report.Format
+	k      int
+	rows   *report.RowStream  // table or CSV
+	json   *report.JSONStream // JSON
+	cols   int                // columns of a row
+	status int                // the status column
+}
+
+func newBinaryOut(w io.Writer, format report.Format, m mip.Binary, ds []float64) (*binaryOut, error) {
+	o := &binaryOut{w: w, format: format, k: len(m.QZ)}
+	if format == report.JSON {
+		doc := binaryJSON(m, binarySweep{})
+		head := struct {
+			Model  any       `json:"model"`
+			Solver solverDoc `json:"solver"`
+		}{doc.Model, doc.Solver}
+		var err error
+		o.json, err = report.NewJSONStream(w, head, "points")
+		return o, err
+	}
+	g := binaryGrid(m, binarySweep{}, format)
+	o.cols, o.status = len(g.Header), slices.Index(g.Header, "status")
+	// a streamed table's columns: the widest D, probabilities, "Optimal",
+	// a gap in two digits with its exponent, node counts and milliseconds
+	minw := []int{len(report.Fixed(slices.Max(ds), 4))}
+	for range 3 + o.k + 1 {
+		minw = append(minw, 6)
+	}
+	minw = append(minw, 7, 8, 5, 8)
+	var err error
+	o.rows, err = report.NewRowStream(w, format, g, minw)
+	return o, err
+}
+
+func (o *binaryOut) point(opt mip.Optimum) error {
+	if o.json != nil {
+		return o.json.Item(binaryPointOf(opt))
+	}
+	return o.rows.Append(binaryRow(opt, o.format))
+}
+
+// close writes the thresholds not reached and ends the output.
+func (o *binaryOut) close(rest []float64, stop mip.Stop) error {
+	if o.json != nil {
+		for _, d := range rest {
+			if err := o.json.Item(notReachedPoint(d)); err != nil {
+				return err
+			}
+		}
+		return o.json.Close(struct {
+			StoppedBy mip.Stop `json:"stopped_by,omitempty"`
+		}{stop})
+	}
+	nr := notReached{ds: rest, cols: o.cols, status: o.status}
+	if o.format == report.CSV {
+		if err := o.rows.Flush(); err != nil {
+			return err
+		}
+		return nr.writeCSV(o.w)
+	}
+	return nr.closeTable(o.rows, []string{binaryNote})
 }
 
 // binarySweep is a solved binary sweep: Proposition 2 (and, with --global,
@@ -310,10 +424,6 @@ func binaryPointOf(o mip.Optimum) binaryPoint {
 
 // binaryGrid lays a sweep out as a table (rounded for reading) or CSV (full precision).
 func binaryGrid(m mip.Binary, sw binarySweep, f report.Format) *report.Grid {
-	num := func(x float64) string { return report.Fixed(x, 4) }
-	if f == report.CSV {
-		num = func(x float64) string { return report.Float(x, -1) }
-	}
 	k := len(m.QZ)
 	g := &report.Grid{
 		Title: fmt.Sprintf("Proposition 2, binary model: p = %g, q_Y = %g, q_Z = %s; D_max = %.4g, adversaries saturate at %s",
@@ -333,23 +443,33 @@ func binaryGrid(m mip.Binary, sw binarySweep, f report.Format) *report.Grid {
 		g.Header = append(g.Header, "min L_adv", "status", "gap", "nodes", "ms")
 	}
 	for _, o := range sw.opts {
-		row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}
-		for _, a := range o.Adv {
-			row = append(row, num(a))
-		}
-		ms := float64(o.SolveTime.Microseconds()) / 1000
-		row = append(row, num(o.MinAdv))
-		if f == report.CSV {
-			// HiGHS's objective (the table shows the exact losses only);
-			// every number as JSON has it
-			row = append(row, num(o.Gamma), o.Status.String(), num(o.MIPGap), fmt.Sprint(o.Nodes), num(ms))
-		} else {
-			row = append(row, o.Status.String(), report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), report.Fixed(ms, 2))
-		}
-		g.Rows = append(g.Rows, row)
+		g.Rows = append(g.Rows, binaryRow(o, f))
 	}
-	g.Notes = []string{"s0* = P(F=0|X=0), s1* = P(F=1|X=1), oriented so that s0* + s1* ≥ 1; losses are exact MAP errors at (s0*, s1*)."}
+	g.Notes = []string{binaryNote}
 	return g
+}
+
+// binaryNote is the note below a Proposition 2 table.
+const binaryNote = "s0* = P(F=0|X=0), s1* = P(F=1|X=1), oriented so that s0* + s1* ≥ 1; losses are exact MAP errors at (s0*, s1*)."
+
+// binaryRow is one point of a sweep in binaryGrid's columns.
+func binaryRow(o mip.Optimum, f report.Format) []string {
+	num := func(x float64) string { return report.Fixed(x, 4) }
+	if f == report.CSV {
+		num = func(x float64) string { return report.Float(x, -1) }
+	}
+	row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}
+	for _, a := range o.Adv {
+		row = append(row, num(a))
+	}
+	ms := float64(o.SolveTime.Microseconds()) / 1000
+	row = append(row, num(o.MinAdv))
+	if f == report.CSV {
+		// the solver's objective (the table shows the exact losses only);
+		// every number as JSON has it
+		return append(row, num(o.Gamma), o.Status.String(), num(o.MIPGap), fmt.Sprint(o.Nodes), num(ms))
+	}
+	return append(row, o.Status.String(), report.Float(o.MIPGap, 2), fmt.Sprint(o.Nodes), report.Fixed(ms, 2))
 }
 
 func joinFloats(xs []float64) string {

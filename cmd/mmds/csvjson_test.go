@@ -60,8 +60,10 @@ func TestCSVMatchesJSON(t *testing.T) {
 		extra func(doc map[string]any, i int) any
 	}{
 		{"binary", []string{"binary", "--qz", "0.44,0.3", "--sweep", "0:0.2:5", "--max-points", "4"}, nil},
+		{"binary, streamed", []string{"binary", "--sweep", "0:0.2:2500", "--max-points", "2400"}, nil},
 		{"binary --global", []string{"binary", "--global", "--sweep", "0:0.2:4"}, nil},
 		{"finite ray LP", []string{"finite", "--config", "../../examples/finite-ternary.json", "--sweep", "0:0.3:5", "--max-points", "3"}, nil},
+		{"finite ray LP, streamed", []string{"finite", "--config", "../../examples/finite-ternary.json", "--sweep", "0:0.3:2500", "--max-points", "2400"}, nil},
 		{"finite MIP", []string{"finite", "--config", "../../examples/finite-ternary.json", "--alphabet", "2", "--sweep", "0.05:0.3:3"}, nil},
 		{"finite column generation", []string{"finite", "--config", "../../examples/finite-ternary.json", "--method", "colgen", "--d", "0.1"}, nil},
 		{"gauss", []string{"gauss", "--sweep", "0:6:9", "--max-points", "8"}, nil},

@@ -127,7 +127,8 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 	if err != nil {
 		return err
 	}
-	sol, err := solveFinite(cmd, f, in)
+	out := newFiniteOut(cmd.OutOrStdout(), in.format, in.m, in.ds, f.mechanisms)
+	sol, err := solveFinite(cmd, f, in, out)
 	if errors.Is(err, mip.ErrInterrupted) {
 		return exitError{130, err}
 	}
@@ -142,10 +143,10 @@ func runFinite(cmd *cobra.Command, f finiteFlags) error {
 			return err
 		}
 	}
-	if err := writeFinite(cmd.OutOrStdout(), in.format, in.m, sol, in.ds, f.mechanisms); err != nil {
+	if err := out.close(sol); err != nil {
 		return err
 	}
-	return warnStopped(cmd, f.limits, sol.Stopped, len(sol.Points), len(in.ds))
+	return warnStopped(cmd, f.limits, sol.Stopped, sol.Solved, len(in.ds))
 }
 
 // parse reads and checks every flag and path, before any work.
@@ -217,7 +218,7 @@ func (f finiteFlags) modelFiles(in finiteRun) ([]string, error) {
 // writeModels writes the LP or MIP of every threshold solved to its
 // --write-model file.
 func (in finiteRun) writeModels(sol mip.FiniteSolution) error {
-	files := in.files[:min(len(in.files), len(sol.Points))]
+	files := in.files[:min(len(in.files), sol.Solved)]
 	for i, path := range files {
 		d := in.ds[i]
 		write := func(tmp string) error {
@@ -238,13 +239,15 @@ func (in finiteRun) writeModels(sol mip.FiniteSolution) error {
 
 // solveFinite solves m at every threshold within the bounds, with
 // progress (and column generation's bracket as it closes).
-func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun) (mip.FiniteSolution, error) {
+func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun, out *finiteOut) (mip.FiniteSolution, error) {
 	m, ds, alpha, method := in.m, in.ds, in.alpha, in.method
-	per := time.Millisecond // the ray LP
+	per := 50 * time.Microsecond // the ray LP, its pieces amortized
 	if alpha > 0 || method == mip.MethodColGen || m.N() > mip.AutoRayMaxN {
 		per = time.Second // column generation or a MIP: seconds a threshold are typical
 	}
 	bar := newBar(cmd, f.limits.quiet, "thresholds", f.limits.points(len(ds)), per)
+	var startErr error
+	var witnessed []mip.FiniteOptimum
 	sol, err := m.SolveFinite(cmd.Context(), ds, mip.FiniteSolveOptions{
 		Method: method, Alphabet: alpha, TimeLimit: f.limits.timeLimit, MaxPoints: f.limits.maxPoints,
 		GapTol: f.gap, MaxSubsets: f.maxSubsets, Solver: mip.DefaultSolver(),
@@ -252,7 +255,24 @@ func solveFinite(cmd *cobra.Command, f finiteFlags, in finiteRun) (mip.FiniteSol
 		Iteration: func(it mip.ColGenIteration) {
 			bar.Describe(fmt.Sprintf("iteration %d, bracket [%.6g, %.6g]", it.Iteration, it.Lower, it.Upper))
 		},
+		Ready: func(sol mip.FiniteSolution) { startErr = out.start(sol) },
+		Emit: func(p mip.FiniteOptimum) error {
+			if startErr != nil {
+				return startErr
+			}
+			if f.witness != "" {
+				witnessed = append(witnessed, p)
+			}
+			return out.point(p)
+		},
 	})
+	sol.Points = witnessed // what --witness proves; the rest went to out
+	if err == nil && startErr == nil && out.rows == nil && out.json == nil {
+		startErr = out.start(sol) // stopped before the method was chosen
+	}
+	if err == nil {
+		err = startErr
+	}
 	bar.Finish(doneOrStopped(err, sol.Stopped))
 	return sol, err
 }
@@ -272,22 +292,6 @@ func writeFiniteWitness(cmd *cobra.Command, path string, m mip.Finite, sol mip.F
 		wf.Optima = append(wf.Optima, w)
 	}
 	return report.WriteAtomic(path, wf.WriteJSON)
-}
-
-// writeFinite prints the solution: the solved points, then the thresholds
-// a bound stopped the sweep before, as not reached.
-func writeFinite(w io.Writer, format report.Format, m mip.Finite, sol mip.FiniteSolution, ds []float64, mechanisms bool) error {
-	if format == report.JSON {
-		return report.WriteJSON(w, finiteJSON(m, sol, ds))
-	}
-	g := finiteGrid(m, sol, format)
-	if err := emitSweep(w, format, g, nil, notReachedIn(g, ds[len(sol.Points):], "status")); err != nil {
-		return err
-	}
-	if format == report.Table && (mechanisms || len(ds) == 1) {
-		return printMechanisms(w, sol.Points)
-	}
-	return nil
 }
 
 // printMechanisms prints one P(F|X) table per point.
@@ -503,22 +507,17 @@ func finiteJSON(m mip.Finite, sol mip.FiniteSolution, ds []float64) finiteDoc {
 		doc.Global = &globalDoc{Rays: len(g.Rays()), Hyperplanes: g.Hyperplanes, Subsets: g.Subsets, EnumMS: float64(g.EnumTime.Microseconds()) / 1000}
 	}
 	doc.StoppedBy = sol.Stopped
-	doc.Points.rest = ds[len(sol.Points):]
+	doc.Points.rest = ds[min(len(sol.Points), len(ds)):]
 	doc.Points.solved = make([]finitePoint, len(sol.Points))
 	for i, o := range sol.Points {
-		p := finitePoint{
-			D: o.D, Gamma: finite(o.Gamma), UpperBound: finite(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
-			Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
-			Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.StatusText(), MIPGap: o.MIPGap, Nodes: o.Nodes,
-			SolveMS: float64(o.SolveTime.Microseconds()) / 1000, Cert: o.Certificate, Fallback: o.Fallback,
-		}
-		for _, it := range o.Iterations {
-			p.Iterations = append(p.Iterations, finiteIterationJ{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,
-				Columns: it.Columns, Pricing: it.Pricing, ElapsedMS: float64(it.Elapsed.Microseconds()) / 1000})
-		}
-		doc.Points.solved[i] = p
+		doc.Points.solved[i] = finitePointOf(o)
 	}
 	return doc
+}
+
+// lossNullable is o's losses as JSON (null without a privatizer).
+func lossNullable(o mip.FiniteOptimum) loss.Nullable[[]float64] {
+	return loss.NullableOf[[]float64](&o.Losses)
 }
 
 // binaryGlobal is the --global block of mmds binary: the global optimum of

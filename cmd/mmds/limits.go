@@ -223,6 +223,25 @@ func emitSweep(w io.Writer, f report.Format, g *report.Grid, doc any, nr notReac
 	return g.RenderTable(w)
 }
 
+// closeTable ends a streamed table of a sweep (report.RowStream): the
+// thresholds not reached as tableRows, or, once the table streams with
+// fixed column widths, one line below it; then the notes.
+func (n notReached) closeTable(rows *report.RowStream, notes []string) error {
+	if rows.Streaming() {
+		if len(n.ds) > 0 {
+			notes = append(notes, fmt.Sprintf("%s (%d thresholds): D = %s … %s", sweep.NotReached, len(n.ds),
+				report.Fixed(n.ds[0], 4), report.Fixed(n.ds[len(n.ds)-1], 4)))
+		}
+		return rows.Close(notes)
+	}
+	for _, r := range n.tableRows(func(x float64) string { return report.Fixed(x, 4) }) {
+		if err := rows.Append(r); err != nil {
+			return err
+		}
+	}
+	return rows.Close(notes)
+}
+
 // pointsJSON is a sweep's "points" array: the solved points, then
 // {"D": …, "status": "not reached"} for each threshold after them,
 // written without building them.
@@ -248,11 +267,16 @@ func (p pointsJSON[T]) MarshalJSON() ([]byte, error) {
 		if i > 0 || len(p.solved) > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"D":`...)
-		b = strconv.AppendFloat(b, d, 'g', -1, 64)
-		b = append(b, `,"status":"`+sweep.NotReached+`"}`...)
+		b = append(b, notReachedPoint(d)...)
 	}
 	return append(b, ']'), nil
+}
+
+// notReachedPoint is the JSON point of a threshold not reached:
+// {"D": …, "status": "not reached"}.
+func notReachedPoint(d float64) json.RawMessage {
+	b := append([]byte(`{"D":`), strconv.FormatFloat(d, 'g', -1, 64)...)
+	return append(b, `,"status":"`+sweep.NotReached+`"}`...)
 }
 
 // endBar ends the progress report of work that has no bounds.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,12 +82,16 @@ func TestMillionPointSweepStops(t *testing.T) {
 }
 
 // TestInterruptStopsSweep: a cancelled context (Ctrl-C) stops a long
-// sweep within a second, with exit 130, on every sweeping command.
+// sweep within a second, with exit 130, on every sweeping command; one
+// that streams into -o FILE leaves neither the file nor a temporary.
 func TestInterruptStopsSweep(t *testing.T) {
+	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"gauss", "--sweep", "0:5.76:1000000"},
 		{"finite", "--sweep", "0:0.2:1000000", "--time-limit", "0"},
+		{"finite", "--sweep", "0:0.2:1000000", "--time-limit", "0", "--format", "json", "-o", filepath.Join(dir, "f.json")},
 		{"binary", "--sweep", "0:0.2:1000000"},
+		{"binary", "--sweep", "0:0.2:1000000", "--format", "csv", "-o", filepath.Join(dir, "b.csv")},
 		{"binary", "--global", "--sweep", "0:0.2:1000000"},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -97,6 +103,9 @@ func TestInterruptStopsSweep(t *testing.T) {
 			t.Errorf("%v: exit %d after %v (stderr %q); want 130 within a second of the cancel", args, code, el, errb.String())
 		}
 		cancel()
+		if es, err := os.ReadDir(dir); err != nil || len(es) > 0 {
+			t.Errorf("%v: the output folder holds %v (%v) after the interrupt", args, es, err)
+		}
 	}
 }
 

@@ -7,7 +7,10 @@
 // mmds's solver options (tolerances, time limit, threads, random seed),
 // solves, turns every non-optimal status into a Go error, and keeps the
 // HiGHS object alive while its solution (point, objective, and a MIP's
-// dual bound, gap and node count) is read.
+// dual bound, gap and node count) is read. An LP kept in HiGHS (NewLP) is
+// re-solved from its last basis after its costs, rows or bounds change;
+// Model.DualBound turns any row multipliers into a proven bound on the
+// optimum (weak duality, rounding included).
 //
 // Options chosen for mmds's small, exact models (see Defaults):
 //   - console output off;

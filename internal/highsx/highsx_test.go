@@ -102,6 +102,14 @@ func TestEmptyRows(t *testing.T) {
 	if d := kept.RowDual; len(d) != 4 || !floats.EqualApprox(d[:3], res.RowDual, 1e-12) || d[3] != 0 {
 		t.Errorf("LP row duals after a slack row %v, want %v then 0", d, res.RowDual)
 	}
+	// Only empty rows: HiGHS sees none, and every dual is 0.
+	only := NewModel(1)
+	only.Upper[0], only.Cost[0] = 1, 1
+	only.AddRow(-1, 1, nil, nil)
+	only.AddRow(math.Inf(-1), 0, nil, nil)
+	if res, err := solve(only, Defaults()); err != nil || !slices.Equal(res.RowDual, []float64{0, 0}) {
+		t.Errorf("only empty rows: duals %v, %v; want [0 0]", res.RowDual, err)
+	}
 	// An empty row that cannot hold (1 ≤ 0) makes the model infeasible.
 	if _, err := solve(withEmpty(1), Defaults()); !errors.Is(err, ErrNotOptimal) {
 		t.Errorf("unsatisfiable empty row: err = %v, want ErrNotOptimal", err)

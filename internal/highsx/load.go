@@ -47,8 +47,11 @@ func (m *Model) load(o Options) (raw *highs.RawModel, kept []int, err error) {
 			value = append(value, C.double(val[k]))
 		}
 	}
-	if len(kept) == nr {
+	switch {
+	case len(kept) == nr:
 		kept = nil
+	case kept == nil:
+		kept = []int{} // every row empty: none kept, which nil would not say
 	}
 	sense := C.HighsInt(C.kHighsObjSenseMinimize)
 	if m.Maximize {

@@ -22,6 +22,9 @@ type LP struct {
 	// which build drops); rows is m's row count.
 	kept []int
 	rows int
+	// where maps m's rows to HiGHS's (−1 for a dropped empty row; nil
+	// when kept is nil).
+	where []int
 }
 
 // NewLP loads m into HiGHS with the options o. A persistent LP is not
@@ -35,7 +38,73 @@ func NewLP(m *Model, o Options) (*LP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LP{raw: raw, kept: kept, rows: m.NumRows(), isMIP: m.IsMIP()}, nil
+	lp := &LP{raw: raw, kept: kept, rows: m.NumRows(), isMIP: m.IsMIP()}
+	if kept != nil {
+		lp.where = make([]int, m.NumRows())
+		for r := range lp.where {
+			lp.where[r] = -1
+		}
+		for i, r := range kept {
+			lp.where[r] = i
+		}
+	}
+	return lp, nil
+}
+
+// SetColBounds sets lo[k] ≤ x[cols[k]] ≤ hi[k] for every k: HiGHS keeps its
+// basis, so the next Solve starts from the last optimum (a change of
+// bounds leaves it dual feasible, and the dual simplex restores primal
+// feasibility in a few iterations).
+func (lp *LP) SetColBounds(cols []int, lo, hi []float64) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(cols) != len(lo) || len(cols) != len(hi) {
+		panic(fmt.Sprintf("highsx: SetColBounds with %d columns and %d, %d bounds", len(cols), len(lo), len(hi)))
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	set := make([]C.HighsInt, len(cols))
+	for k, j := range cols {
+		set[k] = C.HighsInt(j)
+	}
+	if C.Highs_changeColsBoundsBySet(handle(lp.raw), C.HighsInt(len(set)), &set[0],
+		&cDoubles(lo)[0], &cDoubles(hi)[0]) == C.kHighsStatusError {
+		return fmt.Errorf("highs: change the bounds of columns %v: failed", cols)
+	}
+	return nil
+}
+
+// SetRowBounds sets lo[k] ≤ row rows[k] ≤ hi[k] for every k, rows numbered
+// as in the Model given to NewLP (an empty row, which HiGHS never saw,
+// cannot be changed; rows AddRows appended are not in this index space).
+// The basis is kept, as with SetColBounds.
+func (lp *LP) SetRowBounds(rows []int, lo, hi []float64) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(rows) != len(lo) || len(rows) != len(hi) {
+		panic(fmt.Sprintf("highsx: SetRowBounds with %d rows and %d, %d bounds", len(rows), len(lo), len(hi)))
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	set := make([]C.HighsInt, len(rows))
+	for k, r := range rows {
+		if r < 0 || r >= lp.rows {
+			panic(fmt.Sprintf("highsx: SetRowBounds: row %d out of range [0, %d)", r, lp.rows))
+		}
+		i := r
+		if lp.where != nil {
+			i = lp.where[r]
+		}
+		if i < 0 {
+			return fmt.Errorf("highs: row %d has no coefficients: its bounds cannot change", r)
+		}
+		set[k] = C.HighsInt(i)
+	}
+	if C.Highs_changeRowsBoundsBySet(handle(lp.raw), C.HighsInt(len(set)), &set[0],
+		&cDoubles(lo)[0], &cDoubles(hi)[0]) == C.kHighsStatusError {
+		return fmt.Errorf("highs: change the bounds of rows %v: failed", rows)
+	}
+	return nil
 }
 
 // SetCosts replaces the costs of columns 0 .. len(c)−1.

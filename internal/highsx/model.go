@@ -115,6 +115,9 @@ func (m *Model) Row(i int) (lo, hi float64, col []int, val []float64) {
 	return m.rowLower[i], m.rowUpper[i], m.index[s:e], m.value[s:e]
 }
 
+// SetRowBounds sets the bounds of row i to lo ≤ row ≤ hi.
+func (m *Model) SetRowBounds(i int, lo, hi float64) { m.rowLower[i], m.rowUpper[i] = lo, hi }
+
 // check reports what HiGHS would refuse: columns of unequal lengths (a
 // programmer error: it panics), NaN anywhere, an infinite coefficient or
 // cost. Crossed bounds are left to HiGHS: they make the model infeasible.

@@ -241,13 +241,40 @@ func WriteAtomic(path string, fn func(w io.Writer) error) error {
 }
 
 func writeAtomic(path string, write func(f *os.File, tmpPath string) error) (err error) {
-	wrap := func(err error) error { return fmt.Errorf("write %s: %w", path, err) }
-	if err := Target(path); err != nil {
-		return wrap(err)
+	a, err := CreateAtomic(path)
+	if err != nil {
+		return err
 	}
-	perm := fs.FileMode(0o644)
+	defer func() {
+		if err != nil {
+			a.Abort()
+		}
+	}()
+	if err = write(a.f, a.f.Name()); err != nil {
+		return a.wrap(err)
+	}
+	return a.Commit()
+}
+
+// AtomicFile is a file being written atomically (see WriteFileAtomic): its
+// bytes go to a temporary file in the target's folder, which Commit renames
+// onto the target and Abort removes.
+type AtomicFile struct {
+	path string
+	f    *os.File
+	perm fs.FileMode
+	done bool
+}
+
+// CreateAtomic starts writing path atomically. The caller must Commit or
+// Abort.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	a := &AtomicFile{path: path, perm: 0o644}
+	if err := Target(path); err != nil {
+		return nil, a.wrap(err)
+	}
 	if fi, err := os.Lstat(path); err == nil {
-		perm = fi.Mode().Perm()
+		a.perm = fi.Mode().Perm()
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -255,37 +282,65 @@ func writeAtomic(path string, write func(f *os.File, tmpPath string) error) (err
 	}
 	f, err := createTemp(dir, base)
 	if err != nil {
-		return fmt.Errorf("write %s: folder %s: %w", path, dir, unwrapPath(err))
+		return nil, fmt.Errorf("write %s: folder %s: %w", path, dir, unwrapPath(err))
 	}
-	tmp := f.Name()
+	a.f = f
+	return a, nil
+}
+
+func (a *AtomicFile) wrap(err error) error { return fmt.Errorf("write %s: %w", a.path, err) }
+
+// Write writes to the temporary file.
+func (a *AtomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+// Abort removes the temporary file; the target is left as it was. It is a
+// no-op after Commit or Abort.
+func (a *AtomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.f.Close()
+	os.Remove(a.f.Name())
+}
+
+// Commit syncs the temporary file and renames it onto the target; on an
+// error the temporary file is removed.
+func (a *AtomicFile) Commit() (err error) {
+	if a.done {
+		return a.wrap(errors.New("already committed or aborted"))
+	}
 	defer func() {
-		f.Close()
 		if err != nil {
-			os.Remove(tmp)
+			a.Abort()
 		}
 	}()
-	if err = write(f, tmp); err != nil {
-		return wrap(err)
+	tmp := a.f.Name()
+	if err = sameTemp(a.f, tmp); err != nil {
+		return a.wrap(err)
 	}
-	if err = sameTemp(f, tmp); err != nil {
-		return wrap(err)
+	if err = a.f.Sync(); err != nil {
+		return a.wrap(err)
 	}
-	if err = f.Sync(); err != nil {
-		return wrap(err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return wrap(err)
+	if err = a.f.Chmod(a.perm); err != nil {
+		return a.wrap(err)
 	}
 	// The target may have changed kind since Target looked (a FIFO or a
 	// link made in the meantime): look again just before the rename
 	// replaces it.
-	if err = Target(path); err != nil {
-		return wrap(err)
+	if err = Target(a.path); err != nil {
+		return a.wrap(err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return wrap(err)
+	if err = a.f.Close(); err != nil {
+		return a.wrap(err)
 	}
-	syncDir(dir)
+	if err = os.Rename(tmp, a.path); err != nil {
+		os.Remove(tmp)
+		a.done = true
+		return a.wrap(err)
+	}
+	a.done = true
+	syncDir(filepath.Dir(a.path))
 	return nil
 }
 
