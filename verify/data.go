@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/binary"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -29,12 +31,34 @@ type DataRun struct {
 	DataFile    string
 	ModelSHA256 string
 	// Seed draws the privatizer's noise r on every row and seeds mmds's
-	// estimators (CertifyData): the run's seed, as training drew r, unless
-	// the reviewer sets another. The run's author knows the run's seed, and
-	// so the noise it draws: a network can leak X everywhere but at those
-	// values of r; a reviewer's own seed draws noise the author could not
-	// know.
+	// estimators (CertifyData): one drawn afresh for this verification
+	// unless the reviewer sets one (SetSeed). It is never the run's seed
+	// by default: the run's author knows that seed, and so every r it
+	// draws, and a network can release X for every r but those — a ReLU
+	// tent of height 1 about each drawn r_k, narrower than the gaps between
+	// them, undoes the leak exactly where verify would look.
 	Seed uint64
+	// SeedFrom says where Seed came from: SeedDrawn or SeedGiven.
+	SeedFrom string
+}
+
+// Where a data run's Seed came from (DataRun.SeedFrom).
+const (
+	SeedDrawn = "drawn by verify"
+	SeedGiven = "given"
+)
+
+// SetSeed sets the seed of the noise and of the estimators to the
+// reviewer's s.
+func (run *DataRun) SetSeed(s uint64) { run.Seed, run.SeedFrom = s, SeedGiven }
+
+// drawSeed is a seed no run's author can know in advance.
+func drawSeed() (uint64, error) {
+	var b [8]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("verify: drawing a seed for the privatizer's noise: %w", err)
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
 // ErrNoDataFile is wrapped by the error of a data run whose data file was
@@ -79,7 +103,11 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h, Seed: res.Config.Seed}
+	seed, err := drawSeed()
+	if err != nil {
+		return nil, err
+	}
+	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h, Seed: seed, SeedFrom: SeedDrawn}
 	if err := run.check(); err != nil {
 		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 	}

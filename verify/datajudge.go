@@ -130,6 +130,12 @@ type DataReport struct {
 	Method      string `json:"method"`
 	Losses      string `json:"losses"`
 	TestRows    int    `json:"test_rows"`
+	// Seed drew the privatizer's noise r and seeded mmds's estimators:
+	// SeedFrom says whether verify drew it or the reviewer gave it (--seed
+	// Seed repeats this report), RunSeed is the run's own.
+	Seed     uint64 `json:"seed"`
+	SeedFrom string `json:"seed_from"`
+	RunSeed  uint64 `json:"run_seed"`
 	// Estimators says how mmds estimated the held-out losses.
 	Estimators string `json:"estimators"`
 	// Note says plainly what the numbers and the verdict are.
@@ -167,7 +173,8 @@ const (
 func CertifyData(ctx context.Context, run *DataRun, o Options) (*DataReport, error) {
 	c := &run.Results.Config
 	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
-		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote, Estimators: estimatorsFitted}
+		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote, Estimators: estimatorsFitted,
+		Seed: run.Seed, SeedFrom: run.SeedFrom, RunSeed: c.Seed}
 	if !c.Model.FiniteX() { // a continuous X is scored by squared errors
 		rep.Losses = "MSE"
 	}
@@ -250,6 +257,11 @@ func judgeData(ctx context.Context, run *DataRun, i int, p *learn.DResult, o mod
 	}
 	return pt, nil
 }
+
+// DrawsNoise reports whether the run's verdict draws anything from its
+// Seed: the privatizer's noise r and the MLP's starts (Algorithm 1's
+// networks); a channel's plug-in rules draw nothing.
+func (run *DataRun) DrawsNoise() bool { return !run.usesChannel() }
 
 // usesChannel reports whether the run's privatizer is a channel P(F | X)
 // on discrete data (the labels method, or Algorithm 1's categorical

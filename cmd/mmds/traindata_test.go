@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/loss"
@@ -71,7 +73,8 @@ func TestTrainDataVerify(t *testing.T) {
 			if code, _, errs := runCLI(t, tinyData(csv, out, extra...)...); code != 0 {
 				t.Fatalf("train: exit %d: %s", code, errs)
 			}
-			code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json", "--quiet")
+			// --seed 1, the run's own: its networks score what training recorded
+			code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json", "--quiet", "--seed", "1")
 			if code != 0 && code != 1 {
 				t.Fatalf("verify: exit %d: %s", code, errs)
 			}
@@ -295,7 +298,8 @@ func TestTrainDataBinaryHeldOutFromNetworks(t *testing.T) {
 		t.Fatalf("train: exit %d: %s", code, errs)
 	}
 	heldOut := func() []verify.DataPoint {
-		code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json")
+		// the run's own seed: training's noise, which the records were scored on
+		code, stdout, errs := runCLI(t, "verify", out, "--data", csv, "--format", "json", "--seed", "1")
 		var rep verify.DataReport
 		if code != 0 && code != 1 || json.Unmarshal([]byte(stdout), &rep) != nil {
 			t.Fatalf("verify: exit %d: %s\n%s", code, errs, stdout)
@@ -409,6 +413,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 			p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, "identity", 0)
 		}
 	}
+	contXR := rowsAndNoise(t, cont, contCSV)
 	for _, tc := range []struct {
 		name  string
 		run   string
@@ -466,6 +471,13 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		{"labels: a channel with a negative entry is refused", disc, discCSV, func(p *learn.DResult) {
 			p.Channel = [][]float64{{2, -1, 0}, {0, 1, 0}, {0, 0, 1}}
 		}, 2, "entry [0][1] = -1", nil},
+		{"F = X except at the noise the run's seed draws: the default noise is not the author's", cont, contCSV, func(p *learn.DResult) {
+			p.Networks[0] = leakOffSeed(t, p.Networks[0], contXR)
+		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
+			if p.Status != verify.DataLeakFound || p.HeldOut.MinAdv > 0.01 {
+				t.Errorf("D = %g: %v, mmds's adversaries %g; want leak found, mmds ≈ 0 (F = X off the run's own r)", p.D, p.Status, p.HeldOut.MinAdv)
+			}
+		}},
 		{"binary: F = X, constant adversaries", bin, binCSV, func(p *learn.DResult) {
 			p.Networks[0] = learntest.ConstantNet(1-1e-9, 1-1e-9)
 			p.Networks[2] = constNet("adversary_1", p.Networks[2].Inputs, "sigmoid", -30)
@@ -508,16 +520,91 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 			}
 		})
 	}
-	// The verdict and every number are the same whatever --workers.
-	one, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--workers", "1")
-	three, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--workers", "3")
+	// With --seed, the verdict and every number are the same whatever
+	// --workers.
+	one, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--workers", "1", "--seed", "1")
+	three, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--workers", "3", "--seed", "1")
 	if one != three || one == "" {
 		t.Errorf("--workers 1 and 3 give different reports")
 	}
-	// A reviewer's --seed draws other noise r and other MLP starts.
+	// Another --seed draws other noise r and other MLP starts; without
+	// one, verify draws a seed of its own, says so and how to repeat it.
 	if other, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--seed", "7"); other == one || other == "" {
 		t.Errorf("--seed 7 gives the run's own seed's report")
 	}
+	var drawn verify.DataReport
+	out, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet")
+	if err := json.Unmarshal([]byte(out), &drawn); err != nil || drawn.SeedFrom != verify.SeedDrawn || drawn.Seed == drawn.RunSeed {
+		t.Errorf("no --seed: seed %d %q (the run's %d), %v; want one drawn by verify", drawn.Seed, drawn.SeedFrom, drawn.RunSeed, err)
+	}
+	again, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--format", "json", "--quiet", "--seed", fmt.Sprint(drawn.Seed))
+	if strings.Replace(again, `"seed_from": "given"`, `"seed_from": "drawn by verify"`, 1) != out {
+		t.Errorf("--seed %d does not repeat the report it was drawn for", drawn.Seed)
+	}
+	if table, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--quiet", "--seed", "1"); !strings.Contains(table, "seed 1, given (--seed 1 repeats this report); it is the run's own seed") {
+		t.Errorf("--seed 1 (the run's own) is not flagged:\n%s", table)
+	}
+}
+
+// rowsAndNoise are a data run's rows in the order verify scores them
+// (X) and the privatizer's noise r the run's own seed draws on each.
+func rowsAndNoise(t *testing.T, dir, csv string) [2][]float64 {
+	t.Helper()
+	spec, err := data.DecodeFile(mustRead(t, filepath.Join(dir, rundir.ModelFile)), "model.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := data.Parse(mustRead(t, csv), csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := data.Prepare(tab, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := learn.ReadResults(t.Context(), rundir.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := prep.Dataset(false).X
+	rng := rand.New(rand.NewPCG(learn.NoiseSeed(res.Config.Seed), 0))
+	r := make([]float64, len(x))
+	for k := range r {
+		r[k] = rng.NormFloat64()
+	}
+	return [2][]float64{x, r}
+}
+
+// leakOffSeed is an author's privatizer that releases F = X for every
+// noise r but the ones xr's seed draws, where it releases what honest
+// releases: k(x, r) = x + Σ_k (honest(x_k, r_k) − x_k)·tent_k(r), a tent of
+// height 1 about each drawn r_k, narrower than the gaps between them.
+func leakOffSeed(t *testing.T, honest learn.Network, xr [2][]float64) learn.Network {
+	t.Helper()
+	m, err := honest.MLP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, r := xr[0], xr[1]
+	sorted := slices.Clone(r)
+	slices.Sort(sorted)
+	w := 1e-6
+	for k := 1; k < len(sorted); k++ {
+		w = min(w, (sorted[k]-sorted[k-1])/4)
+	}
+	l1 := learn.Layer{In: 2, Activation: "relu", Weights: []learn.Floats{{1, 0}, {-1, 0}}, Bias: learn.Floats{0, 0}}
+	out := learn.Floats{1, -1}
+	for k := range r {
+		c := m.Predict([]float64{x[k], r[k]}) - x[k]
+		for j, s := range [3]float64{1, 0, -1} { // relu(a+1) − 2relu(a) + relu(a−1), a = (r − r_k)/w
+			l1.Weights = append(l1.Weights, learn.Floats{0, 1 / w})
+			l1.Bias = append(l1.Bias, -r[k]/w+s)
+			out = append(out, c*[3]float64{1, -2, 1}[j])
+		}
+	}
+	l1.Out = len(l1.Weights)
+	return learn.Network{Role: honest.Role, Inputs: honest.Inputs, Layers: []learn.Layer{l1,
+		{In: l1.Out, Out: 1, Activation: "identity", Weights: []learn.Floats{out}, Bias: learn.Floats{0}}}}
 }
 
 // runCLIOut is runCLI's standard output and exit code.

@@ -101,7 +101,7 @@ fails.`,
 	f.StringVar(&o.certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.data, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
-	f.Uint64Var(&o.seed, "seed", 0, "a run of mmds train data: the seed of the privatizer's noise r and of mmds's estimators (default: the run's seed; your own draws noise the run's author could not know)")
+	f.Uint64Var(&o.seed, "seed", 0, "a run of mmds train data: the seed of the privatizer's noise r and of mmds's estimators (default: one drawn afresh and printed, never the run's own, whose noise its author knows)")
 	return cmd
 }
 
@@ -131,7 +131,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 	}
 	if drun != nil { // a user's own data: held-out losses, no certificate
 		if cmd.Flags().Changed("seed") {
-			drun.Seed = o.seed
+			drun.SetSeed(o.seed)
 		}
 		return runVerifyData(cmd, drun, o, format)
 	}

@@ -90,6 +90,9 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 		g.Notes = []string{rep.Note,
 			"held-out losses: " + rep.Estimators + "; distortion is the reconstructor's.",
 			fmt.Sprintf("status: over D when the distortion exceeds D + %d SE; leak found when an adversary's loss is below the run's stated loss of it (the larger of results.json's and its own network's) by more than %d SE; else no leak found.", verify.DataSE, verify.DataSE)}
+		if run.DrawsNoise() {
+			g.Notes = append(g.Notes, seedNote(rep))
+		}
 		if plug {
 			g.Notes = append(g.Notes, "plug-in: the global optimum over all privatizers of the training split's empirical law at D (mip's LP), its channel held out as above; (train law) its value on the training law.")
 		}
@@ -100,6 +103,16 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 		}
 	}
 	return g
+}
+
+// seedNote says which seed drew the privatizer's noise and the MLP's
+// starts, and how to repeat the report.
+func seedNote(rep *verify.DataReport) string {
+	s := fmt.Sprintf("noise r and the MLP's starts: seed %d, %s (--seed %d repeats this report)", rep.Seed, rep.SeedFrom, rep.Seed)
+	if rep.Seed == rep.RunSeed {
+		s += "; it is the run's own seed, whose noise the run's author knows: a network can leak everywhere but there"
+	}
+	return s + "."
 }
 
 // dataHeader is the header of a data report with k adversaries, the
