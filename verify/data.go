@@ -3,8 +3,8 @@ package verify
 import (
 	"context"
 	crand "crypto/rand"
-	"encoding/binary"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
