@@ -34,19 +34,31 @@ type Known struct {
 // (cellRelTol, moduloRelTol), taken 100 times over.
 const familiesRelErr = 1e-9
 
-// knownFile is a committed mechanism: a cell kernel and where it comes
-// from.
+// knownFile is a committed mechanism: a cell kernel, where it comes from,
+// and X's mean and standard deviation on the model it was found on.
 type knownFile struct {
-	Source string `json:"source"`
-	Kernel Kernel `json:"kernel"`
+	Source string    `json:"source"`
+	X      knownAxis `json:"x"`
+	Kernel Kernel    `json:"kernel"`
+}
+
+// knownAxis is X's mean and standard deviation.
+type knownAxis struct {
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
 }
 
 // Committed returns the committed mechanisms (gauss/known/*.json, cell
 // kernels) with their exact losses on m (KernelLosses, its quadrature
 // error as the error bound), computed once per model. A kernel is a
-// mechanism of X alone, so every one applies to every model; one whose
-// losses cannot be computed on m (an observer the quadrature cannot
-// resolve) is left out.
+// mechanism of X alone, so every one applies to every model, as stored
+// and moved onto m's X: the edges mapped by x ↦ μ + (x − μ₀)·σ/σ₀, μ₀ and
+// σ₀ X's mean and standard deviation where it was found. The problem is
+// the same up to that map (a model whose X is shifted and scaled has its
+// losses scaled by (σ/σ₀)², its optimal mechanisms mapped), so the moved
+// kernel is as known as the stored one: a privatizer that only moves a
+// committed kernel with X is no finding. One whose losses cannot be
+// computed on m (an observer the quadrature cannot resolve) is left out.
 func (m *Model) Committed() []Known {
 	m.knownOnce.Do(func() { m.known = m.loadCommitted() })
 	return slices.Clone(m.known)
@@ -67,15 +79,28 @@ func (m *Model) loadCommitted() []Known {
 		if err := jsonconf.Decode(bytes.NewReader(b), &f); err != nil {
 			panic(fmt.Sprintf("gauss: embedded known/%s: %v", e.Name(), err))
 		}
-		l, qe, err := m.KernelLosses(f.Kernel)
-		if err != nil {
-			continue
+		out = m.appendKnownKernel(out, f.Kernel, "committed: "+f.Source)
+		mu, sd := m.mean[m.private], math.Sqrt(m.VarX())
+		if f.X.SD > 0 && (mu != f.X.Mean || sd != f.X.SD) {
+			k := Kernel{Edges: make([]float64, len(f.Kernel.Edges)), Prob: f.Kernel.Prob}
+			for i, e := range f.Kernel.Edges {
+				k.Edges[i] = mu + (e-f.X.Mean)*(sd/f.X.SD)
+			}
+			out = m.appendKnownKernel(out, k, fmt.Sprintf("committed: %s, moved with X (mean %g, sd %g there; %g, %g here)", f.Source, f.X.Mean, f.X.SD, mu, sd))
 		}
-		k := f.Kernel
-		mech := Mechanism{Family: FamilyKernel, Labels: len(k.Prob[0]), Kernel: &k}
-		out = append(out, Known{Achievable: Achievable{Losses: l, Mechanism: mech}, Err: qe, Source: "committed: " + f.Source})
 	}
 	return out
+}
+
+// appendKnownKernel appends kernel k with its exact losses on m, unless
+// they cannot be computed.
+func (m *Model) appendKnownKernel(out []Known, k Kernel, source string) []Known {
+	l, qe, err := m.KernelLosses(k)
+	if err != nil {
+		return out
+	}
+	mech := Mechanism{Family: FamilyKernel, Labels: len(k.Prob[0]), Kernel: &k}
+	return append(out, Known{Achievable: Achievable{Losses: l, Mechanism: mech}, Err: qe, Source: source})
 }
 
 // SearchKnown runs the kernel search at threshold 0 < d < V_Y as `mmds

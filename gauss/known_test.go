@@ -24,6 +24,30 @@ func TestCommittedOnPaper(t *testing.T) {
 			t.Errorf("%s: losses %v ± %g, want %v", k.Source, k.Losses, k.Err, want[i])
 		}
 	}
+	// The paper's model with X shifted and scaled (x ↦ a + s·x) is the same
+	// problem, its losses times s²: the committed kernels apply there moved
+	// with X as well as stored, or a privatizer that only moves one would
+	// pass for a finding.
+	for _, tc := range []struct{ shift, scale float64 }{{0.5, 1}, {-3, 1}, {0, 2}, {7, 0.25}} {
+		c := PaperConfig()
+		c.Mean[0] = tc.shift + tc.scale*c.Mean[0]
+		c.Var[0] *= tc.scale * tc.scale
+		m, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.Committed()
+		for i, w := range want {
+			found := false
+			for _, k := range got {
+				s2 := tc.scale * tc.scale
+				found = found || scalar.EqualWithinRel(k.Recon, s2*w.recon, 1e-9) && scalar.EqualWithinRel(k.MinAdv, s2*w.minAdv, 1e-9)
+			}
+			if !found {
+				t.Errorf("X ↦ %g + %g·X: no committed mechanism with the losses of kernel %d times %g: %v", tc.shift, tc.scale, i, tc.scale*tc.scale, got)
+			}
+		}
+	}
 }
 
 // TestBestKnown: the best known mechanism at D meets D, is never below the

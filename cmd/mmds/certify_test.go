@@ -366,6 +366,9 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 		edges := make([]float64, len(k.Edges))
 		for i, e := range k.Edges {
 			edges[i] = e + shift
+			if shift == 2 { // x ↦ 2x: the scaled model's X
+				edges[i] = 2 * e
+			}
 		}
 		b, err := json.Marshal(map[string]any{"kernel": map[string]any{"edges": edges, "prob": k.Prob, "reveal": reveal}})
 		if err != nil {
@@ -374,10 +377,11 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 		return writeTestFile(t, dir, name, string(b))
 	}
 	searched := kernelFile("search-4.5.json", r.Kernel, reveal, 0)
-	// A committed mechanism, and the same kernel moved with X's mean on a
-	// model whose X is shifted by 0.5: the losses are the same, but that
-	// kernel is not one mmds knows there (the committed ones stay where
-	// they were found, so they sit 0.5 off).
+	// A committed mechanism, and the same kernel moved with X on a model
+	// whose X is shifted by 0.5 (or scaled by 2): the same problem, the
+	// same mechanism (its losses the same, or 4 times), so no finding —
+	// the committed kernels apply moved with X as well as where they were
+	// found (gauss.Model.Committed).
 	var committed struct{ Kernel gauss.Kernel }
 	b, err := os.ReadFile(filepath.Join(root, "gauss", "known", "labels-paper-quick-1.923.json"))
 	if err != nil || json.Unmarshal(b, &committed) != nil {
@@ -385,6 +389,7 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 	}
 	labels := kernelFile("labels-1.923.json", committed.Kernel, 0, 0)
 	moved := kernelFile("labels-1.923-moved.json", committed.Kernel, 0, 0.5)
+	scaledKernel := kernelFile("labels-1.923-scaled.json", committed.Kernel, 0, 2)
 	var cfg map[string]any
 	b, _ = os.ReadFile(paper)
 	if err := json.Unmarshal(b, &cfg); err != nil {
@@ -393,6 +398,10 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 	cfg["mean"].([]any)[0] = cfg["mean"].([]any)[0].(float64) + 0.5
 	b, _ = json.Marshal(cfg)
 	shifted := writeTestFile(t, dir, "shifted.json", string(b))
+	cfg["mean"].([]any)[0] = 8.0
+	cfg["var"].([]any)[0] = 64.0
+	b, _ = json.Marshal(cfg)
+	scaled := writeTestFile(t, dir, "scaled.json", string(b))
 	for _, tc := range []struct {
 		name, model, priv, d string
 		code                 int
@@ -401,7 +410,8 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 		{"the kernel search's own mechanism, at its D", paper, searched, "4.5", 0, false},
 		{"the same at D = 0.5, which it misses (D̂ = 4.5)", paper, searched, "0.5", 1, false},
 		{"a committed mechanism", paper, labels, "1.9233", 0, false},
-		{"a mechanism mmds does not know on that model", shifted, moved, "1.9233", 0, true},
+		{"a committed mechanism moved with X's mean", shifted, moved, "1.9233", 0, false},
+		{"a committed mechanism scaled with X", scaled, scaledKernel, "7.6933", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(t, "certify", "--model", tc.model, "--privatizer", tc.priv, "--d", tc.d, "--summary", "--quiet")
