@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,12 @@ func TestLibraryOptimumIsRecomputed(t *testing.T) {
 		{"fraction moved", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Fraction = 0.3 }, ErrNotRecomputed,
 			"generates no binary instance with n = 2, K = 1, model 0 at fraction 0.3"},
 		{"model index moved", fin, func(_ string, _ *Manifest, e *ManifestEntry) { e.ModelIndex = 7 }, ErrNotRecomputed, "model 7"},
+		{"tier moved", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Tier = "hard" }, ErrNotRecomputed,
+			`manifest.json puts it in tier "hard", benchmark set; library version 4 seed 1 puts it in tier easy, benchmark set`},
+		{"moved out of the benchmark set", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Set = SetCollection }, ErrNotRecomputed,
+			"in tier \"easy\", collection set; library version 4 seed 1 puts it in tier easy, benchmark set"},
+		{"moved into the benchmark set", pick("fin-n3-k1-i0-d0.25-M_1"), func(_ string, _ *Manifest, e *ManifestEntry) { e.Set = SetBenchmark }, ErrNotRecomputed,
+			"tier hard, collection set"},
 		{"another instance's file under this name", bin, func(dir string, _ *Manifest, e *ManifestEntry) {
 			other := pick("bin-k1-i0-d0.50")
 			e.File, e.SHA256 = other.File, other.SHA256
@@ -149,6 +156,41 @@ func TestLibraryOptimumIsRecomputed(t *testing.T) {
 		}
 		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v; want one line wrapping %v saying %q", c.name, err, c.is, c.want)
+		}
+	}
+}
+
+// A run judges a selection of a library: the instances of its set and
+// tiers that mmds's library of that version and seed has there. Missing
+// names those a manifest.json leaves out of the selection (a report says
+// so), and nothing when it keeps every instance of the selection, whatever
+// it leaves out elsewhere.
+func TestLibrarySelectionMissing(t *testing.T) {
+	lib := t.TempDir()
+	man, err := WriteLibrary(context.Background(), lib, DefaultLibrary(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := func(names ...string) []ManifestEntry {
+		return slices.DeleteFunc(slices.Clone(man.Instances), func(e ManifestEntry) bool { return slices.Contains(names, e.Name) })
+	}
+	for _, c := range []struct {
+		name   string
+		judged []ManifestEntry
+		tiers  []string
+		set    Set
+		want   []string
+	}{
+		{"the benchmark set as written", man.Instances, nil, SetBenchmark, nil},
+		{"every instance as written", man.Instances, nil, SetCollection, nil},
+		{"the benchmark set less two easy instances", without("bin-k1-i0-d0.25", "fin-n2-k1-i0-d0.50-hull_sym"), nil, SetBenchmark, []string{"bin-k1-i0-d0.25", "fin-n2-k1-i0-d0.50-hull_sym"}},
+		{"the hard tier less one", without("fin-n3-k1-i0-d0.25-M_1"), []string{"hard"}, SetCollection, []string{"fin-n3-k1-i0-d0.25-M_1"}},
+		{"the benchmark set less a collection-only instance", without("fin-n3-k1-i0-d0.25-M_1"), nil, SetBenchmark, nil},
+		{"the easy tier less a medium instance", without("fin-n2-k2-i0-d0.25-M_1"), []string{"easy"}, SetCollection, nil},
+	} {
+		got, err := NewRegenerator(man).Missing(context.Background(), c.judged, c.tiers, c.set)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: missing %v, %v; want %v", c.name, got, err, c.want)
 		}
 	}
 }

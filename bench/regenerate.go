@@ -11,6 +11,8 @@ import (
 	"strconv"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // ErrNotRecomputed reports a library instance whose optimal value or bound
@@ -36,15 +38,96 @@ var regeneratedVersions = []string{"1", "2", "3", LibraryVersion}
 type Regenerator struct {
 	man   Manifest
 	spec  LibrarySpec
-	built map[string]Instance // by name
-	done  map[string]bool     // families × fractions built
+	built map[string]Instance   // by name
+	done  map[string][]Instance // families × fractions built
+	// smallest is each tier's smallest n, which InBenchmark needs.
+	smallest map[string]int
 }
 
 // NewRegenerator returns the regenerator of man's library.
 func NewRegenerator(man Manifest) *Regenerator {
 	spec := DefaultLibrary(man.Seed)
 	spec.OpenN = man.OpenN
-	return &Regenerator{man: man, spec: spec, built: map[string]Instance{}, done: map[string]bool{}}
+	r := &Regenerator{man: man, spec: spec, built: map[string]Instance{}, done: map[string][]Instance{}, smallest: map[string]int{}}
+	for _, f := range spec.families() {
+		if n, ok := r.smallest[f.tier]; !ok || f.n < n {
+			r.smallest[f.tier] = f.n
+		}
+	}
+	return r
+}
+
+// from names the library a regenerator regenerates, for messages.
+func (r *Regenerator) from() string {
+	from := fmt.Sprintf("library version %s seed %d", r.man.Version, r.man.Seed)
+	if len(r.man.OpenN) > 0 {
+		from += fmt.Sprintf(" open sizes %v", r.man.OpenN)
+	}
+	return from
+}
+
+// build regenerates and certifies f's instances at fraction frac, once.
+func (r *Regenerator) build(ctx context.Context, f family, frac float64) ([]Instance, error) {
+	key := fmt.Sprintf("%d/%d/%d/%d/%v", f.source, f.n, f.k, f.i, frac)
+	if ins, ok := r.done[key]; ok {
+		return ins, nil
+	}
+	ins, err := r.spec.instances(ctx, f, []float64{frac})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range ins {
+		r.built[g.Name] = g
+	}
+	r.done[key] = ins
+	return ins, nil
+}
+
+// setOf is the set mmds's library puts its instance g in (InBenchmark).
+func (r *Regenerator) setOf(g Instance) Set {
+	if InBenchmark(ManifestEntry{Tier: g.Tier, N: g.N, ModelIndex: g.Model, Variant: g.Variant}, r.smallest) {
+		return SetBenchmark
+	}
+	return SetCollection
+}
+
+// Missing returns the instances of a selection — those of set in tiers
+// (every tier when empty) — that mmds's library of the manifest's version
+// and seed has but judged lacks, in the library's order: a manifest.json
+// that leaves instances out (or moves them to another tier or set, which
+// Recompute refuses) would have solvers judged on a part of the selection
+// under its name, so a report says what it left out. It regenerates the
+// families of those tiers (as Recompute does, once); nothing for a library
+// mmds does not regenerate (Recompute refuses its instances).
+func (r *Regenerator) Missing(ctx context.Context, judged []ManifestEntry, tiers []string, set Set) ([]string, error) {
+	if r.man.Generator != generatorName || !slices.Contains(regeneratedVersions, r.man.Version) {
+		return nil, nil
+	}
+	have := map[string]bool{}
+	for _, e := range judged {
+		have[e.Name] = true
+	}
+	var out []string
+	for _, f := range r.spec.families() {
+		if len(tiers) > 0 && !slices.Contains(tiers, f.tier) {
+			continue
+		}
+		for _, frac := range f.fractions {
+			ins, err := r.build(ctx, f, frac)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				return nil, fmt.Errorf("%w: regenerating %s: %v", ErrNotRecomputed, r.from(), err)
+			}
+			for _, g := range ins {
+				if (set == SetCollection || r.setOf(g) == set) && !have[g.Name] {
+					out = append(out, g.Name)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // Recompute returns in, an instance LoadInstance read from entry e of the
@@ -57,10 +140,7 @@ func NewRegenerator(man Manifest) *Regenerator {
 // generated, or when manifest.json lists an optimal value or bound (beyond
 // listedTol relative) that mmds does not recompute.
 func (r *Regenerator) Recompute(ctx context.Context, in Instance, e ManifestEntry) (Instance, error) {
-	from := fmt.Sprintf("library version %s seed %d", r.man.Version, r.man.Seed)
-	if len(r.man.OpenN) > 0 {
-		from += fmt.Sprintf(" open sizes %v", r.man.OpenN)
-	}
+	from := r.from()
 	fail := func(format string, args ...any) (Instance, error) {
 		return Instance{}, fmt.Errorf("%w: instance %q: %s", ErrNotRecomputed, e.Name, fmt.Sprintf(format, args...))
 	}
@@ -78,19 +158,11 @@ func (r *Regenerator) Recompute(ctx context.Context, in Instance, e ManifestEntr
 		return fail("%s generates no %s instance with n = %d, K = %d, model %d at fraction %v in formulation %q, so its optimum cannot be recomputed",
 			from, e.Source, e.N, e.K, e.ModelIndex, e.Fraction, e.Variant)
 	}
-	key := fmt.Sprintf("%d/%d/%d/%d/%v", f.source, f.n, f.k, f.i, e.Fraction)
-	if !r.done[key] {
-		ins, err := r.spec.instances(ctx, f, []float64{e.Fraction})
-		if err != nil {
-			if ctx.Err() != nil {
-				return Instance{}, err
-			}
-			return fail("regenerating it from %s: %v", from, err)
+	if _, err := r.build(ctx, f, e.Fraction); err != nil {
+		if ctx.Err() != nil {
+			return Instance{}, err
 		}
-		for _, g := range ins {
-			r.built[g.Name] = g
-		}
-		r.done[key] = true
+		return fail("regenerating it from %s: %v", from, err)
 	}
 	g, ok := r.built[e.Name]
 	if !ok {
@@ -102,6 +174,10 @@ func (r *Regenerator) Recompute(ctx context.Context, in Instance, e ManifestEntr
 	}
 	if sum := sha256.Sum256(mps); hex.EncodeToString(sum[:]) != e.SHA256 {
 		return fail("its MPS text is not the one %s generates, so its optimum cannot be recomputed", from)
+	}
+	// The tier and set select what a run judges: they are mmds's too.
+	if e.Tier != g.Tier || e.Set != 0 && e.Set != r.setOf(g) {
+		return fail("manifest.json puts it in tier %s, %s set; %s puts it in tier %s, %s set", safefile.Excerpt(e.Tier), e.Set, from, g.Tier, r.setOf(g))
 	}
 	for _, v := range []struct {
 		what       string

@@ -33,6 +33,7 @@ type solveFlags struct {
 	progress, quiet       bool
 	dropFiles             bool              // the MPS files are temporary: do not report them
 	libFiles              map[string]string // instance → its file in the library, reported instead of a temporary copy
+	part                  string            // what a library's manifest left out of the selection ("" for nothing)
 }
 
 func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
@@ -371,6 +372,15 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 				ins = append(ins, in)
 				f.libFiles[in.Name] = dir + string(os.PathSeparator) + e.File
 			}
+			// A manifest.json that leaves instances out of the selection
+			// gets a report that says so, naming them.
+			missing, err := regen.Missing(cmd.Context(), man.Instances, tiers, set)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return err
+				}
+				return badInput("library %q: %v", dir, err)
+			}
 			// Solvers read plain MPS copies of the (gzipped) files, written
 			// from the bytes the SHA-256 was checked on.
 			tmp, err := bench.TempDir()
@@ -383,6 +393,15 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 			if len(tiers) > 0 {
 				title += ", tiers " + strings.Join(tiers, ", ")
 				lib["tiers"] = tiers
+			}
+			if len(missing) > 0 {
+				f.part = fmt.Sprintf("a part: manifest.json leaves out %d of its %d instances (%s", len(missing), len(missing)+len(man.Instances), strings.Join(missing[:min(3, len(missing))], ", "))
+				if len(missing) > 3 {
+					f.part += ", …"
+				}
+				f.part += ")"
+				title += " — " + f.part
+				lib["left_out"] = missing
 			}
 			return solveAndReport(cmd, f, format, ins, nil, tmp, title, map[string]any{"library": lib})
 		},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,14 +149,21 @@ func TestBenchLibraryAndRun(t *testing.T) {
 	var src struct {
 		Source struct {
 			Library struct {
-				Set       string `json:"set"`
-				Instances int    `json:"instances"`
+				Set       string   `json:"set"`
+				Instances int      `json:"instances"`
+				LeftOut   []string `json:"left_out"`
 			} `json:"library"`
 		} `json:"source"`
 		Workers int `json:"workers"`
 	}
-	if err := json.Unmarshal([]byte(out), &src); err != nil || src.Source.Library.Set != "benchmark" || src.Source.Library.Instances != 1 || src.Workers != 2 {
+	// The manifest kept one of the hard tier's two instances in the
+	// benchmark set: the report is of a part, and names what was left out.
+	if err := json.Unmarshal([]byte(out), &src); err != nil || src.Source.Library.Set != "benchmark" || src.Source.Library.Instances != 1 || src.Workers != 2 ||
+		!slices.Equal(src.Source.Library.LeftOut, []string{"fin-n3-k1-i0-d0.25-hull_sym"}) {
 		t.Errorf("source %+v, %v", src, err)
+	}
+	if _, out, _ := runCLI(t, "bench", "run", lib, "--tier", "hard", "--seeds", "1"); !strings.Contains(out, "library: a part: manifest.json leaves out 1 of its 2 instances (fin-n3-k1-i0-d0.25-hull_sym)") {
+		t.Errorf("--tier hard of a trimmed manifest: the title does not say what was left out:\n%s", out)
 	}
 	if code, out, errs := runCLI(t, "bench", "run", lib, "--tier", "easy,open"); code != exitUsage || out != "" ||
 		!strings.Contains(errs, `--tier "open": the library has no instance of that tier (its tiers: easy, hard)`) {

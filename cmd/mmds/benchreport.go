@@ -371,6 +371,9 @@ func printBenchTables(w io.Writer, results []bench.Result, sums []bench.Summary,
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: only the solves that finished are counted")
 	}
+	if f.part != "" {
+		fmt.Fprintf(w, "library: %s\n", f.part)
+	}
 	for _, i := range infos {
 		if !i.Available {
 			fmt.Fprintf(w, "solver %s: unavailable (%s)\n", i.Name, i.Reason)
