@@ -149,14 +149,17 @@ func TestDetect(t *testing.T) {
 }
 
 // table builds a table of n rows: x = r mod 3, y = (r/3) mod 2, c constant,
-// w = r/7 (continuous-looking: many values).
+// w = r/7 (continuous-looking: many values), h = w·1e160 and t = w·1e-170
+// (w in units where squared errors overflow, or underflow).
 func table(n int) *Table {
-	t := &Table{Names: []string{"x", "y", "c", "w"}, Cols: make([][]float64, 4), Rows: n}
+	t := &Table{Names: []string{"x", "y", "c", "w", "h", "t"}, Cols: make([][]float64, 6), Rows: n}
 	for r := range n {
 		t.Cols[0] = append(t.Cols[0], float64(r%3))
 		t.Cols[1] = append(t.Cols[1], float64(r/3%2))
 		t.Cols[2] = append(t.Cols[2], 5)
 		t.Cols[3] = append(t.Cols[3], float64(r)/7)
+		t.Cols[4] = append(t.Cols[4], float64(r)/7*1e160)
+		t.Cols[5] = append(t.Cols[5], float64(r)/7*1e-170)
 		t.Lines = append(t.Lines, r+2)
 	}
 	return t
@@ -181,11 +184,21 @@ func TestNewSpecBad(t *testing.T) {
 		{"both kinds", func(c *Choice) { c.Discrete, c.Continuous = []string{"w"}, []string{"w"} }, "declared both"},
 		{"override unknown", func(c *Choice) { c.Discrete = []string{"q"} }, `column "q": declared discrete, but there is no such column`},
 		{"no adversary", func(c *Choice) { c.Adversaries = nil }, "at least one adversary"},
+		{"X in units whose squares overflow", func(c *Choice) { c.Private = "h" }, `row 120 (line 121), column "h" = "1.7e+161": beyond ±1e+100: squared errors in these units overflow`},
+		{"a side column too", func(c *Choice) { c.Adversaries = [][]string{{"h"}} }, `column "h" = "1.7e+161": beyond ±1e+100`},
+		{"X in units whose squares underflow", func(c *Choice) { c.Private = "t" }, `column "t": its values span 1.7e-169, less than 1e-100: squared errors in these units underflow to 0`},
+		{"declared discrete, any scale", func(c *Choice) { c.Private, c.Discrete = "x", []string{"x"} }, ""},
 	}
 	for _, c := range cases {
 		ch := base()
 		c.edit(&ch)
 		_, err := NewSpec(tab, "f.csv", strings.Repeat("0", 64), ch)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
 		if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want ErrData mentioning %q", c.name, err, c.want)
 		}

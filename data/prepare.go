@@ -61,6 +61,11 @@ func Prepare(t *Table, s *Spec) (*Prepared, error) {
 		if j < 0 {
 			return nil, &Error{File: s.CSV, Column: c.Name, Msg: "no such column, but the run used it"}
 		}
+		if c.Kind == Continuous {
+			if err := t.checkScale(s.CSV, j); err != nil {
+				return nil, err
+			}
+		}
 		return t.Cols[j], nil
 	}
 	p := &Prepared{Spec: s, Perm: Permutation(s.Split.Seed, t.Rows)}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -94,6 +95,11 @@ func NewSpec(t *Table, path, sha string, c Choice) (*Spec, error) {
 		if !ok {
 			k = Detect(t.Cols[j])
 		}
+		if k == Continuous {
+			if err := t.checkScale(path, j); err != nil {
+				return Column{}, err
+			}
+		}
 		if k == Discrete {
 			if n := len(distinct(t.Cols[j])); n > MaxSymbols {
 				return Column{}, &Error{File: path, Column: name, Msg: fmt.Sprintf("declared discrete but holds %d distinct values: at most %d", n, MaxSymbols)}
@@ -175,6 +181,39 @@ func (t *Table) checkVaries(path string, j int) error {
 	}
 	return &Error{File: path, Row: 1, Line: t.Lines[0], Column: t.Names[j], Value: fmt.Sprint(c[0]),
 		Msg: "the column is constant (every row holds this value): it carries no information"}
+}
+
+// The scale a continuous column's values must keep: every loss on it is a
+// squared error in the data's units, summed over the rows, and networks
+// take its values as they are. A value beyond MaxMagnitude squares past
+// 1e200 (sums of a file's rows overflow toward +Inf, a threshold sweep
+// reads NaN), and a column whose values span less than MinSpread squares
+// into subnormals (every variance 0: D̂_max = 0, thresholds of 1e-321).
+const (
+	MaxMagnitude = 1e100
+	MinSpread    = 1e-100
+)
+
+// checkScale reports a continuous column whose values leave the scale
+// squared errors can be computed in (MaxMagnitude, MinSpread).
+func (t *Table) checkScale(path string, j int) error {
+	c := t.Cols[j]
+	lo, hi, big := c[0], c[0], 0
+	for k, v := range c {
+		lo, hi = min(lo, v), max(hi, v)
+		if math.Abs(v) > math.Abs(c[big]) {
+			big = k
+		}
+	}
+	if math.Abs(c[big]) > MaxMagnitude {
+		return &Error{File: path, Row: big + 1, Line: t.Lines[big], Column: t.Names[j], Value: fmt.Sprint(c[big]),
+			Msg: fmt.Sprintf("beyond ±%g: squared errors in these units overflow; rescale the column (divide it by a power of ten)", MaxMagnitude)}
+	}
+	if hi-lo < MinSpread {
+		return &Error{File: path, Column: t.Names[j],
+			Msg: fmt.Sprintf("its values span %.3g, less than %g: squared errors in these units underflow to 0; rescale the column (multiply it by a power of ten)", hi-lo, MinSpread)}
+	}
+	return nil
 }
 
 // Encode returns the canonical encoding of the model file {"data": s}.
