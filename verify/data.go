@@ -40,6 +40,9 @@ type DataRun struct {
 	Seed uint64
 	// SeedFrom says where Seed came from: SeedDrawn or SeedGiven.
 	SeedFrom string
+	// held is what the run's files and its data table take (with a run's
+	// base), for the memory budget.
+	held int64
 }
 
 // Where a data run's Seed came from (DataRun.SeedFrom).
@@ -107,7 +110,8 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 	if err != nil {
 		return nil, err
 	}
-	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h, Seed: seed, SeedFrom: SeedDrawn}
+	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h, Seed: seed, SeedFrom: SeedDrawn,
+		held: held + 5*int64(len(raw)) + 16*int64(spec.Rows)*int64(cols)}
 	if err := run.check(); err != nil {
 		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 
 	"github.com/mmds-project/mmds/estimate"
@@ -162,7 +163,9 @@ const (
 	estimatorsChannel = "the Bayes rule of the training split's empirical law for the privatizer's channel (the plug-in estimator), scored on the test split in expectation over F"
 )
 
-// CertifyData gives every threshold of a data run its empirical verdict:
+// CertifyData gives every threshold of a data run its empirical verdict
+// (a run whose table and estimators at o.Workers thresholds at once would
+// need more than o.MaxMemory is refused first, ErrMemory):
 // the held-out losses of mmds's own reconstructor and adversaries
 // (HeldOutData), the run's stated losses beside them and, when all columns
 // are discrete, the plug-in optimum. A threshold is "no leak found" when
@@ -180,6 +183,13 @@ func CertifyData(ctx context.Context, run *DataRun, o Options) (*DataReport, err
 	}
 	if run.usesChannel() {
 		rep.Estimators = estimatorsChannel
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
+		return nil, err
 	}
 	byD := map[int]*learn.DResult{}
 	for i := range run.Results.Points {

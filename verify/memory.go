@@ -242,3 +242,42 @@ func (run *Run) checkMemory(limit int64, workers int) error {
 	}
 	return checkWork(limit, held, works, workers)
 }
+
+// dataRowBytes bounds the working memory of mmds's estimators per row and
+// feature of a data run's threshold (one worker's): every row's features
+// as a sample and standardized (a slice each), k-NN's candidates of the
+// five folds and of the whole training split, the MLP's buffers; the
+// training and the test split's. A second worker added 257 bytes a row
+// with two features (100,000 rows: 74 MB resident with one, 100 MB with
+// two; docs/data.md), taken as 2·(64 + 48·features).
+func dataRowBytes(features int64) int64 { return 2 * (64 + 48*features) }
+
+// dataWork is the working memory of judging one threshold of run: mmds's
+// estimators of every observer, one at a time, fitted to every row (a
+// binary release as two rows an example), or a channel's plug-in rules
+// and the plug-in optimum's LP.
+func (run *DataRun) dataWork() int64 {
+	rows := int64(run.Spec.Rows)
+	if run.usesChannel() {
+		return 16*rows + 1<<20
+	}
+	if run.Results.Config.Model.BinaryRelease() {
+		rows *= 2
+	}
+	features := int64(1)
+	for _, o := range run.Spec.Observers() {
+		features = max(features, 1+int64(len(o)))
+	}
+	return rows * dataRowBytes(features)
+}
+
+// checkMemory refuses judging the run's thresholds with workers at once
+// within limit (0: DefaultMaxMemory): its files and table held and the
+// estimators' working memory per threshold.
+func (run *DataRun) checkMemory(limit int64, workers int) error {
+	works := make([]int64, len(run.Results.Config.D))
+	for i := range works {
+		works[i] = run.dataWork()
+	}
+	return checkWork(limit, run.held, works, workers)
+}

@@ -19,8 +19,11 @@ import (
 // Exit 1 when a threshold is not "no leak found".
 func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
 	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
-	rep, err := verify.CertifyData(cmd.Context(), run, verify.Options{Workers: o.workers, Progress: bar.Set})
+	rep, err := verify.CertifyData(cmd.Context(), run, verify.Options{Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
 	endBar(bar, err)
+	if errors.Is(err, verify.ErrMemory) {
+		return memoryError(err)
+	}
 	if errors.Is(err, verify.ErrInput) {
 		return usageError{err}
 	}
