@@ -148,9 +148,15 @@ type DataReport struct {
 	NotFinalized int         `json:"not_finalized"`
 	NotTrained   int         `json:"not_trained"`
 	// Pass is true when every threshold is "no leak found": an empirical
-	// verdict, never a certificate.
-	Pass bool `json:"pass"`
+	// verdict, never a certificate. Its JSON key is not a certificate's
+	// "pass", so that a script reading a report's "pass" cannot take an
+	// empirical verdict for a certified one; Verdict says which it is.
+	Pass    bool   `json:"no_leak_found_at_every_D"`
+	Verdict string `json:"verdict"`
 }
+
+// DataVerdict is every data report's Verdict.
+const DataVerdict = "empirical, not a certificate"
 
 // DataNote is the plain statement every data report carries.
 const DataNote = "Empirical verdict, not a certificate: no exact optimum exists for data of an unknown law. " +
@@ -177,7 +183,7 @@ func CertifyData(ctx context.Context, run *DataRun, o Options) (*DataReport, err
 	c := &run.Results.Config
 	rep := &DataReport{Dir: run.Dir, CSV: run.Spec.CSV, CSVSHA256: run.Spec.SHA256, ModelSHA256: run.ModelSHA256,
 		Method: c.Method.String(), Losses: "0-1", TestRows: run.Spec.Split.Test, Note: DataNote, Estimators: estimatorsFitted,
-		Seed: run.Seed, SeedFrom: run.SeedFrom, RunSeed: c.Seed}
+		Seed: run.Seed, SeedFrom: run.SeedFrom, RunSeed: c.Seed, Verdict: DataVerdict}
 	if !c.Model.FiniteX() { // a continuous X is scored by squared errors
 		rep.Losses = "MSE"
 	}
