@@ -694,7 +694,9 @@ func ReadManifest(dir string) (Manifest, error) {
 		}
 		return Manifest{}, err
 	}
-	data, err := safefile.Read(context.Background(), filepath.Join(dir, "manifest.json"), jsonconf.MaxBytes)
+	// A library's files are read beneath its folder (safefile.ReadIn): one
+	// that links out of it is refused, and nothing of its target is quoted.
+	data, err := safefile.ReadIn(context.Background(), dir, "manifest.json", safefile.Path(filepath.Join(dir, "manifest.json")), jsonconf.MaxBytes)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -712,10 +714,12 @@ func ReadManifest(dir string) (Manifest, error) {
 // not.
 const maxInstanceBytes = 1 << 30
 
-// readInstanceFile reads a library file, decompressing a .gz one (at most
-// maxInstanceBytes either way).
-func readInstanceFile(path string) ([]byte, error) {
-	data, err := safefile.Read(context.Background(), path, maxInstanceBytes)
+// readInstanceFile reads the library file name of the folder dir (beneath
+// it, safefile.ReadIn), decompressing a .gz one (at most maxInstanceBytes
+// either way).
+func readInstanceFile(dir, name string) ([]byte, error) {
+	path := filepath.Join(dir, name)
+	data, err := safefile.ReadIn(context.Background(), dir, name, safefile.Path(path), maxInstanceBytes)
 	if err != nil || !strings.HasSuffix(path, ".gz") {
 		return data, err
 	}
@@ -751,7 +755,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 		return Instance{}, err
 	}
 	path := filepath.Join(dir, e.File)
-	data, err := readInstanceFile(path)
+	data, err := readInstanceFile(dir, e.File)
 	if err != nil {
 		return Instance{}, err
 	}

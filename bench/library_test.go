@@ -75,7 +75,7 @@ func TestLibrarySoluAndMetadata(t *testing.T) {
 		if !strings.HasPrefix(strings.Split(string(data), "\n")[i], "=opt=      "+m.Name+" ") {
 			t.Errorf("line %d: %q", i, strings.Split(string(data), "\n")[i])
 		}
-		mps, err := readInstanceFile(filepath.Join(dir, m.File))
+		mps, err := readInstanceFile(dir, m.File)
 		if err != nil {
 			t.Fatal(err)
 		}

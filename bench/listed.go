@@ -54,7 +54,7 @@ func checkListed(dir string, e ManifestEntry) error {
 		read func([]byte, string) ([]listing, error)
 	}{{SoluFile, soluListings}, {MetadataFile, metadataListings}} {
 		path := filepath.Join(dir, f.name)
-		b, err := safefile.Read(context.Background(), path, maxListingBytes)
+		b, err := safefile.ReadIn(context.Background(), dir, f.name, safefile.Path(path), maxListingBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

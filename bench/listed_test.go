@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // copyLibrary copies the files of library dir into a new folder.
@@ -127,6 +129,12 @@ func TestLibraryOptimumIsRecomputed(t *testing.T) {
 		{"fraction moved", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Fraction = 0.3 }, ErrNotRecomputed,
 			"generates no binary instance with n = 2, K = 1, model 0 at fraction 0.3"},
 		{"model index moved", fin, func(_ string, _ *Manifest, e *ManifestEntry) { e.ModelIndex = 7 }, ErrNotRecomputed, "model 7"},
+		{"mmds.solu links out of the library: its target is not read", bin, func(dir string, _ *Manifest, _ *ManifestEntry) { linkOut(t, dir, SoluFile) },
+			safefile.ErrOutside, "mmds.solu is a symbolic link out of its folder"},
+		{"metadata.csv links out of the library", bin, func(dir string, _ *Manifest, _ *ManifestEntry) { linkOut(t, dir, MetadataFile) },
+			safefile.ErrOutside, "metadata.csv is a symbolic link out of its folder"},
+		{"the instance file links out of the library", bin, func(dir string, _ *Manifest, e *ManifestEntry) { linkOut(t, dir, e.File) },
+			safefile.ErrOutside, "bin-k1-i0-d0.25.mps.gz is a symbolic link out of its folder"},
 		{"tier moved", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Tier = "hard" }, ErrNotRecomputed,
 			`manifest.json puts it in tier "hard", benchmark set; library version 4 seed 1 puts it in tier easy, benchmark set`},
 		{"moved out of the benchmark set", bin, func(_ string, _ *Manifest, e *ManifestEntry) { e.Set = SetCollection }, ErrNotRecomputed,
@@ -154,9 +162,25 @@ func TestLibraryOptimumIsRecomputed(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "SECRET") {
 			t.Errorf("%s: %v; want one line wrapping %v saying %q", c.name, err, c.is, c.want)
 		}
+	}
+}
+
+// linkOut replaces the library file name in dir by a symbolic link to a
+// file outside it, whose text a parse error would quote.
+func linkOut(t *testing.T, dir, name string) {
+	t.Helper()
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("AWS_SECRET=abcd1234\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
 	}
 }
 
