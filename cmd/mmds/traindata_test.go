@@ -478,6 +478,19 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 				t.Errorf("D = %g: %v, mmds's adversaries %g; want leak found, mmds ≈ 0 (F = X off the run's own r)", p.D, p.Status, p.HeldOut.MinAdv)
 			}
 		}},
+		{"F = sin(3X), smooth but not monotone: with |X| (adversary 1) it gives X's sign", cont, contCSV, func(p *learn.DResult) {
+			p.Networks[0] = sinNet(3, -5, 5, 400)
+			for i := 2; i < len(p.Networks); i++ {
+				p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, "identity", 0)
+			}
+		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
+			// Without F adversary 1 knows |X| only: MSE ≈ E[X²] = 1; the Bayes
+			// adversary of (sin 3X, |X| + N(0, 0.3²)) has MSE 0.574 (Monte
+			// Carlo over the roots of sin 3x = F, 20,000 draws); mmds's reach 0.66.
+			if p.Status != verify.DataLeakFound || !slices.Contains(p.Leaks, 1) || p.HeldOut.Adv[0].Mean > 0.75 {
+				t.Errorf("D = %g: %v, leaks %v, mmds's adversary 1 %g; want leak found at adversary 1, MSE < 0.75", p.D, p.Status, p.Leaks, p.HeldOut.Adv[0].Mean)
+			}
+		}},
 		{"binary: F = X, constant adversaries", bin, binCSV, func(p *learn.DResult) {
 			p.Networks[0] = learntest.ConstantNet(1-1e-9, 1-1e-9)
 			p.Networks[2] = constNet("adversary_1", p.Networks[2].Inputs, "sigmoid", -30)
@@ -544,6 +557,28 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 	if table, _ := runCLIOut(t, "verify", cont, "--data", contCSV, "--quiet", "--seed", "1"); !strings.Contains(table, "seed 1, given (--seed 1 repeats this report); it is the run's own seed") {
 		t.Errorf("--seed 1 (the run's own) is not flagged:\n%s", table)
 	}
+}
+
+// sinNet is a privatizer releasing sin(w·x) interpolated linearly at n
+// knots over [lo, hi] (constant beyond), ignoring r: one ReLU a knot.
+func sinNet(w, lo, hi float64, n int) learn.Network {
+	l1 := learn.Layer{In: 2, Out: n, Activation: "relu"}
+	out := learn.Floats{}
+	h := (hi - lo) / float64(n-1)
+	slope := 0.0
+	for j := range n - 1 {
+		t := lo + float64(j)*h
+		s := (math.Sin(w*(t+h)) - math.Sin(w*t)) / h
+		l1.Weights = append(l1.Weights, learn.Floats{1, 0})
+		l1.Bias = append(l1.Bias, -t)
+		out = append(out, s-slope)
+		slope = s
+	}
+	l1.Weights = append(l1.Weights, learn.Floats{1, 0}) // the last knot: flat beyond hi
+	l1.Bias = append(l1.Bias, -hi)
+	out = append(out, -slope)
+	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{l1,
+		{In: n, Out: 1, Activation: "identity", Weights: []learn.Floats{out}, Bias: learn.Floats{math.Sin(w * lo)}}}}
 }
 
 // rowsAndNoise are a data run's rows in the order verify scores them
