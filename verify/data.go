@@ -55,13 +55,15 @@ const (
 // reviewer's s.
 func (run *DataRun) SetSeed(s uint64) { run.Seed, run.SeedFrom = s, SeedGiven }
 
-// drawSeed is a seed no run's author can know in advance.
+// drawSeed is a seed no run's author can know in advance: 63 random bits,
+// so that every tool (and --seed) that reads it as a signed 64-bit integer
+// can repeat it.
 func drawSeed() (uint64, error) {
 	var b [8]byte
 	if _, err := crand.Read(b[:]); err != nil {
 		return 0, fmt.Errorf("verify: drawing a seed for the privatizer's noise: %w", err)
 	}
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return binary.LittleEndian.Uint64(b[:]) >> 1, nil
 }
 
 // ErrNoDataFile is wrapped by the error of a data run whose data file was
