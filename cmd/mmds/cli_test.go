@@ -200,6 +200,7 @@ func TestBadInputTable(t *testing.T) {
 		{[]string{"train", "binary", "--sweep", "0:0.5:3"}, "D_max"},
 		{[]string{"train", "gauss", "--samples", "1"}, "--samples"},
 		{[]string{"train", "gauss", "--seed", "x"}, "--seed"},
+		{[]string{"train", "gauss", "--seed", "18446744073709551616"}, "from 0 to 18446744073709551615"},
 		{[]string{"train", "gauss", "--seed", "1", "--seed", "2"}, "--seed"},
 		{[]string{"train", "gauss", "--accept", "5", "--max-attempts", "2"}, "--max-attempts"},
 		// verify

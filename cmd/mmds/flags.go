@@ -304,6 +304,14 @@ func canonical(typ string, s string) (string, error) {
 			parts[i] = p
 			continue
 		}
+		if strings.HasPrefix(elem, "uint") {
+			n, err := decimal.Uint(p)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = strconv.FormatUint(n, 10)
+			continue
+		}
 		n, err := decimal.Int(p)
 		if err != nil {
 			return "", err
@@ -338,6 +346,12 @@ func (e *flagError) Error() string {
 // parser's own words (strconv's, time's).
 func valueHint(typ string, err error) string {
 	if errors.Is(err, strconv.ErrRange) || errors.Is(err, decimal.ErrRange) {
+		switch strings.TrimSuffix(typ, "Slice") {
+		case "uint64", "uint":
+			return "out of range: want a whole number from 0 to 18446744073709551615"
+		case "int64", "int":
+			return "out of range: want a whole number from −9223372036854775808 to 9223372036854775807"
+		}
 		return "out of range"
 	}
 	switch strings.TrimSuffix(typ, "Slice") {

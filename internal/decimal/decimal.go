@@ -48,6 +48,25 @@ func Int(s string) (int64, error) {
 	return v, nil
 }
 
+// Uint parses s as a decimal integer ≥ 0 (an optional + sign; leading
+// zeros are decimal), up to 2⁶⁴ − 1: the range of a seed.
+func Uint(s string) (uint64, error) {
+	if !isInt(s) {
+		return 0, ErrSyntax
+	}
+	if strings.HasPrefix(s, "-") {
+		if strings.Trim(s[1:], "0") == "" {
+			return 0, nil // −0 is 0
+		}
+		return 0, ErrRange
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil {
+		return 0, ErrRange
+	}
+	return v, nil
+}
+
 // NonFinite reports whether s spells NaN or an infinity as spreadsheets,
 // Python and Go write them (nan, inf, infinity, any case, signed), for a
 // message that says so rather than "not a number".

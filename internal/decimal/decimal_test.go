@@ -46,6 +46,23 @@ func TestInt(t *testing.T) {
 	}
 }
 
+func TestUint(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want uint64
+		err  error
+	}{
+		{"10", 10, nil}, {"010", 10, nil}, {"+3", 3, nil}, {"-0", 0, nil}, {"9223372036854775808", 1 << 63, nil},
+		{"18446744073709551615", math.MaxUint64, nil}, {"18446744073709551616", 0, ErrRange}, {"-3", 0, ErrRange},
+		{"", 0, ErrSyntax}, {"1_0", 0, ErrSyntax}, {"0x10", 0, ErrSyntax}, {"1e3", 0, ErrSyntax}, {"+", 0, ErrSyntax},
+	} {
+		got, err := Uint(tt.in)
+		if !errors.Is(err, tt.err) || (err == nil && got != tt.want) {
+			t.Errorf("Uint(%q) = %v, %v; want %v, %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
 // FuzzFloat: whatever Float accepts, strconv reads the same, finite; and
 // it never accepts a letter other than e.
 func FuzzFloat(f *testing.F) {
