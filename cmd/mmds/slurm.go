@@ -183,7 +183,7 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 		train = append(train, "--"+f.Name+"="+f.Value.String())
 	})
 	plan := cluster.K8sPlan{
-		Name: "mmds-" + job.kind.String(), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
+		Name: cluster.JobName("mmds-"+job.kind.String(), train, config), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
 		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train, Config: config,
 		After: [][]string{
 			append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus)),

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -62,6 +64,20 @@ const (
 const maxConfigMapBytes = 1 << 20
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,50}[a-z0-9])?$`)
+
+// JobName returns the Job name prefix of a run: prefix, then 10 hex digits
+// of the SHA-256 of its training command and model file, so that two runs
+// of the same kind in one namespace never share a Job or a ConfigMap (a
+// second kubectl apply would replace the first run's model for its retried
+// pods), while writing the same run again names the same objects.
+func JobName(prefix string, train []string, config []byte) string {
+	h := sha256.New()
+	for _, a := range train {
+		fmt.Fprintf(h, "%d:%s\n", len(a), a)
+	}
+	h.Write(config)
+	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:10]
+}
 
 // dnsName is a DNS subdomain (RFC 1123), as a claim's name must be.
 var dnsName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)

@@ -330,3 +330,28 @@ func TestK8sPlanFolder(t *testing.T) {
 		t.Errorf("marker %q, %v", k, err)
 	}
 }
+
+// Two runs name different Jobs and ConfigMaps; the same run the same ones,
+// and the name stays a DNS label with room for "-merge".
+func TestJobName(t *testing.T) {
+	a := JobName("mmds-binary", []string{"mmds", "train", "binary", "--d=0.1"}, []byte(`{"p": 0.5}`))
+	for _, tc := range []struct {
+		name   string
+		train  []string
+		config []byte
+		same   bool
+	}{
+		{"the same run", []string{"mmds", "train", "binary", "--d=0.1"}, []byte(`{"p": 0.5}`), true},
+		{"another threshold", []string{"mmds", "train", "binary", "--d=0.2"}, []byte(`{"p": 0.5}`), false},
+		{"another model", []string{"mmds", "train", "binary", "--d=0.1"}, []byte(`{"p": 0.6}`), false},
+		{"words split differently", []string{"mmds", "train", "binary--d=0.1"}, []byte(`{"p": 0.5}`), false},
+	} {
+		b := JobName("mmds-binary", tc.train, tc.config)
+		if (a == b) != tc.same {
+			t.Errorf("%s: %q vs %q", tc.name, a, b)
+		}
+		if len(b+"-merge") > 63 || !dnsName.MatchString(b+"-merge") {
+			t.Errorf("%s: %q is not a DNS label", tc.name, b)
+		}
+	}
+}
