@@ -470,3 +470,43 @@ func TestTinyCoefficients(t *testing.T) {
 		}
 	}
 }
+
+// TestLPCols: columns added to a persistent LP give the optimum of a fresh
+// model with those columns, also when NewLP left an empty row out.
+func TestLPCols(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		base := lp2()
+		if empty {
+			base.AddRow(math.Inf(-1), 5, nil, nil) // no coefficients yet: left out
+		}
+		lp, err := NewLP(base, Defaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// z with cost 2 in both rows: max x + y + 2z, x + 2y + z ≤ 4, 3x + y + z ≤ 6
+		if err := lp.AddCols([]Col{{Cost: 2, Upper: math.Inf(1), Index: []int{0, 1}, Value: []float64{1, 1}}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := lp.Solve(context.Background())
+		if err != nil || lp.NumCols() != 3 || len(got.X) != 3 {
+			t.Fatalf("empty row %v: %v, %d columns, x %v", empty, err, lp.NumCols(), got.X)
+		}
+		fresh := NewModel(3)
+		fresh.Maximize = true
+		copy(fresh.Cost, []float64{1, 1, 2})
+		fresh.AddRow(math.Inf(-1), 4, []int{0, 1, 2}, []float64{1, 2, 1})
+		fresh.AddRow(math.Inf(-1), 6, []int{0, 1, 2}, []float64{3, 1, 1})
+		ref, err := solve(fresh, Defaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !scalar.EqualWithinAbs(got.Objective, ref.Objective, 1e-9) || len(got.RowDual) != base.NumRows() {
+			t.Errorf("empty row %v: persistent %v (duals %v), fresh %v", empty, got.Objective, got.RowDual, ref.Objective)
+		}
+		if empty {
+			if err := lp.AddCols([]Col{{Cost: 1, Upper: 1, Index: []int{2}, Value: []float64{1}}}); err == nil {
+				t.Error("an entry in the left-out row: no error")
+			}
+		}
+	}
+}

@@ -6,7 +6,9 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 
 	"github.com/lanl/highs"
 )
@@ -197,6 +199,77 @@ func (lp *LP) TruncateRows(first int) error {
 	}
 	if C.Highs_deleteRowsByRange(handle(lp.raw), C.HighsInt(first), C.HighsInt(n-1)) == C.kHighsStatusError {
 		return fmt.Errorf("highs: delete rows %d..%d: failed", first, n-1)
+	}
+	return nil
+}
+
+// Col is the sparse column Lower ≤ x ≤ Upper with cost Cost and the
+// entries Value[k] in rows Index[k] (the rows of the model given to NewLP,
+// then those AddRows appended).
+type Col struct {
+	Cost, Lower, Upper float64
+	Index              []int
+	Value              []float64
+}
+
+// NumCols is the number of columns HiGHS holds.
+func (lp *LP) NumCols() int {
+	defer runtime.KeepAlive(lp.raw)
+	return int(C.Highs_getNumCol(handle(lp.raw)))
+}
+
+// AddCols appends columns to the model (column generation): the next Solve
+// starts from the previous optimal basis, the new columns nonbasic. An
+// entry in a row NewLP left out (a row without coefficients) is an error.
+func (lp *LP) AddCols(cols []Col) error {
+	defer runtime.KeepAlive(lp.raw)
+	if len(cols) == 0 {
+		return nil
+	}
+	row := func(i int) (int, error) {
+		switch {
+		case lp.kept == nil:
+			return i, nil
+		case i >= lp.rows: // appended by AddRows
+			return len(lp.kept) + i - lp.rows, nil
+		}
+		k, ok := slices.BinarySearch(lp.kept, i)
+		if !ok {
+			return 0, fmt.Errorf("highs: add columns: row %d has no coefficients and was left out", i)
+		}
+		return k, nil
+	}
+	cost := make([]C.double, len(cols))
+	lo := make([]C.double, len(cols))
+	hi := make([]C.double, len(cols))
+	starts := make([]C.HighsInt, len(cols))
+	var index []C.HighsInt
+	var value []C.double
+	for c, col := range cols {
+		if !isFinite(col.Cost) || math.IsNaN(col.Lower) || math.IsNaN(col.Upper) {
+			return fmt.Errorf("%w: added column %d has cost %v and bounds [%v, %v]", ErrInvalidModel, c, col.Cost, col.Lower, col.Upper)
+		}
+		cost[c], lo[c], hi[c] = C.double(col.Cost), C.double(col.Lower), C.double(col.Upper)
+		starts[c] = C.HighsInt(len(index))
+		for k, i := range col.Index {
+			if !isFinite(col.Value[k]) {
+				return fmt.Errorf("%w: added column %d has a coefficient %v", ErrInvalidModel, c, col.Value[k])
+			}
+			r, err := row(i)
+			if err != nil {
+				return err
+			}
+			index = append(index, C.HighsInt(r))
+			value = append(value, C.double(col.Value[k]))
+		}
+	}
+	var pi *C.HighsInt
+	var pv *C.double
+	if len(index) > 0 {
+		pi, pv = &index[0], &value[0]
+	}
+	if C.Highs_addCols(handle(lp.raw), C.HighsInt(len(cols)), &cost[0], &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], pi, pv) == C.kHighsStatusError {
+		return fmt.Errorf("highs: add %d columns: failed", len(cols))
 	}
 	return nil
 }
