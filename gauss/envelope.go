@@ -315,11 +315,47 @@ func upperHull(ps []Achievable) []Achievable {
 // Bracket is one threshold's row of the comparison: Proposition 1's point
 // (the linear-Gaussian class, the paper's reference), the best achievable
 // mechanism known and the upper bound on the optimum. The exact optimum lies
-// in [Achievable.MinAdv, UpperBound].
+// in [Achievable.MinAdv, UpperBound]. Optimum, when the optimum search ran,
+// holds its numerical estimate (never a bound) and its mechanism.
 type Bracket struct {
 	Point
 	Achievable Achievable
 	UpperBound float64
+	Optimum    *OptimumEstimate `json:"optimum,omitempty"`
+}
+
+// Numerical returns the numerical bracket of the optimum search:
+// [best achievable, min(estimate, upper bound)], and false when the search
+// did not run. Its upper end is a numerical estimate, not a bound.
+func (b Bracket) Numerical() (lo, hi float64, ok bool) {
+	if b.Optimum == nil {
+		return 0, 0, false
+	}
+	return b.Achievable.MinAdv, math.Min(b.Optimum.Estimate, b.UpperBound), true
+}
+
+// offer replaces the bracket's achievable mechanism by a when a is better,
+// and reports whether it did; an a above the upper bound is an error
+// wrapping ErrBracketInconsistent.
+func (b *Bracket) offer(a Achievable) (bool, error) {
+	if !(a.MinAdv > b.Achievable.MinAdv) {
+		return false, nil
+	}
+	nb := *b
+	nb.Achievable = a
+	if err := nb.check(); err != nil {
+		return false, err
+	}
+	*b = nb
+	return true, nil
+}
+
+// withPoints returns the envelope with extra, exactly evaluated mechanisms
+// among its points (the hull recomputed; the families unchanged).
+func (e *Envelope) withPoints(extra []Achievable) *Envelope {
+	ne := *e
+	ne.hull = upperHull(append(append([]Achievable(nil), e.hull...), extra...))
+	return &ne
 }
 
 // Bracket returns the comparison row at threshold D ≥ 0. It is an error

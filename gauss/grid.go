@@ -23,12 +23,11 @@ import (
 
 // OptimumSearch holds the settings of the optimum search.
 type OptimumSearch struct {
-	// Step is the grid step in units of σ_X, at most; the grid is finer,
-	// StepPerRootD·√D, where that is smaller (the continuum kernel spreads
+	// Step is the grid step in units of σ_X (the continuum kernel spreads
 	// each atom over its cell, which costs the reconstructor about
-	// step²/12).
-	Step         float64 `json:"step"`
-	StepPerRootD float64 `json:"step_per_root_d"`
+	// step²/12: the finer, the better the mechanism at small D, and the
+	// slower the search).
+	Step float64 `json:"step"`
 	// Span is the grid's half-width in units of σ_X.
 	Span float64 `json:"span"`
 	// TriplePoints is the size of the coarse sub-grid on which every
@@ -52,20 +51,18 @@ type OptimumSearch struct {
 }
 
 // DefaultOptimumSearch returns the settings of mmds gauss --optimum: a grid
-// of step 0.1σ_X (√D where smaller) on μ_X ± 6σ_X, triples on 25 points at
+// of step 0.1σ_X on μ_X ± 6σ_X (121 points), triples on 25 points at
 // 5 weights, 24 ascents per full round, relative gap 1e-4.
 func DefaultOptimumSearch() OptimumSearch {
-	return OptimumSearch{Step: 0.1, StepPerRootD: 1, Span: 6, TriplePoints: 25, TripleWeights: 5,
+	return OptimumSearch{Step: 0.1, Span: 6, TriplePoints: 25, TripleWeights: 5,
 		Ascents: 24, MaxIterations: 400, Tol: 1e-4}
 }
 
 // check validates the settings.
 func (s OptimumSearch) check() error {
 	switch {
-	case !(s.Step > 0 && s.Step <= 1):
-		return fmt.Errorf("gauss: optimum search step %g σ_X: want (0, 1]", s.Step)
-	case !(s.StepPerRootD > 0) || math.IsInf(s.StepPerRootD, 0):
-		return fmt.Errorf("gauss: optimum search step per √D %g: want finite and > 0", s.StepPerRootD)
+	case !(s.Step >= 0.005 && s.Step <= 1):
+		return fmt.Errorf("gauss: optimum search step %g σ_X: want [0.005, 1]", s.Step)
 	case !(s.Span >= 2 && s.Span <= 12):
 		return fmt.Errorf("gauss: optimum search span %g σ_X: want [2, 12]", s.Span)
 	case s.TriplePoints < 3 || s.TriplePoints > 200:
@@ -92,11 +89,6 @@ type optGrid struct {
 	s         []float64 // channel noise: reconstructor, then adversaries
 	pairs     *pairTable
 	triples   *tripleTable
-}
-
-// gridStep returns the grid step at threshold d.
-func (m *Model) gridStep(d float64, s OptimumSearch) float64 {
-	return math.Min(s.Step*math.Sqrt(m.VarX()), s.StepPerRootD*math.Sqrt(d))
 }
 
 // newOptGrid lays the grid of the given step on μ_X ± span·σ_X (the step

@@ -22,16 +22,18 @@ type pointJSON struct {
 	// Set only for a Bracket: the best known mechanism and the upper bound.
 	Achievable *Achievable `json:"achievable,omitempty"`
 	UpperBound *float64    `json:"upper_bound,omitempty"`
+	// Set only for a Bracket the optimum search ran at.
+	Optimum *OptimumEstimate `json:"optimum,omitempty"`
 }
 
 // MarshalJSON writes the point with snake_case fields; see pointJSON for +Inf.
 func (p Point) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
 
-// MarshalJSON writes Proposition 1's point with "achievable" and
-// "upper_bound" added.
+// MarshalJSON writes Proposition 1's point with "achievable",
+// "upper_bound" and, where the optimum search ran, "optimum" added.
 func (b Bracket) MarshalJSON() ([]byte, error) {
 	w := b.Point.wire()
-	w.Achievable, w.UpperBound = &b.Achievable, &b.UpperBound
+	w.Achievable, w.UpperBound, w.Optimum = &b.Achievable, &b.UpperBound, b.Optimum
 	return json.Marshal(w)
 }
 
@@ -50,6 +52,7 @@ func (b *Bracket) UnmarshalJSON(data []byte) error {
 	if w.UpperBound != nil {
 		b.UpperBound = *w.UpperBound
 	}
+	b.Optimum = w.Optimum
 	return nil
 }
 

@@ -43,10 +43,34 @@ func (cg *colGen) kernelOfColumns(tau []float64) Kernel {
 			prob[j][l] += tau[ci] * c.w[a] / g.prior[j]
 		}
 	}
-	for j := range prob {
-		normalized(prob[j]) // the master's rows hold to 1e-9
+	// The master's rows hold to primalAbsTol: a cell of the far tails may
+	// have no label at all; it takes its inner neighbour's row.
+	mid := n / 2
+	for j := mid; j < n; j++ {
+		cg.fixRow(prob, j, j-1)
+	}
+	for j := mid; j >= 0; j-- {
+		cg.fixRow(prob, j, j+1)
 	}
 	return Kernel{Edges: edges, Prob: prob}
+}
+
+// fixRow normalizes row j of the kernel, or copies row from when it has no
+// mass.
+func (cg *colGen) fixRow(prob [][]float64, j, from int) {
+	sum := 0.0
+	for _, v := range prob[j] {
+		sum += v
+	}
+	if sum > 0 {
+		normalized(prob[j])
+		return
+	}
+	if from < 0 || from >= len(prob) {
+		prob[j][0] = 1
+		return
+	}
+	copy(prob[j], prob[from])
 }
 
 // secantRounds bounds the re-solves at a reduced D.
@@ -56,21 +80,25 @@ const secantRounds = 2
 // while its reconstructor loss exceeds D, re-solves the LP at D less the
 // excess (with the columns found so far). The result is feasible: a kernel
 // still above D is time-shared with F = X.
-func (o *OptimumSearcher) continuum(ctx context.Context, cg *colGen, mr masterResult) (Achievable, float64, error) {
+// It returns the feasible mechanism, the kernel alone and the quadrature
+// error estimate.
+func (o *OptimumSearcher) continuum(ctx context.Context, cg *colGen, mr masterResult) (Achievable, Achievable, float64, error) {
 	d := cg.d
-	best, bestQE := Achievable{}, 0.0
+	var best, bestKernel Achievable
+	bestQE := 0.0
 	have := false
 	target := d
 	for round := 0; ; round++ {
 		k := cg.kernelOfColumns(mr.tau)
 		l, qe, err := o.m.KernelLosses(k)
 		if err != nil {
-			return Achievable{}, 0, err
+			return Achievable{}, Achievable{}, 0, err
 		}
 		mech := Mechanism{Family: FamilyKernel, Delta: cg.g.step, Labels: len(k.Prob[0]), Kernel: &k}
-		a := o.m.feasible(Achievable{Losses: l, Mechanism: mech}, d)
+		kern := Achievable{Losses: l, Mechanism: mech}
+		a := o.m.feasible(kern, d)
 		if !have || a.MinAdv > best.MinAdv {
-			best, bestQE, have = a, qe, true
+			best, bestKernel, bestQE, have = a, kern, qe, true
 		}
 		excess := l.Recon - d
 		if excess <= 0 || round >= secantRounds {
@@ -83,9 +111,9 @@ func (o *OptimumSearcher) continuum(ctx context.Context, cg *colGen, mr masterRe
 		sub := *cg
 		sub.d, sub.lp = target, nil
 		if _, mr, err = sub.solve(ctx, o.s); err != nil {
-			return Achievable{}, 0, err
+			return Achievable{}, Achievable{}, 0, err
 		}
 		cg.cols, cg.seen = sub.cols, sub.seen
 	}
-	return best, bestQE, nil
+	return best, bestKernel, bestQE, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/mmds-project/mmds/loss"
 )
 
 // OptimumEstimate is the optimum search at one threshold: the grid problem's
@@ -48,9 +50,16 @@ type OptimumEstimate struct {
 	Converged bool `json:"converged"`
 	// Mechanism is the certified continuum mechanism (a kernel on cells
 	// centred on the grid points, time-shared with F = X where needed to
-	// meet D) and QuadErr the quadrature-error estimate of its losses.
-	Mechanism Achievable `json:"mechanism"`
-	QuadErr   float64    `json:"quad_err"`
+	// meet D); QuadErr is the quadrature-error estimate of its losses
+	// (KernelLosses). JSON has its losses and description; its kernel is
+	// in JSON where it is the bracket's best achievable.
+	Mechanism       Achievable  `json:"-"`
+	MechanismLosses loss.Losses `json:"mechanism_losses"`
+	MechanismName   string      `json:"mechanism"`
+	QuadErr         float64     `json:"quad_err"`
+	// kernel is the kernel alone (its L_R may exceed D): a point of the
+	// achievable envelope for the other thresholds.
+	kernel Achievable
 }
 
 // OptimumSearcher runs the optimum search at many thresholds of one model,
@@ -75,25 +84,87 @@ func (o *OptimumSearcher) Settings() OptimumSearch { return o.s }
 
 // Estimate runs the search at threshold 0 < D < V_Y.
 func (o *OptimumSearcher) Estimate(ctx context.Context, d float64) (OptimumEstimate, error) {
+	est, _, err := o.estimate(ctx, d, nil)
+	return est, err
+}
+
+// ImproveBracketOptimum runs the optimum search at b's threshold (when
+// 0 < D < V_Y and the bracket is open): b.Optimum gets the estimate, and
+// b.Achievable the search's mechanism when that is better (the same rule
+// as ImproveBracket). Seconds per call: the grid's tables are built anew.
+func (m *Model) ImproveBracketOptimum(ctx context.Context, b *Bracket, s OptimumSearch) error {
+	if !(b.D > 0 && b.D < m.vRecon) || !b.Open() {
+		return nil
+	}
+	o, err := m.NewOptimumSearcher(s)
+	if err != nil {
+		return err
+	}
+	est, err := o.Estimate(ctx, b.D)
+	if err != nil {
+		return err
+	}
+	b.Optimum = &est
+	_, err = b.offer(est.Mechanism)
+	return err
+}
+
+// WithMechanisms returns the model with extra mechanisms among the points
+// of its achievable envelope, each re-evaluated by Losses: Bracket,
+// BestAchievable and Envelope of the result consider them and their
+// time-sharing with every family (the optimum search's kernels, say, for a
+// consumer that compares against the best achievable).
+func (m *Model) WithMechanisms(extra ...Mechanism) (*Model, error) {
+	pts := make([]Achievable, len(extra))
+	for i, mech := range extra {
+		l, err := m.Losses(mech)
+		if err != nil {
+			return nil, fmt.Errorf("mechanism %d: %w", i, err)
+		}
+		pts[i] = Achievable{Losses: l, Mechanism: mech}
+	}
+	n := &Model{names: m.names, index: m.index, mean: m.mean, cov: m.cov, private: m.private, recon: m.recon,
+		advs: m.advs, coalitions: m.coalitions, minEig: m.minEig, vRecon: m.vRecon, vAdv: m.vAdv, vCoal: m.vCoal,
+		config: m.config}
+	env := m.Envelope().withPoints(pts)
+	env.m = n
+	n.envOnce.Do(func() { n.env = env })
+	return n, nil
+}
+
+// estimate runs the search at d with the columns warm in the master from
+// the start, and returns the estimate and the columns of its last master
+// (the warm start of a neighbouring threshold).
+func (o *OptimumSearcher) estimate(ctx context.Context, d float64, warm []column) (OptimumEstimate, []column, error) {
 	m := o.m
 	if !(d > 0 && d < m.vRecon) {
-		return OptimumEstimate{}, fmt.Errorf("gauss: optimum search at D = %g: need 0 < D < V_Y = %g", d, m.vRecon)
+		return OptimumEstimate{}, nil, fmt.Errorf("gauss: optimum search at D = %g: need 0 < D < V_Y = %g", d, m.vRecon)
 	}
-	g, err := o.grids.get(m, m.gridStep(d, o.s), o.s)
+	g, err := o.grids.get(m, o.s.Step*math.Sqrt(m.VarX()), o.s)
 	if err != nil {
-		return OptimumEstimate{}, err
+		return OptimumEstimate{}, nil, err
 	}
 	cg := newColGen(m, g, d)
+	for _, c := range warm {
+		cg.addColumn(c)
+	}
 	est, mr, err := cg.solve(ctx, o.s)
 	if err != nil {
-		return OptimumEstimate{}, err
+		return OptimumEstimate{}, nil, err
 	}
-	mech, qe, err := o.continuum(ctx, cg, mr)
+	var basis []column
+	for ci, t := range mr.tau {
+		if t > 0 && len(cg.cols[ci].idx) > 1 {
+			basis = append(basis, cg.cols[ci])
+		}
+	}
+	mech, kern, qe, err := o.continuum(ctx, cg, mr)
 	if err != nil {
-		return OptimumEstimate{}, err
+		return OptimumEstimate{}, nil, err
 	}
-	est.Mechanism, est.QuadErr = mech, qe
-	return est, nil
+	est.Mechanism, est.kernel, est.QuadErr = mech, kern, qe
+	est.MechanismLosses, est.MechanismName = mech.Losses, mech.Mechanism.String()
+	return est, basis, nil
 }
 
 // solve runs column generation, master after master, until the best

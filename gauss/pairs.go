@@ -103,52 +103,56 @@ type pairPrice struct {
 // skip reports whether a posterior with atom j is left out of pricing.
 func (pp pairPrice) skip(j int) bool { return pp.off != nil && pp.off[j] }
 
-// value returns the concave part C, its derivative, and the convex part V
-// of the reduced cost of pair (a, b) at node nd.
-func (pp pairPrice) parts(nd pairNode, ga, gb float64) (cv, dc, vv float64) {
-	cv = -nd.p*ga - (1-nd.p)*gb
-	dc = gb - ga
-	for o, c := range pp.c {
-		if o == 0 {
-			vv += c * nd.m[o]
-			continue
+// nodeSum is a node's reduced-cost terms that do not depend on the pair's
+// position: the adversaries' Σ_i w_i m_i and its derivative, and the
+// reconstructor's −λ m_Y.
+type nodeSum struct{ p, c, dc, v float64 }
+
+// sums returns the nodes' position-free terms.
+func (pp pairPrice) sums(nodes []pairNode, out []nodeSum) []nodeSum {
+	out = out[:0]
+	for _, nd := range nodes {
+		ns := nodeSum{p: nd.p}
+		for o, c := range pp.c {
+			if o == 0 {
+				ns.v = c * nd.m[0]
+				continue
+			}
+			ns.c += c * nd.m[o]
+			ns.dc += c * nd.dm[o]
 		}
-		cv += c * nd.m[o]
-		dc += c * nd.dm[o]
+		out = append(out, ns)
 	}
-	return cv, dc, vv
+	return out
 }
 
-// bound returns an upper bound on rc over [l.p, r.p] and the weight where
-// the bound is attained.
-func (pp pairPrice) bound(l, r pairNode, ga, gb float64) (float64, float64) {
-	c1, d1, v1 := pp.parts(l, ga, gb)
-	c2, d2, v2 := pp.parts(r, ga, gb)
+// parts returns the concave part C, its derivative and the convex part V
+// of the reduced cost of a pair with multipliers ga, gb at a node.
+func (ns nodeSum) parts(ga, gb float64) (cv, dc, vv float64) {
+	return ns.c - ns.p*ga - (1-ns.p)*gb, ns.dc + gb - ga, ns.v
+}
+
+// rc is the reduced cost of a pair at a node.
+func (ns nodeSum) rc(ga, gb float64) float64 { return ns.c - ns.p*ga - (1-ns.p)*gb + ns.v }
+
+// pairBound returns an upper bound on rc over [l.p, r.p] for a pair with
+// multipliers ga, gb.
+func pairBound(l, r nodeSum, ga, gb float64) float64 {
+	c1, d1, v1 := l.parts(ga, gb)
+	c2, d2, v2 := r.parts(ga, gb)
 	w := r.p - l.p
 	f := func(p float64) float64 {
 		t := math.Min(c1+d1*(p-l.p), c2+d2*(p-r.p))
 		return t + v1 + (v2-v1)*(p-l.p)/w
 	}
-	best, at := f(l.p), l.p
-	if v := f(r.p); v > best {
-		best, at = v, r.p
-	}
+	best := math.Max(f(l.p), f(r.p))
 	if d1 != d2 {
 		// T₁ = T₂: c1 + d1(p − p₁) = c2 + d2(p − p₂)
-		p := (c2 - c1 + d1*l.p - d2*r.p) / (d1 - d2)
-		if p > l.p && p < r.p {
-			if v := f(p); v > best {
-				best, at = v, p
-			}
+		if p := (c2 - c1 + d1*l.p - d2*r.p) / (d1 - d2); p > l.p && p < r.p {
+			best = math.Max(best, f(p))
 		}
 	}
-	return best, at
-}
-
-// rc is the reduced cost of pair (a, b) at a node.
-func (pp pairPrice) rc(nd pairNode, ga, gb float64) float64 {
-	c, _, v := pp.parts(nd, ga, gb)
-	return c + v
+	return best
 }
 
 // pairCandidate is a two-atom posterior (a, b; weight p on a) with its
@@ -194,7 +198,9 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 		nodes := t.nodes[k]
 		r := res{bound: math.Inf(1), best: math.Inf(-1)}
 		var e postEval
+		var ns []nodeSum
 		for {
+			ns = pp.sums(nodes, ns)
 			// best node per pair, and the intervals above the target
 			r.cands = r.cands[:0]
 			r.best = math.Inf(-1)
@@ -204,8 +210,8 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 				}
 				ga, gb := pp.g[a], pp.g[a+k]
 				c := pairCandidate{a: a, b: a + k, rc: math.Inf(-1)}
-				for _, nd := range nodes {
-					v := pp.rc(nd, ga, gb)
+				for _, nd := range ns {
+					v := nd.rc(ga, gb)
 					r.best = math.Max(r.best, v)
 					if v > c.rc && nd.p >= minWeight && 1-nd.p >= minWeight {
 						c.rc, c.p = v, nd.p
@@ -227,8 +233,7 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 					if pp.skip(a) || pp.skip(a+k) {
 						continue
 					}
-					b, _ := pp.bound(nodes[iv], nodes[iv+1], pp.g[a], pp.g[a+k])
-					hi = math.Max(hi, b)
+					hi = math.Max(hi, pairBound(ns[iv], ns[iv+1], pp.g[a], pp.g[a+k]))
 				}
 				r.bound = math.Max(r.bound, hi)
 				if hi > target {

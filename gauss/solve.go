@@ -29,6 +29,7 @@ type Stage int
 // The stages of Solve, in order.
 const (
 	StagePoints  Stage = iota // the closed form, cross-check 5(a), the bracket, Monte Carlo
+	StageOptimum              // the optimum search over posteriors
 	StageKernels              // the kernel search
 )
 
@@ -39,6 +40,11 @@ type SolveOptions struct {
 	TimeLimit time.Duration // 0: none
 	// MonteCarlo, when set, estimates every loss by Monte Carlo.
 	MonteCarlo *MonteCarloOptions
+	// Optimum, when set, runs the optimum search over posteriors
+	// (OptimumSearcher) at every threshold solved whose bracket is open,
+	// in order, each threshold's search starting from the last one's
+	// posteriors, under the same bounds.
+	Optimum *OptimumSearch
 	// Kernels, when set, runs the kernel search at every threshold solved
 	// under the same bounds.
 	Kernels *KernelSearch
@@ -46,9 +52,10 @@ type SolveOptions struct {
 	// GOMAXPROCS); the solution does not depend on it.
 	Workers int
 	// Progress, when set, is called with the stage and the units done so
-	// far: one a threshold in StagePoints, then one a threshold searched
-	// in StageKernels (so at most 2·len(ds)); it may be called from
-	// several goroutines, never at once.
+	// far: one a threshold in StagePoints, then one a threshold in
+	// StageOptimum and one a threshold searched in StageKernels (so at
+	// most 3·len(ds)); it may be called from several goroutines, never at
+	// once.
 	Progress func(s Stage, done int)
 	// Now is the clock of TimeLimit (time.Now when nil).
 	Now func() time.Time
@@ -67,7 +74,10 @@ type Solution struct {
 	// Improved is the number of thresholds the kernel search improved the
 	// best achievable at, -1 when it did not run.
 	Improved int
-	Stop     sweep.Stop
+	// OptimumImproved is the number of thresholds the optimum search's
+	// mechanisms improved the best achievable at, -1 when it did not run.
+	OptimumImproved int
+	Stop            sweep.Stop
 }
 
 // Solve computes, threshold by threshold in order and within o's bounds,
@@ -78,7 +88,14 @@ type Solution struct {
 // passed; the rest are not reached. An error wrapping ErrSamples means the
 // sample count is too small for the model.
 func (m *Model) Solve(ctx context.Context, ds []float64, o SolveOptions) (*Solution, error) {
-	s := &Solution{Improved: -1}
+	s := &Solution{Improved: -1, OptimumImproved: -1}
+	var searcher *OptimumSearcher
+	if o.Optimum != nil {
+		var err error
+		if searcher, err = m.NewOptimumSearcher(*o.Optimum); err != nil {
+			return nil, err
+		}
+	}
 	if o.MonteCarlo != nil {
 		s.Train, s.Test = SplitSamples(o.MonteCarlo.Samples)
 	}
@@ -95,10 +112,22 @@ func (m *Model) Solve(ctx context.Context, ds []float64, o SolveOptions) (*Solut
 		}
 		o.progress(StagePoints, i+1)
 	}
-	if o.Kernels == nil || s.Stop != sweep.StopNone {
+	if s.Stop != sweep.StopNone {
 		return s, nil
 	}
 	solved := len(s.Points)
+	if searcher != nil {
+		if err := m.searchOptimum(ctx, s, searcher, b, func(done int) { o.progress(StageOptimum, solved+done) }); err != nil {
+			return nil, err
+		}
+		if s.Stop != sweep.StopNone {
+			return s, nil
+		}
+		solved += len(s.Points)
+	}
+	if o.Kernels == nil {
+		return s, nil
+	}
 	if err := m.searchKernels(ctx, s, *o.Kernels, b, o.Workers, func(done int) { o.progress(StageKernels, solved+done) }); err != nil {
 		return nil, err
 	}
@@ -178,6 +207,61 @@ func (m *Model) searchKernels(ctx context.Context, s *Solution, ks KernelSearch,
 		}
 	}
 	s.cut(started)
+	return nil
+}
+
+// searchOptimum runs the optimum search at every threshold of s whose
+// bracket is open, in order (each from the last one's posteriors), then
+// offers every threshold the time-sharing of all the mechanisms found
+// (Envelope.withPoints). A search starts only within b; the thresholds
+// after the first that cannot start are cut from s (not reached).
+func (m *Model) searchOptimum(ctx context.Context, s *Solution, o *OptimumSearcher, b sweep.Budget, report func(done int)) error {
+	var warm []column
+	var found []Achievable
+	before := make([]float64, len(s.Brackets))
+	for i, br := range s.Brackets {
+		before[i] = br.Achievable.MinAdv
+	}
+	for i := range s.Brackets {
+		if s.Stop = b.Stop(0); s.Stop != sweep.StopNone {
+			s.cut(i)
+			break
+		}
+		br := &s.Brackets[i]
+		if br.D > 0 && br.D < m.vRecon && br.Open() {
+			est, basis, err := o.estimate(ctx, br.D, warm)
+			if err != nil {
+				return err
+			}
+			warm = basis
+			br.Optimum = &est
+			found = append(found, est.kernel)
+			if _, err := br.offer(est.Mechanism); err != nil {
+				return err
+			}
+		}
+		report(i + 1)
+	}
+	env := m.Envelope().withPoints(found)
+	for i := range s.Brackets {
+		br := &s.Brackets[i]
+		if br.Optimum == nil {
+			continue
+		}
+		a, err := env.At(br.D)
+		if err != nil {
+			return err
+		}
+		if _, err := br.offer(a); err != nil {
+			return err
+		}
+	}
+	s.OptimumImproved = 0
+	for i, br := range s.Brackets {
+		if br.Achievable.MinAdv > before[i] {
+			s.OptimumImproved++
+		}
+	}
 	return nil
 }
 

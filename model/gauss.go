@@ -79,13 +79,21 @@ func (g GaussModel) SideNames(i int) []string {
 
 // Optimum implements Model: Proposition 1 at d, with the bracket of the
 // optimum over all privatizers (best achievable mechanism, upper bound).
-func (g GaussModel) Optimum(_ context.Context, d float64, _ Options) (Optimum, error) {
+func (g GaussModel) Optimum(ctx context.Context, d float64, o Options) (Optimum, error) {
 	b, err := g.M.Bracket(d)
 	if err != nil {
 		return Optimum{}, err
 	}
+	if o.GaussOptimum != nil {
+		if err := g.M.ImproveBracketOptimum(ctx, &b, *o.GaussOptimum); err != nil {
+			return Optimum{}, err
+		}
+	}
 	p := b.Point
 	det := &GaussOptimum{DEff: p.DEff, Best: b.Achievable.Losses, BestFamily: b.Achievable.Mechanism.Family, UpperBound: b.UpperBound}
+	if _, hi, ok := b.Numerical(); ok {
+		det.Estimate = &hi
+	}
 	if !math.IsInf(p.SNR, 0) {
 		snr := p.SNR
 		det.SNR = &snr

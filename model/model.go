@@ -115,7 +115,12 @@ type KnownMechanisms interface {
 type Options struct {
 	Solver *mip.SolverOptions // HiGHS settings; nil: mip.DefaultSolver()
 	Gauss  bayes.GaussQuad
-	Binary bayes.BinaryQuad
+	// GaussOptimum, when set, runs the optimum search over posteriors at
+	// the threshold of a Gaussian model's Optimum: its certified mechanism
+	// joins the best achievable when better, and its numerical estimate is
+	// reported (seconds per threshold; gauss.OptimumSearcher).
+	GaussOptimum *gauss.OptimumSearch
+	Binary       bayes.BinaryQuad
 	// ExpectTol is the error bound CertifyFile computes a network's
 	// expectations E_R[k(x, R)] to on binary and finite models; 0 means
 	// privatizer.DefaultTol.

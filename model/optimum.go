@@ -44,6 +44,10 @@ type GaussOptimum struct {
 	Best       loss.Losses `json:"best_achievable"`
 	BestFamily string      `json:"best_family,omitempty"`
 	UpperBound float64     `json:"upper_bound"`
+	// Estimate is the optimum search's numerical estimate of the grid
+	// problem, min(estimate, UpperBound) (Options.GaussOptimum; nil when it
+	// did not run): a number to compare with, never a bound.
+	Estimate *float64 `json:"numerical_estimate,omitempty"`
 }
 
 // BinaryOptimum is what Proposition 2 adds on the binary model.

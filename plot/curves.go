@@ -91,3 +91,22 @@ func GaussEnvelope(m *gauss.Model) (Spec, error) {
 	}
 	return s, nil
 }
+
+// GaussOptimum adds the optimum search's results (mmds gauss --optimum) to
+// a GaussEnvelope figure: at every threshold searched, the best certified
+// mechanism (filled circles) and the numerical estimate of the grid problem
+// capped by the upper bound (open triangles; an estimate, not a bound).
+func GaussOptimum(s Spec, bs []gauss.Bracket) Spec {
+	mech := Series{Label: "best certified mechanism (--optimum)", Color: 6, Filled: true, Shape: Circle}
+	est := Series{Label: "numerical estimate, grid problem (not a bound)", Color: 5, Shape: Triangle}
+	for _, b := range bs {
+		lo, hi, ok := b.Numerical()
+		if !ok {
+			continue
+		}
+		mech.X, mech.Y = append(mech.X, b.D), append(mech.Y, lo)
+		est.X, est.Y = append(est.X, b.D), append(est.Y, hi)
+	}
+	s.Points = append(s.Points, mech, est)
+	return s
+}

@@ -28,6 +28,7 @@ type gaussOpts struct {
 	d                          float64
 	monteCarlo                 bool
 	kernels                    bool // --kernels: the slow stochastic-kernel search
+	optimum                    bool // --optimum: the optimum search over posteriors
 	seed                       uint64
 	samples                    int
 	workers                    int // --workers: kernel searches at once
@@ -58,7 +59,8 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
   mmds gauss --config examples/gauss-coalition.json --format json
   mmds gauss --sweep 0:5.76:7 --monte-carlo --seed 3
   mmds gauss --plot gauss.png
-  mmds gauss --d 4.5 --kernels`,
+  mmds gauss --d 4.5 --kernels
+  mmds gauss --d 0.5 --optimum`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return badInput("gauss takes no arguments, got %q", args)
@@ -77,7 +79,8 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
 	f.BoolVar(&o.kernels, "kernels", false, "also search optimized stochastic kernels at every threshold (slow: about 10 s each)")
-	workersFlag(f, &o.workers, "kernel searches (--kernels)")
+	f.BoolVar(&o.optimum, "optimum", false, "also search the optimum over all privatizers on a grid (column generation over posteriors; seconds a threshold): a mechanism certified on the continuum and a numerical estimate of the grid problem")
+	workersFlag(f, &o.workers, "kernel searches (--kernels) and the optimum search's scans (--optimum)")
 	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
 	o.limits.register(f, 0)
 	return cmd
@@ -104,8 +107,8 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := checkWorkers(o.workers); err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("workers") && !o.kernels {
-		return badInput("--workers applies to --kernels only (the other stages take milliseconds)")
+	if cmd.Flags().Changed("workers") && !o.kernels && !o.optimum {
+		return badInput("--workers applies to --kernels and --optimum only (the other stages take milliseconds)")
 	}
 	if err := checkPlotPath(o.plot); err != nil {
 		return err
@@ -137,6 +140,9 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 		spec, err := plot.GaussEnvelope(m)
 		if err != nil {
 			return err
+		}
+		if o.optimum {
+			spec = plot.GaussOptimum(spec, r.sol.Brackets)
 		}
 		if err := writePlot(o.plot, spec); err != nil {
 			return err
@@ -192,12 +198,17 @@ func computeGauss(cmd *cobra.Command, m *gauss.Model, ds []float64, o gaussOpts)
 		ks := gauss.DefaultKernelSearch()
 		so.Kernels = &ks
 	}
+	if o.optimum {
+		search := gauss.DefaultOptimumSearch()
+		search.Workers = o.workers
+		so.Optimum = &search
+	}
 	bar := gaussBar(cmd, o, o.limits.points(len(ds)))
 	stage := gauss.StagePoints
 	so.Progress = func(s gauss.Stage, done int) {
 		if s != stage {
 			stage = s
-			bar.Describe("kernel search")
+			bar.Describe(map[gauss.Stage]string{gauss.StageOptimum: "optimum search", gauss.StageKernels: "kernel search"}[s])
 		}
 		bar.Set(done)
 	}
@@ -220,12 +231,16 @@ func gaussBar(cmd *cobra.Command, o gaussOpts, n int) *progress.Bar {
 	if o.monteCarlo {
 		per += time.Duration(o.samples) * 200 * time.Nanosecond
 	}
-	units := n
+	units, total := n, per
+	if o.optimum {
+		// a few seconds a threshold (gauss.DefaultOptimumSearch)
+		units, total = units+n, total+4*time.Second
+	}
 	if o.kernels {
 		// about 10 s a threshold on each worker (gauss.DefaultKernelSearch)
-		units, per = 2*n, per+10*time.Second/time.Duration(max(o.workers, 1))
+		units, total = units+n, total+10*time.Second/time.Duration(max(o.workers, 1))
 	}
-	return newBar(cmd, o.limits.quiet, "steps", units, per*time.Duration(n)/time.Duration(max(units, 1)))
+	return newBar(cmd, o.limits.quiet, "steps", units, total*time.Duration(n)/time.Duration(max(units, 1)))
 }
 
 func writeOutput(stdout io.Writer, path string, b []byte) error {
@@ -262,6 +277,8 @@ type gaussJSON struct {
 	Points     pointsJSON[gauss.Bracket] `json:"points"`
 	CrossCheck crossCheckJSON            `json:"cross_check"`
 	MonteCarlo *mcJSON                   `json:"monte_carlo,omitempty"`
+	// OptimumSearch holds the optimum search's settings (--optimum).
+	OptimumSearch *gauss.OptimumSearch `json:"optimum_search,omitempty"`
 }
 
 type crossCheckJSON struct {
@@ -282,6 +299,10 @@ func (r *gaussRun) jsonDoc() gaussJSON {
 	doc := gaussJSON{Model: r.model.Summary(), StoppedBy: r.sol.Stop,
 		CrossCheck: crossCheckJSON{MaxRelErr: r.sol.MaxRelErr, Tolerance: gauss.CheckTol}}
 	doc.Points = pointsJSON[gauss.Bracket]{solved: r.sol.Brackets, rest: r.ds[len(r.sol.Brackets):]}
+	if r.opts.optimum {
+		s := gauss.DefaultOptimumSearch()
+		doc.OptimumSearch = &s
+	}
 	if r.opts.monteCarlo {
 		doc.MonteCarlo = &mcJSON{Seed: r.opts.seed, Samples: r.opts.samples, Train: r.sol.Train,
 			Test: r.sol.Test, Confidence: 0.95, Results: r.sol.MonteCarlo}
@@ -319,6 +340,12 @@ func (r *gaussRun) row(human bool, p gauss.Point, b gauss.Bracket, i int) []stri
 	row = append(row, f(p.MinAdv))
 	if human {
 		row = append(row, num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), num(b.UpperBound))
+		if r.opts.optimum {
+			row = append(row, "")
+			if _, hi, ok := b.Numerical(); ok {
+				row[len(row)-1] = num(hi)
+			}
+		}
 	} else {
 		row = append(row, f(b.Achievable.Recon))
 		for _, a := range b.Achievable.Adv {
@@ -339,11 +366,29 @@ func (r *gaussRun) row(human bool, p gauss.Point, b gauss.Bracket, i int) []stri
 			}
 		}
 		row = append(row, f(b.UpperBound), "")
+		if r.opts.optimum {
+			row = append(row, optimumCells(b)...)
+		}
 	}
 	if r.opts.monteCarlo {
 		row = append(row, mcCells(r.sol.MonteCarlo[i], human)...)
 	}
 	return row
+}
+
+// optimumColumns are the CSV columns of --optimum (docs/gauss.md).
+var optimumColumns = []string{"optimum_grid_value", "optimum_estimate", "optimum_pairs_estimate", "optimum_mechanism_min_adv", "optimum_mechanism_recon_loss"}
+
+// optimumCells are b's values for optimumColumns, empty where the search
+// did not run; the estimates are capped by the upper bound, as printed.
+func optimumCells(b gauss.Bracket) []string {
+	c := make([]string, len(optimumColumns))
+	if b.Optimum == nil {
+		return c
+	}
+	o := b.Optimum
+	return []string{csvNum(o.GridValue), csvNum(math.Min(o.Estimate, b.UpperBound)), csvNum(math.Min(o.PairsEstimate, b.UpperBound)),
+		csvNum(o.MechanismLosses.MinAdv), csvNum(o.MechanismLosses.Recon)}
 }
 
 // csvParts is the number of mixture parts the CSV schema has columns for:
@@ -403,6 +448,9 @@ func (r *gaussRun) header(human bool) []string {
 			}
 		}
 		h = append(h, "upper_bound", "status")
+		if r.opts.optimum {
+			h = append(h, optimumColumns...)
+		}
 		if r.opts.monteCarlo {
 			h = append(h, mcHeader("recon")...)
 			for i := 0; i < m.K(); i++ {
@@ -416,6 +464,9 @@ func (r *gaussRun) header(human bool) []string {
 		h = append(h, fmt.Sprintf("adv %d {%s}", i+1, strings.Join(m.Adversary(i), ",")))
 	}
 	h = append(h, "min adv", "best achievable", "its mechanism", "upper bound")
+	if r.opts.optimum {
+		h = append(h, "num. estimate")
+	}
 	if r.opts.monteCarlo {
 		h = append(h, "MC recon [95% CI]")
 		for i := 0; i < m.K(); i++ {
@@ -463,6 +514,9 @@ func (r *gaussRun) notes() []string {
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
 		"upper bound: min_i U_i, U_i = Var[X | Z_i] if Q_i < 0, else Proposition 1's D'/(1 + Q_i D') (I-MMSE converse, docs/gauss.md)",
 		r.openNote())
+	if r.sol.OptimumImproved >= 0 {
+		n = append(n, r.optimumNotes()...)
+	}
 	if r.sol.Improved >= 0 {
 		n = append(n, fmt.Sprintf("kernel search (--kernels, cells %g wide, %d L-BFGS iterations): improved the best achievable at %d of %d thresholds",
 			gauss.DefaultKernelSearch().Cell, gauss.DefaultKernelSearch().Iters, r.sol.Improved, len(r.sol.Brackets)))
@@ -470,6 +524,41 @@ func (r *gaussRun) notes() []string {
 	if r.opts.monteCarlo {
 		n = append(n, fmt.Sprintf("Monte Carlo: seed %d, %d samples per point (%d train, %d test); linear MMSE fit on train, test MSE with 95%% CI",
 			r.opts.seed, r.opts.samples, r.sol.Train, r.sol.Test))
+	}
+	return n
+}
+
+// optimumNotes describe the optimum search (--optimum): its settings, what
+// it improved, and the numerical bracket.
+func (r *gaussRun) optimumNotes() []string {
+	s := gauss.DefaultOptimumSearch()
+	var searched, inverted int
+	widest, at := 0.0, 0.0
+	for _, b := range r.sol.Brackets {
+		lo, hi, ok := b.Numerical()
+		if !ok {
+			continue
+		}
+		searched++
+		if lo > hi {
+			inverted++
+		}
+		if w := (hi - lo) / hi; w > widest {
+			widest, at = w, b.D
+		}
+	}
+	n := []string{
+		fmt.Sprintf("optimum search (--optimum): column generation over posteriors on %d grid points of step %gσ_X on μ_X ± %gσ_X; pricing: every pair (certified tangent/chord bound), every triple of %d points at %d×%d weights, %d local ascents a round",
+			int(2*s.Span/s.Step)+1, s.Step, s.Span, s.TriplePoints, s.TripleWeights, s.TripleWeights, s.Ascents),
+		fmt.Sprintf("  its mechanism: the LP's posteriors as a kernel on cells, losses computed on the continuum as certify does (KernelLosses); it improved the best achievable at %d of %d thresholds", r.sol.OptimumImproved, len(r.sol.Brackets)),
+		"  num. estimate: the LP dual plus the largest pricing violation found, capped by the upper bound — a NUMERICAL estimate of the grid problem, not a proven bound (docs/gauss.md)",
+	}
+	if searched > 0 {
+		n = append(n, fmt.Sprintf("  numerical bracket [best achievable, num. estimate]: at most %.2g%% wide (at D = %s), searched at %d of %d thresholds; proven bracket: [best achievable, upper bound]",
+			100*widest, num(at), searched, len(r.sol.Brackets)))
+	}
+	if inverted > 0 {
+		n = append(n, fmt.Sprintf("  at %d thresholds the certified mechanism exceeds the estimate: the grid problem is not the continuum one", inverted))
 	}
 	return n
 }
