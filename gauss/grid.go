@@ -52,10 +52,10 @@ type OptimumSearch struct {
 
 // DefaultOptimumSearch returns the settings of mmds gauss --optimum: a grid
 // of step 0.1σ_X on μ_X ± 6σ_X (121 points), triples on 25 points at
-// 5 weights, 24 ascents per full round, relative gap 1e-4.
+// 5×5 weights, 24 ascents per full round, relative gap 1e-3.
 func DefaultOptimumSearch() OptimumSearch {
 	return OptimumSearch{Step: 0.1, Span: 6, TriplePoints: 25, TripleWeights: 5,
-		Ascents: 24, MaxIterations: 400, Tol: 1e-4}
+		Ascents: 24, MaxIterations: 400, Tol: 1e-3}
 }
 
 // check validates the settings.

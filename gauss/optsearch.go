@@ -39,12 +39,14 @@ type OptimumEstimate struct {
 	// Dual + Slack: the numerical upper estimate of the grid problem.
 	Slack    float64 `json:"slack"`
 	Estimate float64 `json:"estimate"`
-	// PairsEstimate = Dual + max(0, PairBound) bounds, as proven as the
-	// pair search, the grid problem's optimum over splittings of the prior
-	// into posteriors of at most two atoms.
-	PairsEstimate float64 `json:"pairs_estimate"`
-	Columns       int     `json:"columns"`
-	Iterations    int     `json:"iterations"`
+	// TwoAtomBound = Dual + max(0, PairBound) is a proven upper bound
+	// (up to the pair search's stated rounding margin) of the grid problem
+	// restricted to splittings of the prior into posteriors of at most two
+	// atoms: a bound for that class of privatizers of the discretized X,
+	// not for the optimum.
+	TwoAtomBound float64 `json:"two_atom_bound"`
+	Columns      int     `json:"columns"`
+	Iterations   int     `json:"iterations"`
 	// Converged: the last pricing round found no column above the
 	// tolerance (false: MaxIterations stopped it).
 	Converged bool `json:"converged"`
@@ -180,7 +182,7 @@ func (o *OptimumSearcher) estimate(ctx context.Context, d float64, warm []column
 func (cg *colGen) solve(ctx context.Context, s OptimumSearch) (OptimumEstimate, masterResult, error) {
 	g := cg.g
 	est := OptimumEstimate{D: cg.d, Points: len(g.xs), Step: g.step, Span: s.Span,
-		Estimate: math.Inf(1), PairsEstimate: math.Inf(1)}
+		Estimate: math.Inf(1), TwoAtomBound: math.Inf(1)}
 	var mr masterResult
 	var center *lpDuals
 	alpha := smoothing
@@ -234,7 +236,7 @@ func (cg *colGen) solve(ctx context.Context, s OptimumSearch) (OptimumEstimate, 
 			c := sep.du
 			center = &c
 		}
-		est.PairsEstimate = math.Min(est.PairsEstimate, dual+math.Max(0, pr.pairBound))
+		est.TwoAtomBound = math.Min(est.TwoAtomBound, dual+math.Max(0, pr.pairBound))
 		values, bounds = append(values, mr.value), append(bounds, est.Estimate)
 		est.Converged = est.Estimate-mr.value <= s.Tol*scale || (pr.added == 0 && alpha == 0)
 		k := len(values) - 1 - stallRounds

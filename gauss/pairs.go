@@ -152,8 +152,14 @@ func pairBound(l, r nodeSum, ga, gb float64) float64 {
 			best = math.Max(best, f(p))
 		}
 	}
-	return best
+	// the terms' rounding and quadrature error (below 1e-13 relative)
+	return best + pairMargin*(math.Abs(c1)+math.Abs(c2)+math.Abs(v1)+math.Abs(v2)+(math.Abs(d1)+math.Abs(d2))*w)
 }
+
+// pairMargin is the relative margin of pairBound over the computed terms:
+// the MMSEs are exact to about 1e-13 (posterior.go), their sums round to a
+// few ulps.
+const pairMargin = 1e-10
 
 // pairCandidate is a two-atom posterior (a, b; weight p on a) with its
 // reduced cost.

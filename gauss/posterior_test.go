@@ -20,7 +20,7 @@ func pairMMSE(p, d, s float64) float64 {
 	f := func(u float64) float64 {
 		return math.Exp(-u*u/2) / math.Sqrt(2*math.Pi) / (p*math.Exp(-u*delta/2) + (1-p)*math.Exp(u*delta/2))
 	}
-	e := quad.Fixed(f, -12, 12, 4000, quad.Legendre{}, 0)
+	e := quad.Fixed(f, -12, 12, 1500, quad.Legendre{}, 0)
 	return d * d * p * (1 - p) * math.Exp(-delta*delta/8) * e
 }
 

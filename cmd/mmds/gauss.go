@@ -377,17 +377,17 @@ func (r *gaussRun) row(human bool, p gauss.Point, b gauss.Bracket, i int) []stri
 }
 
 // optimumColumns are the CSV columns of --optimum (docs/gauss.md).
-var optimumColumns = []string{"optimum_grid_value", "optimum_estimate", "optimum_pairs_estimate", "optimum_mechanism_min_adv", "optimum_mechanism_recon_loss"}
+var optimumColumns = []string{"optimum_grid_value", "optimum_estimate", "optimum_two_atom_bound", "optimum_mechanism_min_adv", "optimum_mechanism_recon_loss"}
 
 // optimumCells are b's values for optimumColumns, empty where the search
-// did not run; the estimates are capped by the upper bound, as printed.
+// did not run; the estimate is capped by the upper bound, as printed.
 func optimumCells(b gauss.Bracket) []string {
 	c := make([]string, len(optimumColumns))
 	if b.Optimum == nil {
 		return c
 	}
 	o := b.Optimum
-	return []string{csvNum(o.GridValue), csvNum(math.Min(o.Estimate, b.UpperBound)), csvNum(math.Min(o.PairsEstimate, b.UpperBound)),
+	return []string{csvNum(o.GridValue), csvNum(math.Min(o.Estimate, b.UpperBound)), csvNum(o.TwoAtomBound),
 		csvNum(o.MechanismLosses.MinAdv), csvNum(o.MechanismLosses.Recon)}
 }
 

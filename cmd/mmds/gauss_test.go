@@ -294,3 +294,72 @@ func TestGaussPlotEnvelope(t *testing.T) {
 		t.Errorf("plot lacks the envelope or the modulo curve (err %v)", err)
 	}
 }
+
+// TestGaussOptimum runs mmds gauss --optimum at D = 0.5 in JSON and CSV:
+// the JSON holds the search's settings and, per point, its estimate; the
+// best achievable is the search's certified mechanism (better than X mod
+// Δ there), within the proven upper bound; the CSV's optimum columns are
+// JSON's numbers (capped by the upper bound).
+func TestGaussOptimum(t *testing.T) {
+	var doc struct {
+		Search *struct {
+			Step float64 `json:"step"`
+			Span float64 `json:"span"`
+		} `json:"optimum_search"`
+		Points []struct {
+			UpperBound float64 `json:"upper_bound"`
+			Achievable struct {
+				ReconLoss  float64 `json:"recon_loss"`
+				MinAdvLoss float64 `json:"min_adv_loss"`
+			} `json:"achievable"`
+			Optimum *struct {
+				GridValue    float64 `json:"grid_value"`
+				Estimate     float64 `json:"estimate"`
+				TwoAtomBound float64 `json:"two_atom_bound"`
+				Points       int     `json:"grid_points"`
+				Mechanism    string  `json:"mechanism"`
+				Losses       struct {
+					MinAdvLoss float64 `json:"min_adv_loss"`
+					ReconLoss  float64 `json:"recon_loss"`
+				} `json:"mechanism_losses"`
+			} `json:"optimum"`
+		} `json:"points"`
+	}
+	code, out, errOut := runCLI(t, "gauss", "--d", "0.5", "--optimum", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Points) != 1 || doc.Search == nil || doc.Points[0].Optimum == nil {
+		t.Fatalf("bad JSON (%v): %.2000s", err, out)
+	}
+	p, o := doc.Points[0], doc.Points[0].Optimum
+	const modulo = 3.06209 // X mod Δ, the best achievable at D = 0.5 without --optimum
+	if p.Achievable.MinAdvLoss <= modulo || p.Achievable.ReconLoss > 0.5 || p.Achievable.MinAdvLoss > p.UpperBound {
+		t.Errorf("best achievable %g (L_R %g): want above X mod Δ's %g, L_R ≤ 0.5, below the upper bound %g", p.Achievable.MinAdvLoss, p.Achievable.ReconLoss, modulo, p.UpperBound)
+	}
+	if o.Points != 121 || o.Estimate < o.GridValue || o.Losses.MinAdvLoss > p.Achievable.MinAdvLoss || o.Mechanism == "" {
+		t.Errorf("optimum %+v inconsistent with the achievable %+v", *o, p.Achievable)
+	}
+	if w := (math.Min(o.Estimate, p.UpperBound) - p.Achievable.MinAdvLoss) / o.Estimate; w < 0 || w > 0.1 {
+		t.Errorf("numerical bracket [%g, %g] is %.3g wide: want within 10%%", p.Achievable.MinAdvLoss, o.Estimate, w)
+	}
+	code, csv, errOut := runCLI(t, "gauss", "--d", "0.5", "--optimum", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	want := map[string]float64{"optimum_grid_value": o.GridValue, "optimum_estimate": math.Min(o.Estimate, p.UpperBound),
+		"optimum_two_atom_bound": o.TwoAtomBound, "optimum_mechanism_min_adv": o.Losses.MinAdvLoss}
+	for k, name := range head {
+		if v, ok := want[name]; ok {
+			if row[k] != csvNum(v) {
+				t.Errorf("CSV %s = %s, JSON %s", name, row[k], csvNum(v))
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("CSV lacks %v", want)
+	}
+}
