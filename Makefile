@@ -16,7 +16,7 @@ CHECK_BIN := bin/mmds-check
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test wheel test-python test-slurm test-finite-long bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
+.PHONY: all build run test wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -84,6 +84,12 @@ test-python: wheel
 # results against a one-machine run. Minutes; not part of make test.
 test-slurm: $(HIGHS_PC)
 	$(GO) test -count=1 -tags slurm -run TestSlurmEndToEnd -v -timeout 30m ./cmd/mmds
+
+# The optimum search (mmds gauss --optimum) at five thresholds with its
+# default settings: the numerical bracket's width, the mechanism against X
+# mod Δ, and nothing printed as proven beaten (about a minute).
+test-gauss-optimum: $(HIGHS_PC)
+	$(GO) test -tags slow -run TestOptimumSlow -count=1 -v ./gauss
 
 # The long checks of column generation (docs/finite.md): 1,000 random
 # instances against the ray LP, and the scale runs behind the targets.

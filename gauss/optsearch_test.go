@@ -205,3 +205,27 @@ func TestOptimumSearchErrors(t *testing.T) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
+
+// TestOptimumDeterministic: the search through Solve gives the same
+// numbers on one worker and on four.
+func TestOptimumDeterministic(t *testing.T) {
+	m := Paper()
+	var got [2]Bracket
+	for i, workers := range []int{1, 4} {
+		s := testSearch()
+		s.Workers = workers
+		sol, err := m.Solve(context.Background(), []float64{1.5}, SolveOptions{Optimum: &s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Brackets[0].Optimum == nil {
+			t.Fatal("no optimum search")
+		}
+		got[i] = sol.Brackets[0]
+	}
+	a, b := got[0].Optimum, got[1].Optimum
+	if a.Estimate != b.Estimate || a.GridValue != b.GridValue || got[0].Achievable.MinAdv != got[1].Achievable.MinAdv || a.Iterations != b.Iterations {
+		t.Errorf("1 worker: estimate %v value %v best %v (%d iterations); 4 workers: %v %v %v (%d)",
+			a.Estimate, a.GridValue, got[0].Achievable.MinAdv, a.Iterations, b.Estimate, b.GridValue, got[1].Achievable.MinAdv, b.Iterations)
+	}
+}
