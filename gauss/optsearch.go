@@ -214,9 +214,6 @@ func (cg *colGen) solve(ctx context.Context, s OptimumSearch) (OptimumEstimate, 
 				break
 			}
 		}
-		if debugColGen {
-			fmt.Printf("it %d value %.6f dual %.6f added %d (improving %v, α %.2g) pair %.3g triple %.3g ascent %.3g cols %d\n", it, mr.value, cg.value(sep.du), pr.added, improving, alpha, pr.pairBound, pr.tripleBest, pr.ascentBest, len(cg.cols))
-		}
 		if pr.added > 0 && !improving && alpha > 0 {
 			alpha /= 2 // mispricing: the smoothed multipliers found nothing for the master
 			if alpha < 0.05 {
@@ -352,14 +349,4 @@ func (cg *colGen) ascents(mr masterResult, n, workers int, tol float64, added *i
 		}
 	}
 	return best
-}
-
-var debugColGen = false
-
-func pick(v []float64, idx []int) []float64 {
-	var o []float64
-	for _, j := range idx {
-		o = append(o, v[j])
-	}
-	return o
 }

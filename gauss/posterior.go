@@ -63,32 +63,20 @@ func (e *postEval) mmse(xs, ws []float64, s float64, grid, risk []float64) float
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
-	if !(hi > lo) || s == 0 {
-		if grid != nil {
-			c := lo
-			if math.IsInf(s, 1) || !(hi > lo) {
-				c = weightedMean(xs, ws)
-			}
-			for j, x := range grid {
-				risk[j] = (x - c) * (x - c)
-				if s == 0 {
-					risk[j] = 0
-				} else if !math.IsInf(s, 1) && !(hi > lo) {
-					risk[j] = riskOfPoint(x, c, s)
-				}
+	if !(hi > lo) || s == 0 || math.IsInf(s, 1) {
+		// a point mass, an observer who knows X, or one who sees nothing:
+		// the estimate is the atom, X itself, or the mean
+		c := weightedMean(xs, ws)
+		for j, x := range grid {
+			risk[j] = (x - c) * (x - c)
+			if s == 0 {
+				risk[j] = 0
 			}
 		}
 		if math.IsInf(s, 1) {
 			return weightedVar(xs, ws)
 		}
 		return 0
-	}
-	if math.IsInf(s, 1) {
-		c := weightedMean(xs, ws)
-		for j, x := range grid {
-			risk[j] = (x - c) * (x - c)
-		}
-		return weightedVar(xs, ws)
 	}
 	h := postStep(hi-lo, s)
 	a, b := lo-postSpan*s, hi+postSpan*s
@@ -154,9 +142,6 @@ func (e *postEval) mmse(xs, ws []float64, s float64, grid, risk []float64) float
 	}
 	return total * norm
 }
-
-// riskOfPoint is R(x) for a point-mass posterior at c: the estimator is c.
-func riskOfPoint(x, c, _ float64) float64 { return (x - c) * (x - c) }
 
 func weightedMean(xs, ws []float64) float64 {
 	mean := 0.0
