@@ -7,14 +7,23 @@ import (
 )
 
 // TestCommittedOnPaper: every committed mechanism decodes and applies to
-// the paper's model, with the losses the labels method certified when it
-// found it (mmds verify of that run, the numbers docs/learn.md prints).
+// the paper's model, with the losses certified when it was found (the
+// labels method's by mmds verify of that run, the numbers docs/learn.md
+// prints; the optimum search's by KernelLosses in mmds gauss --optimum).
 func TestCommittedOnPaper(t *testing.T) {
 	m := Paper()
 	got := m.Committed()
 	want := []struct{ recon, minAdv float64 }{ // in file order
 		{1.922569011908697, 6.277239340210034},
 		{3.8398954907795977, 8.482477332729811},
+		// the optimum search's kernels (mmds gauss --optimum), with the
+		// losses it certified them at
+		{0.6003095231610435, 3.439104128496329},
+		{1.1956879894562848, 4.9906309592419555},
+		{1.9894827948501455, 6.42855821860959},
+		{2.783275792707557, 7.513595734129898},
+		{3.577072773575712, 8.301832224516398},
+		{4.3708627916851555, 8.848983840145307},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d committed mechanisms, want %d", len(got), len(want))
