@@ -134,7 +134,7 @@ func TestGaussPanelsEndAtCuts(t *testing.T) {
 	}
 	s := testSetup(t, m, k)
 	v := m.VarRecon()
-	nodes := mNodesKronrod(s.mu, math.Sqrt(s.vx-v), 4)
+	nodes := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), mSteps(math.Sqrt(s.vx-v), v))
 	panels, _, err := s.initialPanels(v, nodes)
 	if err != nil {
 		t.Fatal(err)

@@ -230,7 +230,7 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 	if err != nil {
 		return res, err
 	}
-	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nm), work: work, stored: 4 * nm * len(panels)}
+	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nodes, len(s.cont)), work: work, stored: 4 * nm * len(panels)}
 	for i := range panels {
 		r.ev.eval(s, v, nodes, &panels[i])
 		if err := s.panelDone(); err != nil {
@@ -524,14 +524,34 @@ func (s *gaussSetup) fRule(width float64, faces []int32, v float64) (nodes, wk, 
 }
 
 // panelEval is the scratch of panel evaluations: A, B, C and the shift of
-// w per M node at one f, the Gauss sums, and each face's window of M nodes.
+// w per M node at one f, the Gauss sums, and each face's window of M nodes;
+// dm is the spacing of the (equispaced) M nodes and decay each continuous
+// face's second-difference factors along them (gaussRun), filled on first
+// use.
 type panelEval struct {
 	A, B, C, shift, g []float64
 	n0, n1            []int
+	dm                float64
+	decay             []faceDecay
 }
 
-func newPanelEval(nm int) *panelEval {
-	return &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm)}
+// faceDecay is e^{−Δ²h/2} for a face's two exponents along the M nodes:
+// end, of K + z² at a segment end, and k, of K alone.
+type faceDecay struct {
+	end, k float64
+	ok     bool
+}
+
+// newPanelEval returns the scratch for the M nodes given (equispaced) and
+// a gaussSetup with faces continuous faces.
+func newPanelEval(nodes []mNode, faces int) *panelEval {
+	nm := len(nodes)
+	ev := &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm),
+		decay: make([]faceDecay, faces)}
+	if nm > 1 {
+		ev.dm = (nodes[nm-1].m - nodes[0].m) / float64(nm-1)
+	}
+	return ev
 }
 
 // eval fills p.k, p.mom and p.err. At each Kronrod node f, for every face
@@ -572,7 +592,7 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 		clear(ev.C)
 		for fi, j := range p.faces {
 			if ev.n0[fi] != ev.n1[fi] {
-				ev.addFace(&s.cont[j], f, v, sv, nodes[ev.n0[fi]:ev.n1[fi]], ev.n0[fi])
+				ev.addFace(&s.cont[j], j, f, v, sv, nodes[ev.n0[fi]:ev.n1[fi]], ev.n0[fi])
 			}
 		}
 		ev.accumulate(p, hw*wK[t], hw*wG[t])
@@ -584,10 +604,14 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 	}
 }
 
-// addFace adds face c's part of A, B and C at f for the M nodes given, the
-// first of which is node n0: the closed form of eval's comment on the
-// face's level segment, skipped beyond the Mahalanobis distance √kCut.
-func (ev *panelEval) addFace(c *cface, f, v, sv float64, nodes []mNode, n0 int) {
+// addFace adds face c's (number j's) part of A, B and C at f for the M
+// nodes given, consecutive and the first of which is node n0: the closed
+// form of eval's comment on the face's level segment, skipped beyond the
+// Mahalanobis distance √kCut. Along the nodes e and z are affine in m,
+// so the exponents of the face weight and the segment ends are quadratics
+// in the node index and their exponentials follow by gaussRun's
+// recurrence: a few exponentials per face and f rather than three per node.
+func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode, n0 int) {
 	x0, r0, x1, r1, ok := levelSegment(c, f)
 	if !ok {
 		return
@@ -602,42 +626,130 @@ func (ev *panelEval) addFace(c *cface, f, v, sv float64, nodes []mNode, n0 int) 
 	inv := sg / (sv * sq)
 	al0 := (cr*x0 - cx*v*r0) * inv
 	al1 := (cr*x1 - cx*v*r1) * inv
+	if al0 > al1 {
+		// z2 − z1 = al1 − al0 at every m: order the ends once.
+		al0, al1 = al1, al0
+	}
 	beta := cr * inv
-	pref0 := 1 / math.Sqrt(2*math.Pi*d2)
+	pref := 1 / (2 * math.Pi * sq) // 1/√(2πD) · 1/√(2π)
 	sd := sv * math.Abs(cr) / sq
 	dv := cx * v / d2
+	// Steps of e and z from one node to the next, and the second
+	// differences' factors.
+	de, dz := -cx*ev.dm, -beta*ev.dm
+	dec := &ev.decay[j]
+	if !dec.ok {
+		*dec = faceDecay{end: math.Exp(-(de*de/d2 + dz*dz)), k: math.Exp(-de * de / d2), ok: true}
+	}
+	var run1, run2, runK gaussRun
 	for i := range nodes {
 		n := n0 + i
 		m := nodes[i].m
 		e := f - c.c0 - cx*m
 		K := e * e / d2
-		if K > kCut {
-			continue
-		}
 		z1, z2 := al0-beta*m, al1-beta*m
-		if z1 > z2 {
-			z1, z2 = z2, z1
-		}
 		var zm float64
 		if z1 > 0 {
 			zm = z1
 		} else if z2 < 0 {
 			zm = -z2
 		}
-		if K+zm*zm > kCut {
+		if K > kCut || K+zm*zm > kCut {
+			run1.left, run2.left, runK.left = 0, 0, 0
 			continue
 		}
-		j0, j1, j2 := truncMoments(z1, z2)
-		pref := pref0 * math.Exp(-K/2)
+		dK := (2*e + de) * de / d2
+		e1 := run1.at(K+z1*z1, dK+(2*z1+dz)*dz, dec.end)
+		e2 := run2.at(K+z2*z2, dK+(2*z2+dz)*dz, dec.end)
+		// t0, t1, t2 = √(2π)·e^{−K/2}·E[Z^j; z1 < Z < z2]: each end's
+		// e^{−(K + z²)/2} carries its density and its tail
+		// (√(2π)e^{−K/2}Q(z) = e^{−(K + z²)/2}·Mills(z)); a tail below
+		// e^{−tailCut/2} of the term it is subtracted from is not
+		// evaluated.
+		var t0 float64
+		switch {
+		case z1 >= 0:
+			runK.left = 0
+			t0 = e1 * stdnormal.Mills(z1)
+			if z2*z2-z1*z1 < tailCut {
+				t0 -= e2 * stdnormal.Mills(z2)
+			}
+		case z2 <= 0:
+			runK.left = 0
+			t0 = e2 * stdnormal.Mills(-z2)
+			if z1*z1-z2*z2 < tailCut {
+				t0 -= e1 * stdnormal.Mills(-z1)
+			}
+		default:
+			t0 = sqrt2Pi * runK.at(K, dK, dec.k)
+			if z1*z1 < tailCut {
+				t0 -= e1 * stdnormal.Mills(-z1)
+			}
+			if z2*z2 < tailCut {
+				t0 -= e2 * stdnormal.Mills(z2)
+			}
+		}
+		t0 = max(t0, 0)
+		t1 := e1 - e2
+		t2 := max(t0+z1*e1-z2*e2, 0)
 		d := dv * e
 		if ev.A[n] == 0 {
 			ev.shift[n] = d
 		}
 		d -= ev.shift[n]
-		ev.A[n] += pref * j0
-		ev.B[n] += pref * (d*j0 + sd*j1)
-		ev.C[n] += pref * (d*d*j0 + 2*d*sd*j1 + sd*sd*j2)
+		ev.A[n] += pref * t0
+		ev.B[n] += pref * (d*t0 + sd*t1)
+		ev.C[n] += pref * (d*d*t0 + 2*d*sd*t1 + sd*sd*t2)
 	}
+}
+
+// tailCut: e^{−tailCut/2} ≈ 2e-19 is below the rounding of the term a
+// tail is subtracted from.
+const tailCut = 86
+
+const sqrt2Pi = 2.5066282746310002 // √(2π)
+
+// gaussRun evaluates e^{−h/2} at consecutive M nodes where h is a quadratic
+// in the node index (second difference Δ²h): one exponential at a run's
+// first node, then each value is the previous times ρ = e^{−Δh/2} and ρ is
+// multiplied by g = e^{−Δ²h/2}. Rounding grows as the square of the run's
+// length, so a run restarts after runLen nodes: the relative error stays
+// below runLen² + h ulps (TestGaussRunMatchesExp), and a face's moments
+// within 1e-12 of those of the whole level line through it
+// (TestAddFaceMatchesDirect). A run starts only where
+// h < hRun, so that ρ stays finite (h ≥ 0 at the next node); beyond hZero
+// the value is below the smallest double and is 0. Past the vertex of h a
+// value that underflows stays 0, which it is: h only grows there.
+type gaussRun struct {
+	e, rho float64
+	left   int
+}
+
+const (
+	runLen = 32
+	hRun   = 1100
+	hZero  = 1500
+)
+
+// at returns e^{−h/2} at this node, given h and Δh = h(next) − h here, and
+// g; the caller resets left to 0 where it skips a node.
+func (r *gaussRun) at(h, dh, g float64) float64 {
+	if r.left > 0 {
+		r.left--
+		v := r.e
+		r.e *= r.rho
+		r.rho *= g
+		return v
+	}
+	if h > hZero {
+		return 0
+	}
+	v := math.Exp(-0.5 * h)
+	if h < hRun {
+		rho := math.Exp(-0.5 * dh)
+		r.e, r.rho, r.left = v*rho, rho*g, runLen-1
+	}
+	return v
 }
 
 // accumulate adds one f node's C − B²/A to p.k (Kronrod weight wk) and to
