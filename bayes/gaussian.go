@@ -233,6 +233,7 @@ type gaussSetup struct {
 	loGroups   int        // the genie's distinct atom values
 	hiGroups   int        // the garbling's clusters
 	cuts       []float64  // values of F at the continuous faces' vertices
+	jumps      []bool     // cuts where A, B, C may jump (layCuts)
 	// ctx stops the quadratures between panels; steps counts the panels.
 	ctx   context.Context
 	steps *progress.Steps
