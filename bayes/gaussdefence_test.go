@@ -62,7 +62,7 @@ func TestGaussGenieAndGarblingOnAtoms(t *testing.T) {
 	}{{1e6, 5e-7, true}, {0, 0.5, false}} {
 		s := testSetup(t, m, layersPrivatizer(stairLayers(tc.off, tc.delta)))
 		for i, v := range vs {
-			b, err := s.observerLoss(v)
+			b, err := s.observerLoss(v, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestGaussCollapsedFaceKept(t *testing.T) {
 			t.Errorf("cr %g: %d discrete faces, want the face x > 4", cr, len(s.disc))
 		}
 		for i, v := range vs {
-			b, err := s.observerLoss(v)
+			b, err := s.observerLoss(v, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,8 +134,8 @@ func TestGaussPanelsEndAtCuts(t *testing.T) {
 	}
 	s := testSetup(t, m, k)
 	v := m.VarRecon()
-	nodes := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), mSteps(math.Sqrt(s.vx-v), v))
-	panels, _, err := s.initialPanels(v, nodes)
+	nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), mSteps(math.Sqrt(s.vx-v), v), mSpan)
+	panels, _, err := s.initialPanels(v, nodes, kCutMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestGaussConservationFlagsMissingMass(t *testing.T) {
 	}
 	for _, v := range []float64{m.VarRecon(), m.VarAdv()[1]} {
 		s := testSetup(t, m, k)
-		full, err := s.observerLoss(v)
+		full, err := s.observerLoss(v, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestGaussConservationFlagsMissingMass(t *testing.T) {
 		}
 		s.cont = keep
 		s.layCuts()
-		broken, err := s.observerLoss(v)
+		broken, err := s.observerLoss(v, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -238,7 +238,7 @@ type fResult struct {
 // at most 4 widths √(cr² + cx²v) of the narrowest face over them (the
 // width of a face's density in f given m) and are bisected, worst first,
 // until the estimated error is below tau·max(loss, floor)/2.
-func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, error) {
+func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau, kCut float64) (fResult, error) {
 	nm := len(nodes)
 	res := fResult{h: make([]float64, nm)}
 	for i := range res.mom {
@@ -248,11 +248,11 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 		return res, nil
 	}
 	floor := scaleFloor * s.vx
-	panels, work, err := s.initialPanels(v, nodes)
+	panels, work, err := s.initialPanels(v, nodes, kCut)
 	if err != nil {
 		return res, err
 	}
-	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nodes, len(s.cont)), work: work, stored: 4 * nm * len(panels)}
+	r := fRefiner{s: s, v: v, nodes: nodes, kCut: kCut, ev: newPanelEval(nodes, len(s.cont), kCut), work: work, stored: 4 * nm * len(panels)}
 	for i := range panels {
 		r.ev.eval(s, v, nodes, &panels[i])
 		if err := s.panelDone(); err != nil {
@@ -320,6 +320,7 @@ type fRefiner struct {
 	s      *gaussSetup
 	v      float64
 	nodes  []mNode
+	kCut   float64
 	ev     *panelEval
 	work   float64
 	stored int
@@ -340,7 +341,7 @@ func (r *fRefiner) bisect(panels []fPanel, split []int) ([]fPanel, error) {
 					c.faces = append(c.faces, j)
 				}
 			}
-			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes)
+			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes, r.kCut)
 			if r.work+w > s.q.MaxWork {
 				return nil, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
 					ErrCannotCertify, r.work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
@@ -389,7 +390,7 @@ func (res *fResult) add(panels []fPanel) {
 // of the range. The count, the memory and the work (the face × f node × M
 // node triples within reach, mWindow) are checked against the caps before
 // the panels are allocated.
-func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64, error) {
+func (s *gaussSetup) initialPanels(v float64, nodes []mNode, kCut float64) ([]fPanel, float64, error) {
 	nm := len(nodes)
 	sweep := newFaceSweep(s.cont)
 	cuts := s.cuts
@@ -418,7 +419,7 @@ func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64,
 				ErrCannotCertify, float64(count)+n, nm, s.q.MaxStore, len(s.cont), len(cuts))
 		}
 		for p := range int(n) {
-			work += s.panelWork(a+(b-a)*float64(p)/n, a+(b-a)*float64(p+1)/n, act, v, nodes)
+			work += s.panelWork(a+(b-a)*float64(p)/n, a+(b-a)*float64(p+1)/n, act, v, nodes, kCut)
 		}
 		if work > s.q.MaxWork {
 			return nil, 0, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts, %d M nodes)",
@@ -499,11 +500,11 @@ func (w *faceSweep) advance(a, b float64) []int32 {
 
 // panelWork is the integrand evaluations of a panel: f nodes × the M
 // nodes within each face's reach.
-func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode) float64 {
+func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode, kCut float64) float64 {
 	fn, _, _ := s.fRule(b-a, faces, v, true)
 	var w int
 	for _, j := range faces {
-		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes)
+		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes, kCut)
 		w += n1 - n0
 	}
 	return float64(len(fn) * w)
@@ -513,7 +514,7 @@ func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []m
 // some f in [a, b]: a point of the face's level segment within Mahalanobis
 // distance √kCut of (m, 0) needs |x − m| ≤ √(kCut·v) and
 // K = (f − c0 − cx·m)²/D ≤ kCut. The nodes are sorted by m.
-func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode) (int, int) {
+func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode, kCut float64) (int, int) {
 	r := math.Sqrt(kCut * v)
 	lo, hi := c.xlo-r, c.xhi+r
 	d := math.Sqrt(kCut * (c.cr*c.cr + c.cx*c.cx*v))
@@ -569,6 +570,7 @@ type panelEval struct {
 	A, B, C, shift, g []float64
 	n0, n1            []int
 	dm                float64
+	kCut              float64 // contributions beyond Mahalanobis √kCut are skipped
 	decay             []faceDecay
 	// end holds A, B, C and the shift at f = endF, the right end of the
 	// last panel evaluated by Simpson's rule (haveEnd): the next panel's
@@ -587,10 +589,10 @@ type faceDecay struct {
 
 // newPanelEval returns the scratch for the M nodes given (equispaced) and
 // a gaussSetup with faces continuous faces.
-func newPanelEval(nodes []mNode, faces int) *panelEval {
+func newPanelEval(nodes []mNode, faces int, kCut float64) *panelEval {
 	nm := len(nodes)
 	ev := &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm),
-		decay: make([]faceDecay, faces)}
+		decay: make([]faceDecay, faces), kCut: kCut}
 	for i := range ev.end {
 		ev.end[i] = make([]float64, nm)
 	}
@@ -626,7 +628,7 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 	clear(ev.g)
 	ev.n0, ev.n1 = ev.n0[:0], ev.n1[:0]
 	for _, j := range p.faces {
-		n0, n1 := s.mWindow(&s.cont[j], p.a, p.b, v, nodes)
+		n0, n1 := s.mWindow(&s.cont[j], p.a, p.b, v, nodes, ev.kCut)
 		ev.n0, ev.n1 = append(ev.n0, n0), append(ev.n1, n1)
 	}
 	sv := math.Sqrt(v)
@@ -726,7 +728,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		} else if z2 < 0 {
 			zm = -z2
 		}
-		if K > kCut || K+zm*zm > kCut {
+		if K > ev.kCut || K+zm*zm > ev.kCut {
 			run1.left, run2.left, runK.left = 0, 0, 0
 			continue
 		}
@@ -741,22 +743,23 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		// t0, t1, t2 = √(2π)·e^{−K/2}·E[Z^j; z1 < Z < z2]: each end's
 		// e^{−(K + z²)/2} carries its density and its tail
-		// (√(2π)e^{−K/2}Q(z) = e^{−(K + z²)/2}·Mills(z)); a tail below
-		// e^{−tailCut/2} of the term it is subtracted from is not
-		// evaluated.
-		var t0 float64
+		// (√(2π)e^{−K/2}Q(|z|) = e^{−(K + z²)/2}·Mills(|z|)); t0 is the
+		// difference of the ends' tails on one side of 0 and the whole line
+		// less both tails across it. A tail below e^{−tailCut/2} of the
+		// term it is subtracted from is not evaluated.
+		var t0, sg1, sg2 float64
 		switch {
 		case z1 >= 0:
 			runK.left = 0
-			t0 = e1 * stdnormal.Mills(z1)
-			if z2*z2-z1*z1 < tailCut {
-				t0 -= e2 * stdnormal.Mills(z2)
+			sg1, sg2 = 1, -1
+			if z2*z2-z1*z1 >= tailCut {
+				sg2 = 0
 			}
 		case z2 <= 0:
 			runK.left = 0
-			t0 = e2 * stdnormal.Mills(-z2)
-			if z1*z1-z2*z2 < tailCut {
-				t0 -= e1 * stdnormal.Mills(-z1)
+			sg1, sg2 = -1, 1
+			if z1*z1-z2*z2 >= tailCut {
+				sg1 = 0
 			}
 		default:
 			ek, ok := runK.next(gK)
@@ -764,16 +767,28 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 				ek = runK.start(K, dK, gK)
 			}
 			t0 = sqrt2Pi * ek
-			if z1*z1 < tailCut {
-				t0 -= e1 * stdnormal.Mills(-z1)
+			sg1, sg2 = -1, -1
+			if z1*z1 >= tailCut {
+				sg1 = 0
 			}
-			if z2*z2 < tailCut {
-				t0 -= e2 * stdnormal.Mills(z2)
+			if z2*z2 >= tailCut {
+				sg2 = 0
 			}
 		}
-		t0 = max(t0, 0)
+		if sg1 != 0 {
+			t0 += sg1 * e1 * stdnormal.Mills(math.Abs(z1))
+		}
+		if sg2 != 0 {
+			t0 += sg2 * e2 * stdnormal.Mills(math.Abs(z2))
+		}
+		if t0 < 0 {
+			t0 = 0 // rounding
+		}
 		t1 := e1 - e2
-		t2 := max(t0+z1*e1-z2*e2, 0)
+		t2 := t0 + z1*e1 - z2*e2
+		if t2 < 0 {
+			t2 = 0
+		}
 		d := dv * e
 		if A[i] == 0 {
 			shift[i] = d

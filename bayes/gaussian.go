@@ -129,10 +129,14 @@ type GaussCertificate struct {
 // Var[X]: losses below it are compared on that scale.
 const scaleFloor = 1e-6
 
-// kCut: a face's contribution at f for a node m is skipped when its level
+// A face's contribution at f for a node m is skipped when its level
 // segment lies farther than √kCut (Mahalanobis) from (m, 0); skipBound
-// bounds what that drops.
-const kCut = 80
+// bounds what that drops, and kCut is chosen per observer (kCutFor) in
+// [kCutMin, kCutMax].
+const (
+	kCutMin = 30
+	kCutMax = 80
+)
 
 // mSpan: the M integral runs over μ ± mSpan·σ_M.
 const mSpan = 8
@@ -178,12 +182,22 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 		return nil, err
 	}
 
+	// The linear fit's exact losses guess the losses, which sets how far
+	// the M integral must reach (observerLoss); the guess moves no bound.
+	fit, fitErr := s.linearFit(m, k)
 	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
 	bounds := make([]LossBound, len(vs))
 	errs := make([]error, len(vs))
 	var wg sync.WaitGroup
 	for i, v := range vs {
-		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v) })
+		guess := 0.0
+		if fitErr == nil {
+			guess = fit.Recon
+			if i > 0 {
+				guess = fit.Adv[i-1]
+			}
+		}
+		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v, guess) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -212,9 +226,8 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 		return nil, fmt.Errorf("%w: loss %d lies in [%.6g, %.6g], a stated relative error %.2g above the tolerance %.2g (quadrature %.2g, tails %.2g; %d faces, %d f nodes, %d M nodes)",
 			ErrCannotCertify, worst, b.Lo, b.Hi, cert.Change, q.Target, b.Quad, b.Tail, cert.Faces, b.FNodes, b.MNodes)
 	}
-	fit, err := s.linearFit(m, k)
-	if err != nil {
-		return nil, err
+	if fitErr != nil {
+		return nil, fitErr
 	}
 	cert.Fit = fit
 	return cert, nil
@@ -257,8 +270,9 @@ type mNode struct{ m, wk, wg float64 }
 // v = Var[X | side]: the genie's in-box loss (Value) and the garbling's
 // (Value + Merge) by the same quadratures, their stated error (Quad: the
 // quadratures' estimates, the skipped terms and the conservation defect)
-// and the tails.
-func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
+// and the tails. guess, a rough value of the loss (the linear fit's), sets
+// how far the M integral reaches; it moves no bound.
+func (s *gaussSetup) observerLoss(v, guess float64) (LossBound, error) {
 	if v <= 0 {
 		return LossBound{}, nil // the side information determines X
 	}
@@ -270,30 +284,47 @@ func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
 	moms := make([]discMoment, len(s.disc))
 	// M nodes: the trapezoid rule at steps of at most σ_M/2 and √v/2 (the
 	// loss given M = m varies over the prior width √v: no feature hides
-	// between nodes), its step halved while its error is above tau/2.
+	// between nodes), its step halved while its error is above tau/2; the
+	// nodes beyond reach (in σ_M), whose loss given m lies in [0, v], are
+	// not evaluated: reach grows while their weight times v is above
+	// tau/16 of the loss.
 	steps := mSteps(sm, v)
+	reach := mReach(v, tau/32*max(guess, floor))
+	kCut := s.kCutFor(tau / 64 * max(guess, floor))
 	var lb LossBound
 	for attempt := 0; ; attempt++ {
-		var nodes []mNode
-		if sm == 0 {
-			nodes = []mNode{{m: s.mu, wk: 1, wg: 1}}
-		} else {
-			nodes = mNodesTrapezoid(s.mu, sm, steps)
+		nodes, outK, outG := []mNode{{m: s.mu, wk: 1, wg: 1}}, 0.0, 0.0
+		if sm > 0 {
+			nodes, outK, outG = mNodesTrapezoid(s.mu, sm, steps, reach)
 		}
-		fr, err := s.fIntegral(v, nodes, tau)
+		fr, err := s.fIntegral(v, nodes, tau, kCut)
 		if err != nil {
 			return LossBound{}, err
 		}
 		hLo, hHi, discErr, cons := s.nodeLosses(v, nodes, fr, moms)
 		value, valueHi, mErr := mSums(nodes, hLo, hHi, sm > 0)
+		// The nodes left out add T_h's part in [0, v·outK] (Tail) and move
+		// |T_h − T_2h| by at most v·max(outK, outG) (Quad).
+		mErr += v * max(outK, outG)
+		cut := v * outK
 		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(nodes)}
 		lb.Conservation = cons
-		lb.Quad = fr.err + discErr + mErr + cons + s.skipBound()
-		lb.Tail = tail
-		if mErr <= tau/2*max(value, floor) || attempt == 5 || sm == 0 {
+		skip := s.skipBound(kCut)
+		lb.Quad = fr.err + discErr + mErr + cons + skip
+		lb.Tail = tail + cut
+		// The choices made from guess must hold for the value found.
+		okM := mErr <= tau/2*max(value, floor)
+		okCut := cut <= tau/16*max(value, floor) && skip <= tau/16*max(value, floor)
+		if (okM && okCut) || attempt == 5 {
 			break
 		}
-		steps *= 2
+		if !okM {
+			steps *= 2
+		}
+		if !okCut {
+			reach = max(reach, mReach(v, tau/32*max(value, floor)))
+			kCut = max(kCut, s.kCutFor(tau/64*max(value, floor)))
+		}
 	}
 	lb.Lo = max(lb.Value-lb.Quad, 0)
 	lb.Hi = lb.Value + lb.Merge + lb.Quad + lb.Tail
@@ -376,18 +407,29 @@ func mSteps(sm, v float64) int {
 	return n
 }
 
+// mReach is how far, in σ_M, the M nodes must reach for the loss given
+// M = m, which lies in [0, v], to add at most budget beyond: the smallest
+// multiple of 1/4 in [3, mSpan] with v·P(|U| > reach) ≤ budget.
+func mReach(v, budget float64) float64 {
+	r := 3.0
+	for r < mSpan && v*math.Erfc(r/math.Sqrt2) > budget {
+		r += 0.25
+	}
+	return r
+}
+
 // mNodesTrapezoid places the trapezoid rule's steps+1 equispaced nodes over
 // M ∈ μ ± mSpan·σ_M, weighted by M's normal density (wk), with the weights
-// of the rule of twice the step on the even nodes (wg). For an analytic
-// integrand decaying like M's density the trapezoid rule converges
+// of the rule of twice the step on the even nodes (wg), and returns those
+// within μ ± reach·σ_M and the weights of the others (outK, outG). For an
+// analytic integrand decaying like M's density the trapezoid rule converges
 // exponentially in 1/step (its error is the integrand's Fourier transform
 // at 2π/step), so |T_h − T_2h| is the error of T_2h, far above T_h's. The
 // panel evaluation relies on the nodes being equispaced (panelEval's
 // exponential recurrences).
-func mNodesTrapezoid(mu, sm float64, steps int) []mNode {
+func mNodesTrapezoid(mu, sm float64, steps int, reach float64) (nodes []mNode, outK, outG float64) {
 	h := 2 * mSpan / float64(steps)
-	out := make([]mNode, steps+1)
-	for i := range out {
+	for i := range steps + 1 {
 		z := -mSpan + h*float64(i)
 		d := stdnormal.Density(z)
 		nd := mNode{m: mu + sm*z, wk: h * d}
@@ -398,9 +440,14 @@ func mNodesTrapezoid(mu, sm float64, steps int) []mNode {
 			nd.wk /= 2
 			nd.wg /= 2
 		}
-		out[i] = nd
+		if math.Abs(z) > reach {
+			outK += nd.wk
+			outG += nd.wg
+			continue
+		}
+		nodes = append(nodes, nd)
 	}
-	return out
+	return nodes, outK, outG
 }
 
 // tailBound bounds what the mass outside the box B (and M beyond
@@ -408,8 +455,8 @@ func mNodesTrapezoid(mu, sm float64, steps int) []mNode {
 // returns the in-box posterior mean, in [μ − a, μ + a], loses at most
 // 2(X − μ)² + 2a² there, so the loss exceeds the in-box value by at most
 // 2E[(X − μ)²; ∉B] + 2a²·P(∉B) (X and R independent, normal tails in
-// closed form); the M truncation adds the same bound over |M − μ| > mSpan·σ_M
-// with E[(X − μ)² | M] = v + (M − μ)².
+// closed form); beyond |M − μ| > mSpan·σ_M the loss given M is at most
+// Var[X | M] = v.
 func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	u := s.a / s.sx
 	qx := math.Erfc(u / math.Sqrt2)          // P(|X − μ| > a)
@@ -419,20 +466,29 @@ func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	e2 := s.vx * (1 - inX + inX*qr)          // E[(X − μ)²; ∉B]
 	t := 2*e2 + 2*s.a*s.a*out
 	if sm > 0 {
-		qm := math.Erfc(mSpan / math.Sqrt2)
-		em := qm + 2*mSpan*stdnormal.Density(mSpan) // E[U²; |U| > mSpan]
-		t += 2*(v*qm+sm*sm*em) + 2*s.a*s.a*qm
+		// The loss given M = m is at most Var[X | M] = v.
+		t += v * math.Erfc(mSpan/math.Sqrt2)
 	}
 	return t
 }
 
 // skipBound bounds the change of a loss from the contributions skipped
 // where a level segment lies farther than √kCut (Mahalanobis) from (m, 0),
-// and from the discrete faces' x beyond m ± 10√v: each face drops at most
-// the mass P(χ²₂ > kCut) = e^{−kCut/2} (or P(|N| > 10)) times the largest
-// squared distance (2a)².
-func (s *gaussSetup) skipBound() float64 {
-	return (float64(len(s.cont))*math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
+// and from the discrete faces' x beyond m ± 10√v. The faces are disjoint,
+// so the mass skipped at a node is at most P(χ²₂ > kCut) = e^{−kCut/2} in
+// all (each discrete face drops at most P(|N| > 10)); leaving out a part K
+// of the faces at f lowers C − B²/A by at most K's E[(w − s)²] (C − B²/A is
+// concave and homogeneous in (A, B, C)), s the posterior mean of the rest,
+// and |w − s| ≤ 2a in the box.
+func (s *gaussSetup) skipBound(kCut float64) float64 {
+	return (math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
+}
+
+// kCutFor is the smallest kCut in [kCutMin, kCutMax] whose skipBound is at
+// most budget.
+func (s *gaussSetup) kCutFor(budget float64) float64 {
+	k := 2 * math.Log(4*s.a*s.a/max(budget, 1e-300))
+	return min(max(k, kCutMin), kCutMax)
 }
 
 // LinearFit is the best linear-Gaussian approximation F ≈ aX + bR + c of a

@@ -67,8 +67,8 @@ func TestAddFaceMatchesDirect(t *testing.T) {
 	s := testSetup(t, m, k)
 	for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
 		sv := math.Sqrt(v)
-		nodes := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), 64)
-		ev := newPanelEval(nodes, len(s.cont))
+		nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), 64, mSpan)
+		ev := newPanelEval(nodes, len(s.cont), kCutMax)
 		for j := range s.cont {
 			c := &s.cont[j]
 			for _, u := range []float64{0.13, 0.5, 0.91} {
@@ -115,7 +115,7 @@ func directFace(c *cface, f, v float64, nodes []mNode) (out, scale [][3]float64)
 		z2 := sg * (c.cr*(x1-nd.m) - c.cx*v*r1) / (sv * math.Sqrt(d2))
 		z1, z2 = min(z1, z2), max(z1, z2)
 		zm := max(z1, -z2, 0)
-		if K > kCut || K+zm*zm > kCut {
+		if K > kCutMax || K+zm*zm > kCutMax {
 			continue
 		}
 		j0, j1, j2 := truncMoments(z1, z2)

@@ -34,18 +34,19 @@ func rDensity(r float64) float64 {
 // 1/(z + 1/(z + 2/(z + …))) to ten terms; within 4 ulps of mpmath's values
 // (TestMills).
 func Mills(z float64) float64 {
-	if z < 12 {
-		if !(z >= 0) {
-			return math.NaN()
-		}
+	if z < 12 && z >= 0 {
 		i := int(z * 2)
-		t := (z-0.5*float64(i))*4 - 1 // exact subtraction (Sterbenz), t ∈ [−1, 1)
-		c := &millsPoly[i]
-		// Horner in two halves of t² (shorter dependency chains).
-		t2 := t * t
-		even := (((((c[12]*t2+c[10])*t2+c[8])*t2+c[6])*t2+c[4])*t2+c[2])*t2 + c[0]
-		odd := ((((c[11]*t2+c[9])*t2+c[7])*t2+c[5])*t2+c[3])*t2 + c[1]
-		return even + t*odd
+		// Exact subtraction (Sterbenz): t ∈ [−1, 1).
+		return millsPoly[i&31].eval((z-0.5*float64(i))*4 - 1)
+	}
+	return millsFar(z)
+}
+
+// millsFar is Mills beyond the table: the continued fraction, 0 at +Inf,
+// NaN below 0.
+func millsFar(z float64) float64 {
+	if !(z >= 0) {
+		return math.NaN()
 	}
 	if math.IsInf(z, 1) {
 		return 0
@@ -55,6 +56,15 @@ func Mills(z float64) float64 {
 		r = float64(k) / (z + r)
 	}
 	return 1 / (z + r)
+}
+
+// eval is the polynomial at t, by Horner in t² on its even and odd halves
+// (two shorter dependency chains).
+func (c *millsCoef) eval(t float64) float64 {
+	t2 := t * t
+	even := (((((c[12]*t2+c[10])*t2+c[8])*t2+c[6])*t2+c[4])*t2+c[2])*t2 + c[0]
+	odd := ((((c[11]*t2+c[9])*t2+c[7])*t2+c[5])*t2+c[3])*t2 + c[1]
+	return even + t*odd
 }
 
 // Mass is P(a < R < b) for R ~ N(0,1), a ≤ b (either may be infinite). It
