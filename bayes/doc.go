@@ -107,9 +107,11 @@
 //     discrete faces' |Kronrod − Gauss| and the bound on the skipped far
 //     terms: a panel layout that misses or overstates part of F's density
 //     shows as a large Quad, hence "cannot certify", never as a verdict.
-//  5. Caps. Faces (MaxFaces), integrand evaluations (MaxWork) and stored
-//     panel values (MaxStore) are checked before the work or the memory is
-//     spent. A cap hit, a privatizer without faces (sigmoid or tanh layers)
+//  5. Caps. Faces (MaxFaces), integrand evaluations (MaxWork, of all the
+//     losses together) and stored panel values (MaxStore) are checked
+//     before the work or the memory is spent: every loss's first panel
+//     layout is counted before any panel is evaluated, and each loss then
+//     refines within its share of what is left. A cap hit, a privatizer without faces (sigmoid or tanh layers)
 //     or a stated relative error (Hi − Lo)/max(Value, 1e-6·Var X) above
 //     Target is ErrCannotCertify with the reason: never a verdict.
 //

@@ -233,12 +233,36 @@ type fResult struct {
 	fNodes int
 }
 
-// fIntegral integrates the continuous faces over f for every M node.
-// Panels end at every cut, so that A, B, C are analytic on each; they are
-// at most 4 widths √(cr² + cx²v) of the narrowest face over them (the
-// width of a face's density in f given m) and are bisected, worst first,
-// until the estimated error is below tau·max(loss, floor)/2.
-func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau, kCut float64) (fResult, error) {
+// fPlan is an observer's f quadrature before any evaluation: the M nodes
+// and skip radius it runs over, the panels laid out (initialPanels) and
+// their integrand evaluations.
+type fPlan struct {
+	v      float64
+	nodes  []mNode
+	kCut   float64
+	panels []fPanel
+	work   float64
+}
+
+// planF lays out the f panels for these nodes (initialPanels).
+func (s *gaussSetup) planF(v float64, nodes []mNode, kCut float64) (fPlan, error) {
+	p := fPlan{v: v, nodes: nodes, kCut: kCut}
+	if len(s.cont) == 0 {
+		return p, nil
+	}
+	var err error
+	p.panels, p.work, err = s.initialPanels(v, nodes, kCut)
+	return p, err
+}
+
+// fIntegral integrates the continuous faces over f for every M node of
+// plan p, charging its integrand evaluations to budget. Panels end at
+// every cut, so that A, B, C are analytic on each; they are at most 4
+// widths √(cr² + cx²v) of the narrowest face over them (the width of a
+// face's density in f given m) and are bisected, worst first, until the
+// estimated error is below tau·max(loss, floor)/2.
+func (s *gaussSetup) fIntegral(p fPlan, tau float64, budget *float64) (fResult, error) {
+	v, nodes, panels := p.v, p.nodes, p.panels
 	nm := len(nodes)
 	res := fResult{h: make([]float64, nm)}
 	for i := range res.mom {
@@ -247,18 +271,20 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau, kCut float64) (fRe
 	if len(s.cont) == 0 {
 		return res, nil
 	}
-	floor := scaleFloor * s.vx
-	panels, work, err := s.initialPanels(v, nodes, kCut)
-	if err != nil {
-		return res, err
+	if p.work > *budget {
+		return res, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond this loss's share %.3g of the cap %.3g (%d faces, %d panels, %d M nodes)",
+			ErrCannotCertify, p.work, *budget, s.q.MaxWork, len(s.cont), len(panels), nm)
 	}
-	r := fRefiner{s: s, v: v, nodes: nodes, kCut: kCut, ev: newPanelEval(nodes, len(s.cont), kCut), work: work, stored: 4 * nm * len(panels)}
+	*budget -= p.work
+	floor := scaleFloor * s.vx
+	r := fRefiner{s: s, v: v, nodes: nodes, kCut: p.kCut, ev: newPanelEval(nodes, len(s.cont), p.kCut), budget: budget, stored: 4 * nm * len(panels)}
 	for i := range panels {
 		r.ev.eval(s, v, nodes, &panels[i])
 		if err := s.panelDone(); err != nil {
 			return res, err
 		}
 	}
+	var err error
 	for round := 0; round < 60; round++ {
 		val, e := panelSums(panels, nodes)
 		limit := tau / 2 * max(val, floor)
@@ -314,15 +340,15 @@ func worstPanels(panels []fPanel, e, limit float64) []int {
 	return split
 }
 
-// fRefiner bisects the panels of one f integral within the caps on work
-// and stored values.
+// fRefiner bisects the panels of one f integral within its budget of
+// integrand evaluations and the cap on stored values.
 type fRefiner struct {
 	s      *gaussSetup
 	v      float64
 	nodes  []mNode
 	kCut   float64
 	ev     *panelEval
-	work   float64
+	budget *float64 // integrand evaluations left
 	stored int
 }
 
@@ -342,15 +368,15 @@ func (r *fRefiner) bisect(panels []fPanel, split []int) ([]fPanel, error) {
 				}
 			}
 			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes, r.kCut)
-			if r.work+w > s.q.MaxWork {
-				return nil, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
-					ErrCannotCertify, r.work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
+			if w > *r.budget {
+				return nil, fmt.Errorf("%w: the f quadrature's refinement needs more integrand evaluations than this loss's share of the cap %.3g (%d faces, %d panels, %d M nodes)",
+					ErrCannotCertify, s.q.MaxWork, len(s.cont), len(panels), nm)
 			}
 			if r.stored+4*nm > s.q.MaxStore {
 				return nil, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
 					ErrCannotCertify, r.stored+4*nm, s.q.MaxStore, len(panels), nm)
 			}
-			r.work += w
+			*r.budget -= w
 			r.stored += 4 * nm
 			r.ev.eval(s, r.v, r.nodes, &c)
 			if err := s.panelDone(); err != nil {

@@ -38,8 +38,10 @@ type GaussQuad struct {
 	// MaxFaces caps the linear regions of the network in the box (default
 	// 50 000).
 	MaxFaces int
-	// MaxWork caps the integrand evaluations (face × f node × M node) per
-	// observer (default 4e8, about a minute of one core).
+	// MaxWork caps the integrand evaluations (face × f node × M node) of
+	// all the losses together (default 2e8, about four seconds of one
+	// core); the first layout of every loss is checked against it before
+	// any is evaluated.
 	MaxWork float64
 	// MaxStore caps the stored panel values (f panels × M nodes) per
 	// observer (default 2^23, 64 MiB).
@@ -55,7 +57,7 @@ func (q GaussQuad) withDefaults() GaussQuad {
 	def(&q.BoxSD, 8)
 	def(&q.RMax, 8)
 	def(&q.Target, 0.005)
-	def(&q.MaxWork, 4e8)
+	def(&q.MaxWork, 2e8)
 	if q.MaxFaces == 0 {
 		q.MaxFaces = 50000
 	}
@@ -183,13 +185,21 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 	}
 
 	// The linear fit's exact losses guess the losses, which sets how far
-	// the M integral must reach (observerLoss); the guess moves no bound.
+	// the M integral must reach and which far terms it skips
+	// (observerLoss); the guess moves no bound.
 	fit, fitErr := s.linearFit(m, k)
 	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
-	bounds := make([]LossBound, len(vs))
-	errs := make([]error, len(vs))
-	var wg sync.WaitGroup
+	// Every observer's first quadratures are laid out, and their work
+	// checked against the cap, before the first panel is evaluated; each
+	// then refines within its own share of the cap (its first work and an
+	// equal part of what is left), so that which one hits it does not
+	// depend on scheduling.
+	quads := make([]mQuad, len(vs))
+	var work float64
 	for i, v := range vs {
+		if v <= 0 {
+			continue
+		}
 		guess := 0.0
 		if fitErr == nil {
 			guess = fit.Recon
@@ -197,7 +207,24 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 				guess = fit.Adv[i-1]
 			}
 		}
-		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v, guess) })
+		if quads[i], err = s.firstQuad(v, guess); err != nil {
+			return nil, err
+		}
+		work += quads[i].f.work
+	}
+	if work > q.MaxWork {
+		return nil, fmt.Errorf("%w: the f quadratures need %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts)",
+			ErrCannotCertify, work, q.MaxWork, len(s.cont), len(s.cuts))
+	}
+	bounds := make([]LossBound, len(vs))
+	errs := make([]error, len(vs))
+	var wg sync.WaitGroup
+	for i, v := range vs {
+		if v <= 0 {
+			continue // the side information determines X: loss 0
+		}
+		budget := quads[i].f.work + (q.MaxWork-work)/float64(len(vs))
+		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v, quads[i], budget) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -266,64 +293,90 @@ func (s *gaussSetup) panelDone() error {
 // Gauss weights against the density of M.
 type mNode struct{ m, wk, wg float64 }
 
+// mQuad is an observer's M quadrature (the trapezoid rule's steps over
+// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radius and its f
+// quadrature laid out on them, before any evaluation.
+type mQuad struct {
+	steps       int
+	reach, kCut float64
+	nodes       []mNode
+	outK, outG  float64 // the weights of the trapezoid nodes beyond reach
+	f           fPlan
+}
+
+// observerQuad lays out an observer's quadratures for these choices.
+func (s *gaussSetup) observerQuad(v float64, steps int, reach, kCut float64) (mQuad, error) {
+	q := mQuad{steps: steps, reach: reach, kCut: kCut, nodes: []mNode{{m: s.mu, wk: 1, wg: 1}}}
+	if sm := math.Sqrt(max(s.vx-v, 0)); sm > 0 {
+		q.nodes, q.outK, q.outG = mNodesTrapezoid(s.mu, sm, steps, reach)
+	}
+	var err error
+	q.f, err = s.planF(v, q.nodes, kCut)
+	return q, err
+}
+
+// firstQuad is observerQuad with the choices made from guess, a rough value
+// of the loss (the linear fit's): M steps of at most σ_M/2 and √v/2 (the
+// loss given M = m varies over the prior width √v: no feature hides
+// between nodes), the reach for v·P(|U| > reach) ≤ tau/32 of it and kCut
+// for a skip bound of tau/64 of it.
+func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
+	tau, floor := s.q.Target/8, scaleFloor*s.vx
+	sm := math.Sqrt(max(s.vx-v, 0))
+	return s.observerQuad(v, mSteps(sm, v), mReach(v, tau/32*max(guess, floor)), s.kCutFor(tau/64*max(guess, floor)))
+}
+
 // observerLoss certifies E[Var(X | F, M)] for an observer with
-// v = Var[X | side]: the genie's in-box loss (Value) and the garbling's
+// v = Var[X | side] > 0, starting from the quadratures q and within budget
+// integrand evaluations: the genie's in-box loss (Value) and the garbling's
 // (Value + Merge) by the same quadratures, their stated error (Quad: the
 // quadratures' estimates, the skipped terms and the conservation defect)
-// and the tails. guess, a rough value of the loss (the linear fit's), sets
-// how far the M integral reaches; it moves no bound.
-func (s *gaussSetup) observerLoss(v, guess float64) (LossBound, error) {
-	if v <= 0 {
-		return LossBound{}, nil // the side information determines X
-	}
+// and the tails. The M step is halved while the M rule's error is above
+// tau/2 of the loss; the nodes beyond reach, whose loss given m lies in
+// [0, v], are not evaluated, and reach and kCut grow while what they leave
+// out is above tau/16 of the loss found.
+func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound, error) {
 	sm := math.Sqrt(max(s.vx-v, 0))
 	floor := scaleFloor * s.vx
 	tail := s.tailBound(v, sm)
 	garble := s.garbleBound(v)
 	tau := s.q.Target / 8
 	moms := make([]discMoment, len(s.disc))
-	// M nodes: the trapezoid rule at steps of at most σ_M/2 and √v/2 (the
-	// loss given M = m varies over the prior width √v: no feature hides
-	// between nodes), its step halved while its error is above tau/2; the
-	// nodes beyond reach (in σ_M), whose loss given m lies in [0, v], are
-	// not evaluated: reach grows while their weight times v is above
-	// tau/16 of the loss.
-	steps := mSteps(sm, v)
-	reach := mReach(v, tau/32*max(guess, floor))
-	kCut := s.kCutFor(tau / 64 * max(guess, floor))
 	var lb LossBound
 	for attempt := 0; ; attempt++ {
-		nodes, outK, outG := []mNode{{m: s.mu, wk: 1, wg: 1}}, 0.0, 0.0
-		if sm > 0 {
-			nodes, outK, outG = mNodesTrapezoid(s.mu, sm, steps, reach)
+		if attempt > 0 {
+			var err error
+			if q, err = s.observerQuad(v, q.steps, q.reach, q.kCut); err != nil {
+				return LossBound{}, err
+			}
 		}
-		fr, err := s.fIntegral(v, nodes, tau, kCut)
+		fr, err := s.fIntegral(q.f, tau, &budget)
 		if err != nil {
 			return LossBound{}, err
 		}
-		hLo, hHi, discErr, cons := s.nodeLosses(v, nodes, fr, moms)
-		value, valueHi, mErr := mSums(nodes, hLo, hHi, sm > 0)
+		hLo, hHi, discErr, cons := s.nodeLosses(v, q.nodes, fr, moms)
+		value, valueHi, mErr := mSums(q.nodes, hLo, hHi, sm > 0)
 		// The nodes left out add T_h's part in [0, v·outK] (Tail) and move
 		// |T_h − T_2h| by at most v·max(outK, outG) (Quad).
-		mErr += v * max(outK, outG)
-		cut := v * outK
-		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(nodes)}
+		mErr += v * max(q.outK, q.outG)
+		cut := v * q.outK
+		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(q.nodes)}
 		lb.Conservation = cons
-		skip := s.skipBound(kCut)
+		skip := s.skipBound(q.kCut)
 		lb.Quad = fr.err + discErr + mErr + cons + skip
 		lb.Tail = tail + cut
-		// The choices made from guess must hold for the value found.
+		// The choices made from the guess must hold for the value found.
 		okM := mErr <= tau/2*max(value, floor)
 		okCut := cut <= tau/16*max(value, floor) && skip <= tau/16*max(value, floor)
 		if (okM && okCut) || attempt == 5 {
 			break
 		}
 		if !okM {
-			steps *= 2
+			q.steps *= 2
 		}
 		if !okCut {
-			reach = max(reach, mReach(v, tau/32*max(value, floor)))
-			kCut = max(kCut, s.kCutFor(tau/64*max(value, floor)))
+			q.reach = max(q.reach, mReach(v, tau/32*max(value, floor)))
+			q.kCut = max(q.kCut, s.kCutFor(tau/64*max(value, floor)))
 		}
 	}
 	lb.Lo = max(lb.Value-lb.Quad, 0)
