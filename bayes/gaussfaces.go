@@ -527,7 +527,7 @@ func (w *faceSweep) advance(a, b float64) []int32 {
 // panelWork is the integrand evaluations of a panel: f nodes × the M
 // nodes within each face's reach.
 func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode, kCut float64) float64 {
-	fn, _, _ := s.fRule(b-a, faces, v, true)
+	fn, _, _ := s.fRule(a, b, faces, v, true)
 	var w int
 	for _, j := range faces {
 		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes, kCut)
@@ -559,25 +559,27 @@ func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode, kCut floa
 	return n0, max(n0, n1)
 }
 
-// fRule returns the f rule of a panel (nodes on [−1, 1], weights of the
-// rule and of its embedded one): 15-point Gauss–Kronrod on a panel wider
-// than 1/8 of the narrowest face's density width √D (few cuts: the
+// fRule returns the f rule of panel [a, b] (nodes on [−1, 1], weights of
+// the rule and of its embedded one): 15-point Gauss–Kronrod on a panel
+// wider than 1/8 of the narrowest face's density width √D (few cuts: the
 // estimate must be sharp there); the 3-point Gauss rule with the midpoint
-// rule on one wider than 1/32 of it or with an end at a jump (g3); on the
-// narrowest, most of them, Simpson's rule with the same midpoint rule,
-// whose end nodes the panels beside share (two evaluations per panel). The
-// estimate |rule − midpoint| is the midpoint rule's error, h³g”/24, in
-// both. Simpson's own error, h⁵g⁗/2880, is far below it on panels under
-// √D/32; on wider ones the moments' error shows in the conservation check
-// (1e-6 of the loss where the 3-point rule leaves 1e-8).
-func (s *gaussSetup) fRule(width float64, faces []int32, v float64, g3 bool) (nodes, wk, wg []float64) {
+// rule on one wider than 1/32 of √D or 1/8 of a face's zScale, or with an
+// end at a jump (g3); on the narrowest, most of them, Simpson's rule with
+// the same midpoint rule, whose end nodes the panels beside share (two
+// evaluations per panel). The estimate |rule − midpoint| is the midpoint
+// rule's error, h³g″/24, in both. Simpson's own error, h⁵g⁗/2880, is far
+// below it on such panels; past either limit the moments' error shows in
+// the conservation check (on the paper's D = 0.005 privatizer, whose units
+// nearly along the level lines make zScale small: 1e-5 of the loss where
+// the 3-point rule leaves 1e-6, and the same with the limits).
+func (s *gaussSetup) fRule(a, b float64, faces []int32, v float64, g3 bool) (nodes, wk, wg []float64) {
 	for _, j := range faces {
 		c := &s.cont[j]
 		d := math.Sqrt(c.cr*c.cr + c.cx*c.cx*v)
-		if 8*width > d {
+		if 8*(b-a) > d {
 			return gkNodes[:], gkWeights[:], gWeights[:]
 		}
-		if 32*width > d {
+		if !g3 && (32*(b-a) > d || 8*(b-a) > c.zScale(v, d, a, b)) {
 			g3 = true
 		}
 	}
@@ -660,7 +662,7 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 	sv := math.Sqrt(v)
 	hw := (p.b - p.a) / 2
 	mid := (p.a + p.b) / 2
-	nodesU, wK, wG := s.fRule(p.b-p.a, p.faces, v, p.jumpA || p.jumpB)
+	nodesU, wK, wG := s.fRule(p.a, p.b, p.faces, v, p.jumpA || p.jumpB)
 	p.nodes = 0
 	for t, u := range nodesU {
 		f := mid + hw*u
@@ -899,6 +901,30 @@ func (ev *panelEval) accumulate(p *fPanel, wk, wg float64) {
 		p.mom[3*n+1] += wk * (b + sh*a)
 		p.mom[3*n+2] += wk * (c + sh*(2*b+sh*a))
 	}
+}
+
+// zScale is the least change of F over which an end of the face's level
+// segment moves by one in z (eval's coordinate along the segment; d =
+// √(cr² + cx²v)) for F in (a, b): between cuts an end runs along one edge,
+// one whose range of F covers (a, b), z affine in f there, and the face's
+// moments vary as Φ(z) does, which on an edge nearly along the level lines
+// is far faster than the density's width d.
+func (c *cface) zScale(v, d, a, b float64) float64 {
+	sv := math.Sqrt(v)
+	scale := math.Inf(1)
+	n := len(c.x)
+	for i := range n {
+		j := (i + 1) % n
+		fi, fj := c.c0+c.cx*c.x[i]+c.cr*c.r[i], c.c0+c.cx*c.x[j]+c.cr*c.r[j]
+		if min(fi, fj) >= b || max(fi, fj) <= a {
+			continue
+		}
+		dx, dr := c.x[j]-c.x[i], c.r[j]-c.r[i]
+		if dz := math.Abs(c.cr*dx-c.cx*v*dr) / (sv * d); dz > 0 {
+			scale = min(scale, math.Abs(fj-fi)/dz)
+		}
+	}
+	return scale
 }
 
 // levelSegment returns the ends of the segment {k = f} ∩ face.
