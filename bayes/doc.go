@@ -70,10 +70,11 @@
 //     estimates anything), no wider than 4√(cr² + cx²v) of the narrowest
 //     face over them (no density peak hides between nodes); on each, a rule
 //     and its embedded midpoint rule: Simpson's on panels under 1/32 of
-//     that width (most of them: its end nodes are shared with the panels
-//     beside, where A, B, C are continuous, which they are at every cut but
-//     one where a face's edge lies on the level line), the 3-point Gauss
-//     rule up to 1/8, 15-point Gauss–Kronrod beyond; bisected worst first
+//     that width and 1/8 of the change of F over which a segment's end
+//     moves by one in z (most of them: its end nodes are shared with the
+//     panels beside, where A, B, C are continuous, which they are at every
+//     cut but one where a face's edge lies on the level line), the 3-point
+//     Gauss rule up to 1/8 of the width, 15-point Gauss–Kronrod beyond; bisected worst first
 //     until Σ|rule − midpoint| is below Target/16 of the loss. The M
 //     integral is the trapezoid rule on equispaced nodes over μ ± 8σ_M, at
 //     steps of at most σ_M/2 and √v/2 (the scale over which the loss given
