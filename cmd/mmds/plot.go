@@ -20,8 +20,9 @@ func newPlotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
-		Long: `plot certifies a results directory of mmds train (as mmds verify does) and draws
-adversarial loss against reconstructor distortion: the optimum of the paper's
+		Long: `plot certifies a results directory of mmds train (as mmds verify does; after mmds
+verify it takes the certificates from mmds's own cache, MMDS_CACHE_DIR: docs/verify.md)
+and draws adversarial loss against reconstructor distortion: the optimum of the paper's
 privatizer class (Proposition 1 for each adversary, or Proposition 2), beside
 it the optimum over all privatizers (the Gaussian bracket: best known
 mechanism and upper bound; the binary and finite models' global LP), and for
