@@ -29,15 +29,15 @@ func rDensity(r float64) float64 {
 // tail Q(z) = P(R > z), for z ≥ 0 (NaN below): Q(z) = φ(z)·Mills(z), so a
 // tail shares the exponential of the density, and e^{−c}·Q(z) is
 // e^{−c − z²/2}·Mills(z)/√(2π) with one exponential. On [0, 12) it is a
-// polynomial of degree 12 on each interval of width 1/2 (mills_table.go, from
+// polynomial of degree 9 on each interval of width 1/4 (mills_table.go, from
 // mpmath by scripts/mills-table.py), beyond it the continued fraction
 // 1/(z + 1/(z + 2/(z + …))) to ten terms; within 4 ulps of mpmath's values
 // (TestMills).
 func Mills(z float64) float64 {
 	if z < 12 && z >= 0 {
-		i := int(z * 2)
+		i := int(z * 4)
 		// Exact subtraction (Sterbenz): t ∈ [−1, 1).
-		return millsPoly[i&31].eval((z-0.5*float64(i))*4 - 1)
+		return millsPoly[i&63].eval((z-0.25*float64(i))*8 - 1)
 	}
 	return millsFar(z)
 }
@@ -62,8 +62,8 @@ func millsFar(z float64) float64 {
 // (two shorter dependency chains).
 func (c *millsCoef) eval(t float64) float64 {
 	t2 := t * t
-	even := (((((c[12]*t2+c[10])*t2+c[8])*t2+c[6])*t2+c[4])*t2+c[2])*t2 + c[0]
-	odd := ((((c[11]*t2+c[9])*t2+c[7])*t2+c[5])*t2+c[3])*t2 + c[1]
+	even := (((c[8]*t2+c[6])*t2+c[4])*t2+c[2])*t2 + c[0]
+	odd := (((c[9]*t2+c[7])*t2+c[5])*t2+c[3])*t2 + c[1]
 	return even + t*odd
 }
 
