@@ -24,7 +24,7 @@ func BenchmarkCertifyGauss(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((processCPU() - start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
