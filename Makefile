@@ -16,7 +16,7 @@ CHECK_BIN := bin/mmds-check
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
+.PHONY: all build run test wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch bench-gauss check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -110,6 +110,11 @@ PAIRS ?= 3
 bench-epoch: $(HIGHS_PC)
 	scripts/bench-epoch.sh gauss $(PAIRS)
 	scripts/bench-epoch.sh binary $(PAIRS)
+
+# The Gaussian certificate beside an independent numpy computation, verify,
+# plot and the caps (docs/performance.md); OLD=path/to/mmds adds before/after.
+bench-gauss: $(HIGHS_PC)
+	OLD=$(OLD) scripts/bench-gauss-certify.sh $(PAIRS)
 
 # The assembly kernels and the portable ones (-tags purego) train to the
 # same bits.

@@ -68,23 +68,51 @@
 //     every cut, the values of k at the continuous faces' vertices (A, B, C
 //     are analytic between cuts, the only case where comparing two rules
 //     estimates anything), no wider than 4√(cr² + cx²v) of the narrowest
-//     face over them (no density peak hides between nodes), with the
-//     3-point Gauss rule and its embedded midpoint rule, bisected worst
-//     first until Σ|3-point − midpoint| is below Target/16 of the loss;
-//     the M integral is Gauss–Kronrod on panels of μ ± 8σ_M, doubled while
-//     its own |Kronrod − Gauss| is above the same. These are estimates, not
-//     bounds.
+//     face over them (no density peak hides between nodes); on each, a rule
+//     and its embedded midpoint rule: Simpson's on panels under 1/32 of
+//     that width and 1/8 of the change of F over which a segment's end
+//     moves by one in z (most of them: its end nodes are shared with the
+//     panels beside, where A, B, C are continuous, which they are at every
+//     cut but one where a face's edge lies on the level line), the 3-point
+//     Gauss rule up to 1/8 of the width, 15-point Gauss–Kronrod beyond; bisected worst first
+//     until Σ|rule − midpoint| is below Target/16 of the loss. The M
+//     integral is the trapezoid rule on equispaced nodes over μ ± 8σ_M, at
+//     steps of at most σ_M/2 and √v/2 (the scale over which the loss given
+//     M = m varies), halved while |T_h − T_2h| (the error of the coarser
+//     rule: the trapezoid rule converges exponentially on such integrands)
+//     is above the same. These are estimates, not bounds. The nodes beyond
+//     a reach (at least 3σ_M), where the loss given M = m lies in [0, v]
+//     (v = Var[X | M]), are not evaluated: their weight times v is added
+//     to Tail (and to Quad, for the estimate): the reach is set for
+//     Target/256 of the linear fit's loss and extended while this exceeds
+//     Target/128 of the loss found. The closed forms share their
+//     exponentials: one per segment end carries the face weight, the
+//     density and (by the Mills ratio) the tail, and along the equispaced M
+//     nodes each exponent is a quadratic in the node index, so the
+//     exponentials follow by a two-multiplication recurrence; each face's
+//     moments are within 1e-12 of the whole level line's (tested against
+//     math.Erfc and math.Exp), and the conservation check measures what
+//     rounding leaves in their sums. A segment farther than √kCut
+//     (Mahalanobis) from (m, 0) is skipped: the faces are disjoint, so at
+//     most e^{−kCut/2} of the mass is, and leaving out mass K lowers
+//     C − B²/A by at most K's E[(w − s)²] ≤ (2a)²·K (C − B²/A is concave
+//     and homogeneous of degree one in (A, B, C)); kCut is the smallest in
+//     [30, 80] that keeps (2a)²e^{−kCut/2}, added to Quad, within
+//     Target/512 of the linear fit's loss, raised while above Target/128
+//     of the loss found.
 //  4. Conservation (the check). The faces tile the box, so at every M node
 //     the f integrals plus the discrete faces must reproduce the closed
 //     forms P(B | m), E[W; B | m], E[W²; B | m]. The defect, weighed as a
 //     change of C − B²/A (|ΔC| + 2s|ΔB| + s²|ΔA|, s² = E[W²; B]/P(B)), is
 //     added to the stated error Quad, with the estimates of step 3, the
-//     discrete faces' |Kronrod − Gauss| and a bound on the skipped far
+//     discrete faces' |Kronrod − Gauss| and the bound on the skipped far
 //     terms: a panel layout that misses or overstates part of F's density
 //     shows as a large Quad, hence "cannot certify", never as a verdict.
-//  5. Caps. Faces (MaxFaces), integrand evaluations (MaxWork) and stored
-//     panel values (MaxStore) are checked before the work or the memory is
-//     spent. A cap hit, a privatizer without faces (sigmoid or tanh layers)
+//  5. Caps. Faces (MaxFaces), integrand evaluations (MaxWork, of all the
+//     losses together) and stored panel values (MaxStore) are checked
+//     before the work or the memory is spent: every loss's first panel
+//     layout is counted before any panel is evaluated, and each loss then
+//     refines within its share of what is left. A cap hit, a privatizer without faces (sigmoid or tanh layers)
 //     or a stated relative error (Hi − Lo)/max(Value, 1e-6·Var X) above
 //     Target is ErrCannotCertify with the reason: never a verdict.
 //

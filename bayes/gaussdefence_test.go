@@ -15,8 +15,18 @@ import (
 // discrete values, collapsed faces, panels at every cut, and the
 // conservation check.
 
+// testObserverLoss is observerLoss from the first quadratures of an
+// unknown loss, within the whole cap.
+func (s *gaussSetup) testObserverLoss(v float64) (LossBound, error) {
+	q, err := s.firstQuad(v, 0)
+	if err != nil {
+		return LossBound{}, err
+	}
+	return s.observerLoss(v, q, s.q.MaxWork)
+}
+
 // testSetup is CertifyGauss's shared setup for privatizer k on model m,
-// for calling observerLoss whatever the stated error.
+// for calling observerLoss (testObserverLoss) whatever the stated error.
 func testSetup(t *testing.T, m *gauss.Model, k Privatizer) *gaussSetup {
 	t.Helper()
 	q := GaussQuad{}.withDefaults()
@@ -62,7 +72,7 @@ func TestGaussGenieAndGarblingOnAtoms(t *testing.T) {
 	}{{1e6, 5e-7, true}, {0, 0.5, false}} {
 		s := testSetup(t, m, layersPrivatizer(stairLayers(tc.off, tc.delta)))
 		for i, v := range vs {
-			b, err := s.observerLoss(v)
+			b, err := s.testObserverLoss(v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +107,7 @@ func TestGaussCollapsedFaceKept(t *testing.T) {
 			t.Errorf("cr %g: %d discrete faces, want the face x > 4", cr, len(s.disc))
 		}
 		for i, v := range vs {
-			b, err := s.observerLoss(v)
+			b, err := s.testObserverLoss(v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,8 +144,8 @@ func TestGaussPanelsEndAtCuts(t *testing.T) {
 	}
 	s := testSetup(t, m, k)
 	v := m.VarRecon()
-	nodes := mNodesKronrod(s.mu, math.Sqrt(s.vx-v), 4)
-	panels, _, err := s.initialPanels(v, nodes)
+	nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), mSteps(math.Sqrt(s.vx-v), v), mSpan)
+	panels, _, err := s.initialPanels(v, nodes, kCutMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +177,7 @@ func TestGaussConservationFlagsMissingMass(t *testing.T) {
 	}
 	for _, v := range []float64{m.VarRecon(), m.VarAdv()[1]} {
 		s := testSetup(t, m, k)
-		full, err := s.observerLoss(v)
+		full, err := s.testObserverLoss(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +193,7 @@ func TestGaussConservationFlagsMissingMass(t *testing.T) {
 		}
 		s.cont = keep
 		s.layCuts()
-		broken, err := s.observerLoss(v)
+		broken, err := s.testObserverLoss(v)
 		if err != nil {
 			t.Fatal(err)
 		}

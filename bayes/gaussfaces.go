@@ -149,23 +149,42 @@ func (s *gaussSetup) groupDiscrete() {
 
 // layCuts collects the cuts of F: the values of k at the continuous faces'
 // vertices (their range ends among them), where A, B, C are not analytic.
-// Values within cutTol of their affine forms' size are one cut.
+// Values within cutTol of their affine forms' size are one cut. A cut is a
+// jump where a face's edge lies on the level line (its ends' values are
+// one cut): the level set gains or loses a segment there, so A, B, C jump
+// and the f rules evaluate only inside the panels beside it. Elsewhere the
+// level set moves continuously through vertices and A, B, C are
+// continuous.
 func (s *gaussSetup) layCuts() {
-	type cut struct{ f, size float64 }
+	type cut struct {
+		f, size float64
+		jump    bool
+	}
 	var cuts []cut
 	for _, c := range s.cont {
+		n := len(c.x)
 		for i := range c.x {
-			cuts = append(cuts, cut{c.c0 + c.cx*c.x[i] + c.cr*c.r[i], math.Abs(c.c0) + math.Abs(c.cx*c.x[i]) + math.Abs(c.cr*c.r[i])})
+			j := (i + 1) % n
+			fi, fj := c.c0+c.cx*c.x[i]+c.cr*c.r[i], c.c0+c.cx*c.x[j]+c.cr*c.r[j]
+			si := math.Abs(c.c0) + math.Abs(c.cx*c.x[i]) + math.Abs(c.cr*c.r[i])
+			sj := math.Abs(c.c0) + math.Abs(c.cx*c.x[j]) + math.Abs(c.cr*c.r[j])
+			level := math.Abs(fi-fj) <= cutTol*max(si, sj)
+			cuts = append(cuts, cut{fi, si, level})
+			if level {
+				cuts = append(cuts, cut{fj, sj, true})
+			}
 		}
 	}
 	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.f, b.f) })
-	s.cuts = s.cuts[:0]
+	s.cuts, s.jumps = s.cuts[:0], s.jumps[:0]
 	var last cut
 	for i, c := range cuts {
 		if i > 0 && c.f-last.f <= cutTol*max(c.size, last.size) {
+			s.jumps[len(s.jumps)-1] = s.jumps[len(s.jumps)-1] || c.jump
 			continue
 		}
 		s.cuts = append(s.cuts, c.f)
+		s.jumps = append(s.jumps, c.jump)
 		last = c
 	}
 }
@@ -188,16 +207,19 @@ func (s *gaussSetup) garbleBound(v float64) float64 {
 }
 
 // fPanel is a panel [a, b] of released values between consecutive cuts,
-// with the faces whose range of F meets it, its Kronrod integrals per M
-// node of C − B²/A (k) and of A, B, C (mom, three per node), and its
-// estimated error Σ_n w_n·|Kronrod_n − Gauss_n| of the first.
+// with the faces whose range of F meets it, its integrals per M node of
+// C − B²/A (k) and of A, B, C (mom, three per node) by its rule, and its
+// estimated error Σ_n w_n·|rule_n − embedded_n| of the first.
 type fPanel struct {
 	a, b  float64
 	faces []int32
 	k     []float64
 	mom   []float64
 	err   float64
-	nodes int // f nodes of its rule
+	nodes int // f nodes evaluated for it
+	// jumpA, jumpB: A, B, C may jump at a (b), a cut where a face's edge
+	// lies on the level line; the rule must not evaluate there.
+	jumpA, jumpB bool
 }
 
 // fResult is the f integral of the continuous faces per M node: the loss
@@ -211,12 +233,36 @@ type fResult struct {
 	fNodes int
 }
 
-// fIntegral integrates the continuous faces over f for every M node.
-// Panels end at every cut, so that A, B, C are analytic on each; they are
-// at most 4 widths √(cr² + cx²v) of the narrowest face over them (the
-// width of a face's density in f given m) and are bisected, worst first,
-// until the estimated error is below tau·max(loss, floor)/2.
-func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, error) {
+// fPlan is an observer's f quadrature before any evaluation: the M nodes
+// and skip radius it runs over, the panels laid out (initialPanels) and
+// their integrand evaluations.
+type fPlan struct {
+	v      float64
+	nodes  []mNode
+	kCut   float64
+	panels []fPanel
+	work   float64
+}
+
+// planF lays out the f panels for these nodes (initialPanels).
+func (s *gaussSetup) planF(v float64, nodes []mNode, kCut float64) (fPlan, error) {
+	p := fPlan{v: v, nodes: nodes, kCut: kCut}
+	if len(s.cont) == 0 {
+		return p, nil
+	}
+	var err error
+	p.panels, p.work, err = s.initialPanels(v, nodes, kCut)
+	return p, err
+}
+
+// fIntegral integrates the continuous faces over f for every M node of
+// plan p, charging its integrand evaluations to budget. Panels end at
+// every cut, so that A, B, C are analytic on each; they are at most 4
+// widths √(cr² + cx²v) of the narrowest face over them (the width of a
+// face's density in f given m) and are bisected, worst first, until the
+// estimated error is below tau·max(loss, floor)/2.
+func (s *gaussSetup) fIntegral(p fPlan, tau float64, budget *float64) (fResult, error) {
+	v, nodes, panels := p.v, p.nodes, p.panels
 	nm := len(nodes)
 	res := fResult{h: make([]float64, nm)}
 	for i := range res.mom {
@@ -225,18 +271,20 @@ func (s *gaussSetup) fIntegral(v float64, nodes []mNode, tau float64) (fResult, 
 	if len(s.cont) == 0 {
 		return res, nil
 	}
-	floor := scaleFloor * s.vx
-	panels, work, err := s.initialPanels(v, nodes)
-	if err != nil {
-		return res, err
+	if p.work > *budget {
+		return res, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond this loss's share %.3g of the cap %.3g (%d faces, %d panels, %d M nodes)",
+			ErrCannotCertify, p.work, *budget, s.q.MaxWork, len(s.cont), len(panels), nm)
 	}
-	r := fRefiner{s: s, v: v, nodes: nodes, ev: newPanelEval(nm), work: work, stored: 4 * nm * len(panels)}
+	*budget -= p.work
+	floor := scaleFloor * s.vx
+	r := fRefiner{s: s, v: v, nodes: nodes, kCut: p.kCut, ev: newPanelEval(nodes, len(s.cont), p.kCut), budget: budget, stored: 4 * nm * len(panels)}
 	for i := range panels {
 		r.ev.eval(s, v, nodes, &panels[i])
 		if err := s.panelDone(); err != nil {
 			return res, err
 		}
 	}
+	var err error
 	for round := 0; round < 60; round++ {
 		val, e := panelSums(panels, nodes)
 		limit := tau / 2 * max(val, floor)
@@ -292,14 +340,15 @@ func worstPanels(panels []fPanel, e, limit float64) []int {
 	return split
 }
 
-// fRefiner bisects the panels of one f integral within the caps on work
-// and stored values.
+// fRefiner bisects the panels of one f integral within its budget of
+// integrand evaluations and the cap on stored values.
 type fRefiner struct {
 	s      *gaussSetup
 	v      float64
 	nodes  []mNode
+	kCut   float64
 	ev     *panelEval
-	work   float64
+	budget *float64 // integrand evaluations left
 	stored int
 }
 
@@ -311,23 +360,23 @@ func (r *fRefiner) bisect(panels []fPanel, split []int) ([]fPanel, error) {
 	for _, i := range split {
 		p := &panels[i]
 		mid := 0.5 * (p.a + p.b)
-		for _, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
-			c := fPanel{a: lr[0], b: lr[1]}
+		for h, lr := range [2][2]float64{{p.a, mid}, {mid, p.b}} {
+			c := fPanel{a: lr[0], b: lr[1], jumpA: h == 0 && p.jumpA, jumpB: h == 1 && p.jumpB}
 			for _, j := range p.faces {
 				if s.cont[j].flo < c.b && s.cont[j].fhi > c.a {
 					c.faces = append(c.faces, j)
 				}
 			}
-			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes)
-			if r.work+w > s.q.MaxWork {
-				return nil, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations (cap %.3g; %d faces, %d panels, %d M nodes)",
-					ErrCannotCertify, r.work+w, s.q.MaxWork, len(s.cont), len(panels), nm)
+			w := s.panelWork(c.a, c.b, c.faces, r.v, r.nodes, r.kCut)
+			if w > *r.budget {
+				return nil, fmt.Errorf("%w: the f quadrature's refinement needs more integrand evaluations than this loss's share of the cap %.3g (%d faces, %d panels, %d M nodes)",
+					ErrCannotCertify, s.q.MaxWork, len(s.cont), len(panels), nm)
 			}
 			if r.stored+4*nm > s.q.MaxStore {
 				return nil, fmt.Errorf("%w: the f quadrature needs more than %d stored values (cap %d; %d panels, %d M nodes)",
 					ErrCannotCertify, r.stored+4*nm, s.q.MaxStore, len(panels), nm)
 			}
-			r.work += w
+			*r.budget -= w
 			r.stored += 4 * nm
 			r.ev.eval(s, r.v, r.nodes, &c)
 			if err := s.panelDone(); err != nil {
@@ -367,7 +416,7 @@ func (res *fResult) add(panels []fPanel) {
 // of the range. The count, the memory and the work (the face × f node × M
 // node triples within reach, mWindow) are checked against the caps before
 // the panels are allocated.
-func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64, error) {
+func (s *gaussSetup) initialPanels(v float64, nodes []mNode, kCut float64) ([]fPanel, float64, error) {
 	nm := len(nodes)
 	sweep := newFaceSweep(s.cont)
 	cuts := s.cuts
@@ -396,13 +445,13 @@ func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64,
 				ErrCannotCertify, float64(count)+n, nm, s.q.MaxStore, len(s.cont), len(cuts))
 		}
 		for p := range int(n) {
-			work += s.panelWork(a+(b-a)*float64(p)/n, a+(b-a)*float64(p+1)/n, act, v, nodes)
+			work += s.panelWork(a+(b-a)*float64(p)/n, a+(b-a)*float64(p+1)/n, act, v, nodes, kCut)
 		}
 		if work > s.q.MaxWork {
 			return nil, 0, fmt.Errorf("%w: the f quadrature needs more than %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts, %d M nodes)",
 				ErrCannotCertify, work, s.q.MaxWork, len(s.cont), len(cuts), nm)
 		}
-		spans = append(spans, panelSpan{a: a, b: b, n: int(n), from: len(faces), nf: len(act)})
+		spans = append(spans, panelSpan{a: a, b: b, n: int(n), from: len(faces), nf: len(act), jumpA: s.jumps[i], jumpB: s.jumps[i+1]})
 		faces = append(faces, act...)
 		count += int(n)
 	}
@@ -416,10 +465,11 @@ func (s *gaussSetup) initialPanels(v float64, nodes []mNode) ([]fPanel, float64,
 // panelSpan is the interval between two cuts, cut into n equal panels, and
 // its faces: faces[from : from+nf] of initialPanels' list.
 type panelSpan struct {
-	a, b float64
-	n    int
-	from int
-	nf   int
+	a, b         float64
+	n            int
+	from         int
+	nf           int
+	jumpA, jumpB bool
 }
 
 // appendPanels appends the span's n panels, the last one ending exactly
@@ -431,7 +481,7 @@ func (sp panelSpan) appendPanels(panels []fPanel, faces []int32) []fPanel {
 		if p == sp.n-1 {
 			pb = sp.b
 		}
-		panels = append(panels, fPanel{a: pa, b: pb, faces: fs})
+		panels = append(panels, fPanel{a: pa, b: pb, faces: fs, jumpA: p == 0 && sp.jumpA, jumpB: p == sp.n-1 && sp.jumpB})
 	}
 	return panels
 }
@@ -476,11 +526,11 @@ func (w *faceSweep) advance(a, b float64) []int32 {
 
 // panelWork is the integrand evaluations of a panel: f nodes × the M
 // nodes within each face's reach.
-func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode) float64 {
-	fn, _, _ := s.fRule(b-a, faces, v)
+func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode, kCut float64) float64 {
+	fn, _, _ := s.fRule(a, b, faces, v, true)
 	var w int
 	for _, j := range faces {
-		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes)
+		n0, n1 := s.mWindow(&s.cont[j], a, b, v, nodes, kCut)
 		w += n1 - n0
 	}
 	return float64(len(fn) * w)
@@ -490,7 +540,7 @@ func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []m
 // some f in [a, b]: a point of the face's level segment within Mahalanobis
 // distance √kCut of (m, 0) needs |x − m| ≤ √(kCut·v) and
 // K = (f − c0 − cx·m)²/D ≤ kCut. The nodes are sorted by m.
-func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode) (int, int) {
+func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode, kCut float64) (int, int) {
 	r := math.Sqrt(kCut * v)
 	lo, hi := c.xlo-r, c.xhi+r
 	d := math.Sqrt(kCut * (c.cr*c.cr + c.cx*c.cx*v))
@@ -509,32 +559,80 @@ func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode) (int, int
 	return n0, max(n0, n1)
 }
 
-// fRule returns the f rule of a panel (nodes on [−1, 1], Kronrod and Gauss
-// weights): 15-point Gauss–Kronrod on a panel wider than 1/8 of the
-// narrowest face's density width √D (few cuts: the estimate must be sharp
-// there), the 3-point Gauss rule and the midpoint on narrower ones.
-func (s *gaussSetup) fRule(width float64, faces []int32, v float64) (nodes, wk, wg []float64) {
+// fRule returns the f rule of panel [a, b] (nodes on [−1, 1], weights of
+// the rule and of its embedded one): 15-point Gauss–Kronrod on a panel
+// wider than 1/8 of the narrowest face's density width √D (few cuts: the
+// estimate must be sharp there); the 3-point Gauss rule with the midpoint
+// rule on one wider than 1/32 of √D or 1/8 of a face's zScale, or with an
+// end at a jump (g3); on the narrowest, most of them, Simpson's rule with
+// the same midpoint rule, whose end nodes the panels beside share (two
+// evaluations per panel). The estimate |rule − midpoint| is the midpoint
+// rule's error, h³g″/24, in both. Simpson's own error, h⁵g⁗/2880, is far
+// below it on such panels; past either limit the moments' error shows in
+// the conservation check (on the paper's D = 0.005 privatizer, whose units
+// nearly along the level lines make zScale small: 1e-5 of the loss where
+// the 3-point rule leaves 1e-6, and the same with the limits).
+func (s *gaussSetup) fRule(a, b float64, faces []int32, v float64, g3 bool) (nodes, wk, wg []float64) {
 	for _, j := range faces {
 		c := &s.cont[j]
-		if 8*width > math.Sqrt(c.cr*c.cr+c.cx*c.cx*v) {
+		d := math.Sqrt(c.cr*c.cr + c.cx*c.cx*v)
+		if 8*(b-a) > d {
 			return gkNodes[:], gkWeights[:], gWeights[:]
 		}
+		if !g3 && (32*(b-a) > d || 8*(b-a) > c.zScale(v, d, a, b)) {
+			g3 = true
+		}
 	}
-	return g3Nodes[:], g3Weights[:], g1Weights[:]
+	if g3 {
+		return g3Nodes[:], g3Weights[:], g1Weights[:]
+	}
+	return simpsonNodes[:], simpsonWeights[:], g1Weights[:]
 }
 
 // panelEval is the scratch of panel evaluations: A, B, C and the shift of
-// w per M node at one f, the Gauss sums, and each face's window of M nodes.
+// w per M node at one f, the Gauss sums, and each face's window of M nodes;
+// dm is the spacing of the (equispaced) M nodes and decay each continuous
+// face's second-difference factors along them (gaussRun), filled on first
+// use; end the values shared between consecutive panels.
 type panelEval struct {
 	A, B, C, shift, g []float64
 	n0, n1            []int
+	dm                float64
+	kCut              float64 // contributions beyond Mahalanobis √kCut are skipped
+	decay             []faceDecay
+	// end holds A, B, C and the shift at f = endF, the right end of the
+	// last panel evaluated by Simpson's rule (haveEnd): the next panel's
+	// left end when it starts there.
+	end     [4][]float64
+	endF    float64
+	haveEnd bool
 }
 
-func newPanelEval(nm int) *panelEval {
-	return &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm)}
+// faceDecay is e^{−Δ²h/2} for a face's two exponents along the M nodes:
+// end, of K + z² at a segment end, and k, of K alone.
+type faceDecay struct {
+	end, k float64
+	ok     bool
 }
 
-// eval fills p.k, p.mom and p.err. At each Kronrod node f, for every face
+// newPanelEval returns the scratch for the M nodes given (equispaced) and
+// a gaussSetup with faces continuous faces.
+func newPanelEval(nodes []mNode, faces int, kCut float64) *panelEval {
+	nm := len(nodes)
+	ev := &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm),
+		decay: make([]faceDecay, faces), kCut: kCut}
+	for i := range ev.end {
+		ev.end[i] = make([]float64, nm)
+	}
+	if nm > 1 {
+		ev.dm = (nodes[nm-1].m - nodes[0].m) / float64(nm-1)
+	}
+	return ev
+}
+
+// eval fills p.k, p.mom and p.err. At each node f of the panel's rule
+// (taking its left end from the panel evaluated before when that ended
+// there), for every face
 // the level set k = f is a segment; given M = m, X ~ N(m, v) and
 // R ~ N(0, 1) are independent and the density of (W, F), W = X − m, on it
 // is Gaussian in w: with D = cr² + cx²v, e = f − c0 − cx·m,
@@ -558,36 +656,61 @@ func (ev *panelEval) eval(s *gaussSetup, v float64, nodes []mNode, p *fPanel) {
 	clear(ev.g)
 	ev.n0, ev.n1 = ev.n0[:0], ev.n1[:0]
 	for _, j := range p.faces {
-		n0, n1 := s.mWindow(&s.cont[j], p.a, p.b, v, nodes)
+		n0, n1 := s.mWindow(&s.cont[j], p.a, p.b, v, nodes, ev.kCut)
 		ev.n0, ev.n1 = append(ev.n0, n0), append(ev.n1, n1)
 	}
 	sv := math.Sqrt(v)
 	hw := (p.b - p.a) / 2
 	mid := (p.a + p.b) / 2
-	nodesU, wK, wG := s.fRule(p.b-p.a, p.faces, v)
+	nodesU, wK, wG := s.fRule(p.a, p.b, p.faces, v, p.jumpA || p.jumpB)
+	p.nodes = 0
 	for t, u := range nodesU {
 		f := mid + hw*u
-		clear(ev.A)
-		clear(ev.B)
-		clear(ev.C)
-		for fi, j := range p.faces {
-			if ev.n0[fi] != ev.n1[fi] {
-				ev.addFace(&s.cont[j], f, v, sv, nodes[ev.n0[fi]:ev.n1[fi]], ev.n0[fi])
+		switch u {
+		case -1:
+			f = p.a
+		case 1:
+			f = p.b
+		}
+		if u == -1 && ev.haveEnd && ev.endF == f {
+			// A, B, C are continuous at f (not a jump): the previous
+			// panel's right end.
+			for i, dst := range [4][]float64{ev.A, ev.B, ev.C, ev.shift} {
+				copy(dst, ev.end[i])
 			}
+		} else {
+			clear(ev.A)
+			clear(ev.B)
+			clear(ev.C)
+			for fi, j := range p.faces {
+				if ev.n0[fi] != ev.n1[fi] {
+					ev.addFace(&s.cont[j], j, f, v, sv, nodes[ev.n0[fi]:ev.n1[fi]], ev.n0[fi])
+				}
+			}
+			p.nodes++
+		}
+		if u == 1 {
+			for i, src := range [4][]float64{ev.A, ev.B, ev.C, ev.shift} {
+				copy(ev.end[i], src)
+			}
+			ev.endF, ev.haveEnd = f, true
 		}
 		ev.accumulate(p, hw*wK[t], hw*wG[t])
 	}
-	p.nodes = len(nodesU)
 	p.err = 0
 	for n := range nm {
 		p.err += nodes[n].wk * math.Abs(p.k[n]-ev.g[n])
 	}
 }
 
-// addFace adds face c's part of A, B and C at f for the M nodes given, the
-// first of which is node n0: the closed form of eval's comment on the
-// face's level segment, skipped beyond the Mahalanobis distance √kCut.
-func (ev *panelEval) addFace(c *cface, f, v, sv float64, nodes []mNode, n0 int) {
+// addFace adds face c's (number j's) part of A, B and C at f for the M
+// nodes given, consecutive and the first of which is node n0: the closed
+// form of eval's comment on the face's level segment, skipped beyond the
+// Mahalanobis distance √kCut. Along the nodes e and z are affine in m,
+// so the exponents of the face weight and the segment ends are quadratics
+// in the node index and their exponentials follow by gaussRun's
+// recurrence: a few exponentials per face and f rather than three per node.
+func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode, n0 int) {
 	x0, r0, x1, r1, ok := levelSegment(c, f)
 	if !ok {
 		return
@@ -602,42 +725,163 @@ func (ev *panelEval) addFace(c *cface, f, v, sv float64, nodes []mNode, n0 int) 
 	inv := sg / (sv * sq)
 	al0 := (cr*x0 - cx*v*r0) * inv
 	al1 := (cr*x1 - cx*v*r1) * inv
+	if al0 > al1 {
+		// z2 − z1 = al1 − al0 at every m: order the ends once.
+		al0, al1 = al1, al0
+	}
 	beta := cr * inv
-	pref0 := 1 / math.Sqrt(2*math.Pi*d2)
+	pref := 1 / (2 * math.Pi * sq) // 1/√(2πD) · 1/√(2π)
 	sd := sv * math.Abs(cr) / sq
-	dv := cx * v / d2
+	id2 := 1 / d2
+	dv := cx * v * id2
+	// Steps of e and z from one node to the next, and the second
+	// differences' factors.
+	de, dz := -cx*ev.dm, -beta*ev.dm
+	dec := &ev.decay[j]
+	if !dec.ok {
+		*dec = faceDecay{end: math.Exp(-(de*de*id2 + dz*dz)), k: math.Exp(-de * de * id2), ok: true}
+	}
+	gEnd, gK := dec.end, dec.k
+	nn := len(nodes)
+	A, B, C, shift := ev.A[n0:n0+nn], ev.B[n0:n0+nn], ev.C[n0:n0+nn], ev.shift[n0:n0+nn]
+	var run1, run2, runK gaussRun
 	for i := range nodes {
-		n := n0 + i
 		m := nodes[i].m
 		e := f - c.c0 - cx*m
-		K := e * e / d2
-		if K > kCut {
-			continue
-		}
+		K := e * e * id2
 		z1, z2 := al0-beta*m, al1-beta*m
-		if z1 > z2 {
-			z1, z2 = z2, z1
-		}
 		var zm float64
 		if z1 > 0 {
 			zm = z1
 		} else if z2 < 0 {
 			zm = -z2
 		}
-		if K+zm*zm > kCut {
+		if K > ev.kCut || K+zm*zm > ev.kCut {
+			run1.left, run2.left, runK.left = 0, 0, 0
 			continue
 		}
-		j0, j1, j2 := truncMoments(z1, z2)
-		pref := pref0 * math.Exp(-K/2)
-		d := dv * e
-		if ev.A[n] == 0 {
-			ev.shift[n] = d
+		dK := (2*e + de) * de * id2
+		e1, ok := run1.next(gEnd)
+		if !ok {
+			e1 = run1.start(K+z1*z1, dK+(2*z1+dz)*dz, gEnd)
 		}
-		d -= ev.shift[n]
-		ev.A[n] += pref * j0
-		ev.B[n] += pref * (d*j0 + sd*j1)
-		ev.C[n] += pref * (d*d*j0 + 2*d*sd*j1 + sd*sd*j2)
+		e2, ok := run2.next(gEnd)
+		if !ok {
+			e2 = run2.start(K+z2*z2, dK+(2*z2+dz)*dz, gEnd)
+		}
+		// t0, t1, t2 = √(2π)·e^{−K/2}·E[Z^j; z1 < Z < z2]: each end's
+		// e^{−(K + z²)/2} carries its density and its tail
+		// (√(2π)e^{−K/2}Q(|z|) = e^{−(K + z²)/2}·Mills(|z|)); t0 is the
+		// difference of the ends' tails on one side of 0 and the whole line
+		// less both tails across it. A tail below e^{−tailCut/2} of the
+		// term it is subtracted from is not evaluated.
+		var t0, sg1, sg2 float64
+		switch {
+		case z1 >= 0:
+			runK.left = 0
+			sg1, sg2 = 1, -1
+			if z2*z2-z1*z1 >= tailCut {
+				sg2 = 0
+			}
+		case z2 <= 0:
+			runK.left = 0
+			sg1, sg2 = -1, 1
+			if z1*z1-z2*z2 >= tailCut {
+				sg1 = 0
+			}
+		default:
+			ek, ok := runK.next(gK)
+			if !ok {
+				ek = runK.start(K, dK, gK)
+			}
+			t0 = sqrt2Pi * ek
+			sg1, sg2 = -1, -1
+			if z1*z1 >= tailCut {
+				sg1 = 0
+			}
+			if z2*z2 >= tailCut {
+				sg2 = 0
+			}
+		}
+		if sg1 != 0 {
+			t0 += sg1 * e1 * stdnormal.Mills(math.Abs(z1))
+		}
+		if sg2 != 0 {
+			t0 += sg2 * e2 * stdnormal.Mills(math.Abs(z2))
+		}
+		if t0 < 0 {
+			t0 = 0 // rounding
+		}
+		t1 := e1 - e2
+		t2 := t0 + z1*e1 - z2*e2
+		if t2 < 0 {
+			t2 = 0
+		}
+		d := dv * e
+		if A[i] == 0 {
+			shift[i] = d
+		}
+		d -= shift[i]
+		A[i] += pref * t0
+		B[i] += pref * (d*t0 + sd*t1)
+		C[i] += pref * (d*d*t0 + 2*d*sd*t1 + sd*sd*t2)
 	}
+}
+
+// tailCut: e^{−tailCut/2} ≈ 2e-19 is below the rounding of the term a
+// tail is subtracted from.
+const tailCut = 86
+
+const sqrt2Pi = 2.5066282746310002 // √(2π)
+
+// gaussRun evaluates e^{−h/2} at consecutive M nodes where h is a quadratic
+// in the node index (second difference Δ²h): one exponential at a run's
+// first node, then each value is the previous times ρ = e^{−Δh/2} and ρ is
+// multiplied by g = e^{−Δ²h/2}. Rounding grows as the square of the run's
+// length, so a run restarts after runLen nodes: the relative error stays
+// below runLen² + h ulps (TestGaussRunMatchesExp), and a face's moments
+// within 1e-12 of those of the whole level line through it
+// (TestAddFaceMatchesDirect). A run starts only where
+// h < hRun, so that ρ stays finite (h ≥ 0 at the next node); beyond hZero
+// the value is below the smallest double and is 0. Past the vertex of h a
+// value that underflows stays 0, which it is: h only grows there.
+type gaussRun struct {
+	e, rho float64
+	left   int
+}
+
+const (
+	runLen = 32
+	hRun   = 1100
+	hZero  = 1500
+)
+
+// next returns the run's value at this node and advances it; false where
+// no run is under way (the caller calls start).
+func (r *gaussRun) next(g float64) (float64, bool) {
+	if r.left == 0 {
+		return 0, false
+	}
+	r.left--
+	v := r.e
+	r.e *= r.rho
+	r.rho *= g
+	return v, true
+}
+
+// start returns e^{−h/2} at this node, given h, Δh = h(next) − h here and
+// g, and starts a run where h < hRun; the caller resets left to 0 where it
+// skips a node.
+func (r *gaussRun) start(h, dh, g float64) float64 {
+	if h > hZero {
+		return 0
+	}
+	v := math.Exp(-0.5 * h)
+	if h < hRun {
+		rho := math.Exp(-0.5 * dh)
+		r.e, r.rho, r.left = v*rho, rho*g, runLen-1
+	}
+	return v
 }
 
 // accumulate adds one f node's C − B²/A to p.k (Kronrod weight wk) and to
@@ -657,6 +901,30 @@ func (ev *panelEval) accumulate(p *fPanel, wk, wg float64) {
 		p.mom[3*n+1] += wk * (b + sh*a)
 		p.mom[3*n+2] += wk * (c + sh*(2*b+sh*a))
 	}
+}
+
+// zScale is the least change of F over which an end of the face's level
+// segment moves by one in z (eval's coordinate along the segment; d =
+// √(cr² + cx²v)) for F in (a, b): between cuts an end runs along one edge,
+// one whose range of F covers (a, b), z affine in f there, and the face's
+// moments vary as Φ(z) does, which on an edge nearly along the level lines
+// is far faster than the density's width d.
+func (c *cface) zScale(v, d, a, b float64) float64 {
+	sv := math.Sqrt(v)
+	scale := math.Inf(1)
+	n := len(c.x)
+	for i := range n {
+		j := (i + 1) % n
+		fi, fj := c.c0+c.cx*c.x[i]+c.cr*c.r[i], c.c0+c.cx*c.x[j]+c.cr*c.r[j]
+		if min(fi, fj) >= b || max(fi, fj) <= a {
+			continue
+		}
+		dx, dr := c.x[j]-c.x[i], c.r[j]-c.r[i]
+		if dz := math.Abs(c.cr*dx-c.cx*v*dr) / (sv * d); dz > 0 {
+			scale = min(scale, math.Abs(fj-fi)/dz)
+		}
+	}
+	return scale
 }
 
 // levelSegment returns the ends of the segment {k = f} ∩ face.

@@ -38,8 +38,10 @@ type GaussQuad struct {
 	// MaxFaces caps the linear regions of the network in the box (default
 	// 50 000).
 	MaxFaces int
-	// MaxWork caps the integrand evaluations (face × f node × M node) per
-	// observer (default 4e8, about a minute of one core).
+	// MaxWork caps the integrand evaluations (face × f node × M node) of
+	// all the losses together (default 2e8, about four seconds of one
+	// core); the first layout of every loss is checked against it before
+	// any is evaluated.
 	MaxWork float64
 	// MaxStore caps the stored panel values (f panels × M nodes) per
 	// observer (default 2^23, 64 MiB).
@@ -55,7 +57,7 @@ func (q GaussQuad) withDefaults() GaussQuad {
 	def(&q.BoxSD, 8)
 	def(&q.RMax, 8)
 	def(&q.Target, 0.005)
-	def(&q.MaxWork, 4e8)
+	def(&q.MaxWork, 2e8)
 	if q.MaxFaces == 0 {
 		q.MaxFaces = 50000
 	}
@@ -129,10 +131,14 @@ type GaussCertificate struct {
 // Var[X]: losses below it are compared on that scale.
 const scaleFloor = 1e-6
 
-// kCut: a face's contribution at f for a node m is skipped when its level
+// A face's contribution at f for a node m is skipped when its level
 // segment lies farther than √kCut (Mahalanobis) from (m, 0); skipBound
-// bounds what that drops.
-const kCut = 80
+// bounds what that drops, and kCut is chosen per observer (kCutFor) in
+// [kCutMin, kCutMax].
+const (
+	kCutMin = 30
+	kCutMax = 80
+)
 
 // mSpan: the M integral runs over μ ± mSpan·σ_M.
 const mSpan = 8
@@ -178,12 +184,47 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 		return nil, err
 	}
 
+	// The linear fit's exact losses guess the losses, which sets how far
+	// the M integral must reach and which far terms it skips
+	// (observerLoss); the guess moves no bound.
+	fit, fitErr := s.linearFit(m, k)
 	vs := append([]float64{m.VarRecon()}, m.VarAdv()...)
+	// Every observer's first quadratures are laid out, and their work
+	// checked against the cap, before the first panel is evaluated; each
+	// then refines within its own share of the cap (its first work and an
+	// equal part of what is left), so that which one hits it does not
+	// depend on scheduling.
+	quads := make([]mQuad, len(vs))
+	var work float64
+	for i, v := range vs {
+		if v <= 0 {
+			continue
+		}
+		guess := 0.0
+		if fitErr == nil {
+			guess = fit.Recon
+			if i > 0 {
+				guess = fit.Adv[i-1]
+			}
+		}
+		if quads[i], err = s.firstQuad(v, guess); err != nil {
+			return nil, err
+		}
+		work += quads[i].f.work
+	}
+	if work > q.MaxWork {
+		return nil, fmt.Errorf("%w: the f quadratures need %.3g integrand evaluations, beyond the cap %.3g (%d faces, %d cuts)",
+			ErrCannotCertify, work, q.MaxWork, len(s.cont), len(s.cuts))
+	}
 	bounds := make([]LossBound, len(vs))
 	errs := make([]error, len(vs))
 	var wg sync.WaitGroup
 	for i, v := range vs {
-		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v) })
+		if v <= 0 {
+			continue // the side information determines X: loss 0
+		}
+		budget := quads[i].f.work + (q.MaxWork-work)/float64(len(vs))
+		wg.Go(func() { bounds[i], errs[i] = s.observerLoss(v, quads[i], budget) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -212,9 +253,8 @@ func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q Ga
 		return nil, fmt.Errorf("%w: loss %d lies in [%.6g, %.6g], a stated relative error %.2g above the tolerance %.2g (quadrature %.2g, tails %.2g; %d faces, %d f nodes, %d M nodes)",
 			ErrCannotCertify, worst, b.Lo, b.Hi, cert.Change, q.Target, b.Quad, b.Tail, cert.Faces, b.FNodes, b.MNodes)
 	}
-	fit, err := s.linearFit(m, k)
-	if err != nil {
-		return nil, err
+	if fitErr != nil {
+		return nil, fitErr
 	}
 	cert.Fit = fit
 	return cert, nil
@@ -233,6 +273,7 @@ type gaussSetup struct {
 	loGroups   int        // the genie's distinct atom values
 	hiGroups   int        // the garbling's clusters
 	cuts       []float64  // values of F at the continuous faces' vertices
+	jumps      []bool     // cuts where A, B, C may jump (layCuts)
 	// ctx stops the quadratures between panels; steps counts the panels.
 	ctx   context.Context
 	steps *progress.Steps
@@ -252,47 +293,91 @@ func (s *gaussSetup) panelDone() error {
 // Gauss weights against the density of M.
 type mNode struct{ m, wk, wg float64 }
 
+// mQuad is an observer's M quadrature (the trapezoid rule's steps over
+// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radius and its f
+// quadrature laid out on them, before any evaluation.
+type mQuad struct {
+	steps       int
+	reach, kCut float64
+	nodes       []mNode
+	outK, outG  float64 // the weights of the trapezoid nodes beyond reach
+	f           fPlan
+}
+
+// observerQuad lays out an observer's quadratures for these choices.
+func (s *gaussSetup) observerQuad(v float64, steps int, reach, kCut float64) (mQuad, error) {
+	q := mQuad{steps: steps, reach: reach, kCut: kCut, nodes: []mNode{{m: s.mu, wk: 1, wg: 1}}}
+	if sm := math.Sqrt(max(s.vx-v, 0)); sm > 0 {
+		q.nodes, q.outK, q.outG = mNodesTrapezoid(s.mu, sm, steps, reach)
+	}
+	var err error
+	q.f, err = s.planF(v, q.nodes, kCut)
+	return q, err
+}
+
+// firstQuad is observerQuad with the choices made from guess, a rough value
+// of the loss (the linear fit's): M steps of at most σ_M/2 and √v/2 (the
+// loss given M = m varies over the prior width √v: no feature hides
+// between nodes), the reach for v·P(|U| > reach) ≤ tau/32 of it and kCut
+// for a skip bound of tau/64 of it.
+func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
+	tau, floor := s.q.Target/8, scaleFloor*s.vx
+	sm := math.Sqrt(max(s.vx-v, 0))
+	return s.observerQuad(v, mSteps(sm, v), mReach(v, tau/32*max(guess, floor)), s.kCutFor(tau/64*max(guess, floor)))
+}
+
 // observerLoss certifies E[Var(X | F, M)] for an observer with
-// v = Var[X | side]: the genie's in-box loss (Value) and the garbling's
+// v = Var[X | side] > 0, starting from the quadratures q and within budget
+// integrand evaluations: the genie's in-box loss (Value) and the garbling's
 // (Value + Merge) by the same quadratures, their stated error (Quad: the
 // quadratures' estimates, the skipped terms and the conservation defect)
-// and the tails.
-func (s *gaussSetup) observerLoss(v float64) (LossBound, error) {
-	if v <= 0 {
-		return LossBound{}, nil // the side information determines X
-	}
+// and the tails. The M step is halved while the M rule's error is above
+// tau/2 of the loss; the nodes beyond reach, whose loss given m lies in
+// [0, v], are not evaluated, and reach and kCut grow while what they leave
+// out is above tau/16 of the loss found.
+func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound, error) {
 	sm := math.Sqrt(max(s.vx-v, 0))
 	floor := scaleFloor * s.vx
 	tail := s.tailBound(v, sm)
 	garble := s.garbleBound(v)
 	tau := s.q.Target / 8
 	moms := make([]discMoment, len(s.disc))
-	// M panels: four (the 7-point Gauss rule alone misses M's density on
-	// wider ones), doubled while the M rule's error is above tau/2 (the
-	// loss given M = m varies over the prior width √v).
-	panels := 4
 	var lb LossBound
 	for attempt := 0; ; attempt++ {
-		var nodes []mNode
-		if sm == 0 {
-			nodes = []mNode{{m: s.mu, wk: 1, wg: 1}}
-		} else {
-			nodes = mNodesKronrod(s.mu, sm, panels)
+		if attempt > 0 {
+			var err error
+			if q, err = s.observerQuad(v, q.steps, q.reach, q.kCut); err != nil {
+				return LossBound{}, err
+			}
 		}
-		fr, err := s.fIntegral(v, nodes, tau)
+		fr, err := s.fIntegral(q.f, tau, &budget)
 		if err != nil {
 			return LossBound{}, err
 		}
-		hLo, hHi, discErr, cons := s.nodeLosses(v, nodes, fr, moms)
-		value, valueHi, mErr := mSums(nodes, hLo, hHi, sm > 0)
-		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(nodes)}
+		hLo, hHi, discErr, cons := s.nodeLosses(v, q.nodes, fr, moms)
+		value, valueHi, mErr := mSums(q.nodes, hLo, hHi, sm > 0)
+		// The nodes left out add T_h's part in [0, v·outK] (Tail) and move
+		// |T_h − T_2h| by at most v·max(outK, outG) (Quad).
+		mErr += v * max(q.outK, q.outG)
+		cut := v * q.outK
+		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(q.nodes)}
 		lb.Conservation = cons
-		lb.Quad = fr.err + discErr + mErr + cons + s.skipBound()
-		lb.Tail = tail
-		if mErr <= tau/2*max(value, floor) || attempt == 5 || sm == 0 {
+		skip := s.skipBound(q.kCut)
+		lb.Quad = fr.err + discErr + mErr + cons + skip
+		lb.Tail = tail + cut
+		// The choices made from the guess must hold for the value found.
+		okM := mErr <= tau/2*max(value, floor)
+		okCut := cut <= tau/16*max(value, floor) && skip <= tau/16*max(value, floor)
+		if (okM && okCut) || attempt == 5 {
 			break
 		}
-		panels *= 2
+		if !okM {
+			q.steps *= 2
+		}
+		if !okCut {
+			q.reach = max(q.reach, mReach(v, tau/32*max(value, floor)))
+			q.kCut = max(q.kCut, s.kCutFor(tau/64*max(value, floor)))
+		}
 	}
 	lb.Lo = max(lb.Value-lb.Quad, 0)
 	lb.Hi = lb.Value + lb.Merge + lb.Quad + lb.Tail
@@ -324,23 +409,20 @@ func (s *gaussSetup) nodeLosses(v float64, nodes []mNode, fr fResult, moms []dis
 	return hLo, hHi, discErr, cons
 }
 
-// mSums integrates hLo and hHi over M by the nodes' Kronrod weights, panel
-// by panel (15 nodes each), and, when M varies (spread), estimates the M
-// rule's error from the Gauss weights.
+// mSums integrates hLo and hHi over M by the nodes' weights (wk) and, when
+// M varies (spread), estimates the rule's error by the rule of twice the
+// step (wg): |T_h − T_2h|, the error of the coarser rule, a pessimistic
+// estimate of the finer one's.
 func mSums(nodes []mNode, hLo, hHi []float64, spread bool) (value, valueHi, mErr float64) {
-	for p := 0; p < len(nodes); p += 15 {
-		var kLo, gLo, kHi, gHi float64
-		for n := p; n < min(p+15, len(nodes)); n++ {
-			kLo += nodes[n].wk * hLo[n]
-			gLo += nodes[n].wg * hLo[n]
-			kHi += nodes[n].wk * hHi[n]
-			gHi += nodes[n].wg * hHi[n]
-		}
-		value += kLo
-		valueHi += kHi
-		if spread {
-			mErr += max(math.Abs(kLo-gLo), math.Abs(kHi-gHi))
-		}
+	var gLo, gHi float64
+	for n, nd := range nodes {
+		value += nd.wk * hLo[n]
+		valueHi += nd.wk * hHi[n]
+		gLo += nd.wg * hLo[n]
+		gHi += nd.wg * hHi[n]
+	}
+	if spread {
+		mErr = max(math.Abs(value-gLo), math.Abs(valueHi-gHi))
 	}
 	return value, valueHi, mErr
 }
@@ -364,20 +446,61 @@ func conservationDefect(got, discE, want [3]float64) float64 {
 	return d[2] + 2*math.Sqrt(s2)*d[1] + s2*d[0]
 }
 
-// mNodesKronrod places Gauss–Kronrod panels over M ∈ μ ± mSpan·σ_M,
-// weighted by M's normal density.
-func mNodesKronrod(mu, sm float64, panels int) []mNode {
-	var out []mNode
-	h := 2 * mSpan / float64(panels)
-	for p := range panels {
-		c := -mSpan + h*(float64(p)+0.5)
-		for t, u := range gkNodes {
-			z := c + h/2*u
-			d := stdnormal.Density(z) * h / 2
-			out = append(out, mNode{m: mu + sm*z, wk: d * gkWeights[t], wg: d * gWeights[t]})
-		}
+// mSteps is the initial number of trapezoid steps over M ∈ μ ± mSpan·σ_M:
+// a power of two, at least 32, enough that the rule of twice the step, whose
+// difference states the error, steps at most σ_M (accurate to 1e-8 on M's
+// density alone) and √v (the scale of the loss given M = m: a Gaussian
+// smoothing over √v leaves e^{−2π²} ≈ 3e-9 of it at that step's
+// frequency); at most 1024.
+func mSteps(sm, v float64) int {
+	n := 32
+	for n < 1024 && 4*mSpan*sm/float64(n) > math.Sqrt(v) {
+		n *= 2
 	}
-	return out
+	return n
+}
+
+// mReach is how far, in σ_M, the M nodes must reach for the loss given
+// M = m, which lies in [0, v], to add at most budget beyond: the smallest
+// multiple of 1/4 in [3, mSpan] with v·P(|U| > reach) ≤ budget.
+func mReach(v, budget float64) float64 {
+	r := 3.0
+	for r < mSpan && v*math.Erfc(r/math.Sqrt2) > budget {
+		r += 0.25
+	}
+	return r
+}
+
+// mNodesTrapezoid places the trapezoid rule's steps+1 equispaced nodes over
+// M ∈ μ ± mSpan·σ_M, weighted by M's normal density (wk), with the weights
+// of the rule of twice the step on the even nodes (wg), and returns those
+// within μ ± reach·σ_M and the weights of the others (outK, outG). For an
+// analytic integrand decaying like M's density the trapezoid rule converges
+// exponentially in 1/step (its error is the integrand's Fourier transform
+// at 2π/step), so |T_h − T_2h| is the error of T_2h, far above T_h's. The
+// panel evaluation relies on the nodes being equispaced (panelEval's
+// exponential recurrences).
+func mNodesTrapezoid(mu, sm float64, steps int, reach float64) (nodes []mNode, outK, outG float64) {
+	h := 2 * mSpan / float64(steps)
+	for i := range steps + 1 {
+		z := -mSpan + h*float64(i)
+		d := stdnormal.Density(z)
+		nd := mNode{m: mu + sm*z, wk: h * d}
+		if i%2 == 0 {
+			nd.wg = 2 * h * d
+		}
+		if i == 0 || i == steps {
+			nd.wk /= 2
+			nd.wg /= 2
+		}
+		if math.Abs(z) > reach {
+			outK += nd.wk
+			outG += nd.wg
+			continue
+		}
+		nodes = append(nodes, nd)
+	}
+	return nodes, outK, outG
 }
 
 // tailBound bounds what the mass outside the box B (and M beyond
@@ -385,8 +508,8 @@ func mNodesKronrod(mu, sm float64, panels int) []mNode {
 // returns the in-box posterior mean, in [μ − a, μ + a], loses at most
 // 2(X − μ)² + 2a² there, so the loss exceeds the in-box value by at most
 // 2E[(X − μ)²; ∉B] + 2a²·P(∉B) (X and R independent, normal tails in
-// closed form); the M truncation adds the same bound over |M − μ| > mSpan·σ_M
-// with E[(X − μ)² | M] = v + (M − μ)².
+// closed form); beyond |M − μ| > mSpan·σ_M the loss given M is at most
+// Var[X | M] = v.
 func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	u := s.a / s.sx
 	qx := math.Erfc(u / math.Sqrt2)          // P(|X − μ| > a)
@@ -396,20 +519,29 @@ func (s *gaussSetup) tailBound(v, sm float64) float64 {
 	e2 := s.vx * (1 - inX + inX*qr)          // E[(X − μ)²; ∉B]
 	t := 2*e2 + 2*s.a*s.a*out
 	if sm > 0 {
-		qm := math.Erfc(mSpan / math.Sqrt2)
-		em := qm + 2*mSpan*stdnormal.Density(mSpan) // E[U²; |U| > mSpan]
-		t += 2*(v*qm+sm*sm*em) + 2*s.a*s.a*qm
+		// The loss given M = m is at most Var[X | M] = v.
+		t += v * math.Erfc(mSpan/math.Sqrt2)
 	}
 	return t
 }
 
 // skipBound bounds the change of a loss from the contributions skipped
 // where a level segment lies farther than √kCut (Mahalanobis) from (m, 0),
-// and from the discrete faces' x beyond m ± 10√v: each face drops at most
-// the mass P(χ²₂ > kCut) = e^{−kCut/2} (or P(|N| > 10)) times the largest
-// squared distance (2a)².
-func (s *gaussSetup) skipBound() float64 {
-	return (float64(len(s.cont))*math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
+// and from the discrete faces' x beyond m ± 10√v. The faces are disjoint,
+// so the mass skipped at a node is at most P(χ²₂ > kCut) = e^{−kCut/2} in
+// all (each discrete face drops at most P(|N| > 10)); leaving out a part K
+// of the faces at f lowers C − B²/A by at most K's E[(w − s)²] (C − B²/A is
+// concave and homogeneous in (A, B, C)), s the posterior mean of the rest,
+// and |w − s| ≤ 2a in the box.
+func (s *gaussSetup) skipBound(kCut float64) float64 {
+	return (math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
+}
+
+// kCutFor is the smallest kCut in [kCutMin, kCutMax] whose skipBound is at
+// most budget.
+func (s *gaussSetup) kCutFor(budget float64) float64 {
+	k := 2 * math.Log(4*s.a*s.a/max(budget, 1e-300))
+	return min(max(k, kCutMin), kCutMax)
 }
 
 // LinearFit is the best linear-Gaussian approximation F ≈ aX + bR + c of a

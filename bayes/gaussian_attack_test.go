@@ -311,8 +311,8 @@ func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
 		}
 		return s.mu
 	}
-	ev := newPanelEval(1)
 	nodes := []mNode{{m: m, wk: 1, wg: 1}}
+	ev := newPanelEval(nodes, len(s.cont), kCutMax)
 	p := fPanel{a: f, b: f}
 	for j := range s.cont {
 		if s.cont[j].flo <= f && s.cont[j].fhi >= f {

@@ -44,3 +44,11 @@ var (
 	g3Weights = [3]float64{5.0 / 9, 8.0 / 9, 5.0 / 9}
 	g1Weights = [3]float64{0, 2, 0}
 )
+
+// Simpson's rule on [−1, 1] (degree 3) with the same embedded midpoint
+// rule: its end nodes are shared with the panels beside, so a run of
+// panels costs two evaluations each.
+var (
+	simpsonNodes   = [3]float64{-1, 0, 1}
+	simpsonWeights = [3]float64{1.0 / 3, 4.0 / 3, 1.0 / 3}
+)

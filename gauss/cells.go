@@ -2,6 +2,8 @@ package gauss
 
 import (
 	"math"
+
+	"github.com/mmds-project/mmds/internal/stdnormal"
 )
 
 // Interval-cell mechanisms: nested quantizers F = ⌊X/δ⌉ mod K and uniform
@@ -84,9 +86,11 @@ func (g cellGrid) condLoss(m, v float64, sc *cellScratch) float64 {
 	return math.Max(v-sum, 0)
 }
 
-// stdTail returns the tail mass beyond |x|, 1 − Φ(|x|), and φ(x).
+// stdTail returns the tail mass beyond |x|, 1 − Φ(|x|) = φ(x)·Mills(|x|),
+// and φ(x): one exponential for both.
 func stdTail(x float64) (float64, float64) {
-	return 0.5 * math.Erfc(math.Abs(x)/math.Sqrt2), math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+	pdf := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+	return pdf * stdnormal.Mills(math.Abs(x)), pdf
 }
 
 // cellMass returns Φ(x2) − Φ(x1), x1 < x2, from the tail masses of stdTail,

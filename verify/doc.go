@@ -42,4 +42,12 @@
 // configuration counts: one not trained or not finalized does not pass.
 // Certificate condenses a report into the file mmds verify --certificate
 // writes and --check compares.
+//
+// # Cache
+//
+// Options.Cache keeps the points' certificates (the expensive part) in
+// mmds's own cache folder, bound to the directory's bytes, the certificate
+// policy and the build, and re-checked before use (Cache); the optima, gaps
+// and verdicts are derived again every time, so a report is the same with
+// or without it.
 package verify

@@ -32,6 +32,9 @@ type Options struct {
 	MaxMemory int64
 	// known caches the references of FINDINGs within a run.
 	known *knownRefs
+	// Cache, when its Dir is set, supplies and keeps the points'
+	// certificates (see Cache); the report does not depend on it.
+	Cache Cache `json:"-"`
 }
 
 // Learned are the trained estimators' test-split losses, as results.json
@@ -145,6 +148,8 @@ type Report struct {
 	// Witness heads the points' witnesses (Options.Model.Witness on a
 	// binary or finite model; nil otherwise).
 	Witness *CertWitness `json:"-"`
+	// Cached counts the points whose certificates came from Options.Cache.
+	Cached int `json:"-"`
 }
 
 // Certify holds every threshold of run's configuration against the
@@ -178,17 +183,33 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
 		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
 		Points: make([]Point, len(res.Config.D))}
-	if err := run.certifyPoints(ctx, rep.Points, o, workers); err != nil {
+	if o.Model.Witness {
+		// A network's witness is not kept in the cache: compute it.
+		o.Cache = Cache{}
+	}
+	cached := o.Cache.load(ctx, run, o)
+	outcomes := cached
+	if outcomes == nil {
+		outcomes = make([]*cachedPoint, len(res.Config.D))
+	}
+	if err := run.certifyPoints(ctx, rep.Points, o, workers, outcomes); err != nil {
 		return nil, err
 	}
 	rep.count()
+	if cached != nil {
+		rep.Cached = rep.Passed + rep.Failed + rep.CannotCertify
+	} else {
+		_ = o.Cache.store(run, o, outcomes) // best effort: a cache that cannot be written costs only time
+	}
 	return rep, nil
 }
 
 // certifyPoints certifies every threshold of the run into pts (one per
-// threshold) with workers goroutines, then confirms the candidate
-// FINDINGs; the first error, in threshold order, is returned.
-func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, workers int) error {
+// threshold) with workers goroutines, taking a finalized point's
+// certificate from outcomes where it is there and recording it there
+// otherwise, then confirms the candidate FINDINGs; the first error, in
+// threshold order, is returned.
+func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, workers int, outcomes []*cachedPoint) error {
 	res := run.Results
 	byIndex := make([]*learn.DResult, len(res.Config.D))
 	for i := range res.Points {
@@ -196,7 +217,7 @@ func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, worke
 	}
 	certs := make([]model.Certificate, len(pts))
 	err := eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
-		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o, &certs[i]); err != nil {
+		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o, &outcomes[i], &certs[i]); err != nil {
 			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
 		}
 		return nil
@@ -251,8 +272,10 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 }
 
 // certifyPoint certifies threshold i, whose result is dp (nil: not
-// trained), leaving its certificate in cert.
-func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, cert *model.Certificate) (Point, error) {
+// trained), leaving its certificate in cert; the finalized point's
+// certificate (or refusal) is taken from *outcome when it is set and
+// recorded there otherwise.
+func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, outcome **cachedPoint, cert *model.Certificate) (Point, error) {
 	d := run.Results.Config.D[i]
 	p := Point{DIndex: i, D: d}
 	switch {
@@ -265,13 +288,25 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	c, err := run.certifyPrivatizer(ctx, dp, o)
-	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
-		cannotCertify(&p, err, "")
+	var c model.Certificate
+	switch cp := *outcome; {
+	case cp != nil && cp.Certificate != nil:
+		c = *cp.Certificate
+	case cp != nil:
+		p.Status, p.Pass, p.Verdict = StatusCannotCertify, false, cp.Refused
 		return p, nil
-	}
-	if err != nil {
-		return p, err
+	default:
+		var err error
+		c, err = run.certifyPrivatizer(ctx, dp, o)
+		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
+			cannotCertify(&p, err, "")
+			*outcome = &cachedPoint{DIndex: i, Refused: p.Verdict}
+			return p, nil
+		}
+		if err != nil {
+			return p, err
+		}
+		*outcome = &cachedPoint{DIndex: i, Certificate: &c}
 	}
 	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
 		return p, err

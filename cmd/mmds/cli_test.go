@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/verify"
 )
 
 // goInternals matches what a message must never show a person: Go error
@@ -312,12 +313,15 @@ func TestBadInputTable(t *testing.T) {
 }
 
 // TestMain lets the test binary stand in for mmds when a test runs it as a
-// program (the bash completion test calls "mmds __complete …").
+// program (the bash completion test calls "mmds __complete …"). The
+// certificate cache is off unless a test turns it on (t.Setenv): the tests
+// never touch the user's cache, and each computes what it checks.
 func TestMain(m *testing.M) {
 	if os.Getenv("MMDS_TEST_AS_MMDS") == "1" {
 		main()
 		return
 	}
+	os.Setenv(verify.CacheEnv, "off")
 	os.Exit(m.Run())
 }
 

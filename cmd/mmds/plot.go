@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/verify"
@@ -19,8 +20,9 @@ func newPlotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
-		Long: `plot certifies a results directory of mmds train (as mmds verify does) and draws
-adversarial loss against reconstructor distortion: the optimum of the paper's
+		Long: `plot certifies a results directory of mmds train (as mmds verify does; after mmds
+verify it takes the certificates from mmds's own cache, MMDS_CACHE_DIR: docs/verify.md)
+and draws adversarial loss against reconstructor distortion: the optimum of the paper's
 privatizer class (Proposition 1 for each adversary, or Proposition 2), beside
 it the optimum over all privatizers (the Gaussian bracket: best known
 mechanism and upper bound; the binary and finite models' global LP), and for
@@ -62,7 +64,10 @@ func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
 		return err
 	}
 	bar, ctx := certifyBar(cmd, quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
-	rep, err := verify.Certify(ctx, run, verify.Options{})
+	// The certificates mmds verify computed for this directory, from the
+	// user's cache (verify.Cache: bound to the directory's bytes, the
+	// verifier's policy and this build), or computed now and kept.
+	rep, err := verify.Certify(ctx, run, verify.Options{Cache: verify.UserCache(version.String())})
 	var spec plot.Spec
 	if err == nil {
 		bar.Describe("drawing the optima")
@@ -74,6 +79,9 @@ func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
 			return usageError{err}
 		}
 		return err
+	}
+	if rep.Cached > 0 {
+		_ = sayf(cmd.OutOrStdout(), "%d certificates from mmds verify's cache", rep.Cached)
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(out, stem+ext)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/verify"
 )
 
 // checkFigure decodes a written figure: a PNG of the default size with
@@ -125,5 +127,35 @@ func TestTrainVerifyPlotEndToEnd(t *testing.T) {
 		}
 		checkFigure(t, filepath.Join(dir, c.stem+".png"))
 		checkFigure(t, filepath.Join(dir, c.stem+".svg"))
+	}
+}
+
+// After mmds verify, mmds plot takes the certificates from the user's cache
+// (MMDS_CACHE_DIR) and says so; with the cache off, or for a directory whose
+// bytes changed, it computes them.
+func TestPlotUsesVerifyCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(verify.CacheEnv, cache)
+	dir := passingGauss(t)
+	if code, _, errs := runCLI(t, "verify", "--quiet", dir); code != 0 {
+		t.Fatalf("verify: exit %d, %s", code, errs)
+	}
+	entries, err := filepath.Glob(filepath.Join(cache, "verify", "*.json"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache entries %v (%v), want one", entries, err)
+	}
+	code, stdout, errs := runCLI(t, "plot", dir)
+	if code != 0 || !strings.Contains(stdout, "2 certificates from mmds verify's cache") {
+		t.Fatalf("plot: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	checkFigure(t, filepath.Join(dir, "figure2.png"))
+	t.Setenv(verify.CacheEnv, "off")
+	if code, stdout, errs := runCLI(t, "plot", dir); code != 0 || strings.Contains(stdout, "cache") {
+		t.Fatalf("plot without the cache: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	t.Setenv(verify.CacheEnv, cache)
+	other := passingBinary(t)
+	if code, stdout, errs := runCLI(t, "plot", other); code != 0 || strings.Contains(stdout, "cache") {
+		t.Fatalf("plot of another directory: exit %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 }

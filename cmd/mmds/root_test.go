@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,6 +93,14 @@ func TestCtrlCStopsEveryLongCommand(t *testing.T) {
 		t.Fatalf("export: exit %d: %s", code, errs)
 	}
 	gaussModel := filepath.Join(gaussRun, "model.json")
+	// Forty certificates of that network: seconds of work on any machine
+	// (one is under a second, and the work cap keeps each under a few).
+	var pts []string
+	for i := range 40 {
+		pts = append(pts, fmt.Sprintf(`{"D": %g, "privatizer": "net.json"}`, 0.5+0.1*float64(i)))
+	}
+	points := filepath.Join(dir, "points.json")
+	writeTestFile(t, dir, "points.json", "["+strings.Join(pts, ", ")+"]")
 	for _, tt := range []struct {
 		args []string
 		sig  syscall.Signal
@@ -100,7 +109,7 @@ func TestCtrlCStopsEveryLongCommand(t *testing.T) {
 	}{
 		{[]string{"verify", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"plot", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
-		{[]string{"certify", "--model", gaussModel, "--privatizer", net, "--d", "5.76", "--tol-quad", "0.0001"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"certify", "--model", gaussModel, "--points", points, "--tol-quad", "0.0001"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"gauss", "--sweep", "0:5.76:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"binary", "--sweep", "0:0.2:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"binary", "--global", "--sweep", "0:0.2:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},

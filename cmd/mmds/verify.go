@@ -201,8 +201,15 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 // (verify.Certify), with a progress bar.
 func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
 	bar, ctx := certifyBar(cmd, o.quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
+	// --check re-derives every certificate from the files; otherwise the
+	// user's cache supplies the ones already computed and keeps new ones
+	// (for mmds plot).
+	cache := verify.UserCache(version.String())
+	if o.check != "" {
+		cache = verify.Cache{}
+	}
 	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
+		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory, Cache: cache})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}
