@@ -320,7 +320,7 @@ class Optimum(unittest.TestCase):
         self.assertEqual(len(t), 4)
         for p, want in zip(t, [0.05, 0.1, 0.15, 0.2]):
             self.assertAlmostEqual(p.D, want, delta=1e-15)
-        self.assertEqual(t.at(0.2).min_adv_loss, 0.44)  # saturated: min(P, 1 − P) ⊕ q_Z = 0.44
+        self.assertAlmostEqual(t.at(0.2).min_adv_loss, 0.44, delta=1e-12)  # saturated: min(P, 1 − P) ⊕ q_Z = 0.44
         f = mmds.optimum(str(REPO / "examples/finite-ternary.json"), 0.1)
         self.assertEqual((f.model, f.points[0].status), ("finite", "optimal"))
         self.assertAlmostEqual(f.points[0].min_adv_loss, 0.2, delta=1e-12)
