@@ -185,12 +185,20 @@ func escapes(dir, clean string) bool {
 	path := filepath.Join(dir, clean)
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		if _, lerr := os.Lstat(path); lerr != nil {
+		fi, lerr := os.Lstat(path)
+		if lerr != nil {
 			return false // nothing there, or its folder cannot be read: the open says so
 		}
-		// a dangling link: where it points
-		if real, err = evalPartial(path); err != nil {
-			return true
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			// Not a link: it appeared after the first look (a writer
+			// renaming it into place), and its folder alone decides.
+			parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				return false
+			}
+			real = filepath.Join(parent, filepath.Base(path))
+		} else if real, err = evalPartial(path); err != nil {
+			return true // a dangling link whose target cannot be read
 		}
 	}
 	rel, err := filepath.Rel(rdir, real)

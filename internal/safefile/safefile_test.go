@@ -3,6 +3,7 @@ package safefile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -198,4 +199,44 @@ func TestReadIn(t *testing.T) {
 			t.Errorf("%q: got %v; want an ErrInput (outside %v) containing %q", c.name, err, c.outside, c.want)
 		}
 	}
+}
+
+// A file that a writer renames into place while ReadIn looks at it is read,
+// or not found: never taken for a link out of its folder (shards of one run
+// read each other's records as they are written).
+func TestReadInWhileRenamed(t *testing.T) {
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			tmp := filepath.Join(dir, fmt.Sprintf(".tmp%d", i))
+			if err := os.WriteFile(tmp, []byte("{}"), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%2 == 0 {
+				os.Remove(filepath.Join(dir, "d01.json"))
+			}
+			if err := os.Rename(tmp, filepath.Join(dir, "d01.json")); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 5000 {
+		_, err := ReadIn(context.Background(), dir, "d01.json", "d01.json", 100)
+		if errors.Is(err, ErrOutside) {
+			t.Errorf("a file renamed into place: %v", err)
+			break
+		}
+	}
+	close(stop)
+	<-done
 }
