@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/mip"
 )
 
 // solvedInstance returns a certified library instance with an integer
@@ -21,11 +23,11 @@ func solvedInstance(t *testing.T) (Instance, []float64) {
 		if in.Variant != "derivedM+sym" || math.IsNaN(in.Optimal) {
 			continue
 		}
-		x, _, err := solveInProcess(in.Problem)
+		res, err := in.Problem.Solve(context.Background(), mip.DefaultSolver())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return in, x
+		return in, res.X
 	}
 	t.Fatal("no certified derivedM+sym instance")
 	return Instance{}, nil
@@ -45,8 +47,8 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 	if j := c.Judge(in, good); j.Status != StatusOptimal || j.Why != "" || j.Verdict.Reason != "" {
 		t.Fatalf("the true optimum: %+v", j)
 	}
-	intCol := slices.IndexFunc(p.VarTypes, func(t varType) bool { return t != continuous })
-	gamma := slices.IndexFunc(p.ColCosts, func(c float64) bool { return c != 0 })
+	intCol := slices.Index(p.Integer, true)
+	gamma := slices.IndexFunc(p.Cost, func(c float64) bool { return c != 0 })
 	// The first column is a probability P[0][0] ∈ [0, 1] in a row Σ_f P[0][f] = 1.
 	for _, tc := range []struct {
 		name string
@@ -59,10 +61,10 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 		{"objective misreported", func(o *Outcome) { o.Objective -= 0.01 }, "reported objective"},
 		{"suboptimal claimed optimal", func(o *Outcome) {
 			// Lower γ: still feasible (every row bounds γ from above), worse.
-			o.X[gamma] -= 0.01 * math.Copysign(1, -p.ColCosts[gamma])
+			o.X[gamma] -= 0.01 * math.Copysign(1, -p.Cost[gamma])
 			o.Objective = math.NaN()
 		}, "certified optimum"},
-		{"above γ's rows", func(o *Outcome) { o.X[gamma] -= 0.01 * p.ColCosts[gamma]; o.Objective = math.NaN() }, "row"},
+		{"above γ's rows", func(o *Outcome) { o.X[gamma] -= 0.01 * p.Cost[gamma]; o.Objective = math.NaN() }, "row"},
 		{"short solution", func(o *Outcome) { o.X = o.X[:len(o.X)-1] }, "values for"},
 		{"NaN value", func(o *Outcome) { o.X[1] = math.NaN() }, "NaN"},
 		{"no solution", func(o *Outcome) { o.X = nil }, "no solution"},
@@ -78,7 +80,7 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 	}
 	// A time-limited run with a feasible incumbent, or none, is a time-out.
 	worse := slices.Clone(x)
-	worse[gamma] -= 0.01 * math.Copysign(1, -p.ColCosts[gamma])
+	worse[gamma] -= 0.01 * math.Copysign(1, -p.Cost[gamma])
 	for _, o := range []Outcome{{Status: StatusTimeLimit, X: worse, Objective: math.NaN()}, {Status: StatusTimeLimit, Objective: math.NaN()}} {
 		if j := c.Judge(in, o); j.Status != StatusTimeLimit {
 			t.Errorf("time limit: %+v", j)
