@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -130,7 +131,7 @@ func TestProfile(t *testing.T) {
 	// A: ratios 1, 4, 1 over 3 problems → steps (1, 2/3), (4, 1). B: 2, 1 → (1, 1/3), (2, 2/3).
 	want := []ProfileCurve{{"A", []float64{1, 4}, []float64{2. / 3, 1}}, {"B", []float64{1, 2}, []float64{1. / 3, 2. / 3}}}
 	for i, c := range cs {
-		if c.Label != want[i].Label || !slicesEqual(c.Tau, want[i].Tau) || !slicesEqual(c.Rho, want[i].Rho) {
+		if c.Label != want[i].Label || !slices.Equal(c.Tau, want[i].Tau) || !slices.Equal(c.Rho, want[i].Rho) {
 			t.Errorf("curve %+v, want %+v", c, want[i])
 		}
 	}

@@ -74,7 +74,7 @@ func (s CBC) Solve(ctx context.Context, t Task) Outcome {
 	if r, err := ParseCBC(string(e.out)); err == nil {
 		o.Nodes = r.Nodes
 	}
-	return parseCBCSolution(e.sol, len(t.Instance.Problem.ColCosts), o)
+	return parseCBCSolution(e.sol, t.Instance.Problem.NumCols(), o)
 }
 
 // CBCResult is what RunCBC reads from CBC's output.

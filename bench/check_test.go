@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/mip"
 )
 
 // solvedInstance returns a certified library instance with an integer
@@ -21,11 +23,11 @@ func solvedInstance(t *testing.T) (Instance, []float64) {
 		if in.Variant != "derivedM+sym" || math.IsNaN(in.Optimal) {
 			continue
 		}
-		x, _, err := solveInProcess(in.Problem)
+		res, err := in.Problem.Solve(context.Background(), mip.DefaultSolver())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return in, x
+		return in, res.X
 	}
 	t.Fatal("no certified derivedM+sym instance")
 	return Instance{}, nil
@@ -45,8 +47,8 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 	if j := c.Judge(in, good); j.Status != StatusOptimal || j.Why != "" || j.Verdict.Reason != "" {
 		t.Fatalf("the true optimum: %+v", j)
 	}
-	intCol := slices.IndexFunc(p.VarTypes, func(t varType) bool { return t != continuous })
-	gamma := slices.IndexFunc(p.ColCosts, func(c float64) bool { return c != 0 })
+	intCol := slices.Index(p.Integer, true)
+	gamma := slices.IndexFunc(p.Cost, func(c float64) bool { return c != 0 })
 	// The first column is a probability P[0][0] ∈ [0, 1] in a row Σ_f P[0][f] = 1.
 	for _, tc := range []struct {
 		name string
@@ -59,10 +61,10 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 		{"objective misreported", func(o *Outcome) { o.Objective -= 0.01 }, "reported objective"},
 		{"suboptimal claimed optimal", func(o *Outcome) {
 			// Lower γ: still feasible (every row bounds γ from above), worse.
-			o.X[gamma] -= 0.01 * math.Copysign(1, -p.ColCosts[gamma])
+			o.X[gamma] -= 0.01 * math.Copysign(1, -p.Cost[gamma])
 			o.Objective = math.NaN()
 		}, "certified optimum"},
-		{"above γ's rows", func(o *Outcome) { o.X[gamma] -= 0.01 * p.ColCosts[gamma]; o.Objective = math.NaN() }, "row"},
+		{"above γ's rows", func(o *Outcome) { o.X[gamma] -= 0.01 * p.Cost[gamma]; o.Objective = math.NaN() }, "row"},
 		{"short solution", func(o *Outcome) { o.X = o.X[:len(o.X)-1] }, "values for"},
 		{"NaN value", func(o *Outcome) { o.X[1] = math.NaN() }, "NaN"},
 		{"no solution", func(o *Outcome) { o.X = nil }, "no solution"},
@@ -78,7 +80,7 @@ func TestJudgeCatchesCorruptedSolutions(t *testing.T) {
 	}
 	// A time-limited run with a feasible incumbent, or none, is a time-out.
 	worse := slices.Clone(x)
-	worse[gamma] -= 0.01 * math.Copysign(1, -p.ColCosts[gamma])
+	worse[gamma] -= 0.01 * math.Copysign(1, -p.Cost[gamma])
 	for _, o := range []Outcome{{Status: StatusTimeLimit, X: worse, Objective: math.NaN()}, {Status: StatusTimeLimit, Objective: math.NaN()}} {
 		if j := c.Judge(in, o); j.Status != StatusTimeLimit {
 			t.Errorf("time limit: %+v", j)
@@ -209,74 +211,54 @@ ENDATA
 	}
 }
 
-// A library entry with "sense": "max" carries best_bound as an upper bound.
-// Attack: read as a lower bound, a feasible incumbent below it was "wrong"
-// and a solution above it (refuting the bound) passed.
-func TestJudgeMaximizationBound(t *testing.T) {
+// Judge holds a solution's exact objective against the claims around it:
+// the instance's proven bound in the model's own sense (a maximization's
+// best_bound is an upper bound) and the reported objective, also where
+// either lies at infinity. Attacks: a maximization's bound read as a lower
+// bound made a feasible incumbent below it "wrong" and a solution above it
+// (refuting the bound) pass; an objective of ±Inf ("Value of objective
+// function: inf" parses) or a bound at infinity on the refuted side gave a
+// relative gap of NaN, which exceeds no tolerance, so an absurd claimed
+// optimum came out optimal.
+func TestJudgeBoundsAndClaims(t *testing.T) {
 	min, err := ExactFromMPS([]byte(exactTiny))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// max −x − y over the same rows: optimum −1, proven upper bound −1.
-	ex := *min
-	ex.Maximize = true
-	ex.Cost = make([]*big.Rat, len(min.Cost))
+	neg := *min
+	neg.Maximize = true
+	neg.Cost = make([]*big.Rat, len(min.Cost))
 	for j, c := range min.Cost {
-		ex.Cost[j] = new(big.Rat).Neg(c)
+		neg.Cost[j] = new(big.Rat).Neg(c)
 	}
-	ex.Offset = new(big.Rat).Neg(min.Offset)
-	c := DefaultCheck()
-	for _, tc := range []struct {
-		name   string
-		x      []float64
-		status Status
-		bound  float64
-		want   Status
-		why    string
-	}{
-		{"optimum at the bound", []float64{1, 0}, StatusOptimal, -1, StatusOptimal, ""},
-		{"incumbent below the upper bound", []float64{1, 1}, StatusTimeLimit, -1, StatusTimeLimit, ""},
-		{"solution above a false upper bound", []float64{1, 0}, StatusTimeLimit, -1.5, StatusWrong, "above the proven bound"},
-	} {
-		in := Instance{Name: "t", Exact: &ex, Optimal: math.NaN(), Bound: tc.bound}
-		j := c.Judge(in, Outcome{Status: tc.status, X: tc.x, Objective: math.NaN()})
-		if j.Status != tc.want || !strings.Contains(j.Why, tc.why) {
-			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, j.Status, j.Why, tc.want, tc.why)
-		}
-	}
-}
-
-// Attack: a solver (or a planted solver report) states an objective of
-// ±Inf ("Value of objective function: inf" parses), or a library entry's
-// bound lies at infinity on the refuted side. The relative gap to an
-// infinite value was NaN, and NaN > tolerance is false: the claim was never
-// held against the exact c·x, so a claimed optimum with an absurd objective
-// came out optimal.
-func TestRedTeam4JudgeInfiniteClaims(t *testing.T) {
-	ex, err := ExactFromMPS([]byte(exactTiny))
-	if err != nil {
-		t.Fatal(err)
-	}
-	max := *ex
+	neg.Offset = new(big.Rat).Neg(min.Offset)
+	// max x + y: the minimization's costs, maximized.
+	max := *min
 	max.Maximize = true
 	c := DefaultCheck()
-	inf := math.Inf(1)
+	inf, nan := math.Inf(1), math.NaN()
 	for _, tc := range []struct {
 		name       string
 		ex         *ExactModel
+		x          []float64
+		status     Status
 		obj, bound float64
 		want       Status
 		why        string
 	}{
-		{"reported objective +Inf", ex, inf, math.NaN(), StatusWrong, "reported objective"},
-		{"reported objective −Inf", ex, -inf, math.NaN(), StatusWrong, "reported objective"},
-		{"lower bound +Inf on a minimization", ex, 1, inf, StatusWrong, "below the proven bound"},
-		{"lower bound −Inf on a minimization (no bound)", ex, 1, -inf, StatusOptimal, ""},
-		{"upper bound −Inf on a maximization", &max, 1, -inf, StatusWrong, "above the proven bound"},
-		{"upper bound +Inf on a maximization (no bound)", &max, 1, inf, StatusOptimal, ""},
+		{"maximization: optimum at the bound", &neg, []float64{1, 0}, StatusOptimal, nan, -1, StatusOptimal, ""},
+		{"maximization: incumbent below the upper bound", &neg, []float64{1, 1}, StatusTimeLimit, nan, -1, StatusTimeLimit, ""},
+		{"maximization: solution above a false upper bound", &neg, []float64{1, 0}, StatusTimeLimit, nan, -1.5, StatusWrong, "above the proven bound"},
+		{"reported objective +Inf", min, []float64{1, 0}, StatusOptimal, inf, nan, StatusWrong, "reported objective"},
+		{"reported objective −Inf", min, []float64{1, 0}, StatusOptimal, -inf, nan, StatusWrong, "reported objective"},
+		{"lower bound +Inf on a minimization", min, []float64{1, 0}, StatusOptimal, 1, inf, StatusWrong, "below the proven bound"},
+		{"lower bound −Inf on a minimization (no bound)", min, []float64{1, 0}, StatusOptimal, 1, -inf, StatusOptimal, ""},
+		{"upper bound −Inf on a maximization", &max, []float64{1, 0}, StatusOptimal, 1, -inf, StatusWrong, "above the proven bound"},
+		{"upper bound +Inf on a maximization (no bound)", &max, []float64{1, 0}, StatusOptimal, 1, inf, StatusOptimal, ""},
 	} {
-		in := Instance{Name: "t", Exact: tc.ex, Optimal: math.NaN(), Bound: tc.bound}
-		j := c.Judge(in, Outcome{Status: StatusOptimal, X: []float64{1, 0}, Objective: tc.obj})
+		in := Instance{Name: "t", Exact: tc.ex, Optimal: nan, Bound: tc.bound}
+		j := c.Judge(in, Outcome{Status: tc.status, X: tc.x, Objective: tc.obj})
 		if j.Status != tc.want || !strings.Contains(j.Why, tc.why) {
 			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, j.Status, j.Why, tc.want, tc.why)
 		}

@@ -30,7 +30,7 @@ type ExactEntry struct {
 
 // ExactFromMPS reads the exact model of an MPS file's bytes.
 func ExactFromMPS(data []byte) (*ExactModel, error) {
-	m, err := ReadMPSExact(bytes.NewReader(data))
+	m, err := ReadMPS(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mmds-project/mmds/internal/highsx"
 )
 
 // external is a solver run as a program on an MPS file.
@@ -91,12 +93,12 @@ func probeSolve(ctx context.Context, s Solver) error {
 // x1 = 1 and x0 at its smallest, 0.2, so the optimum is −1.8. The probe
 // of every external solver solves it.
 func TinyInstance() Instance {
-	return Instance{Name: "tiny", Optimal: -1.8, Bound: -1.8, Problem: &Model{
-		ColCosts: []float64{1, -2}, ColLower: []float64{0, 0}, ColUpper: []float64{math.Inf(1), 1},
-		RowLower: []float64{math.Inf(-1), 0.2}, RowUpper: []float64{1.5, math.Inf(1)},
-		VarTypes:    []varType{continuous, integer},
-		ConstMatrix: []Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 0, Col: 1, Val: 1}, {Row: 1, Col: 0, Val: 1}},
-	}}
+	m := highsx.NewModel(2)
+	m.Cost[0], m.Cost[1] = 1, -2
+	m.Upper[1], m.Integer[1] = 1, true
+	m.AddRow(math.Inf(-1), 1.5, []int{0, 1}, []float64{1, 1})
+	m.AddRow(0.2, math.Inf(1), []int{0}, []float64{1})
+	return Instance{Name: "tiny", Optimal: -1.8, Bound: -1.8, Problem: m}
 }
 
 // grace is how long past its own limit an external solver may run before

@@ -58,7 +58,7 @@ func (s GLPK) Solve(ctx context.Context, t Task) Outcome {
 		o.Status, o.Err = StatusError, "glpsol wrote no solution: "+lastLines(e.out, 3)
 		return o
 	}
-	o = parseGLPKSolution(e.sol, len(t.Instance.Problem.ColCosts), o, bytes.Contains(e.out, []byte("TIME LIMIT EXCEEDED")))
+	o = parseGLPKSolution(e.sol, t.Instance.Problem.NumCols(), o, bytes.Contains(e.out, []byte("TIME LIMIT EXCEEDED")))
 	o.X = unpermute(o.X, t.Columns)
 	return o
 }

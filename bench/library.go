@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -53,7 +54,7 @@ type Instance struct {
 	Fraction float64
 	D        float64
 	Tier     string // "easy", "medium", "hard" or "open": the size class, by construction
-	Problem  *Model
+	Problem  *highsx.Model
 	// Optimal is the certified optimal value of Problem (NaN when none):
 	// how it was certified is in Certificate.
 	Optimal float64
@@ -314,7 +315,7 @@ func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
 		return Instance{}, err
 	}
 	in := Instance{Source: "binary", Variant: "prop2", N: 2, K: k, Model: i, Fraction: frac, D: d, Tier: "easy",
-		Problem: Minimize(fromHighsx(mod)), Optimal: -g, Bound: -g, CertifiedBy: CertEnumeration,
+		Problem: Minimize(mod), Optimal: -g, Bound: -g, CertifiedBy: CertEnumeration,
 		Certificate: "enumeration: the best feasible vertex of the arrangement of the losses' breakpoint lines in (s0, s1)"}
 	in.Name = fmt.Sprintf("bin-k%d-i%d-d%.2f", k, i, frac)
 	return in, nil
@@ -415,7 +416,7 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 			return nil, err
 		}
 		in := base
-		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(fromHighsx(mod)), -cert.upper
+		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(mod), -cert.upper
 		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%s); bracket %.1e", cert.size, cert.upper-cert.lower)
 		if cert.certified {
 			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
@@ -435,7 +436,7 @@ func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert mode
 		return Instance{}, err
 	}
 	in := base
-	in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(fromHighsx(mod))
+	in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(mod)
 	switch cert.method {
 	case CertGlobalLP:
 		in.Bound = -cert.upper
@@ -520,9 +521,13 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 	}
 	e.OptimalValue, e.BestBound = optional(in.Optimal), optional(in.Bound)
 	p := in.Problem
-	e.Rows, e.Columns, e.Nonzeros = max(len(p.RowLower), len(p.RowUpper)), len(p.ColCosts), nonzeros(p)
-	for _, t := range p.VarTypes {
-		if t != continuous {
+	e.Rows, e.Columns = p.NumRows(), p.NumCols()
+	for i := range e.Rows {
+		_, _, col, _ := p.Row(i)
+		e.Nonzeros += len(col)
+	}
+	for j := range e.Columns {
+		if isInteger(p, j) {
 			e.Integers++
 		}
 	}
@@ -536,16 +541,6 @@ func optional(x float64) *float64 {
 		return nil
 	}
 	return &x
-}
-
-func nonzeros(p *Model) int {
-	var k int
-	for _, nz := range p.ConstMatrix {
-		if nz.Val != 0 {
-			k++
-		}
-	}
-	return k
 }
 
 // MPSBytes is in's MPS file: the library file's bytes for an instance
@@ -762,7 +757,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 {
 		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
 	}
-	mps, err := ReadMPSExact(bytes.NewReader(data))
+	mps, err := ReadMPS(bytes.NewReader(data))
 	if err != nil {
 		return Instance{}, fmt.Errorf("%s: %w", path, err)
 	}

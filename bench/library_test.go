@@ -13,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -248,10 +250,11 @@ func TestLibraryCertifiedValuesMatchIndependentSolves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, obj, err := solveInProcess(in.Problem)
+		res, err := in.Problem.Solve(context.Background(), mip.DefaultSolver())
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name, err)
 		}
+		x, obj := res.X, res.Objective
 		if math.Abs(obj-in.Optimal) > 1e-7 {
 			t.Errorf("%s: HiGHS %.10g, certified %.10g", e.Name, obj, in.Optimal)
 		}
@@ -358,17 +361,16 @@ func TestMPSRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := &Model{ // every bound and row kind the writer knows
-		ColCosts: []float64{1, -2.5, 0, 1e-17},
-		Offset:   0.125,
-		ColLower: []float64{math.Inf(-1), -1, 2, 0},
-		ColUpper: []float64{math.Inf(1), 3, 2, math.Inf(1)},
-		RowLower: []float64{-1, math.Inf(-1), 0.1, 4},
-		RowUpper: []float64{-1, 2, math.Inf(1), 5},
-		VarTypes: []varType{continuous, integer, continuous, integer},
-		ConstMatrix: []Nonzero{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 0.1 + 0.2}, {Row: 2, Col: 3, Val: -7},
-			{Row: 3, Col: 0, Val: 1}, {Row: 3, Col: 2, Val: math.Pi}},
-	}
+	mod := highsx.NewModel(4) // every bound and row kind the writer knows
+	mod.Offset = 0.125
+	copy(mod.Cost, []float64{1, -2.5, 0, 1e-17})
+	copy(mod.Lower, []float64{math.Inf(-1), -1, 2, 0})
+	copy(mod.Upper, []float64{math.Inf(1), 3, 2, math.Inf(1)})
+	copy(mod.Integer, []bool{false, true, false, true})
+	mod.AddRow(-1, -1, []int{0}, []float64{1})
+	mod.AddRow(math.Inf(-1), 2, []int{1}, []float64{0.1 + 0.2})
+	mod.AddRow(0.1, math.Inf(1), []int{3}, []float64{-7})
+	mod.AddRow(4, 5, []int{0, 2}, []float64{1, math.Pi})
 	ins = append(ins, Instance{Name: "handmade", Problem: mod})
 	for _, in := range ins {
 		data, err := in.MPSBytes()
@@ -388,42 +390,20 @@ func TestMPSRoundTrip(t *testing.T) {
 	}
 }
 
-// sameModel compares two models entry by entry (the matrix as a map, so
-// the order of nonzeros does not matter).
-func sameModel(a, b *Model) bool {
-	type rc struct{ r, c int }
-	mat := func(m *Model) map[rc]float64 {
-		out := map[rc]float64{}
-		for _, nz := range m.ConstMatrix {
-			if nz.Val != 0 {
-				out[rc{nz.Row, nz.Col}] += nz.Val
-			}
-		}
-		return out
-	}
-	types := func(m *Model) []bool {
-		out := make([]bool, len(m.ColCosts))
-		for j, t := range m.VarTypes {
-			out[j] = t != continuous
-		}
-		return out
-	}
-	return a.Maximize == b.Maximize && a.Offset == b.Offset && slicesEqual(a.ColCosts, b.ColCosts) &&
-		slicesEqual(a.ColLower, b.ColLower) && slicesEqual(a.ColUpper, b.ColUpper) &&
-		slicesEqual(a.RowLower, b.RowLower) && slicesEqual(a.RowUpper, b.RowUpper) &&
-		reflect.DeepEqual(mat(a), mat(b)) && reflect.DeepEqual(types(a), types(b))
-}
-
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
+// sameModel compares two models entry by entry.
+func sameModel(a, b *highsx.Model) bool {
+	if a.NumRows() != b.NumRows() {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] {
+	for i := range a.NumRows() {
+		alo, ahi, acol, aval := a.Row(i)
+		blo, bhi, bcol, bval := b.Row(i)
+		if alo != blo || ahi != bhi || !slices.Equal(acol, bcol) || !slices.Equal(aval, bval) {
 			return false
 		}
 	}
-	return true
+	return a.Maximize == b.Maximize && a.Offset == b.Offset && slices.Equal(a.Cost, b.Cost) &&
+		slices.Equal(a.Lower, b.Lower) && slices.Equal(a.Upper, b.Upper) && slices.Equal(a.Integer, b.Integer)
 }
 
 func TestReadMPSErrors(t *testing.T) {
@@ -463,25 +443,12 @@ func FuzzReadMPS(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// What reads must be a consistent model: every nonzero in range.
-		m := p.Model
-		for _, nz := range m.ConstMatrix {
-			if nz.Row < 0 || nz.Row >= len(m.RowLower) || nz.Col < 0 || nz.Col >= len(m.ColCosts) {
-				t.Fatalf("nonzero %+v outside %d×%d", nz, len(m.RowLower), len(m.ColCosts))
-			}
-		}
-		if len(m.ColLower) != len(m.ColCosts) || len(m.RowUpper) != len(m.RowLower) {
-			t.Fatal("inconsistent lengths")
-		}
-		// The exact reading agrees with the float one: every exact number
-		// rounds to the float read (costs summed in float may differ by
-		// rounding, so only bounds and sides are compared), infinite where
-		// the float is.
-		xp, err := ReadMPSExact(bytes.NewReader(data))
-		if err != nil {
-			return // an infinite number: no exact value
-		}
-		x := xp.Exact
+		// What reads is a consistent model (AddRow panics on an entry out of
+		// range), and its exact reading agrees with the float one: every
+		// exact number rounds to the float read (costs summed in float may
+		// differ by rounding, so only bounds and sides are compared),
+		// infinite where the float is.
+		m, x := p.Model, p.Exact
 		same := func(r *big.Rat, f float64) bool {
 			if r == nil {
 				return math.IsInf(f, 0)
@@ -489,29 +456,33 @@ func FuzzReadMPS(f *testing.F) {
 			g, _ := r.Float64()
 			return g == f || math.Abs(g-f) <= 1e-12*math.Abs(f) // ranges are sums
 		}
-		for j := range m.ColCosts {
-			if !same(x.ColLower[j], m.ColLower[j]) || !same(x.ColUpper[j], m.ColUpper[j]) || x.Integer[j] != isInteger(m, j) {
-				t.Fatalf("column %d: exact [%v, %v] int %v, float [%v, %v] int %v", j, x.ColLower[j], x.ColUpper[j], x.Integer[j], m.ColLower[j], m.ColUpper[j], isInteger(m, j))
+		for j := range m.NumCols() {
+			if !same(x.ColLower[j], m.Lower[j]) || !same(x.ColUpper[j], m.Upper[j]) || x.Integer[j] != m.Integer[j] {
+				t.Fatalf("column %d: exact [%v, %v] int %v, float [%v, %v] int %v", j, x.ColLower[j], x.ColUpper[j], x.Integer[j], m.Lower[j], m.Upper[j], m.Integer[j])
 			}
 		}
-		for i := range m.RowLower {
-			if !same(x.RowLower[i], m.RowLower[i]) || !same(x.RowUpper[i], m.RowUpper[i]) {
-				t.Fatalf("row %d: exact [%v, %v], float [%v, %v]", i, x.RowLower[i], x.RowUpper[i], m.RowLower[i], m.RowUpper[i])
+		entries := 0
+		for i := range m.NumRows() {
+			lo, hi, col, _ := m.Row(i)
+			if !same(x.RowLower[i], lo) || !same(x.RowUpper[i], hi) {
+				t.Fatalf("row %d: exact [%v, %v], float [%v, %v]", i, x.RowLower[i], x.RowUpper[i], lo, hi)
 			}
+			entries += len(col)
 		}
-		if len(x.Entries) != len(m.ConstMatrix) {
-			t.Fatalf("%d exact entries, %d float", len(x.Entries), len(m.ConstMatrix))
+		if len(x.Entries) != entries {
+			t.Fatalf("%d exact entries, %d float", len(x.Entries), entries)
 		}
 	})
 }
 
 func TestMinimizeNegatesWithoutNegativeZero(t *testing.T) {
-	m := &Model{Maximize: true, ColCosts: []float64{0, 1, -2}, Offset: 0}
+	m := highsx.NewModel(3)
+	m.Maximize, m.Cost[1], m.Cost[2] = true, 1, -2
 	got := Minimize(m)
-	if got.Maximize || got.ColCosts[1] != -1 || got.ColCosts[2] != 2 || math.Signbit(got.ColCosts[0]) || math.Signbit(got.Offset) {
+	if got.Maximize || got.Cost[1] != -1 || got.Cost[2] != 2 || math.Signbit(got.Cost[0]) || math.Signbit(got.Offset) {
 		t.Errorf("%+v", got)
 	}
-	if m.ColCosts[1] != 1 {
+	if m.Cost[1] != 1 {
 		t.Error("Minimize changed its argument")
 	}
 }

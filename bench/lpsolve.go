@@ -66,7 +66,7 @@ func (s LPSolve) Solve(ctx context.Context, t Task) Outcome {
 	if !ok {
 		return o
 	}
-	r, err := ParseLPSolve(string(e.out), e.exit, len(t.Instance.Problem.ColCosts))
+	r, err := ParseLPSolve(string(e.out), e.exit, t.Instance.Problem.NumCols())
 	if err != nil {
 		o.Status, o.Err = StatusError, err.Error()
 		return o

@@ -2,16 +2,15 @@ package bench
 
 import (
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -22,7 +21,7 @@ import (
 // always carry both bounds explicitly (readers differ on the default bounds
 // of integer columns). The sense is always minimize: MPS has no standard
 // way to say maximize, so m must be a minimization (see Minimize).
-func WriteMPS(w io.Writer, name string, m *Model) error {
+func WriteMPS(w io.Writer, name string, m *highsx.Model) error {
 	return writeMPS(w, name, m, nil, nil)
 }
 
@@ -32,9 +31,8 @@ func WriteMPS(w io.Writer, name string, m *Model) error {
 // that reports values by name needs no mapping back; one that reports
 // them by position does (cols). For solvers without a random seed, a
 // permuted file is the field's substitute for a seed.
-func WriteMPSPermuted(w io.Writer, name string, m *Model, rows, cols []int) error {
-	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
-	if (rows != nil && !isPermutation(rows, nr)) || (cols != nil && !isPermutation(cols, nc)) {
+func WriteMPSPermuted(w io.Writer, name string, m *highsx.Model, rows, cols []int) error {
+	if (rows != nil && !isPermutation(rows, m.NumRows())) || (cols != nil && !isPermutation(cols, m.NumCols())) {
 		panic("bench: WriteMPSPermuted: not a permutation of the rows or columns")
 	}
 	return writeMPS(w, name, m, rows, cols)
@@ -72,11 +70,18 @@ type rowKind struct {
 	hasRange bool
 }
 
-func rowKinds(m *Model) ([]rowKind, error) {
-	nr := max(len(m.RowLower), len(m.RowUpper))
-	kinds := make([]rowKind, nr)
-	for i := range nr {
-		lo, hi := bound(m.RowLower, i, math.Inf(-1)), bound(m.RowUpper, i, math.Inf(1))
+// rowKinds returns the kinds of m's rows, or why m cannot be written under
+// name: a maximization, a name MPS cannot hold, a row without a sense.
+func rowKinds(name string, m *highsx.Model) ([]rowKind, error) {
+	if m.Maximize {
+		return nil, errors.New("mps: the model maximizes; write its Minimize form")
+	}
+	if strings.ContainsAny(name, " \t\n") || name == "" {
+		return nil, fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
+	}
+	kinds := make([]rowKind, m.NumRows())
+	for i := range kinds {
+		lo, hi, _, _ := m.Row(i)
 		switch {
 		case lo == hi:
 			kinds[i] = rowKind{kind: 'E', rhs: lo}
@@ -93,13 +98,12 @@ func rowKinds(m *Model) ([]rowKind, error) {
 	return kinds, nil
 }
 
-func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) error {
-	kinds, err := checkMPS(name, m)
+func writeMPS(w io.Writer, name string, m *highsx.Model, rowOrder, colOrder []int) error {
+	kinds, err := rowKinds(name, m)
 	if err != nil {
 		return err
 	}
-	nc, nr := len(m.ColCosts), len(kinds)
-	rowOrder, colOrder = identity(rowOrder, nr), identity(colOrder, nc)
+	rowOrder, colOrder = identity(rowOrder, len(kinds)), identity(colOrder, m.NumCols())
 	bw := bufio.NewWriter(w)
 	// "FREE" after the name tells CBC's reader the format (GLPK and HiGHS
 	// ignore it); without it CBC reads the BOUNDS lines in fixed columns.
@@ -111,7 +115,7 @@ func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) erro
 	writeRHS(bw, m, kinds, rowOrder)
 	bw.WriteString("BOUNDS\n")
 	for _, j := range colOrder {
-		writeBound(bw, m, j, mpsFloat)
+		writeBound(bw, m, j)
 	}
 	bw.WriteString("ENDATA\n")
 	return bw.Flush()
@@ -121,50 +125,27 @@ func writeMPS(w io.Writer, name string, m *Model, rowOrder, colOrder []int) erro
 // reads back to the same float64.
 func mpsFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// checkMPS returns the kinds of m's rows, or why m cannot be written under
-// name: a maximization, a name MPS cannot hold, a row without a sense, a
-// nonzero outside the matrix.
-func checkMPS(name string, m *Model) ([]rowKind, error) {
-	if m.Maximize {
-		return nil, errors.New("mps: the model maximizes; write its Minimize form")
-	}
-	if strings.ContainsAny(name, " \t\n") || name == "" {
-		return nil, fmt.Errorf("mps: name %q: must be non-empty without blanks", name)
-	}
-	nc, nr := len(m.ColCosts), max(len(m.RowLower), len(m.RowUpper))
-	kinds, err := rowKinds(m)
-	if err != nil {
-		return nil, err
-	}
-	for _, nz := range m.ConstMatrix {
-		if nz.Col < 0 || nz.Col >= nc || nz.Row < 0 || nz.Row >= nr {
-			return nil, fmt.Errorf("mps: a nonzero names row %d, column %d, beyond the %d × %d matrix", nz.Row, nz.Col, nr, nc)
-		}
-	}
-	return kinds, nil
-}
+// isInteger reports whether column j of m is integer.
+func isInteger(m *highsx.Model, j int) bool { return m.Integer != nil && m.Integer[j] }
 
 // writeColumns writes the COLUMNS section in colOrder: every column's cost
-// and its nonzeros by row (duplicates summed, zero sums left out), integer
-// columns between MARKER lines.
-func writeColumns(bw *bufio.Writer, m *Model, colOrder []int) {
-	nc := len(m.ColCosts)
-	nz := slices.Clone(m.ConstMatrix)
-	slices.SortFunc(nz, func(a, b Nonzero) int {
-		return cmp.Or(cmp.Compare(a.Col, b.Col), cmp.Compare(a.Row, b.Row))
-	})
-	start := make([]int, nc+1) // column j's nonzeros are nz[start[j]:start[j+1]]
-	for _, e := range nz {
-		start[e.Col+1]++
+// and its nonzeros by row, integer columns between MARKER lines.
+func writeColumns(bw *bufio.Writer, m *highsx.Model, colOrder []int) {
+	type entry struct {
+		row int
+		val float64
 	}
-	for j := range nc {
-		start[j+1] += start[j]
+	byCol := make([][]entry, m.NumCols())
+	for i := range m.NumRows() {
+		_, _, col, val := m.Row(i)
+		for k, j := range col {
+			byCol[j] = append(byCol[j], entry{i, val[k]})
+		}
 	}
 	bw.WriteString("COLUMNS\n")
 	inInt := false
 	for pos, j := range colOrder {
-		isInt := isInteger(m, j)
-		if isInt != inInt {
+		if isInt := isInteger(m, j); isInt != inInt {
 			tag := "INTEND"
 			if isInt {
 				tag = "INTORG"
@@ -173,27 +154,20 @@ func writeColumns(bw *bufio.Writer, m *Model, colOrder []int) {
 			inInt = isInt
 		}
 		// Every column appears, even one with no entries.
-		fmt.Fprintf(bw, " x%d obj %s\n", j, mpsFloat(m.ColCosts[j]))
-		for k := start[j]; k < start[j+1]; k++ {
-			v := nz[k].Val
-			for k+1 < start[j+1] && nz[k+1].Row == nz[k].Row {
-				k++
-				v += nz[k].Val
-			}
-			if v != 0 {
-				fmt.Fprintf(bw, " x%d r%d %s\n", j, nz[k].Row, mpsFloat(v))
-			}
+		fmt.Fprintf(bw, " x%d obj %s\n", j, mpsFloat(m.Cost[j]))
+		for _, e := range byCol[j] {
+			fmt.Fprintf(bw, " x%d r%d %s\n", j, e.row, mpsFloat(e.val))
 		}
 	}
 	if inInt {
-		fmt.Fprintf(bw, " M%d 'MARKER' 'INTEND'\n", nc)
+		fmt.Fprintf(bw, " M%d 'MARKER' 'INTEND'\n", m.NumCols())
 	}
 }
 
 // writeRHS writes the RHS section (the objective's constant as minus the
 // objective row's right-hand side) and the RANGES section, when a row has
 // a range, in rowOrder.
-func writeRHS(bw *bufio.Writer, m *Model, kinds []rowKind, rowOrder []int) {
+func writeRHS(bw *bufio.Writer, m *highsx.Model, kinds []rowKind, rowOrder []int) {
 	bw.WriteString("RHS\n")
 	if m.Offset != 0 {
 		fmt.Fprintf(bw, " rhs obj %s\n", mpsFloat(-m.Offset))
@@ -214,48 +188,42 @@ func writeRHS(bw *bufio.Writer, m *Model, kinds []rowKind, rowOrder []int) {
 	}
 }
 
-func writeBound(bw *bufio.Writer, m *Model, j int, f func(float64) string) {
-	lo, hi := bound(m.ColLower, j, 0), bound(m.ColUpper, j, math.Inf(1))
+func writeBound(bw *bufio.Writer, m *highsx.Model, j int) {
+	lo, hi := m.Lower[j], m.Upper[j]
 	isInt := isInteger(m, j)
 	switch {
 	case lo == hi:
-		fmt.Fprintf(bw, " FX bnd x%d %s\n", j, f(lo))
+		fmt.Fprintf(bw, " FX bnd x%d %s\n", j, mpsFloat(lo))
 	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
 		fmt.Fprintf(bw, " FR bnd x%d\n", j)
 	default:
 		if math.IsInf(lo, -1) {
 			fmt.Fprintf(bw, " MI bnd x%d\n", j)
 		} else if lo != 0 || isInt {
-			fmt.Fprintf(bw, " LO bnd x%d %s\n", j, f(lo))
+			fmt.Fprintf(bw, " LO bnd x%d %s\n", j, mpsFloat(lo))
 		}
 		if math.IsInf(hi, 1) {
 			if isInt {
 				fmt.Fprintf(bw, " PL bnd x%d\n", j)
 			}
 		} else {
-			fmt.Fprintf(bw, " UP bnd x%d %s\n", j, f(hi))
+			fmt.Fprintf(bw, " UP bnd x%d %s\n", j, mpsFloat(hi))
 		}
 	}
 }
 
-func bound(b []float64, i int, def float64) float64 {
-	if i < len(b) {
-		return b[i]
-	}
-	return def
-}
-
 // Minimize returns m as a minimization: a maximization's costs and offset
-// are negated, so its optimal value is minus the original one.
-func Minimize(m *Model) *Model {
+// are negated, so its optimal value is minus the original one. The result
+// shares m's rows.
+func Minimize(m *highsx.Model) *highsx.Model {
 	out := *m
 	if !m.Maximize {
 		return &out
 	}
 	out.Maximize = false
-	out.ColCosts = make([]float64, len(m.ColCosts))
-	for j, c := range m.ColCosts {
-		out.ColCosts[j] = 0 - c // 0 − c, not −c: no −0 in the files
+	out.Cost = make([]float64, len(m.Cost))
+	for j, c := range m.Cost {
+		out.Cost[j] = 0 - c // 0 − c, not −c: no −0 in the files
 	}
 	out.Offset = 0 - m.Offset
 	return &out
@@ -269,26 +237,14 @@ const maxMPSEntries = 10_000_000
 // MAX, on its line or the next), ROWS, COLUMNS (with INTORG/INTEND
 // markers), RHS, RANGES, BOUNDS (UP, LO, FX, FR, MI, PL, BV, LI, UI) and
 // ENDATA. Only the first N row is the objective. Columns and rows keep
-// their order of first appearance; names are returned alongside.
+// their order of first appearance; names are returned alongside. The model
+// comes in float64 (MPS.Model) and in exact rational arithmetic
+// (MPS.Exact): every number as its text says, so an infinite number, which
+// has no rational value, is refused (a free bound is written FR, MI or PL).
 func ReadMPS(r io.Reader) (*MPS, error) {
-	return readMPS(r, false)
-}
-
-// ReadMPSExact reads a free-format MPS file as ReadMPS does and also
-// returns its model in exact rational arithmetic (MPS.Exact): every number
-// as its text says. It refuses an infinite number, which has no rational
-// value (a free bound is written FR, MI or PL).
-func ReadMPSExact(r io.Reader) (*MPS, error) {
-	return readMPS(r, true)
-}
-
-func readMPS(r io.Reader, exact bool) (*MPS, error) {
 	p := mpsParser{rowIdx: map[string]int{}, colIdx: map[string]int{}, objRow: ""}
-	p.m.Model = &Model{}
-	if exact {
-		p.x = &ExactModel{Offset: new(big.Rat)}
-		p.m.Exact = p.x
-	}
+	p.x = &ExactModel{Offset: new(big.Rat)}
+	p.m.Model, p.m.Exact = highsx.NewModel(0), p.x
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -310,21 +266,20 @@ func readMPS(r io.Reader, exact bool) (*MPS, error) {
 	if p.objRow == "" {
 		return nil, errors.New("mps: no objective (N) row")
 	}
-	p.finishBounds()
-	if p.x != nil {
-		p.x.Maximize = p.m.Model.Maximize
+	for i := range p.rowLo {
+		p.m.Model.AddRow(p.rowLo[i], p.rowHi[i], p.rowCol[i], p.rowVal[i])
 	}
+	p.x.Maximize = p.m.Model.Maximize
 	return &p.m, nil
 }
 
 // MPS is a model read from an MPS file, with its names.
 type MPS struct {
 	Name     string
-	Model    *Model
+	Model    *highsx.Model
 	RowNames []string
 	ColNames []string
-	// Exact is the model in rational arithmetic (ReadMPSExact; nil from
-	// ReadMPS).
+	// Exact is the model in rational arithmetic.
 	Exact *ExactModel
 }
 
@@ -335,7 +290,13 @@ type mpsParser struct {
 	rowIdx  map[string]int
 	colIdx  map[string]int
 	rowKind []byte
-	inInt   bool
+	// The rows' bounds and entries (column order), added to the model at
+	// ENDATA.
+	rowLo, rowHi []float64
+	rowCol       [][]int
+	rowVal       [][]float64
+	nonzeros     int
+	inInt        bool
 	// Explicit lower bounds, so that UP < 0 on a column with no lower
 	// bound can follow the MPS convention (lower becomes −∞).
 	lowerSet []bool
@@ -430,7 +391,6 @@ func (p *mpsParser) row(f []string) error {
 	if len(p.m.RowNames) >= maxMPSEntries {
 		return errors.New("too many rows")
 	}
-	mod := p.m.Model
 	p.rowIdx[name] = len(p.m.RowNames)
 	p.m.RowNames = append(p.m.RowNames, name)
 	p.rowKind = append(p.rowKind, kind[0])
@@ -443,12 +403,10 @@ func (p *mpsParser) row(f []string) error {
 	case "G":
 		lo = 0
 	}
-	mod.RowLower = append(mod.RowLower, lo)
-	mod.RowUpper = append(mod.RowUpper, hi)
-	if p.x != nil {
-		p.x.RowLower = append(p.x.RowLower, finiteRat(lo))
-		p.x.RowUpper = append(p.x.RowUpper, finiteRat(hi))
-	}
+	p.rowLo, p.rowHi = append(p.rowLo, lo), append(p.rowHi, hi)
+	p.rowCol, p.rowVal = append(p.rowCol, nil), append(p.rowVal, nil)
+	p.x.RowLower = append(p.x.RowLower, finiteRat(lo))
+	p.x.RowUpper = append(p.x.RowUpper, finiteRat(hi))
 	return nil
 }
 
@@ -476,22 +434,16 @@ func (p *mpsParser) column(f []string) error {
 		j = len(p.m.ColNames)
 		p.colIdx[f[0]] = j
 		p.m.ColNames = append(p.m.ColNames, f[0])
-		mod.ColCosts = append(mod.ColCosts, 0)
-		mod.ColLower = append(mod.ColLower, 0)
-		mod.ColUpper = append(mod.ColUpper, math.Inf(1))
+		mod.Cost = append(mod.Cost, 0)
+		mod.Lower = append(mod.Lower, 0)
+		mod.Upper = append(mod.Upper, math.Inf(1))
+		mod.Integer = append(mod.Integer, p.inInt)
 		p.lowerSet = append(p.lowerSet, false)
-		t := continuous
-		if p.inInt {
-			t = integer
-		}
-		mod.VarTypes = append(mod.VarTypes, t)
 		p.colRows = map[string]bool{}
-		if p.x != nil {
-			p.x.Cost = append(p.x.Cost, new(big.Rat))
-			p.x.ColLower = append(p.x.ColLower, new(big.Rat))
-			p.x.ColUpper = append(p.x.ColUpper, nil)
-			p.x.Integer = append(p.x.Integer, p.inInt)
-		}
+		p.x.Cost = append(p.x.Cost, new(big.Rat))
+		p.x.ColLower = append(p.x.ColLower, new(big.Rat))
+		p.x.ColUpper = append(p.x.ColUpper, nil)
+		p.x.Integer = append(p.x.Integer, p.inInt)
 	} else if j != len(p.m.ColNames)-1 {
 		return fmt.Errorf("column %s: its entries are not contiguous", safefile.Excerpt(f[0]))
 	}
@@ -505,10 +457,8 @@ func (p *mpsParser) column(f []string) error {
 		}
 		p.colRows[f[k]] = true
 		if f[k] == p.objRow {
-			mod.ColCosts[j] += v
-			if p.x != nil {
-				p.x.Cost[j].Add(p.x.Cost[j], xv)
-			}
+			mod.Cost[j] += v
+			p.x.Cost[j].Add(p.x.Cost[j], xv)
 			continue
 		}
 		i, ok := p.rowIdx[f[k]]
@@ -518,13 +468,12 @@ func (p *mpsParser) column(f []string) error {
 		if i < 0 || v == 0 {
 			continue
 		}
-		if len(mod.ConstMatrix) >= maxMPSEntries {
+		if p.nonzeros >= maxMPSEntries {
 			return errors.New("too many nonzeros")
 		}
-		mod.ConstMatrix = append(mod.ConstMatrix, Nonzero{Row: i, Col: j, Val: v})
-		if p.x != nil {
-			p.x.Entries = append(p.x.Entries, ExactEntry{Row: i, Col: j, Val: xv})
-		}
+		p.nonzeros++
+		p.rowCol[i], p.rowVal[i] = append(p.rowCol[i], j), append(p.rowVal[i], v)
+		p.x.Entries = append(p.x.Entries, ExactEntry{Row: i, Col: j, Val: xv})
 	}
 	return nil
 }
@@ -553,9 +502,7 @@ func (p *mpsParser) pairs(f []string, set func(row string, v float64, xv *big.Ra
 func (p *mpsParser) rhs(row string, v float64, xv *big.Rat) error {
 	if row == p.objRow {
 		p.m.Model.Offset = -v
-		if p.x != nil {
-			p.x.Offset.Neg(xv)
-		}
+		p.x.Offset.Neg(xv)
 		return nil
 	}
 	i, ok := p.rowIdx[row]
@@ -565,24 +512,22 @@ func (p *mpsParser) rhs(row string, v float64, xv *big.Rat) error {
 	if i < 0 {
 		return nil
 	}
-	mod := p.m.Model
 	switch p.rowKind[i] {
 	case 'E':
-		mod.RowLower[i], mod.RowUpper[i] = v, v
+		p.rowLo[i], p.rowHi[i] = v, v
 	case 'L':
-		mod.RowUpper[i] = v
+		p.rowHi[i] = v
 	case 'G':
-		mod.RowLower[i] = v
+		p.rowLo[i] = v
 	}
-	if x := p.x; x != nil {
-		switch p.rowKind[i] {
-		case 'E':
-			x.RowLower[i], x.RowUpper[i] = xv, xv
-		case 'L':
-			x.RowUpper[i] = xv
-		case 'G':
-			x.RowLower[i] = xv
-		}
+	x := p.x
+	switch p.rowKind[i] {
+	case 'E':
+		x.RowLower[i], x.RowUpper[i] = xv, xv
+	case 'L':
+		x.RowUpper[i] = xv
+	case 'G':
+		x.RowLower[i] = xv
 	}
 	return nil
 }
@@ -594,33 +539,24 @@ func (p *mpsParser) rng(row string, v float64, xv *big.Rat) error {
 	if !ok || i < 0 {
 		return fmt.Errorf("RANGES: unknown row %s", safefile.Excerpt(row))
 	}
-	mod := p.m.Model
-	a := math.Abs(v)
+	x, a, xa := p.x, math.Abs(v), new(big.Rat).Abs(xv)
 	switch p.rowKind[i] {
 	case 'L':
-		mod.RowLower[i] = mod.RowUpper[i] - a
+		p.rowLo[i] = p.rowHi[i] - a
+		x.RowLower[i] = new(big.Rat).Sub(x.RowUpper[i], xa)
 	case 'G':
-		mod.RowUpper[i] = mod.RowLower[i] + a
+		p.rowHi[i] = p.rowLo[i] + a
+		x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], xa)
 	case 'E':
 		if v >= 0 {
-			mod.RowUpper[i] = mod.RowLower[i] + v
+			p.rowHi[i] = p.rowLo[i] + v
 		} else {
-			mod.RowLower[i] = mod.RowUpper[i] + v
+			p.rowLo[i] = p.rowHi[i] + v
 		}
-	}
-	if x := p.x; x != nil {
-		a := new(big.Rat).Abs(xv)
-		switch p.rowKind[i] {
-		case 'L':
-			x.RowLower[i] = new(big.Rat).Sub(x.RowUpper[i], a)
-		case 'G':
-			x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], a)
-		case 'E':
-			if xv.Sign() >= 0 {
-				x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], xv)
-			} else {
-				x.RowLower[i] = new(big.Rat).Add(x.RowUpper[i], xv)
-			}
+		if xv.Sign() >= 0 { // not v's sign: a tiny xv rounds to ±0
+			x.RowUpper[i] = new(big.Rat).Add(x.RowLower[i], xv)
+		} else {
+			x.RowLower[i] = new(big.Rat).Add(x.RowUpper[i], xv)
 		}
 	}
 	return nil
@@ -652,54 +588,44 @@ func (p *mpsParser) bound(f []string) error {
 	mod := p.m.Model
 	switch kind {
 	case "UP", "UI":
-		mod.ColUpper[j] = v
-		if v < 0 && !p.lowerSet[j] && mod.ColLower[j] == 0 {
-			mod.ColLower[j] = math.Inf(-1)
+		mod.Upper[j] = v
+		if v < 0 && !p.lowerSet[j] && mod.Lower[j] == 0 {
+			mod.Lower[j] = math.Inf(-1)
 		}
 	case "LO", "LI":
-		mod.ColLower[j], p.lowerSet[j] = v, true
+		mod.Lower[j], p.lowerSet[j] = v, true
 	case "FX":
-		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = v, v, true
+		mod.Lower[j], mod.Upper[j], p.lowerSet[j] = v, v, true
 	case "FR":
-		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = math.Inf(-1), math.Inf(1), true
+		mod.Lower[j], mod.Upper[j], p.lowerSet[j] = math.Inf(-1), math.Inf(1), true
 	case "MI":
-		mod.ColLower[j], p.lowerSet[j] = math.Inf(-1), true
+		mod.Lower[j], p.lowerSet[j] = math.Inf(-1), true
 	case "PL":
-		mod.ColUpper[j] = math.Inf(1)
+		mod.Upper[j] = math.Inf(1)
 	case "BV":
-		mod.ColLower[j], mod.ColUpper[j], p.lowerSet[j] = 0, 1, true
+		mod.Lower[j], mod.Upper[j], p.lowerSet[j] = 0, 1, true
 	default:
 		return fmt.Errorf("bound type %s: want UP, LO, FX, FR, MI, PL, BV, LI or UI", safefile.Excerpt(f[0]))
 	}
-	if x := p.x; x != nil {
-		switch kind {
-		case "UP", "UI":
-			x.ColUpper[j] = xv
-			if math.IsInf(mod.ColLower[j], -1) {
-				x.ColLower[j] = nil
-			}
-		case "LO", "LI":
-			x.ColLower[j] = xv
-		case "FX":
-			x.ColLower[j], x.ColUpper[j] = xv, xv
-		default: // FR, MI, PL, BV: bounds of −∞, 0, 1 or +∞
-			x.ColLower[j], x.ColUpper[j] = finiteRat(mod.ColLower[j]), finiteRat(mod.ColUpper[j])
+	x := p.x
+	switch kind {
+	case "UP", "UI":
+		x.ColUpper[j] = xv
+		if math.IsInf(mod.Lower[j], -1) {
+			x.ColLower[j] = nil
 		}
+	case "LO", "LI":
+		x.ColLower[j] = xv
+	case "FX":
+		x.ColLower[j], x.ColUpper[j] = xv, xv
+	default: // FR, MI, PL, BV: bounds of −∞, 0, 1 or +∞
+		x.ColLower[j], x.ColUpper[j] = finiteRat(mod.Lower[j]), finiteRat(mod.Upper[j])
 	}
 	if kind == "BV" || kind == "LI" || kind == "UI" {
-		mod.VarTypes[j] = integer
-		if p.x != nil {
-			p.x.Integer[j] = true
-		}
+		mod.Integer[j] = true
+		p.x.Integer[j] = true
 	}
 	return nil
-}
-
-// finishBounds drops VarTypes when every column is continuous (an LP).
-func (p *mpsParser) finishBounds() {
-	if !slices.ContainsFunc(p.m.Model.VarTypes, func(t varType) bool { return t != continuous }) {
-		p.m.Model.VarTypes = nil
-	}
 }
 
 func parseNum(s string) (float64, error) {
@@ -713,10 +639,10 @@ func parseNum(s string) (float64, error) {
 	return v, nil
 }
 
-// num parses a number; with exact tracking on, also its exact value.
+// num parses a number and its exact value.
 func (p *mpsParser) num(s string) (float64, *big.Rat, error) {
 	v, err := parseNum(s)
-	if err != nil || p.x == nil {
+	if err != nil {
 		return v, nil, err
 	}
 	if math.IsInf(v, 0) {

@@ -193,7 +193,7 @@ func (s RunSpec) feed(ctx context.Context, ins []Instance, files map[string]stri
 						if permFile, err = writeInstanceFile(s.Dir, in, seed); err != nil {
 							return err
 						}
-						cols = Permutation(seed, len(in.Problem.ColCosts), colSalt)
+						cols = Permutation(seed, in.Problem.NumCols(), colSalt)
 					}
 					t.File, t.Columns = permFile, cols
 				}
@@ -220,8 +220,7 @@ func writeInstanceFile(dir string, in Instance, seed int) (string, error) {
 		name = in.Name + ".perm" + strconv.Itoa(seed) + ".mps"
 	}
 	path := filepath.Join(dir, name)
-	nr := max(len(in.Problem.RowLower), len(in.Problem.RowUpper))
-	rows, cols := Permutation(seed, nr, rowSalt), Permutation(seed, len(in.Problem.ColCosts), colSalt)
+	rows, cols := Permutation(seed, in.Problem.NumRows(), rowSalt), Permutation(seed, in.Problem.NumCols(), colSalt)
 	err := report.WriteAtomic(path, func(w io.Writer) error { return WriteMPSPermuted(w, in.Name, in.Problem, rows, cols) })
 	return path, err
 }

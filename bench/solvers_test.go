@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,11 +64,11 @@ func TestParseSolutionFiles(t *testing.T) {
 	} {
 		var o Outcome
 		if tc.glpk {
-			o = parseGLPKSolution([]byte(tc.text), len(in.Problem.ColCosts), base, tc.tl)
+			o = parseGLPKSolution([]byte(tc.text), in.Problem.NumCols(), base, tc.tl)
 		} else {
-			o = parseCBCSolution([]byte(tc.text), len(in.Problem.ColCosts), base)
+			o = parseCBCSolution([]byte(tc.text), in.Problem.NumCols(), base)
 		}
-		if o.Status != tc.status || (tc.x != nil && !slicesEqual(o.X, tc.x)) || (tc.x == nil && o.X != nil && tc.status != StatusError) {
+		if o.Status != tc.status || (tc.x != nil && !slices.Equal(o.X, tc.x)) || (tc.x == nil && o.X != nil && tc.status != StatusError) {
 			t.Errorf("%s: %+v", tc.name, o)
 		}
 	}

@@ -75,7 +75,7 @@ func (s SYMPHONY) Solve(ctx context.Context, t Task) Outcome {
 	if !ok {
 		return o
 	}
-	r, err := ParseSYMPHONY(string(e.out), len(t.Instance.Problem.ColCosts))
+	r, err := ParseSYMPHONY(string(e.out), t.Instance.Problem.NumCols())
 	if err != nil {
 		o.Status, o.Err = StatusError, err.Error()
 		return o
