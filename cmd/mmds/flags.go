@@ -88,6 +88,27 @@ func emit(w io.Writer, f report.Format, g *report.Grid, v any) error {
 	return g.RenderTable(w)
 }
 
+// writeOutput writes b, a command's whole output, to standard output or,
+// when path is set (-o/--output FILE), atomically to that file.
+func writeOutput(stdout io.Writer, path string, b []byte) error {
+	if path == "" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// num formats a number for tables: 6 significant digits, "inf" for +Inf.
+func num(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return report.Float(x, 6)
+}
+
 // modelFileNames checks a --write-model path and returns one file name per
 // threshold: the path itself for one threshold, else the path with "-NN"
 // (1-based) inserted before the extension.

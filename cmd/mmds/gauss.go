@@ -243,17 +243,6 @@ func gaussBar(cmd *cobra.Command, o gaussOpts, n int) *progress.Bar {
 	return newBar(cmd, o.limits.quiet, "steps", units, total*time.Duration(n)/time.Duration(max(units, 1)))
 }
 
-func writeOutput(stdout io.Writer, path string, b []byte) error {
-	if path == "" {
-		_, err := stdout.Write(b)
-		return err
-	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
-}
-
 func (r *gaussRun) render(w io.Writer, f report.Format) error {
 	switch f {
 	case report.JSON:
@@ -590,14 +579,6 @@ func definiteness(minEig float64) string {
 		return "positive definite"
 	}
 	return "singular, positive semidefinite"
-}
-
-// num formats a number for tables: 6 significant digits, "inf" for +Inf.
-func num(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return report.Float(x, 6)
 }
 
 // csvNum formats a number for CSV as JSON has it: the shortest decimal
