@@ -7,8 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // optimumOpts holds the flags of mmds optimum: the model file of any kind
@@ -18,10 +19,6 @@ type optimumOpts struct {
 	d                            float64
 	limits                       limitFlags
 }
-
-// finiteTimeLimit is mmds finite's default --time-limit, which mmds
-// optimum keeps for a finite model unless --time-limit is given.
-const finiteTimeLimit = 60 * time.Second
 
 func newOptimumCmd() *cobra.Command {
 	var o optimumOpts
@@ -66,14 +63,36 @@ func runOptimum(cmd *cobra.Command, o optimumOpts) error {
 			output: o.output, limits: o.limits})
 	case model.Finite:
 		if !cmd.Flags().Changed("time-limit") {
-			o.limits.timeLimit = finiteTimeLimit
+			o.limits.timeLimit = model.FiniteTimeLimit
 		}
 		f := finiteFlags{config: o.model, alphabet: "global", method: "auto", d: o.d, sweep: o.sweep,
-			format: o.format, output: o.output, limits: o.limits, gap: mip.ProvenGap, maxSubsets: mip.DefaultMaxSubsets}
+			format: o.format, output: o.output, limits: o.limits, gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets}
 		return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
 	case model.Gauss:
 		return runGauss(cmd, gaussOpts{config: o.model, d: o.d, sweep: o.sweep, format: o.format, out: o.output,
 			seed: 1, samples: defaultSamples, workers: runtime.GOMAXPROCS(0), limits: o.limits})
 	}
 	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())
+}
+
+// runSweep runs an optimum command's sweep (model.Sweep) within the bounds
+// l, with progress on standard error, and says when a bound stopped it.
+func runSweep(cmd *cobra.Command, m model.Model, r model.SweepRequest, l limitFlags) error {
+	r.MaxPoints, r.TimeLimit = l.maxPoints, l.timeLimit
+	r.Progress = func(unit string, total int, perUnit time.Duration) *progress.Bar {
+		return newBar(cmd, l.quiet, unit, total, perUnit)
+	}
+	done, err := model.Sweep(cmd.Context(), m, r, cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	return warnStopped(cmd, l, done.Stop, done.Solved, len(r.D))
+}
+
+// plotTo draws a sweep's figure into path (nil: no --plot).
+func plotTo(path string) func(model.Curves) error {
+	if path == "" {
+		return nil
+	}
+	return func(c model.Curves) error { return plot.Write(plot.OptimumSpec(c), path) }
 }
