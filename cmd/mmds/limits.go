@@ -66,14 +66,6 @@ func (l limitFlags) check() error {
 	return nil
 }
 
-// points is how many thresholds of n the bounds let start at most.
-func (l limitFlags) points(n int) int {
-	if l.maxPoints > 0 {
-		return min(n, l.maxPoints)
-	}
-	return n
-}
-
 // newBar starts the progress report of a command's work: total units
 // (thresholds) at about perUnit each, which says on a terminal when the
 // work will take over a minute.
