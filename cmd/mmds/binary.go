@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/spf13/cobra"
@@ -42,7 +44,7 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
   mmds binary --qz 0.44 --qz 0.3 --sweep 0:0.2:11 --format csv
   mmds binary --d 0.1 --format json --write-model prop2.mps`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBinary(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBinary(cmd.Context(), envOf(cmd), f) },
 	}
 	fl := cmd.Flags()
 	fl.Float64Var(&f.p, "p", 0.54, "P(X = 1), in [0, 1]")
@@ -61,8 +63,8 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	return cmd
 }
 
-func runBinary(cmd *cobra.Command, f binaryFlags) error {
-	m, err := binaryModel(cmd, f)
+func runBinary(ctx context.Context, e runEnv, f binaryFlags) error {
+	m, err := binaryModel(ctx, e, f)
 	if err != nil {
 		return err
 	}
@@ -70,7 +72,7 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 	if err != nil {
 		return err
 	}
-	ds, err := thresholds(cmd, f.d, f.sweep, m.DefaultSweep())
+	ds, err := thresholds(e.given, f.d, f.sweep, m.DefaultSweep())
 	if err != nil {
 		return err
 	}
@@ -81,7 +83,7 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 		return err
 	}
 	r := model.SweepRequest{D: ds, Format: format, Binary: model.BinarySweep{Global: f.global}, Witness: f.witness, Plot: plotTo(f.plot)}
-	return withOutput(cmd, f.output, func() error {
+	return withOutput(e.stdout, f.output, func(w io.Writer) error {
 		if f.writeModel != "" {
 			if r.ModelFiles, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 				return err
@@ -95,19 +97,19 @@ func runBinary(cmd *cobra.Command, f binaryFlags) error {
 		if err := checkPaths(paths...); err != nil {
 			return err
 		}
-		return runSweep(cmd, m, r, f.limits)
+		return runSweep(ctx, e, w, m, r, f.limits)
 	})
 }
 
 // binaryModel reads --config, or builds the model from --p, --qy and --qz.
-func binaryModel(cmd *cobra.Command, f binaryFlags) (model.BinaryModel, error) {
+func binaryModel(ctx context.Context, e runEnv, f binaryFlags) (model.BinaryModel, error) {
 	if f.config != "" {
 		for _, name := range []string{"p", "qy", "qz"} {
-			if cmd.Flags().Changed(name) {
+			if e.given(name) {
 				return model.BinaryModel{}, badInput("--config and --%s are mutually exclusive: give the model one way", name)
 			}
 		}
-		m, err := model.LoadBinary(cmd.Context(), f.config)
+		m, err := model.LoadBinary(ctx, f.config)
 		if err != nil {
 			return model.BinaryModel{}, usageError{fmt.Errorf("--config %w", err)}
 		}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -48,9 +50,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
   mmds finite --config model.json --d 0.05 --time-limit 10s --format json
   mmds finite --config examples/finite-ternary.json --alphabet 2 --format json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFinite(cmd.Context(), envOf(cmd), f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "JSON model file (default: the paper's binary model)")
@@ -69,26 +69,28 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	return cmd
 }
 
-func runFinite(cmd *cobra.Command, f finiteFlags) error {
-	m, r, err := f.request(cmd)
-	if err != nil {
+func runFinite(ctx context.Context, e runEnv, f finiteFlags) error {
+	return withOutput(e.stdout, f.output, func(w io.Writer) error {
+		m, r, err := f.request(ctx, e)
+		if err != nil {
+			return err
+		}
+		err = runSweep(ctx, e, w, m, r, f.limits)
+		if errors.Is(err, model.ErrNoRayLP) {
+			return errors.New("--write-model: the ray enumeration exceeded --max-subsets, so there is no ray LP to write")
+		}
 		return err
-	}
-	err = runSweep(cmd, m, r, f.limits)
-	if errors.Is(err, model.ErrNoRayLP) {
-		return errors.New("--write-model: the ray enumeration exceeded --max-subsets, so there is no ray LP to write")
-	}
-	return err
+	})
 }
 
 // request reads and checks every flag and path, before any work.
-func (f finiteFlags) request(cmd *cobra.Command) (model.FiniteModel, model.SweepRequest, error) {
+func (f finiteFlags) request(ctx context.Context, e runEnv) (model.FiniteModel, model.SweepRequest, error) {
 	r := model.SweepRequest{Witness: f.witness,
 		Finite: model.FiniteSweep{GapTol: f.gap, MaxSubsets: f.maxSubsets, Mechanisms: f.mechanisms}}
 	m := model.PaperFinite() // the paper's binary model (Section V-B) as a finite model
 	var err error
 	if f.config != "" {
-		if m, err = model.LoadFinite(cmd.Context(), f.config); err != nil {
+		if m, err = model.LoadFinite(ctx, f.config); err != nil {
 			return m, r, badInput("--config %v", err)
 		}
 	}
@@ -110,7 +112,7 @@ func (f finiteFlags) request(cmd *cobra.Command) (model.FiniteModel, model.Sweep
 	}
 	// the optimum command's own grid (mip.Finite.DefaultSweep), not the
 	// training grid of model.FiniteModel.DefaultSweep
-	if r.D, err = thresholds(cmd, f.d, f.sweep, m.M.DefaultSweep()); err != nil {
+	if r.D, err = thresholds(e.given, f.d, f.sweep, m.M.DefaultSweep()); err != nil {
 		return m, r, err
 	}
 	if f.writeModel != "" {

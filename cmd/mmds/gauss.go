@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -56,7 +58,7 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGauss(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGauss(cmd.Context(), envOf(cmd), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file (default: the paper's Section V-A setup)")
@@ -75,18 +77,18 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	return cmd
 }
 
-func runGauss(cmd *cobra.Command, o gaussOpts) error {
+func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkMCFlags(cmd, o); err != nil {
+	if err := checkMCFlags(e, o); err != nil {
 		return err
 	}
 	if err := checkWorkers(o.workers); err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("workers") && !o.kernels && !o.optimum {
+	if e.given("workers") && !o.kernels && !o.optimum {
 		return badInput("--workers applies to --kernels and --optimum only (the other stages take milliseconds)")
 	}
 	if err := checkPlotPath(o.plot); err != nil {
@@ -95,11 +97,11 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	if err := checkPaths(report.In("--config", o.config), report.Out("--output", stdoutPath(o.out)), report.Out("--plot", o.plot)); err != nil {
 		return err
 	}
-	m, err := kindModel(cmd.Context(), model.Gauss, o.config)
+	m, err := kindModel(ctx, model.Gauss, o.config)
 	if err != nil {
 		return usageError{fmt.Errorf("--config %w", err)}
 	}
-	ds, err := thresholds(cmd, o.d, o.sweep, m.DefaultSweep())
+	ds, err := thresholds(e.given, o.d, o.sweep, m.DefaultSweep())
 	if err != nil {
 		return err
 	}
@@ -108,17 +110,17 @@ func runGauss(cmd *cobra.Command, o gaussOpts) error {
 	}
 	r := model.SweepRequest{D: ds, Format: format, Plot: plotTo(o.plot),
 		Gauss: model.GaussSweep{MonteCarlo: o.monteCarlo, Seed: o.seed, Samples: o.samples, Kernels: o.kernels, Optimum: o.optimum, Workers: o.workers}}
-	err = withOutput(cmd, o.out, func() error { return runSweep(cmd, m, r, o.limits) })
+	err = withOutput(e.stdout, o.out, func(w io.Writer) error { return runSweep(ctx, e, w, m, r, o.limits) })
 	if errors.Is(err, model.ErrSamples) {
 		return badInput("--samples %d: %w", o.samples, err)
 	}
 	return err
 }
 
-func checkMCFlags(cmd *cobra.Command, o gaussOpts) error {
+func checkMCFlags(e runEnv, o gaussOpts) error {
 	if !o.monteCarlo {
 		for _, name := range []string{"seed", "samples"} {
-			if cmd.Flags().Changed(name) {
+			if e.given(name) {
 				return badInput("--%s needs --monte-carlo", name)
 			}
 		}

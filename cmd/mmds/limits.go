@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
-	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
 )
@@ -69,10 +68,9 @@ func (l limitFlags) check() error {
 // newBar starts the progress report of a command's work: total units
 // (thresholds) at about perUnit each, which says on a terminal when the
 // work will take over a minute.
-func newBar(cmd *cobra.Command, quiet bool, unit string, total int, perUnit time.Duration) *progress.Bar {
-	w := cmd.ErrOrStderr()
+func newBar(w io.Writer, name string, quiet bool, unit string, total int, perUnit time.Duration) *progress.Bar {
 	b := progress.New(w, progress.Options{
-		Label: "mmds " + cmd.Name(), Unit: unit, Total: total, Quiet: quiet, Terminal: progress.IsTerminal(w),
+		Label: "mmds " + name, Unit: unit, Total: total, Quiet: quiet, Terminal: progress.IsTerminal(w),
 		Hint: "--max-points N or --time-limit DUR bound it, Ctrl-C stops it",
 	})
 	b.Forecast(perUnit)
@@ -100,33 +98,14 @@ func certifyBar(cmd *cobra.Command, quiet bool, m model.Model, unit string, tota
 	return b, ctx
 }
 
-// warnStopped says in one line that a bound stopped the sweep, whatever
-// --quiet says: it is about the output, not the progress.
-func warnStopped(cmd *cobra.Command, l limitFlags, stop sweep.Stop, solved, total int) error {
-	if stop == sweep.StopNone {
-		return nil
-	}
-	bound := fmt.Sprintf("--max-points %d", l.maxPoints)
-	if stop == sweep.StopTimeLimit {
-		bound = "--time-limit " + l.timeLimit.String()
-	}
-	return sayf(cmd.ErrOrStderr(), "mmds %s: stopped by %s: %d of %d thresholds solved, %d not reached",
-		cmd.Name(), bound, solved, total, total-solved)
-}
-
-// doneOrStopped is the last progress line's word for how a sweep ended.
-func doneOrStopped(err error, stop sweep.Stop) string {
-	switch {
-	case err != nil:
-		return "stopped"
-	case stop != sweep.StopNone:
-		return "stopped by the " + stop.String()
-	}
-	return "done"
-}
-
 // endBar ends the progress report of work that has no bounds.
-func endBar(bar *progress.Bar, err error) { bar.Finish(doneOrStopped(err, sweep.StopNone)) }
+func endBar(bar *progress.Bar, err error) {
+	if err != nil {
+		bar.Finish("stopped")
+		return
+	}
+	bar.Finish("done")
+}
 
 // maxMemoryFlag adds --max-memory, the run's memory budget (verify.ParseBytes).
 func maxMemoryFlag(f *pflag.FlagSet, p *string) {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/progress"
+	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 )
@@ -36,7 +39,7 @@ unless --time-limit is given.`,
   mmds optimum --model examples/finite-ternary.json --sweep 0:0.2:5 --format csv
   mmds optimum --model examples/gauss-coalition.json --format json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runOptimum(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runOptimum(cmd.Context(), envOf(cmd), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "model file: the gauss, binary or finite --config JSON (required)")
@@ -49,44 +52,62 @@ unless --time-limit is given.`,
 }
 
 // runOptimum detects the model's kind and runs that kind's command on it.
-func runOptimum(cmd *cobra.Command, o optimumOpts) error {
+func runOptimum(ctx context.Context, e runEnv, o optimumOpts) error {
 	if o.model == "" {
 		return badInput("--model: required (the gauss, binary or finite --config JSON)")
 	}
-	m, err := model.Load(cmd.Context(), o.model)
+	m, err := model.Load(ctx, o.model)
 	if err != nil {
 		return badInput("--model %v", err)
 	}
 	switch m.Kind() {
 	case model.Binary:
-		return runBinary(cmd, binaryFlags{config: o.model, d: o.d, sweep: o.sweep, format: o.format,
+		return runBinary(ctx, e, binaryFlags{config: o.model, d: o.d, sweep: o.sweep, format: o.format,
 			output: o.output, limits: o.limits})
 	case model.Finite:
-		if !cmd.Flags().Changed("time-limit") {
+		if !e.given("time-limit") {
 			o.limits.timeLimit = model.FiniteTimeLimit
 		}
-		f := finiteFlags{config: o.model, alphabet: "global", method: "auto", d: o.d, sweep: o.sweep,
-			format: o.format, output: o.output, limits: o.limits, gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets}
-		return withOutput(cmd, f.output, func() error { return runFinite(cmd, f) })
+		return runFinite(ctx, e, finiteFlags{config: o.model, alphabet: "global", method: "auto", d: o.d, sweep: o.sweep,
+			format: o.format, output: o.output, limits: o.limits, gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets})
 	case model.Gauss:
-		return runGauss(cmd, gaussOpts{config: o.model, d: o.d, sweep: o.sweep, format: o.format, out: o.output,
+		return runGauss(ctx, e, gaussOpts{config: o.model, d: o.d, sweep: o.sweep, format: o.format, out: o.output,
 			seed: 1, samples: defaultSamples, workers: runtime.GOMAXPROCS(0), limits: o.limits})
 	}
 	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())
 }
 
+// runEnv is what the run of an optimum command needs of the command line:
+// its streams, its name for messages, and which flags the user gave.
+type runEnv struct {
+	stdout, stderr io.Writer
+	name           string
+	given          func(flag string) bool
+}
+
+func envOf(cmd *cobra.Command) runEnv {
+	return runEnv{cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Name(), cmd.Flags().Changed}
+}
+
 // runSweep runs an optimum command's sweep (model.Sweep) within the bounds
-// l, with progress on standard error, and says when a bound stopped it.
-func runSweep(cmd *cobra.Command, m model.Model, r model.SweepRequest, l limitFlags) error {
+// l, writing to w, with progress on standard error, and says in one line
+// when a bound stopped it, whatever --quiet says: it is about the output,
+// not the progress.
+func runSweep(ctx context.Context, e runEnv, w io.Writer, m model.Model, r model.SweepRequest, l limitFlags) error {
 	r.MaxPoints, r.TimeLimit = l.maxPoints, l.timeLimit
 	r.Progress = func(unit string, total int, perUnit time.Duration) *progress.Bar {
-		return newBar(cmd, l.quiet, unit, total, perUnit)
+		return newBar(e.stderr, e.name, l.quiet, unit, total, perUnit)
 	}
-	done, err := model.Sweep(cmd.Context(), m, r, cmd.OutOrStdout())
-	if err != nil {
+	done, err := model.Sweep(ctx, m, r, w)
+	if err != nil || done.Stop == sweep.StopNone {
 		return err
 	}
-	return warnStopped(cmd, l, done.Stop, done.Solved, len(r.D))
+	bound := fmt.Sprintf("--max-points %d", l.maxPoints)
+	if done.Stop == sweep.StopTimeLimit {
+		bound = "--time-limit " + l.timeLimit.String()
+	}
+	return sayf(e.stderr, "mmds %s: stopped by %s: %d of %d thresholds solved, %d not reached",
+		e.name, bound, done.Solved, len(r.D), len(r.D)-done.Solved)
 }
 
 // plotTo draws a sweep's figure into path (nil: no --plot).
