@@ -13,18 +13,14 @@ import (
 )
 
 type binaryFlags struct {
+	sweepFlags
 	p, qy      float64
 	qz         []float64
-	d          float64
-	sweep      string
-	format     string
 	writeModel string
 	plot       string // --plot FILE: the exact curve alone
-	output     string // -o/--output FILE
 	config     string
 	global     bool
 	witness    string // --witness FILE: the optima's witnesses
-	limits     limitFlags
 }
 
 func newBinaryCmd() *cobra.Command {
@@ -50,16 +46,12 @@ at 30 values of D from 0.0025 to D_max = 0.2.`,
 	fl.Float64Var(&f.p, "p", 0.54, "P(X = 1), in [0, 1]")
 	fl.Float64Var(&f.qy, "qy", 0.2, "crossover probability of the reconstructor's BSC, in [0, 1]")
 	fl.Float64SliceVar(&f.qz, "qz", []float64{0.44}, "crossover probability of an adversary's BSC, in [0, 1]; repeat (or comma-separate) for several adversaries")
-	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
-	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)")
-	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	outputFlag(fl, &f.output)
+	f.register(fl, "thresholds D0:D1:N, N evenly spaced values (default 0.0025:D_max:30)", 0)
 	fl.StringVar(&f.config, "config", "", `JSON model file {"p": …, "q_y": …, "q_z": […]} (instead of --p, --qy, --qz)`)
 	fl.BoolVar(&f.global, "global", false, "also solve the global optimum over every privatizer (any output alphabet) and print it beside Proposition 2's, with the optimal mechanism")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each MIP to this .mps or .lp file (a sweep inserts -NN before the extension)")
 	fl.StringVar(&f.witness, "witness", "", "also write what proves each optimum (and, with --global, the global one) to this JSON file, for mmds-check (docs/check.md)")
 	fl.StringVar(&f.plot, "plot", "", "also draw the optimal min adversarial loss against D into this .png or .svg file")
-	f.limits.register(fl, 0)
 	return cmd
 }
 

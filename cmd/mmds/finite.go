@@ -13,14 +13,12 @@ import (
 )
 
 type finiteFlags struct {
-	config, alphabet, method, sweep, format, writeModel string
-	output                                              string // -o/--output FILE
-	witness                                             string // --witness FILE: the optima's witnesses
-	d                                                   float64
-	mechanisms                                          bool
-	limits                                              limitFlags
-	gap                                                 float64
-	maxSubsets                                          int64
+	sweepFlags
+	config, alphabet, method, writeModel string
+	witness                              string // --witness FILE: the optima's witnesses
+	mechanisms                           bool
+	gap                                  float64
+	maxSubsets                           int64
 }
 
 func newFiniteCmd() *cobra.Command {
@@ -56,16 +54,12 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 	fl.StringVar(&f.config, "config", "", "JSON model file (default: the paper's binary model)")
 	fl.StringVar(&f.alphabet, "alphabet", "global", "output alphabet: global (every privatizer) or a size m in [1, 64]")
 	fl.StringVar(&f.method, "method", "auto", "global solver: auto, rays (ray LP) or colgen (column generation)")
-	fl.Float64Var(&f.d, "d", 0, "a single distortion threshold D ≥ 0")
-	fl.StringVar(&f.sweep, "sweep", "", "thresholds D0:D1:N (default 11 values from D_min to D_max)")
-	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	outputFlag(fl, &f.output)
+	f.register(fl, "thresholds D0:D1:N (default 11 values from D_min to D_max)", model.FiniteTimeLimit)
 	fl.BoolVar(&f.mechanisms, "mechanisms", false, "print every point's mechanism P(F|X) (always with a single --d)")
 	fl.Float64Var(&f.gap, "gap", model.ProvenGap, "column generation stops once the certified relative gap (upper − lower)/upper is at most this; the default proves optimality")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", model.DefaultMaxSubsets, "budget of linear systems for the ray enumeration; beyond it --method auto uses column generation")
 	fl.StringVar(&f.writeModel, "write-model", "", "also write each LP/MIP to this .mps or .lp file (ray LP or fixed alphabet; a sweep inserts -NN before the extension)")
 	fl.StringVar(&f.witness, "witness", "", "also write what proves each global optimum to this JSON file, for mmds-check (docs/check.md); not with --alphabet m")
-	f.limits.register(fl, model.FiniteTimeLimit)
 	return cmd
 }
 

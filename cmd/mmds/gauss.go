@@ -14,16 +14,15 @@ import (
 
 // gaussOpts holds the flags of mmds gauss.
 type gaussOpts struct {
-	config, sweep, format, out string
-	plot                       string // --plot FILE: the exact curves alone
-	d                          float64
-	monteCarlo                 bool
-	kernels                    bool // --kernels: the slow stochastic-kernel search
-	optimum                    bool // --optimum: the optimum search over posteriors
-	seed                       uint64
-	samples                    int
-	workers                    int // --workers: kernel searches at once
-	limits                     limitFlags
+	sweepFlags
+	config     string
+	plot       string // --plot FILE: the exact curves alone
+	monteCarlo bool
+	kernels    bool // --kernels: the slow stochastic-kernel search
+	optimum    bool // --optimum: the optimum search over posteriors
+	seed       uint64
+	samples    int
+	workers    int // --workers: kernel searches at once
 }
 
 // Monte Carlo defaults: the paper's 12,000 samples, one sixth held out for
@@ -62,10 +61,7 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file (default: the paper's Section V-A setup)")
-	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
-	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default 30 values from 0.005 to V_Y = Var[X|Y])")
-	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	outputFlag(f, &o.out)
+	o.register(f, "thresholds D0:D1:N (default 30 values from 0.005 to V_Y = Var[X|Y])", 0)
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
 	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
@@ -73,14 +69,13 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	f.BoolVar(&o.optimum, "optimum", false, "also search the optimum over all privatizers on a grid (column generation over posteriors; seconds a threshold): a mechanism certified on the continuum and a numerical estimate of the grid problem")
 	workersFlag(f, &o.workers, "kernel searches (--kernels) and the optimum search's scans (--optimum)")
 	f.StringVar(&o.plot, "plot", "", "also draw Proposition 1, every family, the best achievable envelope and the upper bound into this .png or .svg file")
-	o.limits.register(f, 0)
 	return cmd
 }
 
 func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
-	format, err := report.ParseFormat(o.format)
+	format, err := outputFormat(o.format)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	if err := checkMCFlags(e, o); err != nil {
 		return err
@@ -94,7 +89,7 @@ func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
 	if err := checkPlotPath(o.plot); err != nil {
 		return err
 	}
-	if err := checkPaths(report.In("--config", o.config), report.Out("--output", stdoutPath(o.out)), report.Out("--plot", o.plot)); err != nil {
+	if err := checkPaths(report.In("--config", o.config), report.Out("--output", stdoutPath(o.output)), report.Out("--plot", o.plot)); err != nil {
 		return err
 	}
 	m, err := kindModel(ctx, model.Gauss, o.config)
@@ -110,7 +105,7 @@ func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
 	}
 	r := model.SweepRequest{D: ds, Format: format, Plot: plotTo(o.plot),
 		Gauss: model.GaussSweep{MonteCarlo: o.monteCarlo, Seed: o.seed, Samples: o.samples, Kernels: o.kernels, Optimum: o.optimum, Workers: o.workers}}
-	err = withOutput(e.stdout, o.out, func(w io.Writer) error { return runSweep(ctx, e, w, m, r, o.limits) })
+	err = withOutput(e.stdout, o.output, func(w io.Writer) error { return runSweep(ctx, e, w, m, r, o.limits) })
 	if errors.Is(err, model.ErrSamples) {
 		return badInput("--samples %d: %w", o.samples, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/sweep"
@@ -18,9 +19,26 @@ import (
 // optimumOpts holds the flags of mmds optimum: the model file of any kind
 // and the flags every per-kind optimum command shares.
 type optimumOpts struct {
-	model, sweep, format, output string
-	d                            float64
-	limits                       limitFlags
+	model string
+	sweepFlags
+}
+
+// sweepFlags are the flags of every optimum command (mmds binary, finite,
+// gauss and optimum): the thresholds, the output and the bounds.
+type sweepFlags struct {
+	d                     float64
+	sweep, format, output string // output: -o/--output FILE
+	limits                limitFlags
+}
+
+// register adds the flags: sweepUsage is --sweep's help, which names the
+// command's default sweep, and timeLimit --time-limit's default.
+func (s *sweepFlags) register(f *pflag.FlagSet, sweepUsage string, timeLimit time.Duration) {
+	f.Float64Var(&s.d, "d", 0, "a single distortion threshold D ≥ 0")
+	f.StringVar(&s.sweep, "sweep", "", sweepUsage)
+	f.StringVar(&s.format, "format", "table", "output format: table, csv or json")
+	outputFlag(f, &s.output)
+	s.limits.register(f, timeLimit)
 }
 
 func newOptimumCmd() *cobra.Command {
@@ -43,11 +61,7 @@ unless --time-limit is given.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "model file: the gauss, binary or finite --config JSON (required)")
-	f.Float64Var(&o.d, "d", 0, "a single distortion threshold D ≥ 0")
-	f.StringVar(&o.sweep, "sweep", "", "thresholds D0:D1:N (default: the kind's own sweep)")
-	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	outputFlag(f, &o.output)
-	o.limits.register(f, 0)
+	o.register(f, "thresholds D0:D1:N (default: the kind's own sweep)", 0)
 	return cmd
 }
 
@@ -62,17 +76,16 @@ func runOptimum(ctx context.Context, e runEnv, o optimumOpts) error {
 	}
 	switch m.Kind() {
 	case model.Binary:
-		return runBinary(ctx, e, binaryFlags{config: o.model, d: o.d, sweep: o.sweep, format: o.format,
-			output: o.output, limits: o.limits})
+		return runBinary(ctx, e, binaryFlags{sweepFlags: o.sweepFlags, config: o.model})
 	case model.Finite:
 		if !e.given("time-limit") {
 			o.limits.timeLimit = model.FiniteTimeLimit
 		}
-		return runFinite(ctx, e, finiteFlags{config: o.model, alphabet: "global", method: "auto", d: o.d, sweep: o.sweep,
-			format: o.format, output: o.output, limits: o.limits, gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets})
+		return runFinite(ctx, e, finiteFlags{sweepFlags: o.sweepFlags, config: o.model, alphabet: "global", method: "auto",
+			gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets})
 	case model.Gauss:
-		return runGauss(ctx, e, gaussOpts{config: o.model, d: o.d, sweep: o.sweep, format: o.format, out: o.output,
-			seed: 1, samples: defaultSamples, workers: runtime.GOMAXPROCS(0), limits: o.limits})
+		return runGauss(ctx, e, gaussOpts{sweepFlags: o.sweepFlags, config: o.model, seed: 1, samples: defaultSamples,
+			workers: runtime.GOMAXPROCS(0)})
 	}
 	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())
 }
