@@ -160,9 +160,6 @@ func (m Binary) AdvSaturation() []float64 {
 	return out
 }
 
-// CheckProbability reports whether v is a probability; name labels the error.
-func CheckProbability(name string, v float64) error { return checkProb(name, v) }
-
 // DefaultSweep is the paper's sweep for the binary model (Section V-B): 30
 // evenly spaced thresholds from 0.0025 to D_max (q_Y = 0.2 on the paper's
 // setup). When D_max < 0.0025 it starts at D_max; when D_max = 0 it is the

@@ -30,9 +30,6 @@ func (m Method) MarshalText() ([]byte, error) { return methodText.Marshal(m) }
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
 func (m *Method) UnmarshalText(b []byte) error { return methodText.Unmarshal(m, b) }
 
-// ParseMethod reads "auto", "rays" or "colgen".
-func ParseMethod(s string) (Method, error) { return methodText.Parse(s) }
-
 // Algorithm is how a finite optimum was found (FiniteOptimum.Method,
 // FiniteSolution.Method).
 type Algorithm int

@@ -39,7 +39,8 @@ func TestLabelsText(t *testing.T) {
 	if _, err := Proof(9).MarshalText(); !errors.Is(err, ErrUnknownLabel) || Proof(9).String() != "Proof(9)" {
 		t.Errorf("Proof(9): %v, %s", err, Proof(9))
 	}
-	if m, err := ParseMethod("colgen"); err != nil || m != MethodColGen {
-		t.Errorf("ParseMethod(colgen) = %v, %v", m, err)
+	var m Method
+	if err := m.UnmarshalText([]byte("colgen")); err != nil || m != MethodColGen {
+		t.Errorf("colgen: %v, %v", m, err)
 	}
 }

@@ -158,14 +158,6 @@ func (m Binary) WitnessProp2(ctx context.Context, d float64, s Privatizer, o Sol
 	return w, nil
 }
 
-func minOf(v []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range v {
-		m = math.Min(m, x)
-	}
-	return m
-}
-
 // feasibleBelow returns s, or the nearest point toward a corner whose
 // reconstructor loss is at most d − witnessMargin: L_R ≤ B for every
 // branch B, B is affine, so on the segment from s to a corner c where

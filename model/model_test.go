@@ -104,7 +104,7 @@ func TestParseAndLoad(t *testing.T) {
 		}
 	}
 	bin := write("binary.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
-	if _, err := LoadGauss(context.Background(), bin); !errors.Is(err, ErrConfig) {
+	if _, err := LoadAs(context.Background(), Gauss, bin); !errors.Is(err, ErrConfig) {
 		t.Errorf("a binary file as Gaussian: %v", err)
 	}
 	if b, err := LoadBinary(context.Background(), bin); err != nil || b.M.P != 0.54 {

@@ -155,12 +155,6 @@ func load(ctx context.Context, path string, k Kind, parse func([]byte) (Model, e
 	return m, nil
 }
 
-// LoadGauss reads a Gaussian model file (LoadAs), for the commands that
-// work on that kind alone.
-func LoadGauss(ctx context.Context, path string) (GaussModel, error) {
-	return loadKind[GaussModel](ctx, Gauss, path)
-}
-
 // LoadBinary reads a binary model file (LoadAs).
 func LoadBinary(ctx context.Context, path string) (BinaryModel, error) {
 	return loadKind[BinaryModel](ctx, Binary, path)

@@ -1,112 +1,66 @@
 package plot
 
-import (
-	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/mip"
-)
+import "github.com/mmds-project/mmds/model"
 
-// binaryCurve returns Proposition 2's γ*(D) against D.
-func binaryCurve(opts []mip.Optimum) Series {
-	s := Series{Label: "Proposition 2: γ* = max min adversarial loss"}
-	for _, o := range opts {
-		s.X = append(s.X, o.D)
-		s.Y = append(s.Y, o.MinAdv)
+// OptimumSpec draws the exact curves of an optimum sweep (mmds binary
+// --plot, mmds gauss --plot; model.SweepRequest.Plot).
+func OptimumSpec(c model.Curves) Spec {
+	if c.Gauss != nil {
+		return gaussSpec(*c.Gauss)
+	}
+	return binarySpec(c.Prop2, c.Global)
+}
+
+// series is a curve drawn as s.
+func series(c model.Curve, s Series) Series {
+	s.X, s.Y = c.X, c.Y
+	return s
+}
+
+// binarySpec draws Proposition 2's γ*(D) and, when global is set, the
+// global optimum beside it (mmds binary --global): the optimum over all
+// privatizers, any output alphabet, which Proposition 2's binary-output
+// optimum can only trail.
+func binarySpec(prop2 model.Curve, global *model.Curve) Spec {
+	s := Spec{
+		Title:  "Binary data model: Proposition 2",
+		XLabel: XLabelBinary, YLabel: YLabelBinary,
+		Curves: []Series{series(prop2, Series{Label: "Proposition 2: γ* = max min adversarial loss", Markers: len(prop2.X) <= 60})},
+	}
+	if global != nil {
+		s.Curves = append(s.Curves, series(*global, Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(global.X) <= 60}))
+		s.Title = "Binary data model: Proposition 2 and the global optimum"
 	}
 	return s
 }
 
-// BinaryCurveSpec is the exact curve alone (mmds binary --plot).
-func BinaryCurveSpec(opts []mip.Optimum) Spec {
-	c := binaryCurve(opts)
-	c.Markers = len(opts) <= 60
-	return Spec{
-		Title:  "Binary data model: Proposition 2",
-		XLabel: XLabelBinary, YLabel: YLabelBinary,
-		Curves: []Series{c},
-	}
-}
-
-// BinaryGlobalSpec is the exact curve with the global optimum beside it
-// (mmds binary --global --plot): the optimum over all privatizers, any
-// output alphabet, which Proposition 2's binary-output optimum can only
-// trail.
-func BinaryGlobalSpec(opts []mip.Optimum, global []mip.FiniteOptimum) Spec {
-	spec := BinaryCurveSpec(opts)
-	g := Series{Label: "global optimum (any output alphabet)", Color: 1, Dashed: true, Markers: len(global) <= 60}
-	for _, o := range global {
-		g.X, g.Y = append(g.X, o.D), append(g.Y, o.MinAdv)
-	}
-	spec.Curves = append(spec.Curves, g)
-	spec.Title = "Binary data model: Proposition 2 and the global optimum"
-	return spec
-}
-
-// gaussPlotPoints is the number of thresholds of each exact curve of
-// GaussEnvelope.
-const gaussPlotPoints = 200
-
-// GaussEnvelope draws the Gaussian model's bracket (mmds gauss --plot): the
+// gaussSpec draws the Gaussian model's bracket (docs/gauss.md): the
 // objective min_i L_i against the reconstructor's loss for Proposition 1
 // (the linear-Gaussian class), erasure, each binning family alone (its
 // Pareto points, no time-sharing), the best achievable envelope and the
-// upper bound min_i Var[X|Z_i] (docs/gauss.md).
-func GaussEnvelope(m *gauss.Model) (Spec, error) {
-	vy := m.VarRecon()
-	env := m.Envelope()
-	lin := Series{Label: "Proposition 1 (linear-Gaussian class)", Color: 0}
-	era := Series{Label: "erasure (time-sharing F = X / F constant)", Color: 1, Dashed: true}
-	best := Series{Label: "best achievable (envelope of all families)", Color: 6}
-	up := Series{Label: "upper bound", Color: 5, Dashed: true}
-	for i := range gaussPlotPoints + 1 {
-		d := vy * float64(i) / gaussPlotPoints
-		p, err := m.Optimum(d)
-		if err != nil {
-			return Spec{}, err
-		}
-		e, err := m.Losses(gauss.Erasure(1 - d/vy))
-		if err != nil {
-			return Spec{}, err
-		}
-		b, err := env.At(d)
-		if err != nil {
-			return Spec{}, err
-		}
-		lin.X, lin.Y = append(lin.X, d), append(lin.Y, p.MinAdv)
-		era.X, era.Y = append(era.X, d), append(era.Y, e.MinAdv)
-		best.X, best.Y = append(best.X, d), append(best.Y, b.MinAdv)
-		up.X, up.Y = append(up.X, d), append(up.Y, m.UpperBound(d))
-	}
+// upper bound min_i Var[X|Z_i]; with the optimum search, at every threshold
+// searched, the best certified mechanism (filled circles) and the numerical
+// estimate of the grid problem capped by the upper bound (open triangles;
+// an estimate, not a bound).
+func gaussSpec(c model.GaussCurves) Spec {
 	s := Spec{
 		Title:  "Gaussian model: best achievable vs. Proposition 1",
 		XLabel: "reconstructor distortion D",
 		YLabel: "smallest adversary loss min_i E[(X − X̃_i)²]",
-		Curves: []Series{best, up, lin, era},
+		Curves: []Series{
+			series(c.Best, Series{Label: "best achievable (envelope of all families)", Color: 6}),
+			series(c.Upper, Series{Label: "upper bound", Color: 5, Dashed: true}),
+			series(c.Linear, Series{Label: "Proposition 1 (linear-Gaussian class)", Color: 0}),
+			series(c.Erasure, Series{Label: "erasure (time-sharing F = X / F constant)", Color: 1, Dashed: true}),
+		},
 	}
-	for i, f := range []string{gauss.FamilyModulo, gauss.FamilyNested, gauss.FamilyQuantizer} {
-		c := Series{Label: f + " alone (no time-sharing)", Color: 2 + i, Dashed: f != gauss.FamilyModulo}
-		for _, a := range env.Family(f) {
-			c.X, c.Y = append(c.X, a.Recon), append(c.Y, a.MinAdv)
-		}
-		s.Curves = append(s.Curves, c)
+	for i, f := range c.Families {
+		s.Curves = append(s.Curves, series(f.Curve, Series{Label: f.Family + " alone (no time-sharing)", Color: 2 + i, Dashed: i > 0}))
 	}
-	return s, nil
-}
-
-// GaussOptimum adds the optimum search's results (mmds gauss --optimum) to
-// a GaussEnvelope figure: at every threshold searched, the best certified
-// mechanism (filled circles) and the numerical estimate of the grid problem
-// capped by the upper bound (open triangles; an estimate, not a bound).
-func GaussOptimum(s Spec, bs []gauss.Bracket) Spec {
-	mech := Series{Label: "best certified mechanism (--optimum)", Color: 6, Filled: true, Shape: Circle}
-	est := Series{Label: "numerical estimate, grid problem (not a bound)", Color: 5, Shape: Triangle}
-	for _, b := range bs {
-		lo, hi, ok := b.Numerical()
-		if !ok {
-			continue
-		}
-		mech.X, mech.Y = append(mech.X, b.D), append(mech.Y, lo)
-		est.X, est.Y = append(est.X, b.D), append(est.Y, hi)
+	if c.Searched {
+		s.Points = append(s.Points,
+			series(c.Mechanism, Series{Label: "best certified mechanism (--optimum)", Color: 6, Filled: true, Shape: Circle}),
+			series(c.Estimate, Series{Label: "numerical estimate, grid problem (not a bound)", Color: 5, Shape: Triangle}))
 	}
-	s.Points = append(s.Points, mech, est)
 	return s
 }

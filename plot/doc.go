@@ -11,7 +11,9 @@
 // markers.
 //
 // A Spec holds a finished figure (series of (x, y) pairs, labels, marker
-// styles); the builders in this package compute it from the exact optima
-// and a verify.Report, and Write renders it as PNG or SVG by the file name's
-// extension, atomically (internal/report).
+// styles); the builders in this package lay out the data handed to them (a
+// sweep's model.Curves, a verify.Report) beside the model's optima
+// (model.Model.Optimum; plot imports no solver package), and Write renders
+// a Spec as PNG or SVG by the file name's extension, atomically
+// (internal/report).
 package plot

@@ -215,32 +215,3 @@ func TestStemAndErrors(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
-
-func TestCurveSpecs(t *testing.T) {
-	m := mip.PaperBinary()
-	opts, err := m.SweepProp2(context.Background(), []float64{0, 0.1, 0.2}, mip.DefaultSolver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := BinaryCurveSpec(opts); len(s.Curves) != 1 || len(s.Curves[0].X) != 3 || s.Curves[0].Y[2] != opts[2].MinAdv {
-		t.Errorf("binary curve spec %+v", s)
-	}
-	g, err := m.Finite().PrepareGlobal(mip.GlobalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gl, err := g.Sweep(context.Background(), []float64{0, 0.1, 0.2}, mip.DefaultSolver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := BinaryGlobalSpec(opts, gl); len(s.Curves) != 2 || s.Curves[1].Y[1] != gl[1].MinAdv || !s.Curves[1].Dashed {
-		t.Errorf("binary global spec %+v", s)
-	}
-	s, err := GaussEnvelope(gauss.Paper())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Curves) != 7 || len(s.Curves[0].X) != gaussPlotPoints+1 {
-		t.Errorf("Gaussian envelope: %d curves, %d points", len(s.Curves), len(s.Curves[0].X))
-	}
-}

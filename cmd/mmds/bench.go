@@ -15,7 +15,7 @@ import (
 	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 )
 
 // solveFlags are shared by `mmds bench` and `mmds bench run`.
@@ -162,7 +162,7 @@ run solves a library.`,
 	fl.Float64SliceVar(&f.fractions, "fractions", []float64{0.5}, "thresholds as fractions of D_max, each in [0, 1]")
 	fl.IntVar(&f.models, "instances", 1, "random models per (n, K), in [1, 1000]")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the model family")
-	fl.Int64Var(&f.maxSubsets, "max-subsets", mip.DefaultMaxSubsets, "ray-enumeration budget of the global LP (beyond it: no global LP, no certified value)")
+	fl.Int64Var(&f.maxSubsets, "max-subsets", model.DefaultMaxSubsets, "ray-enumeration budget of the global LP (beyond it: no global LP, no certified value)")
 	fl.StringVar(&f.writeMPS, "write-mps", "", "export every instance to this existing folder as MPS (else file-reading solvers use a temporary folder)")
 	cmd.AddCommand(newBenchLibraryCmd(), newBenchRunCmd())
 	return cmd

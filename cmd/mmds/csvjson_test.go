@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/mmds-project/mmds/gauss"
 )
 
 // timingColumns of CSV output are wall-clock times: they differ between
@@ -113,33 +111,6 @@ func TestCSVMatchesJSON(t *testing.T) {
 		}
 		if compared < len(recs)-1 {
 			t.Errorf("%s: only %d numbers compared", c.name, compared)
-		}
-	}
-}
-
-// TestGaussCSVMechanismColumns: a mixture's parameters are columns of
-// their own, not a description string, at full precision.
-func TestGaussCSVMechanismColumns(t *testing.T) {
-	lam, snr := 0.25, 1.0/3
-	mix := gauss.Mechanism{Family: gauss.FamilyMixture, Parts: []gauss.Part{
-		{Weight: 0.1, Mechanism: gauss.Modulo(math.Pi)},
-		{Weight: 0.9, Mechanism: gauss.Mechanism{Family: gauss.FamilyErasure, Lambda: &lam}},
-	}}
-	if got := mechanismCells(mix); strings.Join(got, ",") != "mixture,,,,," {
-		t.Errorf("mixture cells %q", got)
-	}
-	for _, tc := range []struct {
-		mech gauss.Mechanism
-		want string
-	}{
-		{mix.Parts[0].Mechanism, "modulo,3.141592653589793,,,,"},
-		{mix.Parts[1].Mechanism, "erasure,,,,0.25,"},
-		{gauss.Nested(0.1, 7), "nested,0.1,7,,,"},
-		{gauss.Mechanism{Family: gauss.FamilyLinear, SNR: &snr}, "linear,,,,,0.3333333333333333"},
-		{gauss.Mechanism{Family: gauss.FamilyLinear, SNRInfinite: true}, "linear,,,,,inf"},
-	} {
-		if got := strings.Join(mechanismCells(tc.mech), ","); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.mech, got, tc.want)
 		}
 	}
 }

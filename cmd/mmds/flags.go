@@ -37,9 +37,10 @@ func sayWrapped(w io.Writer, format string, args ...any) error {
 }
 
 // thresholds returns the distortion thresholds chosen by --d or --sweep
-// (mutually exclusive), or def when neither is set.
-func thresholds(cmd *cobra.Command, d float64, sweepStr string, def sweep.Spec) ([]float64, error) {
-	ds, err := thresholdFlags(cmd, d, sweepStr)
+// (mutually exclusive; given says which the user gave), or def when
+// neither is set.
+func thresholds(given func(flag string) bool, d float64, sweepStr string, def sweep.Spec) ([]float64, error) {
+	ds, err := thresholdFlags(given, d, sweepStr)
 	if ds == nil && err == nil {
 		ds = def.Values()
 	}
@@ -48,8 +49,8 @@ func thresholds(cmd *cobra.Command, d float64, sweepStr string, def sweep.Spec) 
 
 // thresholdFlags returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive), nil when neither is set.
-func thresholdFlags(cmd *cobra.Command, d float64, sweepStr string) ([]float64, error) {
-	dSet, sweepSet := cmd.Flags().Changed("d"), cmd.Flags().Changed("sweep")
+func thresholdFlags(given func(flag string) bool, d float64, sweepStr string) ([]float64, error) {
+	dSet, sweepSet := given("d"), given("sweep")
 	switch {
 	case dSet && sweepSet:
 		return nil, badInput("--d and --sweep are mutually exclusive: give one")
@@ -86,6 +87,27 @@ func emit(w io.Writer, f report.Format, g *report.Grid, v any) error {
 		return report.WriteJSON(w, v)
 	}
 	return g.RenderTable(w)
+}
+
+// writeOutput writes b, a command's whole output, to standard output or,
+// when path is set (-o/--output FILE), atomically to that file.
+func writeOutput(stdout io.Writer, path string, b []byte) error {
+	if path == "" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return report.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// num formats a number for tables: 6 significant digits, "inf" for +Inf.
+func num(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return report.Float(x, 6)
 }
 
 // modelFileNames checks a --write-model path and returns one file name per
@@ -428,23 +450,20 @@ func outputFlag(f *pflag.FlagSet, p *string) {
 	f.StringVarP(p, "output", "o", "", "write the output to this file (atomically, once the command has finished; - is standard output) instead of standard output")
 }
 
-// withOutput runs fn with the command's standard output going, when path
-// names a file (-o/--output FILE), to that file, written atomically: what
-// fn prints streams into a temporary file in the target's folder (created
-// at the first byte, so input refused before any output creates nothing),
+// withOutput runs fn with the output going to stdout or, when path names
+// a file (-o/--output FILE), to that file, written atomically: what fn
+// prints streams into a temporary file in the target's folder (created at
+// the first byte, so input refused before any output creates nothing),
 // which is renamed onto the target once fn has succeeded and removed when
 // it fails or is interrupted.
-func withOutput(cmd *cobra.Command, path string, fn func() error) error {
+func withOutput(stdout io.Writer, path string, fn func(io.Writer) error) error {
 	path = stdoutPath(path)
 	if path == "" {
-		return fn()
+		return fn(stdout)
 	}
-	stdout := cmd.OutOrStdout()
 	out := &lazyAtomic{path: path}
 	bw := bufio.NewWriter(out)
-	cmd.SetOut(bw)
-	err := fn()
-	cmd.SetOut(stdout)
+	err := fn(bw)
 	if err == nil {
 		err = bw.Flush()
 	}

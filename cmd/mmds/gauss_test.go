@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -353,8 +354,8 @@ func TestGaussOptimum(t *testing.T) {
 		"optimum_two_atom_bound": o.TwoAtomBound, "optimum_mechanism_min_adv": o.Losses.MinAdvLoss}
 	for k, name := range head {
 		if v, ok := want[name]; ok {
-			if row[k] != csvNum(v) {
-				t.Errorf("CSV %s = %s, JSON %s", name, row[k], csvNum(v))
+			if js := strconv.FormatFloat(v, 'g', -1, 64); row[k] != js {
+				t.Errorf("CSV %s = %s, JSON %s", name, row[k], js)
 			}
 			delete(want, name)
 		}

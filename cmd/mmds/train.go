@@ -353,7 +353,7 @@ func (o *trainOpts) grid(cmd *cobra.Command) (tau float64, ds []float64, err err
 		}
 		tau = o.tau
 	}
-	ds, err = thresholdFlags(cmd, o.d, o.sweep)
+	ds, err = thresholdFlags(cmd.Flags().Changed, o.d, o.sweep)
 	return tau, ds, err
 }
 

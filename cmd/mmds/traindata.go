@@ -15,7 +15,7 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -307,8 +307,8 @@ func dataChoice(o trainDataOpts) (data.Choice, error) {
 		return c, badInput("--reconstructor: give the reconstructor's side columns (COL[,COL])")
 	case len(o.advs) == 0:
 		return c, badInput("--adversary: give one adversary's side columns (COL[,COL]); repeat for each adversary")
-	case len(o.advs) > mip.MaxAdversaries:
-		return c, badInput("--adversary: %d adversaries: at most %d", len(o.advs), mip.MaxAdversaries)
+	case len(o.advs) > model.MaxAdversaries:
+		return c, badInput("--adversary: %d adversaries: at most %d", len(o.advs), model.MaxAdversaries)
 	}
 	for _, a := range o.advs {
 		c.Adversaries = append(c.Adversaries, trimAll(strings.Split(a, ",")))

@@ -18,7 +18,7 @@ import (
 // stated losses and, for discrete data, the plug-in optimum beside them.
 // Exit 1 when a threshold is not "no leak found".
 func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
-	bar := newBar(cmd, o.quiet, "thresholds", len(run.Results.Config.D), 0)
+	bar := newBar(cmd.ErrOrStderr(), cmd.Name(), o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.CertifyData(cmd.Context(), run, verify.Options{Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrMemory) {
