@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/bench"
+	gonumplot "gonum.org/v1/plot"
 )
 
 func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
@@ -49,8 +50,19 @@ func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
 	if err := PerformanceProfile(filepath.Join(dir, "p.pdf"), "t", curves); err == nil {
 		t.Error(".pdf: no error")
 	}
-	ticks := pow2Ticks{}.Ticks(1, 10)
-	if len(ticks) != 4 || ticks[3].Value != 8 {
+	ticks := logTicks{}.Ticks(1, 10)
+	if labelled(ticks) < minTicks {
 		t.Errorf("ticks %v", ticks)
 	}
+}
+
+// labelled counts the labelled ticks of ts.
+func labelled(ts []gonumplot.Tick) int {
+	n := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -79,7 +79,7 @@ func GaussEnvelope(m *gauss.Model) (Spec, error) {
 	s := Spec{
 		Title:  "Gaussian model: best achievable vs. Proposition 1",
 		XLabel: "reconstructor distortion D",
-		YLabel: "smallest adversary loss min_i E[(X − X̃_i)²]",
+		YLabel: "smallest adversarial loss minᵢ E[(X − X\u0303ᵢ)²]",
 		Curves: []Series{best, up, lin, era},
 	}
 	for i, f := range []string{gauss.FamilyModulo, gauss.FamilyNested, gauss.FamilyQuantizer} {
