@@ -107,7 +107,7 @@ func layoutCases(t *testing.T) map[string]Spec {
 		"top right":    func(x float64) float64 { return 10 * x * x * x },
 		"bottom left":  func(x float64) float64 { return 10 * (1 - math.Exp(-3*x)) },
 		"bottom right": func(x float64) float64 { return 10 * (1 - x*x*x) },
-		"middle":           func(x float64) float64 { return 5 + 5*math.Sin(12*x) },
+		"middle":       func(x float64) float64 { return 5 + 5*math.Sin(12*x) },
 	}
 	for name, f := range hug {
 		s := Spec{Title: "a curve that hugs the " + name + " corner", XLabel: "x", YLabel: "y", Curves: []Series{fnCurve("a curve with a long legend entry", 0, 0, 1, 100, f)}}
