@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gonumplot "gonum.org/v1/plot"
@@ -124,12 +125,12 @@ func (s Spec) build() (*figure, error) {
 	leg := newLegendBox()
 	var marks []mark
 	for _, c := range s.Curves {
-		if err := addCurve(p, leg, &marks, c); err != nil {
+		if err := addCurve(p, leg, &marks, s.positive(c)); err != nil {
 			return nil, err
 		}
 	}
 	for _, ps := range s.Points {
-		if err := addPoints(p, leg, &marks, ps); err != nil {
+		if err := addPoints(p, leg, &marks, s.positive(ps)); err != nil {
 			return nil, err
 		}
 	}
@@ -164,6 +165,22 @@ func fitYLabel(p *gonumplot.Plot, w, h vg.Length) {
 	}
 }
 
+// positive returns c without the pairs a log axis cannot draw (x or y
+// not positive), as NaN pairs.
+func (s Spec) positive(c Series) Series {
+	if !s.XAxis.Log && !s.YAxis.Log {
+		return c
+	}
+	x, y := slices.Clone(c.X), slices.Clone(c.Y)
+	for i := range min(len(x), len(y)) {
+		if (s.XAxis.Log && !(x[i] > 0)) || (s.YAxis.Log && !(y[i] > 0)) {
+			x[i], y[i] = math.NaN(), math.NaN()
+		}
+	}
+	c.X, c.Y = x, y
+	return c
+}
+
 // setAxis sets a's range, scale and ticks after the data are added.
 func setAxis(a *gonumplot.Axis, o Axis) {
 	lo, hi := a.Min, a.Max
@@ -188,11 +205,22 @@ func setAxis(a *gonumplot.Axis, o Axis) {
 			lo, hi = min(lo, o.Lo), max(hi, o.Hi)
 		}
 	}
+	if o.Log && !(lo > 0) {
+		lo, hi = 1, 10 // no positive value to draw
+	}
+	if o.Log && !(hi > lo) {
+		// One value: a decade around it (gonum widens by ±1, below 0).
+		lo, hi = lo/math.Sqrt(10), hi*math.Sqrt(10)
+	}
 	if o.Integer {
 		// Counts span at least four integers, each a tick.
 		lo, hi = math.Floor(lo), math.Ceil(hi)
-		for hi-lo+1 < 4 {
-			hi++
+		for up := true; hi-lo+1 < 4; up = !up {
+			if up || lo < 1 { // a count goes no lower than 0
+				hi++
+			} else {
+				lo--
+			}
 		}
 	}
 	a.Min, a.Max = lo, hi

@@ -132,6 +132,17 @@ func layoutCases(t *testing.T) map[string]Spec {
 	cases["counts"] = Spec{Title: "counts", XAxis: Axis{Integer: true, FromData: true}, YAxis: Axis{Integer: true}, Curves: []Series{fnCurve("c", 0, 1, 37, 36, func(x float64) float64 { return math.Floor(x * x / 7) })}}
 	cases["small figure"] = Spec{Title: strings.Repeat("a long title ", 8), XLabel: strings.Repeat("long label ", 8), YLabel: strings.Repeat("long label ", 3), Width: 4, Height: 3,
 		Curves: []Series{fnCurve("up", 0, 0, 1, 50, func(x float64) float64 { return x })}}
+	cases["bench one solve"] = BenchScalingSpec("one solve", []BenchPoint{{Series: "HiGHS", N: 3, Seconds: 0.02}})
+	cases["bench no solve"] = BenchScalingSpec("no solve", nil)
+	cases["profile no curve"] = ProfileSpec("no solver", nil)
+	cases["log with zeros"] = Spec{Title: "zeros on a log axis", YAxis: Axis{Log: true}, Curves: []Series{{Label: "with zeros", X: []float64{0, 1, 2, 3}, Y: []float64{0, 1, 10, 100}}}}
+	cases["all zero"] = Spec{Title: "all zero", Curves: []Series{{Label: "zero", X: []float64{0, 0}, Y: []float64{0, 0}}}}
+	cases["unnamed series"] = Spec{Title: "no names", Curves: []Series{fnCurve("", 0, 0, 1, 10, math.Sqrt)}, Points: []Series{{X: []float64{0.5}, Y: []float64{0.5}}}}
+	wide := Spec{Title: "a legend wider than the plot", Width: 3.5, Height: 2.6}
+	for i := range 4 {
+		wide.Curves = append(wide.Curves, fnCurve(strings.Repeat("a very long legend entry ", 2)+strconv.Itoa(i), i, 0, 1, 20, func(x float64) float64 { return x * float64(i+1) }))
+	}
+	cases["wide legend"] = wide
 	return cases
 }
 

@@ -53,8 +53,21 @@ func newLegendBox() *legendBox {
 	return &legendBox{style: l}
 }
 
+// add adds an entry, unless label is empty (a series with no name).
 func (b *legendBox) add(label string, thumbs ...gonumplot.Thumbnailer) {
-	b.items = append(b.items, legendEntry{label, thumbs})
+	if label != "" {
+		b.items = append(b.items, legendEntry{label, thumbs})
+	}
+}
+
+// fit shrinks the legend's font, down to 7 points, until the legend fits
+// inside data area r.
+func (b *legendBox) fit(r vg.Rectangle) {
+	for sty := &b.style.TextStyle; sty.Font.Size > vg.Points(7); sty.Font.Size -= vg.Points(0.5) {
+		if w, h := b.size(); w+2*legendInset <= r.Max.X-r.Min.X && h+2*legendInset <= r.Max.Y-r.Min.Y {
+			return
+		}
+	}
 }
 
 // size returns the legend's width and height: thumbnail, a space and the
@@ -187,6 +200,7 @@ func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) 
 		return
 	}
 	full := inset(draw.NewCanvas(&recorder.Canvas{}, w, h))
+	b.fit(p.DataCanvas(full).Rectangle)
 	lo, hi := p.Y.Min, p.Y.Max
 	best, bestN, bestHi := topLeft, math.MaxInt, hi
 	for _, f := range headrooms {
