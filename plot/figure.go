@@ -106,7 +106,7 @@ type figure struct {
 }
 
 // textMargin is the least gap between a figure's text and its edges.
-var textMargin = vg.Points(6)
+const textMargin vg.Length = 6 // points
 
 // build lays s out: the axes' ranges and ticks (Axis), the title and axis
 // labels wrapped to fit the figure, and the legend in a corner where it

@@ -39,9 +39,9 @@ type legendBox struct {
 
 // legendInset is the gap between the legend and the data area's edge, and
 // legendMargin the clearance it keeps from every curve and marker.
-var (
-	legendInset  = vg.Points(6)
-	legendMargin = vg.Points(3)
+const (
+	legendInset  vg.Length = 6 // points
+	legendMargin vg.Length = 3
 )
 
 func newLegendBox() *legendBox {
@@ -187,13 +187,9 @@ func segmentMeets(a, b vg.Point, r vg.Rectangle) bool {
 	return true
 }
 
-// headrooms are the fractions of the data's height added above it, in
-// turn, until a corner of the data area is free for the legend.
-var headrooms = []float64{0, 0.08, 0.16, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2}
-
 // placeLegend puts the legend of p in the first corner (top left, top
 // right, bottom right, bottom left) where it covers no data, raising the
-// top of the y axis by the least of headrooms that frees one; failing
+// top of the y axis by the least fraction that frees one; failing
 // that, where it covers least. w and h are the figure's size.
 func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) {
 	if len(b.items) == 0 {
@@ -203,7 +199,9 @@ func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) 
 	b.fit(p.DataCanvas(full).Rectangle)
 	lo, hi := p.Y.Min, p.Y.Max
 	best, bestN, bestHi := topLeft, math.MaxInt, hi
-	for _, f := range headrooms {
+	// Fractions of the data's height added above it, in turn, until a
+	// corner of the data area is free for the legend.
+	for _, f := range []float64{0, 0.08, 0.16, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2} {
 		p.Y.Max = raise(lo, hi, f, p.Y.Scale)
 		dc := p.DataCanvas(full)
 		for _, c := range []corner{topLeft, topRight, bottomRight, bottomLeft} {

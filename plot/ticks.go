@@ -124,15 +124,17 @@ func numberLabel(v float64, dec int) string {
 // integer mantissas.
 type logTicks struct{}
 
-// logMantissas are the candidate sets of labelled mantissas per decade,
-// sparse first.
-var logMantissas = [][]float64{
-	{1},
-	{1, 3},
-	{1, 2, 5},
-	{1, 1.5, 2, 3, 5, 7},
-	{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8},
-	{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9},
+// logMantissas returns the candidate sets of labelled mantissas per
+// decade, sparse first.
+func logMantissas() [][]float64 {
+	return [][]float64{
+		{1},
+		{1, 3},
+		{1, 2, 5},
+		{1, 1.5, 2, 3, 5, 7},
+		{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8},
+		{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9},
+	}
 }
 
 // Ticks implements gonumplot.Ticker.
@@ -145,7 +147,7 @@ func (logTicks) Ticks(lo, hi float64) []gonumplot.Tick {
 	for every := max(1, (e1-e0)/8); every >= 1 && len(labelled) < minTicks; every /= 2 {
 		labelled = logValues(lo, hi, e0, e1, []float64{1}, every)
 	}
-	for _, ms := range logMantissas[1:] {
+	for _, ms := range logMantissas()[1:] {
 		if len(labelled) >= minTicks {
 			break
 		}
