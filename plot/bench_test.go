@@ -2,6 +2,7 @@ package plot
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,4 +66,27 @@ func labelled(ts []gonumplot.Tick) int {
 		}
 	}
 	return n
+}
+
+// The tick markers' edge cases: no ticks for an empty or infinite range,
+// and labels that read back as their values.
+func TestTickEdges(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   int
+	}{
+		{1, 1, 0}, {2, 1, 0}, {0, math.Inf(1), 0}, {math.NaN(), 1, 0}, {0, 1e-300, 5}, {-1e300, 1e300, 5},
+	} {
+		if n := labelled(niceTicks{}.Ticks(c.lo, c.hi)); n < c.want || (c.want == 0 && n != 0) {
+			t.Errorf("niceTicks on [%g, %g]: %d labelled ticks", c.lo, c.hi, n)
+		}
+	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1e-6, "1e−6"}, {0.001, "0.001"}, {1e5, "100000"}, {2e5, "2e5"}, {3e-7, "3e−7"}} {
+		if got := logLabel(c.v); got != c.want {
+			t.Errorf("logLabel(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
 }

@@ -93,6 +93,9 @@ func decimals(step float64) int {
 
 // Ticks implements gonumplot.Ticker.
 func (t niceTicks) Ticks(lo, hi float64) []gonumplot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
 	step, sub := t.step(lo, hi)
 	dec := decimals(step)
 	minor := step / float64(sub)
@@ -190,10 +193,13 @@ func logValues(lo, hi float64, e0, e1 int, ms []float64, every int) []float64 {
 }
 
 // logLabel writes a log-axis value as people do: plain digits from
-// 0.0001 to 100000, else as 1e−6 (the font has no superscript minus).
+// 0.0001 to 100000, else as 1e−6 or 2e7 (the font has no superscript
+// minus).
 func logLabel(v float64) string {
 	if v >= 1e-4 && v <= 1e5 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	return strings.Replace(strconv.FormatFloat(v, 'g', 3, 64), "e-", "e−", 1)
+	e := int(math.Floor(math.Log10(v) + 1e-9))
+	m := strconv.FormatFloat(v/math.Pow10(e), 'g', 3, 64)
+	return m + "e" + strings.Replace(strconv.Itoa(e), "-", "−", 1)
 }
