@@ -223,6 +223,17 @@ func setAxis(a *gonumplot.Axis, o Axis) {
 			}
 		}
 	}
+	if !o.Log && !o.Fixed && hi > lo {
+		// An end within 5% of the next tick moves to it: the axis ends on a
+		// labelled value.
+		step, _ := niceTicks{integer: o.Integer}.step(lo, hi)
+		if up := math.Ceil(hi/step-1e-9) * step; up-hi <= 0.05*(hi-lo) {
+			hi = up
+		}
+		if down := math.Floor(lo/step+1e-9) * step; lo-down <= 0.05*(hi-lo) {
+			lo = down
+		}
+	}
 	a.Min, a.Max = lo, hi
 	a.Tick.Marker = niceTicks{integer: o.Integer}
 	if o.Log {

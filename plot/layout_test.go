@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,6 +144,17 @@ func layoutCases(t *testing.T) map[string]Spec {
 		wide.Curves = append(wide.Curves, fnCurve(strings.Repeat("a very long legend entry ", 2)+strconv.Itoa(i), i, 0, 1, 20, func(x float64) float64 { return x * float64(i+1) }))
 	}
 	cases["wide legend"] = wide
+	// Markers everywhere: only a raised y axis frees a corner.
+	cloud := Spec{Title: "a cloud that fills the data area"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 6 {
+		p := Series{Label: "cloud " + strconv.Itoa(i+1), Color: i, Shape: Shape(i % 5)}
+		for range 80 {
+			p.X, p.Y = append(p.X, rng.Float64()), append(p.Y, rng.Float64())
+		}
+		cloud.Points = append(cloud.Points, p)
+	}
+	cases["dense cloud"] = cloud
 	return cases
 }
 

@@ -201,7 +201,7 @@ func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) 
 	best, bestN, bestHi := topLeft, math.MaxInt, hi
 	// Fractions of the data's height added above it, in turn, until a
 	// corner of the data area is free for the legend.
-	for _, f := range []float64{0, 0.08, 0.16, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2} {
+	for _, f := range []float64{0, 0.08, 0.16, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2, 3, 5} {
 		p.Y.Max = raise(lo, hi, f, p.Y.Scale)
 		dc := p.DataCanvas(full)
 		for _, c := range []corner{topLeft, topRight, bottomRight, bottomLeft} {
