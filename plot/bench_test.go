@@ -5,10 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/bench"
 	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/mmds-project/mmds/bench"
 )
 
 func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
@@ -87,6 +90,34 @@ func TestTickEdges(t *testing.T) {
 	}{{1e-6, "1e−6"}, {0.001, "0.001"}, {1e5, "100000"}, {2e5, "2e5"}, {3e-7, "3e−7"}} {
 		if got := logLabel(c.v); got != c.want {
 			t.Errorf("logLabel(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// Titles wrap after a comma where they can, else at a space, each line
+// within the width.
+func TestWrap(t *testing.T) {
+	sty := gonumplot.New().Title.TextStyle
+	one := sty.Width("n")
+	for _, c := range []struct {
+		txt   string
+		width vg.Length
+		want  string
+	}{
+		{"short", 100 * one, "short"},
+		{"seed 1, n from 2 to 4, median of 1 seed", 25 * one, "seed 1, n from 2 to 4,\nmedian of 1 seed"},
+		{"aaaa bbbb cccc dddd", 10 * one, "aaaa bbbb\ncccc dddd"},
+		{"a, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, c", 10 * one, "a,\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb,\nc"},
+		{"", 10 * one, ""},
+	} {
+		got := wrap(c.txt, sty, c.width)
+		if got != c.want {
+			t.Errorf("wrap(%q, %v) = %q, want %q", c.txt, c.width, got, c.want)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if sty.Width(l) > c.width && !strings.Contains(c.txt, "bbbbbbbb") {
+				t.Errorf("wrap(%q): line %q wider than %v", c.txt, l, c.width)
+			}
 		}
 	}
 }

@@ -125,12 +125,12 @@ func (s Spec) build() (*figure, error) {
 	leg := newLegendBox()
 	var marks []mark
 	for _, c := range s.Curves {
-		if err := addCurve(p, leg, &marks, s.positive(c)); err != nil {
+		if err := addCurve(p, leg, &marks, s.onAxes(c)); err != nil {
 			return nil, err
 		}
 	}
 	for _, ps := range s.Points {
-		if err := addPoints(p, leg, &marks, s.positive(ps)); err != nil {
+		if err := addPoints(p, leg, &marks, s.onAxes(ps)); err != nil {
 			return nil, err
 		}
 	}
@@ -165,9 +165,12 @@ func fitYLabel(p *gonumplot.Plot, w, h vg.Length) {
 	}
 }
 
-// positive returns c without the pairs a log axis cannot draw (x or y
-// not positive), as NaN pairs.
-func (s Spec) positive(c Series) Series {
+// onAxes returns c in the coordinates the plot draws: log10 of the values
+// on a log axis, and NaN pairs (not drawn) where a log axis has a value
+// that is not positive. gonum's own log scale misplaces the y label's
+// room (it centres it at the arithmetic mean of the range), so log axes
+// are linear axes of log10 with ticks labelled 10^v (log10Ticks).
+func (s Spec) onAxes(c Series) Series {
 	if !s.XAxis.Log && !s.YAxis.Log {
 		return c
 	}
@@ -175,6 +178,13 @@ func (s Spec) positive(c Series) Series {
 	for i := range min(len(x), len(y)) {
 		if (s.XAxis.Log && !(x[i] > 0)) || (s.YAxis.Log && !(y[i] > 0)) {
 			x[i], y[i] = math.NaN(), math.NaN()
+			continue
+		}
+		if s.XAxis.Log {
+			x[i] = math.Log10(x[i])
+		}
+		if s.YAxis.Log {
+			y[i] = math.Log10(y[i])
 		}
 	}
 	c.X, c.Y = x, y
@@ -184,8 +194,11 @@ func (s Spec) positive(c Series) Series {
 // setAxis sets a's range, scale and ticks after the data are added.
 func setAxis(a *gonumplot.Axis, o Axis) {
 	lo, hi := a.Min, a.Max
-	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi { // no data
+	switch {
+	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi: // no data
 		lo, hi = o.Lo, o.Hi
+	case o.Log:
+		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
 	}
 	switch {
 	case o.Fixed:
@@ -237,7 +250,7 @@ func setAxis(a *gonumplot.Axis, o Axis) {
 	a.Min, a.Max = lo, hi
 	a.Tick.Marker = niceTicks{integer: o.Integer}
 	if o.Log {
-		a.Scale, a.Tick.Marker = gonumplot.LogScale{}, logTicks{}
+		a.Min, a.Max, a.Tick.Marker = math.Log10(lo), math.Log10(hi), log10Ticks{}
 	}
 }
 

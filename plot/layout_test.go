@@ -232,10 +232,14 @@ func checkTicks(t *testing.T, name string, a gonumplot.Axis, o Axis) {
 			continue
 		}
 		v, err := tickValue(tk.Label)
-		if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(v)) {
+		at := v
+		if o.Log {
+			at = math.Log10(v) // a log axis draws log10 of its values
+		}
+		if err != nil || math.Abs(at-tk.Value) > 1e-9*math.Max(1, math.Abs(at)) {
 			t.Errorf("%s: tick %v labelled %q (%v)", name, tk.Value, tk.Label, err)
 		}
-		vals = append(vals, tk.Value)
+		vals = append(vals, v)
 	}
 	if len(vals) < 4 {
 		t.Errorf("%s: %d labelled ticks %v on [%g, %g], want at least 4", name, len(vals), vals, a.Min, a.Max)

@@ -202,7 +202,7 @@ func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) 
 	// Fractions of the data's height added above it, in turn, until a
 	// corner of the data area is free for the legend.
 	for _, f := range []float64{0, 0.08, 0.16, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2, 3, 5} {
-		p.Y.Max = raise(lo, hi, f, p.Y.Scale)
+		p.Y.Max = raise(lo, hi, f)
 		dc := p.DataCanvas(full)
 		for _, c := range []corner{topLeft, topRight, bottomRight, bottomLeft} {
 			if f > 0 && (c == bottomLeft || c == bottomRight) {
@@ -222,13 +222,8 @@ func placeLegend(p *gonumplot.Plot, b *legendBox, marks []mark, w, h vg.Length) 
 }
 
 // raise returns the top of an axis from lo to hi raised by fraction f of
-// its height on its scale.
-func raise(lo, hi, f float64, s gonumplot.Normalizer) float64 {
-	if _, ok := s.(gonumplot.LogScale); ok && lo > 0 {
-		return math.Exp(math.Log(lo) + (math.Log(hi)-math.Log(lo))*(1+f))
-	}
-	return lo + (hi-lo)*(1+f)
-}
+// its height.
+func raise(lo, hi, f float64) float64 { return lo + (hi-lo)*(1+f) }
 
 func contains(r vg.Rectangle, p vg.Point) bool {
 	return p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y

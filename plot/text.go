@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,29 +129,33 @@ func hasGlyph(r rune) bool {
 	return err == nil && idx != 0
 }
 
-// wrap breaks txt into lines at spaces so that each fits within width
-// when drawn in sty (a word longer than width keeps its own line).
+// wrap breaks txt into lines that each fit within width when drawn in
+// sty: after a comma where it can (a title's clauses stay whole), else at
+// a space (a word longer than width keeps its own line).
 func wrap(txt string, sty text.Style, width vg.Length) string {
 	if strings.Contains(txt, "\n") || sty.Width(txt) <= width {
 		return txt
 	}
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(txt) {
-		switch try := line + " " + w; {
-		case line == "":
-			line = w
-		case sty.Width(try) <= width:
+	for _, clause := range strings.SplitAfter(txt, ", ") {
+		switch try := line + clause; {
+		case sty.Width(strings.TrimSpace(try)) <= width:
 			line = try
+		case sty.Width(strings.TrimSpace(clause)) <= width:
+			lines, line = append(lines, strings.TrimSpace(line)), clause
 		default:
-			lines = append(lines, line)
-			line = w
+			for _, w := range strings.Fields(clause) {
+				if try := line + w + " "; line == "" || sty.Width(strings.TrimSpace(try)) <= width {
+					line = try
+				} else {
+					lines, line = append(lines, strings.TrimSpace(line)), w+" "
+				}
+			}
 		}
 	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n")
+	lines = append(lines, strings.TrimSpace(line))
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
 }
 
 // count writes n and a noun, plural unless n is 1: "1 seed", "3 seeds".

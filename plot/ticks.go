@@ -203,3 +203,16 @@ func logLabel(v float64) string {
 	m := strconv.FormatFloat(v/math.Pow10(e), 'g', 3, 64)
 	return m + "e" + strings.Replace(strconv.Itoa(e), "-", "−", 1)
 }
+
+// log10Ticks marks a linear axis of log10 values as a log axis: logTicks's
+// ticks at log10 of their values, labelled with the values.
+type log10Ticks struct{}
+
+// Ticks implements gonumplot.Ticker.
+func (log10Ticks) Ticks(lo, hi float64) []gonumplot.Tick {
+	ts := logTicks{}.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+	for i := range ts {
+		ts[i].Value = math.Log10(ts[i].Value)
+	}
+	return ts
+}
