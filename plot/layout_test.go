@@ -315,7 +315,7 @@ func TestFigureLayout(t *testing.T) {
 				}
 			}
 			if covered > 0 {
-				t.Errorf("the legend (pixels %v) covers %d pixels of data", foot, covered)
+				t.Errorf("the legend (%v, pixels %v) covers %d pixels of data", f.legend.corner, foot, covered)
 			}
 			b := with.Bounds()
 			for y := b.Min.Y; y < b.Max.Y; y++ {

@@ -3,6 +3,7 @@ package plot
 import (
 	"image/color"
 	"math"
+	"strconv"
 
 	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,6 +28,20 @@ const (
 	bottomLeft
 )
 
+func (c corner) String() string {
+	switch c {
+	case topLeft:
+		return "top left"
+	case topRight:
+		return "top right"
+	case bottomRight:
+		return "bottom right"
+	case bottomLeft:
+		return "bottom left"
+	}
+	return "corner(" + strconv.Itoa(int(c)) + ")"
+}
+
 // legendBox draws the legend inside the data area at a corner chosen so that
 // it covers no data (placeLegend), on a white ground that hides the grid.
 // It is the last plotter of a figure, so it draws over everything else.
@@ -34,7 +49,7 @@ type legendBox struct {
 	style  gonumplot.Legend // text style, thumbnail width, padding
 	items  []legendEntry
 	corner corner
-	hidden bool // drawn as if absent (the tests compare both)
+	hidden bool // not drawn, the layout kept: the figure as if it had none
 }
 
 // legendInset is the gap between the legend and the data area's edge, and
