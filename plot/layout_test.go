@@ -351,14 +351,15 @@ func TestFigureLayout(t *testing.T) {
 // it, and the font has both glyphs.
 func TestMarkOverLetter(t *testing.T) {
 	fnt := plain.Fonts.Lookup(gonumplot.DefaultFont, 12)
-	for _, c := range []struct{ text, base, mark string }{
-		{"X\u0303ᵢ", "Xᵢ", "\u0303"},
-		{"E[(X − X\u0303ᵢ)²]", "E[(X − Xᵢ)²]", "\u0303"},
-		{"X\u0302", "X", "\u0302"},
-		{"x\u0303", "x", "\u0303"},
+	for _, c := range []struct{ text, base, mark, drawn string }{
+		{"X\u0303ᵢ", "Xᵢ", "\u0303", "˜"},
+		{"E[(X − X\u0303ᵢ)²]", "E[(X − Xᵢ)²]", "\u0303", "˜"},
+		{"X\u0302", "X", "\u0302", "ˆ"},
+		{"x\u0303", "x", "\u0303", "˜"},
+		{"X\u0311", "X", "\u0311", "\u0311"}, // no spacing form
 	} {
 		base, marks := layoutMarks(fnt, c.text)
-		if base != c.base || len(marks) != 1 || marks[0].mark != c.mark {
+		if base != c.base || len(marks) != 1 || marks[0].mark != c.drawn {
 			t.Fatalf("%q: base %q, marks %v", c.text, base, marks)
 		}
 		runes := []rune(c.text)
@@ -366,7 +367,7 @@ func TestMarkOverLetter(t *testing.T) {
 		letter := runes[k-1]
 		at := fnt.Width(string(runes[:k-1]))
 		bl, bt, br, _ := inkBox(fnt, letter)
-		ml, _, mr, mb := inkBox(fnt, []rune(c.mark)[0])
+		ml, _, mr, mb := inkBox(fnt, []rune(c.drawn)[0])
 		center := marks[0].at.X + (ml+mr)/2
 		if math.Abs(float64(center-(at+(bl+br)/2))) > 0.01 {
 			t.Errorf("%q: mark centred at %v, letter at %v", c.text, center, at+(bl+br)/2)

@@ -65,7 +65,16 @@ func (markText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 	}
 }
 
-// placedMark is a combining mark and where it is drawn.
+// spacingMark maps combining marks to their spacing forms, the glyphs
+// drawn: a lone combining mark may be drawn on a dotted circle by an SVG
+// viewer's shaper, a spacing one never is.
+var spacingMark = map[rune]rune{
+	0x300: '`', 0x301: '´', 0x302: 'ˆ', 0x303: '˜', 0x304: '¯',
+	0x306: '˘', 0x307: '˙', 0x308: '¨', 0x30a: '˚', 0x30c: 'ˇ',
+}
+
+// placedMark is a combining mark (drawn in its spacing form) and where it
+// is drawn.
 type placedMark struct {
 	mark string
 	at   vg.Point
@@ -94,6 +103,9 @@ func layoutMarks(fnt font.Face, line string) (string, []placedMark) {
 			base.WriteRune(r)
 			prev = r
 			continue
+		}
+		if sp, ok := spacingMark[r]; ok {
+			r = sp
 		}
 		bl, bt, br, _ := inkBox(fnt, prev)
 		ml, _, mr, mb := inkBox(fnt, r)
