@@ -1,17 +1,9 @@
 package plot
 
 import (
-	"fmt"
-	"image/color"
-	"path/filepath"
 	"slices"
-	"strings"
 
-	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // BenchPoint is one solve for the scaling plot.
@@ -24,41 +16,37 @@ type BenchPoint struct {
 	Limited bool
 }
 
-// BenchScaling writes the scaling plot of mmds bench to path: the median
-// solve time per series against n, on a log scale. The format (PNG or SVG)
-// follows the extension; the file is written atomically.
+// BenchScaling writes the scaling plot of mmds bench to path
+// (BenchScalingSpec). The format (PNG or SVG) follows the extension; the
+// file is written atomically.
 func BenchScaling(path, title string, pts []BenchPoint) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".png" && ext != ".svg" {
-		return fmt.Errorf("plot %q: the file name must end in .png or .svg", path)
-	}
-	p := gonumplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "n = |Y| = |Z| = m"
-	p.Y.Label.Text = "median solve time (s)"
-	p.Y.Scale = gonumplot.LogScale{}
-	p.Y.Tick.Marker = gonumplot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	p.Legend.Left = true
+	return Write(BenchScalingSpec(title, pts), path)
+}
 
+// BenchScalingSpec is the scaling plot of mmds bench: the median solve
+// time per series against n (a count: integer ticks), on a log scale, and
+// a cross at every solve stopped by the time limit.
+func BenchScalingSpec(title string, pts []BenchPoint) Spec {
+	s := Spec{
+		Title: title, XLabel: "n = |Y| = |Z| = m", YLabel: "median solve time (s)",
+		XAxis: Axis{Integer: true, FromData: true}, YAxis: Axis{Log: true},
+		Width: 7, Height: 4.5,
+	}
 	for i, c := range medianSeries(pts) {
-		line, points, err := plotter.NewLinePoints(c.xy)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", c.name, err)
+		ser := Series{Label: c.name, Color: i, Shape: Shape(i % 5), Dashed: i%2 == 1, Markers: true}
+		for _, xy := range c.xy {
+			ser.X, ser.Y = append(ser.X, xy.X), append(ser.Y, xy.Y)
 		}
-		col := plotutil.Color(i)
-		line.Color, points.Color = col, col
-		line.Dashes = plotutil.Dashes(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(c.name, line, points)
+		s.Curves = append(s.Curves, ser)
 	}
-	if err := addLimited(p, pts); err != nil {
-		return err
+	limited := Series{Label: "stopped by the time limit", Color: 6, Shape: Cross}
+	for _, pt := range pts {
+		if pt.Limited {
+			limited.X, limited.Y = append(limited.X, float64(pt.N)), append(limited.Y, max(pt.Seconds, 1e-5))
+		}
 	}
-	p.Add(plotter.NewGrid())
-	p.BackgroundColor = color.White
-	return writePlot(path, ext, p, 7*vg.Inch, 4.5*vg.Inch)
+	s.Points = append(s.Points, limited)
+	return s
 }
 
 // medianCurve is one series of the scaling plot: the median time per n.
@@ -93,29 +81,6 @@ func medianSeries(pts []BenchPoint) []medianCurve {
 		out[i] = medianCurve{name, xy}
 	}
 	return out
-}
-
-// addLimited marks every solve stopped by the time limit with a cross.
-func addLimited(p *gonumplot.Plot, pts []BenchPoint) error {
-	var limited plotter.XYs
-	for _, pt := range pts {
-		if pt.Limited {
-			limited = append(limited, plotter.XY{X: float64(pt.N), Y: max(pt.Seconds, 1e-5)})
-		}
-	}
-	if len(limited) == 0 {
-		return nil
-	}
-	sc, err := plotter.NewScatter(limited)
-	if err != nil {
-		return fmt.Errorf("plot time-limited solves: %w", err)
-	}
-	sc.Shape = draw.CrossGlyph{}
-	sc.Radius = vg.Points(5)
-	sc.Color = color.Black
-	p.Add(sc)
-	p.Legend.Add("stopped by the time limit", sc)
-	return nil
 }
 
 func benchMedian(xs []float64) float64 {

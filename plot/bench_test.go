@@ -2,9 +2,14 @@ package plot
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/mmds-project/mmds/bench"
 )
@@ -49,8 +54,70 @@ func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
 	if err := PerformanceProfile(filepath.Join(dir, "p.pdf"), "t", curves); err == nil {
 		t.Error(".pdf: no error")
 	}
-	ticks := pow2Ticks{}.Ticks(1, 10)
-	if len(ticks) != 4 || ticks[3].Value != 8 {
+	ticks := logTicks{}.Ticks(1, 10)
+	if labelled(ticks) < minTicks {
 		t.Errorf("ticks %v", ticks)
+	}
+}
+
+// labelled counts the labelled ticks of ts.
+func labelled(ts []gonumplot.Tick) int {
+	n := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// The tick markers' edge cases: no ticks for an empty or infinite range,
+// and labels that read back as their values.
+func TestTickEdges(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   int
+	}{
+		{1, 1, 0}, {2, 1, 0}, {0, math.Inf(1), 0}, {math.NaN(), 1, 0}, {0, 1e-300, 5}, {-1e300, 1e300, 5},
+	} {
+		if n := labelled(niceTicks{}.Ticks(c.lo, c.hi)); n < c.want || (c.want == 0 && n != 0) {
+			t.Errorf("niceTicks on [%g, %g]: %d labelled ticks", c.lo, c.hi, n)
+		}
+	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1e-6, "1e−6"}, {0.001, "0.001"}, {1e5, "100000"}, {2e5, "2e5"}, {3e-7, "3e−7"}} {
+		if got := logLabel(c.v); got != c.want {
+			t.Errorf("logLabel(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// Titles wrap after a comma where they can, else at a space, each line
+// within the width.
+func TestWrap(t *testing.T) {
+	sty := gonumplot.New().Title.TextStyle
+	one := sty.Width("n")
+	for _, c := range []struct {
+		txt   string
+		width vg.Length
+		want  string
+	}{
+		{"short", 100 * one, "short"},
+		{"seed 1, n from 2 to 4, median of 1 seed", 25 * one, "seed 1, n from 2 to 4,\nmedian of 1 seed"},
+		{"aaaa bbbb cccc dddd", 10 * one, "aaaa bbbb\ncccc dddd"},
+		{"a, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, c", 10 * one, "a,\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb,\nc"},
+		{"", 10 * one, ""},
+	} {
+		got := wrap(c.txt, sty, c.width)
+		if got != c.want {
+			t.Errorf("wrap(%q, %v) = %q, want %q", c.txt, c.width, got, c.want)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if sty.Width(l) > c.width && !strings.Contains(c.txt, "bbbbbbbb") {
+				t.Errorf("wrap(%q): line %q wider than %v", c.txt, l, c.width)
+			}
+		}
 	}
 }

@@ -46,7 +46,7 @@ func gaussSpec(c model.GaussCurves) Spec {
 	s := Spec{
 		Title:  "Gaussian model: best achievable vs. Proposition 1",
 		XLabel: "reconstructor distortion D",
-		YLabel: "smallest adversary loss min_i E[(X − X̃_i)²]",
+		YLabel: "smallest adversarial loss minᵢ E[(X − X\u0303ᵢ)²]",
 		Curves: []Series{
 			series(c.Best, Series{Label: "best achievable (envelope of all families)", Color: 6}),
 			series(c.Upper, Series{Label: "upper bound", Color: 5, Dashed: true}),

@@ -7,12 +7,15 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
@@ -56,16 +59,20 @@ type Spec struct {
 	XLabel, YLabel string
 	Curves         []Series // drawn as lines, in order
 	Points         []Series // drawn as markers, over the curves
+	XAxis, YAxis   Axis
 	// Width and Height in inches; zero means 6 × 4.5. PNGs are drawn at
 	// DPI dots per inch (zero: 150).
 	Width, Height float64
 	DPI           int
 }
 
+// paletteSize is the number of colours of colorOf.
+const paletteSize = 7
+
 // colorOf returns colour i (cycled) of Okabe–Ito's colour-blind-safe set
 // without yellow.
 func colorOf(i int) color.Color {
-	palette := [...]color.NRGBA{
+	palette := [paletteSize]color.NRGBA{
 		{0, 114, 178, 255},   // blue
 		{213, 94, 0, 255},    // vermillion
 		{0, 158, 115, 255},   // bluish green
@@ -89,33 +96,167 @@ func (s Spec) size() (vg.Length, vg.Length) {
 	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch
 }
 
-// build returns the gonum plot of s.
-func (s Spec) build() (*gonumplot.Plot, error) {
+// figure is a Spec laid out by gonum/plot: the plot, its legend and its
+// size.
+type figure struct {
+	p      *gonumplot.Plot
+	grid   *plotter.Grid
+	legend *legendBox
+	w, h   vg.Length
+}
+
+// textMargin is the least gap between a figure's text and its edges.
+const textMargin vg.Length = 6 // points
+
+// build lays s out: the axes' ranges and ticks (Axis), the title and axis
+// labels wrapped to fit the figure, and the legend in a corner where it
+// covers no data (placeLegend).
+func (s Spec) build() (*figure, error) {
+	w, h := s.size()
 	p := gonumplot.New()
-	p.Title.Text = s.Title
-	p.X.Label.Text = s.XLabel
+	for _, sty := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
+		sty.Handler = markText{}
+	}
+	p.Title.Text = wrap(s.Title, p.Title.TextStyle, w-2*textMargin)
+	p.X.Label.Text = wrap(s.XLabel, p.X.Label.TextStyle, 0.85*w)
 	p.Y.Label.Text = s.YLabel
-	p.X.Min, p.Y.Min = 0, 0
-	p.Legend.Top, p.Legend.Left = true, true // the paper's legend: north west
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(8)
-	p.Legend.Padding = vg.Points(2)
-	p.Add(plotter.NewGrid())
+	grid := plotter.NewGrid()
+	p.Add(grid)
+	leg := newLegendBox()
+	var marks []mark
 	for _, c := range s.Curves {
-		if err := addCurve(p, c); err != nil {
+		if err := addCurve(p, leg, &marks, s.onAxes(c)); err != nil {
 			return nil, err
 		}
 	}
 	for _, ps := range s.Points {
-		if err := addPoints(p, ps); err != nil {
+		if err := addPoints(p, leg, &marks, s.onAxes(ps)); err != nil {
 			return nil, err
 		}
 	}
-	return p, nil
+	setAxis(&p.X, s.XAxis)
+	setAxis(&p.Y, s.YAxis)
+	fitYLabel(p, w, h)
+	placeLegend(p, leg, marks, w, h)
+	p.Add(leg)
+	return &figure{p: p, grid: grid, legend: leg, w: w, h: h}, nil
+}
+
+// inset returns c less textMargin on every side: gonum draws the title
+// and the y axis's label against the canvas's edges.
+func inset(c draw.Canvas) draw.Canvas {
+	return draw.Crop(c, textMargin, -textMargin, textMargin, -textMargin)
+}
+
+// draw draws f on c.
+func (f *figure) draw(c vg.CanvasSizer) {
+	f.p.Draw(inset(draw.New(c)))
+}
+
+// fitYLabel shrinks the y axis's label, down to 7 points, until it fits
+// the height of the data area: gonum draws a rotated label of several
+// lines over the tick labels, so it cannot wrap.
+func fitYLabel(p *gonumplot.Plot, w, h vg.Length) {
+	full := inset(draw.NewCanvas(&recorder.Canvas{}, w, h))
+	for sty := &p.Y.Label.TextStyle; sty.Font.Size > vg.Points(7); sty.Font.Size -= vg.Points(0.5) {
+		if dc := p.DataCanvas(full); sty.Width(p.Y.Label.Text) <= dc.Max.Y-dc.Min.Y {
+			return
+		}
+	}
+}
+
+// onAxes returns c in the coordinates the plot draws: log10 of the values
+// on a log axis, and NaN pairs (not drawn) where a log axis has a value
+// that is not positive. gonum's own log scale misplaces the y label's
+// room (it centres it at the arithmetic mean of the range), so log axes
+// are linear axes of log10 with ticks labelled 10^v (log10Ticks).
+func (s Spec) onAxes(c Series) Series {
+	if !s.XAxis.Log && !s.YAxis.Log {
+		return c
+	}
+	x, y := slices.Clone(c.X), slices.Clone(c.Y)
+	for i := range min(len(x), len(y)) {
+		if (s.XAxis.Log && !(x[i] > 0)) || (s.YAxis.Log && !(y[i] > 0)) {
+			x[i], y[i] = math.NaN(), math.NaN()
+			continue
+		}
+		if s.XAxis.Log {
+			x[i] = math.Log10(x[i])
+		}
+		if s.YAxis.Log {
+			y[i] = math.Log10(y[i])
+		}
+	}
+	c.X, c.Y = x, y
+	return c
+}
+
+// setAxis sets a's range, scale and ticks after the data are added.
+func setAxis(a *gonumplot.Axis, o Axis) {
+	lo, hi := a.Min, a.Max
+	switch {
+	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi: // no data
+		lo, hi = o.Lo, o.Hi
+	case o.Log:
+		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
+	}
+	switch {
+	case o.Fixed:
+		lo, hi = o.Lo, o.Hi
+	case o.Log:
+		if o.Lo > 0 {
+			lo = min(lo, o.Lo)
+		}
+		if o.Hi > 0 {
+			hi = max(hi, o.Hi)
+		}
+	default:
+		if !o.FromData {
+			lo, hi = min(lo, 0), max(hi, 0)
+		}
+		if o.Lo < o.Hi {
+			lo, hi = min(lo, o.Lo), max(hi, o.Hi)
+		}
+	}
+	if o.Log && !(lo > 0) {
+		lo, hi = 1, 10 // no positive value to draw
+	}
+	if o.Log && !(hi > lo) {
+		// One value: a decade around it (gonum widens by ±1, below 0).
+		lo, hi = lo/math.Sqrt(10), hi*math.Sqrt(10)
+	}
+	if o.Integer {
+		// Counts span at least four integers, each a tick.
+		lo, hi = math.Floor(lo), math.Ceil(hi)
+		for up := true; hi-lo+1 < 4; up = !up {
+			if up || lo < 1 { // a count goes no lower than 0
+				hi++
+			} else {
+				lo--
+			}
+		}
+	}
+	if !o.Log && !o.Fixed && hi > lo {
+		// An end within 5% of the next tick moves to it: the axis ends on a
+		// labelled value.
+		step, _ := niceTicks{integer: o.Integer}.step(lo, hi)
+		if up := math.Ceil(hi/step-1e-9) * step; up-hi <= 0.05*(hi-lo) {
+			hi = up
+		}
+		if down := math.Floor(lo/step+1e-9) * step; lo-down <= 0.05*(hi-lo) {
+			lo = down
+		}
+	}
+	a.Min, a.Max = lo, hi
+	a.Tick.Marker = niceTicks{integer: o.Integer}
+	if o.Log {
+		a.Min, a.Max, a.Tick.Marker = math.Log10(lo), math.Log10(hi), log10Ticks{}
+	}
 }
 
 // addCurve draws c as a line (and its markers) with a legend entry, or as
 // a thin grey connector without one.
-func addCurve(p *gonumplot.Plot, c Series) error {
+func addCurve(p *gonumplot.Plot, leg *legendBox, marks *[]mark, c Series) error {
 	xys, err := pairs(c)
 	if err != nil || len(xys) == 0 {
 		return err
@@ -125,17 +266,23 @@ func addCurve(p *gonumplot.Plot, c Series) error {
 		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
 	}
 	l.Color, l.Width = colorOf(c.Color), vg.Points(1.5)
-	if c.Dashed {
+	switch {
+	case c.Dashed:
 		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	case c.Color >= paletteSize:
+		// The palette's second round: dotted, to tell it from the first.
+		l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2)}
 	}
 	if c.Connector {
 		l.Color, l.Width = color.NRGBA{150, 150, 150, 255}, vg.Points(0.7)
-		p.Add(l)
-		return nil
 	}
 	p.Add(l)
+	*marks = append(*marks, mark{xys: xys, r: l.Width / 2, joined: true})
+	if c.Connector {
+		return nil
+	}
 	if !c.Markers {
-		p.Legend.Add(c.Label, l)
+		leg.add(c.Label, l)
 		return nil
 	}
 	sc, err := plotter.NewScatter(xys)
@@ -143,14 +290,15 @@ func addCurve(p *gonumplot.Plot, c Series) error {
 		return fmt.Errorf("plot: curve %q: %w", c.Label, err)
 	}
 	sc.GlyphStyle = glyph(c)
-	sc.GlyphStyle.Radius = vg.Points(1.8)
+	sc.GlyphStyle.Radius = vg.Points(2.2)
 	p.Add(sc)
-	p.Legend.Add(c.Label, l, sc)
+	*marks = append(*marks, mark{xys: xys, r: sc.GlyphStyle.Radius})
+	leg.add(c.Label, l, sc)
 	return nil
 }
 
 // addPoints draws ps as markers with a legend entry.
-func addPoints(p *gonumplot.Plot, ps Series) error {
+func addPoints(p *gonumplot.Plot, leg *legendBox, marks *[]mark, ps Series) error {
 	xys, err := pairs(ps)
 	if err != nil || len(xys) == 0 {
 		return err
@@ -161,7 +309,8 @@ func addPoints(p *gonumplot.Plot, ps Series) error {
 	}
 	sc.GlyphStyle = glyph(ps)
 	p.Add(sc)
-	p.Legend.Add(ps.Label, sc)
+	*marks = append(*marks, mark{xys: xys, r: sc.GlyphStyle.Radius})
+	leg.add(ps.Label, sc)
 	return nil
 }
 
@@ -195,7 +344,7 @@ func glyph(s Series) draw.GlyphStyle {
 	case s.Shape == Cross:
 		g.Shape = draw.CrossGlyph{}
 	case s.Shape == Diamond:
-		g.Shape = draw.PlusGlyph{}
+		g.Shape = diamondGlyph{filled: s.Filled}
 	case s.Filled:
 		g.Shape = draw.CircleGlyph{}
 	default:
@@ -206,11 +355,11 @@ func glyph(s Series) draw.GlyphStyle {
 
 // Render draws s in format "png" or "svg" to w.
 func Render(s Spec, format string, w io.Writer) error {
-	p, err := s.build()
+	f, err := s.build()
 	if err != nil {
 		return err
 	}
-	wd, ht := s.size()
+	wd, ht := f.w, f.h
 	var c interface {
 		vg.CanvasSizer
 		io.WriterTo
@@ -227,7 +376,7 @@ func Render(s Spec, format string, w io.Writer) error {
 	default:
 		return fmt.Errorf("plot: format %q: want png or svg", format)
 	}
-	p.Draw(draw.New(c))
+	f.draw(c)
 	_, err = c.WriteTo(w)
 	return err
 }
@@ -258,4 +407,25 @@ func Write(s Spec, path string) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
+}
+
+// diamondGlyph is a square standing on a corner, open or filled.
+type diamondGlyph struct{ filled bool }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (g diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	var path vg.Path
+	path.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	path.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	path.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	path.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	path.Close()
+	c.SetColor(sty.Color)
+	if g.filled {
+		c.Fill(path)
+		return
+	}
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(0.5)})
+	c.Stroke(path)
 }

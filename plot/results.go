@@ -183,7 +183,7 @@ func optima(ctx context.Context, m model.Model, ds []float64, o model.Options) (
 // certify, whose report has no epochs).
 func whose(rep *verify.Report) string {
 	if rep.Epochs > 0 {
-		return fmt.Sprintf("learned (%d epochs)", rep.Epochs)
+		return fmt.Sprintf("learned (%s)", count(rep.Epochs, "epoch"))
 	}
 	return "certified privatizers"
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/plot"
 )
 
 // solveFlags are shared by `mmds bench` and `mmds bench run`.
@@ -227,7 +228,11 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 		dir = tmp
 		f.dropFiles = true // they are gone when the report is read
 	}
-	title := fmt.Sprintf("mmds bench: seed %d, n %d:%d, K %v, D/D_max %v", f.seed, lo, hi, f.ks, f.fractions)
+	ns := fmt.Sprintf("n from %d to %d", lo, hi)
+	if lo == hi {
+		ns = fmt.Sprintf("n = %d", lo)
+	}
+	title := fmt.Sprintf("mmds bench: seed %d, %s, K = %s, D = %s × Dmax", f.seed, ns, plot.List(f.ks), plot.List(f.fractions))
 	return solveAndReport(cmd, f.solveFlags, format, ins, nil, dir, title, map[string]any{
 		"family": map[string]any{"n_min": lo, "n_max": hi, "k": f.ks, "fractions": f.fractions, "instances": f.models,
 			"seed": f.seed, "max_subsets": f.maxSubsets, "outputs": "m = n"}})

@@ -209,7 +209,7 @@ func writeBenchOutputs(f solveFlags, title string, doc benchDoc, results []bench
 				pts = append(pts, plot.BenchPoint{Series: series(r), N: r.N, Seconds: r.Median, Limited: !r.Solved()})
 			}
 		}
-		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, limit %v, median of %d seeds", title, f.timeLimit, f.seeds), pts); err != nil {
+		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, time limit %v, median of %s", title, f.timeLimit, plural(f.seeds, "seed")), pts); err != nil {
 			return err
 		}
 		*wrote = append(*wrote, f.plot)
@@ -231,9 +231,9 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		// One solver: compare the formulations of each sanitization problem.
 		series = func(r bench.Result) string { return r.Variant }
 		problem = func(r bench.Result) string { return r.Problem }
-		what = "formulations (" + infos[0].Name + ")"
+		what = "formulations with " + infos[0].Name
 	}
-	return plot.PerformanceProfile(path, "Performance profile of the "+what+" (medians): "+title, bench.Profile(results, series, problem))
+	return plot.PerformanceProfile(path, "Performance profile of the "+what+", median times: "+title, bench.Profile(results, series, problem))
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,
