@@ -140,6 +140,7 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		return err
 	}
 	cert := verify.NewCertificate(rep, run.PointHashes(), version.String())
+	cert.NameRunFiles(o.certificate, dir, want)
 	if want != nil {
 		if err := want.Check(cert); err != nil {
 			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
@@ -209,7 +210,7 @@ func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Repo
 		cache = verify.Cache{}
 	}
 	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory, Cache: cache})
+		Model: model.Options{Witness: o.certificate != "" || o.check != ""}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory, Cache: cache})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}
