@@ -56,6 +56,9 @@ func (r *results) record(path string, i int, p *object) (privatizer, bool) {
 	rec := r.records[i]
 	status := "not trained"
 	if rec != nil {
+		if rec.has("kernel") {
+			notCovered("%s: a cell kernel, a privatizer of the Gaussian model", rec.path)
+		}
 		h := seal(rec)
 		if s := rec.str("sha256"); s != h {
 			fail("%s: sha256 is %s, but the record's seal hashes to %s", rec.path, quote(s), h)
@@ -78,9 +81,6 @@ func (r *results) record(path string, i int, p *object) (privatizer, bool) {
 // labels method, or the first network (role privatizer) in float64, as
 // training evaluated it.
 func privatizerOf(rec *object) privatizer {
-	if rec.has("kernel") {
-		notCovered("%s: a cell kernel, a privatizer of the Gaussian model", rec.path)
-	}
 	if rec.has("channel") {
 		return privatizer{channel: checkChannel(rec.path, matrix(rec.key("channel"), rec.get("channel")))}
 	}
@@ -110,9 +110,9 @@ func privatizerOf(rec *object) privatizer {
 }
 
 // floatsG is a list of numbers as results.json writes network weights and
-// losses: Go's strconv 'g' format, shortest digits (%e form when the
-// decimal exponent is below −4 or at least 21... see docs/check.md), null
-// for a missing entry.
+// adversary losses: Go's %g with the shortest digits (exponent form when
+// the decimal exponent is below −4 or at least 6), null for a missing
+// entry.
 type floatsG []*float64
 
 func (f floatsG) MarshalJSON() ([]byte, error) {
