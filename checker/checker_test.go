@@ -32,6 +32,7 @@ var fixtures = []struct {
 	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
+	{"testdata/ops/cert.json", "4 points (0 pass, 4 fail, 0 cannot certify): FAIL", opsPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
 	{"testdata/witness-colgen.json", "finite model, 2 optima", nil},
@@ -41,6 +42,11 @@ var fixtures = []struct {
 
 var smoothPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
 	".points[0].witness.privatizer.rows[0].bound", ".points[0].certified.recon_loss", ".points[0].error"}
+
+// opsPaths: the lowered and folded ONNX operators' channels.
+var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".points[1].witness.privatizer.rows[1].mean",
+	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
+	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss"}
 
 // runPaths: in verify's run-paper, a pass, a fail, one not finalized, one
 // not trained, and the run's names and hashes.
@@ -705,10 +711,47 @@ func TestCellsProveTooLittle(t *testing.T) {
 	}
 }
 
+// TestONNXOpsLowered: the float64 fixture's folds and lowerings (the
+// functions themselves are tested by the fixture's enclosures against
+// mmds's means: an α ignored or a leaky slope moved by 1% is rejected), and
+// what this checker does not read is "not covered".
+func TestONNXOpsLowered(t *testing.T) {
+	b, _ := os.ReadFile("testdata/ops/ops64.onnx")
+	var n *network
+	if _, err := checkBytes(nil, func() { n = parseONNX("ops64.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	// Gemm(α, β) + Sub with LeakyRelu's units; its combination; Gemm(α)
+	// with Clip's max stage; Clip's min stage and its end (virtual); Gemm +
+	// Sigmoid. The float64 folds count two roundings each, Sub and the
+	// clip's fold one.
+	var ops []int
+	var virtual []bool
+	for _, ly := range n.layers {
+		ops, virtual = append(ops, ly.ops), append(virtual, ly.virtual)
+	}
+	if fmt.Sprint(ops, virtual) != "[5 0 3 1 0 0] [false false false true true false]" || n.layers[0].alpha != 0.75 || n.layers[2].alpha != 0.5 {
+		t.Errorf("ops %v, virtual %v, alpha %v and %v", ops, virtual, n.layers[0].alpha, n.layers[2].alpha)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"../privatizer/testdata/bn-clamp-binary.onnx", `not covered: bn-clamp-binary.onnx: node 1 ("BatchNormalization")`},
+		{"../privatizer/testdata/view-size.onnx", "not covered"},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := checkBytes(nil, func() { parseONNX(filepath.Base(c.file), b) }); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.file, err, c.want)
+		}
+	}
+}
+
 // FuzzONNX: any bytes as an ONNX file are a network or refused (exit 2),
 // never a crash.
 func FuzzONNX(f *testing.F) {
-	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx"} {
+	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
+		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

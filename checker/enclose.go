@@ -257,10 +257,16 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				mag = up(mag + up(aw*up(mags[i]+errs[i])))
 				prop = up(prop + up(aw*errs[i]))
 			}
-			if !(up(mag*(1+gam)) <= maxv) {
+			alpha := ly.alpha
+			if alpha == 0 {
+				alpha = 1
+			}
+			if ly.virtual {
+				gam, k = 0, 0
+			} else if !(up(up(mag*(1+gam))/math.Min(alpha, 1)) <= maxv) {
 				fail("%s: at (x, r) = (%d, %.6g) layer %d unit %d may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), l, j, mag)
 			}
-			dz := up(up(up(gam*mag)+prop) + up(float64(2*k)*under))
+			dz := up(up(up(gam*mag)+prop) + up(up(float64(2*k)*under)*math.Max(alpha, 1)))
 			v := 0.0
 			if l < n.np {
 				v = g.atFI(l+1, j, ratFI(p)).mag()

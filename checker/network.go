@@ -19,13 +19,17 @@ import (
 // ONNX runtime computes beyond W·a + b: ops extra rounded additions (Add
 // nodes folded into the bias) and bmag, the bias parts' magnitudes.
 type layer struct {
-	w    [][]float64
-	b    []float64
-	act  string // identity, relu, sigmoid, tanh
-	ops  int
-	bmag []float64
-	wr   [][]*big.Rat // w and b as rationals, for the exact walk
-	br   []*big.Rat
+	w     [][]float64
+	b     []float64
+	act   string // identity, relu, sigmoid, tanh
+	ops   int
+	alpha float64 // a Gemm's |α| (0: 1): the runtime's A·B is W·a/α
+	// virtual: a stage of a lowered Clip that the runtime does not
+	// compute (max and min are exact): it only passes its inputs' errors.
+	virtual bool
+	bmag    []float64
+	wr      [][]*big.Rat // w and b as rationals, for the exact walk
+	br      []*big.Rat
 }
 
 // network is a privatizer network: inputs in order ("x", "r", or the

@@ -119,18 +119,13 @@ func (f floatsG) MarshalJSON() ([]byte, error) {
 	if f == nil {
 		return []byte("null"), nil
 	}
-	b := []byte{'['}
+	parts := make([]string, len(f))
 	for i, v := range f {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendFloat(b, *v, 'g', -1, 64)
+		if parts[i] = "null"; v != nil {
+			parts[i] = strconv.FormatFloat(*v, 'g', -1, 64)
 		}
 	}
-	return append(b, ']'), nil
+	return []byte("[" + strings.Join(parts, ",") + "]"), nil
 }
 
 type sealLayer struct {

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/run-* "$T"/*.json # not the fuzz corpus
-mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/run-labels" "$T/run-paper"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/run-* "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/run-labels" "$T/run-paper"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
@@ -24,6 +24,17 @@ cp examples/binary-paper.json "$T/smooth/model.json"
 cp "$F/torch32-fresh0.onnx" "$F/relu-sigmoid-binary.json" "$T/smooth/"
 printf '0.15,torch32-fresh0.onnx\n0.15,relu-sigmoid-binary.json\n' > "$T/smooth/points.csv"
 $M certify --quiet --model "$T/smooth/model.json" --points "$T/smooth/points.csv" --certificate "$T/smooth/cert.json" > /dev/null || true
+
+# The ONNX operators mmds folds and lowers: LeakyRelu, ReLU6 and Hardtanh
+# (Clip), a Clip after a sigmoid, Reshape, Flatten (PyTorch exports), and
+# Gemm with alpha and beta, Sub, Dropout, Squeeze, Unsqueeze in float32
+# and float64 (scripts/checker-onnx-ops.py).
+cp examples/binary-paper.json "$T/ops/model.json"
+cp "$F/leaky-relu6-binary.onnx" "$F/sigmoid-clamp-binary.onnx" "$T/ops/"
+python3 scripts/checker-onnx-ops.py float "$T/ops/ops32.onnx"
+python3 scripts/checker-onnx-ops.py double "$T/ops/ops64.onnx"
+printf '0.15,leaky-relu6-binary.onnx\n0.15,sigmoid-clamp-binary.onnx\n0.15,ops32.onnx\n0.15,ops64.onnx\n' > "$T/ops/points.csv"
+$M certify --quiet --model "$T/ops/model.json" --points "$T/ops/points.csv" --certificate "$T/ops/cert.json" > /dev/null || true
 
 # A network with a one-hot x on the ternary finite model, float64.
 cp examples/finite-ternary.json "$T/onehot/model.json"
