@@ -66,6 +66,9 @@ func (r *results) record(path string, i int, p *object) (privatizer, bool) {
 		if s := p.str("point_sha256"); s != h {
 			fail("%s.point_sha256 is %s, but the record's seal hashes to %s", path, quote(s), h)
 		}
+		if d := rec.num("D"); d != r.d[i] {
+			fail("%s: D = %v, but the configuration's threshold %d is %v", rec.path, d, i, r.d[i])
+		}
 		if status = "not finalized"; rec.boolean("finalized") {
 			return privatizerOf(rec), true
 		}
