@@ -69,9 +69,6 @@ func checkCertificate(path string, root *object) string {
 	if kind == "gauss" {
 		notCovered("a certificate on the Gaussian model (docs/check.md, \"Not covered\")")
 	}
-	if !root.has("model_file") || root.str("config_sha256") != "" {
-		notCovered("a certificate of mmds verify (a results directory: its points are bound by hashes of mmds's own encoding of results.json's records)")
-	}
 	if !root.has("witness") {
 		notCovered("the certificate carries no witness (written before %s), so its optima cannot be checked: certify again with this mmds", witnessFormat)
 	}
@@ -89,9 +86,15 @@ func checkCertificate(path string, root *object) string {
 	if len(points) == 0 {
 		reject("the certificate has no points")
 	}
+	var r *results // a certificate of mmds verify: a results directory's points
+	if root.str("config_sha256") != "" {
+		if r = readRun(path, root, m); len(points) != len(r.d) {
+			fail("the certificate has %d points, the run's configuration %d thresholds", len(points), len(r.d))
+		}
+	}
 	for i, p := range points {
 		name := fmt.Sprintf("points[%d]", i)
-		out.add(c.point(path, name, asObject(name, p), tol))
+		out.add(c.point(path, name, asObject(name, p), tol, r, i))
 	}
 	out.check(c, root, len(points))
 	root.done()
@@ -99,8 +102,11 @@ func checkCertificate(path string, root *object) string {
 	if out.passed == len(points) {
 		verdict = "PASS"
 	}
-	return fmt.Sprintf("%d claims: %s model, %d points (%d pass, %d fail, %d cannot certify): %s",
-		c.claims, kind, len(points), out.passed, out.failed, out.cannot, verdict)
+	counts := fmt.Sprintf("%d pass, %d fail, %d cannot certify", out.passed, out.failed, out.cannot)
+	if r != nil {
+		counts += fmt.Sprintf(", %d not finalized, %d not trained", out.notFinalized, out.notTrained)
+	}
+	return fmt.Sprintf("%d claims: %s model, %d points (%s): %s", c.claims, kind, len(points), counts, verdict)
 }
 
 // readWitnessHeader reads the witnesses' format, the loss scale (checked)
@@ -133,7 +139,7 @@ func readPrecision(p *object, scale *big.Rat) precision {
 }
 
 // outcomes counts the points' verdicts.
-type outcomes struct{ passed, failed, cannot int }
+type outcomes struct{ passed, failed, cannot, notFinalized, notTrained int }
 
 func (o *outcomes) add(v string) {
 	switch v {
@@ -141,6 +147,10 @@ func (o *outcomes) add(v string) {
 		o.passed++
 	case "fail":
 		o.failed++
+	case "not finalized":
+		o.notFinalized++
+	case "not trained":
+		o.notTrained++
 	default:
 		o.cannot++
 	}
@@ -162,8 +172,8 @@ func (o outcomes) check(c *checker, root *object, n int) {
 	count("passed", o.passed)
 	count("failed", o.failed)
 	count("cannot_certify", o.cannot)
-	count("not_finalized", 0)
-	count("not_trained", 0)
+	count("not_finalized", o.notFinalized)
+	count("not_trained", o.notTrained)
 	if pass := root.boolean("pass"); pass != (o.passed == n) {
 		fail("pass is %v, but %d of %d points pass", pass, o.passed, n)
 	}
@@ -171,18 +181,31 @@ func (o outcomes) check(c *checker, root *object, n int) {
 }
 
 // point checks one point of a certificate and returns its outcome.
-func (c *checker) point(certPath, path string, p *object, tol tolerances) string {
+// A point of a certificate of mmds verify (r set) is the run's i-th
+// threshold, its privatizer the record's; else it names a file.
+func (c *checker) point(certPath, path string, p *object, tol tolerances, r *results, i int) string {
 	m := c.m
 	d := p.num("D")
 	if !(d >= 0) {
 		reject("%s.D = %v: want ≥ 0", path, d)
 	}
-	name := p.str("privatizer")
-	b := readFile(certFile(certPath, path+".privatizer", name), maxPrivatizerBytes)
-	if h := p.str("point_sha256"); h != sha256Hex(b) {
-		fail("%s.point_sha256 is %s, but %s has %s", path, quote(h), quote(name), sha256Hex(b))
+	var readPriv func() privatizer
+	if r != nil {
+		priv, ok := r.record(path, i, p)
+		c.claims++
+		if !ok {
+			return p.str("status")
+		}
+		readPriv = func() privatizer { return priv }
+	} else {
+		name := p.str("privatizer")
+		b := readFile(certFile(certPath, path+".privatizer", name), maxPrivatizerBytes)
+		if h := p.str("point_sha256"); h != sha256Hex(b) {
+			fail("%s.point_sha256 is %s, but %s has %s", path, quote(h), quote(name), sha256Hex(b))
+		}
+		c.claims++
+		readPriv = func() privatizer { return readPrivatizer(name, b) }
 	}
-	c.claims++
 	status, pass, verdict := p.str("status"), p.boolean("pass"), p.str("verdict")
 	if status == "cannot certify" && !p.has("certified") {
 		// No numbers: the point claims nothing about the privatizer.
@@ -195,7 +218,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances) string
 	if status != "certified" && status != "cannot certify" {
 		reject("%s.status %s: want certified or cannot certify", path, quote(status))
 	}
-	priv := readPrivatizer(name, b)
+	priv := readPriv()
 	w := p.obj("witness")
 	iv, errBound, rounding := c.certifiedIntervals(path, priv, w)
 

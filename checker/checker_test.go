@@ -26,20 +26,34 @@ import (
 // numbers only.
 var fixtures = []struct {
 	path, want string
-	slow       bool
+	slow       []string // the numbers TestMutations changes in a slow fixture
 }{
-	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", false},
-	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", false},
-	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", true},
-	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", true},
-	{"testdata/witness-binary.json", "binary model, 4 optima", false},
-	{"testdata/witness-finite.json", "finite model, 4 optima", false},
-	{"testdata/witness-colgen.json", "finite model, 2 optima", false},
+	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
+	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
+	{"testdata/ops/cert.json", "4 points (0 pass, 4 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
+	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
+	{"testdata/witness-colgen.json", "finite model, 2 optima", nil},
+	{"testdata/run-labels/cert.json", "1 points (1 pass, 0 fail, 0 cannot certify, 0 not finalized, 0 not trained): PASS", nil},
+	{"testdata/run-paper/cert.json", "30 points (1 pass, 1 fail, 0 cannot certify, 1 not finalized, 27 not trained): FAIL", runPaths},
 }
 
-// slowPaths are the numbers TestMutations changes in a slow fixture.
-var slowPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
+var smoothPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
 	".points[0].witness.privatizer.rows[0].bound", ".points[0].certified.recon_loss", ".points[0].error"}
+
+// opsPaths: the lowered and folded ONNX operators' channels.
+var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".points[1].witness.privatizer.rows[1].mean",
+	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
+	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss"}
+
+// runPaths: in verify's run-paper, a pass, a fail, one not finalized, one
+// not trained, and the run's names and hashes.
+var runPaths = []string{".points[1].witness.privatizer.rows[0].mean", ".points[1].point_sha256", ".points[1].verdict", ".points[1].pass",
+	".points[1].certified.adv_loss[0]", ".points[1].D", ".points[1].gap", ".points[18].witness.privatizer.rows[1].bound",
+	".points[18].adv_tolerance", ".points[18].witness.optimum_at_D.prop2.branches[3].nu", ".points[29].status", ".points[29].point_sha256",
+	".points[2].verdict", ".config_sha256", ".not_trained", ".not_finalized", ".results_file", ".model_file"}
 
 func TestFixturesVerify(t *testing.T) {
 	for _, f := range fixtures {
@@ -99,15 +113,15 @@ func TestMutations(t *testing.T) {
 		// 23rd number inside them (all of them with -mutate.all: 8,184
 		// mutations, 12 minutes).
 		n := 0
-		if f.slow {
-			leaves = slowPaths
+		if f.slow != nil {
+			leaves = f.slow
 		}
 		for i, p := range leaves {
 			stride := 3
 			if strings.Contains(p, ".witness.") {
 				stride = 23
 			}
-			if excluded(p) || (!*mutateAll && !f.slow && i%stride != 0) {
+			if excluded(p) || (!*mutateAll && f.slow == nil && i%stride != 0) {
 				continue
 			}
 			mutated := decode(t, orig)
@@ -298,24 +312,7 @@ func TestForgeries(t *testing.T) {
 			pointOf(c, 0)["witness"].(map[string]any)["privatizer"] = pointOf(c, 3)["witness"].(map[string]any)["privatizer"]
 		}, want: "a channel needs none"},
 	} {
-		s := string(orig)
-		if c.text != nil {
-			s = c.text(s)
-		} else {
-			var m map[string]any
-			json.Unmarshal(orig, &m)
-			c.edit(m)
-			b, _ := json.Marshal(m)
-			s = string(b)
-		}
-		path := writeFile(t, dir, "forged.json", s)
-		start := time.Now()
-		if _, err := checkFile(path); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v; want an error naming %q", c.name, err, c.want)
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Errorf("%s: took %v", c.name, time.Since(start))
-		}
+		forge(t, dir, orig, c.name, c.want, c.edit, c.text)
 	}
 	// The privatizer file swapped after certification.
 	if err := os.WriteFile(filepath.Join(dir, "channel-pass.json"), []byte(`{"channel": [[1, 0], [0, 1]]}`), 0o644); err != nil {
@@ -327,6 +324,136 @@ func TestForgeries(t *testing.T) {
 	// A FIFO as the certificate: refused at once.
 	if _, err := checkFile(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("FIFO certificate: %v", err)
+	}
+}
+
+// forge writes orig, edited (edit on its JSON, or text on its text), beside
+// it and requires the checker to reject it with an error naming want,
+// within seconds.
+func forge(t *testing.T, dir string, orig []byte, name, want string, edit func(map[string]any), text func(string) string) {
+	t.Helper()
+	s := string(orig)
+	if text != nil {
+		s = text(s)
+	} else {
+		var m map[string]any
+		json.Unmarshal(orig, &m)
+		edit(m)
+		b, _ := json.Marshal(m)
+		s = string(b)
+	}
+	path := writeFile(t, dir, "forged.json", s)
+	start := time.Now()
+	if _, err := checkFile(path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: %v; want an error naming %q", name, err, want)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("%s: took %v", name, time.Since(start))
+	}
+}
+
+// TestRunForgeries: forgeries of a certificate of mmds verify (the
+// run-paper fixture: points 1 and 18 networks, a pass and a fail, 29 not
+// finalized, the rest not trained) and of the results file it names.
+func TestRunForgeries(t *testing.T) {
+	dir := copyFolder(t, "testdata/run-paper")
+	orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
+	for _, c := range []struct {
+		name, want string
+		edit       func(map[string]any)
+	}{
+		{"a point's record swapped", "points[1].point_sha256", func(c map[string]any) {
+			pointOf(c, 1)["point_sha256"] = pointOf(c, 18)["point_sha256"]
+		}},
+		{"a network's witness dropped", "privatizer is missing", func(c map[string]any) {
+			delete(pointOf(c, 18)["witness"].(map[string]any), "privatizer")
+		}},
+		{"a failing verdict flipped", "points[18]: the certificate says", func(c map[string]any) {
+			p := pointOf(c, 18)
+			p["pass"], p["verdict"] = true, "pass"
+		}},
+		{"a failing point's numbers replaced by a passing one's", "points[18]", func(c map[string]any) {
+			c["points"].([]any)[18] = pointOf(c, 1)
+		}},
+		{"not finalized called not trained", "the point is not finalized", func(c map[string]any) {
+			p := pointOf(c, 29)
+			p["status"], p["verdict"] = "not trained", "not trained"
+		}},
+		{"a threshold not trained claimed passing", "the point is not trained", func(c map[string]any) {
+			p := pointOf(c, 2)
+			p["status"], p["pass"], p["verdict"] = "certified", true, "pass"
+		}},
+		{"a threshold moved", "points[1].D", func(c map[string]any) { pointOf(c, 1)["D"] = 0.01 }},
+		{"a threshold dropped", "30 thresholds", func(c map[string]any) { c["points"] = c["points"].([]any)[:29] }},
+		{"the configuration's hash", "config_sha256", func(c map[string]any) { c["config_sha256"] = strings.Repeat("a", 64) }},
+		{"the counts", "not_trained", func(c map[string]any) { c["not_trained"] = 26 }},
+		{"results file outside", "leaves the certificate's folder", func(c map[string]any) { c["results_file"] = "../results.json" }},
+		{"no results file", "results_file is missing", func(c map[string]any) { delete(c, "results_file") }},
+	} {
+		forge(t, dir, orig, c.name, c.want, c.edit, nil)
+	}
+	// results.json edited: a weight of point 18's privatizer, then with
+	// the record's hash and the certificate's updated to the new seal.
+	resPath := filepath.Join(dir, "results.json")
+	b, _ := os.ReadFile(resPath)
+	res := decode(t, b).(map[string]any)
+	rec := res["points"].([]any)[1].(map[string]any)
+	w := rec["networks"].([]any)[0].(map[string]any)["layers"].([]any)[1].(map[string]any)["weights"].([]any)[0].([]any)
+	w[0] = json.Number("1.5")
+	nb, _ := json.Marshal(res)
+	writeFile(t, dir, "results.json", string(nb))
+	if _, err := checkFile(filepath.Join(dir, "cert.json")); err == nil || !strings.Contains(err.Error(), "the record's seal") {
+		t.Errorf("a weight changed: %v", err)
+	}
+	var newSeal string
+	if _, err := checkBytes(nil, func() { newSeal = seal(asObject("rec", decode(t, mustJSON(rec)))) }); err != nil {
+		t.Fatal(err)
+	}
+	rec["sha256"] = newSeal
+	nb, _ = json.Marshal(res)
+	writeFile(t, dir, "results.json", string(nb))
+	forge(t, dir, orig, "a weight changed, the hashes updated", "not within", func(c map[string]any) {
+		pointOf(c, 18)["point_sha256"] = newSeal
+	}, nil)
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// TestSeal: the seal of every record of the paper's binary run and of the
+// labels example hashes to the sha256 mmds recorded beside it, and the
+// numbers of a network keep Go's 'g' form.
+func TestSeal(t *testing.T) {
+	for _, p := range []string{"../paper/binary/results.json", "../examples/labels/binary/results.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range asObject(p, parseJSON(b)).list("points") {
+			rec := asObject(p, v)
+			if h := seal(rec); h != rec.str("sha256") {
+				t.Errorf("%s: points[%d]: seal %s, recorded %s", p, i, h, rec.str("sha256"))
+			}
+		}
+	}
+	one, tiny, big, third := 1.0, 1e-5, 1234567.0, 1.0/3
+	b, _ := json.Marshal(floatsG{&one, &tiny, &big, &third, nil})
+	if want := `[1,1e-05,1.234567e+06,0.3333333333333333,null]`; string(b) != want {
+		t.Errorf("floatsG: %s, want %s", b, want)
+	}
+}
+
+// TestPaperCertificates: the committed certificates check — paper/binary
+// (a verify certificate with witnesses; 20 seconds of enclosures, so not
+// with -short), paper/gauss not covered.
+func TestPaperCertificates(t *testing.T) {
+	if _, err := checkFile("../paper/gauss/certificate.json"); err == nil || !strings.Contains(err.Error(), "not covered: a certificate on the Gaussian model") {
+		t.Errorf("paper/gauss: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("paper/binary: 20 s of enclosures")
+	}
+	if s, err := checkFile("../paper/binary/certificate.json"); err != nil || !strings.Contains(s, "30 points (27 pass, 2 fail, 0 cannot certify, 1 not finalized, 0 not trained): FAIL") {
+		t.Errorf("paper/binary: %q, %v", s, err)
 	}
 }
 
@@ -541,7 +668,7 @@ func edit(t *testing.T, path string, fn func(map[string]any)) string {
 }
 
 // copyFolder copies the files of dir into a new temporary folder.
-func copyFolder(t *testing.T, dir string) string {
+func copyFolder(t testing.TB, dir string) string {
 	t.Helper()
 	dst := t.TempDir()
 	es, err := os.ReadDir(dir)
@@ -584,10 +711,47 @@ func TestCellsProveTooLittle(t *testing.T) {
 	}
 }
 
+// TestONNXOpsLowered: the float64 fixture's folds and lowerings (the
+// functions themselves are tested by the fixture's enclosures against
+// mmds's means: an α ignored or a leaky slope moved by 1% is rejected), and
+// what this checker does not read is "not covered".
+func TestONNXOpsLowered(t *testing.T) {
+	b, _ := os.ReadFile("testdata/ops/ops64.onnx")
+	var n *network
+	if _, err := checkBytes(nil, func() { n = parseONNX("ops64.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	// Gemm(α, β) + Sub with LeakyRelu's units; its combination; Gemm(α)
+	// with Clip's max stage; Clip's min stage and its end (virtual); Gemm +
+	// Sigmoid. The float64 folds count two roundings each, Sub and the
+	// clip's fold one.
+	var ops []int
+	var virtual []bool
+	for _, ly := range n.layers {
+		ops, virtual = append(ops, ly.ops), append(virtual, ly.virtual)
+	}
+	if fmt.Sprint(ops, virtual) != "[5 0 3 1 0 0] [false false false true true false]" || n.layers[0].alpha != 0.75 || n.layers[2].alpha != 0.5 {
+		t.Errorf("ops %v, virtual %v, alpha %v and %v", ops, virtual, n.layers[0].alpha, n.layers[2].alpha)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"../privatizer/testdata/bn-clamp-binary.onnx", `not covered: bn-clamp-binary.onnx: node 1 ("BatchNormalization")`},
+		{"../privatizer/testdata/view-size.onnx", "not covered"},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := checkBytes(nil, func() { parseONNX(filepath.Base(c.file), b) }); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.file, err, c.want)
+		}
+	}
+}
+
 // FuzzONNX: any bytes as an ONNX file are a network or refused (exit 2),
 // never a crash.
 func FuzzONNX(f *testing.F) {
-	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx"} {
+	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
+		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -606,20 +770,39 @@ func FuzzONNX(f *testing.F) {
 // FuzzJSON: any bytes as a certificate are verified or refused, never a
 // crash.
 func FuzzJSON(f *testing.F) {
-	for _, p := range []string{"testdata/binary/cert.json", "testdata/witness-binary.json"} {
+	for _, p := range []string{"testdata/binary/cert.json", "testdata/witness-binary.json", "testdata/run-labels/cert.json"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
-	dir := f.TempDir()
+	dir := copyFolder(f, "testdata/run-labels") // the files run-labels' certificate names
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(dir, "c.json")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		checkFile(path) // a panic other than falseClaim or badFile fails
+	})
+}
+
+// FuzzResults: any bytes as the results file of a certificate of mmds
+// verify are verified or refused, never a crash.
+func FuzzResults(f *testing.F) {
+	for _, p := range []string{"testdata/run-labels/results.json", "testdata/run-paper/results.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dir := copyFolder(f, "testdata/run-labels")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkFile(filepath.Join(dir, "cert.json")) // a panic other than falseClaim or badFile fails
 	})
 }
 

@@ -94,18 +94,18 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		real = ratFI(a).mul(m0).add(ratFI(b).mul(m1))
 		ks, ke = ratFI(g.at(n.np, 0, s)), ratFI(g.at(n.np, 0, e))
 	} else {
-		in := func(r *big.Rat) []ad {
+		in := func(r fi) []ad {
 			u := make([]ad, len(g.alpha[n.np]))
 			for j := range u {
-				u[j] = ad{v: ratFI(g.at(n.np, j, r))}
+				u[j] = ad{v: g.atFI(n.np, j, r)}
 			}
 			return u
 		}
-		ka, _ := n.suffix(in(s))
-		kb, _ := n.suffix(in(e))
+		ka, _ := n.suffix(in(sf))
+		kb, _ := n.suffix(in(ef))
 		over := make([]ad, len(g.alpha[n.np]))
 		for j := range over {
-			over[j] = ad{v: ratFI(g.at(n.np, j, s)).join(ratFI(g.at(n.np, j, e))), d1: ratFI(g.beta[n.np][j])}
+			over[j] = ad{v: g.atFI(n.np, j, sf.join(ef)), d1: g.bf[n.np][j]}
 		}
 		k, sp := n.suffix(over)
 		sups, ks, ke, kOver = sp, ka.v, kb.v, k.v
@@ -257,13 +257,19 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				mag = up(mag + up(aw*up(mags[i]+errs[i])))
 				prop = up(prop + up(aw*errs[i]))
 			}
-			if !(up(mag*(1+gam)) <= maxv) {
+			alpha := ly.alpha
+			if alpha == 0 {
+				alpha = 1
+			}
+			if ly.virtual {
+				gam, k = 0, 0
+			} else if !(up(up(mag*(1+gam))/math.Min(alpha, 1)) <= maxv) {
 				fail("%s: at (x, r) = (%d, %.6g) layer %d unit %d may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), l, j, mag)
 			}
-			dz := up(up(up(gam*mag)+prop) + up(float64(2*k)*under))
+			dz := up(up(up(gam*mag)+prop) + up(up(float64(2*k)*under)*math.Max(alpha, 1)))
 			v := 0.0
 			if l < n.np {
-				v = ratFI(g.at(l+1, j, p)).mag()
+				v = g.atFI(l+1, j, ratFI(p)).mag()
 			} else {
 				v = sups[l-n.np][j]
 			}

@@ -62,9 +62,18 @@ func (a fi) mag() float64 { return math.Max(math.Abs(a.lo), math.Abs(a.hi)) }
 
 func (a fi) join(b fi) fi { return fi{math.Min(a.lo, b.lo), math.Max(a.hi, b.hi)} }
 
-// widen moves both ends outward by k ulps of their magnitude and by abs.
+// widen moves both ends outward by k ulps of their magnitude and by abs
+// (an overflowed lower end +Inf to the largest float64, whose true value is
+// above it).
 func (a fi) widen(rel, abs float64) fi {
-	return fi{down(a.lo - math.Abs(a.lo)*rel - abs), up(a.hi + math.Abs(a.hi)*rel + abs)}
+	lo := math.Min(a.lo, math.MaxFloat64)
+	if !math.IsInf(lo, -1) {
+		lo = down(lo - math.Abs(lo)*rel - abs)
+	}
+	if math.IsInf(a.hi, 1) {
+		return fi{lo, a.hi}
+	}
+	return fi{lo, up(a.hi + math.Abs(a.hi)*rel + abs)}
 }
 
 // ulp2 is two units in the last place, relative.

@@ -19,13 +19,17 @@ import (
 // ONNX runtime computes beyond W·a + b: ops extra rounded additions (Add
 // nodes folded into the bias) and bmag, the bias parts' magnitudes.
 type layer struct {
-	w    [][]float64
-	b    []float64
-	act  string // identity, relu, sigmoid, tanh
-	ops  int
-	bmag []float64
-	wr   [][]*big.Rat // w and b as rationals, for the exact walk
-	br   []*big.Rat
+	w     [][]float64
+	b     []float64
+	act   string // identity, relu, sigmoid, tanh
+	ops   int
+	alpha float64 // a Gemm's |α| (0: 1): the runtime's A·B is W·a/α
+	// virtual: a stage of a lowered Clip that the runtime does not
+	// compute (max and min are exact): it only passes its inputs' errors.
+	virtual bool
+	bmag    []float64
+	wr      [][]*big.Rat // w and b as rationals, for the exact walk
+	br      []*big.Rat
 }
 
 // network is a privatizer network: inputs in order ("x", "r", or the
@@ -201,11 +205,18 @@ func (n *network) input(i int, x int) (alpha, beta int64) {
 type region struct {
 	s, e        *big.Rat
 	alpha, beta [][]*big.Rat
+	af, bf      [][]fi // enclosures of alpha and beta
 }
 
 // at is unit j of level l at r.
 func (g *region) at(l, j int, r *big.Rat) *big.Rat {
 	return add(g.alpha[l][j], mul(g.beta[l][j], r))
+}
+
+// atFI encloses unit j of level l at every r of rf (outward rounding:
+// the exact value α + βr lies inside).
+func (g *region) atFI(l, j int, rf fi) fi {
+	return g.af[l][j].add(g.bf[l][j].mul(rf))
 }
 
 // walk cuts [lo, hi] into the regions of the prefix at x, in exact
@@ -259,6 +270,13 @@ func (n *network) regionAt(x int, r, hi *big.Rat) region {
 		}
 		g.alpha, g.beta = append(g.alpha, na), append(g.beta, nb)
 		pa, pb = na, nb
+	}
+	for l := range g.alpha {
+		af, bf := make([]fi, len(g.alpha[l])), make([]fi, len(g.alpha[l]))
+		for j := range af {
+			af[j], bf[j] = ratFI(g.alpha[l][j]), ratFI(g.beta[l][j])
+		}
+		g.af, g.bf = append(g.af, af), append(g.bf, bf)
 	}
 	return g
 }

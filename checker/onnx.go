@@ -221,7 +221,8 @@ func readTensor(where string, t pb) tensor {
 // operator: name → the attribute.
 func attrs(where, op string, n pb) map[string]pb {
 	allowed := map[string][]string{"Gemm": {"alpha", "beta", "transA", "transB"}, "Flatten": {"axis"},
-		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}}[op]
+		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}, "LeakyRelu": {"alpha"},
+		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed"}}[op]
 	out := map[string]pb{}
 	for _, a := range n.msgs(nodeAttr) {
 		name := a.str(attrName)
@@ -246,10 +247,10 @@ func parseONNX(name string, b []byte) *network {
 			n.inputs = strings.Split(strings.ReplaceAll(p.str(2), " ", ""), ",")
 		}
 	}
-	c := &chain{n: n, consts: map[string]tensor{}, defined: map[string]bool{}}
+	c := &chain{n: n, consts: map[string]tensor{}, ints: map[string][]int64{}, defined: map[string]bool{}}
 	for i, t := range g.msgs(graphInit) {
 		c.define(fmt.Sprintf("initializer %d", i), t.str(tensorName))
-		c.consts[t.str(tensorName)] = readTensor(name, t)
+		c.constant(name, t.str(tensorName), t)
 	}
 	nodes := g.msgs(graphNode)
 	if len(nodes) > 8*256 {
@@ -288,10 +289,38 @@ func parseONNX(name string, b []byte) *network {
 type chain struct {
 	n        *network
 	consts   map[string]tensor
+	ints     map[string][]int64 // int64 constants: axes and shapes
 	defined  map[string]bool
 	cur      string // the tensor the chain's activations flow through
 	linear   bool   // cur is the last layer's affine map, no activation yet
+	rank1    bool   // cur is [batch] (width 1, squeezed), else [batch, width]
 	f32, f64 bool
+}
+
+// constant records a constant tensor: int64 (axes, shapes) or weights.
+func (c *chain) constant(where, name string, t pb) {
+	if typ, _ := t.int(tensorType); typ != 7 {
+		c.consts[name] = readTensor(where, t)
+		return
+	}
+	v := t.ints(7)
+	if raw, ok := t.one(tensorRaw).([]byte); ok {
+		if v = nil; len(raw)%8 != 0 || len(raw) > 64 {
+			reject("%s: an int64 tensor of %d bytes", where, len(raw))
+		}
+		for i := 0; i < len(raw); i += 8 {
+			v = append(v, int64(binary.LittleEndian.Uint64(raw[i:])))
+		}
+	}
+	c.ints[name] = v
+}
+
+// width is the chain's width.
+func (c *chain) width() int {
+	if len(c.n.layers) > 0 {
+		return len(c.n.layers[len(c.n.layers)-1].w)
+	}
+	return len(c.n.inputs)
 }
 
 // define enforces ONNX's single assignment: every name once.
@@ -308,7 +337,7 @@ func (c *chain) define(where, name string) {
 func (c *chain) start(g pb, nodes []pb) int {
 	var ins []pb
 	for _, in := range g.msgs(graphInput) {
-		if _, ok := c.consts[in.str(1)]; !ok {
+		if _, ok := c.consts[in.str(1)]; !ok && c.ints[in.str(1)] == nil {
 			ins = append(ins, in)
 			c.define("a graph input", in.str(1))
 		}
@@ -362,14 +391,14 @@ func (c *chain) node(where string, nd pb) {
 	if d := nd.str(nodeDomain); d != "" && d != "ai.onnx" {
 		reject("%s: operator domain %s", where, quote(d))
 	}
-	if !strings.Contains(" Gemm MatMul Add Relu Sigmoid Tanh Softmax Identity Flatten Constant Transpose ", " "+op+" ") {
-		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Relu, Sigmoid, Tanh, Identity, Flatten, Constant and Transpose; mmds reads BatchNormalization, Clip, LeakyRelu, Sub and shape no-ops too)", where, quote(op))
+	if !strings.Contains(" Gemm MatMul Add Sub Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" ") {
+		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Sub, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose; mmds reads BatchNormalization too)", where, quote(op))
 	}
 	at := attrs(where, op, nd)
 	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
 	if op == "Constant" {
 		if t, ok := at["value"]; ok && len(at) == 1 && len(ins) == 0 && len(outs) == 1 {
-			c.consts[outs[0]] = readTensor(where, t.msg(attrT))
+			c.constant(where, outs[0], t.msg(attrT))
 			return
 		}
 		reject("%s: want one attribute value holding a tensor", where)
@@ -384,8 +413,17 @@ func (c *chain) node(where string, nd pb) {
 		c.consts[outs[0]] = t
 		return
 	}
-	if len(ins) == 0 || ins[0] != c.cur {
+	if len(ins) == 0 || ins[0] != c.cur || len(outs) != 1 {
 		reject("%s: the graph must be a chain through %s", where, quote(c.cur))
+	}
+	c.cur = outs[0]
+	switch op {
+	case "Squeeze", "Unsqueeze", "Reshape", "Dropout":
+		c.reshape(where, op, at, ins)
+		return
+	case "Clip":
+		c.clip(where, at, ins)
+		return
 	}
 	var cs []tensor
 	for _, in := range ins[1:] {
@@ -397,14 +435,18 @@ func (c *chain) node(where string, nd pb) {
 			cs = append(cs, t)
 		}
 	}
+	if c.rank1 && (op == "Gemm" || op == "MatMul") {
+		notCovered("%s: %s after a Squeeze or Reshape to [batch]", where, op)
+	}
 	switch op {
 	case "Identity":
-	case "Flatten":
+	case "Flatten": // [batch, width] stays; [batch] becomes [batch, 1]
 		if a := at["axis"]; a != nil {
 			if v, _ := a.int(attrI); v != 1 {
 				reject("%s: only axis 1", where)
 			}
 		}
+		c.rank1 = false
 	case "Gemm":
 		c.gemm(where, at, cs)
 	case "MatMul":
@@ -412,14 +454,26 @@ func (c *chain) node(where string, nd pb) {
 			reject("%s: want the chain times a constant matrix", where)
 		}
 		c.push(where, cs[0], false, nil)
-	case "Add":
+	case "Add", "Sub": // of a constant; negation is exact
+		if len(cs) == 1 && op == "Sub" {
+			cs[0].v = negated(cs[0].v)
+		}
+		if c.rank1 && (len(cs) != 1 || len(cs[0].dims) > 1) {
+			notCovered("%s: %s of a constant of shape %v to [batch] (it broadcasts the chain)", where, op, cs[0].dims)
+		}
 		c.add(where, cs)
 	case "Relu", "Sigmoid", "Tanh":
 		c.activation(where, strings.ToLower(op))
+	case "LeakyRelu":
+		alpha := float32(0.01)
+		if a := at["alpha"]; a != nil {
+			v, _ := a.one(attrF).(uint64)
+			alpha = math.Float32frombits(uint32(v))
+		}
+		c.leaky(where, float64(alpha))
 	case "Softmax":
 		notCovered("%s: a categorical network (softmax)", where)
 	}
-	c.cur = outs[0]
 }
 
 func first(s []string) string {
@@ -440,17 +494,38 @@ func transposed(t tensor) tensor {
 	return tensor{v: v, dims: []int64{t.dims[1], t.dims[0]}, f32: t.f32}
 }
 
-// gemm: Y = α·A·op(B) + β·C. mmds folds α and β ≠ 1 into W and b with
-// extra roundings; this checker reads α = β = 1 (what torch.onnx.export
-// writes) and says "not covered" for others.
+// gemm: Y = α·A·op(B) + β·C, folded as mmds folds it: W = α·B, b = β·C
+// in float64. The runtime computes α·(A·B) + β·C: each scaling is one more
+// rounding of the unit (two in a float64 network, whose float64 fold
+// rounds at the runtime's own unit; in float32, γ's second-order slack
+// covers the fold), A·B's magnitude is |W·a|/|α|, and its products'
+// underflow is scaled by |α|. A fold product that is subnormal is not
+// covered (its rounding is absolute).
 func (c *chain) gemm(where string, at map[string]pb, cs []tensor) {
-	for _, k := range []string{"alpha", "beta"} {
+	scale := func(k string) float64 {
 		if a := at[k]; a != nil {
-			if v, _ := a.one(attrF).(uint64); math.Float32frombits(uint32(v)) != 1 {
-				notCovered("%s: Gemm with %s ≠ 1", where, k)
+			v, _ := a.one(attrF).(uint64)
+			return float64(math.Float32frombits(uint32(v)))
+		}
+		return 1
+	}
+	alpha, beta := scale("alpha"), scale("beta")
+	if alpha == 0 || math.IsNaN(alpha) || math.IsInf(alpha, 0) || math.IsNaN(beta) || math.IsInf(beta, 0) {
+		reject("%s: Gemm with alpha %v and beta %v: want alpha ≠ 0, both finite", where, alpha, beta)
+	}
+	fold := func(t tensor, f float64) tensor {
+		if f == 1 {
+			return t
+		}
+		v := make([]float64, len(t.v))
+		for i, x := range t.v {
+			if v[i] = f * x; v[i] != 0 && math.Abs(v[i]) < 0x1p-1022 || math.IsInf(v[i], 0) {
+				notCovered("%s: Gemm's scaled weight %v·%v is subnormal or beyond float64", where, f, x)
 			}
 		}
+		return tensor{v: v, dims: t.dims, f32: t.f32}
 	}
+	extra := map[bool]int{true: 1, false: 2}[!c.f64 && (len(cs) == 0 || cs[0].f32)]
 	if a := at["transA"]; a != nil {
 		if v, _ := a.int(attrI); v != 0 {
 			reject("%s: transA must be 0", where)
@@ -468,9 +543,18 @@ func (c *chain) gemm(where string, at map[string]pb, cs []tensor) {
 		if len(cs[1].dims) == 2 && cs[1].dims[0] != 1 {
 			reject("%s: bias C of shape %v: want [width] or [1, width]", where, cs[1].dims)
 		}
-		bias = &cs[1]
+		t := fold(cs[1], beta)
+		bias = &t
 	}
-	c.push(where, cs[0], tb != 0, bias)
+	c.weight(cs[0])
+	c.push(where, fold(cs[0], alpha), tb != 0, bias)
+	ly := &c.n.layers[len(c.n.layers)-1]
+	if ly.alpha = math.Abs(alpha); alpha != 1 {
+		ly.ops += extra
+	}
+	if beta != 1 && bias != nil {
+		ly.ops += extra
+	}
 }
 
 // push appends the linear layer of weight B ([in, out], or [out, in] when
@@ -507,6 +591,7 @@ func (c *chain) add(where string, cs []tensor) {
 	if !c.linear {
 		c.identity(where)
 	}
+	c.n.layers[len(c.n.layers)-1].virtual = false // the runtime adds: one rounding
 	c.bias(where, cs[0], true)
 }
 

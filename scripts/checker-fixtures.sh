@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/*.json # not the fuzz corpus
-mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/run-* "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/run-labels" "$T/run-paper"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
@@ -24,6 +24,17 @@ cp examples/binary-paper.json "$T/smooth/model.json"
 cp "$F/torch32-fresh0.onnx" "$F/relu-sigmoid-binary.json" "$T/smooth/"
 printf '0.15,torch32-fresh0.onnx\n0.15,relu-sigmoid-binary.json\n' > "$T/smooth/points.csv"
 $M certify --quiet --model "$T/smooth/model.json" --points "$T/smooth/points.csv" --certificate "$T/smooth/cert.json" > /dev/null || true
+
+# The ONNX operators mmds folds and lowers: LeakyRelu, ReLU6 and Hardtanh
+# (Clip), a Clip after a sigmoid, Reshape, Flatten (PyTorch exports), and
+# Gemm with alpha and beta, Sub, Dropout, Squeeze, Unsqueeze in float32
+# and float64 (scripts/checker-onnx-ops.py).
+cp examples/binary-paper.json "$T/ops/model.json"
+cp "$F/leaky-relu6-binary.onnx" "$F/sigmoid-clamp-binary.onnx" "$T/ops/"
+python3 scripts/checker-onnx-ops.py float "$T/ops/ops32.onnx"
+python3 scripts/checker-onnx-ops.py double "$T/ops/ops64.onnx"
+printf '0.15,leaky-relu6-binary.onnx\n0.15,sigmoid-clamp-binary.onnx\n0.15,ops32.onnx\n0.15,ops64.onnx\n' > "$T/ops/points.csv"
+$M certify --quiet --model "$T/ops/model.json" --points "$T/ops/points.csv" --certificate "$T/ops/cert.json" > /dev/null || true
 
 # A network with a one-hot x on the ternary finite model, float64.
 cp examples/finite-ternary.json "$T/onehot/model.json"
@@ -43,6 +54,21 @@ $M finite --config "$T/finite/model.json" --d 0.1 --format json \
 	| python3 -c 'import json, sys; print(json.dumps({"channel": json.load(sys.stdin)["points"][0]["mechanism"]}))' > "$T/finite/channel-opt.json"
 printf '0.12,channel-finite.json\n0.1,channel-opt.json\n' > "$T/finite/points.csv"
 $M certify --quiet --model "$T/finite/model.json" --points "$T/finite/points.csv" --certificate "$T/finite/cert.json" > /dev/null || true
+
+# Certificates of mmds verify: the labels method's channel on the binary
+# model, and three thresholds of the paper's binary run (networks: a pass,
+# a fail, one not finalized; the other records removed, so those
+# thresholds read as not trained — each record is bound on its own).
+cp examples/labels/binary/model.json examples/labels/binary/results.json "$T/run-labels/"
+echo results > "$T/run-labels/.mmds-kind"
+$M verify --quiet --report-only "$T/run-labels" --certificate "$T/run-labels/cert.json" > /dev/null
+cp paper/binary/model.json paper/binary/.mmds-kind "$T/run-paper/"
+python3 -c '
+import json, sys
+r = json.load(open("paper/binary/results.json"))
+r["points"] = [p for p in r["points"] if p["d_index"] in (1, 18, 29)]
+print(json.dumps(r))' > "$T/run-paper/results.json"
+$M verify --quiet --report-only "$T/run-paper" --certificate "$T/run-paper/cert.json" > /dev/null
 
 # Witness files: Proposition 2 with the global optimum beside it; the ray
 # LP; column generation on a 6-value model.

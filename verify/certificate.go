@@ -30,9 +30,13 @@ type Certificate struct {
 	MMDSVersion string `json:"mmds_version"`
 	Model       string `json:"model"`
 	ModelSHA256 string `json:"model_sha256"`
-	// ModelFile is the model file mmds certify read, for certify --check
-	// ("" in verify's certificates, which name a directory instead).
-	ModelFile    string      `json:"model_file,omitempty"`
+	// ModelFile is the model file the certificate is about, relative to
+	// the certificate's folder (mmds certify's --model; a results
+	// directory's model.json).
+	ModelFile string `json:"model_file,omitempty"`
+	// ResultsFile is the results directory's results.json, relative to the
+	// certificate's folder ("" in mmds certify's certificates).
+	ResultsFile  string      `json:"results_file,omitempty"`
 	ConfigSHA256 string      `json:"config_sha256"`
 	Tolerances   Tolerances  `json:"tolerances"`
 	Points       []CertPoint `json:"points"`

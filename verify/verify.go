@@ -182,10 +182,14 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	o.known = newKnownRefs()
 	rep := &Report{Dir: run.Dir, Model: run.Model.Kind(), ModelSHA256: run.ModelSHA256,
 		ConfigSHA256: res.Binding.ConfigSHA256, Tolerances: o.Tol, Epochs: res.Config.Epochs,
-		Points: make([]Point, len(res.Config.D))}
+		Points: make([]Point, len(res.Config.D)), Witness: newCertWitness(run.Model, o)}
+	o.Model.Witness = o.Model.Witness && run.Model.Kind() != model.Gauss // no Gaussian witnesses yet
 	if o.Model.Witness {
 		// A network's witness is not kept in the cache: compute it.
 		o.Cache = Cache{}
+		if o.Model.ExpectTol == 0 {
+			o.Model.ExpectTol = CertExpectTol
+		}
 	}
 	cached := o.Cache.load(ctx, run, o)
 	outcomes := cached

@@ -315,7 +315,7 @@ func runCertifyCheck(cmd *cobra.Command, o certifyOpts) error {
 	if err != nil {
 		return err
 	}
-	if want.ModelFile == "" || len(want.Points) == 0 {
+	if want.ModelFile == "" || want.ResultsFile != "" || len(want.Points) == 0 {
 		return badInput("--check %s: the certificate names no model file or no privatizer (a certificate of mmds verify? check it with mmds verify --check)", o.check)
 	}
 	es, err := checkEntries(cmd, o, want)

@@ -203,7 +203,7 @@ func TestCertifyCheck(t *testing.T) {
 	if code, out := runChecker(t, cert); code != 1 || !strings.Contains(out, "point_sha256") {
 		t.Errorf("swapped privatizer: mmds-check: exit %d, %q; want 1 naming point_sha256", code, out)
 	}
-	// A verify certificate names no files.
+	// A verify certificate names no privatizer files.
 	vdir := passingBinary(t)
 	vcert := filepath.Join(t.TempDir(), "v.json")
 	if code, _, errs := runCLI(t, "verify", vdir, "--certificate", vcert); code != 0 {

@@ -135,11 +135,14 @@ func runVerify(cmd *cobra.Command, dir string, o verifyOpts) error {
 		}
 		return runVerifyData(cmd, drun, o, format)
 	}
-	rep, err := certifyRun(cmd, run, o)
+	// Witnesses for a certificate, and for --check of one that has them
+	// (one written before witnesses is re-derived as it was computed).
+	rep, err := certifyRun(cmd, run, o, o.certificate != "" || want != nil && want.Witness != nil)
 	if err != nil {
 		return err
 	}
 	cert := verify.NewCertificate(rep, run.PointHashes(), version.String())
+	cert.NameRunFiles(o.certificate, dir, want)
 	if want != nil {
 		if err := want.Check(cert); err != nil {
 			return exitError{exitFailure, fmt.Errorf("--check %s: the certificate does not match %s: %w", o.check, dir, err)}
@@ -199,7 +202,7 @@ func (o *verifyOpts) parse(cmd *cobra.Command, dir string) (report.Format, *veri
 
 // certifyRun certifies every threshold of a loaded results directory
 // (verify.Certify), with a progress bar.
-func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Report, error) {
+func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts, witness bool) (*verify.Report, error) {
 	bar, ctx := certifyBar(cmd, o.quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
 	// --check re-derives every certificate from the files; otherwise the
 	// user's cache supplies the ones already computed and keeps new ones
@@ -209,7 +212,7 @@ func certifyRun(cmd *cobra.Command, run *verify.Run, o verifyOpts) (*verify.Repo
 		cache = verify.Cache{}
 	}
 	rep, err := verify.Certify(ctx, run, verify.Options{Tol: o.tol,
-		Model: model.Options{}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory, Cache: cache})
+		Model: model.Options{Witness: witness}, Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory, Cache: cache})
 	endBar(bar, err)
 	if errors.Is(err, verify.ErrInput) {
 		return nil, usageError{err}

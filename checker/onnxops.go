@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// The ONNX operators that mmds lowers or that compute nothing
+// (docs/certify.md, "ONNX" and "Precision"): the checker builds the same
+// functions from ReLU units and affine layers, exactly, and its rounding
+// model of the lowered layers bounds what the runtime computes on the
+// original ones.
+
+// reshape checks a shape operator or Dropout, which compute nothing, on
+// a chain [batch, width], or [batch] when the width is 1: Squeeze and
+// Unsqueeze of axis 1 (or −1), Reshape to [-1] or [-1 or 0, width],
+// Dropout in inference mode (no training_mode input, one output).
+func (c *chain) reshape(where, op string, at map[string]pb, ins []string) {
+	var v []int64
+	if a := at["axes"]; a != nil {
+		v = a.ints(attrInts)
+	} else if len(ins) > 1 && ins[1] != "" && op != "Dropout" {
+		if v = c.ints[ins[1]]; v == nil {
+			notCovered("%s: %s by %s, not an int64 constant", where, op, quote(ins[1]))
+		}
+	}
+	if a := at["allowzero"]; a != nil {
+		if z, _ := a.int(attrI); z != 0 {
+			notCovered("%s: Reshape with allowzero", where)
+		}
+	}
+	w, is := c.width(), func(s ...int64) bool { return fmt.Sprint(v) == fmt.Sprint(s) }
+	switch {
+	case op == "Dropout" && len(ins) <= 2:
+	case op == "Squeeze" && !c.rank1 && w == 1 && (v == nil || is(1) || is(-1)) && len(ins) <= 2:
+		c.rank1 = true
+	case op == "Unsqueeze" && c.rank1 && (is(1) || is(-1)) && len(ins) <= 2:
+		c.rank1 = false
+	case op == "Reshape" && len(ins) == 2 && (is(-1, int64(w)) || is(0, int64(w))):
+		c.rank1 = false
+	case op == "Reshape" && len(ins) == 2 && w == 1 && is(-1):
+		c.rank1 = true
+	default:
+		notCovered("%s: %s (axes or shape %v, %d inputs) on a chain of width %d: mmds reads Squeeze and Unsqueeze of axis 1, Reshape to [-1] or [-1, width], Dropout without training_mode", where, op, v, len(ins), w)
+	}
+}
+
+// leaky lowers LeakyRelu(α) exactly: leaky(z) = relu(z) − α·relu(−z), a
+// ReLU layer of the units z and −z (the weights and bias negated: exact)
+// and an identity layer with weights 1 and −α. The runtime evaluates z
+// once and α·z with one rounding; each lowered unit carries z's error
+// and the combination adds it and γ₃ of its terms, at least that.
+func (c *chain) leaky(where string, alpha float64) {
+	if !c.linear {
+		c.identity(where)
+	}
+	ly := &c.n.layers[len(c.n.layers)-1]
+	w := len(ly.w)
+	for j := range w {
+		ly.w, ly.b, ly.bmag = append(ly.w, negated(ly.w[j])), append(ly.b, -ly.b[j]), append(ly.bmag, ly.bmag[j])
+	}
+	ly.act = "relu"
+	comb := tensor{v: make([]float64, 2*w*w), dims: []int64{int64(w), int64(2 * w)}, f32: !c.f64}
+	for j := range w {
+		comb.v[j*2*w+j], comb.v[j*2*w+w+j] = 1, -alpha
+	}
+	c.push(where, comb, true, nil)
+}
+
+// clip lowers Clip(lo, hi) exactly into ReLU units, max then min:
+// max(z, lo) = lo + relu(z − lo), min(y, hi) = hi − relu(hi − y). Each
+// stage carries z's error (the clip is 1-Lipschitz, and max and min are
+// exact in floating point). A bound the activation before it already
+// meets (a sigmoid's [0, 1], a tanh's [−1, 1], a ReLU's 0) is dropped:
+// the runtime's clip projects onto an interval that holds the exact
+// value, which moves it no farther away.
+func (c *chain) clip(where string, at map[string]pb, ins []string) {
+	bound := func(i int, attr string) (float64, bool) {
+		if a := at[attr]; a != nil {
+			v, _ := a.one(attrF).(uint64)
+			return float64(math.Float32frombits(uint32(v))), true
+		}
+		if i >= len(ins) || ins[i] == "" {
+			return 0, false
+		}
+		t, ok := c.consts[ins[i]]
+		if !ok || len(t.v) != 1 {
+			notCovered("%s: Clip bound %s is not a constant scalar", where, quote(ins[i]))
+		}
+		c.weight(t)
+		return t.v[0], true
+	}
+	lo, hasLo := bound(1, "min")
+	hi, hasHi := bound(2, "max")
+	if len(ins) > 3 || lo != lo || hi != hi || hasLo && hasHi && !(lo <= hi) {
+		reject("%s: Clip with min %v and max %v", where, lo, hi)
+	}
+	rlo, rhi := math.Inf(-1), math.Inf(1) // the range of the activation before
+	if !c.linear && len(c.n.layers) > 0 {
+		if r, ok := map[string][2]float64{"sigmoid": {0, 1}, "tanh": {-1, 1}, "relu": {0, rhi}}[c.n.layers[len(c.n.layers)-1].act]; ok {
+			rlo, rhi = r[0], r[1]
+		}
+	}
+	if hasLo && lo > rlo {
+		c.relu(where, 1, -lo)
+		c.affine(where, 1, lo)
+	}
+	if hasHi && hi < rhi {
+		c.relu(where, -1, hi)
+		c.affine(where, -1, hi)
+	}
+}
+
+// relu makes the chain relu(sign·y + c): the last layer's affine map
+// negated (exact) when sign is −1 and c folded into its bias.
+func (c *chain) relu(where string, sign, add float64) {
+	if !c.linear { // after an activation: a stage the runtime does not compute
+		c.identity(where)
+		c.n.layers[len(c.n.layers)-1].virtual = true
+	}
+	ly := &c.n.layers[len(c.n.layers)-1]
+	for j := range ly.w {
+		if sign < 0 {
+			ly.w[j], ly.b[j] = negated(ly.w[j]), -ly.b[j]
+		}
+	}
+	c.bias(where, tensor{v: []float64{add}, f32: !c.f64}, true)
+	c.activation(where, "relu")
+}
+
+func negated(row []float64) []float64 {
+	out := make([]float64, len(row))
+	for i, v := range row {
+		out[i] = -v
+	}
+	return out
+}
+
+// affine appends the identity layer sign·y + c, a virtual stage.
+func (c *chain) affine(where string, sign, add float64) {
+	c.identity(where)
+	ly := &c.n.layers[len(c.n.layers)-1]
+	ly.virtual = true
+	for j := range ly.w {
+		ly.w[j] = append([]float64(nil), ly.w[j]...)
+		ly.w[j][j] = sign
+	}
+	c.bias(where, tensor{v: []float64{add}, f32: !c.f64}, false)
+}
