@@ -314,7 +314,7 @@ func runsGrid(runs []bench.Run, csv bool) *report.Grid {
 
 func resultsGrid(results []bench.Result, seeds int) *report.Grid {
 	g := &report.Grid{
-		Title:  fmt.Sprintf("mmds bench: one row per instance and solver, over %d seed(s) (times in s; a time-out counts at the limit, a failure at 2×)", seeds),
+		Title:  fmt.Sprintf("mmds bench: one row per instance and solver, over %s (times in s; a time-out counts at the limit, a failure at 2×)", plural(seeds, "seed")),
 		Header: []string{"instance", "solver", "status", "median", "min", "max", "note"},
 	}
 	for _, r := range results {
@@ -322,7 +322,7 @@ func resultsGrid(results []bench.Result, seeds int) *report.Grid {
 		if len(r.WrongSeeds) > 0 {
 			note = fmt.Sprintf("wrong with seed %v", r.WrongSeeds)
 		} else if r.Imprecise > 0 {
-			note = fmt.Sprintf("%d seed(s) imprecise", r.Imprecise)
+			note = plural(r.Imprecise, "seed") + " imprecise"
 		}
 		g.Rows = append(g.Rows, []string{r.Instance, r.Solver, r.Status.String(), report.Fixed(r.Median, 3), report.Fixed(r.Min, 3), report.Fixed(r.Max, 3), note})
 	}
@@ -337,7 +337,7 @@ func summaryGrid(sums []bench.Summary, limit, shift time.Duration, seeds int) *r
 			strconv.Itoa(s.TimeLimited), strconv.Itoa(s.Failed), strconv.Itoa(s.Wrong), report.Fixed(s.SGM, 4)})
 	}
 	g.Notes = []string{
-		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the per-instance medians over %d seed(s), shift s = %v; %s.", seeds, shift, timeoutPolicy(limit)),
+		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the per-instance medians over %s, shift s = %v; %s.", plural(seeds, "seed"), shift, timeoutPolicy(limit)),
 		"solved = claimed optimal on every seed and within MIPLIB's tolerances (imprecise: beyond mmds's tighter ones); wrong = beyond MIPLIB's on some seed.",
 		"virtual best: on each instance the fastest median of the solvers that solved it.",
 	}
@@ -367,7 +367,7 @@ func printBenchTables(w io.Writer, results []bench.Result, sums []bench.Summary,
 		}
 	}
 	m := bench.ThisMachine()
-	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %d cores; time limit %v per solve; %d seed(s) from %d; %d solve(s) at once\n", m.OS, m.Arch, m.CPU, m.Cores, f.timeLimit, f.seeds, f.solverSeed, f.workers)
+	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %s; time limit %v per solve; %s from %d; %s at once\n", m.OS, m.Arch, m.CPU, plural(m.Cores, "core"), f.timeLimit, plural(f.seeds, "seed"), f.solverSeed, plural(f.workers, "solve"))
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: only the solves that finished are counted")
 	}
