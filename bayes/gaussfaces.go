@@ -843,22 +843,38 @@ func faceTerms(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d []float64, pref,
 	n := len(A)
 	B, C, base, p1, p2 = B[:n], C[:n], base[:n], p1[:n], p2[:n]
 	m1, m2, e1, e2, z1, z2, d = m1[:n], m2[:n], e1[:n], e2[:n], z1[:n], z2[:n], d[:n]
-	for i := range n {
-		t0 := base[i]
-		t0 += p1[i] * m1[i]
-		t0 += p2[i] * m2[i]
+	lo := 0
+	if termsVector && n >= 4 {
+		lo = n &^ 3
+		faceTerms4(&A[0], &B[0], &C[0], &base[0], &p1[0], &p2[0], &m1[0], &m2[0], &e1[0], &e2[0], &z1[0], &z2[0], &d[0], lo, pref, sd)
+	}
+	faceTermsScalar(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d, pref, sd, lo)
+}
+
+// faceTermsScalar is faceTerms on nodes lo and on. The explicit
+// conversions round every product, as faceTerms4 does: no GOAMD64 level
+// fuses them.
+func faceTermsScalar(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d []float64, pref, sd float64, lo int) {
+	n := len(A)
+	B, C, base, p1, p2 = B[:n], C[:n], base[:n], p1[:n], p2[:n]
+	m1, m2, e1, e2, z1, z2, d = m1[:n], m2[:n], e1[:n], e2[:n], z1[:n], z2[:n], d[:n]
+	sd2 := sd * sd
+	for i := lo; i < n; i++ {
+		t0 := base[i] + float64(p1[i]*m1[i])
+		t0 += float64(p2[i] * m2[i])
 		if t0 < 0 {
 			t0 = 0 // rounding
 		}
 		t1 := e1[i] - e2[i]
-		t2 := t0 + z1[i]*e1[i] - z2[i]*e2[i]
+		t2 := t0 + float64(z1[i]*e1[i]) - float64(z2[i]*e2[i])
 		if t2 < 0 {
 			t2 = 0
 		}
 		di := d[i]
-		A[i] += pref * t0
-		B[i] += pref * (di*t0 + sd*t1)
-		C[i] += pref * (di*di*t0 + 2*di*sd*t1 + sd*sd*t2)
+		A[i] += float64(pref * t0)
+		B[i] += float64(pref * (float64(di*t0) + float64(sd*t1)))
+		c := float64(float64(di*di)*t0) + float64(float64(2*di*sd)*t1) + float64(sd2*t2)
+		C[i] += float64(pref * c)
 	}
 }
 
