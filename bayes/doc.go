@@ -92,7 +92,10 @@
 //     exponentials follow by a two-multiplication recurrence; each face's
 //     moments are within 1e-12 of the whole level line's (tested against
 //     math.Erfc and math.Exp), and the conservation check measures what
-//     rounding leaves in their sums. A segment farther than √kCut
+//     rounding leaves in their sums. The Mills ratios and the terms' sums
+//     run four M nodes at a time on CPUs with AVX2 (stdnormal.MillsSlice,
+//     faceTerms4) with the scalar loops' operations, unfused: the same
+//     bits as those loops (tested). A segment farther than √kCut
 //     (Mahalanobis) from (m, 0) is skipped: the faces are disjoint, so at
 //     most e^{−kCut/2} of the mass is, and leaving out mass K lowers
 //     C − B²/A by at most K's E[(w − s)²] ≤ (2a)²·K (C − B²/A is concave

@@ -606,6 +606,7 @@ type panelEval struct {
 	end     [4][]float64
 	endF    float64
 	haveEnd bool
+	scratch faceScratch
 }
 
 // faceDecay is e^{−Δ²h/2} for a face's two exponents along the M nodes:
@@ -743,8 +744,14 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 	}
 	gEnd, gK := dec.end, dec.k
 	nn := len(nodes)
+	sc := &ev.scratch
+	sc.grow(nn)
 	A, B, C, shift := ev.A[n0:n0+nn], ev.B[n0:n0+nn], ev.C[n0:n0+nn], ev.shift[n0:n0+nn]
+	base, p1, p2 := sc.base[:nn], sc.p1[:nn], sc.p2[:nn]
+	e1s, e2s, z1s, z2s, ds := sc.e1[:nn], sc.e2[:nn], sc.z1[:nn], sc.z2[:nn], sc.d[:nn]
+	u := sc.u[:2*nn]
 	var run1, run2, runK gaussRun
+	kCut := ev.kCut
 	for i := range nodes {
 		m := nodes[i].m
 		e := f - c.c0 - cx*m
@@ -756,17 +763,21 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		} else if z2 < 0 {
 			zm = -z2
 		}
-		if K > ev.kCut || K+zm*zm > ev.kCut {
+		if K > kCut || K+zm*zm > kCut {
 			run1.left, run2.left, runK.left = 0, 0, 0
+			// No contribution: every term below is +0.
+			base[i], p1[i], p2[i], e1s[i], e2s[i], z1s[i], z2s[i], ds[i] = 0, 0, 0, 0, 0, 0, 0, 0
+			u[i], u[nn+i] = 0, 0
 			continue
 		}
-		dK := (2*e + de) * de * id2
 		e1, ok := run1.next(gEnd)
 		if !ok {
+			dK := (2*e + de) * de * id2
 			e1 = run1.start(K+z1*z1, dK+(2*z1+dz)*dz, gEnd)
 		}
 		e2, ok := run2.next(gEnd)
 		if !ok {
+			dK := (2*e + de) * de * id2
 			e2 = run2.start(K+z2*z2, dK+(2*z2+dz)*dz, gEnd)
 		}
 		// t0, t1, t2 = √(2π)·e^{−K/2}·E[Z^j; z1 < Z < z2]: each end's
@@ -774,7 +785,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		// (√(2π)e^{−K/2}Q(|z|) = e^{−(K + z²)/2}·Mills(|z|)); t0 is the
 		// difference of the ends' tails on one side of 0 and the whole line
 		// less both tails across it. A tail below e^{−tailCut/2} of the
-		// term it is subtracted from is not evaluated.
+		// term it is subtracted from is not evaluated (its factor is 0).
 		var t0, sg1, sg2 float64
 		switch {
 		case z1 >= 0:
@@ -792,6 +803,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		default:
 			ek, ok := runK.next(gK)
 			if !ok {
+				dK := (2*e + de) * de * id2
 				ek = runK.start(K, dK, gK)
 			}
 			t0 = sqrt2Pi * ek
@@ -803,29 +815,84 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 				sg2 = 0
 			}
 		}
-		if sg1 != 0 {
-			t0 += sg1 * e1 * stdnormal.Mills(math.Abs(z1))
-		}
-		if sg2 != 0 {
-			t0 += sg2 * e2 * stdnormal.Mills(math.Abs(z2))
-		}
-		if t0 < 0 {
-			t0 = 0 // rounding
-		}
-		t1 := e1 - e2
-		t2 := t0 + z1*e1 - z2*e2
-		if t2 < 0 {
-			t2 = 0
-		}
+		base[i], p1[i], p2[i] = t0, sg1*e1, sg2*e2
+		// A tail not evaluated is Mills(0) times 0.
+		u[i], u[nn+i] = math.Abs(z1)*math.Abs(sg1), math.Abs(z2)*math.Abs(sg2)
+		e1s[i], e2s[i], z1s[i], z2s[i] = e1, e2, z1, z2
 		d := dv * e
 		if A[i] == 0 {
 			shift[i] = d
 		}
-		d -= shift[i]
-		A[i] += pref * t0
-		B[i] += pref * (d*t0 + sd*t1)
-		C[i] += pref * (d*d*t0 + 2*d*sd*t1 + sd*sd*t2)
+		ds[i] = d - shift[i]
 	}
+	mills := sc.mills[:2*nn]
+	stdnormal.MillsSlice(mills, u)
+	faceTerms(A, B, C, base, p1, p2, mills[:nn], mills[nn:], e1s, e2s, z1s, z2s, ds, pref, sd)
+}
+
+// faceTerms adds a face's terms at the M nodes to A, B and C: with the
+// ends' tails p·Mills (p = ±e^{−(K + z²)/2}, or 0 for a tail not
+// evaluated), t0 = base + p1·M1 + p2·M2, t1 = e1 − e2 and
+// t2 = t0 + z1·e1 − z2·e2 (both clamped at 0 against rounding), and the
+// shifted d:
+//
+//	A += pref·t0, B += pref·(d·t0 + sd·t1), C += pref·(d²·t0 + 2d·sd·t1 + sd²·t2).
+//
+// A node whose inputs are all 0 adds +0.
+func faceTerms(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d []float64, pref, sd float64) {
+	n := len(A)
+	B, C, base, p1, p2 = B[:n], C[:n], base[:n], p1[:n], p2[:n]
+	m1, m2, e1, e2, z1, z2, d = m1[:n], m2[:n], e1[:n], e2[:n], z1[:n], z2[:n], d[:n]
+	lo := 0
+	if termsVector && n >= 4 {
+		lo = n &^ 3
+		faceTerms4(&A[0], &B[0], &C[0], &base[0], &p1[0], &p2[0], &m1[0], &m2[0], &e1[0], &e2[0], &z1[0], &z2[0], &d[0], lo, pref, sd)
+	}
+	faceTermsScalar(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d, pref, sd, lo)
+}
+
+// faceTermsScalar is faceTerms on nodes lo and on. The explicit
+// conversions round every product, as faceTerms4 does: no GOAMD64 level
+// fuses them.
+func faceTermsScalar(A, B, C, base, p1, p2, m1, m2, e1, e2, z1, z2, d []float64, pref, sd float64, lo int) {
+	n := len(A)
+	B, C, base, p1, p2 = B[:n], C[:n], base[:n], p1[:n], p2[:n]
+	m1, m2, e1, e2, z1, z2, d = m1[:n], m2[:n], e1[:n], e2[:n], z1[:n], z2[:n], d[:n]
+	sd2 := sd * sd
+	for i := lo; i < n; i++ {
+		t0 := base[i] + float64(p1[i]*m1[i])
+		t0 += float64(p2[i] * m2[i])
+		if t0 < 0 {
+			t0 = 0 // rounding
+		}
+		t1 := e1[i] - e2[i]
+		t2 := t0 + float64(z1[i]*e1[i]) - float64(z2[i]*e2[i])
+		if t2 < 0 {
+			t2 = 0
+		}
+		di := d[i]
+		A[i] += float64(pref * t0)
+		B[i] += float64(pref * (float64(di*t0) + float64(sd*t1)))
+		c := float64(float64(di*di)*t0) + float64(float64(2*di*sd)*t1) + float64(sd2*t2)
+		C[i] += float64(pref * c)
+	}
+}
+
+// faceScratch holds addFace's values per M node between its passes.
+type faceScratch struct {
+	base, p1, p2, e1, e2, z1, z2, d []float64
+	u, mills                        []float64
+}
+
+// grow makes room for n nodes.
+func (sc *faceScratch) grow(n int) {
+	if len(sc.base) >= n {
+		return
+	}
+	for _, p := range []*[]float64{&sc.base, &sc.p1, &sc.p2, &sc.e1, &sc.e2, &sc.z1, &sc.z2, &sc.d} {
+		*p = make([]float64, n)
+	}
+	sc.u, sc.mills = make([]float64, 2*n), make([]float64, 2*n)
 }
 
 // tailCut: e^{−tailCut/2} ≈ 2e-19 is below the rounding of the term a

@@ -59,12 +59,20 @@ func millsFar(z float64) float64 {
 }
 
 // eval is the polynomial at t, by Horner in t² on its even and odd halves
-// (two shorter dependency chains).
+// (two shorter dependency chains). The explicit conversions round every
+// product, so that no GOAMD64 level fuses them: mills4 computes the same
+// operations, bit for bit.
 func (c *millsCoef) eval(t float64) float64 {
 	t2 := t * t
-	even := (((c[8]*t2+c[6])*t2+c[4])*t2+c[2])*t2 + c[0]
-	odd := (((c[9]*t2+c[7])*t2+c[5])*t2+c[3])*t2 + c[1]
-	return even + t*odd
+	even := float64(c[8]*t2) + c[6]
+	even = float64(even*t2) + c[4]
+	even = float64(even*t2) + c[2]
+	even = float64(even*t2) + c[0]
+	odd := float64(c[9]*t2) + c[7]
+	odd = float64(odd*t2) + c[5]
+	odd = float64(odd*t2) + c[3]
+	odd = float64(odd*t2) + c[1]
+	return even + float64(t*odd)
 }
 
 // Mass is P(a < R < b) for R ~ N(0,1), a ≤ b (either may be infinite). It
