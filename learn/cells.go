@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // CellLaw gives the labels method on a continuous X its exact observers
@@ -44,19 +44,6 @@ type CellGrid interface {
 // stores ∂loss/∂p in it.
 type CellEvaluator interface {
 	Loss(i int, p []float64, labels int, grad []float64) float64
-}
-
-// Kernel is a label privatizer on a continuous X: cells by their edges
-// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel), time-shared
-// with F = X: the privatizer releases X itself, flagged as such, with
-// probability Reveal = λ ∈ [0, 1), else the kernel's label. Revealing X
-// costs every observer 0, so every loss is exactly (1 − λ) times the
-// kernel's (docs/gauss.md, "time-sharing with the flag revealed"). Reveal
-// is omitted from the JSON when 0, so kernels without it keep their seals.
-type Kernel struct {
-	Edges  []float64       `json:"edges"`
-	Prob   jsonconf.Matrix `json:"prob"`
-	Reveal float64         `json:"reveal,omitempty"`
 }
 
 // cellTrainer trains one trial of the labels method on a continuous X: the
@@ -284,7 +271,7 @@ func (t *cellTrainer) revealFor(rec float64) float64 {
 func (t *cellTrainer) Channel() [][]float64 { return nil }
 
 // Kernel returns the released kernel after the last epoch.
-func (t *cellTrainer) Kernel() *Kernel {
+func (t *cellTrainer) Kernel() *privatizer.Kernel {
 	t.release()
 	var reveal float64
 	if t.share {
@@ -295,9 +282,9 @@ func (t *cellTrainer) Kernel() *Kernel {
 
 // kernelOf returns the kernel p (cells × labels, row-major; the labels
 // are the period's on a fine grid, so they are counted from len(p)).
-func (t *cellTrainer) kernelOf(p []float64, reveal float64) *Kernel {
+func (t *cellTrainer) kernelOf(p []float64, reveal float64) *privatizer.Kernel {
 	m := len(p) / t.n
-	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
+	k := &privatizer.Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
 	for x := range k.Prob {
 		k.Prob[x] = append([]float64(nil), p[x*m:x*m+m]...)
 	}

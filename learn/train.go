@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Trainer runs Algorithm 1 for one trial: one threshold D, one seed. It owns
@@ -42,7 +44,7 @@ type Snapshot struct {
 	Networks []Network   `json:"networks"`
 	Channel  [][]float64 `json:"channel,omitempty"`
 	// Kernel is the labels method's privatizer on a continuous X.
-	Kernel *Kernel `json:"kernel,omitempty"`
+	Kernel *privatizer.Kernel `json:"kernel,omitempty"`
 }
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.

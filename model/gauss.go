@@ -187,7 +187,7 @@ func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Option
 		return Certificate{}, err
 	}
 	if f.Kernel != nil {
-		c, err := CertifyKernel(g, learn.Kernel{Edges: f.Kernel.Edges, Prob: f.Kernel.Prob, Reveal: f.Kernel.Reveal}, f.Kernel.Name)
+		c, err := CertifyKernel(g, *f.Kernel, f.Kernel.Name)
 		if err != nil {
 			return c, err
 		}

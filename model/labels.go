@@ -120,7 +120,7 @@ func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluat
 // labels the kernel in errors, which wrap privatizer.ErrInput (a λ outside
 // [0, 1) is one), or bayes.ErrCannotCertify where the model's quadrature
 // cannot resolve an observer (gauss.ErrUnresolved).
-func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
+func CertifyKernel(m Model, k privatizer.Kernel, name string) (Certificate, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())

@@ -115,7 +115,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 	g, _ := Paper(Gauss)
 	gm := g.(GaussModel)
 	edges := gm.M.CellEdges(0.8)
-	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
+	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
 	for j := range k.Prob {
 		k.Prob[j] = make([]float64, 7)
 		k.Prob[j][j%7] = 0.9 // X mod 5.6 with a little noise
@@ -160,7 +160,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 func TestCertifyFileKernel(t *testing.T) {
 	g, _ := Paper(Gauss)
 	edges := g.(GaussModel).M.CellEdges(0.8)
-	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
+	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
 	for j := range k.Prob {
 		k.Prob[j] = []float64{0, 0, 0, 0, 0}
 		k.Prob[j][j%5] = 1
