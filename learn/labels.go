@@ -169,10 +169,10 @@ func finiteRisks(data *Data, c *Config) (train, eval []*bayesRisk, n int, err er
 		if c.Law == nil {
 			return nil, nil, 0, fmt.Errorf("%w: the labels method with law observers needs Config.Law", ErrLaw)
 		}
-		if err := c.Law.validate(k); err != nil {
+		if err := checkLaw(c.Law, k); err != nil {
 			return nil, nil, 0, err
 		}
-		for _, o := range c.Law.Observers {
+		for _, o := range observers(c.Law) {
 			train = append(train, newBayesRisk(c.Law.Prior, o))
 		}
 		return train, train, len(c.Law.Prior), nil

@@ -25,19 +25,15 @@ func finiteOf(m Model) (mip.Finite, bool) {
 	return mip.Finite{}, false
 }
 
-// FiniteLaw returns the joint law of a model with a finite X as learn's
-// labels method takes it (the reconstructor first, then the adversaries);
-// ok is false for the Gaussian model.
-func FiniteLaw(m Model) (law *learn.FiniteLaw, ok bool) {
+// FiniteLaw returns the joint law of a model with a finite X (the binary
+// model as a finite one, mip.Binary.Finite), as learn's labels method and
+// Algorithm 1's observers take it; ok is false for the Gaussian model.
+func FiniteLaw(m Model) (law *mip.Finite, ok bool) {
 	f, ok := finiteOf(m)
 	if !ok {
 		return nil, false
 	}
-	law = &learn.FiniteLaw{Prior: f.Prior}
-	for _, o := range append([]mip.Observer{f.Recon}, f.Adv...) {
-		law.Observers = append(law.Observers, learn.ObserverLaw{Channel: o.Channel, Loss: o.Loss})
-	}
-	return law, true
+	return &f, true
 }
 
 // CertifyChannel computes the exact Bayes losses of a privatizer given as

@@ -98,7 +98,7 @@ func TestFiniteDataset(t *testing.T) {
 	law, _ := FiniteLaw(m)
 	for x := range 3 {
 		for v := range 3 {
-			p := law.Prior[x] * law.Observers[1].Channel[x][v]
+			p := law.Prior[x] * law.Adv[0].Channel[x][v]
 			got := joint[x][v] / n
 			if se := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 4*se {
 				t.Errorf("P(X=%d, Z=%d): frequency %.4f, law %.4f", x, v, got, p)

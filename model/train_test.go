@@ -81,8 +81,8 @@ func TestNewTrainingLosses(t *testing.T) {
 			t.Errorf("%s: law %v, want one: %v", c.m.Kind(), law, c.law)
 			continue
 		}
-		if law != nil && !reflect.DeepEqual(law.Observers[len(law.Observers)-1].Loss, c.advLoss) {
-			t.Errorf("%s: last adversary's loss %v, want %v", c.m.Kind(), law.Observers[len(law.Observers)-1].Loss, c.advLoss)
+		if law != nil && !reflect.DeepEqual(law.Adv[len(law.Adv)-1].Loss, c.advLoss) {
+			t.Errorf("%s: last adversary's loss %v, want %v", c.m.Kind(), law.Adv[len(law.Adv)-1].Loss, c.advLoss)
 		}
 	}
 }
