@@ -9,7 +9,8 @@ import (
 )
 
 // Kind names a model family: the one kind enum of mmds, defined in package
-// kind so that package learn can name it too (the same type).
+// kind so that package learn, which does not import model, names it too
+// (the same type).
 type Kind = kind.Kind
 
 // The model kinds, in the order help texts name them.

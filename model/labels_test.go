@@ -45,10 +45,8 @@ func TestLabelChannelCertifiedAsTrained(t *testing.T) {
 			cfg.Epochs, cfg.Labels.StepsPerEpoch = 10, 10
 			cfg.Protocol.Accept, cfg.Protocol.MaxAttempts = 2, 2
 			cfg.Workers, cfg.Seed = 1, 3
-			ds, err := m.Dataset(rand.New(rand.NewPCG(1, 2)), 600)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, y, z := m.Sample(rand.New(rand.NewPCG(1, 2)), 600)
+			ds := &learn.Dataset{X: x, Y: y, Z: z}
 			res, err := learn.Sweep(context.Background(), ds, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -84,10 +82,8 @@ func TestFiniteDataset(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 20000
-	ds, err := m.Dataset(rand.New(rand.NewPCG(4, 5)), n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y, z := m.Sample(rand.New(rand.NewPCG(4, 5)), n)
+	ds := &learn.Dataset{X: x, Y: y, Z: z}
 	if err := ds.Validate(); err != nil {
 		t.Fatal(err)
 	}

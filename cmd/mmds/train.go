@@ -245,7 +245,7 @@ func sweepError(cmd *cobra.Command, dir string, err error) error {
 	return err
 }
 
-// prepareTrain validates the flags, loads the model and has model.NewTraining
+// prepareTrain validates the flags, loads the model and has learn.NewTraining
 // draw the dataset and fix the thresholds.
 func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
 	format, err := outputFormat(o.format)
@@ -273,7 +273,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.dir, report.K8sJobs)); err != nil {
 		return nil, err
 	}
-	req := model.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
+	req := learn.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
 	if req.Tau, req.D, err = o.grid(cmd); err != nil {
 		return nil, err
 	}
@@ -281,8 +281,8 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
-	t, err := model.NewTraining(m, cfg, req)
-	if errors.Is(err, model.ErrTrain) {
+	t, err := learn.NewTraining(m, cfg, req)
+	if errors.Is(err, learn.ErrTrain) {
 		return nil, usageError{err}
 	}
 	if err != nil {

@@ -217,7 +217,7 @@ func TestSweepErrorConfigIsBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := model.NewTraining(m, cfg, model.TrainRequest{Preset: learn.PresetQuick, D: []float64{4}, Seed: 1, Samples: 1200})
+	tr, err := learn.NewTraining(m, cfg, learn.TrainRequest{Preset: learn.PresetQuick, D: []float64{4}, Seed: 1, Samples: 1200})
 	if err != nil {
 		t.Fatal(err)
 	}

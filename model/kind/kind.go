@@ -4,8 +4,10 @@
 // alphabets and loss matrices).
 //
 // It is the one kind enum of mmds. Package model re-exports it as
-// model.Kind; it is a package of its own so that package learn, which
-// model imports for its datasets, can name the kind it trains on.
+// model.Kind. It is a package of its own, below both model and learn,
+// which name the kind and do not import each other: a model knows nothing
+// of training (learn asks it for samples through learn.Source), and the
+// trainer nothing of certification.
 package kind
 
 import (
