@@ -175,7 +175,7 @@ func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int)
 	c, ok := alg1Preset(model)
 	switch {
 	case !model.Valid(), !ok:
-		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
+		return Config{}, fmt.Errorf("learn: model %q: must be %s", model, kind.Want(true))
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -259,7 +259,7 @@ func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
 // the defaults filled in; the error matches ErrConfig.
 func (c Config) resolve(n int) (Config, error) {
 	if !c.Model.Valid() {
-		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)}
+		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %s", c.Model, kind.Want(true))}
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
 		return c, &configError{fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)}

@@ -113,7 +113,7 @@ func TestParseAndLoad(t *testing.T) {
 	if _, err := ParseAs(Kind(0), []byte(`{}`)); !errors.Is(err, ErrConfig) {
 		t.Errorf("kind 0: %v", err)
 	}
-	if _, err := Paper(Finite); !errors.Is(err, ErrConfig) {
+	if _, err := Paper(Finite); !errors.Is(err, ErrConfig) || err.Error() != "a finite model needs a --config file (docs/finite.md); there is no default" {
 		t.Errorf("finite has no paper model: %v", err)
 	}
 }
@@ -475,6 +475,7 @@ func TestDetectOneError(t *testing.T) {
 		{`{"names": ["X"]}`, "not a valid gauss model", "binary"},
 		{`{"prior": [1], "reconstructor": {}}`, "not a valid finite model", "gauss"},
 		{`{"zzz": 1}`, "not a model file", "allowed"},
+		{`{"zzz": 1}`, `want the fields of a gauss model ("names", "cov" or "var" and "corr", "private", …), a binary one ("p", "q_y", "q_z") or a finite one ("prior", "reconstructor", "adversaries")`, "allowed"},
 		{"\uFEFF{}", "byte order mark", "binary"},
 		{`garbage`, "malformed JSON", "gauss"},
 	} {

@@ -40,7 +40,7 @@ type trainOpts struct {
 func newTrainCmd() *cobra.Command {
 	var o trainOpts
 	cmd := &cobra.Command{
-		Use:   "train gauss|binary|finite",
+		Use:   "train " + kindsUsage(),
 		Short: "Train the paper's learned baseline (Algorithm 1) or a label privatizer over a sweep of D",
 		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
 10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
@@ -82,15 +82,16 @@ certifies the channel that network induces, with a stated error.`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return badInput("train: give the model to train, gauss, binary or finite (mmds train gauss|binary|finite [flags])")
+				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(), kindsUsage())
 			case len(args) > 1:
-				return badInput("train: one model, gauss, binary or finite; got %d arguments %s", len(args), safefile.ExcerptList(args))
-			case args[0] != "gauss" && args[0] != "binary" && args[0] != "finite":
-				return badInput("train: model %s: want gauss, binary or finite", safefile.Excerpt(args[0]))
+				return badInput("train: one model, %s; got %d arguments %s", model.KindsWant(), len(args), safefile.ExcerptList(args))
+			}
+			if _, err := model.ParseKind(args[0]); err != nil {
+				return badInput("train: model %s: want %s", safefile.Excerpt(args[0]), model.KindsWant())
 			}
 			return nil
 		}),
-		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config)"},
+		ValidArgs: kindCompletions(),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
@@ -104,6 +105,24 @@ certifies the channel that network induces, with a stated error.`,
 	o.k8s.register(f)
 	cmd.AddCommand(newTrainDataCmd())
 	return cmd
+}
+
+// kindsUsage names the model kinds as a usage line does: gauss|binary|finite.
+func kindsUsage() string {
+	var names []string
+	for _, k := range model.Kinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, "|")
+}
+
+// kindCompletions are the model kinds with their titles, for shells.
+func kindCompletions() []cobra.Completion {
+	var c []cobra.Completion
+	for _, k := range model.Kinds() {
+		c = append(c, cobra.Completion(k.String()+"\t"+model.KindTitle(k)))
+	}
+	return c
 }
 
 // runFlagHelp is the help of the flags mmds train and mmds train data
