@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,37 @@ type trainOpts struct {
 	quiet                              bool
 	slurm                              slurmOpts
 	k8s                                k8sOpts
+	cli                                cliRun
+}
+
+// cliRun is what a run takes from its command line beside the flags'
+// values: the flags given (in the order pflag visits them, with their
+// values as given: batch scripts repeat them), the command's name as
+// messages prefix it ("train: ") and the output streams.
+type cliRun struct {
+	given          []givenFlag
+	prefix         string
+	stdout, stderr io.Writer
+}
+
+// givenFlag is a flag set on the command line and its value.
+type givenFlag struct{ name, value string }
+
+// bindCLI reads what a run takes from cmd's command line.
+func bindCLI(cmd *cobra.Command) cliRun {
+	c := cliRun{prefix: subcommand(cmd), stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
+	cmd.Flags().Visit(func(f *pflag.Flag) { c.given = append(c.given, givenFlag{f.Name, f.Value.String()}) })
+	return c
+}
+
+// changed reports whether the flag name was given.
+func (c cliRun) changed(name string) bool {
+	for _, f := range c.given {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func newTrainCmd() *cobra.Command {
@@ -92,7 +124,10 @@ certifies the channel that network induces, with a stated error.`,
 			return nil
 		}),
 		ValidArgs: kindCompletions(),
-		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cli = bindCLI(cmd)
+			return runTrain(cmd.Context(), args[0], o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
@@ -174,27 +209,27 @@ type trainJob struct {
 	advs   int
 }
 
-func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
+func runTrain(ctx context.Context, name string, o trainOpts) error {
 	kind, err := model.ParseKind(name)
 	if err != nil {
 		return usageError{err}
 	}
-	job, err := prepareTrain(cmd, kind, o)
+	job, err := prepareTrain(ctx, kind, o)
 	if err != nil {
 		return err
 	}
 	if o.slurm.dir != "" && o.k8s.dir != "" {
 		return badInput("--slurm and --k8s: give one")
 	}
-	if err := requirePreset(cmd); err != nil {
+	if err := o.cli.requirePreset(); err != nil {
 		return err
 	}
 	if o.slurm.dir != "" {
-		return writeSlurmJobs(cmd, job, o.slurm)
+		return writeSlurmJobs(o.cli, job, o.slurm)
 	}
 	if o.k8s.dir != "" {
 		o.k8s.shard = o.shard
-		return writeK8sJobs(cmd, job, o.k8s)
+		return writeK8sJobs(o.cli, job, o.k8s)
 	}
 	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
 		if errors.Is(err, rundir.ErrResume) {
@@ -202,21 +237,21 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 		}
 		return badInput("--out %s: %v", job.cfg.Dir, err)
 	}
-	bar := newTrainBar(cmd, job.cfg, o.quiet)
+	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
-	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
+	res, err := learn.Sweep(ctx, job.data, job.cfg)
 	bar.finish(err)
 	if err != nil {
-		return sweepError(cmd, job.cfg.Dir, err)
+		return sweepError(ctx, job.cfg.Dir, err)
 	}
-	if err := emitTrain(cmd.OutOrStdout(), job, res, time.Since(start)); err != nil {
+	if err := emitTrain(o.cli.stdout, job, res, time.Since(start)); err != nil {
 		return err
 	}
 	if w := res.Stalled; w != nil {
 		// Exit 0: the shard did all it could; the rest needs another
 		// shard first, or the merge (docs/cluster.md).
-		fmt.Fprintf(cmd.ErrOrStderr(), "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
+		fmt.Fprintf(o.cli.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
 			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
@@ -226,12 +261,12 @@ func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
 // other check: the paper's protocol takes hours, too long to start by
 // default without a word, and quick is a smoke run, too short to stand for
 // the paper; a person chooses.
-func requirePreset(cmd *cobra.Command) error {
-	if cmd.Flags().Changed("preset") {
+func (c cliRun) requirePreset() error {
+	if c.changed("preset") {
 		return nil
 	}
 	return badInput("%sgive --preset quick (a smoke run: 4 thresholds, seconds) or --preset paper "+
-		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", subcommand(cmd))
+		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", c.prefix)
 }
 
 // presetFlag parses --preset, the flag mmds train and mmds train data
@@ -248,9 +283,9 @@ func presetFlag(s string) (learn.PresetName, error) {
 // a configuration out of range or a directory that cannot be resumed is
 // bad input (exit 2), a lock held by a live process exit 75, and an
 // interrupted run says how to resume.
-func sweepError(cmd *cobra.Command, dir string, err error) error {
+func sweepError(ctx context.Context, dir string, err error) error {
 	switch {
-	case errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil:
+	case errors.Is(err, ctx.Err()) && ctx.Err() != nil:
 		return keptError{fmt.Sprintf("finished trials are kept in %s; run the same command again to resume", dir), err}
 	case errors.Is(err, rundir.ErrLocked):
 		return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", dir, err, exitRetry)}
@@ -266,7 +301,7 @@ func sweepError(cmd *cobra.Command, dir string, err error) error {
 
 // prepareTrain validates the flags, loads the model and has learn.NewTraining
 // draw the dataset and fix the thresholds.
-func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
+func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return nil, err
@@ -275,11 +310,11 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := methodPreset(cmd, kind, preset, o)
+	cfg, err := methodPreset(kind, preset, o)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkRun(cmd, &cfg); err != nil {
+	if err := o.checkRun(&cfg); err != nil {
 		return nil, err
 	}
 	if o.samples < minSamples || o.samples > maxSamples {
@@ -293,10 +328,10 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		return nil, err
 	}
 	req := learn.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
-	if req.Tau, req.D, err = o.grid(cmd); err != nil {
+	if req.Tau, req.D, err = o.grid(); err != nil {
 		return nil, err
 	}
-	m, err := kindModel(cmd.Context(), kind, o.config)
+	m, err := kindModel(ctx, kind, o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
@@ -313,7 +348,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 			return nil, usageError{err}
 		}
 	}
-	if err := o.slurm.validate(cmd, o.shard); err != nil {
+	if err := o.slurm.validate(o.cli, o.shard); err != nil {
 		return nil, err
 	}
 	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
@@ -322,7 +357,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 
 // methodPreset validates --method, --labels and --observers and returns
 // preset's configuration for the method.
-func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
+func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
 	method, err := learn.ParseMethod(o.method)
 	if err != nil {
 		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
@@ -333,7 +368,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 			names = names[1:]
 		}
 		for _, name := range names {
-			if cmd.Flags().Changed(name) {
+			if o.cli.changed(name) {
 				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
 			}
 		}
@@ -343,7 +378,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 		// the observers of the data's empirical law need a finite X
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
-	if (method == learn.MethodLabels || cmd.Flags().Changed("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
+	if (method == learn.MethodLabels || o.cli.changed("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
 	}
 	obs, err := learn.ParseObservers(o.observers)
@@ -357,7 +392,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = obs
 	}
-	if method == learn.MethodAlg1 && cmd.Flags().Changed("labels") {
+	if method == learn.MethodAlg1 && o.cli.changed("labels") {
 		cfg.Outputs = o.labels
 	}
 	return cfg, nil
@@ -365,26 +400,26 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 
 // grid reads --tau (0: learn's default, half the step of the threshold
 // grid, as in Section V) and --d or --sweep (nil: the preset's grid).
-func (o *trainOpts) grid(cmd *cobra.Command) (tau float64, ds []float64, err error) {
-	if cmd.Flags().Changed("tau") {
+func (o *trainOpts) grid() (tau float64, ds []float64, err error) {
+	if o.cli.changed("tau") {
 		if math.IsNaN(o.tau) || math.IsInf(o.tau, 0) || o.tau <= 0 {
 			return 0, nil, badInput("--tau %v: must be a finite number > 0", o.tau)
 		}
 		tau = o.tau
 	}
-	ds, err = thresholdFlags(cmd.Flags().Changed, o.d, o.sweep)
+	ds, err = thresholdFlags(o.cli.changed, o.d, o.sweep)
 	return tau, ds, err
 }
 
 // checkRun applies --epochs, --accept and --max-attempts to cfg and checks
 // --workers.
-func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
+func (o *trainOpts) checkRun(cfg *learn.Config) error {
 	for _, c := range []struct {
 		name string
 		v    int
 		dst  *int
 	}{{"epochs", o.epochs, &cfg.Epochs}, {"accept", o.accept, &cfg.Protocol.Accept}, {"max-attempts", o.maxAttempts, &cfg.Protocol.MaxAttempts}} {
-		if !cmd.Flags().Changed(c.name) {
+		if !o.cli.changed(c.name) {
 			continue
 		}
 		if c.v < 1 || c.v > 1_000_000 {
@@ -392,7 +427,7 @@ func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
 		}
 		*c.dst = c.v
 	}
-	if cmd.Flags().Changed("accept") && !cmd.Flags().Changed("max-attempts") {
+	if o.cli.changed("accept") && !o.cli.changed("max-attempts") {
 		cfg.Protocol.MaxAttempts = 0 // learn's default cap for the new Accept
 	}
 	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
@@ -411,8 +446,7 @@ type trainBar struct {
 	accept int
 }
 
-func newTrainBar(cmd *cobra.Command, cfg learn.Config, quiet bool) *trainBar {
-	w := cmd.ErrOrStderr()
+func newTrainBar(w io.Writer, cfg learn.Config, quiet bool) *trainBar {
 	accept := cfg.Protocol.Accept
 	bar := progress.New(w, progress.Options{
 		Label: "mmds train", Unit: "accepted trials", Total: len(cfg.D) * accept, Quiet: quiet,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -66,7 +67,10 @@ run states (docs/data.md).`,
 		Example: `  mmds train data --csv examples/data/continuous.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick
   mmds train data --csv examples/data/discrete.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainData(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.cli = bindCLI(cmd)
+			return runTrainData(cmd.Context(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.csv, "csv", "", "the data file: CSV with a header row of column names")
@@ -95,27 +99,27 @@ var trainDataHelp = runFlagHelp{
 	quiet:       "no progress on standard error",
 }
 
-func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
-	job, err := prepareTrainData(cmd, o)
+func runTrainData(ctx context.Context, o trainDataOpts) error {
+	job, err := prepareTrainData(ctx, o)
 	if err != nil {
 		return err
 	}
-	if err := requirePreset(cmd); err != nil {
+	if err := o.cli.requirePreset(); err != nil {
 		return err
 	}
 	if err := writeDataRun(job, o.copyData); err != nil {
 		return err
 	}
-	bar := newTrainBar(cmd, job.cfg, o.quiet)
+	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
-	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
+	res, err := learn.Sweep(ctx, job.data, job.cfg)
 	bar.finish(err)
 	if err != nil {
-		return sweepError(cmd, job.cfg.Dir, err)
+		return sweepError(ctx, job.cfg.Dir, err)
 	}
 	if job.format == report.JSON {
-		return emitTrain(cmd.OutOrStdout(), job.trainJob, res, time.Since(start))
+		return emitTrain(o.cli.stdout, job.trainJob, res, time.Since(start))
 	}
 	g := trainGrid(job.trainJob, res, time.Since(start), job.format == report.Table)
 	if job.format == report.Table {
@@ -126,7 +130,7 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.cfg.Dir,
 			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
 	}
-	return emit(cmd.OutOrStdout(), job.format, g, nil)
+	return emit(o.cli.stdout, job.format, g, nil)
 }
 
 // writeDataRun writes the results directory's model file and, with
@@ -162,7 +166,7 @@ func planName(c learn.Config) string {
 
 // prepareTrainData validates the flags, reads the data file and plans the
 // training.
-func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
+func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return nil, err
@@ -181,11 +185,11 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
 		return nil, err
 	}
-	tau, ds, err := o.grid(cmd)
+	tau, ds, err := o.grid()
 	if err != nil {
 		return nil, err
 	}
-	prep, raw, err := readData(cmd, o.csv, choice)
+	prep, raw, err := readData(ctx, o.csv, choice)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +203,7 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	cfg, err := o.config(cmd, prep, plan, preset, tau, ds)
+	cfg, err := o.config(prep, plan, preset, tau, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +249,8 @@ func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
 // config is preset's configuration of plan on the data: --labels
 // checked against the method, the observers of the training split, the
 // run's flags, the thresholds (data.Prepared.SetGrid) and the split.
-func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
-	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
+func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
+	if plan.Method != learn.MethodLabels && o.cli.changed("labels") {
 		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
 	}
 	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
@@ -259,7 +263,7 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = learn.ObserversData
 	}
-	if err := o.checkRun(cmd, &cfg); err != nil {
+	if err := o.checkRun(&cfg); err != nil {
 		return learn.Config{}, err
 	}
 	if err := prep.SetGrid(&cfg, preset, ds, tau); err != nil {
@@ -277,8 +281,8 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 
 // readData reads the data file once, hashes its bytes and reads it
 // through the columns chosen; it returns the bytes read too.
-func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, []byte, error) {
-	t, raw, err := data.ReadFile(cmd.Context(), path)
+func readData(ctx context.Context, path string, choice data.Choice) (*data.Prepared, []byte, error) {
+	t, raw, err := data.ReadFile(ctx, path)
 	if err != nil {
 		return nil, nil, badInput("--csv %v", err)
 	}
