@@ -231,21 +231,14 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 		o.k8s.shard = o.shard
 		return writeK8sJobs(o.cli, job, o.k8s)
 	}
-	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, rundir.ErrResume) {
-			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-		}
-		return badInput("--out %s: %v", job.cfg.Dir, err)
+	if err := writeRunDir(job, nil); err != nil {
+		return err
 	}
-	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
-	job.cfg.Progress = bar.update
-	start := time.Now()
-	res, err := learn.Sweep(ctx, job.data, job.cfg)
-	bar.finish(err)
+	res, elapsed, err := sweepJob(ctx, job, o)
 	if err != nil {
-		return sweepError(ctx, job.cfg.Dir, err)
+		return err
 	}
-	if err := emitTrain(o.cli.stdout, job, res, time.Since(start)); err != nil {
+	if err := emitTrain(o.cli.stdout, job, res, elapsed); err != nil {
 		return err
 	}
 	if w := res.Stalled; w != nil {
@@ -255,6 +248,38 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
+}
+
+// writeRunDir lays out job's results directory: its model file, then what
+// more (the data file's copy) does.
+func writeRunDir(job *trainJob, more func(rundir.Dir) error) error {
+	d := rundir.Dir(job.cfg.Dir)
+	err := d.WriteModel(job.model)
+	if err == nil && more != nil {
+		err = more(d)
+	}
+	if errors.Is(err, rundir.ErrResume) {
+		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+	}
+	if err != nil {
+		return badInput("--out %s: %v", job.cfg.Dir, err)
+	}
+	return nil
+}
+
+// sweepJob runs learn.Sweep on job with the progress bar (--quiet: none)
+// and returns its results and how long it took; an error is the run's
+// exit (sweepError).
+func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, time.Duration, error) {
+	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
+	job.cfg.Progress = bar.update
+	start := time.Now()
+	res, err := learn.Sweep(ctx, job.data, job.cfg)
+	bar.finish(err)
+	if err != nil {
+		return nil, 0, sweepError(ctx, job.cfg.Dir, err)
+	}
+	return res, time.Since(start), nil
 }
 
 // requirePreset refuses to start training without --preset, after every

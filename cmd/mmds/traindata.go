@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -107,21 +106,24 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 	if err := o.cli.requirePreset(); err != nil {
 		return err
 	}
-	if err := writeDataRun(job, o.copyData); err != nil {
+	err = writeRunDir(job.trainJob, func(d rundir.Dir) error {
+		if !o.copyData {
+			return nil
+		}
+		name, _ := job.spec.FileName() // checked by prepareTrainData
+		return d.WriteDataCopy(name, job.raw)
+	})
+	if err != nil {
 		return err
 	}
-	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
-	job.cfg.Progress = bar.update
-	start := time.Now()
-	res, err := learn.Sweep(ctx, job.data, job.cfg)
-	bar.finish(err)
+	res, elapsed, err := sweepJob(ctx, job.trainJob, o.trainOpts)
 	if err != nil {
-		return sweepError(ctx, job.cfg.Dir, err)
+		return err
 	}
 	if job.format == report.JSON {
-		return emitTrain(o.cli.stdout, job.trainJob, res, time.Since(start))
+		return emitTrain(o.cli.stdout, job.trainJob, res, elapsed)
 	}
-	g := trainGrid(job.trainJob, res, time.Since(start), job.format == report.Table)
+	g := trainGrid(job.trainJob, res, elapsed, job.format == report.Table)
 	if job.format == report.Table {
 		s := job.spec
 		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
@@ -131,24 +133,6 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
 	}
 	return emit(o.cli.stdout, job.format, g, nil)
-}
-
-// writeDataRun writes the results directory's model file and, with
-// copyData, the copy of the data file beside it.
-func writeDataRun(job *dataJob, copyData bool) error {
-	d := rundir.Dir(job.cfg.Dir)
-	err := d.WriteModel(job.model)
-	if err == nil && copyData {
-		name, _ := job.spec.FileName() // checked by prepareTrainData
-		err = d.WriteDataCopy(name, job.raw)
-	}
-	if errors.Is(err, rundir.ErrResume) {
-		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-	}
-	if err != nil {
-		return badInput("--out %s: %v", job.cfg.Dir, err)
-	}
-	return nil
 }
 
 func planName(c learn.Config) string {
