@@ -66,9 +66,9 @@ var kindFiles = map[Kind]kindFile{
 // V-B)"), for shell completions.
 func KindTitle(k Kind) string { return kindFiles[k].title }
 
-// KindsWant lists the kinds as a message names the valid ones: "gauss,
-// binary or finite".
-func KindsWant() string { return kind.Want(false) }
+// KindsWant lists the kinds as a message names the valid ones, "gauss,
+// binary or finite", each quoted (%q) when quoted is set.
+func KindsWant(quoted bool) string { return kind.Want(quoted) }
 
 // Class says over which privatizers an Optimum is optimal.
 type Class int

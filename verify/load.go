@@ -167,7 +167,7 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	}
 	kind := res.Model
 	if !kind.Valid() {
-		return nil, bad(resultsName, "no \"model\": want %q, %q or %q", model.Gauss, model.Binary, model.Finite)
+		return nil, bad(resultsName, "no \"model\": want %s", model.KindsWant(true))
 	}
 	// The top-level kind is not hashed; the configuration's is (Binding).
 	if res.Config.Model != kind {

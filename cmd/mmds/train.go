@@ -114,12 +114,12 @@ certifies the channel that network induces, with a stated error.`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(), kindsUsage())
+				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(false), kindsUsage())
 			case len(args) > 1:
-				return badInput("train: one model, %s; got %d arguments %s", model.KindsWant(), len(args), safefile.ExcerptList(args))
+				return badInput("train: one model, %s; got %d arguments %s", model.KindsWant(false), len(args), safefile.ExcerptList(args))
 			}
 			if _, err := model.ParseKind(args[0]); err != nil {
-				return badInput("train: model %s: want %s", safefile.Excerpt(args[0]), model.KindsWant())
+				return badInput("train: model %s: want %s", safefile.Excerpt(args[0]), model.KindsWant(false))
 			}
 			return nil
 		}),
