@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -89,9 +90,9 @@ func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error
 		return nil, err
 	}
 	t := &Trainer{cfg: &c, data: data, D: d, Seed: seed}
-	out := Identity
+	out := network.Identity
 	if c.binaryRelease() {
-		out = Sigmoid
+		out = network.Sigmoid
 	}
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	tr := data.Train
