@@ -31,7 +31,7 @@ func FiniteLaw(m Law) (law *mip.Finite, ok bool) {
 // finite sums of privatizer.Channel.FiniteLosses (exact for the renormalized
 // rows; Change is what renormalizing may hide, privatizer.Channel.Bound). name
 // labels the channel in errors, which wrap privatizer.ErrInput.
-func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
+func CertifyChannel(m Law, p [][]float64, name string) (Certificate, error) {
 	f, ok := FiniteLaw(m)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a channel privatizer needs a finite X; the %s model's X is continuous", ErrUnsupported, m.Kind())
@@ -55,7 +55,7 @@ func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
 // labels the kernel in errors, which wrap privatizer.ErrInput (a λ outside
 // [0, 1) is one), or bayes.ErrCannotCertify where the model's quadrature
 // cannot resolve an observer (gauss.ErrUnresolved).
-func CertifyKernel(m Model, k privatizer.Kernel, name string) (Certificate, error) {
+func CertifyKernel(m Law, k privatizer.Kernel, name string) (Certificate, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())
