@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -30,10 +31,10 @@ func (o *slurmOpts) register(f *pflag.FlagSet) {
 
 // validate checks that the --slurm-* flags come with --slurm, and not with
 // --shard (the scripts choose the shard of each task).
-func (o *slurmOpts) validate(c cliRun, shard string) error {
+func (o *slurmOpts) validate(given func(flag string) bool, shard string) error {
 	if o.dir == "" {
 		for _, name := range []string{"slurm-shards", "slurm-cpus", "slurm-time", "slurm-partition", "slurm-max-parallel"} {
-			if c.changed(name) {
+			if given(name) {
 				return badInput("--%s needs --slurm FOLDER", name)
 			}
 		}
@@ -42,7 +43,7 @@ func (o *slurmOpts) validate(c cliRun, shard string) error {
 	if shard != "" {
 		return badInput("--slurm and --shard %s: give one (the Slurm scripts pass --shard slurm to each task)", shard)
 	}
-	if c.changed("slurm-shards") && (o.shards < 1 || o.shards > cluster.MaxShards) {
+	if given("slurm-shards") && (o.shards < 1 || o.shards > cluster.MaxShards) {
 		return badInput("--slurm-shards %d: must be in [1, %d]", o.shards, cluster.MaxShards)
 	}
 	return nil
@@ -50,7 +51,7 @@ func (o *slurmOpts) validate(c cliRun, shard string) error {
 
 // writeSlurmJobs writes the batch scripts that run job as a Slurm array and
 // then merge, verify and plot it.
-func writeSlurmJobs(c cliRun, job *trainJob, o slurmOpts) error {
+func writeSlurmJobs(w io.Writer, args []givenFlag, job *trainJob, o slurmOpts) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("--slurm: the path of this program: %w", err)
@@ -81,7 +82,7 @@ func writeSlurmJobs(c cliRun, job *trainJob, o slurmOpts) error {
 	if shards > len(job.cfg.D) {
 		return badInput("--slurm-shards %d: this run has only %d thresholds; a shard needs at least one", shards, len(job.cfg.D))
 	}
-	train := trainArgv(c.given, exe, job.kind.String(), out)
+	train := trainArgv(args, exe, job.kind.String(), out)
 	merge := append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus))
 	plan := cluster.SlurmPlan{
 		Name: "mmds-" + job.kind.String(), Shards: shards, Train: train,
@@ -103,7 +104,6 @@ func writeSlurmJobs(c cliRun, job *trainJob, o slurmOpts) error {
 	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
 		return badInput("--slurm %s: %v", o.dir, err)
 	}
-	w := c.stdout
 	_ = sayf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
 	for _, p := range paths {
 		_ = sayf(w, "  %s", p)
@@ -134,7 +134,7 @@ const k8sMount = "/results"
 
 // writeK8sJobs writes the Kubernetes manifests that run job as an Indexed Job
 // and then merge, verify and plot it.
-func writeK8sJobs(c cliRun, job *trainJob, o k8sOpts) error {
+func writeK8sJobs(w io.Writer, args []givenFlag, job *trainJob, o k8sOpts) error {
 	if o.image == "" {
 		return badInput("--k8s needs --k8s-image IMAGE (an image with mmds on its PATH)")
 	}
@@ -168,7 +168,7 @@ func writeK8sJobs(c cliRun, job *trainJob, o k8sOpts) error {
 	out := path.Join(k8sMount, base)
 	train := []string{"mmds", "train", job.kind.String(), "--out", out}
 	var config []byte
-	for _, f := range c.given {
+	for _, f := range args {
 		switch {
 		case scriptSets(f.name):
 			continue
@@ -197,7 +197,6 @@ func writeK8sJobs(c cliRun, job *trainJob, o k8sOpts) error {
 	if err != nil {
 		return badInput("--k8s %s: %v", report.Quote(o.dir), err)
 	}
-	w := c.stdout
 	fmt.Fprintf(w, "Kubernetes jobs for %d thresholds in %d indexed pods (%d at once, %d CPUs each):\n", len(job.cfg.D), shards, par, o.cpus)
 	for _, p := range paths {
 		fmt.Fprintf(w, "  %s\n", p)
@@ -209,9 +208,9 @@ func writeK8sJobs(c cliRun, job *trainJob, o k8sOpts) error {
 // trainArgv rebuilds this mmds train command line for a batch script: every
 // flag the user set, with paths made absolute, except the Slurm ones,
 // --shard, --workers and --format (the scripts set those).
-func trainArgv(given []givenFlag, exe, kind, out string) []string {
+func trainArgv(args []givenFlag, exe, kind, out string) []string {
 	argv := []string{exe, "train", kind, "--out", out}
-	for _, f := range given {
+	for _, f := range args {
 		if scriptSets(f.name) {
 			continue
 		}

@@ -36,37 +36,20 @@ type trainOpts struct {
 	quiet                              bool
 	slurm                              slurmOpts
 	k8s                                k8sOpts
-	cli                                cliRun
-}
-
-// cliRun is what a run takes from its command line beside the flags'
-// values: the flags given (in the order pflag visits them, with their
-// values as given: batch scripts repeat them), the command's name as
-// messages prefix it ("train: ") and the output streams.
-type cliRun struct {
-	given          []givenFlag
-	prefix         string
-	stdout, stderr io.Writer
+	env                                runEnv
+	// args are the flags given, with their values, in the order pflag
+	// visits them: the batch scripts repeat them (trainArgv).
+	args []givenFlag
 }
 
 // givenFlag is a flag set on the command line and its value.
 type givenFlag struct{ name, value string }
 
-// bindCLI reads what a run takes from cmd's command line.
-func bindCLI(cmd *cobra.Command) cliRun {
-	c := cliRun{prefix: subcommand(cmd), stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
-	cmd.Flags().Visit(func(f *pflag.Flag) { c.given = append(c.given, givenFlag{f.Name, f.Value.String()}) })
-	return c
-}
-
-// changed reports whether the flag name was given.
-func (c cliRun) changed(name string) bool {
-	for _, f := range c.given {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
+// bindRun sets what a training run takes from cmd's command line beside
+// the flags' values.
+func (o *trainOpts) bindRun(cmd *cobra.Command) {
+	o.env, o.args = envOf(cmd), nil
+	cmd.Flags().Visit(func(f *pflag.Flag) { o.args = append(o.args, givenFlag{f.Name, f.Value.String()}) })
 }
 
 func newTrainCmd() *cobra.Command {
@@ -125,7 +108,7 @@ certifies the channel that network induces, with a stated error.`,
 		}),
 		ValidArgs: kindCompletions(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.cli = bindCLI(cmd)
+			o.bindRun(cmd)
 			return runTrain(cmd.Context(), args[0], o)
 		},
 	}
@@ -221,15 +204,15 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 	if o.slurm.dir != "" && o.k8s.dir != "" {
 		return badInput("--slurm and --k8s: give one")
 	}
-	if err := o.cli.requirePreset(); err != nil {
+	if err := requirePreset(o.env, "train: "); err != nil {
 		return err
 	}
 	if o.slurm.dir != "" {
-		return writeSlurmJobs(o.cli, job, o.slurm)
+		return writeSlurmJobs(o.env.stdout, o.args, job, o.slurm)
 	}
 	if o.k8s.dir != "" {
 		o.k8s.shard = o.shard
-		return writeK8sJobs(o.cli, job, o.k8s)
+		return writeK8sJobs(o.env.stdout, o.args, job, o.k8s)
 	}
 	if err := writeRunDir(job, nil); err != nil {
 		return err
@@ -238,13 +221,13 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := emitTrain(o.cli.stdout, job, res, elapsed); err != nil {
+	if err := emitTrain(o.env.stdout, job, res, elapsed); err != nil {
 		return err
 	}
 	if w := res.Stalled; w != nil {
 		// Exit 0: the shard did all it could; the rest needs another
 		// shard first, or the merge (docs/cluster.md).
-		fmt.Fprintf(o.cli.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
+		fmt.Fprintf(o.env.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
 			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
@@ -271,7 +254,7 @@ func writeRunDir(job *trainJob, more func(rundir.Dir) error) error {
 // and returns its results and how long it took; an error is the run's
 // exit (sweepError).
 func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, time.Duration, error) {
-	bar := newTrainBar(o.cli.stderr, job.cfg, o.quiet)
+	bar := newTrainBar(o.env.stderr, job.cfg, o.quiet)
 	job.cfg.Progress = bar.update
 	start := time.Now()
 	res, err := learn.Sweep(ctx, job.data, job.cfg)
@@ -286,12 +269,12 @@ func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, 
 // other check: the paper's protocol takes hours, too long to start by
 // default without a word, and quick is a smoke run, too short to stand for
 // the paper; a person chooses.
-func (c cliRun) requirePreset() error {
-	if c.changed("preset") {
+func requirePreset(e runEnv, prefix string) error {
+	if e.given("preset") {
 		return nil
 	}
 	return badInput("%sgive --preset quick (a smoke run: 4 thresholds, seconds) or --preset paper "+
-		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", c.prefix)
+		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", prefix)
 }
 
 // presetFlag parses --preset, the flag mmds train and mmds train data
@@ -373,7 +356,7 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 			return nil, usageError{err}
 		}
 	}
-	if err := o.slurm.validate(o.cli, o.shard); err != nil {
+	if err := o.slurm.validate(o.env.given, o.shard); err != nil {
 		return nil, err
 	}
 	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
@@ -393,7 +376,7 @@ func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.
 			names = names[1:]
 		}
 		for _, name := range names {
-			if o.cli.changed(name) {
+			if o.env.given(name) {
 				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
 			}
 		}
@@ -403,7 +386,7 @@ func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.
 		// the observers of the data's empirical law need a finite X
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
-	if (method == learn.MethodLabels || o.cli.changed("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
+	if (method == learn.MethodLabels || o.env.given("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
 	}
 	obs, err := learn.ParseObservers(o.observers)
@@ -417,7 +400,7 @@ func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = obs
 	}
-	if method == learn.MethodAlg1 && o.cli.changed("labels") {
+	if method == learn.MethodAlg1 && o.env.given("labels") {
 		cfg.Outputs = o.labels
 	}
 	return cfg, nil
@@ -426,13 +409,13 @@ func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.
 // grid reads --tau (0: learn's default, half the step of the threshold
 // grid, as in Section V) and --d or --sweep (nil: the preset's grid).
 func (o *trainOpts) grid() (tau float64, ds []float64, err error) {
-	if o.cli.changed("tau") {
+	if o.env.given("tau") {
 		if math.IsNaN(o.tau) || math.IsInf(o.tau, 0) || o.tau <= 0 {
 			return 0, nil, badInput("--tau %v: must be a finite number > 0", o.tau)
 		}
 		tau = o.tau
 	}
-	ds, err = thresholdFlags(o.cli.changed, o.d, o.sweep)
+	ds, err = thresholdFlags(o.env.given, o.d, o.sweep)
 	return tau, ds, err
 }
 
@@ -444,7 +427,7 @@ func (o *trainOpts) checkRun(cfg *learn.Config) error {
 		v    int
 		dst  *int
 	}{{"epochs", o.epochs, &cfg.Epochs}, {"accept", o.accept, &cfg.Protocol.Accept}, {"max-attempts", o.maxAttempts, &cfg.Protocol.MaxAttempts}} {
-		if !o.cli.changed(c.name) {
+		if !o.env.given(c.name) {
 			continue
 		}
 		if c.v < 1 || c.v > 1_000_000 {
@@ -452,7 +435,7 @@ func (o *trainOpts) checkRun(cfg *learn.Config) error {
 		}
 		*c.dst = c.v
 	}
-	if o.cli.changed("accept") && !o.cli.changed("max-attempts") {
+	if o.env.given("accept") && !o.env.given("max-attempts") {
 		cfg.Protocol.MaxAttempts = 0 // learn's default cap for the new Accept
 	}
 	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {

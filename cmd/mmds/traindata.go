@@ -67,7 +67,7 @@ run states (docs/data.md).`,
   mmds train data --csv examples/data/discrete.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.cli = bindCLI(cmd)
+			o.bindRun(cmd)
 			return runTrainData(cmd.Context(), o)
 		},
 	}
@@ -103,7 +103,7 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := o.cli.requirePreset(); err != nil {
+	if err := requirePreset(o.env, "train data: "); err != nil {
 		return err
 	}
 	err = writeRunDir(job.trainJob, func(d rundir.Dir) error {
@@ -121,7 +121,7 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 		return err
 	}
 	if job.format == report.JSON {
-		return emitTrain(o.cli.stdout, job.trainJob, res, elapsed)
+		return emitTrain(o.env.stdout, job.trainJob, res, elapsed)
 	}
 	g := trainGrid(job.trainJob, res, elapsed, job.format == report.Table)
 	if job.format == report.Table {
@@ -132,7 +132,7 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.cfg.Dir,
 			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
 	}
-	return emit(o.cli.stdout, job.format, g, nil)
+	return emit(o.env.stdout, job.format, g, nil)
 }
 
 func planName(c learn.Config) string {
@@ -234,7 +234,7 @@ func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
 // checked against the method, the observers of the training split, the
 // run's flags, the thresholds (data.Prepared.SetGrid) and the split.
 func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
-	if plan.Method != learn.MethodLabels && o.cli.changed("labels") {
+	if plan.Method != learn.MethodLabels && o.env.given("labels") {
 		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
 	}
 	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
