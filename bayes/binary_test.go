@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // mapError is Appendix B's L(s0, s1) for side information through a BSC with
@@ -89,7 +90,7 @@ func TestCertifyBinaryNetworkMatchesBruteForce(t *testing.T) {
 	m := mip.PaperBinary()
 	for seed := range uint64(3) {
 		mlp := randomNet(seed)
-		mlp.Out = 1 // sigmoid
+		mlp.Out = network.Sigmoid
 		k, err := fromMLP(mlp)
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // paper's 50 hidden units, PyTorch's initialization): far from linear, with
 // ranges of r where k(x, ·) is flat, the hard case for the quadrature.
 func randomNet(seed uint64) *learn.MLP {
-	return learn.NewMLP(2, 50, learn.Identity, rand.New(rand.NewPCG(seed, 9)))
+	return learn.NewMLP(2, 50, network.Identity, rand.New(rand.NewPCG(seed, 9)))
 }
 
 // testQuadTol is the refinement change the tests accept (verify's default).

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/network"
 )
 
 // The MLP's recipe: one hidden ReLU layer of mlpHidden units, Adam at
@@ -41,9 +42,9 @@ type mlpFit struct {
 // P(X = 1) through a sigmoid for 0-1 losses, by the weighted squared error.
 func trainMLP(ctx context.Context, s *Sample, loss Loss, seed uint64) (*mlpFit, error) {
 	rng := rand.New(rand.NewPCG(seed, mlpStream))
-	out := learn.Identity
+	out := network.Identity
 	if loss == ZeroOne {
-		out = learn.Sigmoid
+		out = network.Sigmoid
 	}
 	in := len(s.V[0])
 	fit := &mlpFit{net: learn.NewMLP(in, mlpHidden, out, rng), unit: 1}

@@ -3,6 +3,8 @@ package learn
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/mmds-project/mmds/mip"
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
@@ -403,7 +405,7 @@ func (c *Config) validateFiniteAlg1() []error {
 		if c.Outputs != 0 {
 			errs = append(errs, fmt.Errorf("learn: Config.Outputs = %d: the release's alphabet is Algorithm 1's on a finite model only", c.Outputs))
 		}
-		if c.Method == MethodAlg1 && c.Law != nil && !c.Law.zeroOne() {
+		if c.Method == MethodAlg1 && c.Law != nil && !zeroOneLaw(c.Law) {
 			errs = append(errs, fmt.Errorf("learn: Config.Law has a loss other than 0-1: Algorithm 1 on the %s model trains 0-1 estimators (Section V)", c.Model))
 		}
 		return errs
@@ -450,18 +452,18 @@ type finiteLoss struct {
 // finiteLosses returns the observers' losses of law (nil: every observer
 // 0-1), one per observer, nil where the loss is 0-1, for a dataset whose X
 // takes n values and with k adversaries.
-func finiteLosses(law *FiniteLaw, k, n int) ([]*finiteLoss, error) {
+func finiteLosses(law *mip.Finite, k, n int) ([]*finiteLoss, error) {
 	out := make([]*finiteLoss, 1+k)
 	if law == nil {
 		return out, nil
 	}
-	if err := law.validate(k); err != nil {
+	if err := checkLaw(law, k); err != nil {
 		return nil, err
 	}
 	if len(law.Prior) < n {
 		return nil, fmt.Errorf("%w: the data's X takes %d values, the law's prior has %d", ErrLaw, n, len(law.Prior))
 	}
-	for i, o := range law.Observers {
+	for i, o := range observers(law) {
 		if isZeroOne(o.Loss) {
 			continue
 		}
@@ -497,9 +499,9 @@ func isZeroOne(l [][]float64) bool {
 	return true
 }
 
-// zeroOne reports whether every observer of the law has the 0-1 loss.
-func (l *FiniteLaw) zeroOne() bool {
-	for _, o := range l.Observers {
+// zeroOneLaw reports whether every observer of the law has the 0-1 loss.
+func zeroOneLaw(l *mip.Finite) bool {
+	for _, o := range observers(l) {
 		if !isZeroOne(o.Loss) {
 			return false
 		}

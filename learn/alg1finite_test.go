@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
 	"github.com/mmds-project/mmds/network"
 )
@@ -150,9 +151,9 @@ func TestFiniteLossCell(t *testing.T) {
 	if !isZeroOne(nil) || !isZeroOne(zo) || isZeroOne([][]float64{{0, 1}, {1, 0}, {1, 0}}) || isZeroOne([][]float64{{0, 2, 1}, {1, 0, 1}, {1, 1, 0}}) {
 		t.Fatal("isZeroOne misreads a loss")
 	}
-	law := func(l [][]float64) *FiniteLaw {
-		o := ObserverLaw{Channel: [][]float64{{1}, {1}, {1}}, Loss: l}
-		return &FiniteLaw{Prior: []float64{0.2, 0.3, 0.5}, Observers: []ObserverLaw{o, o}}
+	law := func(l [][]float64) *mip.Finite {
+		o := mip.Observer{Channel: [][]float64{{1}, {1}, {1}}, Loss: l}
+		return &mip.Finite{Prior: []float64{0.2, 0.3, 0.5}, Recon: o, Adv: []mip.Observer{o}}
 	}
 	if ls, err := finiteLosses(law(zo), 1, n); err != nil || ls[0] != nil || ls[1] != nil {
 		t.Fatalf("an explicit 0-1 loss: %v, %v; want nil rules", ls, err)
@@ -220,9 +221,9 @@ func TestFiniteLossCell(t *testing.T) {
 	}
 }
 
-func mustLosses(t *testing.T, law *FiniteLaw, n int) []*finiteLoss {
+func mustLosses(t *testing.T, law *mip.Finite, n int) []*finiteLoss {
 	t.Helper()
-	ls, err := finiteLosses(law, len(law.Observers)-1, n)
+	ls, err := finiteLosses(law, law.K(), n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +239,12 @@ func TestFiniteAlg1Losses(t *testing.T) {
 	ds, base := tinyFiniteAlg1(t, 3)
 	_, lc := tinyFinite(t)
 	zo := *lc.Law
-	zo.Observers = append([]ObserverLaw(nil), zo.Observers...)
-	zo.Observers[1].Loss = [][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}
+	zo.Adv = append([]mip.Observer(nil), zo.Adv...)
+	zo.Adv[0].Loss = [][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}
 	other := zo
-	other.Observers = append([]ObserverLaw(nil), zo.Observers...)
-	other.Observers[1].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
-	run := func(law *FiniteLaw) (string, string) {
+	other.Adv = append([]mip.Observer(nil), zo.Adv...)
+	other.Adv[0].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
+	run := func(law *mip.Finite) (string, string) {
 		cfg := base
 		cfg.Law, cfg.Workers = law, 1
 		c, err := cfg.resolve(len(ds.X))
@@ -268,7 +269,7 @@ func TestFiniteAlg1Losses(t *testing.T) {
 		return c.fingerprint(data.hash), string(b)
 	}
 	fp0, bits0 := run(nil)
-	for name, law := range map[string]*FiniteLaw{"nil losses": lc.Law, "explicit 0-1": &zo} {
+	for name, law := range map[string]*mip.Finite{"nil losses": lc.Law, "explicit 0-1": &zo} {
 		if fp, bits := run(law); fp != fp0 || bits != bits0 {
 			t.Errorf("%s: fingerprint %s (without a law %s), same bits: %v", name, fp, fp0, bits == bits0)
 		}
@@ -287,7 +288,7 @@ func TestFiniteAlg1Losses(t *testing.T) {
 	}
 	cfg := base
 	short := other
-	short.Observers = short.Observers[:1]
+	short.Adv = nil
 	cfg.Law = &short
 	if _, err := Sweep(context.Background(), ds, cfg); !errors.Is(err, ErrLaw) {
 		t.Errorf("a law with one observer for two: %v, want ErrLaw", err)
@@ -301,9 +302,9 @@ func TestFiniteAlg1StepsAllocate(t *testing.T) {
 	ds, cfg := tinyFiniteAlg1(t, 4)
 	_, lc := tinyFinite(t)
 	other := *lc.Law
-	other.Observers = append([]ObserverLaw(nil), other.Observers...)
-	other.Observers[1].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
-	for _, law := range []*FiniteLaw{nil, &other} {
+	other.Adv = append([]mip.Observer(nil), other.Adv...)
+	other.Adv[0].Loss = [][]float64{{0, 1}, {1, 0}, {1, 0}}
+	for _, law := range []*mip.Finite{nil, &other} {
 		for _, est := range []EstLoss{EstLossSoft, EstLossLog} {
 			cfg.Law, cfg.EstLoss = law, est
 			c, err := cfg.resolve(len(ds.X))

@@ -7,8 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // CellLaw gives the labels method on a continuous X its exact observers
@@ -16,8 +17,7 @@ import (
 // c_0 = (−∞, b_0), c_j = [b_{j−1}, b_j), c_n = [b_{n−1}, ∞), releases label
 // l with probability K[j][l] when X ∈ c_j, and every observer's loss of
 // such a kernel is exact (the Gaussian model's: package gauss's
-// KernelGrid, wired by package model). learn does not depend on the
-// package that computes it.
+// KernelGrid, gaussCells). Tests give it their own laws.
 type CellLaw interface {
 	// SigmaX returns σ_X, the unit of cell widths and spans.
 	SigmaX() float64
@@ -46,18 +46,46 @@ type CellEvaluator interface {
 	Loss(i int, p []float64, labels int, grad []float64) float64
 }
 
-// Kernel is a label privatizer on a continuous X: cells by their edges
-// and P(F = l | X ∈ c_j) = Prob[j][l] (the JSON of gauss.Kernel), time-shared
-// with F = X: the privatizer releases X itself, flagged as such, with
-// probability Reveal = λ ∈ [0, 1), else the kernel's label. Revealing X
-// costs every observer 0, so every loss is exactly (1 − λ) times the
-// kernel's (docs/gauss.md, "time-sharing with the flag revealed"). Reveal
-// is omitted from the JSON when 0, so kernels without it keep their seals.
-type Kernel struct {
-	Edges  []float64       `json:"edges"`
-	Prob   jsonconf.Matrix `json:"prob"`
-	Reveal float64         `json:"reveal,omitempty"`
+// cellTrainNodes is the Gauss–Hermite order of the losses training sees:
+// 64, half the cost of gauss's default 128 with the same trained kernels
+// on the paper's model (docs/learn.md); certification uses order 256.
+const cellTrainNodes = 64
+
+// gaussCells is the Gaussian model's CellLaw (Config.Cells): grids of
+// cells of width w·σ_X on μ_X ± span·σ_X (gauss.Model.GridEdges) with
+// every observer's exact MMSE loss of a kernel on them (gauss.KernelGrid).
+type gaussCells struct{ m *gauss.Model }
+
+// SigmaX implements CellLaw.
+func (c gaussCells) SigmaX() float64 { return math.Sqrt(c.m.VarX()) }
+
+// Grid implements CellLaw.
+func (c gaussCells) Grid(w, span float64) (CellGrid, error) {
+	sx := c.SigmaX()
+	edges, err := c.m.GridEdges(w*sx, span)
+	if err != nil {
+		return nil, err
+	}
+	train, err := c.m.NewKernelGrid(edges, cellTrainNodes)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := c.m.NewKernelGrid(edges, gauss.KernelCertNodes)
+	if err != nil {
+		return nil, err
+	}
+	return gaussGrid{train, cert}, nil
 }
+
+// gaussGrid trains at order cellTrainNodes and records at the
+// certificate's order, so that the recorded losses are KernelLosses'.
+type gaussGrid struct {
+	*gauss.KernelGrid
+	cert *gauss.KernelGrid
+}
+
+func (g gaussGrid) NewEvaluator() CellEvaluator { return g.KernelGrid.NewEvaluator() }
+func (g gaussGrid) NewRecorder() CellEvaluator  { return g.cert.NewEvaluator() }
 
 // cellTrainer trains one trial of the labels method on a continuous X: the
 // privatizer is a table of logits θ (cells × M), the Gaussian analogue of
@@ -284,7 +312,7 @@ func (t *cellTrainer) revealFor(rec float64) float64 {
 func (t *cellTrainer) Channel() [][]float64 { return nil }
 
 // Kernel returns the released kernel after the last epoch.
-func (t *cellTrainer) Kernel() *Kernel {
+func (t *cellTrainer) Kernel() *privatizer.Kernel {
 	t.release()
 	var reveal float64
 	if t.share {
@@ -295,9 +323,9 @@ func (t *cellTrainer) Kernel() *Kernel {
 
 // kernelOf returns the kernel p (cells × labels, row-major; the labels
 // are the period's on a fine grid, so they are counted from len(p)).
-func (t *cellTrainer) kernelOf(p []float64, reveal float64) *Kernel {
+func (t *cellTrainer) kernelOf(p []float64, reveal float64) *privatizer.Kernel {
 	m := len(p) / t.n
-	k := &Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
+	k := &privatizer.Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
 	for x := range k.Prob {
 		k.Prob[x] = append([]float64(nil), p[x*m:x*m+m]...)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
@@ -78,12 +79,13 @@ type Config struct {
 	// settings are Labels (nil for Algorithm 1).
 	Method TrainMethod  `json:"method,omitempty"`
 	Labels *LabelConfig `json:"labels,omitempty"`
-	// Law is the finite model's joint law for the labels method's exact
+	// Law is the finite model's joint law (a binary model's as
+	// mip.Binary.Finite) for the labels method's exact
 	// Bayes observers (LabelConfig.Observers = ObserversLaw), and the
 	// source of the observers' losses of Algorithm 1 on a finite model
 	// (finiteLoss; nil: 0-1). It is bound through ModelSHA256 and the
 	// fingerprint, not written.
-	Law *FiniteLaw `json:"-"`
+	Law *mip.Finite `json:"-"`
 	// Cells gives the labels method on the Gaussian model its grids of
 	// cells and exact MMSE observers (LabelConfig.CellWidth sets the
 	// grid). It is bound through ModelSHA256, the cell width and the
@@ -173,7 +175,7 @@ func PresetFor(name PresetName, model kind.Kind, method TrainMethod, labels int)
 	c, ok := alg1Preset(model)
 	switch {
 	case !model.Valid(), !ok:
-		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
+		return Config{}, fmt.Errorf("learn: model %q: must be %s", model, kind.Want(true))
 	}
 	c.Hidden, c.BatchSize = 50, 200
 	switch name {
@@ -257,7 +259,7 @@ func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
 // the defaults filled in; the error matches ErrConfig.
 func (c Config) resolve(n int) (Config, error) {
 	if !c.Model.Valid() {
-		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %q, %q or %q", c.Model, kind.Gauss, kind.Binary, kind.Finite)}
+		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %s", c.Model, kind.Want(true))}
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
 		return c, &configError{fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)}
@@ -418,11 +420,11 @@ func (c *Config) fingerprint(dataHash uint64) string {
 	if c.Outputs != 0 {
 		h.ints(c.Outputs) // only when set: older runs resume
 	}
-	if c.Method == MethodAlg1 && c.Law != nil && !c.Law.zeroOne() {
+	if c.Method == MethodAlg1 && c.Law != nil && !zeroOneLaw(c.Law) {
 		// Algorithm 1's observers train on these losses; only when one is
 		// not 0-1, so that runs from before they did resume.
 		h.str("losses")
-		for _, o := range c.Law.Observers {
+		for _, o := range observers(c.Law) {
 			h.u64(uint64(len(o.Loss)))
 			for _, row := range o.Loss {
 				h.floats(row)
@@ -448,7 +450,7 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		}
 		if c.Law != nil {
 			h.floats(c.Law.Prior)
-			for _, o := range c.Law.Observers {
+			for _, o := range observers(c.Law) {
 				for _, row := range o.Channel {
 					h.floats(row)
 				}

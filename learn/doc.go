@@ -69,7 +69,7 @@
 // a cell kernel K[j][l] = P(F = l | X ∈ c_j), and every observer the exact
 // MMSE estimator from (label, side information), whose loss of the kernel
 // and its gradient come from Config.Cells (package gauss's KernelGrid,
-// wired by package model: learn does not import gauss). The recorded
+// at Gauss–Hermite order 64 for training, 256 for the record). The recorded
 // kernel is what mmds verify certifies by gauss.KernelLosses. Where the
 // cells of width w = √(12·Floor·D) are finer than CellWidth·σ_X (small D,
 // LabelConfig.Fine), the privatizer is instead the periodic labelling
@@ -78,7 +78,9 @@
 //
 // # Sweeps
 //
-// Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,
+// NewTraining prepares a run on a data model (a Source: package model's
+// kinds): it draws the dataset, binds the run to the model's encoding and
+// gives the observers the model's law. Sweep runs trials on Config.Workers goroutines with seeds TrialSeed(seed,
 // d, t), so results are bit-identical for any worker count, writes each
 // trial to its own JSON file and results.json into Config.Dir (a results
 // directory, package rundir, locked while the sweep runs), and resumes

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
@@ -31,9 +32,8 @@ func TestFingerprintGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels.D, labels.DMax, labels.Seed = []float64{0.1, 0.2}, 0.3, 7
-	labels.Law = &FiniteLaw{Prior: []float64{0.5, 0.5}, Observers: []ObserverLaw{
-		{Channel: [][]float64{{0.9, 0.1}, {0.1, 0.9}}, Loss: [][]float64{{0, 1}, {1, 0}}},
-	}}
+	labels.Law = &mip.Finite{Prior: []float64{0.5, 0.5},
+		Recon: mip.Observer{Channel: [][]float64{{0.9, 0.1}, {0.1, 0.9}}, Loss: [][]float64{{0, 1}, {1, 0}}}}
 	for _, c := range []struct {
 		name string
 		got  string

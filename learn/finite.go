@@ -6,80 +6,32 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/vexp"
+	"github.com/mmds-project/mmds/mip"
 )
 
-// FiniteLaw is the joint law of a finite model (Section II with finite
-// alphabets): X ∈ {0..n−1} with prior π, and per observer a side channel
-// W(v | x) and a loss L(x, a). The labels method's exact Bayes observers
-// need nothing else. It is plain data so that learn does not depend on the
-// packages that define models.
-type FiniteLaw struct {
-	Prior []float64 // π(x), n entries
-	// Observers holds the reconstructor first, then adversary 1..K.
-	Observers []ObserverLaw
-}
-
-// ObserverLaw is one observer of a FiniteLaw.
-type ObserverLaw struct {
-	Channel [][]float64 // W[x][v] = P(V = v | X = x), n rows
-	Loss    [][]float64 // L[x][a] ≥ 0, n rows; nil: the 0-1 loss on {0..n−1}
-}
-
-// ErrLaw is wrapped by every error about a FiniteLaw or a dataset that
-// cannot be read as one.
+// ErrLaw is wrapped by every error about a finite model's law (Config.Law)
+// or a dataset that cannot be read as one.
 var ErrLaw = errors.New("learn: invalid finite law")
 
-// validate checks shapes and that every row is a distribution.
-func (l *FiniteLaw) validate(k int) error {
-	n := len(l.Prior)
-	if n < 2 {
+// checkLaw checks the finite model's law f for a dataset with k
+// adversaries: X with at least 2 values, the reconstructor and k
+// adversaries, every row a distribution (mip.Finite.Validate).
+func checkLaw(f *mip.Finite, k int) error {
+	if n := f.N(); n < 2 {
 		return fmt.Errorf("%w: prior has %d entries: X needs at least 2 values", ErrLaw, n)
 	}
-	if len(l.Observers) != 1+k {
-		return fmt.Errorf("%w: %d observers, want the reconstructor and %d adversaries", ErrLaw, len(l.Observers), k)
+	if f.K() != k {
+		return fmt.Errorf("%w: %d observers, want the reconstructor and %d adversaries", ErrLaw, 1+f.K(), k)
 	}
-	if err := checkRow("prior", l.Prior); err != nil {
-		return err
-	}
-	for i, o := range l.Observers {
-		if len(o.Channel) != n || (o.Loss != nil && len(o.Loss) != n) {
-			return fmt.Errorf("%w: observer %d: want %d rows in channel and loss", ErrLaw, i, n)
-		}
-		for x, row := range o.Channel {
-			if len(row) == 0 || len(row) != len(o.Channel[0]) {
-				return fmt.Errorf("%w: observer %d: channel row %d has %d entries", ErrLaw, i, x, len(row))
-			}
-			if err := checkRow(fmt.Sprintf("observer %d channel row %d", i, x), row); err != nil {
-				return err
-			}
-		}
-		for x, row := range o.Loss {
-			if len(row) == 0 || len(row) != len(o.Loss[0]) {
-				return fmt.Errorf("%w: observer %d: loss row %d has %d entries", ErrLaw, i, x, len(row))
-			}
-			for a, v := range row {
-				if !(v >= 0) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: observer %d: loss[%d][%d] = %g: want a finite number ≥ 0", ErrLaw, i, x, a, v)
-				}
-			}
-		}
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrLaw, err)
 	}
 	return nil
 }
 
-func checkRow(name string, row []float64) error {
-	var s float64
-	for j, v := range row {
-		if !(v >= 0) || v > 1 {
-			return fmt.Errorf("%w: %s, entry %d = %g: want a probability", ErrLaw, name, j, v)
-		}
-		s += v
-	}
-	if math.Abs(s-1) > 1e-9 {
-		return fmt.Errorf("%w: %s sums to %.12g, want 1", ErrLaw, name, s)
-	}
-	return nil
-}
+// observers lists f's observers in the order of a Dataset's side
+// columns: the reconstructor, then adversary 1..K.
+func observers(f *mip.Finite) []mip.Observer { return append([]mip.Observer{f.Recon}, f.Adv...) }
 
 // bayesRisk is one observer's exact Bayes risk as a function of a channel
 // P(l | x) with m labels:
@@ -102,7 +54,7 @@ type bayesRisk struct {
 	w         []float64 // scratch, na
 }
 
-func newBayesRisk(prior []float64, o ObserverLaw) *bayesRisk {
+func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 	n := len(prior)
 	nv := len(o.Channel[0])
 	loss := o.Loss

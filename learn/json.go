@@ -138,13 +138,8 @@ func (n *Network) MLP() (*MLP, error) {
 		return nil, fmt.Errorf("learn: network %q has %d layers, want 2", n.Role, len(n.Layers))
 	}
 	l1, l2 := &n.Layers[0], &n.Layers[1]
-	var out Activation
-	switch l2.Activation {
-	case "identity":
-		out = Identity
-	case "sigmoid":
-		out = Sigmoid
-	default:
+	out, ok := map[string]network.Activation{"identity": network.Identity, "sigmoid": network.Sigmoid}[l2.Activation]
+	if !ok {
 		return nil, fmt.Errorf("learn: network %q: output activation %q: want identity or sigmoid", n.Role, l2.Activation)
 	}
 	if l1.Activation != "relu" || l1.In < 1 || l1.Out < 1 || l2.In != l1.Out || l2.Out != 1 ||
@@ -180,11 +175,7 @@ func (m *MLP) Network(inputs []string) *network.Network {
 			l1.W[j][i] = w1[i*m.Hidden+j]
 		}
 	}
-	out := network.Identity
-	if m.Out == Sigmoid {
-		out = network.Sigmoid
-	}
-	l2 := network.Layer{W: [][]float64{append([]float64(nil), w2...)}, B: []float64{b2}, Act: out}
+	l2 := network.Layer{W: [][]float64{append([]float64(nil), w2...)}, B: []float64{b2}, Act: m.Out}
 	return &network.Network{Name: "privatizer", Inputs: append([]string(nil), inputs...),
 		Layers: []network.Layer{l1, l2}, Precision: network.Float64}
 }

@@ -169,10 +169,10 @@ func finiteRisks(data *Data, c *Config) (train, eval []*bayesRisk, n int, err er
 		if c.Law == nil {
 			return nil, nil, 0, fmt.Errorf("%w: the labels method with law observers needs Config.Law", ErrLaw)
 		}
-		if err := c.Law.validate(k); err != nil {
+		if err := checkLaw(c.Law, k); err != nil {
 			return nil, nil, 0, err
 		}
-		for _, o := range c.Law.Observers {
+		for _, o := range observers(c.Law) {
 			train = append(train, newBayesRisk(c.Law.Prior, o))
 		}
 		return train, train, len(c.Law.Prior), nil
@@ -379,7 +379,7 @@ func (t *labelTrainer) channelOf(p []float64) [][]float64 {
 func labelsPreset(name PresetName, model kind.Kind, labels int) (Config, error) {
 	switch {
 	case !model.Valid():
-		return Config{}, fmt.Errorf("learn: model %q: must be %q, %q or %q", model, kind.Gauss, kind.Binary, kind.Finite)
+		return Config{}, fmt.Errorf("learn: model %q: must be %s", model, kind.Want(true))
 	case !model.FiniteX():
 		return cellsPreset(name, labels)
 	}
@@ -423,7 +423,7 @@ func (c *Config) validateMethod() []error {
 			errs = append(errs, fmt.Errorf("learn: Config.Labels is set, but the method is %v: the codebook belongs to the labels method", c.Method))
 		}
 		if !MethodAlg1.Trains(c.Model) {
-			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 trains %q, %q and %q models; use the labels method", c.Model, kind.Gauss, kind.Binary, kind.Finite))
+			errs = append(errs, fmt.Errorf("learn: Config.Model %q: Algorithm 1 has no preset for it; use the labels method", c.Model))
 		}
 		return errs
 	case MethodLabels:

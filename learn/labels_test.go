@@ -8,12 +8,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
 // randomLaw returns a finite law with n values of X, k adversaries, nv side
 // values and na estimates per observer, random losses in [0, 1).
-func randomLaw(rng *rand.Rand, n, k, nv, na int) *FiniteLaw {
+func randomLaw(rng *rand.Rand, n, k, nv, na int) *mip.Finite {
 	dist := func(m int) []float64 {
 		p := make([]float64, m)
 		var s float64
@@ -26,9 +27,9 @@ func randomLaw(rng *rand.Rand, n, k, nv, na int) *FiniteLaw {
 		}
 		return p
 	}
-	law := &FiniteLaw{Prior: dist(n)}
-	for range 1 + k {
-		var o ObserverLaw
+	law := &mip.Finite{Prior: dist(n)}
+	for i := range 1 + k {
+		var o mip.Observer
 		for range n {
 			o.Channel = append(o.Channel, dist(nv))
 			row := make([]float64, na)
@@ -37,7 +38,11 @@ func randomLaw(rng *rand.Rand, n, k, nv, na int) *FiniteLaw {
 			}
 			o.Loss = append(o.Loss, row)
 		}
-		law.Observers = append(law.Observers, o)
+		if i == 0 {
+			law.Recon = o
+		} else {
+			law.Adv = append(law.Adv, o)
+		}
 	}
 	return law
 }
@@ -46,7 +51,7 @@ func randomLaw(rng *rand.Rand, n, k, nv, na int) *FiniteLaw {
 // expected loss E[L(X, δ(F, V))] over every deterministic decision rule δ
 // from (label, side value) to an estimate, the expectation a sum over
 // every outcome (x, l, v).
-func bruteRisk(prior []float64, o ObserverLaw, p []float64, m int) float64 {
+func bruteRisk(prior []float64, o mip.Observer, p []float64, m int) float64 {
 	n, nv, na := len(prior), len(o.Channel[0]), len(o.Loss[0])
 	cells := m * nv
 	rule := make([]int, cells)
@@ -97,7 +102,7 @@ func TestBayesRiskBruteForce(t *testing.T) {
 		n, m, nv, na := 2+trial%3, 2+trial%2, 1+trial%2, 2+trial%3
 		law := randomLaw(rng, n, 1, nv, na)
 		p := randomChannel(rng, n, m)
-		for _, o := range law.Observers {
+		for _, o := range observers(law) {
 			got := newBayesRisk(law.Prior, o).eval(p, m, 0, nil, 0)
 			want := bruteRisk(law.Prior, o, p, m)
 			if math.Abs(got-want) > 1e-12 {
@@ -115,7 +120,7 @@ func TestBayesRiskGradient(t *testing.T) {
 	for trial := range 10 {
 		n, m, nv, na := 3, 4, 2, 3
 		law := randomLaw(rng, n, 1, nv, na)
-		r := newBayesRisk(law.Prior, law.Observers[trial%2])
+		r := newBayesRisk(law.Prior, observers(law)[trial%2])
 		p := randomChannel(rng, n, m)
 		const tau = 0.05
 		g := make([]float64, n*m)
@@ -145,9 +150,7 @@ func tinyFinite(t *testing.T) (*Dataset, Config) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
 	law := randomLaw(rng, 3, 1, 3, 3)
-	for i := range law.Observers {
-		law.Observers[i].Loss = nil // 0-1
-	}
+	law.Recon.Loss, law.Adv[0].Loss = nil, nil // 0-1
 	draw := func(p []float64) float64 {
 		u, c := rng.Float64(), 0.0
 		for k, v := range p {
@@ -161,8 +164,8 @@ func tinyFinite(t *testing.T) (*Dataset, Config) {
 	for range 600 {
 		x := draw(law.Prior)
 		ds.X = append(ds.X, x)
-		ds.Y[0] = append(ds.Y[0], draw(law.Observers[0].Channel[int(x)]))
-		ds.Z[0][0] = append(ds.Z[0][0], draw(law.Observers[1].Channel[int(x)]))
+		ds.Y[0] = append(ds.Y[0], draw(law.Recon.Channel[int(x)]))
+		ds.Z[0][0] = append(ds.Z[0][0], draw(law.Adv[0].Channel[int(x)]))
 	}
 	cfg, err := PresetFor(PresetQuick, kind.Finite, MethodLabels, 6)
 	if err != nil {
@@ -231,7 +234,7 @@ func TestLabelsPointIsItsChannel(t *testing.T) {
 			}
 			flat = append(flat, row...)
 		}
-		for i, o := range cfg.Law.Observers {
+		for i, o := range observers(cfg.Law) {
 			want := cellRisk(cfg.Law.Prior, o.Channel, flat, m)
 			got := p.Losses.Recon
 			if i > 0 {

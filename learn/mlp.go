@@ -6,28 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/internal/vexp"
+	"github.com/mmds-project/mmds/network"
 )
-
-// Activation is the function applied to an MLP's single output unit.
-type Activation int
-
-// The output activations: Identity for the Gaussian model's real-valued
-// outputs, Sigmoid for the binary model's probabilities (Section V).
-const (
-	Identity Activation = iota
-	Sigmoid
-)
-
-// String returns "identity" or "sigmoid".
-func (a Activation) String() string {
-	switch a {
-	case Identity:
-		return "identity"
-	case Sigmoid:
-		return "sigmoid"
-	}
-	return fmt.Sprintf("Activation(%d)", int(a))
-}
 
 // MLP is the paper's network (Section V): a fully connected In×Hidden layer
 // with ReLU, then a Hidden×1 layer followed by Out (identity or sigmoid).
@@ -49,18 +29,25 @@ func (a Activation) String() string {
 // plain input vector.
 type MLP struct {
 	In, Hidden int
-	Out        Activation
-	Params     []float64
+	// Out is the output unit's function: network.Identity for the Gaussian
+	// model's real-valued outputs, network.Sigmoid for the binary model's
+	// probabilities (Section V).
+	Out    network.Activation
+	Params []float64
 }
 
 // NewMLP returns a network with in inputs and hidden ReLU units, initialized
 // like PyTorch's default nn.Linear: every weight and bias of a layer with
 // fan-in n is drawn from U(−1/√n, 1/√n) (kaiming_uniform with a = √5 gives
 // exactly this bound for the weights). Draws are taken from rng in the order
-// W1 (input-major), B1, W2, B2. It panics if in or hidden is not positive.
-func NewMLP(in, hidden int, out Activation, rng *rand.Rand) *MLP {
+// W1 (input-major), B1, W2, B2. It panics if in or hidden is not positive,
+// or out is neither network.Identity nor network.Sigmoid.
+func NewMLP(in, hidden int, out network.Activation, rng *rand.Rand) *MLP {
 	if in < 1 || hidden < 1 {
 		panic(fmt.Sprintf("learn: NewMLP(%d, %d): sizes must be positive", in, hidden))
+	}
+	if out != network.Identity && out != network.Sigmoid {
+		panic(fmt.Sprintf("learn: NewMLP: output activation %v: want identity or sigmoid", out))
 	}
 	m := &MLP{In: in, Hidden: hidden, Out: out, Params: make([]float64, NumParams(in, hidden))}
 	b1 := 1 / math.Sqrt(float64(in))
@@ -119,7 +106,7 @@ func (m *MLP) check(n int, in, h, out []float64) {
 func (m *MLP) Forward(in []float64, n int, h, out []float64) {
 	m.check(n, in, h, out)
 	forwardKernel(m.Params, m.In, m.Hidden, in, n, h, out)
-	if m.Out == Sigmoid {
+	if m.Out == network.Sigmoid {
 		sigmoidRows(out[:n])
 	}
 }
@@ -130,7 +117,7 @@ func sigmoidRows(z []float64) { vexp.Sigmoid(z, z) }
 
 // outGrad returns dL/dz for the output pre-activation z given dL/dy for the
 // output y = act(z).
-func (m *MLP) outGrad(dy, y float64) float64 { return dzOut(m.Out == Sigmoid, dy, y) }
+func (m *MLP) outGrad(dy, y float64) float64 { return dzOut(m.Out == network.Sigmoid, dy, y) }
 
 // Backward back-propagates dOut (dL/dy for each of the n outputs y) through
 // the network whose Forward on the same in produced h and out. It writes the
@@ -147,7 +134,7 @@ func (m *MLP) Backward(in, h, out, dOut []float64, n int, grad, dIn []float64) {
 		panic(fmt.Sprintf("learn: input gradient length %d, need %d", len(dIn), n*m.In))
 	}
 	if grad != nil {
-		paramGradKernel(m.Out == Sigmoid, m.Params, m.In, m.Hidden, in, h, out, dOut, n, grad)
+		paramGradKernel(m.Out == network.Sigmoid, m.Params, m.In, m.Hidden, in, h, out, dOut, n, grad)
 	}
 	if dIn != nil {
 		H := m.Hidden
@@ -184,7 +171,7 @@ func (m *MLP) InputGradCol(col int, h, out, dOut []float64, n int, v, d []float6
 	for j := range v {
 		v[j] = w2[j] * wc[j]
 	}
-	inputGradKernel(m.Out == Sigmoid, m.Params, m.In, H, col, h, out, dOut, n, v, d)
+	inputGradKernel(m.Out == network.Sigmoid, m.Params, m.In, H, col, h, out, dOut, n, v, d)
 }
 
 // Predict returns the network's output for one input vector x (length In).

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mmds-project/mmds/network"
 )
 
 // fdLoss is L = Σ_r c_r · y_r, whose dL/dy is c.
@@ -44,7 +46,7 @@ func TestMLPGradients(t *testing.T) {
 	// n = 21: two blocks of eight rows for the vector kernels, five after.
 	for _, tc := range []struct{ in, n int }{{1, 5}, {2, 5}, {3, 5}, {1, 21}, {2, 21}, {3, 21}} {
 		in, n := tc.in, tc.n
-		for _, act := range []Activation{Identity, Sigmoid} {
+		for _, act := range []network.Activation{network.Identity, network.Sigmoid} {
 			t.Run(fmt.Sprintf("in=%d/n=%d/%v", in, n, act), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(in), uint64(act)))
 				m := NewMLP(in, 7, act, rng)
@@ -95,7 +97,7 @@ func TestMLPGradients(t *testing.T) {
 }
 
 func TestMLPInitBounds(t *testing.T) {
-	m := NewMLP(2, 50, Identity, rand.New(rand.NewPCG(1, 2)))
+	m := NewMLP(2, 50, network.Identity, rand.New(rand.NewPCG(1, 2)))
 	w1, b1, w2, b2 := m.Layers()
 	check := func(name string, s []float64, fanIn int) {
 		bound := 1 / math.Sqrt(float64(fanIn))
@@ -119,7 +121,7 @@ func TestMLPInitBounds(t *testing.T) {
 // TestMLPForwardByHand checks Forward on a network small enough to evaluate
 // by hand.
 func TestMLPForwardByHand(t *testing.T) {
-	m := &MLP{In: 2, Hidden: 2, Out: Identity, Params: []float64{
+	m := &MLP{In: 2, Hidden: 2, Out: network.Identity, Params: []float64{
 		1, -1, // W1 row for input 0: to hidden 0, hidden 1
 		2, 0.5, // input 1
 		0.5, 0.25, // B1
@@ -135,7 +137,7 @@ func TestMLPForwardByHand(t *testing.T) {
 	if out[0] != 16.125 || out[1] != 0.125 {
 		t.Errorf("Forward = %v, want [16.125 0.125]", out)
 	}
-	m.Out = Sigmoid
+	m.Out = network.Sigmoid
 	m.Forward(in, 2, h, out)
 	if want := 1 / (1 + math.Exp(-16.125)); math.Abs(out[0]-want) > 1e-15 {
 		t.Errorf("sigmoid output %g, want %g", out[0], want)
@@ -144,7 +146,7 @@ func TestMLPForwardByHand(t *testing.T) {
 
 func TestNetworkJSONRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	m := NewMLP(3, 6, Sigmoid, rng)
+	m := NewMLP(3, 6, network.Sigmoid, rng)
 	b, err := json.Marshal(NetworkOf(m, "reconstructor", []string{"f", "y1", "y2"}))
 	if err != nil {
 		t.Fatal(err)

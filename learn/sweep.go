@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -93,7 +94,7 @@ type DResult struct {
 	Channel [][]float64 `json:"channel,omitempty"`
 	// Kernel is the labels method's privatizer at that epoch on a
 	// continuous X: a cell kernel, as gauss.Kernel's JSON.
-	Kernel *Kernel `json:"kernel,omitempty"`
+	Kernel *privatizer.Kernel `json:"kernel,omitempty"`
 
 	// SHA256 binds the point: the hash of its finalized losses, selection
 	// and networks (Results.Seal).
@@ -126,7 +127,7 @@ type TrialRecord struct {
 	// Channel is the labels method's channel after the last epoch.
 	Channel [][]float64 `json:"channel,omitempty"`
 	// Kernel is the labels method's kernel after the last epoch (continuous X).
-	Kernel *Kernel `json:"kernel,omitempty"`
+	Kernel *privatizer.Kernel `json:"kernel,omitempty"`
 	// The networks at the last K epochs with L_recon in [D − τ, D], the
 	// candidates of PickEpoch, in epoch order.
 	Snapshots []Snapshot `json:"snapshots"`
@@ -584,7 +585,7 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
 		Channel: tr.Channel(), Snapshots: tr.Snapshots(),
 	}
-	if k, ok := tr.(interface{ Kernel() *Kernel }); ok {
+	if k, ok := tr.(interface{ Kernel() *privatizer.Kernel }); ok {
 		rec.Kernel = k.Kernel()
 	}
 	s.mu.Lock()

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/mmds-project/mmds/network"
+	"github.com/mmds-project/mmds/privatizer"
 )
 
 // Trainer runs Algorithm 1 for one trial: one threshold D, one seed. It owns
@@ -42,7 +45,7 @@ type Snapshot struct {
 	Networks []Network   `json:"networks"`
 	Channel  [][]float64 `json:"channel,omitempty"`
 	// Kernel is the labels method's privatizer on a continuous X.
-	Kernel *Kernel `json:"kernel,omitempty"`
+	Kernel *privatizer.Kernel `json:"kernel,omitempty"`
 }
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.
@@ -87,9 +90,9 @@ func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error
 		return nil, err
 	}
 	t := &Trainer{cfg: &c, data: data, D: d, Seed: seed}
-	out := Identity
+	out := network.Identity
 	if c.binaryRelease() {
-		out = Sigmoid
+		out = network.Sigmoid
 	}
 	init := rand.New(rand.NewPCG(seed, streamInit))
 	tr := data.Train

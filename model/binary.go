@@ -9,7 +9,6 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/sweep"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
@@ -60,14 +59,19 @@ func (b BinaryModel) Encode() ([]byte, error) {
 	return json.Marshal(mip.BinaryConfig{P: &m.P, QY: &m.QY, QZ: m.QZ})
 }
 
-// Dataset implements Model.
-func (b BinaryModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+// Sample implements Sampler: mip.Binary.Sample, one column per observer.
+func (b BinaryModel) Sample(rng *rand.Rand, n int) (x []float64, y [][]float64, z [][][]float64) {
 	s := b.M.Sample(rng, n)
-	ds := &learn.Dataset{X: s.X, Y: [][]float64{s.Y}}
-	for _, z := range s.Z {
-		ds.Z = append(ds.Z, [][]float64{z})
+	for _, zi := range s.Z {
+		z = append(z, [][]float64{zi})
 	}
-	return ds, nil
+	return s.X, [][]float64{s.Y}, z
+}
+
+// FiniteLaw is the binary model as a finite one (mip.Binary.Finite).
+func (b BinaryModel) FiniteLaw() *mip.Finite {
+	f := b.M.Finite()
+	return &f
 }
 
 // SideNames implements Model: the binary model's observers see one

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/sweep"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
@@ -82,10 +81,10 @@ func (f FiniteModel) StdErr(l float64, n int) float64 {
 // Encode implements Model: the mip.FiniteConfig JSON.
 func (f FiniteModel) Encode() ([]byte, error) { return json.Marshal(f.M.Config()) }
 
-// Dataset implements Model: n draws of X ~ π, then each observer's side
+// Sample implements Sampler: n draws of X ~ π, then each observer's side
 // symbol V ~ W(· | X) independently given X, as float64 symbols 0, 1, …
 // (uniforms drawn per sample in the order X, Y, Z_1..Z_K).
-func (f FiniteModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+func (f FiniteModel) Sample(rng *rand.Rand, n int) (x []float64, y [][]float64, z [][][]float64) {
 	draw := func(p []float64) float64 {
 		u, c := rng.Float64(), 0.0
 		for k, v := range p {
@@ -96,19 +95,25 @@ func (f FiniteModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
 		return float64(len(p) - 1)
 	}
 	m := f.M
-	ds := &learn.Dataset{X: make([]float64, n), Y: [][]float64{make([]float64, n)}}
+	x, y = make([]float64, n), [][]float64{make([]float64, n)}
 	for range m.Adv {
-		ds.Z = append(ds.Z, [][]float64{make([]float64, n)})
+		z = append(z, [][]float64{make([]float64, n)})
 	}
 	for r := range n {
-		x := draw(m.Prior)
-		ds.X[r] = x
-		ds.Y[0][r] = draw(m.Recon.Channel[int(x)])
+		v := draw(m.Prior)
+		x[r] = v
+		y[0][r] = draw(m.Recon.Channel[int(v)])
 		for i, a := range m.Adv {
-			ds.Z[i][0][r] = draw(a.Channel[int(x)])
+			z[i][0][r] = draw(a.Channel[int(v)])
 		}
 	}
-	return ds, nil
+	return x, y, z
+}
+
+// FiniteLaw is the model's law, mip.Finite.
+func (f FiniteModel) FiniteLaw() *mip.Finite {
+	m := f.M
+	return &m
 }
 
 // finiteTimeLimit bounds one finite optimum (mip.SolveFinite): the ray LP

@@ -11,7 +11,6 @@ import (
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -58,16 +57,18 @@ func (GaussModel) StdErr(l float64, n int) float64 {
 // Encode implements Model: the gauss.Config JSON.
 func (g GaussModel) Encode() ([]byte, error) { return json.Marshal(g.M.Config()) }
 
-// Dataset implements Model: the private column, the reconstructor's columns
-// and each adversary's columns of n joint samples.
-func (g GaussModel) Dataset(rng *rand.Rand, n int) (*learn.Dataset, error) {
+// Sample implements Sampler: the private column, the reconstructor's
+// columns and each adversary's columns of n joint samples.
+func (g GaussModel) Sample(rng *rand.Rand, n int) (x []float64, y [][]float64, z [][][]float64) {
 	s := g.M.Sample(rng, n)
-	ds := &learn.Dataset{X: s.Private(), Y: s.Reconstructor()}
 	for i := range g.M.K() {
-		ds.Z = append(ds.Z, s.Adversary(i))
+		z = append(z, s.Adversary(i))
 	}
-	return ds, nil
+	return s.Private(), s.Reconstructor(), z
 }
+
+// GaussLaw is the model's law, gauss.Model.
+func (g GaussModel) GaussLaw() *gauss.Model { return g.M }
 
 // SideNames implements Model: the variables of the observer's columns.
 func (g GaussModel) SideNames(i int) []string {
@@ -187,7 +188,7 @@ func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Option
 		return Certificate{}, err
 	}
 	if f.Kernel != nil {
-		c, err := CertifyKernel(g, learn.Kernel{Edges: f.Kernel.Edges, Prob: f.Kernel.Prob, Reveal: f.Kernel.Reveal}, f.Kernel.Name)
+		c, err := CertifyKernel(g, *f.Kernel, f.Kernel.Name)
 		if err != nil {
 			return c, err
 		}

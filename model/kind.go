@@ -3,13 +3,16 @@ package model
 import (
 	"fmt"
 
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
 // Kind names a model family: the one kind enum of mmds, defined in package
-// kind so that package learn can name it too (the same type).
+// kind so that package learn, which does not import model, names it too
+// (the same type).
 type Kind = kind.Kind
 
 // The model kinds, in the order help texts name them.
@@ -29,6 +32,43 @@ func Kinds() []Kind { return kind.All() }
 // ParseKind returns the kind named s; another name is an error wrapping
 // ErrConfig.
 func ParseKind(s string) (Kind, error) { return kind.Parse(s) }
+
+// A kindFile is what model knows of a kind's --config file and default:
+// adding a kind is a Kind in package kind, its type implementing Model,
+// and its entry here (docs/design.md, "Adding a model kind").
+type kindFile struct {
+	parse func([]byte) (Model, error)
+	// paper is the paper's model of the kind (Section V); nil: the kind
+	// has no default.
+	paper func() Model
+	// own are the top-level keys only the kind's files use (detectKind);
+	// fields names a file's fields, for the message of a file no kind
+	// reads.
+	own    []string
+	fields string
+	// title describes the kind in a word, for shell completions.
+	title string
+}
+
+var kindFiles = map[Kind]kindFile{
+	Gauss: {parse: func(b []byte) (Model, error) { return parseGauss(b) },
+		paper:  func() Model { return NewGauss(gauss.Paper()) },
+		own:    []string{"names", "mean", "var", "corr", "cov", "private", "coalitions"},
+		fields: `"names", "cov" or "var" and "corr", "private", …`, title: "the Gaussian model (Section V-A)"},
+	Binary: {parse: func(b []byte) (Model, error) { return parseBinary(b) },
+		paper: func() Model { return NewBinary(mip.PaperBinary()) },
+		own:   []string{"p", "q_y", "q_z"}, fields: `"p", "q_y", "q_z"`, title: "the binary model (Section V-B)"},
+	Finite: {parse: func(b []byte) (Model, error) { return parseFinite(b) },
+		own: []string{"prior"}, fields: `"prior", "reconstructor", "adversaries"`, title: "a finite model (--config)"},
+}
+
+// KindTitle describes kind k in a few words ("the binary model (Section
+// V-B)"), for shell completions.
+func KindTitle(k Kind) string { return kindFiles[k].title }
+
+// KindsWant lists the kinds as a message names the valid ones, "gauss,
+// binary or finite", each quoted (%q) when quoted is set.
+func KindsWant(quoted bool) string { return kind.Want(quoted) }
 
 // Class says over which privatizers an Optimum is optimal.
 type Class int

@@ -7,37 +7,23 @@ import (
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
-// finiteOf returns the finite form of a model with a finite X: the
-// binary model as a finite one (mip.Binary.Finite), or the finite model.
-func finiteOf(m Model) (mip.Finite, bool) {
-	switch m := m.(type) {
-	case BinaryModel:
-		return m.M.Finite(), true
-	case FiniteModel:
-		return m.M, true
-	}
-	return mip.Finite{}, false
-}
+// finiteLaw is a model with a finite X: the binary and finite models.
+type finiteLaw interface{ FiniteLaw() *mip.Finite }
 
-// FiniteLaw returns the joint law of a model with a finite X as learn's
-// labels method takes it (the reconstructor first, then the adversaries);
-// ok is false for the Gaussian model.
-func FiniteLaw(m Model) (law *learn.FiniteLaw, ok bool) {
-	f, ok := finiteOf(m)
+// FiniteLaw returns the joint law of a model with a finite X (the binary
+// model as a finite one, mip.Binary.Finite); ok is false for the Gaussian
+// model.
+func FiniteLaw(m Law) (law *mip.Finite, ok bool) {
+	f, ok := m.(finiteLaw)
 	if !ok {
 		return nil, false
 	}
-	law = &learn.FiniteLaw{Prior: f.Prior}
-	for _, o := range append([]mip.Observer{f.Recon}, f.Adv...) {
-		law.Observers = append(law.Observers, learn.ObserverLaw{Channel: o.Channel, Loss: o.Loss})
-	}
-	return law, true
+	return f.FiniteLaw(), true
 }
 
 // CertifyChannel computes the exact Bayes losses of a privatizer given as
@@ -45,69 +31,18 @@ func FiniteLaw(m Model) (law *learn.FiniteLaw, ok bool) {
 // finite sums of privatizer.Channel.FiniteLosses (exact for the renormalized
 // rows; Change is what renormalizing may hide, privatizer.Channel.Bound). name
 // labels the channel in errors, which wrap privatizer.ErrInput.
-func CertifyChannel(m Model, p [][]float64, name string) (Certificate, error) {
-	f, ok := finiteOf(m)
+func CertifyChannel(m Law, p [][]float64, name string) (Certificate, error) {
+	f, ok := FiniteLaw(m)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a channel privatizer needs a finite X; the %s model's X is continuous", ErrUnsupported, m.Kind())
 	}
 	c := &privatizer.Channel{Name: name, P: p}
-	l, err := c.FiniteLosses(f)
+	l, err := c.FiniteLosses(*f)
 	if err != nil {
 		return Certificate{}, err
 	}
-	return bounded(f, l, c.Bound(f)), nil
+	return bounded(*f, l, c.Bound(*f)), nil
 }
-
-// CellLaw returns the Gaussian model's law as learn's labels method takes
-// it on a continuous X: grids of cells of width w·σ_X on μ_X ± 8σ_X
-// (gauss.Model.CellEdges) with every observer's exact MMSE loss of a
-// kernel on them (gauss.KernelGrid); ok is false for a model with a
-// finite X.
-func CellLaw(m Model) (law learn.CellLaw, ok bool) {
-	g, ok := m.(GaussModel)
-	if !ok {
-		return nil, false
-	}
-	return gaussCells{m: g.M}, true
-}
-
-// cellTrainNodes is the Gauss–Hermite order of the losses training sees:
-// 64, half the cost of gauss's default 128 with the same trained kernels
-// on the paper's model (docs/learn.md); certification uses order 256.
-const cellTrainNodes = 64
-
-type gaussCells struct{ m *gauss.Model }
-
-// SigmaX implements learn.CellLaw.
-func (c gaussCells) SigmaX() float64 { return math.Sqrt(c.m.VarX()) }
-
-// Grid implements learn.CellLaw.
-func (c gaussCells) Grid(w, span float64) (learn.CellGrid, error) {
-	sx := c.SigmaX()
-	edges, err := c.m.GridEdges(w*sx, span)
-	if err != nil {
-		return nil, err
-	}
-	train, err := c.m.NewKernelGrid(edges, cellTrainNodes)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := c.m.NewKernelGrid(edges, gauss.KernelCertNodes)
-	if err != nil {
-		return nil, err
-	}
-	return gaussGrid{train, cert}, nil
-}
-
-// gaussGrid trains at order cellTrainNodes and records at the
-// certificate's order, so that the recorded losses are KernelLosses'.
-type gaussGrid struct {
-	*gauss.KernelGrid
-	cert *gauss.KernelGrid
-}
-
-func (g gaussGrid) NewEvaluator() learn.CellEvaluator { return g.KernelGrid.NewEvaluator() }
-func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluator() }
 
 // CertifyKernel computes the exact losses of a cell kernel on the Gaussian
 // model (gauss.Model.KernelLosses: Gauss–Hermite quadrature of order 256
@@ -120,7 +55,7 @@ func (g gaussGrid) NewRecorder() learn.CellEvaluator  { return g.cert.NewEvaluat
 // labels the kernel in errors, which wrap privatizer.ErrInput (a λ outside
 // [0, 1) is one), or bayes.ErrCannotCertify where the model's quadrature
 // cannot resolve an observer (gauss.ErrUnresolved).
-func CertifyKernel(m Model, k learn.Kernel, name string) (Certificate, error) {
+func CertifyKernel(m Law, k privatizer.Kernel, name string) (Certificate, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
 		return Certificate{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())

@@ -45,10 +45,8 @@ func TestLabelChannelCertifiedAsTrained(t *testing.T) {
 			cfg.Epochs, cfg.Labels.StepsPerEpoch = 10, 10
 			cfg.Protocol.Accept, cfg.Protocol.MaxAttempts = 2, 2
 			cfg.Workers, cfg.Seed = 1, 3
-			ds, err := m.Dataset(rand.New(rand.NewPCG(1, 2)), 600)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, y, z := m.Sample(rand.New(rand.NewPCG(1, 2)), 600)
+			ds := &learn.Dataset{X: x, Y: y, Z: z}
 			res, err := learn.Sweep(context.Background(), ds, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -84,10 +82,8 @@ func TestFiniteDataset(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 20000
-	ds, err := m.Dataset(rand.New(rand.NewPCG(4, 5)), n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y, z := m.Sample(rand.New(rand.NewPCG(4, 5)), n)
+	ds := &learn.Dataset{X: x, Y: y, Z: z}
 	if err := ds.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +94,7 @@ func TestFiniteDataset(t *testing.T) {
 	law, _ := FiniteLaw(m)
 	for x := range 3 {
 		for v := range 3 {
-			p := law.Prior[x] * law.Observers[1].Channel[x][v]
+			p := law.Prior[x] * law.Adv[0].Channel[x][v]
 			got := joint[x][v] / n
 			if se := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 4*se {
 				t.Errorf("P(X=%d, Z=%d): frequency %.4f, law %.4f", x, v, got, p)
@@ -115,7 +111,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 	g, _ := Paper(Gauss)
 	gm := g.(GaussModel)
 	edges := gm.M.CellEdges(0.8)
-	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
+	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
 	for j := range k.Prob {
 		k.Prob[j] = make([]float64, 7)
 		k.Prob[j][j%7] = 0.9 // X mod 5.6 with a little noise
@@ -160,7 +156,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 func TestCertifyFileKernel(t *testing.T) {
 	g, _ := Paper(Gauss)
 	edges := g.(GaussModel).M.CellEdges(0.8)
-	k := learn.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
+	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
 	for j := range k.Prob {
 		k.Prob[j] = []float64{0, 0, 0, 0, 0}
 		k.Prob[j][j%5] = 1

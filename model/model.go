@@ -1,12 +1,15 @@
-// Package model is mmds's one abstraction of a data model of Section II: the
-// joint law of the private X, the reconstructor's side information Y and the
-// adversaries' Z_1..Z_K, with the loss every observer is scored by. A Model
-// knows its kind, its D_max (the reconstructor's loss from Y alone), its
-// default sweep of thresholds, how to draw a dataset for Algorithm 1, its
-// canonical encoding (the --config format, whose SHA-256 binds a results
-// directory to it), its reference optimum at a distortion D, and how to
-// certify a learned privatizer k(x, r) with exact Bayes losses (package
-// bayes).
+// Package model is mmds's one abstraction of a data model of Section II:
+// the joint law of the private X, the reconstructor's side information Y
+// and the adversaries' Z_1..Z_K, with the loss every observer is scored by.
+// A model is a few small interfaces, each used where it is needed: Law (its
+// kind, D_max, K and the paper's sweep of thresholds), Sides (the
+// observers' side-information columns), Scale (the scale of its losses and
+// a test split's standard errors), Sampler (joint draws), Encoder (its
+// canonical --config encoding, whose SHA-256 binds a results directory to
+// it), Optimizer (its reference optimum at a distortion D) and Certifier
+// (the exact Bayes losses of a privatizer, package bayes). Model is all of
+// them. A model knows nothing of training: package learn asks it for
+// samples and for its law (the FiniteLaw and GaussLaw methods).
 //
 // Three kinds implement it:
 //
@@ -17,9 +20,9 @@
 //   - binary: binary X, Y, Z through binary symmetric channels, 0-1 losses.
 //     The optimum is Proposition 2, exact over binary-output privatizers.
 //   - finite: any finite alphabets and loss matrices (mip.Finite). The
-//     optimum is mip's global LP over all privatizers. Algorithm 1 does not
-//     train finite models (learn's labels method does), so Certify reports
-//     ErrUnsupported; a channel privatizer is certified by CertifyChannel.
+//     optimum is mip's global LP over all privatizers. Its privatizers are
+//     channels and categorical networks (CertifyFile, CertifyChannel);
+//     Certify, for package bayes's form of k(x, r), reports ErrUnsupported.
 package model
 
 import (
@@ -32,7 +35,6 @@ import (
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/sweep"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/privatizer"
@@ -49,41 +51,66 @@ type configError struct{ err error }
 func (e *configError) Error() string   { return e.err.Error() }
 func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
 
-// Model is a data model of Section II. Implementations are immutable and
-// safe for concurrent use.
-type Model interface {
+// Law is a data model's joint law as every consumer names it.
+type Law interface {
 	Kind() Kind
 	// DMax is the reconstructor's Bayes loss from its side information
 	// alone: above it the distortion constraint is slack.
 	DMax() float64
 	// Adversaries is K.
 	Adversaries() int
+	// DefaultSweep is the paper's grid of thresholds for the model.
+	DefaultSweep() sweep.Spec
+}
+
+// Sides describes the observers' side information.
+type Sides interface {
 	// SideWidths are the numbers of side-information columns of the
 	// reconstructor (first) and of each adversary: the networks of
 	// Algorithm 1 take f and these columns.
 	SideWidths() []int
-	// DefaultSweep is the paper's grid of thresholds for the model.
-	DefaultSweep() sweep.Spec
+	// SideNames are the names of observer i's side-information columns
+	// (0: the reconstructor, i ≥ 1: adversary i) when the model's file
+	// names them (the Gaussian model's variables), else nil.
+	SideNames(i int) []string
+}
+
+// Scale is the scale of a model's losses, for tolerances.
+type Scale interface {
 	// LossScale is the scale of the model's losses (Var[X] for MSE, 1 for
 	// 0-1 losses): absolute tolerances are multiples of it.
 	LossScale() float64
 	// StdErr is the standard error of a test-split estimate of a loss whose
 	// true value is l, from n rows.
 	StdErr(l float64, n int) float64
+}
+
+// Sampler draws joint samples.
+type Sampler interface {
+	// Sample draws n joint samples from rng (bit-identical for a seeded
+	// rng) as columns: the private x, the reconstructor's side columns y
+	// and adversary i's columns z[i].
+	Sample(rng *rand.Rand, n int) (x []float64, y [][]float64, z [][][]float64)
+}
+
+// Encoder is a model's canonical encoding.
+type Encoder interface {
 	// Encode returns the canonical JSON encoding of the model in its
 	// --config format. Equal models encode to equal bytes.
 	Encode() ([]byte, error)
-	// Dataset draws n samples for Algorithm 1.
-	Dataset(rng *rand.Rand, n int) (*learn.Dataset, error)
-	// SideNames are the names of observer i's side-information columns
-	// (0: the reconstructor, i ≥ 1: adversary i) when the model's file
-	// names them (the Gaussian model's variables), else nil.
-	SideNames(i int) []string
+}
+
+// Optimizer is a model's reference optimum.
+type Optimizer interface {
 	// Optimum is the reference optimum at threshold d ≥ 0.
 	Optimum(ctx context.Context, d float64, o Options) (Optimum, error)
 	// Describe says in words what StdErr and Optimum compute and which
 	// optimum a verdict is set against, for reports.
 	Describe() Description
+}
+
+// Certifier computes the exact Bayes losses of privatizers.
+type Certifier interface {
 	// Certify computes the exact Bayes losses of a privatizer network
 	// trained by Algorithm 1 (package bayes's form of k(x, r)).
 	Certify(k bayes.Privatizer, o Options) (Certificate, error)
@@ -96,6 +123,18 @@ type Model interface {
 	// anywhere (package privatizer: a channel P(F | X), or a network
 	// k(x, r) from the JSON layout or ONNX); see each kind's method.
 	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error)
+}
+
+// Model is a data model of Section II: every small interface at once.
+// Implementations are immutable and safe for concurrent use.
+type Model interface {
+	Law
+	Sides
+	Scale
+	Sampler
+	Encoder
+	Optimizer
+	Certifier
 }
 
 // KnownMechanisms is implemented by a model whose optimum over all
@@ -204,7 +243,7 @@ func noRelease(f mip.Finite) loss.Losses {
 
 // Hash returns the hex SHA-256 of m's canonical encoding: the identity a
 // results directory and a certificate bind to.
-func Hash(m Model) (string, error) {
+func Hash(m Encoder) (string, error) {
 	b, err := m.Encode()
 	if err != nil {
 		return "", err

@@ -113,7 +113,7 @@ func TestParseAndLoad(t *testing.T) {
 	if _, err := ParseAs(Kind(0), []byte(`{}`)); !errors.Is(err, ErrConfig) {
 		t.Errorf("kind 0: %v", err)
 	}
-	if _, err := Paper(Finite); !errors.Is(err, ErrConfig) {
+	if _, err := Paper(Finite); !errors.Is(err, ErrConfig) || err.Error() != "a finite model needs a --config file (docs/finite.md); there is no default" {
 		t.Errorf("finite has no paper model: %v", err)
 	}
 }
@@ -395,8 +395,8 @@ func TestCertifyRoundTrips(t *testing.T) {
 		t.Errorf("finite Certify of a network: %v", err)
 	}
 	// Finite models draw datasets of symbols for the labels method (learn).
-	if ds, err := f.Dataset(rand.New(rand.NewPCG(1, 2)), 10); err != nil || len(ds.X) != 10 || ds.Validate() != nil {
-		t.Errorf("finite Dataset: %v", err)
+	if x, y, z := f.Sample(rand.New(rand.NewPCG(1, 2)), 10); len(x) != 10 || (&learn.Dataset{X: x, Y: y, Z: z}).Validate() != nil {
+		t.Errorf("finite Sample: %d rows, %v", len(x), (&learn.Dataset{X: x, Y: y, Z: z}).Validate())
 	}
 }
 
@@ -417,13 +417,12 @@ func TestStdErr(t *testing.T) {
 	}
 }
 
-// The Gaussian dataset has the model's columns; side names are the
+// The Gaussian sample has the model's columns; side names are the
 // Gaussian model's variables and nil for the others.
-func TestDatasetAndSideNames(t *testing.T) {
+func TestSampleAndSideNames(t *testing.T) {
 	g := NewGauss(gauss.Paper())
-	ds, err := g.Dataset(rand.New(rand.NewPCG(1, 2)), 100)
-	if err != nil || len(ds.X) != 100 || len(ds.Z) != 2 {
-		t.Errorf("Gaussian dataset: %v", err)
+	if x, _, z := g.Sample(rand.New(rand.NewPCG(1, 2)), 100); len(x) != 100 || len(z) != 2 {
+		t.Errorf("Gaussian sample: %d rows, %d adversaries", len(x), len(z))
 	}
 	if n := g.SideNames(2); len(n) != 1 || n[0] != "Z2" {
 		t.Errorf("Gaussian adversary 2 sees %q", n)
@@ -431,9 +430,8 @@ func TestDatasetAndSideNames(t *testing.T) {
 	if n := NewBinary(mip.PaperBinary()).SideNames(1); n != nil {
 		t.Errorf("binary side names %q", n)
 	}
-	bd, err := NewBinary(mip.PaperBinary()).Dataset(rand.New(rand.NewPCG(1, 2)), 50)
-	if err != nil || len(bd.X) != 50 || len(bd.Y) != 1 || len(bd.Z) != 1 {
-		t.Errorf("binary dataset: %v", err)
+	if x, y, z := NewBinary(mip.PaperBinary()).Sample(rand.New(rand.NewPCG(1, 2)), 50); len(x) != 50 || len(y) != 1 || len(z) != 1 {
+		t.Errorf("binary sample: %d rows, %d + %d side columns", len(x), len(y), len(z))
 	}
 }
 
@@ -477,6 +475,7 @@ func TestDetectOneError(t *testing.T) {
 		{`{"names": ["X"]}`, "not a valid gauss model", "binary"},
 		{`{"prior": [1], "reconstructor": {}}`, "not a valid finite model", "gauss"},
 		{`{"zzz": 1}`, "not a model file", "allowed"},
+		{`{"zzz": 1}`, `want the fields of a gauss model ("names", "cov" or "var" and "corr", "private", …), a binary one ("p", "q_y", "q_z") or a finite one ("prior", "reconstructor", "adversaries")`, "allowed"},
 		{"\uFEFF{}", "byte order mark", "binary"},
 		{`garbage`, "malformed JSON", "gauss"},
 	} {

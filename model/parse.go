@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/mip"
 )
 
 // maxConfigBytes bounds a model file.
@@ -36,7 +34,26 @@ func Parse(b []byte) (Model, error) {
 	if err := jsonconf.Unmarshal(b, &v); err != nil {
 		return nil, &configError{err} // not JSON, or not an object
 	}
-	return nil, &configError{errors.New(`not a model file: want the fields of a gauss model ("names", "cov" or "var" and "corr", "private", …), a binary one ("p", "q_y", "q_z") or a finite one ("prior", "reconstructor", "adversaries")`)}
+	return nil, &configError{errors.New("not a model file: want the fields of " + kindFields())}
+}
+
+// kindFields names each kind's fields, for a file no kind reads: "a gauss
+// model (…), a binary one (…) or a finite one (…)".
+func kindFields() string {
+	var s string
+	for i, k := range Kinds() {
+		switch {
+		case i == 0:
+			s = fmt.Sprintf("a %s model (%s)", k, kindFiles[k].fields)
+			continue
+		case i == len(Kinds())-1:
+			s += " or "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprintf("a %s one (%s)", k, kindFiles[k].fields)
+	}
+	return s
 }
 
 // detectKind names the kind whose own top-level keys a JSON object uses
@@ -48,15 +65,10 @@ func detectKind(b []byte) (Kind, bool) {
 	if json.Unmarshal(b, &v) != nil {
 		return 0, false
 	}
-	own := map[Kind][]string{
-		Gauss:  {"names", "mean", "var", "corr", "cov", "private", "coalitions"},
-		Binary: {"p", "q_y", "q_z"},
-		Finite: {"prior"},
-	}
 	best, bestN, tie := Kind(0), 0, false
 	for _, k := range Kinds() {
 		n := 0
-		for _, key := range own[k] {
+		for _, key := range kindFiles[k].own {
 			if _, ok := v[key]; ok {
 				n++
 			}
@@ -74,20 +86,11 @@ func detectKind(b []byte) (Kind, bool) {
 // ParseAs decodes a model of kind k from its --config JSON: a file that
 // must be of that kind (results.json names it).
 func ParseAs(k Kind, b []byte) (Model, error) {
-	var (
-		m   Model
-		err error
-	)
-	switch k {
-	case Gauss:
-		m, err = parseGauss(b)
-	case Binary:
-		m, err = parseBinary(b)
-	case Finite:
-		m, err = parseFinite(b)
-	default:
+	f, ok := kindFiles[k]
+	if !ok {
 		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
 	}
+	m, err := f.parse(b)
 	if err != nil {
 		return nil, &configError{fmt.Errorf("not a valid %s model: %w", k, err)}
 	}
@@ -97,15 +100,14 @@ func ParseAs(k Kind, b []byte) (Model, error) {
 // Paper returns the paper's model of kind k (Section V): the Gaussian model
 // of V-A or the binary model of V-B. Finite models have no default.
 func Paper(k Kind) (Model, error) {
-	switch k {
-	case Gauss:
-		return NewGauss(gauss.Paper()), nil
-	case Binary:
-		return NewBinary(mip.PaperBinary()), nil
-	case Finite:
-		return nil, errorf("a finite model needs a --config file (docs/finite.md); there is no default")
+	f, ok := kindFiles[k]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
+	case f.paper == nil:
+		return nil, errorf("a %s model needs a --config file (docs/%s.md); there is no default", k, k)
 	}
-	return nil, fmt.Errorf("%w: %v is not a model kind", ErrConfig, k)
+	return f.paper(), nil
 }
 
 // Load reads a model file of any kind (ReadFile, then Parse). Errors wrap

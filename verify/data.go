@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
@@ -175,7 +176,7 @@ func (run *DataRun) check() error {
 	k := len(run.Spec.Adversaries)
 	switch {
 	case !c.Model.Valid():
-		return fmt.Errorf("\"model\" = %q: want gauss, binary or finite", c.Model)
+		return fmt.Errorf("\"model\" = %q: want %s", c.Model, model.KindsWant(false))
 	case c.Model.FiniteX() != (run.Data.XValues != nil):
 		return fmt.Errorf("\"model\" = %q does not match X's kind (%v)", c.Model, run.Spec.Private.Kind)
 	case c.TrainSize != run.Spec.Split.Train || c.TestSize != run.Spec.Split.Test:

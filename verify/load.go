@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
@@ -167,7 +168,7 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	}
 	kind := res.Model
 	if !kind.Valid() {
-		return nil, bad(resultsName, "no \"model\": want %q, %q or %q", model.Gauss, model.Binary, model.Finite)
+		return nil, bad(resultsName, "no \"model\": want %s", model.KindsWant(true))
 	}
 	// The top-level kind is not hashed; the configuration's is (Binding).
 	if res.Config.Model != kind {
@@ -290,9 +291,9 @@ func (run *Run) checkNetworks(nets []learn.Network) error {
 	if len(nets) != 2+k {
 		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
 	}
-	act := learn.Identity
+	act := network.Identity
 	if run.Model.Kind().BinaryRelease() {
-		act = learn.Sigmoid
+		act = network.Sigmoid
 	}
 	for i := range nets {
 		n := &nets[i]

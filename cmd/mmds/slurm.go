@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/cluster"
@@ -31,10 +31,10 @@ func (o *slurmOpts) register(f *pflag.FlagSet) {
 
 // validate checks that the --slurm-* flags come with --slurm, and not with
 // --shard (the scripts choose the shard of each task).
-func (o *slurmOpts) validate(cmd *cobra.Command, shard string) error {
+func (o *slurmOpts) validate(given func(flag string) bool, shard string) error {
 	if o.dir == "" {
 		for _, name := range []string{"slurm-shards", "slurm-cpus", "slurm-time", "slurm-partition", "slurm-max-parallel"} {
-			if cmd.Flags().Changed(name) {
+			if given(name) {
 				return badInput("--%s needs --slurm FOLDER", name)
 			}
 		}
@@ -43,7 +43,7 @@ func (o *slurmOpts) validate(cmd *cobra.Command, shard string) error {
 	if shard != "" {
 		return badInput("--slurm and --shard %s: give one (the Slurm scripts pass --shard slurm to each task)", shard)
 	}
-	if cmd.Flags().Changed("slurm-shards") && (o.shards < 1 || o.shards > cluster.MaxShards) {
+	if given("slurm-shards") && (o.shards < 1 || o.shards > cluster.MaxShards) {
 		return badInput("--slurm-shards %d: must be in [1, %d]", o.shards, cluster.MaxShards)
 	}
 	return nil
@@ -51,7 +51,7 @@ func (o *slurmOpts) validate(cmd *cobra.Command, shard string) error {
 
 // writeSlurmJobs writes the batch scripts that run job as a Slurm array and
 // then merge, verify and plot it.
-func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
+func writeSlurmJobs(w io.Writer, args []givenFlag, job *trainJob, o slurmOpts) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("--slurm: the path of this program: %w", err)
@@ -82,7 +82,7 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	if shards > len(job.cfg.D) {
 		return badInput("--slurm-shards %d: this run has only %d thresholds; a shard needs at least one", shards, len(job.cfg.D))
 	}
-	train := trainArgv(cmd, exe, job.kind.String(), out)
+	train := trainArgv(args, exe, job.kind.String(), out)
 	merge := append(append([]string{}, train...), "--workers", fmt.Sprint(o.cpus))
 	plan := cluster.SlurmPlan{
 		Name: "mmds-" + job.kind.String(), Shards: shards, Train: train,
@@ -104,7 +104,6 @@ func writeSlurmJobs(cmd *cobra.Command, job *trainJob, o slurmOpts) error {
 	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
 		return badInput("--slurm %s: %v", o.dir, err)
 	}
-	w := cmd.OutOrStdout()
 	_ = sayf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
 	for _, p := range paths {
 		_ = sayf(w, "  %s", p)
@@ -135,7 +134,7 @@ const k8sMount = "/results"
 
 // writeK8sJobs writes the Kubernetes manifests that run job as an Indexed Job
 // and then merge, verify and plot it.
-func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
+func writeK8sJobs(w io.Writer, args []givenFlag, job *trainJob, o k8sOpts) error {
 	if o.image == "" {
 		return badInput("--k8s needs --k8s-image IMAGE (an image with mmds on its PATH)")
 	}
@@ -169,19 +168,19 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	out := path.Join(k8sMount, base)
 	train := []string{"mmds", "train", job.kind.String(), "--out", out}
 	var config []byte
-	cmd.Flags().Visit(func(f *pflag.Flag) {
+	for _, f := range args {
 		switch {
-		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
-			return
-		case f.Name == "config":
+		case scriptSets(f.name):
+			continue
+		case f.name == "config":
 			// A pod cannot read this machine's file: the model travels in
 			// the manifests (a ConfigMap), as the bytes validated here.
 			config = job.model
 			train = append(train, "--config="+cluster.K8sConfigFile)
-			return
+			continue
 		}
-		train = append(train, "--"+f.Name+"="+f.Value.String())
-	})
+		train = append(train, "--"+f.name+"="+f.value)
+	}
 	plan := cluster.K8sPlan{
 		Name: cluster.JobName("mmds-"+job.kind.String(), train, config), Image: o.image, Shards: shards, Parallelism: par, CPUs: o.cpus,
 		Claim: o.claim, Mount: k8sMount, BackoffPerIndex: o.retry, Train: train, Config: config,
@@ -198,7 +197,6 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 	if err != nil {
 		return badInput("--k8s %s: %v", report.Quote(o.dir), err)
 	}
-	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Kubernetes jobs for %d thresholds in %d indexed pods (%d at once, %d CPUs each):\n", len(job.cfg.D), shards, par, o.cpus)
 	for _, p := range paths {
 		fmt.Fprintf(w, "  %s\n", p)
@@ -210,20 +208,28 @@ func writeK8sJobs(cmd *cobra.Command, job *trainJob, o k8sOpts) error {
 // trainArgv rebuilds this mmds train command line for a batch script: every
 // flag the user set, with paths made absolute, except the Slurm ones,
 // --shard, --workers and --format (the scripts set those).
-func trainArgv(cmd *cobra.Command, exe, kind, out string) []string {
+func trainArgv(args []givenFlag, exe, kind, out string) []string {
 	argv := []string{exe, "train", kind, "--out", out}
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		switch {
-		case strings.HasPrefix(f.Name, "slurm"), strings.HasPrefix(f.Name, "k8s"), f.Name == "shard", f.Name == "workers", f.Name == "out", f.Name == "format":
-			return
-		case f.Name == "config":
-			if p, err := filepath.Abs(f.Value.String()); err == nil {
+	for _, f := range args {
+		if scriptSets(f.name) {
+			continue
+		}
+		if f.name == "config" {
+			if p, err := filepath.Abs(f.value); err == nil {
 				argv = append(argv, "--config="+p)
-				return
+				continue
 			}
 		}
 		// --name=value: a bool flag takes no separate value word.
-		argv = append(argv, "--"+f.Name+"="+f.Value.String())
-	})
+		argv = append(argv, "--"+f.name+"="+f.value)
+	}
 	return argv
+}
+
+// scriptSets reports whether the batch scripts and manifests set the flag
+// name themselves (the cluster's own flags, --shard, --workers, --out,
+// --format), so that the user's value is not repeated.
+func scriptSets(name string) bool {
+	return strings.HasPrefix(name, "slurm") || strings.HasPrefix(name, "k8s") ||
+		name == "shard" || name == "workers" || name == "out" || name == "format"
 }

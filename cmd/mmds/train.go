@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,12 +36,26 @@ type trainOpts struct {
 	quiet                              bool
 	slurm                              slurmOpts
 	k8s                                k8sOpts
+	env                                runEnv
+	// args are the flags given, with their values, in the order pflag
+	// visits them: the batch scripts repeat them (trainArgv).
+	args []givenFlag
+}
+
+// givenFlag is a flag set on the command line and its value.
+type givenFlag struct{ name, value string }
+
+// bindRun sets what a training run takes from cmd's command line beside
+// the flags' values.
+func (o *trainOpts) bindRun(cmd *cobra.Command) {
+	o.env, o.args = envOf(cmd), nil
+	cmd.Flags().Visit(func(f *pflag.Flag) { o.args = append(o.args, givenFlag{f.Name, f.Value.String()}) })
 }
 
 func newTrainCmd() *cobra.Command {
 	var o trainOpts
 	cmd := &cobra.Command{
-		Use:   "train gauss|binary|finite",
+		Use:   "train " + kindsUsage(),
 		Short: "Train the paper's learned baseline (Algorithm 1) or a label privatizer over a sweep of D",
 		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
 10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
@@ -82,16 +97,20 @@ certifies the channel that network induces, with a stated error.`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return badInput("train: give the model to train, gauss, binary or finite (mmds train gauss|binary|finite [flags])")
+				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(false), kindsUsage())
 			case len(args) > 1:
-				return badInput("train: one model, gauss, binary or finite; got %d arguments %s", len(args), safefile.ExcerptList(args))
-			case args[0] != "gauss" && args[0] != "binary" && args[0] != "finite":
-				return badInput("train: model %s: want gauss, binary or finite", safefile.Excerpt(args[0]))
+				return badInput("train: one model, %s; got %d arguments %s", model.KindsWant(false), len(args), safefile.ExcerptList(args))
+			}
+			if _, err := model.ParseKind(args[0]); err != nil {
+				return badInput("train: model %s: want %s", safefile.Excerpt(args[0]), model.KindsWant(false))
 			}
 			return nil
 		}),
-		ValidArgs: []cobra.Completion{"gauss\tthe Gaussian model (Section V-A)", "binary\tthe binary model (Section V-B)", "finite\ta finite model (--config)"},
-		RunE:      func(cmd *cobra.Command, args []string) error { return runTrain(cmd, args[0], o) },
+		ValidArgs: kindCompletions(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.bindRun(cmd)
+			return runTrain(cmd.Context(), args[0], o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON model file, as for mmds gauss or mmds binary (default: the paper's setup)")
@@ -104,6 +123,24 @@ certifies the channel that network induces, with a stated error.`,
 	o.k8s.register(f)
 	cmd.AddCommand(newTrainDataCmd())
 	return cmd
+}
+
+// kindsUsage names the model kinds as a usage line does: gauss|binary|finite.
+func kindsUsage() string {
+	var names []string
+	for _, k := range model.Kinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, "|")
+}
+
+// kindCompletions are the model kinds with their titles, for shells.
+func kindCompletions() []cobra.Completion {
+	var c []cobra.Completion
+	for _, k := range model.Kinds() {
+		c = append(c, cobra.Completion(k.String()+"\t"+model.KindTitle(k)))
+	}
+	return c
 }
 
 // runFlagHelp is the help of the flags mmds train and mmds train data
@@ -155,64 +192,89 @@ type trainJob struct {
 	advs   int
 }
 
-func runTrain(cmd *cobra.Command, name string, o trainOpts) error {
+func runTrain(ctx context.Context, name string, o trainOpts) error {
 	kind, err := model.ParseKind(name)
 	if err != nil {
 		return usageError{err}
 	}
-	job, err := prepareTrain(cmd, kind, o)
+	job, err := prepareTrain(ctx, kind, o)
 	if err != nil {
 		return err
 	}
 	if o.slurm.dir != "" && o.k8s.dir != "" {
 		return badInput("--slurm and --k8s: give one")
 	}
-	if err := requirePreset(cmd); err != nil {
+	if err := requirePreset(o.env, "train: "); err != nil {
 		return err
 	}
 	if o.slurm.dir != "" {
-		return writeSlurmJobs(cmd, job, o.slurm)
+		return writeSlurmJobs(o.env.stdout, o.args, job, o.slurm)
 	}
 	if o.k8s.dir != "" {
 		o.k8s.shard = o.shard
-		return writeK8sJobs(cmd, job, o.k8s)
+		return writeK8sJobs(o.env.stdout, o.args, job, o.k8s)
 	}
-	if err := rundir.Dir(job.cfg.Dir).WriteModel(job.model); err != nil {
-		if errors.Is(err, rundir.ErrResume) {
-			return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-		}
-		return badInput("--out %s: %v", job.cfg.Dir, err)
+	if err := writeRunDir(job, nil); err != nil {
+		return err
 	}
-	bar := newTrainBar(cmd, job.cfg, o.quiet)
-	job.cfg.Progress = bar.update
-	start := time.Now()
-	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
-	bar.finish(err)
+	res, elapsed, err := sweepJob(ctx, job, o)
 	if err != nil {
-		return sweepError(cmd, job.cfg.Dir, err)
+		return err
 	}
-	if err := emitTrain(cmd.OutOrStdout(), job, res, time.Since(start)); err != nil {
+	if err := emitTrain(o.env.stdout, job, res, elapsed); err != nil {
 		return err
 	}
 	if w := res.Stalled; w != nil {
 		// Exit 0: the shard did all it could; the rest needs another
 		// shard first, or the merge (docs/cluster.md).
-		fmt.Fprintf(cmd.ErrOrStderr(), "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
+		fmt.Fprintf(o.env.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
 			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
+}
+
+// writeRunDir lays out job's results directory: its model file, then what
+// more (the data file's copy) does.
+func writeRunDir(job *trainJob, more func(rundir.Dir) error) error {
+	d := rundir.Dir(job.cfg.Dir)
+	err := d.WriteModel(job.model)
+	if err == nil && more != nil {
+		err = more(d)
+	}
+	if errors.Is(err, rundir.ErrResume) {
+		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+	}
+	if err != nil {
+		return badInput("--out %s: %v", job.cfg.Dir, err)
+	}
+	return nil
+}
+
+// sweepJob runs learn.Sweep on job with the progress bar (--quiet: none)
+// and returns its results and how long it took; an error is the run's
+// exit (sweepError).
+func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, time.Duration, error) {
+	bar := newTrainBar(o.env.stderr, job.cfg, o.quiet)
+	job.cfg.Progress = bar.update
+	start := time.Now()
+	res, err := learn.Sweep(ctx, job.data, job.cfg)
+	bar.finish(err)
+	if err != nil {
+		return nil, 0, sweepError(ctx, job.cfg.Dir, err)
+	}
+	return res, time.Since(start), nil
 }
 
 // requirePreset refuses to start training without --preset, after every
 // other check: the paper's protocol takes hours, too long to start by
 // default without a word, and quick is a smoke run, too short to stand for
 // the paper; a person chooses.
-func requirePreset(cmd *cobra.Command) error {
-	if cmd.Flags().Changed("preset") {
+func requirePreset(e runEnv, prefix string) error {
+	if e.given("preset") {
 		return nil
 	}
 	return badInput("%sgive --preset quick (a smoke run: 4 thresholds, seconds) or --preset paper "+
-		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", subcommand(cmd))
+		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", prefix)
 }
 
 // presetFlag parses --preset, the flag mmds train and mmds train data
@@ -229,9 +291,9 @@ func presetFlag(s string) (learn.PresetName, error) {
 // a configuration out of range or a directory that cannot be resumed is
 // bad input (exit 2), a lock held by a live process exit 75, and an
 // interrupted run says how to resume.
-func sweepError(cmd *cobra.Command, dir string, err error) error {
+func sweepError(ctx context.Context, dir string, err error) error {
 	switch {
-	case errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil:
+	case errors.Is(err, ctx.Err()) && ctx.Err() != nil:
 		return keptError{fmt.Sprintf("finished trials are kept in %s; run the same command again to resume", dir), err}
 	case errors.Is(err, rundir.ErrLocked):
 		return exitError{exitRetry, fmt.Errorf("--out %s: %w (exit %d: retry later)", dir, err, exitRetry)}
@@ -245,9 +307,9 @@ func sweepError(cmd *cobra.Command, dir string, err error) error {
 	return err
 }
 
-// prepareTrain validates the flags, loads the model and has model.NewTraining
+// prepareTrain validates the flags, loads the model and has learn.NewTraining
 // draw the dataset and fix the thresholds.
-func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, error) {
+func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return nil, err
@@ -256,11 +318,11 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := methodPreset(cmd, kind, preset, o)
+	cfg, err := methodPreset(kind, preset, o)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkRun(cmd, &cfg); err != nil {
+	if err := o.checkRun(&cfg); err != nil {
 		return nil, err
 	}
 	if o.samples < minSamples || o.samples > maxSamples {
@@ -273,16 +335,16 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.dir, report.K8sJobs)); err != nil {
 		return nil, err
 	}
-	req := model.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
-	if req.Tau, req.D, err = o.grid(cmd); err != nil {
+	req := learn.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
+	if req.Tau, req.D, err = o.grid(); err != nil {
 		return nil, err
 	}
-	m, err := kindModel(cmd.Context(), kind, o.config)
+	m, err := kindModel(ctx, kind, o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
-	t, err := model.NewTraining(m, cfg, req)
-	if errors.Is(err, model.ErrTrain) {
+	t, err := learn.NewTraining(m, cfg, req)
+	if errors.Is(err, learn.ErrTrain) {
 		return nil, usageError{err}
 	}
 	if err != nil {
@@ -294,7 +356,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 			return nil, usageError{err}
 		}
 	}
-	if err := o.slurm.validate(cmd, o.shard); err != nil {
+	if err := o.slurm.validate(o.env.given, o.shard); err != nil {
 		return nil, err
 	}
 	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
@@ -303,7 +365,7 @@ func prepareTrain(cmd *cobra.Command, kind model.Kind, o trainOpts) (*trainJob, 
 
 // methodPreset validates --method, --labels and --observers and returns
 // preset's configuration for the method.
-func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
+func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
 	method, err := learn.ParseMethod(o.method)
 	if err != nil {
 		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
@@ -314,7 +376,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 			names = names[1:]
 		}
 		for _, name := range names {
-			if cmd.Flags().Changed(name) {
+			if o.env.given(name) {
 				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
 			}
 		}
@@ -324,7 +386,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 		// the observers of the data's empirical law need a finite X
 		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
 	}
-	if (method == learn.MethodLabels || cmd.Flags().Changed("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
+	if (method == learn.MethodLabels || o.env.given("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
 		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
 	}
 	obs, err := learn.ParseObservers(o.observers)
@@ -338,7 +400,7 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = obs
 	}
-	if method == learn.MethodAlg1 && cmd.Flags().Changed("labels") {
+	if method == learn.MethodAlg1 && o.env.given("labels") {
 		cfg.Outputs = o.labels
 	}
 	return cfg, nil
@@ -346,26 +408,26 @@ func methodPreset(cmd *cobra.Command, kind model.Kind, preset learn.PresetName, 
 
 // grid reads --tau (0: learn's default, half the step of the threshold
 // grid, as in Section V) and --d or --sweep (nil: the preset's grid).
-func (o *trainOpts) grid(cmd *cobra.Command) (tau float64, ds []float64, err error) {
-	if cmd.Flags().Changed("tau") {
+func (o *trainOpts) grid() (tau float64, ds []float64, err error) {
+	if o.env.given("tau") {
 		if math.IsNaN(o.tau) || math.IsInf(o.tau, 0) || o.tau <= 0 {
 			return 0, nil, badInput("--tau %v: must be a finite number > 0", o.tau)
 		}
 		tau = o.tau
 	}
-	ds, err = thresholdFlags(cmd.Flags().Changed, o.d, o.sweep)
+	ds, err = thresholdFlags(o.env.given, o.d, o.sweep)
 	return tau, ds, err
 }
 
 // checkRun applies --epochs, --accept and --max-attempts to cfg and checks
 // --workers.
-func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
+func (o *trainOpts) checkRun(cfg *learn.Config) error {
 	for _, c := range []struct {
 		name string
 		v    int
 		dst  *int
 	}{{"epochs", o.epochs, &cfg.Epochs}, {"accept", o.accept, &cfg.Protocol.Accept}, {"max-attempts", o.maxAttempts, &cfg.Protocol.MaxAttempts}} {
-		if !cmd.Flags().Changed(c.name) {
+		if !o.env.given(c.name) {
 			continue
 		}
 		if c.v < 1 || c.v > 1_000_000 {
@@ -373,7 +435,7 @@ func (o *trainOpts) checkRun(cmd *cobra.Command, cfg *learn.Config) error {
 		}
 		*c.dst = c.v
 	}
-	if cmd.Flags().Changed("accept") && !cmd.Flags().Changed("max-attempts") {
+	if o.env.given("accept") && !o.env.given("max-attempts") {
 		cfg.Protocol.MaxAttempts = 0 // learn's default cap for the new Accept
 	}
 	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
@@ -392,8 +454,7 @@ type trainBar struct {
 	accept int
 }
 
-func newTrainBar(cmd *cobra.Command, cfg learn.Config, quiet bool) *trainBar {
-	w := cmd.ErrOrStderr()
+func newTrainBar(w io.Writer, cfg learn.Config, quiet bool) *trainBar {
 	accept := cfg.Protocol.Accept
 	bar := progress.New(w, progress.Options{
 		Label: "mmds train", Unit: "accepted trials", Total: len(cfg.D) * accept, Quiet: quiet,

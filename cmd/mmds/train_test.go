@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
@@ -217,17 +215,16 @@ func TestSweepErrorConfigIsBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := model.NewTraining(m, cfg, model.TrainRequest{Preset: learn.PresetQuick, D: []float64{4}, Seed: 1, Samples: 1200})
+	tr, err := learn.NewTraining(m, cfg, learn.TrainRequest{Preset: learn.PresetQuick, D: []float64{4}, Seed: 1, Samples: 1200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.Config.Labels.CellWidth, tr.Config.Labels.Fine = 1e-4, nil
 	tr.Config.Dir = filepath.Join(t.TempDir(), "out")
-	cmd := &cobra.Command{}
-	cmd.SetContext(context.Background())
-	_, err = learn.Sweep(cmd.Context(), tr.Data, tr.Config)
+	ctx := context.Background()
+	_, err = learn.Sweep(ctx, tr.Data, tr.Config)
 	var ue usageError
-	if err = sweepError(cmd, tr.Config.Dir, err); !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") ||
+	if err = sweepError(ctx, tr.Config.Dir, err); !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "Config.Labels.CellWidth = 0.0001: must be finite and ≥ 2⁻¹⁰ = 0.0009765625 σ_X") {
 		t.Errorf("cells 1e-4 σ_X wide: %v; want one line of bad input naming CellWidth, 0.0001 and 2⁻¹⁰", err)
 	}

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,7 +66,10 @@ run states (docs/data.md).`,
 		Example: `  mmds train data --csv examples/data/continuous.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick
   mmds train data --csv examples/data/discrete.csv --private x --reconstructor y --adversary z1 --adversary z2 --preset quick`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainData(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.bindRun(cmd)
+			return runTrainData(cmd.Context(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.csv, "csv", "", "the data file: CSV with a header row of column names")
@@ -95,29 +98,32 @@ var trainDataHelp = runFlagHelp{
 	quiet:       "no progress on standard error",
 }
 
-func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
-	job, err := prepareTrainData(cmd, o)
+func runTrainData(ctx context.Context, o trainDataOpts) error {
+	job, err := prepareTrainData(ctx, o)
 	if err != nil {
 		return err
 	}
-	if err := requirePreset(cmd); err != nil {
+	if err := requirePreset(o.env, "train data: "); err != nil {
 		return err
 	}
-	if err := writeDataRun(job, o.copyData); err != nil {
-		return err
-	}
-	bar := newTrainBar(cmd, job.cfg, o.quiet)
-	job.cfg.Progress = bar.update
-	start := time.Now()
-	res, err := learn.Sweep(cmd.Context(), job.data, job.cfg)
-	bar.finish(err)
+	err = writeRunDir(job.trainJob, func(d rundir.Dir) error {
+		if !o.copyData {
+			return nil
+		}
+		name, _ := job.spec.FileName() // checked by prepareTrainData
+		return d.WriteDataCopy(name, job.raw)
+	})
 	if err != nil {
-		return sweepError(cmd, job.cfg.Dir, err)
+		return err
+	}
+	res, elapsed, err := sweepJob(ctx, job.trainJob, o.trainOpts)
+	if err != nil {
+		return err
 	}
 	if job.format == report.JSON {
-		return emitTrain(cmd.OutOrStdout(), job.trainJob, res, time.Since(start))
+		return emitTrain(o.env.stdout, job.trainJob, res, elapsed)
 	}
-	g := trainGrid(job.trainJob, res, time.Since(start), job.format == report.Table)
+	g := trainGrid(job.trainJob, res, elapsed, job.format == report.Table)
 	if job.format == report.Table {
 		s := job.spec
 		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
@@ -126,25 +132,7 @@ func runTrainData(cmd *cobra.Command, o trainDataOpts) error {
 		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.cfg.Dir,
 			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
 	}
-	return emit(cmd.OutOrStdout(), job.format, g, nil)
-}
-
-// writeDataRun writes the results directory's model file and, with
-// copyData, the copy of the data file beside it.
-func writeDataRun(job *dataJob, copyData bool) error {
-	d := rundir.Dir(job.cfg.Dir)
-	err := d.WriteModel(job.model)
-	if err == nil && copyData {
-		name, _ := job.spec.FileName() // checked by prepareTrainData
-		err = d.WriteDataCopy(name, job.raw)
-	}
-	if errors.Is(err, rundir.ErrResume) {
-		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
-	}
-	if err != nil {
-		return badInput("--out %s: %v", job.cfg.Dir, err)
-	}
-	return nil
+	return emit(o.env.stdout, job.format, g, nil)
 }
 
 func planName(c learn.Config) string {
@@ -162,7 +150,7 @@ func planName(c learn.Config) string {
 
 // prepareTrainData validates the flags, reads the data file and plans the
 // training.
-func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
+func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return nil, err
@@ -181,11 +169,11 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
 		return nil, err
 	}
-	tau, ds, err := o.grid(cmd)
+	tau, ds, err := o.grid()
 	if err != nil {
 		return nil, err
 	}
-	prep, raw, err := readData(cmd, o.csv, choice)
+	prep, raw, err := readData(ctx, o.csv, choice)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +187,7 @@ func prepareTrainData(cmd *cobra.Command, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	cfg, err := o.config(cmd, prep, plan, preset, tau, ds)
+	cfg, err := o.config(prep, plan, preset, tau, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +233,8 @@ func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
 // config is preset's configuration of plan on the data: --labels
 // checked against the method, the observers of the training split, the
 // run's flags, the thresholds (data.Prepared.SetGrid) and the split.
-func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
-	if plan.Method != learn.MethodLabels && cmd.Flags().Changed("labels") {
+func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
+	if plan.Method != learn.MethodLabels && o.env.given("labels") {
 		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
 	}
 	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
@@ -259,7 +247,7 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 	if cfg.Labels != nil {
 		cfg.Labels.Observers = learn.ObserversData
 	}
-	if err := o.checkRun(cmd, &cfg); err != nil {
+	if err := o.checkRun(&cfg); err != nil {
 		return learn.Config{}, err
 	}
 	if err := prep.SetGrid(&cfg, preset, ds, tau); err != nil {
@@ -277,8 +265,8 @@ func (o trainDataOpts) config(cmd *cobra.Command, prep *data.Prepared, plan data
 
 // readData reads the data file once, hashes its bytes and reads it
 // through the columns chosen; it returns the bytes read too.
-func readData(cmd *cobra.Command, path string, choice data.Choice) (*data.Prepared, []byte, error) {
-	t, raw, err := data.ReadFile(cmd.Context(), path)
+func readData(ctx context.Context, path string, choice data.Choice) (*data.Prepared, []byte, error) {
+	t, raw, err := data.ReadFile(ctx, path)
 	if err != nil {
 		return nil, nil, badInput("--csv %v", err)
 	}

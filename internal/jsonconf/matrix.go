@@ -18,7 +18,7 @@ const (
 
 // Matrix is the table of a cell kernel, Matrix[j][l] = P(F = l | X ∈ c_j)
 // for the cells c_j and labels l of a label privatizer on a continuous X
-// (gauss.Kernel, learn.Kernel and privatizer.Kernel hold it: one type, so
+// (gauss.Kernel and privatizer.Kernel, the one a run records, hold it: so
 // one JSON form wherever a kernel is read), with two JSON forms:
 //
 //	dense    [[p_00, p_01, …], [p_10, p_11, …], …]

@@ -4,13 +4,16 @@
 // alphabets and loss matrices).
 //
 // It is the one kind enum of mmds. Package model re-exports it as
-// model.Kind; it is a package of its own so that package learn, which
-// model imports for its datasets, can name the kind it trains on.
+// model.Kind. It is a package of its own, below both model and learn,
+// which name the kind and do not import each other: a model knows nothing
+// of training (learn asks it for samples through learn.Source), and the
+// trainer nothing of certification.
 package kind
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -40,6 +43,20 @@ var text = enum.Text[Kind]{Type: "Kind", Names: []string{Gauss: "gauss", Binary:
 
 // All lists the model kinds in the order help texts name them.
 func All() []Kind { return []Kind{Gauss, Binary, Finite} }
+
+// Want lists the kinds as a message names the valid ones, "gauss, binary
+// or finite", each name quoted (%q) when quoted is set: no message spells
+// the kinds out by hand.
+func Want(quoted bool) string {
+	if !quoted {
+		return text.Want()
+	}
+	var names []string
+	for _, k := range All() {
+		names = append(names, fmt.Sprintf("%q", k))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // Valid reports whether k is one of the kinds.
 func (k Kind) Valid() bool { return text.Valid(k) }

@@ -40,6 +40,12 @@ func TestKindText(t *testing.T) {
 			t.Errorf("MarshalText(%d): %v, want ErrConfig", int(k), err)
 		}
 	}
+	if got, want := Want(false), "gauss, binary or finite"; got != want {
+		t.Errorf("Want(false) = %q, want %q", got, want)
+	}
+	if got, want := Want(true), `"gauss", "binary" or "finite"`; got != want {
+		t.Errorf("Want(true) = %q, want %q", got, want)
+	}
 	if got := Kind(7).String(); got != "Kind(7)" {
 		t.Errorf("Kind(7).String() = %q", got)
 	}

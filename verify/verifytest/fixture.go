@@ -110,10 +110,8 @@ func train(tb testing.TB, kind model.Kind, d []float64, dir, js string) *learn.R
 	if err != nil {
 		tb.Fatalf("verifytest: %v", err)
 	}
-	ds, err := m.Dataset(rand.New(rand.NewPCG(3, 4)), 1500)
-	if err != nil {
-		tb.Fatalf("verifytest: %v", err)
-	}
+	x, y, z := m.Sample(rand.New(rand.NewPCG(3, 4)), 1500)
+	ds := &learn.Dataset{X: x, Y: y, Z: z}
 	c := config(kind, d, m.DMax(), dir)
 	c.ModelSHA256 = ModelHash(tb, kind)
 	if err := rundir.Dir(dir).WriteModel([]byte(js)); err != nil {
