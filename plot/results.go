@@ -117,6 +117,18 @@ func PaperFigure(k model.Kind) bool {
 	return err == nil && l.paper
 }
 
+// PaperKinds are the model kinds whose figure is one of the paper's
+// (PaperFigure).
+func PaperKinds() []model.Kind {
+	var ks []model.Kind
+	for _, k := range model.Kinds() {
+		if PaperFigure(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
 // Stem returns the file stem mmds plot writes the figure of a model of kind
 // k under (with .png and .svg): figure2, figure3 or figure-finite.
 func Stem(k model.Kind) string {

@@ -15,6 +15,11 @@ import (
 	"github.com/mmds-project/mmds/privatizer"
 )
 
+// DefaultExpectTol is the error bound to which the expectations
+// E_R[k(x, R)] of a network are computed on binary and finite models
+// (model.Options.ExpectTol).
+const DefaultExpectTol = privatizer.DefaultTol
+
 // Input is a privatizer trained anywhere, to be certified at threshold D.
 type Input struct {
 	D      float64
