@@ -225,17 +225,6 @@ func openRun(d rundir.Dir, rb *learn.Results, mb []byte, held int64) (*Run, erro
 	return run, nil
 }
 
-// Parse decodes and checks the contents of results.json and model.json;
-// resultsName and modelName label them in errors. Every error wraps
-// ErrInput.
-func Parse(results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
-	res, err := learn.DecodeResults(results, resultsName)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	return newRun(res, modelBytes, resultsName, modelName)
-}
-
 func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
 	bad := func(file, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))

@@ -138,7 +138,7 @@ type pointsError struct{ err error }
 func (e pointsError) Error() string   { return e.err.Error() }
 func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
 
-// ReadInputs reads every entry's file once (ReadEntry), before any work. D
+// ReadInputs reads every entry's file once (readEntry), before any work. D
 // must be finite and ≥ 0, and the files, parsed, must fit the memory
 // budget maxMemory (0: DefaultMaxMemory) with a run's base: each file is
 // measured before it is parsed (its dense size: a compact kernel table is
