@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -285,8 +286,8 @@ func verifyCSV(run *Run, rep *Report) *report.Grid {
 		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify
 			row := make([]string, len(g.Header))
 			row[0], row[1] = report.Float(p.D, -1), fmt.Sprint(p.Finalized)
-			row[indexOf(g.Header, "pass")] = "false"
-			row[indexOf(g.Header, "verdict")] = p.Verdict
+			row[slices.Index(g.Header, "pass")] = "false"
+			row[slices.Index(g.Header, "verdict")] = p.Verdict
 			g.Rows = append(g.Rows, row)
 			continue
 		}
@@ -357,15 +358,6 @@ func verifyCSVRow(p Point, binary bool, k int) []string {
 	}
 	f := p.Gauss.Fit
 	return append(row, full(f.A), full(f.B), full(f.C), full(f.Nonlinearity), full(f.Recon), full(f.MinAdv), full(p.Gauss.Change))
-}
-
-func indexOf(xs []string, s string) int {
-	for i, x := range xs {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // gapCell rounds a gap for reading: below 1e-12 in size it is rounding in
