@@ -36,11 +36,11 @@ type ExportRequest struct {
 // wrap ErrInput, or ctx's error.
 func ExportFile(ctx context.Context, r ExportRequest) ([]byte, error) {
 	if err := report.CheckPaths([]report.Path{report.InFolder("DIR", r.Dir, report.Results), report.Out("--output", r.Output)}); err != nil {
-		return nil, inputError{err}
+		return nil, inputError(err)
 	}
 	run, err := Load(ctx, r.Dir)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, inputError(err)
 	}
 	var d float64
 	if r.D != nil {

@@ -98,7 +98,7 @@ func OpenFiles(ctx context.Context, r FilesRequest) (*Files, error) {
 		err = CheckMemory(inputs, r.Workers, r.MaxMemory)
 	}
 	if err != nil && !errors.Is(err, ErrMemory) {
-		err = inputError{err}
+		err = inputError(err)
 	}
 	if err != nil {
 		return nil, err
@@ -149,14 +149,14 @@ func (r FilesRequest) check(m model.Model, inputs []Input) error {
 	}
 	paths = append(paths, report.Out("--output", r.Output), report.Out("--certificate", r.Certificate), report.Out("--plot", r.Plot))
 	if err := report.CheckPaths(paths); err != nil {
-		return inputError{err}
+		return inputError(err)
 	}
 	if r.ExpectTol && !m.Kind().FiniteX() {
 		return inputf("--tol-expect does not apply to a Gaussian model: it bounds the network expectations E_R[k(x, R)] of binary and finite models; drop it")
 	}
 	for i, in := range inputs {
 		if err := m.CheckPrivatizer(in.File); err != nil {
-			return inputError{err}
+			return inputError(err)
 		}
 		if d := in.D; d > m.DMax()*(1+1e-12) {
 			what := "--d"
@@ -206,7 +206,7 @@ func openCheck(ctx context.Context, r FilesRequest) (*Files, error) {
 				r.Check, i, safefile.Excerpt(want.Points[i].PointSHA256), es[i].Name, in.SHA256)
 		}
 		if err := m.CheckPrivatizer(in.File); err != nil {
-			return nil, inputError{err}
+			return nil, inputError(err)
 		}
 		// The files were found by these names (or passed by the user):
 		// what is compared is their hashes, above, and what they certify.
@@ -303,7 +303,7 @@ func (f *Files) Certify(ctx context.Context, o Options) (*Certified, error) {
 	rep, err := CertifyExternal(ctx, f.Model, f.Inputs, o)
 	if err != nil {
 		if errors.Is(err, privatizer.ErrInput) {
-			return nil, inputError{err}
+			return nil, inputError(err)
 		}
 		return nil, err
 	}
@@ -339,21 +339,20 @@ func ReadCertificateFile(ctx context.Context, flag, path string) (*Certificate, 
 	return c, nil
 }
 
-// inputError is bad input in its own words: it matches ErrInput without
-// saying so.
-type inputError struct{ err error }
+// markedError is err in its own words, matching the sentinel mark
+// (ErrInput, ErrMismatch, ErrPoints) without saying so.
+type markedError struct{ mark, err error }
 
-func (e inputError) Error() string   { return e.err.Error() }
-func (e inputError) Unwrap() []error { return []error{ErrInput, e.err} }
+func (e markedError) Error() string   { return e.err.Error() }
+func (e markedError) Unwrap() []error { return []error{e.mark, e.err} }
+
+// inputError is bad input in its own words.
+func inputError(err error) error { return markedError{ErrInput, err} }
 
 // inputf is a formatted inputError.
-func inputf(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
+func inputf(format string, args ...any) error { return inputError(fmt.Errorf(format, args...)) }
 
-// mismatchError is a certificate its files do not reproduce: it matches
-// ErrMismatch without saying so.
-type mismatchError struct{ err error }
-
-func (e mismatchError) Error() string   { return e.err.Error() }
-func (e mismatchError) Unwrap() []error { return []error{ErrMismatch, e.err} }
-
-func mismatchf(format string, args ...any) error { return mismatchError{fmt.Errorf(format, args...)} }
+// mismatchf is a certificate its files do not reproduce, in its own words.
+func mismatchf(format string, args ...any) error {
+	return markedError{ErrMismatch, fmt.Errorf(format, args...)}
+}

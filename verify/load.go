@@ -112,7 +112,7 @@ type Dir struct {
 func OpenDir(ctx context.Context, r DirRequest) (*Dir, error) {
 	if err := report.CheckPaths([]report.Path{report.InFolder("DIR", r.Dir, report.Results), report.In("--check", r.Check), report.In("--data", r.DataFile),
 		report.Out("--certificate", r.Certificate), report.Out("--output", r.Output)}); err != nil {
-		return nil, inputError{err}
+		return nil, inputError(err)
 	}
 	out := &Dir{check: r.Check, certificate: r.Certificate}
 	if r.Check != "" {
