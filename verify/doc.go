@@ -52,7 +52,7 @@
 // export); paths are checked against one another by report.CheckPaths and
 // files read through safefile (regular files only; a file named inside
 // another, inside that file's folder). The rest of the package receives
-// their bytes and values. Run.Render, DataRun.Render and Certified.Render
+// their bytes and values. Run.Render, DataRun.Render and Files.Render
 // lay the reports out: tables, CSV (docs/verify.md, docs/certify.md), JSON
 // and the summary.
 //

@@ -284,28 +284,21 @@ func (r FilesRequest) checkEntries(ctx context.Context, want *Certificate) ([]En
 	return es, nil
 }
 
-// Certified is the outcome of certifying Files: the report, one point per
-// input in order, and its certificate, which names the files read.
-type Certified struct {
-	*Report
-	Certificate *Certificate
-	files       *Files
-}
-
 // Certify certifies the files' privatizers on their model (CertifyExternal;
-// o.Model.Witness is set when the run writes or checks a certificate) and
-// condenses the report into the certificate. The certificate of a Check
-// is compared with the one it re-derives: a difference is an error
-// wrapping ErrMismatch. A privatizer that turns out not to fit the model is
-// an error wrapping ErrInput.
-func (f *Files) Certify(ctx context.Context, o Options) (*Certified, error) {
+// o.Model.Witness is set when the run writes or checks a certificate), one
+// point per input in order, and condenses the report into the
+// certificate, which names the files read. The certificate of a Check is
+// compared with the one it re-derives: a difference is an error wrapping
+// ErrMismatch. A privatizer that turns out not to fit the model is an
+// error wrapping ErrInput.
+func (f *Files) Certify(ctx context.Context, o Options) (*Report, *Certificate, error) {
 	o.Model.Witness = f.witness
 	rep, err := CertifyExternal(ctx, f.Model, f.Inputs, o)
+	if errors.Is(err, privatizer.ErrInput) {
+		return nil, nil, inputError(err)
+	}
 	if err != nil {
-		if errors.Is(err, privatizer.ErrInput) {
-			return nil, inputError(err)
-		}
-		return nil, err
+		return nil, nil, err
 	}
 	hashes := map[int]string{}
 	for i := range rep.Points {
@@ -318,10 +311,10 @@ func (f *Files) Certify(ctx context.Context, o Options) (*Certified, error) {
 	}
 	if f.want != nil {
 		if err := f.want.Check(cert); err != nil {
-			return nil, mismatchf("--check %s: the certificate does not match its files: %w", f.check, err)
+			return nil, nil, mismatchf("--check %s: the certificate does not match its files: %w", f.check, err)
 		}
 	}
-	return &Certified{Report: rep, Certificate: cert, files: f}, nil
+	return rep, cert, nil
 }
 
 // ReadCertificateFile reads the certificate file path once (a regular

@@ -387,12 +387,11 @@ type certifyJSON struct {
 	Pass          bool           `json:"pass"`
 }
 
-// Render writes the certification in format: the table, CSV (one row
-// per input), JSON (the report with each input's file and hash), or with
-// summary the short form of mmds verify --summary, each point under its
-// file's name.
-func (c *Certified) Render(w io.Writer, format report.Format, summary bool) error {
-	rep, f := c.Report, c.files
+// Render writes the report of the files' certification (Certify) in
+// format: the table, CSV (one row per input), JSON (the report with each
+// input's file and hash), or with summary the short form of mmds verify
+// --summary, each point under its file's name.
+func (f *Files) Render(w io.Writer, rep *Report, format report.Format, summary bool) error {
 	doc := certifyJSON{Model: rep.Model, ModelSHA256: rep.ModelSHA256, Tolerances: rep.Tolerances,
 		Passed: rep.Passed, Failed: rep.Failed, CannotCertify: rep.CannotCertify, Pass: rep.Pass}
 	for i, p := range rep.Points {

@@ -124,29 +124,29 @@ func runCertify(ctx context.Context, o certifyOptions) error {
 		return verifyError(err)
 	}
 	bar, wctx := o.progress.certify(ctx, files.Model.Kind(), "privatizers certified", len(files.Inputs))
-	res, err := files.Certify(wctx, verify.Options{Tol: o.tol, Model: model.Options{ExpectTol: o.expectTol}, Workers: o.req.Workers, Progress: bar.Set})
+	rep, cert, err := files.Certify(wctx, verify.Options{Tol: o.tol, Model: model.Options{ExpectTol: o.expectTol}, Workers: o.req.Workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {
 		return verifyError(err)
 	}
-	if c := res.Certificate; o.req.Check != "" {
-		return reproduced(o.stdout, res.Report, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
-			o.req.Check, c.Model, len(c.Points), c.Passed))
+	if o.req.Check != "" {
+		return reproduced(o.stdout, rep, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
+			o.req.Check, cert.Model, len(cert.Points), cert.Passed))
 	}
 	var buf bytes.Buffer
-	if err := res.Render(&buf, format, o.summary); err != nil {
+	if err := files.Render(&buf, rep, format, o.summary); err != nil {
 		return err
 	}
 	if err := writeOutput(o.stdout, o.req.Output, buf.Bytes()); err != nil {
 		return err
 	}
 	if o.req.Certificate != "" {
-		if err := report.WriteAtomic(o.req.Certificate, res.Certificate.WriteJSON); err != nil {
+		if err := report.WriteAtomic(o.req.Certificate, cert.WriteJSON); err != nil {
 			return err
 		}
 	}
 	if o.req.Plot != "" {
-		spec, _, err := plot.Figure(ctx, files.Model, res.Report, model.Options{})
+		spec, _, err := plot.Figure(ctx, files.Model, rep, model.Options{})
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func runCertify(ctx context.Context, o certifyOptions) error {
 			return err
 		}
 	}
-	return certifyVerdict(res.Report)
+	return certifyVerdict(rep)
 }
 
 // parse checks the flags every certify run shares.
