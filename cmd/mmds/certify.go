@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -23,15 +22,11 @@ type certifyOptions struct {
 	tol       verify.Tolerances
 	expectTol float64
 	maxMemory string
-	// checkWith is a flag given beside --check, which takes none of them.
-	checkWith string
-	stdout    io.Writer
-	progress  progressor
+	quiet     bool
 }
 
 func newCertifyCmd() *cobra.Command {
 	var o certifyOptions
-	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "certify --model FILE (--privatizer FILE --d D | --points FILE)",
 		Short: "Certify a privatizer trained anywhere (channel, MLP JSON, ONNX) against the optimum",
@@ -63,20 +58,7 @@ channel with the wrong number of rows, a malformed certificate).`,
   mmds certify --model model.json --points curve.json --plot curve.png --certificate cert.json
   mmds certify --check cert.json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := cmd.Flags()
-			if f.Changed("d") {
-				o.req.D = &o.d
-			}
-			o.req.ExpectTol = f.Changed("tol-expect")
-			for _, name := range []string{"d", "certificate", "plot", "output", "out", "format", "summary"} {
-				if f.Changed(name) && o.checkWith == "" {
-					o.checkWith = name
-				}
-			}
-			o.stdout, o.progress = cmd.OutOrStdout(), progressOf(cmd, quiet)
-			return runCertify(cmd.Context(), o)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCertify(cmd.Context(), envOf(cmd), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.req.Model, "model", "", "model file: the gauss, binary or finite --config JSON (required)")
@@ -84,7 +66,7 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.req.Points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.BoolVar(&quiet, "quiet", false, quietUsage)
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.req.Workers, "privatizers certified")
 	maxMemoryFlag(f, &o.maxMemory)
 	outputFlag(f, &o.out)
@@ -100,16 +82,23 @@ channel with the wrong number of rows, a malformed certificate).`,
 // runCertify reads the files at the door (verify.OpenFiles), certifies them
 // (verify.Files.Certify) and writes the report, the certificate and the
 // figure asked for; with --check it says whether the certificate matches.
-func runCertify(ctx context.Context, o certifyOptions) error {
+func runCertify(ctx context.Context, e runEnv, o certifyOptions) error {
 	format, err := o.parse()
 	if err != nil {
 		return err
 	}
 	defer applyMemoryLimit(o.req.MaxMemory)()
-	if o.req.Check != "" && o.checkWith != "" {
-		return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", o.checkWith)
+	if e.given("d") {
+		o.req.D = &o.d
 	}
-	if o.req.Check == "" {
+	o.req.ExpectTol = e.given("tol-expect")
+	if o.req.Check != "" {
+		for _, name := range []string{"d", "certificate", "plot", "output", "out", "format", "summary"} {
+			if e.given(name) {
+				return badInput("--check and --%s are mutually exclusive: --check reads the files the certificate names", name)
+			}
+		}
+	} else {
 		o.req.Output = stdoutPath(o.out)
 		if err := checkPlotPath(o.req.Plot); err != nil {
 			return err
@@ -123,21 +112,21 @@ func runCertify(ctx context.Context, o certifyOptions) error {
 	if err != nil {
 		return verifyError(err)
 	}
-	bar, wctx := o.progress.certify(ctx, files.Model.Kind(), "privatizers certified", len(files.Inputs))
+	bar, wctx := certifyBar(ctx, e, o.quiet, files.Model.Kind(), "privatizers certified", len(files.Inputs))
 	rep, cert, err := files.Certify(wctx, verify.Options{Tol: o.tol, Model: model.Options{ExpectTol: o.expectTol}, Workers: o.req.Workers, Progress: bar.Set})
 	endBar(bar, err)
 	if err != nil {
 		return verifyError(err)
 	}
 	if o.req.Check != "" {
-		return reproduced(o.stdout, rep, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
+		return reproduced(e.stdout, rep, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
 			o.req.Check, cert.Model, len(cert.Points), cert.Passed))
 	}
 	var buf bytes.Buffer
 	if err := files.Render(&buf, rep, format, o.summary); err != nil {
 		return err
 	}
-	if err := writeOutput(o.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
 		return err
 	}
 	if o.req.Certificate != "" {

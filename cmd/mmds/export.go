@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -11,10 +10,9 @@ import (
 )
 
 type exportOptions struct {
-	req    verify.ExportRequest
-	d      float64
-	out    string
-	stdout io.Writer
+	req verify.ExportRequest
+	d   float64
+	out string
 }
 
 func newExportCmd() *cobra.Command {
@@ -50,11 +48,8 @@ channel or kernel).`,
   mmds export results/quick-binary --d 0.1 -o priv.json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.req.Dir, o.stdout = args[0], cmd.OutOrStdout()
-			if cmd.Flags().Changed("d") {
-				o.req.D = &o.d
-			}
-			return runExport(cmd.Context(), o)
+			o.req.Dir = args[0]
+			return runExport(cmd.Context(), envOf(cmd), o)
 		},
 	}
 	f := cmd.Flags()
@@ -66,9 +61,12 @@ channel or kernel).`,
 }
 
 // runExport writes the privatizer verify.ExportFile returns.
-func runExport(ctx context.Context, o exportOptions) error {
+func runExport(ctx context.Context, e runEnv, o exportOptions) error {
 	if o.req.ONNX && o.out == "" {
 		return badInput("--onnx: give -o FILE (or -o - for standard output): ONNX is binary")
+	}
+	if e.given("d") {
+		o.req.D = &o.d
 	}
 	o.req.Output = stdoutPath(o.out)
 	b, err := verify.ExportFile(ctx, o.req)
@@ -78,5 +76,5 @@ func runExport(ctx context.Context, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(o.stdout, o.req.Output, b)
+	return writeOutput(e.stdout, o.req.Output, b)
 }

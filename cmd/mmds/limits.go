@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
@@ -78,37 +77,19 @@ func newBar(w io.Writer, name string, quiet bool, unit string, total int, perUni
 	return b
 }
 
-// progressor starts the progress reports of one run on standard error:
-// what a run takes in place of its cobra.Command.
-type progressor struct {
-	w     io.Writer
-	name  string // the command's: "verify"
-	quiet bool
-}
-
-// progressOf is the progressor of cmd's run.
-func progressOf(cmd *cobra.Command, quiet bool) progressor {
-	return progressor{w: cmd.ErrOrStderr(), name: cmd.Name(), quiet: quiet}
-}
-
-// bar is newBar on the run's standard error.
-func (p progressor) bar(unit string, total int, perUnit time.Duration) *progress.Bar {
-	return newBar(p.w, p.name, p.quiet, unit, total, perUnit)
-}
-
-// certify starts the progress report of certifying total units
+// certifyBar starts the progress report of certifying total units
 // (thresholds of a results directory, privatizers) on a model of kind k and
 // returns the context to certify with: on a Gaussian model it also counts
 // the quadrature panels, so a unit that takes seconds is seen to advance.
-func (p progressor) certify(ctx context.Context, k model.Kind, unit string, total int) (*progress.Bar, context.Context) {
+func certifyBar(ctx context.Context, e runEnv, quiet bool, k model.Kind, unit string, total int) (*progress.Bar, context.Context) {
 	var steps *progress.Steps
 	if k == model.Gauss {
 		steps = new(progress.Steps)
 		ctx = progress.WithSteps(ctx, steps)
 	}
-	b := progress.New(p.w, progress.Options{
-		Label: "mmds " + p.name, Unit: unit, Total: total, Quiet: p.quiet,
-		Terminal: progress.IsTerminal(p.w), Steps: steps, StepUnit: "quadrature panels",
+	b := progress.New(e.stderr, progress.Options{
+		Label: "mmds " + e.name, Unit: unit, Total: total, Quiet: quiet,
+		Terminal: progress.IsTerminal(e.stderr), Steps: steps, StepUnit: "quadrature panels",
 	})
 	b.Start()
 	return b, ctx

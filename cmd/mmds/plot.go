@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -17,13 +16,11 @@ import (
 
 type plotOptions struct {
 	dir, out string
-	stdout   io.Writer
-	progress progressor
+	quiet    bool
 }
 
 func newPlotCmd() *cobra.Command {
 	var o plotOptions
-	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
@@ -45,19 +42,19 @@ atomically.`,
   mmds plot results/quick-binary --out docs/img`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.dir, o.stdout, o.progress = args[0], cmd.OutOrStdout(), progressOf(cmd, quiet)
-			return runPlot(cmd.Context(), o)
+			o.dir = args[0]
+			return runPlot(cmd.Context(), envOf(cmd), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "folder to write the figures into (default: DIR)")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	cmd.Flags().BoolVar(&o.quiet, "quiet", false, quietUsage)
 	return cmd
 }
 
 // runPlot certifies a results directory, its certificates from the
 // user's cache when mmds verify computed them (verify.UserCache), and
 // draws its figure (plot.Figure) into --out.
-func runPlot(ctx context.Context, o plotOptions) error {
+func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 	if err := checkPaths(report.InFolder("DIR", o.dir, report.Results)); err != nil {
 		return err
 	}
@@ -76,7 +73,7 @@ func runPlot(ctx context.Context, o plotOptions) error {
 		report.Out("--out", filepath.Join(o.out, stem+".png")), report.Out("--out", filepath.Join(o.out, stem+".svg"))); err != nil {
 		return err
 	}
-	bar, wctx := o.progress.certify(ctx, run.Model.Kind(), "thresholds certified", len(run.Results.Config.D))
+	bar, wctx := certifyBar(ctx, e, o.quiet, run.Model.Kind(), "thresholds certified", len(run.Results.Config.D))
 	rep, err := verify.Certify(wctx, run, verify.Options{Cache: verify.UserCache()})
 	var spec plot.Spec
 	if err == nil {
@@ -91,14 +88,14 @@ func runPlot(ctx context.Context, o plotOptions) error {
 		return err
 	}
 	if rep.Cached > 0 {
-		_ = sayf(o.stdout, "%d certificates from mmds verify's cache", rep.Cached)
+		_ = sayf(e.stdout, "%d certificates from mmds verify's cache", rep.Cached)
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(o.out, stem+ext)
 		if err := plot.Write(spec, path); err != nil {
 			return err
 		}
-		_ = sayf(o.stdout, "wrote %s", path)
+		_ = sayf(e.stdout, "wrote %s", path)
 	}
 	return nil
 }

@@ -18,20 +18,17 @@ type verifyOptions struct {
 	req        verify.DirRequest
 	seed       uint64
 	format     string
-	formatSet  bool
 	out        string
 	summary    bool
 	reportOnly bool
+	quiet      bool
 	tol        verify.Tolerances
 	workers    int
 	maxMemory  string
-	stdout     io.Writer
-	progress   progressor
 }
 
 func newVerifyCmd() *cobra.Command {
 	var o verifyOptions
-	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "verify DIR",
 		Short: "Certify a trained results directory against the exact optima",
@@ -83,18 +80,8 @@ fails.`,
   mmds verify results/data-discrete --data examples/data/discrete.csv`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := cmd.Flags()
-			o.req.Dir, o.formatSet = args[0], f.Changed("format")
-			if f.Changed("seed") {
-				o.req.Seed = &o.seed
-			}
-			for _, name := range []string{"certificate", "check", "summary"} {
-				if f.Changed(name) {
-					o.req.CertFlags = append(o.req.CertFlags, name)
-				}
-			}
-			o.stdout, o.progress = cmd.OutOrStdout(), progressOf(cmd, quiet)
-			return runVerify(cmd.Context(), o)
+			o.req.Dir = args[0]
+			return runVerify(cmd.Context(), envOf(cmd), o)
 		},
 	}
 	f := cmd.Flags()
@@ -102,7 +89,7 @@ fails.`,
 	outputFlag(f, &o.out)
 	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
-	f.BoolVar(&quiet, "quiet", false, quietUsage)
+	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "thresholds certified")
 	maxMemoryFlag(f, &o.maxMemory)
 	registerTolerances(f, &o.tol)
@@ -118,27 +105,35 @@ fails.`,
 // empirical verdict of verify.CertifyData) and writes the report and the
 // certificate asked for; with --check it says whether the certificate
 // matches.
-func runVerify(ctx context.Context, o verifyOptions) error {
-	format, err := o.parse()
+func runVerify(ctx context.Context, e runEnv, o verifyOptions) error {
+	format, err := o.parse(e.given)
 	if err != nil {
 		return err
 	}
 	defer applyMemoryLimit(o.req.MaxMemory)()
+	if e.given("seed") {
+		o.req.Seed = &o.seed
+	}
+	for _, name := range []string{"certificate", "check", "summary"} {
+		if e.given(name) {
+			o.req.CertFlags = append(o.req.CertFlags, name)
+		}
+	}
 	dir, err := verify.OpenDir(ctx, o.req)
 	if err != nil {
 		return verifyError(err)
 	}
 	if dir.Data != nil {
-		return runVerifyData(ctx, dir.Data, o, format)
+		return runVerifyData(ctx, e, dir.Data, o, format)
 	}
-	bar, wctx := o.progress.certify(ctx, dir.Run.Model.Kind(), "thresholds certified", len(dir.Run.Results.Config.D))
+	bar, wctx := certifyBar(ctx, e, o.quiet, dir.Run.Model.Kind(), "thresholds certified", len(dir.Run.Results.Config.D))
 	rep, cert, err := dir.Certify(wctx, verify.Options{Tol: o.tol, Workers: o.workers, Progress: bar.Set, MaxMemory: o.req.MaxMemory})
 	endBar(bar, err)
 	if err != nil {
 		return verifyError(err)
 	}
 	if dir.Want != nil {
-		return reproduced(o.stdout, rep, o.reportOnly, fmt.Sprintf("%s matches %s: %s model, %d thresholds, %d pass",
+		return reproduced(e.stdout, rep, o.reportOnly, fmt.Sprintf("%s matches %s: %s model, %d thresholds, %d pass",
 			o.req.Check, o.req.Dir, cert.Model, len(cert.Points), cert.Passed))
 	}
 	if o.req.Certificate != "" {
@@ -150,7 +145,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	if err := dir.Run.Render(&buf, rep, format, o.summary); err != nil {
 		return err
 	}
-	if err := writeOutput(o.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
 		return err
 	}
 	if o.reportOnly {
@@ -161,8 +156,8 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 
 // runVerifyData gives a run on a user's data its empirical verdict
 // (verify.CertifyData): exit 1 when a threshold is not "no leak found".
-func runVerifyData(ctx context.Context, run *verify.DataRun, o verifyOptions, format report.Format) error {
-	bar := o.progress.bar("thresholds", len(run.Results.Config.D), 0)
+func runVerifyData(ctx context.Context, e runEnv, run *verify.DataRun, o verifyOptions, format report.Format) error {
+	bar := newBar(e.stderr, e.name, o.quiet, "thresholds", len(run.Results.Config.D), 0)
 	rep, err := verify.CertifyData(ctx, run, verify.Options{Workers: o.workers, Progress: bar.Set, MaxMemory: o.req.MaxMemory})
 	endBar(bar, err)
 	if err != nil {
@@ -172,7 +167,7 @@ func runVerifyData(ctx context.Context, run *verify.DataRun, o verifyOptions, fo
 	if err := run.Render(&buf, rep, format); err != nil {
 		return err
 	}
-	if err := writeOutput(o.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
 		return err
 	}
 	if !rep.Pass && !o.reportOnly {
@@ -182,13 +177,13 @@ func runVerifyData(ctx context.Context, run *verify.DataRun, o verifyOptions, fo
 	return nil
 }
 
-// parse checks the flags before any work.
-func (o *verifyOptions) parse() (report.Format, error) {
+// parse checks the flags before any work; given says which the user gave.
+func (o *verifyOptions) parse(given func(flag string) bool) (report.Format, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return format, err
 	}
-	if o.summary && o.formatSet {
+	if o.summary && given("format") {
 		return format, badInput("--summary and --format are mutually exclusive")
 	}
 	if err := o.tol.Validate(); err != nil {
