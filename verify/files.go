@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
@@ -174,7 +172,7 @@ func (r FilesRequest) check(m model.Model, inputs []Input) error {
 // names, each read once (or those r names), their SHA-256 compared with
 // the certificate's before any work.
 func openCheck(ctx context.Context, r FilesRequest) (*Files, error) {
-	want, err := ReadCertificateFile(ctx, "--check", r.Check)
+	want, err := ReadCertificate(ctx, "--check", r.Check)
 	if err != nil {
 		return nil, err
 	}
@@ -315,21 +313,6 @@ func (f *Files) Certify(ctx context.Context, o Options) (*Report, *Certificate, 
 		}
 	}
 	return rep, cert, nil
-}
-
-// ReadCertificateFile reads the certificate file path once (a regular
-// file, safefile.Read) and decodes it strictly (ReadCertificate); flag
-// names it in errors, which wrap ErrInput.
-func ReadCertificateFile(ctx context.Context, flag, path string) (*Certificate, error) {
-	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
-	if err != nil {
-		return nil, inputf("%s %w", flag, err)
-	}
-	c, err := ReadCertificate(bytes.NewReader(b), path)
-	if err != nil {
-		return nil, inputf("%s %w", flag, err)
-	}
-	return c, nil
 }
 
 // markedError is err in its own words, matching the sentinel mark

@@ -117,7 +117,7 @@ func OpenDir(ctx context.Context, r DirRequest) (*Dir, error) {
 	out := &Dir{check: r.Check, certificate: r.Certificate}
 	if r.Check != "" {
 		var err error
-		if out.Want, err = ReadCertificateFile(ctx, "--check", r.Check); err != nil {
+		if out.Want, err = ReadCertificate(ctx, "--check", r.Check); err != nil {
 			return nil, err
 		}
 	}
