@@ -108,13 +108,17 @@ func layoutOf(k model.Kind) (layout, error) {
 	return l, nil
 }
 
-// PaperFigure reports whether the figure of a model of kind k is one of
-// the paper's (Figure 2: Gaussian, Figure 3: binary), the figures mmds
-// certify --plot draws privatizers trained elsewhere on; a finite model's
-// is mmds's own.
-func PaperFigure(k model.Kind) bool {
-	l, err := layoutOf(k)
-	return err == nil && l.paper
+// PaperKinds are the model kinds whose figure is one of the paper's
+// (Figure 2: Gaussian, Figure 3: binary), the figures mmds certify --plot
+// draws privatizers trained elsewhere on; a finite model's is mmds's own.
+func PaperKinds() []model.Kind {
+	var ks []model.Kind
+	for _, k := range model.Kinds() {
+		if l, err := layoutOf(k); err == nil && l.paper {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // Stem returns the file stem mmds plot writes the figure of a model of kind

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -205,8 +206,8 @@ func TestStemAndErrors(t *testing.T) {
 		t.Errorf("layout of an unknown kind: %v", err)
 	}
 	for k, want := range map[model.Kind]bool{model.Gauss: true, model.Binary: true, model.Finite: false, model.Kind(9): false} {
-		if got := PaperFigure(k); got != want {
-			t.Errorf("PaperFigure(%s) = %v, want %v", k, got, want)
+		if got := slices.Contains(PaperKinds(), k); got != want {
+			t.Errorf("%s in PaperKinds() = %v, want %v", k, got, want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

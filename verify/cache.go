@@ -15,6 +15,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
 )
 
@@ -47,13 +48,13 @@ type Cache struct {
 // or "off" for none.
 const CacheEnv = "MMDS_CACHE_DIR"
 
-// UserCache returns the cache of the user running mmds build version:
+// UserCache returns the cache of the user running this mmds build:
 // $MMDS_CACHE_DIR/verify, or os.UserCacheDir()/mmds/verify; none when
 // MMDS_CACHE_DIR is "off" or there is no cache folder. A build from a
 // modified or unversioned checkout is told apart by its executable's size
 // and modification time, so that a rebuild never reads its predecessor's
 // entries.
-func UserCache(version string) Cache {
+func UserCache() Cache {
 	root := os.Getenv(CacheEnv)
 	switch {
 	case root == "off":
@@ -65,8 +66,8 @@ func UserCache(version string) Cache {
 		}
 		root = filepath.Join(d, "mmds")
 	}
-	build := version
-	if strings.Contains(version, "dirty") || strings.HasPrefix(version, "(devel)") {
+	build := version.String()
+	if strings.Contains(build, "dirty") || strings.HasPrefix(build, "(devel)") {
 		if exe, err := os.Executable(); err == nil {
 			if fi, err := os.Stat(exe); err == nil {
 				build += fmt.Sprintf(" %s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())

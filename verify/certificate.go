@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,16 +191,22 @@ func (c *Certificate) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// ReadCertificate decodes a certificate file strictly (jsonconf: a key
-// twice, or in another case than its field's, is refused: a forged "pass"
-// beside an honest "PASS" has no meaning to pick).
-func ReadCertificate(r io.Reader, name string) (*Certificate, error) {
+// ReadCertificate reads the certificate file path once (a regular file,
+// safefile.Read) and decodes it strictly (jsonconf: a key twice, or in
+// another case than its field's, is refused: a forged "pass" beside an
+// honest "PASS" has no meaning to pick); flag names it in errors, which
+// wrap ErrInput.
+func ReadCertificate(ctx context.Context, flag, path string) (*Certificate, error) {
+	b, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	if err != nil {
+		return nil, inputf("%s %w", flag, err)
+	}
 	var c Certificate
-	if err := jsonconf.Decode(r, &c); err != nil {
-		return nil, fmt.Errorf("%s: not a certificate: %w", name, err)
+	if err := jsonconf.Unmarshal(b, &c); err != nil {
+		return nil, inputf("%s %s: not a certificate: %w", flag, path, err)
 	}
 	if c.Format != CertificateFormat {
-		return nil, fmt.Errorf("%s: format %s: want %q", name, safefile.Excerpt(c.Format), CertificateFormat)
+		return nil, inputf("%s %s: format %s: want %q", flag, path, safefile.Excerpt(c.Format), CertificateFormat)
 	}
 	return &c, nil
 }

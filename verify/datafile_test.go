@@ -125,7 +125,11 @@ func TestDataRunReadsOnlyItsFolder(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, drun, err := OpenWith(ctx, dir, OpenOptions{DataFile: c.dataFile})
+			d, err := OpenDir(ctx, DirRequest{Dir: dir, DataFile: c.dataFile})
+			var drun *DataRun
+			if d != nil {
+				drun = d.Data
+			}
 			if c.want == nil {
 				if err != nil || drun == nil {
 					t.Fatalf("Open: %v", err)

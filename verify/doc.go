@@ -43,6 +43,19 @@
 // Certificate condenses a report into the file mmds verify --certificate
 // writes and --check compares.
 //
+// # The doors
+//
+// The commands' files are opened, checked and read once, before any work,
+// by OpenDir (mmds verify: a results directory, --check's certificate, a
+// data run's data file), OpenFiles (mmds certify: a model and privatizers
+// trained anywhere, or the files a certificate names) and ExportFile (mmds
+// export); paths are checked against one another by report.CheckPaths and
+// files read through safefile (regular files only; a file named inside
+// another, inside that file's folder). The rest of the package receives
+// their bytes and values. Run.Render, DataRun.Render and Files.Render
+// lay the reports out: tables, CSV (docs/verify.md, docs/certify.md), JSON
+// and the summary.
+//
 // # Cache
 //
 // Options.Cache keeps the points' certificates (the expensive part) in

@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -15,22 +17,53 @@ import (
 // close.
 const ThresholdTol = 1e-3
 
-// Privatizer returns the learned network of the run's finalized threshold
-// D within ThresholdTol of d (relative), and D itself, as the network mmds
-// certifies: float64, its inputs in the order it was trained with
-// (network.ParseRecord). No such threshold, or two, is an error wrapping
-// ErrInput that says which thresholds have a privatizer; so is a labels
-// method's point, whose privatizer is a channel or a cell kernel (Export
-// returns those).
-func (run *Run) Privatizer(d float64) (*network.Network, float64, error) {
+// ExportRequest is what mmds export writes: the privatizer of a results
+// directory's threshold D (nil: its only finalized one) as ONNX or as the
+// JSON mmds certify reads, into Output ("": standard output), which must
+// not be one of the directory's files. Messages name the fields by the
+// command line's flags.
+type ExportRequest struct {
+	Dir    string
+	D      *float64
+	ONNX   bool
+	Output string
+}
+
+// ExportFile loads r.Dir as Load does (its model and every point checked
+// against the hashes training recorded) and returns the bytes of the
+// privatizer at r.D (Export): a network in ONNX or the JSON layout, or the
+// labels method's channel or kernel file, which ONNX does not hold. Errors
+// wrap ErrInput, or ctx's error.
+func ExportFile(ctx context.Context, r ExportRequest) ([]byte, error) {
+	if err := report.CheckPaths([]report.Path{report.InFolder("DIR", r.Dir, report.Results), report.Out("--output", r.Output)}); err != nil {
+		return nil, inputError(err)
+	}
+	run, err := Load(ctx, r.Dir)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	var d float64
+	if r.D != nil {
+		d = *r.D
+	} else if ds := run.Finalized(); len(ds) == 1 {
+		d = ds[0]
+	} else {
+		return nil, inputf("--d: %s has %d finalized thresholds: pick one (mmds verify lists them)", safefile.Path(r.Dir), len(ds))
+	}
 	f, dd, err := run.Export(d)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if f.Network == nil {
-		return nil, 0, fmt.Errorf("%w: the privatizer at D = %v is the labels method's %s, not a network k(x, r)", ErrInput, dd, f.Format.Object())
+	var buf bytes.Buffer
+	switch {
+	case r.ONNX && f.Network == nil:
+		return nil, inputf("--onnx: the privatizer at D = %v is the labels method's %s, not a network k(x, r), which is what ONNX holds: write it with -o FILE alone (the %s file mmds certify reads)", dd, f.Format.Object(), f.Format)
+	case r.ONNX:
+		err = f.Network.WriteONNX(&buf)
+	default:
+		err = f.WriteJSON(&buf)
 	}
-	return f.Network, dd, nil
+	return buf.Bytes(), err
 }
 
 // Export returns the privatizer of the run's finalized threshold D within

@@ -9,10 +9,10 @@ import (
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
-// Run.Privatizer finds a finalized threshold as a table prints it (within
+// Run.Export finds a finalized threshold as a table prints it (within
 // ThresholdTol), refuses one the run does not have, one not finalized and
 // one within the tolerance of two thresholds.
-func TestRunPrivatizer(t *testing.T) {
+func TestRunExport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	verifytest.Gauss(t, dir)
 	run, err := verify.Load(t.Context(), dir)
@@ -24,14 +24,14 @@ func TestRunPrivatizer(t *testing.T) {
 		t.Fatal("the fixture finalized no threshold")
 	}
 	for _, d := range []float64{ds[0], ds[0] * (1 + 0.5*verify.ThresholdTol), ds[0] * (1 - 0.5*verify.ThresholdTol)} {
-		n, got, err := run.Privatizer(d)
-		if err != nil || got != ds[0] || n == nil {
-			t.Errorf("Privatizer(%v) = %v, %v, %v; want the threshold %v", d, n, got, err, ds[0])
+		f, got, err := run.Export(d)
+		if err != nil || got != ds[0] || f.Network == nil {
+			t.Errorf("Export(%v) = %v, %v, %v; want the network at the threshold %v", d, f.Network, got, err, ds[0])
 		}
 	}
 	for _, d := range []float64{ds[0] * (1 + 2*verify.ThresholdTol), verifytest.GaussD[0], 1e6} {
-		if _, _, err := run.Privatizer(d); !errors.Is(err, verify.ErrInput) {
-			t.Errorf("Privatizer(%v): %v, want ErrInput", d, err)
+		if _, _, err := run.Export(d); !errors.Is(err, verify.ErrInput) {
+			t.Errorf("Export(%v): %v, want ErrInput", d, err)
 		}
 	}
 	// Two finalized thresholds within the tolerance: ambiguous.
@@ -46,7 +46,7 @@ func TestRunPrivatizer(t *testing.T) {
 	}
 	a := run.Results.Points[fin[0]].D
 	run.Results.Points[fin[1]].D = a * (1 + 0.8*verify.ThresholdTol)
-	if _, _, err := run.Privatizer(a * (1 + 0.4*verify.ThresholdTol)); !errors.Is(err, verify.ErrInput) {
+	if _, _, err := run.Export(a * (1 + 0.4*verify.ThresholdTol)); !errors.Is(err, verify.ErrInput) {
 		t.Errorf("ambiguous threshold: %v, want ErrInput", err)
 	}
 }

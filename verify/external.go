@@ -15,6 +15,11 @@ import (
 	"github.com/mmds-project/mmds/privatizer"
 )
 
+// DefaultExpectTol is the error bound to which the expectations
+// E_R[k(x, R)] of a network are computed on binary and finite models
+// (model.Options.ExpectTol).
+const DefaultExpectTol = privatizer.DefaultTol
+
 // Input is a privatizer trained anywhere, to be certified at threshold D.
 type Input struct {
 	D      float64
@@ -23,40 +28,9 @@ type Input struct {
 	SHA256 string // of the file's bytes: what a certificate binds to
 }
 
-// ReadInput reads a privatizer file once (a regular file, safefile.Read),
-// and parses and hashes the bytes it read: the hash a certificate binds is
-// that of the bytes certified, whatever the file serves to another read.
-// Messages name the file by its path, escaped (safefile.Path).
-func ReadInput(ctx context.Context, d float64, path string) (Input, error) {
-	return ReadInputNamed(ctx, d, path, safefile.Path(path))
-}
-
-// ReadInputNamed is ReadInput with messages (and the network's or channel's
-// Name) naming the file name: for a path read from a list, an excerpt of
-// it (safefile.Excerpt), so that no message echoes more of the list.
-func ReadInputNamed(ctx context.Context, d float64, path, name string) (Input, error) {
-	b, err := safefile.ReadNamed(ctx, path, name, privatizer.MaxFileBytes)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Input{}, err
-		}
-		return Input{}, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
-	}
-	return parseInput(d, path, name, b)
-}
-
-// ReadEntry reads the privatizer file of e once: ReadInputNamed for a file
-// the user named, else inside the folder of the file that names it
-// (safefile.ReadIn: nothing outside that folder is read).
-func ReadEntry(ctx context.Context, e Entry) (Input, error) {
-	b, err := readEntry(ctx, e)
-	if err != nil {
-		return Input{}, err
-	}
-	return parseInput(e.D, e.Privatizer, e.Name, b)
-}
-
-// readEntry returns the bytes of e's file (ReadEntry).
+// readEntry returns the bytes of e's file, read once: as the user named
+// it, else inside the folder of the file that names it (safefile.ReadIn:
+// nothing outside that folder is read).
 func readEntry(ctx context.Context, e Entry) ([]byte, error) {
 	var b []byte
 	var err error
@@ -76,11 +50,9 @@ func readEntry(ctx context.Context, e Entry) ([]byte, error) {
 	return nil, fmt.Errorf("%w: %w", privatizer.ErrInput, err)
 }
 
-// ParseInput parses and hashes the bytes b of the privatizer file path.
-func ParseInput(d float64, path string, b []byte) (Input, error) {
-	return parseInput(d, path, safefile.Path(path), b)
-}
-
+// parseInput parses and hashes the bytes b of the privatizer file path,
+// named name in messages: the hash a certificate binds is that of the
+// bytes certified, whatever the file serves to another read.
 func parseInput(d float64, path, name string, b []byte) (Input, error) {
 	f, err := privatizer.ParseNamed(b, path, name)
 	if err != nil {

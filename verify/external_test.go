@@ -15,7 +15,7 @@ import (
 )
 
 // The hash an Input carries is that of the bytes its File was parsed from:
-// ReadInput reads once, and ParseInput hashes what it parses.
+// ReadInputs reads once, and parseInput hashes what it parses.
 func TestInputHashesParsedBytes(t *testing.T) {
 	dir := t.TempDir()
 	a := []byte(`{"channel": [[0.9, 0.1], [0.1, 0.9]]}`)
@@ -24,7 +24,7 @@ func TestInputHashesParsedBytes(t *testing.T) {
 		data []byte
 		p00  float64
 	}{{a, 0.9}, {b, 1}} {
-		in, err := ParseInput(0.1, "c.json", c.data)
+		in, err := parseInput(0.1, "c.json", "c.json", c.data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,9 +37,9 @@ func TestInputHashesParsedBytes(t *testing.T) {
 	if err := os.WriteFile(p, a, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := ReadInput(context.Background(), 0.1, p)
-	if want, _ := ParseInput(0.1, p, a); err != nil || in.SHA256 != want.SHA256 || in.File.Channel.P[0][0] != 0.9 {
-		t.Errorf("ReadInput: %+v, %v", in, err)
+	ins, err := ReadInputs(context.Background(), []Entry{{D: 0.1, Privatizer: p, Name: p}}, 0)
+	if want, _ := parseInput(0.1, p, p, a); err != nil || ins[0].SHA256 != want.SHA256 || ins[0].File.Channel.P[0][0] != 0.9 {
+		t.Errorf("ReadInputs: %+v, %v", ins, err)
 	}
 	// A FIFO could serve a leak to the read that is parsed and a good
 	// channel to one that is hashed: it is refused before either.
@@ -53,7 +53,7 @@ func TestInputHashesParsedBytes(t *testing.T) {
 	}
 	defer w.Close()
 	go w.Write(append(b, a...))
-	if _, err := ReadInput(context.Background(), 0.1, fifo); !errors.Is(err, privatizer.ErrInput) || !strings.Contains(err.Error(), "named pipe") {
+	if _, err := ReadInputs(context.Background(), []Entry{{D: 0.1, Privatizer: fifo, Name: fifo}}, 0); !errors.Is(err, privatizer.ErrInput) || !strings.Contains(err.Error(), "named pipe") {
 		t.Errorf("FIFO: %v; want an ErrInput naming a named pipe", err)
 	}
 }

@@ -91,12 +91,7 @@ func sameKernel(a, b *privatizer.Kernel) bool {
 // (compact "prob"), results.json keeps its seals and its certificate, and a
 // probability edited in the compact form breaks the binding.
 func TestDenseKernelRunStillVerifies(t *testing.T) {
-	cf, err := os.Open(denseRunCert)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cf.Close()
-	want, err := verify.ReadCertificate(cf, denseRunCert)
+	want, err := verify.ReadCertificate(t.Context(), "certificate", denseRunCert)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
@@ -63,48 +64,122 @@ func Load(ctx context.Context, dir string) (*Run, error) {
 	return openRun(d, rb, mb, held)
 }
 
-// Open is Load for any results directory: a run on a model (the *Run) or
-// on a user's data, whose model file is a data spec ({"data": …}; the
-// *DataRun, bound to its data file's SHA-256, read from the copy in dir).
-// Exactly one is non-nil when err is nil.
-func Open(ctx context.Context, dir string) (*Run, *DataRun, error) {
-	return OpenWith(ctx, dir, OpenOptions{})
-}
-
-// OpenOptions are the reader's choices of Open.
-type OpenOptions struct {
+// DirRequest is what mmds verify reads at the door (OpenDir): a results
+// directory, a certificate to re-derive, a data run's data file; and the
+// files the run writes, which must not be any of them. Messages name the
+// fields by the command line's flags.
+type DirRequest struct {
+	Dir string
+	// Check is a certificate to re-derive from Dir ("": none).
+	Check string
 	// DataFile is the data file of a run on a user's data; empty: the
 	// copy in the results directory named by the spec's base name
 	// (data.Spec.FileName). Its SHA-256 must be the one the spec records.
 	DataFile string
+	// Seed is a data run's seed of the noise and of mmds's estimators
+	// (nil: drawn afresh, DataRun.Seed).
+	Seed *uint64
+	// CertFlags are the flags given that ask for a certificate, which a
+	// run on a user's data refuses before its data file is read.
+	CertFlags []string
+	// Certificate and Output are the files the run writes ("": none,
+	// standard output).
+	Certificate, Output string
 	// MaxMemory is the memory budget in bytes (0: DefaultMaxMemory):
 	// results.json is measured against it before it is decoded.
 	MaxMemory int64
 }
 
-// OpenWith is Open with the reader's options.
-func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Run, *DataRun, error) {
-	d, rb, mb, held, err := readDir(ctx, dir, o.MaxMemory)
+// Dir is a results directory read and checked at the door: a run on a
+// model (Run, with the certificate to re-derive, Want) or on a user's
+// data (Data), exactly one of them set.
+type Dir struct {
+	Run  *Run
+	Data *DataRun
+	Want *Certificate
+	// check and certificate are the files of Want and of the certificate
+	// the run writes.
+	check, certificate string
+}
+
+// OpenDir is Load for any results directory, at the door: it checks the
+// outputs against the inputs (report.CheckPaths), reads r.Check's
+// certificate, then the directory — a run on a model (Load's *Run) or on
+// a user's data, whose model file is a data spec ({"data": …}; a
+// *DataRun, bound to its data file's SHA-256, read from r.DataFile or the
+// copy in the directory). A request a run does not take (a certificate of
+// a data run, a data file or a seed for a run on a model) is refused.
+// Every error wraps ErrInput, ErrMemory or ctx's error.
+func OpenDir(ctx context.Context, r DirRequest) (*Dir, error) {
+	if err := report.CheckPaths([]report.Path{report.InFolder("DIR", r.Dir, report.Results), report.In("--check", r.Check), report.In("--data", r.DataFile),
+		report.Out("--certificate", r.Certificate), report.Out("--output", r.Output)}); err != nil {
+		return nil, inputError(err)
+	}
+	out := &Dir{check: r.Check, certificate: r.Certificate}
+	if r.Check != "" {
+		var err error
+		if out.Want, err = ReadCertificate(ctx, "--check", r.Check); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.CertFlags) > 0 { // refused before anything else of the directory is read
+		if mb, err := rundir.Dir(r.Dir).ReadModel(ctx); err == nil && data.IsFile(mb) {
+			f := r.CertFlags[0]
+			return nil, inputf("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, r.Dir, f)
+		}
+	}
+	d, rb, mb, held, err := readDir(ctx, r.Dir, r.MaxMemory)
+	if err != nil {
+		return nil, err
+	}
+	if data.IsFile(mb) {
+		if out.Data, err = newDataRun(ctx, rb, mb, d, r.DataFile, held, r.MaxMemory); err != nil {
+			return nil, err
+		}
+		out.Data.Dir = r.Dir
+		if r.Seed != nil {
+			out.Data.SetSeed(*r.Seed)
+		}
+		return out, nil
+	}
+	if out.Run, err = openRun(d, rb, mb, held); err != nil {
+		return nil, err
+	}
+	switch {
+	case r.DataFile != "":
+		return nil, inputf("--data %s: %s is a run on a model, not on a user's data (mmds train data): it reads no data file; drop --data", safefile.Path(r.DataFile), r.Dir)
+	case r.Seed != nil:
+		return nil, inputf("--seed: %s is a run on a model, certified by exact integrals that draw nothing; drop --seed", r.Dir)
+	}
+	return out, nil
+}
+
+// Certify certifies the run on a model (Certify) and condenses the report
+// into its certificate, which names the directory's files (NameRunFiles).
+// The user's certificate cache (UserCache) supplies the certificates
+// already computed and keeps new ones, except when the run re-derives a
+// certificate (Want), which takes every number from the files; a
+// re-derived certificate that differs from Want is an error wrapping
+// ErrMismatch. Witnesses are computed for a certificate the run writes,
+// and for a Want that has them (one written before witnesses is
+// re-derived as it was computed).
+func (d *Dir) Certify(ctx context.Context, o Options) (*Report, *Certificate, error) {
+	o.Model.Witness = d.certificate != "" || d.Want != nil && d.Want.Witness != nil
+	if d.Want == nil {
+		o.Cache = UserCache()
+	}
+	rep, err := Certify(ctx, d.Run, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	if data.IsFile(mb) {
-		drun, err := newDataRun(ctx, rb, mb, d, o.DataFile, held, o.MaxMemory)
-		if err != nil {
-			return nil, nil, err
+	cert := NewCertificate(rep, d.Run.PointHashes(), version.String())
+	cert.NameRunFiles(d.certificate, d.Run.Dir, d.Want)
+	if d.Want != nil {
+		if err := d.Want.Check(cert); err != nil {
+			return nil, nil, mismatchf("--check %s: the certificate does not match %s: %w", d.check, d.Run.Dir, err)
 		}
-		drun.Dir = dir
-		return nil, drun, nil
 	}
-	run, err := openRun(d, rb, mb, held)
-	return run, nil, err
-}
-
-// IsDataRun reports whether dir holds a run on a user's data (its model
-// file is a data spec), reading nothing but the model file.
-func IsDataRun(ctx context.Context, dir string) bool {
-	mb, err := rundir.Dir(dir).ReadModel(ctx)
-	return err == nil && data.IsFile(mb)
+	return rep, cert, nil
 }
 
 // readDir reads dir's results.json and model.json once each, measuring
@@ -149,17 +224,6 @@ func openRun(d rundir.Dir, rb *learn.Results, mb []byte, held int64) (*Run, erro
 	}
 	run.Dir, run.held = string(d), held
 	return run, nil
-}
-
-// Parse decodes and checks the contents of results.json and model.json;
-// resultsName and modelName label them in errors. Every error wraps
-// ErrInput.
-func Parse(results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
-	res, err := learn.DecodeResults(results, resultsName)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	return newRun(res, modelBytes, resultsName, modelName)
 }
 
 func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string) (*Run, error) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -182,6 +183,16 @@ func TestLoadValid(t *testing.T) {
 // FuzzLoad feeds arbitrary bytes as results.json and model.json: Parse must
 // return a run or an ErrInput error, never panic, and every finalized point
 // of a run it accepts must have a privatizer that rebuilds.
+// parseRun decodes and checks results.json and model.json as Load does
+// once it has read them (readDir, openRun).
+func parseRun(results, modelBytes []byte) (*Run, error) {
+	res, err := learn.DecodeResults(results, "results.json")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return newRun(res, modelBytes, "results.json", "model.json")
+}
+
 func FuzzLoad(f *testing.F) {
 	dir := f.TempDir()
 	net := learntest.LinearNet(1, 1, 0)
@@ -197,7 +208,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"model":"binary","config":{"test_size":1},"points":[{"D":0.1,"finalized":true,"recon_loss":0.1,"adv_loss":[0.2],"networks":[]}]}`), []byte(verifytest.BinaryModelJSON))
 	f.Add([]byte(`null`), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, results, model []byte) {
-		run, err := Parse(results, model, "results.json", "model.json")
+		run, err := parseRun(results, model)
 		if err != nil {
 			if !errors.Is(err, ErrInput) {
 				t.Fatalf("error %v does not wrap ErrInput", err)

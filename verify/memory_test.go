@@ -42,7 +42,7 @@ func TestDataRunMemoryBudget(t *testing.T) {
 		{held + 2*int64(len(raw)), "the data file"},
 		{baseMemory + 10, "results.json reads as"},
 	} {
-		_, _, err := OpenWith(t.Context(), dir, OpenOptions{MaxMemory: tc.limit})
+		_, err := OpenDir(t.Context(), DirRequest{Dir: dir, MaxMemory: tc.limit})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("limit %d: %v", tc.limit, err)
@@ -80,11 +80,11 @@ func TestDataRunMemoryBudget(t *testing.T) {
 // openData opens the data run in dir within limit.
 func openData(t *testing.T, dir string, limit int64) *DataRun {
 	t.Helper()
-	_, drun, err := OpenWith(t.Context(), dir, OpenOptions{MaxMemory: limit})
-	if err != nil || drun == nil {
+	d, err := OpenDir(t.Context(), DirRequest{Dir: dir, MaxMemory: limit})
+	if err != nil || d.Data == nil {
 		t.Fatalf("open %s: %v", dir, err)
 	}
-	return drun
+	return d.Data
 }
 
 // writeContinuousDataRun writes a run of Algorithm 1 on 60 rows of a

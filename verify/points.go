@@ -88,7 +88,7 @@ func ParsePoints(b []byte, path string) ([]Entry, error) {
 		err = ps[i].resolve(i, path)
 	}
 	if err != nil {
-		return nil, pointsError{fmt.Errorf("%s: %w", shown, err)}
+		return nil, markedError{ErrPoints, fmt.Errorf("%s: %w", shown, err)}
 	}
 	return ps, nil
 }
@@ -132,13 +132,7 @@ func (e *Entry) resolve(i int, path string) error {
 	return nil
 }
 
-// pointsError is a points list's message, matching ErrPoints too.
-type pointsError struct{ err error }
-
-func (e pointsError) Error() string   { return e.err.Error() }
-func (e pointsError) Unwrap() []error { return []error{ErrPoints, e.err} }
-
-// ReadInputs reads every entry's file once (ReadEntry), before any work. D
+// ReadInputs reads every entry's file once (readEntry), before any work. D
 // must be finite and ≥ 0, and the files, parsed, must fit the memory
 // budget maxMemory (0: DefaultMaxMemory) with a run's base: each file is
 // measured before it is parsed (its dense size: a compact kernel table is
@@ -156,7 +150,7 @@ func ReadInputs(ctx context.Context, es []Entry, maxMemory int64) ([]Input, erro
 	seen := map[string]privatizer.File{}
 	for _, e := range es {
 		if math.IsNaN(e.D) || math.IsInf(e.D, 0) || e.D < 0 {
-			return nil, pointsError{fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
+			return nil, markedError{ErrPoints, fmt.Errorf("D = %v (privatizer %s): must be a finite number ≥ 0", e.D, e.Name)}
 		}
 		b, err := readEntry(ctx, e)
 		if err != nil {

@@ -84,7 +84,7 @@ func TestRedTeam4DataRunQuotesNoForeignFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	verifytest.WriteResults(t, dir, res)
-	_, _, err = Open(context.Background(), dir)
+	_, err = OpenDir(context.Background(), DirRequest{Dir: dir})
 	if !errors.Is(err, ErrNoDataFile) || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "ssh-rsa") {
 		t.Errorf("a data run naming another file: %v; want ErrNoDataFile quoting nothing of the file", err)
 	}

@@ -67,14 +67,14 @@ func TestDataRunModelMustFitX(t *testing.T) {
 		{"labels as binary", model.Binary, learn.MethodLabels, `"model" = binary with the labels method, but the data train finite`},
 	} {
 		dir := writeDataRunAs(t, raw, c.model, c.method)
-		_, _, err := OpenWith(context.Background(), dir, OpenOptions{})
+		_, err := OpenDir(context.Background(), DirRequest{Dir: dir})
 		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrInput with %q", c.name, err, c.want)
 		}
 	}
 	// The run mmds train data writes still opens.
 	dir := writeDataRunAs(t, raw, model.Finite, learn.MethodAlg1)
-	if _, _, err := OpenWith(context.Background(), dir, OpenOptions{}); err != nil {
+	if _, err := OpenDir(context.Background(), DirRequest{Dir: dir}); err != nil {
 		t.Errorf("finite, alg1: %v", err)
 	}
 }

@@ -1,26 +1,23 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/verify"
 )
 
-type exportOpts struct {
-	onnx  bool
-	quiet bool
-	d     float64
-	out   string
+type exportOptions struct {
+	req verify.ExportRequest
+	d   float64
+	out string
 }
 
 func newExportCmd() *cobra.Command {
-	var o exportOpts
+	var o exportOptions
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "export DIR [--d D] [--onnx] [-o FILE]",
 		Short: "Write a trained privatizer of a results directory as ONNX or as the JSON mmds certify reads",
@@ -50,54 +47,34 @@ channel or kernel).`,
 		Example: `  mmds export results/quick-gauss --d 2 --onnx -o priv.onnx
   mmds export results/quick-binary --d 0.1 -o priv.json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runExport(cmd, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.req.Dir = args[0]
+			return runExport(cmd.Context(), envOf(cmd), o)
+		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.onnx, "onnx", false, "write ONNX (default: the JSON layout)")
+	f.BoolVar(&o.req.ONNX, "onnx", false, "write ONNX (default: the JSON layout)")
 	f.Float64Var(&o.d, "d", 0, "the threshold D whose privatizer to write (default: the run's only finalized one)")
 	outputFlag(f, &o.out)
-	f.BoolVar(&o.quiet, "quiet", false, "no progress on standard error (export reports none: it takes well under a second; accepted as on every command)")
+	f.BoolVar(&quiet, "quiet", false, "no progress on standard error (export reports none: it takes well under a second; accepted as on every command)")
 	return cmd
 }
 
-func runExport(cmd *cobra.Command, dir string, o exportOpts) error {
-	if o.onnx && o.out == "" {
+// runExport writes the privatizer verify.ExportFile returns.
+func runExport(ctx context.Context, e runEnv, o exportOptions) error {
+	if o.req.ONNX && o.out == "" {
 		return badInput("--onnx: give -o FILE (or -o - for standard output): ONNX is binary")
 	}
-	o.out = stdoutPath(o.out)
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results), report.Out("--output", o.out)); err != nil {
-		return err
+	if e.given("d") {
+		o.req.D = &o.d
 	}
-	run, err := verify.Load(cmd.Context(), dir)
-	if err != nil {
+	o.req.Output = stdoutPath(o.out)
+	b, err := verify.ExportFile(ctx, o.req)
+	if errors.Is(err, verify.ErrInput) {
 		return usageError{err}
 	}
-	d := o.d
-	if !cmd.Flags().Changed("d") {
-		ds := run.Finalized()
-		if len(ds) != 1 {
-			return badInput("--d: %s has %d finalized thresholds: pick one (mmds verify lists them)", safefile.Path(dir), len(ds))
-		}
-		d = ds[0]
-	}
-	f, dd, err := run.Export(d)
-	if err != nil {
-		if errors.Is(err, verify.ErrInput) {
-			return usageError{err}
-		}
-		return err
-	}
-	var buf bytes.Buffer
-	switch {
-	case o.onnx && f.Network == nil:
-		return badInput("--onnx: the privatizer at D = %v is the labels method's %s, not a network k(x, r), which is what ONNX holds: write it with -o FILE alone (the %s file mmds certify reads)", dd, f.Format.Object(), f.Format)
-	case o.onnx:
-		err = f.Network.WriteONNX(&buf)
-	default:
-		err = f.WriteJSON(&buf)
-	}
 	if err != nil {
 		return err
 	}
-	return writeOutput(io.Writer(cmd.OutOrStdout()), o.out, buf.Bytes())
+	return writeOutput(e.stdout, o.req.Output, b)
 }

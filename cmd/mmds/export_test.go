@@ -102,10 +102,11 @@ func TestExportInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := run.Finalized()[0]
-	want, _, err := run.Privatizer(d)
-	if err != nil {
-		t.Fatal(err)
+	f, _, err := run.Export(d)
+	if err != nil || f.Network == nil {
+		t.Fatalf("%v: want a network", err)
 	}
+	want := f.Network
 	file := filepath.Join(t.TempDir(), "p.onnx")
 	if code, _, errs := runCLI(t, "export", dir, "--d", fmt.Sprint(d), "--onnx", "-o", file); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

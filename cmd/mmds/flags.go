@@ -28,14 +28,6 @@ func sayf(w io.Writer, format string, args ...any) error {
 	return err
 }
 
-// sayWrapped is sayf for prose a person reads (a summary, a finding):
-// beyond report.MaxWidth columns it wraps at spaces. Lines a program may
-// read (wrote FILE) use sayf, which never wraps.
-func sayWrapped(w io.Writer, format string, args ...any) error {
-	_, err := fmt.Fprintln(w, report.Wrap(safefile.Printable(fmt.Sprintf(format, args...)), report.MaxWidth))
-	return err
-}
-
 // thresholds returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive; given says which the user gave), or def when
 // neither is set.

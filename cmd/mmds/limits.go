@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
@@ -79,20 +78,18 @@ func newBar(w io.Writer, name string, quiet bool, unit string, total int, perUni
 }
 
 // certifyBar starts the progress report of certifying total units
-// (thresholds of a results directory, privatizers) on model m and returns
-// the context to certify with: on a Gaussian model it also counts the
-// quadrature panels, so a unit that takes seconds is seen to advance.
-func certifyBar(cmd *cobra.Command, quiet bool, m model.Model, unit string, total int) (*progress.Bar, context.Context) {
-	ctx := cmd.Context()
+// (thresholds of a results directory, privatizers) on a model of kind k and
+// returns the context to certify with: on a Gaussian model it also counts
+// the quadrature panels, so a unit that takes seconds is seen to advance.
+func certifyBar(ctx context.Context, e runEnv, quiet bool, k model.Kind, unit string, total int) (*progress.Bar, context.Context) {
 	var steps *progress.Steps
-	if m.Kind() == model.Gauss {
+	if k == model.Gauss {
 		steps = new(progress.Steps)
 		ctx = progress.WithSteps(ctx, steps)
 	}
-	w := cmd.ErrOrStderr()
-	b := progress.New(w, progress.Options{
-		Label: "mmds " + cmd.Name(), Unit: unit, Total: total, Quiet: quiet,
-		Terminal: progress.IsTerminal(w), Steps: steps, StepUnit: "quadrature panels",
+	b := progress.New(e.stderr, progress.Options{
+		Label: "mmds " + e.name, Unit: unit, Total: total, Quiet: quiet,
+		Terminal: progress.IsTerminal(e.stderr), Steps: steps, StepUnit: "quadrature panels",
 	})
 	b.Start()
 	return b, ctx

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestLimitsEveryPath(t *testing.T) {
 			if err != nil || len(recs) != 7 {
 				t.Fatalf("%s %v: %d CSV records, %v", p.name, b.flags, len(recs), err)
 			}
-			status := indexOf(recs[0], "status")
+			status := slices.Index(recs[0], "status")
 			for i, r := range recs[1:] {
 				if (r[status] == "not reached") != (i >= b.solved) {
 					t.Errorf("%s %v: row %d status %q", p.name, b.flags, i+1, r[status])

@@ -90,7 +90,7 @@ func runOptimum(ctx context.Context, e runEnv, o optimumOpts) error {
 	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())
 }
 
-// runEnv is what the run of an optimum command needs of the command line:
+// runEnv is what the run of a command needs of the command line:
 // its streams, its name for messages, and which flags the user gave.
 type runEnv struct {
 	stdout, stderr io.Writer

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,15 +9,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/version"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 	"github.com/mmds-project/mmds/verify"
 )
 
+type plotOptions struct {
+	dir, out string
+	quiet    bool
+}
+
 func newPlotCmd() *cobra.Command {
-	var out string
-	var quiet bool
+	var o plotOptions
 	cmd := &cobra.Command{
 		Use:   "plot DIR",
 		Short: "Draw the paper's Figure 2 or 3 for a trained results directory",
@@ -37,41 +41,44 @@ atomically.`,
 		Example: `  mmds plot results/quick-gauss
   mmds plot results/quick-binary --out docs/img`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args[0], out, quiet) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.dir = args[0]
+			return runPlot(cmd.Context(), envOf(cmd), o)
+		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "folder to write the figures into (default: DIR)")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	cmd.Flags().StringVar(&o.out, "out", "", "folder to write the figures into (default: DIR)")
+	cmd.Flags().BoolVar(&o.quiet, "quiet", false, quietUsage)
 	return cmd
 }
 
-func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results)); err != nil {
+// runPlot certifies a results directory, its certificates from the
+// user's cache when mmds verify computed them (verify.UserCache), and
+// draws its figure (plot.Figure) into --out.
+func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
+	if err := checkPaths(report.InFolder("DIR", o.dir, report.Results)); err != nil {
 		return err
 	}
-	run, err := verify.Load(cmd.Context(), dir)
+	run, err := verify.Load(ctx, o.dir)
 	if err != nil {
 		return usageError{err}
 	}
-	if out == "" {
-		out = dir
+	if o.out == "" {
+		o.out = o.dir
 	}
-	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
-		return badInput("--out %q: not an existing folder", out)
+	if fi, err := os.Stat(o.out); err != nil || !fi.IsDir() {
+		return badInput("--out %q: not an existing folder", o.out)
 	}
 	stem := plot.Stem(run.Model.Kind())
-	if err := checkPaths(report.InFolder("DIR", dir, report.Results),
-		report.Out("--out", filepath.Join(out, stem+".png")), report.Out("--out", filepath.Join(out, stem+".svg"))); err != nil {
+	if err := checkPaths(report.InFolder("DIR", o.dir, report.Results),
+		report.Out("--out", filepath.Join(o.out, stem+".png")), report.Out("--out", filepath.Join(o.out, stem+".svg"))); err != nil {
 		return err
 	}
-	bar, ctx := certifyBar(cmd, quiet, run.Model, "thresholds certified", len(run.Results.Config.D))
-	// The certificates mmds verify computed for this directory, from the
-	// user's cache (verify.Cache: bound to the directory's bytes, the
-	// verifier's policy and this build), or computed now and kept.
-	rep, err := verify.Certify(ctx, run, verify.Options{Cache: verify.UserCache(version.String())})
+	bar, wctx := certifyBar(ctx, e, o.quiet, run.Model.Kind(), "thresholds certified", len(run.Results.Config.D))
+	rep, err := verify.Certify(wctx, run, verify.Options{Cache: verify.UserCache()})
 	var spec plot.Spec
 	if err == nil {
 		bar.Describe("drawing the optima")
-		spec, stem, err = plot.Figure(ctx, run.Model, rep, model.Options{})
+		spec, stem, err = plot.Figure(wctx, run.Model, rep, model.Options{})
 	}
 	endBar(bar, err)
 	if err != nil {
@@ -81,14 +88,14 @@ func runPlot(cmd *cobra.Command, dir, out string, quiet bool) error {
 		return err
 	}
 	if rep.Cached > 0 {
-		_ = sayf(cmd.OutOrStdout(), "%d certificates from mmds verify's cache", rep.Cached)
+		_ = sayf(e.stdout, "%d certificates from mmds verify's cache", rep.Cached)
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		path := filepath.Join(out, stem+ext)
+		path := filepath.Join(o.out, stem+ext)
 		if err := plot.Write(spec, path); err != nil {
 			return err
 		}
-		_ = sayf(cmd.OutOrStdout(), "wrote %s", path)
+		_ = sayf(e.stdout, "wrote %s", path)
 	}
 	return nil
 }

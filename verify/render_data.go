@@ -1,70 +1,39 @@
-package main
+package verify
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
+	"io"
+	"math"
 	"strings"
-
-	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
-	"github.com/mmds-project/mmds/verify"
 )
 
-// runVerifyData gives a run on a user's data its empirical verdict:
-// held-out losses of mmds's own estimators with standard errors, the run's
-// stated losses and, for discrete data, the plug-in optimum beside them.
-// Exit 1 when a threshold is not "no leak found".
-func runVerifyData(cmd *cobra.Command, run *verify.DataRun, o verifyOpts, format report.Format) error {
-	bar := newBar(cmd.ErrOrStderr(), cmd.Name(), o.quiet, "thresholds", len(run.Results.Config.D), 0)
-	rep, err := verify.CertifyData(cmd.Context(), run, verify.Options{Workers: o.workers, Progress: bar.Set, MaxMemory: o.memory})
-	endBar(bar, err)
-	if errors.Is(err, verify.ErrMemory) {
-		return memoryError(err)
-	}
-	if errors.Is(err, verify.ErrInput) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
+// Render writes the empirical report of a run on a user's data in format:
+// the verdict table and the estimators' table, CSV (one row per
+// threshold), or JSON.
+func (run *DataRun) Render(w io.Writer, rep *DataReport, format report.Format) error {
 	switch format {
 	case report.JSON:
-		err = report.WriteJSON(&buf, rep)
+		return report.WriteJSON(w, rep)
 	case report.CSV:
-		err = dataGrid(run, rep, false).RenderCSV(&buf)
-	default:
-		err = writeDataTables(&buf, run, rep)
+		return dataGrid(run, rep, false).RenderCSV(w)
 	}
-	if err != nil {
-		return err
-	}
-	if err := writeOutput(cmd.OutOrStdout(), o.out, buf.Bytes()); err != nil {
-		return err
-	}
-	if !rep.Pass && !o.reportOnly {
-		return exitError{exitFailure, fmt.Errorf("%s: empirical verdict: %d of %d thresholds with no leak found by mmds's estimators (%d leak found, %d over D, %d not finalized, %d not trained); not a certificate",
-			run.Dir, rep.NoLeakFound, len(rep.Points), rep.LeakFound, rep.Over, rep.NotFinalized, rep.NotTrained)}
-	}
-	return nil
+	return writeDataTables(w, run, rep)
 }
 
-// refuseCertFlags refuses the flags of a certificate for the data run in
-// dir, before its data file is read.
-func refuseCertFlags(cmd *cobra.Command, dir string) error {
-	for _, f := range []string{"certificate", "check", "summary"} {
-		if cmd.Flags().Changed(f) {
-			return badInput("--%s: %s is a run on a user's data (mmds train data): there is no exact optimum to certify against, so no certificate; drop --%s", f, dir, f)
-		}
+// num formats a number for a data report: 6 significant digits, "inf"
+// for +Inf.
+func num(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
 	}
-	return nil
+	return report.Float(x, 6)
 }
 
 // writeDataTables writes the verdict table and the estimators' table.
-func writeDataTables(buf *bytes.Buffer, run *verify.DataRun, rep *verify.DataReport) error {
+func writeDataTables(buf io.Writer, run *DataRun, rep *DataReport) error {
 	if err := dataGrid(run, rep, true).RenderTable(buf); err != nil {
 		return err
 	}
@@ -79,7 +48,7 @@ func writeDataTables(buf *bytes.Buffer, run *verify.DataRun, rep *verify.DataRep
 // dataGrid lays out a data report: per threshold mmds's held-out losses ±
 // SE, the run's stated minimum adversarial loss, for discrete data the
 // plug-in optimum, and the status.
-func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.Grid {
+func dataGrid(run *DataRun, rep *DataReport, human bool) *report.Grid {
 	k := len(run.Spec.Adversaries)
 	plug := run.Data.Symbolic()
 	g := &report.Grid{Header: dataHeader(k, plug, human)}
@@ -92,7 +61,7 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 			run.Dir, rep.Losses, rep.Method, safefile.Path(run.DataFile), s.Split.Test, s.Rows, s.Split.Seed)
 		g.Notes = []string{rep.Note,
 			"held-out losses: " + rep.Estimators + "; distortion is the reconstructor's.",
-			fmt.Sprintf("status: over D when the distortion exceeds D + %d SE; leak found when an adversary's loss is below the run's stated loss of it (the larger of results.json's and its own network's) by more than %d SE; else no leak found.", verify.DataSE, verify.DataSE)}
+			fmt.Sprintf("status: over D when the distortion exceeds D + %d SE; leak found when an adversary's loss is below the run's stated loss of it (the larger of results.json's and its own network's) by more than %d SE; else no leak found.", DataSE, DataSE)}
 		if run.DrawsNoise() {
 			g.Notes = append(g.Notes, seedNote(rep))
 		}
@@ -110,7 +79,7 @@ func dataGrid(run *verify.DataRun, rep *verify.DataReport, human bool) *report.G
 
 // seedNote says which seed drew the privatizer's noise and the MLP's
 // starts, and how to repeat the report.
-func seedNote(rep *verify.DataReport) string {
+func seedNote(rep *DataReport) string {
 	s := fmt.Sprintf("noise r and the MLP's starts: seed %d, %s (--seed %d repeats this report)", rep.Seed, rep.SeedFrom, rep.Seed)
 	if rep.Seed == rep.RunSeed {
 		s += "; it is the run's own seed, whose noise the run's author knows: a network can leak everywhere but there"
@@ -157,7 +126,7 @@ func dataHeader(k int, plug, human bool) []string {
 
 // dataRow is one threshold's row of a data report (dataHeader's columns):
 // an estimate is "mean ± SE" in a table, separate columns in CSV.
-func dataRow(p verify.DataPoint, k int, plug, human bool) []string {
+func dataRow(p DataPoint, k int, plug, human bool) []string {
 	if human {
 		return humanDataRow(p, k, plug)
 	}
@@ -210,8 +179,8 @@ func dataRow(p verify.DataPoint, k int, plug, human bool) []string {
 }
 
 // humanDataRow is dataRow for a table.
-func humanDataRow(p verify.DataPoint, k int, plug bool) []string {
-	est := func(e verify.Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
+func humanDataRow(p DataPoint, k int, plug bool) []string {
+	est := func(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
 	row := []string{num(p.D)}
 	if h := p.HeldOut; h != nil {
 		row = append(row, est(h.Recon))
@@ -250,7 +219,7 @@ func humanDataRow(p verify.DataPoint, k int, plug bool) []string {
 // observer every held-out loss mmds computed, and the run's own numbers
 // beside them (its networks on the test rows, the losses results.json
 // records), which the verdict does not use.
-func estimatorGrid(rep *verify.DataReport) *report.Grid {
+func estimatorGrid(rep *DataReport) *report.Grid {
 	g := &report.Grid{Title: "Held-out losses behind the verdict (test split, ± SE); the run's own numbers beside, not judged"}
 	fitted := false
 	for _, p := range rep.Points {
@@ -263,7 +232,7 @@ func estimatorGrid(rep *verify.DataReport) *report.Grid {
 	} else {
 		g.Header = []string{"D", "observer", "plug-in Bayes", "recorded"}
 	}
-	est := func(e verify.Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
+	est := func(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
 	for _, p := range rep.Points {
 		h := p.HeldOut
 		if h == nil {
