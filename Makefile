@@ -16,7 +16,7 @@ CHECK_BIN := bin/mmds-check
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch bench-gauss check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
+.PHONY: all build run test measurements wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch bench-gauss check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -59,6 +59,11 @@ run: build
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
 	cd checker && $(GO) test -count=1 ./...
+
+# docs/measurements.md, the shape of the code in numbers (docs/design.md is
+# the architecture): regenerate it after a change and compare.
+measurements: $(HIGHS_PC)
+	scripts/measure-design.sh > docs/measurements.md.tmp && mv docs/measurements.md.tmp docs/measurements.md
 
 # The Python package (python/, docs/python.md): a platform wheel that
 # carries bin/mmds, built offline with Debian's setuptools and wheel (no
