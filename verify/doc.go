@@ -8,14 +8,21 @@
 // # What is certified
 //
 // A learned privatizer is a network k(x, r) whose noise input r ~ N(0,1) is
-// independent of X and of all side information (Algorithm 1's r_j). The
+// independent of X and of all side information (Algorithm 1's r_j), or what
+// the labels method learns (a channel on a finite model, a cell kernel on
+// the Gaussian one); a run on a user's data is judged by estimators mmds
+// fits itself (package estimate). The
 // certificate evaluates the privatizer itself with Bayes-optimal
 // reconstructor and adversaries, independently of the trained estimators:
 //
 //   - certified losses: the exact Bayes losses (MAP 0-1 error, MMSE) of
 //     the reconstructor (side information Y) and of each adversary (Z_i);
 //   - certified distortion: the certified reconstructor loss D̂;
-//   - optimum: Proposition 2 (binary) or Proposition 1 (Gaussian) at D̂;
+//   - optimum at D̂: the model's reference (model.Optimizer) — Proposition 2
+//     (binary-output privatizers) or the global LP over all privatizers
+//     (finite models, and binary ones with --reference best), Proposition 1
+//     (linear-Gaussian privatizers) with the bracket of the best known
+//     mechanism and an upper bound for the Gaussian model;
 //   - gap = optimum − certified minimum adversarial loss: > 0 when the
 //     learned privatizer leaks more than the optimum at its own distortion.
 //
