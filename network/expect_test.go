@@ -337,8 +337,9 @@ func TestExpectCancelled(t *testing.T) {
 		} else {
 			_, err = c.n.Expect(ctx, 0, DefaultTol)
 		}
-		if el := time.Since(start); !errors.Is(err, c.want) || el > 5*time.Second {
-			t.Errorf("%s after %v: %v, want %v within 5s", c.name, el, err, c.want)
+		// Generous: a region that ignored ctx would take minutes.
+		if el := time.Since(start); !errors.Is(err, c.want) || el > 30*time.Second {
+			t.Errorf("%s after %v: %v, want %v within 30 s", c.name, el, err, c.want)
 		}
 	}
 }
