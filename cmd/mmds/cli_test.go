@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
@@ -290,7 +289,7 @@ func TestBadInputTable(t *testing.T) {
 		t.Fatalf("%d cases: the table should cover at least 100 bad inputs", len(cases))
 	}
 	for _, c := range cases {
-		code, out, errs := runCLIQuick(t, 20*time.Second, c.args...)
+		code, out, errs := runCLIQuick(t, c.args...)
 		short := c.args
 		if len(short) > 8 {
 			short = short[:8]
