@@ -531,7 +531,7 @@ func rampLayers(noise float64) []AffineLayer {
 
 // TestWriteAttackFixtures writes the stair, the collapsed face and the comb
 // in the JSON layout of docs/certify.md for the mmds certify tests
-// (cmd/mmds/testdata/redteam); MMDS_WRITE_FIXTURES=1 rewrites them.
+// (cmd/mmds/testdata/attacks); MMDS_WRITE_FIXTURES=1 rewrites them.
 func TestWriteAttackFixtures(t *testing.T) {
 	if os.Getenv("MMDS_WRITE_FIXTURES") == "" {
 		t.Skip("MMDS_WRITE_FIXTURES not set")
@@ -557,7 +557,7 @@ func TestWriteAttackFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join("..", "cmd", "mmds", "testdata", "redteam")
+		dir := filepath.Join("..", "cmd", "mmds", "testdata", "attacks")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
