@@ -283,6 +283,8 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 	long := writeTestFile(t, dir, "long.json", `{"channel": "`+secret+`"}`)
 	longModel := writeTestFile(t, dir, "longmodel.json", `{"p": "`+secret+`", "q_y": 0.2, "q_z": [0.44]}`)
 	longKey := writeTestFile(t, dir, "longkey.json", `{"`+secret+`": 1}`)
+	// A CSV points list whose second column, echoed as a path, is the secret.
+	secretPath := writeTestFile(t, dir, "secretpath.csv", "0.1,"+strings.ReplaceAll(secret, ",", "")+"\n")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -297,6 +299,7 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 		{"long key", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", longKey}},
 		{"certificate symlink", []string{"certify", "--check", link("cert.json", secretFile)}},
 		{"passwd points", []string{"certify", "--model", bm, "--points", link("pw.csv", "/etc/passwd")}},
+		{"points csv symlink, a path column", []string{"certify", "--model", bm, "--points", link("pp.csv", secretPath)}},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 {
@@ -311,6 +314,51 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 		if strings.Contains(errs, "root:") || strings.Contains(errs, "second line") {
 			t.Errorf("%s: the message quotes the file: %q", c.name, errs)
 		}
+	}
+}
+
+// Paths in a --points list are the author's bytes, and messages and tables
+// print them: a terminal escape sequence (set the window title, clear the
+// screen, cursor up, erase line) and a newline that forges a second line
+// "mmds: certification passed" must not reach the reviewer's terminal. A
+// points row whose path holds a control character is refused before any
+// file is read (exit 2), the message one line with the path escaped; a
+// privatizer so named is printed escaped in the verdict table and in CSV.
+func TestMessagesEscapeControlCharacters(t *testing.T) {
+	bm := binaryModelFile(t)
+	dir := t.TempDir()
+	forged := "\x1b]0;pwned\x07\x1b[2J\nmmds: certification passed: 1 of 1 points pass\nx.json"
+	pts := writeTestFile(t, dir, "pts.json", `[{"D": 0.15, "privatizer": "\u001b]0;pwned\u0007\u001b[2J\nmmds: certification passed: 1 of 1 points pass\nx.json"}]`)
+	code, _, errs := runCLI(t, "certify", "--model", bm, "--points", pts)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if strings.ContainsAny(errs, "\x1b\x07") || strings.Count(strings.TrimSuffix(errs, "\n"), "\n") > 0 {
+		t.Errorf("stderr carries the path %q raw (escapes, %d lines): %q", forged, strings.Count(errs, "\n"), errs)
+	}
+
+	pts = writeTestFile(t, dir, "pts.csv", "0.15,a\x1b[2Jb.json\n")
+	code, _, errs = runCLI(t, "certify", "--model", bm, "--points", pts)
+	if code != 2 || strings.ContainsRune(errs, '\x1b') || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `a\x1b[2Jb.json`) {
+		t.Errorf("CSV points: exit %d, stderr %q; want 2 and one escaped line", code, errs)
+	}
+
+	// Existing privatizers whose names hold escapes: the verdict table and
+	// the CSV output.
+	body, err := os.ReadFile(filepath.Join(fixtures, "channel-fail.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, dir, "f\x1b[1A\x1b[2Kok.json", string(body))
+	pts = writeTestFile(t, dir, "pts2.json", `[{"D": 0.15, "privatizer": "f\u001b[1A\u001b[2Kok.json"}]`)
+	_, out, errs := runCLI(t, "certify", "--model", bm, "--points", pts)
+	if strings.ContainsRune(out+errs, '\x1b') {
+		t.Errorf("the table prints the privatizer's name raw (cursor up, erase line): %q", out)
+	}
+	name := writeTestFile(t, dir, "c\x1b[2Jd.json", string(body))
+	_, out, _ = runCLI(t, "certify", "--model", bm, "--privatizer", name, "--d", "0.15", "--format", "csv")
+	if strings.ContainsRune(out, '\x1b') || !strings.Contains(out, `c\x1b[2Jd.json`) {
+		t.Errorf("CSV output carries the name raw: %q", out)
 	}
 }
 
