@@ -270,3 +270,38 @@ func TestLoadLabelsChannel(t *testing.T) {
 		}
 	}
 }
+
+// finitePaperBinary is the paper's binary model written as a finite model.
+const finitePaperBinary = `{"prior": [0.46, 0.54], "reconstructor": {"channel": [[0.8, 0.2], [0.2, 0.8]]},
+ "adversaries": [{"channel": [[0.56, 0.44], [0.44, 0.56]]}]}`
+
+// results.json names its model twice, at the top ("model") and in the bound
+// configuration ("config"."model"); the top is covered by no hash, so a
+// directory could be certified as one kind of model while its bound
+// configuration says it was trained on another. The two must agree.
+func TestLoadKindsAgree(t *testing.T) {
+	dir := t.TempDir()
+	net := learntest.ConstantNet(0.9, 0.8)
+	res := verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{0.3}}})
+	m, err := model.ParseAs(model.Finite, []byte(finitePaperBinary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := model.Hash(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(finitePaperBinary), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A labels-method point (a channel), which either kind certifies.
+	res.Config.Method = learn.MethodLabels
+	res.Points[0].Networks, res.Points[0].NetworksEpoch = nil, -1
+	res.Points[0].Channel = [][]float64{{0.9, 0.1}, {0.2, 0.8}}
+	res.Model, res.Config.ModelSHA256 = model.Finite, h // config.model stays "binary"
+	verifytest.WriteResults(t, dir, res)
+	_, err = Load(context.Background(), dir)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "config.model") {
+		t.Errorf("results.json with \"model\" finite and config.model binary: %v, want ErrInput naming config.model", err)
+	}
+}
