@@ -16,7 +16,7 @@ CHECK_BIN := bin/mmds-check
 # stamping is off.
 LDFLAGS := -X github.com/mmds-project/mmds/internal/version.revision=$(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build run test measurements wheel test-python test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch bench-gauss check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
+.PHONY: all build run test measurements wheel test-python test-slow test-slurm test-finite-long test-gauss-optimum bench-finite bench bench-epoch bench-gauss check-kernels bench-library learn-targets solvers fmt vet check highs reproduce clean
 
 all: build
 
@@ -59,6 +59,13 @@ run: build
 test: $(HIGHS_PC)
 	$(GO) test -count=1 ./...
 	cd checker && $(GO) test -count=1 ./...
+
+# The default suite with every random instance of the property tests, the
+# long cases and the documented commands marked slow (-tags slow); make test
+# runs the first instances of each. scripts/test-cpu.sh prints what each
+# package's tests cost (docs/performance.md, "Test suite").
+test-slow: $(HIGHS_PC)
+	$(GO) test -count=1 -tags slow -timeout 60m ./...
 
 # docs/measurements.md, the shape of the code in numbers (docs/design.md is
 # the architecture): regenerate it after a change and compare.

@@ -119,7 +119,7 @@
 //     or a stated relative error (Hi − Lo)/max(Value, 1e-6·Var X) above
 //     Target is ErrCannotCertify with the reason: never a verdict.
 //
-// Attacks and the defence that stops each (bayes/redteam_test.go):
+// Attacks and the defence that stops each (bayes/gaussdefence_test.go):
 //
 //	near-equal atoms (levels 5e-7 apart at 1e6) merged    genie keeps them apart; garbling merges: wide → cannot certify
 //	collapsed face (F = 4 + 1e-17·R) dropped from f        genie: loss 0 there; garbling: an atom; never dropped

@@ -13,10 +13,10 @@ import (
 	"github.com/mmds-project/mmds/learn/learntest"
 )
 
-// longTests reports whether the long reference checks run (MMDS_LONG=1):
-// the default suite runs a shorter reference with a correspondingly larger
-// error of its own.
-func longTests() bool { return os.Getenv("MMDS_LONG") == "1" }
+// longTests reports whether the long reference checks run (-tags slow, or
+// MMDS_LONG=1): the default suite runs a shorter reference with a
+// correspondingly larger error of its own.
+func longTests() bool { return slow || os.Getenv("MMDS_LONG") == "1" }
 
 // refSettings returns the reference's resolution and its own relative error,
 // 10 times the largest measured by raising the node counts on the two

@@ -51,3 +51,30 @@ func LayerFaces(layers []AffineLayer, xFirst bool) func(box network.Box, maxFace
 	}
 	return layersNetwork(layers).Faces
 }
+
+// layersK is the function k(x, r) of the network with these layers,
+// evaluated layer by layer in float64.
+func layersK(layers []AffineLayer) func(x, r float64) float64 {
+	return func(x, r float64) float64 {
+		in := []float64{x, r}
+		for _, l := range layers {
+			out := make([]float64, len(l.W))
+			for j, row := range l.W {
+				z := l.B[j]
+				for i, w := range row {
+					z += w * in[i]
+				}
+				if l.ReLU {
+					z = max(z, 0)
+				}
+				out[j] = z
+			}
+			in = out
+		}
+		return in[0]
+	}
+}
+
+func layersPrivatizer(layers []AffineLayer) Privatizer {
+	return Privatizer{K: layersK(layers), PiecewiseLinear: true, Faces: LayerFaces(layers, true)}
+}

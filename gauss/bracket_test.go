@@ -97,8 +97,11 @@ func newBracketModel(t *testing.T, rng *rand.Rand, lo, hi float64) bracketModel 
 func TestBracketProperties(t *testing.T) {
 	scales := [][2]float64{{0, 0}, {-8, -8}, {8, 8}, {-8, 8}, {-4, 4}}
 	n := 20
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 5
+	case !slow:
+		n = 10 // every scale twice
 	}
 	rng := rand.New(rand.NewPCG(26, 6))
 	for trial := range n {

@@ -37,7 +37,11 @@ func TestCommittedOnPaper(t *testing.T) {
 	// problem, its losses times s²: the committed kernels apply there moved
 	// with X as well as stored, or a privatizer that only moves one would
 	// pass for a finding.
-	for _, tc := range []struct{ shift, scale float64 }{{0.5, 1}, {-3, 1}, {0, 2}, {7, 0.25}} {
+	moves := []struct{ shift, scale float64 }{{0.5, 1}, {7, 0.25}, {-3, 1}, {0, 2}}
+	if !slow {
+		moves = moves[:2] // a shift, and a shift with a scale
+	}
+	for _, tc := range moves {
 		c := PaperConfig()
 		c.Mean[0] = tc.shift + tc.scale*c.Mean[0]
 		c.Var[0] *= tc.scale * tc.scale

@@ -13,7 +13,15 @@ import (
 	"github.com/mmds-project/mmds/loss"
 )
 
-var colgenInstances = flag.Int("colgen.instances", 200, "random instances in TestColGenAgainstRayLP (the long check: 1000)")
+var colgenInstances = flag.Int("colgen.instances", colgenDefaultInstances(), "random instances in TestColGenAgainstRayLP (the long check: 1000)")
+
+// colgenDefaultInstances is 200 under -tags slow, 50 in make test.
+func colgenDefaultInstances() int {
+	if slow {
+		return 200
+	}
+	return 50
+}
 
 // squaredLabel is the loss L(x, a) = (x − a)² on estimates a ∈ {0..n−1}.
 func squaredLabel(n int) [][]float64 {
@@ -67,6 +75,20 @@ func TestColGenAgainstRayLP(t *testing.T) {
 				i, m.N(), m.K(), d, got.Gamma, got.Proven, got.Upper, got.Status, want.Gamma)
 		}
 		checkCertificate(t, m, g, got, want.Gamma)
+		checkIterations(t, fmt.Sprintf("instance %d", i), got)
+	}
+}
+
+// checkIterations checks that the bracket of every master iteration lies
+// inside the one before: the upper bound is the best so far and the master
+// only gains columns.
+func checkIterations(t *testing.T, name string, r ColGenResult) {
+	t.Helper()
+	for j, it := range r.Iterations[1:] {
+		if it.Upper > r.Iterations[j].Upper || it.Lower < r.Iterations[j].Lower-1e-12 {
+			t.Errorf("%s, iteration %d: bracket [%v, %v] after [%v, %v]: the upper bound is the best so far and the master only gains columns",
+				name, it.Iteration, it.Lower, it.Upper, r.Iterations[j].Lower, r.Iterations[j].Upper)
+		}
 	}
 }
 
@@ -202,27 +224,31 @@ func TestColGenHeuristicOnlyBracket(t *testing.T) {
 
 // TestColGenTimeLimit: a time limit that ends the search still returns a
 // valid privatizer and a bracket that contains the optimum, and a
-// cancelled context is ErrInterrupted.
+// cancelled context is ErrInterrupted. The first master iteration waits
+// out the limit, so that the limit ends the search after it however fast
+// the machine is, and a generous limit leaves that iteration the time it
+// needs on a loaded one.
 func TestColGenTimeLimit(t *testing.T) {
 	m, err := RandomFinite(rand.New(rand.NewPCG(3, 3)), 9, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := 0.3 * m.DMax()
-	r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver(), TimeLimit: 300 * time.Millisecond})
+	const limit = 2 * time.Second
+	start := time.Now()
+	wait := func(ColGenIteration) { time.Sleep(limit - time.Since(start)) }
+	r, err := m.SolveColGen(context.Background(), d, ColGenOptions{Solver: DefaultSolver(), TimeLimit: limit, Iteration: wait})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.Proven || len(r.Iterations) != 1 {
+		t.Errorf("proven %v after %d iterations; want the limit to end the search after the first", r.Proven, len(r.Iterations))
 	}
 	checkFiniteOptimum(t, m, r.FiniteOptimum, "time-limited column generation")
 	if r.Upper < r.Gamma-1e-9 || r.Upper > loss.Min(m.AdvSaturation())+1e-12 || len(r.Iterations) == 0 {
 		t.Errorf("bracket [%v, %v], saturation %v, %d iterations", r.Gamma, r.Upper, m.AdvSaturation(), len(r.Iterations))
 	}
-	for j, it := range r.Iterations[1:] {
-		if it.Upper > r.Iterations[j].Upper || it.Lower < r.Iterations[j].Lower-1e-12 {
-			t.Errorf("iteration %d: bracket [%v, %v] after [%v, %v]: the upper bound is the best so far and the master only gains columns",
-				it.Iteration, it.Lower, it.Upper, r.Iterations[j].Lower, r.Iterations[j].Upper)
-		}
-	}
+	checkIterations(t, "time-limited column generation", r)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := m.SolveColGen(ctx, d, ColGenOptions{Solver: DefaultSolver()}); !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {

@@ -50,7 +50,11 @@ func mustGlobal(t testing.TB, m Finite) *Global {
 func TestFixedTwoOutputsIsProposition2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))
 	models := []Binary{PaperBinary(), {P: 0.54, QY: 0.2, QZ: []float64{0.44, 0.3}}}
-	for range 20 {
+	n := 20
+	if !slow {
+		n = 5
+	}
+	for range n {
 		models = append(models, randomBinary(rng))
 	}
 	for i, b := range models {
@@ -135,7 +139,11 @@ func randomSmall(rng *rand.Rand, n, k int) Finite {
 // mechanism's recomputed risks equal the reported ones.
 func TestGlobalProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 2))
-	for i := 0; i < 24; i++ {
+	n := 24
+	if !slow {
+		n = 8
+	}
+	for i := range n {
 		n, k := 2, 1+rng.IntN(3)
 		if i%4 == 3 {
 			n, k = 3, 1
@@ -232,7 +240,11 @@ func TestRandomSearchNeverBeatsGlobal(t *testing.T) {
 // optimum (M = max L vs derived M, hull, symmetry breaking, global cuts).
 func TestFixedVariantsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 4))
-	for i := 0; i < 4; i++ {
+	n := 4
+	if !slow {
+		n = 2 // one model of each size
+	}
+	for i := range n {
 		m := randomSmall(rng, 2+i%2, 1+rng.IntN(2))
 		g := mustGlobal(t, m)
 		d := m.DMin() + rng.Float64()*(m.DMax()-m.DMin())

@@ -123,7 +123,10 @@ func randomBinary(rng *rand.Rand) Binary {
 
 func TestProp2AgainstBranchLPs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2025, 11))
-	const n = 1000
+	n := 1000
+	if !slow {
+		n = 150
+	}
 	for i := 0; i < n; i++ {
 		m := randomBinary(rng)
 		d := rng.Float64() * 1.2 * m.DMax()

@@ -34,7 +34,7 @@ func sweepPoints(t *testing.T, m Binary, ds []float64) []Optimum {
 func TestProp2SweepAgainstBranchLPs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 3))
 	n := 25
-	if testing.Short() {
+	if !slow {
 		n = 8
 	}
 	for i := range n {
@@ -97,7 +97,11 @@ func TestProp2SweepMatchesMIP(t *testing.T) {
 func TestProp2SweepTinyProbabilities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 9))
 	const abs = 1e-9
-	for i := range 20 {
+	n := 20
+	if !slow {
+		n = 8
+	}
+	for i := range n {
 		m := Binary{P: tinyProb(rng), QY: tinyProb(rng), QZ: []float64{tinyProb(rng)}}
 		ds := sweep.Spec{D0: 0, D1: 1.2 * m.DMax(), N: 7}.Values()
 		var pts []Optimum

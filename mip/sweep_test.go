@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,29 +93,36 @@ func TestSweepLimitsEveryPath(t *testing.T) {
 }
 
 // TestLongSweepStopsAtTimeLimit: a million thresholds with a 200 ms limit
-// stop within a second and hold only the points solved.
+// stop once the clock passes it and hold only the points solved. The clock
+// ticks a millisecond each time it is read, so the test does not depend on
+// how fast the machine is (TestSweepLimitsEveryPath reads the real one).
 func TestLongSweepStopsAtTimeLimit(t *testing.T) {
 	ds := sweep.Spec{D0: 0, D1: 0.2, N: sweep.MaxPoints}.Values()
-	start := time.Now()
 	sol, err := PaperBinary().Finite().SolveFinite(context.Background(), ds,
-		FiniteSolveOptions{TimeLimit: 200 * time.Millisecond, Solver: DefaultSolver()})
+		FiniteSolveOptions{TimeLimit: 200 * time.Millisecond, Solver: DefaultSolver(), Now: tickingClock(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("a 200 ms limit stopped a %d-point sweep after %v", len(ds), el)
+	if sol.Stopped != StopTimeLimit || len(sol.Points) == 0 || len(sol.Points) > 200 || cap(sol.Points) > 2*len(sol.Points)+1024 {
+		t.Errorf("%d points (capacity %d), stopped by %q; want at most 200, one a clock reading", len(sol.Points), cap(sol.Points), sol.Stopped)
 	}
-	if sol.Stopped != StopTimeLimit || len(sol.Points) >= len(ds) || cap(sol.Points) > 2*len(sol.Points)+1024 {
-		t.Errorf("%d points (capacity %d), stopped by %q", len(sol.Points), cap(sol.Points), sol.Stopped)
-	}
-	opts, stop, err := PaperBinary().SweepProp2Within(context.Background(), ds, DefaultSolver(), SweepOptions{TimeLimit: 200 * time.Millisecond})
-	if err != nil || stop != StopTimeLimit || len(opts) >= len(ds) || time.Since(start) > 4*time.Second {
-		t.Errorf("proposition 2: %d points, stopped by %q, %v", len(opts), stop, err)
+	opts, stop, err := PaperBinary().SweepProp2Within(context.Background(), ds, DefaultSolver(),
+		SweepOptions{TimeLimit: 200 * time.Millisecond, Now: tickingClock(time.Millisecond)})
+	if err != nil || stop != StopTimeLimit || len(opts) == 0 || len(opts) > 200 {
+		t.Errorf("proposition 2: %d points, stopped by %q, %v; want at most 200", len(opts), stop, err)
 	}
 }
 
-// TestSweepCancelStops: a cancelled context stops a long sweep within a
-// second, on the ray LP path.
+// tickingClock is a clock that moves on by step each time it is read.
+func tickingClock(step time.Duration) func() time.Time {
+	var reads atomic.Int64
+	return func() time.Time { return time.Unix(0, 0).Add(time.Duration(reads.Add(1)) * step) }
+}
+
+// TestSweepCancelStops: a cancelled context stops a long sweep on the ray
+// LP path, long before its million thresholds. The bound on the time it
+// takes is generous (a sweep that ignored the context would run for
+// minutes), so that a loaded machine does not fail it.
 func TestSweepCancelStops(t *testing.T) {
 	ds := sweep.Spec{D0: 0, D1: 0.2, N: sweep.MaxPoints}.Values()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,7 +132,7 @@ func TestSweepCancelStops(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Errorf("cancelled sweep: %v, want ErrInterrupted", err)
 	}
-	if el := time.Since(start); el > time.Second+100*time.Millisecond {
+	if el := time.Since(start); el > 30*time.Second {
 		t.Errorf("cancel took %v", el)
 	}
 }

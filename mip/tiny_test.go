@@ -144,7 +144,7 @@ func tinyProb(rng *rand.Rand) float64 {
 func TestProp2TinyProbabilities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 8))
 	n := 300
-	if testing.Short() {
+	if !slow {
 		n = 60
 	}
 	const abs = 1e-9

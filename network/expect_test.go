@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -300,12 +301,45 @@ func BenchmarkExpectDeepWide(b *testing.B) {
 	b.ReportMetric(float64(e.Samples), "samples")
 }
 
+// Expect and ExpectRow stop with their context's error, soon after it is
+// done: cancelled before the call, or with a deadline inside a region.
 func TestExpectCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	for _, f := range []string{"relu2-binary.json", "tanh-binary.json"} {
-		if _, err := readNet(t, f).Expect(ctx, 0, DefaultTol); !errors.Is(err, context.Canceled) {
-			t.Errorf("%s: %v, want context.Canceled", f, err)
+	// A softmax so sharp that every panel takes maxPerPanel steps: ExpectRow
+	// must return soon after ctx is done, not after the region.
+	sharp := Layer{W: make([][]float64, 128), B: make([]float64, 128), Act: Softmax}
+	for f := range sharp.W {
+		sharp.W[f] = []float64{0, 1e4 * float64(f%7)}
+	}
+	sharpNet := &Network{Name: "sharp", Inputs: []string{"x", "r"}, Precision: Float64, Layers: []Layer{sharp}}
+	for _, c := range []struct {
+		name    string
+		n       *Network
+		timeout time.Duration // 0: cancelled before the call
+		want    error
+	}{
+		{"relu2-binary.json", readNet(t, "relu2-binary.json"), 0, context.Canceled},
+		{"tanh-binary.json", readNet(t, "tanh-binary.json"), 0, context.Canceled},
+		{"a sharp softmax's row", sharpNet, 20 * time.Millisecond, context.DeadlineExceeded},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		if c.timeout == 0 {
+			cancel()
+		} else {
+			var stop context.CancelFunc
+			ctx, stop = context.WithTimeout(ctx, c.timeout)
+			defer stop()
+		}
+		start := time.Now()
+		var err error
+		if c.n.Categorical() {
+			_, err = c.n.ExpectRow(ctx, 0, DefaultTol)
+		} else {
+			_, err = c.n.Expect(ctx, 0, DefaultTol)
+		}
+		// Generous: a region that ignored ctx would take minutes.
+		if el := time.Since(start); !errors.Is(err, c.want) || el > 30*time.Second {
+			t.Errorf("%s after %v: %v, want %v within 30 s", c.name, el, err, c.want)
 		}
 	}
 }

@@ -129,6 +129,29 @@ func TestParseMLPErrors(t *testing.T) {
 	}
 }
 
+// results.json's layout is read into a Network honouring its input order.
+func TestParseRecord(t *testing.T) {
+	rec := `{"role":"privatizer","inputs":["r","x"],"layers":[
+		{"in":2,"out":1,"activation":"relu","weights":[[0,2]],"bias":[0.5]},
+		{"in":1,"out":1,"activation":"identity","weights":[[3]],"bias":[1]}]}`
+	n, err := ParseRecord([]byte(rec), "rec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Precision != Float64 || n.Eval(1, 7) != 3*(2*1+0.5)+1 {
+		t.Errorf("k(1, 7) = %v with precision %v: want 8.5 (only x read), float64", n.Eval(1, 7), n.Precision)
+	}
+	for _, bad := range []string{
+		strings.Replace(rec, "[[0,2]]", "[[0,null]]", 1),
+		strings.Replace(rec, `"in":2`, `"in":3`, 1),
+		strings.Replace(rec, `"relu"`, `"gelu"`, 1),
+	} {
+		if _, err := ParseRecord([]byte(bad), "rec"); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v, want ErrInput", bad, err)
+		}
+	}
+}
+
 func TestValidateNonFinite(t *testing.T) {
 	m := readNet(t, "relu2-gauss.json")
 	m.Layers[1].W[3][4] = posInf()
@@ -195,7 +218,7 @@ func FuzzParseONNX(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	for _, c := range append(shapeOpsCases(), opsBadInputCases()...) {
+	for _, c := range append(append(shapeOpsCases(), opsBadInputCases()...), onnxRefusalCases()...) {
 		f.Add(c.data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,7 +3,10 @@ package network
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -102,14 +105,16 @@ func hand(w1 *onnxpb.AttributeProto, w2, b2 *onnxpb.TensorProto) []byte {
 	}, []string{"xr", "B1", "W2", "B2"}, "k")
 }
 
-func TestONNXErrors(t *testing.T) {
-	gemm := onode("Gemm", []string{"xr", "W", "B"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})
+// onnxRefusalCases are graphs that violate the ONNX specification, what
+// mmds reads, or the cost caps: each is refused with an ErrInput whose one
+// line contains want. They seed FuzzParseONNX's corpus.
+func onnxRefusalCases() []onnxCase {
+	untyped := &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)}
+	gemm := onode("Gemm", []string{"xr", "W", "B"}, "k", untyped)
+	tb := &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1), Type: onnxpb.AttributeProto_INT.Enum()}
+	gemmT := onode("Gemm", []string{"xr", "W", "B"}, "k", tb)
 	w := f32Tensor("W", []int64{1, 2}, 1, 2)
 	b := f32Tensor("B", []int64{1}, 0)
-	ok := model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k")
-	if _, err := ParseONNX(ok, "ok.onnx"); err != nil {
-		t.Fatalf("valid graph refused: %v", err)
-	}
 	ext := f32Tensor("W", []int64{1, 2})
 	ext.DataLocation = onnxpb.TensorProto_EXTERNAL.Enum()
 	i64 := &onnxpb.TensorProto{Name: proto.String("W"), Dims: []int64{1, 2}, DataType: proto.Int32(int32(onnxpb.TensorProto_INT64)), Int64Data: []int64{1, 2}}
@@ -118,36 +123,101 @@ func TestONNXErrors(t *testing.T) {
 	ms := onode("Gemm", []string{"xr", "W", "B"}, "k")
 	ms.Domain = proto.String("com.microsoft")
 	ta := onode("Gemm", []string{"xr", "W", "B"}, "k", &onnxpb.AttributeProto{Name: proto.String("transA"), I: proto.Int64(1)})
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"empty.onnx", nil, "empty file"},
-		{"garbage.onnx", []byte("not a protobuf at all"), "truncated or corrupt"},
-		{"nograph.onnx", func() []byte { d, _ := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8)}); return d }(), "no graph"},
-		{"twoinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "y"}, "k"), "name them x and r"},
-		{"threeinputs.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "x", "r"}, "k"), "3 input tensors"},
-		{"noconcat.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "which no graph input, initializer or earlier node defines"},
-		{"concat0.onnx", model([]*onnxpb.NodeProto{onode("Concat", []string{"x", "r"}, "xr", &onnxpb.AttributeProto{Name: proto.String("axis"), I: proto.Int64(0)}), gemm},
+	// Gemm 2 → 16384, then 300 Relu nodes: each would need a 16384² identity
+	// layer (19 GB in all).
+	wide := f32Tensor("WB", []int64{16384, 2}, make([]float32, 2*16384)...)
+	wideRelus := []*onnxpb.NodeProto{onode("Gemm", []string{"xr", "WB"}, "h0", tb)}
+	for i := range 300 {
+		wideRelus = append(wideRelus, onode("Relu", []string{fmt.Sprintf("h%d", i)}, fmt.Sprintf("h%d", i+1)))
+	}
+	cw := &onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: f32Tensor("", []int64{1, 2}, 5, 5)}
+	badType := &onnxpb.AttributeProto{Name: proto.String("transB"), F: proto.Float32(1), Type: onnxpb.AttributeProto_FLOAT.Enum()}
+	return []onnxCase{
+		{"empty", nil, "empty file"},
+		{"garbage", []byte("not a protobuf at all"), "truncated or corrupt"},
+		{"nograph", func() []byte { d, _ := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8)}); return d }(), "no graph"},
+		{"twoinputs", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "y"}, "k"), "name them x and r"},
+		{"threeinputs", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr", "x", "r"}, "k"), "3 input tensors"},
+		{"noconcat", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "which no graph input, initializer or earlier node defines"},
+		{"concat0", model([]*onnxpb.NodeProto{onode("Concat", []string{"x", "r"}, "xr", &onnxpb.AttributeProto{Name: proto.String("axis"), I: proto.Int64(0)}), gemm},
 			[]*onnxpb.TensorProto{w, b}, []string{"x", "r"}, "k"), "axis 0"},
-		{"transposechain.onnx", model([]*onnxpb.NodeProto{onode("Transpose", []string{"xr"}, "t"), gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "Transpose of the chain"},
-		{"output.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "zz"), "graph's output"},
-		{"domain.onnx", model([]*onnxpb.NodeProto{ms}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `domain "com.microsoft"`},
-		{"transA.onnx", model([]*onnxpb.NodeProto{ta}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "transA = 1"},
-		{"external.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{ext, b}, []string{"xr"}, "k"), "external file"},
-		{"int64.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{i64, b}, []string{"xr"}, "k"), "data type INT64"},
-		{"nan.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{nan, b}, []string{"xr"}, "k"), "NaN: weights must be finite"},
-		{"short.onnx", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{short, b}, []string{"xr"}, "k"), "1 values for shape [1 2]"},
-		{"conv.onnx", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), `node 0 ("k") is Conv: supported operators are Gemm, MatMul`},
-		{"branch.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "must be a chain"},
-		{"width.onnx", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W3"}, "k", &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)})},
+		{"transposechain", model([]*onnxpb.NodeProto{onode("Transpose", []string{"xr"}, "t"), gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "Transpose of the chain"},
+		{"output", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "zz"), "graph's output"},
+		{"domain", model([]*onnxpb.NodeProto{ms}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `domain "com.microsoft"`},
+		{"transA", model([]*onnxpb.NodeProto{ta}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), "transA = 1"},
+		{"external", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{ext, b}, []string{"xr"}, "k"), "external file"},
+		{"int64", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{i64, b}, []string{"xr"}, "k"), "data type INT64"},
+		{"nan", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{nan, b}, []string{"xr"}, "k"), "NaN: weights must be finite"},
+		{"short", model([]*onnxpb.NodeProto{gemm}, []*onnxpb.TensorProto{short, b}, []string{"xr"}, "k"), "1 values for shape [1 2]"},
+		{"conv", model([]*onnxpb.NodeProto{onode("Conv", []string{"xr", "W"}, "k")}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), `node 0 ("k") is Conv: supported operators are Gemm, MatMul`},
+		{"branch", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "must be a chain"},
+		{"width", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W3"}, "k", untyped)},
 			[]*onnxpb.TensorProto{f32Tensor("W3", []int64{1, 3}, 1, 2, 3)}, []string{"xr"}, "k"), "takes 3 inputs, but the chain has width 2"},
-		{"out2.onnx", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "output size 2: want 1"},
-	} {
-		_, err := ParseONNX(tc.data, tc.name)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) || !errors.Is(err, ErrInput) {
+		{"out2", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "k")}, nil, []string{"xr"}, "k"), "output size 2: want 1"},
+		{"gemm-a-only", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", ""}, "k", tb)}, nil, []string{"xr"}, "k"), "input B \"\" is not a constant weight"},
+		{"gemm-one-input", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr"}, "k", tb)}, nil, []string{"xr"}, "k"), "want inputs A"},
+		{"wide-relus", model(wideRelus, []*onnxpb.TensorProto{wide}, []string{"xr"}, "h300"), "too large to certify"},
+		{"const-redefines", model([]*onnxpb.NodeProto{onode("Constant", nil, "W", cw), gemmT},
+			[]*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `"W" is defined twice`},
+		{"node-redefines", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "a"), onode("Relu", []string{"a"}, "a"), gemmT},
+			[]*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `"a" is defined twice`},
+		{"input-redefined", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "xr")}, nil, []string{"xr"}, "xr"), `"xr" is defined twice`},
+		{"dangling", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W", "nowhere"}, "k", tb)}, []*onnxpb.TensorProto{w}, []string{"xr"}, "k"), "which no graph input"},
+		{"attr-type", model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W", "B"}, "k", badType)}, []*onnxpb.TensorProto{w, b}, []string{"xr"}, "k"), `attribute "transB" has type FLOAT`},
+		{"attr-unknown", model([]*onnxpb.NodeProto{onode("Relu", []string{"xr"}, "k", &onnxpb.AttributeProto{Name: proto.String("alpha"), F: proto.Float32(0.1)})},
+			nil, []string{"xr"}, "k"), `attribute "alpha" is not supported`},
+		{"huge-dims", model([]*onnxpb.NodeProto{gemmT}, []*onnxpb.TensorProto{{Name: proto.String("W"), Dims: []int64{16384, 16384},
+			DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), RawData: []byte{0, 0, 0, 0}}, b}, []string{"xr"}, "k"), "entries: at most"},
+		// Gemm's C broadcasts to [batch, out]: a C of shape [out, 1] adds C_i
+		// to every unit of batch row i at a batch of out rows (and fails at
+		// any other batch), not C_j to unit j; reading it as the bias would
+		// certify another function.
+		{"column-bias", columnBiasONNX(), "bias C of shape [3 1]"},
+	}
+}
+
+// columnBiasONNX is a categorical network's ONNX file whose first Gemm's C
+// has shape [3, 1] instead of [3].
+func columnBiasONNX() []byte {
+	n := randomCategorical(rand.New(rand.NewPCG(61, 62)), 3, []int{3}, 3, 1)
+	mp, err := n.onnxModel()
+	if err != nil {
+		panic(err)
+	}
+	for _, init := range mp.Graph.Initializer {
+		if init.GetName() == "layer0.bias" {
+			init.Dims = []int64{3, 1}
+		}
+	}
+	b, err := proto.Marshal(mp)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// A valid graph is read; each refusal case is an ErrInput naming the file
+// and the problem, returned without a panic and without allocating for the
+// sizes it only declares: at most a megabyte plus 100 bytes a byte of the
+// file (a count of memory, not of time, so that a loaded machine does not
+// fail it).
+func TestONNXErrors(t *testing.T) {
+	tb := &onnxpb.AttributeProto{Name: proto.String("transB"), I: proto.Int64(1)}
+	ok := model([]*onnxpb.NodeProto{onode("Gemm", []string{"xr", "W", "B"}, "k", tb)},
+		[]*onnxpb.TensorProto{f32Tensor("W", []int64{1, 2}, 1, 2), f32Tensor("B", []int64{1}, 0)}, []string{"xr"}, "k")
+	if _, err := ParseONNX(ok, "ok.onnx"); err != nil {
+		t.Fatalf("valid graph refused: %v", err)
+	}
+	for _, tc := range onnxRefusalCases() {
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		_, err := ParseONNX(tc.data, tc.name+".onnx")
+		goruntime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name+".onnx") || !errors.Is(err, ErrInput) {
 			t.Errorf("%s: %v; want an ErrInput naming the file and containing %q", tc.name, err, tc.want)
+		}
+		if n, most := after.TotalAlloc-before.TotalAlloc, uint64(1<<20+100*len(tc.data)); n > most {
+			t.Errorf("%s: refused after allocating %d bytes (at most %d)", tc.name, n, most)
 		}
 	}
 }

@@ -380,9 +380,10 @@ func sigmoidChain(tail ...gop) []gop {
 
 // Hand-built float32 graphs that hide a runtime's error behind a fold:
 // every number mmds states must hold for the float32 interpreter of the
-// graph (δ at each r, in each batch-normalization formula and summation
-// order, and the certified E_R[k(0, R)]) — or mmds must refuse (cannot
-// certify, or the refusal want on reading).
+// graph (δ at each r, at x = 0 and at the row's x, in each
+// batch-normalization formula and summation order, and the certified
+// E_R[k(x, R)]) — or mmds must refuse (cannot certify, or the refusal want
+// on reading).
 //
 //   - A product 3e38·b(r) overflows float32 where a bump b exceeds 1.13,
 //     and a Gemm α = 2⁻¹⁴⁹ scales it down to a harmless weight: δ stays
@@ -393,6 +394,14 @@ func sigmoidChain(tail ...gop) []gop {
 //     way (a scale γ = 1e-44 did; a subnormal scale is now refused on
 //     reading, and a normal one leaves a folded weight whose slope the
 //     bound sees).
+//   - A Gemm with a tiny alpha: mmds folds alpha into the weights
+//     (W = αB ≈ −0.23, harmless), but ONNX computes Y = α·(A·B) + βC, and a
+//     float32 runtime overflows A·B = −2e38·x − 2e38·x to −Inf at x = 1
+//     before scaling it. So k = relu(α·(A·B) + 1) is 1 − 0.463x for mmds
+//     (net-pass: PASS at D = 0.15 on the paper's binary model, δ ≈ 1e-7)
+//     and 1 − x, F = 1 − X, for the runtime, unless the product's range is
+//     checked before the scaling ("beyond float32's range": cannot
+//     certify).
 //   - Roundings to float32's subnormal range are absolute, and a fold
 //     multiplies them by a large factor after the fact: a subnormal batch
 //     normalization scale s times z ≈ 1.5e38 (0.317 run, 0.2595 ± 1e-6
@@ -410,9 +419,13 @@ func TestHostileChainsAgainstRuntime(t *testing.T) {
 	sig := gop{op: "Sigmoid"}
 	bnSmall := bn(1e-37, 1)
 	bnSmall.beta = []float64{-100}
+	f32 := func(v float64) float64 { return float64(float32(v)) }
+	hideAtOne := []gop{{op: "Gemm", w: [][]float64{{1, 0}, {1, 0}}, b: []float64{0, 0}}, {op: "Relu"},
+		{op: "Gemm", w: [][]float64{{f32(-2e38), f32(-2e38)}}, b: []float64{1}, alpha: f32(0.463 / 4e38)}, {op: "Relu"}}
 	for _, tc := range []struct {
 		name, want string
 		ops        []gop
+		x          float64 // where the fold hides the error (0 unless set)
 	}{
 		{name: "batch normalization hides an overflow between grid points", ops: bumpChain(2+1./32, 2+1./8, 2+7./32, 32, gemm(3e38, 0), bnSmall, sig)},
 		{name: "Gemm alpha hides an overflow between grid points", ops: bumpChain(1./32, 1./8, 7./32, 32, alpha, sig)},
@@ -422,6 +435,7 @@ func TestHostileChainsAgainstRuntime(t *testing.T) {
 		{name: "subnormal normalized value times a huge γ", ops: sigmoidChain(gemm(1e-36, 0), bn(1e38, 1e20), gemm(1e8, -0.5), sig)},
 		{name: "subnormal fused weight", ops: sigmoidChain(gemm(1e38, 0), gemm(float64(float32(1.5*0x1p-100)), 0), bn(0x1p-38, 3), gemm(1e7, -3), sig)},
 		{name: "Gemm alpha times subnormal products", ops: sigmoidChain(gop{op: "Gemm", w: [][]float64{{0x1p-149}}, b: []float64{0}, alpha: 1e38}, gemm(1e7, -0.7), sig)},
+		{name: "Gemm alpha hides an overflow of A·B at x = 1", ops: hideAtOne, x: 1},
 	} {
 		m, err := ParseONNX(chainONNX(tc.ops, true), "hostile.onnx")
 		if err != nil {
@@ -430,25 +444,30 @@ func TestHostileChainsAgainstRuntime(t *testing.T) {
 			}
 			continue
 		}
-		f32 := func(v float64) float64 { return float64(float32(v)) }
-		for r := -3.0; r <= 3; r += 0.125 {
-			k, d, err := m.EvalBound(0, r)
-			if errors.Is(err, ErrPrecision) {
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for form := range 4 {
-				for _, order := range [][2]bool{{false, false}, {true, true}, {false, true}} {
-					rt := runtime{fl: f32, reverse: order[0], biasFirst: order[1], bnForm: form}
-					if got := rt.eval(tc.ops, 0, r); !(math.Abs(got-k) <= d) {
-						t.Errorf("%s at r = %g (formula %d, order %v): the runtime gives %.6g, mmds %.6g ± %.3g", tc.name, r, form, order, got, k, d)
+		xs := []float64{0}
+		if tc.x != 0 {
+			xs = append(xs, tc.x)
+		}
+		for _, x := range xs {
+			for r := -3.0; r <= 3; r += 0.125 {
+				k, d, err := m.EvalBound(x, r)
+				if errors.Is(err, ErrPrecision) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for form := range 4 {
+					for _, order := range [][2]bool{{false, false}, {true, true}, {false, true}} {
+						rt := runtime{fl: f32, reverse: order[0], biasFirst: order[1], bnForm: form}
+						if got := rt.eval(tc.ops, x, r); !(math.Abs(got-k) <= d) {
+							t.Errorf("%s at (x, r) = (%g, %g) (formula %d, order %v): the runtime gives %.6g, mmds %.6g ± %.3g", tc.name, x, r, form, order, got, k, d)
+						}
 					}
 				}
 			}
 		}
-		e, err := m.Expect(t.Context(), 0, DefaultTol)
+		e, err := m.Expect(t.Context(), tc.x, DefaultTol)
 		if errors.Is(err, ErrPrecision) {
 			continue
 		}
@@ -457,10 +476,10 @@ func TestHostileChainsAgainstRuntime(t *testing.T) {
 		}
 		for form := range 4 {
 			rt := runtime{fl: f32, biasFirst: true, bnForm: form}
-			mean, _ := stratifiedMean(func(r float64) float64 { return rt.eval(tc.ops, 0, r) }, 1<<14)
+			mean, _ := stratifiedMean(func(r float64) float64 { return rt.eval(tc.ops, tc.x, r) }, 1<<14)
 			// The strata's mean is an estimate: 1e-4 for its error.
 			if dev := math.Abs(mean - e.Mean); !(dev <= e.Bound+e.Rounding+1e-4) {
-				t.Errorf("%s: the float32 runtime's E_R[k(0, R)] ≈ %.4g (formula %d), certified %.4g ± %.3g (rounding %.3g)", tc.name, mean, form, e.Mean, e.Bound, e.Rounding)
+				t.Errorf("%s: the float32 runtime's E_R[k(%g, R)] ≈ %.4g (formula %d), certified %.4g ± %.3g (rounding %.3g)", tc.name, tc.x, mean, form, e.Mean, e.Bound, e.Rounding)
 			}
 		}
 	}

@@ -127,22 +127,54 @@ func TestNetworkEqualsItsChannel(t *testing.T) {
 // Appendix B's of the exact (s0, s1), the bound follows Expect's, and the
 // certified intervals hold the losses of the channel a runtime releases,
 // P(F = 1 | x) = E_R[clamp(k(x, R), 0, 1)] (independent Gauss–Legendre
-// quadrature; float32 networks within their rounding bound of it). A k that
-// crosses 1 within ProbSlack ("crossing one": 1 + 9e-7 − relu(−r)/16 at
-// x = 0) has a clamped mean 4.5e-7 below its mean: the interval holds the
-// runtime's losses only with the clamp's share stated.
+// quadrature; float32 networks within their rounding bound of it), each
+// row's mean within its error of that probability, and EvalBound's δ
+// covers the runtime's k. A k that crosses 1 within ProbSlack ("crossing
+// one": 1 + 9e-7 − relu(−r)/16 at x = 0) has a clamped mean 4.5e-7 below
+// its mean: the interval holds the runtime's losses only with the clamp's
+// share stated. Networks built to make mmds's float64 arithmetic differ
+// from the runtime's may instead be refused (cannot certify, never a pass).
 func TestNetworkBinaryLosses(t *testing.T) {
 	ctx := t.Context()
 	m := mip.PaperBinary()
-	for _, tc := range []struct{ file, json string }{
+	for _, tc := range []struct {
+		file, json string
+		net        *network.Network                               // built here; file is its name
+		runtime    func(n *network.Network, x, r float64) float64 // k as a runtime computes it; nil: Eval
+		refusable  bool                                           // network.ErrPrecision is a sound answer too
+	}{
 		{file: "relu2-binary.onnx"}, {file: "clamp-binary.json"}, {file: "tanh-binary.onnx"}, {file: "relu-sigmoid-binary.json"},
 		{file: "crossing one", json: `{"inputs": ["x", "r"], "precision": "float64", "layers": [
 			{"weight": [[-100, -1], [1, 0]], "bias": [0, 0], "activation": "relu"},
 			{"weight": [[-0.0625, -0.7]], "bias": [1.0000009], "activation": "identity"}]}`},
+		{file: "a unit 2⁻⁴⁰ above 0", net: smallUnitLeak(), refusable: true},
+		{file: "2⁵³ summed bias last", net: summationOrderLeak(), runtime: forwardBiasLast, refusable: true},
 	} {
 		f := tc.file
-		n := networkOf(t, tc.file, tc.json)
+		n := tc.net
+		if n == nil {
+			n = networkOf(t, tc.file, tc.json)
+		} else if err := n.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		run := tc.runtime
+		if run == nil {
+			run = (*network.Network).Eval
+		}
+		for x := range 2 {
+			k, d, err := n.EvalBound(float64(x), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kr := run(n, float64(x), 0); !(math.Abs(k-kr) <= d) {
+				t.Errorf("%s: x = %d: mmds k = %v with δ = %g, but the runtime gives %v", f, x, k, d, kr)
+			}
+		}
 		r, err := privatizer.NetworkBinaryLosses(ctx, n, m, privatizer.DefaultTol)
+		if tc.refusable && errors.Is(err, network.ErrPrecision) {
+			t.Logf("%s: cannot certify (never a pass): %v", f, err)
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +184,7 @@ func TestNetworkBinaryLosses(t *testing.T) {
 			if e[x], err = n.Expect(ctx, float64(x), privatizer.DefaultTol); err != nil {
 				t.Fatal(err)
 			}
-			rt[x] = legendreExpect(func(r float64) float64 { return min(max(n.Eval(float64(x), r), 0), 1) }, n.Kinks(float64(x), nil))
+			rt[x] = legendreExpect(func(r float64) float64 { return min(max(run(n, float64(x), r), 0), 1) }, n.Kinks(float64(x), nil))
 		}
 		s := mip.Privatizer{S0: 1 - min(max(e[0].Mean, 0), 1), S1: min(max(e[1].Mean, 0), 1)}
 		if r.Losses.Recon != m.ReconLoss(s) || r.Losses.Adv[0] != m.AdvLosses(s)[0] {
@@ -170,6 +202,11 @@ func TestNetworkBinaryLosses(t *testing.T) {
 		if want := privatizer.RiskShift(m.Finite(), []float64{2 * rowErr(e[0]), 2 * rowErr(e[1])}); !scalar.EqualWithinRel(r.Bound, want, 1e-12) || r.Exact != n.PiecewiseLinear() {
 			t.Errorf("%s: bound %v exact %v; want %v, %v", f, r.Bound, r.Exact, want, n.PiecewiseLinear())
 		}
+		for x := range 2 {
+			if got := r.Rows[x].Mean; !(math.Abs(got-rt[x]) <= rowErr(e[x])+1e-9) {
+				t.Errorf("%s: x = %d: certified E_R[k] = %v ± %g, but the function that runs gives %v", f, x, got, rowErr(e[x]), rt[x])
+			}
+		}
 		if err := r.Losses.Validate(); err != nil {
 			t.Error(err)
 		}
@@ -184,6 +221,65 @@ func TestNetworkBinaryLosses(t *testing.T) {
 			t.Errorf("%s: the clamped channel's losses (%.12g, %.12g) outside the certified intervals %v, %v", f, recon, adv, c.Interval.Recon, c.Interval.Adv[0])
 		}
 	}
+}
+
+// smallUnitLeak is a float64 network whose layer-1 unit z = (1 + 2⁻⁴⁰)x − 1
+// is exactly 2⁻⁴⁰ at x = 1. A region walk that rounds it to 0 (|z| ≤
+// zeroTol·Σ|terms| = 2e-12) never sees the next layer's −2⁴⁰ weight, while
+// Eval (and any float64 runtime) computes k(1, r) = relu(0.537 − 1) = 0.
+// The released channel is F = 1 − X (adversary loss 0), but such a walk
+// certifies net-pass's p0 = 1, p1 = 0.537 (adversary loss 0.29, the optimum
+// at D = 0.15): a leaking privatizer certified PASS.
+func smallUnitLeak() *network.Network {
+	eps := math.Ldexp(1, -40)
+	return &network.Network{Name: "leak", Inputs: []string{"x", "r"}, Precision: network.Float64, Layers: []network.Layer{
+		{W: [][]float64{{-0.463, 0}, {1 + eps, 0}}, B: []float64{1, -1}, Act: network.ReLU},
+		{W: [][]float64{{1, -math.Ldexp(1, 40)}}, B: []float64{0}, Act: network.ReLU},
+	}}
+}
+
+// summationOrderLeak is a float64 network on which mmds's evaluation, itself
+// rounded in one summation order, is not the function that runs (were δ 0
+// for float64, "mmds's own evaluation is the function that runs"): the
+// hidden unit z = 2⁵³ + x − 2⁵³·1 is 0 for mmds (2⁵³ + 1 rounds to 2⁵³
+// first) and x for a float64 runtime that adds the bias last (PyTorch's
+// addmm) — and for exact arithmetic. The output relu(1 − 0.463x − z) is
+// net-pass for mmds (PASS at D = 0.15) and F = 1 − X for the runtime. The
+// runtime's loss, 0, must lie in the certified interval: the rounding is
+// part of the stated error (a verdict then says cannot certify, the error
+// being far above its limit).
+func summationOrderLeak() *network.Network {
+	two53 := math.Ldexp(1, 53)
+	return &network.Network{Name: "order", Inputs: []string{"x", "r"}, Precision: network.Float64, Layers: []network.Layer{
+		{W: [][]float64{{1, 0}, {0, 0}, {-0.463, 0}}, B: []float64{0, 1, 1}, Act: network.ReLU},
+		{W: [][]float64{{1, -two53, 0}, {0, 0, 1}}, B: []float64{two53, 0}, Act: network.ReLU},
+		{W: [][]float64{{-1, 1}}, B: []float64{0}, Act: network.ReLU},
+	}}
+}
+
+// forwardBiasLast is a float64 runtime that sums each unit as PyTorch's
+// nn.Linear (addmm) does: the dot product first, then the bias.
+func forwardBiasLast(m *network.Network, x, r float64) float64 {
+	a := []float64{x, r}
+	if m.Inputs[0] == "r" {
+		a = []float64{r, x}
+	}
+	for _, ly := range m.Layers {
+		na := make([]float64, len(ly.W))
+		for j, row := range ly.W {
+			var s float64
+			for i, w := range row {
+				s += w * a[i]
+			}
+			s += ly.B[j]
+			if ly.Act == network.ReLU {
+				s = max(s, 0)
+			}
+			na[j] = s
+		}
+		a = na
+	}
+	return a[0]
 }
 
 // networkOf reads testdata's file, or the JSON layout given inline.

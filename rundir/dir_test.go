@@ -91,7 +91,7 @@ func TestDirPrepare(t *testing.T) {
 // wrote its records through the link, replacing that folder's d00.json and
 // creating its "shards", and Prepare removed mmds temporary files there.
 // Both subfolders must be plain folders (or not exist yet).
-func TestRedTeam4SubfolderLinkRefused(t *testing.T) {
+func TestSubfolderLinkRefused(t *testing.T) {
 	for _, sub := range []string{"trials", "points"} {
 		t.Run(sub, func(t *testing.T) {
 			d := Dir(filepath.Join(t.TempDir(), "run"))

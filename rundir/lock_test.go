@@ -289,7 +289,7 @@ func TestLockHolderKilled(t *testing.T) {
 // writing. The shard count was read without checking what the file is, so
 // a shard's Lock waited forever on a writer that never writes. It must be
 // refused at once, as the lock files are.
-func TestRedTeam4LayoutFIFOWithWriter(t *testing.T) {
+func TestLayoutFIFOWithWriter(t *testing.T) {
 	d := Dir(t.TempDir())
 	path := d.Path(LayoutFile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -316,7 +316,7 @@ func TestRedTeam4LayoutFIFOWithWriter(t *testing.T) {
 		if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("Lock with points/shards a FIFO: %v, want ErrLayout naming it", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang lasts forever; a loaded machine needs room
 		t.Fatal("Lock hangs on a FIFO at points/shards")
 	}
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/mmds-project/mmds/data"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
+	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -144,4 +146,97 @@ func TestDataRunReadsOnlyItsFolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A run on a user's data binds its CSV by path and SHA-256 in model.json,
+// both the author's to write. Naming a file of the reviewer's
+// (a key) made mmds verify parse it as CSV before comparing its hash, and
+// the parse error quoted its first line. The recorded path is no longer
+// opened at all (only its base name is looked up inside the directory,
+// TestDataRunReadsOnlyItsFolder), so nothing of the key is read.
+func TestDataRunQuotesNoForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(secret, []byte("ssh-rsa AAAASECRETKEYMATERIAL\nline2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A spec bound to a hash that is not the secret's (the author cannot
+	// know it), naming the secret's path.
+	spec := fmt.Sprintf(`{"data":{"csv":%q,"sha256":"%064d","rows":60,"private":{"name":"x","kind":"discrete"},`+
+		`"reconstructor":[{"name":"y","kind":"discrete"}],"adversaries":[[{"name":"z","kind":"discrete"}]],"split":{"seed":1,"train":50,"test":10}}}`, secret, 0)
+	s, err := data.DecodeFile([]byte(spec), "model.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &learn.Results{Model: model.Finite}
+	res.Config.Model, res.Config.ModelSHA256, res.Config.D = model.Finite, h, []float64{0.1}
+	res.Config.Method, res.Config.TrainSize, res.Config.TestSize = learn.MethodLabels, 50, 10
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verifytest.WriteResults(t, dir, res)
+	_, err = OpenDir(context.Background(), DirRequest{Dir: dir})
+	if !errors.Is(err, ErrNoDataFile) || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "ssh-rsa") {
+		t.Errorf("a data run naming another file: %v; want ErrNoDataFile quoting nothing of the file", err)
+	}
+}
+
+// A data run's results.json says which model its privatizer was
+// trained on, and verify took its word. On a binary X, Algorithm 1's
+// held-out losses are the hard errors results.json records; relabelling a
+// run on an X of three values as "binary" made verify report whatever
+// results.json records instead of the losses of the channel the
+// categorical network releases. The run's model and method must be the
+// ones mmds train data picks for its data (data.Prepared.ChoosePlan).
+func TestDataRunModelMustFitX(t *testing.T) {
+	raw := dataCSV() // x takes 3 values
+	for _, c := range []struct {
+		name   string
+		model  model.Kind
+		method learn.TrainMethod
+		want   string
+	}{
+		{"binary on 3 values", model.Binary, learn.MethodAlg1, `"model" = binary with the alg1 method, but the data train finite`},
+		{"labels as binary", model.Binary, learn.MethodLabels, `"model" = binary with the labels method, but the data train finite`},
+	} {
+		dir := writeDataRunAs(t, raw, c.model, c.method)
+		_, err := OpenDir(context.Background(), DirRequest{Dir: dir})
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrInput with %q", c.name, err, c.want)
+		}
+	}
+	// The run mmds train data writes still opens.
+	dir := writeDataRunAs(t, raw, model.Finite, learn.MethodAlg1)
+	if _, err := OpenDir(context.Background(), DirRequest{Dir: dir}); err != nil {
+		t.Errorf("finite, alg1: %v", err)
+	}
+}
+
+// writeDataRunAs writes a data run on raw (copied into the directory as
+// d.csv) whose results.json says model k and method m, with one finalized
+// point whose recorded losses claim a distortion of 0.
+func writeDataRunAs(t *testing.T, raw []byte, k model.Kind, m learn.TrainMethod) string {
+	t.Helper()
+	dir := writeDataRun(t, "d.csv", raw)
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := learn.ReadResults(context.Background(), rundir.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Model, res.Config.Model, res.Config.Method = k, k, m
+	zero := 0.0
+	p := learn.DResult{DIndex: 0, D: 0.1, Finalized: true, Losses: &loss.Losses{Recon: 0, Adv: []float64{0.5}, MinAdv: 0.5},
+		ReconHard: &zero, AdvHard: learn.Floats{0.5}, Networks: make([]learn.Network, 3), Channel: [][]float64{{1}, {1}, {1}}}
+	if m == learn.MethodAlg1 {
+		p.Channel = nil
+	}
+	res.Points = []learn.DResult{p}
+	verifytest.WriteResults(t, dir, res)
+	return dir
 }

@@ -149,6 +149,16 @@ func TestLoadRejects(t *testing.T) {
 			res.Points[1].D = 2.5
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"points[1]", "d_index 1 does not name its threshold"}},
+		// A channel needs a finite X: the Gaussian model's labels
+		// privatizer is a kernel on cells of x. Resealed, the directory is
+		// inconsistent (bad input before any work), not a failed
+		// computation.
+		{"labels method with a channel on the Gaussian model", func(t *testing.T, dir string, res *learn.Results) {
+			res.Config.Method = learn.MethodLabels
+			res.Points[1].Networks = nil
+			res.Points[1].Channel = [][]float64{{1}}
+			verifytest.WriteResults(t, dir, res)
+		}, []string{"needs its kernel"}},
 	}
 	for _, c := range cases {
 		dir, res := syntheticDir(t)
@@ -223,4 +233,75 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A labels channel that is not a channel of the model's X (rows off 1,
+// negative or huge entries, ragged or missing rows), resealed, is refused
+// by Load, before any point is certified, naming the point and the entry.
+// A row off by 1e-17 is a channel (privatizer.RowSumTol).
+func TestLoadLabelsChannel(t *testing.T) {
+	cases := []struct {
+		name    string
+		channel [][]float64
+		want    string // "" = loads
+	}{
+		{"row off by 1e-3", [][]float64{{0.5, 0.501}, {0, 1}}, "row 0 sums to"},
+		{"row off by 1e-17", [][]float64{{0.5, 0.5 + 1e-17}, {0, 1}}, ""},
+		{"negative entry", [][]float64{{-0.5, 1.5}, {0, 1}}, "entry [0][0] = -0.5"},
+		{"1e308", [][]float64{{1e308, 0}, {0, 1}}, "row 0 sums to 1e+308"},
+		{"ragged", [][]float64{{0.5, 0.5}, {1}}, "row 1 has 1 entries"},
+		{"one row", [][]float64{{0.5, 0.5}}, "1 rows, but the model's X takes 2 values"},
+		{"three rows", [][]float64{{1, 0}, {0, 1}, {1, 0}}, "3 rows"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		net := learntest.LinearNet(1, 1, 0)
+		res := verifytest.Synthetic(t, dir, model.Binary, 0.1, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{0.4}}})
+		res.Config.Method = learn.MethodLabels
+		res.Points[0].Networks = nil
+		res.Points[0].Channel = c.channel
+		verifytest.WriteResults(t, dir, res)
+		_, err := Load(context.Background(), dir)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: Load: %v", c.name, err)
+		case c.want != "" && (!errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "points[0]")):
+			t.Errorf("%s: Load: %v; want ErrInput naming points[0] and %q", c.name, err, c.want)
+		}
+	}
+}
+
+// finitePaperBinary is the paper's binary model written as a finite model.
+const finitePaperBinary = `{"prior": [0.46, 0.54], "reconstructor": {"channel": [[0.8, 0.2], [0.2, 0.8]]},
+ "adversaries": [{"channel": [[0.56, 0.44], [0.44, 0.56]]}]}`
+
+// results.json names its model twice, at the top ("model") and in the bound
+// configuration ("config"."model"); the top is covered by no hash, so a
+// directory could be certified as one kind of model while its bound
+// configuration says it was trained on another. The two must agree.
+func TestLoadKindsAgree(t *testing.T) {
+	dir := t.TempDir()
+	net := learntest.ConstantNet(0.9, 0.8)
+	res := verifytest.Synthetic(t, dir, model.Binary, 0.01, []verifytest.Point{{D: 0.1, Priv: &net, Recon: 0.1, Adv: []float64{0.3}}})
+	m, err := model.ParseAs(model.Finite, []byte(finitePaperBinary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := model.Hash(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.ModelFile), []byte(finitePaperBinary), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A labels-method point (a channel), which either kind certifies.
+	res.Config.Method = learn.MethodLabels
+	res.Points[0].Networks, res.Points[0].NetworksEpoch = nil, -1
+	res.Points[0].Channel = [][]float64{{0.9, 0.1}, {0.2, 0.8}}
+	res.Model, res.Config.ModelSHA256 = model.Finite, h // config.model stays "binary"
+	verifytest.WriteResults(t, dir, res)
+	_, err = Load(context.Background(), dir)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "config.model") {
+		t.Errorf("results.json with \"model\" finite and config.model binary: %v, want ErrInput naming config.model", err)
+	}
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -9,11 +10,13 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -33,6 +36,12 @@ func TestVerdict(t *testing.T) {
 		{"distortion below the band", func(a *Assessment) { a.Recon = 1.7 }, false, "fail: distortion"},
 		{"distortion above the band", func(a *Assessment) { a.Recon = 2.2 }, false, "fail: distortion"},
 		{"distortion NaN", func(a *Assessment) { a.Recon = math.NaN() }, false, "fail: distortion"},
+		// loss.Min makes the minimum adversarial loss NaN when any
+		// adversary's is, and "gap > AdvTol" is false for NaN: a gap that is
+		// not at most its tolerance fails.
+		{"min adv NaN", func(a *Assessment) { a.MinAdv = math.NaN() }, false, "fail: gap NaN"},
+		{"optimum NaN", func(a *Assessment) { a.Optimum = math.NaN() }, false, "fail: gap NaN"},
+		{"tolerance NaN", func(a *Assessment) { a.AdvTol = math.NaN() }, false, "fail: gap 0.05 > NaN"},
 		{"both", func(a *Assessment) { a.Recon, a.MinAdv = 1.7, 1.0 }, false, "fail: distortion"},
 		{"not converged", func(a *Assessment) { a.Change = 0.01 }, false, "fail: not converged"},
 		{"above optimum but outside the band", func(a *Assessment) { a.Recon, a.MinAdv = 1.0, 3 }, false, "fail: distortion"},
@@ -243,4 +252,37 @@ func mapError(p, q, s0, s1 float64) float64 {
 		}
 	}
 	return e
+}
+
+// The verdict of a file that cannot be certified drops the file's
+// name so that --check, which reads the file by another name, reproduces
+// it; it dropped every " NAME:" in the reason. A file named after the
+// reason ("gauss: the kernel's quadrature cannot resolve an observer")
+// erased the reason from its own verdict, and on the kernel's message the
+// sentinel itself was doubled ("cannot certify: cannot certify:: …"). The
+// name is dropped once, where the model placed it, and the reason stays.
+func TestCannotCertifyVerdictDropsNameOnce(t *testing.T) {
+	reason := "the kernel's quadrature cannot resolve an observer"
+	for _, c := range []struct {
+		name, file string
+		err        error
+		want       string
+	}{
+		{"kernel", "k.json", fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "k.json", gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"kernel named after its reason", "gauss: " + reason, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "gauss: "+reason, gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"kernel named after the sentinel", "certify", fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, "certify", gauss.ErrUnresolved),
+			"cannot certify: gauss: " + reason},
+		{"network", "n.onnx", fmt.Errorf("%w: float32 network %s: E_R[k(0, R)]: the bound", network.ErrPrecision, "n.onnx"),
+			"cannot certify: rounding error bound above tolerance: float32 network: E_R[k(0, R)]: the bound"},
+		{"network named after its reason", "E_R[k(0, R)]", fmt.Errorf("%w: float32 network %s: E_R[k(0, R)]: the bound", network.ErrPrecision, "E_R[k(0, R)]"),
+			"cannot certify: rounding error bound above tolerance: float32 network: E_R[k(0, R)]: the bound"},
+	} {
+		var p Point
+		cannotCertify(&p, c.err, c.file)
+		if p.Verdict != c.want || p.Status != StatusCannotCertify || p.Pass {
+			t.Errorf("%s: %q (%v, pass %v), want %q", c.name, p.Verdict, p.Status, p.Pass, c.want)
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
@@ -290,7 +289,7 @@ func TestBadInputTable(t *testing.T) {
 		t.Fatalf("%d cases: the table should cover at least 100 bad inputs", len(cases))
 	}
 	for _, c := range cases {
-		code, out, errs := runCLIQuick(t, 20*time.Second, c.args...)
+		code, out, errs := runCLIQuick(t, c.args...)
 		short := c.args
 		if len(short) > 8 {
 			short = short[:8]
@@ -349,8 +348,12 @@ func TestBashCompletionPlainBash(t *testing.T) {
 	if err := os.Symlink(exe, filepath.Join(dir, "mmds")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	work := t.TempDir() // files to complete
-	for _, f := range []string{"model.json", "notes.txt", "fig.png"} {
+	// Files to complete. File names are completed as they are, never as
+	// patterns: "[m].json" is offered as itself, not as the m.json its
+	// name matches as a glob, and "q?.json" once, not with every file it
+	// matches.
+	work := t.TempDir()
+	for _, f := range []string{"model.json", "notes.txt", "fig.png", "m.json", "[m].json", "q?.json", "qq.json", "a b.json", "*.json"} {
 		writeTestFile(t, work, f, "{}")
 	}
 	if err := os.Mkdir(filepath.Join(work, "results"), 0o755); err != nil {
@@ -376,7 +379,7 @@ func TestBashCompletionPlainBash(t *testing.T) {
 		{"mmds verify results --reference ", "best paper"},
 		{"mmds bench run lib --tier ", "easy hard medium open"},
 		{"mmds completion ", "bash fish powershell zsh"},
-		{"mmds certify --model ", "model.json results/"},
+		{"mmds certify --model ", "*.json [m].json a b.json m.json model.json q?.json qq.json results/"},
 		{"mmds gauss --plot ", "fig.png results/"},
 		{"mmds plot ", "results/"},
 		{"mmds train gauss --out ", "results/"},

@@ -108,8 +108,12 @@ func TestCurvePlots(t *testing.T) {
 
 // From training to figure with the commands themselves: mmds train --preset
 // quick (one threshold, to keep the test short), mmds verify, mmds plot, on
-// both models.
+// both models. Under -tags slow: TestREADME runs the same commands on the
+// quick runs the docs show.
 func TestTrainVerifyPlotEndToEnd(t *testing.T) {
+	if !slow {
+		t.Skip("trains two runs: go test -tags slow")
+	}
 	for _, c := range []struct{ model, d, stem string }{{"gauss", "2", "figure2"}, {"binary", "0.1", "figure3"}} {
 		dir := filepath.Join(t.TempDir(), "run")
 		if code, _, errs := runCLI(t, "train", c.model, "--preset", "quick", "--d", c.d, "--out", dir); code != 0 {

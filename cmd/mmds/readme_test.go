@@ -292,7 +292,7 @@ func runPage(t *testing.T, root, page string, cmds []docCommand, trained *trainC
 	t.Chdir(dir)
 	got := make([]string, len(cmds))
 	for k, c := range cmds {
-		if c.slow && !slowExamples {
+		if c.slow && !slow {
 			got[k] = c.want
 			continue
 		}
@@ -337,10 +337,12 @@ func tooWide(args []string, out string) []string {
 
 // TestMakeRunWithinWidth runs the commands of make run (the Makefile's run
 // target, into a temporary folder): each exits 0 and prints no line wider
-// than report.MaxWidth columns.
+// than report.MaxWidth columns. It trains two quick runs, so it runs under
+// -tags slow (make test-slow); TestREADME runs the same kinds of command
+// on the quick runs the docs show.
 func TestMakeRunWithinWidth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: make run trains two quick runs")
+	if !slow {
+		t.Skip("make run trains two quick runs: go test -tags slow")
 	}
 	mk, err := os.ReadFile("../../Makefile")
 	if err != nil {

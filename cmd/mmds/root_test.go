@@ -73,10 +73,13 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 // as a program, once a command that takes seconds or more has started:
 // it stops with exit 130 (75 for SIGTERM) and one line in words,
 // "mmds: interrupted; …", never "context canceled". How soon it stops is
-// not measured beyond a generous limit, so no machine is too slow.
+// not measured beyond a generous limit, so no machine is too slow. Each
+// command works a second before its signal: the test runs under -tags slow
+// (TestInterruptStopsSweep and TestFiniteInterrupt interrupt sweeps in
+// make test).
 func TestCtrlCStopsEveryLongCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs long commands")
+	if !slow {
+		t.Skip("runs ten long commands: go test -tags slow")
 	}
 	exe, err := os.Executable()
 	if err != nil {

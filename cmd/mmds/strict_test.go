@@ -15,28 +15,26 @@ import (
 	"github.com/mmds-project/mmds/verify"
 )
 
-// runCLIQuick runs the CLI and fails the test when it takes longer than
-// limit: an input that hangs the process fails instead of hanging the test.
-func runCLIQuick(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
+// runCLIQuick runs the CLI and fails the test when it has not answered
+// within a minute: an input that hangs the process fails instead of
+// hanging the test. How soon it answers otherwise is not measured, so that
+// no machine is too slow.
+func runCLIQuick(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	type result struct {
 		code      int
 		out, errs string
 	}
 	done := make(chan result, 1)
-	start := time.Now()
 	go func() {
 		code, out, errs := runCLI(t, args...)
 		done <- result{code, out, errs}
 	}()
 	select {
 	case r := <-done:
-		if d := time.Since(start); d > limit {
-			t.Errorf("%v: took %v, want at most %v", args, d, limit)
-		}
 		return r.code, r.out, r.errs
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%v: still running after 30 s (hung on an input?)", args)
+	case <-time.After(time.Minute):
+		t.Fatalf("%v: still running after a minute (hung on an input?)", args)
 	}
 	return 0, "", ""
 }
@@ -238,7 +236,7 @@ func TestNonRegularInputs(t *testing.T) {
 		{"directory privatizer", []string{"certify", "--model", bm, "--d", "0.15", "--privatizer", dir}, "a folder"},
 		{"FIFO certificate", []string{"certify", "--check", cert}, "named pipe"},
 	} {
-		code, out, errs := runCLIQuick(t, time.Second, c.args...)
+		code, out, errs := runCLIQuick(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, errs, c.want)
 		}
@@ -249,11 +247,11 @@ func TestNonRegularInputs(t *testing.T) {
 	mj := filepath.Join(res, rundir.ModelFile)
 	os.Remove(mj)
 	mkfifo(t, mj, `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
-	if code, _, errs := runCLIQuick(t, time.Second, "verify", res); code != 2 || !strings.Contains(errs, "named pipe") {
+	if code, _, errs := runCLIQuick(t, "verify", res); code != 2 || !strings.Contains(errs, "named pipe") {
 		t.Errorf("verify with a FIFO model.json: exit %d, stderr %q", code, errs)
 	}
 	// verify --check: the certificate is a FIFO.
-	if code, _, errs := runCLIQuick(t, time.Second, "verify", "--check", cert, res); code != 2 || !strings.Contains(errs, "named pipe") {
+	if code, _, errs := runCLIQuick(t, "verify", "--check", cert, res); code != 2 || !strings.Contains(errs, "named pipe") {
 		t.Errorf("verify --check with a FIFO certificate: exit %d, stderr %q", code, errs)
 	}
 	// train: model.json in --out is a FIFO.
@@ -262,7 +260,7 @@ func TestNonRegularInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkfifo(t, filepath.Join(out, rundir.ModelFile), `{}`)
-	if code, _, errs := runCLIQuick(t, 5*time.Second, tinyTrain("binary", out)...); code != 2 || !strings.Contains(errs, "named pipe") {
+	if code, _, errs := runCLIQuick(t, tinyTrain("binary", out)...); code != 2 || !strings.Contains(errs, "named pipe") {
 		t.Errorf("train with a FIFO model.json: exit %d, stderr %q", code, errs)
 	}
 }
@@ -285,6 +283,8 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 	long := writeTestFile(t, dir, "long.json", `{"channel": "`+secret+`"}`)
 	longModel := writeTestFile(t, dir, "longmodel.json", `{"p": "`+secret+`", "q_y": 0.2, "q_z": [0.44]}`)
 	longKey := writeTestFile(t, dir, "longkey.json", `{"`+secret+`": 1}`)
+	// A CSV points list whose second column, echoed as a path, is the secret.
+	secretPath := writeTestFile(t, dir, "secretpath.csv", "0.1,"+strings.ReplaceAll(secret, ",", "")+"\n")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -299,6 +299,7 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 		{"long key", []string{"certify", "--model", bm, "--d", "0.1", "--privatizer", longKey}},
 		{"certificate symlink", []string{"certify", "--check", link("cert.json", secretFile)}},
 		{"passwd points", []string{"certify", "--model", bm, "--points", link("pw.csv", "/etc/passwd")}},
+		{"points csv symlink, a path column", []string{"certify", "--model", bm, "--points", link("pp.csv", secretPath)}},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 {
@@ -313,6 +314,51 @@ func TestMessagesQuoteNoContent(t *testing.T) {
 		if strings.Contains(errs, "root:") || strings.Contains(errs, "second line") {
 			t.Errorf("%s: the message quotes the file: %q", c.name, errs)
 		}
+	}
+}
+
+// Paths in a --points list are the author's bytes, and messages and tables
+// print them: a terminal escape sequence (set the window title, clear the
+// screen, cursor up, erase line) and a newline that forges a second line
+// "mmds: certification passed" must not reach the reviewer's terminal. A
+// points row whose path holds a control character is refused before any
+// file is read (exit 2), the message one line with the path escaped; a
+// privatizer so named is printed escaped in the verdict table and in CSV.
+func TestMessagesEscapeControlCharacters(t *testing.T) {
+	bm := binaryModelFile(t)
+	dir := t.TempDir()
+	forged := "\x1b]0;pwned\x07\x1b[2J\nmmds: certification passed: 1 of 1 points pass\nx.json"
+	pts := writeTestFile(t, dir, "pts.json", `[{"D": 0.15, "privatizer": "\u001b]0;pwned\u0007\u001b[2J\nmmds: certification passed: 1 of 1 points pass\nx.json"}]`)
+	code, _, errs := runCLI(t, "certify", "--model", bm, "--points", pts)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if strings.ContainsAny(errs, "\x1b\x07") || strings.Count(strings.TrimSuffix(errs, "\n"), "\n") > 0 {
+		t.Errorf("stderr carries the path %q raw (escapes, %d lines): %q", forged, strings.Count(errs, "\n"), errs)
+	}
+
+	pts = writeTestFile(t, dir, "pts.csv", "0.15,a\x1b[2Jb.json\n")
+	code, _, errs = runCLI(t, "certify", "--model", bm, "--points", pts)
+	if code != 2 || strings.ContainsRune(errs, '\x1b') || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `a\x1b[2Jb.json`) {
+		t.Errorf("CSV points: exit %d, stderr %q; want 2 and one escaped line", code, errs)
+	}
+
+	// Existing privatizers whose names hold escapes: the verdict table and
+	// the CSV output.
+	body, err := os.ReadFile(filepath.Join(fixtures, "channel-fail.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, dir, "f\x1b[1A\x1b[2Kok.json", string(body))
+	pts = writeTestFile(t, dir, "pts2.json", `[{"D": 0.15, "privatizer": "f\u001b[1A\u001b[2Kok.json"}]`)
+	_, out, errs := runCLI(t, "certify", "--model", bm, "--points", pts)
+	if strings.ContainsRune(out+errs, '\x1b') {
+		t.Errorf("the table prints the privatizer's name raw (cursor up, erase line): %q", out)
+	}
+	name := writeTestFile(t, dir, "c\x1b[2Jd.json", string(body))
+	_, out, _ = runCLI(t, "certify", "--model", bm, "--privatizer", name, "--d", "0.15", "--format", "csv")
+	if strings.ContainsRune(out, '\x1b') || !strings.Contains(out, `c\x1b[2Jd.json`) {
+		t.Errorf("CSV output carries the name raw: %q", out)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 		{"a negative entry stays dense", Matrix{{2, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, false},
 		{"rows of no labels", Matrix{{}, {}}, false},
 		{"no rows", Matrix{}, false},
-		{"nil", nil, false},
+		{"nil: the whole field null, the absent table", nil, false},
 	} {
 		b, err := json.Marshal(matrixFile{c.t})
 		if err != nil {
@@ -155,7 +155,6 @@ func TestMatrixBad(t *testing.T) {
 		{"labels not whole", `{"labels": 2.5, "rows": [[0, 1]]}`, `"labels"`},
 		{"labels a string", `{"labels": "2", "rows": [[0, 1]]}`, `"labels"`},
 		{"rows missing", `{"labels": 2}`, `"rows" is missing`},
-		{"rows null", `{"labels": 2, "rows": null}`, `"rows" is missing`},
 		{"rows above the cap", `{"labels": 1, "rows": [` + rows(MaxMatrixRows+1, "[0,1]") + `]}`, `16386 rows: at most 16385`},
 		{"entries above the cap", `{"labels": 4096, "rows": [` + rows(MaxMatrixEntries/4096+1, "[0,1]") + `]}`, `8193 rows × 4096 labels = 33558528 entries: at most 33554432`},
 		{"an empty row", `{"labels": 2, "rows": [[0, 1], []]}`, `row 1 has 0 numbers: want (label, probability) pairs, at least one`},
@@ -177,6 +176,21 @@ func TestMatrixBad(t *testing.T) {
 		{"repeated key", `{"labels": 2, "labels": 3, "rows": [[0, 1]]}`, `key "labels" appears twice`},
 		{"dense, not a list", `"x"`, `field "prob": cannot use JSON string`},
 		{"dense, a string entry", `[[1, "0"]]`, `field "prob"`},
+		// encoding/json reads null into a float64 as "leave it as it is", so
+		// a table with null where a number belongs would read as 0 — a dense
+		// entry 0, a compact label 0 — while any other reader (Python's json
+		// gives None, NumPy NaN) reads something else or refuses it: one file,
+		// two meanings, and a null that no writer of mmds produces would pass
+		// the strict reader and the seal (which hashes the table read). A null
+		// inside either form is refused, naming the row; the whole field null
+		// is the absent table (TestMatrixRoundTrip's "nil").
+		{"dense entry null", `[[1, 0], [null, 1]]`, `"prob": row 1, entry 0 is null`},
+		{"dense row null", `[[1, 0], null]`, `"prob": row 1 is null`},
+		{"compact label null", `{"labels": 2, "rows": [[0, 1], [null, 1]]}`, `"prob": row 1, entry 0 is null`},
+		{"compact probability null", `{"labels": 2, "rows": [[0, 1], [1, null]]}`, `"prob": row 1, entry 1 is null`},
+		{"compact row null", `{"labels": 2, "rows": [[0, 1], null]}`, `"prob": row 1 is null`},
+		{"labels null", `{"labels": null, "rows": [[0, 1]]}`, `"prob": "labels" is null`},
+		{"rows null", `{"labels": 2, "rows": null}`, `"prob": "rows" is missing or null`},
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
