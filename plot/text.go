@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -168,14 +167,6 @@ func wrap(txt string, sty text.Style, width vg.Length) string {
 	}
 	lines = append(lines, strings.TrimSpace(line))
 	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
-}
-
-// count writes n and a noun, plural unless n is 1: "1 seed", "3 seeds".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // List joins xs as a sentence does, for titles: "1", "1 and 2",
