@@ -18,7 +18,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/image/font/sfnt"
 	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -381,4 +383,13 @@ func TestMarkOverLetter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hasGlyph reports whether the figures' font draws r (else it draws the
+// empty box of a missing glyph).
+func hasGlyph(r rune) bool {
+	fnt := plain.Fonts.Lookup(font.From(gonumplot.DefaultFont, 10), 10)
+	var buf sfnt.Buffer
+	idx, err := fnt.Face.GlyphIndex(&buf, r)
+	return err == nil && idx != 0
 }

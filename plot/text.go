@@ -131,15 +131,6 @@ func inkBox(fnt font.Face, r rune) (left, top, right, bottom vg.Length) {
 	return vg.Length(b.Min.X) * scale, -vg.Length(b.Min.Y) * scale, vg.Length(b.Max.X) * scale, -vg.Length(b.Max.Y) * scale
 }
 
-// hasGlyph reports whether the figures' font draws r (else it draws the
-// empty box of a missing glyph).
-func hasGlyph(r rune) bool {
-	fnt := plain.Fonts.Lookup(font.From(gonumplot.DefaultFont, 10), 10)
-	var buf sfnt.Buffer
-	idx, err := fnt.Face.GlyphIndex(&buf, r)
-	return err == nil && idx != 0
-}
-
 // wrap breaks txt into lines that each fit within width when drawn in
 // sty: after a comma where it can (a title's clauses stay whole), else at
 // a space (a word longer than width keeps its own line).
