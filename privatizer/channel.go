@@ -258,7 +258,7 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	return c, nil
 }
 
-// File is a privatizer file as Parse decodes it: exactly one of Channel,
+// File is a privatizer file as ParseNamed decodes it: exactly one of Channel,
 // Network and Kernel is set, as Format says.
 type File struct {
 	Format  Format
@@ -270,19 +270,14 @@ type File struct {
 // MaxFileBytes bounds a privatizer file of any form.
 const MaxFileBytes = network.MaxONNXBytes
 
-// Parse decodes the bytes of a privatizer file of any form, named name: a
-// name ending in .onnx is an ONNX network, .csv a CSV channel; otherwise a
-// JSON object with the key "channel" is a channel, one with "kernel" a cell
-// kernel and one with "layers" a network in the JSON layout (keys exactly
-// so, none twice: jsonconf).
+// ParseNamed decodes the bytes of a privatizer file of any form at path,
+// named name in messages and in the result (an escaped path, or an excerpt
+// of a path read from another file): a path ending in .onnx is an ONNX
+// network, .csv a CSV channel; otherwise a JSON object with the key
+// "channel" is a channel, one with "kernel" a cell kernel and one with
+// "layers" a network in the JSON layout (keys exactly so, none twice:
+// jsonconf).
 // Errors wrap ErrInput and name the file.
-func Parse(data []byte, name string) (File, error) {
-	return ParseNamed(data, name, name)
-}
-
-// ParseNamed is Parse of the file at path (whose extension picks the
-// format), named name in messages and in the result (an escaped path, or an
-// excerpt of a path read from another file).
 func ParseNamed(data []byte, path, name string) (File, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":

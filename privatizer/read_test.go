@@ -73,7 +73,7 @@ func TestReadRefusesNonRegularAndStops(t *testing.T) {
 }
 
 // The command line reads a privatizer file at the door (safefile) and hands
-// its bytes to Parse; the tests read theirs the same way.
+// its bytes to ParseNamed; the tests read theirs the same way.
 
 // Read reads a privatizer file once (safefile.Read: a regular file of at
 // most MaxFileBytes, stopping when ctx is done) and parses it.
@@ -82,7 +82,7 @@ func Read(ctx context.Context, path string) (File, error) {
 	if err != nil {
 		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
 	}
-	return Parse(data, path)
+	return ParseNamed(data, path, path)
 }
 
 // ReadChannel reads a channel file as Read does: CSV if its name ends in
