@@ -209,7 +209,7 @@ func writeBenchOutputs(f solveFlags, title string, doc benchDoc, results []bench
 				pts = append(pts, plot.BenchPoint{Series: series(r), N: r.N, Seconds: r.Median, Limited: !r.Solved()})
 			}
 		}
-		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, time limit %v, median of %s", title, f.timeLimit, report.Plural(f.seeds, "seed")), pts); err != nil {
+		if err := plot.Write(plot.BenchScalingSpec(fmt.Sprintf("%s, time limit %v, median of %s", title, f.timeLimit, report.Plural(f.seeds, "seed")), pts), f.plot); err != nil {
 			return err
 		}
 		*wrote = append(*wrote, f.plot)
@@ -233,7 +233,7 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		problem = func(r bench.Result) string { return r.Problem }
 		what = "formulations with " + infos[0].Name
 	}
-	return plot.PerformanceProfile(path, "Performance profile of the "+what+", median times: "+title, bench.Profile(results, series, problem))
+	return plot.Write(plot.ProfileSpec("Performance profile of the "+what+", median times: "+title, bench.Profile(results, series, problem)), path)
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,
