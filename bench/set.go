@@ -153,9 +153,6 @@ var certText = enum.Text[CertMethod]{Type: "CertMethod",
 // String is the method's name.
 func (c CertMethod) String() string { return certText.String(c) }
 
-// ParseCertMethod is the inverse of String.
-func ParseCertMethod(text string) (CertMethod, error) { return certText.Parse(text) }
-
 // MarshalText implements encoding.TextMarshaler.
 func (c CertMethod) MarshalText() ([]byte, error) { return certText.Marshal(c) }
 

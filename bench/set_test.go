@@ -46,7 +46,7 @@ func TestSetAndCertMethodText(t *testing.T) {
 			t.Errorf("%v: %q read back as %v (%v)", c, b, back, err)
 		}
 	}
-	if _, err := ParseCertMethod("exact"); !errors.Is(err, ErrCertMethod) {
+	if _, err := certText.Parse("exact"); !errors.Is(err, ErrCertMethod) {
 		t.Errorf("exact: %v", err)
 	}
 	// A manifest entry without a set (library version 3) omits the field.

@@ -36,9 +36,6 @@ var statusText = enum.Text[Status]{Type: "Status", Names: []string{
 // String is the status's name.
 func (s Status) String() string { return statusText.String(s) }
 
-// ParseStatus is the inverse of String.
-func ParseStatus(text string) (Status, error) { return statusText.Parse(text) }
-
 // MarshalText implements encoding.TextMarshaler.
 func (s Status) MarshalText() ([]byte, error) { return statusText.Marshal(s) }
 

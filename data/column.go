@@ -28,14 +28,10 @@ var kindText = enum.Text[Kind]{Type: "Kind", Names: []string{Continuous: "contin
 // String returns "continuous" or "discrete".
 func (k Kind) String() string { return kindText.String(k) }
 
-// ParseKind returns the kind named s; another name is an error wrapping
-// ErrData.
-func ParseKind(s string) (Kind, error) { return kindText.Parse(s) }
-
 // MarshalText implements encoding.TextMarshaler.
 func (k Kind) MarshalText() ([]byte, error) { return kindText.Marshal(k) }
 
-// UnmarshalText implements encoding.TextUnmarshaler (ParseKind).
+// UnmarshalText implements encoding.TextUnmarshaler.
 func (k *Kind) UnmarshalText(b []byte) error { return kindText.Unmarshal(k, b) }
 
 // MaxDiscreteValues is the most distinct values a column Detect calls

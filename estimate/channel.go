@@ -72,7 +72,7 @@ func ChannelBayes(ch [][]float64, train, test Symbols) (Estimate, error) {
 			}
 		}
 	}
-	return meanSE(per), nil
+	return MeanSE(per), nil
 }
 
 // checkSymbols checks rows against the channel's shape.

@@ -232,7 +232,7 @@ func score(s *Sample, pred []float64, loss Loss) Estimate {
 	for k, p := range pred {
 		per[s.example(k)] += s.weight(k) * pointLoss(p, s.X[k], loss)
 	}
-	return meanSE(per)
+	return MeanSE(per)
 }
 
 // pointLoss is one row's loss.
@@ -251,9 +251,9 @@ func pointLoss(pred, x float64, loss Loss) float64 {
 	return e * e
 }
 
-// meanSE is the mean of xs and its standard error: the sample standard
+// MeanSE is the mean of xs and its standard error: the sample standard
 // deviation (n − 1) over √n; 0 for one value.
-func meanSE(xs []float64) Estimate {
+func MeanSE(xs []float64) Estimate {
 	n := float64(len(xs))
 	var m float64
 	for _, x := range xs {

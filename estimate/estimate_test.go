@@ -271,7 +271,7 @@ func TestChannelBayesBruteForce(t *testing.T) {
 			}
 		}
 	}
-	want := meanSE(per)
+	want := MeanSE(per)
 	if !scalar.EqualWithinAbs(got.Mean, want.Mean, 1e-12) || !scalar.EqualWithinAbs(got.SE, want.SE, 1e-12) {
 		t.Errorf("ChannelBayes %+v, brute force %+v", got, want)
 	}

@@ -34,15 +34,7 @@ const postSpan = 9
 // (e^{−45} ≈ 3e-20 relative to the largest).
 const postCut = 45
 
-// discreteMMSE returns m_W(μ) for atoms xs with probabilities ws (summing
-// to 1, not checked) and channel noise s (0: the observer knows X; +Inf:
-// it sees nothing, m = Var_μ).
-func discreteMMSE(xs, ws []float64, s float64) float64 {
-	var e postEval
-	return e.mmse(xs, ws, s, nil, nil)
-}
-
-// postEval holds the scratch of discreteMMSE and atomRisks, so that pricing
+// postEval holds the scratch of mmse and atomRisks, so that pricing
 // loops allocate nothing.
 type postEval struct{ e, lw, xhat []float64 }
 

@@ -108,3 +108,11 @@ func normalize(w []float64) {
 		w[j] /= s
 	}
 }
+
+// discreteMMSE returns m_W(μ) for atoms xs with probabilities ws (summing
+// to 1, not checked) and channel noise s (0: the observer knows X; +Inf:
+// it sees nothing, m = Var_μ).
+func discreteMMSE(xs, ws []float64, s float64) float64 {
+	var e postEval
+	return e.mmse(xs, ws, s, nil, nil)
+}

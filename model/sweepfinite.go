@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mmds-project/mmds/internal/progress"
@@ -379,21 +378,10 @@ func writeMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 		if !o.Proven() {
 			what = "Best mechanism found (" + o.StatusText() + ")"
 		}
-		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, plural(o.Mechanism.Outputs(), "output"))
+		g.Title = fmt.Sprintf("%s at D = %.6g: P(F = f | X = x), %s", what, o.D, report.Plural(o.Mechanism.Outputs(), "output"))
 		if err := g.RenderTable(w); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// plural writes n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	switch {
-	case n == 1:
-		return "1 " + noun
-	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ay"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

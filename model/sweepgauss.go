@@ -179,7 +179,7 @@ func (s *gaussSweep) finish(rest []float64) error {
 	if human {
 		m := s.m
 		l.Title = fmt.Sprintf("Gaussian model, Proposition 1 and the best achievable: private %s, reconstructor {%s}, %s",
-			m.Private(), strings.Join(m.Reconstructor(), ","), plural(m.K(), "adversary"))
+			m.Private(), strings.Join(m.Reconstructor(), ","), report.Plural(m.K(), "adversary"))
 		l.Status = slices.Index(l.Header, "its mechanism")
 	}
 	l.Head = struct {
@@ -252,7 +252,7 @@ func (r gaussRow) Cells(f report.Format) []string {
 	p, b := s.sol.Points[r.i], s.sol.Brackets[r.i]
 	num := csvNum
 	if human {
-		num = tableNum
+		num = report.Num
 	}
 	row := []string{num(p.D), num(p.DEff), num(p.SNR), num(p.Recon)}
 	for _, a := range p.Adv {
@@ -260,11 +260,11 @@ func (r gaussRow) Cells(f report.Format) []string {
 	}
 	row = append(row, num(p.MinAdv))
 	if human {
-		row = append(row, tableNum(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), tableNum(b.UpperBound))
+		row = append(row, report.Num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), report.Num(b.UpperBound))
 		if s.r.Gauss.Optimum {
 			row = append(row, "")
 			if _, hi, ok := b.Numerical(); ok {
-				row[len(row)-1] = tableNum(hi)
+				row[len(row)-1] = report.Num(hi)
 			}
 		}
 	} else {
@@ -416,20 +416,20 @@ func mcCells(res gauss.MCResult, human bool) []string {
 func (s *gaussSweep) notes() []string {
 	m, sol := s.m, s.sol
 	n := []string{
-		fmt.Sprintf("Var[%s] = %s", m.Private(), tableNum(m.VarX())),
+		fmt.Sprintf("Var[%s] = %s", m.Private(), report.Num(m.VarX())),
 		fmt.Sprintf("V_Y = Var[%s | %s] = %s  (D_max: for D ≥ V_Y, F is independent of %s)",
-			m.Private(), sideName(m.Reconstructor()), tableNum(m.VarRecon()), m.Private()),
+			m.Private(), sideName(m.Reconstructor()), report.Num(m.VarRecon()), m.Private()),
 	}
 	q := m.Q()
 	for i, v := range m.VarAdv() {
 		n = append(n, fmt.Sprintf("V_%d = Var[%s | %s] = %s,  Q_%d = 1/V_%d - 1/V_Y = %s",
-			i+1, m.Private(), sideName(m.Adversary(i)), tableNum(v), i+1, i+1, tableNum(q[i])))
+			i+1, m.Private(), sideName(m.Adversary(i)), report.Num(v), i+1, i+1, report.Num(q[i])))
 	}
 	for i, c := range m.Coalitions() {
-		n = append(n, fmt.Sprintf("coalition: Var[%s | %s] = %s", m.Private(), sideName(c), tableNum(m.VarCoalitions()[i])))
+		n = append(n, fmt.Sprintf("coalition: Var[%s | %s] = %s", m.Private(), sideName(c), report.Num(m.VarCoalitions()[i])))
 	}
 	n = append(n,
-		fmt.Sprintf("correlation matrix: smallest eigenvalue %s (%s)", tableNum(m.MinEigenvalue()), definiteness(m.MinEigenvalue())),
+		fmt.Sprintf("correlation matrix: smallest eigenvalue %s (%s)", report.Num(m.MinEigenvalue()), definiteness(m.MinEigenvalue())),
 		fmt.Sprintf("cross-check 5(a): Schur complements of Cov(X, F, side) match the closed form within %.2g (tolerance %g)", sol.MaxRelErr, gauss.CheckTol),
 		"columns D' to min adv: Proposition 1, optimal only among jointly Gaussian privatizers F = aX + bR (Appendix A); SNR = a²/b² = 1/D' - 1/V_Y",
 		"best achievable: exact min adversary loss of the best mechanism known (erasure, modulo, nested, quantizer, linear, and time-sharing with the flag revealed; docs/gauss.md)",
@@ -476,7 +476,7 @@ func (s *gaussSweep) optimumNotes() []string {
 	}
 	if searched > 0 {
 		n = append(n, fmt.Sprintf("  numerical bracket [best achievable, num. estimate]: at most %.2g%% wide (at D = %s), searched at %d of %d thresholds; proven bracket: [best achievable, upper bound]",
-			100*widest, tableNum(at), searched, len(s.sol.Brackets)))
+			100*widest, report.Num(at), searched, len(s.sol.Brackets)))
 	}
 	if inverted > 0 {
 		n = append(n, fmt.Sprintf("  at %d thresholds the certified mechanism exceeds the estimate: the grid problem is not the continuum one", inverted))
@@ -511,15 +511,6 @@ func definiteness(minEig float64) string {
 		return "positive definite"
 	}
 	return "singular, positive semidefinite"
-}
-
-// tableNum formats a number for tables: 6 significant digits, "inf" for
-// +Inf.
-func tableNum(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return report.Float(x, 6)
 }
 
 // csvNum formats a number for CSV as JSON has it: the shortest decimal

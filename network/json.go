@@ -1,14 +1,10 @@
 package network
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strings"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -191,15 +187,3 @@ func deref(p *float64) float64 {
 }
 
 // clip shortens a string from a file for a message.
-// ReadFile reads a network file, a regular file read once: ONNX if its name
-// ends in .onnx, the JSON layout otherwise.
-func ReadFile(ctx context.Context, path string) (*Network, error) {
-	data, err := safefile.Read(ctx, path, MaxONNXBytes)
-	if err != nil {
-		return nil, fmt.Errorf("network %s: %w", path, err)
-	}
-	if strings.EqualFold(filepath.Ext(path), ".onnx") {
-		return ParseONNX(data, path)
-	}
-	return ParseJSON(bytes.NewReader(data), path)
-}

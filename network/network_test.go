@@ -2,7 +2,6 @@ package network
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -14,7 +13,17 @@ import (
 
 func readNet(t testing.TB, name string) *Network {
 	t.Helper()
-	m, err := ReadFile(context.Background(), filepath.Join("../privatizer/testdata", name))
+	path := filepath.Join("../privatizer/testdata", name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *Network
+	if filepath.Ext(path) == ".onnx" {
+		m, err = ParseONNX(data, path)
+	} else {
+		m, err = ParseJSON(bytes.NewReader(data), path)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

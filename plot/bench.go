@@ -16,13 +16,6 @@ type BenchPoint struct {
 	Limited bool
 }
 
-// BenchScaling writes the scaling plot of mmds bench to path
-// (BenchScalingSpec). The format (PNG or SVG) follows the extension; the
-// file is written atomically.
-func BenchScaling(path, title string, pts []BenchPoint) error {
-	return Write(BenchScalingSpec(title, pts), path)
-}
-
 // BenchScalingSpec is the scaling plot of mmds bench: the median solve
 // time per series against n (a count: integer ticks), on a log scale, and
 // a cross at every solve stopped by the time limit.

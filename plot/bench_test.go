@@ -19,7 +19,7 @@ func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 	pts := []BenchPoint{{"a", 2, 0.001, false}, {"a", 3, 0.01, false}, {"a", 3, 0.03, false}, {"b", 2, 0.0001, false}, {"b", 3, 0, false}, {"b", 3, 10, true}}
 	for name, magic := range map[string][]byte{"s.png": []byte("\x89PNG"), "s.svg": []byte("<svg")} {
 		path := filepath.Join(dir, name)
-		if err := BenchScaling(path, "t", pts); err != nil {
+		if err := Write(BenchScalingSpec("t", pts), path); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -27,7 +27,7 @@ func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 			t.Errorf("%s: %v, starts %.40q", name, err, data)
 		}
 	}
-	if err := BenchScaling(filepath.Join(dir, "s.pdf"), "t", pts); err == nil {
+	if err := Write(BenchScalingSpec("t", pts), filepath.Join(dir, "s.pdf")); err == nil {
 		t.Error(".pdf: no error")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
@@ -43,7 +43,7 @@ func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
 	curves := []bench.ProfileCurve{{Label: "a", Tau: []float64{1, 3}, Rho: []float64{0.5, 1}}, {Label: "b", Tau: []float64{1.5}, Rho: []float64{0.5}}, {Label: "none"}}
 	for name, magic := range map[string][]byte{"p.png": []byte("\x89PNG"), "p.svg": []byte("<svg")} {
 		path := filepath.Join(dir, name)
-		if err := PerformanceProfile(path, "t", curves); err != nil {
+		if err := Write(ProfileSpec("t", curves), path); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -51,7 +51,7 @@ func TestPerformanceProfileWritesPNGAndSVG(t *testing.T) {
 			t.Errorf("%s: %v, starts %.40q", name, err, data)
 		}
 	}
-	if err := PerformanceProfile(filepath.Join(dir, "p.pdf"), "t", curves); err == nil {
+	if err := Write(ProfileSpec("t", curves), filepath.Join(dir, "p.pdf")); err == nil {
 		t.Error(".pdf: no error")
 	}
 	ticks := logTicks{}.Ticks(1, 10)

@@ -24,8 +24,8 @@ func TestGoldenSVG(t *testing.T) {
 		write func(path string) error
 	}{
 		{"sample.svg", func(path string) error { return Write(sample(), path) }},
-		{"scaling.svg", func(path string) error { return BenchScaling(path, "t", pts) }},
-		{"profile.svg", func(path string) error { return PerformanceProfile(path, "t", curves) }},
+		{"scaling.svg", func(path string) error { return Write(BenchScalingSpec("t", pts), path) }},
+		{"profile.svg", func(path string) error { return Write(ProfileSpec("t", curves), path) }},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := c.write(path); err != nil {

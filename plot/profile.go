@@ -6,12 +6,6 @@ import (
 	"github.com/mmds-project/mmds/bench"
 )
 
-// PerformanceProfile writes a performance profile to path (.png or .svg,
-// atomically; ProfileSpec).
-func PerformanceProfile(path, title string, curves []bench.ProfileCurve) error {
-	return Write(ProfileSpec(title, curves), path)
-}
-
 // ProfileSpec is a performance profile: ρ_s(τ), the fraction of problems
 // solver s solves within a factor τ of the fastest, against τ on a log
 // axis from 1 to 1.5 times the largest finite τ (bench.Profile computes

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/verify"
@@ -187,7 +188,7 @@ func optima(ctx context.Context, m model.Model, ds []float64, o model.Options) (
 // certify, whose report has no epochs).
 func whose(rep *verify.Report) string {
 	if rep.Epochs > 0 {
-		return fmt.Sprintf("learned (%s)", count(rep.Epochs, "epoch"))
+		return fmt.Sprintf("learned (%s)", report.Plural(rep.Epochs, "epoch"))
 	}
 	return "certified privatizers"
 }

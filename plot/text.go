@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -132,15 +131,6 @@ func inkBox(fnt font.Face, r rune) (left, top, right, bottom vg.Length) {
 	return vg.Length(b.Min.X) * scale, -vg.Length(b.Min.Y) * scale, vg.Length(b.Max.X) * scale, -vg.Length(b.Max.Y) * scale
 }
 
-// hasGlyph reports whether the figures' font draws r (else it draws the
-// empty box of a missing glyph).
-func hasGlyph(r rune) bool {
-	fnt := plain.Fonts.Lookup(font.From(gonumplot.DefaultFont, 10), 10)
-	var buf sfnt.Buffer
-	idx, err := fnt.Face.GlyphIndex(&buf, r)
-	return err == nil && idx != 0
-}
-
 // wrap breaks txt into lines that each fit within width when drawn in
 // sty: after a comma where it can (a title's clauses stay whole), else at
 // a space (a word longer than width keeps its own line).
@@ -168,14 +158,6 @@ func wrap(txt string, sty text.Style, width vg.Length) string {
 	}
 	lines = append(lines, strings.TrimSpace(line))
 	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
-}
-
-// count writes n and a noun, plural unless n is 1: "1 seed", "3 seeds".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // List joins xs as a sentence does, for titles: "1", "1 and 2",

@@ -23,7 +23,7 @@ import (
 
 func readNet(t *testing.T, name string) *network.Network {
 	t.Helper()
-	m, err := network.ReadFile(context.Background(), filepath.Join("testdata", name))
+	m, err := privatizer.ReadNetwork(context.Background(), filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

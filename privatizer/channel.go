@@ -2,7 +2,6 @@ package privatizer
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -259,23 +258,7 @@ func ParseChannelCSV(r io.Reader, name string) (*Channel, error) {
 	return c, nil
 }
 
-// ReadChannel reads a channel file once (safefile.Read: a regular file,
-// checked on the open descriptor before a byte is read, so a FIFO or a
-// device is refused instead of blocking; at most jsonconf.MaxBytes; the
-// read stops with ctx's error when ctx is done): CSV if its name ends in
-// .csv, JSON otherwise.
-func ReadChannel(ctx context.Context, path string) (*Channel, error) {
-	data, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
-	if err != nil {
-		return nil, fmt.Errorf("channel %s: %w", path, err)
-	}
-	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		return ParseChannelCSV(bytes.NewReader(data), path)
-	}
-	return ParseChannelJSON(bytes.NewReader(data), path)
-}
-
-// File is a privatizer file as read by Read: exactly one of Channel,
+// File is a privatizer file as ParseNamed decodes it: exactly one of Channel,
 // Network and Kernel is set, as Format says.
 type File struct {
 	Format  Format
@@ -287,30 +270,14 @@ type File struct {
 // MaxFileBytes bounds a privatizer file of any form.
 const MaxFileBytes = network.MaxONNXBytes
 
-// Read reads a privatizer file once (safefile.Read, as ReadChannel: a
-// regular file of at most MaxFileBytes, stopping when ctx is done) and
-// parses it (Parse).
-func Read(ctx context.Context, path string) (File, error) {
-	data, err := safefile.Read(ctx, path, MaxFileBytes)
-	if err != nil {
-		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
-	}
-	return Parse(data, path)
-}
-
-// Parse decodes the bytes of a privatizer file of any form, named name: a
-// name ending in .onnx is an ONNX network, .csv a CSV channel; otherwise a
-// JSON object with the key "channel" is a channel, one with "kernel" a cell
-// kernel and one with "layers" a network in the JSON layout (keys exactly
-// so, none twice: jsonconf).
+// ParseNamed decodes the bytes of a privatizer file of any form at path,
+// named name in messages and in the result (an escaped path, or an excerpt
+// of a path read from another file): a path ending in .onnx is an ONNX
+// network, .csv a CSV channel; otherwise a JSON object with the key
+// "channel" is a channel, one with "kernel" a cell kernel and one with
+// "layers" a network in the JSON layout (keys exactly so, none twice:
+// jsonconf).
 // Errors wrap ErrInput and name the file.
-func Parse(data []byte, name string) (File, error) {
-	return ParseNamed(data, name, name)
-}
-
-// ParseNamed is Parse of the file at path (whose extension picks the
-// format), named name in messages and in the result (an escaped path, or an
-// excerpt of a path read from another file).
 func ParseNamed(data []byte, path, name string) (File, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".onnx":

@@ -3,6 +3,7 @@ package privatizer_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mmds-project/mmds/mip"
@@ -29,7 +30,11 @@ func ExampleChannel_BinaryLosses() {
 // it releases, E_R[k(x, R)], is exact (a sum over its activation regions).
 func ExampleNetworkBinaryLosses() {
 	ctx := context.Background()
-	n, err := network.ReadFile(context.Background(), "testdata/relu2-binary.onnx")
+	data, err := os.ReadFile("testdata/relu2-binary.onnx")
+	if err != nil {
+		panic(err)
+	}
+	n, err := network.ParseONNX(data, "relu2-binary.onnx")
 	if err != nil {
 		panic(err)
 	}

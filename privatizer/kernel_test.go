@@ -15,7 +15,7 @@ import (
 // as the same numbers bit for bit.
 func TestParseKernelJSON(t *testing.T) {
 	in := `{"kernel": {"edges": [-0.1, 0.30000000000000004, 1e300], "prob": [[1, 0], [0.1, 0.9], [0.7, 0.3], [0, 1]], "reveal": 0.2}}`
-	f, err := Parse([]byte(in), "k.json")
+	f, err := ParseNamed([]byte(in), "k.json", "k.json")
 	if err != nil || f.Format != FormatKernelJSON || f.Kernel == nil || f.Channel != nil || f.Network != nil {
 		t.Fatalf("Parse: %+v, %v", f, err)
 	}

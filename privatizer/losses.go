@@ -19,7 +19,7 @@ const DefaultTol = network.DefaultTol
 // weights exported from PyTorch round a probability of exactly 1 (a clamp
 // built from ReLUs, an affine k) by a few float32 ulp (6e-8 each). A
 // runtime then draws F = 1 with probability clamp(k_rt) (a uniform U < k_rt),
-// whose mean is not the clamped mean where k crosses 0 or 1: NetworkChannel
+// whose mean is not the clamped mean where k crosses 0 or 1: networkChannel
 // states the difference (outsideBound).
 const ProbSlack = 1e-6
 
@@ -57,7 +57,7 @@ func (r *NetworkLosses) S0() float64 { return 1 - r.Rows[0].Mean }
 // S1 is P(F=1 | X=1); see S0.
 func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 
-// Channel returns the channel that the network releases on a finite model
+// networkChannel returns the channel that the network releases on a finite model
 // whose X takes the values 0..n−1: the release is F ~ Bernoulli(k(x, R)),
 // and since R is independent of X and of every side variable,
 // P(F = 1 | X = x, side) = E_R[k(x, R)] (Section III-B; docs/verify.md).
@@ -65,13 +65,8 @@ func (r *NetworkLosses) S1() float64 { return r.Rows[1].Mean }
 // it stops with ctx's error when ctx is done.
 // A value of k outside [−ProbSlack, 1 + ProbSlack] is an error naming x, the
 // value and the file.
-func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Expectation, error) {
-	c, rows, _, err := networkChannel(ctx, m, n, tol, false)
-	return c, rows, err
-}
-
-// networkChannel is NetworkChannel, with the cells of each expectation
-// (network.Network.ExpectNodes) when nodes is set.
+// With nodes set, each expectation's cells (network.Network.ExpectNodes)
+// come with it.
 func networkChannel(ctx context.Context, m *network.Network, n int, tol float64, nodes bool) (*Channel, []network.Expectation, [][]float64, error) {
 	if err := CheckFiniteNetwork(m, n); err != nil {
 		return nil, nil, nil, err
@@ -159,7 +154,7 @@ func CheckFiniteNetwork(m *network.Network, n int) error {
 // CategoricalChannel returns the channel a categorical network releases
 // on a finite model whose X takes the values 0..n−1, P(F = f | X = x) =
 // E_R[softmax(z(x, R))_f] (R is independent of X and of every side
-// variable, as for NetworkChannel), each row with its ℓ1 error bounds
+// variable, as for networkChannel), each row with its ℓ1 error bounds
 // (network.Network.ExpectRow, with tolerance tol); it stops with ctx's error
 // when ctx is done.
 func CategoricalChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Row, error) {

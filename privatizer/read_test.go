@@ -1,8 +1,10 @@
 package privatizer
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Attack: a privatizer or channel file planted as a FIFO whose writer never
@@ -66,4 +70,42 @@ func TestReadRefusesNonRegularAndStops(t *testing.T) {
 			t.Fatalf("%s: still reading after a minute", tc.name)
 		}
 	}
+}
+
+// The command line reads a privatizer file at the door (safefile) and hands
+// its bytes to ParseNamed; the tests read theirs the same way.
+
+// Read reads a privatizer file once (safefile.Read: a regular file of at
+// most MaxFileBytes, stopping when ctx is done) and parses it.
+func Read(ctx context.Context, path string) (File, error) {
+	data, err := safefile.Read(ctx, path, MaxFileBytes)
+	if err != nil {
+		return File{}, fmt.Errorf("privatizer %s: %w", path, err)
+	}
+	return ParseNamed(data, path, path)
+}
+
+// ReadChannel reads a channel file as Read does: CSV if its name ends in
+// .csv, JSON otherwise.
+func ReadChannel(ctx context.Context, path string) (*Channel, error) {
+	data, err := safefile.Read(ctx, path, jsonconf.MaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: %w", path, err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		return ParseChannelCSV(bytes.NewReader(data), path)
+	}
+	return ParseChannelJSON(bytes.NewReader(data), path)
+}
+
+// ReadNetwork reads a network file as Read does.
+func ReadNetwork(ctx context.Context, path string) (*network.Network, error) {
+	f, err := Read(ctx, path)
+	return f.Network, err
+}
+
+// NetworkChannel is networkChannel without the cells.
+func NetworkChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Expectation, error) {
+	c, rows, _, err := networkChannel(ctx, m, n, tol, false)
+	return c, rows, err
 }

@@ -525,7 +525,7 @@ func (t *testRows) squaredErrors(di int) (*HeldOut, error) {
 			}
 			per = append(per, e*e)
 		}
-		h.add(i, meanSE(per), "", nil)
+		h.add(i, estimate.MeanSE(per), "", nil)
 	}
 	h.By = nil
 	return h, nil
@@ -537,24 +537,6 @@ func observerName(i int) string {
 		return "the reconstructor"
 	}
 	return fmt.Sprintf("adversary %d", i)
-}
-
-// meanSE is the mean of xs and its standard error, sd/√n.
-func meanSE(xs []float64) Estimate {
-	n := float64(len(xs))
-	var m float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= n
-	var v float64
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	if len(xs) < 2 {
-		return Estimate{Mean: m}
-	}
-	return Estimate{Mean: m, SE: math.Sqrt(v / (n - 1) / n)}
 }
 
 // hardErrors is the held-out 0-1 error of the run's networks' decisions

@@ -10,7 +10,6 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 )
@@ -32,28 +31,6 @@ func (run *Run) Render(w io.Writer, rep *Report, format report.Format, summary b
 		return verifyCSV(run, rep).RenderCSV(w)
 	}
 	return writeVerifyTables(w, run, rep)
-}
-
-// sayf writes one line of a report, escaped (safefile.Printable): it may
-// carry paths and names from files, which must not reach a terminal raw.
-func sayf(w io.Writer, format string, args ...any) error {
-	_, err := fmt.Fprintln(w, safefile.Printable(fmt.Sprintf(format, args...)))
-	return err
-}
-
-// sayWrapped is sayf for prose (a summary, a finding): beyond
-// report.MaxWidth columns it wraps at spaces.
-func sayWrapped(w io.Writer, format string, args ...any) error {
-	_, err := fmt.Fprintln(w, report.Wrap(safefile.Printable(fmt.Sprintf(format, args...)), report.MaxWidth))
-	return err
-}
-
-// plural writes "1 privatizer", "3 privatizers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
@@ -229,7 +206,7 @@ func findings(rep *Report) []string {
 // writeSummary prints a few lines per model: the counts, then
 // summaryPoints.
 func writeSummary(w io.Writer, run *Run, rep *Report) error {
-	_ = sayWrapped(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
+	_ = report.SayWrapped(w, "%s: %s model, %d epochs: %d of %d thresholds pass, %d fail, %d cannot certify, %d not finalized, %d not trained: %s",
 		rep.Dir, rep.Model, rep.Epochs, rep.Passed, len(rep.Points), rep.Failed, rep.CannotCertify, rep.NotFinalized, rep.NotTrained, passWord(rep.Pass))
 	return summaryPoints(w, run.Model.Describe(), rep, nil)
 }
@@ -241,17 +218,17 @@ func writeSummary(w io.Writer, run *Run, rep *Report) error {
 // wider optimum ("global", "best") where the model has one; a line longer
 // than report.MaxWidth wraps.
 func summaryPoints(w io.Writer, d model.Description, rep *Report, names []string) error {
-	_ = sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
+	_ = report.Sayf(w, "  %s", referenceLine(d, rep.Tolerances.Reference))
 	for _, l := range findings(rep) {
-		_ = sayWrapped(w, "  %s", l)
+		_ = report.SayWrapped(w, "  %s", l)
 	}
 	for i, p := range rep.Points {
 		head := fmt.Sprintf("  D = %-8s ", f4(p.D))
 		if names != nil { // on a line of its own: a path may be long
-			_ = sayf(w, "  %s:", names[i])
+			_ = report.Sayf(w, "  %s:", names[i])
 		}
 		if !p.Finalized || p.Certified == nil {
-			_ = sayWrapped(w, "%s%s", head, p.Verdict)
+			_ = report.SayWrapped(w, "%s%s", head, p.Verdict)
 			continue
 		}
 		alt := ""
@@ -265,10 +242,10 @@ func summaryPoints(w io.Writer, d model.Description, rep *Report, names []string
 			head, f4(p.Certified.Recon), f4(p.Certified.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), alt)
 		var err error
 		if line := nums + " " + p.Verdict; twwidth.Width(line) <= report.MaxWidth {
-			err = sayf(w, "%s", line)
+			err = report.Sayf(w, "%s", line)
 		} else { // the verdict whole on the next line
-			_ = sayf(w, "%s", strings.TrimRight(nums, " "))
-			err = sayWrapped(w, "    %s", p.Verdict)
+			_ = report.Sayf(w, "%s", strings.TrimRight(nums, " "))
+			err = report.SayWrapped(w, "    %s", p.Verdict)
 		}
 		if err != nil {
 			return err
@@ -454,7 +431,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	}
 	if human {
 		t := doc.Tolerances
-		g.Title = fmt.Sprintf("Certificate of %s on a %s model (sha256 %s…)", plural(len(doc.Points), "privatizer"), doc.Model, doc.ModelSHA256[:12])
+		g.Title = fmt.Sprintf("Certificate of %s on a %s model (sha256 %s…)", report.Plural(len(doc.Points), "privatizer"), doc.Model, doc.ModelSHA256[:12])
 		g.Notes = []string{
 			fmt.Sprintf("%d pass, %d fail, %d cannot certify: %s", doc.Passed, doc.Failed, doc.CannotCertify, passWord(doc.Pass)),
 			fmt.Sprintf("tolerances: D̂ in [max(0, D − %g·τ − %g·SE(D) − a), D + %g·SE(D) + a], τ = %.4g; gap ≤ %g·SE(optimum) + a, n = %d; stated error ≤ %g; a = %g × loss scale",
@@ -475,7 +452,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 // writeCertifySummary prints mmds verify --summary's short form: the
 // counts, then summaryPoints, each line naming its privatizer file.
 func writeCertifySummary(w io.Writer, m model.Model, rep *Report, doc certifyJSON) error {
-	_ = sayWrapped(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
+	_ = report.SayWrapped(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
 	names := make([]string, len(doc.Points))
 	for i, p := range doc.Points {

@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/report"
@@ -21,15 +20,6 @@ func (run *DataRun) Render(w io.Writer, rep *DataReport, format report.Format) e
 		return dataGrid(run, rep, false).RenderCSV(w)
 	}
 	return writeDataTables(w, run, rep)
-}
-
-// num formats a number for a data report: 6 significant digits, "inf"
-// for +Inf.
-func num(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return report.Float(x, 6)
 }
 
 // writeDataTables writes the verdict table and the estimators' table.
@@ -70,7 +60,7 @@ func dataGrid(run *DataRun, rep *DataReport, human bool) *report.Grid {
 		}
 		for _, p := range rep.Points {
 			if p.PlugIn != nil && p.PlugIn.Error != "" {
-				g.Notes = append(g.Notes, fmt.Sprintf("D = %s: no plug-in optimum: %s", num(p.D), p.PlugIn.Error))
+				g.Notes = append(g.Notes, fmt.Sprintf("D = %s: no plug-in optimum: %s", report.Num(p.D), p.PlugIn.Error))
 			}
 		}
 	}
@@ -131,38 +121,38 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 		return humanDataRow(p, k, plug)
 	}
 	blank := func(n int) []string { return make([]string, n) }
-	row := []string{num(p.D)}
+	row := []string{report.Num(p.D)}
 	if h := p.HeldOut; h != nil {
-		row = append(row, num(h.Recon.Mean), num(h.Recon.SE), h.By[0])
+		row = append(row, report.Num(h.Recon.Mean), report.Num(h.Recon.SE), h.By[0])
 		for i, a := range h.Adv {
-			row = append(row, num(a.Mean), num(a.SE), h.By[1+i])
+			row = append(row, report.Num(a.Mean), report.Num(a.SE), h.By[1+i])
 		}
-		row = append(row, num(h.MinAdv))
+		row = append(row, report.Num(h.MinAdv))
 		for _, s := range p.StatedAdv {
-			row = append(row, num(s))
+			row = append(row, report.Num(s))
 		}
 	} else {
 		row = append(row, blank(3+3*k+1+k)...)
 	}
 	if l := p.Learned; l != nil {
-		row = append(row, num(l.Recon))
+		row = append(row, report.Num(l.Recon))
 		for _, a := range l.Adv {
-			row = append(row, num(a))
+			row = append(row, report.Num(a))
 		}
 	} else {
 		row = append(row, blank(1+k)...)
 	}
 	if n := p.Networks; n != nil {
-		row = append(row, num(n.Recon.Mean))
+		row = append(row, report.Num(n.Recon.Mean))
 		for _, a := range n.Adv {
-			row = append(row, num(a.Mean))
+			row = append(row, report.Num(a.Mean))
 		}
 	} else {
 		row = append(row, blank(1+k)...)
 	}
 	if plug {
 		if pi := p.PlugIn; pi != nil && pi.HeldOut != nil {
-			row = append(row, num(pi.HeldOut.Recon.Mean), num(pi.HeldOut.Recon.SE), num(pi.HeldOut.MinAdv), num(pi.Train.MinAdv))
+			row = append(row, report.Num(pi.HeldOut.Recon.Mean), report.Num(pi.HeldOut.Recon.SE), report.Num(pi.HeldOut.MinAdv), report.Num(pi.Train.MinAdv))
 		} else {
 			row = append(row, blank(4)...)
 		}
@@ -181,7 +171,7 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 // humanDataRow is dataRow for a table.
 func humanDataRow(p DataPoint, k int, plug bool) []string {
 	est := func(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
-	row := []string{num(p.D)}
+	row := []string{report.Num(p.D)}
 	if h := p.HeldOut; h != nil {
 		row = append(row, est(h.Recon))
 		for _, a := range h.Adv {
@@ -243,7 +233,7 @@ func estimatorGrid(rep *DataReport) *report.Grid {
 			if i > 0 {
 				name, mine, recorded = fmt.Sprintf("adv %d", i), h.Adv[i-1], p.Learned.Adv[i-1]
 			}
-			row := []string{num(p.D), name}
+			row := []string{report.Num(p.D), name}
 			if !fitted {
 				g.Rows = append(g.Rows, append(row, est(mine), f4(recorded)))
 				continue

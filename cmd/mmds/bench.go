@@ -303,7 +303,7 @@ column generation; a size neither certifies is refused (exit 3). The same versio
 					certified++
 				}
 			}
-			_ = sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/%s, %s, manifest.json, manifest.csv: library version %s, seed %d",
+			_ = report.Sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/%s, %s, manifest.json, manifest.csv: library version %s, seed %d",
 				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), bench.SoluFile, bench.MetadataFile, man.Version, man.Seed)
 			return nil
 		},

@@ -120,7 +120,7 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		info := s.Info()
 		infos = append(infos, info)
 		if !info.Available {
-			_ = sayf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s", info.Name, info.Reason)
+			_ = report.Sayf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s", info.Name, info.Reason)
 		}
 	}
 	check := bench.DefaultCheck()
@@ -183,7 +183,7 @@ func progressLine(w io.Writer, f solveFlags, total int) func(bench.Run) {
 	start := time.Now()
 	return func(r bench.Run) {
 		done++
-		_ = sayf(w, "[%d/%d %s] %s %s seed %d: %s %.3f s", done, total, time.Since(start).Round(time.Second), r.Instance, r.Solver, r.Seed, r.Status, r.Seconds)
+		_ = report.Sayf(w, "[%d/%d %s] %s %s seed %d: %s %.3f s", done, total, time.Since(start).Round(time.Second), r.Instance, r.Solver, r.Seed, r.Status, r.Seconds)
 	}
 }
 
@@ -209,7 +209,7 @@ func writeBenchOutputs(f solveFlags, title string, doc benchDoc, results []bench
 				pts = append(pts, plot.BenchPoint{Series: series(r), N: r.N, Seconds: r.Median, Limited: !r.Solved()})
 			}
 		}
-		if err := plot.BenchScaling(f.plot, fmt.Sprintf("%s, time limit %v, median of %s", title, f.timeLimit, plural(f.seeds, "seed")), pts); err != nil {
+		if err := plot.Write(plot.BenchScalingSpec(fmt.Sprintf("%s, time limit %v, median of %s", title, f.timeLimit, report.Plural(f.seeds, "seed")), pts), f.plot); err != nil {
 			return err
 		}
 		*wrote = append(*wrote, f.plot)
@@ -233,7 +233,7 @@ func writeProfile(path, title string, results []bench.Result, infos []bench.Solv
 		problem = func(r bench.Result) string { return r.Problem }
 		what = "formulations with " + infos[0].Name
 	}
-	return plot.PerformanceProfile(path, "Performance profile of the "+what+", median times: "+title, bench.Profile(results, series, problem))
+	return plot.Write(plot.ProfileSpec("Performance profile of the "+what+", median times: "+title, bench.Profile(results, series, problem)), path)
 }
 
 func benchJSON(source map[string]any, started time.Time, infos []bench.SolverInfo, f solveFlags, check bench.Check,
@@ -314,7 +314,7 @@ func runsGrid(runs []bench.Run, csv bool) *report.Grid {
 
 func resultsGrid(results []bench.Result, seeds int) *report.Grid {
 	g := &report.Grid{
-		Title:  fmt.Sprintf("mmds bench: one row per instance and solver, over %s (times in s; a time-out counts at the limit, a failure at 2×)", plural(seeds, "seed")),
+		Title:  fmt.Sprintf("mmds bench: one row per instance and solver, over %s (times in s; a time-out counts at the limit, a failure at 2×)", report.Plural(seeds, "seed")),
 		Header: []string{"instance", "solver", "status", "median", "min", "max", "note"},
 	}
 	for _, r := range results {
@@ -322,7 +322,7 @@ func resultsGrid(results []bench.Result, seeds int) *report.Grid {
 		if len(r.WrongSeeds) > 0 {
 			note = fmt.Sprintf("wrong with seed %v", r.WrongSeeds)
 		} else if r.Imprecise > 0 {
-			note = plural(r.Imprecise, "seed") + " imprecise"
+			note = report.Plural(r.Imprecise, "seed") + " imprecise"
 		}
 		g.Rows = append(g.Rows, []string{r.Instance, r.Solver, r.Status.String(), report.Fixed(r.Median, 3), report.Fixed(r.Min, 3), report.Fixed(r.Max, 3), note})
 	}
@@ -337,7 +337,7 @@ func summaryGrid(sums []bench.Summary, limit, shift time.Duration, seeds int) *r
 			strconv.Itoa(s.TimeLimited), strconv.Itoa(s.Failed), strconv.Itoa(s.Wrong), report.Fixed(s.SGM, 4)})
 	}
 	g.Notes = []string{
-		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the per-instance medians over %s, shift s = %v; %s.", plural(seeds, "seed"), shift, timeoutPolicy(limit)),
+		fmt.Sprintf("SGM: shifted geometric mean exp(mean ln(t + s)) − s of the per-instance medians over %s, shift s = %v; %s.", report.Plural(seeds, "seed"), shift, timeoutPolicy(limit)),
 		"solved = claimed optimal on every seed and within MIPLIB's tolerances (imprecise: beyond mmds's tighter ones); wrong = beyond MIPLIB's on some seed.",
 		"virtual best: on each instance the fastest median of the solvers that solved it.",
 	}
@@ -367,7 +367,7 @@ func printBenchTables(w io.Writer, results []bench.Result, sums []bench.Summary,
 		}
 	}
 	m := bench.ThisMachine()
-	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %s; time limit %v per solve; %s from %d; %s at once\n", m.OS, m.Arch, m.CPU, plural(m.Cores, "core"), f.timeLimit, plural(f.seeds, "seed"), f.solverSeed, plural(f.workers, "solve"))
+	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %s; time limit %v per solve; %s from %d; %s at once\n", m.OS, m.Arch, m.CPU, report.Plural(m.Cores, "core"), f.timeLimit, report.Plural(f.seeds, "seed"), f.solverSeed, report.Plural(f.workers, "solve"))
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: only the solves that finished are counted")
 	}

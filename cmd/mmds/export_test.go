@@ -175,7 +175,7 @@ func checkLabelsExport(t *testing.T, dir string, want privatizer.Format) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f, err := privatizer.Parse(b, file); err != nil || f.Format != want {
+		if f, err := privatizer.ParseNamed(b, file, file); err != nil || f.Format != want {
 			t.Fatalf("exported file: format %v, %v; want %v", f.Format, err, want)
 		}
 		code, out, errs := runCLI(t, "certify", "--model", filepath.Join(dir, "model.json"), "--privatizer", file, "--d", d, "--format", "json")

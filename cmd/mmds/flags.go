@@ -20,14 +20,6 @@ import (
 	"github.com/mmds-project/mmds/internal/sweep"
 )
 
-// sayf writes one line of human output, escaped (safefile.Printable): it
-// may carry paths from the command line and names from files, which must
-// not reach a terminal raw.
-func sayf(w io.Writer, format string, args ...any) error {
-	_, err := fmt.Fprintln(w, safefile.Printable(fmt.Sprintf(format, args...)))
-	return err
-}
-
 // thresholds returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive; given says which the user gave), or def when
 // neither is set.
@@ -92,14 +84,6 @@ func writeOutput(stdout io.Writer, path string, b []byte) error {
 		_, err := w.Write(b)
 		return err
 	})
-}
-
-// num formats a number for tables: 6 significant digits, "inf" for +Inf.
-func num(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return report.Float(x, 6)
 }
 
 // modelFileNames checks a --write-model path and returns one file name per

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmds-project/mmds/internal/progress"
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
@@ -119,7 +120,7 @@ func runSweep(ctx context.Context, e runEnv, w io.Writer, m model.Model, r model
 	if done.Stop == sweep.StopTimeLimit {
 		bound = "--time-limit " + l.timeLimit.String()
 	}
-	return sayf(e.stderr, "mmds %s: stopped by %s: %d of %d thresholds solved, %d not reached",
+	return report.Sayf(e.stderr, "mmds %s: stopped by %s: %d of %d thresholds solved, %d not reached",
 		e.name, bound, done.Solved, len(r.D), len(r.D)-done.Solved)
 }
 

@@ -88,14 +88,14 @@ func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 		return err
 	}
 	if rep.Cached > 0 {
-		_ = sayf(e.stdout, "%d certificates from mmds verify's cache", rep.Cached)
+		_ = report.Sayf(e.stdout, "%d certificates from mmds verify's cache", rep.Cached)
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(o.out, stem+ext)
 		if err := plot.Write(spec, path); err != nil {
 			return err
 		}
-		_ = sayf(e.stdout, "wrote %s", path)
+		_ = report.Sayf(e.stdout, "wrote %s", path)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
 )
@@ -112,7 +113,7 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		want := "takes no arguments"
 		if names := argNames(cmd.Use); len(names) > 0 {
-			want = fmt.Sprintf("accepts %s, %s", plural(len(names), "argument"), strings.Join(names, " "))
+			want = fmt.Sprintf("accepts %s, %s", report.Plural(len(names), "argument"), strings.Join(names, " "))
 		}
 		return badInput("%s%s; %s (usage: %s)", strings.TrimSuffix(subcommand(cmd), ": ")+" ", want, got, cmd.UseLine())
 	}
@@ -150,7 +151,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the version of mmds and of HiGHS",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return sayf(cmd.OutOrStdout(), "mmds %s", cmd.Root().Version)
+			return report.Sayf(cmd.OutOrStdout(), "mmds %s", cmd.Root().Version)
 		},
 	}
 }

@@ -104,12 +104,12 @@ func writeSlurmJobs(w io.Writer, args []givenFlag, job *trainJob, o slurmOpts) e
 	if err := os.MkdirAll(plan.LogDir, 0o755); err != nil {
 		return badInput("--slurm %s: %v", o.dir, err)
 	}
-	_ = sayf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
+	_ = report.Sayf(w, "Slurm jobs for %s thresholds in %d array tasks (%d CPUs, %s each):", fmt.Sprint(len(job.cfg.D)), shards, o.cpus, o.time)
 	for _, p := range paths {
-		_ = sayf(w, "  %s", p)
+		_ = report.Sayf(w, "  %s", p)
 	}
-	_ = sayf(w, "Submit with: %s", paths[2])
-	_ = sayf(w, "Results go to %s; logs to %s.", out, plan.LogDir)
+	_ = report.Sayf(w, "Submit with: %s", paths[2])
+	_ = report.Sayf(w, "Results go to %s; logs to %s.", out, plan.LogDir)
 	return nil
 }
 

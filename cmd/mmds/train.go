@@ -228,7 +228,7 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 		// Exit 0: the shard did all it could; the rest needs another
 		// shard first, or the merge (docs/cluster.md).
 		fmt.Fprintf(o.env.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
-			job.cfg.Shard, plural(len(w.Left), "threshold"), w, w.Owner)
+			job.cfg.Shard, report.Plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
 }
@@ -568,10 +568,10 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	}
 	for _, p := range res.Points {
 		l := loss.NullableOf[learn.Floats](p.Losses) // nil where the point has no losses
-		row := []string{num(p.D), fmt.Sprint(p.Finalized), optNum(l.Recon)}
+		row := []string{report.Num(p.D), fmt.Sprint(p.Finalized), optNum(l.Recon)}
 		for i := range job.advs {
 			if i < len(l.Adv) {
-				row = append(row, num(l.Adv[i]))
+				row = append(row, report.Num(l.Adv[i]))
 			} else {
 				row = append(row, "")
 			}
@@ -596,19 +596,19 @@ func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human b
 	if human {
 		c := res.Config
 		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
-			job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
+			job.kind, report.Plural(c.Epochs, "epoch"), report.Plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
 		if l := c.Labels; l != nil {
 			g.Title = fmt.Sprintf("Labels method (%s, %v observers), %s model: %s per trial, best of %s per D, seed %d",
-				plural(l.M, "label"), l.Observers, job.kind, plural(c.Epochs, "epoch"), plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
+				report.Plural(l.M, "label"), l.Observers, job.kind, report.Plural(c.Epochs, "epoch"), report.Plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
 		}
 		g.Notes = []string{
 			c.LossesNote(),
-			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s.", plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds()),
+			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s.", report.Plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds()),
 			"Certify with: mmds verify " + job.cfg.Dir,
 		}
 		if sh := job.cfg.Shard; sh.Sharded() {
 			g.Title += fmt.Sprintf(", shard %v (thresholds %d of %d)", sh, len(res.Points), len(c.D))
-			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s.", plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
+			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s.", report.Plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
 			g.Notes[2] = "Once every shard is done, run the same command without --shard to merge (it trains nothing)."
 		}
 	}
@@ -619,16 +619,5 @@ func optNum(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return num(*p)
-}
-
-// plural writes n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	switch {
-	case n == 1:
-		return "1 " + noun
-	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ay"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return report.Num(*p)
 }

@@ -137,7 +137,7 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 
 func planName(c learn.Config) string {
 	if l := c.Labels; l != nil {
-		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", plural(l.M, "label"))
+		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", report.Plural(l.M, "label"))
 	}
 	switch {
 	case c.Model.BinaryRelease():

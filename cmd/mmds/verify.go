@@ -238,12 +238,12 @@ func reproduced(stdout io.Writer, rep *verify.Report, reportOnly bool, line stri
 	code, word := exitFailure, "FAIL"
 	switch rep.Outcome() {
 	case verify.OutcomePass:
-		return sayf(stdout, "%s: PASS", line)
+		return report.Sayf(stdout, "%s: PASS", line)
 	case verify.OutcomeCannotCertify:
 		code, word = exitCannotCertify, "CANNOT CERTIFY"
 	}
 	if reportOnly {
-		return sayf(stdout, "%s: %s (--report-only: exit 0)", line, word)
+		return report.Sayf(stdout, "%s: %s (--report-only: exit 0)", line, word)
 	}
 	return exitError{code, fmt.Errorf("%s: %s (exit %d: a reproduced certificate exits with its verdict's status)", line, word, code)}
 }

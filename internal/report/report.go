@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -314,6 +315,41 @@ func Float(x float64, prec int) string {
 // Fixed formats x with prec digits after the point.
 func Fixed(x float64, prec int) string {
 	return strconv.FormatFloat(x, 'f', prec, 64)
+}
+
+// Num formats a number for tables: 6 significant digits, "inf" for +Inf.
+func Num(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return Float(x, 6)
+}
+
+// Plural writes n and noun, with an s unless n is 1 ("1 seed", "3 seeds",
+// "2 adversaries").
+func Plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ay"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Sayf writes one line of human output, escaped (safefile.Printable): it
+// may carry paths from the command line and names from files, which must
+// not reach a terminal raw.
+func Sayf(w io.Writer, format string, args ...any) error {
+	_, err := fmt.Fprintln(w, safefile.Printable(fmt.Sprintf(format, args...)))
+	return err
+}
+
+// SayWrapped is Sayf for prose (a summary, a finding): beyond MaxWidth
+// columns it wraps at spaces.
+func SayWrapped(w io.Writer, format string, args ...any) error {
+	_, err := fmt.Fprintln(w, Wrap(safefile.Printable(fmt.Sprintf(format, args...)), MaxWidth))
+	return err
 }
 
 func toAny(s []string) []any {

@@ -7,20 +7,26 @@ import (
 	"testing"
 )
 
-// streamGrid writes g's rows through a RowStream.
+// cells is a sweep row of given cells.
+type cells []string
+
+func (c cells) Cells(Format) []string { return c }
+func (c cells) JSON() any             { return []string(c) }
+
+// streamGrid writes g's rows through a SweepWriter.
 func streamGrid(t *testing.T, f Format, g *Grid, minWidths []int) string {
 	t.Helper()
 	var b bytes.Buffer
-	s, err := NewRowStream(&b, f, g, minWidths)
+	s, err := NewSweepWriter(&b, f, SweepLayout{Title: g.Title, Header: g.Header, MinWidths: minWidths})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range g.Rows {
-		if err := s.Append(r); err != nil {
+		if err := s.Row(cells(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(g.Notes); err != nil {
+	if err := s.Close(nil, g.Notes, nil); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -34,11 +40,11 @@ func gridOf(n int) *Grid {
 	return g
 }
 
-// TestRowStream: up to TableHold rows a streamed table is RenderTable's
+// TestSweepWriterStream: up to TableHold rows a streamed table is RenderTable's
 // bytes and a streamed CSV is RenderCSV's, whatever the count; past
 // TableHold the table keeps every row at the widths of the rows held (a
 // cell too wide for them shows as #s) and ends with the notes.
-func TestRowStream(t *testing.T) {
+func TestSweepWriterStream(t *testing.T) {
 	for _, n := range []int{0, 1, 2, TableHold, TableHold + 1, 3 * TableHold} {
 		g := gridOf(n)
 		var csv bytes.Buffer

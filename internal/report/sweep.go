@@ -6,7 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 )
 
@@ -28,9 +34,9 @@ type SweepLayout struct {
 	// Status is the column that says "not reached".
 	Status int
 	// MinWidths are the least content widths of a streamed table's
-	// columns (RowStream). Whole instead holds every row and renders the
-	// table at Close as Grid.RenderTable does, for a sweep whose rows are
-	// complete only at its end.
+	// columns. Whole instead holds every row and renders the table at
+	// Close as Grid.RenderTable does, for a sweep whose rows are complete
+	// only at its end.
 	MinWidths []int
 	Whole     bool
 	// Head is the JSON document's members before "points" (an object).
@@ -46,43 +52,74 @@ type SweepRow interface {
 	JSON() any
 }
 
-// SweepWriter writes a sweep in one format; see SweepLayout.
+// TableHold is how many rows a streamed table holds before it fixes its
+// column widths: a table of at most TableHold rows is rendered exactly as
+// Grid.RenderTable renders it.
+const TableHold = 1000
+
+// SweepWriter writes a sweep in one format; see SweepLayout. A table holds
+// its first TableHold rows (every row with SweepLayout.Whole); when the
+// sweep ends within them it is rendered whole (RenderTable's bytes), else
+// each column's width is fixed to the widest cell held (and at least its
+// minimum width) and every later row is written as it comes. A later cell
+// wider than its column is shown as #s of the column's width (as a
+// spreadsheet does): CSV and JSON carry every value. Cells are escaped as
+// RenderTable's.
 type SweepWriter struct {
 	w      io.Writer
 	format Format
-	cols   int
 	status int
-	rows   *RowStream
-	whole  *Grid
+	g      Grid // title, header and the rows held
+	min    []int
+	whole  bool
+	csv    *csv.Writer
+	table  *tablewriter.Table // streaming, once past TableHold rows
+	widths []int              // content widths of a streaming table
 	json   *JSONStream
 }
 
 // NewSweepWriter starts writing a sweep laid out as l in format f: the
-// title and header, or the JSON document's head.
+// header of a CSV, or the JSON document's head.
 func NewSweepWriter(w io.Writer, f Format, l SweepLayout) (*SweepWriter, error) {
-	s := &SweepWriter{w: w, format: f, cols: len(l.Header), status: l.Status}
+	s := &SweepWriter{w: w, format: f, status: l.Status, g: Grid{Title: l.Title, Header: l.Header}, min: l.MinWidths, whole: l.Whole}
 	var err error
-	switch {
-	case f == JSON:
+	switch f {
+	case JSON:
 		s.json, err = NewJSONStream(w, l.Head, "points")
-	case f == Table && l.Whole:
-		s.whole = &Grid{Title: l.Title, Header: l.Header}
-	default:
-		s.rows, err = NewRowStream(w, f, &Grid{Title: l.Title, Header: l.Header}, l.MinWidths)
+	case CSV:
+		s.csv = csv.NewWriter(w)
+		err = s.csv.Write(s.g.printable().Header)
 	}
 	return s, err
 }
 
 // Row writes one solved threshold.
 func (s *SweepWriter) Row(r SweepRow) error {
-	switch {
-	case s.json != nil:
+	if s.json != nil {
 		return s.json.Item(r.JSON())
-	case s.whole != nil:
-		s.whole.Rows = append(s.whole.Rows, r.Cells(s.format))
+	}
+	return s.append(r.Cells(s.format))
+}
+
+// append writes (or, for a table, may hold) one row.
+func (s *SweepWriter) append(row []string) error {
+	switch {
+	case s.csv != nil:
+		esc := make([]string, len(row))
+		for i, c := range row {
+			esc[i] = safefile.Printable(c)
+		}
+		return s.csv.Write(esc)
+	case s.table != nil:
+		return s.stream(row)
+	case s.whole || len(s.g.Rows) < TableHold:
+		s.g.Rows = append(s.g.Rows, row)
 		return nil
 	}
-	return s.rows.Append(r.Cells(s.format))
+	if err := s.start(); err != nil {
+		return err
+	}
+	return s.stream(row)
 }
 
 // Close writes the thresholds not reached, rest, and ends the output: a
@@ -97,29 +134,92 @@ func (s *SweepWriter) Close(rest []float64, notes []string, tail any) error {
 			}
 		}
 		return s.json.Close(tail)
-	case s.whole != nil:
-		s.whole.Rows = append(s.whole.Rows, s.notReachedRows(rest)...)
-		s.whole.Notes = notes
-		return s.whole.RenderTable(s.w)
-	case s.format == CSV:
-		if err := s.rows.Flush(); err != nil {
-			return err
-		}
+	case s.csv != nil:
 		return s.notReachedCSV(rest)
-	}
-	if s.rows.Streaming() {
-		if len(rest) > 0 {
-			notes = append(notes, fmt.Sprintf("%s (%d thresholds): D = %s … %s", sweep.NotReached, len(rest),
-				Fixed(rest[0], 4), Fixed(rest[len(rest)-1], 4)))
+	case s.table != nil && len(rest) > 0:
+		notes = append(notes, fmt.Sprintf("%s (%d thresholds): D = %s … %s", sweep.NotReached, len(rest),
+			Fixed(rest[0], 4), Fixed(rest[len(rest)-1], 4)))
+	case s.table == nil:
+		for _, r := range s.notReachedRows(rest) {
+			if err := s.append(r); err != nil {
+				return err
+			}
 		}
-		return s.rows.Close(notes)
 	}
-	for _, r := range s.notReachedRows(rest) {
-		if err := s.rows.Append(r); err != nil {
+	if s.table == nil {
+		s.g.Notes = notes
+		return s.g.RenderTable(s.w)
+	}
+	if err := s.table.Close(); err != nil {
+		return fmt.Errorf("report: table: %w", err)
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(s.w, lines(n)); err != nil {
 			return err
 		}
 	}
-	return s.rows.Close(notes)
+	return nil
+}
+
+// start fixes the column widths from the rows held and writes them.
+func (s *SweepWriter) start() error {
+	g := s.g.printable()
+	s.widths = make([]int, len(g.Header))
+	for i, h := range g.Header {
+		s.widths[i] = twwidth.Width(h)
+		if i < len(s.min) {
+			s.widths[i] = max(s.widths[i], s.min[i])
+		}
+	}
+	for _, r := range g.Rows {
+		for i, c := range r {
+			if i < len(s.widths) {
+				s.widths[i] = max(s.widths[i], twwidth.Width(c))
+			}
+		}
+	}
+	if g.Title != "" {
+		if _, err := fmt.Fprintln(s.w, g.Title); err != nil {
+			return err
+		}
+	}
+	cols := tw.NewMapper[int, int]()
+	for i, wd := range s.widths {
+		cols.Set(i, wd+2) // the cell's padding, one space each side
+	}
+	s.table = tablewriter.NewTable(s.w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+		tablewriter.WithStreaming(tw.StreamConfig{Enable: true}),
+		tablewriter.WithColumnWidths(cols),
+	)
+	if err := s.table.Start(); err != nil {
+		return fmt.Errorf("report: table: %w", err)
+	}
+	s.table.Header(toAny(g.Header)...)
+	for _, r := range g.Rows {
+		if err := s.table.Append(r); err != nil {
+			return fmt.Errorf("report: table row: %w", err)
+		}
+	}
+	s.g.Rows = nil
+	return nil
+}
+
+// stream writes one row of a streaming table.
+func (s *SweepWriter) stream(row []string) error {
+	out := make([]string, len(row))
+	for i, c := range row {
+		c = safefile.Printable(c)
+		if i < len(s.widths) && twwidth.Width(c) > s.widths[i] {
+			c = strings.Repeat("#", s.widths[i])
+		}
+		out[i] = c
+	}
+	if err := s.table.Append(out); err != nil {
+		return fmt.Errorf("report: table row: %w", err)
+	}
+	return nil
 }
 
 // maxListed is the most not-reached thresholds a table lists one by one.
@@ -129,7 +229,7 @@ const maxListed = 10
 // cells are "—".
 func (s *SweepWriter) notReachedRows(ds []float64) [][]string {
 	row := func(d string, status string) []string {
-		r := make([]string, s.cols)
+		r := make([]string, len(s.g.Header))
 		for i := range r {
 			r[i] = "—"
 		}
@@ -148,19 +248,18 @@ func (s *SweepWriter) notReachedRows(ds []float64) [][]string {
 }
 
 // notReachedCSV appends the CSV rows of the thresholds not reached, one at
-// a time.
+// a time, and ends the CSV.
 func (s *SweepWriter) notReachedCSV(ds []float64) error {
-	cw := csv.NewWriter(s.w)
-	row := make([]string, s.cols)
+	row := make([]string, len(s.g.Header))
 	row[s.status] = sweep.NotReached
 	for _, d := range ds {
 		row[0] = strconv.FormatFloat(d, 'g', -1, 64)
-		if err := cw.Write(row); err != nil {
+		if err := s.csv.Write(row); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	s.csv.Flush()
+	return s.csv.Error()
 }
 
 // notReachedPoint is the JSON point of a threshold not reached:

@@ -7,7 +7,7 @@
 // (not the path: a file swapped between a stat and the open is not missed),
 // refuses anything but a regular file and anything above the size cap before
 // reading a byte, and reads in chunks, checking the context between them.
-// Symbolic links to regular files are followed, except by ReadNoFollow.
+// Symbolic links to regular files are followed, except by ReadOwn.
 //
 // A file named by another file (an entry of a points list, a file a
 // certificate names, a results directory's own files) is read with ReadIn,
@@ -60,21 +60,15 @@ func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, 
 	return read(ctx, path, name, maxBytes, 0, false)
 }
 
-// ReadNoFollow is ReadNamed for a file whose last path element must not be
-// a symbolic link (O_NOFOLLOW): a file found in a folder someone else wrote
-// is read only when it is that folder's own file, never the target of a
-// link the folder's author placed there.
-func ReadNoFollow(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
-	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW, false)
-}
-
 // ErrHardLink is wrapped by ReadOwn's error for a file with more than one
 // hard link.
 var ErrHardLink = errors.New("more than one hard link")
 
-// ReadOwn is ReadNoFollow for a file that must be its folder's own copy: it
-// also refuses a regular file with more than one hard link (st_nlink > 1 on
-// the open descriptor), which is another file's bytes under a second name,
+// ReadOwn is ReadNamed for a file that must be its folder's own copy: it
+// refuses a last path element that is a symbolic link (O_NOFOLLOW), never
+// reading the target of a link the folder's author placed there, and a
+// regular file with more than one hard link (st_nlink > 1 on the open
+// descriptor), which is another file's bytes under a second name,
 // perhaps outside the folder, so that whoever holds that name can change
 // the copy under a reader that trusts the folder. The error wraps ErrInput
 // and ErrHardLink.

@@ -38,9 +38,6 @@ func Exp(dst, src []float64) {
 	}
 }
 
-// Vector reports whether Exp runs the vector kernel.
-func Vector() bool { return vector }
-
 // Sigmoid sets dst[i] to the logistic function of z = src[i], computed as
 // 1/(1 + math.Exp(−z)) for z ≥ 0 and e/(1 + e), e = math.Exp(z),
 // otherwise (no exponential overflows), bit for bit, through the vector

@@ -53,7 +53,7 @@ func TestExpIsMathExp(t *testing.T) {
 			t.Fatalf("Exp(%v) = %v, math.Exp %v", x, dst[i], math.Exp(x))
 		}
 	}
-	t.Logf("vector kernel: %v", Vector())
+	t.Logf("vector kernel: %v", vector)
 }
 
 // TestSigmoid: Sigmoid is its scalar definition bit for bit (both signs,
