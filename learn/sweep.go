@@ -657,7 +657,7 @@ func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
 // Channel implements trialRun: Algorithm 1's privatizer is a network.
 func (t *Trainer) Channel() [][]float64 { return nil }
 
-// Networks returns the JSON form of the trainer's networks as they are now:
+// Networks returns the trainer's networks as they are now:
 // privatizer, reconstructor, adversary_1, ….
 func (t *Trainer) Networks() []network.Network {
 	params := [][]float64{t.Priv.Params, t.Recon.Params}
@@ -667,7 +667,7 @@ func (t *Trainer) Networks() []network.Network {
 	return t.networksOf(params)
 }
 
-// networksOf returns the JSON form of the trainer's networks with the given
+// networksOf returns the trainer's networks with the given
 // parameters (privatizer, reconstructor, adversaries).
 func (t *Trainer) networksOf(params [][]float64) []network.Network {
 	tr := t.data.Train
