@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/network"
@@ -28,7 +29,7 @@ func TestCertifyBinaryKnownPrivatizers(t *testing.T) {
 	m := mip.Binary{P: 0.54, QY: 0.2, QZ: []float64{0.44, 0.3}}
 	for _, s := range []mip.Privatizer{{S0: 0.9, S1: 0.8}, {S0: 0.5, S1: 0.5}, {S0: 0.99, S1: 0.03}, {S0: 0.2, S1: 0.7}} {
 		net := learntest.ConstantNet(s.S0, s.S1)
-		mlp, err := net.MLP()
+		mlp, err := learn.MLPOf(&net)
 		if err != nil {
 			t.Fatal(err)
 		}

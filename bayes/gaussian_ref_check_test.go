@@ -11,6 +11,7 @@ import (
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
+	"github.com/mmds-project/mmds/network"
 )
 
 // longTests reports whether the long reference checks run (-tags slow, or
@@ -38,11 +39,11 @@ func loadPrivatizer(t testing.TB, name string) (*learn.MLP, Privatizer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n learn.Network
+	var n network.Network
 	if err := json.Unmarshal(b, &n); err != nil {
 		t.Fatal(err)
 	}
-	mlp, err := n.MLP()
+	mlp, err := learn.MLPOf(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestReferenceMatchesClosedForm(t *testing.T) {
 		}
 		p := gauss.Linear{A: opt.A, B: opt.B, C: 0.3}
 		net := learntest.LinearNet(p.A, p.B, p.C)
-		mlp, err := net.MLP()
+		mlp, err := learn.MLPOf(&net)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,11 +94,11 @@ func TestReferenceMatchesClosedForm(t *testing.T) {
 // 0.25, 128), which agrees with (8, 0.1, 160) within 1e-10.
 func TestReferenceAtomMatchesCertificate(t *testing.T) {
 	m := gauss.Paper()
-	net := learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
-		{In: 2, Out: 2, Activation: "relu", Weights: []learn.Floats{{1, 0}, {0, 1}}, Bias: learn.Floats{-4, 0}},
-		{In: 2, Out: 1, Activation: "identity", Weights: []learn.Floats{{1, 0.5}}, Bias: learn.Floats{0}},
+	net := network.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []network.Layer{
+		{Act: network.ReLU, W: [][]float64{{1, 0}, {0, 1}}, B: []float64{-4, 0}},
+		{Act: network.Identity, W: [][]float64{{1, 0.5}}, B: []float64{0}},
 	}}
-	mlp, err := net.MLP()
+	mlp, err := learn.MLPOf(&net)
 	if err != nil {
 		t.Fatal(err)
 	}

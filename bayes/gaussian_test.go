@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/progress"
+	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/network"
 )
@@ -71,7 +72,7 @@ func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 	m := gauss.Paper()
 	a, b, c := 0.7, 1.3, -0.4
 	net := learntest.LinearNet(a, b, c)
-	mlp, err := net.MLP()
+	mlp, err := learn.MLPOf(&net)
 	if err != nil {
 		t.Fatal(err)
 	}

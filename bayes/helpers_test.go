@@ -19,7 +19,8 @@ const testQuadTol = 5e-3
 
 // fromMLP is FromNetwork of a trained network with inputs (x, r).
 func fromMLP(m *learn.MLP) (Privatizer, error) {
-	return FromNetwork(m.Network([]string{"x", "r"}))
+	n := m.Network("privatizer", []string{"x", "r"})
+	return FromNetwork(&n)
 }
 
 // AffineLayer is one layer out = g(W·in + B) of a test network whose

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/mip"
+	"github.com/mmds-project/mmds/network"
 )
 
 // Algorithm 1 on a finite X (Section V-B with |X| = n): the privatizer is an
@@ -366,7 +367,7 @@ func (t *finiteTrainer) Snapshots() []Snapshot {
 }
 
 // Networks implements trialRun.
-func (t *finiteTrainer) Networks() []Network {
+func (t *finiteTrainer) Networks() []network.Network {
 	params := [][]float64{t.priv.params}
 	for _, o := range t.obs {
 		params = append(params, o.params)
@@ -374,8 +375,8 @@ func (t *finiteTrainer) Networks() []Network {
 	return t.networksOf(params)
 }
 
-func (t *finiteTrainer) networksOf(params [][]float64) []Network {
-	nets := []Network{t.priv.network(params[0], "privatizer", append(oneHotNames("x", t.n), "r"))}
+func (t *finiteTrainer) networksOf(params [][]float64) []network.Network {
+	nets := []network.Network{t.priv.network(params[0], "privatizer", append(oneHotNames("x", t.n), "r"))}
 	for i, o := range t.obs {
 		role, side := "reconstructor", "y"
 		if i > 0 {

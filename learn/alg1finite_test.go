@@ -56,7 +56,7 @@ func TestFiniteAlg1DeterministicAcrossWorkers(t *testing.T) {
 }
 
 // TestFinitePrivatizerRecordMonteCarlo: the privatizer record of the
-// trainer, read as a network.Network (network.ParseRecord), releases the
+// trainer, read back as a network.Network (DResult.Privatizer), releases the
 // law the trainer's own forward pass computes: network's certified channel
 // row E_R[softmax(k(x, R))] matches a Monte Carlo estimate through
 // forwardSparse within 4.5 standard errors per entry, and its stated ℓ1
@@ -69,7 +69,7 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 		d.params[k] *= 3 // sharper softmax, more kinks inside the range
 	}
 	d.refresh()
-	nw, err := (&DResult{Networks: []Network{d.network(d.params, "privatizer", append(oneHotNames("x", n), "r"))}}).Privatizer()
+	nw, err := (&DResult{Networks: []network.Network{d.network(d.params, "privatizer", append(oneHotNames("x", n), "r"))}}).Privatizer()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,17 +108,17 @@ func TestFinitePrivatizerRecordRejects(t *testing.T) {
 	d := newDenseNet(4, 5, 3, rng)
 	good := d.network(d.params, "privatizer", append(oneHotNames("x", 3), "r"))
 	nan := d.network(append([]float64(nil), d.params...), "privatizer", good.Inputs)
-	nan.Layers[1].Bias[0] = math.NaN()
+	nan.Layers[1].B[0] = math.NaN()
 	noSoftmax := d.network(d.params, "privatizer", good.Inputs)
-	noSoftmax.Layers[1].Activation = "identity"
+	noSoftmax.Layers[1].Act = network.Identity
 	short := d.network(d.params, "privatizer", good.Inputs)
-	short.Layers[0].Weights[2] = short.Layers[0].Weights[2][:1]
-	for name, nw := range map[string]Network{"NaN bias": nan, "identity output": noSoftmax, "short row": short} {
-		if _, err := (&DResult{Networks: []Network{nw}}).Privatizer(); !errors.Is(err, network.ErrInput) {
+	short.Layers[0].W[2] = short.Layers[0].W[2][:1]
+	for name, nw := range map[string]network.Network{"NaN bias": nan, "identity output": noSoftmax, "short row": short} {
+		if _, err := (&DResult{Networks: []network.Network{nw}}).Privatizer(); !errors.Is(err, network.ErrInput) {
 			t.Errorf("%s: %v, want network.ErrInput", name, err)
 		}
 	}
-	if nw, err := (&DResult{Networks: []Network{good}}).Privatizer(); err != nil || !nw.Categorical() || nw.XValues() != 3 {
+	if nw, err := (&DResult{Networks: []network.Network{good}}).Privatizer(); err != nil || !nw.Categorical() || nw.XValues() != 3 {
 		t.Errorf("the trainer's record: %v, %v", nw, err)
 	}
 }

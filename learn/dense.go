@@ -3,6 +3,9 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+
+	"github.com/mmds-project/mmds/network"
 )
 
 // denseNet is an MLP with several outputs, In → Hidden ReLU → Out
@@ -234,17 +237,17 @@ func (d *denseNet) hiddenGrad(dz []float64, j int) float64 {
 	return s
 }
 
-// network returns the JSON form with parameters p: a ReLU layer, then a
-// layer of Out logits whose activation is "softmax".
-func (d *denseNet) network(p []float64, role string, inputs []string) Network {
+// network returns the network with parameters p: a ReLU layer, then a
+// softmax layer of Out logits.
+func (d *denseNet) network(p []float64, role string, inputs []string) network.Network {
 	w1, b1, w2, b2 := d.split(p)
-	l1 := Layer{In: d.in, Out: d.hidden, Activation: "relu", Bias: append(Floats(nil), b1...)}
+	l1 := network.Layer{Act: network.ReLU, B: slices.Clone(b1)}
 	for j := range d.hidden {
-		l1.Weights = append(l1.Weights, append(Floats(nil), w1[j*d.in:j*d.in+d.in]...))
+		l1.W = append(l1.W, slices.Clone(w1[j*d.in:j*d.in+d.in]))
 	}
-	l2 := Layer{In: d.hidden, Out: d.out, Activation: "softmax", Bias: append(Floats(nil), b2...)}
+	l2 := network.Layer{Act: network.Softmax, B: slices.Clone(b2)}
 	for o := range d.out {
-		l2.Weights = append(l2.Weights, append(Floats(nil), w2[o*d.hidden:o*d.hidden+d.hidden]...))
+		l2.W = append(l2.W, slices.Clone(w2[o*d.hidden:o*d.hidden+d.hidden]))
 	}
-	return Network{Role: role, Inputs: inputs, Layers: []Layer{l1, l2}}
+	return network.Network{Name: role, Role: role, Inputs: inputs, Layers: []network.Layer{l1, l2}, Precision: network.Float64}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -17,23 +18,40 @@ import (
 // *loss.Losses: results.json and the point hashes were written in its shape,
 // which DResult's JSON must keep byte for byte.
 type legacyDResult struct {
-	DIndex        int            `json:"d_index"`
-	D             float64        `json:"D"`
-	Finalized     bool           `json:"finalized"`
-	ReconLoss     *float64       `json:"recon_loss"`
-	AdvLoss       Floats         `json:"adv_loss"`
-	MinAdvLoss    *float64       `json:"min_adv_loss"`
-	ReconHard     *float64       `json:"recon_hard,omitempty"`
-	AdvHard       Floats         `json:"adv_hard,omitempty"`
-	Trial         int            `json:"trial"`
-	Epoch         int            `json:"epoch"`
-	Attempted     int            `json:"attempted"`
-	Accepted      int            `json:"accepted"`
-	CapHit        bool           `json:"cap_hit"`
-	Trials        []TrialSummary `json:"trials"`
-	Networks      []Network      `json:"networks,omitempty"`
-	NetworksEpoch int            `json:"networks_epoch"`
-	SHA256        string         `json:"sha256"`
+	DIndex        int             `json:"d_index"`
+	D             float64         `json:"D"`
+	Finalized     bool            `json:"finalized"`
+	ReconLoss     *float64        `json:"recon_loss"`
+	AdvLoss       Floats          `json:"adv_loss"`
+	MinAdvLoss    *float64        `json:"min_adv_loss"`
+	ReconHard     *float64        `json:"recon_hard,omitempty"`
+	AdvHard       Floats          `json:"adv_hard,omitempty"`
+	Trial         int             `json:"trial"`
+	Epoch         int             `json:"epoch"`
+	Attempted     int             `json:"attempted"`
+	Accepted      int             `json:"accepted"`
+	CapHit        bool            `json:"cap_hit"`
+	Trials        []TrialSummary  `json:"trials"`
+	Networks      []legacyNetwork `json:"networks,omitempty"`
+	NetworksEpoch int             `json:"networks_epoch"`
+	SHA256        string          `json:"sha256"`
+}
+
+// legacyNetwork is the record of a network as results.json and the point
+// hashes have always had it, which network.Network's JSON must keep byte
+// for byte.
+type legacyNetwork struct {
+	Role   string        `json:"role"`
+	Inputs []string      `json:"inputs"`
+	Layers []legacyLayer `json:"layers"`
+}
+
+type legacyLayer struct {
+	In         int      `json:"in"`
+	Out        int      `json:"out"`
+	Activation string   `json:"activation"`
+	Weights    []Floats `json:"weights"`
+	Bias       Floats   `json:"bias"`
 }
 
 func TestDResultJSONShape(t *testing.T) {
@@ -46,6 +64,14 @@ func TestDResultJSONShape(t *testing.T) {
 		ReconHard: &hard, AdvHard: Floats{0.3}, Trial: 2, Epoch: 7, Attempted: 3, Accepted: 2,
 		Trials:        []TrialSummary{{Trial: 2, Seed: 9, Eligible: true, Accepted: true, Point: &Point{Trial: 2, Epoch: 7, Recon: 0.1, Adv: []float64{0.2}}}},
 		NetworksEpoch: 7, SHA256: "ab"}
+	// A diverged weight (NaN, written null) and numbers that encoding/json
+	// and Floats write differently.
+	fin.Networks = []network.Network{{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []network.Layer{
+		{W: [][]float64{{2e-5, math.NaN()}, {1e21, -0.5}}, B: []float64{0, 3e-7}, Act: network.ReLU},
+		{W: [][]float64{{1, 1.5}}, B: []float64{-2}, Act: network.Sigmoid}}}}
+	legacyNets := []legacyNetwork{{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []legacyLayer{
+		{In: 2, Out: 2, Activation: "relu", Weights: []Floats{{2e-5, math.NaN()}, {1e21, -0.5}}, Bias: Floats{0, 3e-7}},
+		{In: 2, Out: 1, Activation: "sigmoid", Weights: []Floats{{1, 1.5}}, Bias: Floats{-2}}}}}
 	open := DResult{DIndex: 0, D: 0.05, Trial: -1, Epoch: -1, Attempted: 4, CapHit: true, Trials: []TrialSummary{}, NetworksEpoch: -1}
 	for _, tc := range []struct {
 		name string
@@ -53,7 +79,7 @@ func TestDResultJSONShape(t *testing.T) {
 		old  legacyDResult
 	}{
 		{"finalized", fin, legacyDResult{DIndex: 1, D: 0.1, Finalized: true, ReconLoss: &recon, AdvLoss: adv, MinAdvLoss: &minAdv,
-			ReconHard: &hard, AdvHard: Floats{0.3}, Trial: 2, Epoch: 7, Attempted: 3, Accepted: 2, Trials: fin.Trials, NetworksEpoch: 7, SHA256: "ab"}},
+			ReconHard: &hard, AdvHard: Floats{0.3}, Trial: 2, Epoch: 7, Attempted: 3, Accepted: 2, Trials: fin.Trials, Networks: legacyNets, NetworksEpoch: 7, SHA256: "ab"}},
 		{"not finalized", open, legacyDResult{DIndex: 0, D: 0.05, Trial: -1, Epoch: -1, Attempted: 4, CapHit: true, Trials: []TrialSummary{}, NetworksEpoch: -1}},
 	} {
 		got, err := json.Marshal(tc.p)

@@ -147,23 +147,23 @@ func TestMLPForwardByHand(t *testing.T) {
 func TestNetworkJSONRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	m := NewMLP(3, 6, network.Sigmoid, rng)
-	b, err := json.Marshal(NetworkOf(m, "reconstructor", []string{"f", "y1", "y2"}))
+	b, err := json.Marshal(m.Network("reconstructor", []string{"f", "y1", "y2"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n Network
+	var n network.Network
 	if err := json.Unmarshal(b, &n); err != nil {
 		t.Fatal(err)
 	}
-	if len(n.Layers) != 2 || len(n.Layers[0].Weights) != 6 || len(n.Layers[0].Weights[0]) != 3 {
+	if len(n.Layers) != 2 || len(n.Layers[0].W) != 6 || len(n.Layers[0].W[0]) != 3 {
 		t.Fatalf("layer shapes: %+v", n.Layers)
 	}
-	// PyTorch layout: Weights[j][i] is W1 from input i to hidden j.
+	// PyTorch layout: W[j][i] is W1 from input i to hidden j.
 	w1, _, _, _ := m.Layers()
-	if n.Layers[0].Weights[4][2] != w1[2*6+4] {
-		t.Errorf("weights[4][2] = %g, want W1[2][4] = %g", n.Layers[0].Weights[4][2], w1[2*6+4])
+	if n.Layers[0].W[4][2] != w1[2*6+4] {
+		t.Errorf("weights[4][2] = %g, want W1[2][4] = %g", n.Layers[0].W[4][2], w1[2*6+4])
 	}
-	m2, err := n.MLP()
+	m2, err := MLPOf(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,26 +171,9 @@ func TestNetworkJSONRoundTrip(t *testing.T) {
 	if a, b := m.Predict(x), m2.Predict(x); a != b {
 		t.Errorf("round trip changed the output: %g vs %g", a, b)
 	}
-	n.Layers[1].Activation = "tanh"
-	if _, err := n.MLP(); err == nil {
+	n.Layers[1].Act = network.Tanh
+	if _, err := MLPOf(&n); err == nil {
 		t.Error("unknown activation accepted")
-	}
-}
-
-func TestFloatsJSON(t *testing.T) {
-	b, err := json.Marshal(Floats{1.5, math.NaN(), math.Inf(1), -2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != "[1.5,null,null,-2]" {
-		t.Errorf("Marshal = %s", b)
-	}
-	var f Floats
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	if len(f) != 4 || f[0] != 1.5 || !math.IsNaN(f[1]) || f[3] != -2 {
-		t.Errorf("Unmarshal = %v", f)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -50,12 +51,12 @@ type pointSeal struct {
 	Finalized bool    `json:"finalized"`
 	// recon_loss, adv_loss, min_adv_loss, as results.json writes them
 	loss.Nullable[Floats]
-	ReconHard     *float64  `json:"recon_hard"`
-	AdvHard       Floats    `json:"adv_hard"`
-	Trial         int       `json:"trial"`
-	Epoch         int       `json:"epoch"`
-	Networks      []Network `json:"networks"`
-	NetworksEpoch int       `json:"networks_epoch"`
+	ReconHard     *float64          `json:"recon_hard"`
+	AdvHard       Floats            `json:"adv_hard"`
+	Trial         int               `json:"trial"`
+	Epoch         int               `json:"epoch"`
+	Networks      []network.Network `json:"networks"`
+	NetworksEpoch int               `json:"networks_epoch"`
 	// Channel is omitted when empty, so that points of Algorithm 1 keep
 	// the hashes they had before the labels method existed.
 	Channel [][]float64 `json:"channel,omitempty"`

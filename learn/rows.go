@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/vexp"
+	"github.com/mmds-project/mmds/network"
 )
 
 // The labels methods' privatizers are tables of logits, one row of m labels
@@ -135,4 +136,4 @@ func (r *tableRecord) History() *History { return &r.hist }
 // Networks implements trialRun: a labels privatizer is its table (a
 // channel or a cell kernel), and its observers are exact Bayes rules, not
 // networks.
-func (r *tableRecord) Networks() []Network { return nil }
+func (r *tableRecord) Networks() []network.Network { return nil }

@@ -12,6 +12,7 @@ import (
 	"github.com/mmds-project/mmds/internal/cluster"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model/kind"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 	"github.com/mmds-project/mmds/rundir"
 )
@@ -85,8 +86,8 @@ type DResult struct {
 
 	// The finalized trial's networks at the finalized epoch (privatizer,
 	// reconstructor, adversary_1, …); NetworksEpoch is that epoch.
-	Networks      []Network `json:"networks,omitempty"`
-	NetworksEpoch int       `json:"networks_epoch"`
+	Networks      []network.Network `json:"networks,omitempty"`
+	NetworksEpoch int               `json:"networks_epoch"`
 	// Channel is the labels method's privatizer at that epoch on a finite
 	// X: Channel[x][l] = P(F = l | X = x), a channel file's
 	// {"channel": …} (its observers are exact Bayes rules, so Networks is
@@ -115,15 +116,15 @@ type TrialSummary struct {
 
 // TrialRecord is one trained trial: what trials/dDD_tTTT.json holds.
 type TrialRecord struct {
-	Fingerprint string    `json:"fingerprint"` // digest of the training configuration and data
-	DIndex      int       `json:"d_index"`
-	Trial       int       `json:"trial"`
-	D           float64   `json:"D"`
-	Seed        uint64    `json:"seed"`
-	Epochs      int       `json:"epochs"`
-	Seconds     float64   `json:"seconds"`
-	History     History   `json:"history"`
-	Networks    []Network `json:"networks"` // after the last epoch
+	Fingerprint string            `json:"fingerprint"` // digest of the training configuration and data
+	DIndex      int               `json:"d_index"`
+	Trial       int               `json:"trial"`
+	D           float64           `json:"D"`
+	Seed        uint64            `json:"seed"`
+	Epochs      int               `json:"epochs"`
+	Seconds     float64           `json:"seconds"`
+	History     History           `json:"history"`
+	Networks    []network.Network `json:"networks"` // after the last epoch
 	// Channel is the labels method's channel after the last epoch.
 	Channel [][]float64 `json:"channel,omitempty"`
 	// Kernel is the labels method's kernel after the last epoch (continuous X).
@@ -634,9 +635,9 @@ func (s *sweeper) write(res *Results) error {
 type trialRun interface {
 	Run(stop func() error) error
 	History() *History
-	Networks() []Network   // after the last epoch; nil for a channel privatizer
-	Channel() [][]float64  // after the last epoch; nil for a network privatizer
-	Snapshots() []Snapshot // the selection band's candidates
+	Networks() []network.Network // after the last epoch; nil for a channel privatizer
+	Channel() [][]float64        // after the last epoch; nil for a network privatizer
+	Snapshots() []Snapshot       // the selection band's candidates
 }
 
 // newTrial returns the trainer of c.Method for one trial; c is resolved.
@@ -656,9 +657,9 @@ func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
 // Channel implements trialRun: Algorithm 1's privatizer is a network.
 func (t *Trainer) Channel() [][]float64 { return nil }
 
-// Networks returns the JSON form of the trainer's networks as they are now:
+// Networks returns the trainer's networks as they are now:
 // privatizer, reconstructor, adversary_1, ….
-func (t *Trainer) Networks() []Network {
+func (t *Trainer) Networks() []network.Network {
 	params := [][]float64{t.Priv.Params, t.Recon.Params}
 	for _, a := range t.Adv {
 		params = append(params, a.Params)
@@ -666,19 +667,19 @@ func (t *Trainer) Networks() []Network {
 	return t.networksOf(params)
 }
 
-// networksOf returns the JSON form of the trainer's networks with the given
+// networksOf returns the trainer's networks with the given
 // parameters (privatizer, reconstructor, adversaries).
-func (t *Trainer) networksOf(params [][]float64) []Network {
+func (t *Trainer) networksOf(params [][]float64) []network.Network {
 	tr := t.data.Train
 	with := func(m *MLP, p []float64) *MLP { c := *m; c.Params = p; return &c }
 	ny := names("y", "", tr.NY)
-	nets := []Network{
-		NetworkOf(with(t.Priv, params[0]), "privatizer", []string{"x", "r"}),
-		NetworkOf(with(t.Recon, params[1]), "reconstructor", append([]string{"f"}, ny...)),
+	nets := []network.Network{
+		with(t.Priv, params[0]).Network("privatizer", []string{"x", "r"}),
+		with(t.Recon, params[1]).Network("reconstructor", append([]string{"f"}, ny...)),
 	}
 	for i, a := range t.Adv {
 		nz := names(fmt.Sprintf("z%d", i+1), "_", tr.NZ[i])
-		nets = append(nets, NetworkOf(with(a, params[2+i]), fmt.Sprintf("adversary_%d", i+1), append([]string{"f"}, nz...)))
+		nets = append(nets, with(a, params[2+i]).Network(fmt.Sprintf("adversary_%d", i+1), append([]string{"f"}, nz...)))
 	}
 	return nets
 }

@@ -194,7 +194,7 @@ func TestSweepResultsFile(t *testing.T) {
 		t.Errorf("point %+v", p)
 	}
 	for _, n := range p.Networks {
-		if _, err := n.MLP(); err != nil {
+		if _, err := MLPOf(&n); err != nil {
 			t.Error(err)
 		}
 	}
@@ -281,7 +281,7 @@ func checkFinalizedNetworks(t *testing.T, ds *Dataset, c Config, res *Results) {
 		}
 		var nets []*MLP
 		for _, n := range p.Networks {
-			m, err := n.MLP()
+			m, err := MLPOf(&n)
 			if err != nil {
 				t.Fatal(err)
 			}

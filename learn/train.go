@@ -41,9 +41,9 @@ type snap struct {
 // Snapshot is the networks after one epoch, in JSON form, or the labels
 // method's channel on a finite X.
 type Snapshot struct {
-	Epoch    int         `json:"epoch"`
-	Networks []Network   `json:"networks"`
-	Channel  [][]float64 `json:"channel,omitempty"`
+	Epoch    int               `json:"epoch"`
+	Networks []network.Network `json:"networks"`
+	Channel  [][]float64       `json:"channel,omitempty"`
 	// Kernel is the labels method's privatizer on a continuous X.
 	Kernel *privatizer.Kernel `json:"kernel,omitempty"`
 }

@@ -9,7 +9,7 @@ import "math"
 // Embedded in a struct, its fields are the struct's.
 //
 // A is the JSON type of adv_loss: []float64 (encoding/json's numbers), or a
-// slice type with its own encoding, such as learn.Floats, whose numbers a
+// slice type with its own encoding, such as jsonconf.Floats (learn.Floats), whose numbers a
 // point's SHA-256 already binds.
 type Nullable[A ~[]float64] struct {
 	Recon  *float64 `json:"recon_loss"`

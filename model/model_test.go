@@ -298,12 +298,13 @@ func TestDescribe(t *testing.T) {
 // before any work.
 func TestCertifyRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	netOf := func(n learn.Network) *network.Network {
-		mlp, err := n.MLP()
+	netOf := func(n network.Network) *network.Network {
+		mlp, err := learn.MLPOf(&n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return mlp.Network(n.Inputs)
+		nw := mlp.Network("privatizer", n.Inputs)
+		return &nw
 	}
 	// Gaussian: F = X + σR with 1/σ² = 1/D − 1/Var[X|Y] at D = 1: σ² = 2.
 	g, _ := Parse([]byte(smallGauss))

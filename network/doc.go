@@ -6,7 +6,7 @@
 // order the network declares (Network.Inputs), and every evaluation feeds
 // them in that order. Codecs: the JSON layout (ParseJSON, WriteJSON), ONNX
 // (ParseONNX, WriteONNX: a file WriteONNX writes reads back bit for bit) and
-// results.json's layout (ParseRecord). ParseONNX folds BatchNormalization
+// results.json's layout (Network.MarshalJSON, UnmarshalJSON). ParseONNX folds BatchNormalization
 // into the affine layer before it and lowers LeakyRelu and Clip exactly
 // into ReLU units (leaky(z) = relu(z) − α·relu(−z), max(z, lo) =
 // lo + relu(z − lo), min(y, hi) = hi − relu(hi − y)), so the region walk

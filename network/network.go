@@ -165,6 +165,10 @@ type Network struct {
 	// Name is the file (or results entry) the network was read from, for
 	// messages.
 	Name string
+	// Role is the network's part in a trained point of results.json
+	// (privatizer, reconstructor, adversary_1, …; see MarshalJSON), "" for
+	// a network file.
+	Role string
 	// Inputs names the network's inputs in order: "x" and "r", once each;
 	// or, for x taking the values 0..n−1 one-hot, "x=0", …, "x=n−1" (n ≥ 2,
 	// in this order, each input 1 when x is that value and 0 otherwise)

@@ -2,7 +2,9 @@ package network
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -138,24 +140,38 @@ func TestParseMLPErrors(t *testing.T) {
 	}
 }
 
-// results.json's layout is read into a Network honouring its input order.
-func TestParseRecord(t *testing.T) {
-	rec := `{"role":"privatizer","inputs":["r","x"],"layers":[
-		{"in":2,"out":1,"activation":"relu","weights":[[0,2]],"bias":[0.5]},
-		{"in":1,"out":1,"activation":"identity","weights":[[3]],"bias":[1]}]}`
-	n, err := ParseRecord([]byte(rec), "rec")
+// results.json's layout is read into a Network honouring its input order,
+// and written back byte for byte.
+func TestRecord(t *testing.T) {
+	read := func(rec string) (*Network, error) {
+		n := &Network{}
+		if err := json.Unmarshal([]byte(rec), n); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		}
+		n.Name = "rec"
+		return n, n.Validate()
+	}
+	rec := `{"role":"privatizer","inputs":["r","x"],"layers":[` +
+		`{"in":2,"out":1,"activation":"relu","weights":[[0,2]],"bias":[0.5]},` +
+		`{"in":1,"out":1,"activation":"identity","weights":[[3]],"bias":[1]}]}`
+	n, err := read(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n.Precision != Float64 || n.Eval(1, 7) != 3*(2*1+0.5)+1 {
 		t.Errorf("k(1, 7) = %v with precision %v: want 8.5 (only x read), float64", n.Eval(1, 7), n.Precision)
 	}
+	if b, err := json.Marshal(n); err != nil || string(b) != rec {
+		t.Errorf("written back: %s, %v; want %s", b, err, rec)
+	}
 	for _, bad := range []string{
 		strings.Replace(rec, "[[0,2]]", "[[0,null]]", 1),
 		strings.Replace(rec, `"in":2`, `"in":3`, 1),
+		strings.Replace(rec, `"out":1`, `"out":2`, 1),
 		strings.Replace(rec, `"relu"`, `"gelu"`, 1),
+		strings.Replace(rec, `"relu"`, `""`, 1),
 	} {
-		if _, err := ParseRecord([]byte(bad), "rec"); !errors.Is(err, ErrInput) {
+		if _, err := read(bad); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: %v, want ErrInput", bad, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
@@ -232,7 +233,7 @@ func writeDataRunAs(t *testing.T, raw []byte, k model.Kind, m learn.TrainMethod)
 	res.Model, res.Config.Model, res.Config.Method = k, k, m
 	zero := 0.0
 	p := learn.DResult{DIndex: 0, D: 0.1, Finalized: true, Losses: &loss.Losses{Recon: 0, Adv: []float64{0.5}, MinAdv: 0.5},
-		ReconHard: &zero, AdvHard: learn.Floats{0.5}, Networks: make([]learn.Network, 3), Channel: [][]float64{{1}, {1}, {1}}}
+		ReconHard: &zero, AdvHard: learn.Floats{0.5}, Networks: make([]network.Network, 3), Channel: [][]float64{{1}, {1}, {1}}}
 	if m == learn.MethodAlg1 {
 		p.Channel = nil
 	}

@@ -470,7 +470,7 @@ type testRows struct {
 func newTestRows(run *DataRun, p *learn.DResult) (*testRows, error) {
 	t := &testRows{run: run}
 	for i := range p.Networks {
-		m, err := p.Networks[i].MLP()
+		m, err := learn.MLPOf(&p.Networks[i])
 		if err != nil {
 			return nil, fmt.Errorf("%w: results.json: points[%d]: %w", ErrInput, p.DIndex, err)
 		}

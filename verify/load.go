@@ -349,7 +349,7 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 // checkNetworks checks a finalized point's networks: privatizer,
 // reconstructor, adversary_1..k, with the input widths and output activation
 // the model implies and finite weights.
-func (run *Run) checkNetworks(nets []learn.Network) error {
+func (run *Run) checkNetworks(nets []network.Network) error {
 	sides := run.Model.SideWidths()
 	k := len(sides) - 1
 	if len(nets) != 2+k {
@@ -371,7 +371,7 @@ func (run *Run) checkNetworks(nets []learn.Network) error {
 		if n.Role != role {
 			return fmt.Errorf("networks[%d] has role %q, want %q", i, n.Role, role)
 		}
-		m, err := n.MLP()
+		m, err := learn.MLPOf(n)
 		if err != nil {
 			return fmt.Errorf("networks[%d] (%s): %w", i, role, err)
 		}
@@ -395,7 +395,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // checkFiniteNetworks checks the networks of Algorithm 1 on a finite
 // model: privatizer, reconstructor, adversaries, the privatizer a
 // categorical network over a one-hot x with one value per value of X.
-func checkFiniteNetworks(nets []learn.Network, m model.Model) error {
+func checkFiniteNetworks(nets []network.Network, m model.Model) error {
 	k := m.Adversaries()
 	if len(nets) != 2+k {
 		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)

@@ -15,6 +15,7 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
@@ -97,7 +98,7 @@ func TestLoadRejects(t *testing.T) {
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"model.json", "not the model this run was trained on"}},
 		{"weight edited", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points[1].Networks[0].Layers[1].Weights[0][0] *= 0.5
+			res.Points[1].Networks[0].Layers[1].W[0][0] *= 0.5
 			writeJSON(t, filepath.Join(dir, "results.json"), res)
 		}, []string{"results.json", "points[1] (D = 2) was changed after training"}},
 		{"learned loss edited", func(t *testing.T, dir string, res *learn.Results) {
@@ -110,18 +111,29 @@ func TestLoadRejects(t *testing.T) {
 		}, []string{"results.json has no binding"}},
 		{"privatizer with three inputs", func(t *testing.T, dir string, res *learn.Results) {
 			l := &res.Points[1].Networks[0].Layers[0]
-			l.In = 3
-			for i := range l.Weights {
-				l.Weights[i] = append(l.Weights[i], 0)
+			for i := range l.W {
+				l.W[i] = append(l.W[i], 0)
 			}
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "points[1] (D = 2)", "networks[0] (privatizer) has 3 inputs", "2"}},
 		{"ragged weights", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points[1].Networks[1].Layers[0].Weights[0] = learn.Floats{1}
+			// A record's declared in disagrees with its weight rows.
 			verifytest.WriteResults(t, dir, res)
-		}, []string{"results.json", "networks[1] (reconstructor)", "weight row 0"}},
+			path := filepath.Join(dir, "results.json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := bytes.Index(b, []byte(`"d_index": 1`))
+			at += bytes.Index(b[at:], []byte(`"role": "reconstructor"`))
+			at += bytes.Index(b[at:], []byte(`"in": 2`))
+			b = append(b[:at:at], append([]byte(`"in": 3`), b[at+len(`"in": 2`):]...)...)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"results.json", "reconstructor", "weight row 0"}},
 		{"null weight", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points[1].Networks[0].Layers[0].Weights[0][0] = math.NaN() // written as null
+			res.Points[1].Networks[0].Layers[0].W[0][0] = math.NaN() // written as null
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"results.json", "networks[0] (privatizer)", "null"}},
 		{"wrong role order", func(t *testing.T, dir string, res *learn.Results) {
@@ -130,7 +142,7 @@ func TestLoadRejects(t *testing.T) {
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"networks[2] has role \"adversary_2\"", "adversary_1"}},
 		{"sigmoid output in a gauss run", func(t *testing.T, dir string, res *learn.Results) {
-			res.Points[1].Networks[1].Layers[1].Activation = "sigmoid"
+			res.Points[1].Networks[1].Layers[1].Act = network.Sigmoid
 			verifytest.WriteResults(t, dir, res)
 		}, []string{"reconstructor", "sigmoid", "identity"}},
 		{"missing networks", func(t *testing.T, dir string, res *learn.Results) {
@@ -227,7 +239,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		for i := range run.Results.Points {
 			if p := &run.Results.Points[i]; p.Finalized {
-				if _, err := p.Networks[0].MLP(); err != nil {
+				if _, err := learn.MLPOf(&p.Networks[0]); err != nil {
 					t.Fatalf("accepted a point whose privatizer does not rebuild: %v", err)
 				}
 			}

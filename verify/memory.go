@@ -193,7 +193,7 @@ func pointWork(p *learn.DResult) int64 {
 	n := int64(0)
 	for _, nw := range p.Networks {
 		for _, l := range nw.Layers {
-			for _, r := range l.Weights {
+			for _, r := range l.W {
 				n += int64(len(r))
 			}
 		}

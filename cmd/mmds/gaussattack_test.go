@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/verify/verifytest"
 )
 
@@ -71,9 +71,9 @@ func TestCertifyGaussAttacksNeverPass(t *testing.T) {
 // interior D: mmds verify never passes it.
 func TestVerifyGaussRampNeverPasses(t *testing.T) {
 	dir := t.TempDir()
-	net := learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{
-		{In: 2, Out: 5, Activation: "relu", Weights: []learn.Floats{{1, 0}, {-1, 0}, {1, 0}, {0, 1}, {0, -1}}, Bias: learn.Floats{0, 0, -30, 0, 0}},
-		{In: 5, Out: 1, Activation: "identity", Weights: []learn.Floats{{1, -1, 1e9, 0.01, -0.01}}, Bias: learn.Floats{0}},
+	net := network.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []network.Layer{
+		{Act: network.ReLU, W: [][]float64{{1, 0}, {-1, 0}, {1, 0}, {0, 1}, {0, -1}}, B: []float64{0, 0, -30, 0, 0}},
+		{Act: network.Identity, W: [][]float64{{1, -1, 1e9, 0.01, -0.01}}, B: []float64{0}},
 	}}
 	verifytest.Synthetic(t, dir, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &net, Recon: 2, Adv: []float64{9, 9}}})
 	code, out, errs := runCLI(t, "verify", dir)

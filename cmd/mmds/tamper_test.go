@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/cluster"
-	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
@@ -327,7 +326,7 @@ func TestTrainLocksOut(t *testing.T) {
 func TestInputOrderSameVerdict(t *testing.T) {
 	net := learntest.ConstantNet(0.95, 0.95)
 	net.Inputs = []string{"r", "x"}
-	net.Layers[0].Weights = []learn.Floats{{0, 1}}
+	net.Layers[0].W = [][]float64{{0, 1}}
 	dir := t.TempDir()
 	verifytest.Synthetic(t, dir, model.Binary, 0.05, []verifytest.Point{{D: 0.2, Priv: &net, Recon: 0.05, Adv: []float64{0.05}}})
 	vcode, vout, verrs := runCLI(t, "verify", dir, "--format", "json")

@@ -17,6 +17,7 @@ import (
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
 	"github.com/mmds-project/mmds/verify/verifytest"
@@ -340,10 +341,10 @@ func TestTrainDataBinaryHeldOutFromNetworks(t *testing.T) {
 
 // constNet is an estimator network of the given inputs whose output is the
 // constant c (through act): it ignores what it sees.
-func constNet(role string, inputs []string, act string, c float64) learn.Network {
-	return learn.Network{Role: role, Inputs: inputs, Layers: []learn.Layer{
-		{In: len(inputs), Out: 1, Activation: "relu", Weights: []learn.Floats{make(learn.Floats, len(inputs))}, Bias: learn.Floats{0}},
-		{In: 1, Out: 1, Activation: act, Weights: []learn.Floats{{0}}, Bias: learn.Floats{c}},
+func constNet(role string, inputs []string, act network.Activation, c float64) network.Network {
+	return network.Network{Role: role, Inputs: inputs, Layers: []network.Layer{
+		{Act: network.ReLU, W: [][]float64{make([]float64, len(inputs))}, B: []float64{0}},
+		{Act: act, W: [][]float64{{0}}, B: []float64{c}},
 	}}
 }
 
@@ -411,7 +412,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 	copyX := func(p *learn.DResult) {
 		p.Networks[0] = learntest.LinearNet(1, 0, 0)
 		for i := 2; i < len(p.Networks); i++ {
-			p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, "identity", 0)
+			p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, network.Identity, 0)
 		}
 	}
 	contXR := rowsAndNoise(t, cont, contCSV)
@@ -439,7 +440,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		}},
 		{"F = X, a constant reconstructor: the distortion is mmds's", cont, contCSV, func(p *learn.DResult) {
 			copyX(p)
-			p.Networks[1] = constNet("reconstructor", p.Networks[1].Inputs, "identity", 0)
+			p.Networks[1] = constNet("reconstructor", p.Networks[1].Inputs, network.Identity, 0)
 		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
 			if !p.WithinD || p.HeldOut.Recon.Mean > 0.01 || p.Networks.Recon.Mean < 0.8 {
 				t.Errorf("D = %g: within D %v, mmds's distortion %g, the run's reconstructor %g", p.D, p.WithinD, p.HeldOut.Recon.Mean, p.Networks.Recon.Mean)
@@ -455,12 +456,12 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		}},
 		{"a release of ±Inf is refused", cont, contCSV, func(p *learn.DResult) {
 			p.Networks[0] = learntest.LinearNet(1e308, 0, 0)
-			p.Networks[0].Layers[1].Weights[0] = learn.Floats{1e308, -1e308, 0, 0}
+			p.Networks[0].Layers[1].W[0] = []float64{1e308, -1e308, 0, 0}
 		}, 2, "non-finite release", nil},
 		{"an adversary network estimating NaN is refused, not read as a claim no leak can beat", cont, contCSV, func(p *learn.DResult) {
 			copyX(p)
-			p.Networks[2].Layers[0].Weights[0][0], p.Networks[2].Layers[0].Bias[0] = 1e308, 1e308
-			p.Networks[2].Layers[1].Weights[0][0], p.Networks[2].Layers[1].Bias[0] = 1e308, -math.MaxFloat64
+			p.Networks[2].Layers[0].W[0][0], p.Networks[2].Layers[0].B[0] = 1e308, 1e308
+			p.Networks[2].Layers[1].W[0][0], p.Networks[2].Layers[1].B[0] = 1e308, -math.MaxFloat64
 		}, 2, "a squared error that is not finite", nil},
 		{"labels: the identity channel with the recorded losses kept", disc, discCSV, func(p *learn.DResult) {
 			p.Channel = [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
@@ -482,7 +483,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		{"F = sin(3X), smooth but not monotone: with |X| (adversary 1) it gives X's sign", cont, contCSV, func(p *learn.DResult) {
 			p.Networks[0] = sinNet(3, -5, 5, 400)
 			for i := 2; i < len(p.Networks); i++ {
-				p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, "identity", 0)
+				p.Networks[i] = constNet(p.Networks[i].Role, p.Networks[i].Inputs, network.Identity, 0)
 			}
 		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
 			// Without F adversary 1 knows |X| only: MSE ≈ E[X²] = 1; the Bayes
@@ -494,7 +495,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		}},
 		{"binary: F = X, constant adversaries", bin, binCSV, func(p *learn.DResult) {
 			p.Networks[0] = learntest.ConstantNet(1-1e-9, 1-1e-9)
-			p.Networks[2] = constNet("adversary_1", p.Networks[2].Inputs, "sigmoid", -30)
+			p.Networks[2] = constNet("adversary_1", p.Networks[2].Inputs, network.Sigmoid, -30)
 		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
 			if p.D > 0 && (p.Status != verify.DataLeakFound || p.HeldOut.MinAdv > 0.01 || p.Networks.MinAdv < 0.3) {
 				t.Errorf("D = %g: %v, mmds's adversary %g, the run's %g", p.D, p.Status, p.HeldOut.MinAdv, p.Networks.MinAdv)
@@ -562,24 +563,24 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 
 // sinNet is a privatizer releasing sin(w·x) interpolated linearly at n
 // knots over [lo, hi] (constant beyond), ignoring r: one ReLU a knot.
-func sinNet(w, lo, hi float64, n int) learn.Network {
-	l1 := learn.Layer{In: 2, Out: n, Activation: "relu"}
-	out := learn.Floats{}
+func sinNet(w, lo, hi float64, n int) network.Network {
+	l1 := network.Layer{Act: network.ReLU}
+	out := []float64{}
 	h := (hi - lo) / float64(n-1)
 	slope := 0.0
 	for j := range n - 1 {
 		t := lo + float64(j)*h
 		s := (math.Sin(w*(t+h)) - math.Sin(w*t)) / h
-		l1.Weights = append(l1.Weights, learn.Floats{1, 0})
-		l1.Bias = append(l1.Bias, -t)
+		l1.W = append(l1.W, []float64{1, 0})
+		l1.B = append(l1.B, -t)
 		out = append(out, s-slope)
 		slope = s
 	}
-	l1.Weights = append(l1.Weights, learn.Floats{1, 0}) // the last knot: flat beyond hi
-	l1.Bias = append(l1.Bias, -hi)
+	l1.W = append(l1.W, []float64{1, 0}) // the last knot: flat beyond hi
+	l1.B = append(l1.B, -hi)
 	out = append(out, -slope)
-	return learn.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []learn.Layer{l1,
-		{In: n, Out: 1, Activation: "identity", Weights: []learn.Floats{out}, Bias: learn.Floats{math.Sin(w * lo)}}}}
+	return network.Network{Role: "privatizer", Inputs: []string{"x", "r"}, Layers: []network.Layer{l1,
+		{Act: network.Identity, W: [][]float64{out}, B: []float64{math.Sin(w * lo)}}}}
 }
 
 // rowsAndNoise are a data run's rows in the order verify scores them
@@ -615,9 +616,9 @@ func rowsAndNoise(t *testing.T, dir, csv string) [2][]float64 {
 // noise r but the ones xr's seed draws, where it releases what honest
 // releases: k(x, r) = x + Σ_k (honest(x_k, r_k) − x_k)·tent_k(r), a tent of
 // height 1 about each drawn r_k, narrower than the gaps between them.
-func leakOffSeed(t *testing.T, honest learn.Network, xr [2][]float64) learn.Network {
+func leakOffSeed(t *testing.T, honest network.Network, xr [2][]float64) network.Network {
 	t.Helper()
-	m, err := honest.MLP()
+	m, err := learn.MLPOf(&honest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,19 +629,18 @@ func leakOffSeed(t *testing.T, honest learn.Network, xr [2][]float64) learn.Netw
 	for k := 1; k < len(sorted); k++ {
 		w = min(w, (sorted[k]-sorted[k-1])/4)
 	}
-	l1 := learn.Layer{In: 2, Activation: "relu", Weights: []learn.Floats{{1, 0}, {-1, 0}}, Bias: learn.Floats{0, 0}}
-	out := learn.Floats{1, -1}
+	l1 := network.Layer{Act: network.ReLU, W: [][]float64{{1, 0}, {-1, 0}}, B: []float64{0, 0}}
+	out := []float64{1, -1}
 	for k := range r {
 		c := m.Predict([]float64{x[k], r[k]}) - x[k]
 		for j, s := range [3]float64{1, 0, -1} { // relu(a+1) − 2relu(a) + relu(a−1), a = (r − r_k)/w
-			l1.Weights = append(l1.Weights, learn.Floats{0, 1 / w})
-			l1.Bias = append(l1.Bias, -r[k]/w+s)
+			l1.W = append(l1.W, []float64{0, 1 / w})
+			l1.B = append(l1.B, -r[k]/w+s)
 			out = append(out, c*[3]float64{1, -2, 1}[j])
 		}
 	}
-	l1.Out = len(l1.Weights)
-	return learn.Network{Role: honest.Role, Inputs: honest.Inputs, Layers: []learn.Layer{l1,
-		{In: l1.Out, Out: 1, Activation: "identity", Weights: []learn.Floats{out}, Bias: learn.Floats{0}}}}
+	return network.Network{Role: honest.Role, Inputs: honest.Inputs, Layers: []network.Layer{l1,
+		{Act: network.Identity, W: [][]float64{out}, B: []float64{0}}}}
 }
 
 // runCLIOut is runCLI's standard output and exit code.

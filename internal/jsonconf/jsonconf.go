@@ -224,6 +224,11 @@ func (e *Error) Unwrap() error { return e.err }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
+// Errorf returns an Error for a type's UnmarshalJSON to report a value it
+// refuses: Unmarshal passes it on as written, where any other error of an
+// unmarshaler would read as malformed JSON.
+func Errorf(format string, args ...any) error { return errorf(format, args...) }
+
 // check walks the tokens of data against type t.
 func check(data []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -336,5 +337,22 @@ func TestMeasure(t *testing.T) {
 	}
 	if _, err := Measure([]byte(`{"a": 1, "a": 2}`)); err == nil {
 		t.Error("a duplicated key measured")
+	}
+}
+
+func TestFloatsJSON(t *testing.T) {
+	b, err := json.Marshal(Floats{1.5, math.NaN(), math.Inf(1), -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "[1.5,null,null,-2]" {
+		t.Errorf("Marshal = %s", b)
+	}
+	var f Floats
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 4 || f[0] != 1.5 || !math.IsNaN(f[1]) || f[3] != -2 {
+		t.Errorf("Unmarshal = %v", f)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model"
+	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -158,11 +159,11 @@ func WriteResults(tb testing.TB, dir string, res *learn.Results) {
 
 // zeroNet is an estimator network with the given role, inputs and output
 // activation whose weights are all 0 (verify never runs the estimators).
-func zeroNet(role string, inputs []string, act string) learn.Network {
-	row := make(learn.Floats, len(inputs))
-	return learn.Network{Role: role, Inputs: inputs, Layers: []learn.Layer{
-		{In: len(inputs), Out: 1, Activation: "relu", Weights: []learn.Floats{row}, Bias: learn.Floats{0}},
-		{In: 1, Out: 1, Activation: act, Weights: []learn.Floats{{0}}, Bias: learn.Floats{0}},
+func zeroNet(role string, inputs []string, act network.Activation) network.Network {
+	row := make([]float64, len(inputs))
+	return network.Network{Role: role, Inputs: inputs, Layers: []network.Layer{
+		{Act: network.ReLU, W: [][]float64{row}, B: []float64{0}},
+		{Act: act, W: [][]float64{{0}}, B: []float64{0}},
 	}}
 }
 
@@ -171,7 +172,7 @@ func zeroNet(role string, inputs []string, act string) learn.Network {
 // threshold was not finalized).
 type Point struct {
 	D     float64
-	Priv  *learn.Network
+	Priv  *network.Network
 	Recon float64
 	Adv   []float64
 }
@@ -187,10 +188,10 @@ func Synthetic(tb testing.TB, dir string, kind model.Kind, tau float64, pts []Po
 	c.Model, c.TestSize, c.TrainSize, c.Epochs, c.Hidden, c.Protocol.Tau = kind, 2000, 10000, 1, 4, tau
 	c.ModelSHA256 = ModelHash(tb, kind)
 	f := fixtureOf(kind)
-	js, k, act := f.js, f.k, "identity"
+	js, k, act := f.js, f.k, network.Identity
 	c.DMax = f.dmax
 	if kind.BinaryRelease() {
-		act = "sigmoid"
+		act = network.Sigmoid
 	}
 	for i, p := range pts {
 		c.D = append(c.D, p.D)
@@ -199,7 +200,7 @@ func Synthetic(tb testing.TB, dir string, kind model.Kind, tau float64, pts []Po
 			l := loss.New(p.Recon, p.Adv)
 			dr.Finalized, dr.Losses = true, &l
 			dr.Trial, dr.Epoch, dr.NetworksEpoch, dr.Attempted, dr.Accepted = 0, 0, 0, 1, 1
-			dr.Networks = []learn.Network{*p.Priv, zeroNet("reconstructor", []string{"f", "y"}, act)}
+			dr.Networks = []network.Network{*p.Priv, zeroNet("reconstructor", []string{"f", "y"}, act)}
 			for j := range k {
 				dr.Networks = append(dr.Networks, zeroNet(fmt.Sprintf("adversary_%d", j+1), []string{"f", fmt.Sprintf("z%d", j+1)}, act))
 			}
