@@ -142,9 +142,9 @@ type ColGenResult struct {
 // Sentinel errors of the finite solvers.
 var (
 	// ErrInfeasible: no privatizer meets the distortion threshold.
-	ErrInfeasible = errors.New("infeasible")
+	ErrInfeasible = errors.New("mip: infeasible")
 	// ErrInterrupted: the caller's context ended (Ctrl-C); nothing usable.
-	ErrInterrupted = errors.New("interrupted")
+	ErrInterrupted = errors.New("mip: interrupted")
 )
 
 // colGen is one column generation run's state.

@@ -17,7 +17,7 @@ import (
 
 // ErrTooLarge marks a global problem whose ray enumeration exceeds the
 // configured budget (GlobalOptions.MaxSubsets).
-var ErrTooLarge = errors.New("ray enumeration too large")
+var ErrTooLarge = errors.New("mip: ray enumeration too large")
 
 // DefaultMaxSubsets bounds the linear systems the ray enumeration solves.
 // Each is a tiny dense solve; 5 million take a few seconds.

@@ -434,7 +434,7 @@ const (
 )
 
 // ErrWitnessTooLarge marks a pricing search beyond MaxPricingNodes.
-var ErrWitnessTooLarge = errors.New("pricing witness too large")
+var ErrWitnessTooLarge = errors.New("mip: pricing witness too large")
 
 // pricer is the pricing search of a global witness: the LP
 // max Σ_i μ_i Σ_z t_iz − ⟨g, c⟩ s.t. t_iz ≤ ⟨k_iza, c⟩ (every a), Σ c = 1,

@@ -22,7 +22,7 @@ import (
 // ErrInput is wrapped by every error that reports a missing, corrupt,
 // tampered or inconsistent results directory: the caller's input, not a
 // failed computation.
-var ErrInput = errors.New("invalid results directory")
+var ErrInput = errors.New("verify: invalid results directory")
 
 // ModelFile is the name of the model file of a results directory.
 const ModelFile = rundir.ModelFile
