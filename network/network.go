@@ -11,8 +11,8 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
-// ErrInput marks every error about a network's contents (as opposed to an
-// I/O failure): a command exits 2 on it.
+// ErrInput is wrapped by every error about a network's contents (as opposed
+// to an I/O failure): the caller's input, not a failed computation.
 var ErrInput = errors.New("network: invalid privatizer")
 
 // ErrPrecision reports a network whose rounding error bound (the forward

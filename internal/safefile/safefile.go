@@ -38,8 +38,9 @@ import (
 )
 
 // ErrInput is wrapped by every error Read returns for a path that is not an
-// acceptable input file: missing, not a regular file, too large, unreadable.
-var ErrInput = errors.New("safefile: bad input file")
+// acceptable input file — missing, not a regular file, too large,
+// unreadable: the caller's input, not a failed computation.
+var ErrInput = errors.New("safefile: invalid input file")
 
 // chunk is the size of one read: small enough that a cancelled context is
 // noticed within milliseconds, large enough not to matter for speed.
