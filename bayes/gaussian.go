@@ -20,7 +20,7 @@ import (
 // with a sound error bound: a cost cap was hit, the privatizer is not
 // piecewise affine, or the stated error exceeds the tolerance. Errors
 // wrap it with the reason; the numbers behind a verdict would not be sound.
-var ErrCannotCertify = errors.New("cannot certify")
+var ErrCannotCertify = errors.New("bayes: cannot certify")
 
 // GaussQuad sets the Gaussian certificate's box, tolerance and caps (see the
 // package documentation). The zero value of a field means the default beside

@@ -93,7 +93,7 @@ func probeSolve(ctx context.Context, s Solver) error {
 // x1 = 1 and x0 at its smallest, 0.2, so the optimum is −1.8. The probe
 // of every external solver solves it.
 func TinyInstance() Instance {
-	m := highsx.NewModel(2)
+	m := highsx.NewProblem(2)
 	m.Cost[0], m.Cost[1] = 1, -2
 	m.Upper[1], m.Integer[1] = 1, true
 	m.AddRow(math.Inf(-1), 1.5, []int{0, 1}, []float64{1, 1})

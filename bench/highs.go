@@ -1,7 +1,7 @@
 package bench
 
 // The in-process HiGHS solver. Package bench reaches HiGHS only through
-// internal/highsx, and only in this file; its instances are highsx.Models,
+// internal/highsx, and only in this file; its instances are highsx.Problems,
 // as package mip builds them and ReadMPS reads them.
 
 import (

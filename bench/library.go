@@ -54,7 +54,7 @@ type Instance struct {
 	Fraction float64
 	D        float64
 	Tier     string // "easy", "medium", "hard" or "open": the size class, by construction
-	Problem  *highsx.Model
+	Problem  *highsx.Problem
 	// Optimal is the certified optimal value of Problem (NaN when none):
 	// how it was certified is in Certificate.
 	Optimal float64

@@ -361,7 +361,7 @@ func TestMPSRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := highsx.NewModel(4) // every bound and row kind the writer knows
+	mod := highsx.NewProblem(4) // every bound and row kind the writer knows
 	mod.Offset = 0.125
 	copy(mod.Cost, []float64{1, -2.5, 0, 1e-17})
 	copy(mod.Lower, []float64{math.Inf(-1), -1, 2, 0})
@@ -391,7 +391,7 @@ func TestMPSRoundTrip(t *testing.T) {
 }
 
 // sameModel compares two models entry by entry.
-func sameModel(a, b *highsx.Model) bool {
+func sameModel(a, b *highsx.Problem) bool {
 	if a.NumRows() != b.NumRows() {
 		return false
 	}
@@ -476,7 +476,7 @@ func FuzzReadMPS(f *testing.F) {
 }
 
 func TestMinimizeNegatesWithoutNegativeZero(t *testing.T) {
-	m := highsx.NewModel(3)
+	m := highsx.NewProblem(3)
 	m.Maximize, m.Cost[1], m.Cost[2] = true, 1, -2
 	got := Minimize(m)
 	if got.Maximize || got.Cost[1] != -1 || got.Cost[2] != 2 || math.Signbit(got.Cost[0]) || math.Signbit(got.Offset) {

@@ -21,7 +21,7 @@ import (
 // always carry both bounds explicitly (readers differ on the default bounds
 // of integer columns). The sense is always minimize: MPS has no standard
 // way to say maximize, so m must be a minimization (see Minimize).
-func WriteMPS(w io.Writer, name string, m *highsx.Model) error {
+func WriteMPS(w io.Writer, name string, m *highsx.Problem) error {
 	return writeMPS(w, name, m, nil, nil)
 }
 
@@ -31,7 +31,7 @@ func WriteMPS(w io.Writer, name string, m *highsx.Model) error {
 // that reports values by name needs no mapping back; one that reports
 // them by position does (cols). For solvers without a random seed, a
 // permuted file is the field's substitute for a seed.
-func WriteMPSPermuted(w io.Writer, name string, m *highsx.Model, rows, cols []int) error {
+func WriteMPSPermuted(w io.Writer, name string, m *highsx.Problem, rows, cols []int) error {
 	if (rows != nil && !isPermutation(rows, m.NumRows())) || (cols != nil && !isPermutation(cols, m.NumCols())) {
 		panic("bench: WriteMPSPermuted: not a permutation of the rows or columns")
 	}
@@ -72,7 +72,7 @@ type rowKind struct {
 
 // rowKinds returns the kinds of m's rows, or why m cannot be written under
 // name: a maximization, a name MPS cannot hold, a row without a sense.
-func rowKinds(name string, m *highsx.Model) ([]rowKind, error) {
+func rowKinds(name string, m *highsx.Problem) ([]rowKind, error) {
 	if m.Maximize {
 		return nil, errors.New("mps: the model maximizes; write its Minimize form")
 	}
@@ -98,7 +98,7 @@ func rowKinds(name string, m *highsx.Model) ([]rowKind, error) {
 	return kinds, nil
 }
 
-func writeMPS(w io.Writer, name string, m *highsx.Model, rowOrder, colOrder []int) error {
+func writeMPS(w io.Writer, name string, m *highsx.Problem, rowOrder, colOrder []int) error {
 	kinds, err := rowKinds(name, m)
 	if err != nil {
 		return err
@@ -126,11 +126,11 @@ func writeMPS(w io.Writer, name string, m *highsx.Model, rowOrder, colOrder []in
 func mpsFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // isInteger reports whether column j of m is integer.
-func isInteger(m *highsx.Model, j int) bool { return m.Integer != nil && m.Integer[j] }
+func isInteger(m *highsx.Problem, j int) bool { return m.Integer != nil && m.Integer[j] }
 
 // writeColumns writes the COLUMNS section in colOrder: every column's cost
 // and its nonzeros by row, integer columns between MARKER lines.
-func writeColumns(bw *bufio.Writer, m *highsx.Model, colOrder []int) {
+func writeColumns(bw *bufio.Writer, m *highsx.Problem, colOrder []int) {
 	type entry struct {
 		row int
 		val float64
@@ -167,7 +167,7 @@ func writeColumns(bw *bufio.Writer, m *highsx.Model, colOrder []int) {
 // writeRHS writes the RHS section (the objective's constant as minus the
 // objective row's right-hand side) and the RANGES section, when a row has
 // a range, in rowOrder.
-func writeRHS(bw *bufio.Writer, m *highsx.Model, kinds []rowKind, rowOrder []int) {
+func writeRHS(bw *bufio.Writer, m *highsx.Problem, kinds []rowKind, rowOrder []int) {
 	bw.WriteString("RHS\n")
 	if m.Offset != 0 {
 		fmt.Fprintf(bw, " rhs obj %s\n", mpsFloat(-m.Offset))
@@ -188,7 +188,7 @@ func writeRHS(bw *bufio.Writer, m *highsx.Model, kinds []rowKind, rowOrder []int
 	}
 }
 
-func writeBound(bw *bufio.Writer, m *highsx.Model, j int) {
+func writeBound(bw *bufio.Writer, m *highsx.Problem, j int) {
 	lo, hi := m.Lower[j], m.Upper[j]
 	isInt := isInteger(m, j)
 	switch {
@@ -215,7 +215,7 @@ func writeBound(bw *bufio.Writer, m *highsx.Model, j int) {
 // Minimize returns m as a minimization: a maximization's costs and offset
 // are negated, so its optimal value is minus the original one. The result
 // shares m's rows.
-func Minimize(m *highsx.Model) *highsx.Model {
+func Minimize(m *highsx.Problem) *highsx.Problem {
 	out := *m
 	if !m.Maximize {
 		return &out
@@ -244,7 +244,7 @@ const maxMPSEntries = 10_000_000
 func ReadMPS(r io.Reader) (*MPS, error) {
 	p := mpsParser{rowIdx: map[string]int{}, colIdx: map[string]int{}, objRow: ""}
 	p.x = &ExactModel{Offset: new(big.Rat)}
-	p.m.Model, p.m.Exact = highsx.NewModel(0), p.x
+	p.m.Model, p.m.Exact = highsx.NewProblem(0), p.x
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -276,7 +276,7 @@ func ReadMPS(r io.Reader) (*MPS, error) {
 // MPS is a model read from an MPS file, with its names.
 type MPS struct {
 	Name     string
-	Model    *highsx.Model
+	Model    *highsx.Problem
 	RowNames []string
 	ColNames []string
 	// Exact is the model in rational arithmetic.

@@ -21,11 +21,11 @@ const BracketTol = 1e-9
 // ErrBracketInconsistent is wrapped by the error returned when a best
 // achievable value exceeds its upper bound beyond BracketTol: one of the two
 // computations is wrong, and no bracket is reported.
-var ErrBracketInconsistent = errors.New("best achievable above the upper bound")
+var ErrBracketInconsistent = errors.New("gauss: best achievable above the upper bound")
 
 // ErrBracketState is wrapped by the error of parsing an unknown
 // BracketState.
-var ErrBracketState = errors.New("unknown bracket state")
+var ErrBracketState = errors.New("gauss: unknown bracket state")
 
 // BracketState says whether a bracket [best achievable, upper bound]
 // determines the optimum of problem (1).
@@ -46,10 +46,10 @@ const (
 var bracketStateText = enum.Text[BracketState]{Type: "BracketState",
 	Names: []string{BracketClosed: "closed", BracketOpen: "open", BracketInconsistent: "inconsistent"},
 	BadValue: func(s BracketState) error {
-		return fmt.Errorf("gauss: %w: %d", ErrBracketState, int(s))
+		return fmt.Errorf("%w: %d", ErrBracketState, int(s))
 	},
 	BadText: func(b []byte, want string) error {
-		return fmt.Errorf("gauss: %w %q: want %s", ErrBracketState, b, want)
+		return fmt.Errorf("%w %q: want %s", ErrBracketState, b, want)
 	}}
 
 // String returns "closed", "open" or "inconsistent".

@@ -336,7 +336,7 @@ const lpMinEntry = 2e-6
 const minWeight = lpMinEntry
 
 // lpModel is the master LP over the current columns.
-func (cg *colGen) lpModel() *highsx.Model {
+func (cg *colGen) lpModel() *highsx.Problem {
 	n, k := len(cg.g.xs), len(cg.g.s)-1
 	cg.scale = make([]float64, k+1)
 	cg.scale[0] = cg.d
@@ -346,7 +346,7 @@ func (cg *colGen) lpModel() *highsx.Model {
 			cg.scale[i+1] = 1
 		}
 	}
-	mod := highsx.NewModel(len(cg.cols) + 1)
+	mod := highsx.NewProblem(len(cg.cols) + 1)
 	mod.Maximize = true
 	mod.Cost[0] = 1
 	mod.Lower[0] = math.Inf(-1)

@@ -14,7 +14,7 @@ import (
 
 // ErrConfig is wrapped by every error that reports an invalid model
 // description (malformed JSON, bad numbers, bad names, a non-PSD matrix).
-var ErrConfig = errors.New("invalid gauss config")
+var ErrConfig = errors.New("gauss: invalid gauss config")
 
 // MaxVars bounds the number of variables a config may declare, so a hostile
 // file cannot ask for a huge eigen-decomposition.

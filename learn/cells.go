@@ -325,7 +325,7 @@ func (t *cellTrainer) Kernel() *privatizer.Kernel {
 // are the period's on a fine grid, so they are counted from len(p)).
 func (t *cellTrainer) kernelOf(p []float64, reveal float64) *privatizer.Kernel {
 	m := len(p) / t.n
-	k := &privatizer.Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n), Reveal: reveal}
+	k := &privatizer.Kernel{Kernel: gauss.Kernel{Edges: append([]float64(nil), t.edges...), Prob: make([][]float64, t.n)}, Reveal: reveal}
 	for x := range k.Prob {
 		k.Prob[x] = append([]float64(nil), p[x*m:x*m+m]...)
 	}

@@ -142,9 +142,9 @@ type ColGenResult struct {
 // Sentinel errors of the finite solvers.
 var (
 	// ErrInfeasible: no privatizer meets the distortion threshold.
-	ErrInfeasible = errors.New("infeasible")
+	ErrInfeasible = errors.New("mip: infeasible")
 	// ErrInterrupted: the caller's context ended (Ctrl-C); nothing usable.
-	ErrInterrupted = errors.New("interrupted")
+	ErrInterrupted = errors.New("mip: interrupted")
 )
 
 // colGen is one column generation run's state.
@@ -308,13 +308,13 @@ func (cg *colGen) global() *Global {
 
 // pricingModel is LP_δ's rows: columns c_0..c_{n−1}, then t_iz; costs are set
 // per rule.
-func (cg *colGen) pricingModel() *highsx.Model {
+func (cg *colGen) pricingModel() *highsx.Problem {
 	n := cg.m.N()
 	for _, r := range cg.ra {
 		cg.nt += len(r.k)
 	}
 	nc := n + cg.nt
-	mod := highsx.NewModel(nc)
+	mod := highsx.NewProblem(nc)
 	mod.Maximize = true
 	for j := n; j < nc; j++ {
 		mod.Lower[j] = math.Inf(-1)

@@ -131,7 +131,7 @@ func TestRealizerAgainstLP(t *testing.T) {
 func realizableLP(t *testing.T, m Finite, rr risk, rule []int) bool {
 	t.Helper()
 	n := m.N()
-	mod := highsx.NewModel(n + 1)
+	mod := highsx.NewProblem(n + 1)
 	mod.Maximize, mod.Cost[n] = true, 1
 	for j := range mod.Upper {
 		mod.Upper[j] = 1

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrConfig marks a malformed or invalid model configuration file.
-var ErrConfig = errors.New("invalid config")
+var ErrConfig = errors.New("mip: invalid config")
 
 // configError is an error about a model file's contents. It reads as the
 // detail alone, since the caller names the file (a chain of prefixes such

@@ -59,7 +59,7 @@ func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
 // is implied by the row of b. Symmetry breaking orders the outputs by the
 // column entries of the row with the largest prior: relabelling outputs
 // changes no risk.
-func (m Finite) FixedModel(d float64, fo FixedOptions) (*highsx.Model, error) {
+func (m Finite) FixedModel(d float64, fo FixedOptions) (*highsx.Problem, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ type fixedBuilder struct {
 	l   fixedLayout
 	rr  risk   // the reconstructor's
 	ra  []risk // adversary i's
-	mod *highsx.Model
+	mod *highsx.Problem
 	row rowBuilder
 }
 
@@ -123,7 +123,7 @@ func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
 		}
 	}
 	b.l = l
-	b.mod = highsx.NewModel(l.numCols(nd))
+	b.mod = highsx.NewProblem(l.numCols(nd))
 	b.mod.Maximize = true
 	for j := 0; j < n*mo; j++ {
 		b.mod.Upper[j] = 1
@@ -275,7 +275,7 @@ func (b *fixedBuilder) symmetryRows() {
 // over c ∈ [0,1]^n for cell (f, y): c = Σ_a u_a, 0 ≤ u_a ≤ δ_a,
 // Σ_a δ_a = 1, w ≥ Σ_a ⟨k_a, u_a⟩ (Balas's disjunctive formulation). It
 // returns the next free column.
-func hullRows(mod *highsx.Model, row rowBuilder, l fixedLayout, f, y int, ks [][]float64, col int) int {
+func hullRows(mod *highsx.Problem, row rowBuilder, l fixedLayout, f, y int, ks [][]float64, col int) int {
 	n := l.n
 	one := make([]entry, len(ks))
 	wrow := []entry{{l.w(f, y), 1}}

@@ -17,7 +17,7 @@ import (
 
 // ErrTooLarge marks a global problem whose ray enumeration exceeds the
 // configured budget (GlobalOptions.MaxSubsets).
-var ErrTooLarge = errors.New("ray enumeration too large")
+var ErrTooLarge = errors.New("mip: ray enumeration too large")
 
 // DefaultMaxSubsets bounds the linear systems the ray enumeration solves.
 // Each is a tiny dense solve; 5 million take a few seconds.
@@ -508,10 +508,10 @@ type FiniteOptimum struct {
 func (o FiniteOptimum) Proven() bool { return o.Status == StatusOptimal }
 
 // lpModel is the global LP: columns λ_j (one per ray), then γ.
-func (g *Global) lpModel(d float64) *highsx.Model {
+func (g *Global) lpModel(d float64) *highsx.Problem {
 	nr := len(g.rays)
 	n, k := g.model.N(), g.model.K()
-	mod := highsx.NewModel(nr + 1)
+	mod := highsx.NewProblem(nr + 1)
 	mod.Maximize = true
 	mod.Cost[nr] = 1
 	mod.Lower[nr] = math.Inf(-1)
@@ -543,7 +543,7 @@ func (g *Global) lpModel(d float64) *highsx.Model {
 }
 
 // LPModel returns the global LP for threshold d.
-func (g *Global) LPModel(d float64) (*highsx.Model, error) {
+func (g *Global) LPModel(d float64) (*highsx.Problem, error) {
 	if err := g.model.checkFiniteD(d); err != nil {
 		return nil, err
 	}
@@ -885,7 +885,7 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	}
 	// y: min Σ_x y_x  s.t.  ⟨y, v_j⟩ ≥ φ(v_j) for every ray.
 	nr := len(g.rays)
-	ym := highsx.NewModel(n)
+	ym := highsx.NewProblem(n)
 	for x := range n {
 		ym.Cost[x], ym.Lower[x] = 1, math.Inf(-1)
 	}

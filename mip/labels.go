@@ -9,7 +9,7 @@ import (
 
 // ErrUnknownLabel is the error of a text or number that is not a Method,
 // Algorithm, Pricing or Proof.
-var ErrUnknownLabel = errors.New("unknown label")
+var ErrUnknownLabel = errors.New("mip: unknown label")
 
 // labelText is the text of a label enum of type typ; its errors wrap
 // ErrUnknownLabel and name what.

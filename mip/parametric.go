@@ -23,7 +23,7 @@ import (
 //     feasible to the solver's tolerance and its exact objective can be
 //     recomputed by the caller;
 //   - dual: every solve's row multipliers give a weak-duality bound
-//     (highsx.Model.DualBound) that is an affine function of D valid at
+//     (highsx.Problem.DualBound) that is an affine function of D valid at
 //     every D, so the bounds of the two solves bound V between them.
 // A caller reports a point only when the two meet to within paramGapTol.
 
@@ -75,7 +75,7 @@ type paramCurve struct {
 // D + dOff[k] of rows dRows, with a Go copy of the model whose bounds are
 // kept in step (for the dual bounds).
 type paramLP struct {
-	mod    *highsx.Model
+	mod    *highsx.Problem
 	lp     *highsx.LP
 	dRows  []int
 	dOff   []float64
@@ -105,7 +105,7 @@ func paramOptions(o SolverOptions) SolverOptions {
 // Every column of mod must have two finite bounds (else a dual bound may
 // be infinite). A D row without coefficients, a constant constraint, must
 // be implied by the others: it is dropped.
-func newParamLP(mod *highsx.Model, dRows []int, dOff []float64, o SolverOptions) (*paramLP, error) {
+func newParamLP(mod *highsx.Problem, dRows []int, dOff []float64, o SolverOptions) (*paramLP, error) {
 	p := &paramLP{mod: mod}
 	for k, r := range dRows {
 		if _, _, col, _ := mod.Row(r); len(col) == 0 {

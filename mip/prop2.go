@@ -55,7 +55,7 @@ func checkD(d float64) error {
 
 // Prop2Model builds the mixed-integer program of Proposition 2 (see the
 // package comment) for threshold d.
-func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
+func (m Binary) Prop2Model(d float64) (*highsx.Problem, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (m Binary) Prop2Model(d float64) (*highsx.Model, error) {
 // prop2MIP is Proposition 2's MIP with the rows where D enters: the upper
 // bound of row dRows[k] is D + dOff[k] (all other data are free of D).
 type prop2MIP struct {
-	mod   *highsx.Model
+	mod   *highsx.Problem
 	dRows []int
 	dOff  []float64
 }
@@ -78,7 +78,7 @@ type prop2MIP struct {
 func (m Binary) prop2(d float64) prop2MIP {
 	l := prop2Layout{k: len(m.QZ)}
 	n := l.numCols()
-	mod := highsx.NewModel(n) // every column is ≥ 0
+	mod := highsx.NewProblem(n) // every column is ≥ 0
 	mod.Maximize = true
 	mod.Cost[l.gamma()] = 1
 	mod.Upper[l.s0()], mod.Upper[l.s1()] = 1, 1
@@ -167,10 +167,10 @@ type entry struct {
 }
 
 type rowBuilder struct {
-	m *highsx.Model
+	m *highsx.Problem
 }
 
-func newRowBuilder(m *highsx.Model) rowBuilder { return rowBuilder{m} }
+func newRowBuilder(m *highsx.Problem) rowBuilder { return rowBuilder{m} }
 
 // add appends the row lo ≤ Σ val·x[col] ≤ hi (zero coefficients dropped)
 // and returns its index.

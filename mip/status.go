@@ -48,7 +48,7 @@ var statusText = enum.Text[Status]{Type: "Status",
 }
 
 // ErrUnknownStatus is the error of a text or number that is not a Status.
-var ErrUnknownStatus = errors.New("unknown status")
+var ErrUnknownStatus = errors.New("mip: unknown status")
 
 // String is the status's name ("optimal", "gap", "infeasible", ...).
 func (s Status) String() string { return statusText.String(s) }

@@ -203,7 +203,7 @@ func (m Binary) feasibleBelow(d float64, s Privatizer) (Privatizer, error) {
 // that price it below lower.
 func (m Binary) branchDuals(ctx context.Context, d float64, rule [4]int, lower float64, o SolverOptions) (Prop2Branch, error) {
 	k := len(m.QZ)
-	mod := highsx.NewModel(3 + 4*k)
+	mod := highsx.NewProblem(3 + 4*k)
 	mod.Maximize = true
 	mod.Upper[0], mod.Upper[1] = 1, 1
 	mod.Lower[2] = math.Inf(-1)
@@ -434,7 +434,7 @@ const (
 )
 
 // ErrWitnessTooLarge marks a pricing search beyond MaxPricingNodes.
-var ErrWitnessTooLarge = errors.New("pricing witness too large")
+var ErrWitnessTooLarge = errors.New("mip: pricing witness too large")
 
 // pricer is the pricing search of a global witness: the LP
 // max Σ_i μ_i Σ_z t_iz − ⟨g, c⟩ s.t. t_iz ≤ ⟨k_iza, c⟩ (every a), Σ c = 1,
@@ -486,7 +486,7 @@ func (m Finite) newPricer(du Duals, o SolverOptions) (*pricer, error) {
 	for _, ka := range p.adv {
 		p.nt += len(ka)
 	}
-	mod := highsx.NewModel(n + p.nt)
+	mod := highsx.NewProblem(n + p.nt)
 	mod.Maximize = true
 	row := newRowBuilder(mod)
 	es := make([]entry, n)

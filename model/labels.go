@@ -63,7 +63,7 @@ func CertifyKernel(m Law, k privatizer.Kernel, name string) (Certificate, error)
 	if !(k.Reveal >= 0 && k.Reveal < 1) {
 		return Certificate{}, fmt.Errorf("%w: %s: reveal = %g: must be in [0, 1)", privatizer.ErrInput, name, k.Reveal)
 	}
-	l, qe, err := g.M.KernelLosses(gauss.Kernel{Edges: k.Edges, Prob: k.Prob})
+	l, qe, err := g.M.KernelLosses(k.Kernel)
 	if errors.Is(err, gauss.ErrUnresolved) {
 		return Certificate{}, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, name, err)
 	}

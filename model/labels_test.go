@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/mmds-project/mmds/bayes"
+	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/privatizer"
 )
@@ -111,7 +112,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 	g, _ := Paper(Gauss)
 	gm := g.(GaussModel)
 	edges := gm.M.CellEdges(0.8)
-	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}
+	k := privatizer.Kernel{Kernel: gauss.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}}
 	for j := range k.Prob {
 		k.Prob[j] = make([]float64, 7)
 		k.Prob[j][j%7] = 0.9 // X mod 5.6 with a little noise
@@ -156,7 +157,7 @@ func TestCertifyKernelReveal(t *testing.T) {
 func TestCertifyFileKernel(t *testing.T) {
 	g, _ := Paper(Gauss)
 	edges := g.(GaussModel).M.CellEdges(0.8)
-	k := privatizer.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1), Reveal: 0.3}
+	k := privatizer.Kernel{Kernel: gauss.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}, Reveal: 0.3}
 	for j := range k.Prob {
 		k.Prob[j] = []float64{0, 0, 0, 0, 0}
 		k.Prob[j][j%5] = 1
@@ -165,7 +166,7 @@ func TestCertifyFileKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := privatizer.File{Format: privatizer.FormatKernelJSON, Kernel: &privatizer.Kernel{Name: "k.json", Edges: k.Edges, Prob: k.Prob, Reveal: k.Reveal}}
+	f := privatizer.File{Format: privatizer.FormatKernelJSON, Kernel: &privatizer.Kernel{Name: "k.json", Kernel: k.Kernel, Reveal: k.Reveal}}
 	got, err := g.CertifyFile(context.Background(), f, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ type Face struct {
 
 // ErrTooComplex reports a network whose linear regions, units or kinks exceed
 // a cost cap: certifying it would take unbounded work.
-var ErrTooComplex = errors.New("network too complex to certify")
+var ErrTooComplex = errors.New("network: network too complex to certify")
 
 // affine is c0 + cx·x + cr·r.
 type affine struct{ c0, cx, cr float64 }

@@ -11,16 +11,16 @@ import (
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
-// ErrInput marks every error about a network's contents (as opposed to an
-// I/O failure): a command exits 2 on it.
-var ErrInput = errors.New("invalid privatizer")
+// ErrInput is wrapped by every error about a network's contents (as opposed
+// to an I/O failure): the caller's input, not a failed computation.
+var ErrInput = errors.New("network: invalid privatizer")
 
 // ErrPrecision reports a network whose rounding error bound (the forward
 // error bound δ of Network.EvalBound, or the region walk's own bound)
 // exceeds the tolerance of a certificate, or whose runtime overflows: the
 // function a runtime computes and the one mmds integrates may differ by
 // more than the verdict can absorb, so neither pass nor fail can be stated.
-var ErrPrecision = errors.New("cannot certify: rounding error bound above tolerance")
+var ErrPrecision = errors.New("network: cannot certify: rounding error bound above tolerance")
 
 // Activation is a layer's elementwise output function.
 type Activation int

@@ -19,9 +19,9 @@ import (
 	"github.com/mmds-project/mmds/network"
 )
 
-// ErrInput marks every error about a privatizer file's contents (as opposed
-// to an I/O failure): the caller exits 2 on it. It is network.ErrInput, so
-// that errors from both packages match it.
+// ErrInput is wrapped by every error about a privatizer file's contents (as
+// opposed to an I/O failure): the caller's input, not a failed computation.
+// It is network.ErrInput, so that errors from both packages match it.
 var ErrInput = network.ErrInput
 
 // RowSumTol is how far a channel row may sum from 1. A channel exported from

@@ -14,7 +14,8 @@ import (
 // labels method's privatizer on a continuous X: cut points b_0 < … < b_{n−1}
 // split the line into n+1 cells c_j, and F = l with probability
 // Prob[j][l] when X ∈ c_j, time-shared with F = X with probability Reveal
-// = λ (gauss.Kernel; model.CertifyKernel certifies it). The kernel file is
+// = λ (the gauss.Kernel with its file's name and λ; model.CertifyKernel
+// certifies it). The kernel file is
 //
 //	{"kernel": {"edges": [b_0, …], "prob": [[P(F=l | X ∈ c_j) for l] for j], "reveal": λ}}
 //
@@ -24,10 +25,9 @@ import (
 // (jsonconf.Matrix), which WriteJSON writes when it is shorter.
 type Kernel struct {
 	// Name is the file the kernel was read from (for messages).
-	Name   string          `json:"-"`
-	Edges  []float64       `json:"edges"`
-	Prob   jsonconf.Matrix `json:"prob"`
-	Reveal float64         `json:"reveal,omitempty"`
+	Name string `json:"-"`
+	gauss.Kernel
+	Reveal float64 `json:"reveal,omitempty"`
 }
 
 // Validate reports the first problem of k: gauss.Kernel's checks (rows =
@@ -43,7 +43,7 @@ func (k *Kernel) Validate() error {
 			return k.errorf("edges[%d] = %v: want a finite cut point", j, b)
 		}
 	}
-	if err := (gauss.Kernel{Edges: k.Edges, Prob: k.Prob}).Validate(); err != nil {
+	if err := k.Kernel.Validate(); err != nil {
 		return k.errorf("%v", err)
 	}
 	if !(k.Reveal >= 0 && k.Reveal < 1) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mmds-project/mmds/gauss"
 )
 
 // A kernel file reads strictly, is detected by its key, and writes back
@@ -70,7 +72,7 @@ func TestParseKernelJSONCompact(t *testing.T) {
 		t.Errorf("examples/certify: kernel.json %+v, kernel-compact.json %+v", *ex[0], *ex[1])
 	}
 	// The fine grid's labelling j ↦ j mod 7 on 40 cells.
-	k := &Kernel{Name: "periodic", Edges: make([]float64, 39), Prob: make([][]float64, 40)}
+	k := &Kernel{Name: "periodic", Kernel: gauss.Kernel{Edges: make([]float64, 39), Prob: make([][]float64, 40)}}
 	for j := range k.Prob {
 		if j < len(k.Edges) {
 			k.Edges[j] = float64(j) / 4
@@ -132,7 +134,7 @@ func TestParseKernelJSONBad(t *testing.T) {
 	}
 	// Infinite edges cannot be spelled in JSON, but a Kernel built in Go
 	// is checked too.
-	k := &Kernel{Name: "go", Edges: []float64{math.Inf(-1)}, Prob: [][]float64{{1}, {1}}}
+	k := &Kernel{Name: "go", Kernel: gauss.Kernel{Edges: []float64{math.Inf(-1)}, Prob: [][]float64{{1}, {1}}}}
 	if err := k.Validate(); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "edges[0]") {
 		t.Errorf("infinite edge: %v", err)
 	}

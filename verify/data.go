@@ -69,7 +69,7 @@ func drawSeed() (uint64, error) {
 
 // ErrNoDataFile is wrapped by the error of a data run whose data file was
 // not given and has no copy in the results directory.
-var ErrNoDataFile = errors.New("the run's data file is not in the results directory")
+var ErrNoDataFile = errors.New("verify: the run's data file is not in the results directory")
 
 // newDataRun checks a data run: the spec's hash is results.json's model
 // hash, the data file (dataFile when not empty, else the copy in d that

@@ -83,7 +83,7 @@ func (run *Run) Export(d float64) (privatizer.File, float64, error) {
 	name := fmt.Sprintf("points[%d] of %s/results.json", at, safefile.Path(run.Dir))
 	switch {
 	case p.Kernel != nil:
-		k := &privatizer.Kernel{Name: name, Edges: p.Kernel.Edges, Prob: p.Kernel.Prob, Reveal: p.Kernel.Reveal}
+		k := &privatizer.Kernel{Name: name, Kernel: p.Kernel.Kernel, Reveal: p.Kernel.Reveal}
 		return privatizer.File{Format: privatizer.FormatKernelJSON, Kernel: k}, p.D, nil
 	case p.Channel != nil:
 		c := &privatizer.Channel{Name: name, P: p.Channel}

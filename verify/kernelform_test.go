@@ -166,8 +166,8 @@ func TestCompactKernelResultsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	k0, k1 := run.Results.Points[0].Kernel, back.Points[0].Kernel
-	if !sameKernel(&privatizer.Kernel{Edges: k0.Edges, Prob: k0.Prob, Reveal: k0.Reveal},
-		&privatizer.Kernel{Edges: k1.Edges, Prob: k1.Prob, Reveal: k1.Reveal}) {
+	if !sameKernel(&privatizer.Kernel{Kernel: k0.Kernel, Reveal: k0.Reveal},
+		&privatizer.Kernel{Kernel: k1.Kernel, Reveal: k1.Reveal}) {
 		t.Fatal("kernel changed through the compact form")
 	}
 	if err := back.CheckBinding(run.ModelSHA256); err != nil {

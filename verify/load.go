@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/data"
-	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -22,7 +21,7 @@ import (
 // ErrInput is wrapped by every error that reports a missing, corrupt,
 // tampered or inconsistent results directory: the caller's input, not a
 // failed computation.
-var ErrInput = errors.New("invalid results directory")
+var ErrInput = errors.New("verify: invalid results directory")
 
 // ModelFile is the name of the model file of a results directory.
 const ModelFile = rundir.ModelFile
@@ -323,7 +322,7 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 			return fmt.Errorf("the labels method's point on the Gaussian model needs its kernel and no networks or channel")
 		}
 		// Checked here, before any point is certified, as the networks are.
-		if err := (gauss.Kernel{Edges: p.Kernel.Edges, Prob: p.Kernel.Prob}).Validate(); err != nil {
+		if err := p.Kernel.Kernel.Validate(); err != nil {
 			return fmt.Errorf("\"kernel\": %w", err)
 		}
 		if r := p.Kernel.Reveal; !(r >= 0 && r < 1) {

@@ -456,11 +456,19 @@ func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p
 // name in err ("" for none), which the verdict drops (withoutName).
 func cannotCertify(p *Point, err error, name string) {
 	p.Status, p.Pass = StatusCannotCertify, false
-	msg := strings.TrimPrefix(err.Error(), bayes.ErrCannotCertify.Error()+": ")
-	msg = strings.TrimPrefix(msg, network.ErrPrecision.Error()+": ")
-	msg = strings.TrimPrefix(msg, network.ErrTooComplex.Error()+": ")
-	p.Verdict = VerdictCannotCertify + ": " + withoutName(msg, name)
+	msg := strings.TrimPrefix(verdictWords.Replace(err.Error()), "cannot certify: ")
+	msg = strings.TrimPrefix(msg, "cannot certify: rounding error bound above tolerance: ")
+	msg = strings.TrimPrefix(msg, "network too complex to certify: ")
+	p.Verdict = VerdictCannotCertify + ": " + withoutName(msg, verdictWords.Replace(name))
 }
+
+// verdictWords reads the sentinels of an uncertifiable input in the
+// verdict's words, without their packages' prefixes, as certificates record
+// them.
+var verdictWords = strings.NewReplacer(
+	network.ErrPrecision.Error(), "cannot certify: rounding error bound above tolerance",
+	network.ErrTooComplex.Error(), "network too complex to certify",
+	bayes.ErrCannotCertify.Error(), "cannot certify")
 
 // withoutName drops a file's name from a reason once, where the model put
 // it — first ("NAME: reason") or after a word ("network NAME: reason") —

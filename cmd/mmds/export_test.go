@@ -220,7 +220,9 @@ func syntheticLabels(t *testing.T, dir string, kind model.Kind, d float64) {
 	res.Config.Method = learn.MethodLabels
 	res.Points[0].Networks = nil
 	if kind == model.Gauss {
-		res.Points[0].Kernel = &privatizer.Kernel{Edges: []float64{0, 2, 4, 6, 8}, Prob: [][]float64{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}}}
+		res.Points[0].Kernel = &privatizer.Kernel{}
+		res.Points[0].Kernel.Edges = []float64{0, 2, 4, 6, 8}
+		res.Points[0].Kernel.Prob = [][]float64{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}}
 	} else {
 		res.Points[0].Channel = [][]float64{{0.9, 0.1}, {0.2, 0.8}}
 	}

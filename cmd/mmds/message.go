@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/mmds-project/mmds/verify"
 )
 
 // userLine is the one line a person reads after "mmds: " for the error that
@@ -30,7 +32,7 @@ func userLine(ctx context.Context, err error, command string) string {
 		msg = fileLine(err, msg, words)
 	}
 	keep := ""
-	if command != "" && strings.HasPrefix(msg, command) {
+	if command != "" && strings.HasPrefix(msg, command) && !errors.Is(err, packageOpening(msg)) {
 		keep, msg = command, msg[len(command):]
 	}
 	for prev := ""; prev != msg; {
@@ -52,6 +54,16 @@ func interruptedLine(ctx context.Context, err error) string {
 		return line + "; " + k.kept
 	}
 	return line + "; nothing written"
+}
+
+// packageOpening is the sentinel whose package prefix opens msg where the
+// package shares a command's name ("verify: invalid results directory" under
+// mmds verify), or nil: that prefix is the package's, not the command's.
+func packageOpening(msg string) error {
+	if strings.HasPrefix(msg, verify.ErrInput.Error()) {
+		return verify.ErrInput
+	}
+	return nil
 }
 
 // packagePrefix matches the name of a Go package (mmds's or a library's)

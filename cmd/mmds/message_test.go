@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mmds-project/mmds/verify"
 )
 
 // TestUserLine: the one line a person reads for an error chain, and the
@@ -56,6 +58,7 @@ func TestUserLine(t *testing.T) {
 		{"SIGTERM", termed, keptError{"finished trials are kept in r", context.Canceled},
 			"stopped by SIGTERM (exit 75: run it again to continue); finished trials are kept in r", exitRetry, ""},
 		{"a command named like a package", live, usageError{errors.New("verify: argument 1 is empty: give DIR")}, "verify: argument 1 is empty: give DIR", exitUsage, "verify: "},
+		{"a package named like the command", live, usageError{fmt.Errorf("%w: r: no results.json", verify.ErrInput)}, "invalid results directory: r: no results.json", exitUsage, "verify: "},
 		{"a package under a command", live, usageError{errors.New("plot: gauss: erasure mechanism: lambda must be in [0, 1]")}, "plot: erasure mechanism: lambda must be in [0, 1]", exitUsage, "plot: "},
 		{"failure", live, exitError{exitCannotCertify, errors.New("cannot certify 1 point")}, "cannot certify 1 point", exitCannotCertify, ""},
 	} {

@@ -17,7 +17,7 @@ import (
 // runs), or bytes that are not UTF-8 (a manifest is UTF-8 text; a
 // marshaller would silently replace them). Such a value is refused, never
 // escaped.
-var ErrText = errors.New("cannot be written into a script or manifest")
+var ErrText = errors.New("cluster: cannot be written into a script or manifest")
 
 // CheckText returns an error wrapping ErrText when s holds a character
 // ErrText describes; what names the value ("--out", "the working folder").

@@ -18,9 +18,9 @@ import (
 // Errors of Float and Int.
 var (
 	// ErrSyntax: not a number in the package's syntax.
-	ErrSyntax = errors.New("not a number")
+	ErrSyntax = errors.New("decimal: not a number")
 	// ErrRange: a number too large in magnitude for its type.
-	ErrRange = errors.New("out of range")
+	ErrRange = errors.New("decimal: out of range")
 )
 
 // Float parses s as a decimal floating-point number. A magnitude beyond

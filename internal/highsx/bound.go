@@ -3,7 +3,7 @@ package highsx
 import "math"
 
 // DualBound is a bound on a model's optimum proven from row multipliers
-// (Model.DualBound).
+// (Problem.DualBound).
 type DualBound struct {
 	// Value bounds the objective of every feasible point: from above when
 	// the model maximizes, from below when it minimizes. It includes an
@@ -29,7 +29,7 @@ type DualBound struct {
 // tight (up to the solver's tolerances) when y is an optimal dual of the
 // LP. Integrality is ignored: for a MIP it bounds the LP relaxation, and so
 // the MIP.
-func (m *Model) DualBound(y []float64) DualBound {
+func (m *Problem) DualBound(y []float64) DualBound {
 	if len(y) != m.NumRows() {
 		panic("highsx: DualBound needs one multiplier per row")
 	}

@@ -9,8 +9,8 @@ import (
 
 // randomLP is a feasible LP with n columns in [−2, 3] and m rows whose
 // sides hold at x = 0 (or at a random point), some of them one-sided.
-func randomLP(rng *rand.Rand, n, m int, maximize bool) *Model {
-	mod := NewModel(n)
+func randomLP(rng *rand.Rand, n, m int, maximize bool) *Problem {
+	mod := NewProblem(n)
 	mod.Maximize = maximize
 	x0 := make([]float64, n)
 	for j := range n {

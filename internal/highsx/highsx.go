@@ -1,7 +1,7 @@
 // Package highsx is the only code in mmds that touches HiGHS (through
 // github.com/lanl/highs and HiGHS's C API; TestOnlyHighsxImportsHiGHS
 // keeps it so). Its callers (package mip, and package bench's in-process
-// runner) build a Model (columns with costs, bounds and integrality;
+// runner) build a Problem (columns with costs, bounds and integrality;
 // sparse rows; a sense and an objective offset), or name an MPS or LP file
 // for HiGHS's own reader (SolveFile); it loads the model into HiGHS, sets
 // mmds's solver options (tolerances, time limit, threads, random seed),
@@ -9,7 +9,7 @@
 // HiGHS object alive while its solution (point, objective, and a MIP's
 // dual bound, gap and node count) is read. An LP kept in HiGHS (NewLP) is
 // re-solved from its last basis after its costs, rows or bounds change;
-// Model.DualBound turns any row multipliers into a proven bound on the
+// Problem.DualBound turns any row multipliers into a proven bound on the
 // optimum (weak duality, rounding included).
 //
 // Options chosen for mmds's small, exact models (see Defaults):
@@ -89,7 +89,7 @@ type Result struct {
 // returns within well under a second with StatusInterrupted and an error
 // wrapping ErrInterrupted and ctx.Err(). A status other than Optimal is an
 // error wrapping ErrNotOptimal, never a silently returned number.
-func (m *Model) Solve(ctx context.Context, o Options) (Result, error) {
+func (m *Problem) Solve(ctx context.Context, o Options) (Result, error) {
 	if !m.needsScaling() {
 		return m.solve(ctx, o)
 	}
@@ -146,7 +146,7 @@ func withSmallMatrixValue(o Options) Options {
 }
 
 // solve loads m as it is and solves it.
-func (m *Model) solve(ctx context.Context, o Options) (Result, error) {
+func (m *Problem) solve(ctx context.Context, o Options) (Result, error) {
 	raw, kept, err := m.load(o)
 	if err != nil {
 		return Result{}, err
@@ -169,7 +169,7 @@ func (m *Model) solve(ctx context.Context, o Options) (Result, error) {
 // or .lp). Entries below 1e-12 in magnitude are left out (HiGHS's least
 // small_matrix_value). The caller is responsible for atomicity (write to a temporary
 // name with the same extension, then rename).
-func (m *Model) Write(path string) error {
+func (m *Problem) Write(path string) error {
 	raw, _, err := m.load(withSmallMatrixValue(Defaults()))
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // SolveFile reads a model from an MPS or LP file with HiGHS's own reader
-// and solves it like Model.Solve (as read: never scaled), stopping when ctx
+// and solves it like Problem.Solve (as read: never scaled), stopping when ctx
 // ends. The time limit covers the solve alone: HiGHS's MPS reader also
 // stops at time_limit, and then fails with a bare read error that says
 // nothing of the clock, so a tiny limit would look like a broken file. The

@@ -15,8 +15,8 @@ import (
 
 // lp2 is: maximize x + y s.t. x + 2y ≤ 4, 3x + y ≤ 6, x, y ≥ 0, whose optimum
 // is the vertex where both rows bind: x = 8/5, y = 6/5, objective 14/5.
-func lp2() *Model {
-	m := NewModel(2)
+func lp2() *Problem {
+	m := NewProblem(2)
 	m.Maximize = true
 	m.Cost[0], m.Cost[1] = 1, 1
 	m.AddRow(math.Inf(-1), 4, []int{0, 1}, []float64{1, 2})
@@ -24,8 +24,8 @@ func lp2() *Model {
 	return m
 }
 
-// solve is Model.Solve without a context.
-func solve(m *Model, o Options) (Result, error) { return m.Solve(context.Background(), o) }
+// solve is Problem.Solve without a context.
+func solve(m *Problem, o Options) (Result, error) { return m.Solve(context.Background(), o) }
 
 func TestSolveLP(t *testing.T) {
 	res, err := solve(lp2(), Defaults())
@@ -55,8 +55,8 @@ func TestSolveMIP(t *testing.T) {
 
 func TestEmptyRows(t *testing.T) {
 	// An empty row that holds (−1 ≤ 0 ≤ 1) in the middle must not disturb the others.
-	withEmpty := func(lo float64) *Model {
-		m := NewModel(2)
+	withEmpty := func(lo float64) *Problem {
+		m := NewProblem(2)
 		m.Maximize = true
 		m.Cost[0], m.Cost[1] = 1, 1
 		m.AddRow(math.Inf(-1), 4, []int{0, 1}, []float64{1, 2})
@@ -103,7 +103,7 @@ func TestEmptyRows(t *testing.T) {
 		t.Errorf("LP row duals after a slack row %v, want %v then 0", d, res.RowDual)
 	}
 	// Only empty rows: HiGHS sees none, and every dual is 0.
-	only := NewModel(1)
+	only := NewProblem(1)
 	only.Upper[0], only.Cost[0] = 1, 1
 	only.AddRow(-1, 1, nil, nil)
 	only.AddRow(math.Inf(-1), 0, nil, nil)
@@ -119,12 +119,12 @@ func TestEmptyRows(t *testing.T) {
 func TestNotOptimal(t *testing.T) {
 	infeasible := lp2()
 	infeasible.AddRow(5, math.Inf(1), []int{0, 1}, []float64{1, 1}) // x + y ≥ 5 but x + y ≤ 14/5
-	unbounded := NewModel(1)
+	unbounded := NewProblem(1)
 	unbounded.Maximize, unbounded.Cost[0] = true, 1
 	unbounded.AddRow(0, math.Inf(1), []int{0}, []float64{1})
 	for _, c := range []struct {
 		name   string
-		m      *Model
+		m      *Problem
 		status Status
 		err    error
 	}{{"infeasible", infeasible, StatusInfeasible, ErrInfeasible}, {"unbounded", unbounded, StatusUnbounded, ErrUnbounded}} {
@@ -158,9 +158,9 @@ func TestBadOption(t *testing.T) {
 // 1999): Σ_j a_rj x_j + s_r⁺ − s_r⁻ = ⌊Σ_j a_rj / 2⌋ for r < rows, x binary,
 // minimize the slacks. Branch and bound needs a number of nodes exponential
 // in cols; with rows = 4, cols = 40 HiGHS runs for minutes.
-func marketSplit(rows, cols int) *Model {
+func marketSplit(rows, cols int) *Problem {
 	nc := cols + 2*rows
-	m := NewModel(nc)
+	m := NewProblem(nc)
 	for j := 0; j < cols; j++ {
 		m.Upper[j] = 1
 		m.Integer[j] = true
@@ -352,18 +352,18 @@ func BenchmarkLPResolve(b *testing.B) {
 // back by HiGHS's reader.
 func TestOffset(t *testing.T) {
 	const offset = 0.5
-	withOffset := func(m *Model) *Model { m.Offset = offset; return m }
+	withOffset := func(m *Problem) *Problem { m.Offset = offset; return m }
 	mip := withOffset(lp2())
 	mip.Integer = []bool{true, true} // integer optimum 2: (1, 1), (2, 0) or (0, 2)
 	// max t + offset s.t. t − a·s ≤ 0, t ≤ 1, 0 ≤ s ≤ 1: t = a, scaled.
 	const a = 5e-10
-	tiny := NewModel(2)
+	tiny := NewProblem(2)
 	tiny.Maximize, tiny.Cost[0], tiny.Upper[1], tiny.Offset = true, 1, 1, offset
 	tiny.AddRow(math.Inf(-1), 0, []int{0, 1}, []float64{1, -a})
 	tiny.AddRow(math.Inf(-1), 1, []int{0}, []float64{1})
 	for _, tc := range []struct {
 		name string
-		m    *Model
+		m    *Problem
 		want float64
 	}{
 		{"LP", withOffset(lp2()), 14.0/5 + offset},
@@ -397,7 +397,7 @@ func TestOffset(t *testing.T) {
 // TestAddRow: entries are kept in column order with duplicates summed and
 // zeros dropped.
 func TestAddRow(t *testing.T) {
-	m := NewModel(4)
+	m := NewProblem(4)
 	m.AddRow(0, 1, []int{3, 1, 3, 0, 2}, []float64{1, 2, 0.5, 0, 1})
 	m.AddRow(-1, 0, []int{2, 2}, []float64{1, -1})
 	if _, _, col, val := m.Row(0); !slices.Equal(col, []int{1, 2, 3}) || !slices.Equal(val, []float64{2, 1, 1.5}) {
@@ -411,21 +411,21 @@ func TestAddRow(t *testing.T) {
 // TestInvalidModel: NaN and infinite coefficients are errors before HiGHS
 // runs; crossed bounds are an infeasible model.
 func TestInvalidModel(t *testing.T) {
-	for name, m := range map[string]*Model{
-		"NaN cost":     func() *Model { m := lp2(); m.Cost[0] = math.NaN(); return m }(),
-		"NaN bound":    func() *Model { m := lp2(); m.Upper[1] = math.NaN(); return m }(),
-		"NaN entry":    func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.NaN()}); return m }(),
-		"infinite one": func() *Model { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.Inf(1)}); return m }(),
-		"NaN offset":   func() *Model { m := lp2(); m.Offset = math.NaN(); return m }(),
-		"inf offset":   func() *Model { m := lp2(); m.Offset = math.Inf(-1); return m }(),
+	for name, m := range map[string]*Problem{
+		"NaN cost":     func() *Problem { m := lp2(); m.Cost[0] = math.NaN(); return m }(),
+		"NaN bound":    func() *Problem { m := lp2(); m.Upper[1] = math.NaN(); return m }(),
+		"NaN entry":    func() *Problem { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.NaN()}); return m }(),
+		"infinite one": func() *Problem { m := lp2(); m.AddRow(0, 1, []int{0}, []float64{math.Inf(1)}); return m }(),
+		"NaN offset":   func() *Problem { m := lp2(); m.Offset = math.NaN(); return m }(),
+		"inf offset":   func() *Problem { m := lp2(); m.Offset = math.Inf(-1); return m }(),
 	} {
 		if _, err := solve(m, Defaults()); !errors.Is(err, ErrInvalidModel) {
 			t.Errorf("%s: err = %v, want ErrInvalidModel", name, err)
 		}
 	}
-	for name, m := range map[string]*Model{
-		"crossed column": func() *Model { m := lp2(); m.Lower[1], m.Upper[1] = 2, 1; return m }(),
-		"crossed row":    func() *Model { m := lp2(); m.AddRow(1, 0, []int{0}, []float64{1}); return m }(),
+	for name, m := range map[string]*Problem{
+		"crossed column": func() *Problem { m := lp2(); m.Lower[1], m.Upper[1] = 2, 1; return m }(),
+		"crossed row":    func() *Problem { m := lp2(); m.AddRow(1, 0, []int{0}, []float64{1}); return m }(),
 	} {
 		if _, err := solve(m, Defaults()); !errors.Is(err, ErrInfeasible) {
 			t.Errorf("%s: err = %v, want ErrInfeasible", name, err)
@@ -457,7 +457,7 @@ func TestStatusText(t *testing.T) {
 func TestTinyCoefficients(t *testing.T) {
 	for _, a := range []float64{5e-10, 2e-12, 1e-6} {
 		// max t  s.t.  t − a·s ≤ 0, t ≤ 1, 0 ≤ s ≤ 1: t = a.
-		m := NewModel(2)
+		m := NewProblem(2)
 		m.Maximize, m.Cost[0], m.Upper[1] = true, 1, 1
 		m.AddRow(math.Inf(-1), 0, []int{0, 1}, []float64{1, -a})
 		m.AddRow(math.Inf(-1), 1, []int{0}, []float64{1})
@@ -491,7 +491,7 @@ func TestLPCols(t *testing.T) {
 		if err != nil || lp.NumCols() != 3 || len(got.X) != 3 {
 			t.Fatalf("empty row %v: %v, %d columns, x %v", empty, err, lp.NumCols(), got.X)
 		}
-		fresh := NewModel(3)
+		fresh := NewProblem(3)
 		fresh.Maximize = true
 		copy(fresh.Cost, []float64{1, 1, 2})
 		fresh.AddRow(math.Inf(-1), 4, []int{0, 1, 2}, []float64{1, 2, 1})

@@ -12,7 +12,7 @@ import (
 
 // TestOnlyHighsxImportsHiGHS: no Go file of the module outside this
 // package, tests included, imports HiGHS's Go binding or uses cgo (the way
-// to HiGHS's C API), so that every model mmds solves passes through Model's
+// to HiGHS's C API), so that every model mmds solves passes through Problem's
 // checks and options.
 func TestOnlyHighsxImportsHiGHS(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))

@@ -13,7 +13,7 @@ import (
 // o. kept maps HiGHS's rows to m's (nil when it kept every row): HiGHS never
 // sees an empty row, which is the constant constraint lo ≤ 0 ≤ hi, dropped
 // when it holds and an infeasibility when it does not.
-func (m *Model) load(o Options) (raw *highs.RawModel, kept []int, err error) {
+func (m *Problem) load(o Options) (raw *highs.RawModel, kept []int, err error) {
 	if err := m.check(); err != nil {
 		return nil, nil, err
 	}

@@ -32,7 +32,7 @@ type LP struct {
 // NewLP loads m into HiGHS with the options o. A persistent LP is not
 // scaled (its costs and rows change between solves); with tiny
 // coefficients it keeps every entry down to 1e-12 (see minMatrixValue).
-func NewLP(m *Model, o Options) (*LP, error) {
+func NewLP(m *Problem, o Options) (*LP, error) {
 	if m.needsScaling() {
 		o = withSmallMatrixValue(o)
 	}
@@ -77,7 +77,7 @@ func (lp *LP) SetColBounds(cols []int, lo, hi []float64) error {
 }
 
 // SetRowBounds sets lo[k] ≤ row rows[k] ≤ hi[k] for every k, rows numbered
-// as in the Model given to NewLP (an empty row, which HiGHS never saw,
+// as in the Problem given to NewLP (an empty row, which HiGHS never saw,
 // cannot be changed; rows AddRows appended are not in this index space).
 // The basis is kept, as with SetColBounds.
 func (lp *LP) SetRowBounds(rows []int, lo, hi []float64) error {
@@ -121,7 +121,7 @@ func (lp *LP) SetCosts(c []float64) error {
 	return nil
 }
 
-// Solve solves the current model like Model.Solve. When a warm-started
+// Solve solves the current model like Problem.Solve. When a warm-started
 // run ends in StatusUnknown or StatusError (HiGHS gave up on the basis it
 // inherited, which happens now and then after rows change), the solver
 // state is cleared and the model solved once more from scratch.
@@ -135,7 +135,7 @@ func (lp *LP) Solve(ctx context.Context) (Result, error) {
 		res, err = runContext(ctx, lp.raw, lp.isMIP)
 	}
 	if lp.kept != nil && res.RowDual != nil {
-		// m's rows in m's order, 0 for an empty one (as Model.Solve), then
+		// m's rows in m's order, 0 for an empty one (as Problem.Solve), then
 		// the rows AddRows appended.
 		full := make([]float64, lp.rows, lp.rows+len(res.RowDual)-len(lp.kept))
 		for i, r := range lp.kept {

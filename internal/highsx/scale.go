@@ -39,7 +39,7 @@ type scaling struct {
 
 // needsScaling reports whether m has a nonzero matrix entry or cost below
 // scaleBelow in magnitude.
-func (m *Model) needsScaling() bool {
+func (m *Problem) needsScaling() bool {
 	for _, v := range m.value {
 		if math.Abs(v) < scaleBelow {
 			return true
@@ -57,7 +57,7 @@ func (m *Model) needsScaling() bool {
 // that set each row's and then each continuous column's factor to
 // 1/√(min·max) of its scaled entries' magnitudes, rounded to powers of two;
 // σ brings the largest scaled cost to about 1.
-func (m *Model) equilibrate() scaling {
+func (m *Problem) equilibrate() scaling {
 	nr, nc := m.NumRows(), m.NumCols()
 	s := scaling{row: ones(nr), col: ones(nc), obj: 1}
 	lo, hi := make([]float64, nc), make([]float64, nc)
@@ -107,7 +107,7 @@ func (m *Model) equilibrate() scaling {
 
 // rowWithout is row i of m without its entries below minMatrixValue
 // times its largest.
-func rowWithout(m *Model, i int) (lo, hi float64, col []int, val []float64) {
+func rowWithout(m *Problem, i int) (lo, hi float64, col []int, val []float64) {
 	lo, hi, col, val = m.Row(i)
 	var big float64
 	for _, v := range val {
@@ -148,8 +148,8 @@ func ones(n int) []float64 {
 // entry below minMatrixValue times the largest of its row is left out (as
 // a term of the row it is below the precision of the others' sum; recheck
 // holds the solution to the full row).
-func (s scaling) apply(m *Model) *Model {
-	out := NewModel(m.NumCols())
+func (s scaling) apply(m *Problem) *Problem {
+	out := NewProblem(m.NumCols())
 	out.Maximize, out.Offset = m.Maximize, s.obj*m.Offset
 	copy(out.Integer, m.Integer)
 	for j := range m.NumCols() {
@@ -186,7 +186,7 @@ func (s scaling) unscale(res *Result) {
 // primal feasibility tolerance tol as it held in the scaled model (tol/c_j
 // for column j, tol/r_i for row i), with a factor 4 for the rounding of
 // the mapping back.
-func (s scaling) recheck(m *Model, x []float64, tol float64) error {
+func (s scaling) recheck(m *Problem, x []float64, tol float64) error {
 	for j, v := range x {
 		t := 4 * tol * s.col[j]
 		if v < m.Lower[j]-t || v > m.Upper[j]+t {

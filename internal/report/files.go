@@ -23,7 +23,7 @@ import (
 // file of the link author's choosing: a link planted in a folder mmds
 // writes into (mmds plot DIR writes into the reviewed author's DIR) would
 // otherwise redirect the write onto any file the user can write.
-var ErrTarget = errors.New("not a regular file")
+var ErrTarget = errors.New("report: not a regular file")
 
 // kindError is an error whose message is its own sentence and which
 // matches a sentinel (ErrTarget, ErrKind, ErrClash) with errors.Is.

@@ -49,7 +49,7 @@ const MarkerFile = ".mmds-kind"
 // ErrKind reports a folder that is not of the kind a command reads or
 // writes: a folder of another kind, or a non-empty folder without a marker
 // where a command would create a folder of its kind.
-var ErrKind = errors.New("wrong kind of folder")
+var ErrKind = errors.New("report: wrong kind of folder")
 
 // kinds lists the files each kind reserves for itself (a trailing "*" is a
 // prefix, a leading "*" a suffix). No output of any command may be written

@@ -15,7 +15,7 @@ import (
 
 // ErrClash reports an output that would replace one of the command's
 // inputs, another of its outputs, or a file an mmds folder reserves.
-var ErrClash = errors.New("output clashes with an input or a reserved file")
+var ErrClash = errors.New("report: output clashes with an input or a reserved file")
 
 // Path is a file or folder a command reads or writes, as the user gave it.
 type Path struct {

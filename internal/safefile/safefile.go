@@ -38,8 +38,9 @@ import (
 )
 
 // ErrInput is wrapped by every error Read returns for a path that is not an
-// acceptable input file: missing, not a regular file, too large, unreadable.
-var ErrInput = errors.New("bad input file")
+// acceptable input file — missing, not a regular file, too large,
+// unreadable: the caller's input, not a failed computation.
+var ErrInput = errors.New("safefile: invalid input file")
 
 // chunk is the size of one read: small enough that a cancelled context is
 // noticed within milliseconds, large enough not to matter for speed.
@@ -62,7 +63,7 @@ func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, 
 
 // ErrHardLink is wrapped by ReadOwn's error for a file with more than one
 // hard link.
-var ErrHardLink = errors.New("more than one hard link")
+var ErrHardLink = errors.New("safefile: more than one hard link")
 
 // ReadOwn is ReadNamed for a file that must be its folder's own copy: it
 // refuses a last path element that is a symbolic link (O_NOFOLLOW), never
@@ -86,7 +87,7 @@ func links(fi fs.FileInfo) uint64 {
 
 // ErrOutside is wrapped by the error of CheckName and ReadIn for a name
 // that leaves the folder it is taken from.
-var ErrOutside = errors.New("leaves its folder")
+var ErrOutside = errors.New("safefile: leaves its folder")
 
 // CheckName checks a file name written in another file before anything is
 // opened: printable, relative, and not leaving its folder with "..". It

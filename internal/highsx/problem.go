@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Model is a linear or mixed-integer program
+// Problem is a linear or mixed-integer program
 //
 //	max (or min)  Σ_j Cost[j]·x_j + Offset
 //	subject to    rowLower_i ≤ Σ_j a_ij·x_j ≤ rowUpper_i   for every row i
@@ -14,9 +14,9 @@ import (
 //
 // built by its callers and loaded into HiGHS only by Solve, Write and NewLP.
 // Columns are the entries of Cost, Lower, Upper and Integer (equal lengths;
-// NewModel makes them); rows are added with AddRow and stored sparse, row by
+// NewProblem makes them); rows are added with AddRow and stored sparse, row by
 // row. Infinite bounds are ±Inf.
-type Model struct {
+type Problem struct {
 	Maximize bool
 	Cost     []float64
 	Offset   float64 // constant term of the objective (an MPS file's objective RHS, negated)
@@ -30,10 +30,10 @@ type Model struct {
 	value              []float64
 }
 
-// NewModel returns a model with n continuous columns, costs 0 and bounds
+// NewProblem returns a problem with n continuous columns, costs 0 and bounds
 // [0, +∞), and no rows.
-func NewModel(n int) *Model {
-	m := &Model{
+func NewProblem(n int) *Problem {
+	m := &Problem{
 		Cost:    make([]float64, n),
 		Lower:   make([]float64, n),
 		Upper:   make([]float64, n),
@@ -47,20 +47,20 @@ func NewModel(n int) *Model {
 }
 
 // NumCols is the number of columns.
-func (m *Model) NumCols() int { return len(m.Cost) }
+func (m *Problem) NumCols() int { return len(m.Cost) }
 
 // NumRows is the number of rows.
-func (m *Model) NumRows() int { return len(m.rowLower) }
+func (m *Problem) NumRows() int { return len(m.rowLower) }
 
 // IsMIP reports whether some column is integer.
-func (m *Model) IsMIP() bool { return slices.Contains(m.Integer, true) }
+func (m *Problem) IsMIP() bool { return slices.Contains(m.Integer, true) }
 
 // AddRow appends the row lo ≤ Σ_k val[k]·x[col[k]] ≤ hi and returns its
 // index. Entries are kept in column order; a column given twice has its
 // coefficients summed, and zero coefficients are dropped. A column out of
 // range, or col and val of different lengths, is a programmer error and
 // panics.
-func (m *Model) AddRow(lo, hi float64, col []int, val []float64) int {
+func (m *Problem) AddRow(lo, hi float64, col []int, val []float64) int {
 	if len(col) != len(val) {
 		panic(fmt.Sprintf("highsx: AddRow with %d columns and %d values", len(col), len(val)))
 	}
@@ -84,7 +84,7 @@ func (m *Model) AddRow(lo, hi float64, col []int, val []float64) int {
 
 // sortRow orders the entries from first on by column, sums duplicates and
 // drops zeros.
-func (m *Model) sortRow(first int) {
+func (m *Problem) sortRow(first int) {
 	idx, val := m.index[first:], m.value[first:]
 	perm := make([]int, len(idx))
 	for k := range perm {
@@ -110,18 +110,18 @@ func (m *Model) sortRow(first int) {
 
 // Row returns row i: its bounds and its entries (shared with m: do not
 // modify).
-func (m *Model) Row(i int) (lo, hi float64, col []int, val []float64) {
+func (m *Problem) Row(i int) (lo, hi float64, col []int, val []float64) {
 	s, e := m.start[i], m.start[i+1]
 	return m.rowLower[i], m.rowUpper[i], m.index[s:e], m.value[s:e]
 }
 
 // SetRowBounds sets the bounds of row i to lo ≤ row ≤ hi.
-func (m *Model) SetRowBounds(i int, lo, hi float64) { m.rowLower[i], m.rowUpper[i] = lo, hi }
+func (m *Problem) SetRowBounds(i int, lo, hi float64) { m.rowLower[i], m.rowUpper[i] = lo, hi }
 
 // check reports what HiGHS would refuse: columns of unequal lengths (a
 // programmer error: it panics), NaN anywhere, an infinite coefficient or
 // cost. Crossed bounds are left to HiGHS: they make the model infeasible.
-func (m *Model) check() error {
+func (m *Problem) check() error {
 	n := m.NumCols()
 	if !isFinite(m.Offset) {
 		return fmt.Errorf("%w: objective offset %v", ErrInvalidModel, m.Offset)
