@@ -74,7 +74,7 @@ func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 		return err
 	}
 	bar, wctx := certifyBar(ctx, e, o.quiet, run.Model.Kind(), "thresholds certified", len(run.Results.Config.D))
-	rep, err := verify.Certify(wctx, run, verify.Options{Cache: verify.UserCache()})
+	rep, err := verify.Certify(wctx, run, verify.Options{Cache: verify.UserCache(), Progress: bar.Set})
 	var spec plot.Spec
 	if err == nil {
 		bar.Describe("drawing the optima")
