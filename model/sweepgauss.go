@@ -106,7 +106,7 @@ func (s *gaussSweep) solve(ctx context.Context, bar *progress.Bar) (Swept, error
 	so.Progress = func(st gauss.Stage, done int) {
 		if st != stage {
 			stage = st
-			bar.Describe(map[gauss.Stage]string{gauss.StageOptimum: "optimum search", gauss.StageKernels: "kernel search"}[st])
+			bar.Phase(map[gauss.Stage]string{gauss.StageOptimum: "optimum search", gauss.StageKernels: "kernel search"}[st])
 		}
 		bar.Set(done)
 	}

@@ -15,7 +15,9 @@
 //
 //	left = elapsed · (total − done) / done,
 //
-// which is what a sweep of independent points of similar cost needs.
+// which is what a sweep of independent points of similar cost needs; work
+// in phases of different costs starts each with Phase, and the estimate
+// then reads the phase's own elapsed time and units.
 // Before the first unit is measured a caller may give a typical cost per
 // unit (Forecast); once either says the whole work will take more than
 // Long, one line says so, on a terminal only, where a person is waiting.
@@ -91,19 +93,23 @@ type Options struct {
 
 // Bar reports the progress of one piece of work; see the package comment.
 type Bar struct {
-	mu      sync.Mutex
-	w       io.Writer
-	o       Options
-	start   time.Time
-	done    int
-	desc    string
-	drawn   bool      // a bar is on the terminal line now
-	shown   bool      // something has been written
-	last    time.Time // last redraw or plain line
-	warned  bool      // the long-work line has been written
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	ended   bool
+	mu    sync.Mutex
+	w     io.Writer
+	o     Options
+	start time.Time
+	done  int
+	desc  string
+	// phase and phaseDone are when the current phase began and the units
+	// done then: the estimate extrapolates the phase's own rate (Phase).
+	phase     time.Time
+	phaseDone int
+	drawn     bool      // a bar is on the terminal line now
+	shown     bool      // something has been written
+	last      time.Time // last redraw or plain line
+	warned    bool      // the long-work line has been written
+	stop      chan struct{}
+	stopped   sync.WaitGroup
+	ended     bool
 }
 
 // IsTerminal reports whether w is a terminal.
@@ -150,7 +156,7 @@ func New(w io.Writer, o Options) *Bar {
 		o.Unit = "units"
 	}
 	now := o.Now()
-	return &Bar{w: w, o: o, start: now, last: now}
+	return &Bar{w: w, o: o, start: now, last: now, phase: now}
 }
 
 // Start redraws the bar every Redraw (a terminal) or checks for a due
@@ -223,6 +229,20 @@ func (b *Bar) Describe(s string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.desc = s
+	b.update(false)
+}
+
+// Phase starts a phase of the work whose units cost differently from the
+// ones before (a search after a sweep of closed forms), described by desc:
+// the estimate of the time left extrapolates the rate measured since, not
+// the whole work's; the elapsed time shown stays the whole work's.
+func (b *Bar) Phase(desc string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.phase, b.phaseDone, b.desc = b.o.Now(), b.done, desc
 	b.update(false)
 }
 
@@ -376,12 +396,15 @@ func (b *Bar) suffix() string {
 	return " — " + b.desc
 }
 
-// left is the linear estimate of the time still needed.
+// left is the linear estimate of the time still needed, at the current
+// phase's rate.
 func (b *Bar) left(elapsed time.Duration) (time.Duration, bool) {
-	if b.o.Total == 0 || b.done == 0 || b.done >= b.o.Total {
+	done := b.done - b.phaseDone
+	if b.o.Total == 0 || done <= 0 || b.done >= b.o.Total {
 		return 0, false
 	}
-	return time.Duration(float64(elapsed) * float64(b.o.Total-b.done) / float64(b.done)), true
+	inPhase := elapsed - b.phase.Sub(b.start)
+	return time.Duration(float64(inPhase) * float64(b.o.Total-b.done) / float64(done)), true
 }
 
 // barLine is the terminal line, within the terminal's width less one

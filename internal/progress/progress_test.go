@@ -147,6 +147,26 @@ func TestTerminalEstimate(t *testing.T) {
 	}
 }
 
+// A phase of costlier units restarts the estimate at its own rate: 30
+// closed forms in a second, then searches of 30 s each.
+func TestPhaseEstimate(t *testing.T) {
+	c := newClock()
+	var buf bytes.Buffer
+	b := New(&buf, Options{Label: "l", Unit: "thresholds", Total: 60, Terminal: true, Now: c.Now})
+	c.advance(time.Second)
+	b.Set(30)
+	b.Phase("optimum search")
+	c.advance(30 * time.Second)
+	b.Set(31)
+	if got := buf.String(); !strings.Contains(got, "31/60 thresholds (51%), elapsed 31s, about 14m30s left") {
+		t.Errorf("bar %q: want 29 searches at 30 s each left", got)
+	}
+	b.Phase("") // no unit done in the new phase yet: no estimate
+	if left, ok := b.left(31 * time.Second); ok {
+		t.Errorf("estimate %v before a unit of the phase", left)
+	}
+}
+
 func TestForecast(t *testing.T) {
 	tests := []struct {
 		name     string
