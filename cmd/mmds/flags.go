@@ -349,8 +349,10 @@ func valueHint(typ string, err error) string {
 			return "out of range: want a whole number from 0 to 18446744073709551615"
 		case "int64", "int":
 			return "out of range: want a whole number from −9223372036854775808 to 9223372036854775807"
+		case "float32":
+			return "out of range: want a number of magnitude at most 3.4e38"
 		}
-		return "out of range"
+		return "out of range: want a number of magnitude at most 1.8e308"
 	}
 	switch strings.TrimSuffix(typ, "Slice") {
 	case "float64", "float32", "int", "int64", "int32", "uint64", "uint", "uint32":
