@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/mmds-project/mmds/internal/vexp"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -50,8 +52,13 @@ type bayesRisk struct {
 	n, nv, na int
 	mass      []float64 // mass[v*n+x] = π(x) W(v|x)
 	coef      []float64 // coef[(v*na+a)*n+x] = π(x) W(v|x) L(x, a)
-	c         []float64 // scratch, na
-	w         []float64 // scratch, na
+	// Scratch for m labels (scratch): per cell (v, l) of one side value,
+	// c[a*m+l] its unnormalized risks, w[a*m+l] their soft-minimum weights,
+	// cm its mass, best and ab its least risk and estimate, dm ∂(cm·g)/∂cm,
+	// hard whether it takes the exact minimum, s a gradient row.
+	c, w, cm, best, dm, s []float64
+	ab                    []int
+	hard                  []bool
 }
 
 func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
@@ -62,8 +69,7 @@ func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 		loss = zeroOne(n)
 	}
 	na := len(loss[0])
-	r := &bayesRisk{n: n, nv: nv, na: na, mass: make([]float64, nv*n), coef: make([]float64, nv*na*n),
-		c: make([]float64, na), w: make([]float64, na)}
+	r := &bayesRisk{n: n, nv: nv, na: na, mass: make([]float64, nv*n), coef: make([]float64, nv*na*n)}
 	for v := range nv {
 		for x := range n {
 			m := prior[x] * o.Channel[x][v]
@@ -79,8 +85,7 @@ func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 // empiricalRisk is bayesRisk of the empirical joint law of (x, v) in the
 // given rows, with the 0-1 loss on {0..n−1}.
 func empiricalRisk(n, nv int, x, v []int) *bayesRisk {
-	r := &bayesRisk{n: n, nv: nv, na: n, mass: make([]float64, nv*n), coef: make([]float64, nv*n*n),
-		c: make([]float64, n), w: make([]float64, n)}
+	r := &bayesRisk{n: n, nv: nv, na: n, mass: make([]float64, nv*n), coef: make([]float64, nv*n*n)}
 	inc := 1 / float64(len(x))
 	for k := range x {
 		r.mass[v[k]*n+x[k]] += inc
@@ -114,68 +119,114 @@ func zeroOne(n int) [][]float64 {
 // temperature tau (0: the exact risk), and when grad is not nil adds
 // scale·∂R/∂P(l|x) into grad[x*m+l] (at τ = 0 the derivative of the
 // minimizing estimate's term, the lowest index on ties).
+//
+// The sums run over x (and a) in index order for every cell (v, l), as a
+// cell-at-a-time loop would add them; the loops run label-innermost so that
+// the m cells of a side value are independent chains over the rows of p.
 func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
 	n, na := r.n, r.na
+	r.scratch(m)
+	cm, c, w, best, ab := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m]
 	var total float64
 	for v := range r.nv {
 		mass := r.mass[v*n : v*n+n]
-		for l := range m {
-			var cm float64
-			for x := range n {
-				cm += mass[x] * p[x*m+l]
-			}
-			best, ab := math.Inf(1), 0
+		clear(cm)
+		clear(c)
+		for x := range n {
+			row := p[x*m : x*m+m]
+			floats.AddScaled(cm, mass[x], row)
 			for a := range na {
-				k := r.coef[(v*na+a)*n : (v*na+a)*n+n]
-				var s float64
-				for x := range n {
-					s += k[x] * p[x*m+l]
-				}
-				r.c[a] = s
-				if s < best {
-					best, ab = s, a
+				floats.AddScaled(c[a*m:a*m+m], r.coef[(v*na+a)*n+x], row)
+			}
+		}
+		for l := range m {
+			best[l], ab[l] = math.Inf(1), 0
+		}
+		for a := range na {
+			for l, s := range c[a*m : a*m+m] {
+				if s < best[l] {
+					best[l], ab[l] = s, a
 				}
 			}
-			if tau <= 0 || cm <= 0 {
-				total += best
-				if grad != nil {
-					k := r.coef[(v*na+ab)*n : (v*na+ab)*n+n]
-					for x := range n {
-						grad[x*m+l] += scale * k[x]
-					}
+		}
+		soft := false
+		for l := range m {
+			if tau <= 0 || cm[l] <= 0 {
+				for a := range na {
+					w[a*m+l] = 0
 				}
 				continue
 			}
 			// Soft minimum of the posterior risks r_a = c_a/cm, shifted
 			// by the exact minimum for stability.
-			rmin := best / cm
+			soft = true
+			rmin := best[l] / cm[l]
 			for a := range na {
-				r.w[a] = -(r.c[a]/cm - rmin) / tau
-			}
-			vexp.Exp(r.w, r.w) // math.Exp's bits
-			var z float64
-			for _, w := range r.w {
-				z += w
-			}
-			g := rmin - tau*math.Log(z)
-			var wr float64
-			for a := range na {
-				r.w[a] /= z
-				wr += r.w[a] * r.c[a] / cm
-			}
-			total += cm * g
-			if grad != nil {
-				// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
-				dm := g - wr
-				for x := range n {
-					s := dm * mass[x]
-					for a := range na {
-						s += r.w[a] * r.coef[(v*na+a)*n+x]
-					}
-					grad[x*m+l] += scale * s
-				}
+				w[a*m+l] = -(c[a*m+l]/cm[l] - rmin) / tau
 			}
 		}
+		if soft {
+			vexp.Exp(w, w) // math.Exp's bits
+		}
+		total = r.finish(total, v, m, tau, grad, scale)
 	}
 	return total
+}
+
+// finish adds side value v's cells to the running risk total (in label
+// order, one cell at a time) and, when grad is not nil, their derivatives;
+// w holds exp(−(r_a − r_min)/τ) of the soft cells.
+func (r *bayesRisk) finish(total float64, v, m int, tau float64, grad []float64, scale float64) float64 {
+	n, na := r.n, r.na
+	cm, c, w, best, ab, dm, hard := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m], r.dm[:m], r.hard[:m]
+	for l := range m {
+		if tau <= 0 || cm[l] <= 0 {
+			total += best[l]
+			hard[l] = true
+			continue
+		}
+		var z float64
+		for a := range na {
+			z += w[a*m+l]
+		}
+		rmin := best[l] / cm[l]
+		g := rmin - tau*math.Log(z)
+		var wr float64
+		for a := range na {
+			w[a*m+l] /= z
+			wr += w[a*m+l] * c[a*m+l] / cm[l]
+		}
+		total += cm[l] * g
+		hard[l] = false
+		// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
+		dm[l] = g - wr
+	}
+	if grad == nil {
+		return total
+	}
+	mass := r.mass[v*n : v*n+n]
+	s := r.s[:m]
+	for x := range n {
+		floats.ScaleTo(s, mass[x], dm)
+		for a := range na {
+			floats.AddScaled(s, r.coef[(v*na+a)*n+x], w[a*m:a*m+m])
+		}
+		for l := range m {
+			if hard[l] {
+				s[l] = r.coef[(v*na+ab[l])*n+x]
+			}
+		}
+		floats.AddScaled(grad[x*m:x*m+m], scale, s)
+	}
+	return total
+}
+
+// scratch sizes the per-label buffers for m labels.
+func (r *bayesRisk) scratch(m int) {
+	if len(r.cm) >= m {
+		return
+	}
+	r.cm, r.best, r.dm, r.s = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	r.ab, r.hard = make([]int, m), make([]bool, m)
+	r.c, r.w = make([]float64, r.na*m), make([]float64, r.na*m)
 }
