@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
 )
@@ -456,5 +457,32 @@ func rewritePage(t *testing.T, path string, cmds []docCommand, got []string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHelpWithinWidth: the help of every command, mmds's own and its
+// subcommands', fits report.MaxWidth columns (flag descriptions wrap).
+func TestHelpWithinWidth(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		paths = append(paths, strings.Fields(strings.TrimPrefix(c.CommandPath(), "mmds")))
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(nil, nil))
+	for _, p := range paths {
+		args := append(append([]string{}, p...), "--help")
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || errs != "" {
+			t.Errorf("mmds %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
+		}
+		for _, w := range tooWide(args, out) {
+			t.Errorf("mmds %s prints a line of %d columns, more than %d: %.80q…", strings.Join(args, " "), twwidth.Width(w), report.MaxWidth, w)
+		}
+	}
+	if len(paths) < 12 {
+		t.Errorf("only %d commands", len(paths))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/highsx"
+	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/version"
@@ -55,6 +56,13 @@ Every command takes the same flags for the same meaning (docs/cli.md):
 		newVersionCmd(),
 	)
 	root.SetHelpCommand(newHelpCmd())
+	// Flag descriptions wrap within the terminal, and within report.MaxWidth columns
+	// when the help goes to a file or a pipe.
+	width := report.MaxWidth
+	if progress.IsTerminal(stdout) {
+		width = min(width, progress.Width(stdout))
+	}
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), "Flags.FlagUsages ", fmt.Sprintf("Flags.FlagUsagesWrapped %d ", width)))
 	registerCompletions(root)
 	guardFlags(root)
 	refuseEmptyArgs(root)
