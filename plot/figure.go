@@ -377,9 +377,27 @@ func Render(s Spec, format string, w io.Writer) error {
 		return fmt.Errorf("plot: format %q: want png or svg", format)
 	}
 	f.draw(c)
+	if format == "svg" {
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, svgFontFallback.Replace(buf.String()))
+		return err
+	}
 	_, err = c.WriteTo(w)
 	return err
 }
+
+// svgFontFallback names, after the Liberation fonts the layout measured
+// text with, the fonts of the same metrics (Times New Roman, Arial, Courier
+// New): a viewer without Liberation then draws every line within the place
+// the layout gave it, where a generic serif would run wider and clip a title.
+var svgFontFallback = strings.NewReplacer(
+	"font-family:Liberation Serif;", "font-family:'Liberation Serif','Times New Roman',Times,serif;",
+	"font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;",
+	"font-family:Liberation Mono;", "font-family:'Liberation Mono','Courier New',Courier,monospace;",
+)
 
 // FormatOf returns "png" or "svg" for a file name by its extension, or an
 // error naming the file.
