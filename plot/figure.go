@@ -225,18 +225,16 @@ func setAxis(a *gonumplot.Axis, o Axis) {
 		// One value: a decade around it (gonum widens by ±1, below 0).
 		lo, hi = lo/math.Sqrt(10), hi*math.Sqrt(10)
 	}
+	padded := false
 	if o.Integer {
-		// Counts span at least four integers, each a tick.
 		lo, hi = math.Floor(lo), math.Ceil(hi)
-		for up := true; hi-lo+1 < 4; up = !up {
-			if up || lo < 1 { // a count goes no lower than 0
-				hi++
-			} else {
-				lo--
-			}
+		if hi-lo+1 < 4 {
+			// A few counts: each a tick, half a step of margin on either
+			// side, rather than empty integers that squeeze the data.
+			lo, hi, padded = lo-0.5, hi+0.5, true
 		}
 	}
-	if !o.Log && !o.Fixed && hi > lo {
+	if !o.Log && !o.Fixed && !padded && hi > lo {
 		// An end within 5% of the next tick moves to it: the axis ends on a
 		// labelled value.
 		step, _ := niceTicks{integer: o.Integer}.step(lo, hi)
