@@ -33,6 +33,7 @@ var fixtures = []struct {
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/ops/cert.json", "4 points (0 pass, 4 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/categorical/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", catPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
 	{"testdata/witness-colgen.json", "finite model, 2 optima", nil},
@@ -47,6 +48,10 @@ var smoothPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".point
 var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".points[1].witness.privatizer.rows[1].mean",
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
 	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss"}
+
+// catPaths: the categorical networks' laws and losses.
+var catPaths = []string{".points[0].witness.privatizer.laws[0].p[1]", ".points[1].witness.privatizer.laws[1].rounding",
+	".points[0].certified.adv_loss[1]"}
 
 // runPaths: in verify's run-paper, a pass, a fail, one not finalized, one
 // not trained, and the run's names and hashes.
@@ -327,6 +332,50 @@ func TestForgeries(t *testing.T) {
 	}
 }
 
+// TestCategoricalForgeries: forgeries of the certificate of categorical
+// networks (testdata/categorical: a ReLU network from PyTorch in ONNX, a
+// ReLU → tanh network in JSON), rejected by the enclosure of their laws.
+func TestCategoricalForgeries(t *testing.T) {
+	dir := copyFolder(t, "testdata/categorical")
+	orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
+	// A weight of the softmax layer moved by 0.05, the file's hash updated:
+	// only the law's enclosure can tell.
+	var net map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "tanh-softmax.json"))
+	json.Unmarshal(b, &net)
+	w := net["layers"].([]any)[2].(map[string]any)["weight"].([]any)[0].([]any)
+	w[0] = w[0].(float64) + 0.05
+	b, _ = json.Marshal(net)
+	writeFile(t, dir, "forged-net.json", string(b))
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"a softmax weight moved, its hash updated", func(c map[string]any) {
+			p := pointOf(c, 1)
+			p["privatizer"], p["point_sha256"] = "forged-net.json", sha256Hex(b)
+		}, "from the runtime's law"},
+		{"mass moved between labels", func(c map[string]any) {
+			p := law(pointOf(c, 0), 1)["p"].([]any)
+			p[0], p[2] = p[0].(float64)+2e-4, p[2].(float64)-2e-4
+		}, "from the runtime's law"},
+		{"a bound and the rounding understated", func(c map[string]any) {
+			law(pointOf(c, 1), 2)["bound"], law(pointOf(c, 1), 2)["rounding"] = 1e-7, 1e-7
+		}, "from the runtime's law"},
+		{"cells too coarse", func(c map[string]any) {
+			law(pointOf(c, 0), 0)["cells"] = []any{-16.0, -8.0, -4.0, 0.0, 4.0, 8.0, 16.0}
+		}, "from the runtime's law"},
+		{"a law given as one output's rows", func(c map[string]any) {
+			w := pointOf(c, 0)["witness"].(map[string]any)["privatizer"].(map[string]any)
+			w["rows"] = w["laws"]
+			delete(w, "laws")
+		}, "laws is missing"},
+	} {
+		forge(t, dir, orig, c.name, c.want, c.edit, nil)
+	}
+}
+
 // forge writes orig, edited (edit on its JSON, or text on its text), beside
 // it and requires the checker to reject it with an error naming want,
 // within seconds.
@@ -474,7 +523,7 @@ func TestRiskBruteForce(t *testing.T) {
 		for _, q := range prior {
 			mod.prior = append(mod.prior, exact(q))
 		}
-		o := mod.newObserver(mod.ratMatrix(w), mod.ratMatrix(l))
+		o := mod.newObserver(ratMatrix(w), ratMatrix(l))
 		pr := make([][]*big.Rat, n)
 		for x := range p {
 			for _, q := range p[x] {
@@ -592,9 +641,7 @@ func checkBytes(b []byte, fn ...func()) (s string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			switch e := r.(type) {
-			case *badFile:
-				err = e
-			case *falseClaim:
+			case *checkError:
 				err = e
 			default:
 				panic(r)
@@ -634,6 +681,11 @@ func rows(rng *rand.Rand, n, m int) [][]float64 {
 
 func row(p map[string]any, x int) map[string]any {
 	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["rows"].([]any)[x].(map[string]any)
+}
+
+// law is a categorical network's law at x in point p's witness.
+func law(p map[string]any, x int) map[string]any {
+	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["laws"].([]any)[x].(map[string]any)
 }
 
 func pointOf(c map[string]any, i int) map[string]any {
@@ -760,7 +812,7 @@ func FuzzONNX(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := checkBytes(nil, func() { parseONNX("f.onnx", b) }); err != nil {
-			if _, ok := err.(*badFile); !ok {
+			if e, ok := err.(*checkError); !ok || e.exit != 2 {
 				t.Fatalf("%v", err)
 			}
 		}
@@ -783,7 +835,7 @@ func FuzzJSON(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		checkFile(path) // a panic other than falseClaim or badFile fails
+		checkFile(path) // a panic other than a checkError fails
 	})
 }
 
@@ -802,7 +854,7 @@ func FuzzResults(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		checkFile(filepath.Join(dir, "cert.json")) // a panic other than falseClaim or badFile fails
+		checkFile(filepath.Join(dir, "cert.json")) // a panic other than a checkError fails
 	})
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Optima (docs/check.md, "Optima"). An optimum γ*(D) — the largest
@@ -31,11 +32,7 @@ func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
 	if w.num("D") != d {
 		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	}
-	s := numbers(path+".s", w.get("s"))
-	if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
-		reject("%s.s: want [s0, s1] in [0, 1]", path)
-	}
-	lower := c.privatizerLosses(path, w, binaryChannel(exact(s[0]), exact(s[1])), d)
+	lower := c.privatizerLosses(path, w, readS(path+".s", w.get("s")), d)
 	upper := (*big.Rat)(nil)
 	covered := map[int]bool{}
 	for i, b := range w.list("branches") {
@@ -129,7 +126,8 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	for _, s0 := range []int64{0, 1} {
 		for _, s1 := range []int64{0, 1} {
 			p := binaryChannel(ratInt(s0), ratInt(s1))
-			v := neg(mul(nu, cellLoss(m.recon(), p, func(cell, a int) *big.Rat { return indicator(a == rule[cell]) })))
+			// The reconstructor's weight is 1 on rule[cell] (a, rule[cell] ∈ {0, 1}).
+			v := neg(mul(nu, cellLoss(m.recon(), p, func(cell, a int) *big.Rat { return ratInt(int64(1 ^ a ^ rule[cell])) })))
 			for i, o := range m.adv() {
 				if len(q[i]) != 4 {
 					reject("%s.q[%d]: want 4 weights", path, i)
@@ -158,13 +156,6 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	c.equal(path+".bound", b.num("bound"), bound)
 	b.done()
 	return key, bound
-}
-
-func indicator(b bool) *big.Rat {
-	if b {
-		return ratInt(1)
-	}
-	return ratInt(0)
 }
 
 // cellLoss is an observer's expected loss under the two-output channel p
@@ -207,13 +198,7 @@ func (c *checker) weights(path string, v []float64, k int) []*big.Rat {
 	return r
 }
 
-func minOf(v []*big.Rat) *big.Rat {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = minRat(m, x)
-	}
-	return m
-}
+func minOf(v []*big.Rat) *big.Rat { return slices.MinFunc(v, (*big.Rat).Cmp) }
 
 // globalBracket checks the witness of the optimum over all privatizers (any
 // output alphabet) at d and returns its bracket; the upper end is nil when
@@ -223,12 +208,7 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	if w.num("D") != d {
 		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	}
-	mech := matrix(path+".mechanism", w.get("mechanism"))
-	if len(mech) != m.n || len(mech[0]) == 0 {
-		reject("%s.mechanism: want %d rows", path, m.n)
-	}
-	checkRows(path+".mechanism", mech)
-	lower := c.privatizerLosses(path, w, normalizeRows(path+".mechanism", mech), d)
+	lower := c.privatizerLosses(path, w, readMechanism(path+".mechanism", w.get("mechanism"), m.n), d)
 	w.used["dual"] = true
 	if !w.has("dual") {
 		w.done()
@@ -342,18 +322,10 @@ func (pr *pricing) leaf(path string, l *object) *big.Rat {
 	for x, v := range coef {
 		pr.c.equal(fmt.Sprintf("%s.coefficients[%d]", path, x), stated[x], v)
 	}
-	bound := maxOfAll(coef)
+	bound := slices.MaxFunc(coef, (*big.Rat).Cmp)
 	pr.c.equal(path+".bound", l.num("bound"), bound)
 	l.done()
 	return bound
-}
-
-func maxOfAll(v []*big.Rat) *big.Rat {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = maxRat(m, x)
-	}
-	return m
 }
 
 // column is the x-th entry of each vector.
@@ -475,23 +447,4 @@ func (c *checker) inBracket(path, class string, v float64, br interval) {
 func binaryChannel(s0, s1 *big.Rat) [][]*big.Rat {
 	one := ratInt(1)
 	return [][]*big.Rat{{s0, sub(one, s0)}, {sub(one, s1), s1}}
-}
-
-// checkRows refuses a mechanism whose rows differ in length or are not
-// distributions (entries ≥ 0 summing to 1 within 1e-9, as float64 numbers
-// do): the checker divides each row by its sum, and a row that is not a
-// distribution would make a number of it one the division ignores.
-func checkRows(path string, p [][]float64) {
-	for x, row := range p {
-		s := new(big.Rat)
-		for _, v := range row {
-			if !(v >= 0) {
-				reject("%s[%d]: %v is not a probability", path, x, v)
-			}
-			s.Add(s, exact(v))
-		}
-		if len(row) != len(p[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
-			reject("%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
-		}
-	}
 }

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/run-* "$T"/*.json # not the fuzz corpus
-mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/run-labels" "$T/run-paper"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/categorical "$T"/run-* "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/categorical" "$T/run-labels" "$T/run-paper"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
@@ -45,6 +45,22 @@ layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(5)],
           {"weight": [[random.gauss(0, 1) for _ in range(5)]], "bias": [0.1], "activation": "sigmoid"}]
 print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": layers}))' > "$T/onehot/onehot.json"
 $M certify --quiet --model "$T/onehot/model.json" --privatizer "$T/onehot/onehot.json" --d 0.15 --certificate "$T/onehot/cert.json" > /dev/null || true
+
+# Categorical networks (a softmax over labels) on the ternary finite
+# model: PyTorch's float32 export (ONNX: ReLU layers, a softmax over 4
+# labels) and a float32 ReLU → tanh → softmax network (JSON), at
+# --tol-expect 1e-4 (verify's precision for certificates): fewer cells.
+cp examples/finite-ternary.json "$T/categorical/model.json"
+cp "$F/categorical-finite.onnx" "$T/categorical/"
+python3 -c '
+import json, random
+random.seed(5)
+layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(6)], "bias": [random.gauss(0, 1) for _ in range(6)], "activation": "relu"},
+          {"weight": [[random.gauss(0, 0.5) for _ in range(6)] for _ in range(5)], "bias": [random.gauss(0, 0.5) for _ in range(5)], "activation": "tanh"},
+          {"weight": [[random.gauss(0, 1) for _ in range(5)] for _ in range(3)], "bias": [0.1, -0.2, 0.05], "activation": "softmax"}]
+print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "layers": layers}))' > "$T/categorical/tanh-softmax.json"
+printf '0.15,categorical-finite.onnx\n0.15,tanh-softmax.json\n' > "$T/categorical/points.csv"
+$M certify --quiet --tol-expect 1e-4 --model "$T/categorical/model.json" --points "$T/categorical/points.csv" --certificate "$T/categorical/cert.json" > /dev/null || true
 
 # Channels on the ternary finite model: a 4-output channel and the
 # optimum's mechanism at D = 0.1 as a channel.
