@@ -32,7 +32,7 @@ var fixtures = []struct {
 	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
-	{"testdata/ops/cert.json", "4 points (0 pass, 4 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/ops/cert.json", "5 points (0 pass, 5 fail, 0 cannot certify): FAIL", opsPaths},
 	{"testdata/categorical/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", catPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
@@ -47,7 +47,8 @@ var smoothPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".point
 // opsPaths: the lowered and folded ONNX operators' channels.
 var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".points[1].witness.privatizer.rows[1].mean",
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
-	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss"}
+	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss",
+	".points[4].witness.privatizer.rows[1].rounding"}
 
 // catPaths: the categorical networks' laws and losses.
 var catPaths = []string{".points[0].witness.privatizer.laws[0].p[1]", ".points[1].witness.privatizer.laws[1].rounding",
@@ -785,6 +786,16 @@ func TestONNXOpsLowered(t *testing.T) {
 	if fmt.Sprint(ops, virtual) != "[5 0 3 1 0 0] [false false false true true false]" || n.layers[0].alpha != 0.75 || n.layers[2].alpha != 0.5 {
 		t.Errorf("ops %v, virtual %v, alpha %v and %v", ops, virtual, n.layers[0].alpha, n.layers[2].alpha)
 	}
+	// The inexact variant: the last Gemm's C = 0.1 plus an Add of 0.2, one
+	// more rounding and the float64 sum's error, 2⁻⁵³·|0.1 + 0.2|.
+	b, _ = os.ReadFile("testdata/ops/ops64-inexact.onnx")
+	if _, err := checkBytes(nil, func() { n = parseONNX("ops64-inexact.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	c3, c4 := 0.1, 0.2 // float64 values, summed in float64
+	if ly := n.layers[5]; ly.ops != 1 || len(ly.berr) != 1 || !(ly.berr[0] >= 0x1p-53*0.3 && ly.berr[0] < 0x1p-53*0.31) || ly.b[0] != c3+c4 {
+		t.Errorf("inexact bias parts: ops %d, berr %v, b %v", ly.ops, ly.berr, ly.b)
+	}
 	for _, c := range []struct{ file, want string }{
 		{"../privatizer/testdata/bn-clamp-binary.onnx", `not covered: bn-clamp-binary.onnx: node 1 ("BatchNormalization")`},
 		{"../privatizer/testdata/view-size.onnx", "not covered"},
@@ -803,7 +814,8 @@ func TestONNXOpsLowered(t *testing.T) {
 // never a crash.
 func FuzzONNX(f *testing.F) {
 	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
-		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx"} {
+		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx", "testdata/ops/ops64-inexact.onnx",
+		"testdata/categorical/categorical-finite.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -399,6 +399,9 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				fail("%s: at (x, r) = (%d, %.6g) layer %d unit %d may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), l, j, mag)
 			}
 			dz := up(up(up(gam*mag)+prop) + up(up(float64(2*k)*under)*math.Max(alpha, 1)))
+			if ly.berr != nil {
+				dz = up(dz + ly.berr[j])
+			}
 			v := 0.0
 			if l < n.np {
 				v = g.atFI(l+1, j, ratFI(p)).mag()

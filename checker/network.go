@@ -28,6 +28,7 @@ type layer struct {
 	// compute (max and min are exact): it only passes its inputs' errors.
 	virtual bool
 	bmag    []float64
+	berr    []float64    // per unit, the rounding of its bias parts' float64 sum (nil: exact)
 	wr      [][]*big.Rat // w and b as rationals, for the exact walk
 	br      []*big.Rat
 }
