@@ -166,7 +166,9 @@ func (n *network) encloseLaw(path string, x int, cells []float64) (p []fi, rem, 
 		rem, rnd = up(rem+pr), up(rnd+dr)
 	})
 	for f := range p { // beyond ±16, s_f ∈ [0, 1]: P(|R| > 16) < 1.3e-57
-		p[f].hi = up(p[f].hi + 1.3e-57)
+		if p[f].hi = up(p[f].hi + 1.3e-57); !(math.Abs(p[f].lo)+p[f].hi+rem+rnd < math.Inf(1)) {
+			reject("%s: the law's enclosure overflows float64", path)
+		}
 	}
 	return p, rem, up(rnd + 4*cdfFI(pt(-8)).hi)
 }
