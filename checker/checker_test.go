@@ -96,6 +96,26 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
+// TestReferenceBest: --reference best on a finite model is the paper's
+// verdict (its optimum is over all privatizers already), so a certificate
+// mmds writes with it differs only in tolerances.reference and verifies; on
+// the binary model the verdict's reference is the global optimum, which the
+// certificate does not state: not covered.
+func TestReferenceBest(t *testing.T) {
+	for _, c := range []struct{ dir, want string }{
+		{"testdata/finite", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL"},
+		{"testdata/binary", `not covered: tolerances.reference "best" on a binary model`},
+	} {
+		dir := copyFolder(t, c.dir)
+		path := edit(t, filepath.Join(dir, "cert.json"), func(m map[string]any) {
+			m["tolerances"].(map[string]any)["reference"] = "best"
+		})
+		if s, err := checkFile(path); !strings.Contains(s+fmt.Sprint(err), c.want) {
+			t.Errorf("%s: %q, %v; want %q", c.dir, s, err, c.want)
+		}
+	}
+}
+
 // TestMutations changes one number of a real certificate or witness file at
 // a time, by more than the file's stated precision, and requires the
 // checker to reject every change; so too every flipped boolean and edited
