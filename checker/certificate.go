@@ -38,9 +38,10 @@ func (c *checker) equal(name string, stated float64, want *big.Rat) {
 type tolerances struct {
 	bandTau, tau, distSE, advSE, quad, abs *big.Rat
 	n                                      int64
+	best                                   bool // --reference best: on the binary model, the global optimum
 }
 
-func readTolerances(t *object, kind string) tolerances {
+func readTolerances(t *object) tolerances {
 	r := func(k string) *big.Rat {
 		v := t.num(k)
 		if !(v >= 0) {
@@ -54,10 +55,8 @@ func readTolerances(t *object, kind string) tolerances {
 		reject("tolerances.test_size = %v: want a whole number in [1, 1e9]", n)
 	}
 	tol.n = int64(n)
-	// best: on a finite model the paper's optimum is the optimum over all
-	// privatizers already, and mmds's verdict is the same (docs/check.md).
-	if ref := t.str("reference"); ref != "paper" && (ref != "best" || kind != "finite") {
-		notCovered("tolerances.reference %s on a %s model: a verdict against the best known optimum (the certificate states only the paper's optimum)", quote(ref), kind)
+	if tol.best = t.str("reference") == "best"; !tol.best && t.str("reference") != "paper" {
+		reject("tolerances.reference %s: want paper or best", quote(t.str("reference")))
 	}
 	t.done()
 	return tol
@@ -83,7 +82,7 @@ func checkCertificate(path string, root *object) string {
 	}
 	c.readScale(w)
 	w.done()
-	tol := readTolerances(root.obj("tolerances"), kind)
+	tol := readTolerances(root.obj("tolerances"))
 	out := map[string]int{} // the points' outcomes
 	points := root.list("points")
 	if len(points) == 0 {
@@ -220,7 +219,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	// The optima, from their witnesses.
 	class := p.str("optimum_class")
 	optHat, optD := p.num("optimum_at_D_hat"), p.num("optimum_at_D")
-	c.optimum(path+".witness.optimum_at_D_hat", class, max(recon, 0), optHat, w.obj("optimum_at_D_hat"))
+	_, global := c.optimum(path+".witness.optimum_at_D_hat", class, max(recon, 0), optHat, w.obj("optimum_at_D_hat"))
 	c.optimum(path+".witness.optimum_at_D", "", d, optD, w.obj("optimum_at_D"))
 	w.done()
 	gap, gapD := p.num("gap"), p.num("gap_at_D")
@@ -240,10 +239,24 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	lo := sub(sub(dr, mul(tol.bandTau, tol.tau)), a)
 	c.within(path+".distortion_band[0]", band[0], interval{maxRat(new(big.Rat), sub(lo, mul(tol.distSE, seD.hi))), maxRat(new(big.Rat), sub(lo, mul(tol.distSE, seD.lo)))})
 	c.within(path+".distortion_band[1]", band[1], interval{add(add(dr, mul(tol.distSE, seD.lo)), a), add(add(dr, mul(tol.distSE, seD.hi)), a)})
-	seRef := c.stdErr(exact(optHat), tol.n)
+	// The verdict's reference: the paper's optimum (on a finite model, over
+	// all privatizers already), or with --reference best on the binary
+	// model the optimum over all privatizers at D̂, stated beside.
+	ref, refGap := optHat, gap
+	if p.used["reference_at_D_hat"] = true; tol.best && m.kind == "binary" {
+		if global == nil {
+			reject("%s: --reference best without the global optimum's witness", path)
+		}
+		ref = p.num("reference_at_D_hat")
+		c.inBracket(path+".reference_at_D_hat", "all", ref, *global)
+		refGap = ref - minAdv
+	} else if p.has("reference_at_D_hat") {
+		reject("%s.reference_at_D_hat: only with --reference best on the binary model", path)
+	}
+	seRef := c.stdErr(exact(ref), tol.n)
 	c.within(path+".adv_tolerance", advTol, interval{add(mul(tol.advSE, seRef.lo), a), add(mul(tol.advSE, seRef.hi), a)})
 
-	wStatus, wText, wPass := c.verdict(path, verdictInputs{recon: recon, gap: gap, optHat: optHat, errStated: errStated, rounding: rounding,
+	wStatus, wText, wPass := c.verdict(path, verdictInputs{recon: recon, gap: refGap, optHat: ref, errStated: errStated, rounding: rounding,
 		band: band, advTol: advTol, abs: a, tol: tol})
 	if status != wStatus || pass != wPass || verdict != wText {
 		fail("%s: the certificate says %s, pass %v, %s; its numbers give %s, pass %v, %s", path, status, pass, quote(verdict), wStatus, wPass, quote(wText))

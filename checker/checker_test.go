@@ -29,6 +29,7 @@ var fixtures = []struct {
 	slow       []string // the numbers TestMutations changes in a slow fixture
 }{
 	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/binary/cert-best.json", "6 points (0 pass, 6 fail, 0 cannot certify): FAIL", bestPaths},
 	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
@@ -49,6 +50,11 @@ var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".poin
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
 	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss",
 	".points[4].witness.privatizer.rows[1].rounding"}
+
+// bestPaths: --reference best's optimum over all privatizers, the
+// tolerance and the verdicts it decides.
+var bestPaths = []string{".points[0].reference_at_D_hat", ".points[3].reference_at_D_hat", ".points[2].adv_tolerance",
+	".points[5].verdict", ".points[5].pass", ".tolerances.reference"}
 
 // catPaths: the categorical networks' laws and losses.
 var catPaths = []string{".points[0].witness.privatizer.laws[0].p[1]", ".points[1].witness.privatizer.laws[1].rounding",
@@ -99,19 +105,30 @@ func TestExitStatus(t *testing.T) {
 // TestReferenceBest: --reference best on a finite model is the paper's
 // verdict (its optimum is over all privatizers already), so a certificate
 // mmds writes with it differs only in tolerances.reference and verifies; on
-// the binary model the verdict's reference is the global optimum, which the
-// certificate does not state: not covered.
+// the binary model the verdict weighs against the optimum over all
+// privatizers, which the certificate states (reference_at_D_hat) and its
+// witness brackets.
 func TestReferenceBest(t *testing.T) {
-	for _, c := range []struct{ dir, want string }{
-		{"testdata/finite", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL"},
-		{"testdata/binary", `not covered: tolerances.reference "best" on a binary model`},
+	for _, c := range []struct {
+		cert string
+		edit func(map[string]any)
+		want string
+	}{
+		{"testdata/finite/cert.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "best" },
+			"2 points (1 pass, 1 fail, 0 cannot certify): FAIL"},
+		{"testdata/binary/cert.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "best" },
+			"points[0].reference_at_D_hat is missing"},
+		{"testdata/binary/cert.json", func(m map[string]any) { pointOf(m, 0)["reference_at_D_hat"] = 0.33 },
+			"only with --reference best on the binary model"},
+		{"testdata/binary/cert-best.json", func(m map[string]any) { pointOf(m, 1)["reference_at_D_hat"] = 0.331 },
+			"points[1].reference_at_D_hat: 0.331 lies outside the witnessed bracket"},
+		{"testdata/binary/cert-best.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "paper" },
+			"points[0].reference_at_D_hat: only with --reference best"},
 	} {
-		dir := copyFolder(t, c.dir)
-		path := edit(t, filepath.Join(dir, "cert.json"), func(m map[string]any) {
-			m["tolerances"].(map[string]any)["reference"] = "best"
-		})
+		dir := copyFolder(t, filepath.Dir(c.cert))
+		path := edit(t, filepath.Join(dir, filepath.Base(c.cert)), c.edit)
 		if s, err := checkFile(path); !strings.Contains(s+fmt.Sprint(err), c.want) {
-			t.Errorf("%s: %q, %v; want %q", c.dir, s, err, c.want)
+			t.Errorf("%s: %q, %v; want %q", c.cert, s, err, c.want)
 		}
 	}
 }

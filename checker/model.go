@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 )
 
 // A data model of a binary or finite kind (the paper's Section III-B and
@@ -133,11 +134,9 @@ func finiteModel(root *object) (*model, finiteConfig) {
 		}
 		if c.Loss != nil {
 			checkShape(path+".loss", c.Loss, n)
-			for _, row := range c.Loss {
-				for _, v := range row {
-					if !(v >= 0) {
-						reject("%s.loss: %v is not a finite loss ≥ 0", path, v)
-					}
+			for x, row := range c.Loss {
+				if slices.ContainsFunc(row, func(v float64) bool { return !(v >= 0) }) {
+					reject("%s.loss[%d]: want finite losses ≥ 0", path, x)
 				}
 			}
 		}

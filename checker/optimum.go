@@ -33,19 +33,17 @@ func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
 		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	}
 	lower := c.privatizerLosses(path, w, readS(path+".s", w.get("s")), d)
-	upper := (*big.Rat)(nil)
+	var bounds []*big.Rat
 	covered := map[int]bool{}
 	for i, b := range w.list("branches") {
 		bp := fmt.Sprintf("%s.branches[%d]", path, i)
 		rule, bound := c.prop2Branch(bp, asObject(bp, b), d)
-		covered[rule] = true
-		if upper == nil || bound.Cmp(upper) > 0 {
-			upper = bound
-		}
+		covered[rule], bounds = true, append(bounds, bound)
 	}
 	if len(covered) != 16 {
 		fail("%s.branches cover %d of the 16 reconstructor rules on the cells (f, y): every rule needs a bound", path, len(covered))
 	}
+	upper := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	c.equal(path+".upper", w.num("upper"), upper)
 	w.done()
 	return interval{lower, upper}
@@ -113,6 +111,11 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	if len(q) != k {
 		reject("%s.q: want one row per adversary", path)
 	}
+	for i, qi := range q {
+		if len(qi) != 4 || slices.ContainsFunc(qi, func(w float64) bool { return !(w >= 0 && w <= 1) }) {
+			reject("%s.q[%d]: want 4 weights in [0, 1]", path, i)
+		}
+	}
 	nu := b.rat("nu")
 	if nu.Sign() < 0 {
 		reject("%s.nu < 0", path)
@@ -121,7 +124,7 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	if len(values) != 4 {
 		reject("%s.values: want the 4 corners' values", path)
 	}
-	var best *big.Rat
+	var corners []*big.Rat
 	j := 0
 	for _, s0 := range []int64{0, 1} {
 		for _, s1 := range []int64{0, 1} {
@@ -129,15 +132,7 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 			// The reconstructor's weight is 1 on rule[cell] (a, rule[cell] ∈ {0, 1}).
 			v := neg(mul(nu, cellLoss(m.recon(), p, func(cell, a int) *big.Rat { return ratInt(int64(1 ^ a ^ rule[cell])) })))
 			for i, o := range m.adv() {
-				if len(q[i]) != 4 {
-					reject("%s.q[%d]: want 4 weights", path, i)
-				}
 				qi := q[i]
-				for _, w := range qi {
-					if !(w >= 0 && w <= 1) {
-						reject("%s.q[%d]: %v is not a weight in [0, 1]", path, i, w)
-					}
-				}
 				addTo(v, mu[i], cellLoss(o, p, func(cell, a int) *big.Rat {
 					if a == 1 {
 						return exact(qi[cell])
@@ -146,13 +141,10 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 				}))
 			}
 			c.equal(fmt.Sprintf("%s.values[%d]", path, j), values[j], v)
-			j++
-			if best == nil || v.Cmp(best) > 0 {
-				best = v
-			}
+			j, corners = j+1, append(corners, v)
 		}
 	}
-	bound := add(mul(nu, exact(d)), best)
+	bound := add(mul(nu, exact(d)), slices.MaxFunc(corners, (*big.Rat).Cmp))
 	c.equal(path+".bound", b.num("bound"), bound)
 	b.done()
 	return key, bound
@@ -230,16 +222,14 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	for _, v := range pi {
 		pr.pi = append(pr.pi, exact(v))
 	}
-	var rbar *big.Rat
+	var bounds []*big.Rat
 	for i, l := range w.list("pricing") {
-		b := pr.leaf(fmt.Sprintf("%s.pricing[%d]", path, i), asObject(path, l))
-		if rbar == nil || b.Cmp(rbar) > 0 {
-			rbar = b
-		}
+		bounds = append(bounds, pr.leaf(fmt.Sprintf("%s.pricing[%d]", path, i), asObject(path, l)))
 	}
-	if rbar == nil {
+	if len(bounds) == 0 {
 		reject("%s.pricing is empty", path)
 	}
+	rbar := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	if miss := pr.uncovered(nil); miss != nil {
 		fail("%s.pricing covers no node of the reconstructor's decision rule %v", path, miss)
 	}

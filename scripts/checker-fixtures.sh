@@ -17,6 +17,8 @@ cp examples/binary-paper.json "$T/binary/model.json"
 cp "$F/channel-pass.json" "$F/channel-fail.json" "$F/channel-binary.csv" "$F/net-pass.onnx" "$F/clamp-binary.json" "$F/relu2-binary.onnx" "$T/binary/"
 printf '0.15,channel-pass.json\n0.15,channel-fail.json\n0.1,channel-binary.csv\n0.15,net-pass.onnx\n0.15,clamp-binary.json\n0.15,relu2-binary.onnx\n' > "$T/binary/points.csv"
 $M certify --quiet --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert.json" > /dev/null || true
+# The same against --reference best: the optimum over all privatizers.
+$M certify --quiet --reference best --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert-best.json" > /dev/null || true
 
 # Networks with sigmoid layers: a PyTorch float32 export (ONNX) and a
 # ReLU → sigmoid network (JSON).
