@@ -37,8 +37,8 @@ func (c *checker) equal(name string, stated float64, want *big.Rat) {
 // tolerances are the verdict's policy inputs (docs/verify.md), as stated.
 type tolerances struct {
 	bandTau, tau, distSE, advSE, quad, abs *big.Rat
-	quadF                                  float64
 	n                                      int64
+	best                                   bool // --reference best: on the binary model, the global optimum
 }
 
 func readTolerances(t *object) tolerances {
@@ -49,14 +49,14 @@ func readTolerances(t *object) tolerances {
 		}
 		return exact(v)
 	}
-	tol := tolerances{bandTau: r("band_tau"), tau: r("tau"), distSE: r("dist_se"), advSE: r("adv_se"), quad: r("quad"), abs: r("abs"), quadF: t.num("quad")}
+	tol := tolerances{bandTau: r("band_tau"), tau: r("tau"), distSE: r("dist_se"), advSE: r("adv_se"), quad: r("quad"), abs: r("abs")}
 	n := t.num("test_size")
 	if n != float64(int64(n)) || n < 1 || n > 1e9 {
 		reject("tolerances.test_size = %v: want a whole number in [1, 1e9]", n)
 	}
 	tol.n = int64(n)
-	if ref := t.str("reference"); ref != "paper" {
-		notCovered("tolerances.reference %s: a verdict against the best known optimum (the certificate states only the paper's optimum)", quote(ref))
+	if tol.best = t.str("reference") == "best"; !tol.best && t.str("reference") != "paper" {
+		reject("tolerances.reference %s: want paper or best", quote(t.str("reference")))
 	}
 	t.done()
 	return tol
@@ -75,13 +75,15 @@ func checkCertificate(path string, root *object) string {
 	mb := readFile(certFile(path, "model_file", root.str("model_file")), maxModelBytes)
 	m := readModel(kind, asObject("model", parseJSON(mb)))
 	c := &checker{m: m}
-	if h := root.str("model_sha256"); h != m.hash {
-		fail("model_sha256 is %s, but the model file's canonical encoding has %s", quote(h), m.hash)
+	c.checkHash(root, "the model file")
+	w := root.obj("witness")
+	if f := w.str("format"); f != witnessFormat {
+		reject("witness.format %s: this checker reads %s", quote(f), witnessFormat)
 	}
-	c.claims++
-	c.readWitnessHeader(root.obj("witness"))
+	c.readScale(w)
+	w.done()
 	tol := readTolerances(root.obj("tolerances"))
-	var out outcomes
+	out := map[string]int{} // the points' outcomes
 	points := root.list("points")
 	if len(points) == 0 {
 		reject("the certificate has no points")
@@ -94,33 +96,52 @@ func checkCertificate(path string, root *object) string {
 	}
 	for i, p := range points {
 		name := fmt.Sprintf("points[%d]", i)
-		out.add(c.point(path, name, asObject(name, p), tol, r, i))
+		out[c.point(path, name, asObject(name, p), tol, r, i)]++
 	}
-	out.check(c, root, len(points))
+	// The counts of the outcomes, and pass.
+	for _, k := range [][2]string{{"passed", "pass"}, {"failed", "fail"}, {"cannot_certify", "cannot certify"}, {"not_finalized", "not finalized"}, {"not_trained", "not trained"}} {
+		got := 0.0
+		if k[0] != "cannot_certify" || root.has(k[0]) {
+			got = root.num(k[0])
+		}
+		if root.used[k[0]] = true; got != float64(out[k[1]]) {
+			fail("%s = %v, but %d points say so", k[0], got, out[k[1]])
+		}
+		c.claims++
+	}
+	if pass := root.boolean("pass"); pass != (out["pass"] == len(points)) {
+		fail("pass is %v, but %d of %d points pass", pass, out["pass"], len(points))
+	}
+	c.claims++
 	root.done()
 	verdict := "FAIL"
-	if out.passed == len(points) {
+	if out["pass"] == len(points) {
 		verdict = "PASS"
 	}
-	counts := fmt.Sprintf("%d pass, %d fail, %d cannot certify", out.passed, out.failed, out.cannot)
+	counts := fmt.Sprintf("%d pass, %d fail, %d cannot certify", out["pass"], out["fail"], out["cannot certify"])
 	if r != nil {
-		counts += fmt.Sprintf(", %d not finalized, %d not trained", out.notFinalized, out.notTrained)
+		counts += fmt.Sprintf(", %d not finalized, %d not trained", out["not finalized"], out["not trained"])
 	}
 	return fmt.Sprintf("%d claims: %s model, %d points (%s): %s", c.claims, kind, len(points), counts, verdict)
 }
 
-// readWitnessHeader reads the witnesses' format, the loss scale (checked)
-// and the certificate's precision.
-func (c *checker) readWitnessHeader(w *object) {
-	if f := w.str("format"); f != witnessFormat {
-		reject("witness.format %s: this checker reads %s", quote(f), witnessFormat)
-	}
-	if s := w.num("loss_scale"); exact(s).Cmp(c.m.scale) != 0 {
-		fail("witness.loss_scale = %v, but the model's loss scale is %v", s, fl(c.m.scale))
+// checkHash checks the model_sha256 that o states against the model's
+// canonical hash.
+func (c *checker) checkHash(o *object, model string) {
+	if h := o.str("model_sha256"); h != c.m.hash {
+		fail("model_sha256 is %s, but %s's canonical encoding has %s", quote(h), model, c.m.hash)
 	}
 	c.claims++
-	c.prec = readPrecision(w.obj("precision"), c.m.scale)
-	w.done()
+}
+
+// readScale checks the loss scale o states (exactly the model's) and reads
+// its precision.
+func (c *checker) readScale(o *object) {
+	if s := o.num("loss_scale"); exact(s).Cmp(c.m.scale) != 0 {
+		fail("%s = %v, but the model's loss scale is %v", o.key("loss_scale"), s, fl(c.m.scale))
+	}
+	c.claims++
+	c.prec = readPrecision(o.obj("precision"), c.m.scale)
 }
 
 // readPrecision reads the precision a file states, at most the checker's
@@ -136,48 +157,6 @@ func readPrecision(p *object, scale *big.Rat) precision {
 	}
 	p.done()
 	return precision{value: exact(v), optimum: exact(o)}
-}
-
-// outcomes counts the points' verdicts.
-type outcomes struct{ passed, failed, cannot, notFinalized, notTrained int }
-
-func (o *outcomes) add(v string) {
-	switch v {
-	case "pass":
-		o.passed++
-	case "fail":
-		o.failed++
-	case "not finalized":
-		o.notFinalized++
-	case "not trained":
-		o.notTrained++
-	default:
-		o.cannot++
-	}
-}
-
-// check compares the certificate's counts and its pass with the points'.
-func (o outcomes) check(c *checker, root *object, n int) {
-	count := func(k string, want int) {
-		got := 0.0
-		if k != "cannot_certify" || root.has(k) {
-			got = root.num(k)
-		}
-		root.used[k] = true
-		if got != float64(want) {
-			fail("%s = %v, but %d points say so", k, got, want)
-		}
-		c.claims++
-	}
-	count("passed", o.passed)
-	count("failed", o.failed)
-	count("cannot_certify", o.cannot)
-	count("not_finalized", o.notFinalized)
-	count("not_trained", o.notTrained)
-	if pass := root.boolean("pass"); pass != (o.passed == n) {
-		fail("pass is %v, but %d of %d points pass", pass, o.passed, n)
-	}
-	c.claims++
 }
 
 // point checks one point of a certificate and returns its outcome.
@@ -224,21 +203,11 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 
 	// The certified losses are the ends a verdict assumes: the
 	// reconstructor's upper end (D̂) and each adversary's lower end.
-	cert := p.obj("certified")
-	recon := cert.num("recon_loss")
-	c.equal(path+".certified.recon_loss", recon, iv[0].hi)
-	advs := numbers(path+".certified.adv_loss", cert.get("adv_loss"))
-	if len(advs) != len(m.adv()) {
-		reject("%s.certified.adv_loss: want %d losses", path, len(m.adv()))
+	cert, ends := p.obj("certified"), []*big.Rat{iv[0].hi}
+	for _, a := range iv[1:] {
+		ends = append(ends, a.lo)
 	}
-	minAdv := advs[0]
-	for i, a := range advs {
-		c.equal(fmt.Sprintf("%s.certified.adv_loss[%d]", path, i), a, iv[1+i].lo)
-		minAdv = min(minAdv, a)
-	}
-	if v := cert.num("min_adv_loss"); v != minAdv {
-		fail("%s.certified.min_adv_loss = %v, but the smallest adv_loss is %v", path, v, minAdv)
-	}
+	recon, minAdv := cert.num("recon_loss"), c.lossesEqual(path+".certified", cert, ends)
 	cert.done()
 	if v := p.num("D_hat"); v != recon {
 		fail("%s.D_hat = %v, but certified.recon_loss = %v", path, v, recon)
@@ -250,7 +219,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	// The optima, from their witnesses.
 	class := p.str("optimum_class")
 	optHat, optD := p.num("optimum_at_D_hat"), p.num("optimum_at_D")
-	c.optimum(path+".witness.optimum_at_D_hat", class, max(recon, 0), optHat, w.obj("optimum_at_D_hat"))
+	_, global := c.optimum(path+".witness.optimum_at_D_hat", class, max(recon, 0), optHat, w.obj("optimum_at_D_hat"))
 	c.optimum(path+".witness.optimum_at_D", "", d, optD, w.obj("optimum_at_D"))
 	w.done()
 	gap, gapD := p.num("gap"), p.num("gap_at_D")
@@ -270,17 +239,31 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	lo := sub(sub(dr, mul(tol.bandTau, tol.tau)), a)
 	c.within(path+".distortion_band[0]", band[0], interval{maxRat(new(big.Rat), sub(lo, mul(tol.distSE, seD.hi))), maxRat(new(big.Rat), sub(lo, mul(tol.distSE, seD.lo)))})
 	c.within(path+".distortion_band[1]", band[1], interval{add(add(dr, mul(tol.distSE, seD.lo)), a), add(add(dr, mul(tol.distSE, seD.hi)), a)})
-	seRef := c.stdErr(exact(optHat), tol.n)
+	// The verdict's reference: the paper's optimum (on a finite model, over
+	// all privatizers already), or with --reference best on the binary
+	// model the optimum over all privatizers at D̂, stated beside.
+	ref, refGap := optHat, gap
+	if p.used["reference_at_D_hat"] = true; tol.best && m.kind == "binary" {
+		if global == nil {
+			reject("%s: --reference best without the global optimum's witness", path)
+		}
+		ref = p.num("reference_at_D_hat")
+		c.inBracket(path+".reference_at_D_hat", "all", ref, *global)
+		refGap = ref - minAdv
+	} else if p.has("reference_at_D_hat") {
+		reject("%s.reference_at_D_hat: only with --reference best on the binary model", path)
+	}
+	seRef := c.stdErr(exact(ref), tol.n)
 	c.within(path+".adv_tolerance", advTol, interval{add(mul(tol.advSE, seRef.lo), a), add(mul(tol.advSE, seRef.hi), a)})
 
-	want := c.verdict(path, verdictInputs{recon: recon, gap: gap, optHat: optHat, errStated: errStated, rounding: rounding,
+	wStatus, wText, wPass := c.verdict(path, verdictInputs{recon: recon, gap: refGap, optHat: ref, errStated: errStated, rounding: rounding,
 		band: band, advTol: advTol, abs: a, tol: tol})
-	if status != want.status || pass != want.pass || verdict != want.text {
-		fail("%s: the certificate says %s, pass %v, %s; its numbers give %s, pass %v, %s", path, status, pass, quote(verdict), want.status, want.pass, quote(want.text))
+	if status != wStatus || pass != wPass || verdict != wText {
+		fail("%s: the certificate says %s, pass %v, %s; its numbers give %s, pass %v, %s", path, status, pass, quote(verdict), wStatus, wPass, quote(wText))
 	}
 	c.claims += 3
 	p.done()
-	if want.status == "cannot certify" {
+	if wStatus == "cannot certify" {
 		return "cannot certify"
 	}
 	if pass {
@@ -326,15 +309,12 @@ func (c *checker) certifiedIntervals(path string, priv privatizer, w *object) ([
 	// A channel's losses are those of its rows divided by their sums; a
 	// row off 1 by ε may hide 2ε of ℓ1 mass, which moves a risk by at most
 	// riskShift.
-	loss := m.losses(normalizeRows(path, priv.channel))
+	p, sums := normalizeRows(path, priv.channel)
 	l1 := make([]*big.Rat, m.n)
-	for x, row := range priv.channel {
-		s := new(big.Rat)
-		for _, v := range row {
-			s.Add(s, exact(v))
-		}
+	for x, s := range sums {
 		l1[x] = mul(ratInt(2), abs(sub(s, ratInt(1))))
 	}
+	loss := m.losses(p)
 	e := m.riskShift(l1)
 	return m.around(loss, e), e, new(big.Rat)
 }
@@ -362,29 +342,25 @@ type verdictInputs struct {
 	tol                           tolerances
 }
 
-type verdictOut struct {
-	status, text string
-	pass         bool
-}
-
 // verdict recomputes mmds's verdict from the stated numbers (docs/check.md,
 // "Verdict"), by exact comparison of their float64 values, and checks that
 // each comparison that decides pass or fail holds by more than the
 // numbers' precision.
-func (c *checker) verdict(path string, v verdictInputs) verdictOut {
+func (c *checker) verdict(path string, v verdictInputs) (status, text string, pass bool) {
 	pv, po := c.prec.value, c.prec.optimum
 	robust := func(what string, a, b float64, margin *big.Rat) {
 		if abs(sub(exact(a), exact(b))).Cmp(margin) <= 0 {
 			fail("%s: the verdict rests on %s (%v against %v), closer than the numbers' precision %v", path, what, a, b, fl(margin))
 		}
 	}
-	robust("the stated error against its limit", v.errStated, v.tol.quadF, pv)
-	if !(v.errStated <= v.tol.quadF) {
-		text := fmt.Sprintf("cannot certify: stated error %.2g above the limit %.2g (--tol-quad)", v.errStated, v.tol.quadF)
+	quad := fl(v.tol.quad)
+	robust("the stated error against its limit", v.errStated, quad, pv)
+	if !(v.errStated <= quad) {
+		text := fmt.Sprintf("cannot certify: stated error %.2g above the limit %.2g (--tol-quad)", v.errStated, quad)
 		if v.rounding.Cmp(quo(v.tol.quad, ratInt(2))) > 0 {
-			text = fmt.Sprintf("cannot certify: stated error %.2g, of which %.2g the rounding of the network's runtime precision, above the limit %.2g (--tol-quad)", v.errStated, fl(v.rounding), v.tol.quadF)
+			text = fmt.Sprintf("cannot certify: stated error %.2g, of which %.2g the rounding of the network's runtime precision, above the limit %.2g (--tol-quad)", v.errStated, fl(v.rounding), quad)
 		}
-		return verdictOut{status: "cannot certify", text: text}
+		return "cannot certify", text, false
 	}
 	var why []string
 	two := mul(ratInt(2), pv)
@@ -414,13 +390,13 @@ func (c *checker) verdict(path string, v verdictInputs) verdictOut {
 		}
 	}
 	if len(why) > 0 {
-		return verdictOut{status: "certified", text: "fail: " + strings.Join(why, "; ")}
+		return "certified", "fail: " + strings.Join(why, "; "), false
 	}
 	// A gap below −max(a, error·optimum) is a privatizer above the optimum
 	// by more than the numbers' error (a label; it passes either way).
 	floor := maxRat(v.abs, mul(exact(v.errStated), exact(v.optHat)))
 	if exact(v.gap).Cmp(neg(floor)) < 0 {
-		return verdictOut{status: "certified", text: "pass (above optimum)", pass: true}
+		return "certified", "pass (above optimum)", true
 	}
-	return verdictOut{status: "certified", text: "pass", pass: true}
+	return "certified", "pass", true
 }

@@ -29,10 +29,12 @@ var fixtures = []struct {
 	slow       []string // the numbers TestMutations changes in a slow fixture
 }{
 	{"testdata/binary/cert.json", "6 points (3 pass, 3 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/binary/cert-best.json", "6 points (0 pass, 6 fail, 0 cannot certify): FAIL", bestPaths},
 	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
-	{"testdata/ops/cert.json", "4 points (0 pass, 4 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/ops/cert.json", "5 points (0 pass, 5 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/categorical/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", catPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
 	{"testdata/witness-colgen.json", "finite model, 2 optima", nil},
@@ -46,7 +48,17 @@ var smoothPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".point
 // opsPaths: the lowered and folded ONNX operators' channels.
 var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".points[1].witness.privatizer.rows[1].mean",
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
-	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss"}
+	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss",
+	".points[4].witness.privatizer.rows[1].rounding"}
+
+// bestPaths: --reference best's optimum over all privatizers, the
+// tolerance and the verdicts it decides.
+var bestPaths = []string{".points[0].reference_at_D_hat", ".points[3].reference_at_D_hat", ".points[2].adv_tolerance",
+	".points[5].verdict", ".points[5].pass", ".tolerances.reference"}
+
+// catPaths: the categorical networks' laws and losses.
+var catPaths = []string{".points[0].witness.privatizer.laws[0].p[1]", ".points[0].witness.privatizer.laws[1].rounding",
+	".points[1].certified.adv_loss[1]"}
 
 // runPaths: in verify's run-paper, a pass, a fail, one not finalized, one
 // not trained, and the run's names and hashes.
@@ -86,6 +98,37 @@ func TestExitStatus(t *testing.T) {
 		code := run(c.args, &out, &errb)
 		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
 			t.Errorf("%v: exit %d, %q %q; want %d and %q", c.args, code, out.String(), errb.String(), c.code, c.want)
+		}
+	}
+}
+
+// TestReferenceBest: --reference best on a finite model is the paper's
+// verdict (its optimum is over all privatizers already), so a certificate
+// mmds writes with it differs only in tolerances.reference and verifies; on
+// the binary model the verdict weighs against the optimum over all
+// privatizers, which the certificate states (reference_at_D_hat) and its
+// witness brackets.
+func TestReferenceBest(t *testing.T) {
+	for _, c := range []struct {
+		cert string
+		edit func(map[string]any)
+		want string
+	}{
+		{"testdata/finite/cert.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "best" },
+			"2 points (1 pass, 1 fail, 0 cannot certify): FAIL"},
+		{"testdata/binary/cert.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "best" },
+			"points[0].reference_at_D_hat is missing"},
+		{"testdata/binary/cert.json", func(m map[string]any) { pointOf(m, 0)["reference_at_D_hat"] = 0.33 },
+			"only with --reference best on the binary model"},
+		{"testdata/binary/cert-best.json", func(m map[string]any) { pointOf(m, 1)["reference_at_D_hat"] = 0.331 },
+			"points[1].reference_at_D_hat: 0.331 lies outside the witnessed bracket"},
+		{"testdata/binary/cert-best.json", func(m map[string]any) { m["tolerances"].(map[string]any)["reference"] = "paper" },
+			"points[0].reference_at_D_hat: only with --reference best"},
+	} {
+		dir := copyFolder(t, filepath.Dir(c.cert))
+		path := edit(t, filepath.Join(dir, filepath.Base(c.cert)), c.edit)
+		if s, err := checkFile(path); !strings.Contains(s+fmt.Sprint(err), c.want) {
+			t.Errorf("%s: %q, %v; want %q", c.cert, s, err, c.want)
 		}
 	}
 }
@@ -327,6 +370,46 @@ func TestForgeries(t *testing.T) {
 	}
 }
 
+// TestCategoricalForgeries: forgeries of the certificate of categorical
+// networks (testdata/categorical: a ReLU network from PyTorch in ONNX, a
+// ReLU → tanh network in JSON), rejected by the enclosure of their laws.
+func TestCategoricalForgeries(t *testing.T) {
+	dir := copyFolder(t, "testdata/categorical")
+	orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
+	// A weight of the softmax layer moved by 0.05, the file's hash updated:
+	// only the law's enclosure can tell.
+	var net map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "tanh-softmax.json"))
+	json.Unmarshal(b, &net)
+	w := net["layers"].([]any)[2].(map[string]any)["weight"].([]any)[0].([]any)
+	w[0] = w[0].(float64) + 0.05
+	b, _ = json.Marshal(net)
+	writeFile(t, dir, "forged-net.json", string(b))
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"a softmax weight moved, its hash updated", func(c map[string]any) {
+			p := pointOf(c, 1)
+			p["privatizer"], p["point_sha256"] = "forged-net.json", sha256Hex(b)
+		}, "from the runtime's law"},
+		{"a bound and the rounding understated", func(c map[string]any) {
+			law(pointOf(c, 0), 2)["bound"], law(pointOf(c, 0), 2)["rounding"] = 1e-7, 1e-7
+		}, "from the runtime's law"},
+		{"cells too coarse", func(c map[string]any) {
+			law(pointOf(c, 0), 0)["cells"] = []any{-16.0, -8.0, -4.0, 0.0, 4.0, 8.0, 16.0}
+		}, "from the runtime's law"},
+		{"a law given as one output's rows", func(c map[string]any) {
+			w := pointOf(c, 0)["witness"].(map[string]any)["privatizer"].(map[string]any)
+			w["rows"] = w["laws"]
+			delete(w, "laws")
+		}, "laws is missing"},
+	} {
+		forge(t, dir, orig, c.name, c.want, c.edit, nil)
+	}
+}
+
 // forge writes orig, edited (edit on its JSON, or text on its text), beside
 // it and requires the checker to reject it with an error naming want,
 // within seconds.
@@ -474,7 +557,7 @@ func TestRiskBruteForce(t *testing.T) {
 		for _, q := range prior {
 			mod.prior = append(mod.prior, exact(q))
 		}
-		o := mod.newObserver(mod.ratMatrix(w), mod.ratMatrix(l))
+		o := mod.newObserver(ratMatrix(w), ratMatrix(l))
 		pr := make([][]*big.Rat, n)
 		for x := range p {
 			for _, q := range p[x] {
@@ -592,9 +675,7 @@ func checkBytes(b []byte, fn ...func()) (s string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			switch e := r.(type) {
-			case *badFile:
-				err = e
-			case *falseClaim:
+			case *checkError:
 				err = e
 			default:
 				panic(r)
@@ -634,6 +715,11 @@ func rows(rng *rand.Rand, n, m int) [][]float64 {
 
 func row(p map[string]any, x int) map[string]any {
 	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["rows"].([]any)[x].(map[string]any)
+}
+
+// law is a categorical network's law at x in point p's witness.
+func law(p map[string]any, x int) map[string]any {
+	return p["witness"].(map[string]any)["privatizer"].(map[string]any)["laws"].([]any)[x].(map[string]any)
 }
 
 func pointOf(c map[string]any, i int) map[string]any {
@@ -733,6 +819,16 @@ func TestONNXOpsLowered(t *testing.T) {
 	if fmt.Sprint(ops, virtual) != "[5 0 3 1 0 0] [false false false true true false]" || n.layers[0].alpha != 0.75 || n.layers[2].alpha != 0.5 {
 		t.Errorf("ops %v, virtual %v, alpha %v and %v", ops, virtual, n.layers[0].alpha, n.layers[2].alpha)
 	}
+	// The inexact variant: the last Gemm's C = 0.1 plus an Add of 0.2, one
+	// more rounding and the float64 sum's error, 2⁻⁵³·|0.1 + 0.2|.
+	b, _ = os.ReadFile("testdata/ops/ops64-inexact.onnx")
+	if _, err := checkBytes(nil, func() { n = parseONNX("ops64-inexact.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	c3, c4 := 0.1, 0.2 // float64 values, summed in float64
+	if ly := n.layers[5]; ly.ops != 1 || len(ly.berr) != 1 || !(ly.berr[0] >= 0x1p-53*0.3 && ly.berr[0] < 0x1p-53*0.31) || ly.b[0] != c3+c4 {
+		t.Errorf("inexact bias parts: ops %d, berr %v, b %v", ly.ops, ly.berr, ly.b)
+	}
 	for _, c := range []struct{ file, want string }{
 		{"../privatizer/testdata/bn-clamp-binary.onnx", `not covered: bn-clamp-binary.onnx: node 1 ("BatchNormalization")`},
 		{"../privatizer/testdata/view-size.onnx", "not covered"},
@@ -751,7 +847,8 @@ func TestONNXOpsLowered(t *testing.T) {
 // never a crash.
 func FuzzONNX(f *testing.F) {
 	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
-		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx"} {
+		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx", "testdata/ops/ops64-inexact.onnx",
+		"testdata/categorical/categorical-finite.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -760,7 +857,7 @@ func FuzzONNX(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := checkBytes(nil, func() { parseONNX("f.onnx", b) }); err != nil {
-			if _, ok := err.(*badFile); !ok {
+			if e, ok := err.(*checkError); !ok || e.exit != 2 {
 				t.Fatalf("%v", err)
 			}
 		}
@@ -783,7 +880,7 @@ func FuzzJSON(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		checkFile(path) // a panic other than falseClaim or badFile fails
+		checkFile(path) // a panic other than a checkError fails
 	})
 }
 
@@ -802,7 +899,7 @@ func FuzzResults(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		checkFile(filepath.Join(dir, "cert.json")) // a panic other than falseClaim or badFile fails
+		checkFile(filepath.Join(dir, "cert.json")) // a panic other than a checkError fails
 	})
 }
 

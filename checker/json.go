@@ -132,29 +132,18 @@ func (o *object) done() {
 
 func (o *object) obj(k string) *object { return asObject(o.key(k), o.get(k)) }
 
-func (o *object) str(k string) string {
-	s, ok := o.get(k).(string)
+// typed returns the value of key as a T, refusing a value of another type.
+func typed[T any](o *object, k, want string) T {
+	v, ok := o.get(k).(T)
 	if !ok {
-		reject("%s: want a string", o.key(k))
+		reject("%s: want %s", o.key(k), want)
 	}
-	return s
+	return v
 }
 
-func (o *object) boolean(k string) bool {
-	b, ok := o.get(k).(bool)
-	if !ok {
-		reject("%s: want true or false", o.key(k))
-	}
-	return b
-}
-
-func (o *object) list(k string) []any {
-	l, ok := o.get(k).([]any)
-	if !ok {
-		reject("%s: want a list", o.key(k))
-	}
-	return l
-}
+func (o *object) str(k string) string   { return typed[string](o, k, "a string") }
+func (o *object) boolean(k string) bool { return typed[bool](o, k, "true or false") }
+func (o *object) list(k string) []any   { return typed[[]any](o, k, "a list") }
 
 // num reads a number as the float64 it denotes (as mmds reads it).
 func (o *object) num(k string) float64 { return number(o.key(k), o.get(k)) }
@@ -174,31 +163,31 @@ func number(path string, v any) float64 {
 	return f
 }
 
-// numbers reads a list of numbers.
-func numbers(path string, v any) []float64 {
+// listOf reads a list, each entry by read.
+func listOf[T any](path string, v any, want string, read func(string, any) T) []T {
 	l, ok := v.([]any)
 	if !ok {
-		reject("%s: want a list of numbers", path)
+		reject("%s: want a list of %s", path, want)
 	}
-	out := make([]float64, len(l))
+	out := make([]T, len(l))
 	for i, x := range l {
-		out[i] = number(path+"["+strconv.Itoa(i)+"]", x)
+		out[i] = read(path+"["+strconv.Itoa(i)+"]", x)
 	}
 	return out
 }
 
-// matrix reads a list of lists of numbers.
-func matrix(path string, v any) [][]float64 {
-	l, ok := v.([]any)
+// text reads a string.
+func text(path string, v any) string {
+	s, ok := v.(string)
 	if !ok {
-		reject("%s: want a list of rows", path)
+		reject("%s: want a string", path)
 	}
-	out := make([][]float64, len(l))
-	for i, row := range l {
-		out[i] = numbers(path+"["+strconv.Itoa(i)+"]", row)
-	}
-	return out
+	return s
 }
+
+// numbers reads a list of numbers; matrix a list of lists of them.
+func numbers(path string, v any) []float64  { return listOf(path, v, "numbers", number) }
+func matrix(path string, v any) [][]float64 { return listOf(path, v, "rows", numbers) }
 
 // quote quotes at most 40 characters of a file's text for a message, so
 // that no message discloses more of a file than the offending token's head.

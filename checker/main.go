@@ -36,9 +36,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		summary, err := checkFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "mmds-check: %s: %v\n", printable(path), err)
-			var f *falseClaim
-			if errors.As(err, &f) {
-				return 1
+			var e *checkError
+			if errors.As(err, &e) {
+				return e.exit
 			}
 			return 2
 		}
@@ -47,23 +47,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// falseClaim is a claim of the file that the checker found false (exit 1).
-type falseClaim struct{ msg string }
+// checkError ends the check of a file: a claim of the file that the
+// checker found false (exit 1), or a file it cannot check — unreadable,
+// malformed, or not covered by this version (exit 2).
+type checkError struct {
+	msg  string
+	exit int
+}
 
-func (e *falseClaim) Error() string { return e.msg }
-
-// badFile is a file the checker cannot check: unreadable, malformed, or
-// not covered by this version (exit 2).
-type badFile struct{ msg string }
-
-func (e *badFile) Error() string { return e.msg }
+func (e *checkError) Error() string { return e.msg }
 
 // fail stops the check of the current file with a false claim. Checking
 // stops at the first error of a file, by panic, recovered in checkFile.
-func fail(format string, args ...any) { panic(&falseClaim{fmt.Sprintf(format, args...)}) }
+func fail(format string, args ...any) { panic(&checkError{fmt.Sprintf(format, args...), 1}) }
 
 // reject stops the check of the current file as unreadable or unsupported.
-func reject(format string, args ...any) { panic(&badFile{fmt.Sprintf(format, args...)}) }
+func reject(format string, args ...any) { panic(&checkError{fmt.Sprintf(format, args...), 2}) }
 
 // notCovered stops the check of a file that holds a claim of a kind this
 // version does not check (exit 2): never a silent pass.
@@ -74,14 +73,11 @@ func notCovered(format string, args ...any) { reject("not covered: "+format, arg
 func checkFile(path string) (summary string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case *falseClaim:
-				err = e
-			case *badFile:
-				err = e
-			default:
+			e, ok := r.(*checkError)
+			if !ok {
 				panic(r)
 			}
+			err = e
 		}
 	}()
 	b := readFile(path, maxJSONBytes)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 )
 
 // A data model of a binary or finite kind (the paper's Section III-B and
@@ -38,7 +39,7 @@ func (m *model) recon() observer  { return m.obs[0] }
 func (m *model) adv() []observer  { return m.obs[1:] }
 func (o observer) sides() int     { return len(o.k) }
 func (o observer) estimates() int { return len(o.k[0]) }
-func (m *model) ratMatrix(v [][]float64) [][]*big.Rat {
+func ratMatrix(v [][]float64) [][]*big.Rat {
 	out := make([][]*big.Rat, len(v))
 	for i, row := range v {
 		for _, x := range row {
@@ -68,11 +69,7 @@ func readModel(kind string, root *object) *model {
 				reject("%s: %v is not a probability", where(root.path), v)
 			}
 		}
-		canon = struct {
-			P  float64   `json:"p"`
-			QY float64   `json:"q_y"`
-			QZ []float64 `json:"q_z"`
-		}{p, qy, qz}
+		canon = map[string]any{"p": p, "q_y": qy, "q_z": qz} // encoding/json sorts the keys: this order
 		m = binaryModel(p, qy, qz)
 	case "finite":
 		var cfg finiteConfig
@@ -81,10 +78,7 @@ func readModel(kind string, root *object) *model {
 	default:
 		reject("a %s model: this checker covers binary and finite models (docs/check.md, \"Not covered\")", quote(kind))
 	}
-	enc, err := json.Marshal(canon)
-	if err != nil {
-		panic(err)
-	}
+	enc, _ := json.Marshal(canon) // finite numbers and strings: no error
 	m.hash = sha256Hex(enc)
 	return m
 }
@@ -140,11 +134,9 @@ func finiteModel(root *object) (*model, finiteConfig) {
 		}
 		if c.Loss != nil {
 			checkShape(path+".loss", c.Loss, n)
-			for _, row := range c.Loss {
-				for _, v := range row {
-					if !(v >= 0) {
-						reject("%s.loss: %v is not a finite loss ≥ 0", path, v)
-					}
+			for x, row := range c.Loss {
+				if slices.ContainsFunc(row, func(v float64) bool { return !(v >= 0) }) {
+					reject("%s.loss[%d]: want finite losses ≥ 0", path, x)
 				}
 			}
 		}
@@ -167,14 +159,14 @@ func finiteModel(root *object) (*model, finiteConfig) {
 	for _, c := range append([]observerConfig{cfg.Reconstructor}, cfg.Adversaries...) {
 		var l [][]*big.Rat
 		if c.Loss != nil {
-			l = m.ratMatrix(c.Loss)
+			l = ratMatrix(c.Loss)
 			for _, row := range l {
 				for _, v := range row {
 					m.scale = maxRat(m.scale, v)
 				}
 			}
 		}
-		m.obs = append(m.obs, m.newObserver(m.ratMatrix(c.Channel), l))
+		m.obs = append(m.obs, m.newObserver(ratMatrix(c.Channel), l))
 	}
 	if m.scale.Sign() == 0 {
 		// mmds's loss scale is the largest entry of the loss matrices a
@@ -334,25 +326,50 @@ func (m *model) riskShift(l1 []*big.Rat) *big.Rat {
 	return mul(best, add(ratInt(1), new(big.Rat).SetFrac64(1, 1<<40)))
 }
 
-// normalizeRows divides each row of p by its sum (rows must have a
-// positive sum).
-func normalizeRows(path string, p [][]float64) [][]*big.Rat {
-	out := make([][]*big.Rat, len(p))
+// normalizeRows divides each row of p by its exact sum (rows must have a
+// positive sum) and returns the sums too.
+func normalizeRows(path string, p [][]float64) ([][]*big.Rat, []*big.Rat) {
+	out, sums := make([][]*big.Rat, len(p)), make([]*big.Rat, len(p))
 	for x, row := range p {
-		s := new(big.Rat)
 		for _, v := range row {
 			if !(v >= 0) {
 				reject("%s[%d]: %v is not a probability", path, x, v)
 			}
 			out[x] = append(out[x], exact(v))
-			s.Add(s, exact(v))
 		}
-		if s.Sign() == 0 {
+		if sums[x] = sum(out[x]); sums[x].Sign() == 0 {
 			reject("%s[%d] sums to 0", path, x)
 		}
 		for f := range out[x] {
-			out[x][f] = quo(out[x][f], s)
+			out[x][f] = quo(out[x][f], sums[x])
 		}
 	}
-	return out
+	return out, sums
+}
+
+// readMechanism reads a mechanism of n rows, each a distribution (entries
+// ≥ 0 summing to 1 within 1e-9, as float64 numbers do, in rows of one
+// length), and divides each row by its sum: a row that is not a
+// distribution would make a number of it one the division ignores.
+func readMechanism(path string, v any, n int) [][]*big.Rat {
+	mech := matrix(path, v)
+	if len(mech) != n {
+		reject("%s: want %d rows", path, n)
+	}
+	p, sums := normalizeRows(path, mech)
+	for x, s := range sums {
+		if len(mech[x]) != len(mech[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
+			reject("%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
+		}
+	}
+	return p
+}
+
+// readS reads a binary-output privatizer [s0, s1] as its channel.
+func readS(path string, v any) [][]*big.Rat {
+	s := numbers(path, v)
+	if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
+		reject("%s: want [s0, s1] in [0, 1]", path)
+	}
+	return binaryChannel(exact(s[0]), exact(s[1]))
 }

@@ -28,6 +28,7 @@ type layer struct {
 	// compute (max and min are exact): it only passes its inputs' errors.
 	virtual bool
 	bmag    []float64
+	berr    []float64    // per unit, the rounding of its bias parts' float64 sum (nil: exact)
 	wr      [][]*big.Rat // w and b as rationals, for the exact walk
 	br      []*big.Rat
 }
@@ -46,14 +47,7 @@ type network struct {
 // parseNetworkJSON reads mmds's JSON layout {"inputs", "noise",
 // "precision", "layers": [{"weight", "bias", "activation"}]}.
 func parseNetworkJSON(name string, root *object) *network {
-	n := &network{name: name, f32: true}
-	for _, v := range root.list("inputs") {
-		s, ok := v.(string)
-		if !ok {
-			reject("%s: inputs: want names", printable(name))
-		}
-		n.inputs = append(n.inputs, s)
-	}
+	n := &network{name: name, f32: true, inputs: listOf(name+": inputs", root.get("inputs"), "names", text)}
 	root.used["noise"], root.used["precision"] = true, true
 	if root.has("noise") && root.str("noise") != "normal(0,1)" {
 		reject("%s: noise %s: want normal(0,1)", printable(name), quote(root.str("noise")))
@@ -122,7 +116,9 @@ func (n *network) validate() {
 		case "sigmoid", "tanh":
 			n.np = min(n.np, l)
 		case "softmax":
-			notCovered("%s: a categorical network (softmax)", printable(n.name))
+			if l != len(n.layers)-1 {
+				bad("layer %d: softmax before the last layer", l)
+			}
 		default:
 			bad("layer %d: activation %s", l, quote(ly.act))
 		}
@@ -131,18 +127,14 @@ func (n *network) validate() {
 			units += width
 		}
 		width = len(ly.w)
-		ly.wr, ly.br = make([][]*big.Rat, len(ly.w)), make([]*big.Rat, len(ly.b))
 		for j, row := range ly.w {
 			for _, v := range append([]float64{ly.b[j]}, row...) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					bad("layer %d: %v is not a finite weight", l, v)
 				}
 			}
-			ly.br[j] = exact(ly.b[j])
-			for _, v := range row {
-				ly.wr[j] = append(ly.wr[j], exact(v))
-			}
 		}
+		ly.wr, ly.br = ratMatrix(ly.w), ratMatrix([][]float64{ly.b})[0]
 		if ly.bmag == nil {
 			ly.bmag = make([]float64, len(ly.b))
 			for j, v := range ly.b {
@@ -150,8 +142,8 @@ func (n *network) validate() {
 			}
 		}
 	}
-	if width != 1 || params > 1<<22 || units > 1<<12 {
-		bad("want one output, at most 2²² parameters and 4,096 hidden units")
+	if (width != 1) != n.categorical() || width > 1<<12 || params > 1<<22 || units > 1<<12 {
+		bad("want one output (2 to 4,096 after a softmax), at most 2²² parameters and 4,096 hidden units")
 	}
 }
 
@@ -176,6 +168,9 @@ func (n *network) checkInputs() string {
 	}
 	return ""
 }
+
+// categorical reports a softmax last layer: F ~ Categorical(softmax(z)).
+func (n *network) categorical() bool { return n.layers[len(n.layers)-1].act == "softmax" }
 
 // oneHot is the number of values of a one-hot x (0 for a real x).
 func (n *network) oneHot() int {

@@ -43,12 +43,8 @@ func decodePB(b []byte) pb {
 			if len(b) < size {
 				reject("ONNX: truncated")
 			}
-			if size == 8 {
-				v = binary.LittleEndian.Uint64(b)
-			} else {
-				v = uint64(binary.LittleEndian.Uint32(b))
-			}
-			b = b[size:]
+			// The size bytes, zero-extended to 8: a fixed32's bits in the low half.
+			v, b = binary.LittleEndian.Uint64(append(b[:size:size], 0, 0, 0, 0)), b[size:]
 		case 2:
 			l, n := binary.Uvarint(b)
 			if n <= 0 || l > uint64(len(b)-n) {
@@ -139,28 +135,23 @@ func (m pb) ints(f int) []int64 {
 // fixed reads a repeated float (size 4) or double (size 8) field, packed
 // or not.
 func (m pb) fixed(f, size int) []float64 {
-	var out []float64
-	conv := func(u uint64) float64 {
-		if size == 4 {
-			return float64(math.Float32frombits(uint32(u)))
-		}
-		return math.Float64frombits(u)
-	}
+	var raw []byte // the values as packed little-endian bytes
 	for _, v := range m[f] {
-		switch x := v.(type) {
-		case uint64:
-			out = append(out, conv(x))
-		case []byte:
-			if len(x)%size != 0 {
-				reject("ONNX: packed numbers of a bad length")
-			}
-			for i := 0; i < len(x); i += size {
-				if size == 4 {
-					out = append(out, conv(uint64(binary.LittleEndian.Uint32(x[i:]))))
-				} else {
-					out = append(out, conv(binary.LittleEndian.Uint64(x[i:])))
-				}
-			}
+		if x, ok := v.([]byte); ok {
+			raw = append(raw, x...)
+		} else {
+			raw = binary.LittleEndian.AppendUint64(raw, v.(uint64))[:len(raw)+size]
+		}
+	}
+	if len(raw)%size != 0 {
+		reject("ONNX: packed numbers of a bad length")
+	}
+	out := make([]float64, 0, len(raw)/size)
+	for i := 0; i < len(raw); i += size {
+		if size == 4 {
+			out = append(out, float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[i:]))))
+		} else {
+			out = append(out, math.Float64frombits(binary.LittleEndian.Uint64(raw[i:])))
 		}
 	}
 	return out
@@ -392,7 +383,7 @@ func (c *chain) node(where string, nd pb) {
 		reject("%s: operator domain %s", where, quote(d))
 	}
 	if !strings.Contains(" Gemm MatMul Add Sub Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" ") {
-		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Sub, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose; mmds reads BatchNormalization too)", where, quote(op))
+		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Sub, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose; mmds reads BatchNormalization too)", where, quote(op))
 	}
 	at := attrs(where, op, nd)
 	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
@@ -471,8 +462,16 @@ func (c *chain) node(where string, nd pb) {
 			alpha = math.Float32frombits(uint32(v))
 		}
 		c.leaky(where, float64(alpha))
-	case "Softmax":
-		notCovered("%s: a categorical network (softmax)", where)
+	case "Softmax": // over the last axis of [batch, width]
+		if a := at["axis"]; a != nil {
+			if v, _ := a.int(attrI); v != 1 && v != -1 {
+				reject("%s: only axis 1 or -1", where)
+			}
+		}
+		if c.rank1 {
+			notCovered("%s: Softmax of [batch]", where)
+		}
+		c.activation(where, "softmax")
 	}
 }
 
@@ -565,12 +564,8 @@ func (c *chain) push(where string, w tensor, trans bool, bias *tensor) {
 		w = transposed(w)
 	}
 	out, in := int(w.dims[0]), int(w.dims[1])
-	width := len(c.n.inputs)
-	if len(c.n.layers) > 0 {
-		width = len(c.n.layers[len(c.n.layers)-1].w)
-	}
-	if in != width {
-		reject("%s: a weight taking %d inputs on a chain of width %d", where, in, width)
+	if width := c.width(); in != width {
+		reject("%s: a weight taking %d inputs on a chain of width %d", where, in, c.width())
 	}
 	ly := layer{act: "identity", b: make([]float64, out), bmag: make([]float64, out)}
 	for j := range out {
@@ -597,8 +592,9 @@ func (c *chain) add(where string, cs []tensor) {
 
 // bias adds v (one value per unit, or one for all) to the last layer's
 // bias; the parts' magnitudes add up in bmag, and each folded Add is one
-// more rounding. The parts must sum exactly in float64 (they do for the
-// usual one part; a file whose parts do not is not covered).
+// more rounding. The bias is their float64 sum: where it is not exact, the
+// network the checker walks differs from the graph's by at most u'·|sum|
+// (u' = 2⁻⁵³) in that unit, which berr adds to the unit's error bound.
 func (c *chain) bias(where string, v tensor, folded bool) {
 	c.weight(v)
 	ly := &c.n.layers[len(c.n.layers)-1]
@@ -608,8 +604,9 @@ func (c *chain) bias(where string, v tensor, folded bool) {
 	for j := range ly.b {
 		x := v.v[min(j, len(v.v)-1)]
 		s := ly.b[j] + x
-		if exactSum := add(exact(ly.b[j]), exact(x)); exactSum.Cmp(exact(s)) != 0 {
-			notCovered("%s: bias parts that do not sum exactly in float64", where)
+		if add(exact(ly.b[j]), exact(x)).Cmp(exact(s)) != 0 {
+			ly.berr = append(ly.berr, make([]float64, len(ly.b)-len(ly.berr))...)
+			ly.berr[j] = up(ly.berr[j] + up(0x1p-53*math.Abs(s)+0x1p-1074))
 		}
 		ly.b[j], ly.bmag[j] = s, ly.bmag[j]+math.Abs(x)
 	}
@@ -628,10 +625,7 @@ func (c *chain) activation(where, act string) {
 
 // identity appends an identity-weight layer of the chain's width.
 func (c *chain) identity(where string) {
-	w := len(c.n.inputs)
-	if len(c.n.layers) > 0 {
-		w = len(c.n.layers[len(c.n.layers)-1].w)
-	}
+	w := c.width()
 	if w*w > 1<<22 {
 		reject("%s: an identity layer of width %d: more than 2²² parameters", where, w)
 	}

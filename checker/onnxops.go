@@ -59,6 +59,9 @@ func (c *chain) leaky(where string, alpha float64) {
 	for j := range w {
 		ly.w, ly.b, ly.bmag = append(ly.w, negated(ly.w[j])), append(ly.b, -ly.b[j]), append(ly.bmag, ly.bmag[j])
 	}
+	if ly.berr != nil {
+		ly.berr = append(ly.berr, ly.berr...)
+	}
 	ly.act = "relu"
 	comb := tensor{v: make([]float64, 2*w*w), dims: []int64{int64(w), int64(2 * w)}, f32: !c.f64}
 	for j := range w {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Optima (docs/check.md, "Optima"). An optimum γ*(D) — the largest
@@ -31,24 +32,18 @@ func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
 	if w.num("D") != d {
 		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	}
-	s := numbers(path+".s", w.get("s"))
-	if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
-		reject("%s.s: want [s0, s1] in [0, 1]", path)
-	}
-	lower := c.privatizerLosses(path, w, binaryChannel(exact(s[0]), exact(s[1])), d)
-	upper := (*big.Rat)(nil)
+	lower := c.privatizerLosses(path, w, readS(path+".s", w.get("s")), d)
+	var bounds []*big.Rat
 	covered := map[int]bool{}
 	for i, b := range w.list("branches") {
 		bp := fmt.Sprintf("%s.branches[%d]", path, i)
 		rule, bound := c.prop2Branch(bp, asObject(bp, b), d)
-		covered[rule] = true
-		if upper == nil || bound.Cmp(upper) > 0 {
-			upper = bound
-		}
+		covered[rule], bounds = true, append(bounds, bound)
 	}
 	if len(covered) != 16 {
 		fail("%s.branches cover %d of the 16 reconstructor rules on the cells (f, y): every rule needs a bound", path, len(covered))
 	}
+	upper := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	c.equal(path+".upper", w.num("upper"), upper)
 	w.done()
 	return interval{lower, upper}
@@ -116,6 +111,11 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	if len(q) != k {
 		reject("%s.q: want one row per adversary", path)
 	}
+	for i, qi := range q {
+		if len(qi) != 4 || slices.ContainsFunc(qi, func(w float64) bool { return !(w >= 0 && w <= 1) }) {
+			reject("%s.q[%d]: want 4 weights in [0, 1]", path, i)
+		}
+	}
 	nu := b.rat("nu")
 	if nu.Sign() < 0 {
 		reject("%s.nu < 0", path)
@@ -124,22 +124,15 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	if len(values) != 4 {
 		reject("%s.values: want the 4 corners' values", path)
 	}
-	var best *big.Rat
+	var corners []*big.Rat
 	j := 0
 	for _, s0 := range []int64{0, 1} {
 		for _, s1 := range []int64{0, 1} {
 			p := binaryChannel(ratInt(s0), ratInt(s1))
-			v := neg(mul(nu, cellLoss(m.recon(), p, func(cell, a int) *big.Rat { return indicator(a == rule[cell]) })))
+			// The reconstructor's weight is 1 on rule[cell] (a, rule[cell] ∈ {0, 1}).
+			v := neg(mul(nu, cellLoss(m.recon(), p, func(cell, a int) *big.Rat { return ratInt(int64(1 ^ a ^ rule[cell])) })))
 			for i, o := range m.adv() {
-				if len(q[i]) != 4 {
-					reject("%s.q[%d]: want 4 weights", path, i)
-				}
 				qi := q[i]
-				for _, w := range qi {
-					if !(w >= 0 && w <= 1) {
-						reject("%s.q[%d]: %v is not a weight in [0, 1]", path, i, w)
-					}
-				}
 				addTo(v, mu[i], cellLoss(o, p, func(cell, a int) *big.Rat {
 					if a == 1 {
 						return exact(qi[cell])
@@ -148,23 +141,13 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 				}))
 			}
 			c.equal(fmt.Sprintf("%s.values[%d]", path, j), values[j], v)
-			j++
-			if best == nil || v.Cmp(best) > 0 {
-				best = v
-			}
+			j, corners = j+1, append(corners, v)
 		}
 	}
-	bound := add(mul(nu, exact(d)), best)
+	bound := add(mul(nu, exact(d)), slices.MaxFunc(corners, (*big.Rat).Cmp))
 	c.equal(path+".bound", b.num("bound"), bound)
 	b.done()
 	return key, bound
-}
-
-func indicator(b bool) *big.Rat {
-	if b {
-		return ratInt(1)
-	}
-	return ratInt(0)
 }
 
 // cellLoss is an observer's expected loss under the two-output channel p
@@ -207,13 +190,7 @@ func (c *checker) weights(path string, v []float64, k int) []*big.Rat {
 	return r
 }
 
-func minOf(v []*big.Rat) *big.Rat {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = minRat(m, x)
-	}
-	return m
-}
+func minOf(v []*big.Rat) *big.Rat { return slices.MinFunc(v, (*big.Rat).Cmp) }
 
 // globalBracket checks the witness of the optimum over all privatizers (any
 // output alphabet) at d and returns its bracket; the upper end is nil when
@@ -223,12 +200,7 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	if w.num("D") != d {
 		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	}
-	mech := matrix(path+".mechanism", w.get("mechanism"))
-	if len(mech) != m.n || len(mech[0]) == 0 {
-		reject("%s.mechanism: want %d rows", path, m.n)
-	}
-	checkRows(path+".mechanism", mech)
-	lower := c.privatizerLosses(path, w, normalizeRows(path+".mechanism", mech), d)
+	lower := c.privatizerLosses(path, w, readMechanism(path+".mechanism", w.get("mechanism"), m.n), d)
 	w.used["dual"] = true
 	if !w.has("dual") {
 		w.done()
@@ -250,16 +222,14 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	for _, v := range pi {
 		pr.pi = append(pr.pi, exact(v))
 	}
-	var rbar *big.Rat
+	var bounds []*big.Rat
 	for i, l := range w.list("pricing") {
-		b := pr.leaf(fmt.Sprintf("%s.pricing[%d]", path, i), asObject(path, l))
-		if rbar == nil || b.Cmp(rbar) > 0 {
-			rbar = b
-		}
+		bounds = append(bounds, pr.leaf(fmt.Sprintf("%s.pricing[%d]", path, i), asObject(path, l)))
 	}
-	if rbar == nil {
+	if len(bounds) == 0 {
 		reject("%s.pricing is empty", path)
 	}
+	rbar := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	if miss := pr.uncovered(nil); miss != nil {
 		fail("%s.pricing covers no node of the reconstructor's decision rule %v", path, miss)
 	}
@@ -342,18 +312,10 @@ func (pr *pricing) leaf(path string, l *object) *big.Rat {
 	for x, v := range coef {
 		pr.c.equal(fmt.Sprintf("%s.coefficients[%d]", path, x), stated[x], v)
 	}
-	bound := maxOfAll(coef)
+	bound := slices.MaxFunc(coef, (*big.Rat).Cmp)
 	pr.c.equal(path+".bound", l.num("bound"), bound)
 	l.done()
 	return bound
-}
-
-func maxOfAll(v []*big.Rat) *big.Rat {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = maxRat(m, x)
-	}
-	return m
 }
 
 // column is the x-th entry of each vector.
@@ -475,23 +437,4 @@ func (c *checker) inBracket(path, class string, v float64, br interval) {
 func binaryChannel(s0, s1 *big.Rat) [][]*big.Rat {
 	one := ratInt(1)
 	return [][]*big.Rat{{s0, sub(one, s0)}, {sub(one, s1), s1}}
-}
-
-// checkRows refuses a mechanism whose rows differ in length or are not
-// distributions (entries ≥ 0 summing to 1 within 1e-9, as float64 numbers
-// do): the checker divides each row by its sum, and a row that is not a
-// distribution would make a number of it one the division ignores.
-func checkRows(path string, p [][]float64) {
-	for x, row := range p {
-		s := new(big.Rat)
-		for _, v := range row {
-			if !(v >= 0) {
-				reject("%s[%d]: %v is not a probability", path, x, v)
-			}
-			s.Add(s, exact(v))
-		}
-		if len(row) != len(p[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
-			reject("%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
-		}
-	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/big"
+	"slices"
 )
 
 // Exact arithmetic. Every number a file states is a float64 (JSON's
@@ -24,19 +25,9 @@ func abs(a *big.Rat) *big.Rat    { return new(big.Rat).Abs(a) }
 // addTo sets *acc += a·b.
 func addTo(acc, a, b *big.Rat) { acc.Add(acc, new(big.Rat).Mul(a, b)) }
 
-func minRat(a, b *big.Rat) *big.Rat {
-	if a.Cmp(b) <= 0 {
-		return a
-	}
-	return b
-}
-
-func maxRat(a, b *big.Rat) *big.Rat {
-	if a.Cmp(b) >= 0 {
-		return a
-	}
-	return b
-}
+// minRat and maxRat return the smaller and the larger (a when equal).
+func minRat(a, b *big.Rat) *big.Rat { return slices.MinFunc([]*big.Rat{a, b}, (*big.Rat).Cmp) }
+func maxRat(a, b *big.Rat) *big.Rat { return slices.MaxFunc([]*big.Rat{a, b}, (*big.Rat).Cmp) }
 
 func sum(v []*big.Rat) *big.Rat {
 	s := new(big.Rat)
@@ -69,14 +60,6 @@ func sqrtBounds(v *big.Rat) (lo, hi *big.Rat) {
 
 // interval is a closed interval [lo, hi] of rationals.
 type interval struct{ lo, hi *big.Rat }
-
-func point(a *big.Rat) interval { return interval{a, a} }
-
-func (i interval) add(j interval) interval { return interval{add(i.lo, j.lo), add(i.hi, j.hi)} }
-func (i interval) sub(j interval) interval { return interval{sub(i.lo, j.hi), sub(i.hi, j.lo)} }
-
-// scale multiplies by c ≥ 0.
-func (i interval) scale(c *big.Rat) interval { return interval{mul(i.lo, c), mul(i.hi, c)} }
 
 // near reports whether the float64 x lies within tol of the interval.
 func (i interval) near(x float64, tol *big.Rat) bool {

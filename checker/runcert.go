@@ -95,11 +95,7 @@ func privatizerOf(rec *object) privatizer {
 	if role := o.str("role"); role != "privatizer" {
 		reject("%s.role %s: want privatizer", o.path, quote(role))
 	}
-	n := &network{name: o.path}
-	for _, v := range o.list("inputs") {
-		s, _ := v.(string)
-		n.inputs = append(n.inputs, s)
-	}
+	n := &network{name: o.path, inputs: listOf(o.key("inputs"), o.get("inputs"), "names", text)}
 	for l, v := range o.list("layers") {
 		ly := asObject(fmt.Sprintf("%s.layers[%d]", o.path, l), v)
 		w, b := matrix(ly.key("weights"), ly.get("weights")), numbers(ly.key("bias"), ly.get("bias"))

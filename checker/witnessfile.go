@@ -14,15 +14,8 @@ func checkWitnessFile(root *object) string {
 	kind := root.str("model")
 	m := readModel(kind, root.obj("config"))
 	c := &checker{m: m}
-	if h := root.str("model_sha256"); h != m.hash {
-		fail("model_sha256 is %s, but config's canonical encoding has %s", quote(h), m.hash)
-	}
-	c.claims++
-	if s := root.num("loss_scale"); exact(s).Cmp(m.scale) != 0 {
-		fail("loss_scale = %v, but the model's loss scale is %v", s, fl(m.scale))
-	}
-	c.claims++
-	c.prec = readPrecision(root.obj("precision"), m.scale)
+	c.checkHash(root, "config")
+	c.readScale(root)
 	optima := root.list("optima")
 	for i, o := range optima {
 		path := fmt.Sprintf("optima[%d]", i)
@@ -51,18 +44,9 @@ func (c *checker) reportedOptimum(path string, o *object) {
 	}
 	var p [][]*big.Rat
 	if m.kind == "binary" {
-		s := numbers(path+".s", o.get("s"))
-		if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
-			reject("%s.s: want [s0, s1] in [0, 1]", path)
-		}
-		p = binaryChannel(exact(s[0]), exact(s[1]))
+		p = readS(path+".s", o.get("s"))
 	} else {
-		mech := matrix(path+".mechanism", o.get("mechanism"))
-		if len(mech) != m.n {
-			reject("%s.mechanism: want %d rows", path, m.n)
-		}
-		checkRows(path+".mechanism", mech)
-		p = normalizeRows(path+".mechanism", mech)
+		p = readMechanism(path+".mechanism", o.get("mechanism"), m.n)
 	}
 	loss := m.losses(p)
 	minAdv := c.lossesEqual(path, o, loss)

@@ -82,6 +82,19 @@ var rowK = math.Sqrt(math.E) / (36 * math.Sqrt(3))
 // its change between samples (roundingLip), the convexity argument not
 // holding through a sigmoid or tanh.
 func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
+	return m.expectRow(ctx, x, tol, nil)
+}
+
+// ExpectRowNodes is ExpectRow with the points of r it used (as
+// ExpectNodes): the ends of its interpolation steps and constant panels,
+// the mean rounding bound's cells, and ±RWalk, ±RRound, sorted.
+func (m *Network) ExpectRowNodes(ctx context.Context, x, tol float64) (Row, []float64, error) {
+	rec := &nodes{}
+	row, err := m.expectRow(ctx, x, tol, rec)
+	return row, rec.sorted(), err
+}
+
+func (m *Network) expectRow(ctx context.Context, x, tol float64, rec *nodes) (Row, error) {
 	if err := m.Validate(); err != nil {
 		return Row{}, err
 	}
@@ -97,7 +110,7 @@ func (m *Network) ExpectRow(ctx context.Context, x, tol float64) (Row, error) {
 			return Row{}, m.errorf("layer %d: relu after the %v of layer %d: the logits then have kinks at unknown points and the row has no error bound; use relu layers before sigmoid/tanh layers only", l, m.Layers[w.np].Act, w.np)
 		}
 	}
-	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1]}
+	ri := rowIntegrator{m: m, x: x, tol: tol, out: m.Layers[len(m.Layers)-1], rec: rec}
 	ri.init()
 	if w.np < len(m.Layers)-1 {
 		return ri.expectSmooth(ctx, w)
@@ -124,6 +137,7 @@ type rowIntegrator struct {
 	alpha, beta, s, sa, sm, sb []float64
 	ends                       [2][]float64 // the softmax at −RWalk and RWalk
 	smooth                     *smoothRow   // nil for identity and relu hidden layers
+	rec                        *nodes       // the points used (nil: none)
 }
 
 func (ri *rowIntegrator) init() {
@@ -261,11 +275,13 @@ func (ri *rowIntegrator) panel(lo, hi, r0 float64) error {
 	}
 	ri.softmaxAt(lo, r0, ri.sa)
 	na := stdnormal.NewNode(lo)
+	ri.rec.add(lo)
 	for i := 1; i <= n; i++ {
 		rb := lo + float64(i)*step
 		if i == n {
 			rb = hi
 		}
+		ri.rec.add(rb)
 		rm := na.R + (rb-na.R)/2
 		ri.softmaxAt(rm, r0, ri.sm)
 		ri.softmaxAt(rb, r0, ri.sb)
@@ -292,6 +308,7 @@ func (ri *rowIntegrator) constant(lo, hi, r0, db float64) bool {
 		return false
 	}
 	ri.softmaxAt(lo+w/2, r0, ri.sm)
+	ri.rec.add(lo, hi)
 	a, b := stdnormal.NewNode(lo), stdnormal.NewNode(hi)
 	ta, _ := nodeErrors(a)
 	tb, _ := nodeErrors(b)
@@ -386,7 +403,7 @@ func (ri *rowIntegrator) finish(ctx context.Context) (Row, error) {
 			return row, m.errorf("E_R[softmax(z(%g, R))] = %v: the network overflows", ri.x, row.P[f])
 		}
 	}
-	rb, err := m.meanRounding(ctx, ri.x, nil)
+	rb, err := m.meanRounding(ctx, ri.x, ri.rec)
 	if err != nil {
 		return row, err
 	}

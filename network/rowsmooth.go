@@ -129,11 +129,13 @@ func (ri *rowIntegrator) smoothPanel(lo, hi, r0 float64, v, d []float64, k float
 	ri.bound += step * step / 8 * k * mass * (1 + 0x1p-40)
 	sr.sampleSmooth(lo, r0, v, d, sr.sa)
 	na := stdnormal.NewNode(lo)
+	ri.rec.add(lo)
 	for i := 1; i <= n; i++ {
 		rb := lo + float64(i)*step
 		if i == n {
 			rb = hi
 		}
+		ri.rec.add(rb)
 		sr.sampleSmooth(rb, r0, v, d, sr.sb)
 		nb := stdnormal.NewNode(rb)
 		ri.linear(na, nb, sr.sa, sr.sb)

@@ -106,8 +106,20 @@ func networkChannel(ctx context.Context, m *network.Network, n int, tol float64,
 // "Networks"): per x, p_x = E_R[k(x, R)] with its bound and its mean
 // rounding bound, and the cells of r on which it was computed (the region
 // walk's breakpoints, the samples, the rounding bound's cells).
+//
+// A categorical network's witness has Laws instead: per x the row
+// P(F = · | X = x) with its ℓ1 bounds (network.Row) and its cells.
 type NetworkWitness struct {
-	Rows []NetworkWitnessRow `json:"rows"`
+	Rows []NetworkWitnessRow `json:"rows,omitempty"`
+	Laws []NetworkWitnessLaw `json:"laws,omitempty"`
+}
+
+// NetworkWitnessLaw is one x of a categorical network's NetworkWitness.
+type NetworkWitnessLaw struct {
+	P        []float64 `json:"p"`
+	Bound    float64   `json:"bound"`
+	Rounding float64   `json:"rounding"`
+	Cells    []float64 `json:"cells"`
 }
 
 // NetworkWitnessRow is one x of a NetworkWitness.
@@ -158,23 +170,39 @@ func CheckFiniteNetwork(m *network.Network, n int) error {
 // (network.Network.ExpectRow, with tolerance tol); it stops with ctx's error
 // when ctx is done.
 func CategoricalChannel(ctx context.Context, m *network.Network, n int, tol float64) (*Channel, []network.Row, error) {
+	c, rows, _, err := categoricalChannel(ctx, m, n, tol, false)
+	return c, rows, err
+}
+
+// categoricalChannel is CategoricalChannel, with each row's cells
+// (network.Network.ExpectRowNodes) when nodes is set.
+func categoricalChannel(ctx context.Context, m *network.Network, n int, tol float64, nodes bool) (*Channel, []network.Row, [][]float64, error) {
 	if err := CheckFiniteNetwork(m, n); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !m.Categorical() {
-		return nil, nil, fmt.Errorf("%w: network %s has one output (NetworkChannel)", ErrInput, m.Name)
+		return nil, nil, nil, fmt.Errorf("%w: network %s has one output (NetworkChannel)", ErrInput, m.Name)
 	}
 	c := &Channel{Name: m.Name}
 	rows := make([]network.Row, n)
+	var cells [][]float64
 	for x := range n {
-		row, err := m.ExpectRow(ctx, float64(x), tol)
+		var row network.Row
+		var err error
+		if nodes {
+			var r []float64
+			row, r, err = m.ExpectRowNodes(ctx, float64(x), tol)
+			cells = append(cells, r)
+		} else {
+			row, err = m.ExpectRow(ctx, float64(x), tol)
+		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rows[x] = row
 		c.P = append(c.P, append([]float64(nil), row.P...))
 	}
-	return c, rows, nil
+	return c, rows, cells, nil
 }
 
 // NetworkFiniteLosses returns the certified Bayes losses of the network on
@@ -195,19 +223,19 @@ func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
 	}
 	if m.Categorical() {
-		return categoricalLosses(ctx, m, fm, tol)
+		return categoricalLosses(ctx, m, fm, tol, false)
 	}
 	return networkFiniteLosses(ctx, m, fm, tol, false)
 }
 
 // NetworkFiniteLossesWitness is NetworkFiniteLosses with the result's
-// Witness (a categorical network has none).
+// Witness.
 func NetworkFiniteLossesWitness(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
 	}
 	if m.Categorical() {
-		return categoricalLosses(ctx, m, fm, tol)
+		return categoricalLosses(ctx, m, fm, tol, true)
 	}
 	return networkFiniteLosses(ctx, m, fm, tol, true)
 }
@@ -238,8 +266,8 @@ func networkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite,
 }
 
 // categoricalLosses is NetworkFiniteLosses for a categorical network.
-func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
-	c, rows, err := CategoricalChannel(ctx, m, fm.N(), tol)
+func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64, witness bool) (*NetworkLosses, error) {
+	c, rows, cells, err := categoricalChannel(ctx, m, fm.N(), tol, witness)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +276,12 @@ func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, t
 		return nil, err
 	}
 	r := &NetworkLosses{Channel: c, Laws: rows, Losses: l}
+	if witness {
+		r.Witness = &NetworkWitness{}
+		for x, row := range rows {
+			r.Witness.Laws = append(r.Witness.Laws, NetworkWitnessLaw{P: row.P, Bound: row.Bound, Rounding: row.Rounding, Cells: cells[x]})
+		}
+	}
 	all, rnd := make([]float64, len(rows)), make([]float64, len(rows))
 	for x, row := range rows {
 		all[x], rnd[x] = 2*row.Bound+row.Rounding, row.Rounding

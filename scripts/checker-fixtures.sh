@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/run-* "$T"/*.json # not the fuzz corpus
-mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/run-labels" "$T/run-paper"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/categorical "$T"/run-* "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/categorical" "$T/run-labels" "$T/run-paper"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
@@ -17,6 +17,8 @@ cp examples/binary-paper.json "$T/binary/model.json"
 cp "$F/channel-pass.json" "$F/channel-fail.json" "$F/channel-binary.csv" "$F/net-pass.onnx" "$F/clamp-binary.json" "$F/relu2-binary.onnx" "$T/binary/"
 printf '0.15,channel-pass.json\n0.15,channel-fail.json\n0.1,channel-binary.csv\n0.15,net-pass.onnx\n0.15,clamp-binary.json\n0.15,relu2-binary.onnx\n' > "$T/binary/points.csv"
 $M certify --quiet --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert.json" > /dev/null || true
+# The same against --reference best: the optimum over all privatizers.
+$M certify --quiet --reference best --model "$T/binary/model.json" --points "$T/binary/points.csv" --certificate "$T/binary/cert-best.json" > /dev/null || true
 
 # Networks with sigmoid layers: a PyTorch float32 export (ONNX) and a
 # ReLU → sigmoid network (JSON).
@@ -28,12 +30,14 @@ $M certify --quiet --model "$T/smooth/model.json" --points "$T/smooth/points.csv
 # The ONNX operators mmds folds and lowers: LeakyRelu, ReLU6 and Hardtanh
 # (Clip), a Clip after a sigmoid, Reshape, Flatten (PyTorch exports), and
 # Gemm with alpha and beta, Sub, Dropout, Squeeze, Unsqueeze in float32
-# and float64 (scripts/checker-onnx-ops.py).
+# and float64, and in float64 with an Add to a Gemm's C whose float64 sum
+# is not exact (scripts/checker-onnx-ops.py).
 cp examples/binary-paper.json "$T/ops/model.json"
 cp "$F/leaky-relu6-binary.onnx" "$F/sigmoid-clamp-binary.onnx" "$T/ops/"
 python3 scripts/checker-onnx-ops.py float "$T/ops/ops32.onnx"
 python3 scripts/checker-onnx-ops.py double "$T/ops/ops64.onnx"
-printf '0.15,leaky-relu6-binary.onnx\n0.15,sigmoid-clamp-binary.onnx\n0.15,ops32.onnx\n0.15,ops64.onnx\n' > "$T/ops/points.csv"
+python3 scripts/checker-onnx-ops.py double-inexact "$T/ops/ops64-inexact.onnx"
+printf '0.15,leaky-relu6-binary.onnx\n0.15,sigmoid-clamp-binary.onnx\n0.15,ops32.onnx\n0.15,ops64.onnx\n0.15,ops64-inexact.onnx\n' > "$T/ops/points.csv"
 $M certify --quiet --model "$T/ops/model.json" --points "$T/ops/points.csv" --certificate "$T/ops/cert.json" > /dev/null || true
 
 # A network with a one-hot x on the ternary finite model, float64.
@@ -45,6 +49,22 @@ layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(5)],
           {"weight": [[random.gauss(0, 1) for _ in range(5)]], "bias": [0.1], "activation": "sigmoid"}]
 print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": layers}))' > "$T/onehot/onehot.json"
 $M certify --quiet --model "$T/onehot/model.json" --privatizer "$T/onehot/onehot.json" --d 0.15 --certificate "$T/onehot/cert.json" > /dev/null || true
+
+# Categorical networks (a softmax over labels) on the ternary finite
+# model: PyTorch's float32 export (ONNX: ReLU layers, a softmax over 4
+# labels) and a float32 ReLU → tanh → softmax network (JSON), at
+# --tol-expect 1e-4 (verify's precision for certificates): fewer cells.
+cp examples/finite-ternary.json "$T/categorical/model.json"
+cp "$F/categorical-finite.onnx" "$T/categorical/"
+python3 -c '
+import json, random
+random.seed(5)
+layers = [{"weight": [[random.gauss(0, 1) for _ in range(4)] for _ in range(6)], "bias": [random.gauss(0, 1) for _ in range(6)], "activation": "relu"},
+          {"weight": [[random.gauss(0, 0.5) for _ in range(6)] for _ in range(5)], "bias": [random.gauss(0, 0.5) for _ in range(5)], "activation": "tanh"},
+          {"weight": [[random.gauss(0, 1) for _ in range(5)] for _ in range(3)], "bias": [0.1, -0.2, 0.05], "activation": "softmax"}]
+print(json.dumps({"inputs": ["x=0", "x=1", "x=2", "r"], "layers": layers}))' > "$T/categorical/tanh-softmax.json"
+printf '0.15,categorical-finite.onnx\n0.15,tanh-softmax.json\n' > "$T/categorical/points.csv"
+$M certify --quiet --tol-expect 1e-4 --model "$T/categorical/model.json" --points "$T/categorical/points.csv" --certificate "$T/categorical/cert.json" > /dev/null || true
 
 # Channels on the ternary finite model: a 4-output channel and the
 # optimum's mechanism at D = 0.1 as a channel.

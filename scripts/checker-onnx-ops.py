@@ -3,6 +3,8 @@
 # of a binary-model privatizer that uses the operators mmds folds and
 # lowers: Gemm with alpha and beta, Sub, LeakyRelu, Clip, Dropout,
 # Squeeze, Unsqueeze, Reshape. Usage: onnxops.py float|double OUT.
+# double-inexact: double, and an Add of 0.2 to the last Gemm's C = 0.1,
+# bias parts whose float64 sum is not exact.
 import struct, sys, random
 
 def varint(n):
@@ -21,7 +23,7 @@ def ln(f, b): return key(f, 2) + varint(len(b)) + b
 def vi(f, n): return key(f, 0) + varint(n)
 def s(f, t): return ln(f, t.encode())
 
-dbl = sys.argv[1] == "double"
+dbl, inexact = sys.argv[1].startswith("double"), sys.argv[1].endswith("inexact")
 def tensor(name, dims, vals, typ=None):
     typ = typ or (11 if dbl else 1)
     b = b"".join(vi(1, d) for d in dims) + vi(2, typ) + s(8, name)
@@ -45,6 +47,7 @@ inits = [tensor("W1", [4, 2], g(8)), tensor("C1", [4], g(4)), tensor("c", [4], g
          tensor("W2", [4, 4], g(16)), tensor("W3", [1, 4], g(4)), tensor("C3", [1], [0.1]),
          tensor("lo", [], [-0.5]), tensor("hi", [], [2.0]),
          tensor("axes", [1], [1], 7), tensor("axes_", [1], [-1], 7), tensor("shape", [1], [-1], 7)]
+inits += [tensor("C4", [1], [0.2])] if inexact else []
 nodes = [node("Gemm", ["input", "W1", "C1"], ["h1"], [attr_f("alpha", 0.75), attr_f("beta", 2.0), attr_i("transB", 1)]),
          node("Sub", ["h1", "c"], ["h2"]),
          node("LeakyRelu", ["h2"], ["h3"], [attr_f("alpha", 0.1)]),
@@ -52,11 +55,12 @@ nodes = [node("Gemm", ["input", "W1", "C1"], ["h1"], [attr_f("alpha", 0.75), att
          node("Gemm", ["h4", "W2"], ["h5"], [attr_f("alpha", 0.5), attr_i("transB", 1)]),
          node("Clip", ["h5", "lo", "hi"], ["h6"]),
          node("Gemm", ["h6", "W3", "C3"], ["h7"], [attr_i("transB", 1)]),
-         node("Sigmoid", ["h7"], ["h8"]),
+         node("Add", ["h7", "C4"], ["h7b"]) if inexact else b"",
+         node("Sigmoid", ["h7b" if inexact else "h7"], ["h8"]),
          node("Squeeze", ["h8", "axes"], ["h9"]),
          node("Unsqueeze", ["h9", "axes_"], ["h10"]),
          node("Reshape", ["h10", "shape"], ["out"])]
-graph = b"".join(ln(1, n) for n in nodes) + s(2, "ops") + b"".join(ln(5, t) for t in inits) \
+graph = b"".join(ln(1, n) for n in nodes if n) + s(2, "ops") + b"".join(ln(5, t) for t in inits) \
     + ln(11, value_info("input", ["batch", 2])) + ln(12, value_info("out", ["batch"]))
 model = vi(1, 8) + s(2, "checker-fixtures") + ln(7, graph) + ln(8, s(1, "") + vi(2, 13))
 open(sys.argv[2], "wb").write(model)

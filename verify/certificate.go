@@ -104,15 +104,19 @@ type CertPoint struct {
 	Error     *float64     `json:"error,omitempty"`
 	// OptimumAtDHat and OptimumAtD are the reference optimum's minimum
 	// adversarial loss at D̂ and at D, with its class.
-	OptimumClass  string      `json:"optimum_class,omitempty"`
-	OptimumAtDHat *float64    `json:"optimum_at_D_hat,omitempty"`
-	OptimumAtD    *float64    `json:"optimum_at_D,omitempty"`
-	Gap           *float64    `json:"gap,omitempty"`
-	GapAtD        *float64    `json:"gap_at_D,omitempty"`
-	Band          *[2]float64 `json:"distortion_band,omitempty"`
-	AdvTol        *float64    `json:"adv_tolerance,omitempty"`
-	Pass          bool        `json:"pass"`
-	Verdict       string      `json:"verdict"`
+	OptimumClass  string   `json:"optimum_class,omitempty"`
+	OptimumAtDHat *float64 `json:"optimum_at_D_hat,omitempty"`
+	OptimumAtD    *float64 `json:"optimum_at_D,omitempty"`
+	Gap           *float64 `json:"gap,omitempty"`
+	GapAtD        *float64 `json:"gap_at_D,omitempty"`
+	// ReferenceAtDHat is the optimum the verdict weighs against when it is
+	// not OptimumAtDHat: with --reference best on the binary model, the
+	// optimum over all privatizers at D̂ (the witness's global optimum).
+	ReferenceAtDHat *float64    `json:"reference_at_D_hat,omitempty"`
+	Band            *[2]float64 `json:"distortion_band,omitempty"`
+	AdvTol          *float64    `json:"adv_tolerance,omitempty"`
+	Pass            bool        `json:"pass"`
+	Verdict         string      `json:"verdict"`
 	// Witness proves the point's numbers (certificates with a Witness
 	// header).
 	Witness *PointWitness `json:"witness,omitempty"`
@@ -137,6 +141,9 @@ func NewCertificate(rep *Report, pointSHA256 map[int]string, mmdsVersion string)
 			cp.OptimumClass = p.Optimum.Class.String()
 			cp.OptimumAtDHat, cp.OptimumAtD = &p.Optimum.MinAdv, &p.OptimumAtD.MinAdv
 			cp.Gap, cp.GapAtD, cp.Band, cp.AdvTol = p.Gap, p.GapAtD, p.DistortionBand, p.AdvTol
+			if b := p.Optimum.Binary(); b != nil && rep.Tolerances.Reference == ReferenceBest {
+				cp.ReferenceAtDHat = &b.Global.MinAdv
+			}
 		}
 		c.Points = append(c.Points, cp)
 	}

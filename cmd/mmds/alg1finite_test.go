@@ -68,4 +68,9 @@ func TestTrainFiniteAlg1Verify(t *testing.T) {
 			t.Errorf("%s: certify %+v (change %g, %s), verify %+v (change %g, %s)", ext, *got.Certified, *got.Change, got.Verdict, *want.Certified, *want.Change, want.Verdict)
 		}
 	}
+	// The run's certificate: runCLI hands it to mmds-check, which must
+	// verify its categorical network's laws.
+	if code, _, errs := runCLI(t, "verify", out, "--quiet", "--report-only", "--certificate", filepath.Join(out, "cert.json")); code != 0 && code != 1 {
+		t.Fatalf("verify --certificate: exit %d: %s", code, errs)
+	}
 }

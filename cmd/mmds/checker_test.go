@@ -19,7 +19,8 @@ import (
 // verify --certificate) and witness file (binary --witness, finite
 // --witness) a test writes: each must be verified (exit 0), or refused as
 // "not covered" (exit 2) for what the checker's version does not check
-// (never for a certificate of verify on a binary or finite model).
+// (never for a certificate of verify on a binary or finite model, nor for
+// a categorical network).
 // A claim it finds false fails the test.
 
 // checkerDir is checker/, found before any test changes folder.
@@ -92,7 +93,7 @@ func checkWritten(t testing.TB, args []string, code int) {
 		code, out := runChecker(t, gathered(t, path))
 		// A certificate of verify on a binary or finite model carries its
 		// witnesses: it must verify.
-		covered := args[0] == "verify" && !strings.Contains(out, "Gaussian")
+		covered := args[0] == "verify" && !strings.Contains(out, "Gaussian") || strings.Contains(out, "categorical")
 		if code != 0 && (covered || !(code == 2 && strings.Contains(out, ": not covered: "))) {
 			t.Errorf("mmds %s: mmds-check %s: exit %d: %s", strings.Join(args, " "), path, code, out)
 		}
@@ -245,5 +246,30 @@ func TestCertifyNetworkWitnesses(t *testing.T) {
 		{"weight": [[1.1, -0.8, 0.6]], "bias": [-0.1], "activation": "sigmoid"}]}`)
 	if code, _, errs := runCLI(t, "certify", "--quiet", "--model", fm, "--privatizer", onehot, "--d", "0.15", "--certificate", filepath.Join(dir, "onehot.cert.json")); code == 2 {
 		t.Errorf("one-hot network: exit 2: %s", errs)
+	}
+	// Categorical networks: PyTorch's float32 softmax over 4 labels (ONNX),
+	// and a float32 ReLU → tanh → softmax over 3 labels.
+	b, err := os.ReadFile(fixtures + "categorical-finite.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	torch := writeTestFile(t, dir, "categorical.onnx", string(b))
+	smooth := writeTestFile(t, dir, "tanh-softmax.json", `{"inputs": ["x=0", "x=1", "x=2", "r"], "layers": [
+		{"weight": [[0.5, -0.2, 0.1, 1.2], [-0.3, 0.4, 0.9, -0.7], [0.2, 0.2, -0.5, 0.3]], "bias": [0.1, -0.2, 0.05], "activation": "relu"},
+		{"weight": [[1.1, -0.8, 0.6], [0.3, 0.9, -0.4]], "bias": [-0.1, 0.2], "activation": "tanh"},
+		{"weight": [[1.5, -0.5], [-1.0, 0.8], [0.2, 1.3]], "bias": [0.1, 0, -0.1], "activation": "softmax"}]}`)
+	// The second against --reference best, which on a finite model is the
+	// paper's optimum (over all privatizers): mmds-check must verify both.
+	for i, priv := range []string{torch, smooth} {
+		args := []string{"certify", "--quiet", "--model", fm, "--privatizer", priv, "--d", "0.15", "--tol-expect", "1e-6", "--certificate", priv + ".cert.json"}
+		if i == 1 {
+			args = append(args, "--reference", "best")
+		}
+		if code, _, errs := runCLI(t, args...); code == 2 {
+			t.Errorf("%s: exit 2: %s", priv, errs)
+		}
+		if code, out := runChecker(t, gathered(t, priv+".cert.json")); code != 0 {
+			t.Errorf("%s: mmds-check: exit %d: %s", priv, code, out)
+		}
 	}
 }
