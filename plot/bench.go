@@ -1,10 +1,46 @@
 package plot
 
 import (
+	"fmt"
 	"slices"
 
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/mmds-project/mmds/bench"
+	"github.com/mmds-project/mmds/internal/report"
 )
+
+// BenchScaling is the scaling plot of a bench report (BenchScalingSpec):
+// one series per formulation with one solver, per solver with several
+// (the medians then run over every formulation).
+func BenchScaling(r *bench.Report, title string) Spec {
+	series := func(res bench.Result) string { return res.Solver + " " + res.Variant }
+	if bench.Available(r.Solvers) > 1 {
+		series = func(res bench.Result) string { return res.Solver }
+	}
+	var pts []BenchPoint
+	for _, res := range r.Results {
+		if res.Solved() || res.Status == bench.StatusTimeLimit {
+			pts = append(pts, BenchPoint{Series: series(res), N: res.N, Seconds: res.Median, Limited: !res.Solved()})
+		}
+	}
+	return BenchScalingSpec(fmt.Sprintf("%s, time limit %v, median of %s", title, r.TimeLimit, report.Plural(r.Seeds, "seed")), pts)
+}
+
+// BenchProfile is the performance profile of a bench report (ProfileSpec)
+// over the solvers or, with one solver, over the formulations of each
+// sanitization problem.
+func BenchProfile(r *bench.Report, title string) Spec {
+	series := func(res bench.Result) string { return res.Solver }
+	problem := func(res bench.Result) string { return res.Instance }
+	what := "solvers"
+	if bench.Available(r.Solvers) < 2 {
+		series = func(res bench.Result) string { return res.Variant }
+		problem = func(res bench.Result) string { return res.Problem }
+		what = "formulations with " + r.Solvers[0].Name
+	}
+	return ProfileSpec("Performance profile of the "+what+", median times: "+title, bench.Profile(r.Results, series, problem))
+}
 
 // BenchPoint is one solve for the scaling plot.
 type BenchPoint struct {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -21,38 +23,30 @@ import (
 
 // solveFlags are shared by `mmds bench` and `mmds bench run`.
 type solveFlags struct {
+	bench.Options
 	format, profile, plot string
 	jsonOut               string
 	output                string // -o/--output FILE: the rendered output (--format) instead of standard output
-	timeLimit, shift      time.Duration
-	threads, solverSeed   int
-	seeds                 int
-	workers               int
-	cbc, glpk, highsFile  bool
-	symphony, lpSolve     bool
-	all                   bool
 	progress, quiet       bool
-	dropFiles             bool              // the MPS files are temporary: do not report them
-	libFiles              map[string]string // instance → its file in the library, reported instead of a temporary copy
-	part                  string            // what a library's manifest left out of the selection ("" for nothing)
+	part                  string // what a library's manifest left out of the selection ("" for nothing)
 }
 
 func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl := cmd.Flags()
-	fl.IntVar(&f.seeds, "seeds", defaultSeeds, "solves per instance and solver, with seeds --solver-seed, +1, …; a solver without a seed reads the file with rows and columns permuted by the seed; in [1, 100]")
-	fl.BoolVar(&f.symphony, "symphony", false, "also solve with COIN-OR SYMPHONY from PATH (reported unavailable when it does not run)")
-	fl.BoolVar(&f.lpSolve, "lp-solve", false, "also solve with lp_solve from PATH (reported unavailable when it does not run)")
-	fl.BoolVar(&f.all, "all", false, "every solver: --highs-file --cbc --glpk --symphony --lp-solve")
+	fl.IntVar(&f.Seeds, "seeds", defaultSeeds, "solves per instance and solver, with seeds --solver-seed, +1, …; a solver without a seed reads the file with rows and columns permuted by the seed; in [1, 100]")
+	fl.BoolVar(&f.SYMPHONY, "symphony", false, "also solve with COIN-OR SYMPHONY from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.LPSolve, "lp-solve", false, "also solve with lp_solve from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.All, "all", false, "every solver: --highs-file --cbc --glpk --symphony --lp-solve")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
-	fl.IntVar(&f.workers, "workers", 1, "solves run at once, each with --threads threads (2 on 2 cores with --threads 1); in [1, 64]")
-	fl.DurationVar(&f.timeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
+	fl.IntVar(&f.Workers, "workers", 1, "solves run at once, each with --threads threads (2 on 2 cores with --threads 1); in [1, 64]")
+	fl.DurationVar(&f.TimeLimit, "time-limit", 10*time.Second, "time limit per solve (0: none)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, csv or json")
-	fl.BoolVar(&f.cbc, "cbc", false, "also solve with cbc from PATH (reported unavailable when it does not run)")
-	fl.BoolVar(&f.glpk, "glpk", false, "also solve with GLPK's glpsol from PATH (reported unavailable when it does not run)")
-	fl.BoolVar(&f.highsFile, "highs-file", false, "also solve with HiGHS reading the MPS file (parity with the external solvers)")
-	fl.IntVar(&f.threads, "threads", 1, "threads per solver (0: each solver's default), in [0, 64]")
-	fl.IntVar(&f.solverSeed, "solver-seed", 0, "the first solve's seed, in [0, 2147483647]")
-	fl.DurationVar(&f.shift, "shift", bench.DefaultShift, "shift of the shifted geometric mean of times (> 0)")
+	fl.BoolVar(&f.CBC, "cbc", false, "also solve with cbc from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.GLPK, "glpk", false, "also solve with GLPK's glpsol from PATH (reported unavailable when it does not run)")
+	fl.BoolVar(&f.HiGHSFile, "highs-file", false, "also solve with HiGHS reading the MPS file (parity with the external solvers)")
+	fl.IntVar(&f.Threads, "threads", 1, "threads per solver (0: each solver's default), in [0, 64]")
+	fl.IntVar(&f.FirstSeed, "solver-seed", 0, "the first solve's seed, in [0, 2147483647]")
+	fl.DurationVar(&f.Shift, "shift", bench.DefaultShift, "shift of the shifted geometric mean of times (> 0)")
 	fl.StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
 	fl.BoolVar(&f.progress, "progress", false, "print one line per solve to stderr (the default now)")
 	_ = fl.MarkDeprecated("progress", "progress lines are on by default; --quiet turns them off")
@@ -77,19 +71,8 @@ func (f *solveFlags) validate() (report.Format, error) {
 	if err != nil {
 		return "", err
 	}
-	switch {
-	case f.timeLimit < 0:
-		return "", badInput("--time-limit %v: must be ≥ 0", f.timeLimit)
-	case f.shift <= 0:
-		return "", badInput("--shift %v: must be > 0", f.shift)
-	case f.threads < 0 || f.threads > 64:
-		return "", badInput("--threads %d: must be in [0, 64]", f.threads)
-	case f.solverSeed < 0 || f.solverSeed > math.MaxInt32-100:
-		return "", badInput("--solver-seed %d: must be in [0, 2147483547]", f.solverSeed)
-	case f.seeds < 1 || f.seeds > 100:
-		return "", badInput("--seeds %d: must be in [1, 100]", f.seeds)
-	case f.workers < 1 || f.workers > 64:
-		return "", badInput("--workers %d: must be in [1, 64]", f.workers)
+	if err := f.Options.Validate(); err != nil {
+		return "", usageError{err}
 	}
 	if err := checkFigurePath("profile", f.profile); err != nil {
 		return "", err
@@ -102,25 +85,81 @@ func (f *solveFlags) outputs() []report.Path {
 	return []report.Path{report.Out("--output", stdoutPath(f.output)), report.Out("--profile", f.profile), report.Out("--plot", f.plot), report.Out("--json-out", f.jsonOut)}
 }
 
-func (f *solveFlags) solvers(ctx context.Context) []bench.Solver {
-	c := bench.SolverConfig{Threads: f.threads, Seed: f.solverSeed}
-	s := []bench.Solver{bench.HiGHS{Config: c}}
-	if f.highsFile || f.all {
-		s = append(s, bench.HiGHS{Config: c, File: true})
+// solveAndReport has bench.Benchmark solve ins, then prints and draws. On
+// Ctrl-C it reports what finished, marked interrupted, and returns an error.
+func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins []bench.Instance, dir, title string, source map[string]any) error {
+	ctx := cmd.Context()
+	total := 0
+	rep, err := bench.Benchmark(ctx, ins, dir, f.Options, func(infos []bench.SolverInfo) func(bench.Run) {
+		for _, info := range infos {
+			if !info.Available {
+				_ = report.Sayf(cmd.ErrOrStderr(), "mmds bench: %s unavailable: %s", info.Name, info.Reason)
+			}
+		}
+		total = len(ins) * f.Seeds * bench.Available(infos)
+		return progressLine(cmd.ErrOrStderr(), f.quiet, total)
+	})
+	if rep == nil {
+		return err
 	}
-	if f.cbc || f.all {
-		s = append(s, bench.NewCBC(ctx, "", c))
+	rep.Source, rep.Part = source, f.part
+	var wrote []string
+	for _, o := range []struct {
+		path  string
+		write func(string) error
+	}{
+		{f.profile, func(path string) error { return plot.Write(plot.BenchProfile(rep, title), path) }},
+		{f.plot, func(path string) error { return plot.Write(plot.BenchScaling(rep, title), path) }},
+		{f.jsonOut, func(path string) error {
+			return report.WriteAtomic(path, func(w io.Writer) error { return report.WriteJSON(w, rep.Doc()) })
+		}},
+	} {
+		if o.path == "" {
+			continue
+		}
+		if err := o.write(o.path); err != nil {
+			return err
+		}
+		wrote = append(wrote, o.path)
 	}
-	if f.glpk || f.all {
-		s = append(s, bench.NewGLPK(ctx, ""))
+	var buf bytes.Buffer
+	var werr error
+	switch format {
+	case report.JSON:
+		werr = report.WriteJSON(&buf, rep.Doc())
+	case report.CSV:
+		werr = rep.RunsGrid(true).RenderCSV(&buf)
+	default:
+		werr = rep.WriteTables(&buf)
 	}
-	if f.symphony || f.all {
-		s = append(s, bench.NewSYMPHONY(ctx, ""))
+	if werr == nil {
+		werr = writeOutput(cmd.OutOrStdout(), stdoutPath(f.output), buf.Bytes())
 	}
-	if f.lpSolve || f.all {
-		s = append(s, bench.NewLPSolve(ctx, ""))
+	if werr != nil || !rep.Interrupted {
+		return werr
 	}
-	return s
+	where := "standard output"
+	if out := stdoutPath(f.output); out != "" {
+		where = out
+	}
+	if len(wrote) > 0 {
+		where += " and " + strings.Join(wrote, ", ")
+	}
+	return keptError{fmt.Sprintf("%d of %d solves finished, written (marked \"interrupted\") to %s",
+		len(rep.Runs), total, where), context.Cause(ctx)}
+}
+
+// progressLine prints one line per finished solve unless quiet.
+func progressLine(w io.Writer, quiet bool, total int) func(bench.Run) {
+	if quiet {
+		return nil
+	}
+	done := 0
+	start := time.Now()
+	return func(r bench.Run) {
+		done++
+		_ = report.Sayf(w, "[%d/%d %s] %s %s seed %d: %s %.3f s", done, total, time.Since(start).Round(time.Second), r.Instance, r.Solver, r.Seed, r.Status, r.Seconds)
+	}
 }
 
 type benchFlags struct {
@@ -226,14 +265,14 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
-		f.dropFiles = true // they are gone when the report is read
+		f.TempFiles = true // they are gone when the report is read
 	}
 	ns := fmt.Sprintf("n from %d to %d", lo, hi)
 	if lo == hi {
 		ns = fmt.Sprintf("n = %d", lo)
 	}
 	title := fmt.Sprintf("mmds bench: seed %d, %s, K = %s, D = %s × Dmax", f.seed, ns, plot.List(f.ks), plot.List(f.fractions))
-	return solveAndReport(cmd, f.solveFlags, format, ins, nil, dir, title, map[string]any{
+	return solveAndReport(cmd, f.solveFlags, format, ins, dir, title, map[string]any{
 		"family": map[string]any{"n_min": lo, "n_max": hi, "k": f.ks, "fractions": f.fractions, "instances": f.models,
 			"seed": f.seed, "max_subsets": f.maxSubsets, "outputs": "m = n"}})
 }
@@ -359,7 +398,7 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 				return badInput("--set %s: no instance of the %s set in tiers %s", set, set, strings.Join(tiers, ", "))
 			}
 			var ins []bench.Instance
-			f.libFiles = map[string]string{}
+			f.LibraryFiles = map[string]string{}
 			// The optimum and bound a solver is judged against are mmds's
 			// own: each instance is regenerated and certified again.
 			regen := bench.NewRegenerator(man)
@@ -375,7 +414,7 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 					return badInput("library %q: %v", dir, err)
 				}
 				ins = append(ins, in)
-				f.libFiles[in.Name] = dir + string(os.PathSeparator) + e.File
+				f.LibraryFiles[in.Name] = dir + string(os.PathSeparator) + e.File
 			}
 			// A manifest.json that leaves instances out of the selection
 			// gets a report that says so, naming them.
@@ -408,7 +447,7 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 				title += " — " + f.part
 				lib["left_out"] = missing
 			}
-			return solveAndReport(cmd, f, format, ins, nil, tmp, title, map[string]any{"library": lib})
+			return solveAndReport(cmd, f, format, ins, tmp, title, map[string]any{"library": lib})
 		},
 	}
 	f.register(cmd, 3)
