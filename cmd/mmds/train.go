@@ -38,18 +38,15 @@ type trainOpts struct {
 	k8s                                k8sOpts
 	env                                runEnv
 	// args are the flags given, with their values, in the order pflag
-	// visits them: the batch scripts repeat them (trainArgv).
-	args []givenFlag
+	// visits them: the batch scripts repeat them (cluster.Train).
+	args []cluster.Flag
 }
-
-// givenFlag is a flag set on the command line and its value.
-type givenFlag struct{ name, value string }
 
 // bindRun sets what a training run takes from cmd's command line beside
 // the flags' values.
 func (o *trainOpts) bindRun(cmd *cobra.Command) {
 	o.env, o.args = envOf(cmd), nil
-	cmd.Flags().Visit(func(f *pflag.Flag) { o.args = append(o.args, givenFlag{f.Name, f.Value.String()}) })
+	cmd.Flags().Visit(func(f *pflag.Flag) { o.args = append(o.args, cluster.Flag{Name: f.Name, Value: f.Value.String()}) })
 }
 
 func newTrainCmd() *cobra.Command {
@@ -201,18 +198,14 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 	if err != nil {
 		return err
 	}
-	if o.slurm.dir != "" && o.k8s.dir != "" {
+	if o.slurm.Dir != "" && o.k8s.Dir != "" {
 		return badInput("--slurm and --k8s: give one")
 	}
 	if err := requirePreset(o.env, "train: "); err != nil {
 		return err
 	}
-	if o.slurm.dir != "" {
-		return writeSlurmJobs(o.env.stdout, o.args, job, o.slurm)
-	}
-	if o.k8s.dir != "" {
-		o.k8s.shard = o.shard
-		return writeK8sJobs(o.env.stdout, o.args, job, o.k8s)
+	if o.slurm.Dir != "" || o.k8s.Dir != "" {
+		return writeClusterJobs(o.env.stdout, o.args, job, o)
 	}
 	if err := writeRunDir(job, nil); err != nil {
 		return err
@@ -332,7 +325,7 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
 	}
 	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
-		report.OutFolder("--slurm", o.slurm.dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.dir, report.K8sJobs)); err != nil {
+		report.OutFolder("--slurm", o.slurm.Dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.Dir, report.K8sJobs)); err != nil {
 		return nil, err
 	}
 	req := learn.TrainRequest{Preset: preset, Seed: o.seed, Samples: o.samples}
@@ -356,7 +349,7 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 			return nil, usageError{err}
 		}
 	}
-	if err := o.slurm.validate(o.env.given, o.shard); err != nil {
+	if err := o.slurm.validate(o.env.given); err != nil {
 		return nil, err
 	}
 	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
