@@ -19,7 +19,6 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
@@ -214,7 +213,8 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := emitTrain(o.env.stdout, job, res, elapsed); err != nil {
+	sum := job.summary(res, elapsed)
+	if err := emit(o.env.stdout, job.format, sum.Grid(job.format == report.Table), sum.JSON()); err != nil {
 		return err
 	}
 	if w := res.Stalled; w != nil {
@@ -487,130 +487,7 @@ func (b *trainBar) update(p learn.Progress) {
 
 func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 
-// trainJSON is the --format json summary (results.json holds everything).
-type trainJSON struct {
-	Dir     string           `json:"dir"`
-	Model   model.Kind       `json:"model"`
-	Preset  string           `json:"preset,omitempty"`
-	Trained int              `json:"trained"`
-	Loaded  int              `json:"loaded"`
-	Seconds float64          `json:"seconds"`
-	Points  []trainPointJSON `json:"points"`
-	// Left: a shard's thresholds it could not finish (1-based), with why.
-	Left    []int  `json:"left,omitempty"`
-	LeftFor string `json:"left_for,omitempty"`
-}
-
-type trainPointJSON struct {
-	D         float64 `json:"D"`
-	Finalized bool    `json:"finalized"`
-	// recon_loss, adv_loss, min_adv_loss as results.json writes them
-	loss.Nullable[learn.Floats]
-	Attempted int  `json:"attempted"`
-	Accepted  int  `json:"accepted"`
-	CapHit    bool `json:"cap_hit"`
-	Trial     int  `json:"trial"`
-	Epoch     int  `json:"epoch"`
-}
-
-func emitTrain(w io.Writer, job *trainJob, res *learn.Results, elapsed time.Duration) error {
-	if job.format == report.JSON {
-		doc := trainJSON{Dir: job.cfg.Dir, Model: res.Model, Trained: res.Trained, Loaded: res.Loaded,
-			Seconds: elapsed.Seconds(), Points: []trainPointJSON{}}
-		for _, p := range res.Points {
-			doc.Points = append(doc.Points, trainPointJSON{D: p.D, Finalized: p.Finalized,
-				Nullable: loss.NullableOf[learn.Floats](p.Losses), Attempted: p.Attempted, Accepted: p.Accepted,
-				CapHit: p.CapHit, Trial: p.Trial, Epoch: p.Epoch})
-		}
-		if st := res.Stalled; st != nil {
-			for _, d := range st.Left {
-				doc.Left = append(doc.Left, d+1)
-			}
-			doc.LeftFor = st.String()
-		}
-		return report.WriteJSON(w, doc)
-	}
-	return emit(w, job.format, trainGrid(job, res, elapsed, job.format == report.Table), nil)
-}
-
-// trainGrid lays out the finalized point of every threshold: its test-split
-// losses (as the trained estimators achieve them) and the protocol's counts.
-func trainGrid(job *trainJob, res *learn.Results, elapsed time.Duration, human bool) *report.Grid {
-	metric := "MSE"
-	switch {
-	case job.cfg.Labels != nil:
-		metric = "Bayes loss"
-	case job.kind.FiniteX(): // Algorithm 1's release of one bit or m labels
-		metric = "soft 0-1"
-	}
-	g := &report.Grid{Header: []string{"D", "finalized", "recon_loss"}}
-	if human {
-		g.Header = []string{"D", "finalized", "recon " + metric}
-	}
-	for i := range job.advs {
-		if human {
-			g.Header = append(g.Header, fmt.Sprintf("adv %d %s", i+1, metric))
-		} else {
-			g.Header = append(g.Header, fmt.Sprintf("adv_loss_%d", i+1))
-		}
-	}
-	if human {
-		g.Header = append(g.Header, "min adv", "accepted/attempted", "trial, epoch")
-	} else {
-		g.Header = append(g.Header, "min_adv_loss", "accepted", "attempted", "cap_hit", "trial", "epoch")
-	}
-	for _, p := range res.Points {
-		l := loss.NullableOf[learn.Floats](p.Losses) // nil where the point has no losses
-		row := []string{report.Num(p.D), fmt.Sprint(p.Finalized), optNum(l.Recon)}
-		for i := range job.advs {
-			if i < len(l.Adv) {
-				row = append(row, report.Num(l.Adv[i]))
-			} else {
-				row = append(row, "")
-			}
-		}
-		row = append(row, optNum(l.MinAdv))
-		if human {
-			counts := fmt.Sprintf("%d/%d", p.Accepted, p.Attempted)
-			if p.CapHit {
-				counts += " (cap hit)"
-			}
-			at := "-"
-			if p.Finalized {
-				at = fmt.Sprintf("%d, %d", p.Trial, p.Epoch)
-			}
-			row = append(row, counts, at)
-		} else {
-			row = append(row, fmt.Sprint(p.Accepted), fmt.Sprint(p.Attempted), fmt.Sprint(p.CapHit),
-				fmt.Sprint(p.Trial), fmt.Sprint(p.Epoch))
-		}
-		g.Rows = append(g.Rows, row)
-	}
-	if human {
-		c := res.Config
-		g.Title = fmt.Sprintf("Algorithm 1, %s model: %s per trial, %s per D (cap %d), seed %d",
-			job.kind, report.Plural(c.Epochs, "epoch"), report.Plural(c.Protocol.Accept, "accepted trial"), c.Protocol.MaxAttempts, c.Seed)
-		if l := c.Labels; l != nil {
-			g.Title = fmt.Sprintf("Labels method (%s, %v observers), %s model: %s per trial, best of %s per D, seed %d",
-				report.Plural(l.M, "label"), l.Observers, job.kind, report.Plural(c.Epochs, "epoch"), report.Plural(c.Protocol.MaxAttempts, "restart"), c.Seed)
-		}
-		g.Notes = []string{
-			c.LossesNote(),
-			fmt.Sprintf("%s trained, %d loaded from %s, in %.1f s.", report.Plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds()),
-			"Certify with: mmds verify " + job.cfg.Dir,
-		}
-		if sh := job.cfg.Shard; sh.Sharded() {
-			g.Title += fmt.Sprintf(", shard %v (thresholds %d of %d)", sh, len(res.Points), len(c.D))
-			g.Notes[1] = fmt.Sprintf("%s trained, %d loaded into %s, in %.1f s.", report.Plural(res.Trained, "trial"), res.Loaded, job.cfg.Dir, elapsed.Seconds())
-			g.Notes[2] = "Once every shard is done, run the same command without --shard to merge (it trains nothing)."
-		}
-	}
-	return g
-}
-
-func optNum(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return report.Num(*p)
+// summary is what job's run says of itself at the end.
+func (job *trainJob) summary(res *learn.Results, elapsed time.Duration) learn.Summary {
+	return learn.Summary{Results: res, Config: job.cfg, Adversaries: job.advs, Elapsed: elapsed}
 }

@@ -135,7 +135,7 @@ func TestTrainDeterministicAcrossWorkers(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("resume: exit %d: %s", code, errs)
 			}
-			var doc trainJSON
+			var doc struct{ Trained, Loaded int }
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
 				t.Fatal(err)
 			}

@@ -120,32 +120,17 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 	if err != nil {
 		return err
 	}
-	if job.format == report.JSON {
-		return emitTrain(o.env.stdout, job.trainJob, res, elapsed)
-	}
-	g := trainGrid(job.trainJob, res, elapsed, job.format == report.Table)
+	sum := job.summary(res, elapsed)
+	g := sum.Grid(job.format == report.Table)
 	if job.format == report.Table {
 		s := job.spec
 		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
-			planName(job.cfg), safefile.Path(o.csv), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
+			job.cfg.PlanName(), safefile.Path(o.csv), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
 		// data have no optimum to certify against: verify's verdict is empirical
 		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.cfg.Dir,
 			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
 	}
-	return emit(o.env.stdout, job.format, g, nil)
-}
-
-func planName(c learn.Config) string {
-	if l := c.Labels; l != nil {
-		return fmt.Sprintf("Labels method (%s, observers of the training split), 0-1 losses", report.Plural(l.M, "label"))
-	}
-	switch {
-	case c.Model.BinaryRelease():
-		return "Algorithm 1, binary X, soft 0-1 losses"
-	case c.Model.CategoricalRelease():
-		return "Algorithm 1, categorical release, soft 0-1 losses"
-	}
-	return "Algorithm 1, MSE losses"
+	return emit(o.env.stdout, job.format, g, sum.JSON())
 }
 
 // prepareTrainData validates the flags, reads the data file and plans the

@@ -16,7 +16,6 @@ import (
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/learn/learntest"
 	"github.com/mmds-project/mmds/loss"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/rundir"
 	"github.com/mmds-project/mmds/verify"
@@ -647,24 +646,4 @@ func leakOffSeed(t *testing.T, honest network.Network, xr [2][]float64) network.
 func runCLIOut(t *testing.T, args ...string) (string, int) {
 	code, out, _ := runCLI(t, args...)
 	return out, code
-}
-
-// The plan mmds train data prints names the losses of the release it
-// trains: Algorithm 1 on a discrete X of three or more values trains a
-// categorical release with 0-1 losses (its summary once said "MSE losses",
-// the continuous X's).
-func TestPlanName(t *testing.T) {
-	for _, c := range []struct {
-		model model.Kind
-		want  string
-	}{
-		{model.Gauss, "MSE losses"},
-		{model.Binary, "binary X, soft 0-1 losses"},
-		{model.Finite, "categorical release, soft 0-1 losses"},
-	} {
-		got := planName(learn.Config{Model: c.model, Method: learn.MethodAlg1})
-		if !strings.Contains(got, c.want) {
-			t.Errorf("%v: %q, want %q", c.model, got, c.want)
-		}
-	}
 }
