@@ -39,8 +39,6 @@ package bench
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -103,27 +101,33 @@ func FamilyModel(seed uint64, n, k, i int) (mip.Finite, error) {
 	return mip.RandomFinite(rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(k)<<16|uint64(i))), n, k)
 }
 
-// Validate reports the first field out of range.
+// Validate reports the first field out of range, naming the command
+// line's flags.
 func (s Spec) Validate() error {
-	switch {
-	case s.NMin < 2 || s.NMax < s.NMin || s.NMax > 8:
-		return fmt.Errorf("n range %d:%d: need 2 ≤ NMin ≤ NMax ≤ 8", s.NMin, s.NMax)
-	case len(s.Ks) == 0:
-		return errors.New("K: give at least one number of adversaries")
-	case len(s.Fractions) == 0:
-		return errors.New("fractions: give at least one fraction of D_max")
-	case s.Models < 1:
-		return fmt.Errorf("models %d: must be ≥ 1", s.Models)
+	if s.NMin < 2 || s.NMax < s.NMin || s.NMax > 8 {
+		return inputf("--n %d:%d: want NMIN:NMAX with 2 ≤ NMIN ≤ NMAX ≤ 8", s.NMin, s.NMax)
+	}
+	if len(s.Ks) == 0 {
+		return inputf("--k: give at least one number of adversaries")
 	}
 	for _, k := range s.Ks {
 		if k < 1 || k > 8 {
-			return fmt.Errorf("K = %d: must be in [1, 8]", k)
+			return inputf("--k %d: must be in [1, 8]", k)
 		}
 	}
-	for _, f := range s.Fractions {
-		if math.IsNaN(f) || f < 0 || f > 1 {
-			return fmt.Errorf("fraction %v: must be in [0, 1]", f)
+	if len(s.Fractions) == 0 {
+		return inputf("--fractions: give at least one fraction of D_max")
+	}
+	for _, x := range s.Fractions {
+		if math.IsNaN(x) || x < 0 || x > 1 {
+			return inputf("--fractions %v: each must be in [0, 1]", x)
 		}
+	}
+	switch {
+	case s.Models < 1 || s.Models > 1000:
+		return inputf("--instances %d: must be in [1, 1000]", s.Models)
+	case s.MaxSubsets < 1:
+		return inputf("--max-subsets %d: must be ≥ 1", s.MaxSubsets)
 	}
 	return nil
 }

@@ -34,17 +34,17 @@ type Options struct {
 func (o Options) Validate() error {
 	switch {
 	case o.TimeLimit < 0:
-		return fmt.Errorf("--time-limit %v: must be ≥ 0", o.TimeLimit)
+		return inputf("--time-limit %v: must be ≥ 0", o.TimeLimit)
 	case o.Shift <= 0:
-		return fmt.Errorf("--shift %v: must be > 0", o.Shift)
+		return inputf("--shift %v: must be > 0", o.Shift)
 	case o.Threads < 0 || o.Threads > 64:
-		return fmt.Errorf("--threads %d: must be in [0, 64]", o.Threads)
+		return inputf("--threads %d: must be in [0, 64]", o.Threads)
 	case o.FirstSeed < 0 || o.FirstSeed > math.MaxInt32-100:
-		return fmt.Errorf("--solver-seed %d: must be in [0, 2147483547]", o.FirstSeed)
+		return inputf("--solver-seed %d: must be in [0, 2147483547]", o.FirstSeed)
 	case o.Seeds < 1 || o.Seeds > 100:
-		return fmt.Errorf("--seeds %d: must be in [1, 100]", o.Seeds)
+		return inputf("--seeds %d: must be in [1, 100]", o.Seeds)
 	case o.Workers < 1 || o.Workers > 64:
-		return fmt.Errorf("--workers %d: must be in [1, 64]", o.Workers)
+		return inputf("--workers %d: must be in [1, 64]", o.Workers)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -227,32 +226,13 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	if len(f.ks) == 0 {
-		return badInput("--k: give at least one number of adversaries")
-	}
-	for _, k := range f.ks {
-		if k < 1 || k > 8 {
-			return badInput("--k %d: must be in [1, 8]", k)
-		}
-	}
-	if len(f.fractions) == 0 {
-		return badInput("--fractions: give at least one fraction of D_max")
-	}
-	for _, x := range f.fractions {
-		if math.IsNaN(x) || x < 0 || x > 1 {
-			return badInput("--fractions %v: each must be in [0, 1]", x)
-		}
-	}
-	switch {
-	case f.models < 1 || f.models > 1000:
-		return badInput("--instances %d: must be in [1, 1000]", f.models)
-	case f.maxSubsets < 1:
-		return badInput("--max-subsets %d: must be ≥ 1", f.maxSubsets)
+	spec := bench.Spec{NMin: lo, NMax: hi, Ks: f.ks, Fractions: f.fractions, Models: f.models, Seed: f.seed, MaxSubsets: f.maxSubsets}
+	if err := spec.Validate(); err != nil {
+		return usageError{err}
 	}
 	if err := checkPaths(append(f.outputs(), report.OutFolder("--write-mps", f.writeMPS, ""))...); err != nil {
 		return err
 	}
-	spec := bench.Spec{NMin: lo, NMax: hi, Ks: f.ks, Fractions: f.fractions, Models: f.models, Seed: f.seed, MaxSubsets: f.maxSubsets}
 	ins, err := spec.Build(cmd.Context())
 	if err != nil {
 		return err
@@ -380,50 +360,15 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 			if err != nil {
 				return badInput("--set %q: must be benchmark, collection or all", setName)
 			}
-			dir := args[0]
-			if err := checkPaths(append(f.outputs(), report.InFolder("DIR", dir, report.BenchLibrary))...); err != nil {
+			if err := checkPaths(append(f.outputs(), report.InFolder("DIR", args[0], report.BenchLibrary))...); err != nil {
 				return err
 			}
-			man, err := bench.ReadManifest(dir)
+			sel, err := bench.Select(cmd.Context(), args[0], tiers, set)
+			if errors.Is(err, bench.ErrInput) {
+				return usageError{err}
+			}
 			if err != nil {
-				return badInput("library %q: %v", dir, err)
-			}
-			if man.Instances, err = bench.SelectTiers(man.Instances, tiers); err != nil {
-				return badInput("--tier %v", err)
-			}
-			if man.Instances, err = bench.SelectSet(man.Instances, set); err != nil {
 				return err
-			}
-			if len(man.Instances) == 0 {
-				return badInput("--set %s: no instance of the %s set in tiers %s", set, set, strings.Join(tiers, ", "))
-			}
-			var ins []bench.Instance
-			f.LibraryFiles = map[string]string{}
-			// The optimum and bound a solver is judged against are mmds's
-			// own: each instance is regenerated and certified again.
-			regen := bench.NewRegenerator(man)
-			for _, e := range man.Instances {
-				in, err := bench.LoadInstance(dir, e)
-				if err == nil {
-					in, err = regen.Recompute(cmd.Context(), in, e)
-				}
-				if err != nil && cmd.Context().Err() != nil {
-					return err
-				}
-				if err != nil {
-					return badInput("library %q: %v", dir, err)
-				}
-				ins = append(ins, in)
-				f.LibraryFiles[in.Name] = dir + string(os.PathSeparator) + e.File
-			}
-			// A manifest.json that leaves instances out of the selection
-			// gets a report that says so, naming them.
-			missing, err := regen.Missing(cmd.Context(), man.Instances, tiers, set)
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return err
-				}
-				return badInput("library %q: %v", dir, err)
 			}
 			// Solvers read plain MPS copies of the (gzipped) files, written
 			// from the bytes the SHA-256 was checked on.
@@ -432,22 +377,10 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 				return err
 			}
 			defer os.RemoveAll(tmp)
-			title := fmt.Sprintf("mmds bench run: library v%s, seed %d, %s set", man.Version, man.Seed, set)
-			lib := map[string]any{"dir": dir, "version": man.Version, "seed": man.Seed, "set": set, "instances": len(man.Instances)}
-			if len(tiers) > 0 {
-				title += ", tiers " + strings.Join(tiers, ", ")
-				lib["tiers"] = tiers
-			}
-			if len(missing) > 0 {
-				f.part = fmt.Sprintf("a part: manifest.json leaves out %d of its %d instances (%s", len(missing), len(missing)+len(man.Instances), strings.Join(missing[:min(3, len(missing))], ", "))
-				if len(missing) > 3 {
-					f.part += ", …"
-				}
-				f.part += ")"
-				title += " — " + f.part
-				lib["left_out"] = missing
-			}
-			return solveAndReport(cmd, f, format, ins, tmp, title, map[string]any{"library": lib})
+			f.LibraryFiles = sel.Files
+			title, part, source := sel.Describe()
+			f.part = part
+			return solveAndReport(cmd, f, format, sel.Instances, tmp, title, source)
 		},
 	}
 	f.register(cmd, 3)
