@@ -75,7 +75,7 @@ func runBinary(ctx context.Context, e runEnv, f binaryFlags) error {
 		return err
 	}
 	r := model.SweepRequest{D: ds, Format: format, Binary: model.BinarySweep{Global: f.global}, Witness: f.witness, Plot: plotTo(f.plot)}
-	return withOutput(e.stdout, f.output, func(w io.Writer) error {
+	return report.WithOutput(e.stdout, stdoutPath(f.output), func(w io.Writer) error {
 		if f.writeModel != "" {
 			if r.ModelFiles, err = modelFileNames(f.writeModel, len(ds)); err != nil {
 				return err

@@ -64,7 +64,7 @@ model (p = 0.54, q_Y = 0.2, q_Z = 0.44). Ctrl-C stops within a second (exit
 }
 
 func runFinite(ctx context.Context, e runEnv, f finiteFlags) error {
-	return withOutput(e.stdout, f.output, func(w io.Writer) error {
+	return report.WithOutput(e.stdout, stdoutPath(f.output), func(w io.Writer) error {
 		m, r, err := f.request(ctx, e)
 		if err != nil {
 			return err

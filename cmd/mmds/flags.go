@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -426,65 +425,6 @@ func unknownFlagName(e *pflag.NotExistError) string {
 // and plot; outFlagError answers it elsewhere.)
 func outputFlag(f *pflag.FlagSet, p *string) {
 	f.StringVarP(p, "output", "o", "", "write the output to this file (atomically, once the command has finished; - is standard output) instead of standard output")
-}
-
-// withOutput runs fn with the output going to stdout or, when path names
-// a file (-o/--output FILE), to that file, written atomically: what fn
-// prints streams into a temporary file in the target's folder (created at
-// the first byte, so input refused before any output creates nothing),
-// which is renamed onto the target once fn has succeeded and removed when
-// it fails or is interrupted.
-func withOutput(stdout io.Writer, path string, fn func(io.Writer) error) error {
-	path = stdoutPath(path)
-	if path == "" {
-		return fn(stdout)
-	}
-	out := &lazyAtomic{path: path}
-	bw := bufio.NewWriter(out)
-	err := fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		out.abort()
-		return err
-	}
-	return out.commit()
-}
-
-// lazyAtomic is an atomic file (report.CreateAtomic) created at the first
-// write.
-type lazyAtomic struct {
-	path string
-	f    *report.AtomicFile
-}
-
-func (l *lazyAtomic) Write(p []byte) (int, error) {
-	if l.f == nil {
-		f, err := report.CreateAtomic(l.path)
-		if err != nil {
-			return 0, err
-		}
-		l.f = f
-	}
-	return l.f.Write(p)
-}
-
-func (l *lazyAtomic) abort() {
-	if l.f != nil {
-		l.f.Abort()
-	}
-}
-
-// commit renames the file onto its target (an empty file when nothing was
-// written).
-func (l *lazyAtomic) commit() error {
-	if l.f == nil {
-		if _, err := l.Write(nil); err != nil {
-			return err
-		}
-	}
-	return l.f.Commit()
 }
 
 // flagRule refuses flags that do not apply to the mode the other flags

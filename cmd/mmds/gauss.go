@@ -105,7 +105,7 @@ func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
 	}
 	r := model.SweepRequest{D: ds, Format: format, Plot: plotTo(o.plot),
 		Gauss: model.GaussSweep{MonteCarlo: o.monteCarlo, Seed: o.seed, Samples: o.samples, Kernels: o.kernels, Optimum: o.optimum, Workers: o.workers}}
-	err = withOutput(e.stdout, o.output, func(w io.Writer) error { return runSweep(ctx, e, w, m, r, o.limits) })
+	err = report.WithOutput(e.stdout, stdoutPath(o.output), func(w io.Writer) error { return runSweep(ctx, e, w, m, r, o.limits) })
 	if errors.Is(err, model.ErrSamples) {
 		return badInput("--samples %d: %w", o.samples, err)
 	}

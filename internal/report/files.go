@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"github.com/mmds-project/mmds/internal/safefile"
 
 	"errors"
@@ -368,4 +369,62 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// WithOutput runs fn with the output going to stdout or, when path names
+// a file (not ""), to that file, written atomically: what fn
+// prints streams into a temporary file in the target's folder (created at
+// the first byte, so input refused before any output creates nothing),
+// which is renamed onto the target once fn has succeeded and removed when
+// it fails or is interrupted.
+func WithOutput(stdout io.Writer, path string, fn func(io.Writer) error) error {
+	if path == "" {
+		return fn(stdout)
+	}
+	out := &lazyAtomic{path: path}
+	bw := bufio.NewWriter(out)
+	err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}
+
+// lazyAtomic is an atomic file (CreateAtomic) created at the first
+// write.
+type lazyAtomic struct {
+	path string
+	f    *AtomicFile
+}
+
+func (l *lazyAtomic) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := CreateAtomic(l.path)
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+func (l *lazyAtomic) abort() {
+	if l.f != nil {
+		l.f.Abort()
+	}
+}
+
+// commit renames the file onto its target (an empty file when nothing was
+// written).
+func (l *lazyAtomic) commit() error {
+	if l.f == nil {
+		if _, err := l.Write(nil); err != nil {
+			return err
+		}
+	}
+	return l.f.Commit()
 }
