@@ -1,6 +1,9 @@
 package data
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -342,4 +345,24 @@ func (p *Prepared) DMax() (dmax, dmin float64) {
 		res += r * r
 	}
 	return res / float64(train), 0
+}
+
+// Open reads the data file at path once, hashes its bytes (the run's
+// binding) and reads it through the columns c chooses; it returns the
+// bytes read too.
+func Open(ctx context.Context, path string, c Choice) (*Prepared, []byte, error) {
+	t, raw, err := ReadFile(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(raw)
+	spec, err := NewSpec(t, path, hex.EncodeToString(sum[:]), c)
+	if err != nil {
+		return nil, nil, err
+	}
+	prep, err := Prepare(t, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prep, raw, nil
 }

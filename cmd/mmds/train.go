@@ -270,16 +270,6 @@ func requirePreset(e runEnv, prefix string) error {
 		"(Section V's protocol: 15 accepted trials of 1000 epochs per threshold, hours on two cores)", prefix)
 }
 
-// presetFlag parses --preset, the flag mmds train and mmds train data
-// share: an unknown name is bad input, quoted as a short excerpt.
-func presetFlag(s string) (learn.PresetName, error) {
-	p, err := learn.ParsePreset(s)
-	if err != nil {
-		return 0, badInput("--preset %s: must be %q or %q", safefile.Excerpt(s), learn.PresetPaper, learn.PresetQuick)
-	}
-	return p, nil
-}
-
 // sweepError is the exit of learn.Sweep's error in results directory dir:
 // a configuration out of range or a directory that cannot be resumed is
 // bad input (exit 2), a lock held by a live process exit 75, and an
@@ -307,15 +297,15 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 	if err != nil {
 		return nil, err
 	}
-	preset, err := presetFlag(o.preset)
+	preset, err := o.choices().PresetName()
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	cfg, err := methodPreset(kind, preset, o)
+	cfg, err := o.choices().Config(kind, preset)
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	if err := o.checkRun(&cfg); err != nil {
+	if err := checkWorkers(o.workers); err != nil {
 		return nil, err
 	}
 	if o.samples < minSamples || o.samples > maxSamples {
@@ -356,47 +346,10 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 	return job, nil
 }
 
-// methodPreset validates --method, --labels and --observers and returns
-// preset's configuration for the method.
-func methodPreset(kind model.Kind, preset learn.PresetName, o trainOpts) (learn.Config, error) {
-	method, err := learn.ParseMethod(o.method)
-	if err != nil {
-		return learn.Config{}, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
-	}
-	if method != learn.MethodLabels {
-		names := []string{"labels", "observers"}
-		if kind.CategoricalRelease() { // Algorithm 1's release has --labels outcomes
-			names = names[1:]
-		}
-		for _, name := range names {
-			if o.env.given(name) {
-				return learn.Config{}, badInput("--%s applies to --method labels only (the method is %v)", name, method)
-			}
-		}
-	}
-	switch {
-	case method == learn.MethodLabels && !kind.FiniteX() && o.observers != learn.ObserversLaw.String():
-		// the observers of the data's empirical law need a finite X
-		return learn.Config{}, badInput("--observers %s: on the gauss model the labels method's observers are the law's exact MMSE estimators: want law", safefile.Excerpt(o.observers))
-	}
-	if (method == learn.MethodLabels || o.env.given("labels")) && (o.labels < 2 || o.labels > learn.MaxLabels) {
-		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
-	}
-	obs, err := learn.ParseObservers(o.observers)
-	if err != nil {
-		return learn.Config{}, badInput("--observers %s: must be law or data", safefile.Excerpt(o.observers))
-	}
-	cfg, err := learn.PresetFor(preset, kind, method, o.labels)
-	if err != nil {
-		return learn.Config{}, badInput("--method %v: %v", method, err)
-	}
-	if cfg.Labels != nil {
-		cfg.Labels.Observers = obs
-	}
-	if method == learn.MethodAlg1 && o.env.given("labels") {
-		cfg.Outputs = o.labels
-	}
-	return cfg, nil
+// choices are the run's flags as learn reads them.
+func (o *trainOpts) choices() learn.Choices {
+	return learn.Choices{Preset: o.preset, Method: o.method, Observers: o.observers, Labels: o.labels,
+		Epochs: o.epochs, Accept: o.accept, MaxAttempts: o.maxAttempts, Given: o.env.given}
 }
 
 // grid reads --tau (0: learn's default, half the step of the threshold
@@ -410,31 +363,6 @@ func (o *trainOpts) grid() (tau float64, ds []float64, err error) {
 	}
 	ds, err = thresholdFlags(o.env.given, o.d, o.sweep)
 	return tau, ds, err
-}
-
-// checkRun applies --epochs, --accept and --max-attempts to cfg and checks
-// --workers.
-func (o *trainOpts) checkRun(cfg *learn.Config) error {
-	for _, c := range []struct {
-		name string
-		v    int
-		dst  *int
-	}{{"epochs", o.epochs, &cfg.Epochs}, {"accept", o.accept, &cfg.Protocol.Accept}, {"max-attempts", o.maxAttempts, &cfg.Protocol.MaxAttempts}} {
-		if !o.env.given(c.name) {
-			continue
-		}
-		if c.v < 1 || c.v > 1_000_000 {
-			return badInput("--%s %d: must be in [1, 1000000]", c.name, c.v)
-		}
-		*c.dst = c.v
-	}
-	if o.env.given("accept") && !o.env.given("max-attempts") {
-		cfg.Protocol.MaxAttempts = 0 // learn's default cap for the new Accept
-	}
-	if cfg.Protocol.MaxAttempts != 0 && cfg.Protocol.MaxAttempts < cfg.Protocol.Accept {
-		return badInput("--max-attempts %d: must be ≥ --accept %d", cfg.Protocol.MaxAttempts, cfg.Protocol.Accept)
-	}
-	return checkWorkers(o.workers)
 }
 
 // trainBar reports training on the shared progress report: on a terminal

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -140,11 +138,11 @@ func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	preset, err := presetFlag(o.preset)
+	preset, err := o.trainOpts.choices().PresetName()
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	choice, method, err := o.choices()
+	choice, method, err := o.columns()
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +156,9 @@ func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, raw, err := readData(ctx, o.csv, choice)
+	prep, raw, err := data.Open(ctx, o.csv, choice)
 	if err != nil {
-		return nil, err
+		return nil, badInput("--csv %v", err)
 	}
 	spec := prep.Spec
 	if o.copyData {
@@ -201,16 +199,16 @@ func checkCopy(spec *data.Spec, out string) error {
 	return nil
 }
 
-// choices reads the columns' roles and --method (nil: the data's
+// columns reads the columns' roles and --method (nil: the data's
 // default), before the data file is read.
-func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
+func (o trainDataOpts) columns() (data.Choice, *learn.TrainMethod, error) {
 	choice, err := dataChoice(o)
 	if err != nil || o.method == "" {
 		return choice, nil, err
 	}
-	m, err := learn.ParseMethod(o.method)
+	m, err := o.trainOpts.choices().TrainMethod()
 	if err != nil {
-		return data.Choice{}, nil, badInput("--method %s: must be alg1 or labels", safefile.Excerpt(o.method))
+		return data.Choice{}, nil, usageError{err}
 	}
 	return choice, &m, nil
 }
@@ -219,20 +217,11 @@ func (o trainDataOpts) choices() (data.Choice, *learn.TrainMethod, error) {
 // checked against the method, the observers of the training split, the
 // run's flags, the thresholds (data.Prepared.SetGrid) and the split.
 func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.PresetName, tau float64, ds []float64) (learn.Config, error) {
-	if plan.Method != learn.MethodLabels && o.env.given("labels") {
-		return learn.Config{}, badInput("--labels applies to the labels method only (this run trains with %v)", plan.Method)
-	}
-	if plan.Method == learn.MethodLabels && (o.labels < 2 || o.labels > learn.MaxLabels) {
-		return learn.Config{}, badInput("--labels %d: must be in [2, %d]", o.labels, learn.MaxLabels)
-	}
-	cfg, err := learn.PresetFor(preset, plan.Model, plan.Method, o.labels)
+	cfg, err := o.trainOpts.choices().DataConfig(plan.Model, plan.Method, preset)
 	if err != nil {
-		return learn.Config{}, badInput("%v", err)
+		return learn.Config{}, usageError{err}
 	}
-	if cfg.Labels != nil {
-		cfg.Labels.Observers = learn.ObserversData
-	}
-	if err := o.checkRun(&cfg); err != nil {
+	if err := checkWorkers(o.workers); err != nil {
 		return learn.Config{}, err
 	}
 	if err := prep.SetGrid(&cfg, preset, ds, tau); err != nil {
@@ -246,25 +235,6 @@ func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.
 	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
 	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
 	return cfg, nil
-}
-
-// readData reads the data file once, hashes its bytes and reads it
-// through the columns chosen; it returns the bytes read too.
-func readData(ctx context.Context, path string, choice data.Choice) (*data.Prepared, []byte, error) {
-	t, raw, err := data.ReadFile(ctx, path)
-	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
-	}
-	sum := sha256.Sum256(raw)
-	spec, err := data.NewSpec(t, path, hex.EncodeToString(sum[:]), choice)
-	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
-	}
-	prep, err := data.Prepare(t, spec)
-	if err != nil {
-		return nil, nil, badInput("--csv %v", err)
-	}
-	return prep, raw, nil
 }
 
 // dataChoice reads the column flags.
