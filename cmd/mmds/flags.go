@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,23 +32,11 @@ func thresholds(given func(flag string) bool, d float64, sweepStr string, def sw
 // thresholdFlags returns the distortion thresholds chosen by --d or --sweep
 // (mutually exclusive), nil when neither is set.
 func thresholdFlags(given func(flag string) bool, d float64, sweepStr string) ([]float64, error) {
-	dSet, sweepSet := given("d"), given("sweep")
-	switch {
-	case dSet && sweepSet:
-		return nil, badInput("--d and --sweep are mutually exclusive: give one")
-	case dSet:
-		if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-			return nil, badInput("--d %v: must be a finite number ≥ 0", d)
-		}
-		return []float64{d}, nil
-	case sweepSet:
-		s, err := sweep.Parse("sweep", sweepStr)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return s.Values(), nil
+	ds, err := sweep.Thresholds(given("d"), d, given("sweep"), sweepStr)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return nil, nil
+	return ds, nil
 }
 
 // outputFormat validates --format.

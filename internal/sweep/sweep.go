@@ -6,11 +6,12 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"github.com/mmds-project/mmds/internal/decimal"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mmds-project/mmds/internal/decimal"
 	"github.com/mmds-project/mmds/internal/enum"
 )
 
@@ -51,6 +52,28 @@ func Parse(flag, s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("--%s %q: N = 1 needs D0 = D1", flag, s)
 	}
 	return Spec{D0: d0, D1: d1, N: n}, nil
+}
+
+// Thresholds are the thresholds --d d or --sweep s give, which exclude
+// each other (dGiven, sweepGiven: which the user gave); nil when neither
+// is given.
+func Thresholds(dGiven bool, d float64, sweepGiven bool, s string) ([]float64, error) {
+	switch {
+	case dGiven && sweepGiven:
+		return nil, errors.New("--d and --sweep are mutually exclusive: give one")
+	case dGiven:
+		if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+			return nil, fmt.Errorf("--d %v: must be a finite number ≥ 0", d)
+		}
+		return []float64{d}, nil
+	case sweepGiven:
+		sp, err := Parse("sweep", s)
+		if err != nil {
+			return nil, err
+		}
+		return sp.Values(), nil
+	}
+	return nil, nil
 }
 
 func parseNonNeg(flag, name, s string) (float64, error) {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,36 @@ func TestStopText(t *testing.T) {
 	var s Stop
 	if err := s.UnmarshalText([]byte("soon")); !errors.Is(err, ErrStop) {
 		t.Errorf("unknown reason: %v, want ErrStop", err)
+	}
+}
+
+// Thresholds reads --d or --sweep, never both, and nothing when neither is
+// given.
+func TestThresholds(t *testing.T) {
+	for _, c := range []struct {
+		dGiven, sweepGiven bool
+		d                  float64
+		s                  string
+		want               []float64
+		err                string
+	}{
+		{want: nil},
+		{dGiven: true, d: 0.1, want: []float64{0.1}},
+		{sweepGiven: true, s: "0:1:3", want: []float64{0, 0.5, 1}},
+		{dGiven: true, sweepGiven: true, d: 0.1, s: "0:1:3", err: "--d and --sweep are mutually exclusive"},
+		{dGiven: true, d: -1, err: "--d -1: must be a finite number ≥ 0"},
+		{dGiven: true, d: math.Inf(1), err: "--d +Inf"},
+		{sweepGiven: true, s: "1:0:3", err: "D0 = 1 must not exceed D1 = 0"},
+	} {
+		got, err := Thresholds(c.dGiven, c.d, c.sweepGiven, c.s)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: error %v, want %q", c, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, %v; want %v", c, got, err, c.want)
+		}
 	}
 }
