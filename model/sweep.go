@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mmds-project/mmds/internal/progress"
@@ -195,3 +198,28 @@ type stoppedBy struct {
 
 // msOf is d in milliseconds, to the microsecond.
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// ModelFileNames checks a --write-model path and returns one file name per
+// threshold: the path itself for one threshold, else the path with "-NN"
+// (1-based) inserted before the extension.
+func ModelFileNames(path string, n int) ([]string, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".mps" && ext != ".lp" {
+		return nil, fmt.Errorf("--write-model %q: the file name must end in .mps or .lp", path)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--write-model %q: folder %q does not exist", path, dir)
+		}
+	}
+	if n == 1 {
+		return []string{path}, nil
+	}
+	stem := strings.TrimSuffix(path, filepath.Ext(path))
+	width := len(fmt.Sprint(n))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%0*d%s", stem, width, i+1, filepath.Ext(path))
+	}
+	return out, nil
+}

@@ -2,8 +2,10 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +25,36 @@ const MaxAdversaries = mip.MaxAdversaries
 // (unchecked: Sweep refuses parameters out of range).
 func NewBinaryOf(p, qy float64, qz []float64) BinaryModel {
 	return NewBinary(mip.Binary{P: p, QY: qy, QZ: qz})
+}
+
+// CheckedBinary is NewBinaryOf after checking its probabilities and
+// adversaries, named as the command line's flags (--p, --qy, --qz) name
+// them.
+func CheckedBinary(p, qy float64, qz []float64) (BinaryModel, error) {
+	prob := func(name string, v float64) error {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return fmt.Errorf("%s = %v: must be a probability in [0, 1]", name, v)
+		}
+		return nil
+	}
+	if err := prob("--p", p); err != nil {
+		return BinaryModel{}, err
+	}
+	if err := prob("--qy", qy); err != nil {
+		return BinaryModel{}, err
+	}
+	if len(qz) == 0 {
+		return BinaryModel{}, errors.New("--qz: give at least one adversary")
+	}
+	if len(qz) > MaxAdversaries {
+		return BinaryModel{}, fmt.Errorf("--qz: %d adversaries: at most %d", len(qz), MaxAdversaries)
+	}
+	for i, q := range qz {
+		if err := prob(fmt.Sprintf("--qz (adversary %d)", i+1), q); err != nil {
+			return BinaryModel{}, err
+		}
+	}
+	return NewBinaryOf(p, qy, qz), nil
 }
 
 // BinarySweep are the options of a binary model's sweep.

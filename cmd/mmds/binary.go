@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/spf13/cobra"
 
@@ -77,8 +76,8 @@ func runBinary(ctx context.Context, e runEnv, f binaryFlags) error {
 	r := model.SweepRequest{D: ds, Format: format, Binary: model.BinarySweep{Global: f.global}, Witness: f.witness, Plot: plotTo(f.plot)}
 	return report.WithOutput(e.stdout, stdoutPath(f.output), func(w io.Writer) error {
 		if f.writeModel != "" {
-			if r.ModelFiles, err = modelFileNames(f.writeModel, len(ds)); err != nil {
-				return err
+			if r.ModelFiles, err = model.ModelFileNames(f.writeModel, len(ds)); err != nil {
+				return usageError{err}
 			}
 		}
 		paths := []report.Path{report.In("--config", f.config), report.Out("--plot", f.plot), report.Out("--output", stdoutPath(f.output)),
@@ -107,32 +106,9 @@ func binaryModel(ctx context.Context, e runEnv, f binaryFlags) (model.BinaryMode
 		}
 		return m, nil
 	}
-	for _, c := range []struct {
-		flag string
-		v    float64
-	}{{"p", f.p}, {"qy", f.qy}} {
-		if err := checkProbability("--"+c.flag, c.v); err != nil {
-			return model.BinaryModel{}, err
-		}
+	m, err := model.CheckedBinary(f.p, f.qy, f.qz)
+	if err != nil {
+		return m, usageError{err}
 	}
-	if len(f.qz) == 0 {
-		return model.BinaryModel{}, badInput("--qz: give at least one adversary")
-	}
-	if len(f.qz) > model.MaxAdversaries {
-		return model.BinaryModel{}, badInput("--qz: %d adversaries: at most %d", len(f.qz), model.MaxAdversaries)
-	}
-	for i, q := range f.qz {
-		if err := checkProbability(fmt.Sprintf("--qz (adversary %d)", i+1), q); err != nil {
-			return model.BinaryModel{}, err
-		}
-	}
-	return model.NewBinaryOf(f.p, f.qy, f.qz), nil
-}
-
-// checkProbability refuses a flag's value v outside [0, 1].
-func checkProbability(name string, v float64) error {
-	if math.IsNaN(v) || v < 0 || v > 1 {
-		return badInput("%s = %v: must be a probability in [0, 1]", name, v)
-	}
-	return nil
+	return m, nil
 }

@@ -113,8 +113,8 @@ func (f finiteFlags) request(ctx context.Context, e runEnv) (model.FiniteModel, 
 		if r.Finite.Alphabet == 0 && (f.method == "colgen" || f.method == "auto" && m.M.N() > model.AutoRayMaxN) {
 			return m, r, badInput("--write-model %q: with --method auto, a model of n = %d > %d values is solved by column generation, which has no single model to write; use --method rays or --alphabet m", f.writeModel, m.M.N(), model.AutoRayMaxN)
 		}
-		if r.ModelFiles, err = modelFileNames(f.writeModel, len(r.D)); err != nil {
-			return m, r, err
+		if r.ModelFiles, err = model.ModelFileNames(f.writeModel, len(r.D)); err != nil {
+			return m, r, usageError{err}
 		}
 	}
 	if f.witness != "" && r.Finite.Alphabet > 0 {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -70,31 +68,6 @@ func writeOutput(stdout io.Writer, path string, b []byte) error {
 		_, err := w.Write(b)
 		return err
 	})
-}
-
-// modelFileNames checks a --write-model path and returns one file name per
-// threshold: the path itself for one threshold, else the path with "-NN"
-// (1-based) inserted before the extension.
-func modelFileNames(path string, n int) ([]string, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".mps" && ext != ".lp" {
-		return nil, badInput("--write-model %q: the file name must end in .mps or .lp", path)
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return nil, badInput("--write-model %q: folder %q does not exist", path, dir)
-		}
-	}
-	if n == 1 {
-		return []string{path}, nil
-	}
-	stem := strings.TrimSuffix(path, filepath.Ext(path))
-	width := len(fmt.Sprint(n))
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s-%0*d%s", stem, width, i+1, filepath.Ext(path))
-	}
-	return out, nil
 }
 
 // checkPaths refuses, before any work, an output that cannot be written
