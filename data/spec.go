@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
+	"github.com/mmds-project/mmds/mip"
 )
 
 // Spec binds a run to a data file and to the roles of its columns. It is
@@ -68,6 +70,35 @@ type Choice struct {
 	// Discrete and Continuous name columns whose kind overrides Detect.
 	Discrete, Continuous []string
 	Seed                 uint64
+}
+
+// NewChoice reads the columns' roles as the command line gives them
+// (--private, --reconstructor, one comma-separated --adversary per
+// adversary, --discrete, --continuous), each name trimmed.
+func NewChoice(private string, recon, advs, discrete, continuous []string, seed uint64) (Choice, error) {
+	c := Choice{Private: private, Reconstructor: trimAll(recon), Discrete: trimAll(discrete), Continuous: trimAll(continuous), Seed: seed}
+	switch {
+	case private == "":
+		return c, errors.New("--private: give the column of the private X")
+	case len(c.Reconstructor) == 0:
+		return c, errors.New("--reconstructor: give the reconstructor's side columns (COL[,COL])")
+	case len(advs) == 0:
+		return c, errors.New("--adversary: give one adversary's side columns (COL[,COL]); repeat for each adversary")
+	case len(advs) > mip.MaxAdversaries:
+		return c, fmt.Errorf("--adversary: %d adversaries: at most %d", len(advs), mip.MaxAdversaries)
+	}
+	for _, a := range advs {
+		c.Adversaries = append(c.Adversaries, trimAll(strings.Split(a, ",")))
+	}
+	return c, nil
+}
+
+func trimAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out
 }
 
 // NewSpec checks c against the table t of the file named path whose bytes

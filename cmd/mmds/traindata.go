@@ -13,7 +13,6 @@ import (
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
-	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/rundir"
 )
 
@@ -239,30 +238,12 @@ func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.
 
 // dataChoice reads the column flags.
 func dataChoice(o trainDataOpts) (data.Choice, error) {
-	c := data.Choice{Private: o.private, Reconstructor: trimAll(o.recon), Discrete: trimAll(o.discrete),
-		Continuous: trimAll(o.continuous), Seed: o.seed}
-	switch {
-	case o.csv == "":
-		return c, badInput("--csv: give the data file (a CSV with a header row)")
-	case o.private == "":
-		return c, badInput("--private: give the column of the private X")
-	case len(c.Reconstructor) == 0:
-		return c, badInput("--reconstructor: give the reconstructor's side columns (COL[,COL])")
-	case len(o.advs) == 0:
-		return c, badInput("--adversary: give one adversary's side columns (COL[,COL]); repeat for each adversary")
-	case len(o.advs) > model.MaxAdversaries:
-		return c, badInput("--adversary: %d adversaries: at most %d", len(o.advs), model.MaxAdversaries)
+	if o.csv == "" {
+		return data.Choice{}, badInput("--csv: give the data file (a CSV with a header row)")
 	}
-	for _, a := range o.advs {
-		c.Adversaries = append(c.Adversaries, trimAll(strings.Split(a, ",")))
+	c, err := data.NewChoice(o.private, o.recon, o.advs, o.discrete, o.continuous, o.seed)
+	if err != nil {
+		return c, usageError{err}
 	}
 	return c, nil
-}
-
-func trimAll(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, strings.TrimSpace(s))
-	}
-	return out
 }
