@@ -480,6 +480,17 @@ type Manifest struct {
 	Instances []ManifestEntry `json:"instances"`
 }
 
+// Certified counts the instances with a certified optimal value.
+func (m Manifest) Certified() int {
+	n := 0
+	for _, e := range m.Instances {
+		if e.OptimalValue != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // ManifestEntry describes one instance file.
 type ManifestEntry struct {
 	Name         string   `json:"name"`

@@ -96,7 +96,7 @@ func layoutCases(t *testing.T) map[string]Spec {
 		}
 	}
 	pts = append(pts, BenchPoint{Series: "GLPK", N: 4, Seconds: 10, Limited: true})
-	cases["bench --plot"] = BenchScalingSpec("mmds bench: seed 1, n from 2 to 4, K = "+List([]int{1, 2, 3})+", D = "+List([]float64{0.25, 0.5, 0.75})+" × Dmax, time limit 10s, median of "+report.Plural(1, "seed"), pts)
+	cases["bench --plot"] = BenchScalingSpec("mmds bench: seed 1, n from 2 to 4, K = "+report.List([]int{1, 2, 3})+", D = "+report.List([]float64{0.25, 0.5, 0.75})+" × Dmax, time limit 10s, median of "+report.Plural(1, "seed"), pts)
 	var curves []bench.ProfileCurve
 	for i, name := range []string{"HiGHS", "CBC", "SCIP", "GLPK", "HiGHS-IPM", "cuOpt"} {
 		curves = append(curves, bench.ProfileCurve{Label: name, Tau: []float64{1, 1 + 0.1*float64(i), 1.9}, Rho: []float64{0.3, 0.7, 1}})

@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -158,17 +157,4 @@ func wrap(txt string, sty text.Style, width vg.Length) string {
 	}
 	lines = append(lines, strings.TrimSpace(line))
 	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
-}
-
-// List joins xs as a sentence does, for titles: "1", "1 and 2",
-// "0.25, 0.5 and 0.75" (never Go's "[1 2 3]").
-func List[T any](xs []T) string {
-	words := make([]string, len(xs))
-	for i, x := range xs {
-		words[i] = fmt.Sprint(x)
-	}
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

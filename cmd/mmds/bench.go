@@ -247,14 +247,8 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 		dir = tmp
 		f.TempFiles = true // they are gone when the report is read
 	}
-	ns := fmt.Sprintf("n from %d to %d", lo, hi)
-	if lo == hi {
-		ns = fmt.Sprintf("n = %d", lo)
-	}
-	title := fmt.Sprintf("mmds bench: seed %d, %s, K = %s, D = %s × Dmax", f.seed, ns, plot.List(f.ks), plot.List(f.fractions))
-	return solveAndReport(cmd, f.solveFlags, format, ins, dir, title, map[string]any{
-		"family": map[string]any{"n_min": lo, "n_max": hi, "k": f.ks, "fractions": f.fractions, "instances": f.models,
-			"seed": f.seed, "max_subsets": f.maxSubsets, "outputs": "m = n"}})
+	title, source := spec.Describe()
+	return solveAndReport(cmd, f.solveFlags, format, ins, dir, title, source)
 }
 
 type benchLibraryFlags struct {
@@ -316,14 +310,8 @@ column generation; a size neither certifies is refused (exit 3). The same versio
 			if err != nil {
 				return err
 			}
-			certified := 0
-			for _, e := range man.Instances {
-				if e.OptimalValue != nil {
-					certified++
-				}
-			}
 			_ = report.Sayf(cmd.OutOrStdout(), "wrote %d instances (%d with a certified optimal value) and %s/%s, %s, manifest.json, manifest.csv: library version %s, seed %d",
-				len(man.Instances), certified, strings.TrimSuffix(args[0], "/"), bench.SoluFile, bench.MetadataFile, man.Version, man.Seed)
+				len(man.Instances), man.Certified(), strings.TrimSuffix(args[0], "/"), bench.SoluFile, bench.MetadataFile, man.Version, man.Seed)
 			return nil
 		},
 	}

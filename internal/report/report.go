@@ -325,6 +325,19 @@ func Num(x float64) string {
 	return Float(x, 6)
 }
 
+// List joins xs as a sentence does, for titles: "1", "1 and 2",
+// "0.25, 0.5 and 0.75" (never Go's "[1 2 3]").
+func List[T any](xs []T) string {
+	words := make([]string, len(xs))
+	for i, x := range xs {
+		words[i] = fmt.Sprint(x)
+	}
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 // Plural writes n and noun, with an s unless n is 1 ("1 seed", "3 seeds",
 // "2 adversaries").
 func Plural(n int, noun string) string {
