@@ -366,3 +366,22 @@ func Open(ctx context.Context, path string, c Choice) (*Prepared, []byte, error)
 	}
 	return prep, raw, nil
 }
+
+// Training is the run of cfg (plan's configuration, its thresholds set)
+// on the prepared data, as learn.NewTraining is a model's: the split's
+// sizes, the dataset, and the binding (model.json is the Spec's encoding,
+// ModelSHA256 its hash).
+func (p *Prepared) Training(plan Plan, cfg learn.Config) (*learn.Training, error) {
+	split := p.Spec.Split
+	cfg.TrainSize, cfg.TestSize = split.Train, split.Test
+	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
+	t := &learn.Training{Config: cfg, Data: p.Dataset(plan.Method == learn.MethodLabels)}
+	var err error
+	if t.Model, err = p.Spec.Encode(); err != nil {
+		return nil, err
+	}
+	if t.Config.ModelSHA256, err = p.Spec.Hash(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -55,6 +55,24 @@ type GaussSource interface {
 	GaussLaw() *gauss.Model
 }
 
+// The paper's 12,000 samples, one sixth held out for testing (10,000
+// train, 2,000 test, Section V-A), and the range a run may draw (a Monte
+// Carlo estimate too).
+const (
+	DefaultSamples = 12000
+	MinSamples     = 60
+	MaxSamples     = 10_000_000
+)
+
+// CheckSamples refuses a sample count outside [MinSamples, MaxSamples],
+// naming the command line's --samples.
+func CheckSamples(n int) error {
+	if n < MinSamples || n > MaxSamples {
+		return fmt.Errorf("--samples %d: must be in [%d, %d]", n, MinSamples, MaxSamples)
+	}
+	return nil
+}
+
 // TrainRequest is what a training run asks of a model beside the preset's
 // Config: the dataset's draw and the thresholds.
 type TrainRequest struct {

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -406,6 +407,24 @@ func FormatOf(path string) (string, error) {
 	default:
 		return "", fmt.Errorf("%s: the figure's file name must end in .png or .svg", path)
 	}
+}
+
+// CheckPath refuses, before any work, a figure file that Write could not
+// write: a name without .png or .svg, or one in a missing folder; flag
+// names it.
+func CheckPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := FormatOf(path); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s %q: folder %q does not exist", flag, path, dir)
+		}
+	}
+	return nil
 }
 
 // Write draws s into path, PNG or SVG by the extension, atomically: the file

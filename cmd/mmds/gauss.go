@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 )
 
@@ -24,14 +25,6 @@ type gaussOpts struct {
 	samples    int
 	workers    int // --workers: kernel searches at once
 }
-
-// Monte Carlo defaults: the paper's 12,000 samples, one sixth held out for
-// testing (10,000 train / 2,000 test, Section V-A).
-const (
-	defaultSamples = 12000
-	minSamples     = 60
-	maxSamples     = 10_000_000
-)
 
 func newGaussCmd() *cobra.Command {
 	var o gaussOpts
@@ -64,7 +57,7 @@ Without --config it uses the paper's Section V-A setup. See docs/gauss.md.`,
 	o.register(f, "thresholds D0:D1:N (default 30 values from 0.005 to V_Y = Var[X|Y])", 0)
 	f.BoolVar(&o.monteCarlo, "monte-carlo", false, "also estimate every loss by Monte Carlo (paper's protocol)")
 	f.Uint64Var(&o.seed, "seed", 1, "Monte Carlo seed (point i uses PCG(seed, i))")
-	f.IntVar(&o.samples, "samples", defaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
+	f.IntVar(&o.samples, "samples", learn.DefaultSamples, "Monte Carlo samples per point; 1/6 of them are the test split")
 	f.BoolVar(&o.kernels, "kernels", false, "also search optimized stochastic kernels at every threshold (slow: about 10 s each)")
 	f.BoolVar(&o.optimum, "optimum", false, "also search the optimum over all privatizers on a grid (column generation over posteriors; seconds a threshold): a mechanism certified on the continuum and a numerical estimate of the grid problem")
 	workersFlag(f, &o.workers, "kernel searches (--kernels) and the optimum search's scans (--optimum)")
@@ -121,8 +114,8 @@ func checkMCFlags(e runEnv, o gaussOpts) error {
 		}
 		return nil
 	}
-	if o.samples < minSamples || o.samples > maxSamples {
-		return badInput("--samples %d: must be in [%d, %d]", o.samples, minSamples, maxSamples)
+	if err := learn.CheckSamples(o.samples); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/sweep"
+	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 )
@@ -85,7 +86,7 @@ func runOptimum(ctx context.Context, e runEnv, o optimumOpts) error {
 		return runFinite(ctx, e, finiteFlags{sweepFlags: o.sweepFlags, config: o.model, alphabet: "global", method: "auto",
 			gap: model.ProvenGap, maxSubsets: model.DefaultMaxSubsets})
 	case model.Gauss:
-		return runGauss(ctx, e, gaussOpts{sweepFlags: o.sweepFlags, config: o.model, seed: 1, samples: defaultSamples,
+		return runGauss(ctx, e, gaussOpts{sweepFlags: o.sweepFlags, config: o.model, seed: 1, samples: learn.DefaultSamples,
 			workers: runtime.GOMAXPROCS(0)})
 	}
 	return fmt.Errorf("optimum: model kind %v has no optimum command", m.Kind())

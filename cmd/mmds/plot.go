@@ -103,16 +103,8 @@ func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 // checkPlotPath validates a --plot file name before any work: a .png or .svg
 // file in an existing folder.
 func checkPlotPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := plot.FormatOf(path); err != nil {
-		return badInput("--plot: %v", err)
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return badInput("--plot %q: folder %q does not exist", path, dir)
-		}
+	if err := plot.CheckPath("--plot", path); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

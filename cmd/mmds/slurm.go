@@ -45,7 +45,7 @@ func (o *k8sOpts) register(f *pflag.FlagSet) {
 
 // writeClusterJobs writes job's Slurm scripts or Kubernetes manifests.
 func writeClusterJobs(w io.Writer, args []cluster.Flag, job *trainJob, o trainOpts) error {
-	t := cluster.Train{Kind: job.kind.String(), Out: job.cfg.Dir, Thresholds: len(job.cfg.D), Flags: args, Model: job.model}
+	t := cluster.Train{Kind: job.kind.String(), Out: job.Config.Dir, Thresholds: len(job.Config.D), Flags: args, Model: job.Model}
 	var err error
 	if o.slurm.Dir != "" {
 		err = t.WriteSlurm(w, o.slurm.SlurmOptions)

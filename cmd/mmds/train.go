@@ -113,7 +113,7 @@ certifies the channel that network induces, with a stated error.`,
 	f.StringVar(&o.method, "method", learn.MethodAlg1.String(), "training method: alg1 (the paper's Algorithm 1) or labels (a softmax over a codebook of labels against exact Bayes observers; gauss: per cell of x)")
 	f.StringVar(&o.observers, "observers", learn.ObserversLaw.String(), "what --method labels' exact Bayes observers know: law (the model's) or data (the training split's empirical law)")
 	o.register(f, trainHelp)
-	f.IntVar(&o.samples, "samples", defaultSamples, "samples drawn from the model; 1/6 of them are the test split")
+	f.IntVar(&o.samples, "samples", learn.DefaultSamples, "samples drawn from the model; 1/6 of them are the test split")
 	f.StringVar(&o.shard, "shard", "", "train only shard i of n of the thresholds (i/n; slurm: from the Slurm array task; k8s/n: from JOB_COMPLETION_INDEX); without it, a directory the shards filled is merged without training")
 	o.slurm.register(f)
 	o.k8s.register(f)
@@ -180,10 +180,8 @@ func (o *trainOpts) register(f *pflag.FlagSet, h runFlagHelp) {
 
 // trainJob is a validated mmds train invocation.
 type trainJob struct {
+	*learn.Training
 	kind   model.Kind
-	cfg    learn.Config
-	data   *learn.Dataset
-	model  []byte // model.json
 	format report.Format
 	advs   int
 }
@@ -221,7 +219,7 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 		// Exit 0: the shard did all it could; the rest needs another
 		// shard first, or the merge (docs/cluster.md).
 		fmt.Fprintf(o.env.stderr, "mmds train: shard %v left %s for others: %s. Run shard %v, then this one again, or finish the run without --shard.\n",
-			job.cfg.Shard, report.Plural(len(w.Left), "threshold"), w, w.Owner)
+			job.Config.Shard, report.Plural(len(w.Left), "threshold"), w, w.Owner)
 	}
 	return nil
 }
@@ -229,16 +227,16 @@ func runTrain(ctx context.Context, name string, o trainOpts) error {
 // writeRunDir lays out job's results directory: its model file, then what
 // more (the data file's copy) does.
 func writeRunDir(job *trainJob, more func(rundir.Dir) error) error {
-	d := rundir.Dir(job.cfg.Dir)
-	err := d.WriteModel(job.model)
+	d := rundir.Dir(job.Config.Dir)
+	err := d.WriteModel(job.Model)
 	if err == nil && more != nil {
 		err = more(d)
 	}
 	if errors.Is(err, rundir.ErrResume) {
-		return usageError{fmt.Errorf("--out %s: %w", job.cfg.Dir, err)}
+		return usageError{fmt.Errorf("--out %s: %w", job.Config.Dir, err)}
 	}
 	if err != nil {
-		return badInput("--out %s: %v", job.cfg.Dir, err)
+		return badInput("--out %s: %v", job.Config.Dir, err)
 	}
 	return nil
 }
@@ -247,13 +245,13 @@ func writeRunDir(job *trainJob, more func(rundir.Dir) error) error {
 // and returns its results and how long it took; an error is the run's
 // exit (sweepError).
 func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, time.Duration, error) {
-	bar := newTrainBar(o.env.stderr, job.cfg, o.quiet)
-	job.cfg.Progress = bar.update
+	bar := newTrainBar(o.env.stderr, job.Config, o.quiet)
+	job.Config.Progress = bar.update
 	start := time.Now()
-	res, err := learn.Sweep(ctx, job.data, job.cfg)
+	res, err := learn.Sweep(ctx, job.Data, job.Config)
 	bar.finish(err)
 	if err != nil {
-		return nil, 0, sweepError(ctx, job.cfg.Dir, err)
+		return nil, 0, sweepError(ctx, job.Config.Dir, err)
 	}
 	return res, time.Since(start), nil
 }
@@ -308,8 +306,8 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 	if err := checkWorkers(o.workers); err != nil {
 		return nil, err
 	}
-	if o.samples < minSamples || o.samples > maxSamples {
-		return nil, badInput("--samples %d: must be in [%d, %d]", o.samples, minSamples, maxSamples)
+	if err := learn.CheckSamples(o.samples); err != nil {
+		return nil, usageError{err}
 	}
 	if o.out == "" {
 		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
@@ -333,16 +331,16 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 	if err != nil {
 		return nil, err
 	}
-	job := &trainJob{kind: kind, format: format, data: t.Data, model: t.Model, advs: m.Adversaries(), cfg: t.Config}
+	job := &trainJob{Training: t, kind: kind, format: format, advs: m.Adversaries()}
 	if o.shard != "" {
-		if job.cfg.Shard, err = cluster.Parse(o.shard, os.Getenv); err != nil {
+		if job.Config.Shard, err = cluster.Parse(o.shard, os.Getenv); err != nil {
 			return nil, usageError{err}
 		}
 	}
 	if err := o.slurm.validate(o.env.given); err != nil {
 		return nil, err
 	}
-	job.cfg.Workers, job.cfg.Dir = o.workers, o.out
+	job.Config.Workers, job.Config.Dir = o.workers, o.out
 	return job, nil
 }
 
@@ -417,5 +415,5 @@ func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 
 // summary is what job's run says of itself at the end.
 func (job *trainJob) summary(res *learn.Results, elapsed time.Duration) learn.Summary {
-	return learn.Summary{Results: res, Config: job.cfg, Adversaries: job.advs, Elapsed: elapsed}
+	return learn.Summary{Results: res, Config: job.Config, Adversaries: job.advs, Elapsed: elapsed}
 }

@@ -122,10 +122,10 @@ func runTrainData(ctx context.Context, o trainDataOpts) error {
 	if job.format == report.Table {
 		s := job.spec
 		g.Title = fmt.Sprintf("%s on %s (%d rows: %d train, %d test, seed %d): X = %s (%v)",
-			job.cfg.PlanName(), safefile.Path(o.csv), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
+			job.Config.PlanName(), safefile.Path(o.csv), s.Rows, s.Split.Train, s.Split.Test, s.Split.Seed, s.Private.Name, s.Private.Kind)
 		// data have no optimum to certify against: verify's verdict is empirical
-		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.cfg.Dir,
-			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.cfg.Dir, 1)
+		g.Notes[len(g.Notes)-1] = strings.Replace(g.Notes[len(g.Notes)-1], "Certify with: mmds verify "+job.Config.Dir,
+			"Check with mmds's own estimators (an empirical verdict, docs/data.md): mmds verify "+job.Config.Dir, 1)
 	}
 	return emit(o.env.stdout, job.format, g, sum.JSON())
 }
@@ -173,15 +173,11 @@ func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	job := &trainJob{kind: plan.Model, format: format, advs: len(spec.Adversaries),
-		data: prep.Dataset(plan.Method == learn.MethodLabels)}
-	if job.model, err = spec.Encode(); err != nil {
+	t, err := prep.Training(plan, cfg)
+	if err != nil {
 		return nil, err
 	}
-	if cfg.ModelSHA256, err = spec.Hash(); err != nil {
-		return nil, err
-	}
-	job.cfg = cfg
+	job := &trainJob{Training: t, kind: plan.Model, format: format, advs: len(spec.Adversaries)}
 	return &dataJob{trainJob: job, spec: spec, raw: raw}, nil
 }
 
@@ -229,9 +225,6 @@ func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.
 		}
 		return learn.Config{}, usageError{err}
 	}
-	split := prep.Spec.Split
-	cfg.TrainSize, cfg.TestSize = split.Train, split.Test
-	cfg.BatchSize = min(cfg.BatchSize, cfg.TrainSize)
 	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
 	return cfg, nil
 }
