@@ -40,6 +40,24 @@ type Progress struct {
 	Waiting *rundir.Wait
 }
 
+// String says where the protocol stands at p's threshold: "D 2/4 =
+// 0.05: accepted 3/5, attempted 4/20".
+func (p Progress) String() string { return p.line("") }
+
+// Finished is the line of a finished threshold: "D 2/4 = 0.05 done (cap
+// hit): accepted 3/5, attempted 20/20".
+func (p Progress) Finished() string {
+	if p.CapHit {
+		return p.line(" done (cap hit)")
+	}
+	return p.line(" done")
+}
+
+func (p Progress) line(state string) string {
+	return fmt.Sprintf("D %d/%d = %.4g%s: accepted %d/%d, attempted %d/%d",
+		p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts)
+}
+
 // Results is the outcome of a sweep, and the content of results.json.
 type Results struct {
 	Model   kind.Kind      `json:"model"`

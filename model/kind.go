@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmds-project/mmds/gauss"
 	"github.com/mmds-project/mmds/internal/enum"
@@ -69,6 +70,15 @@ func KindTitle(k Kind) string { return kindFiles[k].title }
 // KindsWant lists the kinds as a message names the valid ones, "gauss,
 // binary or finite", each quoted (%q) when quoted is set.
 func KindsWant(quoted bool) string { return kind.Want(quoted) }
+
+// KindsUsage names the kinds as a usage line does: gauss|binary|finite.
+func KindsUsage() string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, "|")
+}
 
 // Class says over which privatizers an Optimum is optimal.
 type Class int

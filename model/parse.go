@@ -134,6 +134,15 @@ func LoadIn(ctx context.Context, dir, name string) (Model, error) {
 	return m, nil
 }
 
+// LoadOrPaper reads a model file of kind k (LoadAs), or returns the
+// paper's model of that kind (Paper) when path is "".
+func LoadOrPaper(ctx context.Context, k Kind, path string) (Model, error) {
+	if path == "" {
+		return Paper(k)
+	}
+	return LoadAs(ctx, k, path)
+}
+
 // LoadAs reads a model file that must be of kind k (ReadFile, then
 // ParseAs). Errors wrap ErrConfig (or ctx's error) and name the file.
 func LoadAs(ctx context.Context, k Kind, path string) (Model, error) {

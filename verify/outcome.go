@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/mmds-project/mmds/internal/enum"
 )
@@ -86,4 +87,34 @@ func (r *Report) count() {
 		}
 	}
 	r.Pass = r.Passed == len(r.Points)
+}
+
+// VerdictError is a report's verdict other than pass, in words.
+type VerdictError struct {
+	Outcome Outcome // OutcomeFail or OutcomeCannotCertify
+	msg     string
+}
+
+func (e *VerdictError) Error() string { return e.msg }
+
+// Verdict is nil when r passes, else a *VerdictError that counts r's
+// points: the thresholds of the results directory dir, or the privatizer
+// files' points when dir is "".
+func (r *Report) Verdict(dir string) error {
+	n := len(r.Points)
+	e := &VerdictError{Outcome: r.Outcome()}
+	switch {
+	case e.Outcome == OutcomePass:
+		return nil
+	case e.Outcome == OutcomeCannotCertify && dir == "":
+		e.msg = fmt.Sprintf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", r.CannotCertify, n, r.Passed)
+	case e.Outcome == OutcomeCannotCertify:
+		e.msg = fmt.Sprintf("certification of %s: %d of %d thresholds cannot be certified soundly (%d pass)", dir, r.CannotCertify, n, r.Passed)
+	case dir == "":
+		e.msg = fmt.Sprintf("certification failed: %d of %d points pass", r.Passed, n)
+	default:
+		e.msg = fmt.Sprintf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
+			dir, r.Passed, n, r.Failed, r.NotFinalized, r.NotTrained)
+	}
+	return e
 }

@@ -69,3 +69,35 @@ func TestOutcomeCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestReportVerdict: a report's verdict is nil when it passes, else an error
+// with its outcome that counts thresholds of a directory or points of
+// privatizer files.
+func TestReportVerdict(t *testing.T) {
+	pass := Point{Status: StatusCertified, Finalized: true, Pass: true}
+	fail := Point{Status: StatusCertified, Finalized: true}
+	cannot := Point{Status: StatusCannotCertify, Finalized: true}
+	for _, c := range []struct {
+		pts  []Point
+		dir  string
+		want Outcome
+		msg  string
+	}{
+		{[]Point{pass}, "d", OutcomePass, ""},
+		{[]Point{pass, fail}, "d", OutcomeFail, "certification of d failed: 1 of 2 thresholds pass (1 fail, 0 not finalized, 0 not trained)"},
+		{[]Point{pass, fail}, "", OutcomeFail, "certification failed: 1 of 2 points pass"},
+		{[]Point{pass, cannot}, "d", OutcomeCannotCertify, "certification of d: 1 of 2 thresholds cannot be certified soundly (1 pass)"},
+		{[]Point{pass, cannot}, "", OutcomeCannotCertify, "cannot certify: 1 of 2 points cannot be certified soundly (1 pass)"},
+	} {
+		r := &Report{Points: c.pts}
+		r.count()
+		err := r.Verdict(c.dir)
+		var ve *VerdictError
+		switch {
+		case c.want == OutcomePass && err != nil:
+			t.Errorf("%v: %v, want nil", c.pts, err)
+		case c.want != OutcomePass && (!errors.As(err, &ve) || ve.Outcome != c.want || err.Error() != c.msg):
+			t.Errorf("%v in %q: %v, want %v %q", c.pts, c.dir, err, c.want, c.msg)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -121,19 +120,15 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		}
 		wrote = append(wrote, o.path)
 	}
-	var buf bytes.Buffer
-	var werr error
-	switch format {
-	case report.JSON:
-		werr = report.WriteJSON(&buf, rep.Doc())
-	case report.CSV:
-		werr = rep.RunsGrid(true).RenderCSV(&buf)
-	default:
-		werr = rep.WriteTables(&buf)
-	}
-	if werr == nil {
-		werr = writeOutput(cmd.OutOrStdout(), stdoutPath(f.output), buf.Bytes())
-	}
+	werr := writeOutput(cmd.OutOrStdout(), stdoutPath(f.output), func(w io.Writer) error {
+		switch format {
+		case report.JSON:
+			return report.WriteJSON(w, rep.Doc())
+		case report.CSV:
+			return rep.RunsGrid(true).RenderCSV(w)
+		}
+		return rep.WriteTables(w)
+	})
 	if werr != nil || !rep.Interrupted {
 		return werr
 	}

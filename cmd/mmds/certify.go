@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -122,11 +122,7 @@ func runCertify(ctx context.Context, e runEnv, o certifyOptions) error {
 		return reproduced(e.stdout, rep, false, fmt.Sprintf("%s matches its files: %s model, %d privatizers, %d pass",
 			o.req.Check, cert.Model, len(cert.Points), cert.Passed))
 	}
-	var buf bytes.Buffer
-	if err := files.Render(&buf, rep, format, o.summary); err != nil {
-		return err
-	}
-	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, func(w io.Writer) error { return files.Render(w, rep, format, o.summary) }); err != nil {
 		return err
 	}
 	if o.req.Certificate != "" {
@@ -143,7 +139,7 @@ func runCertify(ctx context.Context, e runEnv, o certifyOptions) error {
 			return err
 		}
 	}
-	return certifyVerdict(rep)
+	return verdictExit(rep.Verdict(""))
 }
 
 // parse checks the flags every certify run shares.
@@ -163,17 +159,4 @@ func (o *certifyOptions) parse() (report.Format, error) {
 	}
 	o.req.MaxMemory, err = parseMaxMemory(o.maxMemory)
 	return format, err
-}
-
-// certifyVerdict is the run's exit: nil when every point passes, exit 3
-// when the only shortfall is points that cannot be certified soundly, else
-// exit 1.
-func certifyVerdict(rep *verify.Report) error {
-	switch rep.Outcome() {
-	case verify.OutcomePass:
-		return nil
-	case verify.OutcomeCannotCertify:
-		return exitError{exitCannotCertify, fmt.Errorf("cannot certify: %d of %d points cannot be certified soundly (%d pass)", rep.CannotCertify, len(rep.Points), rep.Passed)}
-	}
-	return exitError{exitFailure, fmt.Errorf("certification failed: %d of %d points pass", rep.Passed, len(rep.Points))}
 }

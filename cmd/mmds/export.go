@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -76,5 +77,8 @@ func runExport(ctx context.Context, e runEnv, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(e.stdout, o.req.Output, b)
+	return writeOutput(e.stdout, o.req.Output, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }

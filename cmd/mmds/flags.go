@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -57,15 +58,20 @@ func emit(w io.Writer, f report.Format, g *report.Grid, v any) error {
 	return g.RenderTable(w)
 }
 
-// writeOutput writes b, a command's whole output, to standard output or,
-// when path is set (-o/--output FILE), atomically to that file.
-func writeOutput(stdout io.Writer, path string, b []byte) error {
+// writeOutput renders a command's whole output into memory, then writes
+// it to standard output or, when path is set (-o/--output FILE),
+// atomically to that file.
+func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
 	if path == "" {
-		_, err := stdout.Write(b)
+		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
 	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b)
+		_, err := w.Write(buf.Bytes())
 		return err
 	})
 }

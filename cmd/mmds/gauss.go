@@ -85,7 +85,7 @@ func runGauss(ctx context.Context, e runEnv, o gaussOpts) error {
 	if err := checkPaths(report.In("--config", o.config), report.Out("--output", stdoutPath(o.output)), report.Out("--plot", o.plot)); err != nil {
 		return err
 	}
-	m, err := kindModel(ctx, model.Gauss, o.config)
+	m, err := model.LoadOrPaper(ctx, model.Gauss, o.config)
 	if err != nil {
 		return usageError{fmt.Errorf("--config %w", err)}
 	}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +50,7 @@ func (o *trainOpts) bindRun(cmd *cobra.Command) {
 func newTrainCmd() *cobra.Command {
 	var o trainOpts
 	cmd := &cobra.Command{
-		Use:   "train " + kindsUsage(),
+		Use:   "train " + model.KindsUsage(),
 		Short: "Train the paper's learned baseline (Algorithm 1) or a label privatizer over a sweep of D",
 		Long: `train draws a seeded dataset from the model (the paper's 12,000 samples:
 10,000 train, 2,000 test), runs Algorithm 1 with the selection protocol of
@@ -93,7 +92,7 @@ certifies the channel that network induces, with a stated error.`,
 		Args: usageArgs(func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(false), kindsUsage())
+				return badInput("train: give the model to train, %s (mmds train %s [flags])", model.KindsWant(false), model.KindsUsage())
 			case len(args) > 1:
 				return badInput("train: one model, %s; got %d arguments %s", model.KindsWant(false), len(args), safefile.ExcerptList(args))
 			}
@@ -119,15 +118,6 @@ certifies the channel that network induces, with a stated error.`,
 	o.k8s.register(f)
 	cmd.AddCommand(newTrainDataCmd())
 	return cmd
-}
-
-// kindsUsage names the model kinds as a usage line does: gauss|binary|finite.
-func kindsUsage() string {
-	var names []string
-	for _, k := range model.Kinds() {
-		names = append(names, k.String())
-	}
-	return strings.Join(names, "|")
 }
 
 // kindCompletions are the model kinds with their titles, for shells.
@@ -320,7 +310,7 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 	if req.Tau, req.D, err = o.grid(); err != nil {
 		return nil, err
 	}
-	m, err := kindModel(ctx, kind, o.config)
+	m, err := model.LoadOrPaper(ctx, kind, o.config)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--config %w", err)}
 	}
@@ -398,16 +388,10 @@ func (b *trainBar) update(p learn.Progress) {
 	if p.Done {
 		done = (p.DIndex + 1) * b.accept
 	}
-	b.bar.Describe(fmt.Sprintf("D %d/%d = %.4g: accepted %d/%d, attempted %d/%d",
-		p.DIndex+1, p.NumD, p.D, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts))
+	b.bar.Describe(p.String())
 	b.bar.Set(done)
 	if p.Done {
-		state := "done"
-		if p.CapHit {
-			state = "done (cap hit)"
-		}
-		b.bar.Logf("mmds train: D %d/%d = %.4g %s: accepted %d/%d, attempted %d/%d",
-			p.DIndex+1, p.NumD, p.D, state, p.Accepted, p.Accept, p.Attempted, p.MaxAttempts)
+		b.bar.Logf("mmds train: %s", p.Finished())
 	}
 }
 

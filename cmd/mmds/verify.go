@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -106,7 +105,7 @@ fails.`,
 // certificate asked for; with --check it says whether the certificate
 // matches.
 func runVerify(ctx context.Context, e runEnv, o verifyOptions) error {
-	format, err := o.parse(e.given)
+	format, err := o.parse()
 	if err != nil {
 		return err
 	}
@@ -141,17 +140,13 @@ func runVerify(ctx context.Context, e runEnv, o verifyOptions) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	if err := dir.Run.Render(&buf, rep, format, o.summary); err != nil {
-		return err
-	}
-	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, func(w io.Writer) error { return dir.Run.Render(w, rep, format, o.summary) }); err != nil {
 		return err
 	}
 	if o.reportOnly {
 		return nil
 	}
-	return verdictError(o.req.Dir, rep)
+	return verdictExit(rep.Verdict(o.req.Dir))
 }
 
 // runVerifyData gives a run on a user's data its empirical verdict
@@ -163,11 +158,7 @@ func runVerifyData(ctx context.Context, e runEnv, run *verify.DataRun, o verifyO
 	if err != nil {
 		return verifyError(err)
 	}
-	var buf bytes.Buffer
-	if err := run.Render(&buf, rep, format); err != nil {
-		return err
-	}
-	if err := writeOutput(e.stdout, o.req.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e.stdout, o.req.Output, func(w io.Writer) error { return run.Render(w, rep, format) }); err != nil {
 		return err
 	}
 	if !rep.Pass && !o.reportOnly {
@@ -177,14 +168,12 @@ func runVerifyData(ctx context.Context, e runEnv, run *verify.DataRun, o verifyO
 	return nil
 }
 
-// parse checks the flags before any work; given says which the user gave.
-func (o *verifyOptions) parse(given func(flag string) bool) (report.Format, error) {
+// parse checks the flags before any work (flagRules has refused --summary
+// with --format).
+func (o *verifyOptions) parse() (report.Format, error) {
 	format, err := outputFormat(o.format)
 	if err != nil {
 		return format, err
-	}
-	if o.summary && given("format") {
-		return format, badInput("--summary and --format are mutually exclusive")
 	}
 	if err := o.tol.Validate(); err != nil {
 		return format, toleranceFlagError(err)
@@ -212,19 +201,17 @@ func verifyError(err error) error {
 	return err
 }
 
-// verdictError is the run's exit: nil when every threshold passes, exit 3
-// when the only shortfall is thresholds that cannot be certified soundly,
-// else exit 1.
-func verdictError(dir string, rep *verify.Report) error {
-	switch rep.Outcome() {
-	case verify.OutcomePass:
-		return nil
-	case verify.OutcomeCannotCertify:
-		return exitError{exitCannotCertify, fmt.Errorf("certification of %s: %d of %d thresholds cannot be certified soundly (%d pass)",
-			dir, rep.CannotCertify, len(rep.Points), rep.Passed)}
+// verdictExit gives a verdict other than pass its exit status: 3 when it
+// cannot certify, else 1.
+func verdictExit(err error) error {
+	var ve *verify.VerdictError
+	if !errors.As(err, &ve) {
+		return err
 	}
-	return exitError{exitFailure, fmt.Errorf("certification of %s failed: %d of %d thresholds pass (%d fail, %d not finalized, %d not trained)",
-		dir, rep.Passed, len(rep.Points), rep.Failed, rep.NotFinalized, rep.NotTrained)}
+	if ve.Outcome == verify.OutcomeCannotCertify {
+		return exitError{exitCannotCertify, err}
+	}
+	return exitError{exitFailure, err}
 }
 
 // reproduced is the exit of a --check whose certificate was re-derived
