@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/model/kind"
@@ -14,6 +15,7 @@ import (
 type Choices struct {
 	Preset, Method, Observers           string
 	Labels, Epochs, Accept, MaxAttempts int
+	Tau                                 float64
 	Given                               func(name string) bool
 }
 
@@ -37,6 +39,18 @@ func (c Choices) TrainMethod() (TrainMethod, error) {
 		return 0, choiceError("--method %s: must be alg1 or labels", safefile.Excerpt(c.Method))
 	}
 	return m, nil
+}
+
+// Band is the selection band given (0: the default, half the grid's
+// step as in Section V).
+func (c Choices) Band() (float64, error) {
+	if !c.Given("tau") {
+		return 0, nil
+	}
+	if math.IsNaN(c.Tau) || math.IsInf(c.Tau, 0) || c.Tau <= 0 {
+		return 0, choiceError("--tau %v: must be a finite number > 0", c.Tau)
+	}
+	return c.Tau, nil
 }
 
 // Config is preset's configuration of a model of kind k with c's method,

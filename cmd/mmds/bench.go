@@ -54,11 +54,7 @@ func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 }
 
 func checkFigurePath(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	ext := strings.ToLower(path[strings.LastIndex(path, ".")+1:])
-	if !strings.Contains(path, ".") || (ext != "png" && ext != "svg") {
+	if _, err := plot.FormatOf(path); path != "" && err != nil {
 		return badInput("--%s %q: the file name must end in .png or .svg", flag, path)
 	}
 	return nil

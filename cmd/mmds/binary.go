@@ -107,8 +107,5 @@ func binaryModel(ctx context.Context, e runEnv, f binaryFlags) (model.BinaryMode
 		return m, nil
 	}
 	m, err := model.CheckedBinary(f.p, f.qy, f.qz)
-	if err != nil {
-		return m, usageError{err}
-	}
-	return m, nil
+	return m, asUsage(err)
 }

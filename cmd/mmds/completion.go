@@ -109,9 +109,6 @@ type flagCompletion = func(*cobra.Command, []string, string) ([]cobra.Completion
 // writes. A name that means different things on different commands
 // (--out) is completed per command in registerCompletions.
 func flagCompletions() map[string]flagCompletion {
-	fixed := func(vals ...string) flagCompletion {
-		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
-	}
 	files := func(exts ...string) flagCompletion {
 		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return exts, cobra.ShellCompDirectiveFilterFileExt
@@ -163,6 +160,11 @@ func flagCompletions() map[string]flagCompletion {
 	}
 }
 
+// fixed completes one of vals.
+func fixed(vals ...string) flagCompletion {
+	return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+}
+
 // folders completes folder names.
 func folders(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveFilterDirs
@@ -177,9 +179,6 @@ func noFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellC
 // of DIR arguments on c and its subcommands.
 func registerCompletions(c *cobra.Command) {
 	comps := flagCompletions()
-	fixed := func(vals ...string) flagCompletion {
-		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
-	}
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		comp, ok := comps[f.Name]
 		switch {

@@ -32,10 +32,7 @@ func thresholds(given func(flag string) bool, d float64, sweepStr string, def sw
 // (mutually exclusive), nil when neither is set.
 func thresholdFlags(given func(flag string) bool, d float64, sweepStr string) ([]float64, error) {
 	ds, err := sweep.Thresholds(given("d"), d, given("sweep"), sweepStr)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return ds, nil
+	return ds, asUsage(err)
 }
 
 // outputFormat validates --format.
@@ -81,10 +78,7 @@ func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) er
 // that would replace an input, another output, or a file an mmds folder
 // reserves; and a folder of the wrong kind (report.CheckPaths): exit 2.
 func checkPaths(paths ...report.Path) error {
-	if err := report.CheckPaths(paths); err != nil {
-		return usageError{err}
-	}
-	return nil
+	return asUsage(report.CheckPaths(paths))
 }
 
 // stdoutPath maps an -o value of "-" (standard output) to "".

@@ -114,8 +114,5 @@ func checkMCFlags(e runEnv, o gaussOpts) error {
 		}
 		return nil
 	}
-	if err := learn.CheckSamples(o.samples); err != nil {
-		return usageError{err}
-	}
-	return nil
+	return asUsage(learn.CheckSamples(o.samples))
 }

@@ -114,6 +114,14 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// asUsage marks err, when it is not nil, as bad user input (exit 2).
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
 // badInput wraps err (or a formatted message) as a usage error. Errors
 // among args stay in the chain even when the format prints them with %v,
 // so that the message's rendering still finds, say, a file-system error

@@ -103,10 +103,7 @@ func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 // checkPlotPath validates a --plot file name before any work: a .png or .svg
 // file in an existing folder.
 func checkPlotPath(path string) error {
-	if err := plot.CheckPath("--plot", path); err != nil {
-		return usageError{err}
-	}
-	return nil
+	return asUsage(plot.CheckPath("--plot", path))
 }
 
 // writePlot draws spec into path when path is set.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -239,7 +238,7 @@ func sweepJob(ctx context.Context, job *trainJob, o trainOpts) (*learn.Results, 
 	job.Config.Progress = bar.update
 	start := time.Now()
 	res, err := learn.Sweep(ctx, job.Data, job.Config)
-	bar.finish(err)
+	endBar(bar.bar, err)
 	if err != nil {
 		return nil, 0, sweepError(ctx, job.Config.Dir, err)
 	}
@@ -337,19 +336,17 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 // choices are the run's flags as learn reads them.
 func (o *trainOpts) choices() learn.Choices {
 	return learn.Choices{Preset: o.preset, Method: o.method, Observers: o.observers, Labels: o.labels,
-		Epochs: o.epochs, Accept: o.accept, MaxAttempts: o.maxAttempts, Given: o.env.given}
+		Epochs: o.epochs, Accept: o.accept, MaxAttempts: o.maxAttempts, Tau: o.tau, Given: o.env.given}
 }
 
 // grid reads --tau (0: learn's default, half the step of the threshold
 // grid, as in Section V) and --d or --sweep (nil: the preset's grid).
-func (o *trainOpts) grid() (tau float64, ds []float64, err error) {
-	if o.env.given("tau") {
-		if math.IsNaN(o.tau) || math.IsInf(o.tau, 0) || o.tau <= 0 {
-			return 0, nil, badInput("--tau %v: must be a finite number > 0", o.tau)
-		}
-		tau = o.tau
+func (o *trainOpts) grid() (float64, []float64, error) {
+	tau, err := o.choices().Band()
+	if err != nil {
+		return 0, nil, usageError{err}
 	}
-	ds, err = thresholdFlags(o.env.given, o.d, o.sweep)
+	ds, err := thresholdFlags(o.env.given, o.d, o.sweep)
 	return tau, ds, err
 }
 
@@ -394,8 +391,6 @@ func (b *trainBar) update(p learn.Progress) {
 		b.bar.Logf("mmds train: %s", p.Finished())
 	}
 }
-
-func (b *trainBar) finish(err error) { endBar(b.bar, err) }
 
 // summary is what job's run says of itself at the end.
 func (job *trainJob) summary(res *learn.Results, elapsed time.Duration) learn.Summary {

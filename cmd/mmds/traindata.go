@@ -197,9 +197,12 @@ func checkCopy(spec *data.Spec, out string) error {
 // columns reads the columns' roles and --method (nil: the data's
 // default), before the data file is read.
 func (o trainDataOpts) columns() (data.Choice, *learn.TrainMethod, error) {
-	choice, err := dataChoice(o)
+	if o.csv == "" {
+		return data.Choice{}, nil, badInput("--csv: give the data file (a CSV with a header row)")
+	}
+	choice, err := data.NewChoice(o.private, o.recon, o.advs, o.discrete, o.continuous, o.seed)
 	if err != nil || o.method == "" {
-		return choice, nil, err
+		return choice, nil, asUsage(err)
 	}
 	m, err := o.trainOpts.choices().TrainMethod()
 	if err != nil {
@@ -227,16 +230,4 @@ func (o trainDataOpts) config(prep *data.Prepared, plan data.Plan, preset learn.
 	}
 	cfg.Seed, cfg.Workers, cfg.Dir = o.seed, o.workers, o.out
 	return cfg, nil
-}
-
-// dataChoice reads the column flags.
-func dataChoice(o trainDataOpts) (data.Choice, error) {
-	if o.csv == "" {
-		return data.Choice{}, badInput("--csv: give the data file (a CSV with a header row)")
-	}
-	c, err := data.NewChoice(o.private, o.recon, o.advs, o.discrete, o.continuous, o.seed)
-	if err != nil {
-		return c, usageError{err}
-	}
-	return c, nil
 }
