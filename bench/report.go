@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"time"
 
@@ -24,10 +25,8 @@ type Options struct {
 	// The solvers beside HiGHS in-process; All: every one of them.
 	HiGHSFile, CBC, GLPK, SYMPHONY, LPSolve, All bool
 	// LibraryFiles maps an instance to its file in a library, reported
-	// instead of the copy solved; else TempFiles drops the files solved
-	// from the report (they are gone when it is read).
+	// instead of the copy solved.
 	LibraryFiles map[string]string
-	TempFiles    bool
 }
 
 // Validate checks the ranges of o, naming the command line's flags.
@@ -89,13 +88,23 @@ type Report struct {
 	Wins    []Wins
 }
 
-// Benchmark solves ins in dir with the solvers o asks for and aggregates
-// the runs. announce, when not nil, gets the solvers' descriptions before
+// Benchmark solves ins in dir (""; a temporary folder, removed at the
+// end, whose files the report does not name) with the solvers o asks for
+// and aggregates the runs. announce, when not nil, gets the solvers' descriptions before
 // any solve and returns the function called after each run (nil: none).
 // When ctx is cancelled Benchmark returns the report of the runs that
 // finished, marked Interrupted, with ctx's error.
 func Benchmark(ctx context.Context, ins []Instance, dir string, o Options, announce func([]SolverInfo) func(Run)) (*Report, error) {
 	r := &Report{Options: o, Started: time.Now().UTC(), Check: DefaultCheck()}
+	temp := dir == ""
+	if temp {
+		tmp, err := TempDir()
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
 	solvers := o.Solvers(ctx)
 	for _, s := range solvers {
 		r.Solvers = append(r.Solvers, s.Info())
@@ -114,7 +123,7 @@ func Benchmark(ctx context.Context, ins []Instance, dir string, o Options, annou
 		switch {
 		case o.LibraryFiles != nil:
 			runs[i].File = o.LibraryFiles[runs[i].Instance]
-		case o.TempFiles:
+		case temp:
 			runs[i].File = ""
 		}
 	}

@@ -228,18 +228,8 @@ func runBench(cmd *cobra.Command, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	dir := f.writeMPS
-	if dir == "" {
-		tmp, err := bench.TempDir()
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-		f.TempFiles = true // they are gone when the report is read
-	}
 	title, source := spec.Describe()
-	return solveAndReport(cmd, f.solveFlags, format, ins, dir, title, source)
+	return solveAndReport(cmd, f.solveFlags, format, ins, f.writeMPS, title, source)
 }
 
 type benchLibraryFlags struct {
@@ -350,16 +340,11 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 				return err
 			}
 			// Solvers read plain MPS copies of the (gzipped) files, written
-			// from the bytes the SHA-256 was checked on.
-			tmp, err := bench.TempDir()
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
+			// from the bytes the SHA-256 was checked on into a temporary folder.
 			f.LibraryFiles = sel.Files
 			title, part, source := sel.Describe()
 			f.part = part
-			return solveAndReport(cmd, f, format, sel.Instances, tmp, title, source)
+			return solveAndReport(cmd, f, format, sel.Instances, "", title, source)
 		},
 	}
 	f.register(cmd, 3)
