@@ -188,9 +188,9 @@ func groupByInstance(results []Result) (map[string][]Result, []string) {
 // a win. Solvers appear in order of first appearance, with 0 when they won
 // nothing.
 type Wins struct {
-	Solver string
-	Wins   int
-	Solved int // instances solved on every seed
+	Solver string `json:"solver"`
+	Solved int    `json:"solved"` // instances solved on every seed
+	Wins   int    `json:"wins"`
 }
 
 // CountWins returns the wins table of results.

@@ -165,7 +165,7 @@ type Doc struct {
 	Runs            []docRun       `json:"runs"`
 	Results         []docResult    `json:"results"`
 	Summary         []docSummary   `json:"summary"`
-	Wins            []docWins      `json:"wins"`
+	Wins            []Wins         `json:"wins"`
 }
 
 type docRun struct {
@@ -224,12 +224,6 @@ type docSummary struct {
 	FailureCostS float64 `json:"failure_counted_at_s"`
 }
 
-type docWins struct {
-	Solver string `json:"solver"`
-	Solved int    `json:"solved"`
-	Wins   int    `json:"wins"`
-}
-
 func optFloat(x float64) *float64 {
 	if math.IsNaN(x) {
 		return nil
@@ -242,7 +236,7 @@ func (r *Report) Doc() Doc {
 	doc := Doc{Source: r.Source, StartedAt: r.Started.Format(time.RFC3339), Interrupted: r.Interrupted, Machine: ThisMachine(), Solvers: r.Solvers,
 		TimeLimitS: r.TimeLimit.Seconds(), Seeds: r.Seeds, Workers: r.Workers, FirstSeed: r.FirstSeed, ShiftS: r.Shift.Seconds(), TimeoutPolicy: timeoutPolicy(r.TimeLimit),
 		FailurePenalty: FailurePenalty, Tolerances: r.Check.Precise, FieldTolerances: r.Check.Field,
-		Runs: []docRun{}, Results: []docResult{}, Summary: []docSummary{}, Wins: []docWins{}}
+		Runs: []docRun{}, Results: []docResult{}, Summary: []docSummary{}, Wins: append([]Wins{}, r.Wins...)}
 	for _, r := range r.Runs {
 		jr := docRun{Instance: r.Instance, Problem: r.Problem, Source: r.Source, Variant: r.Variant, Tier: r.Tier, N: r.N, K: r.K,
 			Fraction: r.Fraction, Solver: r.Solver, Seed: r.Seed, Status: r.Status, SolverStatus: r.SolverStatus, Seconds: r.Seconds,
@@ -262,9 +256,6 @@ func (r *Report) Doc() Doc {
 		doc.Summary = append(doc.Summary, docSummary{Solver: s.Solver, Variant: s.Variant, Runs: s.Instances, Solved: s.Solved,
 			Imprecise: s.Imprecise, TimeLimited: s.TimeLimited, Failed: s.Failed, Wrong: s.Wrong, SGM: s.SGM, Shift: s.Shift,
 			TimeoutAtS: s.CountedLimit, FailureCostS: FailurePenalty * s.CountedLimit})
-	}
-	for _, w := range r.Wins {
-		doc.Wins = append(doc.Wins, docWins{Solver: w.Solver, Solved: w.Solved, Wins: w.Wins})
 	}
 	return doc
 }
