@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime"
 
 	"github.com/mmds-project/mmds/internal/cluster"
@@ -136,6 +137,12 @@ var presetText = enum.Text[PresetName]{Type: "PresetName", Names: []string{Prese
 
 // String returns the preset's name: "paper" or "quick".
 func (p PresetName) String() string { return presetText.String(p) }
+
+// DefaultDir is the results directory of a run of p on what (a model
+// kind, or "data") when none is given: results/train-WHAT-PRESET.
+func (p PresetName) DefaultDir(what string) string {
+	return filepath.Join("results", "train-"+what+"-"+p.String())
+}
 
 // ParsePreset returns the preset named s; an unknown name is an error
 // wrapping ErrPreset.

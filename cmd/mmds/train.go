@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -299,7 +298,7 @@ func prepareTrain(ctx context.Context, kind model.Kind, o trainOpts) (*trainJob,
 		return nil, usageError{err}
 	}
 	if o.out == "" {
-		o.out = filepath.Join("results", fmt.Sprintf("train-%s-%s", kind, preset))
+		o.out = preset.DefaultDir(kind.String())
 	}
 	if err := checkPaths(report.In("--config", o.config), report.OutFolder("--out", o.out, report.Results),
 		report.OutFolder("--slurm", o.slurm.Dir, report.SlurmJobs), report.OutFolder("--k8s", o.k8s.Dir, report.K8sJobs)); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -146,7 +145,7 @@ func prepareTrainData(ctx context.Context, o trainDataOpts) (*dataJob, error) {
 		return nil, err
 	}
 	if o.out == "" {
-		o.out = filepath.Join("results", "train-data-"+preset.String())
+		o.out = preset.DefaultDir("data")
 	}
 	if err := checkPaths(report.In("--csv", o.csv), report.OutFolder("--out", o.out, report.Results)); err != nil {
 		return nil, err
