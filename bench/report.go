@@ -40,8 +40,8 @@ func (o Options) Validate() error {
 		return inputf("--threads %d: must be in [0, 64]", o.Threads)
 	case o.FirstSeed < 0 || o.FirstSeed > math.MaxInt32-100:
 		return inputf("--solver-seed %d: must be in [0, 2147483547]", o.FirstSeed)
-	case o.Seeds < 1 || o.Seeds > 100:
-		return inputf("--seeds %d: must be in [1, 100]", o.Seeds)
+	case o.Seeds < 1 || o.Seeds > MaxSeeds:
+		return inputf("--seeds %d: must be in [1, %d]", o.Seeds, MaxSeeds)
 	case o.Workers < 1 || o.Workers > 64:
 		return inputf("--workers %d: must be in [1, 64]", o.Workers)
 	}
@@ -363,7 +363,8 @@ func (r *Report) WriteTables(w io.Writer) error {
 		}
 	}
 	m := ThisMachine()
-	fmt.Fprintf(w, "\nmachine: %s/%s, %s, %s; time limit %v per solve; %s from %d; %s at once\n", m.OS, m.Arch, m.CPU, report.Plural(m.Cores, "core"), r.TimeLimit, report.Plural(r.Seeds, "seed"), r.FirstSeed, report.Plural(r.Workers, "solve"))
+	fmt.Fprintln(w)
+	_ = report.SayWrapped(w, "machine: %s/%s, %s, %s; time limit %v per solve; %s from %d; %s at once", m.OS, m.Arch, m.CPU, report.Plural(m.Cores, "core"), r.TimeLimit, report.Plural(r.Seeds, "seed"), r.FirstSeed, report.Plural(r.Workers, "solve"))
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: only the solves that finished are counted")
 	}
@@ -375,7 +376,9 @@ func (r *Report) WriteTables(w io.Writer) error {
 			fmt.Fprintf(w, "solver %s: unavailable (%s)\n", i.Name, i.Reason)
 			continue
 		}
-		fmt.Fprintf(w, "solver %s %s: threads %d, seeds by %s, %s\n", i.Name, i.Version, i.Threads, i.SeedOption, i.Options)
+		if err := report.SayWrapped(w, "solver %s %s: threads %d, seeds by %s, %s", i.Name, i.Version, i.Threads, i.SeedOption, i.Options); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package plot
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -24,7 +26,20 @@ func BenchScaling(r *bench.Report, title string) Spec {
 			pts = append(pts, BenchPoint{Series: series(res), N: res.N, Seconds: res.Median, Limited: !res.Solved()})
 		}
 	}
-	return BenchScalingSpec(fmt.Sprintf("%s, time limit %v, median of %s", title, r.TimeLimit, report.Plural(r.Seeds, "seed")), pts)
+	times := "median of " + report.Plural(r.Seeds, "seed")
+	if r.Seeds == 1 {
+		times = "one seed"
+	}
+	return BenchScalingSpec(fmt.Sprintf("%s, time limit %s, %s", title, seconds(r.TimeLimit), times), pts)
+}
+
+// seconds writes a time limit as a reader of a paper does: "60 s", "0.5 s",
+// "none" for no limit (Go's "1m0s" is not for titles).
+func seconds(d time.Duration) string {
+	if d <= 0 {
+		return "none"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) + " s"
 }
 
 // BenchProfile is the performance profile of a bench report (ProfileSpec)

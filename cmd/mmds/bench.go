@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 )
@@ -194,7 +196,7 @@ run solves a library.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the model family")
 	fl.Int64Var(&f.maxSubsets, "max-subsets", model.DefaultMaxSubsets, "ray-enumeration budget of the global LP (beyond it: no global LP, no certified value)")
 	fl.StringVar(&f.writeMPS, "write-mps", "", "export every instance to this existing folder as MPS (else file-reading solvers use a temporary folder)")
-	cmd.AddCommand(newBenchLibraryCmd(), newBenchRunCmd())
+	cmd.AddCommand(newBenchLibraryCmd(), newBenchRunCmd(), newBenchPlotCmd())
 	return cmd
 }
 
@@ -350,5 +352,65 @@ sized so that every solver with 3 seeds at 60 s fits 30 minutes on 2 cores with
 	f.register(cmd, 3)
 	cmd.Flags().StringSliceVar(&tiers, "tier", nil, "solve only the instances of these tiers (easy, medium, hard, open; comma-separated; default all)")
 	cmd.Flags().StringVar(&setName, "set", "benchmark", "instances to solve: benchmark (the library's benchmark set), collection or all (every instance)")
+	return cmd
+}
+
+type benchPlotFlags struct {
+	profile, plot string
+	quiet         bool
+}
+
+func newBenchPlotCmd() *cobra.Command {
+	var f benchPlotFlags
+	cmd := &cobra.Command{
+		Use:   "plot FILE",
+		Short: "Draw the figures of a benchmark again from its JSON document",
+		Long: `plot reads the JSON document of mmds bench or mmds bench run (--json-out FILE, or
+--format json) and draws its performance profile (--profile) and scaling plot (--plot)
+as the run that wrote it would, from the document's runs: the per-instance medians,
+the summaries and the wins are computed again, not read.`,
+		Example: "  mmds bench plot runs.json --profile profile.svg --plot scaling.svg",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.profile == "" && f.plot == "" {
+				return badInput("give --profile FILE, --plot FILE or both: nothing to draw")
+			}
+			if err := checkFigurePath("profile", f.profile); err != nil {
+				return err
+			}
+			if err := checkFigurePath("plot", f.plot); err != nil {
+				return err
+			}
+			if err := checkPaths(report.In("FILE", args[0]), report.Out("--profile", f.profile), report.Out("--plot", f.plot)); err != nil {
+				return err
+			}
+			b, err := safefile.ReadNamed(cmd.Context(), args[0], "FILE "+safefile.Path(args[0]), bench.MaxDocBytes)
+			if err != nil {
+				return asUsage(err)
+			}
+			rep, title, err := bench.ReadReport(bytes.NewReader(b))
+			if err != nil {
+				return badInput("FILE %s: %v", safefile.Path(args[0]), err)
+			}
+			for _, o := range []struct {
+				path string
+				spec func(*bench.Report, string) plot.Spec
+			}{{f.profile, plot.BenchProfile}, {f.plot, plot.BenchScaling}} {
+				if o.path == "" {
+					continue
+				}
+				if err := plot.Write(o.spec(rep, title), o.path); err != nil {
+					return err
+				}
+				if !f.quiet {
+					_ = report.Sayf(cmd.OutOrStdout(), "wrote %s", o.path)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")
+	cmd.Flags().StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
+	cmd.Flags().BoolVar(&f.quiet, "quiet", false, "no line naming each file written")
 	return cmd
 }
