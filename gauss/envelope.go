@@ -251,13 +251,11 @@ func logGrid(a, b float64, n int) []float64 {
 	return out
 }
 
-// buildEnvelope takes the candidates' losses from the committed table when
-// it holds the model (envtable.go: the paper's, on the builds that compute
-// them bit for bit as the table says), else evaluates every candidate (in
+// buildEnvelope takes the candidates' losses from the table when it holds
+// the model (precomputed.go: the paper's, on the builds that compute them
+// bit for bit as the table says), else evaluates every candidate (in
 // parallel; each result lands in its own slot, so the envelope does not
 // depend on scheduling), and takes the upper concave hull.
-//
-//go:generate go test -run ^TestEnvelopeTable$ -update
 func (m *Model) buildEnvelope() *Envelope {
 	cands := m.candidates()
 	pts, ok := m.tabulatedPoints(cands)
