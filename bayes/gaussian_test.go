@@ -509,14 +509,17 @@ func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
 		}
 	}
 	if group >= 0 {
-		// A discrete value: the mean of N(m, v) over the cluster's faces.
+		// A discrete value: the mean of N(m, v) over the cluster's faces,
+		// by the rectangle rule at steps of √v/50 (the dead-zone case's
+		// Monte Carlo MSEs are within 1e-3 of those at √v/200, 2 % of
+		// their standard errors).
 		var m0, m1 float64
 		sv := math.Sqrt(v)
 		for _, fc := range s.disc {
 			if fc.hiGroup != group {
 				continue
 			}
-			for x := m - 10*sv; x <= m+10*sv; x += sv / 200 {
+			for x := m - 10*sv; x <= m+10*sv; x += sv / 50 {
 				lo, hi := polyRange(fc.x, fc.r, x)
 				if lo < hi {
 					j0, _, _ := truncMoments(lo, hi)

@@ -251,15 +251,17 @@ func logGrid(a, b float64, n int) []float64 {
 	return out
 }
 
-// buildEnvelope evaluates every candidate (in parallel; each result lands
-// in its own slot, so the envelope does not depend on scheduling) and takes
-// the upper concave hull.
+// buildEnvelope takes the candidates' losses from the table when it holds
+// the model (precomputed.go: the paper's, on the builds that compute them
+// bit for bit as the table says), else evaluates every candidate (in
+// parallel; each result lands in its own slot, so the envelope does not
+// depend on scheduling), and takes the upper concave hull.
 func (m *Model) buildEnvelope() *Envelope {
 	cands := m.candidates()
-	pts := make([]Achievable, len(cands))
-	parallel(len(cands), 0, nil, func(i int) {
-		pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
-	})
+	pts, ok := m.tabulatedPoints(cands)
+	if !ok {
+		pts = m.evaluate(cands)
+	}
 	e := &Envelope{m: m, vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
 	byFam := map[string][]Achievable{}
 	for _, p := range pts {
@@ -271,6 +273,15 @@ func (m *Model) buildEnvelope() *Envelope {
 	e.hull = upperHull(pts)
 	e.silent = pts[1] // candidates()[1] is Erasure(0)
 	return e
+}
+
+// evaluate returns each candidate with its exact losses.
+func (m *Model) evaluate(cands []Mechanism) []Achievable {
+	pts := make([]Achievable, len(cands))
+	parallel(len(cands), 0, nil, func(i int) {
+		pts[i] = Achievable{Losses: m.observe(cands[i]), Mechanism: cands[i]}
+	})
+	return pts
 }
 
 // pareto returns the points not dominated (lower or equal L_R and higher

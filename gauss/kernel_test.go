@@ -43,20 +43,25 @@ func nestedAsKernel(m *Model, delta float64, k int) Kernel {
 // (cannot certify), or, past the check rule's node cap, the kernel is
 // refused (ErrUnresolved).
 func TestKernelLossesAgainstIndependentSums(t *testing.T) {
-	nested := func(delta float64, k int) func(*testing.T) (*Model, Kernel, []float64) {
-		return func(*testing.T) (*Model, Kernel, []float64) {
+	// Each case returns the model, the kernel and its losses computed
+	// independently (a function: a refused kernel needs none).
+	nested := func(delta float64, k int) func(*testing.T) (*Model, Kernel, func() []float64) {
+		return func(*testing.T) (*Model, Kernel, func() []float64) {
 			m := Paper()
 			g := cellGrid{delta: delta, origin: 0, labels: k}
 			mu := m.mean[m.private]
-			ref := []float64{g.loss(mu, m.vRecon, m.VarX()-m.vRecon)}
-			for _, v := range m.vAdv {
-				ref = append(ref, g.loss(mu, v, m.VarX()-v))
+			ref := func() []float64 {
+				ref := []float64{g.loss(mu, m.vRecon, m.VarX()-m.vRecon)}
+				for _, v := range m.vAdv {
+					ref = append(ref, g.loss(mu, v, m.VarX()-v))
+				}
+				return ref
 			}
 			return m, nestedAsKernel(m, delta, k), ref
 		}
 	}
-	windows := func(corr string, a, cell float64) func(*testing.T) (*Model, Kernel, []float64) {
-		return func(t *testing.T) (*Model, Kernel, []float64) {
+	windows := func(corr string, a, cell float64) func(*testing.T) (*Model, Kernel, func() []float64) {
+		return func(t *testing.T) (*Model, Kernel, func() []float64) {
 			cfg, err := ParseConfig(strings.NewReader(`{"names":["X","Y","Z1","Z2"],
   "mean": [0, 0, 0, 0], "var": [16, 1, 1, 1],
   "corr": [[1, ` + corr + `, 0.3, 0.2], [` + corr + `, 1, 0.3, 0.2], [0.3, 0.3, 1, 0], [0.2, 0.2, 0, 1]],
@@ -71,13 +76,13 @@ func TestKernelLossesAgainstIndependentSums(t *testing.T) {
 			v := m.VarRecon()
 			sd := math.Sqrt(v)
 			k := nodeWindowKernel(m, v, a*sd, cell*sd, 64)
-			return m, k, []float64{trueKernelLoss(m, k, v, sd/8)}
+			return m, k, func() []float64 { return []float64{trueKernelLoss(m, k, v, sd/8)} }
 		}
 	}
 	for _, c := range []struct {
 		name       string
-		kernel     func(*testing.T) (*Model, Kernel, []float64) // the model, the kernel, its losses independently
-		exact      bool                                         // to 1e-9 relative, not within the stated error
+		kernel     func(*testing.T) (*Model, Kernel, func() []float64) // the model, the kernel, its losses independently
+		exact      bool                                                // to 1e-9 relative, not within the stated error
 		unresolved bool
 	}{
 		{"nested δ = 0.2, K = 60", nested(0.2, 60), true, false},
@@ -89,7 +94,7 @@ func TestKernelLossesAgainstIndependentSums(t *testing.T) {
 		// 0.02 % apart, 33 % below the truth; the check needs 5093 nodes.
 		{"node windows, corr 0.99999", windows("0.99999", 6, 0.5), false, true},
 	} {
-		m, k, ref := c.kernel(t)
+		m, k, reference := c.kernel(t)
 		got, qe, err := m.KernelLosses(k)
 		if c.unresolved {
 			if !errors.Is(err, ErrUnresolved) {
@@ -101,6 +106,7 @@ func TestKernelLossesAgainstIndependentSums(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		all := append([]float64{got.Recon}, got.Adv...)
+		ref := reference()
 		for i := range ref {
 			if c.exact && math.Abs(all[i]-ref[i]) > 1e-9*ref[i] {
 				t.Errorf("%s, observer %d: kernel %.12g, cell grid %.12g (quadrature error estimate %.2g)", c.name, i, all[i], ref[i], qe)

@@ -65,11 +65,37 @@ func (m *Model) Committed() []Known {
 }
 
 func (m *Model) loadCommitted() []Known {
+	var out []Known
+	for _, c := range m.committedKernels() {
+		l, qe, err := m.committedLosses(c)
+		if err != nil {
+			continue // not computable on m
+		}
+		mech := Mechanism{Family: FamilyKernel, Labels: len(c.kernel.Prob[0]), Kernel: &c.kernel}
+		out = append(out, Known{Achievable: Achievable{Losses: l, Mechanism: mech}, Err: qe, Source: c.source})
+	}
+	return out
+}
+
+// committedKernel is a committed mechanism as it applies to a model: the
+// kernel of file (known/file, its contents), as stored or moved with X.
+type committedKernel struct {
+	kernel   Kernel
+	source   string
+	file     string
+	contents []byte
+	moved    bool
+}
+
+// committedKernels returns the committed kernels as they apply to m, in
+// file order, each stored one followed by it moved with X when m's X
+// differs from the one it was found on.
+func (m *Model) committedKernels() []committedKernel {
 	names, err := knownFiles.ReadDir("known")
 	if err != nil {
 		panic("gauss: embedded known/: " + err.Error()) // a build defect, caught by tests
 	}
-	var out []Known
+	var out []committedKernel
 	for _, e := range names {
 		b, err := knownFiles.ReadFile(path.Join("known", e.Name()))
 		if err != nil {
@@ -79,28 +105,18 @@ func (m *Model) loadCommitted() []Known {
 		if err := jsonconf.Decode(bytes.NewReader(b), &f); err != nil {
 			panic(fmt.Sprintf("gauss: embedded known/%s: %v", e.Name(), err))
 		}
-		out = m.appendKnownKernel(out, f.Kernel, "committed: "+f.Source)
+		out = append(out, committedKernel{kernel: f.Kernel, source: "committed: " + f.Source, file: e.Name(), contents: b})
 		mu, sd := m.mean[m.private], math.Sqrt(m.VarX())
 		if f.X.SD > 0 && (mu != f.X.Mean || sd != f.X.SD) {
 			k := Kernel{Edges: make([]float64, len(f.Kernel.Edges)), Prob: f.Kernel.Prob}
 			for i, e := range f.Kernel.Edges {
 				k.Edges[i] = mu + (e-f.X.Mean)*(sd/f.X.SD)
 			}
-			out = m.appendKnownKernel(out, k, fmt.Sprintf("committed: %s, moved with X (mean %g, sd %g there; %g, %g here)", f.Source, f.X.Mean, f.X.SD, mu, sd))
+			out = append(out, committedKernel{kernel: k, file: e.Name(), contents: b, moved: true,
+				source: fmt.Sprintf("committed: %s, moved with X (mean %g, sd %g there; %g, %g here)", f.Source, f.X.Mean, f.X.SD, mu, sd)})
 		}
 	}
 	return out
-}
-
-// appendKnownKernel appends kernel k with its exact losses on m, unless
-// they cannot be computed.
-func (m *Model) appendKnownKernel(out []Known, k Kernel, source string) []Known {
-	l, qe, err := m.KernelLosses(k)
-	if err != nil {
-		return out
-	}
-	mech := Mechanism{Family: FamilyKernel, Labels: len(k.Prob[0]), Kernel: &k}
-	return append(out, Known{Achievable: Achievable{Losses: l, Mechanism: mech}, Err: qe, Source: source})
 }
 
 // SearchKnown runs the kernel search at threshold 0 < d < V_Y as `mmds

@@ -38,11 +38,8 @@ func shardConfig(t *testing.T, model kind.Kind) (*Dataset, Config) {
 func TestShardsMergeToOneMachineRun(t *testing.T) {
 	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		ds, c := shardConfig(t, model)
-		c.Workers, c.Dir = 2, t.TempDir()
-		want, err := Sweep(context.Background(), ds, c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c.Workers = 2
+		want := oneProcessRun(t, model)
 		for _, n := range []int{2, 3} {
 			t.Run(fmt.Sprintf("%s/%d-shards", model, n), func(t *testing.T) {
 				dir := t.TempDir()
@@ -77,8 +74,8 @@ func TestShardsMergeToOneMachineRun(t *testing.T) {
 				if got.Trained != 0 {
 					t.Errorf("the merge trained %d trials; want 0 (the shards trained them all)", got.Trained)
 				}
-				if a, b := canonical(t, want), canonical(t, got); !bytes.Equal(a, b) {
-					t.Errorf("merged results differ from the one-process run:\n%s\n%s", a, b)
+				if b := canonical(t, got); !bytes.Equal(want, b) {
+					t.Errorf("merged results differ from the one-process run:\n%s\n%s", want, b)
 				}
 				// The point records agree with the merged results.
 				for _, p := range got.Points {
@@ -192,7 +189,7 @@ func schedule(t *testing.T, ds *Dataset, c Config, dir string, n int, waves [][]
 
 // merge runs the unsharded sweep over dir and checks that it trains only
 // trials missing from disk and writes the one-process results.
-func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
+func merge(t *testing.T, ds *Dataset, c Config, dir string, want []byte) {
 	t.Helper()
 	before, _ := filepath.Glob(filepath.Join(dir, "trials", "*.json"))
 	cm := c
@@ -205,9 +202,37 @@ func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
 	if got.Trained > len(after)-len(before) { // a trial on disk retrained is no new file (Trained counts consumed trials)
 		t.Errorf("the merge trained %d trials for %d new files: it retrained trials on disk", got.Trained, len(after)-len(before))
 	}
-	if a, b := canonical(t, want), canonical(t, got); !bytes.Equal(a, b) {
-		t.Errorf("merged results differ from the one-process run:\n%s\n%s", a, b)
+	if b := canonical(t, got); !bytes.Equal(want, b) {
+		t.Errorf("merged results differ from the one-process run:\n%s\n%s", want, b)
 	}
+}
+
+// oneProcess holds the one-process run of shardConfig (2 workers) by
+// model, in canonical form: every shard test merges to the same seeded
+// run, so it is trained once.
+var oneProcess = struct {
+	sync.Mutex
+	runs map[kind.Kind][]byte
+}{runs: map[kind.Kind][]byte{}}
+
+// oneProcessRun returns the one-process run of shardConfig(t, model) with 2
+// workers, canonical.
+func oneProcessRun(t *testing.T, model kind.Kind) []byte {
+	t.Helper()
+	oneProcess.Lock()
+	defer oneProcess.Unlock()
+	if b, ok := oneProcess.runs[model]; ok {
+		return b
+	}
+	ds, c := shardConfig(t, model)
+	c.Workers, c.Dir = 2, t.TempDir()
+	r, err := Sweep(context.Background(), ds, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := canonical(t, r)
+	oneProcess.runs[model] = b
+	return b
 }
 
 // TestShardSchedules runs shards in orders a person or a throttled
@@ -217,10 +242,7 @@ func merge(t *testing.T, ds *Dataset, c Config, dir string, want *Results) {
 func TestShardSchedules(t *testing.T) {
 	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
-	want, err := Sweep(context.Background(), ds, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := oneProcessRun(t, kind.Gauss)
 	for _, sc := range []struct {
 		name    string
 		n       int
@@ -259,10 +281,7 @@ func TestShardSchedules(t *testing.T) {
 func TestShardKilledAndRestarted(t *testing.T) {
 	ds, c := shardConfig(t, kind.Gauss)
 	c.Workers, c.Dir = 2, t.TempDir()
-	want, err := Sweep(context.Background(), ds, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := oneProcessRun(t, kind.Gauss)
 	dir := t.TempDir()
 	c1, c2 := c, c
 	c1.Dir, c1.Shard = dir, cluster.Shard{Index: 1, Count: 2}

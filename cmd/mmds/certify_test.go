@@ -272,8 +272,15 @@ func TestCheckExitsWithVerdict(t *testing.T) {
 	if code != 0 || errs != "" || !strings.Contains(out, "0 pass: FAIL (--report-only: exit 0)") || strings.Count(out, "\n") != 1 {
 		t.Errorf("verify --check --report-only of a failing certificate: exit %d, stdout %q, stderr %q; want exit 0, one line saying it matches and fails", code, out, errs)
 	}
-	// A quadrature tolerance below every stated error: cannot certify.
-	run = passingGauss(t)
+	// A quadrature tolerance below every stated error: cannot certify (one
+	// threshold: it refines up to the stored-value cap).
+	opt, err := gauss.Paper().Optimum(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin := learntest.LinearNet(opt.A, opt.B, 1)
+	run = t.TempDir()
+	verifytest.Synthetic(t, run, model.Gauss, 0.1, []verifytest.Point{{D: 2, Priv: &lin, Recon: 2, Adv: opt.Adv}})
 	if code, _, errs := runCLI(t, "verify", run, "--tol-quad", "1e-300", "--certificate", cert); code != exitCannotCertify {
 		t.Fatalf("verify --tol-quad 1e-300: exit %d, want %d: %s", code, exitCannotCertify, errs)
 	}
