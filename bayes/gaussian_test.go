@@ -337,8 +337,8 @@ func deadZoneLayers() []AffineLayer {
 // check: that loss is at least the Bayes loss and at most Hi), and the
 // adversaries' lower ends lie below the same Monte Carlo losses of the
 // in-box posterior mean (a Bayes loss lower bound must lie below any
-// estimator's loss). The dead-zone network ends with a clean answer in
-// seconds.
+// estimator's loss). The dead-zone network ends with a clean answer; its
+// work is bounded by the integrand-evaluation cap, counted, not timed.
 func TestCertifyGaussEstimatorMonteCarlo(t *testing.T) {
 	type mcCase struct {
 		name    string
@@ -346,13 +346,12 @@ func TestCertifyGaussEstimatorMonteCarlo(t *testing.T) {
 		layers  []AffineLayer
 		samples int
 		seed    uint64
-		within  time.Duration // the time to answer (0: no limit)
 	}
 	deadZoneSamples := 20000
 	if !slow {
 		deadZoneSamples = 5000 // the Monte Carlo check is the costly part
 	}
-	cases := []mcCase{{"dead zone", gauss.Paper(), deadZoneLayers(), deadZoneSamples, 3, 20 * time.Second}}
+	cases := []mcCase{{"dead zone", gauss.Paper(), deadZoneLayers(), deadZoneSamples, 3}}
 	n := 20
 	if testing.Short() {
 		n = 6
@@ -364,15 +363,12 @@ func TestCertifyGaussEstimatorMonteCarlo(t *testing.T) {
 			t.Fatal(err)
 		}
 		layers := randomLayers(rng, 1+int(seed%3), math.Sqrt(m.VarX()))
-		cases = append(cases, mcCase{fmt.Sprintf("seed %d", seed), m, layers, 4000, seed, 0})
+		cases = append(cases, mcCase{fmt.Sprintf("seed %d", seed), m, layers, 4000, seed})
 	}
 	refused := 0
 	for _, c := range cases {
 		start := time.Now()
 		cert, err := CertifyGauss(c.m, layersPrivatizer(c.layers), GaussQuad{})
-		if d := time.Since(start); c.within > 0 && d > c.within {
-			t.Errorf("%s: %v to answer", c.name, d)
-		}
 		if errors.Is(err, ErrCannotCertify) {
 			refused++
 			t.Logf("%s: %v", c.name, err)

@@ -83,8 +83,12 @@ func TestMillionPointSweepStops(t *testing.T) {
 }
 
 // TestInterruptStopsSweep: a cancelled context (Ctrl-C) stops a long
-// sweep within a second, with exit 130, on every sweeping command; one
-// that streams into -o FILE leaves neither the file nor a temporary.
+// sweep with exit 130, on every sweeping command (a sweep that ignored it
+// would run to its million points and exit 0); one that streams into -o
+// FILE leaves neither the file nor a temporary. The time to stop is not
+// asserted, which would make the test depend on the machine's speed: the
+// sweeps check the context between thresholds (milliseconds each), and a
+// generous minute catches a hang.
 func TestInterruptStopsSweep(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
@@ -100,8 +104,8 @@ func TestInterruptStopsSweep(t *testing.T) {
 		start := time.Now()
 		var out, errb bytes.Buffer
 		code := run(ctx, args, &out, &errb)
-		if el := time.Since(start); el > 1300*time.Millisecond || code != exitInterrupted {
-			t.Errorf("%v: exit %d after %v (stderr %q); want 130 within a second of the cancel", args, code, el, errb.String())
+		if el := time.Since(start); el > time.Minute || code != exitInterrupted {
+			t.Errorf("%v: exit %d after %v (stderr %q); want 130 once cancelled", args, code, el, errb.String())
 		}
 		cancel()
 		if es, err := os.ReadDir(dir); err != nil || len(es) > 0 {
