@@ -376,6 +376,10 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 	for l, ly := range n.layers {
 		nm, ne := make([]float64, len(ly.w)), make([]float64, len(ly.w))
 		for j, row := range ly.w {
+			bmag := ly.bmag[j]
+			if ly.bn != nil { // the runtime's map before the normalization
+				row, bmag = ly.bn[j].w, ly.bn[j].bmag
+			}
 			// A zero weight's product is an exact 0, and adding it is
 			// exact: only the nonzero weights' terms round.
 			k := 1 + ly.ops
@@ -385,7 +389,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				}
 			}
 			gam := gammaUp(k, u)
-			mag, prop := ly.bmag[j], 0.0
+			mag, prop := bmag, 0.0
 			for i, w := range row {
 				aw := math.Abs(w)
 				mag = up(mag + up(aw*up(mags[i]+errs[i])))
@@ -401,6 +405,9 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				fail("%s: at (x, r) = (%d, %.6g) layer %d unit %d may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), l, j, mag)
 			}
 			dz := up(up(up(gam*mag)+prop) + up(up(float64(2*k)*under)*math.Max(alpha, 1)))
+			if ly.bn != nil {
+				dz = n.normalized(path, x, p, ly.bn[j], dz, mag, gam, k, mags, errs)
+			}
 			if ly.berr != nil {
 				dz = up(dz + ly.berr[j])
 			}
@@ -421,6 +428,35 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		mags, errs = nm, ne
 	}
 	return slices.Max(errs) // a categorical network's logits: the largest
+}
+
+// normalized bounds |y_rt − y| for a unit with a folded batch
+// normalization y = s·(z − μ) + β (docs/check.md, "Batch normalization"),
+// given the bound D on |z_rt − z| of its map before the fold (its bias
+// sum's rounding added), mag ≥ |z_rt| − D, that map's γ_k, and the inputs'
+// magnitudes and errors: with M = |s|(mag + D + |μ|) + |β|,
+//
+//	|s|·D + 8u·M + γ_k(|s||μ| + |β|) + (8(1 + |γ|) + 2k + 1 + Σ(|a_i| + e_i))·under
+//	  + Σ own_i·|a_i| + own_b,
+//
+// the runtime's normalization, then the checker's fold's distance to the
+// exact one. A magnitude beyond the precision's range is a false claim.
+func (n *network) normalized(path string, x int, p *big.Rat, bn bnUnit, d, mag, gam float64, k int, mags, errs []float64) float64 {
+	u, _, under, maxv := n.roundoff()
+	d = up(d + bn.berr)
+	m := up(up(bn.s*up(up(mag+d)+bn.mu)) + bn.beta)
+	if !(up(m*up(1+up(8*u+gam))) <= maxv) {
+		fail("%s: at (x, r) = (%d, %.6g) a batch normalization may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), m)
+	}
+	sub := up(up(8*(1+bn.gam)) + float64(2*k+1))
+	own := bn.ob
+	for i, a := range mags {
+		sub = up(sub + up(a+errs[i]))
+		own = up(own + up(bn.own[i]*a))
+	}
+	rt := up(up(bn.s*d) + up(up(8*u)*m))
+	rt = up(rt + up(gam*up(up(bn.s*bn.mu)+bn.beta)))
+	return up(up(rt+up(sub*under)) + own)
 }
 
 // lipR bounds |∂k/∂r|: the r column of the inputs through |W|, times the
@@ -487,7 +523,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 			}
 			// The mean is a float64 sum of closed forms, good to the value
 			// precision: the claim is p_rt,x ∈ mean ± (bound + rounding), to it.
-			enc := n.enclose(rp, x, cells)
+			enc := finite(rp, n.enclose(rp, x, cells))
 			half := add(bound, rounding)
 			if tol := add(half, c.prec.value); exact(enc.lo).Cmp(sub(exact(mean), tol)) < 0 || exact(enc.hi).Cmp(add(exact(mean), tol)) > 0 {
 				fail("%s: the runtime's P(F = 1 | X = %d) lies in [%.17g, %.17g], not within %v ± %v", rp, x, enc.lo, enc.hi, mean, fl(tol))
@@ -508,6 +544,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 // (what the stated error assumes), each to the value precision.
 func (c *checker) law(path string, n *network, x int, row []float64, bound, rounding *big.Rat, cells []float64) []*big.Rat {
 	enc, rem, rt := n.encloseLaw(path, x, cells)
+	finite(path, append(enc, fi{rem, rt})...)
 	if len(row) != len(enc) {
 		reject("%s.p: want %d probabilities", path, len(enc))
 	}
@@ -522,4 +559,16 @@ func (c *checker) law(path string, n *network, x int, row []float64, bound, roun
 		}
 	}
 	return norm[0]
+}
+
+// finite refuses enclosures that are not finite: weights so large that
+// the checker's float64 intervals overflow (∞, or 0·∞ in a derivative)
+// bound nothing.
+func finite(path string, v ...fi) fi {
+	for _, x := range v {
+		if !(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64) {
+			notCovered("%s: the enclosure of the runtime's law is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
+		}
+	}
+	return v[0]
 }

@@ -213,7 +213,8 @@ func readTensor(where string, t pb) tensor {
 func attrs(where, op string, n pb) map[string]pb {
 	allowed := map[string][]string{"Gemm": {"alpha", "beta", "transA", "transB"}, "Flatten": {"axis"},
 		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}, "LeakyRelu": {"alpha"},
-		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed"}}[op]
+		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed"},
+		"BatchNormalization": {"epsilon", "momentum", "training_mode", "spatial", "is_test"}}[op]
 	out := map[string]pb{}
 	for _, a := range n.msgs(nodeAttr) {
 		name := a.str(attrName)
@@ -239,6 +240,11 @@ func parseONNX(name string, b []byte) *network {
 		}
 	}
 	c := &chain{n: n, consts: map[string]tensor{}, ints: map[string][]int64{}, defined: map[string]bool{}}
+	for _, o := range model.msgs(modelOpset) {
+		if d := o.str(1); d == "" || d == "ai.onnx" {
+			c.opset, _ = o.int(2)
+		}
+	}
 	for i, t := range g.msgs(graphInit) {
 		c.define(fmt.Sprintf("initializer %d", i), t.str(tensorName))
 		c.constant(name, t.str(tensorName), t)
@@ -285,6 +291,7 @@ type chain struct {
 	cur      string // the tensor the chain's activations flow through
 	linear   bool   // cur is the last layer's affine map, no activation yet
 	rank1    bool   // cur is [batch] (width 1, squeezed), else [batch, width]
+	opset    int64
 	f32, f64 bool
 }
 
@@ -382,8 +389,8 @@ func (c *chain) node(where string, nd pb) {
 	if d := nd.str(nodeDomain); d != "" && d != "ai.onnx" {
 		reject("%s: operator domain %s", where, quote(d))
 	}
-	if !strings.Contains(" Gemm MatMul Add Sub Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" ") {
-		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Sub, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose; mmds reads BatchNormalization too)", where, quote(op))
+	if !strings.Contains(" Gemm MatMul Add Sub BatchNormalization Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" ") {
+		notCovered("%s: operator %s (this version reads what mmds reads: Gemm, MatMul, Add, Sub, BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose)", where, quote(op))
 	}
 	at := attrs(where, op, nd)
 	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
@@ -426,7 +433,7 @@ func (c *chain) node(where string, nd pb) {
 			cs = append(cs, t)
 		}
 	}
-	if c.rank1 && (op == "Gemm" || op == "MatMul") {
+	if c.rank1 && (op == "Gemm" || op == "MatMul" || op == "BatchNormalization") {
 		notCovered("%s: %s after a Squeeze or Reshape to [batch]", where, op)
 	}
 	switch op {
@@ -453,6 +460,8 @@ func (c *chain) node(where string, nd pb) {
 			notCovered("%s: %s of a constant of shape %v to [batch] (it broadcasts the chain)", where, op, cs[0].dims)
 		}
 		c.add(where, cs)
+	case "BatchNormalization":
+		c.batchNorm(where, at, cs)
 	case "Relu", "Sigmoid", "Tanh":
 		c.activation(where, strings.ToLower(op))
 	case "LeakyRelu":
@@ -583,7 +592,7 @@ func (c *chain) add(where string, cs []tensor) {
 	if len(cs) != 1 || len(cs[0].dims) > 2 || len(cs[0].dims) == 2 && cs[0].dims[0] != 1 {
 		reject("%s: want a constant bias [width] or [1, width]", where)
 	}
-	if !c.linear {
+	if !c.open() {
 		c.identity(where)
 	}
 	c.n.layers[len(c.n.layers)-1].virtual = false // the runtime adds: one rounding
@@ -609,6 +618,9 @@ func (c *chain) bias(where string, v tensor, folded bool) {
 			ly.berr[j] = up(ly.berr[j] + up(0x1p-53*math.Abs(s)+0x1p-1074))
 		}
 		ly.b[j], ly.bmag[j] = s, ly.bmag[j]+math.Abs(x)
+		if ly.bn != nil { // a lowered Clip's shift of a normalized unit
+			ly.bn[j].beta = up(ly.bn[j].beta + math.Abs(x))
+		}
 	}
 	if folded {
 		ly.ops++

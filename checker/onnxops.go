@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"slices"
 )
 
 // The ONNX operators that mmds lowers or that compute nothing
@@ -61,6 +63,9 @@ func (c *chain) leaky(where string, alpha float64) {
 	}
 	if ly.berr != nil {
 		ly.berr = append(ly.berr, ly.berr...)
+	}
+	if ly.bn != nil {
+		ly.bn = append(ly.bn, ly.bn...)
 	}
 	ly.act = "relu"
 	comb := tensor{v: make([]float64, 2*w*w), dims: []int64{int64(w), int64(2 * w)}, f32: !c.f64}
@@ -149,4 +154,94 @@ func (c *chain) affine(where string, sign, add float64) {
 		ly.w[j][j] = sign
 	}
 	c.bias(where, tensor{v: []float64{add}, f32: !c.f64}, false)
+}
+
+// open reports a chain that is an affine map's output with no batch
+// normalization folded into it yet: an Add or a batch normalization joins
+// that map, else it gets an identity layer of its own (as mmds does).
+func (c *chain) open() bool {
+	return c.linear && c.n.layers[len(c.n.layers)-1].bn == nil
+}
+
+// bnUnit is a batch normalization y = s·(z − μ) + β folded into a unit
+// z = w·a + b (docs/check.md, "Batch normalization"): the unit's map
+// before the fold (w, the magnitude of its bias parts and the rounding of
+// their sum), |s| at most s, |μ|, |β| (plus the shifts of a lowered Clip),
+// |γ|, and how far the checker's folded weights and bias lie from s·w and
+// s·(b − μ) + β for the exact s (own, ownB).
+type bnUnit struct {
+	w                                []float64
+	bmag, berr, s, mu, beta, gam, ob float64
+	own                              []float64
+}
+
+// batchNorm folds BatchNormalization in inference mode into the last
+// layer: s = γ/√(v + ε) in float64, W_f = s·W and b_f = s·(b − μ) + β
+// rounded to the network's precision, as mmds folds it. The exact s is
+// enclosed by sqrtBounds, and each folded number's distance to its exact
+// value is kept for the rounding bound.
+func (c *chain) batchNorm(where string, at map[string]pb, cs []tensor) {
+	const fix = "the batch's own statistics: call model.eval() before torch.onnx.export"
+	v, ok := at["training_mode"].int(attrI)
+	t, hasTest := at["is_test"].int(attrI)
+	if ok && v != 0 || hasTest && t == 0 || !hasTest && c.opset < 7 {
+		reject("%s: training mode (or opset %d without is_test): %s", where, c.opset, fix)
+	}
+	eps := 1e-5
+	if a := at["epsilon"]; a != nil {
+		e, _ := a.one(attrF).(uint64)
+		eps = float64(math.Float32frombits(uint32(e)))
+	}
+	w := c.width()
+	if len(cs) != 4 || !(eps >= 0) || math.IsInf(eps, 0) {
+		reject("%s: want X, scale, B, mean and var, all constants, and a finite epsilon ≥ 0", where)
+	}
+	for _, t := range cs {
+		if c.weight(t); len(t.dims) != 1 || t.dims[0] != int64(w) {
+			reject("%s: a parameter of shape %v: want [%d]", where, t.dims, w)
+		}
+	}
+	if !c.open() {
+		c.identity(where)
+	}
+	ly := &c.n.layers[len(c.n.layers)-1]
+	_, tiny, _, maxv := c.n.roundoff()
+	c.n.f32 = !c.f64
+	round := func(x float64) float64 {
+		if !c.f64 {
+			return float64(float32(x))
+		}
+		return x
+	}
+	ly.bn = make([]bnUnit, w)
+	for j := range w {
+		g, beta, mu, vr := cs[0].v[j], cs[1].v[j], cs[2].v[j], cs[3].v[j]
+		sd := math.Sqrt(vr + eps)
+		s := g / sd
+		if vr < 0 || vr+eps == 0 || !(1/sd <= maxv && math.Abs(s) <= maxv) || s != 0 && math.Abs(s) < 2*tiny {
+			reject("%s: unit %d: var %v, epsilon %v, scale %v: want var + epsilon > 0, 1/√(var + ε) and |s| ≤ %v, s 0 or ≥ twice the smallest normal number", where, j, vr, eps, s, maxv)
+		}
+		lo, hi := sqrtBounds(add(exact(vr), exact(eps)))
+		sl, sh := quo(exact(g), hi), quo(exact(g), lo)   // the exact s lies between
+		dist := func(f float64, a, b *big.Rat) float64 { // sup over s of |f − (s·a + b)|
+			d := maxRat(abs(sub(exact(f), add(mul(sl, a), b))), abs(sub(exact(f), add(mul(sh, a), b))))
+			return ratFI(d).hi
+		}
+		bu := bnUnit{w: ly.w[j], bmag: ly.bmag[j], s: ratFI(maxRat(abs(sl), abs(sh))).hi, mu: math.Abs(mu), beta: math.Abs(beta), gam: math.Abs(g)}
+		if ly.berr != nil {
+			bu.berr = ly.berr[j]
+		}
+		row := make([]float64, len(ly.w[j]))
+		for i, x := range ly.w[j] {
+			row[i] = round(s * x)
+			bu.own = append(bu.own, dist(row[i], exact(x), new(big.Rat)))
+		}
+		b := round(s*(ly.b[j]-mu) + beta)
+		bu.ob = dist(b, sub(exact(ly.b[j]), exact(mu)), exact(beta))
+		if slices.ContainsFunc(append(row, b), func(x float64) bool { return math.IsInf(x, 0) }) {
+			reject("%s: unit %d: the folded weights are beyond the precision's range", where, j)
+		}
+		ly.w[j], ly.b[j], ly.bmag[j], ly.bn[j] = row, b, math.Abs(b), bu
+	}
+	ly.berr = nil
 }
