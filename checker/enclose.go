@@ -78,14 +78,10 @@ func (n *network) pieces(path string, x int, cells []float64, do func(g *region,
 func (n *network) checkCells(path string, cells []float64) {
 	has := map[float64]bool{}
 	for i, c := range cells {
-		if i > 0 && !(c > cells[i-1]) {
-			reject("%s.cells: not increasing at %d", path, i)
-		}
+		rejectIf(i > 0 && !(c > cells[i-1]), "%s.cells: not increasing at %d", path, i)
 		has[c] = true
 	}
-	if len(cells) < 2 || cells[0] != -16 || cells[len(cells)-1] != 16 || !has[-8] || !has[8] {
-		reject("%s.cells: want increasing ends from -16 to 16 through -8 and 8", path)
-	}
+	rejectIf(len(cells) < 2 || cells[0] != -16 || cells[len(cells)-1] != 16 || !has[-8] || !has[8], "%s.cells: want increasing ends from -16 to 16 through -8 and 8", path)
 }
 
 // piece returns the piece (s, e)'s enclosure of ∫ kφ, its part of the mean
@@ -107,9 +103,7 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		real = chord(ks, ke, h, mid, m0, m1).widen(0, curv)
 	}
 	for _, k := range []fi{ks, ke} {
-		if k.lo < -probSlack || k.hi > 1+probSlack {
-			reject("%s: k(%d, r) = %v at a cell's end: on a binary or finite model k must lie in [0, 1]", path, x, k.hi)
-		}
+		rejectIf(k.lo < -probSlack || k.hi > 1+probSlack, "%s: k(%d, r) = %v at a cell's end: on a binary or finite model k must lie in [0, 1]", path, x, k.hi)
 	}
 	// The release is Bernoulli(c(k_rt)), c the clamp to [0, 1]: c(k) is
 	// within dist(k, [0, 1]) of k, and |c(k_rt) − c(k)| ≤ |k_rt − k|.
@@ -500,9 +494,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 	key := map[bool]string{false: "rows", true: "laws"}[n.categorical()]
 	wp := path + ".witness.privatizer." + key
 	rows := w.obj("privatizer").list(key)
-	if len(rows) != m.n {
-		reject("%s: want one per value of X (%d)", wp, m.n)
-	}
+	rejectIf(len(rows) != m.n, "%s: want one per value of X (%d)", wp, m.n)
 	p := make([][]*big.Rat, m.n)
 	all, rnd := make([]*big.Rat, m.n), make([]*big.Rat, m.n)
 	for x, rv := range rows {
@@ -510,17 +502,13 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 		row := asObject(rp, rv)
 		bound, rounding := row.rat("bound"), row.rat("rounding")
 		cells := numbers(rp+".cells", row.get("cells"))
-		if bound.Sign() < 0 || rounding.Sign() < 0 {
-			reject("%s: want bound and rounding ≥ 0", rp)
-		}
+		rejectIf(bound.Sign() < 0 || rounding.Sign() < 0, "%s: want bound and rounding ≥ 0", rp)
 		if n.categorical() {
 			p[x] = c.law(rp, n, x, numbers(rp+".p", row.get("p")), bound, rounding, cells)
 			all[x], rnd[x] = add(add(bound, bound), rounding), rounding
 		} else {
 			mean := row.num("mean")
-			if !(mean >= 0 && mean <= 1) {
-				reject("%s: want mean in [0, 1]", rp)
-			}
+			rejectIf(!(mean >= 0 && mean <= 1), "%s: want mean in [0, 1]", rp)
 			// The mean is a float64 sum of closed forms, good to the value
 			// precision: the claim is p_rt,x ∈ mean ± (bound + rounding), to it.
 			enc := finite(rp, n.enclose(rp, x, cells))
@@ -545,9 +533,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 func (c *checker) law(path string, n *network, x int, row []float64, bound, rounding *big.Rat, cells []float64) []*big.Rat {
 	enc, rem, rt := n.encloseLaw(path, x, cells)
 	finite(path, append(enc, fi{rem, rt})...)
-	if len(row) != len(enc) {
-		reject("%s.p: want %d probabilities", path, len(enc))
-	}
+	rejectIf(len(row) != len(enc), "%s.p: want %d probabilities", path, len(enc))
 	norm, _ := normalizeRows(path+".p", [][]float64{row})
 	for i, q := range [][]*big.Rat{ratMatrix([][]float64{row})[0], norm[0]} {
 		d := exact(up(rem + rt)) // Σ_f sup |q_f − P_f| + rem + rt ≥ ‖q − P_rt‖₁
@@ -566,9 +552,7 @@ func (c *checker) law(path string, n *network, x int, row []float64, bound, roun
 // bound nothing.
 func finite(path string, v ...fi) fi {
 	for _, x := range v {
-		if !(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64) {
-			notCovered("%s: the enclosure of the runtime's law is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
-		}
+		notCoveredIf(!(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64), "%s: the enclosure of the runtime's law is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
 	}
 	return v[0]
 }

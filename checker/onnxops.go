@@ -92,17 +92,13 @@ func (c *chain) clip(where string, at map[string]pb, ins []string) {
 			return 0, false
 		}
 		t, ok := c.consts[ins[i]]
-		if !ok || len(t.v) != 1 {
-			notCovered("%s: Clip bound %s is not a constant scalar", where, quote(ins[i]))
-		}
+		notCoveredIf(!ok || len(t.v) != 1, "%s: Clip bound %s is not a constant scalar", where, quote(ins[i]))
 		c.weight(t)
 		return t.v[0], true
 	}
 	lo, hasLo := bound(1, "min")
 	hi, hasHi := bound(2, "max")
-	if len(ins) > 3 || lo != lo || hi != hi || hasLo && hasHi && !(lo <= hi) {
-		reject("%s: Clip with min %v and max %v", where, lo, hi)
-	}
+	rejectIf(len(ins) > 3 || lo != lo || hi != hi || hasLo && hasHi && !(lo <= hi), "%s: Clip with min %v and max %v", where, lo, hi)
 	rlo, rhi := math.Inf(-1), math.Inf(1) // the range of the activation before
 	if !c.linear && len(c.n.layers) > 0 {
 		if r, ok := map[string][2]float64{"sigmoid": {0, 1}, "tanh": {-1, 1}, "relu": {0, rhi}}[c.n.layers[len(c.n.layers)-1].act]; ok {
@@ -184,18 +180,14 @@ func (c *chain) batchNorm(where string, at map[string]pb, cs []tensor) {
 	const fix = "the batch's own statistics: call model.eval() before torch.onnx.export"
 	v, ok := at["training_mode"].int(attrI)
 	t, hasTest := at["is_test"].int(attrI)
-	if ok && v != 0 || hasTest && t == 0 || !hasTest && c.opset < 7 {
-		reject("%s: training mode (or opset %d without is_test): %s", where, c.opset, fix)
-	}
+	rejectIf(ok && v != 0 || hasTest && t == 0 || !hasTest && c.opset < 7, "%s: training mode (or opset %d without is_test): %s", where, c.opset, fix)
 	eps := 1e-5
 	if a := at["epsilon"]; a != nil {
 		e, _ := a.one(attrF).(uint64)
 		eps = float64(math.Float32frombits(uint32(e)))
 	}
 	w := c.width()
-	if len(cs) != 4 || !(eps >= 0) || math.IsInf(eps, 0) {
-		reject("%s: want X, scale, B, mean and var, all constants, and a finite epsilon ≥ 0", where)
-	}
+	rejectIf(len(cs) != 4 || !(eps >= 0) || math.IsInf(eps, 0), "%s: want X, scale, B, mean and var, all constants, and a finite epsilon ≥ 0", where)
 	for _, t := range cs {
 		if c.weight(t); len(t.dims) != 1 || t.dims[0] != int64(w) {
 			reject("%s: a parameter of shape %v: want [%d]", where, t.dims, w)
@@ -218,9 +210,7 @@ func (c *chain) batchNorm(where string, at map[string]pb, cs []tensor) {
 		g, beta, mu, vr := cs[0].v[j], cs[1].v[j], cs[2].v[j], cs[3].v[j]
 		sd := math.Sqrt(vr + eps)
 		s := g / sd
-		if vr < 0 || vr+eps == 0 || !(1/sd <= maxv && math.Abs(s) <= maxv) || s != 0 && math.Abs(s) < 2*tiny {
-			reject("%s: unit %d: var %v, epsilon %v, scale %v: want var + epsilon > 0, 1/√(var + ε) and |s| ≤ %v, s 0 or ≥ twice the smallest normal number", where, j, vr, eps, s, maxv)
-		}
+		rejectIf(vr < 0 || vr+eps == 0 || !(1/sd <= maxv && math.Abs(s) <= maxv) || s != 0 && math.Abs(s) < 2*tiny, "%s: unit %d: var %v, epsilon %v, scale %v: want var + epsilon > 0, 1/√(var + ε) and |s| ≤ %v, s 0 or ≥ twice the smallest normal number", where, j, vr, eps, s, maxv)
 		lo, hi := sqrtBounds(add(exact(vr), exact(eps)))
 		sl, sh := quo(exact(g), hi), quo(exact(g), lo)   // the exact s lies between
 		dist := func(f float64, a, b *big.Rat) float64 { // sup over s of |f − (s·a + b)|
@@ -238,9 +228,7 @@ func (c *chain) batchNorm(where string, at map[string]pb, cs []tensor) {
 		}
 		b := round(s*(ly.b[j]-mu) + beta)
 		bu.ob = dist(b, sub(exact(ly.b[j]), exact(mu)), exact(beta))
-		if slices.ContainsFunc(append(row, b), func(x float64) bool { return math.IsInf(x, 0) }) {
-			reject("%s: unit %d: the folded weights are beyond the precision's range", where, j)
-		}
+		rejectIf(slices.ContainsFunc(append(row, b), func(x float64) bool { return math.IsInf(x, 0) }), "%s: unit %d: the folded weights are beyond the precision's range", where, j)
 		ly.w[j], ly.b[j], ly.bmag[j], ly.bn[j] = row, b, math.Abs(b), bu
 	}
 	ly.berr = nil
