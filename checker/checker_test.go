@@ -885,10 +885,11 @@ func TestONNXOpsLowered(t *testing.T) {
 	if ly := n.layers[5]; ly.ops != 1 || len(ly.berr) != 1 || !(ly.berr[0] >= 0x1p-53*0.3 && ly.berr[0] < 0x1p-53*0.31) || ly.b[0] != c3+c4 {
 		t.Errorf("inexact bias parts: ops %d, berr %v, b %v", ly.ops, ly.berr, ly.b)
 	}
-	// BatchNorm1d → LeakyReLU: the normalized units doubled (z and −z), each
+	// BatchNorm1d → LeakyReLU (and a Dropout whose training_mode is a
+	// constant false): the normalized units doubled (z and −z), each
 	// folded weight within u + 5u' of s·w for the float64 s (the exact s
 	// within 4u' of it).
-	for _, f := range []string{"bn-leaky-gauss.onnx", "bn-leaky-gauss-f64.onnx"} {
+	for _, f := range []string{"bn-leaky-gauss.onnx", "bn-leaky-gauss-f64.onnx", "bn-leaky-gauss-dropout.onnx"} {
 		b, _ := os.ReadFile("../privatizer/testdata/" + f)
 		if _, err := checkBytes(nil, func() { n = parseONNX(f, b) }); err != nil {
 			t.Fatal(err)

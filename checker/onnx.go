@@ -193,7 +193,7 @@ func readTensor(where string, t pb) tensor {
 func attrs(where, op string, n pb) map[string]pb {
 	allowed := map[string][]string{"Gemm": {"alpha", "beta", "transA", "transB"}, "Flatten": {"axis"},
 		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}, "LeakyRelu": {"alpha"},
-		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed"},
+		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed", "ratio", "is_test"},
 		"BatchNormalization": {"epsilon", "momentum", "training_mode", "spatial", "is_test"}}[op]
 	out := map[string]pb{}
 	for _, a := range n.msgs(nodeAttr) {
@@ -265,17 +265,17 @@ type chain struct {
 
 // constant records a constant tensor: int64 (axes, shapes) or weights.
 func (c *chain) constant(where, name string, t pb) {
-	if typ, _ := t.int(tensorType); typ != 7 {
+	typ, _ := t.int(tensorType)
+	if typ != 7 && typ != 9 {
 		c.consts[name] = readTensor(where, t)
 		return
 	}
-	v := t.ints(7)
+	size := map[int64]int{7: 8, 9: 1}[typ] // int64, or bool (a Dropout's training_mode)
+	v := t.ints(map[int64]int{7: 7, 9: 5}[typ])
 	if raw, ok := t.one(tensorRaw).([]byte); ok {
-		if v = nil; len(raw)%8 != 0 || len(raw) > 64 {
-			reject("%s: an int64 tensor of %d bytes", where, len(raw))
-		}
-		for i := 0; i < len(raw); i += 8 {
-			v = append(v, int64(binary.LittleEndian.Uint64(raw[i:])))
+		rejectIf(len(raw)%size != 0 || len(raw) > 64, "%s: an integer tensor of %d bytes", where, len(raw))
+		for v = nil; len(raw) > 0; raw = raw[size:] {
+			v = append(v, int64(binary.LittleEndian.Uint64(append(raw[:size:size], make([]byte, 8-size)...))))
 		}
 	}
 	c.ints[name] = v

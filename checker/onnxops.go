@@ -16,7 +16,8 @@ import (
 // reshape checks a shape operator or Dropout, which compute nothing, on
 // a chain [batch, width], or [batch] when the width is 1: Squeeze and
 // Unsqueeze of axis 1 (or −1), Reshape to [-1] or [-1 or 0, width],
-// Dropout in inference mode (no training_mode input, one output).
+// Dropout in inference mode (training_mode absent or a constant false,
+// one output).
 func (c *chain) reshape(where, op string, at map[string]pb, ins []string) {
 	var v []int64
 	if a := at["axes"]; a != nil {
@@ -33,7 +34,8 @@ func (c *chain) reshape(where, op string, at map[string]pb, ins []string) {
 	}
 	w, is := c.width(), func(s ...int64) bool { return fmt.Sprint(v) == fmt.Sprint(s) }
 	switch {
-	case op == "Dropout" && len(ins) <= 2:
+	case op == "Dropout" && (len(ins) <= 2 || ins[2] == "" || fmt.Sprint(c.ints[ins[2]]) == "[0]") && len(ins) <= 3:
+		c.inference(where, at)
 	case op == "Squeeze" && !c.rank1 && w == 1 && (v == nil || is(1) || is(-1)) && len(ins) <= 2:
 		c.rank1 = true
 	case op == "Unsqueeze" && c.rank1 && (is(1) || is(-1)) && len(ins) <= 2:
@@ -43,7 +45,7 @@ func (c *chain) reshape(where, op string, at map[string]pb, ins []string) {
 	case op == "Reshape" && len(ins) == 2 && w == 1 && is(-1):
 		c.rank1 = true
 	default:
-		notCovered("%s: %s (axes or shape %v, %d inputs) on a chain of width %d: mmds reads Squeeze and Unsqueeze of axis 1, Reshape to [-1] or [-1, width], Dropout without training_mode", where, op, v, len(ins), w)
+		notCovered("%s: %s (axes or shape %v, %d inputs) on a chain of width %d: mmds reads Squeeze and Unsqueeze of axis 1, Reshape to [-1] or [-1, width], Dropout in inference mode", where, op, v, len(ins), w)
 	}
 }
 
@@ -159,6 +161,15 @@ func (c *chain) open() bool {
 	return c.linear && c.n.layers[len(c.n.layers)-1].bn == nil
 }
 
+// inference refuses a Dropout or BatchNormalization in training mode
+// (is_test 0, or absent before opset 7; training_mode ≠ 0), which drops
+// units at random or normalizes by the batch's own statistics.
+func (c *chain) inference(where string, at map[string]pb) {
+	v, ok := at["training_mode"].int(attrI)
+	t, hasTest := at["is_test"].int(attrI)
+	rejectIf(ok && v != 0 || hasTest && t == 0 || !hasTest && c.opset < 7, "%s: training mode (or opset %d without is_test): call model.eval() before torch.onnx.export", where, c.opset)
+}
+
 // bnUnit is a batch normalization y = s·(z − μ) + β folded into a unit
 // z = w·a + b (docs/check.md, "Batch normalization"): the unit's map
 // before the fold (w, the magnitude of its bias parts and the rounding of
@@ -177,10 +188,7 @@ type bnUnit struct {
 // enclosed by sqrtBounds, and each folded number's distance to its exact
 // value is kept for the rounding bound.
 func (c *chain) batchNorm(where string, at map[string]pb, cs []tensor) {
-	const fix = "the batch's own statistics: call model.eval() before torch.onnx.export"
-	v, ok := at["training_mode"].int(attrI)
-	t, hasTest := at["is_test"].int(attrI)
-	rejectIf(ok && v != 0 || hasTest && t == 0 || !hasTest && c.opset < 7, "%s: training mode (or opset %d without is_test): %s", where, c.opset, fix)
+	c.inference(where, at)
 	eps := 1e-5
 	if a := at["epsilon"]; a != nil {
 		e, _ := a.one(attrF).(uint64)
