@@ -173,9 +173,9 @@ func (c *chain) inference(where string, at map[string]pb) {
 // bnUnit is a batch normalization y = s·(z − μ) + β folded into a unit
 // z = w·a + b (docs/check.md, "Batch normalization"): the unit's map
 // before the fold (w, the magnitude of its bias parts and the rounding of
-// their sum), |s| at most s, |μ|, |β| (plus the shifts of a lowered Clip),
-// |γ|, and how far the checker's folded weights and bias lie from s·w and
-// s·(b − μ) + β for the exact s (own, ownB).
+// their sum), an upper bound s of the exact |s|, |μ|, |β| (plus the shifts
+// of a lowered Clip), |γ|, and how far the checker's folded weights and
+// bias lie from s·w and s·(b − μ) + β for the exact s (own, ob).
 type bnUnit struct {
 	w                                []float64
 	bmag, berr, s, mu, beta, gam, ob float64
