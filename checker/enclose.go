@@ -532,7 +532,6 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 // (what the stated error assumes), each to the value precision.
 func (c *checker) law(path string, n *network, x int, row []float64, bound, rounding *big.Rat, cells []float64) []*big.Rat {
 	enc, rem, rt := n.encloseLaw(path, x, cells)
-	finite(path, append(enc, fi{rem, rt})...)
 	rejectIf(len(row) != len(enc), "%s.p: want %d probabilities", path, len(enc))
 	norm, _ := normalizeRows(path+".p", [][]float64{row})
 	for i, q := range [][]*big.Rat{ratMatrix([][]float64{row})[0], norm[0]} {
@@ -547,12 +546,10 @@ func (c *checker) law(path string, n *network, x int, row []float64, bound, roun
 	return norm[0]
 }
 
-// finite refuses enclosures that are not finite: weights so large that
+// finite refuses an enclosure that is not finite: weights so large that
 // the checker's float64 intervals overflow (∞, or 0·∞ in a derivative)
-// bound nothing.
-func finite(path string, v ...fi) fi {
-	for _, x := range v {
-		notCoveredIf(!(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64), "%s: the enclosure of the runtime's law is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
-	}
-	return v[0]
+// bound nothing. (encloseLaw refuses its own.)
+func finite(path string, x fi) fi {
+	notCoveredIf(!(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64), "%s: the enclosure of the runtime's P(F = 1 | x) is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
+	return x
 }
