@@ -36,6 +36,7 @@ var fixtures = []struct {
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/ops/cert.json", "5 points (0 pass, 5 fail, 0 cannot certify): FAIL", opsPaths},
 	{"testdata/bn/cert.json", "3 points (1 pass, 2 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/bnops/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", bnopsPaths},
 	{"testdata/categorical/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", catPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
@@ -52,6 +53,10 @@ var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".poin
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
 	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss",
 	".points[4].witness.privatizer.rows[1].rounding"}
+
+// bnopsPaths: the batch normalizations' channels (sigmoid networks).
+var bnopsPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
+	".points[1].witness.privatizer.rows[1].mean", ".points[1].error"}
 
 // bestPaths: --reference best's optimum over all privatizers, the
 // tolerance and the verdicts it decides.
@@ -384,21 +389,22 @@ func TestForgeries(t *testing.T) {
 }
 
 // TestBatchNormForgeries: PyTorch's float32 export with a BatchNorm1d
-// (testdata/bn) with the scale γ or the variance of one unit moved and
-// the file's hash updated: only the enclosure of the folded network can
-// tell.
+// (testdata/bn) and the float32 sigmoid network of testdata/bnops with the
+// scale γ or the variance of one unit moved and the file's hash updated:
+// only the enclosure of the folded network can tell.
 func TestBatchNormForgeries(t *testing.T) {
-	dir := copyFolder(t, "testdata/bn")
-	orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
 	for _, c := range []struct {
-		name  string
-		input int     // of the BatchNormalization node: 1 the scale, 4 the variance
-		by    float32 // the factor on its unit 0
+		name, dir, file string
+		input           int     // of the first BatchNormalization node: 1 the scale, 4 the variance
+		by              float32 // the factor on its unit 0
 	}{
-		{"the scale γ moved by 1%", 1, 1.01},
-		{"the variance moved by 2%", 4, 1.02},
+		{"the scale γ moved by 1%", "testdata/bn", "bn-pass-binary.onnx", 1, 1.01},
+		{"the variance moved by 2%", "testdata/bn", "bn-pass-binary.onnx", 4, 1.02},
+		{"the variance moved by 2% (a sigmoid network)", "testdata/bnops", "bn32.onnx", 4, 1.02},
 	} {
-		b, _ := os.ReadFile(filepath.Join(dir, "bn-pass-binary.onnx"))
+		dir := copyFolder(t, c.dir)
+		orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
+		b, _ := os.ReadFile(filepath.Join(dir, c.file))
 		v := bnParam(t, b, c.input)
 		binary.LittleEndian.PutUint32(v, math.Float32bits(c.by*math.Float32frombits(binary.LittleEndian.Uint32(v))))
 		writeFile(t, dir, "forged.onnx", string(b))
@@ -907,6 +913,22 @@ func TestONNXOpsLowered(t *testing.T) {
 			}
 		}
 	}
+	// The batch normalizations of testdata/bnops (float64): folded into a
+	// Gemm with α (two roundings) and doubled by a LeakyRelu; into a Gemm
+	// before a Clip, whose max stage adds a rounding; into the Clip's last,
+	// virtual stage; an Add after it gets an identity layer.
+	b, _ = os.ReadFile("testdata/bnops/bn64.onnx")
+	if _, err := checkBytes(nil, func() { n = parseONNX("bn64.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	ops, virtual = nil, nil
+	var bn []bool
+	for _, ly := range n.layers {
+		ops, virtual, bn = append(ops, ly.ops), append(virtual, ly.virtual), append(bn, ly.bn != nil)
+	}
+	if fmt.Sprint(ops, virtual, bn) != "[2 0 1 1 0 1 0] [false false false true true false false] [true false true false true false false]" || len(n.layers[0].bn) != 8 {
+		t.Errorf("bn64.onnx: ops %v, virtual %v, normalized %v", ops, virtual, bn)
+	}
 	for _, c := range []struct{ file, want string }{
 		{"../privatizer/testdata/bn-train.onnx", `node 1 ("BatchNormalization"): the graph must be a chain`},
 		{"../privatizer/testdata/view-size.onnx", "not covered"},
@@ -926,7 +948,7 @@ func TestONNXOpsLowered(t *testing.T) {
 func FuzzONNX(f *testing.F) {
 	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
 		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx", "testdata/ops/ops64-inexact.onnx",
-		"testdata/categorical/categorical-finite.onnx", "testdata/bn/bn-clamp-binary.onnx"} {
+		"testdata/categorical/categorical-finite.onnx", "testdata/bn/bn-clamp-binary.onnx", "testdata/bnops/bn32.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
