@@ -28,9 +28,7 @@ type precision struct{ value, optimum *big.Rat }
 
 // equal checks a stated number against its exact value.
 func (c *checker) equal(name string, stated float64, want *big.Rat) {
-	if abs(sub(exact(stated), want)).Cmp(c.prec.value) > 0 {
-		fail("%s = %v, but it is %.17g (the certificate's precision is %v)", name, stated, fl(want), fl(c.prec.value))
-	}
+	failIf(abs(sub(exact(stated), want)).Cmp(c.prec.value) > 0, "%s = %v, but it is %.17g (the certificate's precision is %v)", name, stated, fl(want), fl(c.prec.value))
 	c.claims++
 }
 
@@ -44,16 +42,12 @@ type tolerances struct {
 func readTolerances(t *object) tolerances {
 	r := func(k string) *big.Rat {
 		v := t.num(k)
-		if !(v >= 0) {
-			reject("tolerances.%s = %v: want ≥ 0", k, v)
-		}
+		rejectIf(!(v >= 0), "tolerances.%s = %v: want ≥ 0", k, v)
 		return exact(v)
 	}
 	tol := tolerances{bandTau: r("band_tau"), tau: r("tau"), distSE: r("dist_se"), advSE: r("adv_se"), quad: r("quad"), abs: r("abs")}
 	n := t.num("test_size")
-	if n != float64(int64(n)) || n < 1 || n > 1e9 {
-		reject("tolerances.test_size = %v: want a whole number in [1, 1e9]", n)
-	}
+	rejectIf(n != float64(int64(n)) || n < 1 || n > 1e9, "tolerances.test_size = %v: want a whole number in [1, 1e9]", n)
 	tol.n = int64(n)
 	if tol.best = t.str("reference") == "best"; !tol.best && t.str("reference") != "paper" {
 		reject("tolerances.reference %s: want paper or best", quote(t.str("reference")))
@@ -66,12 +60,8 @@ func readTolerances(t *object) tolerances {
 func checkCertificate(path string, root *object) string {
 	root.str("mmds_version") // which mmds wrote it: a name, not a claim
 	kind := root.str("model")
-	if kind == "gauss" {
-		notCovered("a certificate on the Gaussian model (docs/check.md, \"Not covered\")")
-	}
-	if !root.has("witness") {
-		notCovered("the certificate carries no witness (written before %s), so its optima cannot be checked: certify again with this mmds", witnessFormat)
-	}
+	notCoveredIf(kind == "gauss", "a certificate on the Gaussian model (docs/check.md, \"Not covered\")")
+	notCoveredIf(!root.has("witness"), "the certificate carries no witness (written before %s), so its optima cannot be checked: certify again with this mmds", witnessFormat)
 	mb := readFile(certFile(path, "model_file", root.str("model_file")), maxModelBytes)
 	m := readModel(kind, asObject("model", parseJSON(mb)))
 	c := &checker{m: m}
@@ -85,9 +75,7 @@ func checkCertificate(path string, root *object) string {
 	tol := readTolerances(root.obj("tolerances"))
 	out := map[string]int{} // the points' outcomes
 	points := root.list("points")
-	if len(points) == 0 {
-		reject("the certificate has no points")
-	}
+	rejectIf(len(points) == 0, "the certificate has no points")
 	var r *results // a certificate of mmds verify: a results directory's points
 	if root.str("config_sha256") != "" {
 		if r = readRun(path, root, m); len(points) != len(r.d) {
@@ -149,12 +137,8 @@ func (c *checker) readScale(o *object) {
 // its numbers only more coarsely claims too little to check a verdict by.
 func readPrecision(p *object, scale *big.Rat) precision {
 	v, o := p.num("value"), p.num("optimum")
-	if !(v >= 0 && o >= 0) {
-		reject("%s: want numbers ≥ 0", p.path)
-	}
-	if exact(v).Cmp(mul(exact(1e-9), scale)) > 0 || exact(o).Cmp(mul(exact(1e-6), scale)) > 0 {
-		fail("%s: value %v and optimum %v: this checker accepts at most 1e-9 and 1e-6 of the loss scale", p.path, v, o)
-	}
+	rejectIf(!(v >= 0 && o >= 0), "%s: want numbers ≥ 0", p.path)
+	failIf(exact(v).Cmp(mul(exact(1e-9), scale)) > 0 || exact(o).Cmp(mul(exact(1e-6), scale)) > 0, "%s: value %v and optimum %v: this checker accepts at most 1e-9 and 1e-6 of the loss scale", p.path, v, o)
 	p.done()
 	return precision{value: exact(v), optimum: exact(o)}
 }
@@ -165,9 +149,7 @@ func readPrecision(p *object, scale *big.Rat) precision {
 func (c *checker) point(certPath, path string, p *object, tol tolerances, r *results, i int) string {
 	m := c.m
 	d := p.num("D")
-	if !(d >= 0) {
-		reject("%s.D = %v: want ≥ 0", path, d)
-	}
+	rejectIf(!(d >= 0), "%s.D = %v: want ≥ 0", path, d)
 	var readPriv func() privatizer
 	if r != nil {
 		priv, ok := r.record(path, i, p)
@@ -188,15 +170,11 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	status, pass, verdict := p.str("status"), p.boolean("pass"), p.str("verdict")
 	if status == "cannot certify" && !p.has("certified") {
 		// No numbers: the point claims nothing about the privatizer.
-		if pass || !strings.HasPrefix(verdict, "cannot certify") {
-			fail("%s: status cannot certify, but pass %v and verdict %s", path, pass, quote(verdict))
-		}
+		failIf(pass || !strings.HasPrefix(verdict, "cannot certify"), "%s: status cannot certify, but pass %v and verdict %s", path, pass, quote(verdict))
 		p.done()
 		return "cannot certify"
 	}
-	if status != "certified" && status != "cannot certify" {
-		reject("%s.status %s: want certified or cannot certify", path, quote(status))
-	}
+	rejectIf(status != "certified" && status != "cannot certify", "%s.status %s: want certified or cannot certify", path, quote(status))
 	priv := readPriv()
 	w := p.obj("witness")
 	iv, errBound, rounding := c.certifiedIntervals(path, priv, w)
@@ -230,9 +208,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	// passes, the stated-error limit.
 	band := numbers(path+".distortion_band", p.get("distortion_band"))
 	advTol := p.num("adv_tolerance")
-	if len(band) != 2 {
-		reject("%s.distortion_band: want [lo, hi]", path)
-	}
+	rejectIf(len(band) != 2, "%s.distortion_band: want [lo, hi]", path)
 	a := mul(tol.abs, m.scale)
 	seD := c.stdErr(exact(d), tol.n)
 	dr := exact(d)
@@ -244,9 +220,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 	// model the optimum over all privatizers at D̂, stated beside.
 	ref, refGap := optHat, gap
 	if p.used["reference_at_D_hat"] = true; tol.best && m.kind == "binary" {
-		if global == nil {
-			reject("%s: --reference best without the global optimum's witness", path)
-		}
+		rejectIf(global == nil, "%s: --reference best without the global optimum's witness", path)
 		ref = p.num("reference_at_D_hat")
 		c.inBracket(path+".reference_at_D_hat", "all", ref, *global)
 		refGap = ref - minAdv
@@ -258,9 +232,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 
 	wStatus, wText, wPass := c.verdict(path, verdictInputs{recon: recon, gap: refGap, optHat: ref, errStated: errStated, rounding: rounding,
 		band: band, advTol: advTol, abs: a, tol: tol})
-	if status != wStatus || pass != wPass || verdict != wText {
-		fail("%s: the certificate says %s, pass %v, %s; its numbers give %s, pass %v, %s", path, status, pass, quote(verdict), wStatus, wPass, quote(wText))
-	}
+	failIf(status != wStatus || pass != wPass || verdict != wText, "%s: the certificate says %s, pass %v, %s; its numbers give %s, pass %v, %s", path, status, pass, quote(verdict), wStatus, wPass, quote(wText))
 	c.claims += 3
 	p.done()
 	if wStatus == "cannot certify" {
@@ -274,9 +246,7 @@ func (c *checker) point(certPath, path string, p *object, tol tolerances, r *res
 
 // within checks a stated number against an enclosure of its exact value.
 func (c *checker) within(name string, stated float64, iv interval) {
-	if !iv.near(stated, c.prec.value) {
-		fail("%s = %v, but it lies in [%.17g, %.17g] (the certificate's precision is %v)", name, stated, fl(iv.lo), fl(iv.hi), fl(c.prec.value))
-	}
+	failIf(!iv.near(stated, c.prec.value), "%s = %v, but it lies in [%.17g, %.17g] (the certificate's precision is %v)", name, stated, fl(iv.lo), fl(iv.hi), fl(c.prec.value))
 	c.claims++
 }
 
@@ -300,12 +270,8 @@ func (c *checker) certifiedIntervals(path string, priv privatizer, w *object) ([
 	if priv.net != nil {
 		return c.networkIntervals(path, priv.net, w)
 	}
-	if w.has("privatizer") {
-		reject("%s.witness.privatizer: a channel needs none", path)
-	}
-	if len(priv.channel) != m.n {
-		reject("%s: the channel has %d rows, the model's X takes %d values", path, len(priv.channel), m.n)
-	}
+	rejectIf(w.has("privatizer"), "%s.witness.privatizer: a channel needs none", path)
+	rejectIf(len(priv.channel) != m.n, "%s: the channel has %d rows, the model's X takes %d values", path, len(priv.channel), m.n)
 	// A channel's losses are those of its rows divided by their sums; a
 	// row off 1 by ε may hide 2ε of ℓ1 mass, which moves a risk by at most
 	// riskShift.
@@ -349,9 +315,7 @@ type verdictInputs struct {
 func (c *checker) verdict(path string, v verdictInputs) (status, text string, pass bool) {
 	pv, po := c.prec.value, c.prec.optimum
 	robust := func(what string, a, b float64, margin *big.Rat) {
-		if abs(sub(exact(a), exact(b))).Cmp(margin) <= 0 {
-			fail("%s: the verdict rests on %s (%v against %v), closer than the numbers' precision %v", path, what, a, b, fl(margin))
-		}
+		failIf(abs(sub(exact(a), exact(b))).Cmp(margin) <= 0, "%s: the verdict rests on %s (%v against %v), closer than the numbers' precision %v", path, what, a, b, fl(margin))
 	}
 	quad := fl(v.tol.quad)
 	robust("the stated error against its limit", v.errStated, quad, pv)
@@ -384,9 +348,7 @@ func (c *checker) verdict(path string, v verdictInputs) (status, text string, pa
 		for _, e := range []*big.Rat{neg(po), po} {
 			opt := maxRat(add(exact(v.optHat), e), new(big.Rat))
 			g := add(sub(opt, exact(v.optHat)), exact(v.gap))
-			if add(g, two).Cmp(add(mul(v.tol.advSE, c.stdErr(opt, v.tol.n).lo), v.abs)) >= 0 {
-				fail("%s: the verdict rests on the gap against the adversarial tolerance (%v against %v), closer than the numbers' precision allows", path, v.gap, v.advTol)
-			}
+			failIf(add(g, two).Cmp(add(mul(v.tol.advSE, c.stdErr(opt, v.tol.n).lo), v.abs)) >= 0, "%s: the verdict rests on the gap against the adversarial tolerance (%v against %v), closer than the numbers' precision allows", path, v.gap, v.advTol)
 		}
 	}
 	if len(why) > 0 {

@@ -58,15 +58,11 @@ func parseChannelCSV(name string, b []byte) [][]float64 {
 		if err == io.EOF {
 			break
 		}
-		if err != nil || len(p) >= 4096 {
-			reject("%s: malformed CSV or more than 4096 rows", printable(name))
-		}
+		rejectIf(err != nil || len(p) >= 4096, "%s: malformed CSV or more than 4096 rows", printable(name))
 		row := make([]float64, len(rec))
 		for f, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				reject("%s: %s is not a number", printable(name), quote(s))
-			}
+			rejectIf(err != nil, "%s: %s is not a number", printable(name), quote(s))
 			row[f] = v
 		}
 		p = append(p, row)
@@ -78,23 +74,15 @@ func parseChannelCSV(name string, b []byte) [][]float64 {
 // from 1 to 4096, entries finite and ≥ 0, each row summing (in float64) to
 // 1 within 1e-6.
 func checkChannel(name string, p [][]float64) [][]float64 {
-	if len(p) == 0 || len(p) > 4096 || len(p[0]) == 0 || len(p[0]) > 4096 {
-		reject("%s: want 1 to 4096 rows of 1 to 4096 entries", printable(name))
-	}
+	rejectIf(len(p) == 0 || len(p) > 4096 || len(p[0]) == 0 || len(p[0]) > 4096, "%s: want 1 to 4096 rows of 1 to 4096 entries", printable(name))
 	for x, row := range p {
-		if len(row) != len(p[0]) {
-			reject("%s: row %d has %d entries, row 0 has %d", printable(name), x, len(row), len(p[0]))
-		}
+		rejectIf(len(row) != len(p[0]), "%s: row %d has %d entries, row 0 has %d", printable(name), x, len(row), len(p[0]))
 		var s float64
 		for _, v := range row {
-			if !(v >= 0) || math.IsInf(v, 0) {
-				reject("%s: row %d has %v: want a probability ≥ 0", printable(name), x, v)
-			}
+			rejectIf(!(v >= 0) || math.IsInf(v, 0), "%s: row %d has %v: want a probability ≥ 0", printable(name), x, v)
 			s += v
 		}
-		if math.Abs(s-1) > 1e-6 {
-			reject("%s: row %d sums to %v: want 1 within 1e-6", printable(name), x, s)
-		}
+		rejectIf(math.Abs(s-1) > 1e-6, "%s: row %d sums to %v: want 1 within 1e-6", printable(name), x, s)
 	}
 	return p
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -34,6 +35,8 @@ var fixtures = []struct {
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/ops/cert.json", "5 points (0 pass, 5 fail, 0 cannot certify): FAIL", opsPaths},
+	{"testdata/bn/cert.json", "3 points (1 pass, 2 fail, 0 cannot certify): FAIL", nil},
+	{"testdata/bnops/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", bnopsPaths},
 	{"testdata/categorical/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", catPaths},
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
@@ -50,6 +53,10 @@ var opsPaths = []string{".points[0].witness.privatizer.rows[0].rounding", ".poin
 	".points[2].witness.privatizer.rows[0].mean", ".points[2].witness.privatizer.rows[1].rounding",
 	".points[3].witness.privatizer.rows[0].mean", ".points[3].error", ".points[3].certified.recon_loss",
 	".points[4].witness.privatizer.rows[1].rounding"}
+
+// bnopsPaths: the batch normalizations' channels (sigmoid networks).
+var bnopsPaths = []string{".points[0].witness.privatizer.rows[0].mean", ".points[0].witness.privatizer.rows[1].rounding",
+	".points[1].witness.privatizer.rows[1].mean", ".points[1].error"}
 
 // bestPaths: --reference best's optimum over all privatizers, the
 // tolerance and the verdicts it decides.
@@ -80,8 +87,18 @@ func TestFixturesVerify(t *testing.T) {
 // 2 for a file that cannot be read or is not covered.
 func TestExitStatus(t *testing.T) {
 	dir := copyFolder(t, "testdata/binary")
-	forged := edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) { pointOf(c, 1)["pass"] = true })
 	gauss := writeFile(t, dir, "gauss.json", `{"format": "mmds-certificate/1", "mmds_version": "x", "model": "gauss"}`)
+	// A sigmoid network that is 0 on [−8, 8] and whose pre-activation
+	// overflows beyond 8: its interval derivatives there are 0·∞.
+	huge := `{"inputs": ["x", "r"], "precision": "float64", "layers": [{"weight": [[0, 1e300]], "bias": [-8e300], "activation": "relu"},
+		{"weight": [[1e10]], "bias": [0], "activation": "sigmoid"}]}`
+	writeFile(t, dir, "huge.json", huge)
+	overflow := filepath.Join(dir, "overflow.json")
+	os.Rename(edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) {
+		p := pointOf(c, 4)
+		p["privatizer"], p["point_sha256"] = "huge.json", sha256Hex([]byte(huge))
+	}), overflow)
+	forged := edit(t, filepath.Join(dir, "cert.json"), func(c map[string]any) { pointOf(c, 1)["pass"] = true })
 	for _, c := range []struct {
 		args []string
 		code int
@@ -92,6 +109,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"testdata/binary/cert.json", forged}, 1, "points[1]"},
 		{[]string{filepath.Join(dir, "missing.json")}, 2, "no such file"},
 		{[]string{gauss}, 2, "not covered: a certificate on the Gaussian model"},
+		{[]string{overflow}, 2, "not covered: points[4].witness.privatizer.rows[0]: the enclosure"},
 		{nil, 2, "usage"},
 	} {
 		var out, errb bytes.Buffer
@@ -368,6 +386,50 @@ func TestForgeries(t *testing.T) {
 	if _, err := checkFile(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("FIFO certificate: %v", err)
 	}
+}
+
+// TestBatchNormForgeries: PyTorch's float32 export with a BatchNorm1d
+// (testdata/bn) and the float32 sigmoid network of testdata/bnops with the
+// scale γ or the variance of one unit moved and the file's hash updated:
+// only the enclosure of the folded network can tell.
+func TestBatchNormForgeries(t *testing.T) {
+	for _, c := range []struct {
+		name, dir, file string
+		input           int     // of the first BatchNormalization node: 1 the scale, 4 the variance
+		by              float32 // the factor on its unit 0
+	}{
+		{"the scale γ moved by 1%", "testdata/bn", "bn-pass-binary.onnx", 1, 1.01},
+		{"the variance moved by 2%", "testdata/bn", "bn-pass-binary.onnx", 4, 1.02},
+		{"the variance moved by 2% (a sigmoid network)", "testdata/bnops", "bn32.onnx", 4, 1.02},
+	} {
+		dir := copyFolder(t, c.dir)
+		orig, _ := os.ReadFile(filepath.Join(dir, "cert.json"))
+		b, _ := os.ReadFile(filepath.Join(dir, c.file))
+		v := bnParam(t, b, c.input)
+		binary.LittleEndian.PutUint32(v, math.Float32bits(c.by*math.Float32frombits(binary.LittleEndian.Uint32(v))))
+		writeFile(t, dir, "forged.onnx", string(b))
+		forge(t, dir, orig, c.name, "not within", func(c map[string]any) {
+			p := pointOf(c, 0)
+			p["privatizer"], p["point_sha256"] = "forged.onnx", sha256Hex(b)
+		}, nil)
+	}
+}
+
+// bnParam returns the raw bytes, within b, of input i of the first
+// BatchNormalization node of an ONNX file.
+func bnParam(t *testing.T, b []byte, i int) []byte {
+	g := decodePB(b).msg(modelGraph)
+	for _, nd := range g.msgs(graphNode) {
+		if nd.str(nodeOp) == "BatchNormalization" {
+			for _, init := range g.msgs(graphInit) {
+				if init.str(tensorName) == nd.strs(nodeInput)[i] {
+					return init.one(tensorRaw).([]byte)
+				}
+			}
+		}
+	}
+	t.Fatal("no BatchNormalization with its parameters as raw initializers")
+	return nil
 }
 
 // TestCategoricalForgeries: forgeries of the certificate of categorical
@@ -829,8 +891,46 @@ func TestONNXOpsLowered(t *testing.T) {
 	if ly := n.layers[5]; ly.ops != 1 || len(ly.berr) != 1 || !(ly.berr[0] >= 0x1p-53*0.3 && ly.berr[0] < 0x1p-53*0.31) || ly.b[0] != c3+c4 {
 		t.Errorf("inexact bias parts: ops %d, berr %v, b %v", ly.ops, ly.berr, ly.b)
 	}
+	// BatchNorm1d → LeakyReLU (and a Dropout whose training_mode is a
+	// constant false): the normalized units doubled (z and −z), each
+	// folded weight within u + 5u' of s·w for the float64 s (the exact s
+	// within 4u' of it).
+	for _, f := range []string{"bn-leaky-gauss.onnx", "bn-leaky-gauss-f64.onnx", "bn-leaky-gauss-dropout.onnx"} {
+		b, _ := os.ReadFile("../privatizer/testdata/" + f)
+		if _, err := checkBytes(nil, func() { n = parseONNX(f, b) }); err != nil {
+			t.Fatal(err)
+		}
+		u, _, _, _ := n.roundoff()
+		ly := n.layers[0]
+		if len(ly.bn) != 16 || len(ly.w) != 16 || ly.act != "relu" {
+			t.Fatalf("%s: %d normalized units of %d, %s", f, len(ly.bn), len(ly.w), ly.act)
+		}
+		for j, bu := range ly.bn {
+			for i, w := range bu.w {
+				if d := math.Abs(bu.s * w); bu.own[i] > (u+5*0x1p-53)*d || ly.w[j][i] != -ly.w[(j+8)%16][i] {
+					t.Errorf("%s: unit %d weight %d: fold %v of s·w = %v, off by %v", f, j, i, ly.w[j][i], d, bu.own[i])
+				}
+			}
+		}
+	}
+	// The batch normalizations of testdata/bnops (float64): folded into a
+	// Gemm with α (two roundings) and doubled by a LeakyRelu; into a Gemm
+	// before a Clip, whose max stage adds a rounding; into the Clip's last,
+	// virtual stage; an Add after it gets an identity layer.
+	b, _ = os.ReadFile("testdata/bnops/bn64.onnx")
+	if _, err := checkBytes(nil, func() { n = parseONNX("bn64.onnx", b) }); err != nil {
+		t.Fatal(err)
+	}
+	ops, virtual = nil, nil
+	var bn []bool
+	for _, ly := range n.layers {
+		ops, virtual, bn = append(ops, ly.ops), append(virtual, ly.virtual), append(bn, ly.bn != nil)
+	}
+	if fmt.Sprint(ops, virtual, bn) != "[2 0 1 1 0 1 0] [false false false true true false false] [true false true false true false false]" || len(n.layers[0].bn) != 8 {
+		t.Errorf("bn64.onnx: ops %v, virtual %v, normalized %v", ops, virtual, bn)
+	}
 	for _, c := range []struct{ file, want string }{
-		{"../privatizer/testdata/bn-clamp-binary.onnx", `not covered: bn-clamp-binary.onnx: node 1 ("BatchNormalization")`},
+		{"../privatizer/testdata/bn-train.onnx", `node 1 ("BatchNormalization"): the graph must be a chain`},
 		{"../privatizer/testdata/view-size.onnx", "not covered"},
 	} {
 		b, err := os.ReadFile(c.file)
@@ -848,7 +948,7 @@ func TestONNXOpsLowered(t *testing.T) {
 func FuzzONNX(f *testing.F) {
 	for _, p := range []string{"testdata/binary/net-pass.onnx", "testdata/binary/relu2-binary.onnx", "testdata/smooth/torch32-fresh0.onnx",
 		"testdata/ops/ops32.onnx", "testdata/ops/ops64.onnx", "testdata/ops/leaky-relu6-binary.onnx", "testdata/ops/ops64-inexact.onnx",
-		"testdata/categorical/categorical-finite.onnx"} {
+		"testdata/categorical/categorical-finite.onnx", "testdata/bn/bn-clamp-binary.onnx", "testdata/bnops/bn32.onnx"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

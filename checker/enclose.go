@@ -78,14 +78,10 @@ func (n *network) pieces(path string, x int, cells []float64, do func(g *region,
 func (n *network) checkCells(path string, cells []float64) {
 	has := map[float64]bool{}
 	for i, c := range cells {
-		if i > 0 && !(c > cells[i-1]) {
-			reject("%s.cells: not increasing at %d", path, i)
-		}
+		rejectIf(i > 0 && !(c > cells[i-1]), "%s.cells: not increasing at %d", path, i)
 		has[c] = true
 	}
-	if len(cells) < 2 || cells[0] != -16 || cells[len(cells)-1] != 16 || !has[-8] || !has[8] {
-		reject("%s.cells: want increasing ends from -16 to 16 through -8 and 8", path)
-	}
+	rejectIf(len(cells) < 2 || cells[0] != -16 || cells[len(cells)-1] != 16 || !has[-8] || !has[8], "%s.cells: want increasing ends from -16 to 16 through -8 and 8", path)
 }
 
 // piece returns the piece (s, e)'s enclosure of ∫ kφ, its part of the mean
@@ -107,9 +103,7 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		real = chord(ks, ke, h, mid, m0, m1).widen(0, curv)
 	}
 	for _, k := range []fi{ks, ke} {
-		if k.lo < -probSlack || k.hi > 1+probSlack {
-			reject("%s: k(%d, r) = %v at a cell's end: on a binary or finite model k must lie in [0, 1]", path, x, k.hi)
-		}
+		rejectIf(k.lo < -probSlack || k.hi > 1+probSlack, "%s: k(%d, r) = %v at a cell's end: on a binary or finite model k must lie in [0, 1]", path, x, k.hi)
 	}
 	// The release is Bernoulli(c(k_rt)), c the clamp to [0, 1]: c(k) is
 	// within dist(k, [0, 1]) of k, and |c(k_rt) − c(k)| ≤ |k_rt − k|.
@@ -376,6 +370,10 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 	for l, ly := range n.layers {
 		nm, ne := make([]float64, len(ly.w)), make([]float64, len(ly.w))
 		for j, row := range ly.w {
+			bmag := ly.bmag[j]
+			if ly.bn != nil { // the runtime's map before the normalization
+				row, bmag = ly.bn[j].w, ly.bn[j].bmag
+			}
 			// A zero weight's product is an exact 0, and adding it is
 			// exact: only the nonzero weights' terms round.
 			k := 1 + ly.ops
@@ -385,7 +383,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				}
 			}
 			gam := gammaUp(k, u)
-			mag, prop := ly.bmag[j], 0.0
+			mag, prop := bmag, 0.0
 			for i, w := range row {
 				aw := math.Abs(w)
 				mag = up(mag + up(aw*up(mags[i]+errs[i])))
@@ -401,6 +399,9 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 				fail("%s: at (x, r) = (%d, %.6g) layer %d unit %d may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), l, j, mag)
 			}
 			dz := up(up(up(gam*mag)+prop) + up(up(float64(2*k)*under)*math.Max(alpha, 1)))
+			if ly.bn != nil {
+				dz = n.normalized(path, x, p, ly.bn[j], dz, mag, gam, k, mags, errs)
+			}
 			if ly.berr != nil {
 				dz = up(dz + ly.berr[j])
 			}
@@ -421,6 +422,35 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		mags, errs = nm, ne
 	}
 	return slices.Max(errs) // a categorical network's logits: the largest
+}
+
+// normalized bounds |y_rt − y| for a unit with a folded batch
+// normalization y = s·(z − μ) + β (docs/check.md, "Batch normalization"),
+// given the bound D on |z_rt − z| of its map before the fold (its bias
+// sum's rounding added), mag ≥ |z_rt| − D, that map's γ_k, and the inputs'
+// magnitudes and errors: with M = |s|(mag + D + |μ|) + |β|,
+//
+//	|s|·D + 8u·M + γ_k(|s||μ| + |β|) + (8(1 + |γ|) + 2k + 1 + Σ(|a_i| + e_i))·under
+//	  + Σ own_i·|a_i| + own_b,
+//
+// the runtime's normalization, then the checker's fold's distance to the
+// exact one. A magnitude beyond the precision's range is a false claim.
+func (n *network) normalized(path string, x int, p *big.Rat, bn bnUnit, d, mag, gam float64, k int, mags, errs []float64) float64 {
+	u, _, under, maxv := n.roundoff()
+	d = up(d + bn.berr)
+	m := up(up(bn.s*up(up(mag+d)+bn.mu)) + bn.beta)
+	if !(up(m*up(1+up(8*u+gam))) <= maxv) {
+		fail("%s: at (x, r) = (%d, %.6g) a batch normalization may reach %.3g, beyond the precision's range: the runtime overflows", path, x, fl(p), m)
+	}
+	sub := up(up(8*(1+bn.gam)) + float64(2*k+1))
+	own := bn.ob
+	for i, a := range mags {
+		sub = up(sub + up(a+errs[i]))
+		own = up(own + up(bn.own[i]*a))
+	}
+	rt := up(up(bn.s*d) + up(up(8*u)*m))
+	rt = up(rt + up(gam*up(up(bn.s*bn.mu)+bn.beta)))
+	return up(up(rt+up(sub*under)) + own)
 }
 
 // lipR bounds |∂k/∂r|: the r column of the inputs through |W|, times the
@@ -464,9 +494,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 	key := map[bool]string{false: "rows", true: "laws"}[n.categorical()]
 	wp := path + ".witness.privatizer." + key
 	rows := w.obj("privatizer").list(key)
-	if len(rows) != m.n {
-		reject("%s: want one per value of X (%d)", wp, m.n)
-	}
+	rejectIf(len(rows) != m.n, "%s: want one per value of X (%d)", wp, m.n)
 	p := make([][]*big.Rat, m.n)
 	all, rnd := make([]*big.Rat, m.n), make([]*big.Rat, m.n)
 	for x, rv := range rows {
@@ -474,20 +502,16 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 		row := asObject(rp, rv)
 		bound, rounding := row.rat("bound"), row.rat("rounding")
 		cells := numbers(rp+".cells", row.get("cells"))
-		if bound.Sign() < 0 || rounding.Sign() < 0 {
-			reject("%s: want bound and rounding ≥ 0", rp)
-		}
+		rejectIf(bound.Sign() < 0 || rounding.Sign() < 0, "%s: want bound and rounding ≥ 0", rp)
 		if n.categorical() {
 			p[x] = c.law(rp, n, x, numbers(rp+".p", row.get("p")), bound, rounding, cells)
 			all[x], rnd[x] = add(add(bound, bound), rounding), rounding
 		} else {
 			mean := row.num("mean")
-			if !(mean >= 0 && mean <= 1) {
-				reject("%s: want mean in [0, 1]", rp)
-			}
+			rejectIf(!(mean >= 0 && mean <= 1), "%s: want mean in [0, 1]", rp)
 			// The mean is a float64 sum of closed forms, good to the value
 			// precision: the claim is p_rt,x ∈ mean ± (bound + rounding), to it.
-			enc := n.enclose(rp, x, cells)
+			enc := finite(rp, n.enclose(rp, x, cells))
 			half := add(bound, rounding)
 			if tol := add(half, c.prec.value); exact(enc.lo).Cmp(sub(exact(mean), tol)) < 0 || exact(enc.hi).Cmp(add(exact(mean), tol)) > 0 {
 				fail("%s: the runtime's P(F = 1 | X = %d) lies in [%.17g, %.17g], not within %v ± %v", rp, x, enc.lo, enc.hi, mean, fl(tol))
@@ -508,9 +532,7 @@ func (c *checker) networkIntervals(path string, n *network, w *object) ([]interv
 // (what the stated error assumes), each to the value precision.
 func (c *checker) law(path string, n *network, x int, row []float64, bound, rounding *big.Rat, cells []float64) []*big.Rat {
 	enc, rem, rt := n.encloseLaw(path, x, cells)
-	if len(row) != len(enc) {
-		reject("%s.p: want %d probabilities", path, len(enc))
-	}
+	rejectIf(len(row) != len(enc), "%s.p: want %d probabilities", path, len(enc))
 	norm, _ := normalizeRows(path+".p", [][]float64{row})
 	for i, q := range [][]*big.Rat{ratMatrix([][]float64{row})[0], norm[0]} {
 		d := exact(up(rem + rt)) // Σ_f sup |q_f − P_f| + rem + rt ≥ ‖q − P_rt‖₁
@@ -522,4 +544,12 @@ func (c *checker) law(path string, n *network, x int, row []float64, bound, roun
 		}
 	}
 	return norm[0]
+}
+
+// finite refuses an enclosure that is not finite: weights so large that
+// the checker's float64 intervals overflow (∞, or 0·∞ in a derivative)
+// bound nothing. (encloseLaw refuses its own.)
+func finite(path string, x fi) fi {
+	notCoveredIf(!(x.lo >= -math.MaxFloat64 && x.hi <= math.MaxFloat64), "%s: the enclosure of the runtime's P(F = 1 | x) is not finite: weights beyond the range of the checker's float64 interval arithmetic", path)
+	return x
 }

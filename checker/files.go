@@ -26,27 +26,15 @@ const (
 // FIFO or a device between a check and the open is refused too.
 func readFile(path string, max int64) []byte {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		reject("cannot read %s: %v", printable(path), unwrapPath(err))
-	}
+	rejectIf(err != nil, "cannot read %s: %v", printable(path), unwrapPath(err))
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
-		reject("cannot read %s: %v", printable(path), err)
-	}
-	if !fi.Mode().IsRegular() {
-		reject("%s is not a regular file (%s)", printable(path), fi.Mode().Type())
-	}
-	if fi.Size() > max {
-		reject("%s has %d bytes, more than the %d allowed", printable(path), fi.Size(), max)
-	}
+	rejectIf(err != nil, "cannot read %s: %v", printable(path), err)
+	rejectIf(!fi.Mode().IsRegular(), "%s is not a regular file (%s)", printable(path), fi.Mode().Type())
+	rejectIf(fi.Size() > max, "%s has %d bytes, more than the %d allowed", printable(path), fi.Size(), max)
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		reject("cannot read %s: %v", printable(path), err)
-	}
-	if int64(len(b)) > max {
-		reject("%s has more than the %d bytes allowed", printable(path), max)
-	}
+	rejectIf(err != nil, "cannot read %s: %v", printable(path), err)
+	rejectIf(int64(len(b)) > max, "%s has more than the %d bytes allowed", printable(path), max)
 	return b
 }
 
@@ -76,16 +64,12 @@ func certFile(certPath, field, name string) string {
 		reject("%s %s is absolute: a certificate names its files relative to its own folder", field, quote(name))
 	}
 	clean := filepath.Clean(filepath.FromSlash(name))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		reject("%s %s leaves the certificate's folder", field, quote(name))
-	}
+	rejectIf(clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)), "%s %s leaves the certificate's folder", field, quote(name))
 	dir := filepath.Dir(certPath)
 	path := filepath.Join(dir, clean)
 	real, err1 := filepath.EvalSymlinks(path)
 	rdir, err2 := filepath.EvalSymlinks(dir)
-	if err1 != nil || err2 != nil {
-		reject("%s %s: cannot read it in the certificate's folder", field, quote(name))
-	}
+	rejectIf(err1 != nil || err2 != nil, "%s %s: cannot read it in the certificate's folder", field, quote(name))
 	if rel, err := filepath.Rel(rdir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		reject("%s %s is a symbolic link out of the certificate's folder", field, quote(name))
 	}

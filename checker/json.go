@@ -20,9 +20,7 @@ import (
 
 // parseJSON decodes one JSON value and nothing after it.
 func parseJSON(b []byte) any {
-	if bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}) {
-		reject("starts with a byte order mark")
-	}
+	rejectIf(bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}), "starts with a byte order mark")
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	v := decodeValue(dec, 0)
@@ -33,13 +31,9 @@ func parseJSON(b []byte) any {
 }
 
 func decodeValue(dec *json.Decoder, depth int) any {
-	if depth > 64 {
-		reject("JSON nested deeper than 64 levels")
-	}
+	rejectIf(depth > 64, "JSON nested deeper than 64 levels")
 	tok, err := dec.Token()
-	if err != nil {
-		reject("not JSON: %v", err)
-	}
+	rejectIf(err != nil, "not JSON: %v", err)
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '[' {
@@ -56,9 +50,7 @@ func decodeValue(dec *json.Decoder, depth int) any {
 			for dec.More() {
 				k, err := dec.Token()
 				key, ok := k.(string)
-				if err != nil || !ok {
-					reject("not JSON: %v", err)
-				}
+				rejectIf(err != nil || !ok, "not JSON: %v", err)
 				fold := strings.ToLower(strings.ToUpper(key)) // the case folding encoding/json matches keys by
 				if prev, ok := folded[fold]; ok {
 					reject("key %s given twice (or as %s): one file, one meaning", quote(key), quote(prev))
@@ -82,9 +74,7 @@ type object struct {
 
 func asObject(path string, v any) *object {
 	m, ok := v.(map[string]any)
-	if !ok {
-		reject("%s: want a JSON object", where(path))
-	}
+	rejectIf(!ok, "%s: want a JSON object", where(path))
 	return &object{path: path, m: m, used: map[string]bool{}}
 }
 
@@ -109,9 +99,7 @@ func (o *object) has(k string) bool { v, ok := o.m[k]; return ok && v != nil }
 func (o *object) get(k string) any {
 	o.used[k] = true
 	v, ok := o.m[k]
-	if !ok || v == nil {
-		reject("%s is missing", o.key(k))
-	}
+	rejectIf(!ok || v == nil, "%s is missing", o.key(k))
 	return v
 }
 
@@ -135,9 +123,7 @@ func (o *object) obj(k string) *object { return asObject(o.key(k), o.get(k)) }
 // typed returns the value of key as a T, refusing a value of another type.
 func typed[T any](o *object, k, want string) T {
 	v, ok := o.get(k).(T)
-	if !ok {
-		reject("%s: want %s", o.key(k), want)
-	}
+	rejectIf(!ok, "%s: want %s", o.key(k), want)
 	return v
 }
 
@@ -153,22 +139,16 @@ func (o *object) rat(k string) *big.Rat { return exact(o.num(k)) }
 
 func number(path string, v any) float64 {
 	n, ok := v.(json.Number)
-	if !ok {
-		reject("%s: want a number", path)
-	}
+	rejectIf(!ok, "%s: want a number", path)
 	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsInf(f, 0) {
-		reject("%s: %s is not a finite float64", path, quote(string(n)))
-	}
+	rejectIf(err != nil || math.IsInf(f, 0), "%s: %s is not a finite float64", path, quote(string(n)))
 	return f
 }
 
 // listOf reads a list, each entry by read.
 func listOf[T any](path string, v any, want string, read func(string, any) T) []T {
 	l, ok := v.([]any)
-	if !ok {
-		reject("%s: want a list of %s", path, want)
-	}
+	rejectIf(!ok, "%s: want a list of %s", path, want)
 	out := make([]T, len(l))
 	for i, x := range l {
 		out[i] = read(path+"["+strconv.Itoa(i)+"]", x)
@@ -179,9 +159,7 @@ func listOf[T any](path string, v any, want string, read func(string, any) T) []
 // text reads a string.
 func text(path string, v any) string {
 	s, ok := v.(string)
-	if !ok {
-		reject("%s: want a string", path)
-	}
+	rejectIf(!ok, "%s: want a string", path)
 	return s
 }
 

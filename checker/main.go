@@ -68,6 +68,26 @@ func reject(format string, args ...any) { panic(&checkError{fmt.Sprintf(format, 
 // version does not check (exit 2): never a silent pass.
 func notCovered(format string, args ...any) { reject("not covered: "+format, args...) }
 
+// failIf, rejectIf and notCoveredIf stop when cond holds (the message's
+// arguments are evaluated either way).
+func failIf(cond bool, format string, args ...any) {
+	if cond {
+		fail(format, args...)
+	}
+}
+
+func rejectIf(cond bool, format string, args ...any) {
+	if cond {
+		reject(format, args...)
+	}
+}
+
+func notCoveredIf(cond bool, format string, args ...any) {
+	if cond {
+		notCovered(format, args...)
+	}
+}
+
 // checkFile reads a certificate or a witness file and checks every claim
 // in it, returning a one-line summary.
 func checkFile(path string) (summary string, err error) {

@@ -61,13 +61,9 @@ func readModel(kind string, root *object) *model {
 		p, qy := root.num("p"), root.num("q_y")
 		qz := numbers(root.key("q_z"), root.get("q_z"))
 		root.done()
-		if len(qz) == 0 {
-			reject("%s is empty: want one crossover probability per adversary", root.key("q_z"))
-		}
+		rejectIf(len(qz) == 0, "%s is empty: want one crossover probability per adversary", root.key("q_z"))
 		for _, v := range append([]float64{p, qy}, qz...) {
-			if !(v >= 0 && v <= 1) {
-				reject("%s: %v is not a probability", where(root.path), v)
-			}
+			rejectIf(!(v >= 0 && v <= 1), "%s: %v is not a probability", where(root.path), v)
 		}
 		canon = map[string]any{"p": p, "q_y": qy, "q_z": qz} // encoding/json sorts the keys: this order
 		m = binaryModel(p, qy, qz)
@@ -113,9 +109,7 @@ func finiteModel(root *object) (*model, finiteConfig) {
 	var cfg finiteConfig
 	cfg.Prior = numbers(root.key("prior"), root.get("prior"))
 	n := len(cfg.Prior)
-	if n == 0 || n > 64 {
-		reject("%s has %d entries: want 1 to 64", root.key("prior"), n)
-	}
+	rejectIf(n == 0 || n > 64, "%s has %d entries: want 1 to 64", root.key("prior"), n)
 	checkDist(root.key("prior"), cfg.Prior)
 	readObs := func(path string, v any) observerConfig {
 		o := asObject(path, v)
@@ -123,9 +117,7 @@ func finiteModel(root *object) (*model, finiteConfig) {
 		o.used["loss"] = true
 		if o.has("loss") {
 			c.Loss = matrix(path+".loss", o.m["loss"])
-			if len(c.Loss) == 0 {
-				reject("%s.loss is empty", path)
-			}
+			rejectIf(len(c.Loss) == 0, "%s.loss is empty", path)
 		}
 		o.done()
 		checkShape(path+".channel", c.Channel, n)
@@ -135,18 +127,14 @@ func finiteModel(root *object) (*model, finiteConfig) {
 		if c.Loss != nil {
 			checkShape(path+".loss", c.Loss, n)
 			for x, row := range c.Loss {
-				if slices.ContainsFunc(row, func(v float64) bool { return !(v >= 0) }) {
-					reject("%s.loss[%d]: want finite losses ≥ 0", path, x)
-				}
+				rejectIf(slices.ContainsFunc(row, func(v float64) bool { return !(v >= 0) }), "%s.loss[%d]: want finite losses ≥ 0", path, x)
 			}
 		}
 		return c
 	}
 	cfg.Reconstructor = readObs(root.key("reconstructor"), root.get("reconstructor"))
 	advs := root.list("adversaries")
-	if len(advs) == 0 || len(advs) > 64 {
-		reject("%s has %d entries: want 1 to 64", root.key("adversaries"), len(advs))
-	}
+	rejectIf(len(advs) == 0 || len(advs) > 64, "%s has %d entries: want 1 to 64", root.key("adversaries"), len(advs))
 	for i, a := range advs {
 		cfg.Adversaries = append(cfg.Adversaries, readObs(fmt.Sprintf("%s[%d]", root.key("adversaries"), i), a))
 	}
@@ -177,13 +165,9 @@ func finiteModel(root *object) (*model, finiteConfig) {
 }
 
 func checkShape(path string, v [][]float64, n int) {
-	if len(v) != n {
-		reject("%s has %d rows: want one per value of X (%d)", path, len(v), n)
-	}
+	rejectIf(len(v) != n, "%s has %d rows: want one per value of X (%d)", path, len(v), n)
 	for _, row := range v {
-		if len(row) == 0 || len(row) != len(v[0]) || len(row) > 64 {
-			reject("%s: rows must have one common length from 1 to 64", path)
-		}
+		rejectIf(len(row) == 0 || len(row) != len(v[0]) || len(row) > 64, "%s: rows must have one common length from 1 to 64", path)
 	}
 }
 
@@ -192,14 +176,10 @@ func checkShape(path string, v [][]float64, n int) {
 func checkDist(path string, v []float64) {
 	var s float64
 	for _, p := range v {
-		if !(p >= 0 && p <= 1) {
-			reject("%s: %v is not a probability", path, p)
-		}
+		rejectIf(!(p >= 0 && p <= 1), "%s: %v is not a probability", path, p)
 		s += p
 	}
-	if math.Abs(s-1) > 1e-9 {
-		reject("%s sums to %v: want 1 within 1e-9", path, s)
-	}
+	rejectIf(math.Abs(s-1) > 1e-9, "%s sums to %v: want 1 within 1e-9", path, s)
 }
 
 // newObserver builds the loss vectors; l nil is the 0-1 loss on the
@@ -332,9 +312,7 @@ func normalizeRows(path string, p [][]float64) ([][]*big.Rat, []*big.Rat) {
 	out, sums := make([][]*big.Rat, len(p)), make([]*big.Rat, len(p))
 	for x, row := range p {
 		for _, v := range row {
-			if !(v >= 0) {
-				reject("%s[%d]: %v is not a probability", path, x, v)
-			}
+			rejectIf(!(v >= 0), "%s[%d]: %v is not a probability", path, x, v)
 			out[x] = append(out[x], exact(v))
 		}
 		if sums[x] = sum(out[x]); sums[x].Sign() == 0 {
@@ -353,14 +331,10 @@ func normalizeRows(path string, p [][]float64) ([][]*big.Rat, []*big.Rat) {
 // distribution would make a number of it one the division ignores.
 func readMechanism(path string, v any, n int) [][]*big.Rat {
 	mech := matrix(path, v)
-	if len(mech) != n {
-		reject("%s: want %d rows", path, n)
-	}
+	rejectIf(len(mech) != n, "%s: want %d rows", path, n)
 	p, sums := normalizeRows(path, mech)
 	for x, s := range sums {
-		if len(mech[x]) != len(mech[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
-			reject("%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
-		}
+		rejectIf(len(mech[x]) != len(mech[0]) || abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0, "%s[%d]: want rows of one length, each summing to 1 within 1e-9", path, x)
 	}
 	return p
 }
@@ -368,8 +342,6 @@ func readMechanism(path string, v any, n int) [][]*big.Rat {
 // readS reads a binary-output privatizer [s0, s1] as its channel.
 func readS(path string, v any) [][]*big.Rat {
 	s := numbers(path, v)
-	if len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1) {
-		reject("%s: want [s0, s1] in [0, 1]", path)
-	}
+	rejectIf(len(s) != 2 || !(s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1), "%s: want [s0, s1] in [0, 1]", path)
 	return binaryChannel(exact(s[0]), exact(s[1]))
 }

@@ -29,6 +29,7 @@ type layer struct {
 	virtual bool
 	bmag    []float64
 	berr    []float64    // per unit, the rounding of its bias parts' float64 sum (nil: exact)
+	bn      []bnUnit     // per unit, a batch normalization folded into it (nil: none)
 	wr      [][]*big.Rat // w and b as rationals, for the exact walk
 	br      []*big.Rat
 }

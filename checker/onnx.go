@@ -25,31 +25,23 @@ func decodePB(b []byte) pb {
 	m := pb{}
 	for len(b) > 0 {
 		key, n := binary.Uvarint(b)
-		if n <= 0 {
-			reject("ONNX: malformed (a bad field key): truncated or not an ONNX file")
-		}
+		rejectIf(n <= 0, "ONNX: malformed (a bad field key): truncated or not an ONNX file")
 		b = b[n:]
 		field, wire := int(key>>3), key&7
 		var v any
 		switch wire {
 		case 0:
 			x, n := binary.Uvarint(b)
-			if n <= 0 {
-				reject("ONNX: malformed varint")
-			}
+			rejectIf(n <= 0, "ONNX: malformed varint")
 			v, b = x, b[n:]
 		case 1, 5:
 			size := 8 - 4*int(wire/5)
-			if len(b) < size {
-				reject("ONNX: truncated")
-			}
+			rejectIf(len(b) < size, "ONNX: truncated")
 			// The size bytes, zero-extended to 8: a fixed32's bits in the low half.
 			v, b = binary.LittleEndian.Uint64(append(b[:size:size], 0, 0, 0, 0)), b[size:]
 		case 2:
 			l, n := binary.Uvarint(b)
-			if n <= 0 || l > uint64(len(b)-n) {
-				reject("ONNX: truncated (a field runs past the end)")
-			}
+			rejectIf(n <= 0 || l > uint64(len(b)-n), "ONNX: truncated (a field runs past the end)")
 			v, b = b[n:n+int(l)], b[n+int(l):]
 		default:
 			reject("ONNX: wire type %d is not read", wire)
@@ -90,9 +82,7 @@ func (m pb) msgs(f int) []pb {
 	var out []pb
 	for _, v := range m[f] {
 		b, ok := v.([]byte)
-		if !ok {
-			reject("ONNX: field %d is not a message", f)
-		}
+		rejectIf(!ok, "ONNX: field %d is not a message", f)
 		out = append(out, decodePB(b))
 	}
 	return out
@@ -122,9 +112,7 @@ func (m pb) ints(f int) []int64 {
 		case []byte:
 			for len(x) > 0 {
 				u, n := binary.Uvarint(x)
-				if n <= 0 {
-					reject("ONNX: malformed packed integers")
-				}
+				rejectIf(n <= 0, "ONNX: malformed packed integers")
 				out, x = append(out, int64(u)), x[n:]
 			}
 		}
@@ -143,9 +131,7 @@ func (m pb) fixed(f, size int) []float64 {
 			raw = binary.LittleEndian.AppendUint64(raw, v.(uint64))[:len(raw)+size]
 		}
 	}
-	if len(raw)%size != 0 {
-		reject("ONNX: packed numbers of a bad length")
-	}
+	rejectIf(len(raw)%size != 0, "ONNX: packed numbers of a bad length")
 	out := make([]float64, 0, len(raw)/size)
 	for i := 0; i < len(raw); i += size {
 		if size == 4 {
@@ -181,25 +167,19 @@ func readTensor(where string, t pb) tensor {
 	out := tensor{dims: t.ints(tensorDims)}
 	n := int64(1)
 	for _, d := range out.dims {
-		if d < 0 || d > 1<<14 || len(out.dims) > 2 {
-			reject("%s: shape %v", where, out.dims)
-		}
+		rejectIf(d < 0 || d > 1<<14 || len(out.dims) > 2, "%s: shape %v", where, out.dims)
 		n *= d
 	}
 	typ, _ := t.int(tensorType)
 	size := map[int64]int{1: 4, 11: 8}[typ]
-	if size == 0 {
-		reject("%s: data type %d: want float or double", where, typ)
-	}
+	rejectIf(size == 0, "%s: data type %d: want float or double", where, typ)
 	out.f32 = size == 4
 	if raw, ok := t.one(tensorRaw).([]byte); ok {
 		out.v = pb{0: {raw}}.fixed(0, size)
 	} else {
 		out.v = t.fixed(map[int]int{4: tensorFloat, 8: tensorDouble}[size], size)
 	}
-	if int64(len(out.v)) != n {
-		reject("%s: %d values for shape %v (truncated?)", where, len(out.v), out.dims)
-	}
+	rejectIf(int64(len(out.v)) != n, "%s: %d values for shape %v (truncated?)", where, len(out.v), out.dims)
 	for _, v := range out.v {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			reject("%s: a weight is not finite", where)
@@ -213,13 +193,12 @@ func readTensor(where string, t pb) tensor {
 func attrs(where, op string, n pb) map[string]pb {
 	allowed := map[string][]string{"Gemm": {"alpha", "beta", "transA", "transB"}, "Flatten": {"axis"},
 		"Softmax": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "Constant": {"value"}, "LeakyRelu": {"alpha"},
-		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed"}}[op]
+		"Clip": {"min", "max"}, "Squeeze": {"axes"}, "Unsqueeze": {"axes"}, "Reshape": {"allowzero"}, "Dropout": {"seed", "ratio", "is_test"},
+		"BatchNormalization": {"epsilon", "momentum", "training_mode", "spatial", "is_test"}}[op]
 	out := map[string]pb{}
 	for _, a := range n.msgs(nodeAttr) {
 		name := a.str(attrName)
-		if !strings.Contains(" "+strings.Join(allowed, " ")+" ", " "+name+" ") || out[name] != nil {
-			reject("%s: attribute %s is not read (or given twice)", where, quote(name))
-		}
+		rejectIf(!strings.Contains(" "+strings.Join(allowed, " ")+" ", " "+name+" ") || out[name] != nil, "%s: attribute %s is not read (or given twice)", where, quote(name))
 		out[name] = a
 	}
 	return out
@@ -229,9 +208,7 @@ func attrs(where, op string, n pb) map[string]pb {
 func parseONNX(name string, b []byte) *network {
 	model := decodePB(b)
 	g := model.msg(modelGraph)
-	if len(g[graphNode]) == 0 || len(model[modelOpset]) == 0 {
-		reject("%s: no graph or no opset_import: truncated, or not an ONNX model", printable(name))
-	}
+	rejectIf(len(g[graphNode]) == 0 || len(model[modelOpset]) == 0, "%s: no graph or no opset_import: truncated, or not an ONNX model", printable(name))
 	n := &network{name: name, inputs: []string{"x", "r"}}
 	for _, p := range model.msgs(modelMeta) {
 		if p.str(1) == "mmds.inputs" {
@@ -239,25 +216,24 @@ func parseONNX(name string, b []byte) *network {
 		}
 	}
 	c := &chain{n: n, consts: map[string]tensor{}, ints: map[string][]int64{}, defined: map[string]bool{}}
+	for _, o := range model.msgs(modelOpset) {
+		if d := o.str(1); d == "" || d == "ai.onnx" {
+			c.opset, _ = o.int(2)
+		}
+	}
 	for i, t := range g.msgs(graphInit) {
 		c.define(fmt.Sprintf("initializer %d", i), t.str(tensorName))
 		c.constant(name, t.str(tensorName), t)
 	}
 	nodes := g.msgs(graphNode)
-	if len(nodes) > 8*256 {
-		reject("%s: %d nodes", printable(name), len(nodes))
-	}
+	rejectIf(len(nodes) > 8*256, "%s: %d nodes", printable(name), len(nodes))
 	skip := c.start(g, nodes)
 	for i, nd := range nodes {
 		where := fmt.Sprintf("%s: node %d (%s)", printable(name), i, quote(nd.str(nodeOp)))
 		for _, in := range nd.strs(nodeInput) {
-			if in != "" && !c.defined[in] {
-				reject("%s reads %s, which nothing defines before it", where, quote(in))
-			}
+			rejectIf(in != "" && !c.defined[in], "%s reads %s, which nothing defines before it", where, quote(in))
 		}
-		if len(nd.strs(nodeOutput)) == 0 {
-			reject("%s has no output", where)
-		}
+		rejectIf(len(nd.strs(nodeOutput)) == 0, "%s has no output", where)
 		for _, out := range nd.strs(nodeOutput) {
 			c.define(where, out)
 		}
@@ -268,9 +244,7 @@ func parseONNX(name string, b []byte) *network {
 	if outs := g.msgs(graphOutput); len(outs) != 1 || outs[0].str(1) != c.cur {
 		reject("%s: the graph's one output must be the end of the chain", printable(name))
 	}
-	if c.f32 && c.f64 {
-		reject("%s: mixes float and double weights", printable(name))
-	}
+	rejectIf(c.f32 && c.f64, "%s: mixes float and double weights", printable(name))
 	n.f32 = !c.f64
 	n.validate()
 	return n
@@ -285,22 +259,23 @@ type chain struct {
 	cur      string // the tensor the chain's activations flow through
 	linear   bool   // cur is the last layer's affine map, no activation yet
 	rank1    bool   // cur is [batch] (width 1, squeezed), else [batch, width]
+	opset    int64
 	f32, f64 bool
 }
 
 // constant records a constant tensor: int64 (axes, shapes) or weights.
 func (c *chain) constant(where, name string, t pb) {
-	if typ, _ := t.int(tensorType); typ != 7 {
+	typ, _ := t.int(tensorType)
+	if typ != 7 && typ != 9 {
 		c.consts[name] = readTensor(where, t)
 		return
 	}
-	v := t.ints(7)
+	size := map[int64]int{7: 8, 9: 1}[typ] // int64, or bool (a Dropout's training_mode)
+	v := t.ints(map[int64]int{7: 7, 9: 5}[typ])
 	if raw, ok := t.one(tensorRaw).([]byte); ok {
-		if v = nil; len(raw)%8 != 0 || len(raw) > 64 {
-			reject("%s: an int64 tensor of %d bytes", where, len(raw))
-		}
-		for i := 0; i < len(raw); i += 8 {
-			v = append(v, int64(binary.LittleEndian.Uint64(raw[i:])))
+		rejectIf(len(raw)%size != 0 || len(raw) > 64, "%s: an integer tensor of %d bytes", where, len(raw))
+		for v = nil; len(raw) > 0; raw = raw[size:] {
+			v = append(v, int64(binary.LittleEndian.Uint64(append(raw[:size:size], make([]byte, 8-size)...))))
 		}
 	}
 	c.ints[name] = v
@@ -316,9 +291,7 @@ func (c *chain) width() int {
 
 // define enforces ONNX's single assignment: every name once.
 func (c *chain) define(where, name string) {
-	if name == "" || c.defined[name] {
-		reject("%s: the name %s is empty or defined twice", where, quote(name))
-	}
+	rejectIf(name == "" || c.defined[name], "%s: the name %s is empty or defined twice", where, quote(name))
 	c.defined[name] = true
 }
 
@@ -382,9 +355,7 @@ func (c *chain) node(where string, nd pb) {
 	if d := nd.str(nodeDomain); d != "" && d != "ai.onnx" {
 		reject("%s: operator domain %s", where, quote(d))
 	}
-	if !strings.Contains(" Gemm MatMul Add Sub Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" ") {
-		notCovered("%s: operator %s (this version reads Gemm, MatMul, Add, Sub, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose; mmds reads BatchNormalization too)", where, quote(op))
-	}
+	notCoveredIf(!strings.Contains(" Gemm MatMul Add Sub BatchNormalization Relu LeakyRelu Clip Sigmoid Tanh Softmax Identity Dropout Flatten Squeeze Unsqueeze Reshape Constant Transpose ", " "+op+" "), "%s: operator %s (this version reads what mmds reads: Gemm, MatMul, Add, Sub, BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant and Transpose)", where, quote(op))
 	at := attrs(where, op, nd)
 	ins, outs := nd.strs(nodeInput), nd.strs(nodeOutput)
 	if op == "Constant" {
@@ -404,9 +375,7 @@ func (c *chain) node(where string, nd pb) {
 		c.consts[outs[0]] = t
 		return
 	}
-	if len(ins) == 0 || ins[0] != c.cur || len(outs) != 1 {
-		reject("%s: the graph must be a chain through %s", where, quote(c.cur))
-	}
+	rejectIf(len(ins) == 0 || ins[0] != c.cur || len(outs) != 1, "%s: the graph must be a chain through %s", where, quote(c.cur))
 	c.cur = outs[0]
 	switch op {
 	case "Squeeze", "Unsqueeze", "Reshape", "Dropout":
@@ -420,15 +389,11 @@ func (c *chain) node(where string, nd pb) {
 	for _, in := range ins[1:] {
 		if in != "" {
 			t, ok := c.consts[in]
-			if !ok {
-				reject("%s: the graph must be a chain (%s is not a constant)", where, quote(in))
-			}
+			rejectIf(!ok, "%s: the graph must be a chain (%s is not a constant)", where, quote(in))
 			cs = append(cs, t)
 		}
 	}
-	if c.rank1 && (op == "Gemm" || op == "MatMul") {
-		notCovered("%s: %s after a Squeeze or Reshape to [batch]", where, op)
-	}
+	notCoveredIf(c.rank1 && (op == "Gemm" || op == "MatMul" || op == "BatchNormalization"), "%s: %s after a Squeeze or Reshape to [batch]", where, op)
 	switch op {
 	case "Identity":
 	case "Flatten": // [batch, width] stays; [batch] becomes [batch, 1]
@@ -441,9 +406,7 @@ func (c *chain) node(where string, nd pb) {
 	case "Gemm":
 		c.gemm(where, at, cs)
 	case "MatMul":
-		if len(cs) != 1 || len(cs[0].dims) != 2 {
-			reject("%s: want the chain times a constant matrix", where)
-		}
+		rejectIf(len(cs) != 1 || len(cs[0].dims) != 2, "%s: want the chain times a constant matrix", where)
 		c.push(where, cs[0], false, nil)
 	case "Add", "Sub": // of a constant; negation is exact
 		if len(cs) == 1 && op == "Sub" {
@@ -453,6 +416,8 @@ func (c *chain) node(where string, nd pb) {
 			notCovered("%s: %s of a constant of shape %v to [batch] (it broadcasts the chain)", where, op, cs[0].dims)
 		}
 		c.add(where, cs)
+	case "BatchNormalization":
+		c.batchNorm(where, at, cs)
 	case "Relu", "Sigmoid", "Tanh":
 		c.activation(where, strings.ToLower(op))
 	case "LeakyRelu":
@@ -468,9 +433,7 @@ func (c *chain) node(where string, nd pb) {
 				reject("%s: only axis 1 or -1", where)
 			}
 		}
-		if c.rank1 {
-			notCovered("%s: Softmax of [batch]", where)
-		}
+		notCoveredIf(c.rank1, "%s: Softmax of [batch]", where)
 		c.activation(where, "softmax")
 	}
 }
@@ -509,9 +472,7 @@ func (c *chain) gemm(where string, at map[string]pb, cs []tensor) {
 		return 1
 	}
 	alpha, beta := scale("alpha"), scale("beta")
-	if alpha == 0 || math.IsNaN(alpha) || math.IsInf(alpha, 0) || math.IsNaN(beta) || math.IsInf(beta, 0) {
-		reject("%s: Gemm with alpha %v and beta %v: want alpha ≠ 0, both finite", where, alpha, beta)
-	}
+	rejectIf(alpha == 0 || math.IsNaN(alpha) || math.IsInf(alpha, 0) || math.IsNaN(beta) || math.IsInf(beta, 0), "%s: Gemm with alpha %v and beta %v: want alpha ≠ 0, both finite", where, alpha, beta)
 	fold := func(t tensor, f float64) tensor {
 		if f == 1 {
 			return t
@@ -534,14 +495,10 @@ func (c *chain) gemm(where string, at map[string]pb, cs []tensor) {
 	if a := at["transB"]; a != nil {
 		tb, _ = a.int(attrI)
 	}
-	if len(cs) == 0 || len(cs[0].dims) != 2 {
-		reject("%s: want a constant weight matrix B", where)
-	}
+	rejectIf(len(cs) == 0 || len(cs[0].dims) != 2, "%s: want a constant weight matrix B", where)
 	var bias *tensor
 	if len(cs) > 1 {
-		if len(cs[1].dims) == 2 && cs[1].dims[0] != 1 {
-			reject("%s: bias C of shape %v: want [width] or [1, width]", where, cs[1].dims)
-		}
+		rejectIf(len(cs[1].dims) == 2 && cs[1].dims[0] != 1, "%s: bias C of shape %v: want [width] or [1, width]", where, cs[1].dims)
 		t := fold(cs[1], beta)
 		bias = &t
 	}
@@ -580,10 +537,8 @@ func (c *chain) push(where string, w tensor, trans bool, bias *tensor) {
 // add adds a constant to the last layer's output: its bias when it has no
 // activation yet (one more rounding), else through an identity layer.
 func (c *chain) add(where string, cs []tensor) {
-	if len(cs) != 1 || len(cs[0].dims) > 2 || len(cs[0].dims) == 2 && cs[0].dims[0] != 1 {
-		reject("%s: want a constant bias [width] or [1, width]", where)
-	}
-	if !c.linear {
+	rejectIf(len(cs) != 1 || len(cs[0].dims) > 2 || len(cs[0].dims) == 2 && cs[0].dims[0] != 1, "%s: want a constant bias [width] or [1, width]", where)
+	if !c.open() {
 		c.identity(where)
 	}
 	c.n.layers[len(c.n.layers)-1].virtual = false // the runtime adds: one rounding
@@ -598,9 +553,7 @@ func (c *chain) add(where string, cs []tensor) {
 func (c *chain) bias(where string, v tensor, folded bool) {
 	c.weight(v)
 	ly := &c.n.layers[len(c.n.layers)-1]
-	if len(v.v) != len(ly.b) && len(v.v) != 1 {
-		reject("%s: %d bias values for %d units", where, len(v.v), len(ly.b))
-	}
+	rejectIf(len(v.v) != len(ly.b) && len(v.v) != 1, "%s: %d bias values for %d units", where, len(v.v), len(ly.b))
 	for j := range ly.b {
 		x := v.v[min(j, len(v.v)-1)]
 		s := ly.b[j] + x
@@ -609,6 +562,9 @@ func (c *chain) bias(where string, v tensor, folded bool) {
 			ly.berr[j] = up(ly.berr[j] + up(0x1p-53*math.Abs(s)+0x1p-1074))
 		}
 		ly.b[j], ly.bmag[j] = s, ly.bmag[j]+math.Abs(x)
+		if ly.bn != nil { // a lowered Clip's shift of a normalized unit
+			ly.bn[j].beta = up(ly.bn[j].beta + math.Abs(x))
+		}
 	}
 	if folded {
 		ly.ops++
@@ -626,9 +582,7 @@ func (c *chain) activation(where, act string) {
 // identity appends an identity-weight layer of the chain's width.
 func (c *chain) identity(where string) {
 	w := c.width()
-	if w*w > 1<<22 {
-		reject("%s: an identity layer of width %d: more than 2²² parameters", where, w)
-	}
+	rejectIf(w*w > 1<<22, "%s: an identity layer of width %d: more than 2²² parameters", where, w)
 	t := tensor{v: make([]float64, w*w), dims: []int64{int64(w), int64(w)}, f32: !c.f64}
 	for j := range w {
 		t.v[j*w+j] = 1

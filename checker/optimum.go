@@ -29,9 +29,7 @@ import (
 // largest smallest-adversary loss among binary-output privatizers, s0 =
 // P(F=0 | X=0), s1 = P(F=1 | X=1)) and returns its bracket.
 func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
-	if w.num("D") != d {
-		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
-	}
+	failIf(w.num("D") != d, "%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	lower := c.privatizerLosses(path, w, readS(path+".s", w.get("s")), d)
 	var bounds []*big.Rat
 	covered := map[int]bool{}
@@ -40,9 +38,7 @@ func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
 		rule, bound := c.prop2Branch(bp, asObject(bp, b), d)
 		covered[rule], bounds = true, append(bounds, bound)
 	}
-	if len(covered) != 16 {
-		fail("%s.branches cover %d of the 16 reconstructor rules on the cells (f, y): every rule needs a bound", path, len(covered))
-	}
+	failIf(len(covered) != 16, "%s.branches cover %d of the 16 reconstructor rules on the cells (f, y): every rule needs a bound", path, len(covered))
 	upper := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	c.equal(path+".upper", w.num("upper"), upper)
 	w.done()
@@ -53,9 +49,7 @@ func (c *checker) prop2Bracket(path string, w *object, d float64) interval {
 // p, and that p meets d exactly; it returns the smallest adversary loss.
 func (c *checker) privatizerLosses(path string, w *object, p [][]*big.Rat, d float64) *big.Rat {
 	loss := c.m.losses(p)
-	if loss[0].Cmp(exact(d)) > 0 {
-		fail("%s: the witness's privatizer has reconstructor loss %.17g > D = %v", path, fl(loss[0]), d)
-	}
+	failIf(loss[0].Cmp(exact(d)) > 0, "%s: the witness's privatizer has reconstructor loss %.17g > D = %v", path, fl(loss[0]), d)
 	lo := w.obj("losses")
 	c.lossesEqual(path+".losses", lo, loss)
 	lo.done()
@@ -68,9 +62,7 @@ func (c *checker) privatizerLosses(path string, w *object, p [][]*big.Rat, d flo
 func (c *checker) lossesEqual(path string, o *object, loss []*big.Rat) float64 {
 	c.equal(path+".recon_loss", o.num("recon_loss"), loss[0])
 	adv := numbers(path+".adv_loss", o.get("adv_loss"))
-	if len(adv) != len(loss)-1 {
-		reject("%s.adv_loss: want %d losses", path, len(loss)-1)
-	}
+	rejectIf(len(adv) != len(loss)-1, "%s.adv_loss: want %d losses", path, len(loss)-1)
 	minAdv := adv[0]
 	for i, a := range adv {
 		c.equal(fmt.Sprintf("%s.adv_loss[%d]", path, i), a, loss[1+i])
@@ -94,36 +86,24 @@ func (c *checker) prop2Branch(path string, b *object, d float64) (int, *big.Rat)
 	m := c.m
 	k := len(m.adv())
 	ruleF := numbers(path+".rule", b.get("rule"))
-	if len(ruleF) != 4 {
-		reject("%s.rule: want 4 estimates", path)
-	}
+	rejectIf(len(ruleF) != 4, "%s.rule: want 4 estimates", path)
 	var rule [4]int
 	key := 0
 	for i, v := range ruleF {
-		if v != 0 && v != 1 {
-			reject("%s.rule[%d]: want 0 or 1", path, i)
-		}
+		rejectIf(v != 0 && v != 1, "%s.rule[%d]: want 0 or 1", path, i)
 		rule[i] = int(v)
 		key |= rule[i] << i
 	}
 	mu := c.weights(path+".mu", numbers(path+".mu", b.get("mu")), k)
 	q := matrix(path+".q", b.get("q"))
-	if len(q) != k {
-		reject("%s.q: want one row per adversary", path)
-	}
+	rejectIf(len(q) != k, "%s.q: want one row per adversary", path)
 	for i, qi := range q {
-		if len(qi) != 4 || slices.ContainsFunc(qi, func(w float64) bool { return !(w >= 0 && w <= 1) }) {
-			reject("%s.q[%d]: want 4 weights in [0, 1]", path, i)
-		}
+		rejectIf(len(qi) != 4 || slices.ContainsFunc(qi, func(w float64) bool { return !(w >= 0 && w <= 1) }), "%s.q[%d]: want 4 weights in [0, 1]", path, i)
 	}
 	nu := b.rat("nu")
-	if nu.Sign() < 0 {
-		reject("%s.nu < 0", path)
-	}
+	rejectIf(nu.Sign() < 0, "%s.nu < 0", path)
 	values := numbers(path+".values", b.get("values"))
-	if len(values) != 4 {
-		reject("%s.values: want the 4 corners' values", path)
-	}
+	rejectIf(len(values) != 4, "%s.values: want the 4 corners' values", path)
 	var corners []*big.Rat
 	j := 0
 	for _, s0 := range []int64{0, 1} {
@@ -170,20 +150,14 @@ func cellLoss(o observer, p [][]*big.Rat, weight func(cell, a int) *big.Rat) *bi
 // numbers do) and divides them by their sum, so that they sum to 1
 // exactly.
 func (c *checker) weights(path string, v []float64, k int) []*big.Rat {
-	if len(v) != k {
-		reject("%s: want %d entries, got %d", path, k, len(v))
-	}
+	rejectIf(len(v) != k, "%s: want %d entries, got %d", path, k, len(v))
 	r := make([]*big.Rat, k)
 	for i, x := range v {
-		if !(x >= 0) {
-			reject("%s[%d] = %v: want ≥ 0", path, i, x)
-		}
+		rejectIf(!(x >= 0), "%s[%d] = %v: want ≥ 0", path, i, x)
 		r[i] = exact(x)
 	}
 	s := sum(r)
-	if abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0 {
-		reject("%s sums to %v: want a distribution (1 within 1e-9)", path, fl(s))
-	}
+	rejectIf(abs(sub(s, ratInt(1))).Cmp(exact(1e-9)) > 0, "%s sums to %v: want a distribution (1 within 1e-9)", path, fl(s))
 	for i := range r {
 		r[i] = quo(r[i], s)
 	}
@@ -197,9 +171,7 @@ func minOf(v []*big.Rat) *big.Rat { return slices.MinFunc(v, (*big.Rat).Cmp) }
 // the witness proves only the lower one.
 func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	m := c.m
-	if w.num("D") != d {
-		fail("%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
-	}
+	failIf(w.num("D") != d, "%s.D = %v: the witness is for another threshold than %v", path, w.num("D"), d)
 	lower := c.privatizerLosses(path, w, readMechanism(path+".mechanism", w.get("mechanism"), m.n), d)
 	w.used["dual"] = true
 	if !w.has("dual") {
@@ -210,14 +182,10 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	path += ".dual"
 	w = w.obj("dual")
 	pi := numbers(path+".pi", w.get("pi"))
-	if len(pi) != m.n {
-		reject("%s.pi: want %d entries", path, m.n)
-	}
+	rejectIf(len(pi) != m.n, "%s.pi: want %d entries", path, m.n)
 	mu := c.weights(path+".mu", numbers(path+".mu", w.get("mu")), len(m.adv()))
 	nu := w.rat("nu")
-	if nu.Sign() < 0 {
-		reject("%s.nu < 0", path)
-	}
+	rejectIf(nu.Sign() < 0, "%s.nu < 0", path)
 	pr := &pricing{c: c, path: path + ".pricing", mu: mu, nu: nu, leaves: map[string]bool{}}
 	for _, v := range pi {
 		pr.pi = append(pr.pi, exact(v))
@@ -226,9 +194,7 @@ func (c *checker) globalBracket(path string, w *object, d float64) interval {
 	for i, l := range w.list("pricing") {
 		bounds = append(bounds, pr.leaf(fmt.Sprintf("%s.pricing[%d]", path, i), asObject(path, l)))
 	}
-	if len(bounds) == 0 {
-		reject("%s.pricing is empty", path)
-	}
+	rejectIf(len(bounds) == 0, "%s.pricing is empty", path)
 	rbar := slices.MaxFunc(bounds, (*big.Rat).Cmp)
 	if miss := pr.uncovered(nil); miss != nil {
 		fail("%s.pricing covers no node of the reconstructor's decision rule %v", path, miss)
@@ -263,21 +229,15 @@ func (pr *pricing) leaf(path string, l *object) *big.Rat {
 	m := pr.c.m
 	rec := m.recon()
 	ruleF := numbers(path+".rule", l.get("rule"))
-	if len(ruleF) > rec.sides() {
-		reject("%s.rule: longer than the reconstructor's %d side values", path, rec.sides())
-	}
+	rejectIf(len(ruleF) > rec.sides(), "%s.rule: longer than the reconstructor's %d side values", path, rec.sides())
 	rule := make([]int, len(ruleF))
 	for y, v := range ruleF {
-		if v != float64(int(v)) || v < 0 || int(v) >= rec.estimates() {
-			reject("%s.rule[%d] = %v: not an estimate", path, y, v)
-		}
+		rejectIf(v != float64(int(v)) || v < 0 || int(v) >= rec.estimates(), "%s.rule[%d] = %v: not an estimate", path, y, v)
 		rule[y] = int(v)
 	}
 	pr.leaves[fmt.Sprint(rule)] = true
 	qs, ok := l.get("q").([]any)
-	if !ok || len(qs) != len(m.adv()) {
-		reject("%s.q: want one entry per adversary", path)
-	}
+	rejectIf(!ok || len(qs) != len(m.adv()), "%s.q: want one entry per adversary", path)
 	coef := make([]*big.Rat, m.n) // the linear bound's coefficients
 	for x := range coef {
 		coef[x] = neg(pr.pi[x])
@@ -293,9 +253,7 @@ func (pr *pricing) leaf(path string, l *object) *big.Rat {
 	}
 	for i, o := range m.adv() {
 		qi := matrix(fmt.Sprintf("%s.q[%d]", path, i), qs[i])
-		if len(qi) != o.sides() {
-			reject("%s.q[%d]: want one row per side value", path, i)
-		}
+		rejectIf(len(qi) != o.sides(), "%s.q[%d]: want one row per side value", path, i)
 		for z, row := range qi {
 			wz := pr.c.weights(fmt.Sprintf("%s.q[%d][%d]", path, i, z), row, o.estimates())
 			for a, w := range wz {
@@ -306,9 +264,7 @@ func (pr *pricing) leaf(path string, l *object) *big.Rat {
 		}
 	}
 	stated := numbers(path+".coefficients", l.get("coefficients"))
-	if len(stated) != m.n {
-		reject("%s.coefficients: want %d", path, m.n)
-	}
+	rejectIf(len(stated) != m.n, "%s.coefficients: want %d", path, m.n)
 	for x, v := range coef {
 		pr.c.equal(fmt.Sprintf("%s.coefficients[%d]", path, x), stated[x], v)
 	}
@@ -422,9 +378,7 @@ func (c *checker) inBracket(path, class string, v float64, br interval) {
 	case br.hi == nil && class != "all (lower bound)":
 		notCovered("%s: class %s, but the witness proves the lower end only (mmds writes no upper end when its pricing search is too large)", path, quote(class))
 	case br.hi == nil:
-		if exact(v).Cmp(sub(br.lo, p)) < 0 {
-			fail("%s: %v is below the witnessed lower bound %.17g by more than %v", path, v, fl(br.lo), fl(p))
-		}
+		failIf(exact(v).Cmp(sub(br.lo, p)) < 0, "%s: %v is below the witnessed lower bound %.17g by more than %v", path, v, fl(br.lo), fl(p))
 	case !br.near(v, p):
 		fail("%s: %v lies outside the witnessed bracket [%.17g, %.17g] widened by %v", path, v, fl(br.lo), fl(br.hi), fl(p))
 	case class != "all (bracketed)" && sub(br.hi, br.lo).Cmp(p) > 0:

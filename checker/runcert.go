@@ -37,9 +37,7 @@ func readRun(certPath string, root *object, m *model) *results {
 	for i, v := range res.list("points") {
 		rec := asObject(fmt.Sprintf("%s: points[%d]", name, i), v)
 		di := rec.num("d_index")
-		if di != math.Trunc(di) || di < 0 || di >= float64(len(r.d)) || r.records[int(di)] != nil {
-			reject("%s: d_index %v: want a threshold index of the configuration, once", rec.path, di)
-		}
+		rejectIf(di != math.Trunc(di) || di < 0 || di >= float64(len(r.d)) || r.records[int(di)] != nil, "%s: d_index %v: want a threshold index of the configuration, once", rec.path, di)
 		r.records[int(di)] = rec
 	}
 	return r
@@ -56,9 +54,7 @@ func (r *results) record(path string, i int, p *object) (privatizer, bool) {
 	rec := r.records[i]
 	status := "not trained"
 	if rec != nil {
-		if rec.has("kernel") {
-			notCovered("%s: a cell kernel, a privatizer of the Gaussian model", rec.path)
-		}
+		notCoveredIf(rec.has("kernel"), "%s: a cell kernel, a privatizer of the Gaussian model", rec.path)
 		h := seal(rec)
 		if s := rec.str("sha256"); s != h {
 			fail("%s: sha256 is %s, but the record's seal hashes to %s", rec.path, quote(s), h)
@@ -88,9 +84,7 @@ func privatizerOf(rec *object) privatizer {
 		return privatizer{channel: checkChannel(rec.path, matrix(rec.key("channel"), rec.get("channel")))}
 	}
 	nets := rec.list("networks")
-	if len(nets) == 0 {
-		reject("%s: a finalized point without networks", rec.path)
-	}
+	rejectIf(len(nets) == 0, "%s: a finalized point without networks", rec.path)
 	o := asObject(rec.key("networks[0]"), nets[0])
 	if role := o.str("role"); role != "privatizer" {
 		reject("%s.role %s: want privatizer", o.path, quote(role))
@@ -163,9 +157,7 @@ type pointSeal struct {
 func seal(rec *object) string {
 	for k := range rec.m {
 		for _, f := range []string{"d_index", "D", "finalized", "recon_loss", "adv_loss", "min_adv_loss", "recon_hard", "adv_hard", "trial", "epoch", "networks", "networks_epoch", "channel", "kernel"} {
-			if k != f && strings.EqualFold(k, f) {
-				reject("%s: key %s: want %s (a key in another case is not the field)", rec.path, quote(k), f)
-			}
+			rejectIf(k != f && strings.EqualFold(k, f), "%s: key %s: want %s (a key in another case is not the field)", rec.path, quote(k), f)
 		}
 	}
 	var s pointSeal
@@ -173,12 +165,8 @@ func seal(rec *object) string {
 	if err == nil {
 		err = json.Unmarshal(raw, &s)
 	}
-	if err != nil {
-		reject("%s: %v", rec.path, err)
-	}
+	rejectIf(err != nil, "%s: %v", rec.path, err)
 	enc, err := json.Marshal(s)
-	if err != nil {
-		reject("%s: %v", rec.path, err)
-	}
+	rejectIf(err != nil, "%s: %v", rec.path, err)
 	return sha256Hex(enc)
 }

@@ -29,15 +29,11 @@ func checkWitnessFile(root *object) string {
 func (c *checker) reportedOptimum(path string, o *object) {
 	m := c.m
 	d := o.num("D")
-	if !(d >= 0) {
-		reject("%s.D = %v: want ≥ 0", path, d)
-	}
+	rejectIf(!(d >= 0), "%s.D = %v: want ≥ 0", path, d)
 	class := o.str("class")
 	if class == "infeasible" {
 		// Below D_min no privatizer meets D: not even F = X.
-		if exact(d).Cmp(m.dMin()) >= 0 {
-			fail("%s: D = %v is infeasible, but F = X has reconstructor loss %.17g ≤ D", path, d, fl(m.dMin()))
-		}
+		failIf(exact(d).Cmp(m.dMin()) >= 0, "%s: D = %v is infeasible, but F = X has reconstructor loss %.17g ≤ D", path, d, fl(m.dMin()))
 		o.done()
 		c.claims++
 		return
@@ -52,9 +48,7 @@ func (c *checker) reportedOptimum(path string, o *object) {
 	minAdv := c.lossesEqual(path, o, loss)
 	// The solver's privatizer meets D to the optimum's precision (the
 	// witness's own meets it exactly).
-	if loss[0].Cmp(add(exact(d), c.prec.optimum)) > 0 {
-		fail("%s: the reported privatizer's reconstructor loss %.17g exceeds D = %v", path, fl(loss[0]), d)
-	}
+	failIf(loss[0].Cmp(add(exact(d), c.prec.optimum)) > 0, "%s: the reported privatizer's reconstructor loss %.17g exceeds D = %v", path, fl(loss[0]), d)
 	br, global := c.optimum(path+".witness", class, d, minAdv, o.obj("witness"))
 	o.used["upper_bound"] = true
 	if o.has("upper_bound") {
@@ -66,9 +60,7 @@ func (c *checker) reportedOptimum(path string, o *object) {
 	}
 	o.used["global_min_adv_loss"] = true
 	if o.has("global_min_adv_loss") {
-		if global == nil {
-			reject("%s: global_min_adv_loss without the global optimum's witness", path)
-		}
+		rejectIf(global == nil, "%s: global_min_adv_loss without the global optimum's witness", path)
 		c.inBracket(path+".global_min_adv_loss", "all", o.num("global_min_adv_loss"), *global)
 	}
 	o.done()

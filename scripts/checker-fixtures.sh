@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 M=bin/mmds
 T=checker/testdata
-rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/categorical "$T"/run-* "$T"/*.json # not the fuzz corpus
-mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/categorical" "$T/run-labels" "$T/run-paper"
+rm -rf "$T"/binary "$T"/finite "$T"/smooth "$T"/onehot "$T"/ops "$T"/bn "$T"/bnops "$T"/categorical "$T"/run-* "$T"/*.json # not the fuzz corpus
+mkdir -p "$T/binary" "$T/finite" "$T/smooth" "$T/onehot" "$T/ops" "$T/bn" "$T/bnops" "$T/categorical" "$T/run-labels" "$T/run-paper"
 F=privatizer/testdata
 
 # Channels and piecewise-linear networks (JSON and ONNX) on the paper's
@@ -39,6 +39,24 @@ python3 scripts/checker-onnx-ops.py double "$T/ops/ops64.onnx"
 python3 scripts/checker-onnx-ops.py double-inexact "$T/ops/ops64-inexact.onnx"
 printf '0.15,leaky-relu6-binary.onnx\n0.15,sigmoid-clamp-binary.onnx\n0.15,ops32.onnx\n0.15,ops64.onnx\n0.15,ops64-inexact.onnx\n' > "$T/ops/points.csv"
 $M certify --quiet --model "$T/ops/model.json" --points "$T/ops/points.csv" --certificate "$T/ops/cert.json" > /dev/null || true
+
+# Batch normalization: PyTorch's exports (scripts/make-export-fixtures.py)
+# of Proposition 2's optimum as Linear → BatchNorm1d → Hardtanh(0, 1) (a
+# pass), and of Linear → BatchNorm1d → ReLU → Linear → torch.clamp in
+# float32 and float64.
+cp examples/binary-paper.json "$T/bn/model.json"
+cp "$F/bn-pass-binary.onnx" "$F/bn-clamp-binary.onnx" "$F/bn-clamp-binary-f64.onnx" "$T/bn/"
+printf '0.15,bn-pass-binary.onnx\n0.15,bn-clamp-binary.onnx\n0.15,bn-clamp-binary-f64.onnx\n' > "$T/bn/points.csv"
+$M certify --quiet --model "$T/bn/model.json" --points "$T/bn/points.csv" --certificate "$T/bn/cert.json" > /dev/null || true
+
+# BatchNormalization where mmds folds it (after a Gemm with alpha, before
+# a LeakyRelu and a Clip, after a Clip's last stage, before an Add), then
+# a sigmoid, in float32 and float64 (scripts/checker-onnx-ops.py).
+cp examples/binary-paper.json "$T/bnops/model.json"
+python3 scripts/checker-onnx-ops.py bn-float "$T/bnops/bn32.onnx"
+python3 scripts/checker-onnx-ops.py bn-double "$T/bnops/bn64.onnx"
+printf '0.15,bn32.onnx\n0.15,bn64.onnx\n' > "$T/bnops/points.csv"
+$M certify --quiet --model "$T/bnops/model.json" --points "$T/bnops/points.csv" --certificate "$T/bnops/cert.json" > /dev/null || true
 
 # A network with a one-hot x on the ternary finite model, float64.
 cp examples/finite-ternary.json "$T/onehot/model.json"

@@ -4,7 +4,9 @@
 # lowers: Gemm with alpha and beta, Sub, LeakyRelu, Clip, Dropout,
 # Squeeze, Unsqueeze, Reshape. Usage: onnxops.py float|double OUT.
 # double-inexact: double, and an Add of 0.2 to the last Gemm's C = 0.1,
-# bias parts whose float64 sum is not exact.
+# bias parts whose float64 sum is not exact. bn-float, bn-double:
+# BatchNormalization folded into a Gemm with alpha, before a LeakyRelu,
+# before a Clip and after its last stage, and followed by an Add.
 import struct, sys, random
 
 def varint(n):
@@ -23,7 +25,7 @@ def ln(f, b): return key(f, 2) + varint(len(b)) + b
 def vi(f, n): return key(f, 0) + varint(n)
 def s(f, t): return ln(f, t.encode())
 
-dbl, inexact = sys.argv[1].startswith("double"), sys.argv[1].endswith("inexact")
+dbl, inexact, bn = "double" in sys.argv[1], sys.argv[1].endswith("inexact"), sys.argv[1].startswith("bn")
 def tensor(name, dims, vals, typ=None):
     typ = typ or (11 if dbl else 1)
     b = b"".join(vi(1, d) for d in dims) + vi(2, typ) + s(8, name)
@@ -60,7 +62,23 @@ nodes = [node("Gemm", ["input", "W1", "C1"], ["h1"], [attr_f("alpha", 0.75), att
          node("Squeeze", ["h8", "axes"], ["h9"]),
          node("Unsqueeze", ["h9", "axes_"], ["h10"]),
          node("Reshape", ["h10", "shape"], ["out"])]
+if bn:
+    pos = lambda n: [round(random.uniform(0.2, 3), 3) for _ in range(n)]
+    for k in "123":
+        inits += [tensor("g" + k, [4], pos(4)), tensor("b" + k, [4], g(4)), tensor("m" + k, [4], g(4)), tensor("v" + k, [4], pos(4))]
+    bnode = lambda k, i, o: node("BatchNormalization", [i, "g" + k, "b" + k, "m" + k, "v" + k], [o], [attr_f("epsilon", 1e-3)])
+    nodes = [node("Gemm", ["input", "W1", "C1"], ["h1"], [attr_f("alpha", 0.75), attr_i("transB", 1)]),
+             bnode("1", "h1", "h2"),
+             node("LeakyRelu", ["h2"], ["h3"], [attr_f("alpha", 0.1)]),
+             node("Gemm", ["h3", "W2"], ["h4"], [attr_i("transB", 1)]),
+             bnode("2", "h4", "h5"),
+             node("Clip", ["h5", "lo", "hi"], ["h6"]),
+             bnode("3", "h6", "h7"),
+             node("Add", ["h7", "c"], ["h8"]),
+             node("Gemm", ["h8", "W3", "C3"], ["h9"], [attr_i("transB", 1)]),
+             node("Sigmoid", ["h9"], ["out"])]
+    outs = ["batch", 1]
 graph = b"".join(ln(1, n) for n in nodes if n) + s(2, "ops") + b"".join(ln(5, t) for t in inits) \
-    + ln(11, value_info("input", ["batch", 2])) + ln(12, value_info("out", ["batch"]))
+    + ln(11, value_info("input", ["batch", 2])) + ln(12, value_info("out", outs if bn else ["batch"]))
 model = vi(1, 8) + s(2, "checker-fixtures") + ln(7, graph) + ln(8, s(1, "") + vi(2, 13))
 open(sys.argv[2], "wb").write(model)

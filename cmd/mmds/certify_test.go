@@ -177,7 +177,7 @@ var verifytestGaussModel = verifytest.GaussModelJSON
 // (scripts/make-export-fixtures.py) gets a verdict, pass or fail, never
 // "cannot certify", on the paper's binary and Gaussian models, in float32
 // as in float64; Proposition 2's optimum written with a BatchNorm1d and a
-// Hardtanh passes.
+// Hardtanh passes. mmds-check verifies the binary model's certificates.
 func TestCertifyTorchExports(t *testing.T) {
 	dir := t.TempDir()
 	bm, gm := binaryModelFile(t), writeTestFile(t, dir, "gauss.json", verifytestGaussModel)
@@ -195,7 +195,17 @@ func TestCertifyTorchExports(t *testing.T) {
 		{"bn-leaky-gauss-dropout.onnx", gm, "2", false},
 		{"hardtanh-gauss.onnx", gm, "2", false},
 	} {
-		code, out, errs := runCLI(t, "certify", "--model", c.model, "--privatizer", fixtures+c.file, "--d", c.d, "--format", "json")
+		args := []string{"certify", "--model", c.model, "--privatizer", fixtures + c.file, "--d", c.d, "--format", "json"}
+		cert := filepath.Join(dir, c.file+".cert.json")
+		if c.model == bm {
+			args = append(args, "--certificate", cert)
+		}
+		code, out, errs := runCLI(t, args...)
+		if c.model == bm { // mmds-check verifies the certificate (Gaussian ones it does not cover)
+			if cc, cout := runChecker(t, gathered(t, cert)); cc != 0 {
+				t.Errorf("%s: mmds-check: exit %d: %s", c.file, cc, cout)
+			}
+		}
 		var doc certifyDoc
 		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Points) != 1 {
 			t.Fatalf("%s: exit %d, %v: %q %q", c.file, code, err, out, errs)

@@ -228,20 +228,24 @@ func TestWitnessFiles(t *testing.T) {
 }
 
 // TestCertifyNetworkWitnesses: certificates of networks — JSON and ONNX,
-// float32 and float64, ReLU, sigmoid and tanh layers, a one-hot x on a
-// finite model — carry their cells, and mmds-check verifies them (runCLI
-// hands every one over).
+// float32 and float64, ReLU, sigmoid and tanh layers, PyTorch's
+// BatchNorm1d exports, a one-hot x on a finite model — carry their cells,
+// and mmds-check verifies every one (exit 0: none is "not covered").
 func TestCertifyNetworkWitnesses(t *testing.T) {
 	dir := t.TempDir()
 	bm := writeTestFile(t, dir, "model.json", `{"p": 0.54, "q_y": 0.2, "q_z": [0.44]}`)
-	for _, f := range []string{"relu2-binary.json", "relu2-binary.onnx", "clamp-binary.onnx", "tanh-binary.onnx", "torch32-trained0.onnx", "trick24-binary.onnx"} {
+	for _, f := range []string{"relu2-binary.json", "relu2-binary.onnx", "clamp-binary.onnx", "tanh-binary.onnx", "torch32-trained0.onnx", "trick24-binary.onnx",
+		"bn-pass-binary.onnx", "bn-clamp-binary.onnx", "bn-clamp-binary-f64.onnx"} {
 		b, err := os.ReadFile(fixtures + f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		priv := writeTestFile(t, dir, f, string(b))
-		if code, _, errs := runCLI(t, "certify", "--quiet", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", filepath.Join(dir, f+".cert.json")); code == 2 {
+		priv, cert := writeTestFile(t, dir, f, string(b)), filepath.Join(dir, f+".cert.json")
+		if code, _, errs := runCLI(t, "certify", "--quiet", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", cert); code == 2 {
 			t.Errorf("%s: exit 2: %s", f, errs)
+		}
+		if code, out := runChecker(t, gathered(t, cert)); code != 0 {
+			t.Errorf("%s: mmds-check: exit %d: %s", f, code, out)
 		}
 	}
 	fm := writeTestFile(t, dir, "ternary.json", `{"prior": [0.5, 0.3, 0.2], "reconstructor": {"channel": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]]}, "adversaries": [{"channel": [[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]}]}`)
