@@ -1099,3 +1099,23 @@ func refTanh(x float64) *big.Float {
 	q := new(big.Float).SetPrec(refPrec).Quo(big.NewFloat(2), e.Add(e, big.NewFloat(1)))
 	return q.Sub(big.NewFloat(1), q)
 }
+
+// TestUpDownNextafter: up and down are math.Nextafter toward ±Inf, bit for bit.
+func TestUpDownNextafter(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), 0x1p-1022, -0x1p-1022}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		vals = append(vals, math.Float64frombits(r.Uint64()))
+	}
+	for _, x := range vals {
+		if x != x {
+			continue
+		}
+		if a, b := up(x), math.Nextafter(x, math.Inf(1)); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("up(%v) = %v, Nextafter %v", x, a, b)
+		}
+		if a, b := down(x), math.Nextafter(x, math.Inf(-1)); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("down(%v) = %v, Nextafter %v", x, a, b)
+		}
+	}
+}
