@@ -110,7 +110,11 @@ func checkCertificate(path string, root *object) string {
 	if r != nil {
 		counts += fmt.Sprintf(", %d not finalized, %d not trained", out["not finalized"], out["not trained"])
 	}
-	return fmt.Sprintf("%d claims: %s model, %d points (%s): %s", c.claims, kind, len(points), counts, verdict)
+	noun := "points"
+	if len(points) == 1 {
+		noun = "point"
+	}
+	return fmt.Sprintf("%d claims: %s model, %d %s (%s): %s", c.claims, kind, len(points), noun, counts, verdict)
 }
 
 // checkHash checks the model_sha256 that o states against the model's

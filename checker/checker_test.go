@@ -33,7 +33,7 @@ var fixtures = []struct {
 	{"testdata/binary/cert-best.json", "6 points (0 pass, 6 fail, 0 cannot certify): FAIL", bestPaths},
 	{"testdata/finite/cert.json", "2 points (1 pass, 1 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/smooth/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", smoothPaths},
-	{"testdata/onehot/cert.json", "1 points (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
+	{"testdata/onehot/cert.json", "1 point (0 pass, 1 fail, 0 cannot certify): FAIL", smoothPaths},
 	{"testdata/ops/cert.json", "5 points (0 pass, 5 fail, 0 cannot certify): FAIL", opsPaths},
 	{"testdata/bn/cert.json", "3 points (1 pass, 2 fail, 0 cannot certify): FAIL", nil},
 	{"testdata/bnops/cert.json", "2 points (0 pass, 2 fail, 0 cannot certify): FAIL", bnopsPaths},
@@ -41,7 +41,7 @@ var fixtures = []struct {
 	{"testdata/witness-binary.json", "binary model, 4 optima", nil},
 	{"testdata/witness-finite.json", "finite model, 4 optima", nil},
 	{"testdata/witness-colgen.json", "finite model, 2 optima", nil},
-	{"testdata/run-labels/cert.json", "1 points (1 pass, 0 fail, 0 cannot certify, 0 not finalized, 0 not trained): PASS", nil},
+	{"testdata/run-labels/cert.json", "1 point (1 pass, 0 fail, 0 cannot certify, 0 not finalized, 0 not trained): PASS", nil},
 	{"testdata/run-paper/cert.json", "30 points (1 pass, 1 fail, 0 cannot certify, 1 not finalized, 27 not trained): FAIL", runPaths},
 }
 
