@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,4 +185,26 @@ func TestReadReportRefuses(t *testing.T) {
 			t.Errorf("%.60q…: %v, want ErrInput and %q", tt.in, err, tt.want)
 		}
 	}
+}
+
+// ReadReport never panics: it reads a document or refuses it as ErrInput,
+// and what it reads draws (the figures' specs are built from it).
+func FuzzReadReport(f *testing.F) {
+	doc, err := os.ReadFile("../docs/figures/bench-scaling-runs.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(doc)
+	f.Add([]byte(`{"runs":[]}`))
+	f.Add([]byte(`{"seeds":1,"time_limit_s":1e308,"shift_s":10,"started_at":"2026-11-27T00:00:00Z","solvers":[{}],"runs":[{"instance":"i","solver":"s","n":2,"status":"time limit","seconds":1e308}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, _, err := ReadReport(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("%v: not ErrInput", err)
+			}
+			return
+		}
+		_ = Profile(r.Results, func(res Result) string { return res.Solver }, func(res Result) string { return res.Instance })
+	})
 }
