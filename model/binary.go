@@ -90,7 +90,7 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if err != nil {
 		return Optimum{}, err
 	}
-	det := &BinaryOptimum{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status.String()}
+	det := &BinaryDetail{Global: glob.Losses, S0: opt.S.S0, S1: opt.S.S1, Gamma: opt.Gamma, Status: opt.Status.String()}
 	res := Optimum{D: opt.D, Losses: loss.New(opt.Recon, opt.Adv), Class: BinaryOutput, Detail: det}
 	if o.Witness {
 		w, err := b.M.WitnessProp2(ctx, d, opt.S, o.solver())

@@ -15,8 +15,8 @@ type Description struct {
 	PaperVerdicts, BestVerdicts string
 	// Wider names the report's gap to the wider optimum the reference
 	// optimum carries beside it: "best" (the best known Gaussian mechanism,
-	// GaussOptimum.Best) or "global" (the optimum over all privatizers,
-	// BinaryOptimum.Global); "" where the reference optimum is already
+	// GaussDetail.Best) or "global" (the optimum over all privatizers,
+	// BinaryDetail.Global); "" where the reference optimum is already
 	// over all privatizers.
 	Wider string
 }

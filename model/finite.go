@@ -134,7 +134,7 @@ func (f FiniteModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 	if p.Mechanism == nil {
 		return Optimum{}, fmt.Errorf("finite optimum at D = %g: %s", d, p.StatusText())
 	}
-	det := &FiniteOptimum{Mechanism: p.Mechanism, Status: p.StatusText()}
+	det := &FiniteDetail{Mechanism: p.Mechanism, Status: p.StatusText()}
 	if !math.IsNaN(p.Upper) {
 		u := p.Upper
 		det.UpperBound = &u

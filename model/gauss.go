@@ -91,7 +91,7 @@ func (g GaussModel) Optimum(ctx context.Context, d float64, o Options) (Optimum,
 		}
 	}
 	p := b.Point
-	det := &GaussOptimum{DEff: p.DEff, Best: b.Achievable.Losses, BestFamily: b.Achievable.Mechanism.Family, UpperBound: b.UpperBound}
+	det := &GaussDetail{DEff: p.DEff, Best: b.Achievable.Losses, BestFamily: b.Achievable.Mechanism.Family, UpperBound: b.UpperBound}
 	if _, hi, ok := b.Numerical(); ok {
 		det.Estimate = &hi
 	}

@@ -94,7 +94,7 @@ const (
 	// All: the global LP, optimal among all privatizers (finite models).
 	All
 	// AllBracketed: column generation stopped before it proved optimality;
-	// the losses are the best privatizer's found, FiniteOptimum.UpperBound
+	// the losses are the best privatizer's found, FiniteDetail.UpperBound
 	// the proven bound.
 	AllBracketed
 	// AllLowerBound: the losses are a lower bound of the optimum's.

@@ -15,7 +15,7 @@ type Optimum struct {
 	D float64 `json:"D"` // the distortion it is taken at
 	loss.Losses
 	Class Class `json:"class"`
-	// Detail is *GaussOptimum, *BinaryOptimum or *FiniteOptimum (nil for
+	// Detail is *GaussDetail, *BinaryDetail or *FiniteDetail (nil for
 	// none); Gauss, Binary and Finite return it typed.
 	Detail any `json:"-"`
 	// Witness proves the optimum (Options.Witness; nil otherwise, and for
@@ -32,8 +32,8 @@ type Witness struct {
 	Global *mip.GlobalWitness `json:"global,omitempty"`
 }
 
-// GaussOptimum is what Proposition 1 adds on the Gaussian model.
-type GaussOptimum struct {
+// GaussDetail is what Proposition 1 adds on the Gaussian model.
+type GaussDetail struct {
 	// DEff is D' = min(D, Var[X | Y]); SNR the optimal a²/b² (nil when
 	// infinite).
 	DEff float64  `json:"D_eff"`
@@ -50,8 +50,8 @@ type GaussOptimum struct {
 	Estimate *float64 `json:"numerical_estimate,omitempty"`
 }
 
-// BinaryOptimum is what Proposition 2 adds on the binary model.
-type BinaryOptimum struct {
+// BinaryDetail is what Proposition 2 adds on the binary model.
+type BinaryDetail struct {
 	// Global is the optimum over all privatizers (any output alphabet, the
 	// global LP of the binary model as a finite one), which Proposition
 	// 2's binary-output optimum can only trail.
@@ -63,8 +63,8 @@ type BinaryOptimum struct {
 	Status string  `json:"status,omitempty"`
 }
 
-// FiniteOptimum is what the global LP adds on a finite model.
-type FiniteOptimum struct {
+// FiniteDetail is what the global LP adds on a finite model.
+type FiniteDetail struct {
 	// UpperBound is the proven upper bound of the optimum when the solver
 	// computed one (column generation), else nil.
 	UpperBound *float64 `json:"upper_bound,omitempty"`
@@ -74,13 +74,13 @@ type FiniteOptimum struct {
 }
 
 // Gauss returns the Gaussian detail, nil for another kind.
-func (o *Optimum) Gauss() *GaussOptimum { d, _ := o.Detail.(*GaussOptimum); return d }
+func (o *Optimum) Gauss() *GaussDetail { d, _ := o.Detail.(*GaussDetail); return d }
 
 // Binary returns the binary detail, nil for another kind.
-func (o *Optimum) Binary() *BinaryOptimum { d, _ := o.Detail.(*BinaryOptimum); return d }
+func (o *Optimum) Binary() *BinaryDetail { d, _ := o.Detail.(*BinaryDetail); return d }
 
 // Finite returns the finite detail, nil for another kind.
-func (o *Optimum) Finite() *FiniteOptimum { d, _ := o.Detail.(*FiniteOptimum); return d }
+func (o *Optimum) Finite() *FiniteDetail { d, _ := o.Detail.(*FiniteDetail); return d }
 
 // optimumCommon is Optimum's JSON without the detail (no methods: no
 // recursion into MarshalJSON).
@@ -116,11 +116,11 @@ func (o *Optimum) UnmarshalJSON(b []byte) error {
 	*o = Optimum{D: c.D, Losses: c.Losses, Class: c.Class}
 	switch c.Class {
 	case LinearGaussian:
-		o.Detail = new(GaussOptimum)
+		o.Detail = new(GaussDetail)
 	case BinaryOutput:
-		o.Detail = new(BinaryOptimum)
+		o.Detail = new(BinaryDetail)
 	default:
-		o.Detail = new(FiniteOptimum)
+		o.Detail = new(FiniteDetail)
 	}
 	return json.Unmarshal(b, o.Detail)
 }

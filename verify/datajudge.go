@@ -579,7 +579,7 @@ func plugIn(ctx context.Context, run *DataRun, d float64, o model.Options) *Plug
 		return &PlugIn{Error: err.Error()}
 	}
 	pi := &PlugIn{Class: opt.Class, Train: opt.Losses}
-	det, ok := opt.Detail.(*model.FiniteOptimum)
+	det, ok := opt.Detail.(*model.FiniteDetail)
 	if !ok || det.Mechanism == nil {
 		pi.Error = "the solver returned no mechanism"
 		return pi
