@@ -351,7 +351,7 @@ func CertifyColGen(ctx context.Context, m mip.Finite, d float64, limit time.Dura
 	if err != nil {
 		return c, fmt.Errorf("column generation: %w", err)
 	}
-	c.Upper, c.Mechanism, c.Columns, c.Rules, c.Proof = res.Upper, res.Mechanism, res.Columns, res.Rules, res.Certificate.Proof
+	c.Upper, c.Mechanism, c.Columns, c.Rules, c.Proof = res.Upper, res.Mechanism, res.Columns, res.Rules, res.DualBound.Proof
 	recon, adv := mechanismRisks(m, res.Mechanism)
 	if recon <= d+ReconTol {
 		c.Lower = loss.Min(adv)

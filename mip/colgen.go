@@ -79,24 +79,22 @@ type ColGenOptions struct {
 	Solver SolverOptions
 }
 
-// Certificate proves an upper bound on the global optimum at D: with the
+// DualBound proves an upper bound on the global optimum at D: with the
 // multipliers (Π, Mu, Nu) and MaxReducedCost ≥ max over the simplex of
 // rc(c) = Σ_i Mu_i ρ_i(c) − Nu ρ_R(c) − ⟨Π, c⟩, no privatizer's smallest
 // adversary risk exceeds Upper = Σ Π + Nu·D + n·max(0, MaxReducedCost).
 // Mu ≥ 0 sums to 1 and Nu ≥ 0, so the bound holds whatever their accuracy;
 // only MaxReducedCost needs proof (Proof says how it was obtained).
-type Certificate struct {
-	D              float64   `json:"D"`
-	Pi             []float64 `json:"pi"`
-	Mu             []float64 `json:"mu"`
-	Nu             float64   `json:"nu"`
-	MaxReducedCost float64   `json:"max_reduced_cost"`
-	Upper          float64   `json:"upper"`
-	Proof          Proof     `json:"proof"`
+type DualBound struct {
+	D float64 `json:"D"`
+	Duals
+	MaxReducedCost float64 `json:"max_reduced_cost"`
+	Upper          float64 `json:"upper"`
+	Proof          Proof   `json:"proof"`
 }
 
-// ReducedCost is rc(c) for the certificate's multipliers.
-func (c Certificate) ReducedCost(m Finite, col []float64) float64 {
+// ReducedCost is rc(c) for the bound's multipliers.
+func (c DualBound) ReducedCost(m Finite, col []float64) float64 {
 	v := -c.Nu*newRisk(m.Prior, m.Recon).at(col) - dot(c.Pi, col)
 	for i, a := range m.Adv {
 		v += c.Mu[i] * newRisk(m.Prior, a).at(col)
@@ -106,7 +104,7 @@ func (c Certificate) ReducedCost(m Finite, col []float64) float64 {
 
 // Bound recomputes Σ Π + Nu·D + n·max(0, MaxReducedCost) from the
 // multipliers (Mu normalized to sum 1, negative parts dropped).
-func (c Certificate) Bound() float64 {
+func (c DualBound) Bound() float64 {
 	var s float64
 	for _, p := range c.Pi {
 		s += p
@@ -126,7 +124,7 @@ type ColGenIteration struct {
 
 // ColGenResult is SolveColGen's answer: the best privatizer found, with its
 // bracket [Gamma, Upper] on the global optimum.
-// Upper, Certificate and Iterations are set; Status is StatusOptimal or
+// Upper, DualBound and Iterations are set; Status is StatusOptimal or
 // StatusGap.
 type ColGenResult struct {
 	FiniteOptimum
@@ -166,13 +164,6 @@ type colGen struct {
 	zeroOne bool
 	rules   int64
 	lps     int64
-}
-
-// duals are the master's multipliers, sanitized (see Certificate).
-type duals struct {
-	pi []float64
-	mu []float64
-	nu float64
 }
 
 // SolveColGen finds the global optimum at threshold d by column
@@ -345,43 +336,21 @@ func (cg *colGen) pricingModel() *highsx.Problem {
 
 // master solves the master LP over the current columns: its value, λ and
 // the sanitized duals.
-func (cg *colGen) master(ctx context.Context) (float64, []float64, duals, error) {
+func (cg *colGen) master(ctx context.Context) (float64, []float64, Duals, error) {
 	g := cg.global()
 	mod := g.lpModel(cg.d)
 	res, err := mod.Solve(ctx, cg.o.Solver)
 	if err != nil {
-		return 0, nil, duals{}, fmt.Errorf("master LP: %w", err)
+		return 0, nil, Duals{}, fmt.Errorf("master LP: %w", err)
 	}
-	n, k := cg.m.N(), cg.m.K()
-	du := duals{pi: make([]float64, n), mu: make([]float64, k)}
-	if len(res.RowDual) == n+k+1 {
-		copy(du.pi, res.RowDual[:n])
-		for i := range du.mu {
-			du.mu[i] = math.Max(0, -res.RowDual[n+i])
-		}
-		du.nu = math.Max(0, res.RowDual[n+k])
-	}
-	var s float64
-	for _, v := range du.mu {
-		s += v
-	}
-	if s <= 0 {
-		for i := range du.mu {
-			du.mu[i] = 1 / float64(k)
-		}
-	} else {
-		for i := range du.mu {
-			du.mu[i] /= s
-		}
-	}
-	return res.Objective, res.X[:len(cg.cols)], du, nil
+	return res.Objective, res.X[:len(cg.cols)], dualsOf(cg.m.N(), cg.m.K(), res.RowDual), nil
 }
 
 // rc is the reduced cost of column c.
-func (cg *colGen) rc(du duals, c []float64) float64 {
-	v := -du.nu*cg.rr.at(c) - dot(du.pi, c)
+func (cg *colGen) rc(du Duals, c []float64) float64 {
+	v := -du.Nu*cg.rr.at(c) - dot(du.Pi, c)
 	for i, r := range cg.ra {
-		v += du.mu[i] * r.at(c)
+		v += du.Mu[i] * r.at(c)
 	}
 	return v
 }
@@ -402,7 +371,7 @@ func (cg *colGen) ruleAt(c []float64, rule []int) {
 
 // solveRule solves LP_δ for the linear cost g = π + ν Σ_y k_yδ_y (already
 // summed): its value and maximizer c, normalized to the simplex.
-func (cg *colGen) solveRule(ctx context.Context, du duals, g []float64) (float64, []float64, error) {
+func (cg *colGen) solveRule(ctx context.Context, du Duals, g []float64) (float64, []float64, error) {
 	n := cg.m.N()
 	costs := make([]float64, n+cg.nt)
 	for x := range g {
@@ -411,7 +380,7 @@ func (cg *colGen) solveRule(ctx context.Context, du duals, g []float64) (float64
 	j := n
 	for i, r := range cg.ra {
 		for range r.k {
-			costs[j] = du.mu[i]
+			costs[j] = du.Mu[i]
 			j++
 		}
 	}
@@ -435,11 +404,11 @@ func (cg *colGen) solveRule(ctx context.Context, du duals, g []float64) (float64
 }
 
 // ruleCost is π + ν Σ_y k_yδ_y over the side values y < upto.
-func (cg *colGen) ruleCost(du duals, rule []int, upto int) []float64 {
-	g := slices.Clone(du.pi)
+func (cg *colGen) ruleCost(du Duals, rule []int, upto int) []float64 {
+	g := slices.Clone(du.Pi)
 	for y := 0; y < upto; y++ {
 		for x, v := range cg.rr.k[y][rule[y]] {
-			g[x] += du.nu * v
+			g[x] += du.Nu * v
 		}
 	}
 	return g
@@ -450,7 +419,7 @@ func (cg *colGen) ruleCost(du duals, rule []int, upto int) []float64 {
 // maximizer while the rule changes (rc never decreases: LP_δ at the new
 // point is ≥ its value at c, which is rc(c), and rc ≥ LP_δ everywhere).
 // It returns the improving columns found, best first.
-func (cg *colGen) heuristic(ctx context.Context, du duals, lam []float64, tol float64) ([][]float64, error) {
+func (cg *colGen) heuristic(ctx context.Context, du Duals, lam []float64, tol float64) ([][]float64, error) {
 	n := cg.m.N()
 	var starts [][]float64
 	for j, l := range lam {
@@ -523,8 +492,8 @@ func cmpFloat(a, b float64) int {
 
 // relaxation bounds max rc from above by dropping −ν ρ_R ≤ 0: LP_δ with
 // g = π.
-func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
-	v, _, err := cg.solveRule(ctx, du, du.pi)
+func (cg *colGen) relaxation(ctx context.Context, du Duals) (float64, error) {
+	v, _, err := cg.solveRule(ctx, du, du.Pi)
 	return v, err
 }
 
@@ -541,10 +510,10 @@ func (cg *colGen) relaxation(ctx context.Context, du duals) (float64, error) {
 // max rc — the maximum itself, or tol when nothing exceeds it, once the
 // search completes; the largest open bound when it returns early or ctx
 // ends it (then with ctx's error) — and the best columns found.
-func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, [][]float64, error) {
+func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, [][]float64, error) {
 	rs := cg.newRuleSearch(du, tol)
 	defer cg.price.TruncateRows(rs.base)
-	root, _, err := cg.solveRule(ctx, du, du.pi)
+	root, _, err := cg.solveRule(ctx, du, du.Pi)
 	if err != nil {
 		return math.Inf(1), nil, err
 	}
@@ -590,7 +559,7 @@ func (cg *colGen) exact(ctx context.Context, du duals, tol float64) (float64, []
 // side values in order; a leaf fixes them all and prices one column.
 type ruleSearch struct {
 	cg    *colGen
-	du    duals
+	du    Duals
 	order []int     // side values, likeliest first
 	real  *realizer // the 0-1 loss's realizability check (nil otherwise)
 	rule  []int     // scratch: the rule being extended
@@ -599,7 +568,7 @@ type ruleSearch struct {
 	cols  [][]float64
 }
 
-func (cg *colGen) newRuleSearch(du duals, tol float64) *ruleSearch {
+func (cg *colGen) newRuleSearch(du Duals, tol float64) *ruleSearch {
 	ny := len(cg.rr.k)
 	rs := &ruleSearch{cg: cg, du: du, order: make([]int, ny), rule: make([]int, ny), base: cg.price.NumRows(), best: tol}
 	mass := make([]float64, ny)
@@ -620,10 +589,10 @@ func (cg *colGen) newRuleSearch(du duals, tol float64) *ruleSearch {
 
 // cost is g for the prefix: π + ν Σ over the assigned side values.
 func (rs *ruleSearch) cost(prefix []int) []float64 {
-	g := slices.Clone(rs.du.pi)
+	g := slices.Clone(rs.du.Pi)
 	for d, a := range prefix {
 		for x, v := range rs.cg.rr.k[rs.order[d]][a] {
-			g[x] += rs.du.nu * v
+			g[x] += rs.du.Nu * v
 		}
 	}
 	return g
@@ -794,7 +763,7 @@ func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
 func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {
 	sat := loss.Min(cg.m.AdvSaturation())
 	st := &colGenRun{cg: cg, start: start, lower: math.Inf(-1),
-		best: Certificate{D: cg.d, Proof: ProofSaturation, Upper: sat}}
+		best: DualBound{D: cg.d, Proof: ProofSaturation, Upper: sat}}
 	st.res.Upper = sat
 	for it := 0; it < cg.o.MaxIterations; it++ {
 		done, err := st.iterate(ctx, it)
@@ -814,7 +783,7 @@ type colGenRun struct {
 	cg    *colGen
 	start time.Time
 	res   ColGenResult
-	best  Certificate
+	best  DualBound
 	lower float64   // the master's last value (−Inf before the first)
 	lam   []float64 // the master's last column weights
 }
@@ -838,7 +807,7 @@ func (st *colGenRun) iterate(ctx context.Context, it int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cert := Certificate{D: cg.d, Pi: du.pi, Mu: du.mu, Nu: du.nu}
+	cert := DualBound{D: cg.d, Duals: du}
 	bound := math.NaN()
 	if r, err := cg.relaxation(ctx, du); err == nil {
 		cert.MaxReducedCost, cert.Proof = r, ProofRelaxation
@@ -880,7 +849,7 @@ func (st *colGenRun) iterate(ctx context.Context, it int) (bool, error) {
 
 // improve makes cert, with its bound b, the best certificate when b is
 // below the upper bound so far.
-func (st *colGenRun) improve(cert Certificate, b float64) {
+func (st *colGenRun) improve(cert DualBound, b float64) {
 	if b < st.res.Upper {
 		cert.Upper = b
 		st.res.Upper, st.best = b, cert
@@ -906,7 +875,7 @@ func (st *colGenRun) finish() ColGenResult {
 	res.SolveTime = time.Since(st.start)
 	res.Proven = res.Upper-st.lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))
 	best := st.best
-	res.Certificate = &best
+	res.DualBound = &best
 	if res.Proven {
 		res.Status = StatusOptimal
 	} else {

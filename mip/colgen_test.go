@@ -97,7 +97,7 @@ func checkIterations(t *testing.T, name string, r ColGenResult) {
 // refinement has a reduced cost above the claimed maximum.
 func checkCertificate(t *testing.T, m Finite, g *Global, r ColGenResult, opt float64) {
 	t.Helper()
-	c := *r.Certificate
+	c := *r.DualBound
 	if c.Proof == ProofSaturation {
 		if r.Upper != loss.Min(m.AdvSaturation()) || r.Upper < opt-1e-9 {
 			t.Fatalf("D=%g: saturation bound %v, adversaries saturate at %v, optimum %v", c.D, r.Upper, m.AdvSaturation(), opt)
@@ -267,7 +267,7 @@ func ExampleFinite_SolveColGen() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s: γ* = %.4f ≤ %.4f (certificate: %s)\n", r.Status, r.Gamma, r.Upper, r.Certificate.Proof)
+	fmt.Printf("%s: γ* = %.4f ≤ %.4f (certificate: %s)\n", r.Status, r.Gamma, r.Upper, r.DualBound.Proof)
 	// Output: optimal: γ* = 0.2200 ≤ 0.2200 (certificate: decision rules)
 }
 

@@ -64,7 +64,7 @@
 // Σπ + νD + n·max_c rc(c) with rc(c) = Σ_i μ_i ρ_i(c) − ν ρ_R(c) − ⟨π, c⟩
 // (upper bound, valid for any μ ≥ 0 with Σμ = 1 and ν ≥ 0). The maximum of
 // rc is the best of one LP per reconstructor decision rule, searched by
-// branch and bound over realizable rules; a Certificate stores the
+// branch and bound over realizable rules; a DualBound stores the
 // multipliers and the proven maximum. SolveFinite is the one solve path of
 // mmds finite: the ray LP while it is small, column generation beyond, a
 // status per threshold.

@@ -494,8 +494,8 @@ type FiniteOptimum struct {
 	// Upper is a proven upper bound on the optimum (SolveFinite and
 	// SolveColGen; NaN when unknown): the bracket is [Gamma, Upper].
 	Upper float64
-	// Certificate proves Upper (column generation only).
-	Certificate *Certificate
+	// DualBound proves Upper (column generation only).
+	DualBound *DualBound
 	// Iterations is column generation's bracket per master iteration.
 	Iterations []ColGenIteration
 	// Fallback says why the method asked for did not answer at D when

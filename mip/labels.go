@@ -78,7 +78,7 @@ func (p Pricing) MarshalText() ([]byte, error) { return pricingText.Marshal(p) }
 // UnmarshalText decodes a String; any other text wraps ErrUnknownLabel.
 func (p *Pricing) UnmarshalText(b []byte) error { return pricingText.Unmarshal(p, b) }
 
-// Proof is how a Certificate's MaxReducedCost was obtained.
+// Proof is how a DualBound's MaxReducedCost was obtained.
 type Proof int
 
 // The proofs, strongest first.

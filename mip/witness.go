@@ -332,13 +332,13 @@ func (g *Global) Duals(d float64, o SolverOptions) (Duals, error) {
 	return dualsOf(g.model.N(), g.model.K(), rd), nil
 }
 
-// Duals returns the multipliers of a column generation certificate; for
-// a saturation proof (no multipliers), SaturationDuals.
-func (c Certificate) Duals(m Finite) Duals {
+// Multipliers returns the bound's multipliers; for a saturation proof
+// (no multipliers), SaturationDuals.
+func (c DualBound) Multipliers(m Finite) Duals {
 	if c.Proof == ProofSaturation || len(c.Pi) != m.N() {
 		return m.SaturationDuals()
 	}
-	return Duals{Pi: c.Pi, Mu: c.Mu, Nu: c.Nu}
+	return c.Duals
 }
 
 // SaturationDuals are the multipliers of the saturation bound: no

@@ -177,9 +177,9 @@ func (f FiniteModel) witness(ctx context.Context, sol mip.FiniteSolution, p mip.
 			return mip.GlobalWitness{}, err
 		}
 		du = &d
-	case p.Certificate != nil:
-		d := p.Certificate.Duals(f.M)
-		du, target = &d, p.Certificate.MaxReducedCost
+	case p.DualBound != nil:
+		d := p.DualBound.Multipliers(f.M)
+		du, target = &d, p.DualBound.MaxReducedCost
 	}
 	w, err := f.M.WitnessGlobal(ctx, p.D, p.Mechanism, du, target, o.solver())
 	if errors.Is(err, mip.ErrWitnessTooLarge) {

@@ -276,16 +276,16 @@ type finitePoint struct {
 	// recon_loss, adv_loss, min_adv_loss: null without a privatizer, whose
 	// losses are NaN with no adv_loss (mip.FiniteOptimum)
 	loss.Nullable[[]float64]
-	Outputs    int              `json:"outputs"`
-	Mechanism  [][]float64      `json:"mechanism"`
-	Method     string           `json:"method"`
-	Alphabet   int              `json:"alphabet"`
-	LowerBound bool             `json:"lower_bound"`
-	Status     string           `json:"status"`
-	MIPGap     float64          `json:"mip_gap"`
-	Nodes      int64            `json:"nodes"`
-	SolveMS    float64          `json:"solve_ms"`
-	Cert       *mip.Certificate `json:"certificate,omitempty"`
+	Outputs    int            `json:"outputs"`
+	Mechanism  [][]float64    `json:"mechanism"`
+	Method     string         `json:"method"`
+	Alphabet   int            `json:"alphabet"`
+	LowerBound bool           `json:"lower_bound"`
+	Status     string         `json:"status"`
+	MIPGap     float64        `json:"mip_gap"`
+	Nodes      int64          `json:"nodes"`
+	SolveMS    float64        `json:"solve_ms"`
+	Cert       *mip.DualBound `json:"certificate,omitempty"`
 	// Fallback: why the global LP did not answer where column generation
 	// did (the point's method).
 	Fallback   string            `json:"fallback,omitempty"`
@@ -307,7 +307,7 @@ func (r finiteRow) JSON() any {
 		D: o.D, Gamma: finiteOrNil(o.Gamma), UpperBound: finiteOrNil(o.Upper), Nullable: loss.NullableOf[[]float64](&o.Losses),
 		Outputs: o.Mechanism.Outputs(), Mechanism: o.Mechanism, Method: methodLabel(o),
 		Alphabet: o.Alphabet, LowerBound: o.LowerBound, Status: o.StatusText(), MIPGap: o.MIPGap, Nodes: o.Nodes,
-		SolveMS: msOf(o.SolveTime), Cert: o.Certificate, Fallback: o.Fallback,
+		SolveMS: msOf(o.SolveTime), Cert: o.DualBound, Fallback: o.Fallback,
 	}
 	for _, it := range o.Iterations {
 		p.Iterations = append(p.Iterations, finiteIteration{Iteration: it.Iteration, Lower: it.Lower, Upper: it.Upper,
