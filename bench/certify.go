@@ -208,42 +208,61 @@ func mechanismRisks(m mip.Finite, p mip.Mechanism) (recon float64, adv []float64
 // may be: HiGHS's primal feasibility tolerance.
 const ReconTol = 1e-9
 
-// GlobalCertificate brackets the global optimum γ_G of a finite model at
-// threshold D (the optimum over every privatizer, any output alphabet).
-type GlobalCertificate struct {
+// Bracket is what is known of a finite model's global optimum γ_G at one
+// threshold D (the optimum over every privatizer, any output alphabet):
+// [Lower, Upper], proven by Method (CertifyGlobal, CertifyColGen), or
+// nothing (Method 0) and Why.
+type Bracket struct {
+	Method CertMethod
 	// Lower is min_i L_adv,i of Mechanism, recomputed here from the
 	// model; Mechanism meets L_recon ≤ D + ReconTol (HiGHS's primal
 	// feasibility tolerance is 1e-9; −Inf when it does not).
 	Lower     float64
 	Mechanism mip.Mechanism
-	// Upper is a weak-duality bound ν·D + Σ_x y_x, with the multipliers
-	// (μ, ν, y) read from the LP's row duals, made feasible here: the
-	// Lagrangian h(c) = Σ_i μ_i ρ_i(c) − ν ρ_recon(c) − ⟨y, c⟩ is
-	// positively homogeneous and linear on each cell of the arrangement of
-	// decision regions, so h ≤ 0 on c ≥ 0 holds once it holds at the cells'
-	// extreme rays; y is raised by the largest violation ε there (rays lie
-	// on the simplex, so this costs n·ε). The bound is exact up to the
-	// completeness of mip's ray enumeration (tested in package mip).
+	// Upper is the method's proven upper bound.
 	Upper float64
-	Rays  int
+	// Size is the proof's size: "%d rays" (global LP), "%d columns, %d
+	// rules, proof by %s" (column generation).
+	Size string
+	Why  string // why there is no bracket, when there is none
 }
 
 // Gap is Upper − Lower.
-func (c GlobalCertificate) Gap() float64 { return c.Upper - c.Lower }
+func (c Bracket) Gap() float64 { return c.Upper - c.Lower }
+
+// Certified reports whether the bracket is within its method's tolerance
+// (CertTol, ColGenTol).
+func (c Bracket) Certified() bool {
+	switch c.Method {
+	case CertGlobalLP:
+		return c.Gap() <= CertTol
+	case CertColGen:
+		return c.Gap() <= ColGenTol
+	}
+	return false
+}
 
 // CertifyGlobal solves g's LP at D once with HiGHS, taking the mechanism
 // and the row duals from that one run, and turns the answer into a bracket
-// that does not trust it: see GlobalCertificate. Neither HiGHS's objective
-// nor its claim of optimality enters the bracket: the lower end is the
-// mechanism's losses recomputed here, the upper end the duals repaired and
-// evaluated here.
-func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
+// that does not trust it. Neither HiGHS's objective nor its claim of
+// optimality enters the bracket: the lower end is the mechanism's losses
+// recomputed here, the upper end the duals repaired and evaluated here.
+//
+// The upper end is a weak-duality bound ν·D + Σ_x y_x, with the
+// multipliers (μ, ν, y) read from the LP's row duals, made feasible here:
+// the Lagrangian h(c) = Σ_i μ_i ρ_i(c) − ν ρ_recon(c) − ⟨y, c⟩ is
+// positively homogeneous and linear on each cell of the arrangement of
+// decision regions, so h ≤ 0 on c ≥ 0 holds once it holds at the cells'
+// extreme rays; y is raised by the largest violation ε there (rays lie on
+// the simplex, so this costs n·ε). The bound is exact up to the
+// completeness of mip's ray enumeration (tested in package mip).
+func CertifyGlobal(g *mip.Global, d float64) (Bracket, error) {
 	m := g.Model()
 	opt, rowDual, err := g.SolveWithDuals(d, mip.DefaultSolver())
 	if err != nil {
-		return GlobalCertificate{}, err
+		return Bracket{}, err
 	}
-	c := GlobalCertificate{Upper: math.Inf(1), Lower: math.Inf(-1), Mechanism: opt.Mechanism, Rays: len(g.Rays())}
+	c := Bracket{Method: CertGlobalLP, Upper: math.Inf(1), Lower: math.Inf(-1), Mechanism: opt.Mechanism, Size: fmt.Sprintf("%d rays", len(g.Rays()))}
 	recon, adv := mechanismRisks(m, opt.Mechanism)
 	if recon <= d+ReconTol {
 		c.Lower = loss.Min(adv)
@@ -310,36 +329,18 @@ func CertifyGlobal(g *mip.Global, d float64) (GlobalCertificate, error) {
 // rounding, never below. Twice CertTol covers it; γ ≤ 1 for 0-1 losses.
 const ColGenTol = 2 * CertTol
 
-// ColGenCertificate brackets the global optimum γ_G of a finite model at
-// threshold D by column generation (mip.SolveColGen), for models whose
-// global LP's ray enumeration does not fit.
-type ColGenCertificate struct {
-	// Lower is min_i L_adv,i of Mechanism, recomputed here from the model;
-	// Mechanism meets L_recon ≤ D + ReconTol (−Inf when it does not).
-	Lower     float64
-	Mechanism mip.Mechanism
-	// Upper is the Lagrangian bound Σ π + ν·D + n·max(0, r̄) of the best
-	// master's multipliers, r̄ ≥ max over the simplex of the reduced cost as
-	// mip's pricing proved it (exact search over the decision rules when the
-	// run completed): exact up to the completeness of that search (tested
-	// in package mip against the global LP).
-	Upper   float64
-	Columns int       // columns of the final master
-	Rules   int64     // decision rules the exact pricing solved
-	Proof   mip.Proof // how the bound's maximum reduced cost was proven
-}
-
-// Gap is Upper − Lower.
-func (c ColGenCertificate) Gap() float64 { return c.Upper - c.Lower }
-
 // CertifyColGen runs column generation at d (HiGHS single-threaded, so the
 // run is reproducible; limit bounds it, 0: none) and turns its answer into
 // a bracket whose lower end does not trust it: the mechanism's losses are
-// recomputed here. It returns an error wrapping mip.ErrInterrupted when
-// ctx ends; any other failure leaves the certificate unbounded (Upper =
-// +Inf) with the reason.
-func CertifyColGen(ctx context.Context, m mip.Finite, d float64, limit time.Duration) (ColGenCertificate, error) {
-	c := ColGenCertificate{Lower: math.Inf(-1), Upper: math.Inf(1)}
+// recomputed here. The upper end is the Lagrangian bound Σ π + ν·D +
+// n·max(0, r̄) of the best master's multipliers, r̄ ≥ max over the simplex
+// of the reduced cost as mip's pricing proved it (exact search over the
+// decision rules when the run completed): exact up to the completeness of
+// that search (tested in package mip against the global LP). It returns an
+// error wrapping mip.ErrInterrupted when ctx ends; any other failure leaves
+// the bracket unbounded (Upper = +Inf) with the reason.
+func CertifyColGen(ctx context.Context, m mip.Finite, d float64, limit time.Duration) (Bracket, error) {
+	c := Bracket{Method: CertColGen, Lower: math.Inf(-1), Upper: math.Inf(1)}
 	so := mip.DefaultSolver()
 	so.Threads = 1
 	// A gap target below what the pricing can reach runs it to its end:
@@ -351,7 +352,8 @@ func CertifyColGen(ctx context.Context, m mip.Finite, d float64, limit time.Dura
 	if err != nil {
 		return c, fmt.Errorf("column generation: %w", err)
 	}
-	c.Upper, c.Mechanism, c.Columns, c.Rules, c.Proof = res.Upper, res.Mechanism, res.Columns, res.Rules, res.DualBound.Proof
+	c.Upper, c.Mechanism = res.Upper, res.Mechanism
+	c.Size = fmt.Sprintf("%d columns, %d rules, proof by %s", res.Columns, res.Rules, res.DualBound.Proof)
 	recon, adv := mechanismRisks(m, res.Mechanism)
 	if recon <= d+ReconTol {
 		c.Lower = loss.Min(adv)

@@ -338,39 +338,23 @@ type Family struct {
 	ColGenLimit time.Duration
 }
 
-// modelCert is what is known of one model's optimum at one threshold.
-type modelCert struct {
-	method       CertMethod // 0: nothing
-	lower, upper float64    // the bracket on γ_G
-	outputs      int        // of the mechanism attaining lower
-	certified    bool       // the bracket is within its method's tolerance
-	size         string     // the certificate's size: "%d rays", "%d columns, %d rules, proof by %s"
-	why          string     // why there is no certificate, when there is none
-}
-
 // certify brackets the optimum at d: by the global LP when g is not nil,
 // else by column generation when f.ColGen.
-func (f Family) certify(ctx context.Context, g *mip.Global, d float64) (modelCert, error) {
+func (f Family) certify(ctx context.Context, g *mip.Global, d float64) (Bracket, error) {
 	switch {
 	case g != nil:
-		c, err := CertifyGlobal(g, d)
-		if err != nil {
-			return modelCert{}, err
-		}
-		return modelCert{method: CertGlobalLP, lower: c.Lower, upper: c.Upper, outputs: c.Mechanism.Outputs(),
-			certified: c.Gap() <= CertTol, size: fmt.Sprintf("%d rays", c.Rays)}, nil
+		return CertifyGlobal(g, d)
 	case f.ColGen:
 		c, err := CertifyColGen(ctx, f.Model, d, f.ColGenLimit)
 		if errors.Is(err, mip.ErrInterrupted) {
-			return modelCert{}, err
+			return Bracket{}, err
 		}
 		if err != nil {
-			return modelCert{why: err.Error()}, nil
+			return Bracket{Why: err.Error()}, nil
 		}
-		return modelCert{method: CertColGen, lower: c.Lower, upper: c.Upper, outputs: c.Mechanism.Outputs(),
-			certified: c.Gap() <= ColGenTol, size: fmt.Sprintf("%d columns, %d rules, proof by %s", c.Columns, c.Rules, c.Proof)}, nil
+		return c, nil
 	}
-	return modelCert{why: "the global LP's ray enumeration exceeds the budget"}, nil
+	return Bracket{Why: "the global LP's ray enumeration exceeds the budget"}, nil
 }
 
 // Instances formulates f at each fraction. The global LP (or column
@@ -399,7 +383,7 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 		if err != nil {
 			return nil, err
 		}
-		base.why = cert.why
+		base.why = cert.Why
 		prefix := fmt.Sprintf("fin-n%d-k%d-i%d-d%.2f", n, k, f.Index, frac)
 		for _, v := range f.Variants {
 			in, err := f.fixedInstance(base, prefix, v, cert)
@@ -416,10 +400,10 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 			return nil, err
 		}
 		in := base
-		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(mod), -cert.upper
-		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%s); bracket %.1e", cert.size, cert.upper-cert.lower)
-		if cert.certified {
-			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
+		in.Name, in.Variant, in.Problem, in.Bound = prefix+"-global", GlobalName, Minimize(mod), -cert.Upper
+		in.Certificate = fmt.Sprintf("global LP: primal mechanism with exactly recomputed losses and a repaired dual bound (%s); bracket %.1e", cert.Size, cert.Upper-cert.Lower)
+		if cert.Certified() {
+			in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
 		}
 		out = append(out, in)
 	}
@@ -428,7 +412,7 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 
 // fixedInstance is f's MIP in formulation v at base's threshold, with what
 // cert knows of its optimum.
-func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert modelCert) (Instance, error) {
+func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert Bracket) (Instance, error) {
 	fo := v.Opts
 	fo.Outputs = f.Outputs
 	mod, err := f.Model.FixedModel(base.D, fo)
@@ -437,22 +421,22 @@ func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert mode
 	}
 	in := base
 	in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(mod)
-	switch cert.method {
+	switch cert.Method {
 	case CertGlobalLP:
-		in.Bound = -cert.upper
-		in.Certificate = fmt.Sprintf("global LP upper bound (dual, %s)", cert.size)
-		if cert.certified && cert.outputs <= f.Outputs {
-			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
+		in.Bound = -cert.Upper
+		in.Certificate = fmt.Sprintf("global LP upper bound (dual, %s)", cert.Size)
+		if cert.Certified() && cert.Mechanism.Outputs() <= f.Outputs {
+			in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
 			in.Certificate = fmt.Sprintf("global LP: a %d-output mechanism with exactly recomputed losses meets the dual bound (%s) within %.0e",
-				cert.outputs, cert.size, CertTol)
+				cert.Mechanism.Outputs(), cert.Size, CertTol)
 		}
 	case CertColGen:
-		in.Bound = -cert.upper
-		in.Certificate = fmt.Sprintf("column generation upper bound (Lagrangian, %s)", cert.size)
-		if cert.certified && cert.outputs <= f.Outputs {
-			in.Optimal, in.CertifiedBy = -cert.lower, cert.method
+		in.Bound = -cert.Upper
+		in.Certificate = fmt.Sprintf("column generation upper bound (Lagrangian, %s)", cert.Size)
+		if cert.Certified() && cert.Mechanism.Outputs() <= f.Outputs {
+			in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
 			in.Certificate = fmt.Sprintf("column generation: a %d-output mechanism with exactly recomputed losses meets the Lagrangian bound (%s) within %.0e",
-				cert.outputs, cert.size, ColGenTol)
+				cert.Mechanism.Outputs(), cert.Size, ColGenTol)
 		}
 	}
 	return in, nil

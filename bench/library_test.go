@@ -315,7 +315,7 @@ func TestBinaryOptimumAgainstGridAndMIP(t *testing.T) {
 	}
 }
 
-func TestGlobalCertificateBracketsTheLP(t *testing.T) {
+func TestCertifyGlobalBracketsTheLP(t *testing.T) {
 	for _, nk := range [][2]int{{2, 1}, {3, 2}, {4, 1}} {
 		m, err := FamilyModel(5, nk[0], nk[1], 0)
 		if err != nil {
