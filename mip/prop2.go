@@ -17,8 +17,8 @@ type SolverOptions = highsx.Options
 // DefaultSolver returns mmds's HiGHS settings (see package internal/highsx).
 func DefaultSolver() SolverOptions { return highsx.Defaults() }
 
-// Optimum is the solution of Proposition 2 at one distortion threshold D.
-type Optimum struct {
+// Prop2Optimum is the solution of Proposition 2 at one distortion threshold D.
+type Prop2Optimum struct {
 	D           float64       // distortion threshold
 	S           Privatizer    // optimal privatizer (s0*, s1*)
 	Gamma       float64       // γ*, HiGHS's objective value
@@ -185,18 +185,18 @@ func (b rowBuilder) add(lo, hi float64, es ...entry) int {
 
 // SolveProp2 solves Proposition 2 at threshold d. The losses in the result
 // are recomputed exactly from the optimal (s0*, s1*), clamped to [0, 1].
-func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
+func (m Binary) SolveProp2(d float64, o SolverOptions) (Prop2Optimum, error) {
 	mod, err := m.Prop2Model(d)
 	if err != nil {
-		return Optimum{}, err
+		return Prop2Optimum{}, err
 	}
 	res, err := mod.Solve(context.Background(), o)
 	if err != nil {
-		return Optimum{}, fmt.Errorf("proposition 2 at D = %g: %w", d, err)
+		return Prop2Optimum{}, fmt.Errorf("proposition 2 at D = %g: %w", d, err)
 	}
 	l := prop2Layout{k: len(m.QZ)}
 	s := Privatizer{S0: clamp01(res.X[l.s0()]), S1: clamp01(res.X[l.s1()])}
-	opt := Optimum{
+	opt := Prop2Optimum{
 		D:         d,
 		S:         s,
 		Gamma:     res.Objective,
@@ -211,16 +211,16 @@ func (m Binary) SolveProp2(d float64, o SolverOptions) (Optimum, error) {
 
 // SweepProp2 solves Proposition 2 at every threshold in ds, in order. It
 // stops at the first error or when ctx is cancelled.
-func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Optimum, error) {
+func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) ([]Prop2Optimum, error) {
 	opts, _, err := m.SweepProp2Within(ctx, ds, o, SweepOptions{})
 	return opts, err
 }
 
 // SweepProp2Within is SweepProp2 within sw's limits: it returns the points
 // solved, a prefix of ds, and why it stopped before the others.
-func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Optimum, Stop, error) {
-	out := make([]Optimum, 0, min(len(ds), 1024))
-	_, stop, err := m.SweepProp2Each(ctx, ds, o, sw, func(opt Optimum) error {
+func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Prop2Optimum, Stop, error) {
+	out := make([]Prop2Optimum, 0, min(len(ds), 1024))
+	_, stop, err := m.SweepProp2Each(ctx, ds, o, sw, func(opt Prop2Optimum) error {
 		out = append(out, opt)
 		return nil
 	})
@@ -237,7 +237,7 @@ func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOpti
 // D whose dual bounds prove the point, and MIPGap the proven gap relative
 // to max(1, γ). The first point's SolveTime includes the leaves' solves.
 // A sweep that can reach one threshold only solves it as one MIP.
-func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions, emit func(Optimum) error) (int, Stop, error) {
+func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions, emit func(Prop2Optimum) error) (int, Stop, error) {
 	if err := m.Validate(); err != nil {
 		return 0, StopNone, err
 	}
@@ -254,15 +254,15 @@ func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOption
 	if len(reach) == 1 {
 		// one threshold: the MIP itself (as fast as the leaves, and HiGHS's
 		// own answer)
-		return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) { return m.SolveProp2(d, o) }, emit)
+		return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Prop2Optimum, error) { return m.SolveProp2(d, o) }, emit)
 	}
 	var ps *prop2Sweep
-	return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Optimum, error) {
+	return sweepEmit(ctx, ds, sw, b, func(_ int, d float64) (Prop2Optimum, error) {
 		if ps == nil {
 			start := time.Now()
 			var err error
 			if ps, err = m.newProp2Sweep(ctx, slices.Min(reach), slices.Max(reach), o); err != nil {
-				return Optimum{}, err
+				return Prop2Optimum{}, err
 			}
 			opt, err := ps.at(d)
 			opt.SolveTime = time.Since(start)

@@ -150,7 +150,7 @@ func TestProp2AgainstBranchLPs(t *testing.T) {
 
 // checkOptimum checks that the reported privatizer is feasible and attains γ*
 // by its exactly recomputed losses.
-func checkOptimum(t *testing.T, m Binary, o Optimum) {
+func checkOptimum(t *testing.T, m Binary, o Prop2Optimum) {
 	t.Helper()
 	if o.Recon > o.D+1e-8 {
 		t.Fatalf("%+v D=%g: L_recon(s*) = %.12g exceeds D", m, o.D, o.Recon)

@@ -172,7 +172,7 @@ func (m Binary) newProp2Sweep(ctx context.Context, a, b float64, o SolverOptions
 
 // at is Proposition 2's optimum at d, proven from the leaves' pieces as in
 // the comment at the top of this file, or solved as a MIP.
-func (ps *prop2Sweep) at(d float64) (Optimum, error) {
+func (ps *prop2Sweep) at(d float64) (Prop2Optimum, error) {
 	start := time.Now()
 	bestGamma, bound := math.Inf(-1), math.Inf(-1)
 	var bestS Privatizer
@@ -199,7 +199,7 @@ func (ps *prop2Sweep) at(d float64) (Optimum, error) {
 		return ps.mip(d)
 	}
 	s := Privatizer{S0: clamp01(bestS.S0), S1: clamp01(bestS.S1)}
-	opt := Optimum{
+	opt := Prop2Optimum{
 		D: d, S: s, Gamma: bestGamma + 0, // no −0
 		Losses: loss.New(ps.m.ReconLoss(s), ps.m.AdvLosses(s)),
 		Status: highsx.StatusOptimal,
@@ -215,7 +215,7 @@ func (ps *prop2Sweep) at(d float64) (Optimum, error) {
 }
 
 // mip solves Proposition 2 at d as one MIP.
-func (ps *prop2Sweep) mip(d float64) (Optimum, error) {
+func (ps *prop2Sweep) mip(d float64) (Prop2Optimum, error) {
 	ps.mips++
 	return ps.m.SolveProp2(d, ps.o)
 }

@@ -13,10 +13,10 @@ import (
 )
 
 // sweepPoints runs SweepProp2Each on ds and returns what it emitted.
-func sweepPoints(t *testing.T, m Binary, ds []float64) []Optimum {
+func sweepPoints(t *testing.T, m Binary, ds []float64) []Prop2Optimum {
 	t.Helper()
-	var out []Optimum
-	n, stop, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Optimum) error {
+	var out []Prop2Optimum
+	n, stop, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Prop2Optimum) error {
 		out = append(out, o)
 		return nil
 	})
@@ -104,8 +104,8 @@ func TestProp2SweepTinyProbabilities(t *testing.T) {
 	for i := range n {
 		m := Binary{P: tinyProb(rng), QY: tinyProb(rng), QZ: []float64{tinyProb(rng)}}
 		ds := sweep.Spec{D0: 0, D1: 1.2 * m.DMax(), N: 7}.Values()
-		var pts []Optimum
-		n, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Optimum) error {
+		var pts []Prop2Optimum
+		n, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Prop2Optimum) error {
 			pts = append(pts, o)
 			return nil
 		})
@@ -169,7 +169,7 @@ func TestProp2SweepEach(t *testing.T) {
 		}
 	}
 	stop := errors.New("stop")
-	n, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Optimum) error {
+	n, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(o Prop2Optimum) error {
 		if o.D == 0.05 {
 			return stop
 		}
@@ -179,12 +179,12 @@ func TestProp2SweepEach(t *testing.T) {
 		t.Errorf("emit error: %d points, %v", n, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	n, _, err = m.SweepProp2Each(ctx, ds, DefaultSolver(), SweepOptions{}, func(Optimum) error { cancel(); return nil })
+	n, _, err = m.SweepProp2Each(ctx, ds, DefaultSolver(), SweepOptions{}, func(Prop2Optimum) error { cancel(); return nil })
 	if !errors.Is(err, context.Canceled) || n != 1 {
 		t.Errorf("cancelled: %d points, %v", n, err)
 	}
 	for _, bad := range [][]float64{{0.1, math.NaN()}, {0.1, -1}, {math.Inf(1)}} {
-		n, _, err := m.SweepProp2Each(context.Background(), bad, DefaultSolver(), SweepOptions{}, func(Optimum) error { return nil })
+		n, _, err := m.SweepProp2Each(context.Background(), bad, DefaultSolver(), SweepOptions{}, func(Prop2Optimum) error { return nil })
 		if err == nil || n != 0 {
 			t.Errorf("%v: %d points, %v", bad, n, err)
 		}
@@ -206,7 +206,7 @@ func BenchmarkProp2Sweep(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(Optimum) error { return nil }); err != nil {
+				if _, _, err := m.SweepProp2Each(context.Background(), ds, DefaultSolver(), SweepOptions{}, func(Prop2Optimum) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -74,7 +74,7 @@ type binarySweep struct {
 	w      io.Writer
 	out    *report.SweepWriter // streaming Proposition 2 alone
 	stop   mip.Stop
-	opts   []mip.Optimum       // kept for Global, the witnesses and the figure
+	opts   []mip.Prop2Optimum  // kept for Global, the witnesses and the figure
 	global []mip.FiniteOptimum // Global: one a point of opts
 	g      *mip.Global         // Global: the ray LP
 }
@@ -103,7 +103,7 @@ func (s *binarySweep) solve(ctx context.Context, bar *progress.Bar) (Swept, erro
 		return Swept{}, err
 	}
 	keep := s.r.Witness != "" || s.r.Plot != nil
-	n, stop, err := s.m.SweepProp2Each(ctx, s.r.D, mip.DefaultSolver(), s.r.sweepOptions(bar), func(o mip.Optimum) error {
+	n, stop, err := s.m.SweepProp2Each(ctx, s.r.D, mip.DefaultSolver(), s.r.sweepOptions(bar), func(o mip.Prop2Optimum) error {
 		if keep {
 			s.opts = append(s.opts, o)
 		}
@@ -258,7 +258,7 @@ type binaryModelDoc struct {
 }
 
 // prop2Row is a threshold of a Proposition 2 sweep.
-type prop2Row struct{ o mip.Optimum }
+type prop2Row struct{ o mip.Prop2Optimum }
 
 // prop2Point is a threshold's JSON.
 type prop2Point struct {
@@ -303,7 +303,7 @@ func (r prop2Row) Cells(f report.Format) []string {
 // globalRow is a threshold of a sweep with BinarySweep.Global: Proposition
 // 2's optimum and the global one beside it.
 type globalRow struct {
-	o mip.Optimum
+	o mip.Prop2Optimum
 	g mip.FiniteOptimum
 }
 

@@ -83,7 +83,7 @@ func NewWitnessFile(m Model) (*WitnessFile, error) {
 // WitnessProp2 witnesses Proposition 2's optimum opt of b as mmds binary
 // reports it, and, when global is set, the global optimum beside it (the
 // ray LP g's).
-func WitnessProp2(ctx context.Context, b mip.Binary, opt mip.Optimum, global *mip.FiniteOptimum, g *mip.Global, o Options) (WitnessedOptimum, error) {
+func WitnessProp2(ctx context.Context, b mip.Binary, opt mip.Prop2Optimum, global *mip.FiniteOptimum, g *mip.Global, o Options) (WitnessedOptimum, error) {
 	w, err := b.WitnessProp2(ctx, opt.D, opt.S, o.solver())
 	if err != nil {
 		return WitnessedOptimum{}, err
