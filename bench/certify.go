@@ -230,16 +230,18 @@ type Bracket struct {
 // Gap is Upper − Lower.
 func (c Bracket) Gap() float64 { return c.Upper - c.Lower }
 
-// Certified reports whether the bracket is within its method's tolerance
-// (CertTol, ColGenTol).
-func (c Bracket) Certified() bool {
+// Certified reports whether the bracket is within its method's tolerance.
+func (c Bracket) Certified() bool { return c.Gap() <= c.tol() }
+
+// tol is the method's tolerance: CertTol, ColGenTol, NaN for none.
+func (c Bracket) tol() float64 {
 	switch c.Method {
 	case CertGlobalLP:
-		return c.Gap() <= CertTol
+		return CertTol
 	case CertColGen:
-		return c.Gap() <= ColGenTol
+		return ColGenTol
 	}
-	return false
+	return math.NaN()
 }
 
 // CertifyGlobal solves g's LP at D once with HiGHS, taking the mechanism

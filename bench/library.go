@@ -421,23 +421,21 @@ func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert Brac
 	}
 	in := base
 	in.Name, in.Variant, in.Outputs, in.Problem = prefix+"-"+fileSafe(v.Name), v.Name, f.Outputs, Minimize(mod)
+	var name, bound string
 	switch cert.Method {
 	case CertGlobalLP:
-		in.Bound = -cert.Upper
-		in.Certificate = fmt.Sprintf("global LP upper bound (dual, %s)", cert.Size)
-		if cert.Certified() && cert.Mechanism.Outputs() <= f.Outputs {
-			in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
-			in.Certificate = fmt.Sprintf("global LP: a %d-output mechanism with exactly recomputed losses meets the dual bound (%s) within %.0e",
-				cert.Mechanism.Outputs(), cert.Size, CertTol)
-		}
+		name, bound = "global LP", "dual"
 	case CertColGen:
-		in.Bound = -cert.Upper
-		in.Certificate = fmt.Sprintf("column generation upper bound (Lagrangian, %s)", cert.Size)
-		if cert.Certified() && cert.Mechanism.Outputs() <= f.Outputs {
-			in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
-			in.Certificate = fmt.Sprintf("column generation: a %d-output mechanism with exactly recomputed losses meets the Lagrangian bound (%s) within %.0e",
-				cert.Mechanism.Outputs(), cert.Size, ColGenTol)
-		}
+		name, bound = "column generation", "Lagrangian"
+	default:
+		return in, nil
+	}
+	in.Bound = -cert.Upper
+	in.Certificate = fmt.Sprintf("%s upper bound (%s, %s)", name, bound, cert.Size)
+	if cert.Certified() && cert.Mechanism.Outputs() <= f.Outputs {
+		in.Optimal, in.CertifiedBy = -cert.Lower, cert.Method
+		in.Certificate = fmt.Sprintf("%s: a %d-output mechanism with exactly recomputed losses meets the %s bound (%s) within %.0e",
+			name, cert.Mechanism.Outputs(), bound, cert.Size, cert.tol())
 	}
 	return in, nil
 }
