@@ -103,7 +103,7 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 }
 
 // Certify implements Model with bayes.CertifyBinary.
-func (b BinaryModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
+func (b BinaryModel) Certify(_ context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
 	c, err := bayes.CertifyBinary(b.M, k, o.Binary)
 	if err != nil {
 		return Certificate{}, err

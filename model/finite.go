@@ -196,7 +196,7 @@ func (FiniteModel) SideNames(int) []string { return nil }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a
 // network k(x, r).
-func (FiniteModel) Certify(bayes.Privatizer, Options) (Certificate, error) {
+func (FiniteModel) Certify(context.Context, bayes.Privatizer, Options) (Certificate, error) {
 	return Certificate{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
 }
 

@@ -127,15 +127,9 @@ var _ KnownMechanisms = GaussModel{}
 // has a scale. This widening is a stated model, not a proof: no pointwise
 // bound on |F_rt − F| bounds an MMSE in general (an observer may read the
 // low-order bits of a real-valued release), see docs/certify.md,
-// "Real-valued releases".
-func (g GaussModel) Certify(k bayes.Privatizer, o Options) (Certificate, error) {
-	return g.CertifyContext(context.Background(), k, o)
-}
-
-// CertifyContext is Certify, stopped by ctx within a quadrature panel of
-// its end (bayes.CertifyGaussContext): the Gaussian certificate takes
-// seconds.
-func (g GaussModel) CertifyContext(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
+// "Real-valued releases". It stops within a quadrature panel of ctx's end
+// (bayes.CertifyGaussContext).
+func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
 	c, err := bayes.CertifyGaussContext(ctx, g.M, k, o.Gauss)
 	if err != nil {
 		return Certificate{}, err
@@ -202,7 +196,7 @@ func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Option
 	if err != nil {
 		return Certificate{}, err
 	}
-	return g.CertifyContext(ctx, k, o)
+	return g.Certify(ctx, k, o)
 }
 
 // parseGauss decodes a gauss.Config.

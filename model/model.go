@@ -112,8 +112,9 @@ type Optimizer interface {
 // Certifier computes the exact Bayes losses of privatizers.
 type Certifier interface {
 	// Certify computes the exact Bayes losses of a privatizer network
-	// trained by Algorithm 1 (package bayes's form of k(x, r)).
-	Certify(k bayes.Privatizer, o Options) (Certificate, error)
+	// trained by Algorithm 1 (package bayes's form of k(x, r)), stopped
+	// by ctx (the Gaussian certificate takes seconds).
+	Certify(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error)
 	// CheckPrivatizer reports, before any work, a privatizer file that
 	// cannot fit the model (a channel whose rows are not the values of X,
 	// a channel on the Gaussian model): an error wrapping

@@ -313,7 +313,7 @@ func TestCertifyRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := g.Certify(k, Options{})
+	c, err := g.Certify(t.Context(), k, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestCertifyRoundTrips(t *testing.T) {
 	s := mip.Privatizer{S0: 0.9, S1: 0.8}
 	bnet := netOf(learntest.ConstantNet(s.S0, s.S1))
 	bk, _ := bayes.FromNetwork(bnet)
-	cb, err := b.Certify(bk, Options{})
+	cb, err := b.Certify(t.Context(), bk, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestCertifyRoundTrips(t *testing.T) {
 	if err := f.CheckPrivatizer(three); !errors.Is(err, privatizer.ErrInput) {
 		t.Errorf("a three-row channel on a two-value finite model: %v", err)
 	}
-	if _, err := f.Certify(bk, Options{}); !errors.Is(err, ErrUnsupported) {
+	if _, err := f.Certify(t.Context(), bk, Options{}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("finite Certify of a network: %v", err)
 	}
 	// Finite models draw datasets of symbols for the labels method (learn).

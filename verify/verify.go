@@ -361,16 +361,7 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 	if err != nil {
 		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if cc, ok := run.Model.(contextCertifier); ok {
-		return cc.CertifyContext(ctx, k, o.Model)
-	}
-	return run.Model.Certify(k, o.Model)
-}
-
-// contextCertifier is a model whose certificate takes long enough to be
-// stopped by a context (model.GaussModel).
-type contextCertifier interface {
-	CertifyContext(ctx context.Context, k bayes.Privatizer, o model.Options) (model.Certificate, error)
+	return run.Model.Certify(ctx, k, o.Model)
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on
