@@ -153,7 +153,7 @@ func checkBrackets(t *testing.T, m *Model, trial int) {
 			t.Errorf("trial %d, D = %g (V_Y = %g): %v", trial, d, vy, err)
 			continue
 		}
-		if _, err := m.Check(b.Point); err != nil {
+		if _, err := m.Check(b.Prop1Optimum); err != nil {
 			t.Errorf("trial %d: %v", trial, err)
 		}
 		a, u := b.Achievable, b.UpperBound

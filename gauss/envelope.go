@@ -329,7 +329,7 @@ func upperHull(ps []Achievable) []Achievable {
 // in [Achievable.MinAdv, UpperBound]. Optimum, when the optimum search ran,
 // holds its numerical estimate (never a bound) and its mechanism.
 type Bracket struct {
-	Point
+	Prop1Optimum
 	Achievable Achievable
 	UpperBound float64
 	Optimum    *OptimumEstimate `json:"optimum,omitempty"`
@@ -381,7 +381,7 @@ func (m *Model) Bracket(d float64) (Bracket, error) {
 	if err != nil {
 		return Bracket{}, err
 	}
-	b := Bracket{Point: p, Achievable: a, UpperBound: m.UpperBound(d)}
+	b := Bracket{Prop1Optimum: p, Achievable: a, UpperBound: m.UpperBound(d)}
 	if err := b.check(); err != nil {
 		return Bracket{}, err
 	}

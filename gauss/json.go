@@ -8,8 +8,9 @@ import (
 	"github.com/mmds-project/mmds/loss"
 )
 
-// pointJSON is the wire form of a Point. JSON has no +Inf, so an infinite
-// SNR (D' = 0, F = X) is written as "snr": null with "snr_infinite": true.
+// pointJSON is the wire form of a Prop1Optimum. JSON has no +Inf, so an
+// infinite SNR (D' = 0, F = X) is written as "snr": null with
+// "snr_infinite": true.
 type pointJSON struct {
 	D           float64  `json:"D"`
 	DEff        float64  `json:"D_eff"`
@@ -27,12 +28,12 @@ type pointJSON struct {
 }
 
 // MarshalJSON writes the point with snake_case fields; see pointJSON for +Inf.
-func (p Point) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
+func (p Prop1Optimum) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
 
 // MarshalJSON writes Proposition 1's point with "achievable",
 // "upper_bound" and, where the optimum search ran, "optimum" added.
 func (b Bracket) MarshalJSON() ([]byte, error) {
-	w := b.Point.wire()
+	w := b.Prop1Optimum.wire()
 	w.Achievable, w.UpperBound, w.Optimum = &b.Achievable, &b.UpperBound, b.Optimum
 	return json.Marshal(w)
 }
@@ -43,7 +44,7 @@ func (b *Bracket) UnmarshalJSON(data []byte) error {
 	if err := jsonconf.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	if err := b.Point.UnmarshalJSON(data); err != nil {
+	if err := b.Prop1Optimum.UnmarshalJSON(data); err != nil {
 		return err
 	}
 	if w.Achievable != nil {
@@ -56,7 +57,7 @@ func (b *Bracket) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (p Point) wire() pointJSON {
+func (p Prop1Optimum) wire() pointJSON {
 	w := pointJSON{D: p.D, DEff: p.DEff, A: p.A, B: p.B, Losses: p.Losses, MinAdvIndex: p.MinAdvIndex}
 	if math.IsInf(p.SNR, 1) {
 		w.SNRInfinite = true
@@ -68,12 +69,12 @@ func (p Point) wire() pointJSON {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
-func (p *Point) UnmarshalJSON(b []byte) error {
+func (p *Prop1Optimum) UnmarshalJSON(b []byte) error {
 	var w pointJSON
 	if err := jsonconf.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = Point{D: w.D, DEff: w.DEff, A: w.A, B: w.B, Losses: w.Losses, MinAdvIndex: w.MinAdvIndex}
+	*p = Prop1Optimum{D: w.D, DEff: w.DEff, A: w.A, B: w.B, Losses: w.Losses, MinAdvIndex: w.MinAdvIndex}
 	switch {
 	case w.SNRInfinite:
 		p.SNR = math.Inf(1)

@@ -78,7 +78,7 @@ const CheckTol = 1e-9
 // 1e-3·Var[X] are compared on that absolute scale because the covariance-form
 // Schur complement loses log10(Var[X]/loss) digits to cancellation. It is an
 // error when the discrepancy exceeds CheckTol.
-func (m *Model) Check(p Point) (float64, error) {
+func (m *Model) Check(p Prop1Optimum) (float64, error) {
 	got, err := m.LinearLosses(p.Privatizer())
 	if err != nil {
 		return 0, err

@@ -9,10 +9,10 @@ import (
 	"github.com/mmds-project/mmds/loss"
 )
 
-// Point is the optimum of problem (1) at one distortion threshold D, among
-// privatizers F = aX + bR with R ~ N(0,1) independent of everything (the
-// class of Proposition 1's proof, Appendix A).
-type Point struct {
+// Prop1Optimum is the optimum of problem (1) at one distortion threshold
+// D among privatizers F = aX + bR with R ~ N(0,1) independent of
+// everything (the class of Proposition 1's proof, Appendix A).
+type Prop1Optimum struct {
 	D    float64 // the distortion threshold asked for
 	DEff float64 // D' = min(D, V_Y): the distortion the reconstructor actually gets
 	// SNR = a²/b² = 1/D' − 1/V_Y (Appendix A); +Inf at D' = 0 (F = X), 0
@@ -31,7 +31,7 @@ type Point struct {
 }
 
 // Privatizer returns the linear privatizer F = A·X + B·R of the point.
-func (p Point) Privatizer() Linear { return Linear{A: p.A, B: p.B} }
+func (p Prop1Optimum) Privatizer() Linear { return Linear{A: p.A, B: p.B} }
 
 // Q returns Q_i = 1/V_i − 1/V_Y for each adversary (Proposition 1; for scalar
 // side information this equals (ρ_XZi² − ρ_XY²)/(σ_X²(1−ρ_XZi²)(1−ρ_XY²))).
@@ -63,11 +63,11 @@ func inv(v float64) float64 {
 // Every loss falls as SNR grows, so the optimum takes the smallest SNR that
 // meets the constraint, 1/D' − 1/V_Y, giving adversary losses
 // 1/(1/V_i + 1/D' − 1/V_Y) = D'/(1 + Q_i D').
-func (m *Model) Optimum(d float64) (Point, error) {
+func (m *Model) Optimum(d float64) (Prop1Optimum, error) {
 	if math.IsNaN(d) || d < 0 {
-		return Point{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
+		return Prop1Optimum{}, fmt.Errorf("gauss: distortion threshold D = %g: must be ≥ 0", d)
 	}
-	p := Point{D: d}
+	p := Prop1Optimum{D: d}
 	recon, adv := 0.0, make([]float64, len(m.vAdv))
 	switch vy := m.vRecon; {
 	case d >= vy:
@@ -107,8 +107,8 @@ func advLoss(d, vy, vi float64) float64 {
 }
 
 // Sweep returns the optimum at each threshold in ds.
-func (m *Model) Sweep(ds []float64) ([]Point, error) {
-	out := make([]Point, len(ds))
+func (m *Model) Sweep(ds []float64) ([]Prop1Optimum, error) {
+	out := make([]Prop1Optimum, len(ds))
 	for i, d := range ds {
 		p, err := m.Optimum(d)
 		if err != nil {

@@ -154,7 +154,7 @@ func TestPointJSON(t *testing.T) {
 		if (raw["snr"] == nil) != (d == 0) || raw["snr_infinite"] != (d == 0) {
 			t.Errorf("D = %g: snr %v, snr_infinite %v", d, raw["snr"], raw["snr_infinite"])
 		}
-		var back Point
+		var back Prop1Optimum
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}

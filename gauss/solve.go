@@ -65,7 +65,7 @@ type SolveOptions struct {
 // Monte Carlo, MonteCarlo[i] belong to ds[i] for the first len(Points)
 // thresholds; Stop says which bound stopped the rest.
 type Solution struct {
-	Points     []Point
+	Points     []Prop1Optimum
 	Brackets   []Bracket // Points[i] with the best achievable and the upper bound
 	MaxRelErr  float64   // largest cross-check 5(a) discrepancy
 	MonteCarlo []MCResult

@@ -90,7 +90,7 @@ func (g GaussModel) Optimum(ctx context.Context, d float64, o Options) (Optimum,
 			return Optimum{}, err
 		}
 	}
-	p := b.Point
+	p := b.Prop1Optimum
 	det := &GaussDetail{DEff: p.DEff, Best: b.Achievable.Losses, BestFamily: b.Achievable.Mechanism.Family, UpperBound: b.UpperBound}
 	if _, hi, ok := b.Numerical(); ok {
 		det.Estimate = &hi
