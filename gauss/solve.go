@@ -61,13 +61,13 @@ type SolveOptions struct {
 	Now func() time.Time
 }
 
-// Solution is what Solve computed: Points[i], Brackets[i] and, with
-// Monte Carlo, MonteCarlo[i] belong to ds[i] for the first len(Points)
-// thresholds; Stop says which bound stopped the rest.
+// Solution is what Solve computed: Brackets[i] (Proposition 1's optimum
+// with the best achievable and the upper bound) and, with Monte Carlo,
+// MonteCarlo[i] belong to ds[i] for the first len(Brackets) thresholds;
+// Stop says which bound stopped the rest.
 type Solution struct {
-	Points     []Prop1Optimum
-	Brackets   []Bracket // Points[i] with the best achievable and the upper bound
-	MaxRelErr  float64   // largest cross-check 5(a) discrepancy
+	Brackets   []Bracket
+	MaxRelErr  float64 // largest cross-check 5(a) discrepancy
 	MonteCarlo []MCResult
 	Train      int // Monte Carlo training samples a point
 	Test       int // Monte Carlo test samples a point
@@ -115,7 +115,7 @@ func (m *Model) Solve(ctx context.Context, ds []float64, o SolveOptions) (*Solut
 	if s.Stop != sweep.StopNone {
 		return s, nil
 	}
-	solved := len(s.Points)
+	solved := len(s.Brackets)
 	if searcher != nil {
 		if err := m.searchOptimum(ctx, s, searcher, b, func(done int) { o.progress(StageOptimum, solved+done) }); err != nil {
 			return nil, err
@@ -123,7 +123,7 @@ func (m *Model) Solve(ctx context.Context, ds []float64, o SolveOptions) (*Solut
 		if s.Stop != sweep.StopNone {
 			return s, nil
 		}
-		solved += len(s.Points)
+		solved += len(s.Brackets)
 	}
 	if o.Kernels == nil {
 		return s, nil
@@ -156,7 +156,7 @@ func (m *Model) solvePoint(s *Solution, mc *MonteCarloOptions, i int, d float64)
 	if err != nil {
 		return err
 	}
-	s.Points, s.Brackets = append(s.Points, p), append(s.Brackets, bk)
+	s.Brackets = append(s.Brackets, bk)
 	if mc == nil {
 		return nil
 	}
@@ -282,7 +282,7 @@ func firstErr(errs []error) error {
 
 // cut keeps the first k thresholds solved; the rest are not reached.
 func (s *Solution) cut(k int) {
-	s.Points, s.Brackets = s.Points[:k], s.Brackets[:k]
+	s.Brackets = s.Brackets[:k]
 	if s.MonteCarlo != nil {
 		s.MonteCarlo = s.MonteCarlo[:k]
 	}

@@ -38,17 +38,17 @@ func TestSolve(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if len(s.Points) != tc.points || len(s.Brackets) != tc.points || s.Stop != tc.stop || s.Improved != -1 {
-				t.Fatalf("%d points, %d brackets, stop %q, improved %d", len(s.Points), len(s.Brackets), s.Stop, s.Improved)
+			if len(s.Brackets) != tc.points || s.Stop != tc.stop || s.Improved != -1 {
+				t.Fatalf("%d brackets, stop %q, improved %d", len(s.Brackets), s.Stop, s.Improved)
 			}
 			if tc.o.MonteCarlo != nil && len(s.MonteCarlo) != tc.points {
 				t.Errorf("%d Monte Carlo results, want %d", len(s.MonteCarlo), tc.points)
 			}
 			// every point as Optimum and Bracket give it, the cross-check within tolerance
-			for i, p := range s.Points {
+			for i, b := range s.Brackets {
 				want, _ := m.Optimum(ds[i])
-				if p.MinAdv != want.MinAdv || s.Brackets[i].D != ds[i] {
-					t.Errorf("point %d: min adv %g, want %g", i, p.MinAdv, want.MinAdv)
+				if b.MinAdv != want.MinAdv || b.D != ds[i] {
+					t.Errorf("point %d: min adv %g, want %g", i, b.MinAdv, want.MinAdv)
 				}
 			}
 			if s.MaxRelErr > CheckTol {

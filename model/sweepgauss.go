@@ -115,7 +115,7 @@ func (s *gaussSweep) solve(ctx context.Context, bar *progress.Bar) (Swept, error
 		return Swept{}, err
 	}
 	s.sol = sol
-	return Swept{Solved: len(sol.Points), Stop: sol.Stop}, nil
+	return Swept{Solved: len(sol.Brackets), Stop: sol.Stop}, nil
 }
 
 func (s *gaussSweep) writeModel(float64, string) error {
@@ -190,7 +190,7 @@ func (s *gaussSweep) finish(rest []float64) error {
 	if err != nil {
 		return err
 	}
-	for i := range s.sol.Points {
+	for i := range s.sol.Brackets {
 		if err := out.Row(gaussRow{s, i}); err != nil {
 			return err
 		}
@@ -249,7 +249,8 @@ func (r gaussRow) JSON() any { return r.s.sol.Brackets[r.i] }
 // value per cell).
 func (r gaussRow) Cells(f report.Format) []string {
 	s, human := r.s, f == report.Table
-	p, b := s.sol.Points[r.i], s.sol.Brackets[r.i]
+	b := s.sol.Brackets[r.i]
+	p := b.Prop1Optimum
 	num := csvNum
 	if human {
 		num = report.Num
