@@ -1,6 +1,7 @@
 package bayes_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mmds-project/mmds/bayes"
@@ -47,7 +48,7 @@ func ExampleCertifyGauss() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := bayes.CertifyGauss(m, k, bayes.GaussQuad{})
+	c, err := bayes.CertifyGauss(context.Background(), m, k, bayes.GaussQuad{})
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package bayes
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func TestGaussGenieAndGarblingOnAtoms(t *testing.T) {
 				t.Errorf("levels %g apart, loss %d: merge %.3g, width %.3g: want a narrow interval", tc.delta, i, b.Merge, b.Hi-b.Lo)
 			}
 		}
-		c, err := CertifyGauss(m, k, GaussQuad{})
+		c, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 		if errors.Is(err, ErrCannotCertify) {
 			continue
 		}
@@ -157,7 +158,7 @@ func TestGaussCollapsedFaceKept(t *testing.T) {
 			}
 		}
 		// cr = 0 is an honest atom (F = min(X, 4)): certified.
-		c, err := CertifyGauss(m, k, GaussQuad{})
+		c, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 		if (cr == 0) != (err == nil) || (cr != 0 && !errors.Is(err, ErrCannotCertify)) {
 			t.Errorf("cr %g: error %v", cr, err)
 		}
@@ -173,7 +174,7 @@ func TestGaussCollapsedFaceKept(t *testing.T) {
 		}
 	}
 	// F = 1e-20·X reveals X: the genie's lower ends must be 0.
-	c, err := CertifyGauss(m, linear(1e-20, 0, 0), GaussQuad{})
+	c, err := CertifyGauss(context.Background(), m, linear(1e-20, 0, 0), GaussQuad{})
 	if err == nil {
 		for i, b := range c.Bounds {
 			if b.Lo > 1e-9 {
@@ -317,7 +318,7 @@ func TestGaussRevealedSum(t *testing.T) {
 	for _, c := range cases {
 		k := layersK(c.layers)
 		revealsSum(t, c.name, k, c.sigma)
-		cert, err := CertifyGauss(m, layersPrivatizer(c.layers), GaussQuad{})
+		cert, err := CertifyGauss(context.Background(), m, layersPrivatizer(c.layers), GaussQuad{})
 		if errors.Is(err, ErrCannotCertify) {
 			t.Logf("%s: %v", c.name, err)
 			continue

@@ -146,15 +146,11 @@ const mSpan = 8
 // CertifyGauss computes the Bayes losses of privatizer k on model m as
 // certified intervals (the scheme of the package documentation) and its
 // best linear-Gaussian fit. A privatizer without Faces, a cap exceeded or a
-// stated error above q.Target is an error wrapping ErrCannotCertify.
-func CertifyGauss(m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
-	return CertifyGaussContext(context.Background(), m, k, q)
-}
-
-// CertifyGaussContext is CertifyGauss that stops with ctx's error within
-// one quadrature panel of ctx's end (a panel is at most milliseconds), and
-// counts the panels it integrates in ctx's progress.Steps, if any.
-func CertifyGaussContext(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
+// stated error above q.Target is an error wrapping ErrCannotCertify. It
+// stops with ctx's error within one quadrature panel of ctx's end (a panel
+// is at most milliseconds), and counts the panels it integrates in ctx's
+// progress.Steps, if any.
+func CertifyGauss(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
 	q = q.withDefaults()
 	if err := q.validate(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package bayes
 
 import (
+	"context"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func BenchmarkCertifyGauss(b *testing.B) {
 			_, k := loadPrivatizer(b, c.file)
 			start := processCPU()
 			for b.Loop() {
-				if _, err := CertifyGauss(m, k, GaussQuad{}); err != nil {
+				if _, err := CertifyGauss(context.Background(), m, k, GaussQuad{}); err != nil {
 					b.Fatal(err)
 				}
 			}

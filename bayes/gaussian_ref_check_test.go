@@ -1,6 +1,7 @@
 package bayes
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -232,7 +233,7 @@ func fixtureSum(t *testing.T, name string) string {
 
 func checkAgainstReference(t *testing.T, name string, m *gauss.Model, k Privatizer, ref []float64, refErr float64) *GaussCertificate {
 	t.Helper()
-	cert, err := CertifyGauss(m, k, GaussQuad{})
+	cert, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package bayes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -35,7 +36,7 @@ func TestCertifyGaussLinearMatchesClosedForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := CertifyGauss(m, linear(p.A, p.B, p.C), GaussQuad{})
+			c, err := CertifyGauss(context.Background(), m, linear(p.A, p.B, p.C), GaussQuad{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,11 +88,11 @@ func TestCertifyGaussReLUNetworkEqualsLinear(t *testing.T) {
 			}
 		}
 	}
-	got, err := CertifyGauss(m, k, GaussQuad{})
+	got, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := CertifyGauss(m, linear(a, b, c), GaussQuad{})
+	want, err := CertifyGauss(context.Background(), m, linear(a, b, c), GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestCertifyGaussQuantizer(t *testing.T) {
 				{X: []float64{c, b.X1, b.X1, c}, R: []float64{b.R0, b.R0, b.R1, b.R1}, C0: 1},
 			}, nil
 		}}
-		cert, err := CertifyGauss(m, k, GaussQuad{})
+		cert, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestCertifyGaussNonlinearMatchesMonteCarlo(t *testing.T) {
 	}
 	k := Privatizer{K: func(x, r float64) float64 { return g(x) + sigma*r },
 		Kinks: func(float64, []float64) []float64 { return nil }, PiecewiseLinear: true, Faces: LayerFaces(layers, true)}
-	cert, err := CertifyGauss(m, k, GaussQuad{})
+	cert, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestCertifyGaussBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := CertifyGauss(m, k, GaussQuad{})
+		c, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +253,7 @@ func TestCertifyGaussBounds(t *testing.T) {
 // A privatizer that ignores X leaves every party its side information only.
 func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 	m := gauss.Paper()
-	c, err := CertifyGauss(m, linear(0, 2, 1), GaussQuad{})
+	c, err := CertifyGauss(context.Background(), m, linear(0, 2, 1), GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,16 +269,16 @@ func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 func TestGaussQuadValidation(t *testing.T) {
 	m := gauss.Paper()
 	for _, q := range []GaussQuad{{BoxSD: 2}, {BoxSD: math.NaN()}, {RMax: 3}, {RMax: 41}, {Target: -1}, {Target: 2}, {MaxFaces: -1}, {MaxWork: math.Inf(1)}, {MaxStore: 10}} {
-		if _, err := CertifyGauss(m, linear(1, 1, 0), q); err == nil {
+		if _, err := CertifyGauss(context.Background(), m, linear(1, 1, 0), q); err == nil {
 			t.Errorf("%+v: no error", q)
 		}
 	}
-	if _, err := CertifyGauss(m, Privatizer{}, GaussQuad{}); err == nil {
+	if _, err := CertifyGauss(context.Background(), m, Privatizer{}, GaussQuad{}); err == nil {
 		t.Error("a privatizer without K: no error")
 	}
 	nan := Privatizer{K: func(x, r float64) float64 { return math.NaN() }, PiecewiseLinear: true,
 		Faces: func(b network.Box, _ int) ([]network.Face, error) { return boxFace(b, math.NaN(), 1, 1), nil }}
-	if _, err := CertifyGauss(m, nan, GaussQuad{}); err == nil {
+	if _, err := CertifyGauss(context.Background(), m, nan, GaussQuad{}); err == nil {
 		t.Error("a privatizer returning NaN: no error")
 	}
 	holes := linear(1, 1, 0)
@@ -287,7 +288,7 @@ func TestGaussQuadValidation(t *testing.T) {
 		f[0].X[2] = f[0].X[1]
 		return f, nil
 	}
-	if _, err := CertifyGauss(m, holes, GaussQuad{}); err == nil {
+	if _, err := CertifyGauss(context.Background(), m, holes, GaussQuad{}); err == nil {
 		t.Error("faces that do not cover the box: no error")
 	}
 }
@@ -304,7 +305,7 @@ func TestCertifyGaussCaps(t *testing.T) {
 	}
 	for _, q := range []GaussQuad{{MaxFaces: 100}, {MaxWork: 1e5}, {MaxStore: 2000}} {
 		var panels progress.Steps
-		_, err := CertifyGaussContext(progress.WithSteps(t.Context(), &panels), m, k, q)
+		_, err := CertifyGauss(progress.WithSteps(t.Context(), &panels), m, k, q)
 		if !errors.Is(err, ErrCannotCertify) {
 			t.Errorf("%+v: error %v, want ErrCannotCertify", q, err)
 		}
@@ -316,7 +317,7 @@ func TestCertifyGaussCaps(t *testing.T) {
 		}
 	}
 	// Not piecewise affine: no faces.
-	if _, err := CertifyGauss(m, Privatizer{K: func(x, r float64) float64 { return math.Tanh(x + r) }}, GaussQuad{}); !errors.Is(err, ErrCannotCertify) {
+	if _, err := CertifyGauss(context.Background(), m, Privatizer{K: func(x, r float64) float64 { return math.Tanh(x + r) }}, GaussQuad{}); !errors.Is(err, ErrCannotCertify) {
 		t.Errorf("tanh privatizer: error %v, want ErrCannotCertify", err)
 	}
 }
@@ -368,7 +369,7 @@ func TestCertifyGaussEstimatorMonteCarlo(t *testing.T) {
 	refused := 0
 	for _, c := range cases {
 		start := time.Now()
-		cert, err := CertifyGauss(c.m, layersPrivatizer(c.layers), GaussQuad{})
+		cert, err := CertifyGauss(context.Background(), c.m, layersPrivatizer(c.layers), GaussQuad{})
 		if errors.Is(err, ErrCannotCertify) {
 			refused++
 			t.Logf("%s: %v", c.name, err)

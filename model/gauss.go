@@ -128,9 +128,9 @@ var _ KnownMechanisms = GaussModel{}
 // bound on |F_rt − F| bounds an MMSE in general (an observer may read the
 // low-order bits of a real-valued release), see docs/certify.md,
 // "Real-valued releases". It stops within a quadrature panel of ctx's end
-// (bayes.CertifyGaussContext).
+// (bayes.CertifyGauss).
 func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
-	c, err := bayes.CertifyGaussContext(ctx, g.M, k, o.Gauss)
+	c, err := bayes.CertifyGauss(ctx, g.M, k, o.Gauss)
 	if err != nil {
 		return Certificate{}, err
 	}

@@ -302,7 +302,7 @@ func TestLinearNetworkGaussClosedForm(t *testing.T) {
 	n := readNet(t, "linear-gauss.onnx")
 	k := mustPrivatizer(t, n)
 	m := gauss.Paper()
-	cert, err := bayes.CertifyGauss(m, k, bayes.GaussQuad{})
+	cert, err := bayes.CertifyGauss(context.Background(), m, k, bayes.GaussQuad{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestDeepNetworkGaussJSONEqualsONNX(t *testing.T) {
 	var certs []*bayes.GaussCertificate
 	for _, f := range []string{"relu2-gauss.json", "relu2-gauss-matmul.onnx"} {
 		n := readNet(t, f)
-		c, err := bayes.CertifyGauss(m, mustPrivatizer(t, n), bayes.GaussQuad{})
+		c, err := bayes.CertifyGauss(context.Background(), m, mustPrivatizer(t, n), bayes.GaussQuad{})
 		if err != nil {
 			t.Fatal(err)
 		}
