@@ -563,16 +563,15 @@ const (
 // manifests come last, so a library with a manifest is complete. dir is
 // marked as a bench library (report.BenchLibrary); a folder of another
 // kind, or a non-empty one without a marker that is not an older library,
-// is refused before any instance is built.
+// or one that cannot be written, is refused before any instance is built.
 func WriteLibrary(ctx context.Context, dir string, s LibrarySpec) (Manifest, error) {
-	if err := report.CheckFolder(dir, report.BenchLibrary); err != nil {
-		return Manifest{}, fmt.Errorf("%s: %w", dir, err)
+	// The folder is made first, so that a path that cannot be written is
+	// refused before the models are drawn and certified.
+	if err := report.PrepareFolder(dir, report.BenchLibrary); err != nil {
+		return Manifest{}, err
 	}
 	ins, err := s.Build(ctx)
 	if err != nil {
-		return Manifest{}, err
-	}
-	if err := report.PrepareFolder(dir, report.BenchLibrary); err != nil {
 		return Manifest{}, err
 	}
 	man := Manifest{Generator: "mmds bench library", Version: LibraryVersion, Seed: s.Seed, OpenN: s.OpenN,
