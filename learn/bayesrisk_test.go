@@ -78,11 +78,13 @@ func (r *bayesRisk) evalCellwise(p []float64, m int, tau float64, grad []float64
 
 // TestBayesRiskEvalMatchesCellwise: eval, label-innermost, gives the bits of
 // the cell-at-a-time loop (the sums in the same order), on random laws,
-// losses other than 0-1, channels with zero columns, and τ = 0 and τ > 0.
+// losses other than 0-1, channels with zero columns, and τ = 0 and τ > 0;
+// with label counts below, at and above the vector kernels' widths (4, 16).
 func TestBayesRiskEvalMatchesCellwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		n, nv, m := 2+rng.IntN(5), 1+rng.IntN(5), 1+rng.IntN(9)
+	labels := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 19, 32, 37}
+	for trial := range 240 {
+		n, nv, m := 2+rng.IntN(5), 1+rng.IntN(5), labels[rng.IntN(len(labels))]
 		prior := randRow(rng, n)
 		ch := make([][]float64, n)
 		for x := range ch {
@@ -142,4 +144,36 @@ func randRow(rng *rand.Rand, k int) []float64 {
 		row[i] /= s
 	}
 	return row
+}
+
+// BenchmarkBayesRiskEval is one observer's risk on the shape of the labels
+// method's quick run on examples/finite-random-n6-k2.json (|X| = 6, six
+// side values, 0-1 loss, M = 32): a training step's evaluation (τ > 0, with
+// the gradient), one after annealing (τ = 0, with the gradient) and an
+// epoch's record (τ = 0, no gradient).
+func BenchmarkBayesRiskEval(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, nv, m = 6, 6, 32
+	ch := make([][]float64, n)
+	for x := range ch {
+		ch[x] = randRow(rng, nv)
+	}
+	r := newBayesRisk(randRow(rng, n), mip.Observer{Channel: ch})
+	p := make([]float64, n*m)
+	for x := range n {
+		copy(p[x*m:], randRow(rng, m))
+	}
+	grad := make([]float64, n*m)
+	for _, c := range []struct {
+		name string
+		tau  float64
+		grad []float64
+	}{{"soft", 0.05, grad}, {"hard", 0, grad}, {"record", 0, nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.eval(p, m, c.tau, c.grad, 1)
+			}
+		})
+	}
 }
