@@ -14,6 +14,9 @@ func accRowsAVX(out, k, q *float64, rows, terms, width, m, kr, kj int)
 func softWeightsAVX(w, c, cm, best *float64, na, width, m int, tau float64)
 
 //go:noescape
+func minRowsAVX(best *float64, ab *int, c *float64, na, width, m int)
+
+//go:noescape
 func normalizeAVX(w, c, cm, z, wr *float64, na, width, m int)
 
 func accRowsKernel(out, k, q []float64, rows, terms, m, kr, kj int) int {
@@ -40,5 +43,14 @@ func normalizeKernel(w, c, cm, z, wr []float64, na, m int) int {
 		return 0
 	}
 	normalizeAVX(&w[0], &c[0], &cm[0], &z[0], &wr[0], na, width, m)
+	return width
+}
+
+func minRowsKernel(best []float64, ab []int, c []float64, na, m int) int {
+	width := m &^ 3
+	if !hasAVX || width == 0 {
+		return 0
+	}
+	minRowsAVX(&best[0], &ab[0], &c[0], na, width, m)
 	return width
 }

@@ -206,3 +206,54 @@ nz_next:
 nz_done:
 	VZEROUPPER
 	RET
+
+// func minRowsAVX(best *float64, ab *int, c *float64, na, width, m int)
+//
+// best[l] = the least of c[a*m+l] over a < na (+Inf to begin with, replaced
+// only by a strictly smaller value: NaN never), ab[l] its first index, for
+// l < width (a multiple of 4).
+TEXT ·minRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ     best+0(FP), DI
+	MOVQ     ab+8(FP), SI
+	MOVQ     c+16(FP), DX
+	MOVQ     na+24(FP), R8
+	MOVQ     width+32(FP), R9
+	SHLQ     $3, R9
+	MOVQ     m+40(FP), R10
+	SHLQ     $3, R10
+	VPCMPEQQ Y8, Y8, Y8
+	VPSRLQ   $63, Y8, Y9 // int64 1
+	VPSRLQ   $53, Y8, Y8
+	VPSLLQ   $52, Y8, Y8 // +Inf
+	XORQ     BX, BX
+
+mr_loop:
+	CMPQ    BX, R9
+	JGE     mr_done
+	VMOVAPD Y8, Y0     // best
+	VPXOR   Y1, Y1, Y1 // ab
+	VPXOR   Y2, Y2, Y2 // a
+	LEAQ    (DX)(BX*1), AX
+	MOVQ    R8, CX
+
+mr_a:
+	TESTQ     CX, CX
+	JEQ       mr_next
+	VMOVUPD   (AX), Y3
+	VCMPPD    $0x11, Y0, Y3, Y4 // c < best, ordered
+	VBLENDVPD Y4, Y3, Y0, Y0
+	VBLENDVPD Y4, Y2, Y1, Y1
+	VPADDQ    Y9, Y2, Y2
+	ADDQ      R10, AX
+	DECQ      CX
+	JMP       mr_a
+
+mr_next:
+	VMOVUPD Y0, (DI)(BX*1)
+	VMOVDQU Y1, (SI)(BX*1)
+	ADDQ    $32, BX
+	JMP     mr_loop
+
+mr_done:
+	VZEROUPPER
+	RET

@@ -1,5 +1,7 @@
 package learn
 
+import "math"
+
 // The element-wise passes of bayesRisk.eval over the cells (v, l) of one
 // side value, label-innermost (m labels a row). Each runs the vector kernel
 // where it is in use (bayesrisk_amd64.s: four labels at a time, every
@@ -23,12 +25,40 @@ func accRows(out, k, q []float64, rows, terms, m, kr, kj int) {
 }
 
 func accRowsScalar(out, k, q []float64, rows, terms, m, kr, kj, l0 int) {
+	if l0 == m {
+		return
+	}
 	for r := range rows {
 		o := out[r*m : r*m+m]
 		for j := range terms {
 			kv, qj := k[r*kr+j*kj], q[j*m:j*m+m]
 			for l := l0; l < m; l++ {
 				o[l] += float64(kv * qj[l])
+			}
+		}
+	}
+}
+
+// minRows writes each cell's least unnormalized risk best[l] = min_a
+// c[a*m+l] and its estimate ab[l], the lowest index on ties (+Inf and 0
+// when no risk is below +Inf).
+func minRows(best []float64, ab []int, c []float64, na, m int) {
+	if m == 0 {
+		return
+	}
+	_, _ = best[m-1], ab[m-1]
+	if na > 0 {
+		_ = c[na*m-1]
+	}
+	minRowsScalar(best, ab, c, na, m, minRowsKernel(best, ab, c, na, m))
+}
+
+func minRowsScalar(best []float64, ab []int, c []float64, na, m, l0 int) {
+	for l := l0; l < m; l++ {
+		best[l], ab[l] = math.Inf(1), 0
+		for a := range na {
+			if s := c[a*m+l]; s < best[l] {
+				best[l], ab[l] = s, a
 			}
 		}
 	}

@@ -1,8 +1,10 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/mmds-project/mmds/internal/vexp"
@@ -175,5 +177,85 @@ func BenchmarkBayesRiskEval(b *testing.B) {
 				r.eval(p, m, c.tau, c.grad, 1)
 			}
 		})
+	}
+}
+
+// TestBayesRiskKernelsAreScalar: accRows, minRows, softWeights and
+// normalize (whose leading labels run in the vector kernels where they are
+// in use) give the bits of their scalar twins run over every label, on
+// random inputs with magnitudes over many decades, tied least risks, NaN
+// and +Inf risks, cells of mass 0, negative and NaN masses, and label
+// counts below, at and above the kernels' widths.
+func TestBayesRiskKernelsAreScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	val := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return 0
+		case 1:
+			return 5e-324 * float64(1+rng.IntN(1000)) // subnormal
+		default:
+			return rng.Float64() * math.Pow(10, float64(rng.IntN(31)-15))
+		}
+	}
+	fill := func(k int) []float64 {
+		s := make([]float64, k)
+		for i := range s {
+			s[i] = val()
+		}
+		return s
+	}
+	same := func(what string, got, want []float64) {
+		t.Helper()
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s: [%d] = %v, scalar %v", what, i, got[i], want[i])
+			}
+		}
+	}
+	for trial := range 300 {
+		m := []int{1, 3, 4, 5, 8, 12, 16, 17, 20, 31, 32, 36, 64}[rng.IntN(13)]
+		rows, terms := 1+rng.IntN(7), 1+rng.IntN(7)
+		kr, kj := []int{0, 1, terms}[rng.IntN(3)], []int{0, 1, rows}[rng.IntN(3)]
+		k, q := fill(rows*kr+terms*kj+1), fill(terms*m)
+		out := fill(rows * m)
+		want := append([]float64(nil), out...)
+		accRows(out, k, q, rows, terms, m, kr, kj)
+		accRowsScalar(want, k, q, rows, terms, m, kr, kj, 0)
+		same(fmt.Sprintf("trial %d: accRows", trial), out, want)
+
+		na, tau := 1+rng.IntN(7), val()+1e-3
+		c, cm, best := fill(na*m), fill(m), fill(m)
+		switch trial % 3 {
+		case 0:
+			cm[rng.IntN(m)] = -cm[rng.IntN(m)]
+		case 1:
+			cm[rng.IntN(m)] = math.NaN()
+		}
+		cc := append([]float64(nil), c...)
+		cc[rng.IntN(na*m)] = math.NaN()
+		cc[rng.IntN(na*m)] = math.Inf(1)
+		l := rng.IntN(m)
+		cc[rng.IntN(na)*m+l], cc[rng.IntN(na)*m+l] = -1, -1 // the least, tied
+		best, bs := make([]float64, m), make([]float64, m)
+		ab, abs := make([]int, m), make([]int, m)
+		minRows(best, ab, cc, na, m)
+		minRowsScalar(bs, abs, cc, na, m, 0)
+		same(fmt.Sprintf("trial %d: minRows", trial), best, bs)
+		if !slices.Equal(ab, abs) {
+			t.Fatalf("trial %d: minRows's estimates %v, scalar %v", trial, ab, abs)
+		}
+
+		w, ws := fill(na*m), fill(na*m)
+		softWeights(w, c, cm, best, na, m, tau)
+		softWeightsScalar(ws, c, cm, best, na, m, tau, 0)
+		same(fmt.Sprintf("trial %d: softWeights", trial), w, ws)
+
+		z, wr, wrs := fill(m), make([]float64, m), make([]float64, m)
+		copy(ws, w)
+		normalize(w, c, cm, z, wr, na, m)
+		normalizeScalar(ws, c, cm, z, wrs, na, m, 0)
+		same(fmt.Sprintf("trial %d: normalize w", trial), w, ws)
+		same(fmt.Sprintf("trial %d: normalize wr", trial), wr, wrs)
 	}
 }

@@ -136,16 +136,7 @@ func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale 
 		clear(c)
 		accRows(cm, r.mass[v*n:v*n+n], p, 1, n, m, 0, 1)
 		accRows(c, r.coef[v*na*n:(v+1)*na*n], p, na, n, m, n, 1)
-		for l := range m {
-			best[l], ab[l] = math.Inf(1), 0
-		}
-		for a := range na {
-			for l, s := range c[a*m : a*m+m] {
-				if s < best[l] {
-					best[l], ab[l] = s, a
-				}
-			}
-		}
+		minRows(best, ab, c, na, m)
 		soft := false
 		if tau > 0 {
 			for _, s := range cm {
