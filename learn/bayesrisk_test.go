@@ -259,3 +259,34 @@ func TestBayesRiskKernelsAreScalar(t *testing.T) {
 		same(fmt.Sprintf("trial %d: normalize wr", trial), wr, wrs)
 	}
 }
+
+// BenchmarkBayesRiskKernels compares each pass of bayesRisk.eval with its
+// scalar twin on the quick run's shape (six values of X and estimates,
+// M = 32): the vector kernels stay where they are faster.
+func BenchmarkBayesRiskKernels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, na, m = 6, 6, 32
+	k, p, c := randRow(rng, na*n), randRow(rng, n*m), randRow(rng, na*m)
+	cm, best, z, wr := randRow(rng, m), randRow(rng, m), randRow(rng, m), make([]float64, m)
+	w, ab := make([]float64, na*m), make([]int, m)
+	for _, c := range []struct {
+		name           string
+		kernel, scalar func()
+	}{
+		{"accRows", func() { accRows(c, k, p, na, n, m, n, 1) }, func() { accRowsScalar(c, k, p, na, n, m, n, 1, 0) }},
+		{"minRows", func() { minRows(best, ab, c, na, m) }, func() { minRowsScalar(best, ab, c, na, m, 0) }},
+		{"softWeights", func() { softWeights(w, c, cm, best, na, m, 0.05) }, func() { softWeightsScalar(w, c, cm, best, na, m, 0.05, 0) }},
+		{"normalize", func() { normalize(w, c, cm, z, wr, na, m) }, func() { normalizeScalar(w, c, cm, z, wr, na, m, 0) }},
+	} {
+		b.Run(c.name+"/kernel", func(b *testing.B) {
+			for b.Loop() {
+				c.kernel()
+			}
+		})
+		b.Run(c.name+"/scalar", func(b *testing.B) {
+			for b.Loop() {
+				c.scalar()
+			}
+		})
+	}
+}
