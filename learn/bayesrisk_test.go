@@ -11,6 +11,8 @@ import (
 	"github.com/mmds-project/mmds/mip"
 )
 
+// evalCellwise is eval one cell at a time, its products rounded (explicit
+// conversions) so that no compiler fuses them.
 func (r *bayesRisk) evalCellwise(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
 	n, na := r.n, r.na
 	c, w := make([]float64, na), make([]float64, na)
@@ -20,14 +22,14 @@ func (r *bayesRisk) evalCellwise(p []float64, m int, tau float64, grad []float64
 		for l := range m {
 			var cm float64
 			for x := range n {
-				cm += mass[x] * p[x*m+l]
+				cm += float64(mass[x] * p[x*m+l])
 			}
 			best, ab := math.Inf(1), 0
 			for a := range na {
 				k := r.coef[(v*na+a)*n : (v*na+a)*n+n]
 				var s float64
 				for x := range n {
-					s += k[x] * p[x*m+l]
+					s += float64(k[x] * p[x*m+l])
 				}
 				c[a] = s
 				if s < best {
@@ -39,7 +41,7 @@ func (r *bayesRisk) evalCellwise(p []float64, m int, tau float64, grad []float64
 				if grad != nil {
 					k := r.coef[(v*na+ab)*n : (v*na+ab)*n+n]
 					for x := range n {
-						grad[x*m+l] += scale * k[x]
+						grad[x*m+l] += float64(scale * k[x])
 					}
 				}
 				continue
@@ -55,22 +57,22 @@ func (r *bayesRisk) evalCellwise(p []float64, m int, tau float64, grad []float64
 			for _, w := range w {
 				z += w
 			}
-			g := rmin - tau*math.Log(z)
+			g := rmin - float64(tau*math.Log(z))
 			var wr float64
 			for a := range na {
 				w[a] /= z
-				wr += w[a] * c[a] / cm
+				wr += float64(w[a]*c[a]) / cm
 			}
-			total += cm * g
+			total += float64(cm * g)
 			if grad != nil {
 				// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
 				dm := g - wr
 				for x := range n {
-					s := dm * mass[x]
+					s := float64(dm * mass[x])
 					for a := range na {
-						s += w[a] * r.coef[(v*na+a)*n+x]
+						s += float64(w[a] * r.coef[(v*na+a)*n+x])
 					}
-					grad[x*m+l] += scale * s
+					grad[x*m+l] += float64(scale * s)
 				}
 			}
 		}

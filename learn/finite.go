@@ -181,8 +181,8 @@ func (r *bayesRisk) finish(total float64, v, m int, tau float64, soft bool, grad
 			continue
 		}
 		rmin := best[l] / cm[l]
-		g := rmin - tau*math.Log(z[l])
-		total += cm[l] * g
+		g := rmin - float64(tau*math.Log(z[l]))
+		total += float64(cm[l] * g)
 		// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
 		dm[l] = g - wr[l]
 	}
