@@ -53,13 +53,16 @@ type bayesRisk struct {
 	mass      []float64 // mass[v*n+x] = π(x) W(v|x)
 	coef      []float64 // coef[(v*na+a)*n+x] = π(x) W(v|x) L(x, a)
 	// Scratch for m labels (scratch): per cell (v, l) of one side value,
-	// c[a*m+l] its unnormalized risks, w[a*m+l] their soft-minimum weights,
-	// cm its mass, best and ab its least risk and estimate, z its weights'
-	// sum, wr its weighted posterior risk, dm ∂(cm·g)/∂cm, hard whether it
-	// takes the exact minimum; s[x*m+l] the gradient of P(l|x).
-	c, w, cm, best, z, wr, dm, s []float64
+	// c[a*m+l] its unnormalized risks, cm its mass, best its least risk, z
+	// its weights' sum, wr its weighted posterior risk; s[x*m+l] the
+	// gradient of P(l|x). Kept from risk for gradient, per side value v at
+	// offset v·na·m or v·m: w[a*m+l] the cells' soft-minimum weights, dm
+	// ∂(cm·g)/∂cm, ab the estimate, hard whether the cell takes the exact
+	// minimum, and soft[v] whether any does not; m the label count.
+	c, cm, best, z, wr, s, w, dm []float64
 	ab                           []int
-	hard                         []bool
+	hard, soft                   []bool
+	m                            int
 	one                          [1]float64 // accRows's coefficient of a plain sum
 }
 
@@ -120,18 +123,32 @@ func zeroOne(n int) [][]float64 {
 // eval returns R(P) for the channel p (p[x*m+l] = P(l | x), m labels) at
 // temperature tau (0: the exact risk), and when grad is not nil adds
 // scale·∂R/∂P(l|x) into grad[x*m+l] (at τ = 0 the derivative of the
-// minimizing estimate's term, the lowest index on ties).
+// minimizing estimate's term, the lowest index on ties): risk, then
+// gradient.
+func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
+	total := r.risk(p, m, tau)
+	if grad != nil {
+		r.gradient(grad, scale)
+	}
+	return total
+}
+
+// risk returns R(P) for the channel p with m labels at temperature tau and
+// keeps what gradient needs: per side value v, the cells' soft-minimum
+// weights, ∂(cm·g)/∂cm, estimates and whether each is hard.
 //
 // The sums run over x (and a) in index order for every cell (v, l), as a
 // cell-at-a-time loop would add them; the loops run label-innermost
 // (bayesrisk_kernels.go) so that the m cells of a side value are
 // independent chains over the rows of p.
-func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
+func (r *bayesRisk) risk(p []float64, m int, tau float64) float64 {
 	n, na := r.n, r.na
 	r.scratch(m)
-	cm, c, w, best, ab := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m]
+	r.m = m
+	cm, c, best := r.cm[:m], r.c[:na*m], r.best[:m]
 	var total float64
 	for v := range r.nv {
+		w, ab := r.w[v*na*m:(v+1)*na*m], r.ab[v*m:(v+1)*m]
 		clear(cm)
 		clear(c)
 		accRows(cm, r.mass[v*n:v*n+n], p, 1, n, m, 0, 1)
@@ -149,22 +166,23 @@ func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale 
 			softWeights(w, c, cm, best, na, m, tau)
 			vexp.Exp(w, w) // math.Exp's bits
 		}
-		total = r.finish(total, v, m, tau, soft, grad, scale)
+		r.soft[v] = soft
+		total = r.finish(total, v, m, tau)
 	}
 	return total
 }
 
 // finish adds side value v's cells to the running risk total (in label
-// order, one cell at a time) and, when grad is not nil, their derivatives;
+// order, one cell at a time) and keeps their normalized weights and dm;
 // when soft, w holds exp(−(r_a − r_min)/τ) of the soft cells.
-func (r *bayesRisk) finish(total float64, v, m int, tau float64, soft bool, grad []float64, scale float64) float64 {
-	n, na := r.n, r.na
-	cm, c, w, best, ab, dm, hard := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m], r.dm[:m], r.hard[:m]
-	z, wr := r.z[:m], r.wr[:m]
+func (r *bayesRisk) finish(total float64, v, m int, tau float64) float64 {
+	na := r.na
+	cm, c, best, z, wr := r.cm[:m], r.c[:na*m], r.best[:m], r.z[:m], r.wr[:m]
+	w, dm, hard := r.w[v*na*m:(v+1)*na*m], r.dm[v*m:(v+1)*m], r.hard[v*m:(v+1)*m]
 	for l := range m {
 		hard[l] = tau <= 0 || cm[l] <= 0
 	}
-	if soft {
+	if r.soft[v] {
 		clear(z)
 		accRows(z, r.one[:], w, 1, na, m, 0, 0) // z[l] = Σ_a w[a*m+l]
 		for l := range m {
@@ -186,29 +204,36 @@ func (r *bayesRisk) finish(total float64, v, m int, tau float64, soft bool, grad
 		// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
 		dm[l] = g - wr[l]
 	}
-	if grad == nil {
-		return total
-	}
-	// s[x*m+l] = ∂(cm·g)/∂P(l|x) of cell (v, l); a hard cell's is the
-	// coefficient of its minimizing estimate.
-	coef := r.coef[v*na*n : (v+1)*na*n]
+	return total
+}
+
+// gradient adds scale·∂R/∂P(l|x) of the channel of the last risk call into
+// grad[x*m+l], side value by side value.
+func (r *bayesRisk) gradient(grad []float64, scale float64) {
+	n, na, m := r.n, r.na, r.m
 	s := r.s[:n*m]
-	if soft {
-		mass := r.mass[v*n : v*n+n]
-		for x := range n {
-			floats.ScaleTo(s[x*m:x*m+m], mass[x], dm)
-		}
-		accRows(s, coef, w, n, na, m, 1, n)
-	}
-	for l := range m {
-		if hard[l] {
+	for v := range r.nv {
+		w, ab := r.w[v*na*m:(v+1)*na*m], r.ab[v*m:(v+1)*m]
+		dm, hard := r.dm[v*m:(v+1)*m], r.hard[v*m:(v+1)*m]
+		// s[x*m+l] = ∂(cm·g)/∂P(l|x) of cell (v, l); a hard cell's is the
+		// coefficient of its minimizing estimate.
+		coef := r.coef[v*na*n : (v+1)*na*n]
+		if r.soft[v] {
+			mass := r.mass[v*n : v*n+n]
 			for x := range n {
-				s[x*m+l] = coef[ab[l]*n+x]
+				floats.ScaleTo(s[x*m:x*m+m], mass[x], dm)
+			}
+			accRows(s, coef, w, n, na, m, 1, n)
+		}
+		for l := range m {
+			if hard[l] {
+				for x := range n {
+					s[x*m+l] = coef[ab[l]*n+x]
+				}
 			}
 		}
+		floats.AddScaled(grad[:n*m], scale, s)
 	}
-	floats.AddScaled(grad[:n*m], scale, s)
-	return total
 }
 
 // scratch sizes the per-label buffers for m labels.
@@ -216,8 +241,8 @@ func (r *bayesRisk) scratch(m int) {
 	if len(r.cm) >= m {
 		return
 	}
-	r.cm, r.best, r.dm, r.z, r.wr = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
-	r.s = make([]float64, r.n*m)
-	r.ab, r.hard = make([]int, m), make([]bool, m)
-	r.c, r.w = make([]float64, r.na*m), make([]float64, r.na*m)
+	r.cm, r.best, r.z, r.wr = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	r.c, r.s = make([]float64, r.na*m), make([]float64, r.n*m)
+	r.w, r.dm = make([]float64, r.nv*r.na*m), make([]float64, r.nv*m)
+	r.ab, r.hard, r.soft = make([]int, r.nv*m), make([]bool, r.nv*m), make([]bool, r.nv)
 }
