@@ -53,12 +53,17 @@ type bayesRisk struct {
 	mass      []float64 // mass[v*n+x] = π(x) W(v|x)
 	coef      []float64 // coef[(v*na+a)*n+x] = π(x) W(v|x) L(x, a)
 	// Scratch for m labels (scratch): per cell (v, l) of one side value,
-	// c[a*m+l] its unnormalized risks, w[a*m+l] their soft-minimum weights,
-	// cm its mass, best and ab its least risk and estimate, dm ∂(cm·g)/∂cm,
-	// hard whether it takes the exact minimum, s a gradient row.
-	c, w, cm, best, dm, s []float64
-	ab                    []int
-	hard                  []bool
+	// c[a*m+l] its unnormalized risks, cm its mass, best its least risk, z
+	// its weights' sum, wr its weighted posterior risk; s[x*m+l] the
+	// gradient of P(l|x). Kept from risk for gradient, per side value v at
+	// offset v·na·m or v·m: w[a*m+l] the cells' soft-minimum weights, dm
+	// ∂(cm·g)/∂cm, ab the estimate, hard whether the cell takes the exact
+	// minimum, and soft[v] whether any does not; m the label count.
+	c, cm, best, z, wr, s, w, dm []float64
+	ab                           []int
+	hard, soft                   []bool
+	m                            int
+	one                          [1]float64 // accRows's coefficient of a plain sum
 }
 
 func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
@@ -69,7 +74,7 @@ func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 		loss = zeroOne(n)
 	}
 	na := len(loss[0])
-	r := &bayesRisk{n: n, nv: nv, na: na, mass: make([]float64, nv*n), coef: make([]float64, nv*na*n)}
+	r := &bayesRisk{n: n, nv: nv, na: na, mass: make([]float64, nv*n), coef: make([]float64, nv*na*n), one: [1]float64{1}}
 	for v := range nv {
 		for x := range n {
 			m := prior[x] * o.Channel[x][v]
@@ -85,7 +90,7 @@ func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 // empiricalRisk is bayesRisk of the empirical joint law of (x, v) in the
 // given rows, with the 0-1 loss on {0..n−1}.
 func empiricalRisk(n, nv int, x, v []int) *bayesRisk {
-	r := &bayesRisk{n: n, nv: nv, na: n, mass: make([]float64, nv*n), coef: make([]float64, nv*n*n)}
+	r := &bayesRisk{n: n, nv: nv, na: n, mass: make([]float64, nv*n), coef: make([]float64, nv*n*n), one: [1]float64{1}}
 	inc := 1 / float64(len(x))
 	for k := range x {
 		r.mass[v[k]*n+x[k]] += inc
@@ -118,107 +123,117 @@ func zeroOne(n int) [][]float64 {
 // eval returns R(P) for the channel p (p[x*m+l] = P(l | x), m labels) at
 // temperature tau (0: the exact risk), and when grad is not nil adds
 // scale·∂R/∂P(l|x) into grad[x*m+l] (at τ = 0 the derivative of the
-// minimizing estimate's term, the lowest index on ties).
+// minimizing estimate's term, the lowest index on ties): risk, then
+// gradient.
+func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
+	total := r.risk(p, m, tau)
+	if grad != nil {
+		r.gradient(grad, scale)
+	}
+	return total
+}
+
+// risk returns R(P) for the channel p with m labels at temperature tau and
+// keeps what gradient needs: per side value v, the cells' soft-minimum
+// weights, ∂(cm·g)/∂cm, estimates and whether each is hard.
 //
 // The sums run over x (and a) in index order for every cell (v, l), as a
-// cell-at-a-time loop would add them; the loops run label-innermost so that
-// the m cells of a side value are independent chains over the rows of p.
-func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
+// cell-at-a-time loop would add them; the loops run label-innermost
+// (bayesrisk_kernels.go) so that the m cells of a side value are
+// independent chains over the rows of p.
+func (r *bayesRisk) risk(p []float64, m int, tau float64) float64 {
 	n, na := r.n, r.na
 	r.scratch(m)
-	cm, c, w, best, ab := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m]
+	r.m = m
+	cm, c, best := r.cm[:m], r.c[:na*m], r.best[:m]
 	var total float64
 	for v := range r.nv {
-		mass := r.mass[v*n : v*n+n]
+		w, ab := r.w[v*na*m:(v+1)*na*m], r.ab[v*m:(v+1)*m]
 		clear(cm)
 		clear(c)
-		for x := range n {
-			row := p[x*m : x*m+m]
-			floats.AddScaled(cm, mass[x], row)
-			for a := range na {
-				floats.AddScaled(c[a*m:a*m+m], r.coef[(v*na+a)*n+x], row)
-			}
-		}
-		for l := range m {
-			best[l], ab[l] = math.Inf(1), 0
-		}
-		for a := range na {
-			for l, s := range c[a*m : a*m+m] {
-				if s < best[l] {
-					best[l], ab[l] = s, a
-				}
-			}
-		}
+		accRows(cm, r.mass[v*n:v*n+n], p, 1, n, m, 0, 1)
+		accRows(c, r.coef[v*na*n:(v+1)*na*n], p, na, n, m, n, 1)
+		minRows(best, ab, c, na, m)
 		soft := false
-		for l := range m {
-			if tau <= 0 || cm[l] <= 0 {
-				for a := range na {
-					w[a*m+l] = 0
-				}
-				continue
-			}
-			// Soft minimum of the posterior risks r_a = c_a/cm, shifted
-			// by the exact minimum for stability.
-			soft = true
-			rmin := best[l] / cm[l]
-			for a := range na {
-				w[a*m+l] = -(c[a*m+l]/cm[l] - rmin) / tau
+		if tau > 0 {
+			for _, s := range cm {
+				soft = soft || !(s <= 0)
 			}
 		}
 		if soft {
+			// Soft minimum of the posterior risks r_a = c_a/cm, shifted
+			// by the exact minimum for stability.
+			softWeights(w, c, cm, best, na, m, tau)
 			vexp.Exp(w, w) // math.Exp's bits
 		}
-		total = r.finish(total, v, m, tau, grad, scale)
+		r.soft[v] = soft
+		total = r.finish(total, v, m, tau)
 	}
 	return total
 }
 
 // finish adds side value v's cells to the running risk total (in label
-// order, one cell at a time) and, when grad is not nil, their derivatives;
-// w holds exp(−(r_a − r_min)/τ) of the soft cells.
-func (r *bayesRisk) finish(total float64, v, m int, tau float64, grad []float64, scale float64) float64 {
-	n, na := r.n, r.na
-	cm, c, w, best, ab, dm, hard := r.cm[:m], r.c[:na*m], r.w[:na*m], r.best[:m], r.ab[:m], r.dm[:m], r.hard[:m]
+// order, one cell at a time) and keeps their normalized weights and dm;
+// when soft, w holds exp(−(r_a − r_min)/τ) of the soft cells.
+func (r *bayesRisk) finish(total float64, v, m int, tau float64) float64 {
+	na := r.na
+	cm, c, best, z, wr := r.cm[:m], r.c[:na*m], r.best[:m], r.z[:m], r.wr[:m]
+	w, dm, hard := r.w[v*na*m:(v+1)*na*m], r.dm[v*m:(v+1)*m], r.hard[v*m:(v+1)*m]
 	for l := range m {
-		if tau <= 0 || cm[l] <= 0 {
+		hard[l] = tau <= 0 || cm[l] <= 0
+	}
+	if r.soft[v] {
+		clear(z)
+		accRows(z, r.one[:], w, 1, na, m, 0, 0) // z[l] = Σ_a w[a*m+l]
+		for l := range m {
+			if hard[l] {
+				z[l] = 1
+			}
+		}
+		normalize(w, c, cm, z, wr, na, m)
+	}
+	for l := range m {
+		if hard[l] {
 			total += best[l]
-			hard[l] = true
+			dm[l] = 0
 			continue
 		}
-		var z float64
-		for a := range na {
-			z += w[a*m+l]
-		}
 		rmin := best[l] / cm[l]
-		g := rmin - tau*math.Log(z)
-		var wr float64
-		for a := range na {
-			w[a*m+l] /= z
-			wr += w[a*m+l] * c[a*m+l] / cm[l]
-		}
-		total += cm[l] * g
-		hard[l] = false
+		g := rmin - float64(tau*math.Log(z[l]))
+		total += float64(cm[l] * g)
 		// ∂(cm·g)/∂c_a = w_a; ∂(cm·g)/∂cm = g − Σ_a w_a r_a.
-		dm[l] = g - wr
+		dm[l] = g - wr[l]
 	}
-	if grad == nil {
-		return total
-	}
-	mass := r.mass[v*n : v*n+n]
-	s := r.s[:m]
-	for x := range n {
-		floats.ScaleTo(s, mass[x], dm)
-		for a := range na {
-			floats.AddScaled(s, r.coef[(v*na+a)*n+x], w[a*m:a*m+m])
+	return total
+}
+
+// gradient adds scale·∂R/∂P(l|x) of the channel of the last risk call into
+// grad[x*m+l], side value by side value.
+func (r *bayesRisk) gradient(grad []float64, scale float64) {
+	n, na, m := r.n, r.na, r.m
+	s := r.s[:n*m]
+	for v := range r.nv {
+		w, ab := r.w[v*na*m:(v+1)*na*m], r.ab[v*m:(v+1)*m]
+		dm, hard := r.dm[v*m:(v+1)*m], r.hard[v*m:(v+1)*m]
+		// s[x*m+l] = ∂(cm·g)/∂P(l|x) of cell (v, l); a hard cell's is the
+		// coefficient of its minimizing estimate.
+		coef := r.coef[v*na*n : (v+1)*na*n]
+		if r.soft[v] {
+			mass := r.mass[v*n : v*n+n]
+			for x := range n {
+				floats.ScaleTo(s[x*m:x*m+m], mass[x], dm)
+			}
+			accRows(s, coef, w, n, na, m, 1, n)
 		}
 		for l := range m {
 			if hard[l] {
-				s[l] = r.coef[(v*na+ab[l])*n+x]
+				for x := range n {
+					s[x*m+l] = coef[ab[l]*n+x]
+				}
 			}
 		}
-		floats.AddScaled(grad[x*m:x*m+m], scale, s)
+		floats.AddScaled(grad[:n*m], scale, s)
 	}
-	return total
 }
 
 // scratch sizes the per-label buffers for m labels.
@@ -226,7 +241,8 @@ func (r *bayesRisk) scratch(m int) {
 	if len(r.cm) >= m {
 		return
 	}
-	r.cm, r.best, r.dm, r.s = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
-	r.ab, r.hard = make([]int, m), make([]bool, m)
-	r.c, r.w = make([]float64, r.na*m), make([]float64, r.na*m)
+	r.cm, r.best, r.z, r.wr = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	r.c, r.s = make([]float64, r.na*m), make([]float64, r.n*m)
+	r.w, r.dm = make([]float64, r.nv*r.na*m), make([]float64, r.nv*m)
+	r.ab, r.hard, r.soft = make([]int, r.nv*m), make([]bool, r.nv*m), make([]bool, r.nv)
 }

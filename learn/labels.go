@@ -275,8 +275,7 @@ func (t *labelTrainer) step(tau, lr float64) {
 	k := len(t.train) - 1
 	lo := math.Inf(1)
 	for i, r := range t.train {
-		clear(t.gObs[i])
-		l := r.eval(t.p, t.m, tau, t.gObs[i], 1)
+		l := r.risk(t.p, t.m, tau)
 		if i == 0 {
 			t.recLoss = l
 			continue
@@ -296,19 +295,29 @@ func (t *labelTrainer) step(tau, lr float64) {
 		t.advLoss[i] = w
 		z += w
 	}
+	// An observer's gradient only where J has it: an adversary of weight
+	// 0, or the reconstructor within its target, adds nothing.
 	clear(t.gP)
 	for i, w := range t.advLoss[:k] {
 		if w > 0 {
-			floats.AddScaled(t.gP, -w/z, t.gObs[1+i])
+			floats.AddScaled(t.gP, -w/z, t.observerGrad(1+i))
 		}
 	}
 	if t.recLoss > t.target {
-		floats.AddScaled(t.gP, labelPenalty, t.gObs[0])
+		floats.AddScaled(t.gP, labelPenalty, t.observerGrad(0))
 	}
 	// ∂J/∂θ[x][l] = P(l|x)(g[x][l] − Σ_l' P(l'|x) g[x][l']).
 	rowSoftmaxGrad(t.gTheta, t.p, t.gP, t.m, 1)
 	t.opt.LR = lr
 	t.opt.Step(t.theta, t.gTheta)
+}
+
+// observerGrad returns ∂R/∂P of training observer i at the channel of
+// its last risk call.
+func (t *labelTrainer) observerGrad(i int) []float64 {
+	clear(t.gObs[i])
+	t.train[i].gradient(t.gObs[i], 1)
+	return t.gObs[i]
 }
 
 // prune sets the entries of each row of P below Prune to 0 and

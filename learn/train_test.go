@@ -1,6 +1,8 @@
 package learn
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -334,5 +336,30 @@ func TestTrainingFingerprint(t *testing.T) {
 			t.Errorf("%v: two runs from one seed differ: %x vs %x", model, prints[0], prints[1])
 		}
 		t.Logf("fingerprint %v %016x", model, prints[0])
+	}
+	// The labels method on a finite model, with a codebook wider than
+	// bayesRisk's vector kernels (16 labels) and a tail: its points'
+	// channels, losses and histories.
+	for _, obs := range []ObserverKind{ObserversLaw, ObserversData} {
+		ds, cfg := tinyFinite(t)
+		cfg.Labels.M, cfg.Labels.Observers, cfg.Workers = 19, obs, 1
+		res, err := Sweep(context.Background(), ds, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res.Points {
+			for k := range res.Points[i].Trials {
+				res.Points[i].Trials[k].Seconds = 0
+			}
+		}
+		b, err := json.Marshal(res.Points)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := uint64(14695981039346656037) // FNV-1a over the points' JSON
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		t.Logf("fingerprint labels-%v %016x", obs, h)
 	}
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The assembly kernels (amd64, AVX2 + FMA) and the portable scalar kernels
-# (-tags purego) must train to the same bits: compares the parameter
-# fingerprints TestTrainingFingerprint logs in the two builds.
+# (-tags purego) must train to the same bits: compares the fingerprints
+# TestTrainingFingerprint logs in the two builds (Algorithm 1's parameters,
+# the labels method's points on a finite model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
