@@ -360,6 +360,7 @@ func gammaUp(k int, u float64) float64 {
 // the runtime overflows there.
 func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][]float64) float64 {
 	u, tiny, under, maxv := n.roundoff()
+	pf := ratFI(p) // once: converting the rational p rounds by division
 	mags, errs := make([]float64, len(n.inputs)), make([]float64, len(n.inputs))
 	for i := range mags {
 		mags[i] = ratFI(g.at(0, i, p)).mag()
@@ -407,7 +408,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 			}
 			v := 0.0
 			if l < n.np {
-				v = g.atFI(l+1, j, ratFI(p)).mag()
+				v = g.atFI(l+1, j, pf).mag()
 			} else {
 				v = sups[l-n.np][j]
 			}
