@@ -39,8 +39,20 @@ const probSlack = 1e-6 // how far k may stray outside [0, 1] (mmds's ProbSlack)
 func (n *network) enclose(path string, x int, cells []float64) fi {
 	real, rnd := pt(0), 0.0
 	var kEnds []fi
+	// A piece that starts where the last one ended, on its region, starts
+	// with the outputs the last one ended with.
+	var last struct {
+		g *region
+		e *big.Rat
+		k []ad
+	}
 	n.pieces(path, x, cells, func(g *region, s, e *big.Rat, inRound bool) {
-		pr, dr, ks, ke := n.piece(path, x, g, s, e, inRound)
+		var ka []ad
+		if g == last.g && s.Cmp(last.e) == 0 {
+			ka = last.k
+		}
+		pr, dr, ks, ke, kb := n.piece(path, x, g, s, e, inRound, ka)
+		last.g, last.e, last.k = g, e, kb
 		real, rnd = real.add(pr), up(rnd+dr)
 		if s.Cmp(exact(-16)) == 0 {
 			kEnds = append(kEnds, ks)
@@ -85,11 +97,14 @@ func (n *network) checkCells(path string, cells []float64) {
 }
 
 // piece returns the piece (s, e)'s enclosure of ∫ kφ, its part of the mean
-// rounding bound (when inRound) and k at its ends.
-func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bool) (real fi, rnd float64, ks, ke fi) {
+// rounding bound (when inRound), k at its ends and the outputs at e; ka
+// are the outputs at s on g when known (nil: evaluated here).
+func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bool, ka []ad) (real fi, rnd float64, ks, ke fi, kb []ad) {
 	sf, ef, h, mid, m0, m1 := n.moments(s, e)
-	ka, _ := n.outputs(g, sf)
-	kb, _ := n.outputs(g, ef)
+	if ka == nil {
+		ka, _ = n.outputs(g, sf)
+	}
+	kb, _ = n.outputs(g, ef)
 	over, sups := n.outputs(g, sf.join(ef))
 	ks, ke = ka[0].v, kb[0].v
 	kr := over[0].v
@@ -114,7 +129,7 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		d := math.Max(n.roundingAt(path, x, g, s, sups), n.roundingAt(path, x, g, e, sups))
 		rnd = up(rnd + up(d*m0.hi))
 	}
-	return real, rnd, ks, ke
+	return real, rnd, ks, ke, kb
 }
 
 // moments returns the piece (s, e) as intervals (its ends, length and
