@@ -355,6 +355,29 @@ func (n *network) roundoff() (u, tiny, under, maxv float64) {
 	return 0x1p-53, 0x1p-1022, 0x1p-1075, math.MaxFloat64
 }
 
+// roundingTerms sets n.terms and n.gammas (roundingAt): per unit, k = 1 +
+// its folded additions + its nonzero weights (a zero weight's product is
+// an exact 0, and adding it is exact: only the nonzero weights' terms
+// round), and γ_k(u).
+func (n *network) roundingTerms(u float64) {
+	n.terms, n.gammas = make([][]int, len(n.layers)), make([][]float64, len(n.layers))
+	for l, ly := range n.layers {
+		n.terms[l], n.gammas[l] = make([]int, len(ly.w)), make([]float64, len(ly.w))
+		for j, row := range ly.w {
+			if ly.bn != nil { // the runtime's map before the normalization
+				row = ly.bn[j].w
+			}
+			k := 1 + ly.ops
+			for _, w := range row {
+				if w != 0 {
+					k++
+				}
+			}
+			n.terms[l][j], n.gammas[l][j] = k, gammaUp(k, u)
+		}
+	}
+}
+
 // gammaUp is an upper bound of γ_k = k·u/(1 − k·u).
 func gammaUp(k int, u float64) float64 {
 	ku := up(float64(k) * u)
@@ -375,6 +398,9 @@ func gammaUp(k int, u float64) float64 {
 // the runtime overflows there.
 func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][]float64) float64 {
 	u, tiny, under, maxv := n.roundoff()
+	if n.terms == nil {
+		n.roundingTerms(u)
+	}
 	pf := ratFI(p) // once: converting the rational p rounds by division
 	mags, errs := make([]float64, len(n.inputs)), make([]float64, len(n.inputs))
 	for i := range mags {
@@ -390,15 +416,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 			if ly.bn != nil { // the runtime's map before the normalization
 				row, bmag = ly.bn[j].w, ly.bn[j].bmag
 			}
-			// A zero weight's product is an exact 0, and adding it is
-			// exact: only the nonzero weights' terms round.
-			k := 1 + ly.ops
-			for _, w := range row {
-				if w != 0 {
-					k++
-				}
-			}
-			gam := gammaUp(k, u)
+			k, gam := n.terms[l][j], n.gammas[l][j]
 			mag, prop := bmag, 0.0
 			for i, w := range row {
 				aw := math.Abs(w)
