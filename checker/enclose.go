@@ -39,8 +39,20 @@ const probSlack = 1e-6 // how far k may stray outside [0, 1] (mmds's ProbSlack)
 func (n *network) enclose(path string, x int, cells []float64) fi {
 	real, rnd := pt(0), 0.0
 	var kEnds []fi
+	// A piece that starts where the last one ended, on its region, starts
+	// with the outputs the last one ended with.
+	var last struct {
+		g *region
+		e *big.Rat
+		k []ad
+	}
 	n.pieces(path, x, cells, func(g *region, s, e *big.Rat, inRound bool) {
-		pr, dr, ks, ke := n.piece(path, x, g, s, e, inRound)
+		var ka []ad
+		if g == last.g && s.Cmp(last.e) == 0 {
+			ka = last.k
+		}
+		pr, dr, ks, ke, kb := n.piece(path, x, g, s, e, inRound, ka)
+		last.g, last.e, last.k = g, e, kb
 		real, rnd = real.add(pr), up(rnd+dr)
 		if s.Cmp(exact(-16)) == 0 {
 			kEnds = append(kEnds, ks)
@@ -85,11 +97,14 @@ func (n *network) checkCells(path string, cells []float64) {
 }
 
 // piece returns the piece (s, e)'s enclosure of ∫ kφ, its part of the mean
-// rounding bound (when inRound) and k at its ends.
-func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bool) (real fi, rnd float64, ks, ke fi) {
+// rounding bound (when inRound), k at its ends and the outputs at e; ka
+// are the outputs at s on g when known (nil: evaluated here).
+func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bool, ka []ad) (real fi, rnd float64, ks, ke fi, kb []ad) {
 	sf, ef, h, mid, m0, m1 := n.moments(s, e)
-	ka, _ := n.outputs(g, sf)
-	kb, _ := n.outputs(g, ef)
+	if ka == nil {
+		ka, _ = n.outputs(g, sf)
+	}
+	kb, _ = n.outputs(g, ef)
 	over, sups := n.outputs(g, sf.join(ef))
 	ks, ke = ka[0].v, kb[0].v
 	kr := over[0].v
@@ -114,7 +129,7 @@ func (n *network) piece(path string, x int, g *region, s, e *big.Rat, inRound bo
 		d := math.Max(n.roundingAt(path, x, g, s, sups), n.roundingAt(path, x, g, e, sups))
 		rnd = up(rnd + up(d*m0.hi))
 	}
-	return real, rnd, ks, ke
+	return real, rnd, ks, ke, kb
 }
 
 // moments returns the piece (s, e) as intervals (its ends, length and
@@ -340,6 +355,29 @@ func (n *network) roundoff() (u, tiny, under, maxv float64) {
 	return 0x1p-53, 0x1p-1022, 0x1p-1075, math.MaxFloat64
 }
 
+// roundingTerms sets n.terms and n.gammas (roundingAt): per unit, k = 1 +
+// its folded additions + its nonzero weights (a zero weight's product is
+// an exact 0, and adding it is exact: only the nonzero weights' terms
+// round), and γ_k(u).
+func (n *network) roundingTerms(u float64) {
+	n.terms, n.gammas = make([][]int, len(n.layers)), make([][]float64, len(n.layers))
+	for l, ly := range n.layers {
+		n.terms[l], n.gammas[l] = make([]int, len(ly.w)), make([]float64, len(ly.w))
+		for j, row := range ly.w {
+			if ly.bn != nil { // the runtime's map before the normalization
+				row = ly.bn[j].w
+			}
+			k := 1 + ly.ops
+			for _, w := range row {
+				if w != 0 {
+					k++
+				}
+			}
+			n.terms[l][j], n.gammas[l][j] = k, gammaUp(k, u)
+		}
+	}
+}
+
 // gammaUp is an upper bound of γ_k = k·u/(1 − k·u).
 func gammaUp(k int, u float64) float64 {
 	ku := up(float64(k) * u)
@@ -360,6 +398,10 @@ func gammaUp(k int, u float64) float64 {
 // the runtime overflows there.
 func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][]float64) float64 {
 	u, tiny, under, maxv := n.roundoff()
+	if n.terms == nil {
+		n.roundingTerms(u)
+	}
+	pf := ratFI(p) // once: converting the rational p rounds by division
 	mags, errs := make([]float64, len(n.inputs)), make([]float64, len(n.inputs))
 	for i := range mags {
 		mags[i] = ratFI(g.at(0, i, p)).mag()
@@ -374,15 +416,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 			if ly.bn != nil { // the runtime's map before the normalization
 				row, bmag = ly.bn[j].w, ly.bn[j].bmag
 			}
-			// A zero weight's product is an exact 0, and adding it is
-			// exact: only the nonzero weights' terms round.
-			k := 1 + ly.ops
-			for _, w := range row {
-				if w != 0 {
-					k++
-				}
-			}
-			gam := gammaUp(k, u)
+			k, gam := n.terms[l][j], n.gammas[l][j]
 			mag, prop := bmag, 0.0
 			for i, w := range row {
 				aw := math.Abs(w)
@@ -407,7 +441,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 			}
 			v := 0.0
 			if l < n.np {
-				v = g.atFI(l+1, j, ratFI(p)).mag()
+				v = g.atFI(l+1, j, pf).mag()
 			} else {
 				v = sups[l-n.np][j]
 			}

@@ -43,6 +43,10 @@ type network struct {
 	f32    bool
 	layers []layer
 	np     int // the piecewise-linear prefix: layers before the first sigmoid or tanh
+	// per layer and unit, the rounded terms k and γ_k (roundingTerms; nil
+	// until roundingAt first needs them)
+	terms  [][]int
+	gammas [][]float64
 }
 
 // parseNetworkJSON reads mmds's JSON layout {"inputs", "noise",

@@ -33,6 +33,21 @@ var checkerBuild struct {
 	err  error
 }
 
+// runCLIVerified runs mmds like runCLI and requires mmds-check to verify
+// (exit 0) the certificate written to cert: mmds-check runs once, where
+// runCLI would run it too and also accept "not covered".
+func runCLIVerified(t testing.TB, cert string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	if code == exitUsage {
+		t.Errorf("mmds %s: exit 2: %s", strings.Join(args, " "), errb.String())
+	} else if cc, cout := runChecker(t, gathered(t, cert)); cc != 0 {
+		t.Errorf("mmds %s: mmds-check %s: exit %d: %s", strings.Join(args, " "), cert, cc, cout)
+	}
+	return code, out.String(), errb.String()
+}
+
 // checkerPath builds mmds-check once per test process.
 func checkerPath(t testing.TB) string {
 	t.Helper()
@@ -241,12 +256,7 @@ func TestCertifyNetworkWitnesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		priv, cert := writeTestFile(t, dir, f, string(b)), filepath.Join(dir, f+".cert.json")
-		if code, _, errs := runCLI(t, "certify", "--quiet", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", cert); code == 2 {
-			t.Errorf("%s: exit 2: %s", f, errs)
-		}
-		if code, out := runChecker(t, gathered(t, cert)); code != 0 {
-			t.Errorf("%s: mmds-check: exit %d: %s", f, code, out)
-		}
+		runCLIVerified(t, cert, "certify", "--quiet", "--model", bm, "--privatizer", priv, "--d", "0.15", "--certificate", cert)
 	}
 	fm := writeTestFile(t, dir, "ternary.json", `{"prior": [0.5, 0.3, 0.2], "reconstructor": {"channel": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]]}, "adversaries": [{"channel": [[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]}]}`)
 	onehot := writeTestFile(t, dir, "onehot.json", `{"inputs": ["x=0", "x=1", "x=2", "r"], "precision": "float64", "layers": [
@@ -273,11 +283,6 @@ func TestCertifyNetworkWitnesses(t *testing.T) {
 		if i == 1 {
 			args = append(args, "--reference", "best")
 		}
-		if code, _, errs := runCLI(t, args...); code == 2 {
-			t.Errorf("%s: exit 2: %s", priv, errs)
-		}
-		if code, out := runChecker(t, gathered(t, priv+".cert.json")); code != 0 {
-			t.Errorf("%s: mmds-check: exit %d: %s", priv, code, out)
-		}
+		runCLIVerified(t, priv+".cert.json", args...)
 	}
 }
