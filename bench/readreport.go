@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/report"
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // MaxSeeds is the most solves per instance and solver a benchmark runs.
@@ -20,6 +22,24 @@ const MaxSeeds = 100
 // MaxDocBytes bounds a report's JSON document ReadReport reads: a full
 // collection run (every instance, 6 solvers, 100 seeds) is under 100 MB.
 const MaxDocBytes = 256 << 20
+
+// OpenReport reads the report's JSON document in the file at path
+// (safefile's rules: a regular file, at most MaxDocBytes), named FILE in
+// its errors, which are ErrInput but for ctx's.
+func OpenReport(ctx context.Context, path string) (*Report, string, error) {
+	b, err := safefile.ReadNamed(ctx, path, "FILE "+safefile.Path(path), MaxDocBytes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", err
+		}
+		return nil, "", inputError{err}
+	}
+	r, title, err := ReadReport(bytes.NewReader(b))
+	if err != nil {
+		return nil, "", fmt.Errorf("FILE %s: %w", safefile.Path(path), err)
+	}
+	return r, title, nil
+}
 
 // ReadReport reads a report back from its JSON document (Report.Doc, as
 // --format json and --json-out write it): the options and solvers it

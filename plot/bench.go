@@ -135,3 +135,23 @@ func benchMedian(xs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// WriteBench draws a bench report's performance profile into profile and
+// its scaling plot into scaling (each only when named) and returns the
+// files written.
+func WriteBench(r *bench.Report, title, profile, scaling string) ([]string, error) {
+	var wrote []string
+	for _, o := range []struct {
+		path string
+		spec func(*bench.Report, string) Spec
+	}{{profile, BenchProfile}, {scaling, BenchScaling}} {
+		if o.path == "" {
+			continue
+		}
+		if err := Write(o.spec(r, title), o.path); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, o.path)
+	}
+	return wrote, nil
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/progress"
 	"github.com/mmds-project/mmds/internal/report"
-	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/plot"
 )
@@ -55,9 +53,12 @@ func (f *solveFlags) register(cmd *cobra.Command, defaultSeeds int) {
 	fl.StringVar(&f.plot, "plot", "", "write the scaling plot (median time against n) to this .png or .svg file")
 }
 
-func checkFigurePath(flag, path string) error {
-	if _, err := plot.FormatOf(path); path != "" && err != nil {
-		return badInput("--%s %q: the file name must end in .png or .svg", flag, path)
+// checkFigurePaths checks the names of --profile and --plot, when given.
+func checkFigurePaths(profile, scaling string) error {
+	for _, f := range [][2]string{{"profile", profile}, {"plot", scaling}} {
+		if _, err := plot.FormatOf(f[1]); f[1] != "" && err != nil {
+			return badInput("--%s %q: the file name must end in .png or .svg", f[0], f[1])
+		}
 	}
 	return nil
 }
@@ -70,10 +71,7 @@ func (f *solveFlags) validate() (report.Format, error) {
 	if err := f.Options.Validate(); err != nil {
 		return "", usageError{err}
 	}
-	if err := checkFigurePath("profile", f.profile); err != nil {
-		return "", err
-	}
-	return format, checkFigurePath("plot", f.plot)
+	return format, checkFigurePaths(f.profile, f.plot)
 }
 
 // outputs are the files bench and bench run write.
@@ -99,24 +97,15 @@ func solveAndReport(cmd *cobra.Command, f solveFlags, format report.Format, ins 
 		return err
 	}
 	rep.Source, rep.Part = source, f.part
-	var wrote []string
-	for _, o := range []struct {
-		path  string
-		write func(string) error
-	}{
-		{f.profile, func(path string) error { return plot.Write(plot.BenchProfile(rep, title), path) }},
-		{f.plot, func(path string) error { return plot.Write(plot.BenchScaling(rep, title), path) }},
-		{f.jsonOut, func(path string) error {
-			return report.WriteAtomic(path, func(w io.Writer) error { return report.WriteJSON(w, rep.Doc()) })
-		}},
-	} {
-		if o.path == "" {
-			continue
-		}
-		if err := o.write(o.path); err != nil {
+	wrote, err := plot.WriteBench(rep, title, f.profile, f.plot)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut != "" {
+		if err := report.WriteAtomic(f.jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep.Doc()) }); err != nil {
 			return err
 		}
-		wrote = append(wrote, o.path)
+		wrote = append(wrote, f.jsonOut)
 	}
 	werr := writeOutput(cmd.OutOrStdout(), stdoutPath(f.output), func(w io.Writer) error {
 		switch format {
@@ -365,48 +354,33 @@ func newBenchPlotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plot FILE",
 		Short: "Draw the figures of a benchmark again from its JSON document",
-		Long: `plot reads the JSON document of mmds bench or mmds bench run (--json-out FILE, or
---format json) and draws its performance profile (--profile) and scaling plot (--plot)
-as the run that wrote it would, from the document's runs: the per-instance medians,
-the summaries and the wins are computed again, not read.`,
+		Long: `plot draws the figures of mmds bench's JSON document (--json-out, --format json) as
+the run did, from its runs (the medians, summaries and wins are computed again).`,
 		Example: "  mmds bench plot runs.json --profile profile.svg --plot scaling.svg",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.profile == "" && f.plot == "" {
 				return badInput("give --profile FILE, --plot FILE or both: nothing to draw")
 			}
-			if err := checkFigurePath("profile", f.profile); err != nil {
-				return err
-			}
-			if err := checkFigurePath("plot", f.plot); err != nil {
+			if err := checkFigurePaths(f.profile, f.plot); err != nil {
 				return err
 			}
 			if err := checkPaths(report.In("FILE", args[0]), report.Out("--profile", f.profile), report.Out("--plot", f.plot)); err != nil {
 				return err
 			}
-			b, err := safefile.ReadNamed(cmd.Context(), args[0], "FILE "+safefile.Path(args[0]), bench.MaxDocBytes)
-			if err != nil {
-				return asUsage(err)
+			rep, title, err := bench.OpenReport(cmd.Context(), args[0])
+			if errors.Is(err, bench.ErrInput) {
+				return usageError{err}
+			} else if err != nil {
+				return err
 			}
-			rep, title, err := bench.ReadReport(bytes.NewReader(b))
-			if err != nil {
-				return badInput("FILE %s: %v", safefile.Path(args[0]), err)
-			}
-			for _, o := range []struct {
-				path string
-				spec func(*bench.Report, string) plot.Spec
-			}{{f.profile, plot.BenchProfile}, {f.plot, plot.BenchScaling}} {
-				if o.path == "" {
-					continue
-				}
-				if err := plot.Write(o.spec(rep, title), o.path); err != nil {
-					return err
-				}
+			wrote, err := plot.WriteBench(rep, title, f.profile, f.plot)
+			for _, path := range wrote {
 				if !f.quiet {
-					_ = report.Sayf(cmd.OutOrStdout(), "wrote %s", o.path)
+					_ = report.Sayf(cmd.OutOrStdout(), "wrote %s", path)
 				}
 			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&f.profile, "profile", "", "write the Dolan–Moré performance profile to this .png or .svg file")

@@ -92,6 +92,21 @@ func TestBenchJSONContractAndFigures(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
+	// bench plot draws the same figures again from the JSON document.
+	docFile, plot2, profile2 := filepath.Join(dir, "runs.json"), filepath.Join(dir, "scaling2.svg"), filepath.Join(dir, "profile2.png")
+	if err := os.WriteFile(docFile, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "bench", "plot", docFile, "--plot", plot2, "--profile", profile2); code != 0 {
+		t.Fatalf("bench plot: exit %d: %s", code, errs)
+	}
+	for _, p := range [][2]string{{plot, plot2}, {profile, profile2}} {
+		a, errA := os.ReadFile(p[0])
+		b, errB := os.ReadFile(p[1])
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s drawn again from the JSON document differs from the run's %s (%v, %v)", p[1], p[0], errA, errB)
+		}
+	}
 }
 
 func TestBenchLibraryAndRun(t *testing.T) {
@@ -276,6 +291,10 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"run", "lib", "--set", ""}, `--set "": empty: give benchmark, collection or all`},
 		{[]string{"--workers", "0"}, "--workers 0: must be in [1, 64]"},
 		{[]string{"run", "lib", "--workers", "65"}, "--workers 65"},
+		{[]string{"plot", "runs.json"}, "give --profile FILE, --plot FILE or both"},
+		{[]string{"plot", "runs.json", "--plot", "x.pdf"}, `--plot "x.pdf": the file name must end in .png or .svg`},
+		{[]string{"plot", "/nonexistent/runs.json", "--plot", "x.svg"}, "FILE /nonexistent/runs.json does not exist"},
+		{[]string{"plot", "../../README.md", "--plot", filepath.Join(t.TempDir(), "x.svg")}, "FILE ../../README.md: not a JSON document of mmds bench"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"bench"}, tc.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) {
