@@ -192,40 +192,50 @@ func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense, sc *kernelScratch) 
 	nodes, _ := o.q.Dims()
 	_, labels := K.Dims()
 	A, B := reuse(&sc.a, nodes, labels), reuse(&sc.b, nodes, labels)
+	q, r, k := o.q.RawMatrix(), o.r.RawMatrix(), K.RawMatrix()
+	cells := q.Cols
 	if grad != nil || !o.sparseProducts(K, A, B, sc) {
-		A.Mul(o.q, K)
-		B.Mul(o.r, K)
+		// A = q·K and B = r·K, rounded as mat.Dense.Mul rounds them.
+		mulInto(A.RawMatrix().Data, q.Data, k.Data, nodes, labels, cells, labels, q.Stride, 1, k.Stride)
+		mulInto(B.RawMatrix().Data, r.Data, k.Data, nodes, labels, cells, labels, r.Stride, 1, k.Stride)
 	}
 	total := 0.0
-	var g1, g2 *mat.Dense
+	var g1, g2 []float64
 	if grad != nil {
-		g1, g2 = reuse(&sc.g1, nodes, labels), reuse(&sc.g2, nodes, labels)
+		g1, g2 = reuse(&sc.g1, nodes, labels).RawMatrix().Data, reuse(&sc.g2, nodes, labels).RawMatrix().Data
 	}
-	for k := range nodes {
-		s := 0.0
-		for l := range labels {
-			a, b := A.At(k, l), B.At(k, l)
+	a, b := A.RawMatrix().Data, B.RawMatrix().Data
+	for n := range nodes {
+		s, w := 0.0, o.w[n]
+		for l := n * labels; l < (n+1)*labels; l++ {
+			a, b := a[l], b[l]
 			if a <= 0 {
 				if grad != nil {
-					g1.Set(k, l, 0)
-					g2.Set(k, l, 0)
+					g1[l], g2[l] = 0, 0
 				}
 				continue
 			}
 			s += b * b / a
 			if grad != nil {
-				g1.Set(k, l, o.w[k]*b*b/(a*a)) // ∂(−b²/a)/∂a
-				g2.Set(k, l, -2*o.w[k]*b/a)    // ∂(−b²/a)/∂b
+				g1[l] = w * b * b / (a * a) // ∂(−b²/a)/∂a
+				g2[l] = -2 * w * b / a      // ∂(−b²/a)/∂b
 			}
 		}
-		total += o.w[k] * (o.v - s)
+		total += w * (o.v - s)
 	}
 	if grad != nil {
-		_, cells := o.q.Dims()
-		t := reuse(&sc.t, cells, labels)
-		grad.Mul(o.q.T(), g1)
-		t.Mul(o.r.T(), g2)
-		grad.Add(grad, t)
+		// grad = qᵀ·g1 + rᵀ·g2, the products rounded as mat.Dense.Mul
+		// rounds them, then their sum.
+		t := reuse(&sc.t, cells, labels).RawMatrix().Data
+		gr := grad.RawMatrix()
+		mulInto(gr.Data, q.Data, g1, cells, labels, nodes, gr.Stride, 1, q.Stride, labels)
+		mulInto(t, r.Data, g2, cells, labels, nodes, labels, 1, r.Stride, labels)
+		for j := range cells {
+			gj := gr.Data[j*gr.Stride : j*gr.Stride+labels]
+			for l, tl := range t[j*labels : (j+1)*labels] {
+				gj[l] += tl
+			}
+		}
 	}
 	return total
 }
