@@ -69,13 +69,24 @@ type kernelObs struct {
 	q, r *mat.Dense // nodes × cells
 }
 
-func (m *Model) kernelObserver(edges []float64, v float64, nodes int) kernelObs {
-	mu, tau2 := m.mean[m.private], math.Max(m.VarX()-v, 0)
-	x, w := make([]float64, nodes), make([]float64, nodes)
+// hermiteNodes returns the Gauss–Hermite rule of the given order, for the
+// weight e^{−x²}.
+func hermiteNodes(nodes int) (x, w []float64) {
+	x, w = make([]float64, nodes), make([]float64, nodes)
 	quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
+	return x, w
+}
+
+// kernelObserverOn returns the observer of residual variance v on the
+// cells of edges, its quadrature the Gauss–Hermite rule hx, hw
+// (hermiteNodes) moved to the law of its estimate E[X | W], N(μ_X, Var X − v);
+// it leaves hx and hw alone, so one rule serves every observer.
+func (m *Model) kernelObserverOn(edges []float64, v float64, hx, hw []float64) kernelObs {
+	mu, tau2 := m.mean[m.private], math.Max(m.VarX()-v, 0)
+	x, w := make([]float64, len(hx)), make([]float64, len(hw))
 	for i := range w {
-		w[i] /= math.Sqrt(math.Pi)
-		x[i] = mu + math.Sqrt(2*tau2)*x[i]
+		w[i] = hw[i] / math.Sqrt(math.Pi)
+		x[i] = mu + math.Sqrt(2*tau2)*hx[i]
 	}
 	return kernelObserverAt(edges, v, x, w)
 }
@@ -356,11 +367,12 @@ func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
 // kernelLossFuncOf is kernelLossFunc of the table K (cells × labels) on
 // the cells of edges.
 func (m *Model) kernelLossFuncOf(edges []float64, K *mat.Dense, nodes int) func(float64) float64 {
+	hx, hw := hermiteNodes(nodes)
 	return func(v float64) float64 {
 		if v == 0 {
 			return 0
 		}
-		return math.Min(m.kernelObserver(edges, v, nodes).kernelLoss(K, nil, nil), v)
+		return math.Min(m.kernelObserverOn(edges, v, hx, hw).kernelLoss(K, nil, nil), v)
 	}
 }
 
@@ -519,9 +531,10 @@ func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64, erro
 		return nil, nil, fmt.Errorf("%w: cell width %g at D = %g: %d cells × %d labels, over the caps of %d labels and %d entries",
 			ErrCellGrid, cell, d, rows, labels, MaxKernelLabels, MaxKernelEntries)
 	}
-	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
+	hx, hw := hermiteNodes(kernelNodes)
+	obs := []kernelObs{m.kernelObserverOn(edges, vy, hx, hw)}
 	for _, v := range m.vAdv {
-		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
+		obs = append(obs, m.kernelObserverOn(edges, v, hx, hw))
 	}
 	x0 := make([]float64, rows*labels)
 	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels
