@@ -7,10 +7,11 @@ package gauss
 // path, which keep l in order): C_ij starts at +0 and takes
 // C_ij += A_il·B_lj for l = 0, 1, …, k−1, one rounded product and one
 // rounded sum each, the terms with A_il = 0 left out. So it gives
-// mat.Dense.Mul's bits, and the kernel's training its bits, whichever way
-// it runs: the vector kernel (gemm_amd64.s: eight columns a row a register
-// pair, no fused multiply-add) on the leading columns, the scalar twin on
-// the rest, the scalar twin alone in the portable build (-tags purego).
+// mat.Dense.Mul's bits, and the kernel trains to the same bits, whichever
+// way it runs: the vector kernel (gemm_amd64.s: 32 columns of a row at a
+// time, then 4, no fused multiply-add) on the leading columns and the
+// scalar twin on the rest; in the portable build (-tags purego), gonum's
+// DGEMM itself (gemm_portable.go).
 func mulInto(c, a, b []float64, m, n, k, ldc, ai, al, ldb int) {
 	if m == 0 || n == 0 {
 		return
@@ -22,24 +23,36 @@ func mulInto(c, a, b []float64, m, n, k, ldc, ai, al, ldb int) {
 	mulIntoScalar(c, a, b, m, n, k, ldc, ai, al, ldb, mulIntoKernel(c, a, b, m, n, k, ldc, ai, al, ldb))
 }
 
-// mulIntoScalar is mulInto on the columns j ≥ j0. The explicit float64
-// conversion keeps a compiler from fusing the multiply and the add.
+// mulIntoScalar is mulInto on the columns j ≥ j0, four columns at a time
+// held in variables across the terms. The explicit float64 conversions keep
+// a compiler from fusing a multiply and an add.
 func mulIntoScalar(c, a, b []float64, m, n, k, ldc, ai, al, ldb, j0 int) {
-	if j0 == n {
-		return
-	}
 	for i := range m {
-		ci := c[i*ldc+j0 : i*ldc+n]
-		clear(ci)
-		for l := range k {
-			v := a[i*ai+l*al]
-			if v == 0 {
-				continue
+		ci := c[i*ldc : i*ldc+n]
+		j := j0
+		for ; j+4 <= n; j += 4 {
+			var c0, c1, c2, c3 float64
+			for l := range k {
+				v := a[i*ai+l*al]
+				if v == 0 {
+					continue
+				}
+				b4 := b[l*ldb+j : l*ldb+j+4 : l*ldb+j+4]
+				c0 += float64(v * b4[0])
+				c1 += float64(v * b4[1])
+				c2 += float64(v * b4[2])
+				c3 += float64(v * b4[3])
 			}
-			bl := b[l*ldb+j0 : l*ldb+n]
-			for j := range ci {
-				ci[j] += float64(v * bl[j])
+			ci[j], ci[j+1], ci[j+2], ci[j+3] = c0, c1, c2, c3
+		}
+		for ; j < n; j++ {
+			var cj float64
+			for l := range k {
+				if v := a[i*ai+l*al]; v != 0 {
+					cj += float64(v * b[l*ldb+j])
+				}
 			}
+			ci[j] = cj
 		}
 	}
 }
