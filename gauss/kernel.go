@@ -205,6 +205,9 @@ func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense, sc *kernelScratch) 
 	A, B := reuse(&sc.a, nodes, labels), reuse(&sc.b, nodes, labels)
 	q, r, k := o.q.RawMatrix(), o.r.RawMatrix(), K.RawMatrix()
 	cells := q.Cols
+	if k.Rows != cells || grad != nil && (grad.RawMatrix().Rows != cells || grad.RawMatrix().Cols != labels) {
+		panic(mat.ErrShape)
+	}
 	if grad != nil || !o.sparseProducts(K, A, B, sc) {
 		// A = q·K and B = r·K, rounded as mat.Dense.Mul rounds them.
 		mulInto(A.RawMatrix().Data, q.Data, k.Data, nodes, labels, cells, labels, q.Stride, 1, k.Stride)
