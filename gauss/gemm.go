@@ -1,5 +1,10 @@
 package gauss
 
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
 // mulInto sets C = A·B for the m × k matrix A(i, l) = a[i*ai+l*al] and the
 // k × n matrix B (row stride ldb) into c (row stride ldc), rounding every
 // entry as gonum's serial DGEMM with α = 1 and β = 0 does (blas/gonum
@@ -10,8 +15,8 @@ package gauss
 // mat.Dense.Mul's bits, and the kernel trains to the same bits, whichever
 // way it runs: the vector kernel (gemm_amd64.s: 32 columns of a row at a
 // time, then 4, no fused multiply-add) on the leading columns and the
-// scalar twin on the rest; in the portable build (-tags purego), gonum's
-// DGEMM itself (gemm_portable.go).
+// scalar twin on the rest; in the portable build (-tags purego) and on
+// CPUs without AVX2, gonum's DGEMM itself (mulIntoGonum).
 func mulInto(c, a, b []float64, m, n, k, ldc, ai, al, ldb int) {
 	if m == 0 || n == 0 {
 		return
@@ -55,4 +60,22 @@ func mulIntoScalar(c, a, b []float64, m, n, k, ldc, ai, al, ldb, j0 int) {
 			ci[j] = cj
 		}
 	}
+}
+
+// mulIntoGonum is mulInto through gonum's DGEMM, faster than the scalar
+// twin: A untransposed (al = 1) or transposed (ai = 1), strides as DGEMM
+// takes them. It returns n, or 0 (nothing done) for any other layout.
+func mulIntoGonum(c, a, b []float64, m, n, k, ldc, ai, al, ldb int) int {
+	if ldb < n || ldc < n {
+		return 0
+	}
+	switch {
+	case al == 1 && ai >= max(1, k):
+		gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, ai, b, ldb, 0, c, ldc)
+	case ai == 1 && al >= max(1, m):
+		gonum.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, n, k, 1, a, al, b, ldb, 0, c, ldc)
+	default:
+		return 0
+	}
+	return n
 }

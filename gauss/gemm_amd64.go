@@ -14,8 +14,11 @@ var hasAVX2 = cpu.X86.HasAVX2
 func mulIntoAVX(c, a, b *float64, m, k, width, ldc, ai, al, ldb int)
 
 func mulIntoKernel(c, a, b []float64, m, n, k, ldc, ai, al, ldb int) int {
+	if !hasAVX2 {
+		return mulIntoGonum(c, a, b, m, n, k, ldc, ai, al, ldb)
+	}
 	width := n &^ 3
-	if !hasAVX2 || width == 0 || k == 0 {
+	if width == 0 || k == 0 {
 		return 0
 	}
 	mulIntoAVX(&c[0], &a[0], &b[0], m, k, width, ldc, ai, al, ldb)
