@@ -69,13 +69,24 @@ type kernelObs struct {
 	q, r *mat.Dense // nodes × cells
 }
 
-func (m *Model) kernelObserver(edges []float64, v float64, nodes int) kernelObs {
-	mu, tau2 := m.mean[m.private], math.Max(m.VarX()-v, 0)
-	x, w := make([]float64, nodes), make([]float64, nodes)
+// hermiteNodes returns the Gauss–Hermite rule of the given order, for the
+// weight e^{−x²}.
+func hermiteNodes(nodes int) (x, w []float64) {
+	x, w = make([]float64, nodes), make([]float64, nodes)
 	quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
+	return x, w
+}
+
+// kernelObserverOn returns the observer of residual variance v on the
+// cells of edges, its quadrature the Gauss–Hermite rule hx, hw
+// (hermiteNodes) moved to the law of its estimate E[X | W], N(μ_X, Var X − v);
+// it leaves hx and hw alone, so one rule serves every observer.
+func (m *Model) kernelObserverOn(edges []float64, v float64, hx, hw []float64) kernelObs {
+	mu, tau2 := m.mean[m.private], math.Max(m.VarX()-v, 0)
+	x, w := make([]float64, len(hx)), make([]float64, len(hw))
 	for i := range w {
-		w[i] /= math.Sqrt(math.Pi)
-		x[i] = mu + math.Sqrt(2*tau2)*x[i]
+		w[i] = hw[i] / math.Sqrt(math.Pi)
+		x[i] = mu + math.Sqrt(2*tau2)*hx[i]
 	}
 	return kernelObserverAt(edges, v, x, w)
 }
@@ -192,40 +203,53 @@ func (o kernelObs) kernelLoss(K *mat.Dense, grad *mat.Dense, sc *kernelScratch) 
 	nodes, _ := o.q.Dims()
 	_, labels := K.Dims()
 	A, B := reuse(&sc.a, nodes, labels), reuse(&sc.b, nodes, labels)
+	q, r, k := o.q.RawMatrix(), o.r.RawMatrix(), K.RawMatrix()
+	cells := q.Cols
+	if k.Rows != cells || grad != nil && (grad.RawMatrix().Rows != cells || grad.RawMatrix().Cols != labels) {
+		panic(mat.ErrShape)
+	}
 	if grad != nil || !o.sparseProducts(K, A, B, sc) {
-		A.Mul(o.q, K)
-		B.Mul(o.r, K)
+		// A = q·K and B = r·K, rounded as mat.Dense.Mul rounds them.
+		mulInto(A.RawMatrix().Data, q.Data, k.Data, nodes, labels, cells, labels, q.Stride, 1, k.Stride)
+		mulInto(B.RawMatrix().Data, r.Data, k.Data, nodes, labels, cells, labels, r.Stride, 1, k.Stride)
 	}
 	total := 0.0
-	var g1, g2 *mat.Dense
+	var g1, g2 []float64
 	if grad != nil {
-		g1, g2 = reuse(&sc.g1, nodes, labels), reuse(&sc.g2, nodes, labels)
+		g1, g2 = reuse(&sc.g1, nodes, labels).RawMatrix().Data, reuse(&sc.g2, nodes, labels).RawMatrix().Data
 	}
-	for k := range nodes {
-		s := 0.0
-		for l := range labels {
-			a, b := A.At(k, l), B.At(k, l)
+	a, b := A.RawMatrix().Data, B.RawMatrix().Data
+	for n := range nodes {
+		s, w := 0.0, o.w[n]
+		for l := n * labels; l < (n+1)*labels; l++ {
+			a, b := a[l], b[l]
 			if a <= 0 {
 				if grad != nil {
-					g1.Set(k, l, 0)
-					g2.Set(k, l, 0)
+					g1[l], g2[l] = 0, 0
 				}
 				continue
 			}
 			s += b * b / a
 			if grad != nil {
-				g1.Set(k, l, o.w[k]*b*b/(a*a)) // ∂(−b²/a)/∂a
-				g2.Set(k, l, -2*o.w[k]*b/a)    // ∂(−b²/a)/∂b
+				g1[l] = w * b * b / (a * a) // ∂(−b²/a)/∂a
+				g2[l] = -2 * w * b / a      // ∂(−b²/a)/∂b
 			}
 		}
-		total += o.w[k] * (o.v - s)
+		total += w * (o.v - s)
 	}
 	if grad != nil {
-		_, cells := o.q.Dims()
-		t := reuse(&sc.t, cells, labels)
-		grad.Mul(o.q.T(), g1)
-		t.Mul(o.r.T(), g2)
-		grad.Add(grad, t)
+		// grad = qᵀ·g1 + rᵀ·g2, the products rounded as mat.Dense.Mul
+		// rounds them, then their sum.
+		t := reuse(&sc.t, cells, labels).RawMatrix().Data
+		gr := grad.RawMatrix()
+		mulInto(gr.Data, q.Data, g1, cells, labels, nodes, gr.Stride, 1, q.Stride, labels)
+		mulInto(t, r.Data, g2, cells, labels, nodes, labels, 1, r.Stride, labels)
+		for j := range cells {
+			gj := gr.Data[j*gr.Stride : j*gr.Stride+labels]
+			for l, tl := range t[j*labels : (j+1)*labels] {
+				gj[l] += tl
+			}
+		}
 	}
 	return total
 }
@@ -346,11 +370,12 @@ func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
 // kernelLossFuncOf is kernelLossFunc of the table K (cells × labels) on
 // the cells of edges.
 func (m *Model) kernelLossFuncOf(edges []float64, K *mat.Dense, nodes int) func(float64) float64 {
+	hx, hw := hermiteNodes(nodes)
 	return func(v float64) float64 {
 		if v == 0 {
 			return 0
 		}
-		return math.Min(m.kernelObserver(edges, v, nodes).kernelLoss(K, nil, nil), v)
+		return math.Min(m.kernelObserverOn(edges, v, hx, hw).kernelLoss(K, nil, nil), v)
 	}
 }
 
@@ -509,9 +534,10 @@ func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64, erro
 		return nil, nil, fmt.Errorf("%w: cell width %g at D = %g: %d cells × %d labels, over the caps of %d labels and %d entries",
 			ErrCellGrid, cell, d, rows, labels, MaxKernelLabels, MaxKernelEntries)
 	}
-	obs := []kernelObs{m.kernelObserver(edges, vy, kernelNodes)}
+	hx, hw := hermiteNodes(kernelNodes)
+	obs := []kernelObs{m.kernelObserverOn(edges, vy, hx, hw)}
 	for _, v := range m.vAdv {
-		obs = append(obs, m.kernelObserver(edges, v, kernelNodes))
+		obs = append(obs, m.kernelObserverOn(edges, v, hx, hw))
 	}
 	x0 := make([]float64, rows*labels)
 	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels

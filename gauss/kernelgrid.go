@@ -92,8 +92,9 @@ func (m *Model) NewKernelGrid(edges []float64, nodes int) (*KernelGrid, error) {
 		return nil, err
 	}
 	g := &KernelGrid{edges: append([]float64(nil), edges...)}
+	hx, hw := hermiteNodes(nodes)
 	for _, v := range append([]float64{m.vRecon}, m.vAdv...) {
-		g.obs = append(g.obs, m.kernelObserver(g.edges, v, nodes))
+		g.obs = append(g.obs, m.kernelObserverOn(g.edges, v, hx, hw))
 	}
 	return g, nil
 }

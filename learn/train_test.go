@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mmds-project/mmds/model"
 	"github.com/mmds-project/mmds/model/kind"
 )
 
@@ -362,4 +363,39 @@ func TestTrainingFingerprint(t *testing.T) {
 		}
 		t.Logf("fingerprint labels-%v %016x", obs, h)
 	}
+	// The labels method on the paper's Gaussian model at its first
+	// threshold: the cell kernels' losses through gauss's products
+	// (gauss/gemm_amd64.s in the assembly build, gonum's DGEMM in the
+	// portable one).
+	gm, err := model.Paper(model.Gauss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := PresetFor(PresetQuick, model.Gauss, MethodLabels, DefaultLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTraining(gm, cfg, TrainRequest{Preset: PresetQuick, Seed: 1, Samples: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Config.D, tr.Config.Workers = tr.Config.D[:1], 1
+	res, err := Sweep(context.Background(), tr.Data, tr.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Points {
+		for k := range res.Points[i].Trials {
+			res.Points[i].Trials[k].Seconds = 0
+		}
+	}
+	b, err := json.Marshal(res.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := uint64(14695981039346656037) // FNV-1a over the points' JSON
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	t.Logf("fingerprint labels-gauss %016x", h)
 }
