@@ -13,9 +13,10 @@ import (
 
 // cface is a face on which F = c0 + cx·x + cr·r with (cx, cr) ≠ 0 and a
 // range [flo, fhi] of F that the f quadrature resolves; xlo, xhi is its
-// range of x.
+// range of x; fv holds F at its vertices, computed once (levelSegment
+// needs them at every f node).
 type cface struct {
-	x, r       []float64
+	x, r, fv   []float64
 	c0, cx, cr float64
 	flo, fhi   float64
 	xlo, xhi   float64
@@ -80,8 +81,10 @@ func (s *gaussSetup) addFaces(faces []network.Face) error {
 		}
 		c := cface{x: f.X, r: f.R, c0: f.C0, cx: f.Cx, cr: f.Cr, flo: math.Inf(1), fhi: math.Inf(-1), xlo: math.Inf(1), xhi: math.Inf(-1)}
 		var size float64
+		c.fv = make([]float64, len(f.X))
 		for v := range f.X {
 			fv := c.c0 + c.cx*f.X[v] + c.cr*f.R[v]
+			c.fv[v] = fv
 			c.flo, c.fhi = min(c.flo, fv), max(c.fhi, fv)
 			c.xlo, c.xhi = min(c.xlo, f.X[v]), max(c.xhi, f.X[v])
 			size = max(size, math.Abs(c.c0)+math.Abs(c.cx*f.X[v])+math.Abs(c.cr*f.R[v]))
@@ -749,12 +752,13 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 	A, B, C, shift := ev.A[n0:n0+nn], ev.B[n0:n0+nn], ev.C[n0:n0+nn], ev.shift[n0:n0+nn]
 	base, p1, p2 := sc.base[:nn], sc.p1[:nn], sc.p2[:nn]
 	e1s, e2s, z1s, z2s, ds := sc.e1[:nn], sc.e2[:nn], sc.z1[:nn], sc.z2[:nn], sc.d[:nn]
-	u := sc.u[:2*nn]
+	u1, u2 := sc.u[:nn], sc.u[nn:][:nn]
 	var run1, run2, runK gaussRun
 	kCut := ev.kCut
+	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
 	for i := range nodes {
 		m := nodes[i].m
-		e := f - c.c0 - cx*m
+		e := fc - cx*m
 		K := e * e * id2
 		z1, z2 := al0-beta*m, al1-beta*m
 		var zm float64
@@ -767,7 +771,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 			run1.left, run2.left, runK.left = 0, 0, 0
 			// No contribution: every term below is +0.
 			base[i], p1[i], p2[i], e1s[i], e2s[i], z1s[i], z2s[i], ds[i] = 0, 0, 0, 0, 0, 0, 0, 0
-			u[i], u[nn+i] = 0, 0
+			u1[i], u2[i] = 0, 0
 			continue
 		}
 		e1, ok := run1.next(gEnd)
@@ -817,7 +821,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		base[i], p1[i], p2[i] = t0, sg1*e1, sg2*e2
 		// A tail not evaluated is Mills(0) times 0.
-		u[i], u[nn+i] = math.Abs(z1)*math.Abs(sg1), math.Abs(z2)*math.Abs(sg2)
+		u1[i], u2[i] = math.Abs(z1)*(sg1*sg1), math.Abs(z2)*(sg2*sg2) // |sg| = sg²
 		e1s[i], e2s[i], z1s[i], z2s[i] = e1, e2, z1, z2
 		d := dv * e
 		if A[i] == 0 {
@@ -826,7 +830,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		ds[i] = d - shift[i]
 	}
 	mills := sc.mills[:2*nn]
-	stdnormal.MillsSlice(mills, u)
+	stdnormal.MillsSlice(mills, sc.u[:2*nn])
 	faceTerms(A, B, C, base, p1, p2, mills[:nn], mills[nn:], e1s, e2s, z1s, z2s, ds, pref, sd)
 }
 
@@ -982,7 +986,7 @@ func (c *cface) zScale(v, d, a, b float64) float64 {
 	n := len(c.x)
 	for i := range n {
 		j := (i + 1) % n
-		fi, fj := c.c0+c.cx*c.x[i]+c.cr*c.r[i], c.c0+c.cx*c.x[j]+c.cr*c.r[j]
+		fi, fj := c.fv[i], c.fv[j]
 		if min(fi, fj) >= b || max(fi, fj) <= a {
 			continue
 		}
@@ -999,9 +1003,9 @@ func levelSegment(c *cface, f float64) (x0, r0, x1, r1 float64, ok bool) {
 	nv := len(c.x)
 	var px, pr [2]float64
 	np := 0
-	prev := c.c0 + c.cx*c.x[nv-1] + c.cr*c.r[nv-1] - f
+	prev := c.fv[nv-1] - f
 	for i := range nv {
-		g := c.c0 + c.cx*c.x[i] + c.cr*c.r[i] - f
+		g := c.fv[i] - f
 		if (prev < 0) != (g < 0) && np < 2 {
 			j := (i + nv - 1) % nv
 			t := prev / (prev - g)
