@@ -829,8 +829,12 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		ds[i] = d - shift[i]
 	}
-	mills := sc.mills[:2*nn]
-	stdnormal.MillsSlice(mills, sc.u[:2*nn])
+	// Both ends' ratios in one call, padded with zeros to whole blocks of
+	// four (MillsSlice's vector kernel; each value is Mills's, bit for bit).
+	n4 := (2*nn + 3) &^ 3
+	clear(sc.u[2*nn : n4])
+	mills := sc.mills[:n4]
+	stdnormal.MillsSlice(mills, sc.u[:n4])
 	faceTerms(A, B, C, base, p1, p2, mills[:nn], mills[nn:], e1s, e2s, z1s, z2s, ds, pref, sd)
 }
 
@@ -896,7 +900,7 @@ func (sc *faceScratch) grow(n int) {
 	for _, p := range []*[]float64{&sc.base, &sc.p1, &sc.p2, &sc.e1, &sc.e2, &sc.z1, &sc.z2, &sc.d} {
 		*p = make([]float64, n)
 	}
-	sc.u, sc.mills = make([]float64, 2*n), make([]float64, 2*n)
+	sc.u, sc.mills = make([]float64, 2*n+3), make([]float64, 2*n+3)
 }
 
 // tailCut: e^{−tailCut/2} ≈ 2e-19 is below the rounding of the term a
