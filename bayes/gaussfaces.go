@@ -746,7 +746,32 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		*dec = faceDecay{end: math.Exp(-(de*de*id2 + dz*dz)), k: math.Exp(-de * de * id2), ok: true}
 	}
 	gEnd, gK := dec.end, dec.k
+	kCut := ev.kCut
+	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
+	// The nodes skipped at the window's ends add +0 to A, B and C (and
+	// leave shift): the pass runs from the first node kept to the last.
+	skipped := func(m float64) bool {
+		e := fc - cx*m
+		K := e * e * id2
+		z1, z2 := al0-beta*m, al1-beta*m
+		var zm float64
+		if z1 > 0 {
+			zm = z1
+		} else if z2 < 0 {
+			zm = -z2
+		}
+		return K > kCut || K+zm*zm > kCut
+	}
+	for len(nodes) > 0 && skipped(nodes[0].m) {
+		nodes, n0 = nodes[1:], n0+1
+	}
+	for len(nodes) > 0 && skipped(nodes[len(nodes)-1].m) {
+		nodes = nodes[:len(nodes)-1]
+	}
 	nn := len(nodes)
+	if nn == 0 {
+		return
+	}
 	sc := &ev.scratch
 	sc.grow(nn)
 	A, B, C, shift := ev.A[n0:n0+nn], ev.B[n0:n0+nn], ev.C[n0:n0+nn], ev.shift[n0:n0+nn]
@@ -754,8 +779,6 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 	e1s, e2s, z1s, z2s, ds := sc.e1[:nn], sc.e2[:nn], sc.z1[:nn], sc.z2[:nn], sc.d[:nn]
 	u1, u2 := sc.u[:nn], sc.u[nn:][:nn]
 	var run1, run2, runK gaussRun
-	kCut := ev.kCut
-	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
 	for i := range nodes {
 		m := nodes[i].m
 		e := fc - cx*m
