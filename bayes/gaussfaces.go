@@ -748,8 +748,9 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 	gEnd, gK := dec.end, dec.k
 	kCut := ev.kCut
 	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
-	// The nodes skipped at the window's ends add +0 to A, B and C (and
-	// leave shift): the pass runs from the first node kept to the last.
+	// A node skipped adds +0 to A, B and C, which start at +0 and so are
+	// never −0 (only −0 + −0 is), and leaves shift: the pass runs from the
+	// first node the window keeps to the last, with the test it applies.
 	skipped := func(m float64) bool {
 		e := fc - cx*m
 		K := e * e * id2
