@@ -13,9 +13,10 @@ import (
 
 // cface is a face on which F = c0 + cx·x + cr·r with (cx, cr) ≠ 0 and a
 // range [flo, fhi] of F that the f quadrature resolves; xlo, xhi is its
-// range of x.
+// range of x; fv holds F at its vertices, computed once (levelSegment
+// needs them at every f node).
 type cface struct {
-	x, r       []float64
+	x, r, fv   []float64
 	c0, cx, cr float64
 	flo, fhi   float64
 	xlo, xhi   float64
@@ -80,8 +81,10 @@ func (s *gaussSetup) addFaces(faces []network.Face) error {
 		}
 		c := cface{x: f.X, r: f.R, c0: f.C0, cx: f.Cx, cr: f.Cr, flo: math.Inf(1), fhi: math.Inf(-1), xlo: math.Inf(1), xhi: math.Inf(-1)}
 		var size float64
+		c.fv = make([]float64, len(f.X))
 		for v := range f.X {
 			fv := c.c0 + c.cx*f.X[v] + c.cr*f.R[v]
+			c.fv[v] = fv
 			c.flo, c.fhi = min(c.flo, fv), max(c.fhi, fv)
 			c.xlo, c.xhi = min(c.xlo, f.X[v]), max(c.xhi, f.X[v])
 			size = max(size, math.Abs(c.c0)+math.Abs(c.cx*f.X[v])+math.Abs(c.cr*f.R[v]))
@@ -743,18 +746,43 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		*dec = faceDecay{end: math.Exp(-(de*de*id2 + dz*dz)), k: math.Exp(-de * de * id2), ok: true}
 	}
 	gEnd, gK := dec.end, dec.k
+	kCut := ev.kCut
+	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
+	// A node skipped adds +0 to A, B and C, which start at +0 and so are
+	// never −0 (only −0 + −0 is), and leaves shift: the pass runs from the
+	// first node the window keeps to the last, with the test it applies.
+	skipped := func(m float64) bool {
+		e := fc - cx*m
+		K := e * e * id2
+		z1, z2 := al0-beta*m, al1-beta*m
+		var zm float64
+		if z1 > 0 {
+			zm = z1
+		} else if z2 < 0 {
+			zm = -z2
+		}
+		return K > kCut || K+zm*zm > kCut
+	}
+	for len(nodes) > 0 && skipped(nodes[0].m) {
+		nodes, n0 = nodes[1:], n0+1
+	}
+	for len(nodes) > 0 && skipped(nodes[len(nodes)-1].m) {
+		nodes = nodes[:len(nodes)-1]
+	}
 	nn := len(nodes)
+	if nn == 0 {
+		return
+	}
 	sc := &ev.scratch
 	sc.grow(nn)
 	A, B, C, shift := ev.A[n0:n0+nn], ev.B[n0:n0+nn], ev.C[n0:n0+nn], ev.shift[n0:n0+nn]
 	base, p1, p2 := sc.base[:nn], sc.p1[:nn], sc.p2[:nn]
 	e1s, e2s, z1s, z2s, ds := sc.e1[:nn], sc.e2[:nn], sc.z1[:nn], sc.z2[:nn], sc.d[:nn]
-	u := sc.u[:2*nn]
+	u1, u2 := sc.u[:nn], sc.u[nn:][:nn]
 	var run1, run2, runK gaussRun
-	kCut := ev.kCut
 	for i := range nodes {
 		m := nodes[i].m
-		e := f - c.c0 - cx*m
+		e := fc - cx*m
 		K := e * e * id2
 		z1, z2 := al0-beta*m, al1-beta*m
 		var zm float64
@@ -767,7 +795,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 			run1.left, run2.left, runK.left = 0, 0, 0
 			// No contribution: every term below is +0.
 			base[i], p1[i], p2[i], e1s[i], e2s[i], z1s[i], z2s[i], ds[i] = 0, 0, 0, 0, 0, 0, 0, 0
-			u[i], u[nn+i] = 0, 0
+			u1[i], u2[i] = 0, 0
 			continue
 		}
 		e1, ok := run1.next(gEnd)
@@ -817,7 +845,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		base[i], p1[i], p2[i] = t0, sg1*e1, sg2*e2
 		// A tail not evaluated is Mills(0) times 0.
-		u[i], u[nn+i] = math.Abs(z1)*math.Abs(sg1), math.Abs(z2)*math.Abs(sg2)
+		u1[i], u2[i] = math.Abs(z1)*(sg1*sg1), math.Abs(z2)*(sg2*sg2) // |sg| = sg²
 		e1s[i], e2s[i], z1s[i], z2s[i] = e1, e2, z1, z2
 		d := dv * e
 		if A[i] == 0 {
@@ -825,8 +853,12 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		ds[i] = d - shift[i]
 	}
-	mills := sc.mills[:2*nn]
-	stdnormal.MillsSlice(mills, u)
+	// Both ends' ratios in one call, padded with zeros to whole blocks of
+	// four (MillsSlice's vector kernel; each value is Mills's, bit for bit).
+	n4 := (2*nn + 3) &^ 3
+	clear(sc.u[2*nn : n4])
+	mills := sc.mills[:n4]
+	stdnormal.MillsSlice(mills, sc.u[:n4])
 	faceTerms(A, B, C, base, p1, p2, mills[:nn], mills[nn:], e1s, e2s, z1s, z2s, ds, pref, sd)
 }
 
@@ -892,7 +924,7 @@ func (sc *faceScratch) grow(n int) {
 	for _, p := range []*[]float64{&sc.base, &sc.p1, &sc.p2, &sc.e1, &sc.e2, &sc.z1, &sc.z2, &sc.d} {
 		*p = make([]float64, n)
 	}
-	sc.u, sc.mills = make([]float64, 2*n), make([]float64, 2*n)
+	sc.u, sc.mills = make([]float64, 2*n+3), make([]float64, 2*n+3)
 }
 
 // tailCut: e^{−tailCut/2} ≈ 2e-19 is below the rounding of the term a
@@ -982,7 +1014,7 @@ func (c *cface) zScale(v, d, a, b float64) float64 {
 	n := len(c.x)
 	for i := range n {
 		j := (i + 1) % n
-		fi, fj := c.c0+c.cx*c.x[i]+c.cr*c.r[i], c.c0+c.cx*c.x[j]+c.cr*c.r[j]
+		fi, fj := c.fv[i], c.fv[j]
 		if min(fi, fj) >= b || max(fi, fj) <= a {
 			continue
 		}
@@ -999,9 +1031,9 @@ func levelSegment(c *cface, f float64) (x0, r0, x1, r1 float64, ok bool) {
 	nv := len(c.x)
 	var px, pr [2]float64
 	np := 0
-	prev := c.c0 + c.cx*c.x[nv-1] + c.cr*c.r[nv-1] - f
+	prev := c.fv[nv-1] - f
 	for i := range nv {
-		g := c.c0 + c.cx*c.x[i] + c.cr*c.r[i] - f
+		g := c.fv[i] - f
 		if (prev < 0) != (g < 0) && np < 2 {
 			j := (i + nv - 1) % nv
 			t := prev / (prev - g)

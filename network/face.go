@@ -70,10 +70,11 @@ func (m *Network) Faces(box Box, maxFaces int) ([]Face, error) {
 		regs = next
 	}
 	faces := make([]Face, len(regs))
+	memo := make(evalMemo)
 	for i, g := range regs {
 		f := g.in[0]
 		faces[i] = Face{X: g.x, R: g.r, C0: f.c0, Cx: f.cx, Cr: f.cr}
-		if err := m.checkFace(faces[i]); err != nil {
+		if err := m.checkFace(faces[i], memo); err != nil {
 			return nil, err
 		}
 	}
@@ -181,7 +182,9 @@ func splitRegion(ly Layer, g region, limit int) ([]region, bool) {
 // another order, so the two must agree within a few δ plus a few rounding
 // units of the form's terms; otherwise the regions cannot be resolved in
 // float64 and the certificate must not rely on them (ErrTooComplex).
-func (m *Network) checkFace(f Face) error {
+// Neighbouring faces share vertices: memo, if not nil, keeps evalError's
+// answers by the point's bits, so each vertex is evaluated once.
+func (m *Network) checkFace(f Face, memo evalMemo) error {
 	var cx, cr float64
 	for i := range f.X {
 		cx += f.X[i]
@@ -189,7 +192,7 @@ func (m *Network) checkFace(f Face) error {
 	}
 	n := float64(len(f.X))
 	check := func(x, r float64) error {
-		k, delta, err := m.evalError(x, r)
+		k, delta, err := memo.evalError(m, x, r)
 		if err != nil {
 			return fmt.Errorf("%w: network %s: at (x, r) = (%g, %g): %v", ErrTooComplex, m.Name, x, r, err)
 		}
@@ -259,4 +262,27 @@ func (f Face) Area() float64 {
 		a += f.X[i]*f.R[j] - f.X[j]*f.R[i]
 	}
 	return a / 2
+}
+
+// evalMemo holds evalError's answers by the bits of (x, r).
+type evalMemo map[[2]uint64]evalAnswer
+
+type evalAnswer struct {
+	k, delta float64
+	err      error
+}
+
+// evalError is m.evalError(x, r), answered from memo where it was asked
+// before.
+func (memo evalMemo) evalError(m *Network, x, r float64) (k, delta float64, err error) {
+	if memo == nil {
+		return m.evalError(x, r)
+	}
+	key := [2]uint64{math.Float64bits(x), math.Float64bits(r)}
+	if a, ok := memo[key]; ok {
+		return a.k, a.delta, a.err
+	}
+	k, delta, err = m.evalError(x, r)
+	memo[key] = evalAnswer{k, delta, err}
+	return k, delta, err
 }

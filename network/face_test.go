@@ -85,12 +85,12 @@ func TestCheckFaceRefusesWrongForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, f := range faces {
-		if err := n.checkFace(f); err != nil {
+		if err := n.checkFace(f, nil); err != nil {
 			t.Fatalf("face %d of an honest network: %v", i, err)
 		}
 		bad := f
 		bad.C0 += 1e-6 * (1 + math.Abs(f.C0))
-		if err := n.checkFace(bad); !errors.Is(err, ErrTooComplex) {
+		if err := n.checkFace(bad, nil); !errors.Is(err, ErrTooComplex) {
 			t.Errorf("face %d with its constant moved by 1e-6: %v, want ErrTooComplex", i, err)
 		}
 	}
