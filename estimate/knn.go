@@ -76,7 +76,8 @@ func chooseK(ctx context.Context, train *Sample, pool []int, loss Loss) (int, er
 		nb.find(sets[train.example(q)%folds], v)
 		var sw, sx float64
 		g := 0
-		for i, r := range nb.idx { // the running mean over the nearest rows
+		for i, e := range nb.near { // the running mean over the nearest rows
+			r := e.row
 			sw += train.weight(r)
 			sx += train.weight(r) * train.X[r]
 			if i+1 == grid[g] {
@@ -114,55 +115,58 @@ func newCandidates(s *Sample, rows []int) *candidates {
 }
 
 // neighbours holds the kmax nearest rows of a query, nearest first (ties:
-// the earlier row), and reuses its buffers between queries. While rows are
+// the earlier row), and reuses its buffer between queries. While rows are
 // scanned it is a max-heap on (distance, row), so that a row enters in
-// O(log kmax) steps.
+// O(log kmax) steps; each entry keeps its distance beside its row, and a
+// sift moves entries into a hole instead of swapping them
+// (BenchmarkFit/knn).
 type neighbours struct {
-	idx  []int
-	dist []float64
+	kmax int
+	near []neighbour
+}
+
+// neighbour is a candidate row and its squared distance to the query.
+type neighbour struct {
+	dist float64
+	row  int
+}
+
+// after reports whether a is farther than b (the later row of equal
+// distances).
+func (a neighbour) after(b neighbour) bool {
+	return a.dist > b.dist || a.dist == b.dist && a.row > b.row
 }
 
 func newNeighbours(kmax int) *neighbours {
-	return &neighbours{idx: make([]int, 0, kmax), dist: make([]float64, 0, kmax)}
-}
-
-// after reports whether entry i is farther than entry j (the later row of
-// equal distances).
-func (nb *neighbours) after(i, j int) bool {
-	if nb.dist[i] != nb.dist[j] {
-		return nb.dist[i] > nb.dist[j]
-	}
-	return nb.idx[i] > nb.idx[j]
-}
-
-func (nb *neighbours) swap(i, j int) {
-	nb.idx[i], nb.idx[j] = nb.idx[j], nb.idx[i]
-	nb.dist[i], nb.dist[j] = nb.dist[j], nb.dist[i]
+	return &neighbours{kmax: kmax, near: make([]neighbour, 0, kmax)}
 }
 
 // down restores the heap below i among the first n entries.
 func (nb *neighbours) down(i, n int) {
+	h := nb.near[:n]
+	x := h[i]
 	for {
 		c := 2*i + 1
 		if c >= n {
-			return
+			break
 		}
-		if c+1 < n && nb.after(c+1, c) {
+		if c+1 < n && h[c+1].after(h[c]) {
 			c++
 		}
-		if !nb.after(c, i) {
-			return
+		if !h[c].after(x) {
+			break
 		}
-		nb.swap(i, c)
+		h[i] = h[c]
 		i = c
 	}
+	h[i] = x
 }
 
 // find collects the nearest candidates to v (squared Euclidean distance)
 // and leaves them nearest first.
 func (nb *neighbours) find(c *candidates, v []float64) {
-	kmax := cap(nb.idx)
-	nb.idx, nb.dist = nb.idx[:0], nb.dist[:0]
+	kmax := nb.kmax
+	nb.near = nb.near[:0]
 	d := c.d
 	for i, k := range c.rows { // rows in increasing order: a later row never displaces an equal one
 		var dist float64
@@ -170,25 +174,28 @@ func (nb *neighbours) find(c *candidates, v []float64) {
 			e := x - v[j]
 			dist += e * e
 		}
-		if n := len(nb.idx); n < kmax {
-			nb.idx, nb.dist = append(nb.idx, k), append(nb.dist, dist)
-			for i := n; i > 0; { // up
-				p := (i - 1) / 2
-				if !nb.after(i, p) {
+		if n := len(nb.near); n < kmax {
+			nb.near = append(nb.near, neighbour{dist, k})
+			h := nb.near
+			x, at := h[n], n
+			for at > 0 { // up
+				p := (at - 1) / 2
+				if !x.after(h[p]) {
 					break
 				}
-				nb.swap(i, p)
-				i = p
+				h[at] = h[p]
+				at = p
 			}
+			h[at] = x
 			continue
 		}
-		if dist < nb.dist[0] {
-			nb.idx[0], nb.dist[0] = k, dist
+		if dist < nb.near[0].dist {
+			nb.near[0] = neighbour{dist, k}
 			nb.down(0, kmax)
 		}
 	}
-	for n := len(nb.idx) - 1; n > 0; n-- { // heap sort: farthest to the end
-		nb.swap(0, n)
+	for n := len(nb.near) - 1; n > 0; n-- { // heap sort: farthest to the end
+		nb.near[0], nb.near[n] = nb.near[n], nb.near[0]
 		nb.down(0, n)
 	}
 }
@@ -197,10 +204,10 @@ func (nb *neighbours) find(c *candidates, v []float64) {
 // them when fewer).
 func (nb *neighbours) mean(s *Sample, k int) float64 {
 	var sw, sx float64
-	for _, r := range nb.idx[:min(k, len(nb.idx))] {
-		w := s.weight(r)
+	for _, e := range nb.near[:min(k, len(nb.near))] {
+		w := s.weight(e.row)
 		sw += w
-		sx += w * s.X[r]
+		sx += w * s.X[e.row]
 	}
 	if sw == 0 {
 		return 0

@@ -295,10 +295,15 @@ func TestSolveFiniteInterrupted(t *testing.T) {
 
 // TestColGenGapTarget: with a relative gap target the search may stop
 // early, but the bracket it certifies is within the target and contains
-// the ray LP's optimum.
+// the ray LP's optimum (40 random instances under -tags slow, the first 12
+// in make test).
 func TestColGenGapTarget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 4))
-	for i := 0; i < 40; i++ {
+	n := 40
+	if !slow {
+		n = 12 // four of each gap target
+	}
+	for i := range n {
 		m, d := colgenInstance(rng)
 		g := mustGlobal(t, m)
 		want, err := g.Solve(d, DefaultSolver())

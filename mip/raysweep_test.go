@@ -12,13 +12,18 @@ import (
 
 // TestRaySweepMatchesSolve: the ray LP's optimum proven from its pieces
 // equals a fresh solve at every threshold (to 1e-9), from below D_min to
-// beyond D_max, on the examples and random models with n ≤ 4; every
+// beyond D_max, on the examples and random models with n ≤ 4 (12 under
+// -tags slow, the first 4 in make test); every
 // point at or above D_min is proven from the pieces, and the mechanisms
 // are privatizers whose recomputed losses meet D.
 func TestRaySweepMatchesSolve(t *testing.T) {
 	models := []Finite{PaperBinary().Finite(), loadExample(t, "finite-ternary.json")}
 	rng := rand.New(rand.NewPCG(35, 4))
-	for range 12 {
+	n := 12
+	if !slow {
+		n = 4
+	}
+	for range n {
 		m, err := RandomFinite(rng, 2+rng.IntN(3), 1+rng.IntN(3))
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -370,31 +371,32 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 	dir := t.TempDir()
 	root, _ := filepath.Abs("../..")
 	paper := filepath.Join(root, "gauss", "paper.json")
-	// The mechanism `mmds gauss --d 4.5 --kernels` prints as the best
-	// achievable: the kernel search's kernel, time-shared with F = X.
-	r, err := gauss.Paper().OptimizeKernel(t.Context(), 4.5, gauss.DefaultKernelSearch().Cell, gauss.DefaultKernelSearch().Iters)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reveal := 0.0
-	if ps := r.Achievable.Mechanism.Parts; len(ps) == 2 {
-		reveal = ps[1].Weight
-	}
 	kernelFile := func(name string, k gauss.Kernel, reveal, shift float64) string {
-		edges := make([]float64, len(k.Edges))
-		for i, e := range k.Edges {
-			edges[i] = e + shift
-			if shift == 2 { // x ↦ 2x: the scaled model's X
-				edges[i] = 2 * e
-			}
-		}
-		b, err := json.Marshal(map[string]any{"kernel": map[string]any{"edges": edges, "prob": k.Prob, "reveal": reveal}})
+		return writeTestFile(t, dir, name, string(kernelJSON(t, k, reveal, shift)))
+	}
+	// The mechanism `mmds gauss --d 4.5 --kernels` prints as the best
+	// achievable: the kernel search's kernel, time-shared with F = X. The
+	// search takes seconds: make test reads its result from testdata, and
+	// -tags slow runs it and requires those bytes (-update rewrites them).
+	searched, _ := filepath.Abs(filepath.Join("testdata", "kernel-search-4.5.json"))
+	if slow || *updateDocs {
+		r, err := gauss.Paper().OptimizeKernel(t.Context(), 4.5, gauss.DefaultKernelSearch().Cell, gauss.DefaultKernelSearch().Iters)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return writeTestFile(t, dir, name, string(b))
+		reveal := 0.0
+		if ps := r.Achievable.Mechanism.Parts; len(ps) == 2 {
+			reveal = ps[1].Weight
+		}
+		fresh := kernelJSON(t, r.Kernel, reveal, 0)
+		if *updateDocs {
+			if err := os.WriteFile(searched, fresh, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if !bytes.Equal(fresh, mustRead(t, searched)) {
+			t.Fatalf("the kernel search at D = 4.5 no longer gives %s (go test -tags slow -run TestFindingOnlyBeyondWhatMmdsKnows -update rewrites it)", searched)
+		}
 	}
-	searched := kernelFile("search-4.5.json", r.Kernel, reveal, 0)
 	// A committed mechanism, and the same kernel moved with X on a model
 	// whose X is shifted by 0.5 (or scaled by 2): the same problem, the
 	// same mechanism (its losses the same, or 4 times), so no finding —
@@ -438,6 +440,24 @@ func TestFindingOnlyBeyondWhatMmdsKnows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kernelJSON is a privatizer file of kernel k time-shared with F = X
+// (reveal), its edges moved by shift (2: scaled by 2, the scaled model's X).
+func kernelJSON(t *testing.T, k gauss.Kernel, reveal, shift float64) []byte {
+	t.Helper()
+	edges := make([]float64, len(k.Edges))
+	for i, e := range k.Edges {
+		edges[i] = e + shift
+		if shift == 2 { // x ↦ 2x: the scaled model's X
+			edges[i] = 2 * e
+		}
+	}
+	b, err := json.Marshal(map[string]any{"kernel": map[string]any{"edges": edges, "prob": k.Prob, "reveal": reveal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // Budgets count bytes of what a run will allocate, before the work: a
