@@ -26,12 +26,14 @@ type denseNet struct {
 	params          []float64
 	// Derived by refresh: per input column c, col[c*hidden+j] = W1[j][c]
 	// and biased[c*hidden+j] = B1[j] + W1[j][c] (the first add of every
-	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j], and
+	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j] (eight
+	// zeros past the end for secondKernel's last block), and
 	// whether W2 is finite (skipRelu).
 	col, biased, w2t []float64
 	finite           bool
-	active           []int     // scratch: the active hidden units of a forward pass
-	gh               []float64 // scratch: the gradient at the hidden units' outputs
+	active           []int      // scratch: the active hidden units of a forward pass
+	gh               []float64  // scratch: the gradient at the hidden units' outputs
+	acc              [8]float64 // scratch: secondKernel's block of outputs
 }
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
@@ -45,7 +47,7 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 		}
 		d.params[j] = b * (2*rng.Float64() - 1)
 	}
-	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out)
+	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out+8)
 	d.active, d.gh = make([]int, hidden), make([]float64, hidden)
 	d.refresh()
 	return d
@@ -83,13 +85,14 @@ func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
 func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
 	hd := d.hidden
 	h = h[:hd]
-	// B1[j] + W1[j][x] + r·W1[j][n], in that order: gonum's axpy
-	// multiplies, then adds, unfused, as the scalar expression does
-	floats.AddScaledTo(h, d.biased[x*hd:x*hd+hd], r, d.col[n*hd:n*hd+hd])
-	for j, v := range h {
-		h[j] = relu(v)
-	}
-	d.second(h, out)
+	biased, col := d.biased[x*hd:x*hd+hd], d.col[n*hd:n*hd+hd]
+	w, k := hiddenKernel(h, biased, col, r, d.active)
+	// B1[j] + W1[j][x] + r·W1[j][n], in that order, past the kernel's
+	// units: gonum's axpy multiplies, then adds, unfused, as the scalar
+	// expression does
+	floats.AddScaledTo(h[w:], biased[w:], r, col[w:])
+	k = reluActive(h, w, d.active, k)
+	d.secondOver(h, d.active[:k], out)
 }
 
 // forwardTwoHot evaluates the network on the input with ones in columns a
@@ -109,6 +112,11 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 // where one would wait on each add), over the active units only when W2
 // is finite (skipRelu).
 func (d *denseNet) second(h, out []float64) {
+	d.secondOver(h, d.skipRelu(h), out)
+}
+
+// secondOver is second with the active units of h (skipRelu) given.
+func (d *denseNet) secondOver(h []float64, act []int, out []float64) {
 	_, _, w2, b2 := d.split(d.params)
 	hd := d.hidden
 	h = h[:hd]
@@ -124,7 +132,18 @@ func (d *denseNet) second(h, out []float64) {
 		}
 		return
 	}
-	act := d.skipRelu(h)
+	if !secondKernel(out, b2, d.w2t, h, act, &d.acc) {
+		d.secondActive(h, act, out)
+	}
+}
+
+// secondActive is second's sum over the active units act of h (W2
+// finite), four outputs at a time (four independent chains of adds where
+// one would wait on each add), each in the order of act: the scalar twin
+// of secondKernel.
+func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
+	_, _, w2, b2 := d.split(d.params)
+	hd := d.hidden
 	o := 0
 	for ; o+4 <= len(out); o += 4 {
 		r0 := w2[o*hd : o*hd+hd][:len(h)]
@@ -160,6 +179,19 @@ func (d *denseNet) second(h, out []float64) {
 		}
 		out[o] = s0
 	}
+}
+
+// reluActive applies relu to h[from:] in place and appends its active
+// units (those skipRelu keeps) to act[:k], returning the new count.
+func reluActive(h []float64, from int, act []int, k int) int {
+	for j := from; j < len(h); j++ {
+		hv := relu(h[j])
+		h[j] = hv
+		act[k] = j
+		b := math.Float64bits(hv)
+		k += int((b | -b) >> 63)
+	}
+	return k
 }
 
 // skipRelu returns the hidden units whose activation is not +0, in order.

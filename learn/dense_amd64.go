@@ -1,0 +1,51 @@
+//go:build amd64 && !purego
+
+package learn
+
+// denseNet's output layer runs eight outputs at a time in assembly
+// (dense_amd64.s) when the vector kernels are in use.
+
+//go:noescape
+func secondAVX(acc, w *float64, stride int, h *float64, act *int, nact int)
+
+// secondKernel computes out = B2 + W2·h over the active units act as
+// secondActive does, bit for bit, and reports whether it did (false: no
+// AVX2, the caller runs secondActive). w2t is W2 by hidden unit, padded
+// by eight values (the last unit's block reads past its row).
+func secondKernel(out, b2, w2t, h []float64, act []int, acc *[8]float64) bool {
+	if !hasAVX {
+		return false
+	}
+	m := len(out)
+	if len(w2t) < (len(h)-1)*m+8 || len(b2) < m {
+		panic("learn: secondKernel: short slices")
+	}
+	var a0 *int
+	if len(act) > 0 {
+		a0 = &act[0]
+	}
+	for b := 0; b < m; b += 8 {
+		k := copy(acc[:], b2[b:m])
+		secondAVX(&acc[0], &w2t[b], m, &h[0], a0, len(act))
+		copy(out[b:b+k], acc[:k])
+	}
+	return true
+}
+
+//go:noescape
+func hiddenAVX(h, biased, col *float64, r float64, n int, act *int) int
+
+// hiddenKernel computes forwardSparse's first layer, h[j] = relu(biased[j]
+// + r·col[j]), and its active units into act, as the scalar loop does, bit
+// for bit, for the leading units j < done (a multiple of 4; 0 without
+// AVX2); k is the number of active units among them.
+func hiddenKernel(h, biased, col []float64, r float64, act []int) (done, k int) {
+	n := len(h) &^ 3
+	if !hasAVX || n == 0 {
+		return 0, 0
+	}
+	if len(biased) < n || len(col) < n || len(act) < n {
+		panic("learn: hiddenKernel: short slices")
+	}
+	return n, hiddenAVX(&h[0], &biased[0], &col[0], r, n, &act[0])
+}

@@ -1,0 +1,166 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func secondAVX(acc, w *float64, stride int, h *float64, act *int, nact int)
+//
+// For the eight outputs l < 8 of one block of the output layer,
+// acc[l] += w[j*stride+l]·h[j] for j = act[0], act[1], …, act[nact−1] in
+// that order: one VMULPD, then one VADDPD per unit and lane group (never
+// fused), so each output's sum rounds as denseNet.secondActive's scalar
+// chain. DI acc, SI w, R8 stride in bytes, DX h, BX &act[k], CX units left.
+TEXT ·secondAVX(SB), NOSPLIT, $0-48
+	MOVQ    acc+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    stride+16(FP), R8
+	SHLQ    $3, R8
+	MOVQ    h+24(FP), DX
+	MOVQ    act+32(FP), BX
+	MOVQ    nact+40(FP), CX
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	TESTQ   CX, CX
+	JEQ     second_done
+
+second_unit:
+	MOVQ         (BX), AX
+	VBROADCASTSD (DX)(AX*8), Y2
+	IMULQ        R8, AX
+	VMULPD       (SI)(AX*1), Y2, Y3
+	VADDPD       Y3, Y0, Y0
+	VMULPD       32(SI)(AX*1), Y2, Y4
+	VADDPD       Y4, Y1, Y1
+	ADDQ         $8, BX
+	DECQ         CX
+	JNE          second_unit
+
+second_done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func hiddenAVX(h, biased, col *float64, r float64, n int, act *int) int
+//
+// The first layer's units j < n (a multiple of 4) of forwardSparse:
+// h[j] = 0.5·(v + |v|), v = biased[j] + r·col[j] (relu, each operation
+// rounded as the scalar expression), and the active units (h[j] not +0,
+// skipRelu) appended to act in order, four at a time without a branch: the
+// lanes' mask picks a row of activeLanes, the unit indices added to it are
+// stored whole, and the count advances by the mask's population. Returns
+// the count. DI h, SI biased, DX col, AX j, BX act, R9 count.
+TEXT ·hiddenAVX(SB), NOSPLIT, $0-56
+	MOVQ         h+0(FP), DI
+	MOVQ         biased+8(FP), SI
+	MOVQ         col+16(FP), DX
+	VBROADCASTSD r+24(FP), Y0
+	MOVQ         n+32(FP), CX
+	MOVQ         act+40(FP), BX
+	VBROADCASTSD half<>(SB), Y1
+	VBROADCASTSD absMask<>(SB), Y2
+	VPXOR        Y3, Y3, Y3
+	LEAQ         activeLanes<>(SB), R10
+	XORQ         AX, AX
+	XORQ         R9, R9
+
+hidden_loop:
+	CMPQ         AX, CX
+	JGE          hidden_done
+	VMULPD       (DX)(AX*8), Y0, Y4
+	VADDPD       (SI)(AX*8), Y4, Y4
+	VANDPD       Y2, Y4, Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y1, Y4, Y4
+	VMOVUPD      Y4, (DI)(AX*8)
+	VPCMPEQQ     Y3, Y4, Y5
+	VMOVMSKPD    Y5, R11
+	XORQ         $15, R11
+	MOVQ         R11, R12
+	SHLQ         $5, R12
+	MOVQ         AX, X6
+	VPBROADCASTQ X6, Y6
+	VPADDQ       (R10)(R12*1), Y6, Y6
+	VMOVDQU      Y6, (BX)(R9*8)
+	POPCNTQ      R11, R11
+	ADDQ         R11, R9
+	ADDQ         $4, AX
+	JMP          hidden_loop
+
+hidden_done:
+	VZEROUPPER
+	MOVQ R9, ret+48(FP)
+	RET
+
+DATA half<>+0(SB)/8, $0x3fe0000000000000
+GLOBL half<>(SB), RODATA|NOPTR, $8
+
+DATA absMask<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL absMask<>(SB), RODATA|NOPTR, $8
+
+// activeLanes row b: the lanes set in the 4-bit mask b, lowest first,
+// padded with zeros.
+DATA activeLanes<>+0(SB)/8, $0
+DATA activeLanes<>+8(SB)/8, $0
+DATA activeLanes<>+16(SB)/8, $0
+DATA activeLanes<>+24(SB)/8, $0
+DATA activeLanes<>+32(SB)/8, $0
+DATA activeLanes<>+40(SB)/8, $0
+DATA activeLanes<>+48(SB)/8, $0
+DATA activeLanes<>+56(SB)/8, $0
+DATA activeLanes<>+64(SB)/8, $1
+DATA activeLanes<>+72(SB)/8, $0
+DATA activeLanes<>+80(SB)/8, $0
+DATA activeLanes<>+88(SB)/8, $0
+DATA activeLanes<>+96(SB)/8, $0
+DATA activeLanes<>+104(SB)/8, $1
+DATA activeLanes<>+112(SB)/8, $0
+DATA activeLanes<>+120(SB)/8, $0
+DATA activeLanes<>+128(SB)/8, $2
+DATA activeLanes<>+136(SB)/8, $0
+DATA activeLanes<>+144(SB)/8, $0
+DATA activeLanes<>+152(SB)/8, $0
+DATA activeLanes<>+160(SB)/8, $0
+DATA activeLanes<>+168(SB)/8, $2
+DATA activeLanes<>+176(SB)/8, $0
+DATA activeLanes<>+184(SB)/8, $0
+DATA activeLanes<>+192(SB)/8, $1
+DATA activeLanes<>+200(SB)/8, $2
+DATA activeLanes<>+208(SB)/8, $0
+DATA activeLanes<>+216(SB)/8, $0
+DATA activeLanes<>+224(SB)/8, $0
+DATA activeLanes<>+232(SB)/8, $1
+DATA activeLanes<>+240(SB)/8, $2
+DATA activeLanes<>+248(SB)/8, $0
+DATA activeLanes<>+256(SB)/8, $3
+DATA activeLanes<>+264(SB)/8, $0
+DATA activeLanes<>+272(SB)/8, $0
+DATA activeLanes<>+280(SB)/8, $0
+DATA activeLanes<>+288(SB)/8, $0
+DATA activeLanes<>+296(SB)/8, $3
+DATA activeLanes<>+304(SB)/8, $0
+DATA activeLanes<>+312(SB)/8, $0
+DATA activeLanes<>+320(SB)/8, $1
+DATA activeLanes<>+328(SB)/8, $3
+DATA activeLanes<>+336(SB)/8, $0
+DATA activeLanes<>+344(SB)/8, $0
+DATA activeLanes<>+352(SB)/8, $0
+DATA activeLanes<>+360(SB)/8, $1
+DATA activeLanes<>+368(SB)/8, $3
+DATA activeLanes<>+376(SB)/8, $0
+DATA activeLanes<>+384(SB)/8, $2
+DATA activeLanes<>+392(SB)/8, $3
+DATA activeLanes<>+400(SB)/8, $0
+DATA activeLanes<>+408(SB)/8, $0
+DATA activeLanes<>+416(SB)/8, $0
+DATA activeLanes<>+424(SB)/8, $2
+DATA activeLanes<>+432(SB)/8, $3
+DATA activeLanes<>+440(SB)/8, $0
+DATA activeLanes<>+448(SB)/8, $1
+DATA activeLanes<>+456(SB)/8, $2
+DATA activeLanes<>+464(SB)/8, $3
+DATA activeLanes<>+472(SB)/8, $0
+DATA activeLanes<>+480(SB)/8, $0
+DATA activeLanes<>+488(SB)/8, $1
+DATA activeLanes<>+496(SB)/8, $2
+DATA activeLanes<>+504(SB)/8, $3
+GLOBL activeLanes<>(SB), RODATA|NOPTR, $512
