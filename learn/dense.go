@@ -214,9 +214,8 @@ func (d *denseNet) skipRelu(h []float64) []int {
 // backwardSparse adds the parameter gradient of the row forwardSparse(x,
 // n, r) evaluated (hidden activations h) for output gradient dz into grad.
 func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
-	d.backwardOut(h, dz, grad)
+	gh := d.backwardOutGrads(h, dz, grad)
 	gw1, gb1, _, _ := d.split(grad)
-	gh := d.hiddenGrads(dz)
 	for j, hv := range h[:d.hidden] {
 		if hv <= 0 {
 			continue // ReLU's derivative at 0 is 0, as autograd's
@@ -231,9 +230,8 @@ func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
 
 // backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
 func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
-	d.backwardOut(h, dz, grad)
+	gh := d.backwardOutGrads(h, dz, grad)
 	gw1, gb1, _, _ := d.split(grad)
-	gh := d.hiddenGrads(dz)
 	for j, hv := range h[:d.hidden] {
 		if hv <= 0 {
 			continue
@@ -244,6 +242,37 @@ func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
 		row[a] += s
 		row[b] += s
 	}
+}
+
+// backwardOutGrads is backwardOut, then hiddenGrads, the leading hidden
+// units through backwardKernel.
+func (d *denseNet) backwardOutGrads(h, dz, grad []float64) []float64 {
+	_, _, gw2, gb2 := d.split(grad)
+	_, _, w2, _ := d.split(d.params)
+	hd := d.hidden
+	h, dz = h[:hd], dz[:d.out]
+	w := backwardKernel(gw2, w2, h, dz, d.gh)
+	if w == 0 {
+		d.backwardOut(h, dz, grad)
+		return d.hiddenGrads(dz)
+	}
+	for o, g := range dz {
+		if g != 0 {
+			gb2[o] += g
+		}
+	}
+	for j := w; j < hd; j++ { // the units past the kernel's, as backwardOut and hiddenGrads
+		hv := h[j]
+		var s float64
+		for o, g := range dz {
+			s += w2[o*hd+j] * g
+			if g != 0 {
+				gw2[o*hd+j] += g * hv
+			}
+		}
+		d.gh[j] = s
+	}
+	return d.gh
 }
 
 // backwardOut adds the output layer's gradient: dz into B2, dz·hᵀ into W2.

@@ -49,3 +49,23 @@ func hiddenKernel(h, biased, col []float64, r float64, act []int) (done, k int) 
 	}
 	return n, hiddenAVX(&h[0], &biased[0], &col[0], r, n, &act[0])
 }
+
+//go:noescape
+func backwardAVX(gw2, w2, h, dz, gh *float64, hd, n, m int)
+
+// backwardKernel runs backwardOut's update of W2's gradient gw2 and
+// hiddenGrads's sums gh for the leading hidden units j < done (a multiple
+// of 4; 0 without AVX2) bit for bit as they do; B2's gradient is the
+// caller's.
+func backwardKernel(gw2, w2, h, dz, gh []float64) (done int) {
+	hd, m := len(h), len(dz)
+	n := hd &^ 3
+	if !hasAVX || n == 0 || m == 0 {
+		return 0
+	}
+	if len(gw2) < m*hd || len(w2) < m*hd || len(gh) < hd {
+		panic("learn: backwardKernel: short slices")
+	}
+	backwardAVX(&gw2[0], &w2[0], &h[0], &dz[0], &gh[0], hd, n, m)
+	return n
+}

@@ -164,3 +164,61 @@ DATA activeLanes<>+488(SB)/8, $1
 DATA activeLanes<>+496(SB)/8, $2
 DATA activeLanes<>+504(SB)/8, $3
 GLOBL activeLanes<>(SB), RODATA|NOPTR, $512
+
+// func backwardAVX(gw2, w2, h, dz, gh *float64, hd, n, m int)
+//
+// The output layer's backward pass of one row for the hidden units j < n
+// (a multiple of 4), four at a time: gh[j] = Σ_o W2[o][j]·dz[o] from +0 in
+// the order of the outputs, and gw2[o][j] += dz[o]·h[j] for the outputs
+// with dz[o] ≠ 0 (±0 left out, as backwardOut does); each a VMULPD, then
+// a VADDPD, as hiddenGrads and backwardOut round. W2 and gw2 are [m][hd].
+// DI gw2, SI w2, DX h, R8 dz, R9 gh, R10 hd in bytes, CX n in bytes,
+// R11 m, AX the block's offset; per output R12 &dz[o], R13 &W2[o][j],
+// R14 &gw2[o][j], BX outputs left.
+TEXT ·backwardAVX(SB), NOSPLIT, $0-64
+	MOVQ gw2+0(FP), DI
+	MOVQ w2+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ dz+24(FP), R8
+	MOVQ gh+32(FP), R9
+	MOVQ hd+40(FP), R10
+	SHLQ $3, R10
+	MOVQ n+48(FP), CX
+	SHLQ $3, CX
+	MOVQ m+56(FP), R11
+	XORQ AX, AX
+
+back_block:
+	CMPQ    AX, CX
+	JGE     back_done
+	VMOVUPD (DX)(AX*1), Y1
+	VXORPD  Y0, Y0, Y0
+	MOVQ    R8, R12
+	LEAQ    (SI)(AX*1), R13
+	LEAQ    (DI)(AX*1), R14
+	MOVQ    R11, BX
+
+back_out:
+	VBROADCASTSD (R12), Y2
+	VMULPD       (R13), Y2, Y3
+	VADDPD       Y3, Y0, Y0
+	MOVQ         (R12), R15
+	SHLQ         $1, R15
+	JEQ          back_next
+	VMULPD       Y1, Y2, Y4
+	VADDPD       (R14), Y4, Y4
+	VMOVUPD      Y4, (R14)
+
+back_next:
+	ADDQ $8, R12
+	ADDQ R10, R13
+	ADDQ R10, R14
+	DECQ BX
+	JNE  back_out
+	VMOVUPD Y0, (R9)(AX*1)
+	ADDQ    $32, AX
+	JMP     back_block
+
+back_done:
+	VZEROUPPER
+	RET

@@ -34,7 +34,8 @@ func sameFloats(got, want []float64) bool {
 }
 
 // TestDenseKernelsAreScalar: denseNet's first layer with its active units
-// (hiddenKernel) and output layer (secondKernel) give the bits of the
+// (hiddenKernel), output layer (secondKernel) and the output layer's
+// backward pass (backwardKernel) give the bits of the
 // scalar loops, relu(B1[j] + W1[j][x] + r·W1[j][n]) unit by unit and each
 // output's sum over the active units in order, on random weights over 30
 // decades with ±0, subnormals, ±Inf and NaN in the first layer, inactive
@@ -105,6 +106,32 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 		if !sameFloats(got, wantOut) {
 			t.Fatalf("trial %d (%d units, %d outputs): %s outputs %v, scalar %v", trial, hd, out, fmt.Sprint(act), got, wantOut)
 		}
+
+		// The output layer's backward pass: ±0, NaN and ±Inf among the
+		// output gradients, onto a gradient with ±0 and NaN entries.
+		dz := make([]float64, out)
+		for o := range dz {
+			dz[o] = denseVal(rng)
+		}
+		dz[rng.IntN(out)] = math.Copysign(0, -1)
+		if trial%5 == 0 {
+			dz[rng.IntN(out)] = []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(3)]
+		}
+		grad := make([]float64, len(d.params))
+		for k := range grad {
+			grad[k] = denseVal(rng)
+		}
+		grad[rng.IntN(len(grad))] = math.Copysign(0, -1)
+		wantGrad := slices.Clone(grad)
+		d.backwardOut(h, dz, wantGrad)
+		wantGH := slices.Clone(d.hiddenGrads(dz))
+		gh := d.backwardOutGrads(h, dz, grad)
+		if !sameFloats(grad, wantGrad) {
+			t.Fatalf("trial %d (%d units, %d outputs): output layer's gradient %v, scalar %v", trial, hd, out, grad, wantGrad)
+		}
+		if !sameFloats(gh, wantGH) {
+			t.Fatalf("trial %d (%d units, %d outputs): hidden units' gradients %v, scalar %v", trial, hd, out, gh, wantGH)
+		}
 	}
 }
 
@@ -143,6 +170,18 @@ func BenchmarkDenseKernels(b *testing.B) {
 	b.Run("second/scalar", func(b *testing.B) {
 		for b.Loop() {
 			d.secondActive(h, act[:k], out)
+		}
+	})
+	grad, dz := make([]float64, len(d.params)), []float64{0.1, -0.2, 0.05, 0.3, -0.15, -0.1}
+	b.Run("backward/kernel", func(b *testing.B) {
+		for b.Loop() {
+			d.backwardOutGrads(h, dz, grad)
+		}
+	})
+	b.Run("backward/scalar", func(b *testing.B) {
+		for b.Loop() {
+			d.backwardOut(h, dz, grad)
+			d.hiddenGrads(dz)
 		}
 	})
 }
