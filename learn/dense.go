@@ -86,6 +86,12 @@ func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
 	hd := d.hidden
 	h = h[:hd]
 	biased, col := d.biased[x*hd:x*hd+hd], d.col[n*hd:n*hd+hd]
+	if d.finite {
+		_, _, _, b2 := d.split(d.params)
+		if denseForwardKernel(h, biased, col, r, d.active, d.w2t, b2, out[:d.out]) {
+			return
+		}
+	}
 	w, k := hiddenKernel(h, biased, col, r, d.active)
 	// B1[j] + W1[j][x] + r·W1[j][n], in that order, past the kernel's
 	// units: gonum's axpy multiplies, then adds, unfused, as the scalar

@@ -69,3 +69,22 @@ func backwardKernel(gw2, w2, h, dz, gh []float64) (done int) {
 	backwardAVX(&gw2[0], &w2[0], &h[0], &dz[0], &gh[0], hd, n, m)
 	return n
 }
+
+//go:noescape
+func denseForwardAVX(h, biased, col *float64, r float64, hd int, act *int, w2t, b2 *float64, m int, out *float64)
+
+// denseForwardKernel is forwardSparse's two layers in one call (hiddenKernel's
+// first layer over every unit, then secondKernel's output layer) for at
+// most eight outputs and W2 finite, bit for bit as the scalar loops; it
+// reports whether it ran (false: no AVX2 or more outputs).
+func denseForwardKernel(h, biased, col []float64, r float64, act []int, w2t, b2, out []float64) bool {
+	hd, m := len(h), len(out)
+	if !hasAVX || hd == 0 || m == 0 || m > 8 {
+		return false
+	}
+	if len(biased) < hd || len(col) < hd || len(act) < hd || len(w2t) < (hd-1)*m+8 || len(b2) < m {
+		panic("learn: denseForwardKernel: short slices")
+	}
+	denseForwardAVX(&h[0], &biased[0], &col[0], r, hd, &act[0], &w2t[0], &b2[0], m, &out[0])
+	return true
+}

@@ -222,3 +222,176 @@ back_next:
 back_done:
 	VZEROUPPER
 	RET
+
+// func denseForwardAVX(h, biased, col *float64, r float64, hd int, act *int, w2t, b2 *float64, m int, out *float64)
+//
+// forwardSparse in one pass for m ≤ 8 outputs and W2 finite: the first
+// layer as hiddenAVX for the units j < hd&^3, the rest one at a time with
+// the same operations on one lane, then the output layer as secondAVX over
+// the active units, B2 read and out written through the lane masks of m.
+TEXT ·denseForwardAVX(SB), NOSPLIT, $0-80
+	MOVQ         h+0(FP), DI
+	MOVQ         biased+8(FP), SI
+	MOVQ         col+16(FP), DX
+	VBROADCASTSD r+24(FP), Y0
+	MOVQ         hd+32(FP), CX
+	MOVQ         act+40(FP), BX
+	VBROADCASTSD half<>(SB), Y1
+	VBROADCASTSD absMask<>(SB), Y2
+	VPXOR        Y3, Y3, Y3
+	LEAQ         activeLanes<>(SB), R10
+	XORQ         AX, AX
+	XORQ         R9, R9
+	MOVQ         CX, R13
+	ANDQ         $-4, R13
+
+fwd_hidden4:
+	CMPQ         AX, R13
+	JGE          fwd_hidden1
+	VMULPD       (DX)(AX*8), Y0, Y4
+	VADDPD       (SI)(AX*8), Y4, Y4
+	VANDPD       Y2, Y4, Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y1, Y4, Y4
+	VMOVUPD      Y4, (DI)(AX*8)
+	VPCMPEQQ     Y3, Y4, Y5
+	VMOVMSKPD    Y5, R11
+	XORQ         $15, R11
+	MOVQ         R11, R12
+	SHLQ         $5, R12
+	MOVQ         AX, X6
+	VPBROADCASTQ X6, Y6
+	VPADDQ       (R10)(R12*1), Y6, Y6
+	VMOVDQU      Y6, (BX)(R9*8)
+	POPCNTQ      R11, R11
+	ADDQ         R11, R9
+	ADDQ         $4, AX
+	JMP          fwd_hidden4
+
+fwd_hidden1:
+	CMPQ    AX, CX
+	JGE     fwd_second
+	VMOVSD  (DX)(AX*8), X4
+	VMULSD  X0, X4, X4
+	VADDSD  (SI)(AX*8), X4, X4
+	VANDPD  X2, X4, X5
+	VADDSD  X5, X4, X4
+	VMULSD  X1, X4, X4
+	VMOVSD  X4, (DI)(AX*8)
+	MOVQ    X4, R11
+	MOVQ    AX, (BX)(R9*8)
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	SETNE   R12B
+	ADDQ    R12, R9
+	INCQ    AX
+	JMP     fwd_hidden1
+
+fwd_second:
+	MOVQ       w2t+48(FP), SI
+	MOVQ       b2+56(FP), DX
+	MOVQ       m+64(FP), R8
+	MOVQ       out+72(FP), R14
+	LEAQ       laneMasks<>(SB), R10
+	MOVQ       R8, R12
+	SHLQ       $6, R12
+	VMOVDQU    (R10)(R12*1), Y7
+	VMOVDQU    32(R10)(R12*1), Y8
+	VMASKMOVPD (DX), Y7, Y0
+	VMASKMOVPD 32(DX), Y8, Y1
+	SHLQ       $3, R8
+	TESTQ      R9, R9
+	JEQ        fwd_store
+
+fwd_unit:
+	MOVQ         (BX), AX
+	VBROADCASTSD (DI)(AX*8), Y2
+	IMULQ        R8, AX
+	VMULPD       (SI)(AX*1), Y2, Y3
+	VADDPD       Y3, Y0, Y0
+	VMULPD       32(SI)(AX*1), Y2, Y4
+	VADDPD       Y4, Y1, Y1
+	ADDQ         $8, BX
+	DECQ         R9
+	JNE          fwd_unit
+
+fwd_store:
+	VMASKMOVPD Y0, Y7, (R14)
+	VMASKMOVPD Y1, Y8, 32(R14)
+	VZEROUPPER
+	RET
+
+// laneMasks row m (64 bytes): all ones in the lanes l < m of eight.
+DATA laneMasks<>+0(SB)/8, $0
+DATA laneMasks<>+8(SB)/8, $0
+DATA laneMasks<>+16(SB)/8, $0
+DATA laneMasks<>+24(SB)/8, $0
+DATA laneMasks<>+32(SB)/8, $0
+DATA laneMasks<>+40(SB)/8, $0
+DATA laneMasks<>+48(SB)/8, $0
+DATA laneMasks<>+56(SB)/8, $0
+DATA laneMasks<>+64(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+72(SB)/8, $0
+DATA laneMasks<>+80(SB)/8, $0
+DATA laneMasks<>+88(SB)/8, $0
+DATA laneMasks<>+96(SB)/8, $0
+DATA laneMasks<>+104(SB)/8, $0
+DATA laneMasks<>+112(SB)/8, $0
+DATA laneMasks<>+120(SB)/8, $0
+DATA laneMasks<>+128(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+136(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+144(SB)/8, $0
+DATA laneMasks<>+152(SB)/8, $0
+DATA laneMasks<>+160(SB)/8, $0
+DATA laneMasks<>+168(SB)/8, $0
+DATA laneMasks<>+176(SB)/8, $0
+DATA laneMasks<>+184(SB)/8, $0
+DATA laneMasks<>+192(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+200(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+208(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+216(SB)/8, $0
+DATA laneMasks<>+224(SB)/8, $0
+DATA laneMasks<>+232(SB)/8, $0
+DATA laneMasks<>+240(SB)/8, $0
+DATA laneMasks<>+248(SB)/8, $0
+DATA laneMasks<>+256(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+264(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+272(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+280(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+288(SB)/8, $0
+DATA laneMasks<>+296(SB)/8, $0
+DATA laneMasks<>+304(SB)/8, $0
+DATA laneMasks<>+312(SB)/8, $0
+DATA laneMasks<>+320(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+328(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+336(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+344(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+352(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+360(SB)/8, $0
+DATA laneMasks<>+368(SB)/8, $0
+DATA laneMasks<>+376(SB)/8, $0
+DATA laneMasks<>+384(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+392(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+400(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+408(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+416(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+424(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+432(SB)/8, $0
+DATA laneMasks<>+440(SB)/8, $0
+DATA laneMasks<>+448(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+456(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+464(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+472(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+480(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+488(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+496(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+504(SB)/8, $0
+DATA laneMasks<>+512(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+520(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+528(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+536(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+544(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+552(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+560(SB)/8, $0xffffffffffffffff
+DATA laneMasks<>+568(SB)/8, $0xffffffffffffffff
+GLOBL laneMasks<>(SB), RODATA|NOPTR, $576

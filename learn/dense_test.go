@@ -34,7 +34,8 @@ func sameFloats(got, want []float64) bool {
 }
 
 // TestDenseKernelsAreScalar: denseNet's first layer with its active units
-// (hiddenKernel), output layer (secondKernel) and the output layer's
+// (hiddenKernel), output layer (secondKernel), both in one pass
+// (denseForwardKernel, through forwardSparse) and the output layer's
 // backward pass (backwardKernel) give the bits of the
 // scalar loops, relu(B1[j] + W1[j][x] + r·W1[j][n]) unit by unit and each
 // output's sum over the active units in order, on random weights over 30
@@ -160,6 +161,16 @@ func BenchmarkDenseKernels(b *testing.B) {
 	b.Run("hidden/scalar", func(b *testing.B) {
 		for b.Loop() {
 			hiddenScalar()
+		}
+	})
+	b.Run("forward/kernel", func(b *testing.B) {
+		for b.Loop() {
+			d.forwardSparse(2, 6, r, h, out)
+		}
+	})
+	b.Run("forward/scalar", func(b *testing.B) {
+		for b.Loop() {
+			d.secondActive(h, act[:hiddenScalar()], out)
 		}
 	})
 	b.Run("second/kernel", func(b *testing.B) {
