@@ -107,6 +107,13 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 	hd := d.hidden
 	h = h[:hd]
 	biased, col := d.biased[a*hd : a*hd+hd][:len(h)], d.col[b*hd : b*hd+hd][:len(h)]
+	if d.finite {
+		// forwardSparse's kernel with r = 1: 1·W1[j][b] is W1[j][b]
+		_, _, _, b2 := d.split(d.params)
+		if denseForwardKernel(h, biased, col, 1, d.active, d.w2t, b2, out[:d.out]) {
+			return
+		}
+	}
 	for j := range h {
 		h[j] = relu(biased[j] + col[j]) // B1[j] + W1[j][a] + W1[j][b]
 	}

@@ -91,6 +91,16 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 			t.Fatalf("trial %d (%d units, %d outputs): outputs %v, scalar %v", trial, hd, out, got, wantOut)
 		}
 
+		// The two-hot pass: forwardSparse's kernel with r = 1.
+		for j := range wantH {
+			wantH[j] = relu(biased[j] + col[j])
+		}
+		d.secondActive(wantH, slices.Clone(d.skipRelu(wantH)), wantOut)
+		d.forwardTwoHot(x, 2, h, got)
+		if !sameFloats(h, wantH) || !sameFloats(got, wantOut) {
+			t.Fatalf("trial %d (%d units, %d outputs): two-hot hidden %v outputs %v, scalar %v %v", trial, hd, out, h, got, wantH, wantOut)
+		}
+
 		// The output layer alone, on activations with +Inf and NaN units.
 		for j := range h {
 			h[j] = max(0, denseVal(rng))
