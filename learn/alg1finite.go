@@ -235,6 +235,7 @@ func (t *finiteTrainer) privStep() {
 		}
 		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
+	t.priv.flushFirst(t.gradPriv)
 	t.opt[0].Step(t.priv.params, t.gradPriv)
 	t.priv.refresh()
 }

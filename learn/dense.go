@@ -34,6 +34,7 @@ type denseNet struct {
 	active           []int      // scratch: the active hidden units of a forward pass
 	gh               []float64  // scratch: the gradient at the hidden units' outputs
 	acc              [8]float64 // scratch: secondKernel's block of outputs
+	gw1t             []float64  // backwardSparse's W1 gradient by input column, gw1t[c*hidden+j]
 }
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
@@ -48,7 +49,7 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 		d.params[j] = b * (2*rng.Float64() - 1)
 	}
 	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out+8)
-	d.active, d.gh = make([]int, hidden), make([]float64, hidden)
+	d.active, d.gh, d.gw1t = make([]int, hidden), make([]float64, hidden), make([]float64, in*hidden)
 	d.refresh()
 	return d
 }
@@ -225,19 +226,40 @@ func (d *denseNet) skipRelu(h []float64) []int {
 }
 
 // backwardSparse adds the parameter gradient of the row forwardSparse(x,
-// n, r) evaluated (hidden activations h) for output gradient dz into grad.
+// n, r) evaluated (hidden activations h) for output gradient dz into grad,
+// W1's part into the scratch gw1t by input column (contiguous over the
+// hidden units), which flushFirst then moves into grad: grad's W1 part
+// must be +0 until then, as gw1t's is (each entry the same sum from +0 in
+// the same order of rows).
 func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
 	gh := d.backwardOutGrads(h, dz, grad)
-	gw1, gb1, _, _ := d.split(grad)
-	for j, hv := range h[:d.hidden] {
-		if hv <= 0 {
+	_, gb1, _, _ := d.split(grad)
+	hd := d.hidden
+	h = h[:hd]
+	gx, gn := d.gw1t[x*hd:x*hd+hd], d.gw1t[n*hd:n*hd+hd]
+	w := firstGradKernel(gb1, gx, gn, gh, h, r)
+	for j := w; j < hd; j++ {
+		if h[j] <= 0 {
 			continue // ReLU's derivative at 0 is 0, as autograd's
 		}
 		s := gh[j]
 		gb1[j] += s
-		row := gw1[j*d.in : j*d.in+d.in]
-		row[x] += s
-		row[n] += s * r
+		gx[j] += s
+		gn[j] += s * r
+	}
+}
+
+// flushFirst moves W1's gradient accumulated by backwardSparse into grad
+// (W1[j][c] = gw1t[c][j]) and clears gw1t.
+func (d *denseNet) flushFirst(grad []float64) {
+	gw1, _, _, _ := d.split(grad)
+	hd := d.hidden
+	for c := range d.in {
+		col := d.gw1t[c*hd : c*hd+hd]
+		for j, v := range col {
+			gw1[j*d.in+c] = v
+		}
+		clear(col)
 	}
 }
 

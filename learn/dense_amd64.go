@@ -88,3 +88,22 @@ func denseForwardKernel(h, biased, col []float64, r float64, act []int, w2t, b2,
 	denseForwardAVX(&h[0], &biased[0], &col[0], r, hd, &act[0], &w2t[0], &b2[0], m, &out[0])
 	return true
 }
+
+//go:noescape
+func firstGradAVX(gb1, gx, gn, gh, h *float64, r float64, n int)
+
+// firstGradKernel runs backwardSparse's first-layer updates for the
+// leading hidden units j < done (a multiple of 4; 0 without AVX2) bit for
+// bit as its scalar loop: gb1[j] += gh[j], gx[j] += gh[j], gn[j] +=
+// gh[j]·r for the units with h[j] not +0 (h a relu's output).
+func firstGradKernel(gb1, gx, gn, gh, h []float64, r float64) (done int) {
+	n := len(h) &^ 3
+	if !hasAVX || n == 0 {
+		return 0
+	}
+	if len(gb1) < n || len(gx) < n || len(gn) < n || len(gh) < n {
+		panic("learn: firstGradKernel: short slices")
+	}
+	firstGradAVX(&gb1[0], &gx[0], &gn[0], &gh[0], &h[0], r, n)
+	return n
+}

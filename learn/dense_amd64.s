@@ -395,3 +395,48 @@ DATA laneMasks<>+552(SB)/8, $0xffffffffffffffff
 DATA laneMasks<>+560(SB)/8, $0xffffffffffffffff
 DATA laneMasks<>+568(SB)/8, $0xffffffffffffffff
 GLOBL laneMasks<>(SB), RODATA|NOPTR, $576
+
+// func firstGradAVX(gb1, gx, gn, gh, h *float64, r float64, n int)
+//
+// backwardSparse's first-layer gradient for the hidden units j < n (a
+// multiple of 4), four at a time: gb1[j] += gh[j], gx[j] += gh[j],
+// gn[j] += gh[j]·r where h[j] is not +0, each entry of a unit at +0 kept
+// by a blend (the scalar loop skips it). DI gb1, SI gx, DX gn, R8 gh,
+// R9 h, CX n in bytes, AX the block's offset.
+TEXT ·firstGradAVX(SB), NOSPLIT, $0-56
+	MOVQ         gb1+0(FP), DI
+	MOVQ         gx+8(FP), SI
+	MOVQ         gn+16(FP), DX
+	MOVQ         gh+24(FP), R8
+	MOVQ         h+32(FP), R9
+	VBROADCASTSD r+40(FP), Y6
+	MOVQ         n+48(FP), CX
+	SHLQ         $3, CX
+	VPXOR        Y7, Y7, Y7
+	XORQ         AX, AX
+
+first_block:
+	CMPQ      AX, CX
+	JGE       first_done
+	VMOVUPD   (R9)(AX*1), Y1
+	VPCMPEQQ  Y7, Y1, Y5
+	VMOVUPD   (R8)(AX*1), Y0
+	VMOVUPD   (DI)(AX*1), Y2
+	VADDPD    Y0, Y2, Y3
+	VBLENDVPD Y5, Y2, Y3, Y3
+	VMOVUPD   Y3, (DI)(AX*1)
+	VMOVUPD   (SI)(AX*1), Y2
+	VADDPD    Y0, Y2, Y3
+	VBLENDVPD Y5, Y2, Y3, Y3
+	VMOVUPD   Y3, (SI)(AX*1)
+	VMULPD    Y6, Y0, Y4
+	VMOVUPD   (DX)(AX*1), Y2
+	VADDPD    Y4, Y2, Y3
+	VBLENDVPD Y5, Y2, Y3, Y3
+	VMOVUPD   Y3, (DX)(AX*1)
+	ADDQ      $32, AX
+	JMP       first_block
+
+first_done:
+	VZEROUPPER
+	RET

@@ -13,3 +13,5 @@ func backwardKernel(gw2, w2, h, dz, gh []float64) (done int) { return 0 }
 func denseForwardKernel(h, biased, col []float64, r float64, act []int, w2t, b2, out []float64) bool {
 	return false
 }
+
+func firstGradKernel(gb1, gx, gn, gh, h []float64, r float64) (done int) { return 0 }

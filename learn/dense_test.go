@@ -35,8 +35,9 @@ func sameFloats(got, want []float64) bool {
 
 // TestDenseKernelsAreScalar: denseNet's first layer with its active units
 // (hiddenKernel), output layer (secondKernel), both in one pass
-// (denseForwardKernel, through forwardSparse) and the output layer's
-// backward pass (backwardKernel) give the bits of the
+// (denseForwardKernel, through forwardSparse), the output layer's
+// backward pass (backwardKernel) and the first layer's gradient
+// (firstGradKernel, through backwardSparse) give the bits of the
 // scalar loops, relu(B1[j] + W1[j][x] + r·W1[j][n]) unit by unit and each
 // output's sum over the active units in order, on random weights over 30
 // decades with ±0, subnormals, ±Inf and NaN in the first layer, inactive
@@ -142,6 +143,35 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 		}
 		if !sameFloats(gh, wantGH) {
 			t.Fatalf("trial %d (%d units, %d outputs): hidden units' gradients %v, scalar %v", trial, hd, out, gh, wantGH)
+		}
+
+		// The whole backward pass of two rows with the first layer's
+		// gradient by column (firstGradKernel, flushFirst), W1's part from
+		// +0, against the scalar loop over the units with h[j] > 0.
+		clear(grad[:hd*3])
+		wantGrad = slices.Clone(grad)
+		for _, x := range []int{x, 1 - x} {
+			for j := range h {
+				h[j] = relu(denseVal(rng))
+			}
+			h[rng.IntN(hd)] = math.NaN()
+			r := denseVal(rng)
+			d.backwardOut(h, dz, wantGrad)
+			wgh := d.hiddenGrads(dz)
+			gw1, gb1, _, _ := d.split(wantGrad)
+			for j, hv := range h {
+				if hv <= 0 {
+					continue
+				}
+				gb1[j] += wgh[j]
+				gw1[j*3+x] += wgh[j]
+				gw1[j*3+2] += wgh[j] * r
+			}
+			d.backwardSparse(x, 2, r, h, dz, grad)
+		}
+		d.flushFirst(grad)
+		if !sameFloats(grad, wantGrad) {
+			t.Fatalf("trial %d (%d units, %d outputs): backwardSparse's gradient %v, scalar %v", trial, hd, out, grad, wantGrad)
 		}
 	}
 }
