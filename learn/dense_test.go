@@ -235,4 +235,23 @@ func BenchmarkDenseKernels(b *testing.B) {
 			d.hiddenGrads(dz)
 		}
 	})
+	gh := slices.Clone(d.hiddenGrads(dz))
+	gb1, gx, gn := make([]float64, 50), make([]float64, 50), make([]float64, 50)
+	b.Run("firstGrad/kernel", func(b *testing.B) {
+		for b.Loop() {
+			firstGradKernel(gb1, gx, gn, gh, h, r)
+		}
+	})
+	b.Run("firstGrad/scalar", func(b *testing.B) {
+		for b.Loop() {
+			for j, hv := range h {
+				if hv <= 0 {
+					continue
+				}
+				gb1[j] += gh[j]
+				gx[j] += gh[j]
+				gn[j] += gh[j] * r
+			}
+		}
+	})
 }
