@@ -43,7 +43,7 @@ type finiteTrainer struct {
 	hist     History
 	snaps    []snap
 	// scratch
-	p, g, dz, h    []float64
+	g, dz          []float64
 	gradPriv       []float64
 	gradObs        [][]float64
 	tables         [][]float64 // per observer: q[(f*nv+v)*n+x]
@@ -54,6 +54,7 @@ type finiteTrainer struct {
 	batchH         []float64   // and its hidden activations
 	dTable         []float64
 	obsLoss        []float64 // the privatizer step's per-observer losses, reused
+	teRows         []int32   // 0, 1, …: the test split's rows, evaluated a minibatch at a time
 	evSoft, evHard []float64 // evaluate's per-observer losses, reused
 }
 
@@ -92,7 +93,7 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	}
 	t.draw = rand.New(rand.NewPCG(seed, streamBernoulli))
 	t.eval = rand.New(rand.NewPCG(seed, streamEval))
-	t.p, t.g, t.dz, t.h = make([]float64, t.m), make([]float64, t.m), make([]float64, max(t.m, n)), make([]float64, c.Hidden)
+	t.g, t.dz = make([]float64, t.m), make([]float64, max(t.m, n))
 	t.gradPriv = make([]float64, len(t.priv.params))
 	for i, o := range t.obs {
 		t.gradObs = append(t.gradObs, make([]float64, len(o.params)))
@@ -105,6 +106,10 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*c.Hidden)
 	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
 	t.obsLoss = make([]float64, len(t.obs))
+	t.teRows = make([]int32, len(te.x))
+	for r := range t.teRows {
+		t.teRows[r] = int32(r)
+	}
 	t.evSoft, t.evHard = make([]float64, len(t.obs)), make([]float64, len(t.obs))
 	t.hist = newHistory(k, true, c.Epochs)
 	return t, nil
@@ -153,11 +158,15 @@ func (t *finiteTrainer) History() *History { return &t.hist }
 // Channel implements trialRun: the privatizer is a network.
 func (t *finiteTrainer) Channel() [][]float64 { return nil }
 
-// privacy computes P(· | x, r) = softmax(k(one-hot x, r)) into t.p, the
-// hidden activations into t.h.
-func (t *finiteTrainer) privacy(x int, r float64) {
-	t.priv.forwardSparse(x, t.n, r, t.h, t.p)
-	softmaxInPlace(t.p)
+// privacy computes P(· | x, r) = softmax(k(one-hot x, r)) for the rows
+// xs[k], rs[rows[k]] into p[k*m:k*m+m] and their hidden activations into
+// h[k*Hidden:…], the softmax of every row at once (softmaxRows).
+func (t *finiteTrainer) privacy(xs []int, rs []float64, rows []int32, p, h []float64) {
+	m, hd := t.m, t.cfg.Hidden
+	for k, r := range rows {
+		t.priv.forwardSparse(xs[r], t.n, rs[r], h[k*hd:k*hd+hd], p[k*m:k*m+m])
+	}
+	softmaxRows(p[:len(rows)*m], m)
 }
 
 // tabulate evaluates observer i on every cell (f, v), q = softmax of its
@@ -226,6 +235,7 @@ func (t *finiteTrainer) privStep() {
 		}
 		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
+	t.priv.flushFirst(t.gradPriv)
 	t.opt[0].Step(t.priv.params, t.gradPriv)
 	t.priv.refresh()
 }
@@ -235,13 +245,12 @@ func (t *finiteTrainer) privStep() {
 // and keeps each row's release and hidden activations (batchP, batchH) for
 // the privatizer's gradient.
 func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 {
-	n, m, hd := t.n, t.m, t.cfg.Hidden
+	n, m := t.n, t.m
 	loss := t.obsLoss
 	clear(loss)
+	t.privacy(t.tr.x, t.trR, idx, t.batchP, t.batchH)
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
-		t.priv.forwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], p)
-		softmaxInPlace(p)
 		for i := range t.obs {
 			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
 			for f, pf := range p {
@@ -252,15 +261,15 @@ func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 
 	return loss
 }
 
-// drawF draws F ~ Categorical(t.p) with rng.
-func (t *finiteTrainer) drawF(rng *rand.Rand) int {
+// drawCategorical draws F ~ Categorical(p) with rng.
+func drawCategorical(p []float64, rng *rand.Rand) int {
 	u, c := rng.Float64(), 0.0
-	for f, v := range t.p {
+	for f, v := range p {
 		if c += v; u < c {
 			return f
 		}
 	}
-	return len(t.p) - 1
+	return len(p) - 1
 }
 
 // obsStep is Algorithm 1, lines 16–30, for observer i (0: the
@@ -274,10 +283,11 @@ func (t *finiteTrainer) obsStep(i int) {
 	clear(d)
 	fn := float64(mb)
 	rule := t.losses[i]
-	for _, r := range t.samplers[1+i].next(mb) {
+	idx := t.samplers[1+i].next(mb)
+	t.privacy(t.tr.x, t.trR, idx, t.batchP, t.batchH)
+	for k, r := range idx {
 		x := t.tr.x[r]
-		t.privacy(x, t.trR[r])
-		c := t.drawF(t.draw)*nv + t.tr.v[i][r]
+		c := drawCategorical(t.batchP[k*t.m:k*t.m+t.m], t.draw)*nv + t.tr.v[i][r]
 		q := t.tables[i][c*n : c*n+n]
 		if rule != nil && t.cfg.EstLoss == EstLossSoft {
 			rule.softGrad(q, x, t.soft[i][c*n+x], d[c*n:c*n+n], fn)
@@ -322,13 +332,18 @@ func (t *finiteTrainer) evaluate() {
 	soft, hard := t.evSoft, t.evHard
 	clear(soft)
 	clear(hard)
-	for r, x := range t.te.x {
-		t.privacy(x, t.teR[r])
-		f := t.drawF(t.eval)
-		for i := range t.obs {
-			c := (f*t.nv[i]+t.te.v[i][r])*t.n + x
-			soft[i] += t.soft[i][c]
-			hard[i] += t.hard[i][c]
+	rows := t.teRows
+	for lo := 0; lo < len(rows); lo += t.cfg.BatchSize {
+		chunk := rows[lo:min(lo+t.cfg.BatchSize, len(rows))]
+		t.privacy(t.te.x, t.teR, chunk, t.batchP, t.batchH)
+		for k, r := range chunk {
+			x := t.te.x[r]
+			f := drawCategorical(t.batchP[k*t.m:k*t.m+t.m], t.eval)
+			for i := range t.obs {
+				c := (f*t.nv[i]+t.te.v[i][r])*t.n + x
+				soft[i] += t.soft[i][c]
+				hard[i] += t.hard[i][c]
+			}
 		}
 	}
 	nt := float64(len(t.te.x))

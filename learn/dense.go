@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mmds-project/mmds/network"
+	"gonum.org/v1/gonum/floats"
 )
 
 // denseNet is an MLP with several outputs, In → Hidden ReLU → Out
@@ -25,11 +26,15 @@ type denseNet struct {
 	params          []float64
 	// Derived by refresh: per input column c, col[c*hidden+j] = W1[j][c]
 	// and biased[c*hidden+j] = B1[j] + W1[j][c] (the first add of every
-	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j], and
+	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j] (eight
+	// zeros past the end for secondKernel's last block), and
 	// whether W2 is finite (skipRelu).
 	col, biased, w2t []float64
 	finite           bool
-	active           []int // scratch: the active hidden units of a forward pass
+	active           []int      // scratch: the active hidden units of a forward pass
+	gh               []float64  // scratch: the gradient at the hidden units' outputs
+	acc              [8]float64 // scratch: secondKernel's block of outputs
+	gw1t             []float64  // backwardSparse's W1 gradient by input column, gw1t[c*hidden+j]
 }
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
@@ -43,8 +48,8 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 		}
 		d.params[j] = b * (2*rng.Float64() - 1)
 	}
-	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out)
-	d.active = make([]int, hidden)
+	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out+8)
+	d.active, d.gh, d.gw1t = make([]int, hidden), make([]float64, hidden), make([]float64, in*hidden)
 	d.refresh()
 	return d
 }
@@ -81,11 +86,20 @@ func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
 func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
 	hd := d.hidden
 	h = h[:hd]
-	biased, col := d.biased[x*hd : x*hd+hd][:len(h)], d.col[n*hd : n*hd+hd][:len(h)]
-	for j := range h {
-		h[j] = relu(biased[j] + r*col[j]) // B1[j] + W1[j][x] + r·W1[j][n], in that order
+	biased, col := d.biased[x*hd:x*hd+hd], d.col[n*hd:n*hd+hd]
+	if d.finite {
+		_, _, _, b2 := d.split(d.params)
+		if denseForwardKernel(h, biased, col, r, d.active, d.w2t, b2, out[:d.out]) {
+			return
+		}
 	}
-	d.second(h, out)
+	w, k := hiddenKernel(h, biased, col, r, d.active)
+	// B1[j] + W1[j][x] + r·W1[j][n], in that order, past the kernel's
+	// units: gonum's axpy multiplies, then adds, unfused, as the scalar
+	// expression does
+	floats.AddScaledTo(h[w:], biased[w:], r, col[w:])
+	k = reluActive(h, w, d.active, k)
+	d.secondOver(h, d.active[:k], out)
 }
 
 // forwardTwoHot evaluates the network on the input with ones in columns a
@@ -94,6 +108,13 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 	hd := d.hidden
 	h = h[:hd]
 	biased, col := d.biased[a*hd : a*hd+hd][:len(h)], d.col[b*hd : b*hd+hd][:len(h)]
+	if d.finite {
+		// forwardSparse's kernel with r = 1: 1·W1[j][b] is W1[j][b]
+		_, _, _, b2 := d.split(d.params)
+		if denseForwardKernel(h, biased, col, 1, d.active, d.w2t, b2, out[:d.out]) {
+			return
+		}
+	}
 	for j := range h {
 		h[j] = relu(biased[j] + col[j]) // B1[j] + W1[j][a] + W1[j][b]
 	}
@@ -105,6 +126,11 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 // where one would wait on each add), over the active units only when W2
 // is finite (skipRelu).
 func (d *denseNet) second(h, out []float64) {
+	d.secondOver(h, d.skipRelu(h), out)
+}
+
+// secondOver is second with the active units of h (skipRelu) given.
+func (d *denseNet) secondOver(h []float64, act []int, out []float64) {
 	_, _, w2, b2 := d.split(d.params)
 	hd := d.hidden
 	h = h[:hd]
@@ -120,7 +146,18 @@ func (d *denseNet) second(h, out []float64) {
 		}
 		return
 	}
-	act := d.skipRelu(h)
+	if !secondKernel(out, b2, d.w2t, h, act, &d.acc) {
+		d.secondActive(h, act, out)
+	}
+}
+
+// secondActive is second's sum over the active units act of h (W2
+// finite), four outputs at a time (four independent chains of adds where
+// one would wait on each add), each in the order of act: the scalar twin
+// of secondKernel.
+func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
+	_, _, w2, b2 := d.split(d.params)
+	hd := d.hidden
 	o := 0
 	for ; o+4 <= len(out); o += 4 {
 		r0 := w2[o*hd : o*hd+hd][:len(h)]
@@ -158,6 +195,19 @@ func (d *denseNet) second(h, out []float64) {
 	}
 }
 
+// reluActive applies relu to h[from:] in place and appends its active
+// units (those skipRelu keeps) to act[:k], returning the new count.
+func reluActive(h []float64, from int, act []int, k int) int {
+	for j := from; j < len(h); j++ {
+		hv := relu(h[j])
+		h[j] = hv
+		act[k] = j
+		b := math.Float64bits(hv)
+		k += int((b | -b) >> 63)
+	}
+	return k
+}
+
 // skipRelu returns the hidden units whose activation is not +0, in order.
 // A unit at +0 adds W2[o][j]·(+0) = ±0 to each output's sum, which with a
 // finite weight changes the sum at most in the sign of a zero sum, and
@@ -176,36 +226,88 @@ func (d *denseNet) skipRelu(h []float64) []int {
 }
 
 // backwardSparse adds the parameter gradient of the row forwardSparse(x,
-// n, r) evaluated (hidden activations h) for output gradient dz into grad.
+// n, r) evaluated (hidden activations h) for output gradient dz into grad,
+// W1's part into the scratch gw1t by input column (contiguous over the
+// hidden units), which flushFirst then moves into grad: grad's W1 part
+// must be +0 until then, as gw1t's is (each entry the same sum from +0 in
+// the same order of rows).
 func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
-	d.backwardOut(h, dz, grad)
-	gw1, gb1, _, _ := d.split(grad)
-	for j, hv := range h[:d.hidden] {
-		if hv <= 0 {
+	gh := d.backwardOutGrads(h, dz, grad)
+	_, gb1, _, _ := d.split(grad)
+	hd := d.hidden
+	h = h[:hd]
+	gx, gn := d.gw1t[x*hd:x*hd+hd], d.gw1t[n*hd:n*hd+hd]
+	w := firstGradKernel(gb1, gx, gn, gh, h, r)
+	for j := w; j < hd; j++ {
+		if h[j] <= 0 {
 			continue // ReLU's derivative at 0 is 0, as autograd's
 		}
-		s := d.hiddenGrad(dz, j)
+		s := gh[j]
 		gb1[j] += s
-		row := gw1[j*d.in : j*d.in+d.in]
-		row[x] += s
-		row[n] += s * r
+		gx[j] += s
+		gn[j] += s * r
+	}
+}
+
+// flushFirst moves W1's gradient accumulated by backwardSparse into grad
+// (W1[j][c] = gw1t[c][j]) and clears gw1t.
+func (d *denseNet) flushFirst(grad []float64) {
+	gw1, _, _, _ := d.split(grad)
+	hd := d.hidden
+	for c := range d.in {
+		col := d.gw1t[c*hd : c*hd+hd]
+		for j, v := range col {
+			gw1[j*d.in+c] = v
+		}
+		clear(col)
 	}
 }
 
 // backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
 func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
-	d.backwardOut(h, dz, grad)
+	gh := d.backwardOutGrads(h, dz, grad)
 	gw1, gb1, _, _ := d.split(grad)
 	for j, hv := range h[:d.hidden] {
 		if hv <= 0 {
 			continue
 		}
-		s := d.hiddenGrad(dz, j)
+		s := gh[j]
 		gb1[j] += s
 		row := gw1[j*d.in : j*d.in+d.in]
 		row[a] += s
 		row[b] += s
 	}
+}
+
+// backwardOutGrads is backwardOut, then hiddenGrads, the leading hidden
+// units through backwardKernel.
+func (d *denseNet) backwardOutGrads(h, dz, grad []float64) []float64 {
+	_, _, gw2, gb2 := d.split(grad)
+	_, _, w2, _ := d.split(d.params)
+	hd := d.hidden
+	h, dz = h[:hd], dz[:d.out]
+	w := backwardKernel(gw2, w2, h, dz, d.gh)
+	if w == 0 {
+		d.backwardOut(h, dz, grad)
+		return d.hiddenGrads(dz)
+	}
+	for o, g := range dz {
+		if g != 0 {
+			gb2[o] += g
+		}
+	}
+	for j := w; j < hd; j++ { // the units past the kernel's, as backwardOut and hiddenGrads
+		hv := h[j]
+		var s float64
+		for o, g := range dz {
+			s += w2[o*hd+j] * g
+			if g != 0 {
+				gw2[o*hd+j] += g * hv
+			}
+		}
+		d.gh[j] = s
+	}
+	return d.gh
 }
 
 // backwardOut adds the output layer's gradient: dz into B2, dz·hᵀ into W2.
@@ -218,23 +320,23 @@ func (d *denseNet) backwardOut(h, dz, grad []float64) {
 			continue
 		}
 		gb2[o] += g
-		row := gw2[o*hd : o*hd+hd][:len(h)]
-		for j, hv := range h {
-			row[j] += g * hv
-		}
+		floats.AddScaled(gw2[o*hd:o*hd+hd], g, h) // row[j] + g·h[j], unfused
 	}
 }
 
-// hiddenGrad is Σ_o W2[o][j]·dz_o, in the order of the outputs: the
-// gradient at hidden unit j's output.
-func (d *denseNet) hiddenGrad(dz []float64, j int) float64 {
-	dz = dz[:d.out]
-	w := d.w2t[j*d.out : j*d.out+d.out][:len(dz)]
-	var s float64
-	for o, g := range dz {
-		s += w[o] * g
+// hiddenGrads returns, for every hidden unit j, Σ_o W2[o][j]·dz_o: the
+// gradient at unit j's output, each sum from +0 in the order of the
+// outputs, the units four at a time through gonum's axpy (a multiply, then
+// an add, as the scalar sum rounds).
+func (d *denseNet) hiddenGrads(dz []float64) []float64 {
+	_, _, w2, _ := d.split(d.params)
+	hd := d.hidden
+	gh := d.gh
+	clear(gh)
+	for o, g := range dz[:d.out] {
+		floats.AddScaled(gh, g, w2[o*hd:o*hd+hd])
 	}
-	return s
+	return gh
 }
 
 // network returns the network with parameters p: a ReLU layer, then a

@@ -54,6 +54,33 @@ func softmaxInPlace(z []float64) {
 	}
 }
 
+// softmaxRows is softmaxInPlace on each row of m values of z, with the
+// exponentials of every row through one vexp call: the same operations in
+// the same order per row, so the same bits.
+func softmaxRows(z []float64, m int) {
+	for r := 0; r < len(z); r += m {
+		row := z[r : r+m]
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = max(mx, v)
+		}
+		for i, v := range row {
+			row[i] = v - mx
+		}
+	}
+	vexp.Exp(z, z)
+	for r := 0; r < len(z); r += m {
+		row := z[r : r+m]
+		var s float64
+		for _, v := range row {
+			s += v
+		}
+		for i := range row {
+			row[i] /= s
+		}
+	}
+}
+
 // rowSoftmaxGrad writes ∂J/∂θ from g = ∂J/∂p through the row softmax:
 // ∂J/∂θ[r][l] = p[r][l](g[r][l] − Σ_l' p[r][l'] g[r][l'])/temp.
 func rowSoftmaxGrad(out, p, g []float64, m int, temp float64) {
