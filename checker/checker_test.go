@@ -658,7 +658,7 @@ func TestPaperCertificates(t *testing.T) {
 		t.Errorf("paper/gauss: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("paper/binary: 20 s of enclosures")
+		t.Skip("paper/binary: 12 s of enclosures")
 	}
 	if s, err := checkFile("../paper/binary/certificate.json"); err != nil || !strings.Contains(s, "30 points (27 pass, 2 fail, 0 cannot certify, 1 not finalized, 0 not trained): FAIL") {
 		t.Errorf("paper/binary: %q, %v", s, err)

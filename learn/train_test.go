@@ -344,24 +344,7 @@ func TestTrainingFingerprint(t *testing.T) {
 	for _, obs := range []ObserverKind{ObserversLaw, ObserversData} {
 		ds, cfg := tinyFinite(t)
 		cfg.Labels.M, cfg.Labels.Observers, cfg.Workers = 19, obs, 1
-		res, err := Sweep(context.Background(), ds, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range res.Points {
-			for k := range res.Points[i].Trials {
-				res.Points[i].Trials[k].Seconds = 0
-			}
-		}
-		b, err := json.Marshal(res.Points)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := uint64(14695981039346656037) // FNV-1a over the points' JSON
-		for _, c := range b {
-			h = (h ^ uint64(c)) * 1099511628211
-		}
-		t.Logf("fingerprint labels-%v %016x", obs, h)
+		t.Logf("fingerprint labels-%v %016x", obs, sweepFingerprint(t, ds, cfg))
 	}
 	// The labels method on the paper's Gaussian model at its first
 	// threshold: the cell kernels' losses through gauss's products
@@ -380,7 +363,14 @@ func TestTrainingFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Config.D, tr.Config.Workers = tr.Config.D[:1], 1
-	res, err := Sweep(context.Background(), tr.Data, tr.Config)
+	t.Logf("fingerprint labels-gauss %016x", sweepFingerprint(t, tr.Data, tr.Config))
+}
+
+// sweepFingerprint trains ds with cfg and returns FNV-1a of its points'
+// JSON, the trials' timings zeroed.
+func sweepFingerprint(t *testing.T, ds *Dataset, cfg Config) uint64 {
+	t.Helper()
+	res, err := Sweep(context.Background(), ds, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,9 +383,9 @@ func TestTrainingFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := uint64(14695981039346656037) // FNV-1a over the points' JSON
+	h := uint64(14695981039346656037)
 	for _, c := range b {
 		h = (h ^ uint64(c)) * 1099511628211
 	}
-	t.Logf("fingerprint labels-gauss %016x", h)
+	return h
 }
