@@ -140,7 +140,7 @@ func (d *denseNet) secondOver(h []float64, act []int, out []float64) {
 			row := w2[o*hd : o*hd+hd][:len(h)]
 			s := b2[o]
 			for j, hv := range h {
-				s += row[j] * hv
+				s += float64(row[j] * hv)
 			}
 			out[o] = s
 		}
@@ -167,10 +167,10 @@ func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
 		s0, s1, s2, s3 := b2[o], b2[o+1], b2[o+2], b2[o+3]
 		for _, j := range act {
 			hv := h[j]
-			s0 += r0[j] * hv
-			s1 += r1[j] * hv
-			s2 += r2[j] * hv
-			s3 += r3[j] * hv
+			s0 += float64(r0[j] * hv)
+			s1 += float64(r1[j] * hv)
+			s2 += float64(r2[j] * hv)
+			s3 += float64(r3[j] * hv)
 		}
 		out[o], out[o+1], out[o+2], out[o+3] = s0, s1, s2, s3
 	}
@@ -180,8 +180,8 @@ func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
 		s0, s1 := b2[o], b2[o+1]
 		for _, j := range act {
 			hv := h[j]
-			s0 += r0[j] * hv
-			s1 += r1[j] * hv
+			s0 += float64(r0[j] * hv)
+			s1 += float64(r1[j] * hv)
 		}
 		out[o], out[o+1] = s0, s1
 	}
@@ -189,7 +189,7 @@ func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
 		r0 := w2[o*hd : o*hd+hd][:len(h)]
 		s0 := b2[o]
 		for _, j := range act {
-			s0 += r0[j] * h[j]
+			s0 += float64(r0[j] * h[j])
 		}
 		out[o] = s0
 	}
@@ -245,7 +245,7 @@ func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
 		s := gh[j]
 		gb1[j] += s
 		gx[j] += s
-		gn[j] += s * r
+		gn[j] += float64(s * r)
 	}
 }
 
@@ -300,9 +300,9 @@ func (d *denseNet) backwardOutGrads(h, dz, grad []float64) []float64 {
 		hv := h[j]
 		var s float64
 		for o, g := range dz {
-			s += w2[o*hd+j] * g
+			s += float64(w2[o*hd+j] * g)
 			if g != 0 {
-				gw2[o*hd+j] += g * hv
+				gw2[o*hd+j] += float64(g * hv)
 			}
 		}
 		d.gh[j] = s

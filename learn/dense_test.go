@@ -69,7 +69,7 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 		biased, col := d.biased[x*hd:x*hd+hd], d.col[2*hd:2*hd+hd]
 		wantH := make([]float64, hd)
 		for j := range wantH {
-			wantH[j] = relu(biased[j] + r*col[j])
+			wantH[j] = relu(biased[j] + float64(r*col[j]))
 		}
 		wantAct := slices.Clone(d.skipRelu(wantH))
 		wantOut := make([]float64, out)
@@ -165,7 +165,7 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 				}
 				gb1[j] += wgh[j]
 				gw1[j*3+x] += wgh[j]
-				gw1[j*3+2] += wgh[j] * r
+				gw1[j*3+2] += float64(wgh[j] * r)
 			}
 			d.backwardSparse(x, 2, r, h, dz, grad)
 		}
@@ -187,7 +187,7 @@ func BenchmarkDenseKernels(b *testing.B) {
 	r := 0.3
 	hiddenScalar := func() int {
 		for j := range h {
-			h[j] = relu(biased[j] + r*col[j])
+			h[j] = relu(biased[j] + float64(r*col[j]))
 		}
 		return len(d.skipRelu(h))
 	}
@@ -250,7 +250,7 @@ func BenchmarkDenseKernels(b *testing.B) {
 				}
 				gb1[j] += gh[j]
 				gx[j] += gh[j]
-				gn[j] += gh[j] * r
+				gn[j] += float64(gh[j] * r)
 			}
 		}
 	})
