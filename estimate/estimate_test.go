@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -144,6 +145,75 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 	}
 	if rs[0].K != bestK || rs[0].Test != want {
 		t.Errorf("knn: k = %d, %+v; brute force k = %d, %+v", rs[0].K, rs[0].Test, bestK, want)
+	}
+}
+
+// TestNeighboursAreTheSortedScan: the k-d tree's search keeps exactly the
+// rows, in the order, of a stable sort of every candidate by distance, on
+// random instances of 1–5 features: continuous, of few values (ties in
+// distance and whole boxes at one point), with extreme scales, and with a
+// feature that is not finite (the plain scan).
+func TestNeighboursAreTheSortedScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for inst := range 60 {
+		n, d, kmax := 1+rng.IntN(400), 1+rng.IntN(5), []int{1, 2, 16, 128}[rng.IntN(4)]
+		s := draw(rng, n, d, 0, func([]float64) float64 { return 0 })
+		for _, v := range s.V {
+			for j := range v {
+				switch inst % 4 {
+				case 1:
+					v[j] = math.Round(v[j] * 2) // few values
+				case 2:
+					v[j] *= math.Pow(10, float64(150*(j%3-1))) // scales 1e-150 to 1e150
+				}
+			}
+		}
+		if inst%4 == 3 {
+			s.V[rng.IntN(n)][rng.IntN(d)] = math.Inf(1)
+		}
+		rows := make([]int, 0, n)
+		for r := range n {
+			if rng.IntN(5) > 0 {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		c, nb := newCandidates(s, rows), newNeighbours(kmax)
+		if c.nodes != nil && (len(c.nodes) > len(rows)/4+1 || cap(c.nodes) > len(rows)/4+1) {
+			t.Fatalf("instance %d: %d nodes (capacity %d) for %d rows, want at most n/4 + 1 (TreeBytesPerRow)", inst, len(c.nodes), cap(c.nodes), len(rows))
+		}
+		for range 20 {
+			v := make([]float64, d)
+			for j := range v {
+				v[j] = s.V[rng.IntN(n)][j] // on the candidates' values: ties
+				if rng.IntN(2) == 0 || math.IsInf(v[j], 0) {
+					v[j] += rng.NormFloat64()
+				}
+				if math.IsInf(v[j], 0) {
+					v[j] = 0 // the query finite: distances +Inf, not NaN
+				}
+			}
+			type nd struct {
+				d   float64
+				row int
+			}
+			var all []nd
+			for i, r := range rows {
+				all = append(all, nd{c.dist(i, v), r})
+			}
+			slices.SortStableFunc(all, func(a, b nd) int { return cmp.Compare(a.d, b.d) })
+			nb.find(c, v)
+			if len(nb.near) != min(kmax, len(rows)) {
+				t.Fatalf("instance %d: %d neighbours, want %d", inst, len(nb.near), min(kmax, len(rows)))
+			}
+			for k, e := range nb.near {
+				if e.row != all[k].row || e.dist != all[k].d {
+					t.Fatalf("instance %d (n %d, d %d, k %d): neighbour %d is row %d at %g, the sorted scan's row %d at %g", inst, n, d, kmax, k, e.row, e.dist, all[k].row, all[k].d)
+				}
+			}
+		}
 	}
 }
 

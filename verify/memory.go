@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mmds-project/mmds/estimate"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
@@ -249,8 +250,11 @@ func (run *Run) checkMemory(limit int64, workers int) error {
 // five folds and of the whole training split, the MLP's buffers; the
 // training and the test split's. A second worker added 257 bytes a row
 // with two features (100,000 rows: 74 MB resident with one, 100 MB with
-// two; docs/data.md), taken as 2·(64 + 48·features).
-func dataRowBytes(features int64) int64 { return 2 * (64 + 48*features) }
+// two; docs/data.md), taken as 2·(64 + 48·features), plus the k-NN
+// search's trees (estimate.TreeBytesPerRow).
+func dataRowBytes(features int64) int64 {
+	return 2*(64+48*features) + estimate.TreeBytesPerRow(int(features))
+}
 
 // dataWork is the working memory of judging one threshold of run: mmds's
 // estimators of every observer, one at a time, fitted to every row (a

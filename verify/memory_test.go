@@ -53,7 +53,7 @@ func TestDataRunMemoryBudget(t *testing.T) {
 	cont := writeContinuousDataRun(t, 3)
 	drun := openData(t, cont, DefaultMaxMemory)
 	work := drun.dataWork()
-	if want := int64(60) * 2 * (64 + 48*2); work != want {
+	if want := int64(60) * (2*(64+48*2) + 5*(8+4*2)); work != want {
 		t.Errorf("a continuous run of 60 rows, one side column: work %d, want %d", work, want)
 	}
 	for _, tc := range []struct {
