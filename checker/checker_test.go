@@ -19,6 +19,12 @@ import (
 	"time"
 )
 
+// TestMain runs the tests with the heap growth mmds-check runs with.
+func TestMain(m *testing.M) {
+	tuneGC()
+	os.Exit(m.Run())
+}
+
 // The fixtures in testdata are certificates and witness files written by
 // mmds (scripts/checker-fixtures.sh): channels on the paper's binary model
 // and on a ternary finite model, Proposition 2 and global optima.

@@ -402,7 +402,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		n.roundingTerms(u)
 	}
 	pf := ratFI(p) // once: converting the rational p rounds by division
-	mags, errs := make([]float64, len(n.inputs)), make([]float64, len(n.inputs))
+	mags, errs := n.scratch(0, len(n.inputs))
 	for i := range mags {
 		mags[i] = ratFI(g.at(0, i, p)).mag()
 		if n.f32 {
@@ -410,7 +410,7 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		}
 	}
 	for l, ly := range n.layers {
-		nm, ne := make([]float64, len(ly.w)), make([]float64, len(ly.w))
+		nm, ne := n.scratch(l+1, len(ly.w))
 		for j, row := range ly.w {
 			bmag := ly.bmag[j]
 			if ly.bn != nil { // the runtime's map before the normalization
@@ -456,6 +456,22 @@ func (n *network) roundingAt(path string, x int, g *region, p *big.Rat, sups [][
 		mags, errs = nm, ne
 	}
 	return slices.Max(errs) // a categorical network's logits: the largest
+}
+
+// scratch returns roundingAt's zeroed magnitudes and errors of level l,
+// of n units, reused between calls (the checker runs on one goroutine).
+func (n *network) scratch(l, units int) (mags, errs []float64) {
+	for len(n.buf) <= l {
+		n.buf = append(n.buf, [2][]float64{})
+	}
+	b := &n.buf[l]
+	if cap(b[0]) < units {
+		b[0], b[1] = make([]float64, units), make([]float64, units)
+	}
+	mags, errs = b[0][:units], b[1][:units]
+	clear(mags)
+	clear(errs)
+	return mags, errs
 }
 
 // normalized bounds |y_rt − y| for a unit with a folded batch

@@ -47,6 +47,7 @@ type network struct {
 	// until roundingAt first needs them)
 	terms  [][]int
 	gammas [][]float64
+	buf    [][2][]float64 // roundingAt's scratch, per level
 }
 
 // parseNetworkJSON reads mmds's JSON layout {"inputs", "noise",
