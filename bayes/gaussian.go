@@ -443,15 +443,20 @@ func conservationDefect(got, discE, want [3]float64) float64 {
 }
 
 // mSteps is the initial number of trapezoid steps over M ∈ μ ± mSpan·σ_M:
-// a power of two, at least 32, enough that the rule of twice the step, whose
-// difference states the error, steps at most σ_M (accurate to 1e-8 on M's
-// density alone) and √v (the scale of the loss given M = m: a Gaussian
-// smoothing over √v leaves e^{−2π²} ≈ 3e-9 of it at that step's
-// frequency); at most 1024.
+// the smallest even number, at least 32, for which the rule of twice the
+// step, whose difference states the error, steps at most σ_M (accurate to
+// 1e-8 on M's density alone) and √v (the scale of the loss given M = m: a
+// Gaussian smoothing over √v leaves e^{−2π²} ≈ 3e-9 of it at that step's
+// frequency); at most 1024. Even, so that the coarser rule's nodes are
+// every other node from both ends; no finer than those two limits ask.
 func mSteps(sm, v float64) int {
 	n := 32
+	if need := 4 * mSpan * sm / math.Sqrt(v); need > float64(n) {
+		n = int(min(math.Ceil(need), 1024))
+		n += n % 2
+	}
 	for n < 1024 && 4*mSpan*sm/float64(n) > math.Sqrt(v) {
-		n *= 2
+		n += 2 // rounding of need
 	}
 	return n
 }
