@@ -133,8 +133,8 @@ const scaleFloor = 1e-6
 
 // A face's contribution at f for a node m is skipped when its level
 // segment lies farther than √kCut (Mahalanobis) from (m, 0); skipBound
-// bounds what that drops, and kCut is chosen per observer (kCutFor) in
-// [kCutMin, kCutMax].
+// bounds what that drops, and kCut is chosen per observer and M node
+// (kCutsFor) in [kCutMin, kCutMax].
 const (
 	kCutMin = 16
 	kCutMax = 80
@@ -290,7 +290,7 @@ func (s *gaussSetup) panelDone() error {
 type mNode struct{ m, wk, wg float64 }
 
 // mQuad is an observer's M quadrature (the trapezoid rule's steps over
-// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radius and its f
+// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radii and its f
 // quadrature laid out on them, before any evaluation.
 type mQuad struct {
 	steps      int
@@ -315,12 +315,11 @@ func (s *gaussSetup) observerQuad(v float64, steps int, reach, skipBudget float6
 }
 
 // firstQuad is observerQuad with the choices made from guess, a rough value
-// of the loss (the linear fit's): M steps of at most σ_M/2 and √v/2 (the
-// loss given M = m varies over the prior width √v: no feature hides
-// between nodes), the reach for v·P(|U| > reach) ≤ tau/16 of it and kCut
-// for a skip bound of tau/32 of it: both proven bounds, within a quarter of
-// the tolerance together, where tightening them costs M nodes and skip
-// radius for every face.
+// of the loss (the linear fit's): M steps of at most √v/2 (the loss given
+// M = m varies over the prior width √v: no feature hides between nodes)
+// and c·σ_M/2 (mSteps), the reach for v·P(|U| > reach) ≤ tau/16 of it and
+// the skip radii for a skip bound of tau/32 of it: proven bounds, which
+// cost M nodes and skip radius at every face where they are tighter.
 func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
 	tau, floor := s.q.Target/8, scaleFloor*s.vx
 	sm := math.Sqrt(max(s.vx-v, 0))
