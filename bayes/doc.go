@@ -82,8 +82,9 @@
 //     errs on M's density alone by Target/512 (Poisson summation:
 //     2e^{−2π²/c²}; c = 1.27 by default), halved while |T_h − T_2h| (the
 //     error of the coarser rule: the trapezoid rule converges
-//     exponentially on such integrands) is above the same. These are estimates, not bounds. The nodes beyond
-//     a reach (at least 3σ_M), where the loss given M = m lies in [0, v]
+//     exponentially on such integrands) is above the same. These are
+//     estimates, not bounds. The nodes beyond a reach (at least 3σ_M),
+//     where the loss given M = m lies in [0, v]
 //     (v = Var[X | M]), are not evaluated: their weight times v is added
 //     to Tail (and to Quad, for the estimate): the reach is set for
 //     Target/128 of the linear fit's loss and extended while this exceeds
@@ -104,8 +105,9 @@
 //     and homogeneous of degree one in (A, B, C)); the M integral weighs
 //     each node's bound by the node's weight, and each node has its own
 //     kCut in [16, 80]: equal shares of Target/256 of the linear fit's
-//     loss (the least work for that bound; a node far out in M, of small
-//     weight, skips more of its own mass), the sum Σ w·(2a)²e^{−kCut/2}
+//     loss (the least work for that bound where a node's work grows
+//     linearly with kCut; a node far out in M, of small weight, skips more
+//     of its own mass), the sum Σ w·(2a)²e^{−kCut/2}
 //     added to Quad, all raised while it is above Target/64 of the loss
 //     found.
 //  4. Conservation (the check). The faces tile the box, so at every M node
