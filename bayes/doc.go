@@ -77,15 +77,18 @@
 //     Gauss rule up to 1/8 of the width, 15-point Gauss–Kronrod beyond; bisected worst first
 //     until Σ|rule − midpoint| is below Target/16 of the loss. The M
 //     integral is the trapezoid rule on equispaced nodes over μ ± 8σ_M, at
-//     steps of at most σ_M/2 and √v/2 (the scale over which the loss given
-//     M = m varies), halved while |T_h − T_2h| (the error of the coarser
-//     rule: the trapezoid rule converges exponentially on such integrands)
-//     is above the same. These are estimates, not bounds. The nodes beyond
-//     a reach (at least 3σ_M), where the loss given M = m lies in [0, v]
+//     steps of at most √v/2 (the scale over which the loss given M = m
+//     varies) and c·σ_M/2, c set by the tolerance so that the coarser rule
+//     errs on M's density alone by Target/512 (Poisson summation:
+//     2e^{−2π²/c²}; c = 1.27 by default), halved while |T_h − T_2h| (the
+//     error of the coarser rule: the trapezoid rule converges
+//     exponentially on such integrands) is above the same. These are
+//     estimates, not bounds. The nodes beyond a reach (at least 3σ_M),
+//     where the loss given M = m lies in [0, v]
 //     (v = Var[X | M]), are not evaluated: their weight times v is added
 //     to Tail (and to Quad, for the estimate): the reach is set for
-//     Target/256 of the linear fit's loss and extended while this exceeds
-//     Target/128 of the loss found. The closed forms share their
+//     Target/128 of the linear fit's loss and extended while this exceeds
+//     Target/64 of the loss found. The closed forms share their
 //     exponentials: one per segment end carries the face weight, the
 //     density and (by the Mills ratio) the tail, and along the equispaced M
 //     nodes each exponent is a quadratic in the node index, so the
@@ -99,10 +102,14 @@
 //     (Mahalanobis) from (m, 0) is skipped: the faces are disjoint, so at
 //     most e^{−kCut/2} of the mass is, and leaving out mass K lowers
 //     C − B²/A by at most K's E[(w − s)²] ≤ (2a)²·K (C − B²/A is concave
-//     and homogeneous of degree one in (A, B, C)); kCut is the smallest in
-//     [30, 80] that keeps (2a)²e^{−kCut/2}, added to Quad, within
-//     Target/512 of the linear fit's loss, raised while above Target/128
-//     of the loss found.
+//     and homogeneous of degree one in (A, B, C)); the M integral weighs
+//     each node's bound by the node's weight, and each node has its own
+//     kCut in [16, 80]: equal shares of Target/256 of the linear fit's
+//     loss (the least work for that bound where a node's work grows
+//     linearly with kCut; a node far out in M, of small weight, skips more
+//     of its own mass), the sum Σ w·(2a)²e^{−kCut/2}
+//     added to Quad, all raised while it is above Target/64 of the loss
+//     found.
 //  4. Conservation (the check). The faces tile the box, so at every M node
 //     the f integrals plus the discrete faces must reproduce the closed
 //     forms P(B | m), E[W; B | m], E[W²; B | m]. The defect, weighed as a

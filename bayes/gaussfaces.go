@@ -242,13 +242,13 @@ type fResult struct {
 type fPlan struct {
 	v      float64
 	nodes  []mNode
-	kCut   float64
+	kCut   cutRadii
 	panels []fPanel
 	work   float64
 }
 
 // planF lays out the f panels for these nodes (initialPanels).
-func (s *gaussSetup) planF(v float64, nodes []mNode, kCut float64) (fPlan, error) {
+func (s *gaussSetup) planF(v float64, nodes []mNode, kCut cutRadii) (fPlan, error) {
 	p := fPlan{v: v, nodes: nodes, kCut: kCut}
 	if len(s.cont) == 0 {
 		return p, nil
@@ -349,7 +349,7 @@ type fRefiner struct {
 	s      *gaussSetup
 	v      float64
 	nodes  []mNode
-	kCut   float64
+	kCut   cutRadii
 	ev     *panelEval
 	budget *float64 // integrand evaluations left
 	stored int
@@ -419,7 +419,7 @@ func (res *fResult) add(panels []fPanel) {
 // of the range. The count, the memory and the work (the face × f node × M
 // node triples within reach, mWindow) are checked against the caps before
 // the panels are allocated.
-func (s *gaussSetup) initialPanels(v float64, nodes []mNode, kCut float64) ([]fPanel, float64, error) {
+func (s *gaussSetup) initialPanels(v float64, nodes []mNode, kCut cutRadii) ([]fPanel, float64, error) {
 	nm := len(nodes)
 	sweep := newFaceSweep(s.cont)
 	cuts := s.cuts
@@ -529,7 +529,7 @@ func (w *faceSweep) advance(a, b float64) []int32 {
 
 // panelWork is the integrand evaluations of a panel: f nodes × the M
 // nodes within each face's reach.
-func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode, kCut float64) float64 {
+func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []mNode, kCut cutRadii) float64 {
 	fn, _, _ := s.fRule(a, b, faces, v, true)
 	var w int
 	for _, j := range faces {
@@ -543,10 +543,10 @@ func (s *gaussSetup) panelWork(a, b float64, faces []int32, v float64, nodes []m
 // some f in [a, b]: a point of the face's level segment within Mahalanobis
 // distance √kCut of (m, 0) needs |x − m| ≤ √(kCut·v) and
 // K = (f − c0 − cx·m)²/D ≤ kCut. The nodes are sorted by m.
-func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode, kCut float64) (int, int) {
-	r := math.Sqrt(kCut * v)
+func (s *gaussSetup) mWindow(c *cface, a, b, v float64, nodes []mNode, kCut cutRadii) (int, int) {
+	r := math.Sqrt(kCut.max * v)
 	lo, hi := c.xlo-r, c.xhi+r
-	d := math.Sqrt(kCut * (c.cr*c.cr + c.cx*c.cx*v))
+	d := math.Sqrt(kCut.max * (c.cr*c.cr + c.cx*c.cx*v))
 	switch {
 	case c.cx > 0:
 		lo, hi = max(lo, (a-c.c0-d)/c.cx), min(hi, (b-c.c0+d)/c.cx)
@@ -601,7 +601,7 @@ type panelEval struct {
 	A, B, C, shift, g []float64
 	n0, n1            []int
 	dm                float64
-	kCut              float64 // contributions beyond Mahalanobis √kCut are skipped
+	kCut              cutRadii // contributions beyond Mahalanobis √kCut.k[n] are skipped at node n
 	decay             []faceDecay
 	// end holds A, B, C and the shift at f = endF, the right end of the
 	// last panel evaluated by Simpson's rule (haveEnd): the next panel's
@@ -621,7 +621,7 @@ type faceDecay struct {
 
 // newPanelEval returns the scratch for the M nodes given (equispaced) and
 // a gaussSetup with faces continuous faces.
-func newPanelEval(nodes []mNode, faces int, kCut float64) *panelEval {
+func newPanelEval(nodes []mNode, faces int, kCut cutRadii) *panelEval {
 	nm := len(nodes)
 	ev := &panelEval{A: make([]float64, nm), B: make([]float64, nm), C: make([]float64, nm), shift: make([]float64, nm), g: make([]float64, nm),
 		decay: make([]faceDecay, faces), kCut: kCut}
@@ -746,12 +746,12 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		*dec = faceDecay{end: math.Exp(-(de*de*id2 + dz*dz)), k: math.Exp(-de * de * id2), ok: true}
 	}
 	gEnd, gK := dec.end, dec.k
-	kCut := ev.kCut
+	kCut := ev.kCut.k[n0 : n0+len(nodes)]
 	fc := f - c.c0 // e = f − c0 − cx·m, rounded as written
 	// A node skipped adds +0 to A, B and C, which start at +0 and so are
 	// never −0 (only −0 + −0 is), and leaves shift: the pass runs from the
 	// first node the window keeps to the last, with the test it applies.
-	skipped := func(m float64) bool {
+	skipped := func(m, kCut float64) bool {
 		e := fc - cx*m
 		K := e * e * id2
 		z1, z2 := al0-beta*m, al1-beta*m
@@ -763,11 +763,11 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		}
 		return K > kCut || K+zm*zm > kCut
 	}
-	for len(nodes) > 0 && skipped(nodes[0].m) {
-		nodes, n0 = nodes[1:], n0+1
+	for len(nodes) > 0 && skipped(nodes[0].m, kCut[0]) {
+		nodes, kCut, n0 = nodes[1:], kCut[1:], n0+1
 	}
-	for len(nodes) > 0 && skipped(nodes[len(nodes)-1].m) {
-		nodes = nodes[:len(nodes)-1]
+	for len(nodes) > 0 && skipped(nodes[len(nodes)-1].m, kCut[len(kCut)-1]) {
+		nodes, kCut = nodes[:len(nodes)-1], kCut[:len(kCut)-1]
 	}
 	nn := len(nodes)
 	if nn == 0 {
@@ -791,7 +791,7 @@ func (ev *panelEval) addFace(c *cface, j int32, f, v, sv float64, nodes []mNode,
 		} else if z2 < 0 {
 			zm = -z2
 		}
-		if K > kCut || K+zm*zm > kCut {
+		if K > kCut[i] || K+zm*zm > kCut[i] {
 			run1.left, run2.left, runK.left = 0, 0, 0
 			// No contribution: every term below is +0.
 			base[i], p1[i], p2[i], e1s[i], e2s[i], z1s[i], z2s[i], ds[i] = 0, 0, 0, 0, 0, 0, 0, 0

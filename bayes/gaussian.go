@@ -133,10 +133,10 @@ const scaleFloor = 1e-6
 
 // A face's contribution at f for a node m is skipped when its level
 // segment lies farther than √kCut (Mahalanobis) from (m, 0); skipBound
-// bounds what that drops, and kCut is chosen per observer (kCutFor) in
-// [kCutMin, kCutMax].
+// bounds what that drops, and kCut is chosen per observer and M node
+// (kCutsFor) in [kCutMin, kCutMax].
 const (
-	kCutMin = 30
+	kCutMin = 16
 	kCutMax = 80
 )
 
@@ -290,36 +290,40 @@ func (s *gaussSetup) panelDone() error {
 type mNode struct{ m, wk, wg float64 }
 
 // mQuad is an observer's M quadrature (the trapezoid rule's steps over
-// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radius and its f
+// μ ± mSpan·σ_M, evaluated within reach·σ_M), its skip radii and its f
 // quadrature laid out on them, before any evaluation.
 type mQuad struct {
-	steps       int
-	reach, kCut float64
-	nodes       []mNode
-	outK, outG  float64 // the weights of the trapezoid nodes beyond reach
-	f           fPlan
+	steps      int
+	reach      float64
+	skipBudget float64 // what the skipped terms may change the loss by (kCutsFor)
+	kCut       cutRadii
+	nodes      []mNode
+	outK, outG float64 // the weights of the trapezoid nodes beyond reach
+	f          fPlan
 }
 
 // observerQuad lays out an observer's quadratures for these choices.
-func (s *gaussSetup) observerQuad(v float64, steps int, reach, kCut float64) (mQuad, error) {
-	q := mQuad{steps: steps, reach: reach, kCut: kCut, nodes: []mNode{{m: s.mu, wk: 1, wg: 1}}}
+func (s *gaussSetup) observerQuad(v float64, steps int, reach, skipBudget float64) (mQuad, error) {
+	q := mQuad{steps: steps, reach: reach, skipBudget: skipBudget, nodes: []mNode{{m: s.mu, wk: 1, wg: 1}}}
 	if sm := math.Sqrt(max(s.vx-v, 0)); sm > 0 {
 		q.nodes, q.outK, q.outG = mNodesTrapezoid(s.mu, sm, steps, reach)
 	}
+	q.kCut = s.kCutsFor(q.nodes, skipBudget)
 	var err error
-	q.f, err = s.planF(v, q.nodes, kCut)
+	q.f, err = s.planF(v, q.nodes, q.kCut)
 	return q, err
 }
 
 // firstQuad is observerQuad with the choices made from guess, a rough value
-// of the loss (the linear fit's): M steps of at most σ_M/2 and √v/2 (the
-// loss given M = m varies over the prior width √v: no feature hides
-// between nodes), the reach for v·P(|U| > reach) ≤ tau/32 of it and kCut
-// for a skip bound of tau/64 of it.
+// of the loss (the linear fit's): M steps of at most √v/2 (the loss given
+// M = m varies over the prior width √v: no feature hides between nodes)
+// and c·σ_M/2 (mSteps), the reach for v·P(|U| > reach) ≤ tau/16 of it and
+// the skip radii for a skip bound of tau/32 of it: proven bounds, which
+// cost M nodes and skip radius at every face where they are tighter.
 func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
 	tau, floor := s.q.Target/8, scaleFloor*s.vx
 	sm := math.Sqrt(max(s.vx-v, 0))
-	return s.observerQuad(v, mSteps(sm, v), mReach(v, tau/32*max(guess, floor)), s.kCutFor(tau/64*max(guess, floor)))
+	return s.observerQuad(v, mSteps(sm, v, tau), mReach(v, tau/16*max(guess, floor)), tau/32*max(guess, floor))
 }
 
 // observerLoss certifies E[Var(X | F, M)] for an observer with
@@ -330,7 +334,7 @@ func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
 // and the tails. The M step is halved while the M rule's error is above
 // tau/2 of the loss; the nodes beyond reach, whose loss given m lies in
 // [0, v], are not evaluated, and reach and kCut grow while what they leave
-// out is above tau/16 of the loss found.
+// out is above tau/8 of the loss found.
 func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound, error) {
 	sm := math.Sqrt(max(s.vx-v, 0))
 	floor := scaleFloor * s.vx
@@ -342,7 +346,7 @@ func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			var err error
-			if q, err = s.observerQuad(v, q.steps, q.reach, q.kCut); err != nil {
+			if q, err = s.observerQuad(v, q.steps, q.reach, q.skipBudget); err != nil {
 				return LossBound{}, err
 			}
 		}
@@ -358,12 +362,12 @@ func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound
 		cut := v * q.outK
 		lb = LossBound{Value: value, Merge: max(valueHi-value, 0) + garble, FNodes: fr.fNodes, MNodes: len(q.nodes)}
 		lb.Conservation = cons
-		skip := s.skipBound(q.kCut)
+		skip := s.skipBound(q.nodes, q.kCut)
 		lb.Quad = fr.err + discErr + mErr + cons + skip
 		lb.Tail = tail + cut
 		// The choices made from the guess must hold for the value found.
 		okM := mErr <= tau/2*max(value, floor)
-		okCut := cut <= tau/16*max(value, floor) && skip <= tau/16*max(value, floor)
+		okCut := cut <= tau/8*max(value, floor) && skip <= tau/8*max(value, floor)
 		if (okM && okCut) || attempt == 5 {
 			break
 		}
@@ -371,8 +375,8 @@ func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound
 			q.steps *= 2
 		}
 		if !okCut {
-			q.reach = max(q.reach, mReach(v, tau/32*max(value, floor)))
-			q.kCut = max(q.kCut, s.kCutFor(tau/64*max(value, floor)))
+			q.reach = max(q.reach, mReach(v, tau/16*max(value, floor)))
+			q.skipBudget = min(q.skipBudget, tau/32*max(value, floor))
 		}
 	}
 	lb.Lo = max(lb.Value-lb.Quad, 0)
@@ -442,18 +446,26 @@ func conservationDefect(got, discE, want [3]float64) float64 {
 	return d[2] + 2*math.Sqrt(s2)*d[1] + s2*d[0]
 }
 
-// mSteps is the initial number of trapezoid steps over M ∈ μ ± mSpan·σ_M:
-// a power of two, at least 32, enough that the rule of twice the step, whose
-// difference states the error, steps at most σ_M (accurate to 1e-8 on M's
-// density alone) and √v (the scale of the loss given M = m: a Gaussian
-// smoothing over √v leaves e^{−2π²} ≈ 3e-9 of it at that step's
-// frequency); at most 1024.
-func mSteps(sm, v float64) int {
-	n := 32
-	for n < 1024 && 4*mSpan*sm/float64(n) > math.Sqrt(v) {
-		n *= 2
+// mSteps is the initial number of trapezoid steps over M ∈ μ ± mSpan·σ_M
+// for the tolerance tau: the smallest even number (the coarser rule's
+// nodes are every other node from both ends) for which the rule of twice
+// the step, whose difference states the error, steps at most √v (the
+// scale of the loss given M = m: a Gaussian smoothing over √v leaves
+// e^{−2π²} ≈ 3e-9 of it at that step's frequency) and c·σ_M, where on M's
+// density alone that rule errs by 2e^{−2π²/c²} (Poisson summation) =
+// tau/64: c = π·√(2/ln(128/tau)), 1.27 at the default tau; at most 1024.
+func mSteps(sm, v, tau float64) int {
+	c := math.Pi * math.Sqrt(2/math.Log(128/tau))
+	n := 4 * mSpan / c
+	if need := 4 * mSpan * sm / math.Sqrt(v); need > n {
+		n = need
 	}
-	return n
+	steps := int(min(math.Ceil(n), 1024))
+	steps += steps % 2
+	for steps < 1024 && (4*mSpan*sm/float64(steps) > math.Sqrt(v) || 4*mSpan/float64(steps) > c) {
+		steps += 2 // rounding
+	}
+	return steps
 }
 
 // mReach is how far, in σ_M, the M nodes must reach for the loss given
@@ -528,16 +540,46 @@ func (s *gaussSetup) tailBound(v, sm float64) float64 {
 // all (each discrete face drops at most P(|N| > 10)); leaving out a part K
 // of the faces at f lowers C − B²/A by at most K's E[(w − s)²] (C − B²/A is
 // concave and homogeneous in (A, B, C)), s the posterior mean of the rest,
-// and |w − s| ≤ 2a in the box.
-func (s *gaussSetup) skipBound(kCut float64) float64 {
-	return (math.Exp(-kCut/2) + float64(len(s.disc))*math.Erfc(10/math.Sqrt2)) * 4 * s.a * s.a
+// and |w − s| ≤ 2a in the box. The loss is the nodes' weighted sum, so
+// each node's bound counts with its weight.
+func (s *gaussSetup) skipBound(nodes []mNode, kCut cutRadii) float64 {
+	disc := float64(len(s.disc)) * math.Erfc(10/math.Sqrt2)
+	var b float64
+	for n, nd := range nodes {
+		b += nd.wk * (math.Exp(-kCut.k[n]/2) + disc)
+	}
+	return b * 4 * s.a * s.a
 }
 
-// kCutFor is the smallest kCut in [kCutMin, kCutMax] whose skipBound is at
-// most budget.
-func (s *gaussSetup) kCutFor(budget float64) float64 {
-	k := 2 * math.Log(4*s.a*s.a/max(budget, 1e-300))
-	return min(max(k, kCutMin), kCutMax)
+// cutRadii are the squared skip radii kCut of the M nodes, k[n] for node
+// n, and their largest.
+type cutRadii struct {
+	k   []float64
+	max float64
+}
+
+// uniformCut is kCut at each of n nodes.
+func uniformCut(n int, kCut float64) cutRadii {
+	k := make([]float64, n)
+	for i := range k {
+		k[i] = kCut
+	}
+	return cutRadii{k: k, max: kCut}
+}
+
+// kCutsFor chooses each node's kCut in [kCutMin, kCutMax] for a skipBound
+// of at most budget: each node's term w·(2a)²e^{−kCut/2} is budget/N (N
+// nodes), which, the work at a node growing with kCut, spends least for the
+// total; a node of small weight (far out in M) skips more of its own mass.
+func (s *gaussSetup) kCutsFor(nodes []mNode, budget float64) cutRadii {
+	r := cutRadii{k: make([]float64, len(nodes))}
+	share := max(budget, 1e-300) / float64(len(nodes))
+	for n, nd := range nodes {
+		k := 2 * math.Log(nd.wk*4*s.a*s.a/share)
+		r.k[n] = min(max(k, kCutMin), kCutMax)
+		r.max = max(r.max, r.k[n])
+	}
+	return r
 }
 
 // LinearFit is the best linear-Gaussian approximation F ≈ aX + bR + c of a

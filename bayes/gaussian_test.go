@@ -250,7 +250,8 @@ func TestCertifyGaussBounds(t *testing.T) {
 	}
 }
 
-// A privatizer that ignores X leaves every party its side information only.
+// A privatizer that ignores X leaves every party its side information only,
+// within the quadratures' budget: Target/8 of the loss (observerLoss).
 func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 	m := gauss.Paper()
 	c, err := CertifyGauss(context.Background(), m, linear(0, 2, 1), GaussQuad{})
@@ -260,7 +261,7 @@ func TestCertifyGaussIndependentPrivatizer(t *testing.T) {
 	want := append([]float64{m.VarRecon()}, m.VarAdv()...)
 	for i, b := range c.Bounds {
 		t.Logf("party %d: %+v", i, b)
-		if !(b.Lo <= want[i]*(1+1e-12) && b.Hi >= want[i]*(1-1e-12)) || b.Hi-b.Lo > 1e-4*want[i] {
+		if !(b.Lo <= want[i]*(1+1e-12) && b.Hi >= want[i]*(1-1e-12)) || b.Hi-b.Lo > 0.005/8*want[i] {
 			t.Errorf("party %d: [%.12g, %.12g], want a narrow interval around Var[X | side] = %.12g", i, b.Lo, b.Hi, want[i])
 		}
 	}
@@ -532,7 +533,7 @@ func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
 		return s.mu
 	}
 	nodes := []mNode{{m: m, wk: 1, wg: 1}}
-	ev := newPanelEval(nodes, len(s.cont), kCutMax)
+	ev := newPanelEval(nodes, len(s.cont), uniformCut(len(nodes), kCutMax))
 	p := fPanel{a: f, b: f}
 	for j := range s.cont {
 		if s.cont[j].flo <= f && s.cont[j].fhi >= f {
@@ -546,4 +547,64 @@ func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
 		return m + ev.shift[0] + ev.B[0]/ev.A[0]
 	}
 	return s.mu
+}
+
+// mSteps is the smallest even step count whose coarser rule (twice the
+// step) steps at most √v and c·σ_M, where c makes the coarser rule's error
+// on M's density alone, 2e^{−2π²/c²} by Poisson summation, tau/64.
+func TestMSteps(t *testing.T) {
+	for _, c := range []struct{ sm, v, tau float64 }{
+		{3.2, 5.76, 0.005 / 8}, {0.447, 15.8064, 0.005 / 8}, {2.6, 9.24, 0.005 / 8}, {3.2, 5.76, 1.0 / 8},
+		{3.2, 5.76, 1e-9}, {4, 1e-6, 0.005 / 8}, {1, 1, 0.005 / 8}, {0.01, 100, 0.005 / 8},
+	} {
+		n := mSteps(c.sm, c.v, c.tau)
+		cs := mStepScaleRef(c.tau)
+		ok := func(n int) bool {
+			coarse := 4 * mSpan / float64(n) // in σ_M
+			return coarse*c.sm <= math.Sqrt(c.v) && coarse <= cs
+		}
+		if n%2 != 0 || n > 1024 || (n < 1024 && !ok(n)) || (n >= 4 && ok(n-2)) {
+			t.Errorf("σ_M %g, v %g, tau %g: %d steps (coarse step %g σ_M, limits √v/σ_M = %g and c = %g)",
+				c.sm, c.v, c.tau, n, 4*mSpan/float64(n), math.Sqrt(c.v)/c.sm, cs)
+		}
+		if e := 2 * math.Exp(-2*math.Pi*math.Pi/(cs*cs)); !scalar.EqualWithinRel(e, c.tau/64, 1e-12) {
+			t.Errorf("tau %g: the density's error at c = %g is %g, want tau/64 = %g", c.tau, cs, e, c.tau/64)
+		}
+	}
+}
+
+// mStepScaleRef solves 2e^{−2π²/c²} = tau/64 for c.
+func mStepScaleRef(tau float64) float64 {
+	return math.Sqrt(2 * math.Pi * math.Pi / math.Log(128/tau))
+}
+
+// The skip radii spend the skip budget in equal weighted shares: skipBound
+// is within it (and reaches it where no radius is clamped), and a node of
+// less weight never has a larger radius.
+func TestKCutsFor(t *testing.T) {
+	m := gauss.Paper()
+	s := testSetup(t, m, linear(1, 1, 0))
+	for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
+		sm := math.Sqrt(s.vx - v)
+		nodes, _, _ := mNodesTrapezoid(s.mu, sm, mSteps(sm, v, s.q.Target/8), 4.5)
+		for _, budget := range []float64{1e-3, 1e-6, 1e-12, 1e-40} {
+			k := s.kCutsFor(nodes, budget)
+			clamped := false
+			for n := range nodes {
+				clamped = clamped || k.k[n] == kCutMin || k.k[n] == kCutMax
+				if k.k[n] < kCutMin || k.k[n] > kCutMax || k.k[n] > k.max {
+					t.Errorf("v %g, budget %g: node %d has kCut %g outside [%d, %d] or above the max %g", v, budget, n, k.k[n], kCutMin, kCutMax, k.max)
+				}
+				for n2 := range nodes {
+					if nodes[n2].wk < nodes[n].wk && k.k[n2] > k.k[n] {
+						t.Errorf("v %g, budget %g: node %d (weight %g) has kCut %g above node %d's %g (weight %g)", v, budget, n2, nodes[n2].wk, k.k[n2], n, k.k[n], nodes[n].wk)
+					}
+				}
+			}
+			b := s.skipBound(nodes, k)
+			if !clamped && !scalar.EqualWithinRel(b, budget, 1e-9) || clamped && k.max < kCutMax && b > budget*(1+1e-9) {
+				t.Errorf("v %g, budget %g: skipBound %g (clamped %v, max kCut %g)", v, budget, b, clamped, k.max)
+			}
+		}
+	}
 }

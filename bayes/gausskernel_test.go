@@ -68,7 +68,7 @@ func TestAddFaceMatchesDirect(t *testing.T) {
 	for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
 		sv := math.Sqrt(v)
 		nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), 64, mSpan)
-		ev := newPanelEval(nodes, len(s.cont), kCutMax)
+		ev := newPanelEval(nodes, len(s.cont), uniformCut(len(nodes), kCutMax))
 		for j := range s.cont {
 			c := &s.cont[j]
 			for _, u := range []float64{0.13, 0.5, 0.91} {

@@ -202,10 +202,12 @@ func TestVerifyInterruptedRunFails(t *testing.T) {
 
 // A privatizer that releases X itself is optimal at D̂ = 0. At D = 0.005 on
 // the Gaussian model its certified D̂ is the stated error's floor (the box's
-// tails and the far terms skipped, below 1e-9: a loss of 0 is measured on
-// the scale 1e-6·Var X) and its gap the optimum there: the absolute floor (1e-9 ×
-// Var X = 1.6e-8) keeps it from deciding the verdict, and the gap at D
-// reports what F = X gives up against the optimum at the asked D.
+// tails, the far terms skipped and the M nodes left out, each within its
+// share of the tolerance on the scale 1e-6·Var X on which a loss of 0 is
+// measured: about 3e-9) and its gap the optimum there, below the absolute
+// floor (1e-9 × Var X = 1.6e-8) that keeps it from deciding the verdict;
+// the gap at D reports what F = X gives up against the optimum at the asked
+// D.
 func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
 	dir := t.TempDir()
 	net := learntest.LinearNet(1, 0, 0)
@@ -225,7 +227,7 @@ func TestVerifyIdentityPrivatizerAtSmallD(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := rep.Points[0]
-	if p.GapD <= 0 || p.Gap > 1e-9 || !strings.HasPrefix(p.Verdict, "pass") {
+	if p.GapD <= 0 || p.Gap > 1e-9*16 || !strings.HasPrefix(p.Verdict, "pass") {
 		t.Errorf("F = X at D = 0.005: gap %g, gap at D %g, verdict %q", p.Gap, p.GapD, p.Verdict)
 	}
 }
