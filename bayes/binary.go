@@ -64,11 +64,11 @@ type BinaryLevel struct {
 	S1    float64 `json:"s1"`
 }
 
-// BinaryCertificate is the exact analysis of a binary privatizer: the
+// BinaryAnalysis is the exact analysis of a binary privatizer: the
 // mechanism it releases, P(F = 1 | X = x) = E_R[k(x, R)], as the pair
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] of Section III-B, and the exact MAP
 // losses of that pair (Appendix B, mip.Binary.MAPLoss).
-type BinaryCertificate struct {
+type BinaryAnalysis struct {
 	S0     float64       `json:"s0"`
 	S1     float64       `json:"s1"`
 	Levels []BinaryLevel `json:"refinement"`
@@ -81,7 +81,7 @@ type BinaryCertificate struct {
 // independent of everything, P(F=1 | X=x, side) = E_R[k(x, R)]: the release
 // is the binary channel (s0, s1) whatever k does with r, and the Bayes-optimal
 // (MAP) reconstructor and adversaries of Appendix B see exactly that channel.
-func CertifyBinary(m mip.Binary, k Privatizer, q BinaryQuad) (*BinaryCertificate, error) {
+func CertifyBinary(m mip.Binary, k Privatizer, q BinaryQuad) (*BinaryAnalysis, error) {
 	q = q.withDefaults()
 	if err := q.validate(); err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func CertifyBinary(m mip.Binary, k Privatizer, q BinaryQuad) (*BinaryCertificate
 	if k.K == nil {
 		return nil, fmt.Errorf("bayes: privatizer has no function K")
 	}
-	c := &BinaryCertificate{}
+	c := &BinaryAnalysis{}
 	for l := 0; l < q.Levels; l++ {
 		n := q.Nodes << l
 		p0, err := expectR(k, 0, n, q)

@@ -106,11 +106,11 @@ type LossBound struct {
 	MNodes int `json:"m_nodes"`
 }
 
-// GaussCertificate holds the exact-loss analysis of a privatizer on a
+// GaussAnalysis holds the exact-loss analysis of a privatizer on a
 // Gaussian model. Losses are the sound ends of the intervals: the
 // reconstructor's upper end (the certified distortion D̂) and every
 // adversary's lower end.
-type GaussCertificate struct {
+type GaussAnalysis struct {
 	loss.Losses
 	// Bounds are the intervals, the reconstructor's first.
 	Bounds []LossBound `json:"bounds"`
@@ -150,7 +150,7 @@ const mSpan = 8
 // stops with ctx's error within one quadrature panel of ctx's end (a panel
 // is at most milliseconds), and counts the panels it integrates in ctx's
 // progress.Steps, if any.
-func CertifyGauss(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad) (*GaussCertificate, error) {
+func CertifyGauss(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad) (*GaussAnalysis, error) {
 	q = q.withDefaults()
 	if err := q.validate(); err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func CertifyGauss(ctx context.Context, m *gauss.Model, k Privatizer, q GaussQuad
 		return nil, err
 	}
 
-	cert := &GaussCertificate{Bounds: bounds, Box: box, Faces: len(s.cont) + len(s.disc), Atoms: s.atomFaces, Collapsed: len(s.disc) - s.atomFaces}
+	cert := &GaussAnalysis{Bounds: bounds, Box: box, Faces: len(s.cont) + len(s.disc), Atoms: s.atomFaces, Collapsed: len(s.disc) - s.atomFaces}
 	floor := scaleFloor * vx
 	adv := make([]float64, len(vs)-1)
 	for i, b := range bounds {

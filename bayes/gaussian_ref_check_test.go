@@ -231,7 +231,7 @@ func fixtureSum(t *testing.T, name string) string {
 	return hex.EncodeToString(s[:])
 }
 
-func checkAgainstReference(t *testing.T, name string, m *gauss.Model, k Privatizer, ref []float64, refErr float64) *GaussCertificate {
+func checkAgainstReference(t *testing.T, name string, m *gauss.Model, k Privatizer, ref []float64, refErr float64) *GaussAnalysis {
 	t.Helper()
 	cert, err := CertifyGauss(context.Background(), m, k, GaussQuad{})
 	if err != nil {

@@ -457,7 +457,7 @@ func randomLayers(rng *rand.Rand, depth int, sx float64) []AffineLayer {
 // certificate's estimator, μ outside) with the certified interval: it must
 // not exceed Hi by more than 4 SE, and Lo must not exceed it by more than 4
 // SE.
-func checkEstimatorMC(t *testing.T, name string, m *gauss.Model, layers []AffineLayer, c *GaussCertificate, n int, seed uint64) {
+func checkEstimatorMC(t *testing.T, name string, m *gauss.Model, layers []AffineLayer, c *GaussAnalysis, n int, seed uint64) {
 	t.Helper()
 	mu, vx := m.Mean()[m.PrivateIndex()], m.VarX()
 	s := &gaussSetup{q: GaussQuad{}.withDefaults(), mu: mu, vx: vx, sx: math.Sqrt(vx), a: (c.Box.X1 - c.Box.X0) / 2, box: c.Box}

@@ -103,20 +103,20 @@ func (b BinaryModel) Optimum(ctx context.Context, d float64, o Options) (Optimum
 }
 
 // Certify implements Model with bayes.CertifyBinary.
-func (b BinaryModel) Certify(_ context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
+func (b BinaryModel) Certify(_ context.Context, k bayes.Privatizer, o Options) (Analysis, error) {
 	c, err := bayes.CertifyBinary(b.M, k, o.Binary)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	// A runtime's s0 and s1 are within sup δ of the certified ones, and
 	// the 0-1 risks move by at most that (privatizer.RiskShift). The
 	// quadrature's change is an estimate: the losses stay where they are.
 	d, err := rounding(k)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	e := c.Change + d
-	return Certificate{Losses: c.Losses, Interval: loss.Around(c.Losses, e).Within(noRelease(b.M.Finite())), Change: e, Rounding: d, Binary: c}, nil
+	return Analysis{Losses: c.Losses, Interval: loss.Around(c.Losses, e).Within(noRelease(b.M.Finite())), Change: e, Rounding: d, Binary: c}, nil
 }
 
 // CheckPrivatizer implements Model: a channel must have two rows, x = 0
@@ -141,9 +141,9 @@ func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
 // bound for smooth ones, the forward error bound of the network's precision
 // included) and that channel's losses; Change is the bound, Binary the
 // channel (s0, s1).
-func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error) {
+func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Analysis, error) {
 	if err := b.CheckPrivatizer(f); err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	if f.Channel != nil {
 		l, err := f.Channel.BinaryLosses(b.M)
@@ -154,10 +154,10 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 		losses = privatizer.NetworkBinaryLossesWitness
 	}
 	r, err := losses(ctx, f.Network, b.M, o.expectTol())
-	c, err := networkCertificate(b.M.Finite(), r, err)
+	c, err := networkAnalysis(b.M.Finite(), r, err)
 	if err == nil && r.Laws == nil {
 		// The binary channel of Section III-B, as mmds verify reports it.
-		c.Binary = &bayes.BinaryCertificate{S0: r.S0(), S1: r.S1(), Change: r.Bound, Losses: loss.New(r.Losses.Recon, r.Losses.Adv)}
+		c.Binary = &bayes.BinaryAnalysis{S0: r.S0(), S1: r.S1(), Change: r.Bound, Losses: loss.New(r.Losses.Recon, r.Losses.Adv)}
 	}
 	return c, err
 }

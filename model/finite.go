@@ -196,8 +196,8 @@ func (FiniteModel) SideNames(int) []string { return nil }
 
 // Certify implements Model: a finite model's privatizer is a channel, not a
 // network k(x, r).
-func (FiniteModel) Certify(context.Context, bayes.Privatizer, Options) (Certificate, error) {
-	return Certificate{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
+func (FiniteModel) Certify(context.Context, bayes.Privatizer, Options) (Analysis, error) {
+	return Analysis{}, fmt.Errorf("%w: finite models certify channels, not networks k(x, r)", ErrUnsupported)
 }
 
 // CheckPrivatizer implements Model: a channel must have one row per value
@@ -218,9 +218,9 @@ func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
 // CertifyFile implements Model: a channel's exact finite sums, or the
 // channel a network releases (privatizer.NetworkFiniteLosses; see
 // BinaryModel.CertifyFile) and that channel's losses.
-func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Options) (Certificate, error) {
+func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Options) (Analysis, error) {
 	if err := f.CheckPrivatizer(p); err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	if p.Channel != nil {
 		l, err := p.Channel.FiniteLosses(f.M)
@@ -231,7 +231,7 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 		losses = privatizer.NetworkFiniteLossesWitness
 	}
 	r, err := losses(ctx, p.Network, f.M, o.expectTol())
-	return networkCertificate(f.M, r, err)
+	return networkAnalysis(f.M, r, err)
 }
 
 func parseFinite(b []byte) (FiniteModel, error) {

@@ -121,7 +121,7 @@ var _ KnownMechanisms = GaussModel{}
 // Certify implements Model with bayes.CertifyGauss: the intervals of the
 // real function's losses, each widened by ρ·max(value, 1e-6·Var[X]) for the
 // runtime's rounding, ρ = sup δ / scale (Change grows by 2ρ). The scale is
-// √Var[F] of the linear fit or the largest |F| the certificate evaluated
+// √Var[F] of the linear fit or the largest |F| the analysis evaluated
 // (float32's error is relative to the values summed, and the grid reaches
 // 7σ_X and |r| = 12), floored at 1e-6·σ_X so that a constant release still
 // has a scale. This widening is a stated model, not a proof: no pointwise
@@ -129,10 +129,10 @@ var _ KnownMechanisms = GaussModel{}
 // low-order bits of a real-valued release), see docs/certify.md,
 // "Real-valued releases". It stops within a quadrature panel of ctx's end
 // (bayes.CertifyGauss).
-func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error) {
+func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) (Analysis, error) {
 	c, err := bayes.CertifyGauss(ctx, g.M, k, o.Gauss)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	scale := max(math.Sqrt(c.Fit.VarF), 1e-6*math.Sqrt(g.M.VarX()))
 	if k.Rounding != nil {
@@ -140,7 +140,7 @@ func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) 
 	}
 	d, err := rounding(k)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	rho := d / scale * (1 + 0x1p-40)
 	floor := 1e-6 * g.M.VarX()
@@ -154,7 +154,7 @@ func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) 
 	}
 	// No release raises a loss above the observer's Var[X | side].
 	iv := loss.NewIntervals(widen(c.Bounds[0]), adv).Within(loss.New(g.M.VarRecon(), g.M.VarAdv()))
-	return Certificate{Losses: iv.SoundEnds(), Interval: iv, Change: c.Change + 2*rho, Rounding: 2 * rho, Gauss: c}, nil
+	return Analysis{Losses: iv.SoundEnds(), Interval: iv, Change: c.Change + 2*rho, Rounding: 2 * rho, Gauss: c}, nil
 }
 
 // CheckPrivatizer implements Model: the Gaussian model certifies networks
@@ -177,9 +177,9 @@ func (GaussModel) CheckPrivatizer(f privatizer.File) error {
 // precision computes; a cell kernel by CertifyKernel, whose quadrature
 // error estimate must be within o.Gauss.Target (else
 // bayes.ErrCannotCertify), as mmds verify requires of a trained one.
-func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error) {
+func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Options) (Analysis, error) {
 	if err := g.CheckPrivatizer(f); err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	if f.Kernel != nil {
 		c, err := CertifyKernel(g, *f.Kernel, f.Kernel.Name)
@@ -194,7 +194,7 @@ func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Option
 	}
 	k, err := bayes.FromNetwork(f.Network)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	return g.Certify(ctx, k, o)
 }

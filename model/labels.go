@@ -31,15 +31,15 @@ func FiniteLaw(m Law) (law *mip.Finite, ok bool) {
 // finite sums of privatizer.Channel.FiniteLosses (exact for the renormalized
 // rows; Change is what renormalizing may hide, privatizer.Channel.Bound). name
 // labels the channel in errors, which wrap privatizer.ErrInput.
-func CertifyChannel(m Law, p [][]float64, name string) (Certificate, error) {
+func CertifyChannel(m Law, p [][]float64, name string) (Analysis, error) {
 	f, ok := FiniteLaw(m)
 	if !ok {
-		return Certificate{}, fmt.Errorf("%w: a channel privatizer needs a finite X; the %s model's X is continuous", ErrUnsupported, m.Kind())
+		return Analysis{}, fmt.Errorf("%w: a channel privatizer needs a finite X; the %s model's X is continuous", ErrUnsupported, m.Kind())
 	}
 	c := &privatizer.Channel{Name: name, P: p}
 	l, err := c.FiniteLosses(*f)
 	if err != nil {
-		return Certificate{}, err
+		return Analysis{}, err
 	}
 	return bounded(*f, l, c.Bound(*f)), nil
 }
@@ -51,24 +51,24 @@ func CertifyChannel(m Law, p [][]float64, name string) (Certificate, error) {
 // loss, and the quadrature error with it, is exactly (1 − λ) times the
 // kernel's. Change is the quadrature error estimate (the change against
 // order 128) relative to the smallest nonzero loss, the Gaussian
-// certificates' relative measure (unchanged by the factor 1 − λ). name
+// analyses' relative measure (unchanged by the factor 1 − λ). name
 // labels the kernel in errors, which wrap privatizer.ErrInput (a λ outside
 // [0, 1) is one), or bayes.ErrCannotCertify where the model's quadrature
 // cannot resolve an observer (gauss.ErrUnresolved).
-func CertifyKernel(m Law, k privatizer.Kernel, name string) (Certificate, error) {
+func CertifyKernel(m Law, k privatizer.Kernel, name string) (Analysis, error) {
 	g, ok := m.(GaussModel)
 	if !ok {
-		return Certificate{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())
+		return Analysis{}, fmt.Errorf("%w: a cell kernel needs the Gaussian model; the %s model's privatizers are channels", ErrUnsupported, m.Kind())
 	}
 	if !(k.Reveal >= 0 && k.Reveal < 1) {
-		return Certificate{}, fmt.Errorf("%w: %s: reveal = %g: must be in [0, 1)", privatizer.ErrInput, name, k.Reveal)
+		return Analysis{}, fmt.Errorf("%w: %s: reveal = %g: must be in [0, 1)", privatizer.ErrInput, name, k.Reveal)
 	}
 	l, qe, err := g.M.KernelLosses(k.Kernel)
 	if errors.Is(err, gauss.ErrUnresolved) {
-		return Certificate{}, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, name, err)
+		return Analysis{}, fmt.Errorf("%w: %s: %w", bayes.ErrCannotCertify, name, err)
 	}
 	if err != nil {
-		return Certificate{}, fmt.Errorf("%w: %s: %w", privatizer.ErrInput, name, err)
+		return Analysis{}, fmt.Errorf("%w: %s: %w", privatizer.ErrInput, name, err)
 	}
 	if k.Reveal > 0 {
 		s := 1 - k.Reveal
@@ -89,13 +89,13 @@ func CertifyKernel(m Law, k privatizer.Kernel, name string) (Certificate, error)
 		change = qe / scale
 	}
 	// The estimate's interval: every loss within qe (absolute).
-	return Certificate{Losses: l, Interval: loss.Around(l, qe), Change: change}, nil
+	return Analysis{Losses: l, Interval: loss.Around(l, qe), Change: change}, nil
 }
 
 // CheckKernelChange reports an error wrapping bayes.ErrCannotCertify when
-// a kernel certificate's quadrature error estimate c.Change exceeds tol:
+// a kernel analysis's quadrature error estimate c.Change exceeds tol:
 // the losses are sound only to that estimate.
-func CheckKernelChange(c Certificate, tol float64) error {
+func CheckKernelChange(c Analysis, tol float64) error {
 	if !(c.Change <= tol) {
 		return fmt.Errorf("%w: the kernel's quadrature error estimate is %.2g of its smallest loss, above the tolerance %.2g", bayes.ErrCannotCertify, c.Change, tol)
 	}

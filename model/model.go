@@ -113,8 +113,8 @@ type Optimizer interface {
 type Certifier interface {
 	// Certify computes the exact Bayes losses of a privatizer network
 	// trained by Algorithm 1 (package bayes's form of k(x, r)), stopped
-	// by ctx (the Gaussian certificate takes seconds).
-	Certify(ctx context.Context, k bayes.Privatizer, o Options) (Certificate, error)
+	// by ctx (the Gaussian analysis takes seconds).
+	Certify(ctx context.Context, k bayes.Privatizer, o Options) (Analysis, error)
 	// CheckPrivatizer reports, before any work, a privatizer file that
 	// cannot fit the model (a channel whose rows are not the values of X,
 	// a channel on the Gaussian model): an error wrapping
@@ -123,7 +123,7 @@ type Certifier interface {
 	// CertifyFile computes the exact Bayes losses of a privatizer trained
 	// anywhere (package privatizer: a channel P(F | X), or a network
 	// k(x, r) from the JSON layout or ONNX); see each kind's method.
-	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Certificate, error)
+	CertifyFile(ctx context.Context, f privatizer.File, o Options) (Analysis, error)
 }
 
 // Model is a data model of Section II: every small interface at once.
@@ -178,7 +178,7 @@ func (o Options) expectTol() float64 {
 }
 
 // rounding returns sup δ, the largest forward error bound k collected
-// during a certificate (0 for a privatizer that is not a network); an
+// during an analysis (0 for a privatizer that is not a network); an
 // evaluation beyond the precision's range is its error (wrapping
 // network.ErrPrecision).
 func rounding(k bayes.Privatizer) (float64, error) {
@@ -195,8 +195,9 @@ func (o Options) solver() mip.SolverOptions {
 	return mip.DefaultSolver()
 }
 
-// Certificate is the exact analysis of a privatizer on a model.
-type Certificate struct {
+// Analysis is the exact analysis of a privatizer on a model: what a
+// verify.Certificate (the one certificate type, a file) states of one point.
+type Analysis struct {
 	// The Bayes losses of the reconstructor and of every adversary for the
 	// privatizer itself. Where the error is a proven bound (a network's
 	// rows on a binary or finite model, a channel's renormalization, the
@@ -208,7 +209,7 @@ type Certificate struct {
 	// Interval holds each loss's interval: proven where Change is a bound,
 	// the estimate's interval otherwise.
 	Interval loss.Intervals `json:"interval"`
-	// Change is the certificate's stated error (relative for Gaussian
+	// Change is the analysis's stated error (relative for Gaussian
 	// losses and cell kernels, absolute otherwise): the number a verdict
 	// compares with its stated-error limit.
 	Change float64 `json:"change"`
@@ -216,20 +217,20 @@ type Certificate struct {
 	// for (the network's precision, float32 or float64; 0 for channels).
 	Rounding float64 `json:"rounding,omitempty"`
 	// Gauss and Binary are the model-specific details.
-	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
-	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+	Gauss  *bayes.GaussAnalysis  `json:"gauss,omitempty"`
+	Binary *bayes.BinaryAnalysis `json:"binary,omitempty"`
 	// Witness proves a network's channel to a checker (Options.Witness;
 	// networks with one output on binary and finite models).
 	Witness *privatizer.NetworkWitness `json:"-"`
 }
 
-// bounded returns the certificate of losses l known to within e
+// bounded returns the analysis of losses l known to within e
 // (absolute) on the finite model f: the intervals [l − e, l + e], their
 // upper ends at most each observer's loss without the release (a Bayes loss
 // only falls with more information), their sound ends, and Change e.
-func bounded(f mip.Finite, l loss.Losses, e float64) Certificate {
+func bounded(f mip.Finite, l loss.Losses, e float64) Analysis {
 	iv := loss.Around(l, e).Within(noRelease(f))
-	return Certificate{Losses: iv.SoundEnds(), Interval: iv, Change: e}
+	return Analysis{Losses: iv.SoundEnds(), Interval: iv, Change: e}
 }
 
 // noRelease returns the Bayes losses on f of a release that says nothing

@@ -323,7 +323,7 @@ func TestLinearNetworkGaussClosedForm(t *testing.T) {
 // 0.5%.
 func TestDeepNetworkGaussJSONEqualsONNX(t *testing.T) {
 	m := gauss.Paper()
-	var certs []*bayes.GaussCertificate
+	var certs []*bayes.GaussAnalysis
 	for _, f := range []string{"relu2-gauss.json", "relu2-gauss-matmul.onnx"} {
 		n := readNet(t, f)
 		c, err := bayes.CertifyGauss(context.Background(), m, mustPrivatizer(t, n), bayes.GaussQuad{})

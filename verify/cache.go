@@ -94,12 +94,12 @@ type cacheKey struct {
 	Quad         float64       `json:"quad_tol"`
 }
 
-// cachedPoint is one finalized threshold's outcome: its certificate, or
+// cachedPoint is one finalized threshold's outcome: its exact analysis, or
 // the verdict of a point that cannot be certified.
 type cachedPoint struct {
-	DIndex      int                `json:"d_index"`
-	Certificate *model.Certificate `json:"certificate,omitempty"`
-	Refused     string             `json:"cannot_certify,omitempty"`
+	DIndex   int             `json:"d_index"`
+	Analysis *model.Analysis `json:"certificate,omitempty"`
+	Refused  string          `json:"cannot_certify,omitempty"`
 }
 
 // cacheEntry is the file of one key.
@@ -152,7 +152,7 @@ func (c Cache) load(ctx context.Context, run *Run, o Options) []*cachedPoint {
 	out := make([]*cachedPoint, len(run.Results.Config.D))
 	for i := range e.Points {
 		p := &e.Points[i]
-		if p.DIndex < 0 || p.DIndex >= len(out) || out[p.DIndex] != nil || (p.Certificate == nil) == (p.Refused == "") {
+		if p.DIndex < 0 || p.DIndex >= len(out) || out[p.DIndex] != nil || (p.Analysis == nil) == (p.Refused == "") {
 			return nil
 		}
 		if p.Refused != "" && (!strings.HasPrefix(p.Refused, VerdictCannotCertify+": ") || safefile.Printable(p.Refused) != p.Refused) {
@@ -169,7 +169,7 @@ func (c Cache) load(ctx context.Context, run *Run, o Options) []*cachedPoint {
 		if (cp != nil) != dp.Finalized {
 			return nil
 		}
-		if cp != nil && cp.Certificate != nil && (len(cp.Certificate.Adv) != run.Model.Adversaries() || len(cp.Certificate.Interval.Adv) != len(cp.Certificate.Adv)) {
+		if cp != nil && cp.Analysis != nil && (len(cp.Analysis.Adv) != run.Model.Adversaries() || len(cp.Analysis.Interval.Adv) != len(cp.Analysis.Adv)) {
 			return nil
 		}
 	}

@@ -99,7 +99,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 	}
 	o.known = newKnownRefs()
 	rep := &Report{Model: m.Kind(), ModelSHA256: h, Tolerances: o.Tol, Points: make([]Point, len(in)), Witness: newCertWitness(m, o)}
-	certs := make([]model.Certificate, len(in))
+	certs := make([]model.Analysis, len(in))
 	err = eachPoint(ctx, len(in), o.Workers, o.Progress, func(i int) (err error) {
 		rep.Points[i], err = certifyInput(ctx, m, i, in[i], o, &certs[i])
 		return err
@@ -117,7 +117,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 
 // certifyInput certifies input x as point i, leaving its certificate in
 // cert.
-func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options, cert *model.Certificate) (Point, error) {
+func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options, cert *model.Analysis) (Point, error) {
 	c, err := m.CertifyFile(ctx, x.File, o.Model)
 	p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
 	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {

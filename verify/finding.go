@@ -69,7 +69,7 @@ func (r *knownRefs) get(ctx context.Context, km model.KnownMechanisms, d float64
 // findingCandidate weighs a passing point's certified losses against the
 // reference without the kernel search; a point that beats it by the
 // margin gets its BestKnown, for confirmFindings.
-func findingCandidate(ctx context.Context, m model.Model, c model.Certificate, abs float64, refs *knownRefs, p *Point) error {
+func findingCandidate(ctx context.Context, m model.Model, c model.Analysis, abs float64, refs *knownRefs, p *Point) error {
 	km, ok := m.(model.KnownMechanisms)
 	if !ok || !p.Pass || p.Certified == nil {
 		return nil
@@ -86,7 +86,7 @@ func findingCandidate(ctx context.Context, m model.Model, c model.Certificate, a
 
 // weighKnown is the reference of a point of threshold d with certificate
 // c, with or without the kernel search.
-func weighKnown(ctx context.Context, km model.KnownMechanisms, c model.Certificate, abs float64, refs *knownRefs, d float64, search bool) (BestKnown, error) {
+func weighKnown(ctx context.Context, km model.KnownMechanisms, c model.Analysis, abs float64, refs *knownRefs, d float64, search bool) (BestKnown, error) {
 	dRef := max(d, c.Losses.Recon, 0)
 	k, err := refs.get(ctx, km, dRef, search)
 	if err != nil {
@@ -106,7 +106,7 @@ const MaxKernelSearches = 16
 // parallel, once per D_ref, for at most MaxKernelSearches of them) and
 // marks those that still beat the reference by the margin: BeatsBest, and
 // the verdict says so. certs[i] is point i's certificate.
-func confirmFindings(ctx context.Context, m model.Model, certs []model.Certificate, abs float64, refs *knownRefs, pts []Point, workers int) error {
+func confirmFindings(ctx context.Context, m model.Model, certs []model.Analysis, abs float64, refs *knownRefs, pts []Point, workers int) error {
 	km, ok := m.(model.KnownMechanisms)
 	if !ok {
 		return nil

@@ -34,10 +34,10 @@ func TestFindingsBounded(t *testing.T) {
 	refs := newKnownRefs()
 	n := MaxKernelSearches + 4
 	pts := make([]Point, 2*n+1)
-	certs := make([]model.Certificate, len(pts))
+	certs := make([]model.Analysis, len(pts))
 	for i := range pts {
 		d := float64(1 + i/2) // two points per threshold
-		certs[i] = model.Certificate{Losses: loss.New(d, []float64{2})}
+		certs[i] = model.Analysis{Losses: loss.New(d, []float64{2})}
 		l := certs[i].Losses
 		pts[i] = Point{D: d, Pass: true, Certified: &l, Verdict: "pass"}
 	}

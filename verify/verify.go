@@ -63,7 +63,8 @@ type Excess struct {
 	Soft     *Excess   `json:"soft,omitempty"`
 }
 
-// Point is the certificate of one threshold D.
+// Point is the verdict at one threshold D and the numbers behind it (a
+// Certificate condenses it into a CertPoint).
 type Point struct {
 	DIndex int     `json:"d_index"`
 	D      float64 `json:"D"`
@@ -119,8 +120,8 @@ type Point struct {
 	BeatsBest bool       `json:"-"`
 	BestKnown *BestKnown `json:"best_known,omitempty"`
 	// The model-specific certificate.
-	Gauss  *bayes.GaussCertificate  `json:"gauss,omitempty"`
-	Binary *bayes.BinaryCertificate `json:"binary,omitempty"`
+	Gauss  *bayes.GaussAnalysis  `json:"gauss,omitempty"`
+	Binary *bayes.BinaryAnalysis `json:"binary,omitempty"`
 	// Witness is what proves the point's numbers to an independent
 	// checker (Options.Model.Witness; the certificate carries it).
 	Witness *PointWitness `json:"-"`
@@ -219,7 +220,7 @@ func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, worke
 	for i := range res.Points {
 		byIndex[res.Points[i].DIndex] = &res.Points[i]
 	}
-	certs := make([]model.Certificate, len(pts))
+	certs := make([]model.Analysis, len(pts))
 	err := eachPoint(ctx, len(pts), workers, o.Progress, func(i int) (err error) {
 		if pts[i], err = run.certifyPoint(ctx, i, byIndex[i], o, &outcomes[i], &certs[i]); err != nil {
 			return fmt.Errorf("verify: D[%d] = %g: %w", i, res.Config.D[i], err)
@@ -279,7 +280,7 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 // trained), leaving its certificate in cert; the finalized point's
 // certificate (or refusal) is taken from *outcome when it is set and
 // recorded there otherwise.
-func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, outcome **cachedPoint, cert *model.Certificate) (Point, error) {
+func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Options, outcome **cachedPoint, cert *model.Analysis) (Point, error) {
 	d := run.Results.Config.D[i]
 	p := Point{DIndex: i, D: d}
 	switch {
@@ -292,10 +293,10 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	}
 	p.Status, p.Finalized = StatusCertified, true
 	p.Learned = learned(dp, run.Results.Config.Protocol)
-	var c model.Certificate
+	var c model.Analysis
 	switch cp := *outcome; {
-	case cp != nil && cp.Certificate != nil:
-		c = *cp.Certificate
+	case cp != nil && cp.Analysis != nil:
+		c = *cp.Analysis
 	case cp != nil:
 		p.Status, p.Pass, p.Verdict = StatusCannotCertify, false, cp.Refused
 		return p, nil
@@ -310,7 +311,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 		if err != nil {
 			return p, err
 		}
-		*outcome = &cachedPoint{DIndex: i, Certificate: &c}
+		*outcome = &cachedPoint{DIndex: i, Analysis: &c}
 	}
 	if err := Judge(ctx, run.Model, c, o, &p); err != nil {
 		return p, err
@@ -325,7 +326,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 
 // certifyPrivatizer certifies a finalized point's privatizer: its channel
 // (the labels method on a finite X: exact finite sums) or its network.
-func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Options) (model.Certificate, error) {
+func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Options) (model.Analysis, error) {
 	if dp.Kernel != nil {
 		c, err := model.CertifyKernel(run.Model, *dp.Kernel, fmt.Sprintf("kernel of point %d", dp.DIndex))
 		if errors.Is(err, privatizer.ErrInput) {
@@ -345,7 +346,7 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 	}
 	n, err := dp.Privatizer()
 	if err != nil {
-		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+		return model.Analysis{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if run.Model.Kind().BinaryRelease() || run.Model.Kind().CategoricalRelease() {
 		// The channel the network releases (a binary model, or Algorithm 1
@@ -359,7 +360,7 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 	}
 	k, err := bayes.FromNetwork(n)
 	if err != nil {
-		return model.Certificate{}, fmt.Errorf("%w: %w", ErrInput, err)
+		return model.Analysis{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return run.Model.Certify(ctx, k, o.Model)
 }
@@ -371,7 +372,7 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 // that beats the best of them without the kernel search gets its
 // BestKnown, a FINDING's candidate (Certify and CertifyExternal then run
 // the kernel search for it).
-func Judge(ctx context.Context, m model.Model, c model.Certificate, o Options, p *Point) error {
+func Judge(ctx context.Context, m model.Model, c model.Analysis, o Options, p *Point) error {
 	d := p.D
 	p.Gauss, p.Binary = c.Gauss, c.Binary
 	cert, iv := c.Losses, c.Interval
