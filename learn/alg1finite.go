@@ -280,15 +280,22 @@ func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 
 	return loss
 }
 
-// drawCategorical draws F ~ Categorical(p) with rng.
+// drawCategorical draws F ~ Categorical(p) with rng: the first f with u <
+// p_0 + … + p_f (the last if none), u ~ U[0, 1). With p ≥ 0 the sums
+// never decrease, so F is the number of them before the last that are at
+// most u, counted without a branch (an unpredictable exit cost more than
+// the loop).
 func drawCategorical(p []float64, rng *rand.Rand) int {
-	u, c := rng.Float64(), 0.0
-	for f, v := range p {
-		if c += v; u < c {
-			return f
+	u, c, f := rng.Float64(), 0.0, 0
+	for _, v := range p[:len(p)-1] {
+		c += v
+		inc := 0
+		if c <= u {
+			inc = 1
 		}
+		f += inc
 	}
-	return len(p) - 1
+	return f
 }
 
 // obsStep is Algorithm 1, lines 16–30, for observer i (0: the

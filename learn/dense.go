@@ -174,12 +174,13 @@ func (d *denseNet) backwardRows(bo, co []int, rs, h, dz, grad []float64) {
 	}
 	gw1, gb1, gw2, gb2 := d.split(grad)
 	hd := d.hidden
-	for o := range gb2 {
-		var s float64
-		for k := range bo {
-			s += dz[k*m+o]
+	clear(gb2)
+	for k := range bo { // the outputs' sums side by side, each in the order of the rows
+		for o, v := range dz[k*m : k*m+m] {
+			gb2[o] += v
 		}
-		gb2[o] = s
+	}
+	for o := range gb2 {
 		copy(gw2[o*hd:o*hd+hd], gw2s[o*hp:o*hp+hd])
 	}
 	copy(gb1, gw1t[d.in*hp:d.in*hp+hd])
