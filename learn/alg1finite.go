@@ -49,6 +49,7 @@ type finiteTrainer struct {
 	tables         [][]float64 // per observer: q[(f*nv+v)*n+x]
 	tablesH        [][]float64 // per observer: hidden activations per cell
 	soft, hard     [][]float64 // per observer: cellLoss per cell and target, [(f*nv+v)*n+x]
+	byRow          [][]float64 // per observer: the privatizer step's loss (soft or hard) by row, [(x*nv+v)*m+f]
 	fresh          []bool      // tables[i] are observer i's outputs under its current parameters
 	batchP         []float64   // the privatizer step's P(· | x, r) per minibatch row
 	batchH         []float64   // and its hidden activations
@@ -105,6 +106,7 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*o.hp))
 		t.soft = append(t.soft, make([]float64, t.m*t.nv[i]*n))
 		t.hard = append(t.hard, make([]float64, t.m*t.nv[i]*n))
+		t.byRow = append(t.byRow, make([]float64, t.m*t.nv[i]*n))
 	}
 	t.fresh = make([]bool, len(t.obs))
 	hp := t.priv.hp
@@ -204,6 +206,16 @@ func (t *finiteTrainer) tabulate(i int) {
 	for c := range cells {
 		t.losses[i].cell(t.tables[i][c*n:c*n+n], t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
 	}
+	cell := t.soft[i]
+	if t.cfg.EstLoss == EstLossLog {
+		cell = t.hard[i]
+	}
+	for c := range cells {
+		f, v := c/nv, c%nv
+		for x, l := range cell[c*n : c*n+n] {
+			t.byRow[i][(x*nv+v)*t.m+f] = l
+		}
+	}
 	t.fresh[i] = true
 }
 
@@ -214,11 +226,7 @@ func (t *finiteTrainer) privStep() {
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	cell := t.soft
-	if t.cfg.EstLoss == EstLossLog {
-		cell = t.hard
-	}
-	loss := t.expectedLosses(idx, cell)
+	loss := t.expectedLosses(idx)
 	fn := float64(t.cfg.BatchSize)
 	adv := 1
 	for i := 2; i < len(loss); i++ {
@@ -233,17 +241,17 @@ func (t *finiteTrainer) privStep() {
 	} else if diff < 0 {
 		cRecon = -t.cfg.Rho / 2
 	}
-	n, m := t.n, t.m
+	m := t.m
 	inv := 1 / fn
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
-		v0, nv0 := t.tr.v[0][r], t.nv[0]
+		l0 := t.rowLosses(0, x, r)
 		// the row's ℓ(f) − its expectation, times P(f | x, r)/fn: dz
 		var pg float64
 		for f := range p {
-			g := float64(cRecon * cell[0][(f*nv0+v0)*n+x])
+			g := float64(cRecon * l0[f])
 			if len(t.obs) > 1 {
-				g -= cell[adv][(f*t.nv[adv]+t.tr.v[adv][r])*n+x]
+				g -= t.rowLosses(adv, x, r)[f]
 			}
 			t.g[f] = g
 			pg += float64(p[f] * g)
@@ -259,21 +267,28 @@ func (t *finiteTrainer) privStep() {
 	t.priv.refresh()
 }
 
+// rowLosses returns observer i's losses ℓ(f) for f = 0, 1, … of training
+// row r (target x): the privatizer step's, from byRow.
+func (t *finiteTrainer) rowLosses(i, x int, r int32) []float64 {
+	c := (x*t.nv[i] + t.tr.v[i][r]) * t.m
+	return t.byRow[i][c : c+t.m]
+}
+
 // expectedLosses returns the observers' losses summed over the minibatch
-// idx, each row's the exact expectation Σ_f P(f | x, r) cell[i][(f, v), x],
+// idx, each row's the exact expectation Σ_f P(f | x, r) ℓ_i(f) (rowLosses),
 // and keeps each row's release and hidden activations (batchP, batchH) for
 // the privatizer's gradient.
-func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 {
-	n, m := t.n, t.m
+func (t *finiteTrainer) expectedLosses(idx []int32) []float64 {
+	m := t.m
 	loss := t.obsLoss
 	clear(loss)
 	t.privacy(t.tr.x, t.trR, idx, t.batchP, t.batchH)
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
 		for i := range t.obs {
-			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
+			l := t.rowLosses(i, x, r)[:len(p)]
 			for f, pf := range p {
-				loss[i] += pf * tab[(f*nv+v)*n+x]
+				loss[i] += pf * l[f]
 			}
 		}
 	}
