@@ -122,34 +122,48 @@ func (d *denseNet) forwardRows(bo, co []int, rs, h, out []float64) {
 
 // denseRowsScalar is forwardRows's canonical order in scalar Go: the twin
 // of denseRowsAVX, which every build and CPU reproduces bit for bit
-// (math.FMA rounds once wherever it runs). acc is scratch for mp*4 sums.
+// (math.FMA rounds once wherever it runs). Each output's four lane sums
+// are taken over all the blocks at once (registers, not memory); each
+// sum's order is the kernel's. acc is unused (kept for the signature).
 func denseRowsScalar(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out, acc []float64) {
 	mp := (m + 1) &^ 1
-	acc = acc[:mp*4]
+	w2p = w2p[:hp*mp]
 	for k := range bo {
 		hr := h[k*hp : k*hp+hp]
 		bz, cz := biased[bo[k]:bo[k]+hp], col[co[k]:co[k]+hp]
 		r := rs[k]
-		clear(acc)
 		for j := range hr {
-			v := math.FMA(r, cz[j], bz[j])
-			hv := 0.0
-			if v > 0 {
-				hv = v
-			}
-			hr[j] = hv
-			w := w2p[j>>2*mp*4 : j>>2*mp*4+mp*4]
-			l := j & 3
-			for o := range mp {
-				acc[o*4+l] = math.FMA(hv, w[o*4+l], acc[o*4+l])
-			}
+			hr[j] = reluFMA(r, cz[j], bz[j])
 		}
 		or := out[k*m : k*m+m]
-		for o := range or {
-			p := acc[o*4 : o*4+4]
-			or[o] = float64(float64(p[0]+p[1])+float64(p[2]+p[3])) + b2p[o]
+		for o := 0; o < m; o += 2 { // two outputs at a time (mp is even): eight chains
+			var p0, p1, p2, p3, q0, q1, q2, q3 float64
+			for b := 0; b+4 <= len(hr); b += 4 {
+				w := w2p[b*mp+o*4 : b*mp+o*4+8 : b*mp+o*4+8]
+				hb := hr[b : b+4 : b+4]
+				p0 = math.FMA(hb[0], w[0], p0)
+				p1 = math.FMA(hb[1], w[1], p1)
+				p2 = math.FMA(hb[2], w[2], p2)
+				p3 = math.FMA(hb[3], w[3], p3)
+				q0 = math.FMA(hb[0], w[4], q0)
+				q1 = math.FMA(hb[1], w[5], q1)
+				q2 = math.FMA(hb[2], w[6], q2)
+				q3 = math.FMA(hb[3], w[7], q3)
+			}
+			or[o] = float64(float64(p0+p1)+float64(p2+p3)) + b2p[o]
+			if o+1 < m {
+				or[o+1] = float64(float64(q0+q1)+float64(q2+q3)) + b2p[o+1]
+			}
 		}
 	}
+}
+
+// reluFMA is max(fma(r, c, b), +0), +0 for NaN: VMAXPD with +0 second.
+func reluFMA(r, c, b float64) float64 {
+	if v := math.FMA(r, c, b); v > 0 {
+		return v
+	}
+	return 0
 }
 
 // backwardRows sets grad to the parameter gradient of rows k = 0, 1, …
@@ -193,33 +207,59 @@ func (d *denseNet) backwardRows(bo, co []int, rs, h, dz, grad []float64) {
 
 // backwardRowsScalar is backwardRows's canonical order in scalar Go into
 // the padded scratch (gw2s[o*hp+j], gw1t[c*hp+j], B1's column at bcol),
-// from what they hold (+0): the twin of outGradRowsAVX and firstRowsAVX.
+// from what they hold (+0): the twin of outGradRowsAVX and firstRowsAVX
+// (W2's gradient four units at a time across the rows, as the kernel).
 func backwardRowsScalar(gw2s, gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) {
 	mp := (m + 1) &^ 1
-	for k := range bo {
-		hr, dr := h[k*hp:k*hp+hp], dz[k*m:k*m+m]
-		for o, g := range dr {
-			row := gw2s[o*hp : o*hp+hp]
-			for j, hv := range hr {
-				row[j] = math.FMA(g, hv, row[j])
+	rows := len(bo)
+	h, dz = h[:rows*hp], dz[:rows*m]
+	for o := range m {
+		row := gw2s[o*hp : o*hp+hp]
+		for b := 0; b+4 <= len(row); b += 4 {
+			g4 := row[b : b+4 : b+4]
+			s0, s1, s2, s3 := g4[0], g4[1], g4[2], g4[3]
+			for k := range rows {
+				g, hb := dz[k*m+o], h[k*hp+b:k*hp+b+4:k*hp+b+4]
+				s0 = math.FMA(g, hb[0], s0)
+				s1 = math.FMA(g, hb[1], s1)
+				s2 = math.FMA(g, hb[2], s2)
+				s3 = math.FMA(g, hb[3], s3)
 			}
-		}
-		gb, gx, gc, r := gw1t[bcol:bcol+hp], gw1t[bo[k]:bo[k]+hp], gw1t[co[k]:co[k]+hp], rs[k]
-		for j, hv := range hr {
-			w := w2p[j>>2*mp*4 : j>>2*mp*4+mp*4]
-			var s float64
-			for o, g := range dr {
-				s = math.FMA(w[o*4+j&3], g, s)
-			}
-			g := 0.0
-			if hv > 0 {
-				g = s
-			}
-			gb[j] += g
-			gx[j] += g
-			gc[j] = math.FMA(g, r, gc[j])
+			g4[0], g4[1], g4[2], g4[3] = s0, s1, s2, s3
 		}
 	}
+	for k := range rows {
+		hr, dr := h[k*hp:k*hp+hp], dz[k*m:k*m+m]
+		gb, gx, gc, r := gw1t[bcol:bcol+hp], gw1t[bo[k]:bo[k]+hp], gw1t[co[k]:co[k]+hp], rs[k]
+		for b := 0; b+4 <= len(hr); b += 4 {
+			w := w2p[b*mp : b*mp+mp*4]
+			var s0, s1, s2, s3 float64
+			for o, g := range dr {
+				wo := w[o*4 : o*4+4 : o*4+4]
+				s0 = math.FMA(wo[0], g, s0)
+				s1 = math.FMA(wo[1], g, s1)
+				s2 = math.FMA(wo[2], g, s2)
+				s3 = math.FMA(wo[3], g, s3)
+			}
+			firstUnit(gb, gx, gc, b, hr[b], s0, r)
+			firstUnit(gb, gx, gc, b+1, hr[b+1], s1, r)
+			firstUnit(gb, gx, gc, b+2, hr[b+2], s2, r)
+			firstUnit(gb, gx, gc, b+3, hr[b+3], s3, r)
+		}
+	}
+}
+
+// firstUnit adds unit j's share of a row's first-layer gradient: g = s
+// where hv > 0 (+0 elsewhere, NaN included) into B1's and x's columns,
+// fma(g, r, ·) into c's.
+func firstUnit(gb, gx, gc []float64, j int, hv, s, r float64) {
+	g := 0.0
+	if hv > 0 {
+		g = s
+	}
+	gb[j] += g
+	gx[j] += g
+	gc[j] = math.FMA(g, r, gc[j])
 }
 
 // network returns the network with parameters p: a ReLU layer, then a
