@@ -30,8 +30,7 @@ type denseNet struct {
 	// W2[o][j], and B2, for mp = Out rounded up to even; the padded units
 	// and outputs zero.
 	col, biased, w2p, b2p []float64
-	acc                   []float64 // scratch: denseRowsScalar's sums
-	one                   struct {  // scratch: a single row for forwardRows
+	one                   struct { // scratch: a single row for forwardRows
 		bo, co [1]int
 		r      [1]float64
 	}
@@ -53,7 +52,7 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 	}
 	mp := (out + 1) &^ 1
 	d.col, d.biased = make([]float64, in*d.hp), make([]float64, in*d.hp)
-	d.w2p, d.b2p, d.acc = make([]float64, d.hp*mp), make([]float64, mp), make([]float64, mp*4)
+	d.w2p, d.b2p = make([]float64, d.hp*mp), make([]float64, mp)
 	d.gw1t, d.gw2s = make([]float64, (in+1)*d.hp), make([]float64, out*d.hp)
 	d.refresh()
 	return d
@@ -116,7 +115,7 @@ func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
 // sums per output, so that four units go through one vector multiply-add.
 func (d *denseNet) forwardRows(bo, co []int, rs, h, out []float64) {
 	if !denseRowsKernel(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, d.out, out) {
-		denseRowsScalar(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, d.out, out, d.acc)
+		denseRowsScalar(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, d.out, out)
 	}
 }
 
@@ -124,8 +123,8 @@ func (d *denseNet) forwardRows(bo, co []int, rs, h, out []float64) {
 // of denseRowsAVX, which every build and CPU reproduces bit for bit
 // (math.FMA rounds once wherever it runs). Each output's four lane sums
 // are taken over all the blocks at once (registers, not memory); each
-// sum's order is the kernel's. acc is unused (kept for the signature).
-func denseRowsScalar(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out, acc []float64) {
+// sum's order is the kernel's.
+func denseRowsScalar(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out []float64) {
 	mp := (m + 1) &^ 1
 	w2p = w2p[:hp*mp]
 	for k := range bo {

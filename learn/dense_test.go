@@ -78,7 +78,7 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 		h, got := make([]float64, rows*d.hp), make([]float64, rows*out+1)
 		wantH, want := make([]float64, rows*d.hp), make([]float64, rows*out+1)
 		got[rows*out], want[rows*out] = 7, 7 // past the last row: untouched
-		denseRowsScalar(wantH, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, out, want, d.acc)
+		denseRowsScalar(wantH, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, out, want)
 		if !denseRowsKernel(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, out, got) {
 			if out <= 8 {
 				t.Fatal("denseRowsKernel declined with vector kernels in use")
@@ -197,7 +197,7 @@ func BenchmarkDenseKernels(b *testing.B) {
 	})
 	b.Run("forward/scalar", func(b *testing.B) {
 		for b.Loop() {
-			denseRowsScalar(hs, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, 6, outs, d.acc)
+			denseRowsScalar(hs, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, 6, outs)
 		}
 	})
 	dz := make([]float64, rows*6)
