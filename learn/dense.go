@@ -171,7 +171,7 @@ func reluFMA(r, c, b float64) float64 {
 // Σ_k dz_k h_kᵀ, and through g_k,j = [h_k,j > 0]·Σ_o W2[o][j]·dz_k,o, B1's
 // Σ_k g_k, W1[·][x_k]'s Σ g_k and W1[·][c_k]'s Σ r_k·g_k. The canonical
 // order, which the vector kernels (outGradRowsKernel, firstRowsKernel)
-// and the scalar twin (backwardRowsScalar) follow: every sum over the
+// and the scalar twins (outGradRowsScalar, firstRowsScalar) follow: every sum over the
 // rows in order from +0, each product of a sum a fused multiply-add, the
 // hidden units' sums Σ_o fma(W2[o][j], dz_o, ·) from +0 in the order of
 // the outputs, and g +0 where h is not > 0 (NaN included).
@@ -181,9 +181,10 @@ func (d *denseNet) backwardRows(bo, co []int, rs, h, dz, grad []float64) {
 	clear(gw1t)
 	clear(gw2s)
 	if !outGradRowsKernel(gw2s, h, dz, len(bo), hp, m) {
-		backwardRowsScalar(gw2s, gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp)
-	} else if !firstRowsKernel(gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp) {
-		panic("learn: backwardRows: the first layer's kernel declined, the output layer's ran")
+		outGradRowsScalar(gw2s, h, dz, len(bo), hp, m)
+	}
+	if !firstRowsKernel(gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp) {
+		firstRowsScalar(gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp)
 	}
 	gw1, gb1, gw2, gb2 := d.split(grad)
 	hd := d.hidden
@@ -204,13 +205,10 @@ func (d *denseNet) backwardRows(bo, co []int, rs, h, dz, grad []float64) {
 	}
 }
 
-// backwardRowsScalar is backwardRows's canonical order in scalar Go into
-// the padded scratch (gw2s[o*hp+j], gw1t[c*hp+j], B1's column at bcol),
-// from what they hold (+0): the twin of outGradRowsAVX and firstRowsAVX
-// (W2's gradient four units at a time across the rows, as the kernel).
-func backwardRowsScalar(gw2s, gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) {
-	mp := (m + 1) &^ 1
-	rows := len(bo)
+// outGradRowsScalar is backwardRows's W2 gradient in its canonical order
+// in scalar Go, into the padded scratch gw2s[o*hp+j] from what it holds
+// (+0): the twin of outGradRowsAVX, four units at a time across the rows.
+func outGradRowsScalar(gw2s, h, dz []float64, rows, hp, m int) {
 	h, dz = h[:rows*hp], dz[:rows*m]
 	for o := range m {
 		row := gw2s[o*hp : o*hp+hp]
@@ -227,7 +225,15 @@ func backwardRowsScalar(gw2s, gw1t, w2p, h, dz []float64, bo, co []int, rs []flo
 			g4[0], g4[1], g4[2], g4[3] = s0, s1, s2, s3
 		}
 	}
-	for k := range rows {
+}
+
+// firstRowsScalar is backwardRows's first layer in its canonical order in
+// scalar Go, into the padded scratch gw1t[c*hp+j] (B1's column at bcol)
+// from what it holds (+0): the twin of firstRowsAVX, row by row, four
+// units a block.
+func firstRowsScalar(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) {
+	mp := (m + 1) &^ 1
+	for k := range bo {
 		hr, dr := h[k*hp:k*hp+hp], dz[k*m:k*m+m]
 		gb, gx, gc, r := gw1t[bcol:bcol+hp], gw1t[bo[k]:bo[k]+hp], gw1t[co[k]:co[k]+hp], rs[k]
 		for b := 0; b+4 <= len(hr); b += 4 {

@@ -6,14 +6,15 @@ package learn
 // assembly (dense_amd64.s) when the vector kernels are in use.
 
 //go:noescape
-func denseRowsAVX(h, biased, col *float64, bo, co *int, rs *float64, rows, hp int, w2p, b2p *float64, m int, out *float64)
+func denseRowsAVX(h, biased, col *float64, bo, co *int, rs *float64, rows, hp int, w2p, b2p *float64, m int, out *float64, mp, ostride int)
 
-// denseRowsKernel runs denseNet.forwardRows (m ≤ 8 outputs) in assembly,
-// bit for bit as denseRowsScalar, and reports whether it did (false: no
-// AVX2 and FMA, or more outputs; the caller runs denseRowsScalar).
+// denseRowsKernel runs denseNet.forwardRows in assembly, eight outputs at
+// a time (each group recomputes the same h), bit for bit as
+// denseRowsScalar, and reports whether it did (false: no AVX2 and FMA;
+// the caller runs denseRowsScalar).
 func denseRowsKernel(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out []float64) bool {
 	rows := len(bo)
-	if !hasAVX || m > 8 || rows == 0 || hp == 0 {
+	if !hasAVX || rows == 0 || hp == 0 || m == 0 {
 		return false
 	}
 	mp := (m + 1) &^ 1
@@ -25,17 +26,20 @@ func denseRowsKernel(h, biased, col []float64, bo, co []int, rs []float64, hp in
 			panic("learn: denseRowsKernel: a row outside the tables")
 		}
 	}
-	denseRowsAVX(&h[0], &biased[0], &col[0], &bo[0], &co[0], &rs[0], rows, hp, &w2p[0], &b2p[0], m, &out[0])
+	for g := 0; g < m; g += 8 {
+		denseRowsAVX(&h[0], &biased[0], &col[0], &bo[0], &co[0], &rs[0], rows, hp, &w2p[g*4], &b2p[g], min(8, m-g), &out[g], mp, m)
+	}
 	return true
 }
 
 //go:noescape
-func outGradRowsAVX(gw2s, h, dz *float64, rows, hp, m int)
+func outGradRowsAVX(gw2s, h, dz *float64, rows, hp, m, dzs int)
 
-// outGradRowsKernel runs backwardRows's W2 gradient (m ≤ 8 outputs) in
-// assembly, bit for bit as backwardRowsScalar, and reports whether it did.
+// outGradRowsKernel runs backwardRows's W2 gradient in assembly, eight
+// outputs at a time, bit for bit as outGradRowsScalar, and reports
+// whether it did.
 func outGradRowsKernel(gw2s, h, dz []float64, rows, hp, m int) bool {
-	if !hasAVX || m > 8 || hp == 0 {
+	if !hasAVX || hp == 0 {
 		return false
 	}
 	if hp&3 != 0 || len(gw2s) < m*hp || len(h) < rows*hp || len(dz) < rows*m {
@@ -44,7 +48,9 @@ func outGradRowsKernel(gw2s, h, dz []float64, rows, hp, m int) bool {
 	if rows == 0 {
 		return true
 	}
-	outGradRowsAVX(&gw2s[0], &h[0], &dz[0], rows, hp, m)
+	for g := 0; g < m; g += 8 {
+		outGradRowsAVX(&gw2s[g*hp], &h[0], &dz[g], rows, hp, min(8, m-g), m)
+	}
 	return true
 }
 
@@ -52,7 +58,9 @@ func outGradRowsKernel(gw2s, h, dz []float64, rows, hp, m int) bool {
 func firstRowsAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
 
 // firstRowsKernel runs backwardRows's first layer (m ≤ 8 outputs) in
-// assembly, bit for bit as backwardRowsScalar, and reports whether it did.
+// assembly, bit for bit as firstRowsScalar, and reports whether it did
+// (false: no AVX2 and FMA, or more outputs: each unit's sum over them is
+// one chain, which the kernel keeps in registers).
 func firstRowsKernel(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) bool {
 	rows := len(bo)
 	if !hasAVX || m > 8 || hp == 0 {

@@ -2,10 +2,11 @@
 
 #include "textflag.h"
 
-// func denseRowsAVX(h, biased, col *float64, bo, co *int, rs *float64, rows, hp int, w2p, b2p *float64, m int, out *float64)
+// func denseRowsAVX(h, biased, col *float64, bo, co *int, rs *float64, rows, hp int, w2p, b2p *float64, m int, out *float64, mp, ostride int)
 //
-// denseNet.forwardRows for m ≤ 8 outputs, row by row, four hidden units
-// a block: h = max(fma(r, col, biased), +0) (VFMADD231PD, then VMAXPD with
+// denseNet.forwardRows for a group of m ≤ 8 outputs (w2p, b2p and out at
+// the group's first; mp the outputs of a block of w2p, ostride those of a
+// row of out), row by row, four hidden units a block: h = max(fma(r, col, biased), +0) (VFMADD231PD, then VMAXPD with
 // +0 as the second operand, which it returns for NaN and ±0), then one
 // VFMADD231PD per output into that output's four lane sums (Y8–Y15), the
 // outputs two at a time (BX the block's bytes of w2p, 64 a pair); at the
@@ -15,7 +16,7 @@
 // col, DI the row of h, R15 the row of out, AX and BX the row's biased
 // and col, R11 the block's offset, R12 the block of w2p, R13 hp in bytes,
 // R14 the bytes of w2p a block.
-TEXT ·denseRowsAVX(SB), NOSPLIT, $0-96
+TEXT ·denseRowsAVX(SB), NOSPLIT, $0-112
 	MOVQ   h+0(FP), DI
 	MOVQ   biased+8(FP), SI
 	MOVQ   col+16(FP), DX
@@ -24,10 +25,8 @@ TEXT ·denseRowsAVX(SB), NOSPLIT, $0-96
 	MOVQ   rs+40(FP), R10
 	MOVQ   hp+56(FP), R13
 	SHLQ   $3, R13
-	MOVQ   m+80(FP), R14
-	INCQ   R14
-	SHRQ   $1, R14
-	SHLQ   $6, R14
+	MOVQ   mp+96(FP), R14
+	SHLQ   $5, R14
 	MOVQ   out+88(FP), R15
 	VXORPD Y1, Y1, Y1
 	XORQ   CX, CX
@@ -60,16 +59,16 @@ rows_block:
 	VMOVUPD     Y4, (DI)(R11*1)
 	VFMADD231PD (R12), Y4, Y8
 	VFMADD231PD 32(R12), Y4, Y9
-	CMPQ        R14, $128
-	JLT         rows_next
+	CMPQ        m+80(FP), $2
+	JLE         rows_next
 	VFMADD231PD 64(R12), Y4, Y10
 	VFMADD231PD 96(R12), Y4, Y11
-	CMPQ        R14, $192
-	JLT         rows_next
+	CMPQ        m+80(FP), $4
+	JLE         rows_next
 	VFMADD231PD 128(R12), Y4, Y12
 	VFMADD231PD 160(R12), Y4, Y13
-	CMPQ        R14, $256
-	JLT         rows_next
+	CMPQ        m+80(FP), $6
+	JLE         rows_next
 	VFMADD231PD 192(R12), Y4, Y14
 	VFMADD231PD 224(R12), Y4, Y15
 
@@ -133,6 +132,7 @@ rows_last4:
 	VMOVSD X8, 48(R15)
 
 rows_end:
+	MOVQ ostride+104(FP), BX
 	LEAQ (R15)(BX*8), R15
 	ADDQ R13, DI
 	INCQ CX
@@ -142,21 +142,24 @@ rows_done:
 	VZEROUPPER
 	RET
 
-// func outGradRowsAVX(gw2s, h, dz *float64, rows, hp, m int)
+// func outGradRowsAVX(gw2s, h, dz *float64, rows, hp, m, dzs int)
 //
-// denseNet.backwardRows's W2 gradient for m ≤ 8 outputs: gw2s[o*hp+j] =
-// fma(dz[r*m+o], h[r*hp+j], ·) over the rows r in order from +0, four
-// units a block with the block's m sums in Y8–Y15 across the rows. DI
-// gw2s, SI h, DX dz, R8 hp in bytes, R9 m, R10 the block's offset, R11
-// the block in the row's h, R12 the row's dz, R13 rows left, R14 the
-// output's row of gw2s.
-TEXT ·outGradRowsAVX(SB), NOSPLIT, $0-48
+// denseNet.backwardRows's W2 gradient for a group of m ≤ 8 outputs (gw2s
+// and dz at the group's first; dzs the outputs of a row of dz):
+// gw2s[o*hp+j] = fma(dz[r*dzs+o], h[r*hp+j], ·) over the rows r in order
+// from +0, four units a block with the block's m sums in Y8–Y15 across
+// the rows. DI gw2s, SI h, DX dz, R8 hp in bytes, R9 m, AX dzs in bytes,
+// R10 the block's offset, R11 the block in the row's h, R12 the row's
+// dz, R13 rows left, R14 the output's row of gw2s.
+TEXT ·outGradRowsAVX(SB), NOSPLIT, $0-56
 	MOVQ gw2s+0(FP), DI
 	MOVQ h+8(FP), SI
 	MOVQ dz+16(FP), DX
 	MOVQ hp+32(FP), R8
 	SHLQ $3, R8
 	MOVQ m+40(FP), R9
+	MOVQ dzs+48(FP), AX
+	SHLQ $3, AX
 	XORQ R10, R10
 
 og_block:
@@ -211,7 +214,7 @@ og_row:
 
 og_next:
 	ADDQ R8, R11
-	LEAQ (R12)(R9*8), R12
+	ADDQ AX, R12
 	DECQ R13
 	JNE  og_row
 
