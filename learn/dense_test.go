@@ -35,9 +35,8 @@ func sameFloats(got, want []float64) bool {
 // TestDenseKernelsAreScalar: denseNet's forward pass over rows
 // (denseRowsKernel), W2's gradient (outGradRowsKernel) and the first
 // layer's gradient (firstRowsKernel) give the bits of their scalar twins
-// (denseRowsScalar, outGradRowsScalar, firstRowsScalar: backwardRows's
-// canonical order),
-// on random weights over 30 decades with ±0, subnormals, ±Inf and NaN,
+// (denseRowsScalar, outGradRowsScalar, firstRowsScalar: the canonical
+// order), on random weights over 30 decades with ±0, subnormals, ±Inf and NaN,
 // r = −0, inactive units, and widths below, at and above the kernels'
 // blocks (4 units, 2 and 8 outputs; past 8 the first layer's gradient is
 // the twin's alone).
