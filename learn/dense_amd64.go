@@ -57,13 +57,16 @@ func outGradRowsKernel(gw2s, h, dz []float64, rows, hp, m int) bool {
 //go:noescape
 func firstRowsAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
 
-// firstRowsKernel runs backwardRows's first layer (m ≤ 8 outputs) in
-// assembly, bit for bit as firstRowsScalar, and reports whether it did
-// (false: no AVX2 and FMA, or more outputs: each unit's sum over them is
-// one chain, which the kernel keeps in registers).
+//go:noescape
+func firstRowsWideAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
+
+// firstRowsKernel runs backwardRows's first layer in assembly, bit for bit
+// as firstRowsScalar (firstRowsAVX with the outputs' gradients in
+// registers up to eight, firstRowsWideAVX beyond), and reports whether it
+// did (false: no AVX2 and FMA).
 func firstRowsKernel(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) bool {
 	rows := len(bo)
-	if !hasAVX || m > 8 || hp == 0 {
+	if !hasAVX || hp == 0 || m == 0 {
 		return false
 	}
 	mp := (m + 1) &^ 1
@@ -76,6 +79,10 @@ func firstRowsKernel(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp,
 		}
 	}
 	if rows == 0 {
+		return true
+	}
+	if m > 8 {
+		firstRowsWideAVX(&gw1t[0], &w2p[0], &h[0], &dz[0], &bo[0], &co[0], &rs[0], rows, hp, m, bcol)
 		return true
 	}
 	firstRowsAVX(&gw1t[0], &w2p[0], &h[0], &dz[0], &bo[0], &co[0], &rs[0], rows, hp, m, bcol)

@@ -376,3 +376,84 @@ fr_next:
 fr_done:
 	VZEROUPPER
 	RET
+
+// func firstRowsWideAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
+//
+// firstRowsAVX for any number of outputs m ≥ 1: each block's sum over the
+// outputs broadcasts dz[o] in turn (VBROADCASTSD, then VFMADD231PD) instead
+// of holding them in registers; the same operations in the same order. hp
+// is turned into bytes in its argument slot. DI gw1t, SI w2p, DX the row's
+// h, R8 the row's dz, CX the row, AX x's column, BX c's column, R15 B1's
+// column, R11 the block's offset, R12 the block of w2p, R14 the bytes of
+// w2p a block; in a block R9 the outputs left, R10 &dz[o], R13 &w2p[o];
+// Y7 r, Y6 +0.
+TEXT ·firstRowsWideAVX(SB), NOSPLIT, $0-88
+	MOVQ   gw1t+0(FP), DI
+	MOVQ   w2p+8(FP), SI
+	MOVQ   h+16(FP), DX
+	MOVQ   dz+24(FP), R8
+	MOVQ   bcol+80(FP), R15
+	LEAQ   (DI)(R15*8), R15
+	MOVQ   hp+64(FP), AX
+	SHLQ   $3, AX
+	MOVQ   AX, hp+64(FP)
+	MOVQ   m+72(FP), R14
+	INCQ   R14
+	SHRQ   $1, R14
+	SHLQ   $6, R14
+	VXORPD Y6, Y6, Y6
+	XORQ   CX, CX
+
+fw_row:
+	CMPQ         CX, rows+56(FP)
+	JGE          fw_done
+	MOVQ         bo+32(FP), R9
+	MOVQ         (R9)(CX*8), AX
+	LEAQ         (DI)(AX*8), AX
+	MOVQ         co+40(FP), R9
+	MOVQ         (R9)(CX*8), BX
+	LEAQ         (DI)(BX*8), BX
+	MOVQ         rs+48(FP), R9
+	VBROADCASTSD (R9)(CX*8), Y7
+	MOVQ         SI, R12
+	XORQ         R11, R11
+
+fw_block:
+	CMPQ   R11, hp+64(FP)
+	JGE    fw_next
+	VXORPD Y0, Y0, Y0
+	MOVQ   m+72(FP), R9
+	MOVQ   R8, R10
+	MOVQ   R12, R13
+
+fw_out:
+	VBROADCASTSD (R10), Y2
+	VFMADD231PD  (R13), Y2, Y0
+	ADDQ         $8, R10
+	ADDQ         $32, R13
+	DECQ         R9
+	JNE          fw_out
+	VMOVUPD      (DX)(R11*1), Y1
+	VCMPPD       $0x1e, Y6, Y1, Y2
+	VANDPD       Y2, Y0, Y0
+	VADDPD       (R15)(R11*1), Y0, Y3
+	VMOVUPD      Y3, (R15)(R11*1)
+	VADDPD       (AX)(R11*1), Y0, Y3
+	VMOVUPD      Y3, (AX)(R11*1)
+	VMOVUPD      (BX)(R11*1), Y3
+	VFMADD231PD  Y7, Y0, Y3
+	VMOVUPD      Y3, (BX)(R11*1)
+	ADDQ         R14, R12
+	ADDQ         $32, R11
+	JMP          fw_block
+
+fw_next:
+	ADDQ hp+64(FP), DX
+	MOVQ m+72(FP), R9
+	LEAQ (R8)(R9*8), R8
+	INCQ CX
+	JMP  fw_row
+
+fw_done:
+	VZEROUPPER
+	RET
