@@ -14,8 +14,9 @@
 // high half added to the low), B2 added, and stored (the last output
 // alone when m is odd). CX the row, R8 bo, R9 co, R10 rs, SI biased, DX
 // col, DI the row of h, R15 the row of out, AX and BX the row's biased
-// and col, R11 the block's offset, R12 the block of w2p, R13 hp in bytes,
-// R14 the bytes of w2p a block.
+// and col, R11 the block's offset, R12 the block of w2p, R13 the bytes of
+// the group's pairs in a block (64 a pair), R14 the bytes of w2p a block;
+// hp is turned into bytes in its argument slot.
 TEXT ·denseRowsAVX(SB), NOSPLIT, $0-112
 	MOVQ   h+0(FP), DI
 	MOVQ   biased+8(FP), SI
@@ -25,6 +26,11 @@ TEXT ·denseRowsAVX(SB), NOSPLIT, $0-112
 	MOVQ   rs+40(FP), R10
 	MOVQ   hp+56(FP), R13
 	SHLQ   $3, R13
+	MOVQ   R13, hp+56(FP)
+	MOVQ   m+80(FP), R13
+	INCQ   R13
+	SHRQ   $1, R13
+	SHLQ   $6, R13
 	MOVQ   mp+96(FP), R14
 	SHLQ   $5, R14
 	MOVQ   out+88(FP), R15
@@ -51,7 +57,7 @@ rows_loop:
 	XORQ         R11, R11
 
 rows_block:
-	CMPQ        R11, R13
+	CMPQ        R11, hp+56(FP)
 	JGE         rows_reduce
 	VMOVUPD     (AX)(R11*1), Y4
 	VFMADD231PD (BX)(R11*1), Y0, Y4
@@ -59,16 +65,16 @@ rows_block:
 	VMOVUPD     Y4, (DI)(R11*1)
 	VFMADD231PD (R12), Y4, Y8
 	VFMADD231PD 32(R12), Y4, Y9
-	CMPQ        m+80(FP), $2
-	JLE         rows_next
+	CMPQ        R13, $128
+	JLT         rows_next
 	VFMADD231PD 64(R12), Y4, Y10
 	VFMADD231PD 96(R12), Y4, Y11
-	CMPQ        m+80(FP), $4
-	JLE         rows_next
+	CMPQ        R13, $192
+	JLT         rows_next
 	VFMADD231PD 128(R12), Y4, Y12
 	VFMADD231PD 160(R12), Y4, Y13
-	CMPQ        m+80(FP), $6
-	JLE         rows_next
+	CMPQ        R13, $256
+	JLT         rows_next
 	VFMADD231PD 192(R12), Y4, Y14
 	VFMADD231PD 224(R12), Y4, Y15
 
@@ -134,7 +140,7 @@ rows_last4:
 rows_end:
 	MOVQ ostride+104(FP), BX
 	LEAQ (R15)(BX*8), R15
-	ADDQ R13, DI
+	ADDQ hp+56(FP), DI
 	INCQ CX
 	JMP  rows_loop
 
