@@ -92,14 +92,6 @@ func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
 	d.forwardRows(d.one.bo[:], d.one.co[:], d.one.r[:], h, out)
 }
 
-// forwardTwoHot evaluates the network on the input with ones in columns a
-// and b and zeros elsewhere: forwardSparse with r = 1 (fma(1, W1[j][b],
-// B1[j] + W1[j][a]) rounds as the add).
-func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
-	d.one.bo[0], d.one.co[0], d.one.r[0] = a*d.hp, b*d.hp, 1
-	d.forwardRows(d.one.bo[:], d.one.co[:], d.one.r[:], h, out)
-}
-
 // forwardRows evaluates rows k = 0, 1, …: row k's first layer reads the
 // biased column at offset bo[k] and the column at co[k] times rs[k] (a
 // one-hot x and r, or two ones with r = 1), its hidden activations go to
