@@ -43,19 +43,24 @@ type finiteTrainer struct {
 	hist     History
 	snaps    []snap
 	// scratch
-	g, dz          []float64
+	g              []float64
 	gradPriv       []float64
 	gradObs        [][]float64
 	tables         [][]float64 // per observer: q[(f*nv+v)*n+x]
 	tablesH        [][]float64 // per observer: hidden activations per cell
 	soft, hard     [][]float64 // per observer: cellLoss per cell and target, [(f*nv+v)*n+x]
+	byRow          [][]float64 // per observer: the privatizer step's loss (soft or hard) by row, [(x*nv+v)*m+f]
 	fresh          []bool      // tables[i] are observer i's outputs under its current parameters
 	batchP         []float64   // the privatizer step's P(· | x, r) per minibatch row
 	batchH         []float64   // and its hidden activations
-	dTable         []float64
-	obsLoss        []float64 // the privatizer step's per-observer losses, reused
-	teRows         []int32   // 0, 1, …: the test split's rows, evaluated a minibatch at a time
-	evSoft, evHard []float64 // evaluate's per-observer losses, reused
+	batchDZ        []float64   // and its gradient in the logits
+	dTable         []float64   // obsStep's gradient in each cell's logits
+	counts         []float64   // obsStep's rows per cell and target x, [(f*nv+v)*n+x]
+	obsLoss        []float64   // the privatizer step's per-observer losses, reused
+	teRows         []int32     // 0, 1, …: the test split's rows, evaluated a minibatch at a time
+	evSoft, evHard []float64   // evaluate's per-observer losses, reused
+	rowB, rowC     []int       // forwardRows's offsets per row or cell
+	rowR, ones     []float64   // and its r per row; ones for the cells
 }
 
 func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTrainer, error) {
@@ -93,18 +98,26 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	}
 	t.draw = rand.New(rand.NewPCG(seed, streamBernoulli))
 	t.eval = rand.New(rand.NewPCG(seed, streamEval))
-	t.g, t.dz = make([]float64, t.m), make([]float64, max(t.m, n))
+	t.g = make([]float64, t.m)
 	t.gradPriv = make([]float64, len(t.priv.params))
 	for i, o := range t.obs {
 		t.gradObs = append(t.gradObs, make([]float64, len(o.params)))
 		t.tables = append(t.tables, make([]float64, t.m*t.nv[i]*n))
-		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*c.Hidden))
+		t.tablesH = append(t.tablesH, make([]float64, t.m*t.nv[i]*o.hp))
 		t.soft = append(t.soft, make([]float64, t.m*t.nv[i]*n))
 		t.hard = append(t.hard, make([]float64, t.m*t.nv[i]*n))
+		t.byRow = append(t.byRow, make([]float64, t.m*t.nv[i]*n))
 	}
 	t.fresh = make([]bool, len(t.obs))
-	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*c.Hidden)
-	t.dTable = make([]float64, t.m*slicesMax(t.nv)*n)
+	hp := t.priv.hp
+	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*hp)
+	rows := max(c.BatchSize, t.m*slicesMax(t.nv))
+	t.rowB, t.rowC, t.rowR, t.ones = make([]int, rows), make([]int, rows), make([]float64, rows), make([]float64, rows)
+	for k := range t.ones {
+		t.ones[k] = 1
+	}
+	t.dTable, t.counts = make([]float64, t.m*slicesMax(t.nv)*n), make([]float64, t.m*slicesMax(t.nv)*n)
+	t.batchDZ = make([]float64, c.BatchSize*t.m)
 	t.obsLoss = make([]float64, len(t.obs))
 	t.teRows = make([]int32, len(te.x))
 	for r := range t.teRows {
@@ -160,13 +173,16 @@ func (t *finiteTrainer) Channel() [][]float64 { return nil }
 
 // privacy computes P(· | x, r) = softmax(k(one-hot x, r)) for the rows
 // xs[k], rs[rows[k]] into p[k*m:k*m+m] and their hidden activations into
-// h[k*Hidden:…], the softmax of every row at once (softmaxRows).
+// h[k*hp:…] (hp: the privatizer's padded width), every row through one
+// forwardRows and one softmaxRows.
 func (t *finiteTrainer) privacy(xs []int, rs []float64, rows []int32, p, h []float64) {
-	m, hd := t.m, t.cfg.Hidden
+	hp := t.priv.hp
+	bo, co, rr := t.rowB[:len(rows)], t.rowC[:len(rows)], t.rowR[:len(rows)]
 	for k, r := range rows {
-		t.priv.forwardSparse(xs[r], t.n, rs[r], h[k*hd:k*hd+hd], p[k*m:k*m+m])
+		bo[k], co[k], rr[k] = xs[r]*hp, t.n*hp, rs[r]
 	}
-	softmaxRows(p[:len(rows)*m], m)
+	t.priv.forwardRows(bo, co, rr, h, p)
+	softmaxRows(p[:len(rows)*t.m], t.m)
 }
 
 // tabulate evaluates observer i on every cell (f, v), q = softmax of its
@@ -177,14 +193,27 @@ func (t *finiteTrainer) tabulate(i int) {
 	if t.fresh[i] {
 		return
 	}
-	o, n, nv, hd := t.obs[i], t.n, t.nv[i], t.cfg.Hidden
+	o, n, nv, hp := t.obs[i], t.n, t.nv[i], t.obs[i].hp
+	cells := t.m * nv
+	bo, co := t.rowB[:cells], t.rowC[:cells]
 	for f := range t.m {
 		for v := range nv {
-			c := f*nv + v
-			q := t.tables[i][c*n : c*n+n]
-			o.forwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], q)
-			softmaxInPlace(q)
-			t.losses[i].cell(q, t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
+			bo[f*nv+v], co[f*nv+v] = f*hp, (t.m+v)*hp
+		}
+	}
+	o.forwardRows(bo, co, t.ones[:cells], t.tablesH[i], t.tables[i])
+	softmaxRows(t.tables[i], n)
+	for c := range cells {
+		t.losses[i].cell(t.tables[i][c*n:c*n+n], t.soft[i][c*n:c*n+n], t.hard[i][c*n:c*n+n])
+	}
+	cell := t.soft[i]
+	if t.cfg.EstLoss == EstLossLog {
+		cell = t.hard[i]
+	}
+	for c := range cells {
+		f, v := c/nv, c%nv
+		for x, l := range cell[c*n : c*n+n] {
+			t.byRow[i][(x*nv+v)*t.m+f] = l
 		}
 	}
 	t.fresh[i] = true
@@ -197,11 +226,7 @@ func (t *finiteTrainer) privStep() {
 	for i := range t.obs {
 		t.tabulate(i)
 	}
-	cell := t.soft
-	if t.cfg.EstLoss == EstLossLog {
-		cell = t.hard
-	}
-	loss := t.expectedLosses(idx, cell)
+	loss := t.expectedLosses(idx)
 	fn := float64(t.cfg.BatchSize)
 	adv := 1
 	for i := 2; i < len(loss); i++ {
@@ -216,109 +241,156 @@ func (t *finiteTrainer) privStep() {
 	} else if diff < 0 {
 		cRecon = -t.cfg.Rho / 2
 	}
-	n, m, hd := t.n, t.m, t.cfg.Hidden
-	clear(t.gradPriv)
+	m := t.m
+	inv := 1 / fn
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
-		v0, nv0 := t.tr.v[0][r], t.nv[0]
+		l0 := t.rowLosses(0, x, r)
+		// the row's ℓ(f) − its expectation, times P(f | x, r)/fn: dz
 		var pg float64
 		for f := range p {
-			g := cRecon * cell[0][(f*nv0+v0)*n+x] / fn
+			g := float64(cRecon * l0[f])
 			if len(t.obs) > 1 {
-				g -= cell[adv][(f*t.nv[adv]+t.tr.v[adv][r])*n+x] / fn
+				g -= t.rowLosses(adv, x, r)[f]
 			}
 			t.g[f] = g
-			pg += p[f] * g
+			pg += float64(p[f] * g)
 		}
+		dz := t.batchDZ[k*m : k*m+m]
 		for f, pf := range p {
-			t.dz[f] = pf * (t.g[f] - pg)
+			dz[f] = float64(pf*(t.g[f]-pg)) * inv
 		}
-		t.priv.backwardSparse(x, n, t.trR[r], t.batchH[k*hd:k*hd+hd], t.dz[:m], t.gradPriv)
 	}
-	t.priv.flushFirst(t.gradPriv)
+	// privacy's offsets and noise of the rows are still in rowB, rowC, rowR
+	t.priv.backwardRows(t.rowB[:len(idx)], t.rowC[:len(idx)], t.rowR[:len(idx)], t.batchH, t.batchDZ, t.gradPriv)
 	t.opt[0].Step(t.priv.params, t.gradPriv)
 	t.priv.refresh()
 }
 
+// rowLosses returns observer i's losses ℓ(f) for f = 0, 1, … of training
+// row r (target x): the privatizer step's, from byRow.
+func (t *finiteTrainer) rowLosses(i, x int, r int32) []float64 {
+	c := (x*t.nv[i] + t.tr.v[i][r]) * t.m
+	return t.byRow[i][c : c+t.m]
+}
+
 // expectedLosses returns the observers' losses summed over the minibatch
-// idx, each row's the exact expectation Σ_f P(f | x, r) cell[i][(f, v), x],
+// idx, each row's the exact expectation Σ_f P(f | x, r) ℓ_i(f) (rowLosses),
 // and keeps each row's release and hidden activations (batchP, batchH) for
 // the privatizer's gradient.
-func (t *finiteTrainer) expectedLosses(idx []int32, cell [][]float64) []float64 {
-	n, m := t.n, t.m
+func (t *finiteTrainer) expectedLosses(idx []int32) []float64 {
+	m := t.m
 	loss := t.obsLoss
 	clear(loss)
 	t.privacy(t.tr.x, t.trR, idx, t.batchP, t.batchH)
 	for k, r := range idx {
 		x, p := t.tr.x[r], t.batchP[k*m:k*m+m]
 		for i := range t.obs {
-			nv, v, tab := t.nv[i], t.tr.v[i][r], cell[i]
+			l := t.rowLosses(i, x, r)[:len(p)]
 			for f, pf := range p {
-				loss[i] += pf * tab[(f*nv+v)*n+x]
+				loss[i] += pf * l[f]
 			}
 		}
 	}
 	return loss
 }
 
-// drawCategorical draws F ~ Categorical(p) with rng.
+// drawCategorical draws F ~ Categorical(p) with rng: the first f with u <
+// p_0 + … + p_f (the last if none), u ~ U[0, 1). With p ≥ 0 the sums
+// never decrease, so F is the number of them before the last that are at
+// most u, counted without a branch (an unpredictable exit cost more than
+// the loop).
 func drawCategorical(p []float64, rng *rand.Rand) int {
-	u, c := rng.Float64(), 0.0
-	for f, v := range p {
-		if c += v; u < c {
-			return f
+	u, c, f := rng.Float64(), 0.0, 0
+	for _, v := range p[:len(p)-1] {
+		c += v
+		inc := 0
+		if c <= u {
+			inc = 1
 		}
+		f += inc
 	}
-	return len(p) - 1
+	return f
 }
 
 // obsStep is Algorithm 1, lines 16–30, for observer i (0: the
 // reconstructor): the privatizer is frozen, F is drawn for each row, and
-// the observer descends on its loss of (f, v).
+// the observer descends on its loss of (f, v). Its outputs are a table of
+// cells, so the minibatch's gradient in a cell's logits is the sum over
+// the rows that fell there, which depends on the rows only through how
+// many of each target x they hold: with N_x of them and N in all, (N q_k −
+// N_k)/fn for the log loss, q_k (Σ_x N_x q_x − N_k)/fn for the soft 0-1
+// loss 1 − q_x, and q_k Σ_x N_x (L[x][b(k)] − ℓ(q, x))/fn for a model's
+// loss (finiteLoss.softGrad). A cell no row fell in has no gradient.
 func (t *finiteTrainer) obsStep(i int) {
 	mb := t.cfg.BatchSize
 	n, nv := t.n, t.nv[i]
 	t.tabulate(i)
-	d := t.dTable[:t.m*nv*n]
-	clear(d)
+	cells := t.m * nv
+	cnt := t.counts[:cells*n]
+	clear(cnt)
 	fn := float64(mb)
-	rule := t.losses[i]
 	idx := t.samplers[1+i].next(mb)
 	t.privacy(t.tr.x, t.trR, idx, t.batchP, t.batchH)
 	for k, r := range idx {
-		x := t.tr.x[r]
 		c := drawCategorical(t.batchP[k*t.m:k*t.m+t.m], t.draw)*nv + t.tr.v[i][r]
-		q := t.tables[i][c*n : c*n+n]
-		if rule != nil && t.cfg.EstLoss == EstLossSoft {
-			rule.softGrad(q, x, t.soft[i][c*n+x], d[c*n:c*n+n], fn)
+		cnt[c*n+t.tr.x[r]]++
+	}
+	d := t.dTable[:cells*n]
+	hp := t.obs[i].hp
+	bo, co := t.rowB[:cells], t.rowC[:cells]
+	for c := range cells {
+		bo[c], co[c] = c/nv*hp, (t.m+c%nv)*hp
+		nx, q, dc := cnt[c*n:c*n+n], t.tables[i][c*n:c*n+n], d[c*n:c*n+n]
+		var all float64
+		for _, v := range nx {
+			all += v
+		}
+		if all == 0 {
+			clear(dc)
 			continue
 		}
-		// dL/dz of the softmax output: soft 0-1 loss 1 − q_x gives
-		// −q_x(1[k = x] − q_k); log loss −log q_x gives q_k − 1[k = x].
-		for k, qk := range q {
-			ind := 0.0
-			if k == x {
-				ind = 1
-			}
-			if t.cfg.EstLoss == EstLossLog {
-				d[c*n+k] += (qk - ind) / fn
-			} else {
-				d[c*n+k] -= q[x] * (ind - qk) / fn
-			}
+		t.cellGrad(i, q, nx, all, t.soft[i][c*n:c*n+n], dc)
+		for k := range dc {
+			dc[k] /= fn
 		}
 	}
 	g := t.gradObs[i]
-	clear(g)
-	hd := t.cfg.Hidden
-	for f := range t.m {
-		for v := range nv {
-			c := f*nv + v
-			t.obs[i].backwardTwoHot(f, t.m+v, t.tablesH[i][c*hd:c*hd+hd], d[c*n:c*n+n], g)
-		}
-	}
+	t.obs[i].backwardRows(bo, co, t.ones[:cells], t.tablesH[i], d, g)
 	t.opt[1+i].Step(t.obs[i].params, g)
 	t.obs[i].refresh()
 	t.fresh[i] = false
+}
+
+// cellGrad writes into d the sum over a cell's rows of observer i's loss
+// gradient in the cell's logits (obsStep), times fn: q is the cell's
+// estimate, nx[x] its rows of target x (all of them in all), soft[x] its
+// soft loss ℓ(q, x).
+func (t *finiteTrainer) cellGrad(i int, q, nx []float64, all float64, soft, d []float64) {
+	switch rule := t.losses[i]; {
+	case t.cfg.EstLoss == EstLossLog:
+		// −log q_x: q_k − 1[k = x] a row
+		for k, qk := range q {
+			d[k] = float64(all*qk) - nx[k]
+		}
+	case rule == nil:
+		// 1 − q_x: −q_x(1[k = x] − q_k) a row
+		var s float64
+		for x, v := range nx {
+			s += float64(v * q[x])
+		}
+		for k, qk := range q {
+			d[k] = qk * (s - nx[k])
+		}
+	default:
+		// Σ_k q_k L[x][b(k)]: q_k (L[x][b(k)] − ℓ(q, x)) a row
+		clear(d)
+		for x, v := range nx {
+			if v != 0 {
+				rule.softGrad(q, x, soft[x], d, v)
+			}
+		}
+	}
 }
 
 // evaluate records the test-split losses with F drawn from the evaluation
@@ -572,10 +644,10 @@ func (r *finiteLoss) cell(q, soft, hard []float64) {
 	}
 }
 
-// softGrad adds the gradient of ℓ(q, x)/fn in the logits, q_k (L[x][b(k)] −
-// ℓ)/fn, into d; loss is ℓ(q, x).
-func (r *finiteLoss) softGrad(q []float64, x int, loss float64, d []float64, fn float64) {
+// softGrad adds w times the gradient of ℓ(q, x) in the logits, w·q_k
+// (L[x][b(k)] − ℓ), into d; loss is ℓ(q, x).
+func (r *finiteLoss) softGrad(q []float64, x int, loss float64, d []float64, w float64) {
 	for k, c := range r.cost[x*r.n : x*r.n+r.n] {
-		d[k] += q[k] * (c - loss) / fn
+		d[k] += w * float64(q[k]*(c-loss))
 	}
 }

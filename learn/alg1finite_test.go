@@ -73,7 +73,7 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, q := make([]float64, d.hidden), make([]float64, m)
+	h, q := make([]float64, d.hp), make([]float64, m)
 	for x := range n {
 		row, err := nw.ExpectRow(context.Background(), float64(x), network.DefaultTol)
 		if err != nil {

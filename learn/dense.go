@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/mmds-project/mmds/network"
-	"gonum.org/v1/gonum/floats"
 )
 
 // denseNet is an MLP with several outputs, In → Hidden ReLU → Out
@@ -23,22 +22,25 @@ import (
 // change of params must be followed by refresh.
 type denseNet struct {
 	in, hidden, out int
+	hp              int // hidden rounded up to a multiple of 4: the padded units
 	params          []float64
-	// Derived by refresh: per input column c, col[c*hidden+j] = W1[j][c]
-	// and biased[c*hidden+j] = B1[j] + W1[j][c] (the first add of every
-	// pre-activation), W2 by hidden unit, w2t[j*out+o] = W2[o][j] (eight
-	// zeros past the end for secondKernel's last block), and
-	// whether W2 is finite (skipRelu).
-	col, biased, w2t []float64
-	finite           bool
-	active           []int      // scratch: the active hidden units of a forward pass
-	gh               []float64  // scratch: the gradient at the hidden units' outputs
-	acc              [8]float64 // scratch: secondKernel's block of outputs
-	gw1t             []float64  // backwardSparse's W1 gradient by input column, gw1t[c*hidden+j]
+	// Derived by refresh: per input column c, col[c*hp+j] = W1[j][c] and
+	// biased[c*hp+j] = B1[j] + W1[j][c] (the first add of every
+	// pre-activation); W2 in blocks of four units, w2p[(j/4*mp+o)*4+j%4] =
+	// W2[o][j], and B2, for mp = Out rounded up to even; the padded units
+	// and outputs zero.
+	col, biased, w2p, b2p []float64
+	one                   struct { // scratch: a single row for forwardRows
+		bo, co [1]int
+		r      [1]float64
+	}
+	// scratch: backwardRows's gradients, padded: W1's by input column,
+	// gw1t[c*hp+j], and B1's after them (c = In); W2's, gw2s[o*hp+j]
+	gw1t, gw2s []float64
 }
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
-	d := &denseNet{in: in, hidden: hidden, out: out, params: make([]float64, hidden*in+hidden+out*hidden+out)}
+	d := &denseNet{in: in, hidden: hidden, out: out, hp: (hidden + 3) &^ 3, params: make([]float64, hidden*in+hidden+out*hidden+out)}
 	b1, b2 := 1/math.Sqrt(float64(in)), 1/math.Sqrt(float64(hidden))
 	k := hidden*in + hidden
 	for j := range d.params {
@@ -48,30 +50,31 @@ func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 		}
 		d.params[j] = b * (2*rng.Float64() - 1)
 	}
-	d.col, d.biased, d.w2t = make([]float64, in*hidden), make([]float64, in*hidden), make([]float64, hidden*out+8)
-	d.active, d.gh, d.gw1t = make([]int, hidden), make([]float64, hidden), make([]float64, in*hidden)
+	mp := (out + 1) &^ 1
+	d.col, d.biased = make([]float64, in*d.hp), make([]float64, in*d.hp)
+	d.w2p, d.b2p = make([]float64, d.hp*mp), make([]float64, mp)
+	d.gw1t, d.gw2s = make([]float64, (in+1)*d.hp), make([]float64, out*d.hp)
 	d.refresh()
 	return d
 }
 
 // refresh recomputes the tables the forward passes read from params.
 func (d *denseNet) refresh() {
-	w1, b1, w2, _ := d.split(d.params)
-	hd := d.hidden
+	w1, b1, w2, b2 := d.split(d.params)
+	hd, hp, mp := d.hidden, d.hp, len(d.b2p)
 	for c := range d.in {
-		col, biased := d.col[c*hd:c*hd+hd], d.biased[c*hd:c*hd+hd]
+		col, biased := d.col[c*hp:c*hp+hd], d.biased[c*hp:c*hp+hd]
 		for j := range col {
 			col[j] = w1[j*d.in+c]
 			biased[j] = b1[j] + col[j]
 		}
 	}
-	d.finite = true
-	for k, w := range w2 {
-		d.w2t[k%hd*d.out+k/hd] = w
-		if math.IsInf(w, 0) || math.IsNaN(w) {
-			d.finite = false
+	for o := range d.out {
+		for j, w := range w2[o*hd : o*hd+hd] {
+			d.w2p[(j>>2*mp+o)*4+j&3] = w
 		}
 	}
+	copy(d.b2p, b2)
 }
 
 func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
@@ -82,261 +85,178 @@ func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
 }
 
 // forwardSparse evaluates the network on one-hot column x (of the first
-// n inputs) and the real input r in column n.
+// n inputs) and the real input r in column n (forwardRows on one row; h
+// holds at least hp values).
 func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
-	hd := d.hidden
-	h = h[:hd]
-	biased, col := d.biased[x*hd:x*hd+hd], d.col[n*hd:n*hd+hd]
-	if d.finite {
-		_, _, _, b2 := d.split(d.params)
-		if denseForwardKernel(h, biased, col, r, d.active, d.w2t, b2, out[:d.out]) {
-			return
+	d.one.bo[0], d.one.co[0], d.one.r[0] = x*d.hp, n*d.hp, r
+	d.forwardRows(d.one.bo[:], d.one.co[:], d.one.r[:], h, out)
+}
+
+// forwardRows evaluates rows k = 0, 1, …: row k's first layer reads the
+// biased column at offset bo[k] and the column at co[k] times rs[k] (a
+// one-hot x and r, or two ones with r = 1), its hidden activations go to
+// h[k*hp:(k+1)*hp] (the padded units +0) and its outputs to
+// out[k*Out:(k+1)*Out]. The canonical order, which the vector kernel
+// (denseRowsKernel) and the scalar twin (denseRowsScalar) both follow:
+//
+//	h_j = max(fma(r, W1[j][c], B1[j] + W1[j][x]), +0)   (NaN → +0)
+//	p_o,l = fma(h_j, W2[o][j], p_o,l) for j ≡ l (mod 4), j in order, from +0
+//	out_o = ((p_o,0 + p_o,1) + (p_o,2 + p_o,3)) + B2[o]
+//
+// over the units padded to hp with zero weights: four interleaved partial
+// sums per output, so that four units go through one vector multiply-add.
+func (d *denseNet) forwardRows(bo, co []int, rs, h, out []float64) {
+	if !denseRowsKernel(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, d.out, out) {
+		denseRowsScalar(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, d.out, out)
+	}
+}
+
+// denseRowsScalar is forwardRows's canonical order in scalar Go: the twin
+// of denseRowsAVX, which every build and CPU reproduces bit for bit
+// (math.FMA rounds once wherever it runs). Each output's four lane sums
+// are taken over all the blocks at once (registers, not memory); each
+// sum's order is the kernel's.
+func denseRowsScalar(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out []float64) {
+	mp := (m + 1) &^ 1
+	w2p = w2p[:hp*mp]
+	for k := range bo {
+		hr := h[k*hp : k*hp+hp]
+		bz, cz := biased[bo[k]:bo[k]+hp], col[co[k]:co[k]+hp]
+		r := rs[k]
+		for j := range hr {
+			hr[j] = reluFMA(r, cz[j], bz[j])
 		}
-	}
-	w, k := hiddenKernel(h, biased, col, r, d.active)
-	// B1[j] + W1[j][x] + r·W1[j][n], in that order, past the kernel's
-	// units: gonum's axpy multiplies, then adds, unfused, as the scalar
-	// expression does
-	floats.AddScaledTo(h[w:], biased[w:], r, col[w:])
-	k = reluActive(h, w, d.active, k)
-	d.secondOver(h, d.active[:k], out)
-}
-
-// forwardTwoHot evaluates the network on the input with ones in columns a
-// and b and zeros elsewhere.
-func (d *denseNet) forwardTwoHot(a, b int, h, out []float64) {
-	hd := d.hidden
-	h = h[:hd]
-	biased, col := d.biased[a*hd : a*hd+hd][:len(h)], d.col[b*hd : b*hd+hd][:len(h)]
-	if d.finite {
-		// forwardSparse's kernel with r = 1: 1·W1[j][b] is W1[j][b]
-		_, _, _, b2 := d.split(d.params)
-		if denseForwardKernel(h, biased, col, 1, d.active, d.w2t, b2, out[:d.out]) {
-			return
-		}
-	}
-	for j := range h {
-		h[j] = relu(biased[j] + col[j]) // B1[j] + W1[j][a] + W1[j][b]
-	}
-	d.second(h, out)
-}
-
-// second computes out = B2 + W2·h, each output's sum in the order of the
-// hidden units, four outputs at a time (four independent chains of adds
-// where one would wait on each add), over the active units only when W2
-// is finite (skipRelu).
-func (d *denseNet) second(h, out []float64) {
-	d.secondOver(h, d.skipRelu(h), out)
-}
-
-// secondOver is second with the active units of h (skipRelu) given.
-func (d *denseNet) secondOver(h []float64, act []int, out []float64) {
-	_, _, w2, b2 := d.split(d.params)
-	hd := d.hidden
-	h = h[:hd]
-	out = out[:d.out]
-	if !d.finite {
-		for o := range out {
-			row := w2[o*hd : o*hd+hd][:len(h)]
-			s := b2[o]
-			for j, hv := range h {
-				s += float64(row[j] * hv)
+		or := out[k*m : k*m+m]
+		for o := 0; o < m; o += 2 { // two outputs at a time (mp is even): eight chains
+			var p0, p1, p2, p3, q0, q1, q2, q3 float64
+			for b := 0; b+4 <= len(hr); b += 4 {
+				w := w2p[b*mp+o*4 : b*mp+o*4+8 : b*mp+o*4+8]
+				hb := hr[b : b+4 : b+4]
+				p0 = math.FMA(hb[0], w[0], p0)
+				p1 = math.FMA(hb[1], w[1], p1)
+				p2 = math.FMA(hb[2], w[2], p2)
+				p3 = math.FMA(hb[3], w[3], p3)
+				q0 = math.FMA(hb[0], w[4], q0)
+				q1 = math.FMA(hb[1], w[5], q1)
+				q2 = math.FMA(hb[2], w[6], q2)
+				q3 = math.FMA(hb[3], w[7], q3)
 			}
-			out[o] = s
+			or[o] = float64(float64(p0+p1)+float64(p2+p3)) + b2p[o]
+			if o+1 < m {
+				or[o+1] = float64(float64(q0+q1)+float64(q2+q3)) + b2p[o+1]
+			}
 		}
-		return
-	}
-	if !secondKernel(out, b2, d.w2t, h, act, &d.acc) {
-		d.secondActive(h, act, out)
 	}
 }
 
-// secondActive is second's sum over the active units act of h (W2
-// finite), four outputs at a time (four independent chains of adds where
-// one would wait on each add), each in the order of act: the scalar twin
-// of secondKernel.
-func (d *denseNet) secondActive(h []float64, act []int, out []float64) {
-	_, _, w2, b2 := d.split(d.params)
+// reluFMA is max(fma(r, c, b), +0), +0 for NaN: VMAXPD with +0 second.
+func reluFMA(r, c, b float64) float64 {
+	if v := math.FMA(r, c, b); v > 0 {
+		return v
+	}
+	return 0
+}
+
+// backwardRows sets grad to the parameter gradient of rows k = 0, 1, …
+// that forwardRows(bo, co, rs) evaluated (hidden activations h, stride
+// hp) for the output gradients dz[k*Out:(k+1)*Out]: B2's Σ_k dz_k, W2's
+// Σ_k dz_k h_kᵀ, and through g_k,j = [h_k,j > 0]·Σ_o W2[o][j]·dz_k,o, B1's
+// Σ_k g_k, W1[·][x_k]'s Σ g_k and W1[·][c_k]'s Σ r_k·g_k. The canonical
+// order, which the vector kernels (outGradRowsKernel, firstRowsKernel)
+// and the scalar twins (outGradRowsScalar, firstRowsScalar) follow: every sum over the
+// rows in order from +0, each product of a sum a fused multiply-add, the
+// hidden units' sums Σ_o fma(W2[o][j], dz_o, ·) from +0 in the order of
+// the outputs, and g +0 where h is not > 0 (NaN included).
+func (d *denseNet) backwardRows(bo, co []int, rs, h, dz, grad []float64) {
+	hp, m := d.hp, d.out
+	gw1t, gw2s := d.gw1t, d.gw2s
+	clear(gw1t)
+	clear(gw2s)
+	if !outGradRowsKernel(gw2s, h, dz, len(bo), hp, m) {
+		outGradRowsScalar(gw2s, h, dz, len(bo), hp, m)
+	}
+	if !firstRowsKernel(gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp) {
+		firstRowsScalar(gw1t, d.w2p, h, dz, bo, co, rs, hp, m, d.in*hp)
+	}
+	gw1, gb1, gw2, gb2 := d.split(grad)
 	hd := d.hidden
-	o := 0
-	for ; o+4 <= len(out); o += 4 {
-		r0 := w2[o*hd : o*hd+hd][:len(h)]
-		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
-		r2 := w2[(o+2)*hd : (o+2)*hd+hd][:len(h)]
-		r3 := w2[(o+3)*hd : (o+3)*hd+hd][:len(h)]
-		s0, s1, s2, s3 := b2[o], b2[o+1], b2[o+2], b2[o+3]
-		for _, j := range act {
-			hv := h[j]
-			s0 += float64(r0[j] * hv)
-			s1 += float64(r1[j] * hv)
-			s2 += float64(r2[j] * hv)
-			s3 += float64(r3[j] * hv)
+	clear(gb2)
+	for k := range bo { // the outputs' sums side by side, each in the order of the rows
+		for o, v := range dz[k*m : k*m+m] {
+			gb2[o] += v
 		}
-		out[o], out[o+1], out[o+2], out[o+3] = s0, s1, s2, s3
 	}
-	for ; o+2 <= len(out); o += 2 {
-		r0 := w2[o*hd : o*hd+hd][:len(h)]
-		r1 := w2[(o+1)*hd : (o+1)*hd+hd][:len(h)]
-		s0, s1 := b2[o], b2[o+1]
-		for _, j := range act {
-			hv := h[j]
-			s0 += float64(r0[j] * hv)
-			s1 += float64(r1[j] * hv)
-		}
-		out[o], out[o+1] = s0, s1
+	for o := range gb2 {
+		copy(gw2[o*hd:o*hd+hd], gw2s[o*hp:o*hp+hd])
 	}
-	if o < len(out) {
-		r0 := w2[o*hd : o*hd+hd][:len(h)]
-		s0 := b2[o]
-		for _, j := range act {
-			s0 += float64(r0[j] * h[j])
-		}
-		out[o] = s0
-	}
-}
-
-// reluActive applies relu to h[from:] in place and appends its active
-// units (those skipRelu keeps) to act[:k], returning the new count.
-func reluActive(h []float64, from int, act []int, k int) int {
-	for j := from; j < len(h); j++ {
-		hv := relu(h[j])
-		h[j] = hv
-		act[k] = j
-		b := math.Float64bits(hv)
-		k += int((b | -b) >> 63)
-	}
-	return k
-}
-
-// skipRelu returns the hidden units whose activation is not +0, in order.
-// A unit at +0 adds W2[o][j]·(+0) = ±0 to each output's sum, which with a
-// finite weight changes the sum at most in the sign of a zero sum, and
-// softmax(out) not at all (exp(±0 − m) = exp(−m)): the caller's softmax is
-// bit for bit the one of the full sum. ReLU writes +0, never −0, for an
-// inactive unit.
-func (d *denseNet) skipRelu(h []float64) []int {
-	act := d.active[:len(h)]
-	k := 0
-	for j, hv := range h {
-		act[k] = j
-		b := math.Float64bits(hv)
-		k += int((b | -b) >> 63) // 1 unless hv is +0, without a branch
-	}
-	return act[:k]
-}
-
-// backwardSparse adds the parameter gradient of the row forwardSparse(x,
-// n, r) evaluated (hidden activations h) for output gradient dz into grad,
-// W1's part into the scratch gw1t by input column (contiguous over the
-// hidden units), which flushFirst then moves into grad: grad's W1 part
-// must be +0 until then, as gw1t's is (each entry the same sum from +0 in
-// the same order of rows).
-func (d *denseNet) backwardSparse(x, n int, r float64, h, dz, grad []float64) {
-	gh := d.backwardOutGrads(h, dz, grad)
-	_, gb1, _, _ := d.split(grad)
-	hd := d.hidden
-	h = h[:hd]
-	gx, gn := d.gw1t[x*hd:x*hd+hd], d.gw1t[n*hd:n*hd+hd]
-	w := firstGradKernel(gb1, gx, gn, gh, h, r)
-	for j := w; j < hd; j++ {
-		if h[j] <= 0 {
-			continue // ReLU's derivative at 0 is 0, as autograd's
-		}
-		s := gh[j]
-		gb1[j] += s
-		gx[j] += s
-		gn[j] += float64(s * r)
-	}
-}
-
-// flushFirst moves W1's gradient accumulated by backwardSparse into grad
-// (W1[j][c] = gw1t[c][j]) and clears gw1t.
-func (d *denseNet) flushFirst(grad []float64) {
-	gw1, _, _, _ := d.split(grad)
-	hd := d.hidden
+	copy(gb1, gw1t[d.in*hp:d.in*hp+hd])
 	for c := range d.in {
-		col := d.gw1t[c*hd : c*hd+hd]
-		for j, v := range col {
+		for j, v := range gw1t[c*hp : c*hp+hd] {
 			gw1[j*d.in+c] = v
 		}
-		clear(col)
 	}
 }
 
-// backwardTwoHot is backwardSparse for forwardTwoHot(a, b).
-func (d *denseNet) backwardTwoHot(a, b int, h, dz, grad []float64) {
-	gh := d.backwardOutGrads(h, dz, grad)
-	gw1, gb1, _, _ := d.split(grad)
-	for j, hv := range h[:d.hidden] {
-		if hv <= 0 {
-			continue
-		}
-		s := gh[j]
-		gb1[j] += s
-		row := gw1[j*d.in : j*d.in+d.in]
-		row[a] += s
-		row[b] += s
-	}
-}
-
-// backwardOutGrads is backwardOut, then hiddenGrads, the leading hidden
-// units through backwardKernel.
-func (d *denseNet) backwardOutGrads(h, dz, grad []float64) []float64 {
-	_, _, gw2, gb2 := d.split(grad)
-	_, _, w2, _ := d.split(d.params)
-	hd := d.hidden
-	h, dz = h[:hd], dz[:d.out]
-	w := backwardKernel(gw2, w2, h, dz, d.gh)
-	if w == 0 {
-		d.backwardOut(h, dz, grad)
-		return d.hiddenGrads(dz)
-	}
-	for o, g := range dz {
-		if g != 0 {
-			gb2[o] += g
-		}
-	}
-	for j := w; j < hd; j++ { // the units past the kernel's, as backwardOut and hiddenGrads
-		hv := h[j]
-		var s float64
-		for o, g := range dz {
-			s += float64(w2[o*hd+j] * g)
-			if g != 0 {
-				gw2[o*hd+j] += float64(g * hv)
+// outGradRowsScalar is backwardRows's W2 gradient in its canonical order
+// in scalar Go, into the padded scratch gw2s[o*hp+j] from what it holds
+// (+0): the twin of outGradRowsAVX, four units at a time across the rows.
+func outGradRowsScalar(gw2s, h, dz []float64, rows, hp, m int) {
+	h, dz = h[:rows*hp], dz[:rows*m]
+	for o := range m {
+		row := gw2s[o*hp : o*hp+hp]
+		for b := 0; b+4 <= len(row); b += 4 {
+			g4 := row[b : b+4 : b+4]
+			s0, s1, s2, s3 := g4[0], g4[1], g4[2], g4[3]
+			for k := range rows {
+				g, hb := dz[k*m+o], h[k*hp+b:k*hp+b+4:k*hp+b+4]
+				s0 = math.FMA(g, hb[0], s0)
+				s1 = math.FMA(g, hb[1], s1)
+				s2 = math.FMA(g, hb[2], s2)
+				s3 = math.FMA(g, hb[3], s3)
 			}
+			g4[0], g4[1], g4[2], g4[3] = s0, s1, s2, s3
 		}
-		d.gh[j] = s
-	}
-	return d.gh
-}
-
-// backwardOut adds the output layer's gradient: dz into B2, dz·hᵀ into W2.
-func (d *denseNet) backwardOut(h, dz, grad []float64) {
-	_, _, gw2, gb2 := d.split(grad)
-	hd := d.hidden
-	h = h[:hd]
-	for o, g := range dz[:d.out] {
-		if g == 0 {
-			continue
-		}
-		gb2[o] += g
-		floats.AddScaled(gw2[o*hd:o*hd+hd], g, h) // row[j] + g·h[j], unfused
 	}
 }
 
-// hiddenGrads returns, for every hidden unit j, Σ_o W2[o][j]·dz_o: the
-// gradient at unit j's output, each sum from +0 in the order of the
-// outputs, the units four at a time through gonum's axpy (a multiply, then
-// an add, as the scalar sum rounds).
-func (d *denseNet) hiddenGrads(dz []float64) []float64 {
-	_, _, w2, _ := d.split(d.params)
-	hd := d.hidden
-	gh := d.gh
-	clear(gh)
-	for o, g := range dz[:d.out] {
-		floats.AddScaled(gh, g, w2[o*hd:o*hd+hd])
+// firstRowsScalar is backwardRows's first layer in its canonical order in
+// scalar Go, into the padded scratch gw1t[c*hp+j] (B1's column at bcol)
+// from what it holds (+0): the twin of firstRowsAVX, row by row, four
+// units a block.
+func firstRowsScalar(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) {
+	mp := (m + 1) &^ 1
+	for k := range bo {
+		hr, dr := h[k*hp:k*hp+hp], dz[k*m:k*m+m]
+		gb, gx, gc, r := gw1t[bcol:bcol+hp], gw1t[bo[k]:bo[k]+hp], gw1t[co[k]:co[k]+hp], rs[k]
+		for b := 0; b+4 <= len(hr); b += 4 {
+			w := w2p[b*mp : b*mp+mp*4]
+			var s0, s1, s2, s3 float64
+			for o, g := range dr {
+				wo := w[o*4 : o*4+4 : o*4+4]
+				s0 = math.FMA(wo[0], g, s0)
+				s1 = math.FMA(wo[1], g, s1)
+				s2 = math.FMA(wo[2], g, s2)
+				s3 = math.FMA(wo[3], g, s3)
+			}
+			firstUnit(gb, gx, gc, b, hr[b], s0, r)
+			firstUnit(gb, gx, gc, b+1, hr[b+1], s1, r)
+			firstUnit(gb, gx, gc, b+2, hr[b+2], s2, r)
+			firstUnit(gb, gx, gc, b+3, hr[b+3], s3, r)
+		}
 	}
-	return gh
+}
+
+// firstUnit adds unit j's share of a row's first-layer gradient: g = s
+// where hv > 0 (+0 elsewhere, NaN included) into B1's and x's columns,
+// fma(g, r, ·) into c's.
+func firstUnit(gb, gx, gc []float64, j int, hv, s, r float64) {
+	g := 0.0
+	if hv > 0 {
+		g = s
+	}
+	gb[j] += g
+	gx[j] += g
+	gc[j] = math.FMA(g, r, gc[j])
 }
 
 // network returns the network with parameters p: a ReLU layer, then a

@@ -2,441 +2,464 @@
 
 #include "textflag.h"
 
-// func secondAVX(acc, w *float64, stride int, h *float64, act *int, nact int)
+// func denseRowsAVX(h, biased, col *float64, bo, co *int, rs *float64, rows, hp int, w2p, b2p *float64, m int, out *float64, mp, ostride int)
 //
-// For the eight outputs l < 8 of one block of the output layer,
-// acc[l] += w[j*stride+l]·h[j] for j = act[0], act[1], …, act[nact−1] in
-// that order: one VMULPD, then one VADDPD per unit and lane group (never
-// fused), so each output's sum rounds as denseNet.secondActive's scalar
-// chain. DI acc, SI w, R8 stride in bytes, DX h, BX &act[k], CX units left.
-TEXT ·secondAVX(SB), NOSPLIT, $0-48
-	MOVQ    acc+0(FP), DI
-	MOVQ    w+8(FP), SI
-	MOVQ    stride+16(FP), R8
-	SHLQ    $3, R8
-	MOVQ    h+24(FP), DX
-	MOVQ    act+32(FP), BX
-	MOVQ    nact+40(FP), CX
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	TESTQ   CX, CX
-	JEQ     second_done
+// denseNet.forwardRows for a group of m ≤ 8 outputs (w2p, b2p and out at
+// the group's first; mp the outputs of a block of w2p, ostride those of a
+// row of out), row by row, four hidden units a block: h = max(fma(r, col, biased), +0) (VFMADD231PD, then VMAXPD with
+// +0 as the second operand, which it returns for NaN and ±0), then one
+// VFMADD231PD per output into that output's four lane sums (Y8–Y15), the
+// outputs two at a time (BX the block's bytes of w2p, 64 a pair); at the
+// row's end each pair is reduced as ((p0 + p1) + (p2 + p3)) (VHADDPD, the
+// high half added to the low), B2 added, and stored (the last output
+// alone when m is odd). CX the row, R8 bo, R9 co, R10 rs, SI biased, DX
+// col, DI the row of h, R15 the row of out, AX and BX the row's biased
+// and col, R11 the block's offset, R12 the block of w2p, R13 the bytes of
+// the group's pairs in a block (64 a pair), R14 the bytes of w2p a block;
+// hp is turned into bytes in its argument slot.
+TEXT ·denseRowsAVX(SB), NOSPLIT, $0-112
+	MOVQ   h+0(FP), DI
+	MOVQ   biased+8(FP), SI
+	MOVQ   col+16(FP), DX
+	MOVQ   bo+24(FP), R8
+	MOVQ   co+32(FP), R9
+	MOVQ   rs+40(FP), R10
+	MOVQ   hp+56(FP), R13
+	SHLQ   $3, R13
+	MOVQ   R13, hp+56(FP)
+	MOVQ   m+80(FP), R13
+	INCQ   R13
+	SHRQ   $1, R13
+	SHLQ   $6, R13
+	MOVQ   mp+96(FP), R14
+	SHLQ   $5, R14
+	MOVQ   out+88(FP), R15
+	VXORPD Y1, Y1, Y1
+	XORQ   CX, CX
 
-second_unit:
-	MOVQ         (BX), AX
-	VBROADCASTSD (DX)(AX*8), Y2
-	IMULQ        R8, AX
-	VMULPD       (SI)(AX*1), Y2, Y3
-	VADDPD       Y3, Y0, Y0
-	VMULPD       32(SI)(AX*1), Y2, Y4
-	VADDPD       Y4, Y1, Y1
-	ADDQ         $8, BX
-	DECQ         CX
-	JNE          second_unit
+rows_loop:
+	CMPQ         CX, rows+48(FP)
+	JGE          rows_done
+	MOVQ         (R8)(CX*8), AX
+	LEAQ         (SI)(AX*8), AX
+	MOVQ         (R9)(CX*8), BX
+	LEAQ         (DX)(BX*8), BX
+	VBROADCASTSD (R10)(CX*8), Y0
+	MOVQ         w2p+64(FP), R12
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	VXORPD       Y12, Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VXORPD       Y14, Y14, Y14
+	VXORPD       Y15, Y15, Y15
+	XORQ         R11, R11
 
-second_done:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
+rows_block:
+	CMPQ        R11, hp+56(FP)
+	JGE         rows_reduce
+	VMOVUPD     (AX)(R11*1), Y4
+	VFMADD231PD (BX)(R11*1), Y0, Y4
+	VMAXPD      Y1, Y4, Y4
+	VMOVUPD     Y4, (DI)(R11*1)
+	VFMADD231PD (R12), Y4, Y8
+	VFMADD231PD 32(R12), Y4, Y9
+	CMPQ        R13, $128
+	JLT         rows_next
+	VFMADD231PD 64(R12), Y4, Y10
+	VFMADD231PD 96(R12), Y4, Y11
+	CMPQ        R13, $192
+	JLT         rows_next
+	VFMADD231PD 128(R12), Y4, Y12
+	VFMADD231PD 160(R12), Y4, Y13
+	CMPQ        R13, $256
+	JLT         rows_next
+	VFMADD231PD 192(R12), Y4, Y14
+	VFMADD231PD 224(R12), Y4, Y15
+
+rows_next:
+	ADDQ R14, R12
+	ADDQ $32, R11
+	JMP  rows_block
+
+rows_reduce:
+	MOVQ         b2p+72(FP), AX
+	MOVQ         m+80(FP), BX
+	VHADDPD      Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X2
+	VADDPD       X2, X8, X8
+	VADDPD       (AX), X8, X8
+	CMPQ         BX, $1
+	JEQ          rows_last
+	VMOVUPD      X8, (R15)
+	CMPQ         BX, $2
+	JEQ          rows_end
+	VHADDPD      Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X2
+	VADDPD       X2, X10, X8
+	VADDPD       16(AX), X8, X8
+	CMPQ         BX, $3
+	JEQ          rows_last2
+	VMOVUPD      X8, 16(R15)
+	CMPQ         BX, $4
+	JEQ          rows_end
+	VHADDPD      Y13, Y12, Y12
+	VEXTRACTF128 $1, Y12, X2
+	VADDPD       X2, X12, X8
+	VADDPD       32(AX), X8, X8
+	CMPQ         BX, $5
+	JEQ          rows_last3
+	VMOVUPD      X8, 32(R15)
+	CMPQ         BX, $6
+	JEQ          rows_end
+	VHADDPD      Y15, Y14, Y14
+	VEXTRACTF128 $1, Y14, X2
+	VADDPD       X2, X14, X8
+	VADDPD       48(AX), X8, X8
+	CMPQ         BX, $7
+	JEQ          rows_last4
+	VMOVUPD      X8, 48(R15)
+	JMP          rows_end
+
+rows_last:
+	VMOVSD X8, (R15)
+	JMP    rows_end
+
+rows_last2:
+	VMOVSD X8, 16(R15)
+	JMP    rows_end
+
+rows_last3:
+	VMOVSD X8, 32(R15)
+	JMP    rows_end
+
+rows_last4:
+	VMOVSD X8, 48(R15)
+
+rows_end:
+	MOVQ ostride+104(FP), BX
+	LEAQ (R15)(BX*8), R15
+	ADDQ hp+56(FP), DI
+	INCQ CX
+	JMP  rows_loop
+
+rows_done:
 	VZEROUPPER
 	RET
 
-// func hiddenAVX(h, biased, col *float64, r float64, n int, act *int) int
+// func outGradRowsAVX(gw2s, h, dz *float64, rows, hp, m, dzs int)
 //
-// The first layer's units j < n (a multiple of 4) of forwardSparse:
-// h[j] = 0.5·(v + |v|), v = biased[j] + r·col[j] (relu, each operation
-// rounded as the scalar expression), and the active units (h[j] not +0,
-// skipRelu) appended to act in order, four at a time without a branch: the
-// lanes' mask picks a row of activeLanes, the unit indices added to it are
-// stored whole, and the count advances by the mask's population. Returns
-// the count. DI h, SI biased, DX col, AX j, BX act, R9 count.
-TEXT ·hiddenAVX(SB), NOSPLIT, $0-56
-	MOVQ         h+0(FP), DI
-	MOVQ         biased+8(FP), SI
-	MOVQ         col+16(FP), DX
-	VBROADCASTSD r+24(FP), Y0
-	MOVQ         n+32(FP), CX
-	MOVQ         act+40(FP), BX
-	VBROADCASTSD half<>(SB), Y1
-	VBROADCASTSD absMask<>(SB), Y2
-	VPXOR        Y3, Y3, Y3
-	LEAQ         activeLanes<>(SB), R10
-	XORQ         AX, AX
-	XORQ         R9, R9
+// denseNet.backwardRows's W2 gradient for a group of m ≤ 8 outputs (gw2s
+// and dz at the group's first; dzs the outputs of a row of dz):
+// gw2s[o*hp+j] = fma(dz[r*dzs+o], h[r*hp+j], ·) over the rows r in order
+// from +0, four units a block with the block's m sums in Y8–Y15 across
+// the rows. DI gw2s, SI h, DX dz, R8 hp in bytes, R9 m, AX dzs in bytes,
+// R10 the block's offset, R11 the block in the row's h, R12 the row's
+// dz, R13 rows left, R14 the output's row of gw2s.
+TEXT ·outGradRowsAVX(SB), NOSPLIT, $0-56
+	MOVQ gw2s+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ dz+16(FP), DX
+	MOVQ hp+32(FP), R8
+	SHLQ $3, R8
+	MOVQ m+40(FP), R9
+	MOVQ dzs+48(FP), AX
+	SHLQ $3, AX
+	XORQ R10, R10
 
-hidden_loop:
-	CMPQ         AX, CX
-	JGE          hidden_done
-	VMULPD       (DX)(AX*8), Y0, Y4
-	VADDPD       (SI)(AX*8), Y4, Y4
-	VANDPD       Y2, Y4, Y5
-	VADDPD       Y5, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMOVUPD      Y4, (DI)(AX*8)
-	VPCMPEQQ     Y3, Y4, Y5
-	VMOVMSKPD    Y5, R11
-	XORQ         $15, R11
-	MOVQ         R11, R12
-	SHLQ         $5, R12
-	MOVQ         AX, X6
-	VPBROADCASTQ X6, Y6
-	VPADDQ       (R10)(R12*1), Y6, Y6
-	VMOVDQU      Y6, (BX)(R9*8)
-	POPCNTQ      R11, R11
-	ADDQ         R11, R9
-	ADDQ         $4, AX
-	JMP          hidden_loop
+og_block:
+	CMPQ   R10, R8
+	JGE    og_done
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	LEAQ   (SI)(R10*1), R11
+	MOVQ   DX, R12
+	MOVQ   rows+24(FP), R13
+	TESTQ  R13, R13
+	JEQ    og_store
 
-hidden_done:
-	VZEROUPPER
-	MOVQ R9, ret+48(FP)
-	RET
+og_row:
+	VMOVUPD      (R11), Y0
+	VBROADCASTSD (R12), Y1
+	VFMADD231PD  Y1, Y0, Y8
+	CMPQ         R9, $1
+	JLE          og_next
+	VBROADCASTSD 8(R12), Y2
+	VFMADD231PD  Y2, Y0, Y9
+	CMPQ         R9, $2
+	JLE          og_next
+	VBROADCASTSD 16(R12), Y1
+	VFMADD231PD  Y1, Y0, Y10
+	CMPQ         R9, $3
+	JLE          og_next
+	VBROADCASTSD 24(R12), Y2
+	VFMADD231PD  Y2, Y0, Y11
+	CMPQ         R9, $4
+	JLE          og_next
+	VBROADCASTSD 32(R12), Y1
+	VFMADD231PD  Y1, Y0, Y12
+	CMPQ         R9, $5
+	JLE          og_next
+	VBROADCASTSD 40(R12), Y2
+	VFMADD231PD  Y2, Y0, Y13
+	CMPQ         R9, $6
+	JLE          og_next
+	VBROADCASTSD 48(R12), Y1
+	VFMADD231PD  Y1, Y0, Y14
+	CMPQ         R9, $7
+	JLE          og_next
+	VBROADCASTSD 56(R12), Y2
+	VFMADD231PD  Y2, Y0, Y15
 
-DATA half<>+0(SB)/8, $0x3fe0000000000000
-GLOBL half<>(SB), RODATA|NOPTR, $8
+og_next:
+	ADDQ R8, R11
+	ADDQ AX, R12
+	DECQ R13
+	JNE  og_row
 
-DATA absMask<>+0(SB)/8, $0x7fffffffffffffff
-GLOBL absMask<>(SB), RODATA|NOPTR, $8
+og_store:
+	LEAQ    (DI)(R10*1), R14
+	VMOVUPD Y8, (R14)
+	CMPQ    R9, $1
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y9, (R14)
+	CMPQ    R9, $2
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y10, (R14)
+	CMPQ    R9, $3
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y11, (R14)
+	CMPQ    R9, $4
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y12, (R14)
+	CMPQ    R9, $5
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y13, (R14)
+	CMPQ    R9, $6
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y14, (R14)
+	CMPQ    R9, $7
+	JLE     og_stored
+	ADDQ    R8, R14
+	VMOVUPD Y15, (R14)
 
-// activeLanes row b: the lanes set in the 4-bit mask b, lowest first,
-// padded with zeros.
-DATA activeLanes<>+0(SB)/8, $0
-DATA activeLanes<>+8(SB)/8, $0
-DATA activeLanes<>+16(SB)/8, $0
-DATA activeLanes<>+24(SB)/8, $0
-DATA activeLanes<>+32(SB)/8, $0
-DATA activeLanes<>+40(SB)/8, $0
-DATA activeLanes<>+48(SB)/8, $0
-DATA activeLanes<>+56(SB)/8, $0
-DATA activeLanes<>+64(SB)/8, $1
-DATA activeLanes<>+72(SB)/8, $0
-DATA activeLanes<>+80(SB)/8, $0
-DATA activeLanes<>+88(SB)/8, $0
-DATA activeLanes<>+96(SB)/8, $0
-DATA activeLanes<>+104(SB)/8, $1
-DATA activeLanes<>+112(SB)/8, $0
-DATA activeLanes<>+120(SB)/8, $0
-DATA activeLanes<>+128(SB)/8, $2
-DATA activeLanes<>+136(SB)/8, $0
-DATA activeLanes<>+144(SB)/8, $0
-DATA activeLanes<>+152(SB)/8, $0
-DATA activeLanes<>+160(SB)/8, $0
-DATA activeLanes<>+168(SB)/8, $2
-DATA activeLanes<>+176(SB)/8, $0
-DATA activeLanes<>+184(SB)/8, $0
-DATA activeLanes<>+192(SB)/8, $1
-DATA activeLanes<>+200(SB)/8, $2
-DATA activeLanes<>+208(SB)/8, $0
-DATA activeLanes<>+216(SB)/8, $0
-DATA activeLanes<>+224(SB)/8, $0
-DATA activeLanes<>+232(SB)/8, $1
-DATA activeLanes<>+240(SB)/8, $2
-DATA activeLanes<>+248(SB)/8, $0
-DATA activeLanes<>+256(SB)/8, $3
-DATA activeLanes<>+264(SB)/8, $0
-DATA activeLanes<>+272(SB)/8, $0
-DATA activeLanes<>+280(SB)/8, $0
-DATA activeLanes<>+288(SB)/8, $0
-DATA activeLanes<>+296(SB)/8, $3
-DATA activeLanes<>+304(SB)/8, $0
-DATA activeLanes<>+312(SB)/8, $0
-DATA activeLanes<>+320(SB)/8, $1
-DATA activeLanes<>+328(SB)/8, $3
-DATA activeLanes<>+336(SB)/8, $0
-DATA activeLanes<>+344(SB)/8, $0
-DATA activeLanes<>+352(SB)/8, $0
-DATA activeLanes<>+360(SB)/8, $1
-DATA activeLanes<>+368(SB)/8, $3
-DATA activeLanes<>+376(SB)/8, $0
-DATA activeLanes<>+384(SB)/8, $2
-DATA activeLanes<>+392(SB)/8, $3
-DATA activeLanes<>+400(SB)/8, $0
-DATA activeLanes<>+408(SB)/8, $0
-DATA activeLanes<>+416(SB)/8, $0
-DATA activeLanes<>+424(SB)/8, $2
-DATA activeLanes<>+432(SB)/8, $3
-DATA activeLanes<>+440(SB)/8, $0
-DATA activeLanes<>+448(SB)/8, $1
-DATA activeLanes<>+456(SB)/8, $2
-DATA activeLanes<>+464(SB)/8, $3
-DATA activeLanes<>+472(SB)/8, $0
-DATA activeLanes<>+480(SB)/8, $0
-DATA activeLanes<>+488(SB)/8, $1
-DATA activeLanes<>+496(SB)/8, $2
-DATA activeLanes<>+504(SB)/8, $3
-GLOBL activeLanes<>(SB), RODATA|NOPTR, $512
+og_stored:
+	ADDQ $32, R10
+	JMP  og_block
 
-// func backwardAVX(gw2, w2, h, dz, gh *float64, hd, n, m int)
-//
-// The output layer's backward pass of one row for the hidden units j < n
-// (a multiple of 4), four at a time: gh[j] = Σ_o W2[o][j]·dz[o] from +0 in
-// the order of the outputs, and gw2[o][j] += dz[o]·h[j] for the outputs
-// with dz[o] ≠ 0 (±0 left out, as backwardOut does); each a VMULPD, then
-// a VADDPD, as hiddenGrads and backwardOut round. W2 and gw2 are [m][hd].
-// DI gw2, SI w2, DX h, R8 dz, R9 gh, R10 hd in bytes, CX n in bytes,
-// R11 m, AX the block's offset; per output R12 &dz[o], R13 &W2[o][j],
-// R14 &gw2[o][j], BX outputs left.
-TEXT ·backwardAVX(SB), NOSPLIT, $0-64
-	MOVQ gw2+0(FP), DI
-	MOVQ w2+8(FP), SI
-	MOVQ h+16(FP), DX
-	MOVQ dz+24(FP), R8
-	MOVQ gh+32(FP), R9
-	MOVQ hd+40(FP), R10
-	SHLQ $3, R10
-	MOVQ n+48(FP), CX
-	SHLQ $3, CX
-	MOVQ m+56(FP), R11
-	XORQ AX, AX
-
-back_block:
-	CMPQ    AX, CX
-	JGE     back_done
-	VMOVUPD (DX)(AX*1), Y1
-	VXORPD  Y0, Y0, Y0
-	MOVQ    R8, R12
-	LEAQ    (SI)(AX*1), R13
-	LEAQ    (DI)(AX*1), R14
-	MOVQ    R11, BX
-
-back_out:
-	VBROADCASTSD (R12), Y2
-	VMULPD       (R13), Y2, Y3
-	VADDPD       Y3, Y0, Y0
-	MOVQ         (R12), R15
-	SHLQ         $1, R15
-	JEQ          back_next
-	VMULPD       Y1, Y2, Y4
-	VADDPD       (R14), Y4, Y4
-	VMOVUPD      Y4, (R14)
-
-back_next:
-	ADDQ $8, R12
-	ADDQ R10, R13
-	ADDQ R10, R14
-	DECQ BX
-	JNE  back_out
-	VMOVUPD Y0, (R9)(AX*1)
-	ADDQ    $32, AX
-	JMP     back_block
-
-back_done:
+og_done:
 	VZEROUPPER
 	RET
 
-// func denseForwardAVX(h, biased, col *float64, r float64, hd int, act *int, w2t, b2 *float64, m int, out *float64)
+// func firstRowsAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
 //
-// forwardSparse in one pass for m ≤ 8 outputs and W2 finite: the first
-// layer as hiddenAVX for the units j < hd&^3, the rest one at a time with
-// the same operations on one lane, then the output layer as secondAVX over
-// the active units, B2 read and out written through the lane masks of m.
-TEXT ·denseForwardAVX(SB), NOSPLIT, $0-80
-	MOVQ         h+0(FP), DI
-	MOVQ         biased+8(FP), SI
-	MOVQ         col+16(FP), DX
-	VBROADCASTSD r+24(FP), Y0
-	MOVQ         hd+32(FP), CX
-	MOVQ         act+40(FP), BX
-	VBROADCASTSD half<>(SB), Y1
-	VBROADCASTSD absMask<>(SB), Y2
-	VPXOR        Y3, Y3, Y3
-	LEAQ         activeLanes<>(SB), R10
-	XORQ         AX, AX
-	XORQ         R9, R9
-	MOVQ         CX, R13
-	ANDQ         $-4, R13
+// denseNet.backwardRows's first layer for m ≤ 8 outputs, row by row, four
+// units a block: gh = fma(W2[o][j], dz_o, ·) from +0 for o in order (w2p's
+// block, the row's dz broadcast in Y8–Y15), g = gh where h > 0 and +0
+// elsewhere (VCMPPD greater-than, ordered: +0 for NaN), then gw1t's B1
+// column (bcol) and x's (bo) += g and c's (co) = fma(g, r, ·), in that
+// order. DI gw1t, SI w2p, DX the row's h, R8 the row's dz, R9 bo, R10
+// co, R13 rs, CX the row, AX x's column, BX c's column, R15 B1's column,
+// R11 the block's offset, R12 the block of w2p, R14 the bytes of w2p a
+// block; Y7 r, Y6 +0.
+TEXT ·firstRowsAVX(SB), NOSPLIT, $0-88
+	MOVQ   gw1t+0(FP), DI
+	MOVQ   w2p+8(FP), SI
+	MOVQ   h+16(FP), DX
+	MOVQ   dz+24(FP), R8
+	MOVQ   bo+32(FP), R9
+	MOVQ   co+40(FP), R10
+	MOVQ   rs+48(FP), R13
+	MOVQ   bcol+80(FP), R15
+	LEAQ   (DI)(R15*8), R15
+	MOVQ   m+72(FP), R14
+	INCQ   R14
+	SHRQ   $1, R14
+	SHLQ   $6, R14
+	VXORPD Y6, Y6, Y6
+	XORQ   CX, CX
 
-fwd_hidden4:
-	CMPQ         AX, R13
-	JGE          fwd_hidden1
-	VMULPD       (DX)(AX*8), Y0, Y4
-	VADDPD       (SI)(AX*8), Y4, Y4
-	VANDPD       Y2, Y4, Y5
-	VADDPD       Y5, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMOVUPD      Y4, (DI)(AX*8)
-	VPCMPEQQ     Y3, Y4, Y5
-	VMOVMSKPD    Y5, R11
-	XORQ         $15, R11
-	MOVQ         R11, R12
-	SHLQ         $5, R12
-	MOVQ         AX, X6
-	VPBROADCASTQ X6, Y6
-	VPADDQ       (R10)(R12*1), Y6, Y6
-	VMOVDQU      Y6, (BX)(R9*8)
-	POPCNTQ      R11, R11
-	ADDQ         R11, R9
-	ADDQ         $4, AX
-	JMP          fwd_hidden4
+fr_row:
+	CMPQ         CX, rows+56(FP)
+	JGE          fr_done
+	MOVQ         (R9)(CX*8), AX
+	LEAQ         (DI)(AX*8), AX
+	MOVQ         (R10)(CX*8), BX
+	LEAQ         (DI)(BX*8), BX
+	VBROADCASTSD (R13)(CX*8), Y7
+	MOVQ         m+72(FP), R11
+	VBROADCASTSD (R8), Y8
+	CMPQ         R11, $1
+	JLE          fr_loaded
+	VBROADCASTSD 8(R8), Y9
+	CMPQ         R11, $2
+	JLE          fr_loaded
+	VBROADCASTSD 16(R8), Y10
+	CMPQ         R11, $3
+	JLE          fr_loaded
+	VBROADCASTSD 24(R8), Y11
+	CMPQ         R11, $4
+	JLE          fr_loaded
+	VBROADCASTSD 32(R8), Y12
+	CMPQ         R11, $5
+	JLE          fr_loaded
+	VBROADCASTSD 40(R8), Y13
+	CMPQ         R11, $6
+	JLE          fr_loaded
+	VBROADCASTSD 48(R8), Y14
+	CMPQ         R11, $7
+	JLE          fr_loaded
+	VBROADCASTSD 56(R8), Y15
 
-fwd_hidden1:
-	CMPQ    AX, CX
-	JGE     fwd_second
-	VMOVSD  (DX)(AX*8), X4
-	VMULSD  X0, X4, X4
-	VADDSD  (SI)(AX*8), X4, X4
-	VANDPD  X2, X4, X5
-	VADDSD  X5, X4, X4
-	VMULSD  X1, X4, X4
-	VMOVSD  X4, (DI)(AX*8)
-	MOVQ    X4, R11
-	MOVQ    AX, (BX)(R9*8)
-	XORQ    R12, R12
-	TESTQ   R11, R11
-	SETNE   R12B
-	ADDQ    R12, R9
-	INCQ    AX
-	JMP     fwd_hidden1
+fr_loaded:
+	LEAQ (R8)(R11*8), R8
+	MOVQ SI, R12
+	XORQ R11, R11
 
-fwd_second:
-	MOVQ       w2t+48(FP), SI
-	MOVQ       b2+56(FP), DX
-	MOVQ       m+64(FP), R8
-	MOVQ       out+72(FP), R14
-	LEAQ       laneMasks<>(SB), R10
-	MOVQ       R8, R12
-	SHLQ       $6, R12
-	VMOVDQU    (R10)(R12*1), Y7
-	VMOVDQU    32(R10)(R12*1), Y8
-	VMASKMOVPD (DX), Y7, Y0
-	VMASKMOVPD 32(DX), Y8, Y1
-	SHLQ       $3, R8
-	TESTQ      R9, R9
-	JEQ        fwd_store
+fr_block:
+	MOVQ        hp+64(FP), R9
+	SHLQ        $3, R9
+	CMPQ        R11, R9
+	JGE         fr_next
+	VXORPD      Y0, Y0, Y0
+	VFMADD231PD (R12), Y8, Y0
+	CMPQ        m+72(FP), $1
+	JLE         fr_gh
+	VFMADD231PD 32(R12), Y9, Y0
+	CMPQ        m+72(FP), $2
+	JLE         fr_gh
+	VFMADD231PD 64(R12), Y10, Y0
+	CMPQ        m+72(FP), $3
+	JLE         fr_gh
+	VFMADD231PD 96(R12), Y11, Y0
+	CMPQ        m+72(FP), $4
+	JLE         fr_gh
+	VFMADD231PD 128(R12), Y12, Y0
+	CMPQ        m+72(FP), $5
+	JLE         fr_gh
+	VFMADD231PD 160(R12), Y13, Y0
+	CMPQ        m+72(FP), $6
+	JLE         fr_gh
+	VFMADD231PD 192(R12), Y14, Y0
+	CMPQ        m+72(FP), $7
+	JLE         fr_gh
+	VFMADD231PD 224(R12), Y15, Y0
 
-fwd_unit:
-	MOVQ         (BX), AX
-	VBROADCASTSD (DI)(AX*8), Y2
-	IMULQ        R8, AX
-	VMULPD       (SI)(AX*1), Y2, Y3
-	VADDPD       Y3, Y0, Y0
-	VMULPD       32(SI)(AX*1), Y2, Y4
-	VADDPD       Y4, Y1, Y1
-	ADDQ         $8, BX
+fr_gh:
+	VMOVUPD     (DX)(R11*1), Y1
+	VCMPPD      $0x1e, Y6, Y1, Y2
+	VANDPD      Y2, Y0, Y0
+	VADDPD      (R15)(R11*1), Y0, Y3
+	VMOVUPD     Y3, (R15)(R11*1)
+	VADDPD      (AX)(R11*1), Y0, Y3
+	VMOVUPD     Y3, (AX)(R11*1)
+	VMOVUPD     (BX)(R11*1), Y3
+	VFMADD231PD Y7, Y0, Y3
+	VMOVUPD     Y3, (BX)(R11*1)
+	ADDQ        R14, R12
+	ADDQ        $32, R11
+	JMP         fr_block
+
+fr_next:
+	ADDQ R9, DX
+	MOVQ bo+32(FP), R9
+	INCQ CX
+	JMP  fr_row
+
+fr_done:
+	VZEROUPPER
+	RET
+
+// func firstRowsWideAVX(gw1t, w2p, h, dz *float64, bo, co *int, rs *float64, rows, hp, m, bcol int)
+//
+// firstRowsAVX for any number of outputs m ≥ 1: each block's sum over the
+// outputs broadcasts dz[o] in turn (VBROADCASTSD, then VFMADD231PD) instead
+// of holding them in registers; the same operations in the same order. hp
+// is turned into bytes in its argument slot. DI gw1t, SI w2p, DX the row's
+// h, R8 the row's dz, CX the row, AX x's column, BX c's column, R15 B1's
+// column, R11 the block's offset, R12 the block of w2p, R14 the bytes of
+// w2p a block; in a block R9 the outputs left, R10 &dz[o], R13 &w2p[o];
+// Y7 r, Y6 +0.
+TEXT ·firstRowsWideAVX(SB), NOSPLIT, $0-88
+	MOVQ   gw1t+0(FP), DI
+	MOVQ   w2p+8(FP), SI
+	MOVQ   h+16(FP), DX
+	MOVQ   dz+24(FP), R8
+	MOVQ   bcol+80(FP), R15
+	LEAQ   (DI)(R15*8), R15
+	MOVQ   hp+64(FP), AX
+	SHLQ   $3, AX
+	MOVQ   AX, hp+64(FP)
+	MOVQ   m+72(FP), R14
+	INCQ   R14
+	SHRQ   $1, R14
+	SHLQ   $6, R14
+	VXORPD Y6, Y6, Y6
+	XORQ   CX, CX
+
+fw_row:
+	CMPQ         CX, rows+56(FP)
+	JGE          fw_done
+	MOVQ         bo+32(FP), R9
+	MOVQ         (R9)(CX*8), AX
+	LEAQ         (DI)(AX*8), AX
+	MOVQ         co+40(FP), R9
+	MOVQ         (R9)(CX*8), BX
+	LEAQ         (DI)(BX*8), BX
+	MOVQ         rs+48(FP), R9
+	VBROADCASTSD (R9)(CX*8), Y7
+	MOVQ         SI, R12
+	XORQ         R11, R11
+
+fw_block:
+	CMPQ   R11, hp+64(FP)
+	JGE    fw_next
+	VXORPD Y0, Y0, Y0
+	MOVQ   m+72(FP), R9
+	MOVQ   R8, R10
+	MOVQ   R12, R13
+
+fw_out:
+	VBROADCASTSD (R10), Y2
+	VFMADD231PD  (R13), Y2, Y0
+	ADDQ         $8, R10
+	ADDQ         $32, R13
 	DECQ         R9
-	JNE          fwd_unit
+	JNE          fw_out
+	VMOVUPD      (DX)(R11*1), Y1
+	VCMPPD       $0x1e, Y6, Y1, Y2
+	VANDPD       Y2, Y0, Y0
+	VADDPD       (R15)(R11*1), Y0, Y3
+	VMOVUPD      Y3, (R15)(R11*1)
+	VADDPD       (AX)(R11*1), Y0, Y3
+	VMOVUPD      Y3, (AX)(R11*1)
+	VMOVUPD      (BX)(R11*1), Y3
+	VFMADD231PD  Y7, Y0, Y3
+	VMOVUPD      Y3, (BX)(R11*1)
+	ADDQ         R14, R12
+	ADDQ         $32, R11
+	JMP          fw_block
 
-fwd_store:
-	VMASKMOVPD Y0, Y7, (R14)
-	VMASKMOVPD Y1, Y8, 32(R14)
-	VZEROUPPER
-	RET
+fw_next:
+	ADDQ hp+64(FP), DX
+	MOVQ m+72(FP), R9
+	LEAQ (R8)(R9*8), R8
+	INCQ CX
+	JMP  fw_row
 
-// laneMasks row m (64 bytes): all ones in the lanes l < m of eight.
-DATA laneMasks<>+0(SB)/8, $0
-DATA laneMasks<>+8(SB)/8, $0
-DATA laneMasks<>+16(SB)/8, $0
-DATA laneMasks<>+24(SB)/8, $0
-DATA laneMasks<>+32(SB)/8, $0
-DATA laneMasks<>+40(SB)/8, $0
-DATA laneMasks<>+48(SB)/8, $0
-DATA laneMasks<>+56(SB)/8, $0
-DATA laneMasks<>+64(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+72(SB)/8, $0
-DATA laneMasks<>+80(SB)/8, $0
-DATA laneMasks<>+88(SB)/8, $0
-DATA laneMasks<>+96(SB)/8, $0
-DATA laneMasks<>+104(SB)/8, $0
-DATA laneMasks<>+112(SB)/8, $0
-DATA laneMasks<>+120(SB)/8, $0
-DATA laneMasks<>+128(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+136(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+144(SB)/8, $0
-DATA laneMasks<>+152(SB)/8, $0
-DATA laneMasks<>+160(SB)/8, $0
-DATA laneMasks<>+168(SB)/8, $0
-DATA laneMasks<>+176(SB)/8, $0
-DATA laneMasks<>+184(SB)/8, $0
-DATA laneMasks<>+192(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+200(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+208(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+216(SB)/8, $0
-DATA laneMasks<>+224(SB)/8, $0
-DATA laneMasks<>+232(SB)/8, $0
-DATA laneMasks<>+240(SB)/8, $0
-DATA laneMasks<>+248(SB)/8, $0
-DATA laneMasks<>+256(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+264(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+272(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+280(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+288(SB)/8, $0
-DATA laneMasks<>+296(SB)/8, $0
-DATA laneMasks<>+304(SB)/8, $0
-DATA laneMasks<>+312(SB)/8, $0
-DATA laneMasks<>+320(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+328(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+336(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+344(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+352(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+360(SB)/8, $0
-DATA laneMasks<>+368(SB)/8, $0
-DATA laneMasks<>+376(SB)/8, $0
-DATA laneMasks<>+384(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+392(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+400(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+408(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+416(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+424(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+432(SB)/8, $0
-DATA laneMasks<>+440(SB)/8, $0
-DATA laneMasks<>+448(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+456(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+464(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+472(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+480(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+488(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+496(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+504(SB)/8, $0
-DATA laneMasks<>+512(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+520(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+528(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+536(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+544(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+552(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+560(SB)/8, $0xffffffffffffffff
-DATA laneMasks<>+568(SB)/8, $0xffffffffffffffff
-GLOBL laneMasks<>(SB), RODATA|NOPTR, $576
-
-// func firstGradAVX(gb1, gx, gn, gh, h *float64, r float64, n int)
-//
-// backwardSparse's first-layer gradient for the hidden units j < n (a
-// multiple of 4), four at a time: gb1[j] += gh[j], gx[j] += gh[j],
-// gn[j] += gh[j]·r where h[j] is not +0, each entry of a unit at +0 kept
-// by a blend (the scalar loop skips it). DI gb1, SI gx, DX gn, R8 gh,
-// R9 h, CX n in bytes, AX the block's offset.
-TEXT ·firstGradAVX(SB), NOSPLIT, $0-56
-	MOVQ         gb1+0(FP), DI
-	MOVQ         gx+8(FP), SI
-	MOVQ         gn+16(FP), DX
-	MOVQ         gh+24(FP), R8
-	MOVQ         h+32(FP), R9
-	VBROADCASTSD r+40(FP), Y6
-	MOVQ         n+48(FP), CX
-	SHLQ         $3, CX
-	VPXOR        Y7, Y7, Y7
-	XORQ         AX, AX
-
-first_block:
-	CMPQ      AX, CX
-	JGE       first_done
-	VMOVUPD   (R9)(AX*1), Y1
-	VPCMPEQQ  Y7, Y1, Y5
-	VMOVUPD   (R8)(AX*1), Y0
-	VMOVUPD   (DI)(AX*1), Y2
-	VADDPD    Y0, Y2, Y3
-	VBLENDVPD Y5, Y2, Y3, Y3
-	VMOVUPD   Y3, (DI)(AX*1)
-	VMOVUPD   (SI)(AX*1), Y2
-	VADDPD    Y0, Y2, Y3
-	VBLENDVPD Y5, Y2, Y3, Y3
-	VMOVUPD   Y3, (SI)(AX*1)
-	VMULPD    Y6, Y0, Y4
-	VMOVUPD   (DX)(AX*1), Y2
-	VADDPD    Y4, Y2, Y3
-	VBLENDVPD Y5, Y2, Y3, Y3
-	VMOVUPD   Y3, (DX)(AX*1)
-	ADDQ      $32, AX
-	JMP       first_block
-
-first_done:
+fw_done:
 	VZEROUPPER
 	RET

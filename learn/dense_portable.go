@@ -2,16 +2,14 @@
 
 package learn
 
-// The portable build runs denseNet's scalar output layer alone.
+// The portable build runs denseNet's scalar twins alone.
 
-func secondKernel(out, b2, w2t, h []float64, act []int, acc *[8]float64) bool { return false }
-
-func hiddenKernel(h, biased, col []float64, r float64, act []int) (done, k int) { return 0, 0 }
-
-func backwardKernel(gw2, w2, h, dz, gh []float64) (done int) { return 0 }
-
-func denseForwardKernel(h, biased, col []float64, r float64, act []int, w2t, b2, out []float64) bool {
+func denseRowsKernel(h, biased, col []float64, bo, co []int, rs []float64, hp int, w2p, b2p []float64, m int, out []float64) bool {
 	return false
 }
 
-func firstGradKernel(gb1, gx, gn, gh, h []float64, r float64) (done int) { return 0 }
+func outGradRowsKernel(gw2s, h, dz []float64, rows, hp, m int) bool { return false }
+
+func firstRowsKernel(gw1t, w2p, h, dz []float64, bo, co []int, rs []float64, hp, m, bcol int) bool {
+	return false
+}

@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -33,15 +32,13 @@ func sameFloats(got, want []float64) bool {
 	})
 }
 
-// TestDenseKernelsAreScalar: denseNet's first layer with its active units
-// (hiddenKernel), output layer (secondKernel), both in one pass
-// (denseForwardKernel, through forwardSparse), the output layer's
-// backward pass (backwardKernel) and the first layer's gradient
-// (firstGradKernel, through backwardSparse) give the bits of the
-// scalar loops, relu(B1[j] + W1[j][x] + r·W1[j][n]) unit by unit and each
-// output's sum over the active units in order, on random weights over 30
-// decades with ±0, subnormals, ±Inf and NaN in the first layer, inactive
-// units, and widths below, at and above the kernels' (4 units, 8 outputs).
+// TestDenseKernelsAreScalar: denseNet's forward pass over rows
+// (denseRowsKernel), W2's gradient (outGradRowsKernel) and the first
+// layer's gradient (firstRowsKernel) give the bits of their scalar twins
+// (denseRowsScalar, outGradRowsScalar, firstRowsScalar: the canonical
+// order), on random weights over 30 decades with ±0, subnormals, ±Inf and NaN,
+// r = −0, inactive units, and widths below, at and above the kernels'
+// blocks (4 units, 2 and 8 outputs).
 func TestDenseKernelsAreScalar(t *testing.T) {
 	if !simdKernels() {
 		t.Skip("no vector kernels in this build or on this CPU")
@@ -49,209 +46,175 @@ func TestDenseKernelsAreScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 400 {
 		hd := []int{1, 3, 4, 5, 8, 13, 50, 64}[rng.IntN(8)]
-		out := []int{1, 2, 5, 6, 8, 9, 16, 17}[rng.IntN(8)]
+		out := []int{1, 2, 3, 5, 6, 7, 8, 9, 16, 17}[rng.IntN(10)]
 		d := newDenseNet(3, hd, out, rng)
 		for k := range d.params {
 			d.params[k] = denseVal(rng)
 		}
-		w1, _, _, _ := d.split(d.params)
+		w1, _, w2, _ := d.split(d.params)
 		if trial%3 == 0 {
 			w1[rng.IntN(len(w1))] = math.NaN()
 			w1[rng.IntN(len(w1))] = math.Inf(1 - 2*rng.IntN(2))
 		}
+		if trial%4 == 0 {
+			w2[rng.IntN(len(w2))] = []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(3)]
+		}
 		d.refresh()
-		x, r := rng.IntN(2), denseVal(rng)
+
+		// Rows of one-hot x and r, and two-hot cells (r = 1), in one call
+		// each, against the scalar twin.
+		rows := 1 + rng.IntN(9)
+		bo, co, rs := make([]int, rows), make([]int, rows), make([]float64, rows)
+		for k := range rows {
+			bo[k], co[k], rs[k] = rng.IntN(2)*d.hp, 2*d.hp, denseVal(rng)
+			if k%3 == 1 {
+				co[k], rs[k] = rng.IntN(3)*d.hp, 1
+			}
+		}
 		if trial%7 == 0 {
-			r = math.Copysign(0, -1)
+			rs[0] = math.Copysign(0, -1)
 		}
-
-		// The scalar loops: relu unit by unit, skipRelu, secondActive.
-		biased, col := d.biased[x*hd:x*hd+hd], d.col[2*hd:2*hd+hd]
-		wantH := make([]float64, hd)
-		for j := range wantH {
-			wantH[j] = relu(biased[j] + float64(r*col[j]))
+		h, got := make([]float64, rows*d.hp), make([]float64, rows*out+1)
+		wantH, want := make([]float64, rows*d.hp), make([]float64, rows*out+1)
+		got[rows*out], want[rows*out] = 7, 7 // past the last row: untouched
+		denseRowsScalar(wantH, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, out, want)
+		if !denseRowsKernel(h, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, out, got) {
+			t.Fatal("denseRowsKernel declined with vector kernels in use")
 		}
-		wantAct := slices.Clone(d.skipRelu(wantH))
-		wantOut := make([]float64, out)
-		d.secondActive(wantH, wantAct, wantOut)
-
-		h, got := make([]float64, hd), make([]float64, out)
-		d.forwardSparse(x, 2, r, h, got)
 		if !sameFloats(h, wantH) {
 			t.Fatalf("trial %d (%d units): hidden %v, scalar %v", trial, hd, h, wantH)
 		}
-		act := make([]int, hd)
-		done, k := hiddenKernel(h, biased, col, r, act)
-		if want := hd &^ 3; done != want {
-			t.Fatalf("trial %d: hiddenKernel did %d units, want %d", trial, done, want)
-		}
-		if n := len(slices.DeleteFunc(slices.Clone(wantAct), func(j int) bool { return j >= done })); !slices.Equal(act[:k], wantAct[:n]) {
-			t.Fatalf("trial %d: active units %v, scalar %v", trial, act[:k], wantAct[:n])
-		}
-		if !sameFloats(got, wantOut) {
-			t.Fatalf("trial %d (%d units, %d outputs): outputs %v, scalar %v", trial, hd, out, got, wantOut)
+		if !sameFloats(got, want) {
+			t.Fatalf("trial %d (%d units, %d outputs): outputs %v, scalar %v", trial, hd, out, got, want)
 		}
 
-		// The two-hot pass: forwardSparse's kernel with r = 1.
-		for j := range wantH {
-			wantH[j] = relu(biased[j] + col[j])
+		// The backward pass of the same rows: ±0, NaN and ±Inf among the
+		// output gradients, NaN, +Inf and ±0 among the activations.
+		dz := make([]float64, rows*out)
+		for k := range dz {
+			dz[k] = denseVal(rng)
 		}
-		d.secondActive(wantH, slices.Clone(d.skipRelu(wantH)), wantOut)
-		d.forwardTwoHot(x, 2, h, got)
-		if !sameFloats(h, wantH) || !sameFloats(got, wantOut) {
-			t.Fatalf("trial %d (%d units, %d outputs): two-hot hidden %v outputs %v, scalar %v %v", trial, hd, out, h, got, wantH, wantOut)
-		}
-
-		// The output layer alone, on activations with +Inf and NaN units.
-		for j := range h {
-			h[j] = max(0, denseVal(rng))
-		}
-		h[rng.IntN(hd)] = math.Inf(1)
-		if trial%2 == 0 {
-			h[rng.IntN(hd)] = math.NaN()
-		}
-		act = d.skipRelu(h)
-		d.secondActive(h, act, wantOut)
-		if !secondKernel(got, d.params[len(d.params)-out:], d.w2t, h, act, &d.acc) {
-			t.Fatal("secondKernel declined with vector kernels in use")
-		}
-		if !sameFloats(got, wantOut) {
-			t.Fatalf("trial %d (%d units, %d outputs): %s outputs %v, scalar %v", trial, hd, out, fmt.Sprint(act), got, wantOut)
-		}
-
-		// The output layer's backward pass: ±0, NaN and ±Inf among the
-		// output gradients, onto a gradient with ±0 and NaN entries.
-		dz := make([]float64, out)
-		for o := range dz {
-			dz[o] = denseVal(rng)
-		}
-		dz[rng.IntN(out)] = math.Copysign(0, -1)
+		dz[rng.IntN(len(dz))] = math.Copysign(0, -1)
 		if trial%5 == 0 {
-			dz[rng.IntN(out)] = []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(3)]
+			dz[rng.IntN(len(dz))] = []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(3)]
 		}
-		grad := make([]float64, len(d.params))
-		for k := range grad {
-			grad[k] = denseVal(rng)
+		for k := range h {
+			if k%d.hp < hd && rng.IntN(3) == 0 {
+				h[k] = []float64{math.NaN(), math.Inf(1), 0, math.Copysign(0, -1), -1}[rng.IntN(5)]
+			}
 		}
-		grad[rng.IntN(len(grad))] = math.Copysign(0, -1)
-		wantGrad := slices.Clone(grad)
-		d.backwardOut(h, dz, wantGrad)
-		wantGH := slices.Clone(d.hiddenGrads(dz))
-		gh := d.backwardOutGrads(h, dz, grad)
-		if !sameFloats(grad, wantGrad) {
-			t.Fatalf("trial %d (%d units, %d outputs): output layer's gradient %v, scalar %v", trial, hd, out, grad, wantGrad)
+		bcol := 3 * d.hp
+		gw2s, gw1t := make([]float64, out*d.hp), make([]float64, 4*d.hp)
+		wantW2, wantW1 := make([]float64, out*d.hp), make([]float64, 4*d.hp)
+		outGradRowsScalar(wantW2, h, dz, rows, d.hp, out)
+		firstRowsScalar(wantW1, d.w2p, h, dz, bo, co, rs, d.hp, out, bcol)
+		if !outGradRowsKernel(gw2s, h, dz, rows, d.hp, out) {
+			t.Fatal("the W2 gradient's kernel declined with vector kernels in use")
 		}
-		if !sameFloats(gh, wantGH) {
-			t.Fatalf("trial %d (%d units, %d outputs): hidden units' gradients %v, scalar %v", trial, hd, out, gh, wantGH)
+		if !firstRowsKernel(gw1t, d.w2p, h, dz, bo, co, rs, d.hp, out, bcol) {
+			t.Fatal("the first layer's kernel declined with vector kernels in use")
 		}
+		if !sameFloats(gw2s, wantW2) {
+			t.Fatalf("trial %d (%d units, %d outputs): W2's gradient %v, scalar %v", trial, hd, out, gw2s, wantW2)
+		}
+		if !sameFloats(gw1t, wantW1) {
+			t.Fatalf("trial %d (%d units, %d outputs): W1's and B1's gradient %v, scalar %v", trial, hd, out, gw1t, wantW1)
+		}
+	}
+}
 
-		// The whole backward pass of two rows with the first layer's
-		// gradient by column (firstGradKernel, flushFirst), W1's part from
-		// +0, against the scalar loop over the units with h[j] > 0.
-		clear(grad[:hd*3])
-		wantGrad = slices.Clone(grad)
-		for _, x := range []int{x, 1 - x} {
-			for j := range h {
-				h[j] = relu(denseVal(rng))
+// TestDenseNetGradient: backwardRows is the gradient of forwardRows:
+// for L = Σ_k Σ_o a_k,o out_k,o over rows of one-hot x and r and two-hot
+// cells, every parameter's derivative matches central differences
+// (1e-6 relative to the gradient's scale), with the vector kernels and
+// the scalar twins alike.
+func TestDenseNetGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 20 {
+		hd, out := 1+rng.IntN(13), 1+rng.IntN(10)
+		d := newDenseNet(5, hd, out, rng)
+		rows := 1 + rng.IntN(6)
+		bo, co, rs := make([]int, rows), make([]int, rows), make([]float64, rows)
+		for k := range rows {
+			bo[k], co[k], rs[k] = rng.IntN(4)*d.hp, 4*d.hp, rng.NormFloat64()
+			if k%2 == 1 {
+				bo[k], co[k], rs[k] = rng.IntN(2)*d.hp, (2+rng.IntN(3))*d.hp, 1
 			}
-			h[rng.IntN(hd)] = math.NaN()
-			r := denseVal(rng)
-			d.backwardOut(h, dz, wantGrad)
-			wgh := d.hiddenGrads(dz)
-			gw1, gb1, _, _ := d.split(wantGrad)
-			for j, hv := range h {
-				if hv <= 0 {
-					continue
-				}
-				gb1[j] += wgh[j]
-				gw1[j*3+x] += wgh[j]
-				gw1[j*3+2] += float64(wgh[j] * r)
-			}
-			d.backwardSparse(x, 2, r, h, dz, grad)
 		}
-		d.flushFirst(grad)
-		if !sameFloats(grad, wantGrad) {
-			t.Fatalf("trial %d (%d units, %d outputs): backwardSparse's gradient %v, scalar %v", trial, hd, out, grad, wantGrad)
+		a := make([]float64, rows*out)
+		for k := range a {
+			a[k] = rng.NormFloat64()
+		}
+		h, y := make([]float64, rows*d.hp), make([]float64, rows*out)
+		loss := func() float64 {
+			d.refresh()
+			d.forwardRows(bo, co, rs, h, y)
+			var s float64
+			for k, v := range y {
+				s += a[k] * v
+			}
+			return s
+		}
+		loss()
+		grad := make([]float64, len(d.params))
+		d.backwardRows(bo, co, rs, h, a, grad)
+		scale := 0.0
+		for _, g := range grad {
+			scale = max(scale, math.Abs(g))
+		}
+		for k := range d.params {
+			const eps = 1e-6
+			p := d.params[k]
+			d.params[k] = p + eps
+			up := loss()
+			d.params[k] = p - eps
+			down := loss()
+			d.params[k] = p
+			if fd := (up - down) / (2 * eps); math.Abs(fd-grad[k]) > 1e-6*max(scale, 1) {
+				t.Fatalf("trial %d (%d units, %d outputs): parameter %d: gradient %v, central difference %v", trial, hd, out, k, grad[k], fd)
+			}
 		}
 	}
 }
 
 // BenchmarkDenseKernels compares denseNet's vector kernels with their
 // scalar twins on the quick run's privatizer (50 hidden units, six
-// outputs, about half the units active).
+// outputs, about half the units active): the forward pass of a minibatch
+// of 200 rows, the backward pass of one row.
 func BenchmarkDenseKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	d := newDenseNet(7, 50, 6, rng)
-	h, out, act := make([]float64, 50), make([]float64, 6), make([]int, 50)
-	biased, col := d.biased[2*50:3*50], d.col[6*50:7*50]
-	r := 0.3
-	hiddenScalar := func() int {
-		for j := range h {
-			h[j] = relu(biased[j] + float64(r*col[j]))
-		}
-		return len(d.skipRelu(h))
+	const rows = 200
+	bo, co, rs := make([]int, rows), make([]int, rows), make([]float64, rows)
+	for k := range rows {
+		bo[k], co[k], rs[k] = rng.IntN(6)*d.hp, 6*d.hp, rng.NormFloat64()
 	}
-	k := hiddenScalar()
-	copy(act, d.active[:k])
-	b.Run("hidden/kernel", func(b *testing.B) {
-		for b.Loop() {
-			hiddenKernel(h, biased, col, r, act)
-		}
-	})
-	b.Run("hidden/scalar", func(b *testing.B) {
-		for b.Loop() {
-			hiddenScalar()
-		}
-	})
+	hs, outs := make([]float64, rows*d.hp), make([]float64, rows*6)
 	b.Run("forward/kernel", func(b *testing.B) {
 		for b.Loop() {
-			d.forwardSparse(2, 6, r, h, out)
+			denseRowsKernel(hs, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, 6, outs)
 		}
 	})
 	b.Run("forward/scalar", func(b *testing.B) {
 		for b.Loop() {
-			d.secondActive(h, act[:hiddenScalar()], out)
+			denseRowsScalar(hs, d.biased, d.col, bo, co, rs, d.hp, d.w2p, d.b2p, 6, outs)
 		}
 	})
-	b.Run("second/kernel", func(b *testing.B) {
-		for b.Loop() {
-			secondKernel(out, d.params[len(d.params)-6:], d.w2t, h, act[:k], &d.acc)
-		}
-	})
-	b.Run("second/scalar", func(b *testing.B) {
-		for b.Loop() {
-			d.secondActive(h, act[:k], out)
-		}
-	})
-	grad, dz := make([]float64, len(d.params)), []float64{0.1, -0.2, 0.05, 0.3, -0.15, -0.1}
+	dz := make([]float64, rows*6)
+	for k := range dz {
+		dz[k] = 0.1 * rng.NormFloat64()
+	}
+	gw2s, gw1t := make([]float64, 6*d.hp), make([]float64, 8*d.hp)
 	b.Run("backward/kernel", func(b *testing.B) {
 		for b.Loop() {
-			d.backwardOutGrads(h, dz, grad)
+			outGradRowsKernel(gw2s, hs, dz, rows, d.hp, 6)
+			firstRowsKernel(gw1t, d.w2p, hs, dz, bo, co, rs, d.hp, 6, 7*d.hp)
 		}
 	})
 	b.Run("backward/scalar", func(b *testing.B) {
 		for b.Loop() {
-			d.backwardOut(h, dz, grad)
-			d.hiddenGrads(dz)
-		}
-	})
-	gh := slices.Clone(d.hiddenGrads(dz))
-	gb1, gx, gn := make([]float64, 50), make([]float64, 50), make([]float64, 50)
-	b.Run("firstGrad/kernel", func(b *testing.B) {
-		for b.Loop() {
-			firstGradKernel(gb1, gx, gn, gh, h, r)
-		}
-	})
-	b.Run("firstGrad/scalar", func(b *testing.B) {
-		for b.Loop() {
-			for j, hv := range h {
-				if hv <= 0 {
-					continue
-				}
-				gb1[j] += gh[j]
-				gx[j] += gh[j]
-				gn[j] += float64(gh[j] * r)
-			}
+			outGradRowsScalar(gw2s, hs, dz, rows, d.hp, 6)
+			firstRowsScalar(gw1t, d.w2p, hs, dz, bo, co, rs, d.hp, 6, 7*d.hp)
 		}
 	})
 }

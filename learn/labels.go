@@ -224,8 +224,9 @@ func symbols(data *Data) (tr, te *symbolSplit, n int, err error) {
 			v := make([]int, s.N)
 			nv := 0
 			for r, f := range c.vals {
-				if v[r], err = symbol(f, fmt.Sprintf("%s side column of observer %d", name, i), r); err != nil {
-					return nil, err
+				if v[r], err = symbol(f, "", r); err != nil {
+					// named once it fails (a Sprintf a row cost a tenth of a quick run's set-up)
+					return nil, symbolError(f, fmt.Sprintf("%s side column of observer %d", name, i), r)
 				}
 				nv = max(nv, v[r]+1)
 			}
@@ -247,9 +248,13 @@ func symbols(data *Data) (tr, te *symbolSplit, n int, err error) {
 
 func symbol(v float64, what string, row int) (int, error) {
 	if v != math.Trunc(v) || v < 0 || v >= MaxLabels {
-		return 0, fmt.Errorf("%w: %s, row %d = %g: want a symbol 0, 1, … below %d", ErrLaw, what, row, v, MaxLabels)
+		return 0, symbolError(v, what, row)
 	}
 	return int(v), nil
+}
+
+func symbolError(v float64, what string, row int) error {
+	return fmt.Errorf("%w: %s, row %d = %g: want a symbol 0, 1, … below %d", ErrLaw, what, row, v, MaxLabels)
 }
 
 // softmax writes P = softmax(θ[x]) row by row.

@@ -315,7 +315,8 @@ func row(in []float64, w, n, r int) []float64 {
 // TestTrainingFingerprint trains the paper's setup for three epochs twice
 // from the same seed and requires the same bits; it logs a fingerprint of
 // every parameter so that scripts/check-kernels.sh can compare the assembly
-// build with the portable one (-tags purego).
+// build with the portable one (-tags purego), and of sweeps of the labels
+// method and of Algorithm 1 on a finite model.
 func TestTrainingFingerprint(t *testing.T) {
 	for _, model := range []kind.Kind{kind.Gauss, kind.Binary} {
 		var prints [2]uint64
@@ -345,6 +346,14 @@ func TestTrainingFingerprint(t *testing.T) {
 		ds, cfg := tinyFinite(t)
 		cfg.Labels.M, cfg.Labels.Observers, cfg.Workers = 19, obs, 1
 		t.Logf("fingerprint labels-%v %016x", obs, sweepFingerprint(t, ds, cfg))
+	}
+	// Algorithm 1 on a finite model: denseNet's kernels
+	// (learn/dense_amd64.s) with an odd number of labels and hidden units
+	// past the last block of four.
+	{
+		ds, cfg := tinyFiniteAlg1(t, 5)
+		cfg.Hidden, cfg.Workers = 13, 1
+		t.Logf("fingerprint alg1-finite %016x", sweepFingerprint(t, ds, cfg))
 	}
 	// The labels method on the paper's Gaussian model at its first
 	// threshold: the cell kernels' losses through gauss's products

@@ -2,7 +2,8 @@
 # The assembly kernels (amd64, AVX2 + FMA) and the portable scalar kernels
 # (-tags purego) must train to the same bits: compares the fingerprints
 # TestTrainingFingerprint logs in the two builds (Algorithm 1's parameters,
-# the labels method's points on a finite model and on the Gaussian one).
+# the labels method's points on a finite model and on the Gaussian one,
+# Algorithm 1's points on a finite model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
