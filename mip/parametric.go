@@ -42,7 +42,7 @@ const (
 const paramMaxSolves = 200
 
 // errNoDuals: HiGHS solved an LP but gave no dual solution to prove it by.
-var errNoDuals = errors.New("HiGHS gave no duals")
+var errNoDuals = errors.New("mip: HiGHS gave no duals")
 
 // dualLine is a weak-duality bound on V, valid at every D:
 // V(D) ≤ at + slope·(D − d).

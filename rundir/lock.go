@@ -244,7 +244,7 @@ func openLock(path string, flag int) (*os.File, error) {
 
 // errHeld is tryLock's answer when another open file holds a conflicting
 // lock.
-var errHeld = errors.New("held by another open file")
+var errHeld = errors.New("rundir: held by another open file")
 
 // lockRetrying takes f's lock without blocking (tryLock), retrying briefly
 // while it is held.
@@ -318,7 +318,7 @@ var (
 	// record matches a holder record; legacy lock files held a bare pid.
 	record    = regexp.MustCompile(`^(?:pid ([0-9]{1,10}) on ([A-Za-z0-9._-]{1,253}) since ([0-9TZ:+-]{1,40})|([0-9]{1,10}))\n?$`)
 	hostOK    = regexp.MustCompile(`[^A-Za-z0-9._-]`)
-	errRecord = errors.New("not a holder record")
+	errRecord = errors.New("rundir: not a holder record")
 )
 
 // parseRecord returns the holder a lock file's bytes describe, rebuilt from

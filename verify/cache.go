@@ -234,7 +234,7 @@ func (c Cache) store(run *Run, o Options, pts []*cachedPoint) error {
 
 // errNotOwn is readOwnFile's error for a file that is not the user's own
 // single-named regular file.
-var errNotOwn = errors.New("not the user's own regular file")
+var errNotOwn = errors.New("verify: not the user's own regular file")
 
 // readOwnFile reads path if it is a regular file (not a link), with one
 // name, owned by the user, of at most maxCacheEntry bytes.
