@@ -83,7 +83,11 @@
 //     2e^{−2π²/c²}; c = 1.27 by default), halved while |T_h − T_2h| (the
 //     error of the coarser rule: the trapezoid rule converges
 //     exponentially on such integrands) is above the same. These are
-//     estimates, not bounds. The nodes beyond a reach (at least 3σ_M),
+//     estimates, not bounds; the √v limit is what makes |T_h − T_2h| one
+//     (a loss given M = m that repeats at the nodes' spacing makes the two
+//     rules agree whatever the error), so a rule that would need more steps
+//     than a panel can store (MaxStore/4) is ErrCannotCertify, never cut
+//     short. The nodes beyond a reach (at least 3σ_M),
 //     where the loss given M = m lies in [0, v]
 //     (v = Var[X | M]), are not evaluated: their weight times v is added
 //     to Tail (and to Quad, for the estimate): the reach is set for

@@ -196,7 +196,8 @@ func TestGaussPanelsEndAtCuts(t *testing.T) {
 	}
 	s := testSetup(t, m, k)
 	v := m.VarRecon()
-	nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), mSteps(math.Sqrt(s.vx-v), v, s.q.Target/8), mSpan)
+	steps, _ := mSteps(math.Sqrt(s.vx-v), v, s.q.Target/8, s.maxMSteps())
+	nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), steps, mSpan)
 	panels, _, err := s.initialPanels(v, nodes, uniformCut(len(nodes), kCutMax))
 	if err != nil {
 		t.Fatal(err)

@@ -320,11 +320,25 @@ func (s *gaussSetup) observerQuad(v float64, steps int, reach, skipBudget float6
 // and c·σ_M/2 (mSteps), the reach for v·P(|U| > reach) ≤ tau/16 of it and
 // the skip radii for a skip bound of tau/32 of it: proven bounds, which
 // cost M nodes and skip radius at every face where they are tighter.
+//
+// Where the limits ask for more steps than maxMSteps allows, the rule of
+// twice the step could not see the loss given M = m alias at the nodes'
+// spacing (a privatizer periodic in x at that spacing makes T_h and T_2h
+// agree at any error), so that is ErrCannotCertify.
 func (s *gaussSetup) firstQuad(v, guess float64) (mQuad, error) {
 	tau, floor := s.q.Target/8, scaleFloor*s.vx
 	sm := math.Sqrt(max(s.vx-v, 0))
-	return s.observerQuad(v, mSteps(sm, v, tau), mReach(v, tau/16*max(guess, floor)), tau/32*max(guess, floor))
+	steps, ok := mSteps(sm, v, tau, s.maxMSteps())
+	if !ok {
+		return mQuad{}, fmt.Errorf("%w: the M rule needs more than %d steps to step at most √v = %.3g over M ∈ μ ± %d·σ_M (σ_M = %.3g): the side information is too precise for the quadrature",
+			ErrCannotCertify, s.maxMSteps(), math.Sqrt(v), mSpan, sm)
+	}
+	return s.observerQuad(v, steps, mReach(v, tau/16*max(guess, floor)), tau/32*max(guess, floor))
 }
+
+// maxMSteps caps the M rule's steps: one panel stores four values per M
+// node (MaxStore), so a rule beyond it could not run a single panel.
+func (s *gaussSetup) maxMSteps() int { return max(1024, s.q.MaxStore/4) }
 
 // observerLoss certifies E[Var(X | F, M)] for an observer with
 // v = Var[X | side] > 0, starting from the quadratures q and within budget
@@ -372,6 +386,9 @@ func (s *gaussSetup) observerLoss(v float64, q mQuad, budget float64) (LossBound
 			break
 		}
 		if !okM {
+			if q.steps*2 > s.maxMSteps() {
+				break // the stated error stands: the rule already steps within √v
+			}
 			q.steps *= 2
 		}
 		if !okCut {
@@ -453,19 +470,24 @@ func conservationDefect(got, discE, want [3]float64) float64 {
 // scale of the loss given M = m: a Gaussian smoothing over √v leaves
 // e^{−2π²} ≈ 3e-9 of it at that step's frequency) and c·σ_M, where on M's
 // density alone that rule errs by 2e^{−2π²/c²} (Poisson summation) =
-// tau/64: c = π·√(2/ln(128/tau)), 1.27 at the default tau; at most 1024.
-func mSteps(sm, v, tau float64) int {
+// tau/64: c = π·√(2/ln(128/tau)), 1.27 at the default tau. ok is false
+// when that number is above maxSteps: the √v limit is what makes
+// |T_h − T_2h| an error estimate at all, so it is never relaxed.
+func mSteps(sm, v, tau float64, maxSteps int) (steps int, ok bool) {
 	c := math.Pi * math.Sqrt(2/math.Log(128/tau))
 	n := 4 * mSpan / c
 	if need := 4 * mSpan * sm / math.Sqrt(v); need > n {
 		n = need
 	}
-	steps := int(min(math.Ceil(n), 1024))
+	if !(n <= float64(maxSteps)) {
+		return 0, false
+	}
+	steps = int(math.Ceil(n))
 	steps += steps % 2
-	for steps < 1024 && (4*mSpan*sm/float64(steps) > math.Sqrt(v) || 4*mSpan/float64(steps) > c) {
+	for 4*mSpan*sm/float64(steps) > math.Sqrt(v) || 4*mSpan/float64(steps) > c {
 		steps += 2 // rounding
 	}
-	return steps
+	return steps, steps <= maxSteps
 }
 
 // mReach is how far, in σ_M, the M nodes must reach for the loss given

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -321,6 +322,102 @@ func TestCertifyGaussCaps(t *testing.T) {
 	if _, err := CertifyGauss(context.Background(), m, Privatizer{K: func(x, r float64) float64 { return math.Tanh(x + r) }}, GaussQuad{}); !errors.Is(err, ErrCannotCertify) {
 		t.Errorf("tanh privatizer: error %v, want ErrCannotCertify", err)
 	}
+	// Side information so precise (σ_M/√v = 707) that the M rule needs
+	// 22,628 steps, more than MaxStore/4 allows: refused before any panel,
+	// not certified by a rule cut to the cap (which passed the sawtooth of
+	// TestCertifyGaussAliasingSawtooth with a loss 3.6 times the true one).
+	var panels progress.Steps
+	_, err = CertifyGauss(progress.WithSteps(t.Context(), &panels), sawModel(t, 2e-6), layersPrivatizer(sawLayers(11, -8, 16, 1, 0.005)), GaussQuad{MaxStore: 4096})
+	if !errors.Is(err, ErrCannotCertify) || !strings.Contains(err.Error(), "M rule needs more than 1024 steps") || panels.Load() != 0 {
+		t.Errorf("precise side information, MaxStore 4096: error %v after %d panels, want ErrCannotCertify naming the M rule before any panel", err, panels.Load())
+	}
+}
+
+// sawModel is X = Y + N(0, v) with an independent adversary Z, Var X = 1 + v:
+// the reconstructor's M = E[X | Y] has σ_M = 1 against √v.
+func sawModel(t *testing.T, v float64) *gauss.Model {
+	m, err := gauss.New(gauss.Config{Names: []string{"X", "Y", "Z"}, Cov: [][]float64{{1 + v, 1, 0}, {1, 1, 0}, {0, 0, 1}},
+		Private: "X", Reconstructor: []string{"Y"}, Adversaries: [][]string{{"Z"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sawLayers is F = amp·T^n((x − x0)/L) + b·R with T the tent map, a ReLU
+// network of n hidden layers: a sawtooth of period L/2^(n−1) in x.
+func sawLayers(n int, x0, L, amp, b float64) []AffineLayer {
+	layers := []AffineLayer{{W: [][]float64{{1 / L, 0}, {1 / L, 0}, {0, 1}}, B: []float64{-x0 / L, -x0/L - 0.5, 100}, ReLU: true}}
+	for range n - 1 {
+		layers = append(layers, AffineLayer{W: [][]float64{{2, -4, 0}, {2, -4, 0}, {0, 0, 1}}, B: []float64{0, -0.5, 0}, ReLU: true})
+	}
+	return append(layers, AffineLayer{W: [][]float64{{2 * amp, -4 * amp, b}}, B: []float64{-100 * b}})
+}
+
+// sawLossGivenM is E[Var(X | F, M = m)] by brute-force quadrature over x
+// (4,000 midpoints over m ± 8√v) and f (steps of b/8).
+func sawLossGivenM(g func(x, r float64) float64, m, v, b float64) float64 {
+	sv := math.Sqrt(v)
+	const nx = 4000
+	dx := 16 * sv / nx
+	xs, gs, ps := make([]float64, nx), make([]float64, nx), make([]float64, nx)
+	fmin, fmax := math.Inf(1), math.Inf(-1)
+	for i := range nx {
+		x := m - 8*sv + (float64(i)+0.5)*dx
+		xs[i], gs[i] = x-m, g(x, 0)
+		ps[i] = math.Exp(-(x-m)*(x-m)/(2*v)) * dx / math.Sqrt(2*math.Pi*v)
+		fmin, fmax = min(fmin, gs[i]), max(fmax, gs[i])
+	}
+	df := b / 8
+	var h float64
+	for f := fmin - 9*b; f <= fmax+9*b; f += df {
+		var a0, a1, a2 float64
+		for i := range nx {
+			e := (f - gs[i]) / b
+			if e*e > 100 {
+				continue
+			}
+			w := ps[i] * math.Exp(-e*e/2) / (b * math.Sqrt(2*math.Pi))
+			a0 += w
+			a1 += w * xs[i]
+			a2 += w * xs[i] * xs[i]
+		}
+		if a0 > 0 {
+			h += (a2 - a1*a1/a0) * df
+		}
+	}
+	return h
+}
+
+// A sawtooth privatizer of period 1/64 in x against side information with
+// √v = 0.0014 and σ_M = 1: the loss given M = m repeats with period 1/64,
+// which a trapezoid rule of step 1/64 over M samples at one phase only, so
+// that T_h and T_2h agree whatever the error. The M rule steps within √v
+// (22,628 steps) and the certified reconstructor interval holds the loss
+// by brute force (the loss given M averaged over 64 phases of the period:
+// M's density is flat over it), at two phases of the sawtooth against the
+// nodes; before, the rule was cut to 1024 steps and certified 2.0e-6 and
+// 9e-9 against the true 5.56e-7.
+func TestCertifyGaussAliasingSawtooth(t *testing.T) {
+	if !slow {
+		t.Skip("two certificates of 12,000 M nodes and a brute-force reference, about 3.5 s of CPU: -tags slow")
+	}
+	const v, b = 2e-6, 0.005
+	m := sawModel(t, v)
+	for _, phase := range []float64{0, 1.0 / 256} {
+		k := layersPrivatizer(sawLayers(11, -8+phase, 16, 1, b))
+		cert, err := CertifyGauss(t.Context(), m, k, GaussQuad{})
+		if err != nil {
+			t.Fatalf("phase %g: %v", phase, err)
+		}
+		var truth float64
+		for p := range 64 {
+			truth += sawLossGivenM(k.K, (float64(p)+0.5)/64/64, v, b) / 64
+		}
+		if lb := cert.Bounds[0]; truth < lb.Lo || truth > lb.Hi {
+			t.Errorf("phase %g: certified [%.6g, %.6g] (%d M nodes) misses the brute force %.6g", phase, lb.Lo, lb.Hi, lb.MNodes, truth)
+		}
+	}
 }
 
 // deadZoneLayers is a 2→6 ReLU network whose units are dead over most of
@@ -551,19 +648,37 @@ func (s *gaussSetup) posteriorMean(v, m, f float64) float64 {
 
 // mSteps is the smallest even step count whose coarser rule (twice the
 // step) steps at most √v and c·σ_M, where c makes the coarser rule's error
-// on M's density alone, 2e^{−2π²/c²} by Poisson summation, tau/64.
+// on M's density alone, 2e^{−2π²/c²} by Poisson summation, tau/64; a
+// count above the cap is refused, never cut to it (a cut rule cannot see a
+// loss given M = m that aliases at its spacing: the sawtooth rows of
+// TestCertifyGaussCaps).
 func TestMSteps(t *testing.T) {
-	for _, c := range []struct{ sm, v, tau float64 }{
-		{3.2, 5.76, 0.005 / 8}, {0.447, 15.8064, 0.005 / 8}, {2.6, 9.24, 0.005 / 8}, {3.2, 5.76, 1.0 / 8},
-		{3.2, 5.76, 1e-9}, {4, 1e-6, 0.005 / 8}, {1, 1, 0.005 / 8}, {0.01, 100, 0.005 / 8},
+	const capSteps = 1 << 21
+	for _, c := range []struct {
+		sm, v, tau float64
+		refused    bool
+	}{
+		{3.2, 5.76, 0.005 / 8, false}, {0.447, 15.8064, 0.005 / 8, false}, {2.6, 9.24, 0.005 / 8, false},
+		{3.2, 5.76, 1.0 / 8, false}, {3.2, 5.76, 1e-9, false}, {1, 1, 0.005 / 8, false}, {0.01, 100, 0.005 / 8, false},
+		{4, 1e-6, 0.005 / 8, false}, // σ_M/√v = 4000: 256,000 steps, past the former cap of 1024
+		{1, 2e-6, 0.005 / 8, false}, // σ_M/√v = 707: 22,628 steps
+		{1, 1e-12, 0.005 / 8, true}, // 3.2e7 steps
+		{1, 0, 0.005 / 8, true},
 	} {
-		n := mSteps(c.sm, c.v, c.tau)
+		n, ok := mSteps(c.sm, c.v, c.tau, capSteps)
+		if ok == c.refused {
+			t.Errorf("σ_M %g, v %g: %d steps, ok %v; want refused %v", c.sm, c.v, n, ok, c.refused)
+			continue
+		}
+		if !ok {
+			continue
+		}
 		cs := mStepScaleRef(c.tau)
-		ok := func(n int) bool {
+		within := func(n int) bool {
 			coarse := 4 * mSpan / float64(n) // in σ_M
 			return coarse*c.sm <= math.Sqrt(c.v) && coarse <= cs
 		}
-		if n%2 != 0 || n > 1024 || (n < 1024 && !ok(n)) || (n >= 4 && ok(n-2)) {
+		if n%2 != 0 || !within(n) || (n >= 4 && within(n-2)) {
 			t.Errorf("σ_M %g, v %g, tau %g: %d steps (coarse step %g σ_M, limits √v/σ_M = %g and c = %g)",
 				c.sm, c.v, c.tau, n, 4*mSpan/float64(n), math.Sqrt(c.v)/c.sm, cs)
 		}
@@ -586,7 +701,8 @@ func TestKCutsFor(t *testing.T) {
 	s := testSetup(t, m, linear(1, 1, 0))
 	for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
 		sm := math.Sqrt(s.vx - v)
-		nodes, _, _ := mNodesTrapezoid(s.mu, sm, mSteps(sm, v, s.q.Target/8), 4.5)
+		steps, _ := mSteps(sm, v, s.q.Target/8, s.maxMSteps())
+		nodes, _, _ := mNodesTrapezoid(s.mu, sm, steps, 4.5)
 		for _, budget := range []float64{1e-3, 1e-6, 1e-12, 1e-40} {
 			k := s.kCutsFor(nodes, budget)
 			clamped := false

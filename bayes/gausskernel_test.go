@@ -48,7 +48,8 @@ func TestGaussRunMatchesExp(t *testing.T) {
 
 // addFace's closed forms with shared exponentials (Mills ratios, gaussRun)
 // against the direct ones (math.Erfc through truncMoments and math.Exp at
-// every node), on every face of a random network at three values of F
+// every node), with one skip radius at every node and with a random radius
+// per node, on every face of a random network at three values of F
 // across its range, over 65 equispaced M nodes of each observer: the
 // moments A, B, C about w = 0 agree within 1e-12 of the moments the whole
 // level line k = f of the face's affine form would have (e^{−K/2}/√(2πD)
@@ -65,26 +66,47 @@ func TestAddFaceMatchesDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := testSetup(t, m, k)
-	for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
-		sv := math.Sqrt(v)
-		nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), 64, mSpan)
-		ev := newPanelEval(nodes, len(s.cont), uniformCut(len(nodes), kCutMax))
-		for j := range s.cont {
-			c := &s.cont[j]
-			for _, u := range []float64{0.13, 0.5, 0.91} {
-				f := c.flo + u*(c.fhi-c.flo)
-				clear(ev.A)
-				clear(ev.B)
-				clear(ev.C)
-				ev.addFace(c, int32(j), f, v, sv, nodes, 0)
-				want, line := directFace(c, f, v, nodes)
-				for n := range nodes {
-					sh := ev.shift[n]
-					got := [3]float64{ev.A[n], ev.B[n] + sh*ev.A[n], ev.C[n] + sh*(2*ev.B[n]+sh*ev.A[n])}
-					moved := [3]float64{0, math.Abs(sh * ev.A[n]), math.Abs(sh * (2*ev.B[n] + sh*ev.A[n]))}
-					for q := range 3 {
-						if d := math.Abs(got[q] - want[n][q]); d > 1e-12*(line[n][q]+moved[q]) {
-							t.Fatalf("v %v, face %d, f %v, node %d (m %v): moment %d = %v, direct %v (line %g)", v, j, f, n, nodes[n].m, q, got[q], want[n][q], line[n][q])
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Each node's skip radius: kCutMax at every node, and random radii in
+	// [kCutMin, kCutMax] (a third at kCutMin), whose kept nodes have holes.
+	cuts := []func(n int) cutRadii{
+		func(n int) cutRadii { return uniformCut(n, kCutMax) },
+		func(n int) cutRadii {
+			c := cutRadii{k: make([]float64, n)}
+			for i := range c.k {
+				c.k[i] = kCutMin + rng.Float64()*(kCutMax-kCutMin)
+				if rng.IntN(3) == 0 {
+					c.k[i] = kCutMin
+				}
+				c.max = max(c.max, c.k[i])
+			}
+			return c
+		},
+	}
+	for _, cutOf := range cuts {
+		for _, v := range append([]float64{m.VarRecon()}, m.VarAdv()...) {
+			sv := math.Sqrt(v)
+			nodes, _, _ := mNodesTrapezoid(s.mu, math.Sqrt(s.vx-v), 64, mSpan)
+			cut := cutOf(len(nodes))
+			ev := newPanelEval(nodes, len(s.cont), cut)
+			for j := range s.cont {
+				c := &s.cont[j]
+				for _, u := range []float64{0.13, 0.5, 0.91} {
+					f := c.flo + u*(c.fhi-c.flo)
+					clear(ev.A)
+					clear(ev.B)
+					clear(ev.C)
+					clear(ev.shift)
+					ev.addFace(c, int32(j), f, v, sv, nodes, 0)
+					want, line := directFace(c, f, v, nodes, cut.k)
+					for n := range nodes {
+						sh := ev.shift[n]
+						got := [3]float64{ev.A[n], ev.B[n] + sh*ev.A[n], ev.C[n] + sh*(2*ev.B[n]+sh*ev.A[n])}
+						moved := [3]float64{0, math.Abs(sh * ev.A[n]), math.Abs(sh * (2*ev.B[n] + sh*ev.A[n]))}
+						for q := range 3 {
+							if d := math.Abs(got[q] - want[n][q]); d > 1e-12*(line[n][q]+moved[q]) {
+								t.Fatalf("v %v, face %d, f %v, node %d (m %v): moment %d = %v, direct %v (line %g)", v, j, f, n, nodes[n].m, q, got[q], want[n][q], line[n][q])
+							}
 						}
 					}
 				}
@@ -96,7 +118,7 @@ func TestAddFaceMatchesDirect(t *testing.T) {
 // directFace is face c's A, B, C (about w = 0) at f for each node, by the
 // closed form of panelEval.eval's comment evaluated term by term, and those
 // of the whole level line (scale).
-func directFace(c *cface, f, v float64, nodes []mNode) (out, scale [][3]float64) {
+func directFace(c *cface, f, v float64, nodes []mNode, kc []float64) (out, scale [][3]float64) {
 	out, scale = make([][3]float64, len(nodes)), make([][3]float64, len(nodes))
 	x0, r0, x1, r1, ok := levelSegment(c, f)
 	if !ok {
@@ -115,7 +137,7 @@ func directFace(c *cface, f, v float64, nodes []mNode) (out, scale [][3]float64)
 		z2 := sg * (c.cr*(x1-nd.m) - c.cx*v*r1) / (sv * math.Sqrt(d2))
 		z1, z2 = min(z1, z2), max(z1, z2)
 		zm := max(z1, -z2, 0)
-		if K > kCutMax || K+zm*zm > kCutMax {
+		if K > kc[n] || K+zm*zm > kc[n] {
 			continue
 		}
 		j0, j1, j2 := truncMoments(z1, z2)
