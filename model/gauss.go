@@ -120,29 +120,35 @@ var _ KnownMechanisms = GaussModel{}
 
 // Certify implements Model with bayes.CertifyGauss: the intervals of the
 // real function's losses, each widened by ρ·max(value, 1e-6·Var[X]) for the
-// runtime's rounding, ρ = sup δ / scale (Change grows by 2ρ). The scale is
-// √Var[F] of the linear fit or the largest |F| the analysis evaluated
-// (float32's error is relative to the values summed, and the grid reaches
-// 7σ_X and |r| = 12), floored at 1e-6·σ_X so that a constant release still
-// has a scale. This widening is a stated model, not a proof: no pointwise
-// bound on |F_rt − F| bounds an MMSE in general (an observer may read the
-// low-order bits of a real-valued release), see docs/certify.md,
-// "Real-valued releases". It stops within a quadrature panel of ctx's end
+// runtime's rounding, ρ = sup δ / √Var[F] (Change grows by 2ρ): the
+// rounding measured against the spread over which F carries information,
+// never against |F| or a floor, since a release offset far from 0 (F =
+// 10⁷ + 0.01X + …) or varying below its own rounding (F = 0.03 + 5e-10·1{X >
+// 4}) rounds to a release that carries none, however small δ/|F| is. A
+// release of no spread (√Var[F] = 0) with δ > 0 is ErrCannotCertify. This
+// widening is a stated model, not a proof: no pointwise bound on
+// |F_rt − F| bounds an MMSE in general (an observer may read the low-order
+// bits of a real-valued release, and a fine feature under a coarse one is
+// measured against the coarse spread), see docs/certify.md, "Real-valued
+// releases". It stops within a quadrature panel of ctx's end
 // (bayes.CertifyGauss).
 func (g GaussModel) Certify(ctx context.Context, k bayes.Privatizer, o Options) (Analysis, error) {
 	c, err := bayes.CertifyGauss(ctx, g.M, k, o.Gauss)
 	if err != nil {
 		return Analysis{}, err
 	}
-	scale := max(math.Sqrt(c.Fit.VarF), 1e-6*math.Sqrt(g.M.VarX()))
-	if k.Rounding != nil {
-		scale = max(scale, k.Rounding.Magnitude())
-	}
 	d, err := rounding(k)
 	if err != nil {
 		return Analysis{}, err
 	}
-	rho := d / scale * (1 + 0x1p-40)
+	rho := 0.0
+	if d > 0 {
+		spread := math.Sqrt(c.Fit.VarF)
+		if !(spread > 0) {
+			return Analysis{}, fmt.Errorf("%w: the release has no spread (Var[F] = %g) against the runtime's rounding bound %.3g: its rounded values may differ where the real ones do not", bayes.ErrCannotCertify, c.Fit.VarF, d)
+		}
+		rho = d / spread * (1 + 0x1p-40)
+	}
 	floor := 1e-6 * g.M.VarX()
 	widen := func(b bayes.LossBound) loss.Interval {
 		w := rho * max(b.Value, floor)

@@ -335,12 +335,8 @@ func (m *Network) evalBound(x, r float64, p Precision, folded bool, a, e, na, ne
 // of a network, and the first error; it is safe for concurrent use.
 type Rounding struct {
 	sup atomic.Uint64 // bits of a float64 ≥ 0: ordered as the numbers
-	mag atomic.Uint64 // the largest |k| evaluated, likewise
 	err atomic.Pointer[error]
 }
-
-// Magnitude returns the largest |k(x, r)| observed by a Tracked function.
-func (t *Rounding) Magnitude() float64 { return math.Float64frombits(t.mag.Load()) }
 
 func maxBits(a *atomic.Uint64, v float64) {
 	b := math.Float64bits(v)
@@ -379,7 +375,6 @@ func (m *Network) Tracked(t *Rounding) func(x, r float64) float64 {
 		if err != nil {
 			return math.NaN()
 		}
-		maxBits(&t.mag, math.Abs(k))
 		return k
 	}
 }

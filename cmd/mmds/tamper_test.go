@@ -361,21 +361,38 @@ func TestInputOrderSameVerdict(t *testing.T) {
 	}
 }
 
-// A float32 network that adds and subtracts 2^24 is F = X in float32 but
-// constant in exact arithmetic: certifying the exact function would pass it
-// at D = 0.2. Its float32 rounding makes the stated error far above the
-// verdict's limit, so it cannot be certified (exit 3), from ONNX and from
-// the JSON layout alike, the verdict naming the rounding; an honest float32
-// network still certifies.
+// Float32 networks whose runtime release carries other information than
+// the exact function: cannot be certified (exit 3), never pass or fail.
+//   - Adding and subtracting 2^24 is F = X in float32 but constant in exact
+//     arithmetic (certifying the exact function would pass it at D = 0.2),
+//     from ONNX and from the JSON layout alike, the verdict naming the
+//     rounding.
+//   - On the Gaussian model, a release offset far from 0 (F = 10⁷ or 10⁶ +
+//     0.01X + 0.011R, the linear optimum at D = 1 shifted) or a step below
+//     its own rounding (F = 1 + 1e-8·1{X > 4}, F = 0.03 + 5e-10·1{X > 4})
+//     rounds to a release with no information on X: the runtime's
+//     reconstructor loss is 5.76 or 2.51 (brute force over the float32
+//     forward pass), where the exact function certifies D̂ = 1 or 3.37. The
+//     rounding is measured against √Var[F], not against |F| or a floor.
+//
+// An honest float32 network still certifies.
 func TestCertifyFloat32Trick(t *testing.T) {
-	model := binaryModelFile(t)
-	for _, f := range []string{"trick24-binary.onnx", "trick24-binary.json"} {
-		code, out, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+f, "--d", "0.2")
-		if code != 3 || !strings.Contains(errs, "cannot certify") || !strings.Contains(out, "rounding of the network's runtime precision") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 3, cannot certify (the runtime's rounding)", f, code, out, errs)
+	binary := binaryModelFile(t)
+	gauss, _ := filepath.Abs("../../gauss/paper.json")
+	for _, c := range []struct{ model, file, d, want string }{
+		{binary, "trick24-binary.onnx", "0.2", "rounding of the network's runtime precision"},
+		{binary, "trick24-binary.json", "0.2", "rounding of the network's runtime precision"},
+		{gauss, "gauss-f32-offset7.json", "1", "rounding of the network's runtime precision"},
+		{gauss, "gauss-f32-offset.json", "1", "rounding of the network's runtime precision"},
+		{gauss, "gauss-f32-steps.json", "3.37", "rounding of the network's runtime precision"},
+		{gauss, "gauss-f32-steps-small.json", "3.37", "rounding of the network's runtime precision"},
+	} {
+		code, out, errs := runCLI(t, "certify", "--model", c.model, "--privatizer", fixtures+c.file, "--d", c.d)
+		if code != 3 || !strings.Contains(errs, "cannot certify") || !strings.Contains(out, c.want) {
+			t.Errorf("%s at D = %s: exit %d, stdout %q, stderr %q; want 3, cannot certify (%s)", c.file, c.d, code, out, errs, c.want)
 		}
 	}
-	if code, _, errs := runCLI(t, "certify", "--model", model, "--privatizer", fixtures+"net-pass.onnx", "--d", "0.15"); code != 0 {
+	if code, _, errs := runCLI(t, "certify", "--model", binary, "--privatizer", fixtures+"net-pass.onnx", "--d", "0.15"); code != 0 {
 		t.Errorf("honest float32 network: exit %d, stderr %q", code, errs)
 	}
 }
