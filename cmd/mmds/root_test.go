@@ -97,7 +97,14 @@ func TestCtrlCStopsEveryLongCommand(t *testing.T) {
 	}
 	gaussModel := filepath.Join(gaussRun, "model.json")
 	// Forty certificates of that network: seconds of work on any machine
-	// (one is under a second, and the work cap keeps each under a few).
+	// (one is under a second, and the work cap keeps each under a few);
+	// verify at the same tolerance: a run's twelve at the default take
+	// well under a second, over before the signal. plot certifies
+	// paper/gauss's thirty thresholds (seconds), its figures written aside.
+	paperGauss, _ := filepath.Abs("../../paper/gauss")
+	if err := os.Mkdir(filepath.Join(dir, "figures"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var pts []string
 	for i := range 40 {
 		pts = append(pts, fmt.Sprintf(`{"D": %g, "privatizer": "net.json"}`, 0.5+0.1*float64(i)))
@@ -110,8 +117,8 @@ func TestCtrlCStopsEveryLongCommand(t *testing.T) {
 		code int
 		want string // in the last line
 	}{
-		{[]string{"verify", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
-		{[]string{"plot", gaussRun}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"verify", gaussRun, "--tol-quad", "0.0001"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
+		{[]string{"plot", paperGauss, "--out", filepath.Join(dir, "figures")}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"certify", "--model", gaussModel, "--points", points, "--tol-quad", "0.0001"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"gauss", "--sweep", "0:5.76:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
 		{[]string{"binary", "--sweep", "0:0.2:1000000"}, syscall.SIGINT, exitInterrupted, "mmds: interrupted; nothing written"},
