@@ -657,14 +657,14 @@ func TestSeal(t *testing.T) {
 }
 
 // TestPaperCertificates: the committed certificates check — paper/binary
-// (a verify certificate with witnesses; 20 seconds of enclosures, so not
+// (a verify certificate with witnesses; about 10 seconds of enclosures, so not
 // with -short), paper/gauss not covered.
 func TestPaperCertificates(t *testing.T) {
 	if _, err := checkFile("../paper/gauss/certificate.json"); err == nil || !strings.Contains(err.Error(), "not covered: a certificate on the Gaussian model") {
 		t.Errorf("paper/gauss: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("paper/binary: 12 s of enclosures")
+		t.Skip("paper/binary: about 10 s of enclosures; run without -short")
 	}
 	if s, err := checkFile("../paper/binary/certificate.json"); err != nil || !strings.Contains(s, "30 points (27 pass, 2 fail, 0 cannot certify, 1 not finalized, 0 not trained): FAIL") {
 		t.Errorf("paper/binary: %q, %v", s, err)
