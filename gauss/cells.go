@@ -135,14 +135,20 @@ func (g cellGrid) loss(mu, v, tau2 float64) float64 {
 		return w * g.condLoss(mu+x, v, sc)
 	}
 	n := max(8, int(math.Ceil(4*p/math.Min(tau, math.Sqrt(v)))))
-	n = min(n, 1<<cellMaxLog)
+	return trapezoid(f, p, min(n, 1<<cellMaxLog), 1<<cellMaxLog, cellRelTol)
+}
+
+// trapezoid integrates f over one period [−p/2, p/2) by the trapezoidal
+// rule of n nodes, doubling them (at most up to maxN) until two successive
+// values agree to relTol: geometric convergence for smooth periodic f.
+func trapezoid(f func(float64) float64, p float64, n, maxN int, relTol float64) float64 {
 	h := p / float64(n)
 	sum := 0.0
 	for i := range n {
 		sum += f(-p/2 + float64(i)*h)
 	}
 	t := sum * h
-	for n < 1<<cellMaxLog {
+	for n < maxN {
 		mid := 0.0
 		for i := range n {
 			mid += f(-p/2 + (float64(i)+0.5)*h)
@@ -151,7 +157,7 @@ func (g cellGrid) loss(mu, v, tau2 float64) float64 {
 		n *= 2
 		h /= 2
 		t2 := sum * h
-		if math.Abs(t2-t) <= cellRelTol*math.Abs(t2) || t2 == 0 {
+		if math.Abs(t2-t) <= relTol*math.Abs(t2) || t2 == 0 {
 			return t2
 		}
 		t = t2

@@ -437,7 +437,6 @@ func sortIdx(idx []int, w []float64) ([]int, []float64) {
 	sort.Slice(all, func(a, b int) bool { return all[a].j < all[b].j })
 	var oi []int
 	var ow []float64
-	sum := 0.0
 	for _, a := range all {
 		if n := len(oi); n > 0 && oi[n-1] == a.j {
 			ow[n-1] += a.w
@@ -445,11 +444,5 @@ func sortIdx(idx []int, w []float64) ([]int, []float64) {
 			oi, ow = append(oi, a.j), append(ow, a.w)
 		}
 	}
-	for _, v := range ow {
-		sum += v
-	}
-	for k := range ow {
-		ow[k] /= sum
-	}
-	return oi, ow
+	return oi, normalized(ow)
 }

@@ -45,30 +45,22 @@ type Config struct {
 
 // clone returns a deep copy of c.
 func (c Config) clone() Config {
-	matrix := func(a [][]float64) [][]float64 {
-		if a == nil {
-			return nil
-		}
-		out := make([][]float64, len(a))
-		for i, row := range a {
-			out[i] = slices.Clone(row)
-		}
-		return out
-	}
-	lists := func(a [][]string) [][]string {
-		if a == nil {
-			return nil
-		}
-		out := make([][]string, len(a))
-		for i, row := range a {
-			out[i] = slices.Clone(row)
-		}
-		return out
-	}
 	return Config{Names: slices.Clone(c.Names), Mean: slices.Clone(c.Mean), Var: slices.Clone(c.Var),
-		Corr: matrix(c.Corr), Cov: matrix(c.Cov), Private: c.Private,
-		Reconstructor: slices.Clone(c.Reconstructor), Adversaries: lists(c.Adversaries),
-		Coalitions: lists(c.Coalitions)}
+		Corr: cloneRows(c.Corr), Cov: cloneRows(c.Cov), Private: c.Private,
+		Reconstructor: slices.Clone(c.Reconstructor), Adversaries: cloneRows(c.Adversaries),
+		Coalitions: cloneRows(c.Coalitions)}
+}
+
+// cloneRows returns a deep copy of a (nil for nil).
+func cloneRows[T any](a [][]T) [][]T {
+	if a == nil {
+		return nil
+	}
+	out := make([][]T, len(a))
+	for i, row := range a {
+		out[i] = slices.Clone(row)
+	}
+	return out
 }
 
 // PaperConfig returns the embedded default: the paper's Section V-A setup.

@@ -116,8 +116,7 @@ func (m *Model) newOptGrid(step float64, s OptimumSearch) (*optGrid, error) {
 		}
 		g.prior = append(g.prior, normalMass(lo, hi))
 	}
-	g.s = append(g.s, m.channelNoise(m.vRecon))
-	for _, v := range m.vAdv {
+	for _, v := range m.observers() {
 		g.s = append(g.s, m.channelNoise(v))
 	}
 	g.pairs = newPairTable(n, h, g.s, s.Workers)

@@ -77,6 +77,17 @@ func hermiteNodes(nodes int) (x, w []float64) {
 	return x, w
 }
 
+// kernelObservers returns the observers (the reconstructor, then the
+// adversaries) on the cells of edges at Gauss–Hermite order nodes.
+func (m *Model) kernelObservers(edges []float64, nodes int) []kernelObs {
+	hx, hw := hermiteNodes(nodes)
+	var obs []kernelObs
+	for _, v := range m.observers() {
+		obs = append(obs, m.kernelObserverOn(edges, v, hx, hw))
+	}
+	return obs
+}
+
 // kernelObserverOn returns the observer of residual variance v on the
 // cells of edges, its quadrature the Gauss–Hermite rule hx, hw
 // (hermiteNodes) moved to the law of its estimate E[X | W], N(μ_X, Var X − v);
@@ -274,15 +285,7 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 		return loss.Losses{}, 0, err
 	}
 	K := k.dense() // once: a table at the caps is 256 MiB
-	eval := func(nodes int) loss.Losses {
-		f := m.kernelLossFuncOf(k.Edges, K, nodes)
-		adv := make([]float64, m.K())
-		for i, v := range m.vAdv {
-			adv[i] = f(v)
-		}
-		return loss.New(f(m.vRecon), adv)
-	}
-	hi, lo := eval(kernelCertNodes), eval(kernelNodes)
+	hi, lo := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelCertNodes)), m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelNodes))
 	qe := math.Abs(hi.Recon - lo.Recon)
 	for i := range hi.Adv {
 		qe = math.Max(qe, math.Abs(hi.Adv[i]-lo.Adv[i]))
@@ -292,9 +295,8 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 	// not resolve where σ_X² − v ≫ v. The composite rule does, at any
 	// kernel.
 	check := m.kernelCheckFunc(k.Edges, K)
-	vs := append([]float64{m.vRecon}, m.vAdv...)
 	got := append([]float64{hi.Recon}, hi.Adv...)
-	for i, v := range vs {
+	for i, v := range m.observers() {
 		c, err := check(v)
 		if err != nil {
 			return loss.Losses{}, 0, err
@@ -361,14 +363,9 @@ func (m *Model) kernelCheckFunc(edges []float64, K *mat.Dense) func(float64) (fl
 	}
 }
 
-// kernelLossFunc returns v ↦ the kernel's loss for an observer with
-// Var[X|W] = v, by Gauss–Hermite quadrature of the given order.
-func (m *Model) kernelLossFunc(k Kernel, nodes int) func(float64) float64 {
-	return m.kernelLossFuncOf(k.Edges, k.dense(), nodes)
-}
-
-// kernelLossFuncOf is kernelLossFunc of the table K (cells × labels) on
-// the cells of edges.
+// kernelLossFuncOf returns v ↦ the loss of the kernel table K (cells ×
+// labels) on the cells of edges for an observer with Var[X|W] = v, by
+// Gauss–Hermite quadrature of the given order.
 func (m *Model) kernelLossFuncOf(edges []float64, K *mat.Dense, nodes int) func(float64) float64 {
 	hx, hw := hermiteNodes(nodes)
 	return func(v float64) float64 {
@@ -534,11 +531,7 @@ func (m *Model) newKernelSearch(d, cell float64) (*kernelSearch, []float64, erro
 		return nil, nil, fmt.Errorf("%w: cell width %g at D = %g: %d cells × %d labels, over the caps of %d labels and %d entries",
 			ErrCellGrid, cell, d, rows, labels, MaxKernelLabels, MaxKernelEntries)
 	}
-	hx, hw := hermiteNodes(kernelNodes)
-	obs := []kernelObs{m.kernelObserverOn(edges, vy, hx, hw)}
-	for _, v := range m.vAdv {
-		obs = append(obs, m.kernelObserverOn(edges, v, hx, hw))
-	}
+	obs := m.kernelObservers(edges, kernelNodes)
 	x0 := make([]float64, rows*labels)
 	origin := math.Floor((mu - 8*sx) / cell) // align labels with the lattice: j ↦ ⌊b/cell⌋ mod labels
 	for j := range rows {
@@ -646,14 +639,5 @@ func (m *Model) ImproveBracket(ctx context.Context, b *Bracket, s KernelSearch) 
 	if err != nil {
 		return false, err
 	}
-	if r.Achievable.MinAdv > b.Achievable.MinAdv {
-		nb := *b
-		nb.Achievable = r.Achievable
-		if err := nb.check(); err != nil {
-			return false, err
-		}
-		*b = nb
-		return true, nil
-	}
-	return false, nil
+	return b.offer(r.Achievable)
 }

@@ -92,10 +92,7 @@ func (m *Model) NewKernelGrid(edges []float64, nodes int) (*KernelGrid, error) {
 		return nil, err
 	}
 	g := &KernelGrid{edges: append([]float64(nil), edges...)}
-	hx, hw := hermiteNodes(nodes)
-	for _, v := range append([]float64{m.vRecon}, m.vAdv...) {
-		g.obs = append(g.obs, m.kernelObserverOn(g.edges, v, hx, hw))
-	}
+	g.obs = m.kernelObservers(g.edges, nodes)
 	return g, nil
 }
 

@@ -120,7 +120,7 @@ func TestFineKernelWithinStatedError(t *testing.T) {
 	if !(l.Recon > 0.004 && l.Recon < 0.006) {
 		t.Fatalf("recon loss %g: want the quantized X mod Δ near D = 0.005", l.Recon)
 	}
-	f := m.kernelLossFunc(k, 512)
+	f := m.kernelLossFuncOf(k.Edges, k.dense(), 512)
 	want := append([]float64{l.Recon}, l.Adv...)
 	for i, v := range append([]float64{m.vRecon}, m.vAdv...) {
 		if d := math.Abs(f(v) - want[i]); d > qe+1e-15 {

@@ -107,12 +107,9 @@ func (m *Model) observe(mech Mechanism) loss.Losses {
 	g := m.lossFunc(mech)
 	// No mechanism can raise an observer's loss above Var[X|W]; the clamp
 	// removes rounding above it so ties with F ⊥ X resolve exactly.
-	f := func(v float64) float64 { return math.Min(g(v), v) }
-	adv := make([]float64, m.K())
-	for i, v := range m.vAdv {
-		adv[i] = f(v)
-	}
-	return loss.New(m.reconLoss(mech, f(m.vRecon)), adv)
+	l := m.lossesBy(func(v float64) float64 { return math.Min(g(v), v) })
+	l.Recon = m.reconLoss(mech, l.Recon)
+	return l
 }
 
 // reconLoss rounds the reconstructor's computed loss l of mech upwards when
@@ -174,7 +171,7 @@ func (m *Model) lossFunc(mech Mechanism) func(v float64) float64 {
 		g := cellGrid{delta: mech.Delta, origin: mu + *mech.Offset}
 		return func(v float64) float64 { return g.loss(mu, v, vx-v) }
 	case FamilyKernel:
-		return m.kernelLossFunc(*mech.Kernel, kernelCertNodes)
+		return m.kernelLossFuncOf(mech.Kernel.Edges, mech.Kernel.dense(), kernelCertNodes)
 	}
 	panic("gauss: unchecked mechanism family " + mech.Family)
 }

@@ -65,27 +65,7 @@ func moduloG(s float64) float64 {
 		f = fourierIntegrand(s)
 	}
 	n := max(16, int(math.Ceil(4/s)))
-	sum := 0.0
-	h := 1 / float64(n)
-	for i := range n {
-		sum += f(-0.5 + float64(i)*h)
-	}
-	t := sum * h
-	for range moduloMaxLog {
-		mid := 0.0
-		for i := range n {
-			mid += f(-0.5 + (float64(i)+0.5)*h)
-		}
-		sum += mid
-		n *= 2
-		h /= 2
-		t2 := sum * h
-		if math.Abs(t2-t) <= moduloRelTol*math.Abs(t2) || t2 == 0 {
-			t = t2
-			break
-		}
-		t = t2
-	}
+	t := trapezoid(f, 1, n, n<<moduloMaxLog, moduloRelTol)
 	if s > moduloSplit {
 		return s*s - s*s*s*s*t
 	}

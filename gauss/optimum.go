@@ -48,6 +48,20 @@ func (m *Model) Q() []float64 {
 	return out
 }
 
+// observers returns V_Y, then V_1, …, V_K: the conditional variances of
+// the reconstructor and the adversaries, in the order of loss.Losses.
+func (m *Model) observers() []float64 { return append([]float64{m.vRecon}, m.vAdv...) }
+
+// lossesBy returns the losses of the observers whose loss, as a function
+// of Var[X|W] = v, is f.
+func (m *Model) lossesBy(f func(v float64) float64) loss.Losses {
+	adv := make([]float64, m.K())
+	for i, v := range m.vAdv {
+		adv[i] = f(v)
+	}
+	return loss.New(f(m.vRecon), adv)
+}
+
 // inv returns 1/v with 1/0 = +Inf.
 func inv(v float64) float64 {
 	if v == 0 {

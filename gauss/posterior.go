@@ -145,10 +145,7 @@ func weightedMean(xs, ws []float64) float64 {
 
 // weightedVar returns the variance of the atoms xs with probabilities ws.
 func weightedVar(xs, ws []float64) float64 {
-	mean := 0.0
-	for j, x := range xs {
-		mean += ws[j] * x
-	}
+	mean := weightedMean(xs, ws)
 	v := 0.0
 	for j, x := range xs {
 		v += ws[j] * (x - mean) * (x - mean)
