@@ -22,22 +22,6 @@ var ErrCellGrid = errors.New("gauss: invalid cell grid")
 // of two is exact.
 func MinCellWidth(span float64) float64 { return 2 * span / MaxKernelCells }
 
-// CellEdges returns the edges of cells of width w > 0 on μ_X ± 8σ_X, the
-// grid of OptimizeKernel: b_j = μ_X − 8σ_X + j·w for j < ⌈16σ_X/w⌉, so the
-// kernel has one more cell than edges, the tails included. It panics where
-// GridEdges returns an error: for a width from input, call GridEdges.
-func (m *Model) CellEdges(w float64) []float64 { return m.CellEdgesWithin(w, 8) }
-
-// CellEdgesWithin is GridEdges for a width and span the caller has
-// checked (MinCellWidth): it panics where GridEdges returns an error.
-func (m *Model) CellEdgesWithin(w, span float64) []float64 {
-	edges, err := m.GridEdges(w, span)
-	if err != nil {
-		panic(err)
-	}
-	return edges
-}
-
 // GridEdges returns the edges of cells of width w on μ_X ± span·σ_X:
 // b_j = μ_X − span·σ_X + j·w for j < ⌈2·span·σ_X/w⌉, the two tails beyond
 // being one cell each. The error wraps ErrCellGrid if w or span is not

@@ -33,7 +33,7 @@ func TestKernelEvaluatorGradient(t *testing.T) {
 		width  float64
 		labels int
 	}{{3.2, 3}, {1.6, 5}, {0.8, 8}} {
-		g, err := m.NewKernelGrid(m.CellEdges(c.width), 64)
+		g, err := m.NewKernelGrid(cellEdges(m, c.width, 8), 64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestKernelEvaluatorGradient(t *testing.T) {
 func TestKernelGridMatchesKernelLosses(t *testing.T) {
 	m := Paper()
 	rng := rand.New(rand.NewPCG(3, 9))
-	edges := m.CellEdges(1.1)
+	edges := cellEdges(m, 1.1, 8)
 	g, err := m.NewKernelGrid(edges, kernelCertNodes)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func periodicKernel(edges []float64, labels int) Kernel {
 func TestFineKernelWithinStatedError(t *testing.T) {
 	m := Paper()
 	w := math.Sqrt(0.005)
-	k := periodicKernel(m.CellEdgesWithin(w, 5), 295)
+	k := periodicKernel(cellEdges(m, w, 5), 295)
 	l, qe, err := m.KernelLosses(k)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestFineKernelWithinStatedError(t *testing.T) {
 func TestSparseKernelLossMatchesDense(t *testing.T) {
 	m := Paper()
 	rng := rand.New(rand.NewPCG(4, 2))
-	edges := m.CellEdgesWithin(0.1, 5)
+	edges := cellEdges(m, 0.1, 5)
 	g, err := m.NewKernelGrid(edges, 64)
 	if err != nil {
 		t.Fatal(err)
@@ -204,4 +204,14 @@ func TestGridEdgesTooFine(t *testing.T) {
 	if _, err := m.OptimizeKernel(context.Background(), 1, 1e-4, 1); !errors.Is(err, ErrCellGrid) {
 		t.Errorf("OptimizeKernel with cells 1e-4 wide: %v, want ErrCellGrid", err)
 	}
+}
+
+// cellEdges is GridEdges for a width and span the test has checked: it
+// panics on an error.
+func cellEdges(m *Model, w, span float64) []float64 {
+	edges, err := m.GridEdges(w, span)
+	if err != nil {
+		panic(err)
+	}
+	return edges
 }

@@ -120,19 +120,6 @@ func advLoss(d, vy, vi float64) float64 {
 	return d / (d/vi + (1 - d/vy))
 }
 
-// Sweep returns the optimum at each threshold in ds.
-func (m *Model) Sweep(ds []float64) ([]Prop1Optimum, error) {
-	out := make([]Prop1Optimum, len(ds))
-	for i, d := range ds {
-		p, err := m.Optimum(d)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = p
-	}
-	return out, nil
-}
-
 // DefaultSweepStart is the paper's first threshold D_0 (Section V-A).
 const DefaultSweepStart = 0.005
 

@@ -81,9 +81,6 @@ func (m *Model) NewOptimumSearcher(s OptimumSearch) (*OptimumSearcher, error) {
 	return &OptimumSearcher{m: m, s: s}, nil
 }
 
-// Settings returns the searcher's settings.
-func (o *OptimumSearcher) Settings() OptimumSearch { return o.s }
-
 // Estimate runs the search at threshold 0 < D < V_Y.
 func (o *OptimumSearcher) Estimate(ctx context.Context, d float64) (OptimumEstimate, error) {
 	est, _, err := o.estimate(ctx, d, nil)
@@ -109,29 +106,6 @@ func (m *Model) ImproveBracketOptimum(ctx context.Context, b *Bracket, s Optimum
 	b.Optimum = &est
 	_, err = b.offer(est.Mechanism)
 	return err
-}
-
-// WithMechanisms returns the model with extra mechanisms among the points
-// of its achievable envelope, each re-evaluated by Losses: Bracket,
-// BestAchievable and Envelope of the result consider them and their
-// time-sharing with every family (the optimum search's kernels, say, for a
-// consumer that compares against the best achievable).
-func (m *Model) WithMechanisms(extra ...Mechanism) (*Model, error) {
-	pts := make([]Achievable, len(extra))
-	for i, mech := range extra {
-		l, err := m.Losses(mech)
-		if err != nil {
-			return nil, fmt.Errorf("mechanism %d: %w", i, err)
-		}
-		pts[i] = Achievable{Losses: l, Mechanism: mech}
-	}
-	n := &Model{names: m.names, index: m.index, mean: m.mean, cov: m.cov, private: m.private, recon: m.recon,
-		advs: m.advs, coalitions: m.coalitions, minEig: m.minEig, vRecon: m.vRecon, vAdv: m.vAdv, vCoal: m.vCoal,
-		config: m.config}
-	env := m.Envelope().withPoints(pts)
-	env.m = n
-	n.envOnce.Do(func() { n.env = env })
-	return n, nil
 }
 
 // estimate runs the search at d with the columns warm in the master from

@@ -92,7 +92,7 @@ func TestMonteCarloCoversClosedForm(t *testing.T) {
 	}
 	covered, total := 0, 0
 	for mi, m := range models {
-		pts, _ := m.Sweep(m.DefaultSweep().Values())
+		pts, _ := sweepOptima(m, m.DefaultSweep().Values())
 		for i, p := range pts {
 			rng := rand.New(rand.NewPCG(uint64(mi), uint64(i)))
 			mc, err := m.MonteCarlo(rng, p.Privatizer(), 10000, 2000)

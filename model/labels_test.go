@@ -111,7 +111,10 @@ func TestFiniteDataset(t *testing.T) {
 func TestCertifyKernelReveal(t *testing.T) {
 	g, _ := Paper(Gauss)
 	gm := g.(GaussModel)
-	edges := gm.M.CellEdges(0.8)
+	edges, err := gm.M.GridEdges(0.8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
 	k := privatizer.Kernel{Kernel: gauss.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}}
 	for j := range k.Prob {
 		k.Prob[j] = make([]float64, 7)
@@ -156,7 +159,10 @@ func TestCertifyKernelReveal(t *testing.T) {
 // input on models with a finite X, as a channel is on the Gaussian model.
 func TestCertifyFileKernel(t *testing.T) {
 	g, _ := Paper(Gauss)
-	edges := g.(GaussModel).M.CellEdges(0.8)
+	edges, err := g.(GaussModel).M.GridEdges(0.8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
 	k := privatizer.Kernel{Kernel: gauss.Kernel{Edges: edges, Prob: make([][]float64, len(edges)+1)}, Reveal: 0.3}
 	for j := range k.Prob {
 		k.Prob[j] = []float64{0, 0, 0, 0, 0}
