@@ -203,13 +203,7 @@ func key(idx []int, w []float64) string {
 
 // add evaluates and adds a posterior unless the master has it.
 func (cg *colGen) add(idx []int, w []float64) bool {
-	k := key(idx, w)
-	if cg.seen[k] {
-		return false
-	}
-	cg.seen[k] = true
-	cg.cols = append(cg.cols, cg.newColumn(idx, w))
-	return true
+	return !cg.seen[key(idx, w)] && cg.addColumn(cg.newColumn(idx, w))
 }
 
 // addColumn adds an evaluated posterior unless the master has it.

@@ -124,24 +124,10 @@ func kernelObserverAt(edges []float64, v float64, cs, w []float64) kernelObs {
 	return kernelObs{v: v, w: w, q: q, r: r}
 }
 
-// normalMass returns Φ(hi) − Φ(lo) for lo < hi (either may be infinite),
-// subtracting tails of one side only.
+// normalMass returns Φ(hi) − Φ(lo) for lo < hi (either may be infinite,
+// its tail mass then exactly 0), subtracting tails of one side only.
 func normalMass(lo, hi float64) float64 {
 	tail := func(x float64) float64 { return 0.5 * math.Erfc(math.Abs(x)/math.Sqrt2) }
-	switch {
-	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
-		return 1
-	case math.IsInf(lo, -1):
-		if hi <= 0 {
-			return tail(hi)
-		}
-		return 1 - tail(hi)
-	case math.IsInf(hi, 1):
-		if lo >= 0 {
-			return tail(lo)
-		}
-		return 1 - tail(lo)
-	}
 	return cellMass(lo, hi, tail(lo), tail(hi))
 }
 
