@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/loss"
 )
@@ -113,13 +115,8 @@ func (m *Model) Summary() Summary {
 		Reconstructor: m.Reconstructor(), Adversaries: make([][]string, m.K()),
 		VarX: m.VarX(), VarXGivenRecon: m.vRecon, VarXGivenAdv: m.VarAdv(),
 		Coalitions: []Coalition{}, MinEig: m.minEig}
-	n := len(m.names)
-	for i := 0; i < n; i++ {
-		row := make([]float64, n)
-		for j := range row {
-			row[j] = m.cov.At(i, j)
-		}
-		s.Cov = append(s.Cov, row)
+	for i := range m.names {
+		s.Cov = append(s.Cov, mat.Row(nil, i, m.cov))
 	}
 	for i := range s.Adversaries {
 		s.Adversaries[i] = m.Adversary(i)

@@ -50,12 +50,8 @@ const (
 	MaxKernelEntries = 1 << 25 // cells × labels
 )
 
-// kernelNodes are the Gauss–Hermite orders of the optimization and of the
-// certificate.
-const (
-	kernelNodes     = 128
-	kernelCertNodes = KernelCertNodes
-)
+// kernelNodes is the Gauss–Hermite order of the optimization.
+const kernelNodes = 128
 
 // KernelCertNodes is the Gauss–Hermite order of KernelLosses, the kernel
 // certificate.
@@ -264,14 +260,14 @@ func reuse(d *mat.Dense, r, c int) *mat.Dense {
 }
 
 // KernelLosses returns the exact losses of a kernel (Gauss–Hermite order
-// kernelCertNodes) and the largest change against order kernelNodes, an
+// KernelCertNodes) and the largest change against order kernelNodes, an
 // estimate of the quadrature error.
 func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
-	if err := k.check(); err != nil {
+	if err := k.Validate(); err != nil {
 		return loss.Losses{}, 0, err
 	}
 	K := k.dense() // once: a table at the caps is 256 MiB
-	hi, lo := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelCertNodes)), m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelNodes))
+	hi, lo := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, KernelCertNodes)), m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelNodes))
 	qe := math.Abs(hi.Recon - lo.Recon)
 	for i := range hi.Adv {
 		qe = math.Max(qe, math.Abs(hi.Adv[i]-lo.Adv[i]))
@@ -374,9 +370,7 @@ func (k Kernel) dense() *mat.Dense {
 // Validate reports whether k is a kernel: rows = edges + 1, increasing
 // edges, each row a probability vector, within MaxKernelCells,
 // MaxKernelLabels and MaxKernelEntries. KernelLosses checks the same.
-func (k Kernel) Validate() error { return k.check() }
-
-func (k Kernel) check() error {
+func (k Kernel) Validate() error {
 	if len(k.Edges) > MaxKernelCells {
 		return fmt.Errorf("gauss: kernel has %d edges: at most %d", len(k.Edges), MaxKernelCells)
 	}

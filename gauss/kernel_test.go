@@ -305,7 +305,7 @@ func observerAt(edges []float64, v float64, c, w []float64) kernelObs {
 func nodeWindowKernel(m *Model, v, a, cell float64, period int) Kernel {
 	mu, tau := m.mean[m.private], math.Sqrt(m.VarX()-v)
 	var centres []float64
-	for _, n := range []int{kernelNodes, kernelCertNodes} {
+	for _, n := range []int{kernelNodes, KernelCertNodes} {
 		x, w := make([]float64, n), make([]float64, n)
 		quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
 		for _, xi := range x {

@@ -62,8 +62,8 @@ func (m *Model) NewKernelGrid(edges []float64, nodes int) (*KernelGrid, error) {
 	if nodes == 0 {
 		nodes = kernelNodes
 	}
-	if nodes < 2 || nodes > kernelCertNodes {
-		return nil, fmt.Errorf("gauss: kernel grid with %d quadrature nodes: want 2 to %d", nodes, kernelCertNodes)
+	if nodes < 2 || nodes > KernelCertNodes {
+		return nil, fmt.Errorf("gauss: kernel grid with %d quadrature nodes: want 2 to %d", nodes, KernelCertNodes)
 	}
 	if len(edges) > MaxKernelCells {
 		return nil, fmt.Errorf("%w: %d edges: at most %d", ErrCellGrid, len(edges), MaxKernelCells)
@@ -72,7 +72,7 @@ func (m *Model) NewKernelGrid(edges []float64, nodes int) (*KernelGrid, error) {
 	for j := range probe.Prob {
 		probe.Prob[j] = []float64{1}
 	}
-	if err := probe.check(); err != nil {
+	if err := probe.Validate(); err != nil {
 		return nil, err
 	}
 	g := &KernelGrid{edges: append([]float64(nil), edges...)}

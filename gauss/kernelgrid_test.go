@@ -64,7 +64,7 @@ func TestKernelGridMatchesKernelLosses(t *testing.T) {
 	m := Paper()
 	rng := rand.New(rand.NewPCG(3, 9))
 	edges := cellEdges(m, 1.1, 8)
-	g, err := m.NewKernelGrid(edges, kernelCertNodes)
+	g, err := m.NewKernelGrid(edges, KernelCertNodes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func (m *Model) lossFunc(mech Mechanism) func(v float64) float64 {
 		g := cellGrid{delta: mech.Delta, origin: mu + *mech.Offset}
 		return func(v float64) float64 { return g.loss(mu, v, vx-v) }
 	case FamilyKernel:
-		return m.kernelLossFuncOf(mech.Kernel.Edges, mech.Kernel.dense(), kernelCertNodes)
+		return m.kernelLossFuncOf(mech.Kernel.Edges, mech.Kernel.dense(), KernelCertNodes)
 	}
 	panic("gauss: unchecked mechanism family " + mech.Family)
 }
@@ -209,7 +209,7 @@ func (m *Model) checkMechanism(mech Mechanism, allowMixture bool) error {
 		if mech.Kernel == nil {
 			return fmt.Errorf("gauss: kernel mechanism without its kernel")
 		}
-		return mech.Kernel.check()
+		return mech.Kernel.Validate()
 	case FamilyMixture:
 		if !allowMixture {
 			return fmt.Errorf("gauss: a mixture's part cannot be a mixture")

@@ -2,6 +2,7 @@ package gauss
 
 import (
 	"math"
+	"slices"
 )
 
 // The Bayes MMSE of a discrete posterior seen through an observer's channel
@@ -79,12 +80,8 @@ func (e *postEval) mmse(xs, ws []float64, s float64, grid, risk []float64) float
 	h = (b - a) / float64(n)
 	norm := h / (s * math.Sqrt(2*math.Pi))
 	inv := 1 / (2 * s * s)
-	if cap(e.e) < len(xs) {
-		e.e = make([]float64, len(xs))
-	}
-	if cap(e.lw) < len(xs) {
-		e.lw = make([]float64, len(xs))
-	}
+	e.e = slices.Grow(e.e[:0], len(xs))
+	e.lw = slices.Grow(e.lw[:0], len(xs))
 	ex, lw := e.e[:len(xs)], e.lw[:len(xs)]
 	for j, w := range ws {
 		lw[j] = math.Log(w) // −Inf for an empty atom
@@ -182,27 +179,18 @@ func (e *postEval) risks(grid, risk []float64, a, h, inv float64) {
 		f0 := math.Exp(-z * z * inv)
 		c := x - e.xhat[k0]
 		r := f0 * c * c
-		// upwards: z grows by h
-		f, rho := f0, math.Exp(-(2*z*h+h*h)*inv)
-		for k := k0 + 1; k < n; k++ {
-			f *= rho
-			rho *= q
-			if f < floor && k > k0+1 {
-				break
+		// upwards (z grows by h), then downwards (z falls by h)
+		for _, dir := range [2]int{1, -1} {
+			f, rho := f0, math.Exp(-(float64(2*dir)*z*h+h*h)*inv)
+			for k := k0 + dir; k >= 0 && k < n; k += dir {
+				f *= rho
+				rho *= q
+				if f < floor && k != k0+dir {
+					break
+				}
+				c := x - e.xhat[k]
+				r += f * c * c
 			}
-			c := x - e.xhat[k]
-			r += f * c * c
-		}
-		// downwards: z falls by h
-		f, rho = f0, math.Exp(-(-2*z*h+h*h)*inv)
-		for k := k0 - 1; k >= 0; k-- {
-			f *= rho
-			rho *= q
-			if f < floor && k < k0-1 {
-				break
-			}
-			c := x - e.xhat[k]
-			r += f * c * c
 		}
 		risk[j] = r
 	}

@@ -28,10 +28,8 @@ func (m *Model) factor() [][]float64 {
 // Samples holds n joint draws of every model variable, one column per
 // variable in Names order.
 type Samples struct {
-	names []string
-	index map[string]int
-	cols  [][]float64
-	m     *Model
+	cols [][]float64
+	m    *Model
 }
 
 // Sample draws n ≥ 0 independent joint samples of all variables from rng:
@@ -54,7 +52,7 @@ func (m *Model) Sample(rng *rand.Rand, n int) *Samples {
 			cols[j][s] = m.mean[j] + dot(row, z[:len(row)])
 		}
 	}
-	return &Samples{names: m.names, index: m.index, cols: cols, m: m}
+	return &Samples{cols: cols, m: m}
 }
 
 // Len returns the number of samples.
@@ -67,9 +65,9 @@ func (s *Samples) Len() int {
 
 // Column returns the samples of the variable called name (shared, not copied).
 func (s *Samples) Column(name string) ([]float64, error) {
-	j, ok := s.index[name]
+	j, ok := s.m.index[name]
 	if !ok {
-		return nil, fmt.Errorf("gauss: unknown variable %q (known: %v)", name, s.names)
+		return nil, fmt.Errorf("gauss: unknown variable %q (known: %v)", name, s.m.names)
 	}
 	return s.cols[j], nil
 }
