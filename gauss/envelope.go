@@ -36,11 +36,11 @@ var envNestedLabels = [...]int{2, 3, 4, 6, 8, 12, 16}
 // Envelope is the upper concave envelope of the exactly evaluated points of
 // every family, with each family's own Pareto points for reports.
 type Envelope struct {
-	m         *Model
-	vy, upper float64
-	hull      []Achievable            // vertices, L_R increasing, from (0, 0) to (V_Y, min V_i)
-	silent    Achievable              // erasure λ = 0 (F independent of X): the optimum for D ≥ V_Y
-	families  map[string][]Achievable // each family's points, L_R increasing
+	m        *Model
+	vy       float64
+	hull     []Achievable            // vertices, L_R increasing, from (0, 0) to (V_Y, min V_i)
+	silent   Achievable              // erasure λ = 0 (F independent of X): the optimum for D ≥ V_Y
+	families map[string][]Achievable // each family's points, L_R increasing
 }
 
 // Envelope returns the model's achievable envelope, computed once (a few
@@ -262,7 +262,7 @@ func (m *Model) buildEnvelope() *Envelope {
 	if !ok {
 		pts = m.evaluate(cands)
 	}
-	e := &Envelope{m: m, vy: m.vRecon, upper: loss.Min(m.vAdv), families: map[string][]Achievable{}}
+	e := &Envelope{m: m, vy: m.vRecon, families: map[string][]Achievable{}}
 	byFam := map[string][]Achievable{}
 	for _, p := range pts {
 		byFam[p.Mechanism.Family] = append(byFam[p.Mechanism.Family], p)

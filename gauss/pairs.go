@@ -179,7 +179,6 @@ type pairSearch struct {
 	// Candidates are the best evaluated pairs with rc > 0, best first, one
 	// per pair of atoms.
 	Candidates []pairCandidate
-	Evals      int // refinement nodes evaluated
 }
 
 // pairMaxNodes bounds the nodes of one distance during a refinement.
@@ -196,7 +195,6 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 	type res struct {
 		bound, best float64
 		cands       []pairCandidate
-		evals       int
 	}
 	out := make([]res, n)
 	parallel(n-1, workers, nil, func(i int) {
@@ -255,7 +253,6 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 			d := float64(k) * t.step
 			for _, iv := range split {
 				nodes = append(nodes, t.eval(d, midWeight(nodes[iv].p, nodes[iv+1].p), &e))
-				r.evals++
 			}
 			sort.Slice(nodes, func(a, b int) bool { return nodes[a].p < nodes[b].p })
 		}
@@ -266,7 +263,6 @@ func (t *pairTable) searchPairs(pp pairPrice, slack float64, limit, workers int)
 		s.Bound = math.Max(s.Bound, out[k].bound)
 		s.Best = math.Max(s.Best, out[k].best)
 		s.Candidates = append(s.Candidates, out[k].cands...)
-		s.Evals += out[k].evals
 	}
 	sort.Slice(s.Candidates, func(i, j int) bool { return s.Candidates[i].rc > s.Candidates[j].rc })
 	if len(s.Candidates) > limit {
