@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
@@ -540,19 +541,14 @@ func (m *Model) moduloDeltaAt(d float64) float64 {
 // softmax sets K to the row-wise softmax of the logits x.
 func (s *kernelSearch) softmax(x []float64) {
 	for j := range s.rows {
-		row := x[j*s.labels : (j+1)*s.labels]
-		mx := math.Inf(-1)
-		for _, v := range row {
-			mx = math.Max(mx, v)
-		}
-		sum := 0.0
+		row, k := x[j*s.labels:(j+1)*s.labels], s.K.RawRowView(j)
+		mx, sum := slices.Max(row), 0.0
 		for l, v := range row {
-			e := math.Exp(v - mx)
-			s.K.Set(j, l, e)
-			sum += e
+			k[l] = math.Exp(v - mx)
+			sum += k[l]
 		}
-		for l := range s.labels {
-			s.K.Set(j, l, s.K.At(j, l)/sum)
+		for l := range k {
+			k[l] /= sum
 		}
 	}
 }
