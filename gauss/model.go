@@ -87,7 +87,7 @@ func (m *Model) resolveRoles(c Config) error {
 		return configErr(`"reconstructor" is missing: list its side variables, e.g. ["Y"] ([] for none)`)
 	}
 	var err error
-	if m.recon, err = resolveSide("reconstructor", c.Reconstructor, m.index, c.Private); err != nil {
+	if m.recon, err = m.resolveSide("reconstructor", c.Reconstructor); err != nil {
 		return err
 	}
 	if len(c.Adversaries) == 0 {
@@ -100,14 +100,14 @@ func (m *Model) resolveRoles(c Config) error {
 		return configErr(`"coalitions" has %d entries: at most %d`, len(c.Coalitions), MaxAdversaries)
 	}
 	for i, a := range c.Adversaries {
-		s, err := resolveSide(fmt.Sprintf("adversaries[%d]", i), a, m.index, c.Private)
+		s, err := m.resolveSide(fmt.Sprintf("adversaries[%d]", i), a)
 		if err != nil {
 			return err
 		}
 		m.advs = append(m.advs, s)
 	}
 	for i, a := range c.Coalitions {
-		s, err := resolveSide(fmt.Sprintf("coalitions[%d]", i), a, m.index, c.Private)
+		s, err := m.resolveSide(fmt.Sprintf("coalitions[%d]", i), a)
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func (m *Model) MinEigenvalue() float64 { return m.minEig }
 // CondVar returns Var[X | S] for the side variables named in side, by the
 // Schur complement of the model's covariance.
 func (m *Model) CondVar(side ...string) (float64, error) {
-	s, err := resolveSide("side", side, m.index, m.Private())
+	s, err := m.resolveSide("side", side)
 	if err != nil {
 		return 0, err
 	}

@@ -181,16 +181,17 @@ func checkPSD(cov *mat.SymDense) (float64, error) {
 	return lo, nil
 }
 
-// resolveSide maps a list of side-variable names to indices.
-func resolveSide(field string, side []string, idx map[string]int, private string) ([]int, error) {
+// resolveSide maps a list of side-variable names to indices (m's names
+// and private variable resolved).
+func (m *Model) resolveSide(field string, side []string) ([]int, error) {
 	out := make([]int, 0, len(side))
 	seen := make(map[string]bool, len(side))
 	for i, n := range side {
-		j, ok := idx[n]
+		j, ok := m.index[n]
 		switch {
 		case !ok:
-			return nil, configErr("%s[%d] = %q: unknown variable (known: %s)", field, i, n, strings.Join(namesInOrder(idx), ", "))
-		case n == private:
+			return nil, configErr("%s[%d] = %q: unknown variable (known: %s)", field, i, n, strings.Join(m.names, ", "))
+		case j == m.private:
 			return nil, configErr("%s[%d] = %q is the private variable: side information must be other variables", field, i, n)
 		case seen[n]:
 			return nil, configErr("%s[%d] = %q is listed twice", field, i, n)
@@ -199,12 +200,4 @@ func resolveSide(field string, side []string, idx map[string]int, private string
 		out = append(out, j)
 	}
 	return out, nil
-}
-
-func namesInOrder(idx map[string]int) []string {
-	out := make([]string, len(idx))
-	for n, i := range idx {
-		out[i] = n
-	}
-	return out
 }
