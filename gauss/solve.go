@@ -182,10 +182,8 @@ func (m *Model) searchKernels(ctx context.Context, s *Solution, ks KernelSearch,
 	// the budget's point bound is already applied (s holds at most
 	// MaxPoints thresholds): only its deadline can stop a search
 	more := func(int) bool {
-		if s.Stop = b.Stop(0); s.Stop != sweep.StopNone || ctx.Err() != nil {
-			return false
-		}
-		return true
+		s.Stop = b.Stop(0)
+		return s.Stop == sweep.StopNone && ctx.Err() == nil
 	}
 	started := parallel(n, workers, more, func(i int) {
 		better[i], errs[i] = m.ImproveBracket(ctx, &s.Brackets[i], ks)
