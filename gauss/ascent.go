@@ -19,10 +19,7 @@ import (
 
 // gradient stores G in G (one entry per grid point) and returns rc(μ).
 func (cg *colGen) gradient(e *postEval, du lpDuals, idx []int, w []float64, G []float64) float64 {
-	xs := make([]float64, len(idx))
-	for k, j := range idx {
-		xs[k] = cg.g.xs[j]
-	}
+	xs := pick(cg.g.xs, idx)
 	r := make([]float64, len(cg.g.xs))
 	for j := range G {
 		G[j] = -du.g[j]

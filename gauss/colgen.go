@@ -178,10 +178,7 @@ func (cg *colGen) newColumn(idx []int, w []float64) column { return cg.evalColum
 
 // evalColumn evaluates a posterior's losses with the scratch e.
 func (cg *colGen) evalColumn(e *postEval, idx []int, w []float64) column {
-	xs := make([]float64, len(idx))
-	for k, j := range idx {
-		xs[k] = cg.g.xs[j]
-	}
+	xs := pick(cg.g.xs, idx)
 	c := column{idx: idx, w: w, loss: make([]float64, len(cg.g.s))}
 	for o, s := range cg.g.s {
 		c.loss[o] = e.mmse(xs, w, s, nil, nil)

@@ -159,19 +159,19 @@ func (m *Model) Private() string { return m.names[m.private] }
 func (m *Model) PrivateIndex() int { return m.private }
 
 // Reconstructor returns the names of the reconstructor's side variables.
-func (m *Model) Reconstructor() []string { return m.namesOf(m.recon) }
+func (m *Model) Reconstructor() []string { return pick(m.names, m.recon) }
 
 // K returns the number of adversaries.
 func (m *Model) K() int { return len(m.advs) }
 
 // Adversary returns the names of adversary i's side variables (i in [0, K)).
-func (m *Model) Adversary(i int) []string { return m.namesOf(m.advs[i]) }
+func (m *Model) Adversary(i int) []string { return pick(m.names, m.advs[i]) }
 
 // Coalitions returns the names of the configured coalitions.
 func (m *Model) Coalitions() [][]string {
 	out := make([][]string, len(m.coalitions))
 	for i, s := range m.coalitions {
-		out[i] = m.namesOf(s)
+		out[i] = pick(m.names, s)
 	}
 	return out
 }
@@ -203,10 +203,11 @@ func (m *Model) CondVar(side ...string) (float64, error) {
 	return regress(m.cov, m.private, s).v, nil
 }
 
-func (m *Model) namesOf(idx []int) []string {
-	out := make([]string, len(idx))
+// pick returns all[j] for each j in idx.
+func pick[T any](all []T, idx []int) []T {
+	out := make([]T, len(idx))
 	for i, j := range idx {
-		out[i] = m.names[j]
+		out[i] = all[j]
 	}
 	return out
 }

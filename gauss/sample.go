@@ -76,15 +76,7 @@ func (s *Samples) Column(name string) ([]float64, error) {
 func (s *Samples) Private() []float64 { return s.cols[s.m.private] }
 
 // Reconstructor returns one column per reconstructor side variable, in config order.
-func (s *Samples) Reconstructor() [][]float64 { return s.columns(s.m.recon) }
+func (s *Samples) Reconstructor() [][]float64 { return pick(s.cols, s.m.recon) }
 
 // Adversary returns one column per side variable of adversary i, in config order.
-func (s *Samples) Adversary(i int) [][]float64 { return s.columns(s.m.advs[i]) }
-
-func (s *Samples) columns(idx []int) [][]float64 {
-	out := make([][]float64, len(idx))
-	for i, j := range idx {
-		out[i] = s.cols[j]
-	}
-	return out
-}
+func (s *Samples) Adversary(i int) [][]float64 { return pick(s.cols, s.m.advs[i]) }
