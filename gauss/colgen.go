@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -257,8 +258,7 @@ func (cg *colGen) master(ctx context.Context) (masterResult, error) {
 	if err := cg.checkPrimal(tau); err != nil {
 		return masterResult{}, err
 	}
-	du := lpDuals{w: make([]float64, k), g: make([]float64, n)}
-	copy(du.g, res.RowDual[:n])
+	du := lpDuals{w: make([]float64, k), g: slices.Clone(res.RowDual[:n])}
 	sum := 0.0
 	for i := range du.w {
 		du.w[i] = math.Max(0, -res.RowDual[n+i]/cg.scale[i+1])

@@ -327,15 +327,11 @@ func (m *Model) kernelCheckFunc(edges []float64, K *mat.Dense) func(float64) (fl
 				ErrUnresolved, v, tau*tau, 2*half+1, checkMaxNodes, 1+math.Pow(float64(checkMaxNodes)/(2*checkSpan*checkStep), 2))
 		}
 		cs, ws := make([]float64, 2*half+1), make([]float64, 2*half+1)
-		sum := 0.0
 		for i := range cs {
 			z := float64(i-half) * h / tau
 			cs[i], ws[i] = mu+z*tau, math.Exp(-z*z/2)
-			sum += ws[i]
 		}
-		for i := range ws {
-			ws[i] /= sum
-		}
+		normalized(ws)
 		total := 0.0
 		for lo := 0; lo < len(cs); lo += checkChunk {
 			hi := min(lo+checkChunk, len(cs))
@@ -542,14 +538,11 @@ func (m *Model) moduloDeltaAt(d float64) float64 {
 func (s *kernelSearch) softmax(x []float64) {
 	for j := range s.rows {
 		row, k := x[j*s.labels:(j+1)*s.labels], s.K.RawRowView(j)
-		mx, sum := slices.Max(row), 0.0
+		mx := slices.Max(row)
 		for l, v := range row {
 			k[l] = math.Exp(v - mx)
-			sum += k[l]
 		}
-		for l := range k {
-			k[l] /= sum
-		}
+		normalized(k)
 	}
 }
 

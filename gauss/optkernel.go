@@ -2,6 +2,8 @@ package gauss
 
 import (
 	"context"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // The LP's posteriors as a privatizer on the continuum (docs/gauss.md,
@@ -58,11 +60,7 @@ func (cg *colGen) kernelOfColumns(tau []float64) Kernel {
 // fixRow normalizes row j of the kernel, or copies row from when it has no
 // mass.
 func (cg *colGen) fixRow(prob [][]float64, j, from int) {
-	sum := 0.0
-	for _, v := range prob[j] {
-		sum += v
-	}
-	if sum > 0 {
+	if floats.Sum(prob[j]) > 0 { // the entries are ≥ 0: any positive one
 		normalized(prob[j])
 		return
 	}
