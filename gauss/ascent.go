@@ -2,6 +2,7 @@ package gauss
 
 import (
 	"math"
+	"slices"
 )
 
 // Local ascent of the reduced cost over posteriors on the whole grid
@@ -94,13 +95,9 @@ func (cg *colGen) ascend(du lpDuals, idx []int, w []float64) (column, float64) {
 			}
 		}
 		// insert the best new atom
-		in := map[int]bool{}
-		for _, j := range cur.idx {
-			in[j] = true
-		}
 		bj := -1
 		for j, gv := range G {
-			if !in[j] && (du.off == nil || !du.off[j]) && gv > v && (bj < 0 || gv > G[bj]) {
+			if !slices.Contains(cur.idx, j) && (du.off == nil || !du.off[j]) && gv > v && (bj < 0 || gv > G[bj]) {
 				bj = j
 			}
 		}

@@ -268,7 +268,8 @@ func (m *Model) KernelLosses(k Kernel) (loss.Losses, float64, error) {
 		return loss.Losses{}, 0, err
 	}
 	K := k.dense() // once: a table at the caps is 256 MiB
-	hi, lo := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, KernelCertNodes)), m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelNodes))
+	hi := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, KernelCertNodes))
+	lo := m.lossesBy(m.kernelLossFuncOf(k.Edges, K, kernelNodes))
 	qe := math.Abs(hi.Recon - lo.Recon)
 	for i := range hi.Adv {
 		qe = math.Max(qe, math.Abs(hi.Adv[i]-lo.Adv[i]))
