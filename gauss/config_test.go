@@ -179,7 +179,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !mat.Equal(m.Cov(), m2.Cov()) || m.VarRecon() != m2.VarRecon() || m2.K() != m.K() {
+		if !mat.Equal(m.cov, m2.cov) || m.VarRecon() != m2.VarRecon() || m2.K() != m.K() {
 			t.Fatalf("round trip changed the model: %s", b)
 		}
 		cfg := m.Config()

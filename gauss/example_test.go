@@ -28,11 +28,12 @@ func ExampleModel_Optimum() {
 	// Output: D' = 2.88, SNR = 0.1736, adversary losses [4.2216 3.5482], min 3.5482 (adversary 2)
 }
 
-// Var[X | S] for any side set, here the coalition (Z1, Z2).
-func ExampleModel_CondVar() {
-	v, _ := gauss.Paper().CondVar("Z1", "Z2")
-	fmt.Printf("Var[X|Z1,Z2] = %.4f\n", v)
-	// Output: Var[X|Z1,Z2] = 9.2370
+// Var[X | S] for the side sets the config lists as coalitions, here
+// (Z1, Z2) and (Y, Z1, Z2).
+func ExampleModel_VarCoalitions() {
+	m := gauss.Paper()
+	fmt.Printf("Var[X|%v] = %.4f\n", m.Coalitions()[0], m.VarCoalitions()[0])
+	// Output: Var[X|[Z1 Z2]] = 9.2370
 }
 
 // A config with vector side information: the reconstructor is the coalition
@@ -72,8 +73,8 @@ func ExampleLinearLosses() {
 func ExampleModel_Sample() {
 	m := gauss.Paper()
 	s := m.Sample(rand.New(rand.NewPCG(1, 2)), 10000)
-	fmt.Println(s.Len(), len(s.Private()), len(s.Reconstructor()), len(s.Adversary(1)))
-	// Output: 10000 10000 1 1
+	fmt.Println(len(s.Private()), len(s.Reconstructor()), len(s.Adversary(1)))
+	// Output: 10000 1 1
 }
 
 func ExampleNew_invalid() {

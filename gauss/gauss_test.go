@@ -268,7 +268,7 @@ func TestLinearLossesIndependent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		joint := JointCov(m.Cov(), m.PrivateIndex(), p)
+		joint := JointCov(m.cov, m.PrivateIndex(), p)
 		want := schurByInverse(t, joint, 0, append(slices.Clone(m.recon), 4))
 		if !scalar.EqualWithinAbsOrRel(got.Recon, want, 1e-12*m.VarX(), 1e-9) {
 			t.Errorf("trial %d: recon %.15g, inverse-based %.15g", trial, got.Recon, want)

@@ -145,13 +145,6 @@ func (m *Model) Names() []string { return append([]string(nil), m.names...) }
 // Mean returns the mean vector.
 func (m *Model) Mean() []float64 { return append([]float64(nil), m.mean...) }
 
-// Cov returns a copy of the covariance matrix.
-func (m *Model) Cov() *mat.SymDense {
-	c := mat.NewSymDense(m.cov.SymmetricDim(), nil)
-	c.CopySym(m.cov)
-	return c
-}
-
 // Private returns the name of the private variable X.
 func (m *Model) Private() string { return m.names[m.private] }
 
@@ -192,16 +185,6 @@ func (m *Model) VarCoalitions() []float64 { return append([]float64(nil), m.vCoa
 // MinEigenvalue returns the smallest eigenvalue of the correlation matrix
 // (> 0: positive definite; ≈ 0: singular but valid).
 func (m *Model) MinEigenvalue() float64 { return m.minEig }
-
-// CondVar returns Var[X | S] for the side variables named in side, by the
-// Schur complement of the model's covariance.
-func (m *Model) CondVar(side ...string) (float64, error) {
-	s, err := m.resolveSide("side", side)
-	if err != nil {
-		return 0, err
-	}
-	return regress(m.cov, m.private, s).v, nil
-}
 
 // pick returns all[j] for each j in idx.
 func pick[T any](all []T, idx []int) []T {

@@ -21,9 +21,6 @@ type Estimate struct {
 	Hi     float64 `json:"ci_high"`
 }
 
-// Covers reports whether v lies in the confidence interval.
-func (e Estimate) Covers(v float64) bool { return e.Lo <= v && v <= e.Hi }
-
 // MCResult is the outcome of one Monte Carlo run (cross-check 5(b)).
 type MCResult struct {
 	Train int        `json:"train"`

@@ -1,7 +1,6 @@
 package gauss
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -53,23 +52,6 @@ func (m *Model) Sample(rng *rand.Rand, n int) *Samples {
 		}
 	}
 	return &Samples{cols: cols, m: m}
-}
-
-// Len returns the number of samples.
-func (s *Samples) Len() int {
-	if len(s.cols) == 0 {
-		return 0
-	}
-	return len(s.cols[0])
-}
-
-// Column returns the samples of the variable called name (shared, not copied).
-func (s *Samples) Column(name string) ([]float64, error) {
-	j, ok := s.m.index[name]
-	if !ok {
-		return nil, fmt.Errorf("gauss: unknown variable %q (known: %v)", name, s.m.names)
-	}
-	return s.cols[j], nil
 }
 
 // Private returns the samples of X (shared, not copied).
