@@ -3,7 +3,6 @@ package gauss
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // The grid problem (docs/gauss.md, "The optimum over all privatizers").
@@ -122,31 +121,4 @@ func (m *Model) newOptGrid(step float64, s OptimumSearch) (*optGrid, error) {
 	g.pairs = newPairTable(n, h, g.s, s.Workers)
 	g.triples = newTripleTable(n, h, g.s, s)
 	return g, nil
-}
-
-// gridCache builds each grid once per step.
-type gridCache struct {
-	mu    sync.Mutex
-	grids map[float64]*gridEntry
-}
-
-type gridEntry struct {
-	once sync.Once
-	g    *optGrid
-	err  error
-}
-
-func (c *gridCache) get(m *Model, step float64, s OptimumSearch) (*optGrid, error) {
-	c.mu.Lock()
-	if c.grids == nil {
-		c.grids = map[float64]*gridEntry{}
-	}
-	e := c.grids[step]
-	if e == nil {
-		e = &gridEntry{}
-		c.grids[step] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.g, e.err = m.newOptGrid(step, s) })
-	return e.g, e.err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/mmds-project/mmds/loss"
 )
@@ -65,12 +66,12 @@ type OptimumEstimate struct {
 }
 
 // OptimumSearcher runs the optimum search at many thresholds of one model,
-// sharing the grids (and their tables) between thresholds of the same step.
-// Safe for concurrent use.
+// sharing the grid (and its tables) between thresholds: it is built once,
+// at the first search. Safe for concurrent use.
 type OptimumSearcher struct {
-	m     *Model
-	s     OptimumSearch
-	grids gridCache
+	m    *Model
+	s    OptimumSearch
+	grid func() (*optGrid, error)
 }
 
 // NewOptimumSearcher checks the settings and returns a searcher.
@@ -78,7 +79,8 @@ func (m *Model) NewOptimumSearcher(s OptimumSearch) (*OptimumSearcher, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return &OptimumSearcher{m: m, s: s}, nil
+	grid := sync.OnceValues(func() (*optGrid, error) { return m.newOptGrid(s.Step*math.Sqrt(m.VarX()), s) })
+	return &OptimumSearcher{m: m, s: s, grid: grid}, nil
 }
 
 // Estimate runs the search at threshold 0 < D < V_Y.
@@ -116,7 +118,7 @@ func (o *OptimumSearcher) estimate(ctx context.Context, d float64, warm []column
 	if !(d > 0 && d < m.vRecon) {
 		return OptimumEstimate{}, nil, fmt.Errorf("gauss: optimum search at D = %g: need 0 < D < V_Y = %g", d, m.vRecon)
 	}
-	g, err := o.grids.get(m, o.s.Step*math.Sqrt(m.VarX()), o.s)
+	g, err := o.grid()
 	if err != nil {
 		return OptimumEstimate{}, nil, err
 	}

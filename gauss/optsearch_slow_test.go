@@ -46,7 +46,7 @@ func TestOptimumSlow(t *testing.T) {
 				t.Errorf("D = %g: %s achieves %g above the upper bound %g", b.D, a.Mechanism, a.MinAdv, b.UpperBound)
 			}
 		}
-		g, err := o.grids.get(m, s.Step*math.Sqrt(m.VarX()), s)
+		g, err := o.grid()
 		if err != nil {
 			t.Fatal(err)
 		}

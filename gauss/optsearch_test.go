@@ -163,7 +163,7 @@ func TestOptimumSearch(t *testing.T) {
 		t.Errorf("withPoints: best achievable %g (L_R %g), want at least the model's %g and the search's %g", a2.MinAdv, a2.Recon, b1.Achievable.MinAdv, mech.MinAdv)
 	}
 	// a master over random two-atom posteriors (and the point masses)
-	g, err := o.grids.get(m, o.s.Step*math.Sqrt(m.VarX()), o.s)
+	g, err := o.grid()
 	if err != nil {
 		t.Fatal(err)
 	}
