@@ -46,8 +46,7 @@ type Envelope struct {
 // Envelope returns the model's achievable envelope, computed once (a few
 // hundred milliseconds at most) and cached; safe for concurrent use.
 func (m *Model) Envelope() *Envelope {
-	m.envOnce.Do(func() { m.env = m.buildEnvelope() })
-	return m.env
+	return m.env()
 }
 
 // BestAchievable returns the best mechanism known for threshold D ≥ 0: the

@@ -60,8 +60,7 @@ type knownAxis struct {
 // committed kernel with X is no finding. One whose losses cannot be
 // computed on m (an observer the quadrature cannot resolve) is left out.
 func (m *Model) Committed() []Known {
-	m.knownOnce.Do(func() { m.known = m.loadCommitted() })
-	return slices.Clone(m.known)
+	return slices.Clone(m.known())
 }
 
 func (m *Model) loadCommitted() []Known {

@@ -27,10 +27,10 @@ type Model struct {
 	vAdv       []float64 // V_i = Var[X|Z_i]
 	vCoal      []float64 // Var[X|S] for each coalition S
 	config     Config    // the validated description, as given (deep copy)
-	envOnce    sync.Once // computes env on first use (Envelope)
-	env        *Envelope
-	knownOnce  sync.Once // computes known on first use (Committed)
-	known      []Known
+	// env and known compute the Envelope and the Committed mechanisms on
+	// first use (sync.OnceValue).
+	env   func() *Envelope
+	known func() []Known
 }
 
 // MaxAdversaries bounds K (and the coalitions reported), as the binary and
@@ -60,6 +60,8 @@ func New(c Config) (*Model, error) {
 	}
 	m.computeVariances()
 	m.config = c.clone()
+	m.env = sync.OnceValue(m.buildEnvelope)
+	m.known = sync.OnceValue(m.loadCommitted)
 	return m, nil
 }
 
