@@ -174,9 +174,6 @@ func (cg *colGen) addTranslates(c column) int {
 	return added
 }
 
-// newColumn evaluates a posterior's losses.
-func (cg *colGen) newColumn(idx []int, w []float64) column { return cg.evalColumn(&cg.e, idx, w) }
-
 // evalColumn evaluates a posterior's losses with the scratch e.
 func (cg *colGen) evalColumn(e *postEval, idx []int, w []float64) column {
 	xs := pick(cg.g.xs, idx)
@@ -201,7 +198,7 @@ func key(idx []int, w []float64) string {
 
 // add evaluates and adds a posterior unless the master has it.
 func (cg *colGen) add(idx []int, w []float64) bool {
-	return !cg.seen[key(idx, w)] && cg.addColumn(cg.newColumn(idx, w))
+	return !cg.seen[key(idx, w)] && cg.addColumn(cg.evalColumn(&cg.e, idx, w))
 }
 
 // addColumn adds an evaluated posterior unless the master has it.

@@ -104,10 +104,10 @@ func TestLiftSound(t *testing.T) {
 		one := du
 		one.g = append([]float64(nil), du.g...)
 		one.g[idx[j]] = lifted.g[idx[j]]
-		full := cg.rc(one, cg.newColumn(idx, w))
+		full := cg.rc(one, cg.evalColumn(&cg.e, idx, w))
 		rest := append(append([]int(nil), idx[:j]...), idx[j+1:]...)
 		rw := normalized(append(append([]float64(nil), w[:j]...), w[j+1:]...))
-		without := cg.rc(one, cg.newColumn(rest, rw))
+		without := cg.rc(one, cg.evalColumn(&cg.e, rest, rw))
 		if full > math.Max(0, without)+1e-9 {
 			t.Errorf("atoms %v %v, lifted %d: rc %g above max(0, %g)", idx, w, idx[j], full, without)
 		}
