@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/model"
-	"github.com/mmds-project/mmds/network"
 	"github.com/mmds-project/mmds/privatizer"
 )
 
@@ -75,23 +73,14 @@ func SHA256(b []byte) string {
 // network expectations are computed to). The report's ModelSHA256 is m's
 // hash.
 func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) (*Report, error) {
-	if o.Tol == (Tolerances{}) {
-		o.Tol = DefaultTolerances()
-	}
 	ds := make([]float64, len(in))
 	for i, x := range in {
 		ds[i] = x.D
 	}
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
-	if o.Tol.Tau == 0 {
-		o.Tol.Tau = DefaultTau(ds, m)
-	}
-	if err := o.Tol.Validate(); err != nil {
+	if err := o.resolve(ds, m); err != nil {
 		return nil, err
-	}
-	if o.Model.Gauss.Target == 0 {
-		o.Model.Gauss.Target = o.Tol.Quad
 	}
 	h, err := model.Hash(m)
 	if err != nil {
@@ -120,7 +109,7 @@ func CertifyExternal(ctx context.Context, m model.Model, in []Input, o Options) 
 func certifyInput(ctx context.Context, m model.Model, i int, x Input, o Options, cert *model.Analysis) (Point, error) {
 	c, err := m.CertifyFile(ctx, x.File, o.Model)
 	p := Point{DIndex: i, D: x.D, Status: StatusCertified, Finalized: true}
-	if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
+	if uncertifiable(err) {
 		// The point names its file; the verdict does not, so that a
 		// certificate checked from another folder reproduces it.
 		cannotCertify(&p, err, x.File.Name())

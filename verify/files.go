@@ -91,13 +91,7 @@ func OpenFiles(ctx context.Context, r FilesRequest) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := ReadInputs(ctx, es, r.MaxMemory)
-	if err == nil {
-		err = CheckMemory(inputs, r.Workers, r.MaxMemory)
-	}
-	if err != nil && !errors.Is(err, ErrMemory) {
-		err = inputError(err)
-	}
+	inputs, err := r.readInputs(ctx, es, "")
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +109,20 @@ func OpenFiles(ctx context.Context, r FilesRequest) (*Files, error) {
 		}
 	}
 	return f, nil
+}
+
+// readInputs reads the files of es within r's memory budget (ReadInputs,
+// CheckMemory); an error other than ErrMemory is bad input, its message
+// after prefix.
+func (r FilesRequest) readInputs(ctx context.Context, es []Entry, prefix string) ([]Input, error) {
+	inputs, err := ReadInputs(ctx, es, r.MaxMemory)
+	if err == nil {
+		err = CheckMemory(inputs, r.Workers, r.MaxMemory)
+	}
+	if err != nil && !errors.Is(err, ErrMemory) {
+		return nil, inputf("%s%w", prefix, err)
+	}
+	return inputs, err
 }
 
 // entries lists the privatizers of r: Privatizer at D, or the points
@@ -187,15 +195,9 @@ func openCheck(ctx context.Context, r FilesRequest) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := ReadInputs(ctx, es, r.MaxMemory)
-	if err == nil {
-		err = CheckMemory(inputs, r.Workers, r.MaxMemory)
-	}
+	inputs, err := r.readInputs(ctx, es, fmt.Sprintf("--check %s: ", r.Check))
 	if err != nil {
-		if errors.Is(err, ErrMemory) {
-			return nil, err
-		}
-		return nil, inputf("--check %s: %w", r.Check, err)
+		return nil, err
 	}
 	f := &Files{Model: m, Inputs: inputs, modelFile: want.ModelFile, want: want, check: r.Check, witness: true}
 	for i, in := range inputs {
@@ -270,14 +272,13 @@ func (r FilesRequest) checkEntries(ctx context.Context, want *Certificate) ([]En
 	}
 	es := make([]Entry, len(want.Points))
 	for i, p := range want.Points {
-		if _, err := ResolveCertFile(r.Check, p.Privatizer); err != nil {
-			return nil, inputf("--check %s: points[%d].privatizer %w (pass the files with --privatizer or --points)", r.Check, i, err)
+		_, err := ResolveCertFile(r.Check, p.Privatizer)
+		if err == nil {
+			es[i], err = NamedIn(p.D, filepath.Dir(r.Check), p.Privatizer, fmt.Sprintf("points[%d].privatizer (%s)", i, safefile.Excerpt(p.Privatizer)))
 		}
-		e, err := NamedIn(p.D, filepath.Dir(r.Check), p.Privatizer, fmt.Sprintf("points[%d].privatizer (%s)", i, safefile.Excerpt(p.Privatizer)))
 		if err != nil {
 			return nil, inputf("--check %s: points[%d].privatizer %w (pass the files with --privatizer or --points)", r.Check, i, err)
 		}
-		es[i] = e
 	}
 	return es, nil
 }

@@ -6,12 +6,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/mmds-project/mmds/internal/decimal"
 	"math"
 	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mmds-project/mmds/internal/decimal"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mmds-project/mmds/internal/enum"
 	"github.com/mmds-project/mmds/learn"
@@ -177,11 +178,7 @@ func Verdict(a Assessment) (bool, string) {
 		why = append(why, fmt.Sprintf("not converged (change %.2g > %.2g)", a.Change, a.QuadTol))
 	}
 	if len(why) > 0 {
-		s := "fail: " + why[0]
-		for _, w := range why[1:] {
-			s += "; " + w
-		}
-		return false, s
+		return false, "fail: " + strings.Join(why, "; ")
 	}
 	if gap < -a.NumFloor {
 		return true, VerdictAbove

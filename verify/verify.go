@@ -160,18 +160,9 @@ type Report struct {
 // that were not finalized, or not trained at all, are reported as such and
 // do not pass.
 func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
-	if o.Tol == (Tolerances{}) {
-		o.Tol = DefaultTolerances()
-	}
 	res := run.Results
-	if o.Tol.Tau == 0 {
-		o.Tol.Tau = DefaultTau(res.Config.D, run.Model)
-	}
-	if err := o.Tol.Validate(); err != nil {
+	if err := o.resolve(res.Config.D, run.Model); err != nil {
 		return nil, err
-	}
-	if o.Model.Gauss.Target == 0 {
-		o.Model.Gauss.Target = o.Tol.Quad // refine until the stated error meets the verdict's tolerance
 	}
 	workers := o.Workers
 	if workers <= 0 {
@@ -207,6 +198,25 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 		_ = o.Cache.store(run, o, outcomes) // best effort: a cache that cannot be written costs only time
 	}
 	return rep, nil
+}
+
+// resolve fills in o's defaults for thresholds ds on m: the default
+// tolerances for none, τ (DefaultTau), and a Gaussian refinement target
+// of the stated-error limit; and validates the tolerances.
+func (o *Options) resolve(ds []float64, m model.Model) error {
+	if o.Tol == (Tolerances{}) {
+		o.Tol = DefaultTolerances()
+	}
+	if o.Tol.Tau == 0 {
+		o.Tol.Tau = DefaultTau(ds, m)
+	}
+	if err := o.Tol.Validate(); err != nil {
+		return err
+	}
+	if o.Model.Gauss.Target == 0 {
+		o.Model.Gauss.Target = o.Tol.Quad // refine until the stated error meets the verdict's tolerance
+	}
+	return nil
 }
 
 // certifyPoints certifies every threshold of the run into pts (one per
@@ -303,7 +313,7 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 	default:
 		var err error
 		c, err = run.certifyPrivatizer(ctx, dp, o)
-		if errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex) {
+		if uncertifiable(err) {
 			cannotCertify(&p, err, "")
 			*outcome = &cachedPoint{DIndex: i, Refused: p.Verdict}
 			return p, nil
@@ -329,20 +339,14 @@ func (run *Run) certifyPoint(ctx context.Context, i int, dp *learn.DResult, o Op
 func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Options) (model.Analysis, error) {
 	if dp.Kernel != nil {
 		c, err := model.CertifyKernel(run.Model, *dp.Kernel, fmt.Sprintf("kernel of point %d", dp.DIndex))
-		if errors.Is(err, privatizer.ErrInput) {
-			return c, fmt.Errorf("%w: %w", ErrInput, err)
-		}
 		if err == nil {
 			err = model.CheckKernelChange(c, o.Tol.Quad)
 		}
-		return c, err
+		return c, fileInput(err)
 	}
 	if dp.Channel != nil {
 		c, err := model.CertifyChannel(run.Model, dp.Channel, fmt.Sprintf("channel of point %d", dp.DIndex))
-		if errors.Is(err, privatizer.ErrInput) {
-			err = fmt.Errorf("%w: %w", ErrInput, err)
-		}
-		return c, err
+		return c, fileInput(err)
 	}
 	n, err := dp.Privatizer()
 	if err != nil {
@@ -353,16 +357,22 @@ func (run *Run) certifyPrivatizer(ctx context.Context, dp *learn.DResult, o Opti
 		// on a finite X), certified by the same proven method as mmds
 		// certify certifies the exported file.
 		c, err := run.Model.CertifyFile(ctx, privatizer.File{Format: privatizer.FormatNetworkJSON, Network: n}, o.Model)
-		if errors.Is(err, privatizer.ErrInput) {
-			err = fmt.Errorf("%w: %w", ErrInput, err)
-		}
-		return c, err
+		return c, fileInput(err)
 	}
 	k, err := bayes.FromNetwork(n)
 	if err != nil {
 		return model.Analysis{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return run.Model.Certify(ctx, k, o.Model)
+}
+
+// fileInput marks a privatizer the results directory holds that does not
+// fit its model (privatizer.ErrInput) as the directory's bad input.
+func fileInput(err error) error {
+	if errors.Is(err, privatizer.ErrInput) {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return err
 }
 
 // Judge fills p (whose D is set) with the certificate c of a privatizer on
@@ -441,6 +451,12 @@ func Judge(ctx context.Context, m model.Model, c model.Analysis, o Options, p *P
 		refs = newKnownRefs()
 	}
 	return findingCandidate(ctx, m, c, abs, refs, p)
+}
+
+// uncertifiable reports whether err says that a privatizer's numbers
+// cannot be made sound: a verdict of cannot certify, not a failed run.
+func uncertifiable(err error) bool {
+	return errors.Is(err, bayes.ErrCannotCertify) || errors.Is(err, network.ErrPrecision) || errors.Is(err, network.ErrTooComplex)
 }
 
 // cannotCertify marks p as a point whose certificate cannot be made sound,
