@@ -5,13 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -136,7 +133,7 @@ func (c Cache) load(ctx context.Context, run *Run, o Options) []*cachedPoint {
 	if err != nil {
 		return nil
 	}
-	b, err := readOwnFile(ctx, path)
+	b, err := safefile.ReadMine(ctx, path, maxCacheEntry)
 	if err != nil {
 		return nil
 	}
@@ -230,30 +227,4 @@ func (c Cache) store(run *Run, o Options, pts []*cachedPoint) error {
 		os.Remove(tmp)
 	}
 	return err
-}
-
-// errNotOwn is readOwnFile's error for a file that is not the user's own
-// single-named regular file.
-var errNotOwn = errors.New("verify: not the user's own regular file")
-
-// readOwnFile reads path if it is a regular file (not a link), with one
-// name, owned by the user, of at most maxCacheEntry bytes.
-func readOwnFile(ctx context.Context, path string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.Mode().IsRegular() || !ok || st.Nlink != 1 || int(st.Uid) != os.Getuid() || fi.Size() > maxCacheEntry {
-		return nil, errNotOwn
-	}
-	return io.ReadAll(io.LimitReader(f, maxCacheEntry+1))
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+
 	"github.com/mmds-project/mmds/internal/safefile"
 
 	"errors"
@@ -49,7 +50,7 @@ func Target(path string) error {
 		return nil
 	}
 	if err != nil {
-		return unwrapPath(err)
+		return safefile.UnwrapPath(err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		what := "nothing"
@@ -62,16 +63,6 @@ func Target(path string) error {
 		return errorf(ErrTarget, "is %s, not a regular file", safefile.Describe(fi.Mode()))
 	}
 	return nil
-}
-
-// unwrapPath drops the *fs.PathError around err: its path is usually one
-// the user did not give (a temporary name, a resolved link).
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // CheckFile checks, before any work, that WriteFileAtomic can write path:
@@ -283,7 +274,7 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	}
 	f, err := createTemp(dir, base)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: folder %s: %w", path, dir, unwrapPath(err))
+		return nil, fmt.Errorf("write %s: folder %s: %w", path, dir, safefile.UnwrapPath(err))
 	}
 	a.f = f
 	return a, nil

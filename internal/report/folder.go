@@ -119,7 +119,7 @@ func ReadKind(dir string) (Kind, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", unwrapPath(err)
+		return "", safefile.UnwrapPath(err)
 	}
 	if !fi.Mode().IsRegular() {
 		return "", errorf(ErrKind, "%s is %s, not a marker file", path, safefile.Describe(fi.Mode()))
@@ -168,7 +168,7 @@ func CheckFolder(dir string, k Kind) error {
 		return nil
 	}
 	if err != nil {
-		return unwrapPath(err)
+		return safefile.UnwrapPath(err)
 	}
 	if !fi.IsDir() {
 		return errorf(ErrTarget, "is %s, not a folder", safefile.Describe(fi.Mode()))
@@ -185,7 +185,7 @@ func CheckFolder(dir string, k Kind) error {
 	}
 	empty, err := emptyDir(dir)
 	if err != nil {
-		return unwrapPath(err)
+		return safefile.UnwrapPath(err)
 	}
 	if empty {
 		return nil

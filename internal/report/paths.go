@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode"
 
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -172,7 +171,7 @@ func checkOne(p Path) error {
 		case errors.Is(err, fs.ErrNotExist):
 			return wrap(fmt.Errorf("does not exist: want %s", p.Kind.Want()))
 		case err != nil:
-			return wrap(unwrapPath(err))
+			return wrap(safefile.UnwrapPath(err))
 		case !fi.IsDir():
 			return wrap(fmt.Errorf("is %s, not a folder: want %s", safefile.Describe(fi.Mode()), p.Kind.Want()))
 		}
@@ -328,7 +327,7 @@ const maxLinkScan = 100000
 // one link has no other name, so the folder is only read for a file with
 // several.
 func (c *checker) linkedInto(x, f ident, k Kind) (string, bool) {
-	if x.fi == nil || !x.fi.Mode().IsRegular() || f.fi == nil || !f.fi.IsDir() || links(x.fi) < 2 {
+	if x.fi == nil || !x.fi.Mode().IsRegular() || f.fi == nil || !f.fi.IsDir() || safefile.Links(x.fi) < 2 {
 		return "", false
 	}
 	entries, err := os.ReadDir(f.abs)
@@ -359,14 +358,6 @@ func (c *checker) linkedInto(x, f ident, k Kind) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// links is a file's hard link count (1 where the system does not say).
-func links(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }
 
 // reservedAncestor finds a folder above x (marked, or holding what an

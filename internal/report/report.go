@@ -273,7 +273,6 @@ func (g *Grid) printable() *Grid {
 		}
 		return out
 	}
-	lines := func(s string) string { return strings.Join(esc(strings.Split(s, "\n")), "\n") }
 	c := &Grid{Title: lines(g.Title), Header: esc(g.Header)}
 	for _, n := range g.Notes {
 		c.Notes = append(c.Notes, lines(n))

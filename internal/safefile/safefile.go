@@ -58,7 +58,7 @@ func Read(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 // path (a path read from another file is named by an excerpt of it, so that
 // a message never discloses more of that file than MaxExcerpt characters).
 func ReadNamed(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
-	return read(ctx, path, name, maxBytes, 0, false)
+	return read(ctx, path, name, maxBytes, 0, anyFile)
 }
 
 // ErrHardLink is wrapped by ReadOwn's error for a file with more than one
@@ -74,15 +74,42 @@ var ErrHardLink = errors.New("safefile: more than one hard link")
 // the copy under a reader that trusts the folder. The error wraps ErrInput
 // and ErrHardLink.
 func ReadOwn(ctx context.Context, path, name string, maxBytes int64) ([]byte, error) {
-	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW, true)
+	return read(ctx, path, name, maxBytes, syscall.O_NOFOLLOW, ownFile)
 }
 
-// links returns the hard-link count of fi (1 where the platform says none).
-func links(fi fs.FileInfo) uint64 {
+// ErrNotMine is wrapped by ReadMine's error for a file of another user.
+var ErrNotMine = errors.New("safefile: not the user's own file")
+
+// ReadMine is ReadOwn for a file that must also belong to the user running
+// mmds (st_uid on the open descriptor): a file of mmds's own, such as an
+// entry of its cache, which no other user may have placed. The error for a
+// file of another owner wraps ErrInput and ErrNotMine.
+func ReadMine(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
+	return read(ctx, path, Path(path), maxBytes, syscall.O_NOFOLLOW, os.Getuid())
+}
+
+// The owner policies of read: any file, or one with a single hard link
+// (ReadOwn); an owner ≥ 0 is a user id the single-linked file must have
+// (ReadMine).
+const (
+	anyFile = -2
+	ownFile = -1
+)
+
+// Links returns the hard-link count of fi (1 where the platform says none).
+func Links(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Nlink)
 	}
 	return 1
+}
+
+// owner returns the user id of fi's owner (-1 where the platform says none).
+func owner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }
 
 // ErrOutside is wrapped by the error of CheckName and ReadIn for a name
@@ -149,7 +176,7 @@ func ReadIn(ctx context.Context, dir, name, shown string, maxBytes int64) ([]byt
 		return nil, inputErr(fs.ErrNotExist, "%s does not exist", shown)
 	}
 	if err != nil {
-		return nil, inputErr(unwrapPath(err), "%s: its folder %s: %v", shown, Path(dir), unwrapPath(err))
+		return nil, inputErr(UnwrapPath(err), "%s: its folder %s: %v", shown, Path(dir), UnwrapPath(err))
 	}
 	defer root.Close()
 	var openErr error
@@ -158,7 +185,7 @@ func ReadIn(ctx context.Context, dir, name, shown string, maxBytes int64) ([]byt
 		openErr = err
 		return f, err
 	}
-	b, err := readOpen(ctx, open, shown, maxBytes, false, false)
+	b, err := readOpen(ctx, open, shown, maxBytes, anyFile, false)
 	if openErr != nil && !errors.Is(openErr, fs.ErrNotExist) && (escapes(dir, clean) || strings.Contains(openErr.Error(), "escapes")) {
 		return nil, outsideErr(shown) // a link swapped in after the check
 	}
@@ -217,8 +244,9 @@ func evalPartial(path string) (string, error) {
 	return filepath.Clean(target), nil
 }
 
-// unwrapPath drops an *fs.PathError's operation and path.
-func unwrapPath(err error) error {
+// UnwrapPath drops an *fs.PathError's operation and path: the path is
+// usually one the user did not give (a temporary name, a resolved link).
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -226,7 +254,7 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func read(ctx context.Context, path, name string, maxBytes int64, flag int, own bool) ([]byte, error) {
+func read(ctx context.Context, path, name string, maxBytes int64, flag, own int) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -236,14 +264,12 @@ func read(ctx context.Context, path, name string, maxBytes int64, flag int, own 
 	return readOpen(ctx, open, name, maxBytes, own, flag&syscall.O_NOFOLLOW != 0)
 }
 
-// readOpen reads the file open opens, named name in messages (see read).
-func readOpen(ctx context.Context, open func() (*os.File, error), name string, maxBytes int64, own, noFollow bool) ([]byte, error) {
+// readOpen reads the file open opens, named name in messages (see read),
+// under the owner policy own.
+func readOpen(ctx context.Context, open func() (*os.File, error), name string, maxBytes int64, own int, noFollow bool) ([]byte, error) {
 	f, err := open()
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = UnwrapPath(err)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, inputErr(fs.ErrNotExist, "%s does not exist", name)
 		}
@@ -260,8 +286,11 @@ func readOpen(ctx context.Context, open func() (*os.File, error), name string, m
 	if !fi.Mode().IsRegular() {
 		return nil, inputErr(nil, "%s is %s, not a regular file", name, Describe(fi.Mode()))
 	}
-	if n := links(fi); own && n > 1 {
+	if n := Links(fi); own != anyFile && n > 1 {
 		return nil, inputErr(ErrHardLink, "%s has %d hard links: it must be its folder's own file, not another file's bytes under a second name that can change it", name, n)
+	}
+	if own >= 0 && owner(fi) != own {
+		return nil, inputErr(ErrNotMine, "%s belongs to another user", name)
 	}
 	if fi.Size() > maxBytes {
 		return nil, inputErr(nil, "%s has %d bytes, more than the %d allowed", name, fi.Size(), maxBytes)

@@ -240,3 +240,55 @@ func TestReadInWhileRenamed(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+// TestReadMine: ReadMine reads only a single-named regular file of the user
+// running it, never through a symbolic link.
+func TestReadMine(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.json")
+	if err := os.WriteFile(mine, []byte("ok"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(mine, link); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "linked.json")
+	if err := os.WriteFile(linked, []byte("ok"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(linked, filepath.Join(dir, "second")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path string
+		want error // nil: read
+	}{
+		{mine, nil},
+		{link, syscall.ELOOP},
+		{linked, ErrHardLink},
+		{filepath.Join(dir, "none"), fs.ErrNotExist},
+	}
+	if os.Getuid() == 0 { // only root can give a file to another user
+		other := filepath.Join(dir, "other.json")
+		if err := os.WriteFile(other, []byte("ok"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(other, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			path string
+			want error
+		}{other, ErrNotMine})
+	}
+	for _, c := range cases {
+		b, err := ReadMine(context.Background(), c.path, 100)
+		switch {
+		case c.want == nil && (err != nil || string(b) != "ok"):
+			t.Errorf("%s: got %q, %v; want its contents", c.path, b, err)
+		case c.want != nil && (!errors.Is(err, ErrInput) || !errors.Is(err, c.want)):
+			t.Errorf("%s: got %v; want an ErrInput wrapping %v", c.path, err, c.want)
+		}
+	}
+}
