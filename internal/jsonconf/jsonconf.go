@@ -69,7 +69,7 @@ func Unmarshal(data []byte, v any) error {
 	if err := textError(data); err != nil {
 		return err
 	}
-	if err := check(data, rv.Type()); err != nil {
+	if _, err := walk(data, rv.Type()); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -196,17 +196,7 @@ func Measure(data []byte) (Size, error) {
 	if err := textError(data); err != nil {
 		return Size{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
-	tok, err := dec.Token()
-	if err != nil {
-		return Size{}, &Error{msg: message(err)}
-	}
-	if err := c.value(tok, nil, ""); err != nil {
-		return Size{}, err
-	}
-	return Size{Numbers: c.numbers + c.entries, Arrays: c.arrays}, nil
+	return walk(data, nil)
 }
 
 // Error is the error of Decode and Unmarshal: one line, safe to print. It
@@ -229,22 +219,23 @@ func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(f
 // unmarshaler would read as malformed JSON.
 func Errorf(format string, args ...any) error { return errorf(format, args...) }
 
-// check walks the tokens of data against type t.
-func check(data []byte, t reflect.Type) error {
+// walk checks the tokens of data against type t (nil: no type) and
+// returns their Size.
+func walk(data []byte, t reflect.Type) (Size, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // numbers are the decoder's to judge, with the field's name
 	c := checker{dec: dec, fields: map[reflect.Type]structInfo{}}
 	tok, err := dec.Token()
 	if err != nil {
-		return &Error{msg: message(err)}
+		return Size{}, &Error{msg: message(err)}
 	}
 	if err := c.value(tok, t, ""); err != nil {
-		return err
+		return Size{}, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &Error{msg: "unexpected data after the JSON value"}
+		return Size{}, &Error{msg: "unexpected data after the JSON value"}
 	}
-	return nil
+	return Size{Numbers: c.numbers + c.entries, Arrays: c.arrays}, nil
 }
 
 type checker struct {
@@ -452,22 +443,15 @@ func text(tok json.Token, t reflect.Type, path string) error {
 
 // end reads the closing delimiter of an array or object.
 func (c *checker) end() error {
-	if _, err := c.dec.Token(); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return &Error{msg: message(err)}
-	}
-	return nil
+	_, err := c.token()
+	return err
 }
 
+// next checks the next value, to be decoded into t.
 func (c *checker) next(t reflect.Type, path string) error {
-	tok, err := c.dec.Token()
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF // within a value
-	}
+	tok, err := c.token()
 	if err != nil {
-		return &Error{msg: message(err)}
+		return err
 	}
 	return c.value(tok, t, path)
 }

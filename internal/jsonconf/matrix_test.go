@@ -302,7 +302,7 @@ func TestMatrixDocumentBudget(t *testing.T) {
 	}
 	// Four of them fit the budget exactly.
 	four := strings.Replace(b.String(), `,{"labels": 4096, "rows": [`+row+`]}]}`, `]}`, 1)
-	if err := check([]byte(four), reflect.TypeOf(&v).Elem()); err != nil {
+	if _, err := walk([]byte(four), reflect.TypeOf(&v).Elem()); err != nil {
 		t.Errorf("four tables at the cap: %v", err)
 	}
 }
