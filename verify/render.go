@@ -36,6 +36,26 @@ func (run *Run) Render(w io.Writer, rep *Report, format report.Format, summary b
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
 func f4(x float64) string { return report.Float(x, 4) }
 
+// full formats a number for CSV: every digit that round-trips.
+func full(x float64) string { return report.Float(x, -1) }
+
+// cells appends xs to row, each written by cell.
+func cells[T any](row []string, cell func(T) string, xs []T) []string {
+	for _, x := range xs {
+		row = append(row, cell(x))
+	}
+	return row
+}
+
+// numbered is the names format gives 1..k ("adv %d": "adv 1", "adv 2", …).
+func numbered(format string, k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i+1)
+	}
+	return out
+}
+
 func advNames(run *Run) []string {
 	out := make([]string, run.Model.Adversaries())
 	for i := range out {
@@ -94,11 +114,7 @@ func verifyHeader(binary bool, names []string) []string {
 func verifyRow(p Point, binary bool, width int) []string {
 	d := f4(p.D)
 	if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify: no numbers to show
-		row := []string{d}
-		for len(row) < width-1 {
-			row = append(row, "—")
-		}
-		return append(row, p.Verdict)
+		return append(append([]string{d}, slices.Repeat([]string{"—"}, width-2)...), p.Verdict)
 	}
 	l, c := p.Learned, p.Certified
 	lr, la := f4(l.Recon), f4(l.MinAdv)
@@ -106,10 +122,7 @@ func verifyRow(p Point, binary bool, width int) []string {
 		lr += " / " + f4(*l.ReconHard)
 		la += " / " + f4(loss.Min(l.AdvHard))
 	}
-	row := []string{d, lr, la, f4(c.Recon)}
-	for _, a := range c.Adv {
-		row = append(row, f4(a))
-	}
+	row := cells([]string{d, lr, la, f4(c.Recon)}, f4, c.Adv)
 	return append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
 }
 
@@ -131,6 +144,9 @@ func detailHeader(binary bool, names []string) []string {
 	return append(h, "stated error")
 }
 
+// f3 formats an excess loss for tables: 3 significant digits.
+func f3(x float64) string { return report.Float(x, 3) }
+
 // detailRow is p's row of the detail table.
 func detailRow(p Point, binary bool) []string {
 	d := f4(p.D)
@@ -138,17 +154,11 @@ func detailRow(p Point, binary bool) []string {
 	if binary {
 		b := p.Binary
 		dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
-		for _, e := range p.Excess.Adv {
-			dr = append(dr, report.Float(e, 3))
-		}
-		return append(dr, report.Float(b.Change, 2))
+		return append(cells(dr, f3, p.Excess.Adv), report.Float(b.Change, 2))
 	}
 	g := p.Gauss
 	dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.Recon), f4(g.Fit.MinAdv), report.Float(p.Excess.Recon, 3)}
-	for _, e := range p.Excess.Adv {
-		dr = append(dr, report.Float(e, 3))
-	}
-	return append(dr, report.Float(g.Change, 2))
+	return append(cells(dr, f3, p.Excess.Adv), report.Float(g.Change, 2))
 }
 
 func verifyTitle(run *Run, rep *Report) string {
@@ -275,13 +285,7 @@ func verifyCSV(run *Run, rep *Report) *report.Grid {
 
 // verifyCSVHeader is the CSV schema of docs/verify.md for k adversaries.
 func verifyCSVHeader(binary bool, k int) []string {
-	idx := func(base string) []string {
-		out := make([]string, k)
-		for i := range out {
-			out[i] = fmt.Sprintf("%s_%d", base, i+1)
-		}
-		return out
-	}
+	idx := func(base string) []string { return numbered(base+"_%d", k) }
 	h := []string{"D", "finalized", "learned_recon"}
 	h = append(h, idx("learned_adv")...)
 	h = append(h, "learned_min_adv")
@@ -303,13 +307,7 @@ func verifyCSVHeader(binary bool, k int) []string {
 
 // verifyCSVRow is the row of a finalized threshold, every number in full.
 func verifyCSVRow(p Point, binary bool, k int) []string {
-	full := func(x float64) string { return report.Float(x, -1) }
-	fulls := func(row []string, xs []float64) []string {
-		for _, x := range xs {
-			row = append(row, full(x))
-		}
-		return row
-	}
+	fulls := func(row []string, xs []float64) []string { return cells(row, full, xs) }
 	l, c, o := p.Learned, p.Certified, p.Optimum
 	row := []string{full(p.D), "true", full(l.Recon)}
 	row = append(fulls(row, l.Adv), full(l.MinAdv))
@@ -387,16 +385,11 @@ func (f *Files) Render(w io.Writer, rep *Report, format report.Format, summary b
 
 // certifyGrid lays out one row per point.
 func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
-	num := func(x float64) string {
-		if human {
-			return f4(x)
-		}
-		return report.Float(x, -1)
+	num := full
+	if human {
+		num = f4
 	}
-	g := &report.Grid{Header: []string{"D", "privatizer", "certified recon"}}
-	for i := range m.Adversaries() {
-		g.Header = append(g.Header, fmt.Sprintf("certified adv %d", i+1))
-	}
+	g := &report.Grid{Header: append([]string{"D", "privatizer", "certified recon"}, numbered("certified adv %d", m.Adversaries())...)}
 	g.Header = append(g.Header, "certified min adv", "error", "optimum at D̂", "optimum at D", "gap", "gap at D", "gap tol", "verdict")
 	if !human {
 		for i, h := range g.Header {
@@ -406,17 +399,11 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	for _, p := range doc.Points {
 		c := p.Certified
 		if c == nil { // cannot certify: no sound number to show
-			row := []string{num(p.D), p.Privatizer}
-			for len(row) < len(g.Header)-1 {
-				row = append(row, "")
-			}
+			row := append([]string{num(p.D), p.Privatizer}, make([]string, len(g.Header)-3)...)
 			g.Rows = append(g.Rows, append(row, p.Verdict))
 			continue
 		}
-		row := []string{num(p.D), p.Privatizer, num(c.Recon)}
-		for _, a := range c.Adv {
-			row = append(row, num(a))
-		}
+		row := cells([]string{num(p.D), p.Privatizer, num(c.Recon)}, num, c.Adv)
 		change := num(*p.Change)
 		if human {
 			change = report.Float(*p.Change, 2)

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/report"
@@ -81,10 +82,7 @@ func seedNote(rep *DataReport) string {
 // plug-in optimum's columns when plug.
 func dataHeader(k int, plug, human bool) []string {
 	if human {
-		h := []string{"D", "distortion"}
-		for i := range k {
-			h = append(h, fmt.Sprintf("adv %d", i+1))
-		}
+		h := append([]string{"D", "distortion"}, numbered("adv %d", k)...)
 		h = append(h, "min adv", "stated min adv")
 		if plug {
 			h = append(h, "plug-in distortion", "plug-in min adv", "(train law)")
@@ -96,18 +94,9 @@ func dataHeader(k int, plug, human bool) []string {
 		a := fmt.Sprintf("adv_%d", i+1)
 		h = append(h, a, a+"_se", a+"_by")
 	}
-	h = append(h, "min_adv")
-	for i := range k {
-		h = append(h, fmt.Sprintf("stated_adv_%d", i+1))
-	}
-	h = append(h, "learned_recon")
-	for i := range k {
-		h = append(h, fmt.Sprintf("learned_adv_%d", i+1))
-	}
-	h = append(h, "networks_recon")
-	for i := range k {
-		h = append(h, fmt.Sprintf("networks_adv_%d", i+1))
-	}
+	h = append(append(h, "min_adv"), numbered("stated_adv_%d", k)...)
+	h = append(append(h, "learned_recon"), numbered("learned_adv_%d", k)...)
+	h = append(append(h, "networks_recon"), numbered("networks_adv_%d", k)...)
 	if plug {
 		h = append(h, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
 	}
@@ -127,26 +116,17 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 		for i, a := range h.Adv {
 			row = append(row, report.Num(a.Mean), report.Num(a.SE), h.By[1+i])
 		}
-		row = append(row, report.Num(h.MinAdv))
-		for _, s := range p.StatedAdv {
-			row = append(row, report.Num(s))
-		}
+		row = cells(append(row, report.Num(h.MinAdv)), report.Num, p.StatedAdv)
 	} else {
 		row = append(row, blank(3+3*k+1+k)...)
 	}
 	if l := p.Learned; l != nil {
-		row = append(row, report.Num(l.Recon))
-		for _, a := range l.Adv {
-			row = append(row, report.Num(a))
-		}
+		row = cells(append(row, report.Num(l.Recon)), report.Num, l.Adv)
 	} else {
 		row = append(row, blank(1+k)...)
 	}
 	if n := p.Networks; n != nil {
-		row = append(row, report.Num(n.Recon.Mean))
-		for _, a := range n.Adv {
-			row = append(row, report.Num(a.Mean))
-		}
+		row = cells(append(row, report.Num(n.Recon.Mean)), func(a Estimate) string { return report.Num(a.Mean) }, n.Adv)
 	} else {
 		row = append(row, blank(1+k)...)
 	}
@@ -168,24 +148,21 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 	return append(row, within, strings.Join(leaks, " "), p.Status.String())
 }
 
+// est writes a held-out loss for tables: "mean ± SE".
+func est(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
+
 // humanDataRow is dataRow for a table.
 func humanDataRow(p DataPoint, k int, plug bool) []string {
-	est := func(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
 	row := []string{report.Num(p.D)}
 	if h := p.HeldOut; h != nil {
-		row = append(row, est(h.Recon))
-		for _, a := range h.Adv {
-			row = append(row, est(a))
-		}
+		row = cells(append(row, est(h.Recon)), est, h.Adv)
 		stated := p.StatedAdv[0]
 		for _, s := range p.StatedAdv[1:] {
 			stated = min(stated, s)
 		}
 		row = append(row, f4(h.MinAdv), f4(stated))
 	} else {
-		for range k + 3 {
-			row = append(row, "—")
-		}
+		row = append(row, slices.Repeat([]string{"—"}, k+3)...)
 	}
 	if plug {
 		if pi := p.PlugIn; pi != nil && pi.HeldOut != nil {
@@ -222,7 +199,6 @@ func estimatorGrid(rep *DataReport) *report.Grid {
 	} else {
 		g.Header = []string{"D", "observer", "plug-in Bayes", "recorded"}
 	}
-	est := func(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.Float(e.SE, 2)) }
 	for _, p := range rep.Points {
 		h := p.HeldOut
 		if h == nil {
