@@ -1,14 +1,10 @@
 package rundir
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 
-	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 )
 
@@ -36,20 +32,9 @@ func (d Dir) WriteDataCopy(name string, b []byte) error {
 	if err != nil {
 		return err
 	}
+	// A link (symbolic or hard), a FIFO, a larger file: not overwritten.
 	old, err := safefile.ReadOwn(context.Background(), path, safefile.Path(path), int64(len(b)))
-	switch {
-	case err == nil:
-		if !bytes.Equal(old, b) {
-			return fmt.Errorf("%w: %s holds another file than this run's data; use a fresh directory", ErrResume, path)
-		}
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", ErrResume, err) // a link (symbolic or hard), a FIFO, a larger file: not overwritten
-	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
+	return writeOnce(path, b, old, err, "holds another file than this run's data")
 }
 
 // ReadDataCopy reads the copy of the data file named name (DataCopy), of

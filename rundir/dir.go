@@ -55,19 +55,24 @@ func (d Dir) WriteModel(model []byte) error {
 	}
 	path := d.Path(ModelFile)
 	old, err := safefile.Read(context.Background(), path, maxFileBytes)
+	return writeOnce(path, append(bytes.TrimSpace(model), '\n'), append(bytes.TrimSpace(old), '\n'), err, "describes a different model than this run's")
+}
+
+// writeOnce writes b as the file path atomically where there is none
+// (err, of reading it, wraps fs.ErrNotExist); an existing file, read as
+// old, must hold b, else the error says it differs. A file that could not
+// be read (a FIFO, a directory, a link, …) is an error, never overwritten.
+func writeOnce(path string, b, old []byte, err error, differs string) error {
 	switch {
 	case err == nil:
-		if !bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(model)) {
-			return fmt.Errorf("%w: %s describes a different model than this run's; use a fresh directory", ErrResume, path)
+		if !bytes.Equal(old, b) {
+			return fmt.Errorf("%w: %s %s; use a fresh directory", ErrResume, path, differs)
 		}
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", ErrResume, err) // a FIFO, a directory, …: not overwritten
+		return fmt.Errorf("%w: %w", ErrResume, err)
 	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(append(bytes.TrimSpace(model), '\n'))
-		return err
-	})
+	return report.WriteFile(path, b)
 }
 
 // Check checks, before any work, that d can be written as a results
@@ -160,7 +165,7 @@ func (d Dir) WriteRecord(rel string, v any) error {
 // that does not decode is an error wrapping ErrResume.
 func (d Dir) ReadRecord(ctx context.Context, rel string, v any) (bool, error) {
 	path := d.Path(rel)
-	b, err := safefile.ReadIn(ctx, string(d), rel, safefile.Path(path), maxFileBytes)
+	b, err := d.Read(ctx, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

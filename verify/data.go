@@ -98,8 +98,9 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 	for _, o := range spec.Observers() {
 		cols += len(o)
 	}
-	if need := held + 5*int64(len(raw)) + 16*int64(spec.Rows)*int64(cols); need > maxMemory(limit) {
-		return nil, &MemoryError{Need: need, Limit: maxMemory(limit), What: fmt.Sprintf("the data file %s, %s, reads as up to %s", safefile.Path(path), About(int64(len(raw))), About(need-held))}
+	table := 5*int64(len(raw)) + 16*int64(spec.Rows)*int64(cols)
+	if need := held + table; need > maxMemory(limit) {
+		return nil, &MemoryError{Need: need, Limit: maxMemory(limit), What: fmt.Sprintf("the data file %s, %s, reads as up to %s", safefile.Path(path), About(int64(len(raw))), About(table))}
 	}
 	t, err := data.Parse(raw, path)
 	if err != nil {
@@ -114,7 +115,7 @@ func newDataRun(ctx context.Context, res *learn.Results, modelBytes []byte, d ru
 		return nil, err
 	}
 	run := &DataRun{Results: res, Spec: spec, Data: prep, DataFile: path, ModelSHA256: h, Seed: seed, SeedFrom: SeedDrawn,
-		held: held + 5*int64(len(raw)) + 16*int64(spec.Rows)*int64(cols)}
+		held: held + table}
 	if err := run.check(); err != nil {
 		return nil, fmt.Errorf("%w: results.json: %w", ErrInput, err)
 	}

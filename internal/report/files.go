@@ -225,6 +225,14 @@ func WriteFileAtomic(path string, write func(tmpPath string) error) error {
 	return writeAtomic(path, func(_ *os.File, tmp string) error { return write(tmp) })
 }
 
+// WriteFile writes b as the file path atomically (see WriteFileAtomic).
+func WriteFile(path string, b []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
 // WriteAtomic writes what fn writes to w into path atomically (see
 // WriteFileAtomic), through the descriptor the temporary file was created
 // with.

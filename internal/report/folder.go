@@ -223,11 +223,7 @@ func PrepareFolder(dir string, k Kind) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
 		}
-		err := WriteAtomic(filepath.Join(dir, MarkerFile), func(w io.Writer) error {
-			_, err := io.WriteString(w, string(k)+"\n")
-			return err
-		})
-		if err != nil {
+		if err := WriteFile(filepath.Join(dir, MarkerFile), []byte(string(k)+"\n")); err != nil {
 			return err
 		}
 	}
