@@ -215,17 +215,10 @@ func readDir(ctx context.Context, dir string, limit int64) (d rundir.Dir, res *l
 	return d, res, mb, held, nil
 }
 
-// openRun checks a run on a model whose files hold held bytes.
-func openRun(d rundir.Dir, rb *learn.Results, mb []byte, held int64) (*Run, error) {
-	run, err := newRun(rb, mb, d.Path(rundir.ResultsFile), d.Path(ModelFile))
-	if err != nil {
-		return nil, err
-	}
-	run.Dir, run.held = string(d), held
-	return run, nil
-}
-
-func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string) (*Run, error) {
+// openRun checks a run on a model of the directory d (res and modelBytes
+// its results and model files), whose files hold held bytes.
+func openRun(d rundir.Dir, res *learn.Results, modelBytes []byte, held int64) (*Run, error) {
+	resultsName, modelName := d.Path(rundir.ResultsFile), d.Path(ModelFile)
 	bad := func(file, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrInput, file, fmt.Sprintf(format, args...))
 	}
@@ -248,7 +241,7 @@ func newRun(res *learn.Results, modelBytes []byte, resultsName, modelName string
 	if err := res.CheckBinding(h); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	run := &Run{Results: res, Model: m, ModelSHA256: h}
+	run := &Run{Dir: string(d), Results: res, Model: m, ModelSHA256: h, held: held}
 	if err := run.check(); err != nil {
 		return nil, bad(resultsName, "%v", err)
 	}

@@ -212,7 +212,7 @@ func parseRun(results, modelBytes []byte) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	return newRun(res, modelBytes, "results.json", "model.json")
+	return openRun("", res, modelBytes, 0)
 }
 
 func FuzzLoad(f *testing.F) {
