@@ -295,7 +295,7 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 		return text(tok, t, path) // other scalars: the decoder checks their type
 	}
 	if c.depth++; c.depth > MaxDepth {
-		return errorf("%s: nested deeper than %d levels", where(path), MaxDepth)
+		return errorf("%s: nested deeper than %d levels", named(path, "the JSON value", ""), MaxDepth)
 	}
 	defer func() { c.depth-- }()
 	t = shape(t)
@@ -376,7 +376,7 @@ func (c *checker) object(t reflect.Type, path string) error {
 	if labels > 0 && rows > 0 {
 		c.arrays += rows // each dense row is a slice of its own
 		if c.entries += min(labels, maxDocumentEntries) * min(rows, maxDocumentEntries); c.entries > maxDocumentEntries {
-			return errorf("%s: compact tables of more than %d entries in all (each {\"labels\", \"rows\"} is labels × rows entries once read): larger than any file mmds reads could hold densely", where(path), maxDocumentEntries)
+			return errorf("%s: compact tables of more than %d entries in all (each {\"labels\", \"rows\"} is labels × rows entries once read): larger than any file mmds reads could hold densely", named(path, "the JSON value", ""), maxDocumentEntries)
 		}
 	}
 	return c.end()
@@ -404,9 +404,9 @@ func (c *checker) key(seen map[string]string, path string) (string, error) {
 	key := tok.(string) // the decoder allows only strings here
 	if prev, ok := seen[fold(key)]; ok {
 		if prev == key {
-			return "", errorf("key %s appears twice in %s", safefile.Excerpt(key), object(path))
+			return "", errorf("key %s appears twice in %s", safefile.Excerpt(key), named(path, "the top-level object", "object "))
 		}
-		return "", errorf("keys %s and %s in %s differ only in case: one file, one meaning", safefile.Excerpt(prev), safefile.Excerpt(key), object(path))
+		return "", errorf("keys %s and %s in %s differ only in case: one file, one meaning", safefile.Excerpt(prev), safefile.Excerpt(key), named(path, "the top-level object", "object "))
 	}
 	seen[fold(key)] = key
 	return key, nil
@@ -416,10 +416,10 @@ func (c *checker) key(seen map[string]string, path string) (string, error) {
 func unknownField(key string, names []string, path string) error {
 	for _, n := range names {
 		if strings.EqualFold(n, key) {
-			return errorf("key %s%s differs from the field %q only in case: write %q", safefile.Excerpt(key), in(path), n, n)
+			return errorf("key %s%s differs from the field %q only in case: write %q", safefile.Excerpt(key), named(path, "", " in "), n, n)
 		}
 	}
-	return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), in(path), strings.Join(names, ", "))
+	return errorf("unknown field %s%s (allowed: %s)", safefile.Excerpt(key), named(path, "", " in "), strings.Join(names, ", "))
 }
 
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -436,7 +436,7 @@ func text(tok json.Token, t reflect.Type, path string) error {
 		return nil
 	}
 	if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-		return &Error{msg: fmt.Sprintf("%s: %s", field(path), cutTo(err.Error(), 4*safefile.MaxExcerpt)), err: err}
+		return &Error{msg: fmt.Sprintf("%s: %s", named(path, "the JSON value", "field "), cutTo(err.Error(), 4*safefile.MaxExcerpt)), err: err}
 	}
 	return nil
 }
@@ -560,33 +560,13 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// field names the value at path as the decoder's messages do.
-func field(path string) string {
+// named names the value at path for a message: prefix and the path
+// quoted, or top for the whole document (path "").
+func named(path, top, prefix string) string {
 	if path == "" {
-		return "the JSON value"
+		return top
 	}
-	return "field " + strconv.Quote(cut(path))
-}
-
-func where(path string) string {
-	if path == "" {
-		return "the JSON value"
-	}
-	return strconv.Quote(cut(path))
-}
-
-func object(path string) string {
-	if path == "" {
-		return "the top-level object"
-	}
-	return "object " + strconv.Quote(cut(path))
-}
-
-func in(path string) string {
-	if path == "" {
-		return ""
-	}
-	return " in " + strconv.Quote(cut(path))
+	return prefix + strconv.Quote(cut(path))
 }
 
 // message turns encoding/json errors into one-line messages that name the
