@@ -106,28 +106,24 @@ func (t *Matrix) UnmarshalJSON(b []byte) error {
 		*t = nil
 		return nil
 	}
-	if len(b) == 0 || b[0] != '{' {
+	var dense [][]float64
+	var c compact
+	isCompact := len(b) > 0 && b[0] == '{'
+	var err error
+	if isCompact {
+		err = Unmarshal(b, &c)
+	} else {
 		// The dense form decodes as it always has, with encoding/json's
 		// messages (the enclosing decoder adds the field's name); its
 		// keys were checked with the enclosing document.
-		var dense [][]float64
-		if err := json.Unmarshal(b, &dense); err != nil {
-			return err
-		}
-		if err := refuseNull(b); err != nil {
-			return err
-		}
-		*t = dense
-		return nil
+		err = json.Unmarshal(b, &dense)
 	}
-	var c compact
-	if err := Unmarshal(b, &c); err != nil {
-		return err
+	if err == nil {
+		err = refuseNull(b)
 	}
-	if err := refuseNull(b); err != nil {
-		return err
+	if err == nil && isCompact {
+		dense, err = c.table()
 	}
-	dense, err := c.table()
 	if err != nil {
 		return err
 	}
