@@ -157,7 +157,9 @@ func (c Cache) load(ctx context.Context, run *Run, o Options) []*cachedPoint {
 		}
 		out[p.DIndex] = p
 	}
-	// Exactly the finalized points, each with losses for every adversary.
+	// Exactly the finalized points (the run's thresholds are distinct:
+	// Run.check), each with losses for every adversary.
+	finalized := 0
 	for _, dp := range run.Results.Points {
 		if dp.DIndex < 0 || dp.DIndex >= len(out) {
 			return nil
@@ -169,23 +171,14 @@ func (c Cache) load(ctx context.Context, run *Run, o Options) []*cachedPoint {
 		if cp != nil && cp.Analysis != nil && (len(cp.Analysis.Adv) != run.Model.Adversaries() || len(cp.Analysis.Interval.Adv) != len(cp.Analysis.Adv)) {
 			return nil
 		}
-	}
-	for i, cp := range out {
-		if cp != nil && !finalized(run, i) {
-			return nil
+		if dp.Finalized {
+			finalized++
 		}
+	}
+	if finalized != len(e.Points) { // a point cached where the run has none
+		return nil
 	}
 	return out
-}
-
-// finalized reports whether threshold i of run has a finalized point.
-func finalized(run *Run, i int) bool {
-	for _, dp := range run.Results.Points {
-		if dp.DIndex == i {
-			return dp.Finalized
-		}
-	}
-	return false
 }
 
 // store writes the outcomes of run's finalized points (by threshold index;
