@@ -436,7 +436,7 @@ func text(tok json.Token, t reflect.Type, path string) error {
 		return nil
 	}
 	if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-		return &Error{msg: fmt.Sprintf("%s: %s", named(path, "the JSON value", "field "), cutTo(err.Error(), 4*safefile.MaxExcerpt)), err: err}
+		return &Error{msg: fmt.Sprintf("%s: %s", named(path, "the JSON value", "field "), safefile.Cut(err.Error(), 4*safefile.MaxExcerpt)), err: err}
 	}
 	return nil
 }
@@ -643,19 +643,4 @@ func pluralWords(w string) string {
 
 // cut shortens text that may hold a piece of the file (a number's digits, a
 // custom unmarshaler's message) to a bounded length.
-func cut(s string) string { return cutTo(s, 2*safefile.MaxExcerpt) }
-
-// cutTo keeps at most max characters of s, marking a cut with "…".
-func cutTo(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func cut(s string) string { return safefile.Cut(s, 2*safefile.MaxExcerpt) }

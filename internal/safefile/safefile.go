@@ -367,22 +367,30 @@ const MaxExcerpt = 40
 // and non-ASCII characters escaped), keeping at most MaxExcerpt characters
 // of it and marking a cut with "…".
 func Excerpt(s string) string {
-	cut := false
-	if utf8.RuneCountInString(s) > MaxExcerpt {
-		n := 0
-		for i := range s {
-			if n == MaxExcerpt {
-				s, cut = s[:i], true
-				break
-			}
-			n++
+	if head, cut := cutAt(s, MaxExcerpt); cut {
+		return strconv.QuoteToASCII(head) + "…"
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// Cut keeps at most max characters of s, marking a cut with "…".
+func Cut(s string, max int) string {
+	if head, cut := cutAt(s, max); cut {
+		return head + "…"
+	}
+	return s
+}
+
+// cutAt returns the first max characters of s, and whether s has more.
+func cutAt(s string, max int) (string, bool) {
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i], true
 		}
+		n++
 	}
-	q := strconv.QuoteToASCII(s)
-	if cut {
-		q += "…"
-	}
-	return q
+	return s, false
 }
 
 // Path returns a path (or any name a person gave, on the command line or

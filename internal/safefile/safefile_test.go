@@ -104,9 +104,20 @@ func TestExcerpt(t *testing.T) {
 		{"é", `"\u00e9"`},
 		{long, `"` + long[:MaxExcerpt] + `"…`},
 		{strings.Repeat("é", 50), `"` + strings.Repeat(`\u00e9`, MaxExcerpt) + `"…`},
+		{strings.Repeat("a", MaxExcerpt), `"` + strings.Repeat("a", MaxExcerpt) + `"`},
+		{strings.Repeat("a", MaxExcerpt) + "…", `"` + strings.Repeat("a", MaxExcerpt) + `"…`},
 	} {
 		if got := Excerpt(c.in); got != c.want {
 			t.Errorf("Excerpt(%.20q…) = %s; want %s", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{{"abcdef", 3, "abc…"}, {"abc", 3, "abc"}, {"éé\xffé", 3, "éé\xff…"}, {"", 0, ""}, {"a", 0, "…"}} {
+		if got := Cut(c.in, c.max); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q; want %q", c.in, c.max, got, c.want)
 		}
 	}
 	if got, want := ExcerptList([]string{"x", "r", long, "a", "b"}), `["x" "r" "`+long[:MaxExcerpt]+`"… "a" …]`; got != want {
