@@ -445,18 +445,13 @@ func printable(s string) bool {
 // ExcerptList quotes a list of strings from a file as fmt's %q does
 // (["a" "b"]), each with Excerpt and at most four of them.
 func ExcerptList(ss []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
+	var parts []string
 	for i, s := range ss {
 		if i == 4 {
-			b.WriteString(" …")
+			parts = append(parts, "…")
 			break
 		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(Excerpt(s))
+		parts = append(parts, Excerpt(s))
 	}
-	b.WriteByte(']')
-	return b.String()
+	return "[" + strings.Join(parts, " ") + "]"
 }
