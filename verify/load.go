@@ -305,6 +305,9 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 		if p.Channel != nil || p.Kernel != nil {
 			return fmt.Errorf("has a channel or kernel, but the run's method is %v, whose privatizers are networks", run.Results.Config.Method)
 		}
+		if k := run.Model.Adversaries(); len(p.Networks) != 2+k {
+			return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(p.Networks), 2+k, k)
+		}
 		if run.Model.Kind().CategoricalRelease() { // one-hot inputs, softmax outputs
 			return checkFiniteNetworks(p.Networks, run.Model)
 		}
@@ -338,15 +341,11 @@ func (run *Run) checkPrivatizer(p *learn.DResult) error {
 	return c.CheckRows(len(law.Prior))
 }
 
-// checkNetworks checks a finalized point's networks: privatizer,
-// reconstructor, adversary_1..k, with the input widths and output activation
-// the model implies and finite weights.
+// checkNetworks checks a finalized point's networks (privatizer,
+// reconstructor, adversary_1..k: one per side of the model): the input
+// widths and output activation the model implies and finite weights.
 func (run *Run) checkNetworks(nets []network.Network) error {
 	sides := run.Model.SideWidths()
-	k := len(sides) - 1
-	if len(nets) != 2+k {
-		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
-	}
 	act := network.Identity
 	if run.Model.Kind().BinaryRelease() {
 		act = network.Sigmoid
@@ -385,13 +384,9 @@ func (run *Run) checkNetworks(nets []network.Network) error {
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // checkFiniteNetworks checks the networks of Algorithm 1 on a finite
-// model: privatizer, reconstructor, adversaries, the privatizer a
+// model (privatizer, reconstructor, adversaries): the privatizer a
 // categorical network over a one-hot x with one value per value of X.
 func checkFiniteNetworks(nets []network.Network, m model.Model) error {
-	k := m.Adversaries()
-	if len(nets) != 2+k {
-		return fmt.Errorf("has %d networks, want %d (privatizer, reconstructor, %d adversaries)", len(nets), 2+k, k)
-	}
 	n, err := (&learn.DResult{Networks: nets}).Privatizer()
 	if err != nil {
 		return err
