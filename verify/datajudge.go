@@ -212,20 +212,11 @@ func CertifyData(ctx context.Context, run *DataRun, o Options) (*DataReport, err
 	if err != nil {
 		return nil, err
 	}
+	var n [DataNotTrained + 1]int
 	for _, p := range rep.Points {
-		switch p.Status {
-		case DataNoLeakFound:
-			rep.NoLeakFound++
-		case DataLeakFound:
-			rep.LeakFound++
-		case DataOver:
-			rep.Over++
-		case DataNotFinalized:
-			rep.NotFinalized++
-		case DataNotTrained:
-			rep.NotTrained++
-		}
+		n[p.Status]++ // judgeData sets one of the statuses
 	}
+	rep.NoLeakFound, rep.LeakFound, rep.Over, rep.NotFinalized, rep.NotTrained = n[DataNoLeakFound], n[DataLeakFound], n[DataOver], n[DataNotFinalized], n[DataNotTrained]
 	rep.Pass = rep.NoLeakFound == len(rep.Points)
 	return rep, nil
 }

@@ -71,21 +71,11 @@ func (r *Report) Outcome() Outcome {
 
 // count sets the report's counts and Pass from its points' outcomes.
 func (r *Report) count() {
-	r.Passed, r.Failed, r.CannotCertify, r.NotFinalized, r.NotTrained = 0, 0, 0, 0, 0
+	var n [OutcomeNotTrained + 1]int
 	for i := range r.Points {
-		switch r.Points[i].Outcome() {
-		case OutcomePass:
-			r.Passed++
-		case OutcomeFail:
-			r.Failed++
-		case OutcomeCannotCertify:
-			r.CannotCertify++
-		case OutcomeNotFinalized:
-			r.NotFinalized++
-		case OutcomeNotTrained:
-			r.NotTrained++
-		}
+		n[r.Points[i].Outcome()]++
 	}
+	r.Passed, r.Failed, r.CannotCertify, r.NotFinalized, r.NotTrained = n[OutcomePass], n[OutcomeFail], n[OutcomeCannotCertify], n[OutcomeNotFinalized], n[OutcomeNotTrained]
 	r.Pass = r.Passed == len(r.Points)
 }
 
