@@ -75,16 +75,6 @@ func writeOnce(path string, b, old []byte, err error, differs string) error {
 	return report.WriteFile(path, b)
 }
 
-// Check checks, before any work, that d can be written as a results
-// directory: new, empty, marked as one, or one an older mmds wrote
-// (report.CheckFolder).
-func (d Dir) Check() error {
-	if err := report.CheckFolder(string(d), report.Results); err != nil {
-		return fmt.Errorf("rundir: results directory %s: %w", d, err)
-	}
-	return nil
-}
-
 // Prepare creates d if needed, marks it as a results directory, and removes
 // the temporary files that killed writers left in it, in trials/ and in
 // points/ (report.PrepareFolder, report.RemoveStaleTemps).
