@@ -385,9 +385,10 @@ func (f *Files) Render(w io.Writer, rep *Report, format report.Format, summary b
 
 // certifyGrid lays out one row per point.
 func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
-	num := full
+	// Every number in full in CSV; in a table, rounded for reading.
+	num, change, gap, tol := full, full, full, full
 	if human {
-		num = f4
+		num, change, gap, tol = f4, func(x float64) string { return report.Float(x, 2) }, gapCell, f3
 	}
 	g := &report.Grid{Header: append([]string{"D", "privatizer", "certified recon"}, numbered("certified adv %d", m.Adversaries())...)}
 	g.Header = append(g.Header, "certified min adv", "error", "optimum at D̂", "optimum at D", "gap", "gap at D", "gap tol", "verdict")
@@ -404,16 +405,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 			continue
 		}
 		row := cells([]string{num(p.D), p.Privatizer, num(c.Recon)}, num, c.Adv)
-		change := num(*p.Change)
-		if human {
-			change = report.Float(*p.Change, 2)
-		}
-		row = append(row, num(c.MinAdv), change, num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv))
-		if human {
-			row = append(row, gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3))
-		} else {
-			row = append(row, num(*p.Gap), num(*p.GapAtD), num(*p.AdvTol))
-		}
+		row = append(row, num(c.MinAdv), change(*p.Change), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv), gap(*p.Gap), gap(*p.GapAtD), tol(*p.AdvTol))
 		g.Rows = append(g.Rows, append(row, p.Verdict))
 	}
 	if human {
