@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 
 	"github.com/mmds-project/mmds/estimate"
@@ -190,11 +189,7 @@ func CertifyData(ctx context.Context, run *DataRun, o Options) (*DataReport, err
 	if run.usesChannel() {
 		rep.Estimators = estimatorsChannel
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
+	if err := run.checkMemory(o.MaxMemory, workersOf(o.Workers)); err != nil {
 		return nil, err
 	}
 	byD := map[int]*learn.DResult{}

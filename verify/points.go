@@ -135,17 +135,14 @@ func (e *Entry) resolve(i int, path string) error {
 
 // ReadInputs reads every entry's file once (readEntry), before any work. D
 // must be finite and ≥ 0, and the files, parsed, must fit the memory
-// budget maxMemory (0: DefaultMaxMemory) with a run's base: each file is
+// budget (0: DefaultMaxMemory) with a run's base: each file is
 // measured before it is parsed (its dense size: a compact kernel table is
 // counted as the table it becomes), and refused with an error wrapping
 // ErrMemory when it would not fit. A file whose bytes are an earlier
 // entry's is parsed once and shared: a list that names one large file many
 // times holds it once.
-func ReadInputs(ctx context.Context, es []Entry, maxMemory int64) ([]Input, error) {
-	limit := maxMemory
-	if limit <= 0 {
-		limit = DefaultMaxMemory
-	}
+func ReadInputs(ctx context.Context, es []Entry, budget int64) ([]Input, error) {
+	limit := maxMemory(budget)
 	var out []Input
 	held := baseMemory
 	seen := map[string]privatizer.File{}

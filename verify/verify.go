@@ -164,10 +164,7 @@ func Certify(ctx context.Context, run *Run, o Options) (*Report, error) {
 	if err := o.resolve(res.Config.D, run.Model); err != nil {
 		return nil, err
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := workersOf(o.Workers)
 	if err := run.checkMemory(o.MaxMemory, workers); err != nil {
 		return nil, err
 	}
@@ -248,9 +245,7 @@ func (run *Run) certifyPoints(ctx context.Context, pts []Point, o Options, worke
 // depend on scheduling; progress, when set, gets the count done. It returns
 // the first error in index order, or ctx's.
 func eachPoint(ctx context.Context, n, workers int, progress func(int), certify func(i int) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = workersOf(workers)
 	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -284,6 +279,15 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 		}
 	}
 	return nil
+}
+
+// workersOf is the number of workers of Options.Workers = n: n, or
+// GOMAXPROCS for n ≤ 0.
+func workersOf(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
 }
 
 // certifyPoint certifies threshold i, whose result is dp (nil: not
