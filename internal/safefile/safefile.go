@@ -7,7 +7,8 @@
 // (not the path: a file swapped between a stat and the open is not missed),
 // refuses anything but a regular file and anything above the size cap before
 // reading a byte, and reads in chunks, checking the context between them.
-// Symbolic links to regular files are followed, except by ReadOwn.
+// Symbolic links to regular files are followed, except by ReadOwn and
+// ReadMine.
 //
 // A file named by another file (an entry of a points list, a file a
 // certificate names, a results directory's own files) is read with ReadIn,
