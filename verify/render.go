@@ -102,10 +102,7 @@ func verifyHeader(binary bool, names []string) []string {
 	if binary {
 		learnedHdr = "learned recon (soft/hard)"
 	}
-	h := []string{"D", learnedHdr, "learned min adv", "certified recon"}
-	for _, n := range names {
-		h = append(h, "certified "+n)
-	}
+	h := cells([]string{"D", learnedHdr, "learned min adv", "certified recon"}, func(n string) string { return "certified " + n }, names)
 	return append(h, "certified min adv", "optimum min adv", "gap", "gap at D", "gap tol", "verdict")
 }
 
@@ -129,18 +126,11 @@ func verifyRow(p Point, binary bool, width int) []string {
 // detailHeader is the detail table's header: the learned mechanism
 // (binary) or its linear-Gaussian fit, and the estimators' excess losses.
 func detailHeader(binary bool, names []string) []string {
-	var h []string
 	if binary {
-		h = []string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}
-		for _, n := range names {
-			h = append(h, n+" excess (hard)")
-		}
+		h := cells([]string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}, func(n string) string { return n + " excess (hard)" }, names)
 		return append(h, "quadrature Δs")
 	}
-	h = []string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}
-	for _, n := range names {
-		h = append(h, n+" excess")
-	}
+	h := cells([]string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}, func(n string) string { return n + " excess" }, names)
 	return append(h, "stated error")
 }
 
