@@ -266,13 +266,6 @@ func (g *Grid) ReasonsBelow(col int, key func(row []string) string) {
 // the notes keep their own line breaks (mmds writes them), each line
 // escaped.
 func (g *Grid) printable() *Grid {
-	esc := func(ss []string) []string {
-		out := make([]string, len(ss))
-		for i, s := range ss {
-			out[i] = safefile.Printable(s)
-		}
-		return out
-	}
 	c := &Grid{Title: lines(g.Title), Header: esc(g.Header)}
 	for _, n := range g.Notes {
 		c.Notes = append(c.Notes, lines(n))
@@ -281,6 +274,15 @@ func (g *Grid) printable() *Grid {
 		c.Rows = append(c.Rows, esc(r))
 	}
 	return c
+}
+
+// esc returns ss with every string escaped (safefile.Printable).
+func esc(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = safefile.Printable(s)
+	}
+	return out
 }
 
 // RenderCSV writes g as RFC 4180 CSV with a header line, its cells escaped

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // A sweep of many thresholds is written as it is solved, so that its memory
@@ -16,13 +14,7 @@ import (
 // item by item.
 
 // lines escapes each line of s (as printable does for a title or a note).
-func lines(s string) string {
-	parts := strings.Split(s, "\n")
-	for i, p := range parts {
-		parts[i] = safefile.Printable(p)
-	}
-	return strings.Join(parts, "\n")
-}
+func lines(s string) string { return strings.Join(esc(strings.Split(s, "\n")), "\n") }
 
 // JSONStream writes, in WriteJSON's layout, a JSON object whose members are
 // those of a head value, then one array member written item by item, then

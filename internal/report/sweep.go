@@ -105,11 +105,7 @@ func (s *SweepWriter) Row(r SweepRow) error {
 func (s *SweepWriter) append(row []string) error {
 	switch {
 	case s.csv != nil:
-		esc := make([]string, len(row))
-		for i, c := range row {
-			esc[i] = safefile.Printable(c)
-		}
-		return s.csv.Write(esc)
+		return s.csv.Write(esc(row))
 	case s.table != nil:
 		return s.stream(row)
 	case s.whole || len(s.g.Rows) < TableHold:
