@@ -57,9 +57,8 @@ func numbered(format string, k int) []string {
 }
 
 func advNames(run *Run) []string {
-	out := make([]string, run.Model.Adversaries())
+	out := numbered("adv %d", run.Model.Adversaries())
 	for i := range out {
-		out[i] = fmt.Sprintf("adv %d", i+1)
 		if names := run.Model.SideNames(i + 1); names != nil {
 			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
 		}
