@@ -2,8 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -119,8 +117,7 @@ func (c Cache) key(run *Run, o Options) (cacheKey, string, error) {
 	if err != nil {
 		return k, "", err
 	}
-	sum := sha256.Sum256(b)
-	return k, filepath.Join(c.Dir, hex.EncodeToString(sum[:])+".json"), nil
+	return k, filepath.Join(c.Dir, SHA256(b)+".json"), nil
 }
 
 // load returns the cached outcomes of run's finalized points under o, by

@@ -3,9 +3,7 @@ package verify
 import (
 	"context"
 	crand "crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -138,8 +136,7 @@ func readDataFile(ctx context.Context, spec *data.Spec, d rundir.Dir, dataFile s
 	} else if raw, path, err = readDataCopy(ctx, spec, d); err != nil {
 		return nil, "", err
 	}
-	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != spec.SHA256 {
+	if got := SHA256(raw); got != spec.SHA256 {
 		return nil, "", fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
 			ErrInput, rundir.ErrBinding, safefile.Path(path), got[:12], spec.SHA256[:12])
 	}
