@@ -12,69 +12,50 @@ import (
 	"time"
 )
 
-// CBC is COIN-OR's CBC, run as `cbc FILE -timeMode elapsed -sec T -threads
+// cbc is COIN-OR's CBC, run as `cbc FILE -timeMode elapsed -sec T -threads
 // N -randomSeed S -randomCbcSeed S -solve -solution SOL`. CBC takes a seed
 // of 0 to mean the time of day, so solve seed s is given as s + 1.
-type CBC struct {
-	external
-	Config SolverConfig
-}
-
-// NewCBC probes the cbc binary at path ("" looks it up on PATH): it must
-// print its version and solve a test MIP.
-func NewCBC(ctx context.Context, path string, c SolverConfig) CBC {
-	s := CBC{Config: c}
-	seed := c.Seed
-	s.info = SolverInfo{Name: "CBC", Threads: c.Threads, Seed: &seed, ReadsFile: true, SeedOption: "-randomSeed and -randomCbcSeed, seed + 1",
-		Options: fmt.Sprintf("-timeMode elapsed -threads %d -randomSeed S+1 -randomCbcSeed S+1 (defaults otherwise)", c.Threads)}
-	if !s.lookup(path, "cbc") {
-		return s
-	}
-	out, err := probe(ctx, false, s.info.Path, "-quit")
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Version:"); ok {
-			s.info.Version = strings.TrimSpace(v)
+var cbc = program{bin: "cbc", solution: true,
+	info: func(c SolverConfig) SolverInfo {
+		seed := c.Seed
+		return SolverInfo{Name: "CBC", Threads: c.Threads, Seed: &seed, ReadsFile: true, SeedOption: "-randomSeed and -randomCbcSeed, seed + 1",
+			Options: fmt.Sprintf("-timeMode elapsed -threads %d -randomSeed S+1 -randomCbcSeed S+1 (defaults otherwise)", c.Threads)}
+	},
+	version: func(ctx context.Context, path string) (string, error) {
+		out, err := probe(ctx, false, path, "-quit")
+		if err != nil {
+			return "", err
 		}
-	}
-	if s.info.Version == "" {
-		s.info.Reason = fmt.Sprintf("%s -quit printed no version: not CBC?", s.info.Path)
-		return s
-	}
-	s.ready(ctx, s)
-	return s
-}
-
-// Solve implements Solver.
-func (s CBC) Solve(ctx context.Context, t Task) Outcome {
-	e := execute(ctx, t.Limit, s.info.Path, "cbc", func(sol string) []string {
+		var version string
+		for _, line := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Version:"); ok {
+				version = strings.TrimSpace(v)
+			}
+		}
+		if version == "" {
+			return "", fmt.Errorf("%s -quit printed no version: not CBC?", path)
+		}
+		return version, nil
+	},
+	args: func(t Task, sol string, c SolverConfig) []string {
 		args := []string{t.File}
 		if t.Limit > 0 {
 			// CBC's default time mode is CPU time, which on a loaded machine
 			// lets it run far past a wall-clock limit.
 			args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
 		}
-		if s.Config.Threads > 0 {
-			args = append(args, "-threads", strconv.Itoa(s.Config.Threads))
+		if c.Threads > 0 {
+			args = append(args, "-threads", strconv.Itoa(c.Threads))
 		}
 		seed := strconv.Itoa(t.Seed + 1)
 		return append(args, "-randomSeed", seed, "-randomCbcSeed", seed, "-solve", "-solution", sol)
-	})
-	o, ok := e.outcome("cbc", nil)
-	if !ok {
-		return o
-	}
-	if e.sol == nil {
-		o.Status, o.Err = StatusError, "cbc wrote no solution: "+lastLines(e.out, 3)
-		return o
-	}
-	if r, err := ParseCBC(string(e.out)); err == nil {
-		o.Nodes = r.Nodes
-	}
-	return parseCBCSolution(e.sol, t.Instance.Problem.NumCols(), o)
+	},
+	read: func(e execution, t Task, o Outcome) Outcome {
+		if r, err := ParseCBC(string(e.out)); err == nil {
+			o.Nodes = r.Nodes
+		}
+		return parseCBCSolution(e.sol, t.Instance.Problem.NumCols(), o)
+	},
 }
 
 // CBCResult is what RunCBC reads from CBC's output.

@@ -15,27 +15,83 @@ import (
 	"github.com/mmds-project/mmds/internal/highsx"
 )
 
-// external is a solver run as a program on an MPS file.
+// external is a solver run as a program on an MPS file, as its program
+// says.
 type external struct {
-	info SolverInfo
+	info   SolverInfo
+	prog   program
+	config SolverConfig
 }
 
-// Info implements Solver.
-func (e external) Info() SolverInfo { return e.info }
+// program is what sets one external solver apart: its binary, what a run
+// records of it, how its version is probed, its command line and how its
+// answer is read.
+type program struct {
+	bin  string // looked up on PATH, and named in messages
+	info func(c SolverConfig) SolverInfo
+	// version probes the binary at path for its version.
+	version func(ctx context.Context, path string) (string, error)
+	// args is the command line that solves t, sol a solution file.
+	args func(t Task, sol string, c SolverConfig) []string
+	// okExit accepts the non-zero exit statuses that are answers (nil:
+	// none).
+	okExit func(exit int) bool
+	// solution: the answer is in the solution file, which must be written.
+	solution bool
+	// read reads the answer of e, which ran and exited as okExit allows,
+	// into o.
+	read func(e execution, t Task, o Outcome) Outcome
+}
 
-// lookup resolves the binary path ("" looks up def on PATH); on failure it
-// records why in the info and returns false.
-func (e *external) lookup(path, def string) bool {
+// newExternal probes p's binary at path ("" looks p.bin up on PATH): it
+// must print its version and solve a test MIP (probeSolve). The solver's
+// info records that it is available, or why not.
+func newExternal(ctx context.Context, p program, path string, c SolverConfig) external {
+	s := external{info: p.info(c), prog: p, config: c}
 	if path == "" {
-		path = def
+		path = p.bin
 	}
 	full, err := exec.LookPath(path)
 	if err != nil {
-		e.info.Reason = fmt.Sprintf("%s not found (scripts/install-solvers.sh installs it)", path)
-		return false
+		s.info.Reason = fmt.Sprintf("%s not found (scripts/install-solvers.sh installs it)", path)
+		return s
 	}
-	e.info.Path = full
-	return true
+	s.info.Path = full
+	if s.info.Version, err = p.version(ctx, full); err == nil {
+		err = probeSolve(ctx, s)
+	}
+	if err != nil {
+		s.info.Reason = err.Error()
+		return s
+	}
+	s.info.Available = true
+	return s
+}
+
+// Info implements Solver.
+func (s external) Info() SolverInfo { return s.info }
+
+// Solve implements Solver: a time-out when the program was killed at the
+// hard deadline, an error when it failed (or exited non-zero and okExit
+// rejects the status, or wrote no solution file it must write), else the
+// answer it gave.
+func (s external) Solve(ctx context.Context, t Task) Outcome {
+	p := s.prog
+	e := execute(ctx, t.Limit, s.info.Path, p.bin, func(sol string) []string { return p.args(t, sol, s.config) })
+	o := Outcome{Objective: math.NaN(), Nodes: -1, Seconds: e.secs}
+	switch {
+	case e.killed:
+		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
+	case e.err != nil:
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s: %v: %s", p.bin, e.err, lastLines(e.out, 3))
+	case e.exit != 0 && (p.okExit == nil || !p.okExit(e.exit)):
+		o.Status, o.Err = StatusError, fmt.Sprintf("%s: exit status %d: %s", p.bin, e.exit, lastLines(e.out, 3))
+	case p.solution && e.sol == nil:
+		o.Status, o.Err = StatusError, p.bin+" wrote no solution: "+lastLines(e.out, 3)
+	default:
+		return p.read(e, t, o)
+	}
+	return o
 }
 
 // probe runs path with args under a short deadline and returns its output;
@@ -55,31 +111,27 @@ func probe(ctx context.Context, anyExit bool, path string, args ...string) (stri
 	return string(out), nil
 }
 
-// ready ends a probe: s (the solver e belongs to) must solve the test MIP;
-// e records that it is available, or why not.
-func (e *external) ready(ctx context.Context, s Solver) {
-	if err := probeSolve(ctx, s); err != nil {
-		e.info.Reason = err.Error()
-		return
+// tinyFile writes TinyInstance's MPS file into a fresh temporary folder,
+// which the caller removes.
+func tinyFile() (dir, file string, err error) {
+	if dir, err = os.MkdirTemp("", "mmds-probe-"); err != nil {
+		return "", "", err
 	}
-	e.info.Available = true
+	file = filepath.Join(dir, "tiny.mps")
+	data, err := TinyInstance().MPSBytes()
+	if err == nil {
+		err = os.WriteFile(file, data, 0o600)
+	}
+	return dir, file, err
 }
 
 // probeSolve has s solve a two-column MIP (TinyInstance) and checks the
 // answer: a binary that prints a version but cannot solve is of no use.
 func probeSolve(ctx context.Context, s Solver) error {
 	in := TinyInstance()
-	dir, err := os.MkdirTemp("", "mmds-probe-")
-	if err != nil {
-		return err
-	}
+	dir, file, err := tinyFile()
 	defer os.RemoveAll(dir)
-	data, err := in.MPSBytes()
 	if err != nil {
-		return err
-	}
-	file := filepath.Join(dir, in.Name+".mps")
-	if err := os.WriteFile(file, data, 0o600); err != nil {
 		return err
 	}
 	o := s.Solve(ctx, Task{Instance: in, File: file, Limit: 20 * time.Second})
@@ -101,15 +153,6 @@ func TinyInstance() Instance {
 	return Instance{Name: "tiny", Optimal: -1.8, Bound: -1.8, Problem: m}
 }
 
-// grace is how long past its own limit an external solver may run before
-// it is killed (reading the file, writing the solution).
-func grace(limit time.Duration) time.Duration {
-	if limit == 0 {
-		return 0
-	}
-	return limit + max(5*time.Second, limit/2)
-}
-
 // execution is one run of a solver program.
 type execution struct {
 	out    []byte  // stdout and stderr
@@ -121,7 +164,9 @@ type execution struct {
 }
 
 // execute runs the solver program path with args(sol), sol a solution file
-// in a fresh temporary folder, with a hard deadline of grace(limit).
+// in a fresh temporary folder. A run with a time limit is killed at a hard
+// deadline past it, limit + max(5 s, limit/2) (reading the file, writing
+// the solution).
 func execute(ctx context.Context, limit time.Duration, path, name string, args func(sol string) []string) execution {
 	tmp, err := os.MkdirTemp("", "mmds-"+name+"-")
 	if err != nil {
@@ -129,9 +174,9 @@ func execute(ctx context.Context, limit time.Duration, path, name string, args f
 	}
 	defer os.RemoveAll(tmp)
 	sol := filepath.Join(tmp, "sol.txt")
-	if g := grace(limit); g > 0 {
+	if limit > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, g)
+		ctx, cancel = context.WithTimeout(ctx, limit+max(5*time.Second, limit/2))
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, path, args(sol)...)
@@ -153,24 +198,6 @@ func execute(ctx context.Context, limit time.Duration, path, name string, args f
 	return e
 }
 
-// outcome is the Outcome of an execution that a solver's parser has not
-// seen yet: a time-out when killed, an error when the program failed (or
-// exited non-zero and okExit rejects the status), else ok.
-func (e execution) outcome(name string, okExit func(int) bool) (o Outcome, ok bool) {
-	o = Outcome{Objective: math.NaN(), Nodes: -1, Seconds: e.secs}
-	switch {
-	case e.killed:
-		o.Status, o.SolverStatus = StatusTimeLimit, "killed at the hard deadline"
-	case e.err != nil:
-		o.Status, o.Err = StatusError, fmt.Sprintf("%s: %v: %s", name, e.err, lastLines(e.out, 3))
-	case e.exit != 0 && (okExit == nil || !okExit(e.exit)):
-		o.Status, o.Err = StatusError, fmt.Sprintf("%s: exit status %d: %s", name, e.exit, lastLines(e.out, 3))
-	default:
-		return o, true
-	}
-	return o, false
-}
-
 func lastLines(b []byte, n int) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], " | ")
@@ -190,8 +217,6 @@ func colIndex(name string, n int) (int, error) {
 func limitSeconds(limit time.Duration) string {
 	return strconv.Itoa(max(1, int(math.Ceil(limit.Seconds()))))
 }
-
-func nan() float64 { return math.NaN() }
 
 func isNonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 

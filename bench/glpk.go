@@ -11,56 +11,37 @@ import (
 	"strings"
 )
 
-// GLPK is GLPK's glpsol, run as `glpsol --freemps FILE --tmlim T -w SOL`.
+// glpk is GLPK's glpsol, run as `glpsol --freemps FILE --tmlim T -w SOL`.
 // It is single-threaded and has no random seed: solve seed s > 0 reads the
 // file with rows and columns permuted by s (PermutationSeed).
-type GLPK struct{ external }
-
-// NewGLPK probes the glpsol binary at path ("" looks it up on PATH): it
-// must print its version and solve a test MIP.
-func NewGLPK(ctx context.Context, path string) GLPK {
-	s := GLPK{}
-	s.info = SolverInfo{Name: "GLPK", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
-		Options: "--freemps (defaults otherwise; --tmlim in whole seconds, rounded up)"}
-	if !s.lookup(path, "glpsol") {
-		return s
-	}
-	out, err := probe(ctx, false, s.info.Path, "--version")
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	first, _, _ := strings.Cut(out, "\n")
-	if i := strings.LastIndex(first, " "); strings.HasPrefix(first, "GLPSOL") && i > 0 {
-		s.info.Version = first[i+1:]
-	} else {
-		s.info.Reason = fmt.Sprintf("%s --version printed %q: not glpsol?", s.info.Path, first)
-		return s
-	}
-	s.ready(ctx, s)
-	return s
-}
-
-// Solve implements Solver.
-func (s GLPK) Solve(ctx context.Context, t Task) Outcome {
-	e := execute(ctx, t.Limit, s.info.Path, "glpsol", func(sol string) []string {
+var glpk = program{bin: "glpsol", solution: true,
+	info: func(SolverConfig) SolverInfo {
+		return SolverInfo{Name: "GLPK", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
+			Options: "--freemps (defaults otherwise; --tmlim in whole seconds, rounded up)"}
+	},
+	version: func(ctx context.Context, path string) (string, error) {
+		out, err := probe(ctx, false, path, "--version")
+		if err != nil {
+			return "", err
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		if i := strings.LastIndex(first, " "); strings.HasPrefix(first, "GLPSOL") && i > 0 {
+			return first[i+1:], nil
+		}
+		return "", fmt.Errorf("%s --version printed %q: not glpsol?", path, first)
+	},
+	args: func(t Task, sol string, _ SolverConfig) []string {
 		args := []string{"--freemps", t.File, "-w", sol}
 		if t.Limit > 0 {
 			args = append(args, "--tmlim", limitSeconds(t.Limit))
 		}
 		return args
-	})
-	o, ok := e.outcome("glpsol", nil)
-	if !ok {
+	},
+	read: func(e execution, t Task, o Outcome) Outcome {
+		o = parseGLPKSolution(e.sol, t.Instance.Problem.NumCols(), o, bytes.Contains(e.out, []byte("TIME LIMIT EXCEEDED")))
+		o.X = unpermute(o.X, t.Columns) // glpsol writes values by position
 		return o
-	}
-	if e.sol == nil {
-		o.Status, o.Err = StatusError, "glpsol wrote no solution: "+lastLines(e.out, 3)
-		return o
-	}
-	o = parseGLPKSolution(e.sol, t.Instance.Problem.NumCols(), o, bytes.Contains(e.out, []byte("TIME LIMIT EXCEEDED")))
-	o.X = unpermute(o.X, t.Columns)
-	return o
+	},
 }
 
 // parseGLPKSolution reads glpsol's -w format: "s mip ROWS COLS STAT OBJ"

@@ -4,43 +4,48 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// LPSolve is lp_solve, run as `lp_solve -fmps FILE -S3 -timeout T`. It has
+// lpSolve is lp_solve, run as `lp_solve -fmps FILE -S3 -timeout T`. It has
 // no random seed (solve seed s > 0 reads a permuted file, PermutationSeed)
 // and prints its solution on standard output with 6 significant digits per
 // value (the command line offers no more), so its answers carry rounding
 // errors of about 5e-7 relative that the check sees. Its exit status is the
 // solve's: 0 optimal, 1 suboptimal (stopped with an incumbent), 2
 // infeasible, 7 timeout.
-type LPSolve struct{ external }
-
-// NewLPSolve probes the lp_solve binary at path ("" looks it up on PATH):
-// it must print its version and solve a test MIP.
-func NewLPSolve(ctx context.Context, path string) LPSolve {
-	s := LPSolve{}
-	s.info = SolverInfo{Name: "lp_solve", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
-		Options: "-fmps -S3 (defaults otherwise; -timeout in whole seconds, rounded up)"}
-	if !s.lookup(path, "lp_solve") {
-		return s
-	}
-	out, err := probe(ctx, true, s.info.Path, "-h")
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	// "Usage of /usr/bin/lp_solve version 5.5.2.5:" (the program as called).
-	first, _, _ := strings.Cut(out, "\n")
-	_, v, ok := strings.Cut(strings.TrimSuffix(strings.TrimSpace(first), ":"), " version ")
-	if !ok || !strings.HasPrefix(first, "Usage of ") || v == "" {
-		s.info.Reason = fmt.Sprintf("%s -h printed %s: not lp_solve?", s.info.Path, quoteLine(first))
-		return s
-	}
-	s.info.Version = v
-	s.ready(ctx, s)
-	return s
+var lpSolve = program{bin: "lp_solve",
+	info: func(SolverConfig) SolverInfo {
+		return SolverInfo{Name: "lp_solve", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
+			Options: "-fmps -S3 (defaults otherwise; -timeout in whole seconds, rounded up)"}
+	},
+	version: func(ctx context.Context, path string) (string, error) {
+		out, err := probe(ctx, true, path, "-h")
+		if err != nil {
+			return "", err
+		}
+		// "Usage of /usr/bin/lp_solve version 5.5.2.5:" (the program as called).
+		first, _, _ := strings.Cut(out, "\n")
+		_, v, ok := strings.Cut(strings.TrimSuffix(strings.TrimSpace(first), ":"), " version ")
+		if !ok || !strings.HasPrefix(first, "Usage of ") || v == "" {
+			return "", fmt.Errorf("%s -h printed %s: not lp_solve?", path, quoteLine(first))
+		}
+		return v, nil
+	},
+	args: func(t Task, _ string, _ SolverConfig) []string {
+		args := []string{"-fmps", t.File, "-S3"}
+		if t.Limit > 0 {
+			args = append(args, "-timeout", limitSeconds(t.Limit))
+		}
+		return args
+	},
+	okExit: func(code int) bool { return code == lpsSuboptimal || code == lpsInfeasible || code == lpsTimeout },
+	read: func(e execution, t Task, o Outcome) Outcome {
+		r, err := ParseLPSolve(string(e.out), e.exit, t.Instance.Problem.NumCols())
+		return o.with(r, err)
+	},
 }
 
 // lp_solve's exit statuses (lp_lib.h).
@@ -51,39 +56,14 @@ const (
 	lpsTimeout    = 7
 )
 
-// Solve implements Solver.
-func (s LPSolve) Solve(ctx context.Context, t Task) Outcome {
-	e := execute(ctx, t.Limit, s.info.Path, "lp_solve", func(string) []string {
-		args := []string{"-fmps", t.File, "-S3"}
-		if t.Limit > 0 {
-			args = append(args, "-timeout", limitSeconds(t.Limit))
-		}
-		return args
-	})
-	o, ok := e.outcome("lp_solve", func(code int) bool {
-		return code == lpsSuboptimal || code == lpsInfeasible || code == lpsTimeout
-	})
-	if !ok {
-		return o
-	}
-	r, err := ParseLPSolve(string(e.out), e.exit, t.Instance.Problem.NumCols())
-	if err != nil {
-		o.Status, o.Err = StatusError, err.Error()
-		return o
-	}
-	o.Status, o.SolverStatus, o.Objective = r.Status, r.SolverStatus, r.Objective
-	o.X = r.X // by name: the model's order whatever the file's
-	return o
-}
-
 // ParseLPSolve reads lp_solve's standard output (-S3) for a model of ncols
 // columns named x<j>, given its exit status: "Value of objective function:
 // v", then "Actual values of the variables:" and one "name value" line per
 // column, then "Actual values of the constraints:". Exit 0 is an optimum, 1
 // (a suboptimal incumbent) and 7 a time-out, 2 infeasibility ("This
 // problem is infeasible").
-func ParseLPSolve(out string, exit, ncols int) (SolverReport, error) {
-	r := SolverReport{Objective: nan(), Nodes: -1}
+func ParseLPSolve(out string, exit, ncols int) (Outcome, error) {
+	r := Outcome{Objective: math.NaN(), Nodes: -1}
 	switch exit {
 	case lpsOptimal:
 		r.Status, r.SolverStatus = StatusOptimal, "OPTIMAL"

@@ -39,7 +39,7 @@ func TestParseRecordedOutputs(t *testing.T) {
 		{"lpsolve-suboptimal.txt", 1, 91, StatusTimeLimit, -0.12712768, -2},
 	} {
 		out := readTestdata(t, tc.file)
-		var r SolverReport
+		var r Outcome
 		var err error
 		if strings.HasPrefix(tc.file, "symphony") {
 			r, err = ParseSYMPHONY(out, tc.ncols)
@@ -98,7 +98,7 @@ func TestParseRecordedOutputs(t *testing.T) {
 }
 
 // checkReport: a parser's report is self-consistent whatever the input.
-func checkReport(t *testing.T, r SolverReport, err error, ncols int) {
+func checkReport(t *testing.T, r Outcome, err error, ncols int) {
 	if err != nil {
 		return
 	}

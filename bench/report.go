@@ -55,17 +55,13 @@ func (o Options) Solvers(ctx context.Context) []Solver {
 	if o.HiGHSFile || o.All {
 		s = append(s, HiGHS{Config: c, File: true})
 	}
-	if o.CBC || o.All {
-		s = append(s, NewCBC(ctx, "", c))
-	}
-	if o.GLPK || o.All {
-		s = append(s, NewGLPK(ctx, ""))
-	}
-	if o.SYMPHONY || o.All {
-		s = append(s, NewSYMPHONY(ctx, ""))
-	}
-	if o.LPSolve || o.All {
-		s = append(s, NewLPSolve(ctx, ""))
+	for _, p := range []struct {
+		on   bool
+		prog program
+	}{{o.CBC, cbc}, {o.GLPK, glpk}, {o.SYMPHONY, symphony}, {o.LPSolve, lpSolve}} {
+		if p.on || o.All {
+			s = append(s, newExternal(ctx, p.prog, "", c))
+		}
 	}
 	return s
 }

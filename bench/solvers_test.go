@@ -80,16 +80,17 @@ func TestParseSolutionFiles(t *testing.T) {
 func TestSolversAgreeOnCertifiedInstances(t *testing.T) {
 	ctx := context.Background()
 	cfg := SolverConfig{Threads: 1, Seed: 1}
-	solvers := []Solver{HiGHS{Config: cfg}, HiGHS{Config: cfg, File: true}, NewCBC(ctx, "", cfg), NewGLPK(ctx, ""),
-		NewSYMPHONY(ctx, ""), NewLPSolve(ctx, "")}
-	missing := NewCBC(ctx, "/nonexistent/cbc", cfg)
+	solvers := []Solver{HiGHS{Config: cfg}, HiGHS{Config: cfg, File: true}, newExternal(ctx, cbc, "", cfg), newExternal(ctx, glpk, "", cfg),
+		newExternal(ctx, symphony, "", cfg), newExternal(ctx, lpSolve, "", cfg)}
+	missing := newExternal(ctx, cbc, "/nonexistent/cbc", cfg)
 	if info := missing.Info(); info.Available || info.Reason == "" {
 		t.Errorf("a missing binary: %+v", info)
 	}
 	// Binaries that run but are not the solver, or cannot solve: `false`
 	// exits 1, `true` prints nothing, `echo` prints its arguments.
 	for _, fake := range []string{"false", "true", "echo"} {
-		for _, s := range []Solver{NewCBC(ctx, fake, cfg), NewGLPK(ctx, fake), NewSYMPHONY(ctx, fake), NewLPSolve(ctx, fake)} {
+		for _, s := range []program{cbc, glpk, symphony, lpSolve} {
+			s := newExternal(ctx, s, fake, cfg)
 			if info := s.Info(); info.Available || info.Reason == "" {
 				t.Errorf("`%s` as %s: %+v", fake, info.Name, info)
 			}

@@ -4,52 +4,48 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// SYMPHONY is COIN-OR's SYMPHONY, run as `symphony -F FILE -t T`. It has
+// symphony is COIN-OR's SYMPHONY, run as `symphony -F FILE -t T`. It has
 // no random seed (solve seed s > 0 reads a permuted file, PermutationSeed)
 // and prints its solution, 10 decimals per value, on standard output. It
 // exits 0 even on fatal errors, so its output alone says what happened.
-type SYMPHONY struct{ external }
-
-// NewSYMPHONY probes the symphony binary at path ("" looks it up on PATH):
-// it must solve a test MIP and print its version.
-func NewSYMPHONY(ctx context.Context, path string) SYMPHONY {
-	s := SYMPHONY{}
-	s.info = SolverInfo{Name: "SYMPHONY", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
-		Options: "-F (defaults otherwise; -t wall-clock seconds)"}
-	if !s.lookup(path, "symphony") {
-		return s
-	}
-	dir, err := os.MkdirTemp("", "mmds-probe-")
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	defer os.RemoveAll(dir)
-	data, err := TinyInstance().MPSBytes()
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "tiny.mps"), data, 0o600)
-	}
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	out, err := probe(ctx, false, s.info.Path, "-F", filepath.Join(dir, "tiny.mps"))
-	if err != nil {
-		s.info.Reason = err.Error()
-		return s
-	}
-	if s.info.Version = bannerVersion(out); s.info.Version == "" {
-		s.info.Reason = fmt.Sprintf("%s printed no version: not SYMPHONY?", s.info.Path)
-		return s
-	}
-	s.ready(ctx, s)
-	return s
+var symphony = program{bin: "symphony",
+	info: func(SolverConfig) SolverInfo {
+		return SolverInfo{Name: "SYMPHONY", Threads: 1, ReadsFile: true, SeedOption: PermutationSeed,
+			Options: "-F (defaults otherwise; -t wall-clock seconds)"}
+	},
+	// SYMPHONY prints its version only in the banner of a solve.
+	version: func(ctx context.Context, path string) (string, error) {
+		dir, file, err := tinyFile()
+		defer os.RemoveAll(dir)
+		if err != nil {
+			return "", err
+		}
+		out, err := probe(ctx, false, path, "-F", file)
+		if err != nil {
+			return "", err
+		}
+		if v := bannerVersion(out); v != "" {
+			return v, nil
+		}
+		return "", fmt.Errorf("%s printed no version: not SYMPHONY?", path)
+	},
+	args: func(t Task, _ string, _ SolverConfig) []string {
+		args := []string{"-F", t.File}
+		if t.Limit > 0 {
+			args = append(args, "-t", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
+		}
+		return args
+	},
+	read: func(e execution, t Task, o Outcome) Outcome {
+		r, err := ParseSYMPHONY(string(e.out), t.Instance.Problem.NumCols())
+		return o.with(r, err)
+	},
 }
 
 // bannerVersion reads "==  Version: 5.6.17" from SYMPHONY's banner.
@@ -62,20 +58,9 @@ func bannerVersion(out string) string {
 	return ""
 }
 
-// Solve implements Solver.
-func (s SYMPHONY) Solve(ctx context.Context, t Task) Outcome {
-	e := execute(ctx, t.Limit, s.info.Path, "symphony", func(string) []string {
-		args := []string{"-F", t.File}
-		if t.Limit > 0 {
-			args = append(args, "-t", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
-		}
-		return args
-	})
-	o, ok := e.outcome("symphony", nil)
-	if !ok {
-		return o
-	}
-	r, err := ParseSYMPHONY(string(e.out), t.Instance.Problem.NumCols())
+// with is o with the answer r that a solver printed, or with err when it
+// could not be read.
+func (o Outcome) with(r Outcome, err error) Outcome {
 	if err != nil {
 		o.Status, o.Err = StatusError, err.Error()
 		return o
@@ -83,17 +68,6 @@ func (s SYMPHONY) Solve(ctx context.Context, t Task) Outcome {
 	o.Status, o.SolverStatus, o.Objective, o.Nodes = r.Status, r.SolverStatus, r.Objective, r.Nodes
 	o.X = r.X // by name: the model's order whatever the file's
 	return o
-}
-
-// SolverReport is what a solver's printed output says: the status, the
-// objective and solution (NaN and nil when none) and the nodes (−1 when
-// unknown).
-type SolverReport struct {
-	Status       Status
-	SolverStatus string
-	Objective    float64
-	X            []float64
-	Nodes        int64
 }
 
 // ParseSYMPHONY reads SYMPHONY's standard output for a model of ncols
@@ -104,8 +78,8 @@ type SolverReport struct {
 // solution". Anything else is an error: SYMPHONY exits 0 even when it
 // fails. After an optimum found in preprocessing SYMPHONY also prints "The
 // problem is infeasible!"; the banner wins.
-func ParseSYMPHONY(out string, ncols int) (SolverReport, error) {
-	p := &symphonyParser{r: SolverReport{Objective: nan(), Nodes: -1}, ncols: ncols}
+func ParseSYMPHONY(out string, ncols int) (Outcome, error) {
+	p := &symphonyParser{r: Outcome{Objective: math.NaN(), Nodes: -1}, ncols: ncols}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -132,7 +106,7 @@ func ParseSYMPHONY(out string, ncols int) (SolverReport, error) {
 // symphonyParser is ParseSYMPHONY's state: the report so far, the banners
 // seen, and the solution section.
 type symphonyParser struct {
-	r                              SolverReport
+	r                              Outcome
 	ncols                          int
 	optimal, timeLimit, infeasible bool
 	// inSol: the solution section has begun; solDone: it has ended.
@@ -195,7 +169,7 @@ func (p *symphonyParser) line(line string) error {
 
 // finish sets the status (a banner wins over "infeasible") and the
 // solution; out is the whole output, for an error without a status.
-func (p *symphonyParser) finish(out string) (SolverReport, error) {
+func (p *symphonyParser) finish(out string) (Outcome, error) {
 	r := p.r
 	switch {
 	case p.optimal:
