@@ -42,7 +42,7 @@ var cbc = program{bin: "cbc", solution: true,
 		if t.Limit > 0 {
 			// CBC's default time mode is CPU time, which on a loaded machine
 			// lets it run far past a wall-clock limit.
-			args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
+			args = append(args, "-timeMode", "elapsed", "-sec", shortest(t.Limit.Seconds()))
 		}
 		if c.Threads > 0 {
 			args = append(args, "-threads", strconv.Itoa(c.Threads))

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"math/big"
 )
 
 // Outcome is what a solver reports, before checking.
@@ -92,9 +91,9 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 		return j
 	}
 	imprecise := v.Exceeds(c.Precise)
-	bound := claim{v.objBelow(in.Bound), !math.IsNaN(in.Bound), "below the proven bound", in.Bound}
+	bound := claim{v.objPast(in.Bound, -1), !math.IsNaN(in.Bound), "below the proven bound", in.Bound}
 	if ex.Maximize {
-		bound.gap, bound.what = v.objAbove(in.Bound), "above the proven bound"
+		bound.gap, bound.what = v.objPast(in.Bound, 1), "above the proven bound"
 	}
 	claims := []claim{
 		{v.objGap(o.Objective), !math.IsNaN(o.Objective), "reported objective", o.Objective},
@@ -118,22 +117,4 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 		j.Status, j.Why = StatusImprecise, imprecise
 	}
 	return j
-}
-
-// objAbove is by how much (relative, as objGap) c·x lies above b; 0 when it
-// does not: objBelow's mirror, for a maximization's upper bound.
-func (v Verdict) objAbove(b float64) float64 {
-	if math.IsNaN(b) || v.obj == nil {
-		return math.NaN()
-	}
-	if math.IsInf(b, 0) {
-		if b > 0 {
-			return 0 // nothing lies above +Inf
-		}
-		return math.Inf(1)
-	}
-	if v.obj.Cmp(new(big.Rat).SetFloat64(b)) <= 0 {
-		return 0
-	}
-	return v.objGap(b)
 }

@@ -244,19 +244,20 @@ func (v Verdict) objGap(b float64) float64 {
 	return f
 }
 
-// objBelow is by how much (relative, as objGap) c·x lies below b; 0 when it
-// does not.
-func (v Verdict) objBelow(b float64) float64 {
+// objPast is by how much (relative, as objGap) c·x lies past b on the
+// side given, below b (side −1: a minimization's lower bound) or above it
+// (+1: a maximization's upper bound); 0 when it does not.
+func (v Verdict) objPast(b float64, side int) float64 {
 	if math.IsNaN(b) || v.obj == nil {
 		return math.NaN()
 	}
 	if math.IsInf(b, 0) {
-		if b < 0 {
-			return 0 // nothing lies below −Inf
+		if math.Signbit(b) == (side < 0) {
+			return 0 // nothing lies below −Inf or above +Inf
 		}
 		return math.Inf(1)
 	}
-	if v.obj.Cmp(new(big.Rat).SetFloat64(b)) >= 0 {
+	if v.obj.Cmp(new(big.Rat).SetFloat64(b))*side <= 0 {
 		return 0
 	}
 	return v.objGap(b)

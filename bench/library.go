@@ -512,7 +512,7 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 	if in.Outputs > 0 {
 		e.Size += fmt.Sprintf(" m=%d", in.Outputs)
 	}
-	e.OptimalValue, e.BestBound = optional(in.Optimal), optional(in.Bound)
+	e.OptimalValue, e.BestBound = optFloat(in.Optimal), optFloat(in.Bound)
 	p := in.Problem
 	e.Rows, e.Columns = p.NumRows(), p.NumCols()
 	for i := range e.Rows {
@@ -527,13 +527,6 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 	sum := sha256.Sum256(mps)
 	e.SHA256 = hex.EncodeToString(sum[:])
 	return e
-}
-
-func optional(x float64) *float64 {
-	if math.IsNaN(x) {
-		return nil
-	}
-	return &x
 }
 
 // MPSBytes is in's MPS file: the library file's bytes for an instance
@@ -631,7 +624,6 @@ func writeGzip(w io.Writer, data []byte) error {
 func (m Manifest) Metadata() *report.Grid {
 	g := &report.Grid{Header: []string{"name", "file", "rows", "columns", "integers", "nonzeros", "tier", "set", "model", "formulation",
 		"D", "optimal_value", "certified_by"}}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, e := range m.Instances {
 		model := fmt.Sprintf("%s n=%d K=%d #%d", e.Source, e.N, e.K, e.ModelIndex)
 		opt, by := "", "not certified (best_bound only)"
@@ -639,10 +631,10 @@ func (m Manifest) Metadata() *report.Grid {
 			by = "not certified, no bound"
 		}
 		if e.OptimalValue != nil {
-			opt, by = f(*e.OptimalValue), e.CertifiedBy.String()
+			opt, by = shortest(*e.OptimalValue), e.CertifiedBy.String()
 		}
 		g.Rows = append(g.Rows, []string{e.Name, e.File, strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers),
-			strconv.Itoa(e.Nonzeros), e.Tier, e.Set.String(), model, e.Variant, f(e.D), opt, by})
+			strconv.Itoa(e.Nonzeros), e.Tier, e.Set.String(), model, e.Variant, shortest(e.D), opt, by})
 	}
 	return g
 }
@@ -655,16 +647,15 @@ func (m Manifest) Grid() *report.Grid {
 		if p == nil {
 			return ""
 		}
-		return strconv.FormatFloat(*p, 'g', -1, 64)
+		return shortest(*p)
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, e := range m.Instances {
 		by := ""
 		if e.CertifiedBy != 0 {
 			by = e.CertifiedBy.String()
 		}
 		g.Rows = append(g.Rows, []string{e.Name, e.File, e.Sense, opt(e.OptimalValue), opt(e.BestBound), e.Source, e.Variant, e.Tier, e.Set.String(), e.Size,
-			strconv.Itoa(e.N), strconv.Itoa(e.K), strconv.Itoa(e.Outputs), f(e.Fraction), f(e.D),
+			strconv.Itoa(e.N), strconv.Itoa(e.K), strconv.Itoa(e.Outputs), shortest(e.Fraction), shortest(e.D),
 			strconv.Itoa(e.Rows), strconv.Itoa(e.Columns), strconv.Itoa(e.Integers), strconv.Itoa(e.Nonzeros), e.SHA256, by, e.Certificate})
 	}
 	return g

@@ -80,7 +80,7 @@ func (l listing) String() string {
 	if !l.ok {
 		return "none (not certified)"
 	}
-	return strconv.FormatFloat(l.value, 'g', -1, 64)
+	return shortest(l.value)
 }
 
 // soluListings are the .solu lines of instance name: =opt= with its value,

@@ -121,9 +121,9 @@ func writeMPS(w io.Writer, name string, m *highsx.Problem, rowOrder, colOrder []
 	return bw.Flush()
 }
 
-// mpsFloat is a number as the MPS file holds it: the shortest decimal that
-// reads back to the same float64.
-func mpsFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// shortest is x as the library's files hold it (MPS, .solu, the
+// manifests): the shortest decimal that reads back to the same float64.
+func shortest(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // isInteger reports whether column j of m is integer.
 func isInteger(m *highsx.Problem, j int) bool { return m.Integer != nil && m.Integer[j] }
@@ -154,9 +154,9 @@ func writeColumns(bw *bufio.Writer, m *highsx.Problem, colOrder []int) {
 			inInt = isInt
 		}
 		// Every column appears, even one with no entries.
-		fmt.Fprintf(bw, " x%d obj %s\n", j, mpsFloat(m.Cost[j]))
+		fmt.Fprintf(bw, " x%d obj %s\n", j, shortest(m.Cost[j]))
 		for _, e := range byCol[j] {
-			fmt.Fprintf(bw, " x%d r%d %s\n", j, e.row, mpsFloat(e.val))
+			fmt.Fprintf(bw, " x%d r%d %s\n", j, e.row, shortest(e.val))
 		}
 	}
 	if inInt {
@@ -170,17 +170,17 @@ func writeColumns(bw *bufio.Writer, m *highsx.Problem, colOrder []int) {
 func writeRHS(bw *bufio.Writer, m *highsx.Problem, kinds []rowKind, rowOrder []int) {
 	bw.WriteString("RHS\n")
 	if m.Offset != 0 {
-		fmt.Fprintf(bw, " rhs obj %s\n", mpsFloat(-m.Offset))
+		fmt.Fprintf(bw, " rhs obj %s\n", shortest(-m.Offset))
 	}
 	for _, i := range rowOrder {
 		if kinds[i].rhs != 0 {
-			fmt.Fprintf(bw, " rhs r%d %s\n", i, mpsFloat(kinds[i].rhs))
+			fmt.Fprintf(bw, " rhs r%d %s\n", i, shortest(kinds[i].rhs))
 		}
 	}
 	var ranges []string
 	for _, i := range rowOrder {
 		if kinds[i].hasRange {
-			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, mpsFloat(kinds[i].rng)))
+			ranges = append(ranges, fmt.Sprintf(" rng r%d %s\n", i, shortest(kinds[i].rng)))
 		}
 	}
 	if len(ranges) > 0 {
@@ -193,21 +193,21 @@ func writeBound(bw *bufio.Writer, m *highsx.Problem, j int) {
 	isInt := isInteger(m, j)
 	switch {
 	case lo == hi:
-		fmt.Fprintf(bw, " FX bnd x%d %s\n", j, mpsFloat(lo))
+		fmt.Fprintf(bw, " FX bnd x%d %s\n", j, shortest(lo))
 	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
 		fmt.Fprintf(bw, " FR bnd x%d\n", j)
 	default:
 		if math.IsInf(lo, -1) {
 			fmt.Fprintf(bw, " MI bnd x%d\n", j)
 		} else if lo != 0 || isInt {
-			fmt.Fprintf(bw, " LO bnd x%d %s\n", j, mpsFloat(lo))
+			fmt.Fprintf(bw, " LO bnd x%d %s\n", j, shortest(lo))
 		}
 		if math.IsInf(hi, 1) {
 			if isInt {
 				fmt.Fprintf(bw, " PL bnd x%d\n", j)
 			}
 		} else {
-			fmt.Fprintf(bw, " UP bnd x%d %s\n", j, mpsFloat(hi))
+			fmt.Fprintf(bw, " UP bnd x%d %s\n", j, shortest(hi))
 		}
 	}
 }
@@ -512,21 +512,16 @@ func (p *mpsParser) rhs(row string, v float64, xv *big.Rat) error {
 	if i < 0 {
 		return nil
 	}
-	switch p.rowKind[i] {
-	case 'E':
-		p.rowLo[i], p.rowHi[i] = v, v
-	case 'L':
-		p.rowHi[i] = v
-	case 'G':
-		p.rowLo[i] = v
-	}
 	x := p.x
 	switch p.rowKind[i] {
 	case 'E':
+		p.rowLo[i], p.rowHi[i] = v, v
 		x.RowLower[i], x.RowUpper[i] = xv, xv
 	case 'L':
+		p.rowHi[i] = v
 		x.RowUpper[i] = xv
 	case 'G':
+		p.rowLo[i] = v
 		x.RowLower[i] = xv
 	}
 	return nil
@@ -585,17 +580,23 @@ func (p *mpsParser) bound(f []string) error {
 			return fmt.Errorf("bound %s on %s: %w", kind, safefile.Excerpt(f[2]), err)
 		}
 	}
-	mod := p.m.Model
+	mod, x := p.m.Model, p.x
 	switch kind {
 	case "UP", "UI":
 		mod.Upper[j] = v
 		if v < 0 && !p.lowerSet[j] && mod.Lower[j] == 0 {
 			mod.Lower[j] = math.Inf(-1)
 		}
+		x.ColUpper[j] = xv
+		if math.IsInf(mod.Lower[j], -1) {
+			x.ColLower[j] = nil
+		}
 	case "LO", "LI":
 		mod.Lower[j], p.lowerSet[j] = v, true
+		x.ColLower[j] = xv
 	case "FX":
 		mod.Lower[j], mod.Upper[j], p.lowerSet[j] = v, v, true
+		x.ColLower[j], x.ColUpper[j] = xv, xv
 	case "FR":
 		mod.Lower[j], mod.Upper[j], p.lowerSet[j] = math.Inf(-1), math.Inf(1), true
 	case "MI":
@@ -607,23 +608,12 @@ func (p *mpsParser) bound(f []string) error {
 	default:
 		return fmt.Errorf("bound type %s: want UP, LO, FX, FR, MI, PL, BV, LI or UI", safefile.Excerpt(f[0]))
 	}
-	x := p.x
-	switch kind {
-	case "UP", "UI":
-		x.ColUpper[j] = xv
-		if math.IsInf(mod.Lower[j], -1) {
-			x.ColLower[j] = nil
-		}
-	case "LO", "LI":
-		x.ColLower[j] = xv
-	case "FX":
-		x.ColLower[j], x.ColUpper[j] = xv, xv
-	default: // FR, MI, PL, BV: bounds of −∞, 0, 1 or +∞
+	if !needsValue { // FR, MI, PL, BV: bounds of −∞, 0, 1 or +∞
 		x.ColLower[j], x.ColUpper[j] = finiteRat(mod.Lower[j]), finiteRat(mod.Upper[j])
 	}
 	if kind == "BV" || kind == "LI" || kind == "UI" {
 		mod.Integer[j] = true
-		p.x.Integer[j] = true
+		x.Integer[j] = true
 	}
 	return nil
 }

@@ -188,18 +188,16 @@ func (r *Regenerator) Recompute(ctx context.Context, in Instance, e ManifestEntr
 		case v.listed == nil:
 			// Not claimed: mmds's own value (if any) is used.
 		case math.IsNaN(v.recomputed):
-			return fail("%s %s in manifest.json, but mmds computes none from %s (%s)", v.what, fmtValue(*v.listed), from, uncertified(g))
+			return fail("%s %s in manifest.json, but mmds computes none from %s (%s)", v.what, shortest(*v.listed), from, uncertified(g))
 		case !scalar.EqualWithinRel(*v.listed, v.recomputed, listedTol):
 			return fail("%s %s in manifest.json, %s recomputed by mmds from %s (they must agree within %g relative)",
-				v.what, fmtValue(*v.listed), fmtValue(v.recomputed), from, listedTol)
+				v.what, shortest(*v.listed), shortest(v.recomputed), from, listedTol)
 		}
 	}
 	out := g
 	out.Problem, out.Exact, out.mps = in.Problem, in.Exact, in.mps
 	return out, nil
 }
-
-func fmtValue(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // family finds the family of r's library that writes e: its source, size
 // and model, with e's fraction among its thresholds and e's formulation

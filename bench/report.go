@@ -94,7 +94,7 @@ func Benchmark(ctx context.Context, ins []Instance, dir string, o Options, annou
 	r := &Report{Options: o, Started: time.Now().UTC(), Check: DefaultCheck()}
 	temp := dir == ""
 	if temp {
-		tmp, err := TempDir()
+		tmp, err := os.MkdirTemp("", "mmds-bench-")
 		if err != nil {
 			return nil, err
 		}
@@ -220,6 +220,7 @@ type docSummary struct {
 	FailureCostS float64 `json:"failure_counted_at_s"`
 }
 
+// optFloat is x, or nil (null in JSON) for NaN.
 func optFloat(x float64) *float64 {
 	if math.IsNaN(x) {
 		return nil

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -253,7 +252,3 @@ func (c Check) record(in Instance, info SolverInfo, t Task, o Outcome) Run {
 	}
 	return r
 }
-
-// TempDir makes a folder for MPS files that Solve writes; the caller
-// removes it.
-func TempDir() (string, error) { return os.MkdirTemp("", "mmds-bench-") }

@@ -53,7 +53,7 @@ func WriteSolu(w io.Writer, es []SoluEntry) error {
 			if math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
 				return fmt.Errorf("solu: %s %s: value %v", e.Kind, e.Name, e.Value)
 			}
-			fmt.Fprintf(bw, "%-10s %s %s\n", e.Kind, e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64))
+			fmt.Fprintf(bw, "%-10s %s %s\n", e.Kind, e.Name, shortest(e.Value))
 		case e.Kind == SoluInf || e.Kind == SoluUnknown:
 			fmt.Fprintf(bw, "%-10s %s\n", e.Kind, e.Name)
 		default:

@@ -38,7 +38,7 @@ var symphony = program{bin: "symphony",
 	args: func(t Task, _ string, _ SolverConfig) []string {
 		args := []string{"-F", t.File}
 		if t.Limit > 0 {
-			args = append(args, "-t", strconv.FormatFloat(t.Limit.Seconds(), 'g', -1, 64))
+			args = append(args, "-t", shortest(t.Limit.Seconds()))
 		}
 		return args
 	},
