@@ -39,12 +39,10 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
-	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/mip"
 )
 
@@ -137,13 +135,10 @@ func (s Spec) Validate() error {
 // Describe is the title of a report on s's family and the source its JSON
 // document records.
 func (s Spec) Describe() (title string, source map[string]any) {
-	ns := fmt.Sprintf("n from %d to %d", s.NMin, s.NMax)
-	if s.NMin == s.NMax {
-		ns = fmt.Sprintf("n = %d", s.NMin)
-	}
-	title = fmt.Sprintf("mmds bench: seed %d, %s, K = %s, D = %s × Dmax", s.Seed, ns, report.List(s.Ks), report.List(s.Fractions))
-	return title, map[string]any{"family": map[string]any{"n_min": s.NMin, "n_max": s.NMax, "k": s.Ks, "fractions": s.Fractions,
+	source = map[string]any{"family": map[string]any{"n_min": s.NMin, "n_max": s.NMax, "k": s.Ks, "fractions": s.Fractions,
 		"instances": s.Models, "seed": s.Seed, "max_subsets": s.MaxSubsets, "outputs": "m = n"}}
+	title, _ = sourceTitle(source)
+	return title, source
 }
 
 // Build generates and certifies the family's instances in a fixed order.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,8 @@ func ReadReport(r io.Reader) (*Report, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return rep, sourceTitle(doc.Source), nil
+	title, _ := sourceTitle(doc.Source)
+	return rep, title, nil
 }
 
 // jsonProblem says what encoding/json found, without its Go type names.
@@ -144,52 +146,57 @@ func (jr docRun) run() Run {
 		MaxViolation: jr.MaxViolation, Violation: jr.Violation, Wrong: jr.Wrong, Imprecise: jr.Imprecise, Err: jr.Error, File: jr.File}
 }
 
-// sourceTitle is the title Spec.Describe or Selection.Describe gave the
-// instances a document's source records (its numbers json.Numbers, its
-// lists []any).
-func sourceTitle(source map[string]any) string {
+// sourceTitle is the title of a report on the instances source describes
+// (Spec.Describe's or Selection.Describe's), and for a library what its
+// manifest leaves out of the selection ("" for nothing). It reads the
+// source as Describe makes it and as a JSON document holds it (its numbers
+// json.Numbers, its lists []any).
+func sourceTitle(source map[string]any) (title, part string) {
 	if lib, ok := source["library"].(map[string]any); ok {
-		title := fmt.Sprintf("mmds bench run: library v%s, seed %s, %s set", text(lib["version"]), text(lib["seed"]), text(lib["set"]))
+		title = fmt.Sprintf("mmds bench run: library v%s, seed %s, %s set", text(lib["version"]), text(lib["seed"]), text(lib["set"]))
 		if t := words(lib["tiers"]); len(t) > 0 {
 			title += ", tiers " + strings.Join(t, ", ")
 		}
 		if m := words(lib["left_out"]); len(m) > 0 {
 			n, _ := strconv.Atoi(text(lib["instances"]))
-			title += fmt.Sprintf(" — a part: manifest.json leaves out %d of its %d instances (%s", len(m), len(m)+n, strings.Join(m[:min(3, len(m))], ", "))
+			part = fmt.Sprintf("a part: manifest.json leaves out %d of its %d instances (%s", len(m), len(m)+n, strings.Join(m[:min(3, len(m))], ", "))
 			if len(m) > 3 {
-				title += ", …"
+				part += ", …"
 			}
-			title += ")"
+			part += ")"
+			title += " — " + part
 		}
-		return title
+		return title, part
 	}
 	if fam, ok := source["family"].(map[string]any); ok {
 		ns := fmt.Sprintf("n from %s to %s", text(fam["n_min"]), text(fam["n_max"]))
 		if text(fam["n_min"]) == text(fam["n_max"]) {
 			ns = "n = " + text(fam["n_min"])
 		}
-		return fmt.Sprintf("mmds bench: seed %s, %s, K = %s, D = %s × Dmax", text(fam["seed"]), ns, report.List(words(fam["k"])), report.List(words(fam["fractions"])))
+		return fmt.Sprintf("mmds bench: seed %s, %s, K = %s, D = %s × Dmax", text(fam["seed"]), ns, report.List(words(fam["k"])), report.List(words(fam["fractions"]))), ""
 	}
-	return "mmds bench"
+	return "mmds bench", ""
 }
 
-// text is a source value as Describe printed it.
+// text is a source value as fmt prints it; "?" for a JSON value that is
+// neither a number nor a string.
 func text(v any) string {
-	switch v := v.(type) {
-	case json.Number:
-		return v.String()
-	case string:
-		return v
+	switch v.(type) {
+	case nil, bool, []any, map[string]any:
+		return "?"
 	}
-	return "?"
+	return fmt.Sprint(v)
 }
 
-// words are the texts of a source list.
+// words are the texts of a source list (none for another value).
 func words(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, len(list))
-	for i, x := range list {
-		out[i] = text(x)
+	list := reflect.ValueOf(v)
+	if list.Kind() != reflect.Slice {
+		return nil
+	}
+	out := make([]string, list.Len())
+	for i := range out {
+		out[i] = text(list.Index(i).Interface())
 	}
 	return out
 }

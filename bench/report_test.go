@@ -151,7 +151,7 @@ func TestSourceTitle(t *testing.T) {
 		if err := dec.Decode(&back); err != nil {
 			t.Fatal(err)
 		}
-		if got := sourceTitle(back); got != title {
+		if got, _ := sourceTitle(back); got != title {
 			t.Errorf("title %q, want %q", got, title)
 		}
 	}

@@ -83,20 +83,14 @@ func Select(ctx context.Context, dir string, tiers []string, set Set) (*Selectio
 // ("" for nothing) and the source its JSON document records.
 func (s *Selection) Describe() (title, part string, source map[string]any) {
 	man := s.Manifest
-	title = fmt.Sprintf("mmds bench run: library v%s, seed %d, %s set", man.Version, man.Seed, s.Set)
 	lib := map[string]any{"dir": s.Dir, "version": man.Version, "seed": man.Seed, "set": s.Set, "instances": len(man.Instances)}
 	if len(s.Tiers) > 0 {
-		title += ", tiers " + strings.Join(s.Tiers, ", ")
 		lib["tiers"] = s.Tiers
 	}
-	if m := s.Missing; len(m) > 0 {
-		part = fmt.Sprintf("a part: manifest.json leaves out %d of its %d instances (%s", len(m), len(m)+len(man.Instances), strings.Join(m[:min(3, len(m))], ", "))
-		if len(m) > 3 {
-			part += ", …"
-		}
-		part += ")"
-		title += " — " + part
-		lib["left_out"] = m
+	if len(s.Missing) > 0 {
+		lib["left_out"] = s.Missing
 	}
-	return title, part, map[string]any{"library": lib}
+	source = map[string]any{"library": lib}
+	title, part = sourceTitle(source)
+	return title, part, source
 }
