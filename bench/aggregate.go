@@ -93,16 +93,7 @@ func Median(xs []float64) float64 {
 // Results groups runs by (instance, solver), in order of first appearance.
 func Results(runs []Run, limit time.Duration) []Result {
 	lim := EffectiveLimit(runs, limit)
-	type key struct{ instance, solver string }
-	var keys []key
-	group := map[key][]Run{}
-	for _, r := range runs {
-		k := key{r.Instance, r.Solver}
-		if _, ok := group[k]; !ok {
-			keys = append(keys, k)
-		}
-		group[k] = append(group[k], r)
-	}
+	group, keys := groupBy(runs, func(r Run) [2]string { return [2]string{r.Instance, r.Solver} })
 	out := make([]Result, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, aggregate(group[k], lim))
@@ -155,10 +146,10 @@ const VirtualBest = "virtual best"
 // the virtual best solver's result: the smallest median among the solvers
 // that solved it (every seed), or a time-out at the limit when none did.
 func VirtualBestResults(results []Result, limit float64) []Result {
-	byInstance, order := groupByInstance(results)
+	instances, order := groupBy(results, func(r Result) string { return r.Instance })
 	var out []Result
 	for _, name := range order {
-		rs := byInstance[name]
+		rs := instances[name]
 		best := Result{Instance: name, Problem: rs[0].Problem, Variant: rs[0].Variant, Tier: rs[0].Tier, N: rs[0].N,
 			Solver: VirtualBest, Seeds: rs[0].Seeds, Status: StatusTimeLimit, Median: limit, Min: limit, Max: limit}
 		for _, r := range rs {
@@ -171,14 +162,16 @@ func VirtualBestResults(results []Result, limit float64) []Result {
 	return out
 }
 
-func groupByInstance(results []Result) (map[string][]Result, []string) {
-	by := map[string][]Result{}
-	var order []string
-	for _, r := range results {
-		if _, ok := by[r.Instance]; !ok {
-			order = append(order, r.Instance)
+// groupBy groups xs by key, the keys in order of first appearance.
+func groupBy[K comparable, V any](xs []V, key func(V) K) (map[K][]V, []K) {
+	by := map[K][]V{}
+	var order []K
+	for _, x := range xs {
+		k := key(x)
+		if _, ok := by[k]; !ok {
+			order = append(order, k)
 		}
-		by[r.Instance] = append(by[r.Instance], r)
+		by[k] = append(by[k], x)
 	}
 	return by, order
 }
@@ -206,15 +199,15 @@ func CountWins(results []Result) []Wins {
 			out[idx[r.Solver]].Solved++
 		}
 	}
-	byInstance, order := groupByInstance(results)
+	instances, order := groupBy(results, func(r Result) string { return r.Instance })
 	for _, name := range order {
 		best := math.Inf(1)
-		for _, r := range byInstance[name] {
+		for _, r := range instances[name] {
 			if r.Solved() {
 				best = math.Min(best, r.Median)
 			}
 		}
-		for _, r := range byInstance[name] {
+		for _, r := range instances[name] {
 			if r.Solved() && r.Median == best {
 				out[idx[r.Solver]].Wins++
 			}

@@ -136,7 +136,7 @@ ENDATA
 `
 
 func TestCheckExactMeasuresViolations(t *testing.T) {
-	ex, err := ExactFromMPS([]byte(exactTiny))
+	ex, err := exactFromMPS(exactTiny)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ BOUNDS
  UP bnd x1 1
 ENDATA
 `
-	ex, err := ExactFromMPS([]byte(mps))
+	ex, err := exactFromMPS(mps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ ENDATA
 // relative gap of NaN, which exceeds no tolerance, so an absurd claimed
 // optimum came out optimal.
 func TestJudgeBoundsAndClaims(t *testing.T) {
-	min, err := ExactFromMPS([]byte(exactTiny))
+	min, err := exactFromMPS(exactTiny)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +263,13 @@ func TestJudgeBoundsAndClaims(t *testing.T) {
 			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, j.Status, j.Why, tc.want, tc.why)
 		}
 	}
+}
+
+// exactFromMPS reads the exact model of an MPS file's text.
+func exactFromMPS(text string) (*ExactModel, error) {
+	m, err := ReadMPS(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	return m.Exact, nil
 }

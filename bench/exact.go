@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/big"
@@ -26,15 +25,6 @@ type ExactModel struct {
 type ExactEntry struct {
 	Row, Col int
 	Val      *big.Rat
-}
-
-// ExactFromMPS reads the exact model of an MPS file's bytes.
-func ExactFromMPS(data []byte) (*ExactModel, error) {
-	m, err := ReadMPS(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	return m.Exact, nil
 }
 
 // Tolerances of the check. Feas and Obj are relative and Int absolute, as
@@ -148,7 +138,7 @@ func CheckExact(m *ExactModel, x []float64) Verdict {
 	}
 	v.Objective, _ = v.obj.Float64()
 	for j := range nc {
-		abs, scale := boundViolation(xs[j], m.ColLower[j], m.ColUpper[j])
+		abs, scale := violationOf(xs[j], xs[j], m.ColLower[j], m.ColUpper[j])
 		if abs.Sign() > 0 && v.bnd.note(new(big.Rat).Quo(abs, scale), abs, func() string { return fmt.Sprintf("column %d bound", j) }) {
 			v.MaxBound, _ = v.bnd.rel.Float64()
 		}
@@ -172,7 +162,7 @@ func CheckExact(m *ExactModel, x []float64) Verdict {
 		}
 	}
 	for i := range nr {
-		abs, scale := rowViolation(act[i], pos[i], m.RowLower[i], m.RowUpper[i])
+		abs, scale := violationOf(act[i], pos[i], m.RowLower[i], m.RowUpper[i])
 		if abs.Sign() > 0 && v.row.note(new(big.Rat).Quo(abs, scale), abs, func() string { return fmt.Sprintf("row %d", i) }) {
 			v.MaxRow, _ = v.row.rel.Float64()
 		}
@@ -201,26 +191,16 @@ func scaleOf(xs ...*big.Rat) *big.Rat {
 	return s
 }
 
-// boundViolation is how far x lies outside [lo, hi] and the scale of the
-// violated bound, max{1, |bound|, |x|}.
-func boundViolation(x, lo, hi *big.Rat) (abs, scale *big.Rat) {
+// violationOf is how far v (a value or a row's activity) lies outside
+// [lo, hi], and the scale of the side it violates, max{1, |side|, |extra|}:
+// extra is x_j itself for a bound, the sum P of the positive terms for a
+// row.
+func violationOf(v, extra, lo, hi *big.Rat) (abs, scale *big.Rat) {
 	switch {
-	case lo != nil && x.Cmp(lo) < 0:
-		return new(big.Rat).Sub(lo, x), scaleOf(lo, x)
-	case hi != nil && x.Cmp(hi) > 0:
-		return new(big.Rat).Sub(x, hi), scaleOf(hi, x)
-	}
-	return new(big.Rat), ratOne
-}
-
-// rowViolation is how far the activity a lies outside [lo, hi] and the
-// scale of the violated side, max{1, |side|, pos}.
-func rowViolation(a, pos, lo, hi *big.Rat) (abs, scale *big.Rat) {
-	switch {
-	case lo != nil && a.Cmp(lo) < 0:
-		return new(big.Rat).Sub(lo, a), scaleOf(lo, pos)
-	case hi != nil && a.Cmp(hi) > 0:
-		return new(big.Rat).Sub(a, hi), scaleOf(hi, pos)
+	case lo != nil && v.Cmp(lo) < 0:
+		return new(big.Rat).Sub(lo, v), scaleOf(lo, extra)
+	case hi != nil && v.Cmp(hi) > 0:
+		return new(big.Rat).Sub(v, hi), scaleOf(hi, extra)
 	}
 	return new(big.Rat), ratOne
 }

@@ -79,11 +79,11 @@ func (in Instance) ExactModel() (*ExactModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex, err := ExactFromMPS(data)
+	mps, err := ReadMPS(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	return ex, nil
+	return mps.Exact, nil
 }
 
 // ProblemKey names the sanitization problem an instance formulates: the
