@@ -216,18 +216,21 @@ func CountWins(results []Result) []Wins {
 	return out
 }
 
-// Summary aggregates the results of one solver on one formulation.
+// Summary aggregates the results of one solver on one formulation; its
+// JSON form is a report document's.
 type Summary struct {
-	Solver, Variant string
-	Instances       int
-	Solved          int // every seed optimal or imprecise
-	Imprecise       int // solved, with at least one seed imprecise
-	TimeLimited     int
-	Failed          int     // error, wrong or a false infeasible on some seed, not solved
-	Wrong           int     // some seed wrong
-	SGM             float64 // shifted geometric mean of the medians, seconds
-	Shift           float64 // seconds
-	CountedLimit    float64 // the time a time-out counts at, seconds
+	Solver       string  `json:"solver"`
+	Variant      string  `json:"variant"`
+	Instances    int     `json:"runs"`      // instances (each over every seed)
+	Solved       int     `json:"solved"`    // every seed optimal or imprecise
+	Imprecise    int     `json:"imprecise"` // solved, with at least one seed imprecise
+	TimeLimited  int     `json:"time_limited"`
+	Failed       int     `json:"failed"`               // error, wrong or a false infeasible on some seed, not solved
+	Wrong        int     `json:"wrong"`                // some seed wrong
+	SGM          float64 `json:"shifted_geomean_s"`    // shifted geometric mean of the medians, seconds
+	Shift        float64 `json:"shift_s"`              // seconds
+	CountedLimit float64 `json:"timeout_counted_at_s"` // the time a time-out counts at, seconds
+	FailureCost  float64 `json:"failure_counted_at_s"` // the time a failure counts at: FailurePenalty × CountedLimit
 }
 
 // Summarize returns one Summary per (solver, variant) in order of first
@@ -243,7 +246,7 @@ func Summarize(results []Result, limit float64, shift float64) []Summary {
 	add := func(k key, r Result) {
 		s, ok := sums[k]
 		if !ok {
-			s = &Summary{Solver: k.solver, Variant: k.variant, Shift: shift, CountedLimit: limit}
+			s = &Summary{Solver: k.solver, Variant: k.variant, Shift: shift, CountedLimit: limit, FailureCost: FailurePenalty * limit}
 			sums[k] = s
 			keys = append(keys, k)
 		}

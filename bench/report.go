@@ -160,7 +160,7 @@ type Doc struct {
 	FieldTolerances Tolerances     `json:"field_tolerances"`
 	Runs            []docRun       `json:"runs"`
 	Results         []docResult    `json:"results"`
-	Summary         []docSummary   `json:"summary"`
+	Summary         []Summary      `json:"summary"`
 	Wins            []Wins         `json:"wins"`
 }
 
@@ -205,21 +205,6 @@ type docResult struct {
 	Imprecise  int     `json:"imprecise_seeds,omitempty"`
 }
 
-type docSummary struct {
-	Solver       string  `json:"solver"`
-	Variant      string  `json:"variant"`
-	Runs         int     `json:"runs"` // instances (each over every seed)
-	Solved       int     `json:"solved"`
-	Imprecise    int     `json:"imprecise"`
-	TimeLimited  int     `json:"time_limited"`
-	Failed       int     `json:"failed"`
-	Wrong        int     `json:"wrong"`
-	SGM          float64 `json:"shifted_geomean_s"`
-	Shift        float64 `json:"shift_s"`
-	TimeoutAtS   float64 `json:"timeout_counted_at_s"`
-	FailureCostS float64 `json:"failure_counted_at_s"`
-}
-
 // optFloat is x, or nil (null in JSON) for NaN.
 func optFloat(x float64) *float64 {
 	if math.IsNaN(x) {
@@ -233,7 +218,7 @@ func (r *Report) Doc() Doc {
 	doc := Doc{Source: r.Source, StartedAt: r.Started.Format(time.RFC3339), Interrupted: r.Interrupted, Machine: ThisMachine(), Solvers: r.Solvers,
 		TimeLimitS: r.TimeLimit.Seconds(), Seeds: r.Seeds, Workers: r.Workers, FirstSeed: r.FirstSeed, ShiftS: r.Shift.Seconds(), TimeoutPolicy: timeoutPolicy(r.TimeLimit),
 		FailurePenalty: FailurePenalty, Tolerances: r.Check.Precise, FieldTolerances: r.Check.Field,
-		Runs: []docRun{}, Results: []docResult{}, Summary: []docSummary{}, Wins: append([]Wins{}, r.Wins...)}
+		Runs: []docRun{}, Results: []docResult{}, Summary: append([]Summary{}, r.Summary...), Wins: append([]Wins{}, r.Wins...)}
 	for _, r := range r.Runs {
 		jr := docRun{Instance: r.Instance, Problem: r.Problem, Source: r.Source, Variant: r.Variant, Tier: r.Tier, N: r.N, K: r.K,
 			Fraction: r.Fraction, Solver: r.Solver, Seed: r.Seed, Status: r.Status, SolverStatus: r.SolverStatus, Seconds: r.Seconds,
@@ -248,11 +233,6 @@ func (r *Report) Doc() Doc {
 	for _, r := range r.Results {
 		doc.Results = append(doc.Results, docResult{Instance: r.Instance, Variant: r.Variant, Tier: r.Tier, Solver: r.Solver, Seeds: r.Seeds,
 			Status: r.Status, Solved: r.Solved(), MedianS: r.Median, MinS: r.Min, MaxS: r.Max, WrongSeeds: r.WrongSeeds, Imprecise: r.Imprecise})
-	}
-	for _, s := range r.Summary {
-		doc.Summary = append(doc.Summary, docSummary{Solver: s.Solver, Variant: s.Variant, Runs: s.Instances, Solved: s.Solved,
-			Imprecise: s.Imprecise, TimeLimited: s.TimeLimited, Failed: s.Failed, Wrong: s.Wrong, SGM: s.SGM, Shift: s.Shift,
-			TimeoutAtS: s.CountedLimit, FailureCostS: FailurePenalty * s.CountedLimit})
 	}
 	return doc
 }
