@@ -218,7 +218,20 @@ func limitSeconds(limit time.Duration) string {
 	return strconv.Itoa(max(1, int(math.Ceil(limit.Seconds()))))
 }
 
-func isNonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+// readValue reads a solution line "x<j> value" (its fields f) that the
+// solver name printed into x.
+func readValue(name, line string, f []string, x []float64) error {
+	j, err := colIndex(f[0], len(x))
+	if err != nil {
+		return fmt.Errorf("%s solution line %s: %w", name, quoteLine(line), err)
+	}
+	v, err := strconv.ParseFloat(f[1], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s solution line %s: not a number", name, quoteLine(line))
+	}
+	x[j] = v
+	return nil
+}
 
 // quoteLine is a short, escaped excerpt of a solver's output line for an
 // error message.

@@ -104,15 +104,9 @@ func ParseLPSolve(out string, exit, ncols int) (Outcome, error) {
 			if len(f) != 2 {
 				return r, fmt.Errorf("lp_solve solution line %s", quoteLine(line))
 			}
-			j, err := colIndex(f[0], ncols)
-			if err != nil {
-				return r, fmt.Errorf("lp_solve solution line %s: %w", quoteLine(line), err)
+			if err := readValue("lp_solve", line, f, x); err != nil {
+				return r, err
 			}
-			v, err := strconv.ParseFloat(f[1], 64)
-			if err != nil || isNonFinite(v) {
-				return r, fmt.Errorf("lp_solve solution line %s: not a number", quoteLine(line))
-			}
-			x[j] = v
 			seen++
 		}
 	}

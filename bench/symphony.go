@@ -79,115 +79,74 @@ func (o Outcome) with(r Outcome, err error) Outcome {
 // fails. After an optimum found in preprocessing SYMPHONY also prints "The
 // problem is infeasible!"; the banner wins.
 func ParseSYMPHONY(out string, ncols int) (Outcome, error) {
-	p := &symphonyParser{r: Outcome{Objective: math.NaN(), Nodes: -1}, ncols: ncols}
+	r := Outcome{Objective: math.NaN(), Nodes: -1}
+	var optimal, timeLimit, infeasible bool
+	var inSol, solDone bool // the solution section has begun, has ended
+	var x []float64
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if p.inSol && !p.solDone {
-			if ok, err := p.solution(line); err != nil || ok {
-				if err != nil {
-					return p.r, err
+		if inSol && !solDone {
+			// "x<j> value", or a blank or "+++" line to skip; anything
+			// else ends the section.
+			f := strings.Fields(line)
+			switch {
+			case line == "" && len(x) == 0, strings.HasPrefix(line, "+++"):
+				continue
+			case len(f) == 2:
+				if x == nil {
+					x = make([]float64, ncols)
+				}
+				if err := readValue("symphony", line, f, x); err != nil {
+					return r, err
 				}
 				continue
 			}
-			p.solDone = true
+			solDone = true
 		}
-		if err := p.line(line); err != nil {
-			return p.r, err
+		switch {
+		case strings.HasPrefix(line, "* Optimal Solution Found"), strings.HasPrefix(line, "Preprocessing found the optimum"):
+			optimal, r.SolverStatus = true, strings.Trim(line, "* ")
+		case strings.HasPrefix(line, "* Time Limit Reached"):
+			timeLimit, r.SolverStatus = true, strings.Trim(line, "* ")
+		case strings.HasPrefix(line, "The problem is infeasible"):
+			infeasible = true
+		case strings.HasPrefix(line, "Solution Cost:"):
+			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "Solution Cost:")), 64)
+			if err != nil {
+				return r, fmt.Errorf("symphony: objective line %s", quoteLine(line))
+			}
+			r.Objective = v
+		case strings.HasPrefix(line, "Number of analyzed nodes:"):
+			if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, "Number of analyzed nodes:")), 10, 64); err == nil {
+				r.Nodes = n
+			}
+		case strings.HasPrefix(line, "Column names and values of nonzeros"):
+			inSol, solDone, x = true, false, nil
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return p.r, fmt.Errorf("symphony output: %w", err)
+		return r, fmt.Errorf("symphony output: %w", err)
 	}
-	return p.finish(out)
-}
-
-// symphonyParser is ParseSYMPHONY's state: the report so far, the banners
-// seen, and the solution section.
-type symphonyParser struct {
-	r                              Outcome
-	ncols                          int
-	optimal, timeLimit, infeasible bool
-	// inSol: the solution section has begun; solDone: it has ended.
-	inSol, solDone bool
-	x              []float64
-}
-
-// solution reads a line of the solution section: "x<j> value", or a blank
-// or "+++" line it skips; ok is false for a line that ends the section.
-func (p *symphonyParser) solution(line string) (ok bool, err error) {
-	f := strings.Fields(line)
+	// A banner wins over "infeasible".
 	switch {
-	case line == "" && len(p.x) == 0, strings.HasPrefix(line, "+++"):
-		return true, nil
-	case len(f) != 2:
-		return false, nil
-	}
-	j, err := colIndex(f[0], p.ncols)
-	if err != nil {
-		return false, fmt.Errorf("symphony solution line %s: %w", quoteLine(line), err)
-	}
-	v, err := strconv.ParseFloat(f[1], 64)
-	if err != nil || isNonFinite(v) {
-		return false, fmt.Errorf("symphony solution line %s: not a number", quoteLine(line))
-	}
-	if p.x == nil {
-		p.x = make([]float64, p.ncols)
-	}
-	p.x[j] = v
-	return true, nil
-}
-
-// line reads a line outside the solution section: a banner, the
-// objective, the node count, or the start of the solution section.
-func (p *symphonyParser) line(line string) error {
-	switch {
-	case strings.HasPrefix(line, "* Optimal Solution Found"), strings.HasPrefix(line, "Preprocessing found the optimum"):
-		p.optimal = true
-		p.r.SolverStatus = strings.Trim(line, "* ")
-	case strings.HasPrefix(line, "* Time Limit Reached"):
-		p.timeLimit = true
-		p.r.SolverStatus = strings.Trim(line, "* ")
-	case strings.HasPrefix(line, "The problem is infeasible"):
-		p.infeasible = true
-	case strings.HasPrefix(line, "Solution Cost:"):
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "Solution Cost:")), 64)
-		if err != nil {
-			return fmt.Errorf("symphony: objective line %s", quoteLine(line))
-		}
-		p.r.Objective = v
-	case strings.HasPrefix(line, "Number of analyzed nodes:"):
-		if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, "Number of analyzed nodes:")), 10, 64); err == nil {
-			p.r.Nodes = n
-		}
-	case strings.HasPrefix(line, "Column names and values of nonzeros"):
-		p.inSol, p.solDone, p.x = true, false, nil
-	}
-	return nil
-}
-
-// finish sets the status (a banner wins over "infeasible") and the
-// solution; out is the whole output, for an error without a status.
-func (p *symphonyParser) finish(out string) (Outcome, error) {
-	r := p.r
-	switch {
-	case p.optimal:
+	case optimal:
 		r.Status = StatusOptimal
-	case p.timeLimit:
+	case timeLimit:
 		r.Status = StatusTimeLimit
-	case p.infeasible:
+	case infeasible:
 		r.Status, r.SolverStatus = StatusInfeasible, "The problem is infeasible!"
 		return r, nil
 	default:
 		return r, fmt.Errorf("symphony output: no status (last lines: %s)", quoteLine(lastLines([]byte(out), 2)))
 	}
-	if p.inSol {
-		if p.x == nil {
-			p.x = make([]float64, p.ncols) // every value zero
-		}
-		r.X = p.x
-	} else if r.Status == StatusOptimal {
+	switch {
+	case inSol && x == nil:
+		r.X = make([]float64, ncols) // every value zero
+	case inSol:
+		r.X = x
+	case r.Status == StatusOptimal:
 		return r, fmt.Errorf("symphony output: optimal, but no solution printed")
 	}
 	return r, nil
