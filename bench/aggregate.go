@@ -188,6 +188,10 @@ type Wins struct {
 
 // CountWins returns the wins table of results.
 func CountWins(results []Result) []Wins {
+	best := map[string]float64{} // per instance, the virtual best median
+	for _, v := range VirtualBestResults(results, math.Inf(1)) {
+		best[v.Instance] = v.Median
+	}
 	var out []Wins
 	idx := map[string]int{}
 	for _, r := range results {
@@ -197,18 +201,7 @@ func CountWins(results []Result) []Wins {
 		}
 		if r.Solved() {
 			out[idx[r.Solver]].Solved++
-		}
-	}
-	instances, order := groupBy(results, func(r Result) string { return r.Instance })
-	for _, name := range order {
-		best := math.Inf(1)
-		for _, r := range instances[name] {
-			if r.Solved() {
-				best = math.Min(best, r.Median)
-			}
-		}
-		for _, r := range instances[name] {
-			if r.Solved() && r.Median == best {
+			if r.Median == best[r.Instance] {
 				out[idx[r.Solver]].Wins++
 			}
 		}
