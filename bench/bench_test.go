@@ -26,8 +26,8 @@ func BenchmarkDefaultRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		runs, err := Solve(ctx, ins, nil, RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}},
-			TimeLimit: 10 * time.Second, Check: DefaultCheck()}, nil)
+		runs, err := Solve(ctx, ins, RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}},
+			Options: Options{TimeLimit: 10 * time.Second}, Check: DefaultCheck()}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,8 +72,8 @@ func TestSolveWorkersKeepTheOrder(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		calls := 0
 		rs := RunSpec{Solvers: []Solver{HiGHS{Config: SolverConfig{Threads: 1}}, HiGHS{Config: SolverConfig{Threads: 1}, File: true}},
-			TimeLimit: 10 * time.Second, Seeds: 2, Dir: t.TempDir(), Check: DefaultCheck(), Workers: workers}
-		runs, err := Solve(ctx, ins, nil, rs, func(Run) { calls++ })
+			Options: Options{TimeLimit: 10 * time.Second, Seeds: 2, Workers: workers}, Dir: t.TempDir(), Check: DefaultCheck()}
+		runs, err := Solve(ctx, ins, rs, func(Run) { calls++ })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,8 +109,7 @@ func Benchmark(ctx context.Context, ins []Instance, dir string, o Options, annou
 	if announce != nil {
 		progress = announce(r.Solvers)
 	}
-	spec := RunSpec{Solvers: solvers, TimeLimit: o.TimeLimit, Seeds: o.Seeds, FirstSeed: o.FirstSeed, Dir: dir, Check: r.Check, Workers: o.Workers}
-	runs, err := Solve(ctx, ins, nil, spec, progress)
+	runs, err := Solve(ctx, ins, RunSpec{Options: o, Solvers: solvers, Dir: dir, Check: r.Check}, progress)
 	r.Interrupted = err != nil && ctx.Err() != nil
 	if err != nil && !r.Interrupted {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/mmds-project/mmds/internal/report"
 )
@@ -45,23 +44,16 @@ type Run struct {
 	File         string
 }
 
-// RunSpec is how Solve runs a set of instances.
+// RunSpec is how Solve runs a set of instances: the solvers, the options
+// of the solves (its time limit, seeds and workers; Solve runs at least
+// one seed and one worker), the folder and the check.
 type RunSpec struct {
-	Solvers   []Solver
-	TimeLimit time.Duration // per solve; 0: none
-	// Seeds is the number of solves per instance and solver (≥ 1), with
-	// seeds FirstSeed, FirstSeed + 1, …
-	Seeds     int
-	FirstSeed int
-	// Dir receives the MPS files that file-reading solvers read when an
-	// instance has none on disk, and the permuted files of solvers without
-	// a seed.
+	Options
+	Solvers []Solver
+	// Dir receives the MPS files that file-reading solvers read, and the
+	// permuted files of solvers without a seed.
 	Dir   string
 	Check Check
-	// Workers is the number of solves run at once (≤ 1: one at a time).
-	// Each solve keeps its solver's own threads, so Workers × threads
-	// should not exceed the cores, or the solves slow each other down.
-	Workers int
 }
 
 // Permutation is the permutation of n rows (or columns, by salt) that seed
@@ -95,16 +87,15 @@ func unpermute(x []float64, cols []int) []float64 {
 // s.Workers solves at a time, checks every answer exactly and calls
 // progress after each run (one call at a time, in the order the runs
 // finish). The runs come back in a fixed order (instance, then seed, then
-// solver) whatever the workers. files maps an instance name to its MPS
-// file, when it has one. When ctx is cancelled Solve returns the runs that
+// solver) whatever the workers. When ctx is cancelled Solve returns the runs that
 // finished, and ctx's error: a solve cut short is not a result.
-func Solve(ctx context.Context, ins []Instance, files map[string]string, s RunSpec, progress func(Run)) ([]Run, error) {
+func Solve(ctx context.Context, ins []Instance, s RunSpec, progress func(Run)) ([]Run, error) {
 	feedCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	jobs := make(chan job)
 	fed := make(chan error, 1)
 	go func() {
-		fed <- s.feed(feedCtx, ins, files, jobs)
+		fed <- s.feed(feedCtx, ins, jobs)
 		close(jobs)
 	}()
 	var (
@@ -155,7 +146,7 @@ type job struct {
 // feed sends every solve to jobs in the fixed order, writing the MPS files
 // (plain and permuted) that file-reading solvers need as it goes. It stops
 // at the first error, or when ctx ends.
-func (s RunSpec) feed(ctx context.Context, ins []Instance, files map[string]string, jobs chan<- job) error {
+func (s RunSpec) feed(ctx context.Context, ins []Instance, jobs chan<- job) error {
 	needFile := slices.ContainsFunc(s.Solvers, func(v Solver) bool { return v.Info().ReadsFile && v.Info().Available })
 	index := 0
 	for _, in := range ins {
@@ -169,8 +160,8 @@ func (s RunSpec) feed(ctx context.Context, ins []Instance, files map[string]stri
 			}
 			in.Exact = ex
 		}
-		file := files[in.Name]
-		if needFile && file == "" {
+		var file string
+		if needFile {
 			var err error
 			if file, err = writeInstanceFile(s.Dir, in, 0); err != nil {
 				return err

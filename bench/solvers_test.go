@@ -107,7 +107,7 @@ func TestSolversAgreeOnCertifiedInstances(t *testing.T) {
 			break
 		}
 	}
-	runs, err := Solve(ctx, ins, nil, RunSpec{Solvers: solvers, TimeLimit: 20 * time.Second, Dir: t.TempDir(), Check: DefaultCheck(), Seeds: 2}, nil)
+	runs, err := Solve(ctx, ins, RunSpec{Solvers: solvers, Options: Options{TimeLimit: 20 * time.Second, Seeds: 2}, Dir: t.TempDir(), Check: DefaultCheck()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
