@@ -160,8 +160,7 @@ func (s Spec) Build(ctx context.Context) ([]Instance, error) {
 				if err != nil {
 					return nil, err
 				}
-				fam := Family{Model: m, Index: i, Tier: "family", Outputs: n, Variants: s.Variants, MaxSubsets: s.MaxSubsets,
-					DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+				fam := Family{Model: m, Index: i, Tier: "family", Outputs: n, Variants: s.Variants, MaxSubsets: s.MaxSubsets}
 				ins, err := fam.Instances(ctx, s.Fractions)
 				if err != nil {
 					return nil, err

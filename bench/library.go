@@ -260,7 +260,7 @@ func (s LibrarySpec) instances(ctx context.Context, f family, fractions []float6
 		return nil, err
 	}
 	fam := Family{Model: m, Index: f.i, Tier: f.tier, Outputs: m.GlobalOutputs(),
-		Variants: f.variants, MaxSubsets: s.MaxSubsets, DFromFraction: func(x float64) float64 { return x * m.DMax() },
+		Variants: f.variants, MaxSubsets: s.MaxSubsets,
 		ColGen: true, ColGenLimit: s.ColGenLimit}
 	ins, err := fam.Instances(ctx, fractions)
 	if err != nil {
@@ -321,16 +321,16 @@ func binaryInstance(m mip.Binary, k, i int, frac float64) (Instance, error) {
 	return in, nil
 }
 
-// Family is one finite model formulated every way: the fixed-alphabet MIP
-// with Outputs outputs in each of Variants, and the global LP.
+// Family is one finite model formulated every way, at D = fraction ·
+// D_max: the fixed-alphabet MIP with Outputs outputs in each of Variants,
+// and the global LP.
 type Family struct {
-	Model         mip.Finite
-	Index         int
-	Tier          string
-	Outputs       int
-	Variants      []Variant
-	MaxSubsets    int64
-	DFromFraction func(float64) float64
+	Model      mip.Finite
+	Index      int
+	Tier       string
+	Outputs    int
+	Variants   []Variant
+	MaxSubsets int64
 	// ColGen certifies by column generation (CertifyColGen, within
 	// ColGenLimit; 0: none) where the global LP's ray enumeration exceeds
 	// MaxSubsets. Such a model has no global LP instance.
@@ -376,7 +376,7 @@ func (f Family) Instances(ctx context.Context, fractions []float64) ([]Instance,
 	}
 	var out []Instance
 	for _, frac := range fractions {
-		d := f.DFromFraction(frac)
+		d := frac * m.DMax()
 		base := Instance{Source: "finite", N: n, K: k, Model: f.Index, Fraction: frac, D: d, Tier: f.Tier,
 			Optimal: math.NaN(), Bound: math.NaN()}
 		cert, err := f.certify(ctx, g, d)

@@ -122,9 +122,7 @@ func (d Doc) report() (*Report, error) {
 		}
 		rep.Runs = append(rep.Runs, jr.run())
 	}
-	rep.Results = Results(rep.Runs, limit)
-	rep.Summary = Summarize(rep.Results, EffectiveLimit(rep.Runs, limit), d.ShiftS)
-	rep.Wins = CountWins(rep.Results)
+	rep.tally(d.ShiftS)
 	return rep, nil
 }
 

@@ -123,10 +123,16 @@ func Benchmark(ctx context.Context, ins []Instance, dir string, o Options, annou
 		}
 	}
 	r.Runs = runs
-	r.Results = Results(runs, o.TimeLimit)
-	r.Summary = Summarize(r.Results, EffectiveLimit(runs, o.TimeLimit), o.Shift.Seconds())
-	r.Wins = CountWins(r.Results)
+	r.tally(o.Shift.Seconds())
 	return r, err
+}
+
+// tally computes r's per-instance results, summaries (with the shift in
+// seconds) and wins from its runs.
+func (r *Report) tally(shift float64) {
+	r.Results = Results(r.Runs, r.TimeLimit)
+	r.Summary = Summarize(r.Results, EffectiveLimit(r.Runs, r.TimeLimit), shift)
+	r.Wins = CountWins(r.Results)
 }
 
 // Available counts the solvers that ran their probe.

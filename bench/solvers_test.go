@@ -139,8 +139,7 @@ func TestHiGHSFileTinyTimeLimitIsATimeOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam := Family{Model: m, Tier: "hard", Outputs: m.GlobalOutputs(), Variants: Variants()[:1],
-		DFromFraction: func(f float64) float64 { return f * m.DMax() }}
+	fam := Family{Model: m, Tier: "hard", Outputs: m.GlobalOutputs(), Variants: Variants()[:1]}
 	ins, err := fam.Instances(context.Background(), []float64{0.25})
 	if err != nil {
 		t.Fatal(err)
