@@ -618,39 +618,26 @@ func (p *mpsParser) bound(f []string) error {
 	return nil
 }
 
-func parseNum(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("number %s: %w", safefile.Excerpt(s), errors.Unwrap(err))
-	}
-	if math.IsNaN(v) {
-		return 0, fmt.Errorf("number %s: NaN", safefile.Excerpt(s))
-	}
-	return v, nil
-}
-
-// num parses a number and its exact value.
+// num parses a number and its exact value: the decimal s itself, or the
+// float64 s parses to when s is not a plain decimal (hexadecimal, or an
+// exponent beyond ±400, whose exact value would be needlessly large). NaN
+// and infinities are refused.
 func (p *mpsParser) num(s string) (float64, *big.Rat, error) {
-	v, err := parseNum(s)
-	if err != nil {
-		return v, nil, err
-	}
-	if math.IsInf(v, 0) {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil:
+		return 0, nil, fmt.Errorf("number %s: %w", safefile.Excerpt(s), errors.Unwrap(err))
+	case math.IsNaN(v):
+		return 0, nil, fmt.Errorf("number %s: NaN", safefile.Excerpt(s))
+	case math.IsInf(v, 0):
 		return 0, nil, fmt.Errorf("number %s is infinite: no exact value (write a free bound as FR, MI or PL)", safefile.Excerpt(s))
 	}
-	return v, exactNum(s, v), nil
-}
-
-// exactNum is the exact value of the decimal s, or of the float64 v that s
-// parsed to when s is not a plain decimal (hexadecimal, or an exponent
-// beyond ±400, whose exact value would be needlessly large).
-func exactNum(s string, v float64) *big.Rat {
 	if plainDecimal(s) {
 		if r, ok := new(big.Rat).SetString(s); ok {
-			return r
+			return v, r, nil
 		}
 	}
-	return new(big.Rat).SetFloat64(v)
+	return v, new(big.Rat).SetFloat64(v), nil
 }
 
 // plainDecimal reports whether s is [sign] digits [. digits] [e|E [sign]
