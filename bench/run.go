@@ -87,8 +87,8 @@ func unpermute(x []float64, cols []int) []float64 {
 // s.Workers solves at a time, checks every answer exactly and calls
 // progress after each run (one call at a time, in the order the runs
 // finish). The runs come back in a fixed order (instance, then seed, then
-// solver) whatever the workers. When ctx is cancelled Solve returns the runs that
-// finished, and ctx's error: a solve cut short is not a result.
+// solver) whatever the workers. When ctx is cancelled Solve returns the
+// runs that finished, and ctx's error: a solve cut short is not a result.
 func Solve(ctx context.Context, ins []Instance, s RunSpec, progress func(Run)) ([]Run, error) {
 	feedCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -112,7 +112,7 @@ func Solve(ctx context.Context, ins []Instance, s RunSpec, progress func(Run)) (
 				if ctx.Err() != nil {
 					continue // a run cut short by Ctrl-C is not a result
 				}
-				r := s.Check.record(*j.in, j.solver.Info(), j.task, o)
+				r := s.Check.record(j.task.Instance, j.solver.Info(), j.task, o)
 				mu.Lock()
 				done[j.index] = r
 				if progress != nil {
@@ -134,11 +134,10 @@ func Solve(ctx context.Context, ins []Instance, s RunSpec, progress func(Run)) (
 	return runs, err
 }
 
-// job is one solve: its place in the fixed order, the instance (with its
-// exact model read), the solver and the task.
+// job is one solve: its place in the fixed order, the solver and the task
+// (its instance with the exact model read).
 type job struct {
 	index  int
-	in     *Instance
 	solver Solver
 	task   Task
 }
@@ -153,16 +152,12 @@ func (s RunSpec) feed(ctx context.Context, ins []Instance, jobs chan<- job) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if in.Exact == nil {
-			ex, err := in.ExactModel()
-			if err != nil {
-				return err
-			}
-			in.Exact = ex
+		var err error
+		if in.Exact, err = in.ExactModel(); err != nil {
+			return err
 		}
 		var file string
 		if needFile {
-			var err error
 			if file, err = writeInstanceFile(s.Dir, in, 0); err != nil {
 				return err
 			}
@@ -179,7 +174,6 @@ func (s RunSpec) feed(ctx context.Context, ins []Instance, jobs chan<- job) erro
 				t := Task{Instance: in, File: file, Limit: s.TimeLimit, Seed: seed}
 				if info.ReadsFile && info.SeedOption == PermutationSeed && seed != 0 {
 					if permFile == "" {
-						var err error
 						if permFile, err = writeInstanceFile(s.Dir, in, seed); err != nil {
 							return err
 						}
@@ -188,7 +182,7 @@ func (s RunSpec) feed(ctx context.Context, ins []Instance, jobs chan<- job) erro
 					t.File, t.Columns = permFile, cols
 				}
 				select {
-				case jobs <- job{index: index, in: &in, solver: sv, task: t}:
+				case jobs <- job{index: index, solver: sv, task: t}:
 				case <-ctx.Done():
 					return ctx.Err()
 				}
