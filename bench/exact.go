@@ -82,13 +82,27 @@ type violation struct {
 	where string
 }
 
-func (w *violation) note(rel, abs *big.Rat, where func() string) bool {
+// check notes how far v (a value or a row's activity) lies outside [lo,
+// hi] when it is the worst violation so far, relative to the scale of the
+// side it violates, max{1, |side|, |extra|}: extra is x_j itself for a
+// bound, the sum P of the positive terms for a row. It reports whether it
+// noted one.
+func (w *violation) check(v, extra, lo, hi *big.Rat, where func() string) bool {
+	var abs, side *big.Rat
+	switch {
+	case lo != nil && v.Cmp(lo) < 0:
+		abs, side = new(big.Rat).Sub(lo, v), lo
+	case hi != nil && v.Cmp(hi) > 0:
+		abs, side = new(big.Rat).Sub(v, hi), hi
+	default:
+		return false
+	}
+	rel := new(big.Rat).Quo(abs, scaleOf(side, extra))
 	if w.rel != nil && rel.Cmp(w.rel) <= 0 {
 		return false
 	}
-	w.rel = rel
+	w.rel, w.where = rel, where()
 	w.abs, _ = abs.Float64()
-	w.where = where()
 	return true
 }
 
@@ -138,8 +152,7 @@ func CheckExact(m *ExactModel, x []float64) Verdict {
 	}
 	v.Objective, _ = v.obj.Float64()
 	for j := range nc {
-		abs, scale := violationOf(xs[j], xs[j], m.ColLower[j], m.ColUpper[j])
-		if abs.Sign() > 0 && v.bnd.note(new(big.Rat).Quo(abs, scale), abs, func() string { return fmt.Sprintf("column %d bound", j) }) {
+		if v.bnd.check(xs[j], xs[j], m.ColLower[j], m.ColUpper[j], func() string { return fmt.Sprintf("column %d bound", j) }) {
 			v.MaxBound, _ = v.bnd.rel.Float64()
 		}
 		if m.Integer[j] {
@@ -162,8 +175,7 @@ func CheckExact(m *ExactModel, x []float64) Verdict {
 		}
 	}
 	for i := range nr {
-		abs, scale := violationOf(act[i], pos[i], m.RowLower[i], m.RowUpper[i])
-		if abs.Sign() > 0 && v.row.note(new(big.Rat).Quo(abs, scale), abs, func() string { return fmt.Sprintf("row %d", i) }) {
+		if v.row.check(act[i], pos[i], m.RowLower[i], m.RowUpper[i], func() string { return fmt.Sprintf("row %d", i) }) {
 			v.MaxRow, _ = v.row.rel.Float64()
 		}
 	}
@@ -174,11 +186,9 @@ func CheckExact(m *ExactModel, x []float64) Verdict {
 	return v
 }
 
-var ratOne = big.NewRat(1, 1)
-
 // scaleOf is the largest of 1 and the |x| given (nil skipped).
 func scaleOf(xs ...*big.Rat) *big.Rat {
-	s := new(big.Rat).Set(ratOne)
+	s := big.NewRat(1, 1)
 	a := new(big.Rat)
 	for _, x := range xs {
 		if x == nil {
@@ -189,20 +199,6 @@ func scaleOf(xs ...*big.Rat) *big.Rat {
 		}
 	}
 	return s
-}
-
-// violationOf is how far v (a value or a row's activity) lies outside
-// [lo, hi], and the scale of the side it violates, max{1, |side|, |extra|}:
-// extra is x_j itself for a bound, the sum P of the positive terms for a
-// row.
-func violationOf(v, extra, lo, hi *big.Rat) (abs, scale *big.Rat) {
-	switch {
-	case lo != nil && v.Cmp(lo) < 0:
-		return new(big.Rat).Sub(lo, v), scaleOf(lo, extra)
-	case hi != nil && v.Cmp(hi) > 0:
-		return new(big.Rat).Sub(v, hi), scaleOf(hi, extra)
-	}
-	return new(big.Rat), ratOne
 }
 
 // objGap is |c·x − b| relative to max{1, |b|, Σ positive c_j x_j}: how far
