@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -81,8 +82,7 @@ func Median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
+	s := slices.Sorted(slices.Values(xs))
 	n := len(s)
 	if n%2 == 1 {
 		return s[n/2]
@@ -323,22 +323,13 @@ func Profile(results []Result, series, problem func(Result) string) []ProfileCur
 		}
 		t[p][s] = v
 	}
-	var kept []string
-	for _, p := range probs {
-		if len(t[p]) == len(names) {
-			kept = append(kept, p)
-		}
-	}
+	kept := slices.DeleteFunc(probs, func(p string) bool { return len(t[p]) != len(names) })
 	out := make([]ProfileCurve, len(names))
 	for i, s := range names {
 		var ratios []float64
 		for _, p := range kept {
-			best := math.Inf(1)
-			for _, v := range t[p] {
-				best = math.Min(best, v)
-			}
 			if !math.IsInf(t[p][s], 1) {
-				ratios = append(ratios, t[p][s]/best)
+				ratios = append(ratios, t[p][s]/slices.Min(slices.Collect(maps.Values(t[p]))))
 			}
 		}
 		slices.Sort(ratios)
