@@ -718,7 +718,8 @@ func readInstanceFile(dir, name string) ([]byte, error) {
 // LoadInstance reads the instance of entry e from dir, checking the file's
 // SHA-256 against the manifest and its optimal value against the library's
 // mmds.solu and metadata.csv (an error wrapping ErrListed when they
-// disagree), and returns it with the manifest's values.
+// disagree), and returns the file's model under e's name. The optimum,
+// bound and description are not the manifest's word: Recompute gives them.
 func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	// A manifest names files of its own folder: a path that leaves it, or a
 	// missing hash, would let an edited manifest judge solvers against
@@ -747,16 +748,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	if mps.Model.Maximize != (e.Sense == "max") {
 		return Instance{}, fmt.Errorf("%s: the file's sense differs from the manifest's %q", path, e.Sense)
 	}
-	in := Instance{Name: e.Name, Source: e.Source, Variant: e.Variant, N: e.N, K: e.K, Outputs: e.Outputs, Model: e.ModelIndex,
-		Fraction: e.Fraction, D: e.D, Tier: e.Tier, Problem: mps.Model, Exact: mps.Exact, mps: data, Optimal: math.NaN(), Bound: math.NaN(), Certificate: e.Certificate,
-		CertifiedBy: e.CertifiedBy}
-	if e.OptimalValue != nil {
-		in.Optimal = *e.OptimalValue
-	}
-	if e.BestBound != nil {
-		in.Bound = *e.BestBound
-	}
-	return in, nil
+	return Instance{Name: e.Name, Problem: mps.Model, Exact: mps.Exact, mps: data, Optimal: math.NaN(), Bound: math.NaN()}, nil
 }
 
 // SelectTiers keeps the entries of the given tiers, in order (all of them
