@@ -440,16 +440,15 @@ func (f Family) fixedInstance(base Instance, prefix string, v Variant, cert Brac
 	return in, nil
 }
 
+// fileSafe is s with every character but ASCII letters, digits, '-' and
+// '.' replaced by '_' (a formulation's name, as instance names use it).
 func fileSafe(s string) string {
-	out := []byte(s)
-	for i, c := range out {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
-		default:
-			out[i] = '_'
+	return strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
+			return c
 		}
-	}
-	return string(out)
+		return '_'
+	}, s)
 }
 
 // Manifest is a library's index, DIR/manifest.json.
