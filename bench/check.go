@@ -72,13 +72,10 @@ func (c Check) Judge(in Instance, o Outcome) Judgement {
 		}
 		return j
 	}
-	ex := in.Exact
-	if ex == nil {
-		var err error
-		if ex, err = in.ExactModel(); err != nil {
-			j.Status, j.Why = StatusError, "cannot check: "+err.Error()
-			return j
-		}
+	ex, err := in.ExactModel()
+	if err != nil {
+		j.Status, j.Why = StatusError, "cannot check: "+err.Error()
+		return j
 	}
 	v := CheckExact(ex, o.X)
 	j.Verdict = v
