@@ -105,11 +105,7 @@ func (c DualBound) ReducedCost(m Finite, col []float64) float64 {
 // Bound recomputes Σ Π + Nu·D + n·max(0, MaxReducedCost) from the
 // multipliers (Mu normalized to sum 1, negative parts dropped).
 func (c DualBound) Bound() float64 {
-	var s float64
-	for _, p := range c.Pi {
-		s += p
-	}
-	return s + c.Nu*c.D + float64(len(c.Pi))*math.Max(0, c.MaxReducedCost)
+	return sumOf(c.Pi) + c.Nu*c.D + float64(len(c.Pi))*math.Max(0, c.MaxReducedCost)
 }
 
 // ColGenIteration is one master iteration's bracket.
@@ -156,14 +152,12 @@ type colGen struct {
 	recon []float64
 	adv   [][]float64
 	seen  map[string]bool
-	price *highsx.LP // LP_δ, costs changed per rule
+	price *pricingLP // LP_δ, costs changed per rule
 	rng   *rand.Rand
-	nt    int // t columns of the pricing LP
 	// zeroOne marks a 0-1 reconstructor loss, whose realizable decision
 	// rules are found by shortest paths (see rules).
 	zeroOne bool
 	rules   int64
-	lps     int64
 }
 
 // SolveColGen finds the global optimum at threshold d by column
@@ -245,7 +239,6 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 		normalize(c)
 		cg.add(c)
 	}
-	mod := cg.pricingModel()
 	// Pricing re-solves one LP with new costs thousands of times: the
 	// previous basis stays primal feasible, so primal simplex from it
 	// without presolve (which would discard it) is the fast path.
@@ -254,11 +247,14 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	for k, v := range o.Solver.Extra {
 		so.Extra[k] = v
 	}
-	lp, err := highsx.NewLP(mod, so)
-	if err != nil {
+	var adv [][][][]float64
+	for _, r := range cg.ra {
+		adv = append(adv, r.k)
+	}
+	var err error
+	if cg.price, err = newPricingLP(n, adv, so); err != nil {
 		return nil, err
 	}
-	cg.price = lp
 	return cg, nil
 }
 
@@ -297,19 +293,24 @@ func (cg *colGen) global() *Global {
 	return &Global{model: cg.m, rays: cg.cols, recon: cg.recon, adv: cg.adv}
 }
 
-// pricingModel is LP_δ's rows: columns c_0..c_{n−1}, then t_iz; costs are set
-// per rule.
-func (cg *colGen) pricingModel() *highsx.Problem {
-	n := cg.m.N()
-	for _, r := range cg.ra {
-		cg.nt += len(r.k)
+// pricingLP is LP_δ, and a global witness's pricing LP: columns c_0..c_{n−1},
+// then one t_iz per adversary i and side value z, with the rows Σ_x c_x = 1
+// and t_iz ≤ ⟨k_iza, c⟩ for every estimate a of adv[i][z]; the objective
+// Σ_i μ_i Σ_z t_iz − ⟨g, c⟩ is set per solve (price).
+type pricingLP struct {
+	*highsx.LP
+	n, nt  int
+	adv    [][][][]float64 // adv[i][z][a] = k_iza
+	solves int64           // LPs solved (or attempted)
+}
+
+func newPricingLP(n int, adv [][][][]float64, o SolverOptions) (*pricingLP, error) {
+	p := &pricingLP{n: n, adv: adv}
+	for _, ka := range adv {
+		p.nt += len(ka)
 	}
-	nc := n + cg.nt
-	mod := highsx.NewProblem(nc)
+	mod := highsx.NewProblem(n + p.nt)
 	mod.Maximize = true
-	for j := n; j < nc; j++ {
-		mod.Lower[j] = math.Inf(-1)
-	}
 	row := newRowBuilder(mod)
 	es := make([]entry, n)
 	for x := range es {
@@ -317,21 +318,46 @@ func (cg *colGen) pricingModel() *highsx.Problem {
 	}
 	row.add(1, 1, es...)
 	col := n
-	for _, r := range cg.ra {
-		for _, ks := range r.k {
+	for _, ka := range adv {
+		for _, ks := range ka {
+			mod.Lower[col] = math.Inf(-1)
 			for _, k := range ks {
 				es := []entry{{col, 1}}
 				for x, v := range k {
-					if v != 0 {
-						es = append(es, entry{x, -v})
-					}
+					es = append(es, entry{x, -v})
 				}
 				row.add(math.Inf(-1), 0, es...)
 			}
 			col++
 		}
 	}
-	return mod
+	lp, err := highsx.NewLP(mod, o)
+	p.LP = lp
+	return p, err
+}
+
+// price solves the LP for the adversary weights mu and the linear cost g.
+func (p *pricingLP) price(ctx context.Context, mu, g []float64) (highsx.Result, error) {
+	costs := make([]float64, p.n+p.nt)
+	for x := range g {
+		costs[x] = -g[x]
+	}
+	j := p.n
+	for i, ka := range p.adv {
+		for range ka {
+			costs[j] = mu[i]
+			j++
+		}
+	}
+	if err := p.SetCosts(costs); err != nil {
+		return highsx.Result{}, err
+	}
+	p.solves++
+	res, err := p.Solve(ctx)
+	if err != nil {
+		return res, fmt.Errorf("pricing LP: %w", err)
+	}
+	return res, nil
 }
 
 // master solves the master LP over the current columns: its value, λ and
@@ -372,26 +398,11 @@ func (cg *colGen) ruleAt(c []float64, rule []int) {
 // solveRule solves LP_δ for the linear cost g = π + ν Σ_y k_yδ_y (already
 // summed): its value and maximizer c, normalized to the simplex.
 func (cg *colGen) solveRule(ctx context.Context, du Duals, g []float64) (float64, []float64, error) {
-	n := cg.m.N()
-	costs := make([]float64, n+cg.nt)
-	for x := range g {
-		costs[x] = -g[x]
-	}
-	j := n
-	for i, r := range cg.ra {
-		for range r.k {
-			costs[j] = du.Mu[i]
-			j++
-		}
-	}
-	if err := cg.price.SetCosts(costs); err != nil {
+	res, err := cg.price.price(ctx, du.Mu, g)
+	if err != nil {
 		return 0, nil, err
 	}
-	cg.lps++
-	res, err := cg.price.Solve(ctx)
-	if err != nil {
-		return 0, nil, fmt.Errorf("pricing LP: %w", err)
-	}
+	n := cg.m.N()
 	c := make([]float64, n)
 	for x := range c {
 		c[x] = math.Max(0, res.X[x])
@@ -523,7 +534,7 @@ func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, []
 	// open nodes' largest bound as the bound. Then best-first, which
 	// proves the maximum with the tightest anytime bound.
 	h := &nodeHeap{nodes: []node{{bound: root}}, dive: true}
-	budget := cg.lps + int64(20*len(rs.order)*maxEstimates(cg.rr))
+	budget := cg.price.solves + int64(20*len(rs.order)*maxEstimates(cg.rr))
 	open := func(nd node) float64 { return math.Max(rs.best, math.Max(nd.bound, h.maxBound())) }
 	for h.Len() > 0 {
 		nd := heapPop(h)
@@ -536,7 +547,7 @@ func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, []
 		if err := ctx.Err(); err != nil {
 			return open(nd), rs.cols, err
 		}
-		if h.dive && (len(rs.cols) > 0 || cg.lps > budget) {
+		if h.dive && (len(rs.cols) > 0 || cg.price.solves > budget) {
 			if len(rs.cols) > 0 {
 				slices.Reverse(rs.cols)
 				return open(nd), rs.cols, nil
@@ -870,7 +881,7 @@ func (st *colGenRun) finish() ColGenResult {
 	res.Method = AlgorithmColGen
 	res.Columns = len(cg.cols)
 	res.Rules = cg.rules
-	res.LPs = cg.lps
+	res.LPs = cg.price.solves
 	res.Pool = cg.cols
 	res.SolveTime = time.Since(st.start)
 	res.Proven = res.Upper-st.lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))

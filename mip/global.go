@@ -353,10 +353,7 @@ func (e *enumerator) point(test bool) {
 }
 
 func normalize(v []float64) {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
+	s := sumOf(v)
 	for i := range v {
 		v[i] /= s
 	}

@@ -256,10 +256,7 @@ func (m Binary) branchDuals(ctx context.Context, d float64, rule [4]int, lower f
 // normalizeOr divides v ≥ 0 by its sum, or makes it uniform when it sums to
 // 0: multipliers that weigh the adversaries, a distribution.
 func normalizeOr(v []float64) {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
+	s := sumOf(v)
 	for i := range v {
 		if s > 0 {
 			v[i] /= s
@@ -309,17 +306,7 @@ func dualsOf(n, k int, rd []float64) Duals {
 		}
 		du.Nu = math.Max(0, rd[n+k])
 	}
-	var s float64
-	for _, v := range du.Mu {
-		s += v
-	}
-	for i := range du.Mu {
-		if s > 0 {
-			du.Mu[i] /= s
-		} else {
-			du.Mu[i] = 1 / float64(k)
-		}
-	}
+	normalizeOr(du.Mu)
 	return du
 }
 
@@ -436,18 +423,15 @@ const (
 // ErrWitnessTooLarge marks a pricing search beyond MaxPricingNodes.
 var ErrWitnessTooLarge = errors.New("mip: pricing witness too large")
 
-// pricer is the pricing search of a global witness: the LP
-// max Σ_i μ_i Σ_z t_iz − ⟨g, c⟩ s.t. t_iz ≤ ⟨k_iza, c⟩ (every a), Σ c = 1,
-// c ≥ 0, whose row duals are the adversary weights.
+// pricer is the pricing search of a global witness: the pricing LP
+// (pricingLP) over every estimate, whose row duals are the adversary
+// weights.
 type pricer struct {
 	m     Finite
 	du    Duals
-	adv   [][][][]float64 // adv[i][z][a] = k_iza
-	recon [][][]float64   // recon[y][a] = k_ya
-	minK  [][]float64     // minK[y][x] = min_a k_ya[x]
-	lp    *highsx.LP
-	nt    int
-	nodes int
+	recon [][][]float64 // recon[y][a] = k_ya
+	minK  [][]float64   // minK[y][x] = min_a k_ya[x]
+	lp    *pricingLP
 }
 
 // lossVectors returns k[v][a][x] = π(x)·W(v|x)·L(x, a) for observer o.
@@ -470,8 +454,9 @@ func (m Finite) lossVectors(o Observer) [][][]float64 {
 func (m Finite) newPricer(du Duals, o SolverOptions) (*pricer, error) {
 	n := m.N()
 	p := &pricer{m: m, du: du, recon: m.lossVectors(m.Recon)}
+	var adv [][][][]float64
 	for _, a := range m.Adv {
-		p.adv = append(p.adv, m.lossVectors(a))
+		adv = append(adv, m.lossVectors(a))
 	}
 	for _, ks := range p.recon {
 		mk := make([]float64, n)
@@ -483,37 +468,9 @@ func (m Finite) newPricer(du Duals, o SolverOptions) (*pricer, error) {
 		}
 		p.minK = append(p.minK, mk)
 	}
-	for _, ka := range p.adv {
-		p.nt += len(ka)
-	}
-	mod := highsx.NewProblem(n + p.nt)
-	mod.Maximize = true
-	row := newRowBuilder(mod)
-	es := make([]entry, n)
-	for x := range es {
-		es[x] = entry{x, 1}
-	}
-	row.add(1, 1, es...)
-	col := n
-	for _, ka := range p.adv {
-		for _, ks := range ka {
-			mod.Lower[col] = math.Inf(-1)
-			for _, k := range ks {
-				es := []entry{{col, 1}}
-				for x, v := range k {
-					es = append(es, entry{x, -v})
-				}
-				row.add(math.Inf(-1), 0, es...)
-			}
-			col++
-		}
-	}
-	lp, err := highsx.NewLP(mod, o)
-	if err != nil {
-		return nil, err
-	}
-	p.lp = lp
-	return p, nil
+	var err error
+	p.lp, err = newPricingLP(n, adv, o)
+	return p, err
 }
 
 // cost is g of a node whose rule is prefix.
@@ -533,48 +490,24 @@ func (p *pricer) cost(prefix []int) []float64 {
 
 // leaf solves the node's LP and returns its adversary weights and bound.
 func (p *pricer) leaf(ctx context.Context, prefix []int) (PricingLeaf, float64, error) {
-	n := p.m.N()
 	g := p.cost(prefix)
-	costs := make([]float64, n+p.nt)
-	for x := range g {
-		costs[x] = -g[x]
-	}
-	j := n
-	for i, ka := range p.adv {
-		for range ka {
-			costs[j] = p.du.Mu[i]
-			j++
-		}
-	}
-	if err := p.lp.SetCosts(costs); err != nil {
-		return PricingLeaf{}, 0, err
-	}
-	p.nodes++
-	res, err := p.lp.Solve(ctx)
+	res, err := p.lp.price(ctx, p.du.Mu, g)
 	if err != nil {
-		return PricingLeaf{}, 0, fmt.Errorf("pricing LP: %w", err)
+		return PricingLeaf{}, 0, err
 	}
 	lf := PricingLeaf{Rule: append([]int{}, prefix...)}
 	r := 1
-	for _, ka := range p.adv {
+	for _, ka := range p.lp.adv {
 		qi := make([][]float64, len(ka))
 		for z, ks := range ka {
 			qi[z] = make([]float64, len(ks))
-			var s float64
 			for a := range ks {
 				if r < len(res.RowDual) {
 					qi[z][a] = math.Max(0, res.RowDual[r])
 				}
-				s += qi[z][a]
 				r++
 			}
-			for a := range qi[z] {
-				if s > 0 {
-					qi[z][a] /= s
-				} else {
-					qi[z][a] = 1 / float64(len(ks))
-				}
-			}
+			normalizeOr(qi[z])
 		}
 		lf.Q = append(lf.Q, qi)
 	}
@@ -588,7 +521,7 @@ func (p *pricer) setBound(lf *PricingLeaf, g []float64) {
 	lf.Coefficients = make([]float64, len(g))
 	for x := range g {
 		v := -g[x]
-		for i, ka := range p.adv {
+		for i, ka := range p.lp.adv {
 			for z, ks := range ka {
 				for a, k := range ks {
 					v += p.du.Mu[i] * lf.Q[i][z][a] * k[x]
@@ -612,7 +545,7 @@ func (p *pricer) search(ctx context.Context, target float64) ([]PricingLeaf, flo
 	for len(stack) > 0 {
 		prefix := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if p.nodes >= MaxPricingNodes {
+		if p.lp.solves >= MaxPricingNodes {
 			return nil, 0, fmt.Errorf("%w: more than %d pricing LPs", ErrWitnessTooLarge, MaxPricingNodes)
 		}
 		lf, b, err := p.leaf(ctx, prefix)
