@@ -1,6 +1,7 @@
 package mip
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -95,9 +96,16 @@ type DualBound struct {
 
 // ReducedCost is rc(c) for the bound's multipliers.
 func (c DualBound) ReducedCost(m Finite, col []float64) float64 {
-	v := -c.Nu*newRisk(m.Prior, m.Recon).at(col) - dot(c.Pi, col)
-	for i, a := range m.Adv {
-		v += c.Mu[i] * newRisk(m.Prior, a).at(col)
+	rs := m.risks()
+	return c.reducedCost(rs[0], rs[1:], col)
+}
+
+// reducedCost is rc(c) for the multipliers, with the reconstructor's risk rr
+// and adversary i's ra[i].
+func (du Duals) reducedCost(rr risk, ra []risk, c []float64) float64 {
+	v := -du.Nu*rr.at(c) - dot(du.Pi, c)
+	for i, r := range ra {
+		v += du.Mu[i] * r.at(c)
 	}
 	return v
 }
@@ -204,11 +212,9 @@ func (m Finite) SolveColGen(ctx context.Context, d float64, o ColGenOptions) (Co
 
 func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	n := m.N()
-	cg := &colGen{m: m, d: d, o: o, rr: newRisk(m.Prior, m.Recon), seen: map[string]bool{},
+	rs := m.risks()
+	cg := &colGen{m: m, d: d, o: o, rr: rs[0], ra: rs[1:], seen: map[string]bool{},
 		rng: rand.New(rand.NewPCG(o.Seed, 0x636f6c67656e))}
-	for _, a := range m.Adv {
-		cg.ra = append(cg.ra, newRisk(m.Prior, a))
-	}
 	cg.adv = make([][]float64, m.K())
 	cg.zeroOne = isZeroOne(m.Recon.loss(n))
 	// Start: F = X (the unit columns; reconstructor loss D_min, so the
@@ -372,15 +378,6 @@ func (cg *colGen) master(ctx context.Context) (float64, []float64, Duals, error)
 	return res.Objective, res.X[:len(cg.cols)], dualsOf(cg.m.N(), cg.m.K(), res.RowDual), nil
 }
 
-// rc is the reduced cost of column c.
-func (cg *colGen) rc(du Duals, c []float64) float64 {
-	v := -du.Nu*cg.rr.at(c) - dot(du.Pi, c)
-	for i, r := range cg.ra {
-		v += du.Mu[i] * r.at(c)
-	}
-	return v
-}
-
 // ruleAt is a Bayes-optimal reconstructor decision rule at c: for each side
 // value y the index (into rr.k[y]) of an estimate minimizing ⟨k_ya, c⟩.
 func (cg *colGen) ruleAt(c []float64, rule []int) {
@@ -478,27 +475,17 @@ func (cg *colGen) heuristic(ctx context.Context, du Duals, lam []float64, tol fl
 				break
 			}
 		}
-		if v := cg.rc(du, c); v > tol && !have[key(c)] && !cg.seen[key(c)] {
+		if v := du.reducedCost(cg.rr, cg.ra, c); v > tol && !have[key(c)] && !cg.seen[key(c)] {
 			have[key(c)] = true
 			found = append(found, cand{c, v})
 		}
 	}
-	slices.SortFunc(found, func(a, b cand) int { return -cmpFloat(a.rc, b.rc) })
+	slices.SortFunc(found, func(a, b cand) int { return -cmp.Compare(a.rc, b.rc) })
 	out := make([][]float64, len(found))
 	for i, f := range found {
 		out[i] = f.c
 	}
 	return out, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // relaxation bounds max rc from above by dropping −ν ρ_R ≤ 0: LP_δ with
@@ -537,7 +524,7 @@ func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, []
 	budget := cg.price.solves + int64(20*len(rs.order)*maxEstimates(cg.rr))
 	open := func(nd node) float64 { return math.Max(rs.best, math.Max(nd.bound, h.maxBound())) }
 	for h.Len() > 0 {
-		nd := heapPop(h)
+		nd := heap.Pop(h).(node)
 		if nd.bound <= rs.best {
 			if h.dive {
 				continue // the others may still exceed best
@@ -554,7 +541,7 @@ func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, []
 			}
 			h.dive = false
 			heap.Init(h)
-			heapPush(h, nd)
+			heap.Push(h, nd)
 			continue
 		}
 		if err := rs.expand(ctx, nd, h); err != nil {
@@ -591,7 +578,7 @@ func (cg *colGen) newRuleSearch(du Duals, tol float64) *ruleSearch {
 			}
 		}
 	}
-	slices.SortStableFunc(rs.order, func(a, b int) int { return -cmpFloat(mass[a], mass[b]) })
+	slices.SortStableFunc(rs.order, func(a, b int) int { return -cmp.Compare(mass[a], mass[b]) })
 	if cg.zeroOne {
 		rs.real = newRealizer(cg.m.Prior, cg.m.Recon, cg.rr)
 	}
@@ -680,7 +667,7 @@ func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
 			rs.cols = append(rs.cols, c)
 			continue
 		}
-		heapPush(h, node{prefix: slices.Clone(rs.rule[:depth+1]), bound: v})
+		heap.Push(h, node{prefix: slices.Clone(rs.rule[:depth+1]), bound: v})
 	}
 	return nil
 }
@@ -766,9 +753,6 @@ func (h *nodeHeap) maxBound() float64 {
 	}
 	return m
 }
-
-func heapPush(h *nodeHeap, nd node) { heap.Push(h, nd) }
-func heapPop(h *nodeHeap) node      { return heap.Pop(h).(node) }
 
 // run is the column generation loop.
 func (cg *colGen) run(ctx context.Context, start time.Time) (ColGenResult, error) {

@@ -198,6 +198,16 @@ func newRisk(prior []float64, o Observer) risk {
 	return r
 }
 
+// risks returns the observers' risks: the reconstructor's, then adversary
+// i's at 1 + i.
+func (m Finite) risks() []risk {
+	rs := []risk{newRisk(m.Prior, m.Recon)}
+	for _, a := range m.Adv {
+		rs = append(rs, newRisk(m.Prior, a))
+	}
+	return rs
+}
+
 // dominated reports whether some other vector is entrywise ≤ vs[a]
 // (strictly somewhere, or equal with a smaller index).
 func dominated(vs [][]float64, a int) bool {

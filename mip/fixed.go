@@ -102,11 +102,11 @@ type fixedBuilder struct {
 // estimate.
 func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
 	n, mo, k := m.N(), fo.Outputs, m.K()
-	b := &fixedBuilder{m: m, fo: fo, rr: newRisk(m.Prior, m.Recon), ra: make([]risk, k)}
+	rs := m.risks()
+	b := &fixedBuilder{m: m, fo: fo, rr: rs[0], ra: rs[1:]}
 	l := fixedLayout{n: n, m: mo, k: k, ny: len(b.rr.k)}
 	next := n*mo + 1
-	for i, a := range m.Adv {
-		b.ra[i] = newRisk(m.Prior, a)
+	for i := range b.ra {
 		l.nz = append(l.nz, len(b.ra[i].k))
 		l.tOff = append(l.tOff, next)
 		next += mo * len(b.ra[i].k)

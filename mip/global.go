@@ -69,9 +69,7 @@ func (m Finite) hyperplanes() [][]float64 {
 			out = append(out, h)
 		}
 	}
-	obs := append([]Observer{m.Recon}, m.Adv...)
-	for _, o := range obs {
-		r := newRisk(m.Prior, o)
+	for _, r := range m.risks() {
 		for _, ks := range r.k {
 			for a := range ks {
 				for b := a + 1; b < len(ks); b++ {
@@ -164,11 +162,7 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var tiers []risk
-	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
-		tiers = append(tiers, newRisk(m.Prior, o))
-	}
-	if g.rays, err = enumerateRays(ctx, m.N(), tiers, sups); err != nil {
+	if g.rays, err = enumerateRays(ctx, m.N(), m.risks(), sups); err != nil {
 		return nil, err
 	}
 	g.risks()
@@ -236,14 +230,13 @@ func enumerateRays(ctx context.Context, n int, tiers []risk, sups []support) ([]
 // risks computes every observer's Bayes risk of every ray.
 func (g *Global) risks() {
 	m := g.model
+	rs := m.risks()
 	g.recon = make([]float64, len(g.rays))
 	g.adv = make([][]float64, m.K())
-	rr := newRisk(m.Prior, m.Recon)
 	for j, v := range g.rays {
-		g.recon[j] = rr.at(v)
+		g.recon[j] = rs[0].at(v)
 	}
-	for i, a := range m.Adv {
-		ra := newRisk(m.Prior, a)
+	for i, ra := range rs[1:] {
 		g.adv[i] = make([]float64, len(g.rays))
 		for j, v := range g.rays {
 			g.adv[i][j] = ra.at(v)
@@ -639,16 +632,11 @@ func (g *Global) reduceSupport(sup []int, w []float64) ([]int, []float64) {
 		z := nullVector(a)
 		// Step t > 0 along −z (or z) until a weight hits 0.
 		t, hit := math.Inf(1), -1
-		for c := range z {
-			if z[c] > 1e-14 {
-				if s := w[c] / z[c]; s < t {
-					t, hit = s, c
+		for pass := 0; pass < 2 && hit < 0; pass++ {
+			if pass == 1 {
+				for c := range z {
+					z[c] = -z[c]
 				}
-			}
-		}
-		if hit < 0 {
-			for c := range z {
-				z[c] = -z[c]
 			}
 			for c := range z {
 				if z[c] > 1e-14 {
@@ -864,21 +852,17 @@ type columnCut struct {
 // and y is recomputed for them, so the cut is valid whatever the duals'
 // accuracy).
 func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
-	mod, err := g.LPModel(d)
+	opt, rd, err := g.SolveWithDuals(d, o)
 	if err != nil {
 		return 0, columnCut{}, err
 	}
-	res, err := mod.Solve(context.Background(), o)
-	if err != nil {
-		return 0, columnCut{}, fmt.Errorf("global LP at D = %g: %w", d, err)
-	}
 	n, k := g.model.N(), g.model.K()
 	cut := columnCut{mu: make([]float64, k)}
-	if len(res.RowDual) == n+k+1 {
+	if len(rd) == n+k+1 {
 		for i := range cut.mu {
-			cut.mu[i] = math.Abs(res.RowDual[n+i])
+			cut.mu[i] = math.Abs(rd[n+i])
 		}
-		cut.nu = math.Abs(res.RowDual[n+k])
+		cut.nu = math.Abs(rd[n+k])
 	}
 	// y: min Σ_x y_x  s.t.  ⟨y, v_j⟩ ≥ φ(v_j) for every ray.
 	nr := len(g.rays)
@@ -903,7 +887,7 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 		return 0, columnCut{}, fmt.Errorf("column cut at D = %g: %w", d, err)
 	}
 	cut.y = yr.X
-	return res.Objective, cut, nil
+	return opt.Gamma, cut, nil
 }
 
 // GlobalOrFallback solves the global problem at every threshold in ds (see

@@ -209,12 +209,7 @@ func (g *Global) point(ctx context.Context, d float64, so SolverOptions) (Finite
 	if ctx.Err() != nil {
 		return FiniteOptimum{}, interrupted(ctx, d)
 	}
-	p, err := g.Solve(d, so)
-	if err != nil {
-		return FiniteOptimum{}, err
-	}
-	p.Status, p.Upper = StatusOptimal, p.Gamma
-	return p, nil
+	return g.Solve(d, so)
 }
 
 // pointOrColGen is point, or, when HiGHS leaves the ray LP of this valid
