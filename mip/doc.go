@@ -56,8 +56,7 @@
 // regions, so columns may be split along the cells' extreme rays without
 // changing any risk; one LP over nonnegative weights of the enumerated rays
 // (Σ_j λ_j v_j = 1) is exact, and a basic solution uses at most n + K + 1
-// outputs. GlobalOrFallback falls back on fixed-alphabet MIPs when the
-// enumeration is too large. RandomFinite draws the benchmark family.
+// outputs. RandomFinite draws the benchmark family.
 //
 // SolveColGen finds the same optimum by column generation: a master LP over
 // the columns found so far (lower bound), and the Lagrangian bound

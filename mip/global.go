@@ -472,8 +472,8 @@ type FiniteOptimum struct {
 	// Alphabet is the number of outputs the formulation allowed (0 for the
 	// global LP, which allows any number).
 	Alphabet int
-	// LowerBound is true when Gamma is only a lower bound on the global
-	// optimum (the fallback when the ray enumeration is too large).
+	// LowerBound is true when Gamma is only a lower bound on the optimum
+	// (a bracket left open by a limit, StatusGap).
 	LowerBound bool
 	// Status is what the solve ended with; StatusGap's bracket is
 	// [Gamma, Upper] (see Gap and StatusText).
@@ -888,59 +888,6 @@ func (g *Global) cutAt(d float64, o SolverOptions) (float64, columnCut, error) {
 	}
 	cut.y = yr.X
 	return opt.Gamma, cut, nil
-}
-
-// GlobalOrFallback solves the global problem at every threshold in ds (see
-// SolveFinite for the solve path that always answers). When
-// the ray enumeration is within o.MaxSubsets it solves the global LP (g is
-// returned). Otherwise it falls back on the fixed-alphabet MIP (convex-hull
-// formulation) for m = 2, 3, …, n + K + 1 and keeps, per D, the best value
-// HiGHS proved optimal: with m = n + K + 1 that is the global optimum (an
-// optimal privatizer never needs more outputs); with a smaller m, because a
-// larger one stopped at a limit in so (set so.TimeLimit), it is labelled
-// LowerBound. An alphabet too small to reach D (infeasible) is skipped.
-func (m Finite) GlobalOrFallback(ctx context.Context, ds []float64, o GlobalOptions, so SolverOptions) ([]FiniteOptimum, *Global, error) {
-	g, err := m.PrepareGlobal(o)
-	if err == nil {
-		opts, err := g.Sweep(ctx, ds, so)
-		return opts, g, err
-	}
-	if !errors.Is(err, ErrTooLarge) {
-		return nil, nil, err
-	}
-	out := make([]FiniteOptimum, 0, len(ds))
-	for _, d := range ds {
-		if err := m.checkFiniteD(d); err != nil {
-			return out, nil, err
-		}
-		var best *FiniteOptimum
-		full := false
-		for mo := 2; mo <= m.GlobalOutputs(); mo++ {
-			if err := ctx.Err(); err != nil {
-				return out, nil, err
-			}
-			opt, err := m.SolveFixed(d, FixedOptions{Outputs: mo, Hull: true}, so)
-			if errors.Is(err, highsx.ErrInfeasible) {
-				continue // too few outputs to reach D: try more
-			}
-			if errors.Is(err, highsx.ErrNotOptimal) {
-				break
-			}
-			if err != nil {
-				return out, nil, err
-			}
-			if best == nil || opt.Gamma > best.Gamma {
-				best = &opt
-			}
-			full = mo == m.GlobalOutputs()
-		}
-		if best == nil {
-			return out, nil, fmt.Errorf("global optimum at D = %g: the ray enumeration is too large and no fixed-alphabet MIP finished: %w", d, highsx.ErrNotOptimal)
-		}
-		best.LowerBound = !full
-		out = append(out, *best)
-	}
-	return out, nil, nil
 }
 
 // WriteLP writes the global LP at threshold d to path (.mps or .lp, chosen

@@ -307,24 +307,11 @@ func TestGlobalLimitsAndBadD(t *testing.T) {
 	}
 }
 
-func TestGlobalTooLargeFallsBack(t *testing.T) {
+func TestGlobalTooLarge(t *testing.T) {
 	m, _ := RandomFinite(rand.New(rand.NewPCG(7, 5)), 2, 2)
 	_, err := m.PrepareGlobal(GlobalOptions{MaxSubsets: 1})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("limit 1: %v, want ErrTooLarge", err)
-	}
-	d := 0.5 * m.DMax()
-	fb, g, err := m.GlobalOrFallback(context.Background(), []float64{d}, GlobalOptions{MaxSubsets: 1}, DefaultSolver())
-	if err != nil || g != nil || len(fb) != 1 {
-		t.Fatalf("fallback: %v %v %d", err, g, len(fb))
-	}
-	gl, err := mustGlobal(t, m).Solve(d, DefaultSolver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The fallback reached m = n + K + 1 here, so it is exact.
-	if fb[0].LowerBound || !scalar.EqualWithinAbs(fb[0].Gamma, gl.Gamma, 1e-7) {
-		t.Fatalf("fallback %+v, global %.12g", fb[0], gl.Gamma)
 	}
 }
 
