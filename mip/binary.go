@@ -29,11 +29,15 @@ func PaperBinary() Binary {
 }
 
 // Validate reports the first parameter outside its range.
-func (m Binary) Validate() error {
-	if err := checkProb("p", m.P); err != nil {
+func (m Binary) Validate() error { return m.validate("p", "q_Y", "q_Z[%d]", 1) }
+
+// validate is Validate with the parameters' names: p, q_Y, and q_Z[i]'s
+// format, its index counted from first.
+func (m Binary) validate(p, qy, qz string, first int) error {
+	if err := checkProb(p, m.P); err != nil {
 		return err
 	}
-	if err := checkProb("q_Y", m.QY); err != nil {
+	if err := checkProb(qy, m.QY); err != nil {
 		return err
 	}
 	if len(m.QZ) == 0 {
@@ -43,7 +47,7 @@ func (m Binary) Validate() error {
 		return fmt.Errorf("q_Z: %d adversaries: at most %d", len(m.QZ), MaxAdversaries)
 	}
 	for i, q := range m.QZ {
-		if err := checkProb(fmt.Sprintf("q_Z[%d]", i+1), q); err != nil {
+		if err := checkProb(fmt.Sprintf(qz, i+first), q); err != nil {
 			return err
 		}
 	}

@@ -52,20 +52,9 @@ func ParseBinaryConfig(r io.Reader) (Binary, error) {
 	if len(c.QZ) > MaxAdversaries {
 		return Binary{}, configErrorf("field \"q_z\" has %d entries: at most %d adversaries", len(c.QZ), MaxAdversaries)
 	}
-	checks := []struct {
-		name string
-		v    float64
-	}{{"field \"p\"", *c.P}, {"field \"q_y\"", *c.QY}}
-	for i, q := range c.QZ {
-		checks = append(checks, struct {
-			name string
-			v    float64
-		}{fmt.Sprintf("field \"q_z\"[%d]", i), q})
+	m := Binary{P: *c.P, QY: *c.QY, QZ: c.QZ}
+	if err := m.validate("field \"p\"", "field \"q_y\"", "field \"q_z\"[%d]", 0); err != nil {
+		return Binary{}, configErrorf("%w", err)
 	}
-	for _, ch := range checks {
-		if err := checkProb(ch.name, ch.v); err != nil {
-			return Binary{}, configErrorf("%w", err)
-		}
-	}
-	return Binary{P: *c.P, QY: *c.QY, QZ: c.QZ}, nil
+	return m, nil
 }

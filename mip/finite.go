@@ -198,6 +198,9 @@ func newRisk(prior []float64, o Observer) risk {
 	return r
 }
 
+// observers returns the reconstructor, then the adversaries.
+func (m Finite) observers() []Observer { return append([]Observer{m.Recon}, m.Adv...) }
+
 // risks returns the observers' risks: the reconstructor's, then adversary
 // i's at 1 + i.
 func (m Finite) risks() []risk {

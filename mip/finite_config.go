@@ -54,12 +54,11 @@ func ParseFiniteConfig(r io.Reader) (Finite, error) {
 	case len(c.Adversaries) > MaxAdversaries:
 		return Finite{}, configErrorf("field \"adversaries\" has %d entries: at most %d", len(c.Adversaries), MaxAdversaries)
 	}
-	m := Finite{Prior: c.Prior, Recon: c.Reconstructor.observer()}
+	m := Finite{Prior: c.Prior, Recon: Observer(*c.Reconstructor)}
 	for _, a := range c.Adversaries {
-		m.Adv = append(m.Adv, a.observer())
+		m.Adv = append(m.Adv, Observer(a))
 	}
-	obs := append([]ObserverConfig{*c.Reconstructor}, c.Adversaries...)
-	for i, o := range obs {
+	for i, o := range m.observers() {
 		name := "reconstructor"
 		if i > 0 {
 			name = fmt.Sprintf("adversaries[%d]", i-1)
@@ -87,13 +86,12 @@ func ParseFiniteConfig(r io.Reader) (Finite, error) {
 	return m, nil
 }
 
-func (o ObserverConfig) observer() Observer { return Observer{Channel: o.Channel, Loss: o.Loss} }
-
 // Config returns the JSON form of m.
 func (m Finite) Config() FiniteConfig {
-	c := FiniteConfig{Prior: m.Prior, Reconstructor: &ObserverConfig{Channel: m.Recon.Channel, Loss: m.Recon.Loss}}
+	rc := ObserverConfig(m.Recon)
+	c := FiniteConfig{Prior: m.Prior, Reconstructor: &rc}
 	for _, a := range m.Adv {
-		c.Adversaries = append(c.Adversaries, ObserverConfig{Channel: a.Channel, Loss: a.Loss})
+		c.Adversaries = append(c.Adversaries, ObserverConfig(a))
 	}
 	return c
 }

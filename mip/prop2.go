@@ -83,22 +83,7 @@ func (m Binary) prop2(d float64) prop2MIP {
 	mod.Cost[l.gamma()] = 1
 	mod.Upper[l.s0()], mod.Upper[l.s1()] = 1, 1
 	row := newRowBuilder(mod)
-
-	// Adversaries: exact epigraph of a sum of minima (concave).
-	for i, q := range m.QZ {
-		for c, cl := range m.cells(q) {
-			for _, term := range [2]affine{cl.x0, cl.x1} {
-				// t_ic ≤ term  ⇔  t_ic − a·s ≤ c
-				row.add(math.Inf(-1), term.c, entry{l.t(i, c), 1}, entry{l.s0(), -term.a0}, entry{l.s1(), -term.a1})
-			}
-		}
-		// γ ≤ Σ_c t_ic
-		es := []entry{{l.gamma(), 1}}
-		for c := 0; c < 4; c++ {
-			es = append(es, entry{l.t(i, c), -1})
-		}
-		row.add(math.Inf(-1), 0, es...)
-	}
+	m.adversaryRows(row, l)
 
 	// Reconstructor: Σ_c min(u_c, v_c) ≤ D with big-M branch binaries.
 	for c, cl := range m.cells(m.QY) {
@@ -137,6 +122,25 @@ func (m Binary) prop2(d float64) prop2MIP {
 	p.dRows = append(p.dRows, row.add(math.Inf(-1), d-pl.c, entry{l.s0(), pl.a0}, entry{l.s1(), pl.a1}))
 	p.dOff = append(p.dOff, -pl.c)
 	return p
+}
+
+// adversaryRows writes the adversaries' rows, nine per adversary: the
+// exact epigraph of a sum of minima (concave), t_ic ≤ both terms of cell
+// c, and γ ≤ Σ_c t_ic.
+func (m Binary) adversaryRows(row rowBuilder, l prop2Layout) {
+	for i, q := range m.QZ {
+		for c, cl := range m.cells(q) {
+			for _, term := range [2]affine{cl.x0, cl.x1} {
+				// t_ic ≤ term  ⇔  t_ic − a·s ≤ c
+				row.add(math.Inf(-1), term.c, entry{l.t(i, c), 1}, entry{l.s0(), -term.a0}, entry{l.s1(), -term.a1})
+			}
+		}
+		es := []entry{{l.gamma(), 1}}
+		for c := 0; c < 4; c++ {
+			es = append(es, entry{l.t(i, c), -1})
+		}
+		row.add(math.Inf(-1), 0, es...)
+	}
 }
 
 // triangle is the corners of the symmetry-broken domain s0 + s1 ≥ 1 within

@@ -203,27 +203,15 @@ func (m Binary) feasibleBelow(d float64, s Privatizer) (Privatizer, error) {
 // that price it below lower.
 func (m Binary) branchDuals(ctx context.Context, d float64, rule [4]int, lower float64, o SolverOptions) (Prop2Branch, error) {
 	k := len(m.QZ)
-	mod := highsx.NewProblem(3 + 4*k)
+	mod := highsx.NewProblem(3 + 4*k) // s0, s1, γ and t of Prop2Model
 	mod.Maximize = true
 	mod.Upper[0], mod.Upper[1] = 1, 1
-	mod.Lower[2] = math.Inf(-1)
+	for j := 2; j < 3+4*k; j++ {
+		mod.Lower[j] = math.Inf(-1)
+	}
 	mod.Cost[2] = 1
 	row := newRowBuilder(mod)
-	t := func(i, c int) int { return 3 + 4*i + c }
-	for i, q := range m.QZ {
-		for c := range 4 {
-			for x := range 2 {
-				a := m.term(q, c, x)
-				mod.Lower[t(i, c)] = math.Inf(-1)
-				row.add(math.Inf(-1), a.c, entry{t(i, c), 1}, entry{0, -a.a0}, entry{1, -a.a1})
-			}
-		}
-		es := []entry{{2, 1}}
-		for c := range 4 {
-			es = append(es, entry{t(i, c), -1})
-		}
-		row.add(math.Inf(-1), 0, es...)
-	}
+	m.adversaryRows(row, prop2Layout{k: k})
 	b := m.branchDistortion(rule)
 	row.add(math.Inf(-1), d-b.c, entry{0, b.a0}, entry{1, b.a1})
 	br := Prop2Branch{Rule: rule, Mu: make([]float64, k), Q: make([][4]float64, k)}
@@ -614,7 +602,7 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 // lossScale is the largest entry of any loss matrix (1 for 0-1 losses).
 func (m Finite) lossScale() float64 {
 	s := 0.0
-	for _, o := range append([]Observer{m.Recon}, m.Adv...) {
+	for _, o := range m.observers() {
 		for _, row := range o.loss(m.N()) {
 			for _, v := range row {
 				s = math.Max(s, v)
