@@ -157,6 +157,21 @@ func (p *paramLP) solve(ctx context.Context, d float64) (paramNode, bool, error)
 	return paramNode{d: d, value: res.Objective, x: res.X, line: dualLine{d: d, at: b.Value, slope: slope}}, true, nil
 }
 
+// curveFrom solves V's pieces on [d, b] from the first threshold d of
+// tries at which the LP is feasible; false when it is feasible at none.
+func (p *paramLP) curveFrom(ctx context.Context, cv *paramCurve, tries []float64, b float64) (bool, error) {
+	for _, d := range tries {
+		first, ok, err := p.solve(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return true, p.curve(ctx, cv, first, b)
+		}
+	}
+	return false, nil
+}
+
 // curve solves V's pieces on [first.d, b] from the solve first (which
 // must be feasible): first.d ≥ b gives the one node.
 func (p *paramLP) curve(ctx context.Context, cv *paramCurve, first paramNode, b float64) error {

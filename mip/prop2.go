@@ -223,12 +223,7 @@ func (m Binary) SweepProp2(ctx context.Context, ds []float64, o SolverOptions) (
 // SweepProp2Within is SweepProp2 within sw's limits: it returns the points
 // solved, a prefix of ds, and why it stopped before the others.
 func (m Binary) SweepProp2Within(ctx context.Context, ds []float64, o SolverOptions, sw SweepOptions) ([]Prop2Optimum, Stop, error) {
-	out := make([]Prop2Optimum, 0, min(len(ds), 1024))
-	_, stop, err := m.SweepProp2Each(ctx, ds, o, sw, func(opt Prop2Optimum) error {
-		out = append(out, opt)
-		return nil
-	})
-	return out, stop, err
+	return collect(len(ds), func(emit func(Prop2Optimum) error) (int, Stop, error) { return m.SweepProp2Each(ctx, ds, o, sw, emit) })
 }
 
 // SweepProp2Each is SweepProp2Within that hands each optimum to emit, in
@@ -251,10 +246,7 @@ func (m Binary) SweepProp2Each(ctx context.Context, ds []float64, o SolverOption
 		}
 	}
 	b := sw.budget()
-	reach := ds
-	if sw.MaxPoints > 0 && sw.MaxPoints < len(reach) {
-		reach = reach[:sw.MaxPoints]
-	}
+	reach := sw.reach(ds)
 	if len(reach) == 1 {
 		// one threshold: the MIP itself (as fast as the leaves, and HiGHS's
 		// own answer)

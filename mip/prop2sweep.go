@@ -123,16 +123,9 @@ func (pl *prop2Leaves) curve(ctx context.Context, a, b float64) (paramCurve, err
 	if lo > b && lo-b <= paramFeasTol {
 		tries = append([]float64{b}, tries...)
 	}
-	for _, d := range tries {
-		first, ok, err := pl.p.solve(ctx, d)
-		if err != nil {
-			return cv, err
-		}
-		if ok {
-			return cv, pl.p.curve(ctx, &cv, first, b)
-		}
-	}
-	return cv, nil // no piece: points in [minD, b] go to the MIP
+	// no piece: points in [minD, b] go to the MIP
+	_, err = pl.p.curveFrom(ctx, &cv, tries, b)
+	return cv, err
 }
 
 // prop2Sweep is Proposition 2's optimum over a range of thresholds: the

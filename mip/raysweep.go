@@ -51,17 +51,8 @@ func (g *Global) newRaySweep(ctx context.Context, a, b float64, o SolverOptions)
 	}
 	// HiGHS may call D_min itself infeasible by a rounding: step in a
 	// little (the points below the first solve are solved by themselves).
-	var ok bool
-	for _, d := range []float64{lo, lo + 1e-12*math.Max(1, lo), lo + 1e-10*math.Max(1, lo)} {
-		var first paramNode
-		if first, ok, err = p.solve(ctx, d); err != nil || ok {
-			if ok {
-				rs.cv.minD = math.Inf(-1) // infeasibility is D < D_min, decided by point
-				err = p.curve(ctx, &rs.cv, first, b)
-			}
-			break
-		}
-	}
+	rs.cv.minD = math.Inf(-1) // infeasibility is D < D_min, decided by point
+	ok, err := p.curveFrom(ctx, &rs.cv, []float64{lo, lo + 1e-12*math.Max(1, lo), lo + 1e-10*math.Max(1, lo)}, b)
 	switch {
 	case ctx.Err() != nil:
 		return nil, interrupted(ctx, lo)
@@ -121,11 +112,7 @@ type raySweepOver struct {
 }
 
 func (g *Global) sweepOver(ds []float64, sw SweepOptions, o SolverOptions) *raySweepOver {
-	reach := ds
-	if sw.MaxPoints > 0 && sw.MaxPoints < len(reach) {
-		reach = reach[:sw.MaxPoints]
-	}
-	return &raySweepOver{g: g, reach: reach, o: o}
+	return &raySweepOver{g: g, reach: sw.reach(ds), o: o}
 }
 
 func (r *raySweepOver) point(ctx context.Context, d float64, solve func() (FiniteOptimum, error)) (FiniteOptimum, error) {

@@ -54,14 +54,27 @@ func sweepEach[T any](ctx context.Context, ds []float64, sw SweepOptions, solve 
 
 // sweepEachBudget is sweepEach with the budget already started.
 func sweepEachBudget[T any](ctx context.Context, ds []float64, sw SweepOptions, b sweep.Budget, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
-	// grown as points are solved: a limit that stops a long sweep early
-	// must not have paid for its whole length up front
-	out := make([]T, 0, min(len(ds), 1024))
-	_, stop, err := sweepEmit(ctx, ds, sw, b, solve, func(opt T) error {
+	return collect(len(ds), func(emit func(T) error) (int, Stop, error) { return sweepEmit(ctx, ds, sw, b, solve, emit) })
+}
+
+// collect runs a sweep of n thresholds that hands its points to emit, and
+// returns them in a slice grown as they are solved: a limit that stops a
+// long sweep early must not have paid for its whole length up front.
+func collect[T any](n int, run func(emit func(T) error) (int, Stop, error)) ([]T, Stop, error) {
+	out := make([]T, 0, min(n, 1024))
+	_, stop, err := run(func(opt T) error {
 		out = append(out, opt)
 		return nil
 	})
 	return out, stop, err
+}
+
+// reach is the prefix of ds a sweep within sw can solve.
+func (sw SweepOptions) reach(ds []float64) []float64 {
+	if sw.MaxPoints > 0 && sw.MaxPoints < len(ds) {
+		return ds[:sw.MaxPoints]
+	}
+	return ds
 }
 
 // sweepEmit solves at every threshold in ds, in order, within b, and hands
