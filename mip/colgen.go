@@ -154,11 +154,10 @@ type colGen struct {
 	m     Finite
 	d     float64
 	o     ColGenOptions
-	rr    risk
-	ra    []risk
-	cols  [][]float64
-	recon []float64
-	adv   [][]float64
+	rs    []risk // the observers' risks (Finite.risks)
+	rr    risk   // rs[0]
+	ra    []risk // rs[1:]
+	g     Global // the master's columns, as rays
 	seen  map[string]bool
 	price *pricingLP // LP_δ, costs changed per rule
 	rng   *rand.Rand
@@ -213,9 +212,8 @@ func (m Finite) SolveColGen(ctx context.Context, d float64, o ColGenOptions) (Co
 func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	n := m.N()
 	rs := m.risks()
-	cg := &colGen{m: m, d: d, o: o, rr: rs[0], ra: rs[1:], seen: map[string]bool{},
-		rng: rand.New(rand.NewPCG(o.Seed, 0x636f6c67656e))}
-	cg.adv = make([][]float64, m.K())
+	cg := &colGen{m: m, d: d, o: o, rs: rs, rr: rs[0], ra: rs[1:], seen: map[string]bool{},
+		rng: rand.New(rand.NewPCG(o.Seed, 0x636f6c67656e)), g: Global{model: m, adv: make([][]float64, m.K())}}
 	cg.zeroOne = isZeroOne(m.Recon.loss(n))
 	// Start: F = X (the unit columns; reconstructor loss D_min, so the
 	// master is feasible for every valid D) and F independent of X.
@@ -285,18 +283,8 @@ func (cg *colGen) add(c []float64) bool {
 		return false
 	}
 	cg.seen[k] = true
-	cg.cols = append(cg.cols, c)
-	cg.recon = append(cg.recon, cg.rr.at(c))
-	for i, r := range cg.ra {
-		cg.adv[i] = append(cg.adv[i], r.at(c))
-	}
+	cg.g.addRay(c, cg.rs)
 	return true
-}
-
-// global views the current columns as a Global, for its mechanism and
-// support reduction.
-func (cg *colGen) global() *Global {
-	return &Global{model: cg.m, rays: cg.cols, recon: cg.recon, adv: cg.adv}
 }
 
 // pricingLP is LP_δ, and a global witness's pricing LP: columns c_0..c_{n−1},
@@ -369,13 +357,12 @@ func (p *pricingLP) price(ctx context.Context, mu, g []float64) (highsx.Result, 
 // master solves the master LP over the current columns: its value, λ and
 // the sanitized duals.
 func (cg *colGen) master(ctx context.Context) (float64, []float64, Duals, error) {
-	g := cg.global()
-	mod := g.lpModel(cg.d)
+	mod := cg.g.lpModel(cg.d)
 	res, err := mod.Solve(ctx, cg.o.Solver)
 	if err != nil {
 		return 0, nil, Duals{}, fmt.Errorf("master LP: %w", err)
 	}
-	return res.Objective, res.X[:len(cg.cols)], dualsOf(cg.m.N(), cg.m.K(), res.RowDual), nil
+	return res.Objective, res.X[:len(cg.g.rays)], dualsOf(cg.m.N(), cg.m.K(), res.RowDual), nil
 }
 
 // ruleAt is a Bayes-optimal reconstructor decision rule at c: for each side
@@ -432,7 +419,7 @@ func (cg *colGen) heuristic(ctx context.Context, du Duals, lam []float64, tol fl
 	var starts [][]float64
 	for j, l := range lam {
 		if l > 1e-12 {
-			starts = append(starts, cg.cols[j])
+			starts = append(starts, cg.g.rays[j])
 		}
 	}
 	for x := 0; x < n; x++ {
@@ -858,15 +845,15 @@ func (st *colGenRun) finish() ColGenResult {
 	cg, res := st.cg, st.res
 	res.Gamma = st.lower
 	if st.lam != nil {
-		res.Mechanism = cg.global().mechanism(st.lam)
+		res.Mechanism = cg.g.mechanism(st.lam)
 		res.fill(cg.m)
 	}
 	res.D = cg.d
 	res.Method = AlgorithmColGen
-	res.Columns = len(cg.cols)
+	res.Columns = len(cg.g.rays)
 	res.Rules = cg.rules
 	res.LPs = cg.price.solves
-	res.Pool = cg.cols
+	res.Pool = cg.g.rays
 	res.SolveTime = time.Since(st.start)
 	res.Proven = res.Upper-st.lower <= ProvenGap*math.Max(1, math.Abs(res.Upper))
 	best := st.best
@@ -882,7 +869,7 @@ func (st *colGenRun) finish() ColGenResult {
 
 func (r *ColGenResult) record(it int, lower float64, cg *colGen, pricing Pricing, start time.Time) {
 	r.Iterations = append(r.Iterations, ColGenIteration{Iteration: it, Lower: lower, Upper: r.Upper,
-		Columns: len(cg.cols), Pricing: pricing, Elapsed: time.Since(start)})
+		Columns: len(cg.g.rays), Pricing: pricing, Elapsed: time.Since(start)})
 	if cg.o.Iteration != nil {
 		cg.o.Iteration(r.Iterations[len(r.Iterations)-1])
 	}

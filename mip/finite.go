@@ -176,18 +176,9 @@ type risk struct {
 }
 
 func newRisk(prior []float64, o Observer) risk {
-	n := len(prior)
-	l := o.loss(n)
-	nv, na := len(o.Channel[0]), len(l[0])
-	r := risk{k: make([][][]float64, nv), acts: make([][]int, nv)}
-	for v := 0; v < nv; v++ {
-		all := make([][]float64, na)
-		for a := range all {
-			all[a] = make([]float64, n)
-			for x := 0; x < n; x++ {
-				all[a][x] = prior[x] * o.Channel[x][v] * l[x][a]
-			}
-		}
+	vs := lossVectors(prior, o)
+	r := risk{k: make([][][]float64, len(vs)), acts: make([][]int, len(vs))}
+	for v, all := range vs {
 		for a := range all {
 			if !dominated(all, a) {
 				r.k[v] = append(r.k[v], all[a])
@@ -209,6 +200,23 @@ func (m Finite) risks() []risk {
 		rs = append(rs, newRisk(m.Prior, a))
 	}
 	return rs
+}
+
+// lossVectors returns k[v][a][x] = π(x)·W(v|x)·L(x, a) for observer o.
+func lossVectors(prior []float64, o Observer) [][][]float64 {
+	n := len(prior)
+	l := o.loss(n)
+	k := make([][][]float64, len(o.Channel[0]))
+	for v := range k {
+		k[v] = make([][]float64, len(l[0]))
+		for a := range k[v] {
+			k[v][a] = make([]float64, n)
+			for x := range n {
+				k[v][a][x] = prior[x] * o.Channel[x][v] * l[x][a]
+			}
+		}
+	}
+	return k
 }
 
 // dominated reports whether some other vector is entrywise ≤ vs[a]

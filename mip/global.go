@@ -162,10 +162,15 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if g.rays, err = enumerateRays(ctx, m.N(), m.risks(), sups); err != nil {
+	rs := m.risks()
+	rays, err := enumerateRays(ctx, m.N(), rs, sups)
+	if err != nil {
 		return nil, err
 	}
-	g.risks()
+	g.adv = make([][]float64, m.K())
+	for _, v := range rays {
+		g.addRay(v, rs)
+	}
 	g.EnumTime = time.Since(start)
 	return g, nil
 }
@@ -227,20 +232,12 @@ func enumerateRays(ctx context.Context, n int, tiers []risk, sups []support) ([]
 	return e.rays, nil
 }
 
-// risks computes every observer's Bayes risk of every ray.
-func (g *Global) risks() {
-	m := g.model
-	rs := m.risks()
-	g.recon = make([]float64, len(g.rays))
-	g.adv = make([][]float64, m.K())
-	for j, v := range g.rays {
-		g.recon[j] = rs[0].at(v)
-	}
-	for i, ra := range rs[1:] {
-		g.adv[i] = make([]float64, len(g.rays))
-		for j, v := range g.rays {
-			g.adv[i][j] = ra.at(v)
-		}
+// addRay appends ray v and its risks, with rs the observers' (Finite.risks).
+func (g *Global) addRay(v []float64, rs []risk) {
+	g.rays = append(g.rays, v)
+	g.recon = append(g.recon, rs[0].at(v))
+	for i, r := range rs[1:] {
+		g.adv[i] = append(g.adv[i], r.at(v))
 	}
 }
 

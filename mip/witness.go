@@ -332,7 +332,7 @@ func (m Finite) SaturationDuals() Duals {
 	}
 	du.Mu[i] = 1
 	du.Pi = make([]float64, m.N())
-	for _, ks := range m.lossVectors(m.Adv[i]) {
+	for _, ks := range lossVectors(m.Prior, m.Adv[i]) {
 		best := 0
 		for a, k := range ks {
 			if sumOf(k) < sumOf(ks[best]) {
@@ -422,29 +422,12 @@ type pricer struct {
 	lp    *pricingLP
 }
 
-// lossVectors returns k[v][a][x] = π(x)·W(v|x)·L(x, a) for observer o.
-func (m Finite) lossVectors(o Observer) [][][]float64 {
-	n := m.N()
-	l := o.loss(n)
-	k := make([][][]float64, len(o.Channel[0]))
-	for v := range k {
-		k[v] = make([][]float64, len(l[0]))
-		for a := range k[v] {
-			k[v][a] = make([]float64, n)
-			for x := range n {
-				k[v][a][x] = m.Prior[x] * o.Channel[x][v] * l[x][a]
-			}
-		}
-	}
-	return k
-}
-
 func (m Finite) newPricer(du Duals, o SolverOptions) (*pricer, error) {
 	n := m.N()
-	p := &pricer{m: m, du: du, recon: m.lossVectors(m.Recon)}
+	p := &pricer{m: m, du: du, recon: lossVectors(m.Prior, m.Recon)}
 	var adv [][][][]float64
 	for _, a := range m.Adv {
-		adv = append(adv, m.lossVectors(a))
+		adv = append(adv, lossVectors(m.Prior, a))
 	}
 	for _, ks := range p.recon {
 		mk := make([]float64, n)
