@@ -398,11 +398,16 @@ func (cg *colGen) solveRule(ctx context.Context, du Duals, g []float64) (float64
 	return res.Objective, c, nil
 }
 
-// ruleCost is π + ν Σ_y k_yδ_y over the side values y < upto.
-func (cg *colGen) ruleCost(du Duals, rule []int, upto int) []float64 {
+// ruleCost is π + ν Σ_d k_{y_d, rule[d]} for a rule of the side values
+// y_d = order[d] (y_d = d when order is nil).
+func (cg *colGen) ruleCost(du Duals, rule, order []int) []float64 {
 	g := slices.Clone(du.Pi)
-	for y := 0; y < upto; y++ {
-		for x, v := range cg.rr.k[y][rule[y]] {
+	for d, a := range rule {
+		y := d
+		if order != nil {
+			y = order[d]
+		}
+		for x, v := range cg.rr.k[y][a] {
 			g[x] += du.Nu * v
 		}
 	}
@@ -451,7 +456,7 @@ func (cg *colGen) heuristic(ctx context.Context, du Duals, lam []float64, tol fl
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			_, next, err := cg.solveRule(ctx, du, cg.ruleCost(du, rule, len(rule)))
+			_, next, err := cg.solveRule(ctx, du, cg.ruleCost(du, rule, nil))
 			if err != nil {
 				return nil, err
 			}
@@ -572,17 +577,6 @@ func (cg *colGen) newRuleSearch(du Duals, tol float64) *ruleSearch {
 	return rs
 }
 
-// cost is g for the prefix: π + ν Σ over the assigned side values.
-func (rs *ruleSearch) cost(prefix []int) []float64 {
-	g := slices.Clone(rs.du.Pi)
-	for d, a := range prefix {
-		for x, v := range rs.cg.rr.k[rs.order[d]][a] {
-			g[x] += rs.du.Nu * v
-		}
-	}
-	return g
-}
-
 // addRegion appends the region rows of fixing side value order[d] to a.
 func (rs *ruleSearch) addRegion(d, a int) error {
 	if !rs.cg.o.RegionRows {
@@ -635,7 +629,7 @@ func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
 		if err := rs.addRegion(depth, a); err != nil {
 			return err
 		}
-		v, c, err := cg.solveRule(ctx, rs.du, rs.cost(rs.rule[:depth+1]))
+		v, c, err := cg.solveRule(ctx, rs.du, cg.ruleCost(rs.du, rs.rule[:depth+1], rs.order))
 		if terr := cg.price.TruncateRows(mark); terr != nil {
 			return terr
 		}
