@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -230,14 +231,12 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 			return nil, fmt.Errorf("starting column of length %d: want n = %d", len(c), n)
 		}
 		c = slices.Clone(c)
-		var s float64
 		for x, v := range c {
 			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("starting column %v: entry %d = %v must be a finite number ≥ 0", c, x, v)
 			}
-			s += v
 		}
-		if s == 0 {
+		if sumOf(c) == 0 {
 			return nil, fmt.Errorf("starting column %v is zero", c)
 		}
 		normalize(c)
@@ -248,9 +247,7 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	// without presolve (which would discard it) is the fast path.
 	so := o.Solver
 	so.Extra = map[string]any{"presolve": "off", "simplex_strategy": 4}
-	for k, v := range o.Solver.Extra {
-		so.Extra[k] = v
-	}
+	maps.Copy(so.Extra, o.Solver.Extra)
 	var adv [][][][]float64
 	for _, r := range cg.ra {
 		adv = append(adv, r.k)

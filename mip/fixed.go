@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/highsx"
 )
@@ -259,13 +260,7 @@ func (b *fixedBuilder) globalCuts(d float64) error {
 // the largest prior, P[xs][f] ≥ P[xs][f+1]: relabelling outputs changes no
 // risk.
 func (b *fixedBuilder) symmetryRows() {
-	prior := b.m.Prior
-	xs := 0
-	for x, p := range prior {
-		if p > prior[xs] {
-			xs = x
-		}
-	}
+	xs := slices.Index(b.m.Prior, slices.Max(b.m.Prior))
 	for f := 0; f+1 < b.l.m; f++ {
 		b.row.add(0, math.Inf(1), entry{b.l.p(xs, f), 1}, entry{b.l.p(xs, f+1), -1})
 	}

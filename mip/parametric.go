@@ -3,6 +3,7 @@ package mip
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 
 	"github.com/mmds-project/mmds/internal/highsx"
@@ -94,9 +95,7 @@ func paramOptions(o SolverOptions) SolverOptions {
 		"solver":                     "simplex",
 		"simplex_strategy":           1, // dual simplex
 	}
-	for k, v := range o.Extra {
-		extra[k] = v
-	}
+	maps.Copy(extra, o.Extra)
 	o.Extra = extra
 	return o
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/highsx"
 	"github.com/mmds-project/mmds/loss"
@@ -324,12 +325,7 @@ func (c DualBound) Multipliers(m Finite) Duals {
 func (m Finite) SaturationDuals() Duals {
 	du := Duals{Mu: make([]float64, m.K())}
 	sat := m.AdvSaturation()
-	i := 0
-	for j, v := range sat {
-		if v < sat[i] {
-			i = j
-		}
-	}
+	i := slices.Index(sat, slices.Min(sat))
 	du.Mu[i] = 1
 	du.Pi = make([]float64, m.N())
 	for _, ks := range lossVectors(m.Prior, m.Adv[i]) {
