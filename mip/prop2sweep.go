@@ -135,7 +135,6 @@ type prop2Sweep struct {
 	o      SolverOptions
 	l      prop2Layout
 	leaves [16]paramCurve
-	solves int // LP solves spent
 	mips   int // points solved as MIPs (not proven by the leaves)
 }
 
@@ -159,7 +158,6 @@ func (m Binary) newProp2Sweep(ctx context.Context, a, b float64, o SolverOptions
 			return nil, fmt.Errorf("proposition 2 on [%g, %g]: %w", a, b, err)
 		}
 	}
-	ps.solves = pl.p.solves
 	return ps, nil
 }
 

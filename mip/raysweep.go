@@ -101,33 +101,27 @@ func (rs *raySweep) alone(solve func() (FiniteOptimum, error)) (FiniteOptimum, e
 	return solve()
 }
 
-// raySweepOver is a lazily built raySweep over the thresholds a sweep
-// within sw can reach: built at its first point (whose time includes it);
-// a sweep that can reach one threshold only solves it by itself.
-type raySweepOver struct {
-	g     *Global
-	reach []float64
-	o     SolverOptions
-	rs    *raySweep
-}
-
-func (g *Global) sweepOver(ds []float64, sw SweepOptions, o SolverOptions) *raySweepOver {
-	return &raySweepOver{g: g, reach: sw.reach(ds), o: o}
-}
-
-func (r *raySweepOver) point(ctx context.Context, d float64, solve func() (FiniteOptimum, error)) (FiniteOptimum, error) {
-	if len(r.reach) == 1 {
-		return solve() // one threshold: one solve, the LP's own vertex
+// sweepOver returns the ray LP's optimum at a point of a sweep over ds
+// within sw: proven from a raySweep over the thresholds the sweep can
+// reach, built at its first point (whose time includes it), or solved by
+// solve. A sweep that can reach one threshold only solves it by itself.
+func (g *Global) sweepOver(ds []float64, sw SweepOptions, o SolverOptions) func(ctx context.Context, d float64, solve func() (FiniteOptimum, error)) (FiniteOptimum, error) {
+	reach := sw.reach(ds)
+	var rs *raySweep
+	return func(ctx context.Context, d float64, solve func() (FiniteOptimum, error)) (FiniteOptimum, error) {
+		if len(reach) == 1 {
+			return solve() // one threshold: one solve, the LP's own vertex
+		}
+		if rs != nil {
+			return rs.point(ctx, d, solve)
+		}
+		start := time.Now()
+		var err error
+		if rs, err = g.newRaySweep(ctx, slices.Min(reach), slices.Max(reach), o); err != nil {
+			return FiniteOptimum{}, err
+		}
+		p, err := rs.point(ctx, d, solve)
+		p.SolveTime = time.Since(start)
+		return p, err
 	}
-	if r.rs != nil {
-		return r.rs.point(ctx, d, solve)
-	}
-	start := time.Now()
-	var err error
-	if r.rs, err = r.g.newRaySweep(ctx, slices.Min(r.reach), slices.Max(r.reach), r.o); err != nil {
-		return FiniteOptimum{}, err
-	}
-	p, err := r.rs.point(ctx, d, solve)
-	p.SolveTime = time.Since(start)
-	return p, err
 }

@@ -141,7 +141,7 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			sol.Method, sol.Global = AlgorithmGlobalLP, g
 			curve := g.sweepOver(ds, sw, o.Solver) // the pieces of the ray LP's optimum (raysweep.go)
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				return curve.point(ctx, d, func() (FiniteOptimum, error) {
+				return curve(ctx, d, func() (FiniteOptimum, error) {
 					return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions {
 						return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Iteration: o.Iteration}
 					})
