@@ -64,11 +64,6 @@ type ColGenOptions struct {
 	// NoExactPricing disables the exact pricing (the bracket then rests on
 	// the relaxation bound): for tests and benchmarks of the heuristics.
 	NoExactPricing bool
-	// RegionRows adds the region rows of the fixed estimates to the exact
-	// pricing's LPs (see regionRows): 15% fewer LPs at n = 7, K = 2, but each
-	// re-solve loses its warm start and takes about 2.3× longer, so off by
-	// default.
-	RegionRows bool
 	// Columns are extra starting columns (each ≥ 0, not all 0; normalized
 	// here), e.g. the final columns of a neighbouring threshold of a sweep.
 	Columns [][]float64
@@ -488,8 +483,7 @@ func (cg *colGen) relaxation(ctx context.Context, du Duals) (float64, error) {
 // reconstructor's decision rule, one side value per level (the likeliest
 // side values first, whose terms weigh most). A node fixes δ_y for the
 // first depth side values; its bound is LP_δ with the terms of the others
-// dropped (−ν ρ_y ≤ 0) (and, with RegionRows, c restricted to where the
-// fixed estimates are Bayes-optimal), exact at the leaves. Nodes whose
+// dropped (−ν ρ_y ≤ 0), exact at the leaves. Nodes whose
 // bound is ≤ the incumbent (at least tol) are pruned; for a 0-1 loss, rules
 // no column realizes are never generated (see realizer). It first dives
 // (depth-first) and returns as soon as it holds columns with rc > tol;
@@ -499,7 +493,6 @@ func (cg *colGen) relaxation(ctx context.Context, du Duals) (float64, error) {
 // ends it (then with ctx's error) — and the best columns found.
 func (cg *colGen) exact(ctx context.Context, du Duals, tol float64) (float64, [][]float64, error) {
 	rs := cg.newRuleSearch(du, tol)
-	defer cg.price.TruncateRows(rs.base)
 	root, _, err := cg.solveRule(ctx, du, du.Pi)
 	if err != nil {
 		return math.Inf(1), nil, err
@@ -550,14 +543,13 @@ type ruleSearch struct {
 	order []int     // side values, likeliest first
 	real  *realizer // the 0-1 loss's realizability check (nil otherwise)
 	rule  []int     // scratch: the rule being extended
-	base  int       // the pricing LP's rows before the search
 	best  float64   // the largest reduced cost found (at least the tolerance)
 	cols  [][]float64
 }
 
 func (cg *colGen) newRuleSearch(du Duals, tol float64) *ruleSearch {
 	ny := len(cg.rr.k)
-	rs := &ruleSearch{cg: cg, du: du, order: make([]int, ny), rule: make([]int, ny), base: cg.price.NumRows(), best: tol}
+	rs := &ruleSearch{cg: cg, du: du, order: make([]int, ny), rule: make([]int, ny), best: tol}
 	mass := make([]float64, ny)
 	for y, ks := range cg.rr.k {
 		rs.order[y] = y
@@ -574,42 +566,17 @@ func (cg *colGen) newRuleSearch(du Duals, tol float64) *ruleSearch {
 	return rs
 }
 
-// addRegion appends the region rows of fixing side value order[d] to a.
-func (rs *ruleSearch) addRegion(d, a int) error {
-	if !rs.cg.o.RegionRows {
-		return nil
-	}
-	return rs.cg.price.AddRows(rs.cg.regionRows(rs.order[d], a))
-}
-
-// enter sets the realizer and the pricing LP's region rows to nd's prefix.
-func (rs *ruleSearch) enter(nd node) error {
+// expand prices every child of nd (the next side value's realizable
+// estimates): a leaf above best becomes a column, an inner node above best
+// goes on h.
+func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
 	if rs.real != nil {
 		rs.real.reset()
 		for d, a := range nd.prefix {
 			rs.real.assign(rs.order[d], a)
 		}
 	}
-	if err := rs.cg.price.TruncateRows(rs.base); err != nil {
-		return err
-	}
-	for d, a := range nd.prefix {
-		if err := rs.addRegion(d, a); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// expand prices every child of nd (the next side value's realizable
-// estimates): a leaf above best becomes a column, an inner node above best
-// goes on h.
-func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
-	if err := rs.enter(nd); err != nil {
-		return err
-	}
 	cg := rs.cg
-	mark := cg.price.NumRows()
 	depth := len(nd.prefix)
 	copy(rs.rule, nd.prefix)
 	y := rs.order[depth]
@@ -623,13 +590,7 @@ func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
 			}
 		}
 		rs.rule[depth] = a
-		if err := rs.addRegion(depth, a); err != nil {
-			return err
-		}
 		v, c, err := cg.solveRule(ctx, rs.du, cg.ruleCost(rs.du, rs.rule[:depth+1], rs.order))
-		if terr := cg.price.TruncateRows(mark); terr != nil {
-			return terr
-		}
 		if errors.Is(err, highsx.ErrInfeasible) {
 			continue // no column makes this partial rule optimal
 		}
@@ -648,41 +609,6 @@ func (rs *ruleSearch) expand(ctx context.Context, nd node, h *nodeHeap) error {
 		heap.Push(h, node{prefix: slices.Clone(rs.rule[:depth+1]), bound: v})
 	}
 	return nil
-}
-
-// regionRows are the rows ⟨k_yb − k_ya, c⟩ ≥ 0 for every other estimate b:
-// the columns where estimate a is Bayes-optimal for side value y. Adding
-// them for a node's fixed side values keeps its bound valid (the node's
-// subtree only covers those columns) and tightens it; at a leaf the LP is
-// max rc over the rule's region, and the regions of all rules cover the
-// simplex, so the search stays exact. Each row is scaled to max |entry| 1.
-func (cg *colGen) regionRows(y, a int) []highsx.Row {
-	ks := cg.rr.k[y]
-	var rows []highsx.Row
-	for b := range ks {
-		if b == a {
-			continue
-		}
-		row := highsx.Row{Lower: 0, Upper: math.Inf(1)}
-		var mx float64
-		neg := false
-		for x := range ks[a] {
-			if v := ks[b][x] - ks[a][x]; v != 0 {
-				row.Index = append(row.Index, x)
-				row.Value = append(row.Value, v)
-				mx = math.Max(mx, math.Abs(v))
-				neg = neg || v < 0
-			}
-		}
-		if !neg {
-			continue // holds for every c ≥ 0
-		}
-		for j := range row.Value {
-			row.Value[j] /= mx
-		}
-		rows = append(rows, row)
-	}
-	return rows
 }
 
 // maxEstimates is the most candidate estimates of any side value.

@@ -13,7 +13,6 @@ import (
 
 var (
 	colgenScale   = flag.String("colgen.scale", "", "run TestColGenScale on n,K[,seconds] (e.g. 6,2,60) and print per-instance figures")
-	colgenRegion  = flag.Bool("colgen.region", false, "TestColGenScale with the exact pricing's region rows")
 	colgenSquared = flag.Bool("colgen.squared", false, "TestColGenScale with the squared-label loss for the reconstructor")
 	colgenGap     = flag.Float64("colgen.gap", 0, "TestColGenScale's relative gap target (0: proven optimal)")
 	colgenHiGHS   = flag.String("colgen.highs", "", "TestColGenScale with extra integer HiGHS options name=value,...")
@@ -53,7 +52,7 @@ func TestColGenScale(t *testing.T) {
 			}
 			d := m.DMin() + frac*(m.DMax()-m.DMin())
 			start := time.Now()
-			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{TimeLimit: limit, Solver: so, RegionRows: *colgenRegion, GapTol: *colgenGap})
+			r, err := m.SolveColGen(context.Background(), d, ColGenOptions{TimeLimit: limit, Solver: so, GapTol: *colgenGap})
 			el := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
