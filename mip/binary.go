@@ -70,9 +70,9 @@ type affine struct{ c, a0, a1 float64 }
 func (t affine) at(s Privatizer) float64 { return t.c + t.a0*s.S0 + t.a1*s.S1 }
 
 // cell holds, for one observation (f, y), the two joint probabilities
-// P(X=0, F=f, Y=y) and P(X=1, F=f, Y=y) as affine functions of (s0, s1).
-// The MAP observer errs with probability min(x0, x1) in that cell.
-type cell struct{ x0, x1 affine }
+// cell[x] = P(X=x, F=f, Y=y) as affine functions of (s0, s1). The MAP
+// observer errs with probability min(cell[0], cell[1]) in that cell.
+type cell [2]affine
 
 // cells returns the four cells (f, y) ∈ {0,1}² of an observer whose side
 // information is X through a BSC with crossover q (Appendix B).
@@ -84,20 +84,12 @@ func (m Binary) cells(q float64) [4]cell {
 			var c cell
 			for x := 0; x < 2; x++ {
 				w := pi[x] * bsc(q, x, y)
-				c.setX(x, privTerm(x, f, w))
+				c[x] = privTerm(x, f, w)
 			}
 			out[2*f+y] = c
 		}
 	}
 	return out
-}
-
-func (c *cell) setX(x int, t affine) {
-	if x == 0 {
-		c.x0 = t
-	} else {
-		c.x1 = t
-	}
 }
 
 // bsc is P(Y=y | X=x) for a binary symmetric channel with crossover q.
@@ -127,7 +119,7 @@ func privTerm(x, f int, w float64) affine {
 func (m Binary) MAPLoss(s Privatizer, q float64) float64 {
 	var sum float64
 	for _, c := range m.cells(q) {
-		sum += math.Min(c.x0.at(s), c.x1.at(s))
+		sum += math.Min(c[0].at(s), c[1].at(s))
 	}
 	return sum
 }

@@ -89,11 +89,11 @@ func (m Binary) prop2(d float64) prop2MIP {
 	for c, cl := range m.cells(m.QY) {
 		mod.Integer[l.delta(c)] = true
 		mod.Upper[l.delta(c)] = 1
-		mu, mv := maxOnTriangle(cl.x0), maxOnTriangle(cl.x1)
+		mu, mv := maxOnTriangle(cl[0]), maxOnTriangle(cl[1])
 		// w_c ≥ u_c − M_u δ_c  ⇔  w_c − a·s + M_u δ_c ≥ c_u
-		row.add(cl.x0.c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl.x0.a0}, entry{l.s1(), -cl.x0.a1}, entry{l.delta(c), mu})
+		row.add(cl[0].c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl[0].a0}, entry{l.s1(), -cl[0].a1}, entry{l.delta(c), mu})
 		// w_c ≥ v_c − M_v (1 − δ_c)  ⇔  w_c − a·s − M_v δ_c ≥ c_v − M_v
-		row.add(cl.x1.c-mv, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl.x1.a0}, entry{l.s1(), -cl.x1.a1}, entry{l.delta(c), -mv})
+		row.add(cl[1].c-mv, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -cl[1].a0}, entry{l.s1(), -cl[1].a1}, entry{l.delta(c), -mv})
 	}
 	es := make([]entry, 4)
 	for c := range es {
@@ -113,7 +113,7 @@ func (m Binary) prop2(d float64) prop2MIP {
 	// the triangle s0 + s1 ≥ 1 it lies above the plane through its values at
 	// the triangle's corners.
 	for c, cl := range m.cells(m.QY) {
-		pl := cornerPlane(func(s Privatizer) float64 { return math.Min(cl.x0.at(s), cl.x1.at(s)) })
+		pl := cornerPlane(func(s Privatizer) float64 { return math.Min(cl[0].at(s), cl[1].at(s)) })
 		// w_c ≥ plane(s)
 		row.add(pl.c, math.Inf(1), entry{l.w(c), 1}, entry{l.s0(), -pl.a0}, entry{l.s1(), -pl.a1})
 	}
@@ -130,7 +130,7 @@ func (m Binary) prop2(d float64) prop2MIP {
 func (m Binary) adversaryRows(row rowBuilder, l prop2Layout) {
 	for i, q := range m.QZ {
 		for c, cl := range m.cells(q) {
-			for _, term := range [2]affine{cl.x0, cl.x1} {
+			for _, term := range cl {
 				// t_ic ≤ term  ⇔  t_ic − a·s ≤ c
 				row.add(math.Inf(-1), term.c, entry{l.t(i, c), 1}, entry{l.s0(), -term.a0}, entry{l.s1(), -term.a1})
 			}

@@ -57,7 +57,7 @@ func branchLP(m Binary, d float64, branch int) (float64, error) {
 	add(unit(1, 1), 1) // s1 ≤ 1
 	for i, q := range m.QZ {
 		for c, cl := range m.cells(q) {
-			for _, term := range []affine{cl.x0, cl.x1} {
+			for _, term := range []affine{cl[0], cl[1]} {
 				a := unit(3+4*i+c, 1) // t_ic − a·s ≤ c
 				a[0], a[1] = -term.a0, -term.a1
 				add(a, term.c)
@@ -72,9 +72,9 @@ func branchLP(m Binary, d float64, branch int) (float64, error) {
 	a := make([]float64, nx) // Σ chosen terms ≤ D
 	rhs := d
 	for c, cl := range m.cells(m.QY) {
-		term := cl.x0
+		term := cl[0]
 		if branch>>c&1 == 1 {
-			term = cl.x1
+			term = cl[1]
 		}
 		a[0] += term.a0
 		a[1] += term.a1

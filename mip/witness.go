@@ -83,21 +83,11 @@ type Prop2Branch struct {
 // s1) is largest.
 var corners = [4]Privatizer{{0, 0}, {0, 1}, {1, 0}, {1, 1}}
 
-// term is P(X = x, F = f, V = v) in cell c = 2f + v of an observer with
-// crossover q, affine in (s0, s1).
-func (m Binary) term(q float64, c, x int) affine {
-	cl := m.cells(q)[c]
-	if x == 0 {
-		return cl.x0
-	}
-	return cl.x1
-}
-
 // branchDistortion is B(s) of rule: the error terms it counts.
 func (m Binary) branchDistortion(rule [4]int) affine {
 	var b affine
 	for c, est := range rule {
-		t := m.term(m.QY, c, 1-est)
+		t := m.cells(m.QY)[c][1-est]
 		b = affine{b.c + t.c, b.a0 + t.a0, b.a1 + t.a1}
 	}
 	return b
@@ -121,7 +111,7 @@ func (br *Prop2Branch) setBound(m Binary, d float64) {
 				mu = math.Max(br.Mu[i], 0) / sum
 			}
 			for c := range 4 {
-				v += mu * (br.Q[i][c]*m.term(q, c, 0).at(s) + (1-br.Q[i][c])*m.term(q, c, 1).at(s))
+				v += mu * (br.Q[i][c]*m.cells(q)[c][0].at(s) + (1-br.Q[i][c])*m.cells(q)[c][1].at(s))
 			}
 		}
 		br.Values[j] = v
