@@ -1,10 +1,12 @@
 package mip
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/highsx"
 )
@@ -245,15 +247,7 @@ func (cv *paramCurve) at(d float64) (a, b *paramNode, t, bound float64, excluded
 		return nil, nil, 0, cv.nodes[n-1].line.eval(d), false, true
 	}
 	// the first node at or after d
-	lo, hi := 0, n-1
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if cv.nodes[mid].d < d {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
+	lo, _ := slices.BinarySearchFunc(cv.nodes, d, func(nd paramNode, d float64) int { return cmp.Compare(nd.d, d) })
 	if cv.nodes[lo].d == d {
 		nd := &cv.nodes[lo]
 		return nd, nd, 0, nd.line.eval(d), false, true
