@@ -503,29 +503,24 @@ func (g *Global) lpModel(d float64) *highsx.Problem {
 	mod.Cost[nr] = 1
 	mod.Lower[nr] = math.Inf(-1)
 	row := newRowBuilder(mod)
+	// perRay is the entries Σ_j val(j)·λ_j (with room for γ's).
+	perRay := func(val func(j int) float64) []entry {
+		es := make([]entry, 0, nr+1)
+		for j := range g.rays {
+			es = append(es, entry{j, val(j)})
+		}
+		return es
+	}
 	// Σ_j λ_j v_j(x) = 1 for every x: P(F=j|X=x) = λ_j v_j(x) is row-stochastic.
 	for x := 0; x < n; x++ {
-		es := make([]entry, 0, nr)
-		for j, v := range g.rays {
-			es = append(es, entry{j, v[x]})
-		}
-		row.add(1, 1, es...)
+		row.add(1, 1, perRay(func(j int) float64 { return g.rays[j][x] })...)
 	}
 	// Σ_j λ_j ρ_adv,i(v_j) − γ ≥ 0.
 	for i := 0; i < k; i++ {
-		es := make([]entry, 0, nr+1)
-		for j := range g.rays {
-			es = append(es, entry{j, g.adv[i][j]})
-		}
-		es = append(es, entry{nr, -1})
-		row.add(0, math.Inf(1), es...)
+		row.add(0, math.Inf(1), append(perRay(func(j int) float64 { return g.adv[i][j] }), entry{nr, -1})...)
 	}
 	// Σ_j λ_j ρ_recon(v_j) ≤ D.
-	es := make([]entry, 0, nr)
-	for j := range g.rays {
-		es = append(es, entry{j, g.recon[j]})
-	}
-	row.add(math.Inf(-1), d, es...)
+	row.add(math.Inf(-1), d, perRay(func(j int) float64 { return g.recon[j] })...)
 	return mod
 }
 
