@@ -472,13 +472,6 @@ func (cg *colGen) heuristic(ctx context.Context, du Duals, lam []float64, tol fl
 	return out, nil
 }
 
-// relaxation bounds max rc from above by dropping −ν ρ_R ≤ 0: LP_δ with
-// g = π.
-func (cg *colGen) relaxation(ctx context.Context, du Duals) (float64, error) {
-	v, _, err := cg.solveRule(ctx, du, du.Pi)
-	return v, err
-}
-
 // exact maximizes rc over the simplex by branch and bound over the
 // reconstructor's decision rule, one side value per level (the likeliest
 // side values first, whose terms weigh most). A node fixes δ_y for the
@@ -708,7 +701,9 @@ func (st *colGenRun) iterate(ctx context.Context, it int) (bool, error) {
 	}
 	cert := DualBound{D: cg.d, Duals: du}
 	bound := math.NaN()
-	if r, err := cg.relaxation(ctx, du); err == nil {
+	// The relaxation bounds max rc from above by dropping −ν ρ_R ≤ 0: LP_δ
+	// with g = π.
+	if r, _, err := cg.solveRule(ctx, du, du.Pi); err == nil {
 		cert.MaxReducedCost, cert.Proof = r, ProofRelaxation
 		bound = cert.Bound()
 	} else if ctx.Err() != nil {

@@ -572,11 +572,7 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 func (m Finite) lossScale() float64 {
 	s := 0.0
 	for _, o := range m.observers() {
-		for _, row := range o.loss(m.N()) {
-			for _, v := range row {
-				s = math.Max(s, v)
-			}
-		}
+		s = math.Max(s, maxLoss(o.loss(m.N())))
 	}
 	if s == 0 {
 		return 1
