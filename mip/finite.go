@@ -3,6 +3,7 @@ package mip
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/internal/sweep"
 )
@@ -329,11 +330,7 @@ func (m Finite) DMin() float64 {
 	l := m.Recon.loss(m.N())
 	var s float64
 	for x, p := range m.Prior {
-		best := math.Inf(1)
-		for _, v := range l[x] {
-			best = math.Min(best, v)
-		}
-		s += p * best
+		s += p * slices.Min(l[x])
 	}
 	return s
 }
