@@ -125,6 +125,11 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 	b := sw.budget()
 	sol := FiniteSolution{}
 	var solve func(i int, d float64) (FiniteOptimum, error)
+	// column generation's options at threshold i (its share of the time
+	// left when it starts), from the columns pool
+	colGen := func(i int, pool [][]float64) ColGenOptions {
+		return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Columns: pool, Iteration: o.Iteration}
+	}
 	switch {
 	case o.Alphabet > 0:
 		sol.Method = AlgorithmFixedMIP
@@ -142,18 +147,14 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 			curve := g.sweepOver(ds, sw, o.Solver) // the pieces of the ray LP's optimum (raysweep.go)
 			solve = func(i int, d float64) (FiniteOptimum, error) {
 				return curve(ctx, d, func() (FiniteOptimum, error) {
-					return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions {
-						return ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver, Iteration: o.Iteration}
-					})
+					return g.pointOrColGen(ctx, d, o.Solver, func() ColGenOptions { return colGen(i, nil) })
 				})
 			}
 		} else {
 			sol.Method = AlgorithmColGen
 			var pool [][]float64 // the previous threshold's columns: a warm start
 			solve = func(i int, d float64) (FiniteOptimum, error) {
-				co := ColGenOptions{TimeLimit: b.Share(i, len(ds)), GapTol: o.GapTol, Seed: o.Seed, Solver: o.Solver,
-					Columns: pool, Iteration: o.Iteration}
-				p, next, err := m.colGenPoint(ctx, d, co)
+				p, next, err := m.colGenPoint(ctx, d, colGen(i, pool))
 				if next != nil {
 					pool = next
 				}
