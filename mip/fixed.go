@@ -33,19 +33,18 @@ const MaxOutputs = 64
 
 // fixedLayout names the columns of the fixed-alphabet MIP.
 type fixedLayout struct {
-	n, m, k int
-	nz      []int // adversary i's side alphabet size
-	ny      int   // reconstructor's side alphabet size
-	tOff    []int // first t column of adversary i
-	wOff    int
-	dOff    int // first δ column
+	n, m int
+	nz   []int // adversary i's side alphabet size
+	ny   int   // reconstructor's side alphabet size
+	tOff []int // first t column of adversary i
+	wOff int
+	dOff int // first δ column
 }
 
-func (l fixedLayout) p(x, f int) int     { return x*l.m + f }
-func (l fixedLayout) gamma() int         { return l.n * l.m }
-func (l fixedLayout) t(i, f, z int) int  { return l.tOff[i] + f*l.nz[i] + z }
-func (l fixedLayout) w(f, y int) int     { return l.wOff + f*l.ny + y }
-func (l fixedLayout) numCols(nd int) int { return l.dOff + nd }
+func (l fixedLayout) p(x, f int) int    { return x*l.m + f }
+func (l fixedLayout) gamma() int        { return l.n * l.m }
+func (l fixedLayout) t(i, f, z int) int { return l.tOff[i] + f*l.nz[i] + z }
+func (l fixedLayout) w(f, y int) int    { return l.wOff + f*l.ny + y }
 
 // FixedModel builds the fixed-alphabet MIP (docs/finite.md) at threshold d:
 //
@@ -102,10 +101,10 @@ type fixedBuilder struct {
 // hull formulation, u) for every cell with more than one candidate
 // estimate.
 func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
-	n, mo, k := m.N(), fo.Outputs, m.K()
+	n, mo := m.N(), fo.Outputs
 	rs := m.risks()
 	b := &fixedBuilder{m: m, fo: fo, rr: rs[0], ra: rs[1:]}
-	l := fixedLayout{n: n, m: mo, k: k, ny: len(b.rr.k)}
+	l := fixedLayout{n: n, m: mo, ny: len(b.rr.k)}
 	next := n*mo + 1
 	for i := range b.ra {
 		l.nz = append(l.nz, len(b.ra[i].k))
@@ -114,7 +113,7 @@ func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
 	}
 	l.wOff = next
 	l.dOff = next + mo*l.ny
-	nd := 0
+	nd := l.dOff // the columns: δ (and u) after w
 	for _, ks := range b.rr.k {
 		if len(ks) > 1 {
 			nd += mo * len(ks)
@@ -124,7 +123,7 @@ func (m Finite) newFixedBuilder(fo FixedOptions) *fixedBuilder {
 		}
 	}
 	b.l = l
-	b.mod = highsx.NewProblem(l.numCols(nd))
+	b.mod = highsx.NewProblem(nd)
 	b.mod.Maximize = true
 	for j := 0; j < n*mo; j++ {
 		b.mod.Upper[j] = 1
