@@ -129,11 +129,7 @@ func (m Binary) ReconLoss(s Privatizer) float64 { return m.MAPLoss(s, m.QY) }
 
 // AdvLosses returns L_adv,i(s0, s1) for every adversary.
 func (m Binary) AdvLosses(s Privatizer) []float64 {
-	out := make([]float64, len(m.QZ))
-	for i, q := range m.QZ {
-		out[i] = m.MAPLoss(s, q)
-	}
-	return out
+	return each(m.QZ, func(q float64) float64 { return m.MAPLoss(s, q) })
 }
 
 // SideOnlyError is the MAP error of X from V = BSC(q)(X) alone: the loss
@@ -149,11 +145,7 @@ func (m Binary) DMax() float64 { return m.SideOnlyError(m.QY) }
 // AdvSaturation returns each adversary's side-information-only error, the
 // adversarial losses of the optimum for D ≥ DMax.
 func (m Binary) AdvSaturation() []float64 {
-	out := make([]float64, len(m.QZ))
-	for i, q := range m.QZ {
-		out[i] = m.SideOnlyError(q)
-	}
-	return out
+	return each(m.QZ, func(q float64) float64 { return m.SideOnlyError(q) })
 }
 
 // DefaultSweep is the paper's sweep for the binary model (Section V-B): 30

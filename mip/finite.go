@@ -286,9 +286,14 @@ func (m Finite) ReconLoss(p Mechanism) float64 { return m.Risk(m.Recon, p) }
 
 // AdvLosses returns every adversary's Bayes risk under p.
 func (m Finite) AdvLosses(p Mechanism) []float64 {
-	out := make([]float64, len(m.Adv))
-	for i, a := range m.Adv {
-		out[i] = m.Risk(a, p)
+	return each(m.Adv, func(a Observer) float64 { return m.Risk(a, p) })
+}
+
+// each is f of every element of xs (of every adversary).
+func each[T any](xs []T, f func(T) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -337,11 +342,7 @@ func (m Finite) DMin() float64 {
 
 // AdvSaturation returns each adversary's side-information-only risk.
 func (m Finite) AdvSaturation() []float64 {
-	out := make([]float64, len(m.Adv))
-	for i, a := range m.Adv {
-		out[i] = m.SideOnlyRisk(a)
-	}
-	return out
+	return each(m.Adv, func(a Observer) float64 { return m.SideOnlyRisk(a) })
 }
 
 // checkFiniteD validates a threshold against the model: D must be a finite
