@@ -695,7 +695,7 @@ func (g *Global) SweepWithin(ctx context.Context, ds []float64, o SolverOptions,
 		}
 	}
 	curve := g.sweepOver(ds, sw, o) // the pieces of the LP's optimum (raysweep.go)
-	return sweepEach(ctx, ds, sw, func(_ int, d float64) (FiniteOptimum, error) {
+	return sweepEach(ctx, ds, sw, sw.budget(), func(_ int, d float64) (FiniteOptimum, error) {
 		return curve(ctx, d, func() (FiniteOptimum, error) { return g.Solve(d, o) })
 	})
 }

@@ -169,7 +169,7 @@ func (m Finite) SolveFinite(ctx context.Context, ds []float64, o FiniteSolveOpti
 	if o.Emit != nil {
 		sol.Solved, sol.Stopped, err = sweepEmit(ctx, ds, sw, b, solve, o.Emit)
 	} else {
-		sol.Points, sol.Stopped, err = sweepEachBudget(ctx, ds, sw, b, solve)
+		sol.Points, sol.Stopped, err = sweepEach(ctx, ds, sw, b, solve)
 		sol.Solved = len(sol.Points)
 	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {

@@ -45,15 +45,10 @@ func (sw SweepOptions) budget() sweep.Budget {
 	return sweep.NewBudget(sw.MaxPoints, sw.TimeLimit, sw.Now)
 }
 
-// sweepEach solves at every threshold in ds, in order, within sw, and
-// returns what was solved so far with the first error or when ctx is
-// cancelled.
-func sweepEach[T any](ctx context.Context, ds []float64, sw SweepOptions, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
-	return sweepEachBudget(ctx, ds, sw, sw.budget(), solve)
-}
-
-// sweepEachBudget is sweepEach with the budget already started.
-func sweepEachBudget[T any](ctx context.Context, ds []float64, sw SweepOptions, b sweep.Budget, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
+// sweepEach solves at every threshold in ds, in order, within sw and the
+// started budget b, and returns what was solved so far with the first
+// error or when ctx is cancelled.
+func sweepEach[T any](ctx context.Context, ds []float64, sw SweepOptions, b sweep.Budget, solve func(i int, d float64) (T, error)) ([]T, Stop, error) {
 	return collect(len(ds), func(emit func(T) error) (int, Stop, error) { return sweepEmit(ctx, ds, sw, b, solve, emit) })
 }
 
