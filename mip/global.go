@@ -1,6 +1,7 @@
 package mip
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -158,10 +159,7 @@ func (m Finite) PrepareGlobal(o GlobalOptions) (*Global, error) {
 		return nil, err
 	}
 	g.Subsets = total
-	ctx := o.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.Context, context.Background())
 	rs := m.risks()
 	rays, err := enumerateRays(ctx, m.N(), rs, sups)
 	if err != nil {
