@@ -41,7 +41,7 @@ type finiteTrainer struct {
 	draw     *rand.Rand // training draws of F
 	eval     *rand.Rand // evaluation draws of F
 	hist     History
-	snaps    []snap
+	snaps    bandSnaps
 	// scratch
 	g              []float64
 	gradPriv       []float64
@@ -167,9 +167,6 @@ func (t *finiteTrainer) Run(stop func() error) error {
 
 // History implements trialRun.
 func (t *finiteTrainer) History() *History { return &t.hist }
-
-// Channel implements trialRun: the privatizer is a network.
-func (t *finiteTrainer) Channel() [][]float64 { return nil }
 
 // privacy computes P(· | x, r) = softmax(k(one-hot x, r)) for the rows
 // xs[k], rs[rows[k]] into p[k*m:k*m+m] and their hidden activations into
@@ -427,39 +424,24 @@ func (t *finiteTrainer) evaluate() {
 }
 
 // keep snapshots the networks as Trainer.keep does.
-func (t *finiteTrainer) keep() {
-	e := t.hist.Len() - 1
-	k, d, tau := t.cfg.Protocol.K, t.d, t.cfg.Protocol.Tau
-	if r := t.hist.selected(t.cfg.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
-		return
-	}
-	s := snap{epoch: e}
-	s.params = append(s.params, append([]float64(nil), t.priv.params...))
-	for _, o := range t.obs {
-		s.params = append(s.params, append([]float64(nil), o.params...))
-	}
-	if len(t.snaps) == k {
-		t.snaps = t.snaps[1:]
-	}
-	t.snaps = append(t.snaps, s)
-}
+func (t *finiteTrainer) keep() { t.snaps.keep(t.cfg, t.d, &t.hist, t.params()) }
 
 // Snapshots implements trialRun.
-func (t *finiteTrainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Networks: t.networksOf(s.params)}
-	}
-	return out
+func (t *finiteTrainer) Snapshots() []Snapshot { return t.snaps.snapshots(t.networksOf) }
+
+// Final implements trialRun: the networks after the last epoch.
+func (t *finiteTrainer) Final() Snapshot {
+	return Snapshot{Epoch: t.hist.Len() - 1, Networks: t.networksOf(t.params())}
 }
 
-// Networks implements trialRun.
-func (t *finiteTrainer) Networks() []network.Network {
+// params returns the networks' parameters: privatizer, reconstructor,
+// adversaries.
+func (t *finiteTrainer) params() [][]float64 {
 	params := [][]float64{t.priv.params}
 	for _, o := range t.obs {
 		params = append(params, o.params)
 	}
-	return t.networksOf(params)
+	return params
 }
 
 func (t *finiteTrainer) networksOf(params [][]float64) []network.Network {

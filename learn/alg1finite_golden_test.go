@@ -59,7 +59,7 @@ func TestFiniteAlg1Golden(t *testing.T) {
 				if err := tr.Run(nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := enc.Encode([]any{tr.History(), tr.Networks(), tr.Snapshots()}); err != nil {
+				if err := enc.Encode([]any{tr.History(), tr.Final().Networks, tr.Snapshots()}); err != nil {
 					t.Fatal(err)
 				}
 			}

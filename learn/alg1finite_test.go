@@ -262,7 +262,7 @@ func TestFiniteAlg1Losses(t *testing.T) {
 		if err := tr.Run(nil); err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal([]any{tr.History(), tr.Networks()})
+		b, err := json.Marshal([]any{tr.History(), tr.Final().Networks})
 		if err != nil {
 			t.Fatal(err)
 		}

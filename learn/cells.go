@@ -308,17 +308,14 @@ func (t *cellTrainer) revealFor(rec float64) float64 {
 	return lambda
 }
 
-// Channel implements trialRun: nil; the privatizer is Kernel's.
-func (t *cellTrainer) Channel() [][]float64 { return nil }
-
-// Kernel returns the released kernel after the last epoch.
-func (t *cellTrainer) Kernel() *privatizer.Kernel {
+// Final implements trialRun: the released kernel after the last epoch.
+func (t *cellTrainer) Final() Snapshot {
 	t.release()
 	var reveal float64
 	if t.share {
 		reveal = t.revealFor(t.rec.Loss(0, t.p, t.m, nil))
 	}
-	return t.kernelOf(t.p, reveal)
+	return Snapshot{Epoch: t.hist.Len() - 1, Kernel: t.kernelOf(t.p, reveal)}
 }
 
 // kernelOf returns the kernel p (cells × labels, row-major; the labels

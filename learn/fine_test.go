@@ -130,7 +130,7 @@ func TestPeriodSearchFindsBest(t *testing.T) {
 		if best != 60 || tr.search.period != best || !tr.search.done {
 			t.Errorf("seed %d: search ends at %d (done %v), brute force %d; want 60", seed, tr.search.period, tr.search.done, best)
 		}
-		k := tr.Kernel()
+		k := tr.Final().Kernel
 		if len(k.Prob[0]) != 60 || k.Prob[61][1] != 1 || k.Reveal != 0 {
 			t.Errorf("seed %d: kernel of %d labels, reveal %g; want the period-60 labelling, reveal 0", seed, len(k.Prob[0]), k.Reveal)
 		}

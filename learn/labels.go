@@ -367,11 +367,11 @@ func (t *labelTrainer) evaluate() {
 	t.record(t.cfg, t.d, rec, t.advLoss, t.p, 0)
 }
 
-// Channel implements trialRun: the channel after the last epoch.
-func (t *labelTrainer) Channel() [][]float64 {
+// Final implements trialRun: the channel after the last epoch.
+func (t *labelTrainer) Final() Snapshot {
 	t.softmax()
 	t.prune()
-	return t.channelOf(t.p)
+	return Snapshot{Epoch: t.hist.Len() - 1, Channel: t.channelOf(t.p)}
 }
 
 // Snapshots implements trialRun.

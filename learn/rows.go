@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/mmds-project/mmds/internal/vexp"
-	"github.com/mmds-project/mmds/network"
 )
 
 // The labels methods' privatizers are tables of logits, one row of m labels
@@ -122,7 +121,8 @@ func pruneRows(p []float64, m int, thr float64) {
 // exact losses of the released table (its History) and the last
 // Protocol.K released tables whose distortion is in the selection band
 // [D − τ, D] (Section V's snapshots). Both trainers embed it, so it also
-// answers trialRun's History and Networks.
+// answers trialRun's History. A labels privatizer is its table (a channel
+// or a cell kernel), and its observers are exact Bayes rules, not networks.
 type tableRecord struct {
 	hist  History
 	snaps []labelSnap
@@ -161,8 +161,3 @@ func (r *tableRecord) snapshots(of func(labelSnap) Snapshot) []Snapshot {
 
 // History implements trialRun.
 func (r *tableRecord) History() *History { return &r.hist }
-
-// Networks implements trialRun: a labels privatizer is its table (a
-// channel or a cell kernel), and its observers are exact Bayes rules, not
-// networks.
-func (r *tableRecord) Networks() []network.Network { return nil }

@@ -599,13 +599,11 @@ func (s *sweeper) trial(ctx context.Context, di, t int) (*TrialRecord, bool, err
 	if err := tr.Run(ctx.Err); err != nil {
 		return nil, false, err
 	}
+	final := tr.Final()
 	rec := &TrialRecord{
 		Fingerprint: s.fp, DIndex: di, Trial: t, D: c.D[di], Seed: seed, Epochs: c.Epochs,
-		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: tr.Networks(),
-		Channel: tr.Channel(), Snapshots: tr.Snapshots(),
-	}
-	if k, ok := tr.(interface{ Kernel() *privatizer.Kernel }); ok {
-		rec.Kernel = k.Kernel()
+		Seconds: time.Since(start).Seconds(), History: *tr.History(), Networks: final.Networks,
+		Channel: final.Channel, Kernel: final.Kernel, Snapshots: tr.Snapshots(),
 	}
 	s.mu.Lock()
 	s.made[job{di, t}] = true
@@ -653,9 +651,8 @@ func (s *sweeper) write(res *Results) error {
 type trialRun interface {
 	Run(stop func() error) error
 	History() *History
-	Networks() []network.Network // after the last epoch; nil for a channel privatizer
-	Channel() [][]float64        // after the last epoch; nil for a network privatizer
-	Snapshots() []Snapshot       // the selection band's candidates
+	Final() Snapshot       // after the last epoch: its networks, channel or kernel
+	Snapshots() []Snapshot // the selection band's candidates
 }
 
 // newTrial returns the trainer of c.Method for one trial; c is resolved.
@@ -672,17 +669,10 @@ func newTrial(data *Data, c *Config, d float64, seed uint64) (trialRun, error) {
 	return NewTrainer(data, *c, d, seed)
 }
 
-// Channel implements trialRun: Algorithm 1's privatizer is a network.
-func (t *Trainer) Channel() [][]float64 { return nil }
-
-// Networks returns the trainer's networks as they are now:
+// Final implements trialRun: the trainer's networks as they are now,
 // privatizer, reconstructor, adversary_1, ….
-func (t *Trainer) Networks() []network.Network {
-	params := [][]float64{t.Priv.Params, t.Recon.Params}
-	for _, a := range t.Adv {
-		params = append(params, a.Params)
-	}
-	return t.networksOf(params)
+func (t *Trainer) Final() Snapshot {
+	return Snapshot{Epoch: t.hist.Len() - 1, Networks: t.networksOf(t.params())}
 }
 
 // networksOf returns the trainer's networks with the given

@@ -28,7 +28,7 @@ type Trainer struct {
 	bern     *rand.Rand   // training draws of f ~ Bernoulli(p̂)
 	eval     *rand.Rand   // evaluation draws of f ~ Bernoulli(p̂)
 	hist     History
-	snaps    []snap // networks at the last K epochs in the selection band
+	snaps    bandSnaps
 	b        buffers
 }
 
@@ -164,37 +164,59 @@ func (t *Trainer) Run(stop func() error) error {
 }
 
 // keep snapshots the networks when the epoch just evaluated has L_recon in
-// the selection band [D − τ, D], keeping the last Protocol.K such epochs:
-// the candidates PickEpoch chooses from, so the finalized point's networks
-// are those of its own epoch.
-func (t *Trainer) keep() {
-	e := t.hist.Len() - 1
-	k, d, tau := t.cfg.Protocol.K, t.D, t.cfg.Protocol.Tau
-	if r := t.hist.selected(t.cfg.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
-		return
-	}
-	nets := append([]*MLP{t.Priv, t.Recon}, t.Adv...)
-	if len(t.snaps) < k {
-		t.snaps = append(t.snaps, snap{params: make([][]float64, len(nets))})
-	} else {
-		// Reuse the oldest snapshot's buffers; snaps stays in epoch order.
-		oldest := t.snaps[0]
-		copy(t.snaps, t.snaps[1:])
-		t.snaps[k-1] = oldest
-	}
-	s := &t.snaps[len(t.snaps)-1]
-	s.epoch = e
-	for i, m := range nets {
-		s.params[i] = append(s.params[i][:0], m.Params...)
-	}
-}
+// the selection band (bandSnaps.keep).
+func (t *Trainer) keep() { t.snaps.keep(t.cfg, t.D, &t.hist, t.params()) }
 
 // Snapshots returns the networks at the last Protocol.K epochs whose L_recon
 // was in [D − τ, D], in epoch order.
-func (t *Trainer) Snapshots() []Snapshot {
-	out := make([]Snapshot, len(t.snaps))
-	for k, s := range t.snaps {
-		out[k] = Snapshot{Epoch: s.epoch, Networks: t.networksOf(s.params)}
+func (t *Trainer) Snapshots() []Snapshot { return t.snaps.snapshots(t.networksOf) }
+
+// params returns the networks' parameters: privatizer, reconstructor,
+// adversaries.
+func (t *Trainer) params() [][]float64 {
+	params := [][]float64{t.Priv.Params, t.Recon.Params}
+	for _, a := range t.Adv {
+		params = append(params, a.Params)
+	}
+	return params
+}
+
+// bandSnaps is a copy of every network's parameters at the last
+// Protocol.K epochs whose L_recon was in the selection band [D − τ, D], in
+// epoch order: the candidates PickEpoch chooses from, so the finalized
+// point's networks are those of its own epoch.
+type bandSnaps []snap
+
+// keep adds a copy of params when the epoch h evaluated last is in the band
+// of threshold d, reusing the oldest snapshot's buffers once K are kept.
+func (b *bandSnaps) keep(c *Config, d float64, h *History, params [][]float64) {
+	e := h.Len() - 1
+	k, tau := c.Protocol.K, c.Protocol.Tau
+	if r := h.selected(c.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
+		return
+	}
+	s := *b
+	if len(s) < k {
+		s = append(s, snap{params: make([][]float64, len(params))})
+	} else {
+		oldest := s[0]
+		copy(s, s[1:])
+		s[k-1] = oldest
+	}
+	last := &s[len(s)-1]
+	last.epoch = e
+	for i, p := range params {
+		last.params[i] = append(last.params[i][:0], p...)
+	}
+	*b = s
+}
+
+// snapshots returns the kept epochs with their networks as networksOf
+// makes them from the parameters.
+func (b bandSnaps) snapshots(networksOf func([][]float64) []network.Network) []Snapshot {
+	out := make([]Snapshot, len(b))
+	for k, s := range b {
+		out[k] = Snapshot{Epoch: s.epoch, Networks: networksOf(s.params)}
 	}
 	return out
 }
