@@ -147,12 +147,7 @@ func slicesMax(v []int) int {
 // Run implements trialRun: Epochs epochs of BatchesPerEpoch iterations,
 // each evaluated on the test split (Section V's selection).
 func (t *finiteTrainer) Run(stop func() error) error {
-	for range t.cfg.Epochs {
-		if stop != nil {
-			if err := stop(); err != nil {
-				return err
-			}
-		}
+	return epochs(t.cfg.Epochs, stop, func(int) {
 		for range t.cfg.BatchesPerEpoch {
 			t.privStep()
 			for i := range t.obs {
@@ -161,8 +156,7 @@ func (t *finiteTrainer) Run(stop func() error) error {
 		}
 		t.evaluate()
 		t.keep()
-	}
-	return nil
+	})
 }
 
 // History implements trialRun.

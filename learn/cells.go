@@ -260,23 +260,17 @@ func (t *cellTrainer) Run(stop func() error) error {
 	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
 	t0, anneal := max(t.lc.Anneal, 1), 0.75*float64(t.cfg.Epochs)
 	s := 0
-	for e := range t.cfg.Epochs {
-		if stop != nil {
-			if err := stop(); err != nil {
-				return err
-			}
-		}
+	return epochs(t.cfg.Epochs, stop, func(e int) {
 		t.temp = 1
 		if f := 1 - float64(e)/anneal; f > 0 {
 			t.temp = 1 + (t0-1)*f*f
 		}
 		for range t.lc.StepsPerEpoch {
-			t.step(t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total))))
+			t.step(cosineRate(t.cfg.LR, s, total))
 			s++
 		}
 		t.evaluate()
-	}
-	return nil
+	})
 }
 
 // evaluate records the exact losses of the released kernel and snapshots

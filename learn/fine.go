@@ -188,18 +188,12 @@ func (t *cellTrainer) poll() bool {
 // polls of the search and records the labelling it stands at, exactly as
 // Run records a trained kernel.
 func (t *cellTrainer) runSearch(stop func() error) error {
-	for range t.cfg.Epochs {
-		if stop != nil {
-			if err := stop(); err != nil {
-				return err
-			}
-		}
+	return epochs(t.cfg.Epochs, stop, func(int) {
 		for range t.lc.StepsPerEpoch {
 			if !t.poll() {
 				break
 			}
 		}
 		t.evaluate()
-	}
-	return nil
+	})
 }

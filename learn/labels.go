@@ -337,22 +337,14 @@ func (t *labelTrainer) prune() { pruneRows(t.p, t.m, t.lc.Prune) }
 func (t *labelTrainer) Run(stop func() error) error {
 	total := float64(t.cfg.Epochs * t.lc.StepsPerEpoch)
 	s := 0
-	for e := range t.cfg.Epochs {
-		if stop != nil {
-			if err := stop(); err != nil {
-				return err
-			}
-		}
+	return epochs(t.cfg.Epochs, stop, func(e int) {
 		tau := t.tau(e)
 		for range t.lc.StepsPerEpoch {
-			// Cosine decay to 1% of the rate, so the last epochs settle.
-			lr := t.cfg.LR * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total)))
-			t.step(tau, lr)
+			t.step(tau, cosineRate(t.cfg.LR, s, total))
 			s++
 		}
 		t.evaluate()
-	}
-	return nil
+	})
 }
 
 // evaluate records the exact risks of the current channel and snapshots it

@@ -150,17 +150,31 @@ func (t *Trainer) History() *History { return &t.hist }
 // selection). It stops early with stop's error when stop returns one (a
 // context's Err, for example).
 func (t *Trainer) Run(stop func() error) error {
-	for range t.cfg.Epochs {
+	return epochs(t.cfg.Epochs, stop, func(int) {
+		t.Epoch()
+		t.Evaluate()
+		t.keep()
+	})
+}
+
+// epochs calls epoch(e) for e = 0, 1, …, n−1, first calling stop (when not
+// nil) and returning its error when it has one.
+func epochs(n int, stop func() error, epoch func(e int)) error {
+	for e := range n {
 		if stop != nil {
 			if err := stop(); err != nil {
 				return err
 			}
 		}
-		t.Epoch()
-		t.Evaluate()
-		t.keep()
+		epoch(e)
 	}
 	return nil
+}
+
+// cosineRate is the labels methods' rate at step s of total: lr decayed by
+// a cosine to 1% of itself, so that the last epochs settle.
+func cosineRate(lr float64, s int, total float64) float64 {
+	return lr * (0.01 + 0.99*0.5*(1+math.Cos(math.Pi*float64(s)/total)))
 }
 
 // keep snapshots the networks when the epoch just evaluated has L_recon in
