@@ -41,16 +41,8 @@ var actText = enum.Text[Activation]{Type: "Activation",
 	Names:    []string{Identity: "identity", ReLU: "relu", Sigmoid: "sigmoid", Tanh: "tanh", Softmax: "softmax"},
 	BadValue: func(a Activation) error { return fmt.Errorf("network: unknown activation %d", int(a)) },
 	BadText: func(b []byte, want string) error {
-		return fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(cut32(string(b))), strings.Replace(want, " or ", ", ", 1))
+		return fmt.Errorf("activation %s: want one of %s", safefile.Excerpt(clip(string(b))), strings.Replace(want, " or ", ", ", 1))
 	}}
-
-// cut32 keeps the first 32 bytes of a name for a message, marking a cut.
-func cut32(s string) string {
-	if len(s) > 32 {
-		s = s[:32] + "…"
-	}
-	return s
-}
 
 func (a Activation) String() string { return actText.String(a) }
 
@@ -120,7 +112,7 @@ const (
 var precisionText = enum.Text[Precision]{Type: "Precision", Names: []string{Float32: "float32", Float64: "float64"},
 	BadValue: func(p Precision) error { return fmt.Errorf("network: unknown precision %d", int(p)) },
 	BadText: func(b []byte, want string) error {
-		return fmt.Errorf("precision %q: want %s", cut32(string(b)), want)
+		return fmt.Errorf("precision %q: want %s", clip(string(b)), want)
 	}}
 
 func (p Precision) String() string { return precisionText.String(p) }
@@ -246,7 +238,7 @@ func (m *Network) checkInputs() error {
 	}
 	for k, name := range xs {
 		if name != "x="+strconv.Itoa(k) {
-			return m.errorf("inputs %s: one-hot input %d is %s, want \"x=%d\": %s", short(in), k, safefile.Excerpt(cut32(name)), k, want)
+			return m.errorf("inputs %s: one-hot input %d is %s, want \"x=%d\": %s", short(in), k, safefile.Excerpt(clip(name)), k, want)
 		}
 	}
 	return nil

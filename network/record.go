@@ -64,7 +64,7 @@ func (m *Network) UnmarshalJSON(b []byte) error {
 	if v.Layers != nil {
 		n.Layers = make([]Layer, 0, len(v.Layers))
 	}
-	name := safefile.Excerpt(cut32(v.Role))
+	name := safefile.Excerpt(clip(v.Role))
 	for l, ly := range v.Layers {
 		act, err := actText.Parse(ly.Activation) // "" is refused: it would not write back as read
 		if err != nil {
