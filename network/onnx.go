@@ -844,10 +844,11 @@ func (c *onnxChain) transpose(where string, n *onnxpb.NodeProto, t *onnxpb.Tenso
 	return out, nil
 }
 
-// attrSpecs lists, per operator, the attributes ParseONNX reads and their
-// types; any other attribute, or one of another type, is refused: it could
-// change what the node computes.
+// attrSpecs lists the operators ParseONNX reads and, per operator, the
+// attributes it reads and their types; any other attribute, or one of
+// another type, is refused: it could change what the node computes.
 var attrSpecs = map[string]map[string]onnxpb.AttributeProto_AttributeType{
+	"MatMul": nil, "Add": nil, "Sub": nil, "Relu": nil, "Sigmoid": nil, "Tanh": nil, "Identity": nil,
 	"Gemm":      {"alpha": onnxpb.AttributeProto_FLOAT, "beta": onnxpb.AttributeProto_FLOAT, "transA": onnxpb.AttributeProto_INT, "transB": onnxpb.AttributeProto_INT},
 	"Flatten":   {"axis": onnxpb.AttributeProto_INT},
 	"Squeeze":   {"axes": onnxpb.AttributeProto_INTS},

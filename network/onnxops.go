@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/network/internal/onnxpb"
@@ -16,11 +15,8 @@ import (
 // Squeeze, Unsqueeze, Reshape), and nn.Dropout (removed in eval mode,
 // Dropout in graphs written otherwise).
 
-// onnxOps lists the operators ParseONNX reads.
-var onnxOps = []string{"Gemm", "MatMul", "Add", "Sub", "BatchNormalization", "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh",
-	"Softmax", "Identity", "Dropout", "Flatten", "Squeeze", "Unsqueeze", "Reshape", "Constant", "Transpose", "Concat"}
-
-// supportedText is onnxOps for messages.
+// supportedText lists the operators ParseONNX reads (attrSpecs) for
+// messages.
 const supportedText = "Gemm, MatMul, Add, Sub (of a constant), BatchNormalization, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Softmax (last), " +
 	"Identity, Dropout, Flatten, Squeeze, Unsqueeze, Reshape, Constant, Transpose (of a weight), Concat (of x and r)"
 
@@ -49,7 +45,7 @@ func checkOp(n *onnxpb.NodeProto) error {
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
 		return fmt.Errorf("is %s of domain %q: supported operators are %s, of the default domain; %s", op, clip(d), supportedText, exportFix)
 	}
-	if slices.Contains(onnxOps, n.GetOpType()) {
+	if _, ok := attrSpecs[n.GetOpType()]; ok {
 		return nil
 	}
 	fix := exportFix
