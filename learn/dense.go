@@ -3,7 +3,6 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/mmds-project/mmds/network"
 )
@@ -263,13 +262,6 @@ func firstUnit(gb, gx, gc []float64, j int, hv, s, r float64) {
 // softmax layer of Out logits.
 func (d *denseNet) network(p []float64, role string, inputs []string) network.Network {
 	w1, b1, w2, b2 := d.split(p)
-	l1 := network.Layer{Act: network.ReLU, B: slices.Clone(b1)}
-	for j := range d.hidden {
-		l1.W = append(l1.W, slices.Clone(w1[j*d.in:j*d.in+d.in]))
-	}
-	l2 := network.Layer{Act: network.Softmax, B: slices.Clone(b2)}
-	for o := range d.out {
-		l2.W = append(l2.W, slices.Clone(w2[o*d.hidden:o*d.hidden+d.hidden]))
-	}
-	return network.Network{Name: role, Role: role, Inputs: inputs, Layers: []network.Layer{l1, l2}, Precision: network.Float64}
+	return twoLayers(role, inputs, denseLayer(w1, b1, d.in, d.in, 1, network.ReLU),
+		denseLayer(w2, b2, d.hidden, d.hidden, 1, network.Softmax))
 }

@@ -62,16 +62,28 @@ func (p *DResult) UnmarshalJSON(b []byte) error {
 // in results.json.
 func (m *MLP) Network(role string, inputs []string) network.Network {
 	w1, b1, w2, b2 := m.Layers()
-	l1 := network.Layer{W: make([][]float64, m.Hidden), B: append([]float64(nil), b1...), Act: network.ReLU}
-	for j := range m.Hidden {
-		l1.W[j] = make([]float64, m.In)
-		for i := range m.In {
-			l1.W[j][i] = w1[i*m.Hidden+j]
+	return twoLayers(role, inputs, denseLayer(w1, b1, m.In, 1, m.Hidden, network.ReLU),
+		denseLayer(w2, []float64{b2}, m.Hidden, 0, 1, m.Out))
+}
+
+// twoLayers is the float64 network of l1 and l2 (the trainers' layout: a
+// ReLU layer, then the output layer) playing role, with inputs named so.
+func twoLayers(role string, inputs []string, l1, l2 network.Layer) network.Network {
+	return network.Network{Name: role, Role: role, Inputs: inputs, Layers: []network.Layer{l1, l2}, Precision: network.Float64}
+}
+
+// denseLayer returns the layer of len(b) units over in inputs with
+// activation act whose weight W[j][i] is w[j*sj+i*si] (a flat parameter
+// slice in either order), weights and biases copied.
+func denseLayer(w, b []float64, in, sj, si int, act network.Activation) network.Layer {
+	l := network.Layer{W: make([][]float64, len(b)), B: slices.Clone(b), Act: act}
+	for j := range l.W {
+		l.W[j] = make([]float64, in)
+		for i := range in {
+			l.W[j][i] = w[j*sj+i*si]
 		}
 	}
-	l2 := network.Layer{W: [][]float64{append([]float64(nil), w2...)}, B: []float64{b2}, Act: m.Out}
-	return network.Network{Name: role, Role: role, Inputs: inputs,
-		Layers: []network.Layer{l1, l2}, Precision: network.Float64}
+	return l
 }
 
 // MLPOf rebuilds the two-layer network n describes (Network's layout),
