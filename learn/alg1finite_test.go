@@ -59,7 +59,7 @@ func TestFiniteAlg1DeterministicAcrossWorkers(t *testing.T) {
 // trainer, read back as a network.Network (DResult.Privatizer), releases the
 // law the trainer's own forward pass computes: network's certified channel
 // row E_R[softmax(k(x, R))] matches a Monte Carlo estimate through
-// forwardSparse within 4.5 standard errors per entry, and its stated ℓ1
+// forwardRows within 4.5 standard errors per entry, and its stated ℓ1
 // error is small.
 func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 	const n, m, draws = 3, 4, 200000
@@ -84,7 +84,8 @@ func TestFinitePrivatizerRecordMonteCarlo(t *testing.T) {
 		}
 		sum, sq := make([]float64, m), make([]float64, m)
 		for range draws {
-			d.forwardSparse(x, n, rng.NormFloat64(), h, q)
+			// one row: one-hot column x of the first n inputs, r in column n
+			d.forwardRows([]int{x * d.hp}, []int{n * d.hp}, []float64{rng.NormFloat64()}, h, q)
 			network.SoftmaxInPlace(q)
 			for f, v := range q {
 				sum[f] += v

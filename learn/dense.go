@@ -29,10 +29,6 @@ type denseNet struct {
 	// W2[o][j], and B2, for mp = Out rounded up to even; the padded units
 	// and outputs zero.
 	col, biased, w2p, b2p []float64
-	one                   struct { // scratch: a single row for forwardRows
-		bo, co [1]int
-		r      [1]float64
-	}
 	// scratch: backwardRows's gradients, padded: W1's by input column,
 	// gw1t[c*hp+j], and B1's after them (c = In); W2's, gw2s[o*hp+j]
 	gw1t, gw2s []float64
@@ -81,14 +77,6 @@ func (d *denseNet) split(p []float64) (w1, b1, w2, b2 []float64) {
 	b := a + d.hidden
 	c := b + d.out*d.hidden
 	return p[:a], p[a:b], p[b:c], p[c:]
-}
-
-// forwardSparse evaluates the network on one-hot column x (of the first
-// n inputs) and the real input r in column n (forwardRows on one row; h
-// holds at least hp values).
-func (d *denseNet) forwardSparse(x, n int, r float64, h, out []float64) {
-	d.one.bo[0], d.one.co[0], d.one.r[0] = x*d.hp, n*d.hp, r
-	d.forwardRows(d.one.bo[:], d.one.co[:], d.one.r[:], h, out)
 }
 
 // forwardRows evaluates rows k = 0, 1, …: row k's first layer reads the

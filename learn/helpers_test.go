@@ -139,9 +139,9 @@ func mustTrainer(t testing.TB, data *Data, c Config, d float64, seed uint64) *Tr
 	return tr
 }
 
-// TestSoftmaxInPlaceIsNetwork: learn's softmax is network.SoftmaxInPlace,
-// bit for bit, and softmaxRows (a reciprocal for the divisions) is within
-// 4 ulp of it on every row.
+// TestSoftmaxInPlaceIsNetwork: softmaxRows (exponentials through vexp, a
+// reciprocal for the divisions) is within 4 ulp of network.SoftmaxInPlace
+// on every row.
 func TestSoftmaxInPlaceIsNetwork(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for n := 1; n < 40; n++ {
@@ -149,14 +149,8 @@ func TestSoftmaxInPlaceIsNetwork(t *testing.T) {
 		for i := range z {
 			z[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(5)-1))
 		}
-		a, b := append([]float64(nil), z...), append([]float64(nil), z...)
-		softmaxInPlace(a)
+		b := append([]float64(nil), z...)
 		network.SoftmaxInPlace(b)
-		for i := range a {
-			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-				t.Fatalf("n = %d, entry %d: %v, network %v", n, i, a[i], b[i])
-			}
-		}
 		rows := append(append([]float64(nil), z...), z...)
 		softmaxRows(rows, n)
 		for i, v := range rows {

@@ -202,11 +202,3 @@ func gate(g, hv float64) float64 {
 	k := uint64(-int64(math.Float64bits(hv)) >> 63)
 	return math.Float64frombits(math.Float64bits(g) & k)
 }
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}

@@ -194,3 +194,13 @@ func TestSigmoidRows(t *testing.T) {
 		}
 	}
 }
+
+// sigmoid is the logistic function in the two-branch form that never
+// overflows: the scalar oracle of sigmoidRows.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}

@@ -32,28 +32,7 @@ func rowSoftmax(p, theta []float64, m int, temp float64) {
 	}
 }
 
-// softmaxInPlace is network.SoftmaxInPlace (the same operations in the
-// same order, so the same bits) with its exponentials four at a time
-// through vexp.
-func softmaxInPlace(z []float64) {
-	mx := math.Inf(-1)
-	for _, v := range z {
-		mx = max(mx, v)
-	}
-	for i, v := range z {
-		z[i] = v - mx
-	}
-	vexp.Exp(z, z)
-	var s float64
-	for _, v := range z {
-		s += v
-	}
-	for i := range z {
-		z[i] /= s
-	}
-}
-
-// softmaxRows is softmaxInPlace on each row of m values of z, with the
+// softmaxRows is network.SoftmaxInPlace on each row of m values of z, with the
 // exponentials of every row through one vexp call and each row's
 // divisions by its sum as one reciprocal and m multiplies (each entry
 // within 1.5 ulp of the quotient; finite Algorithm 1's order).
