@@ -174,22 +174,10 @@ func (t *cellTrainer) softmax() { rowSoftmax(t.p, t.theta, t.m, t.temp) }
 // minimum over adversaries; β = 0: the hard minimum, lowest index on ties),
 // normalized to sum 1.
 func (t *cellTrainer) advWeights() {
-	lo := math.Inf(1)
 	for i := range t.adv {
 		t.adv[i] = t.ev.Loss(1+i, t.p, t.m, nil)
-		lo = min(lo, t.adv[i])
 	}
-	beta := t.lc.AdvTemp * t.cfg.DMax
-	var z float64
-	for i, l := range t.adv {
-		t.w[i] = 0
-		if beta > 0 {
-			t.w[i] = math.Exp(-(l - lo) / beta)
-		} else if l == lo && z == 0 {
-			t.w[i] = 1
-		}
-		z += t.w[i]
-	}
+	z := softminWeights(t.w, t.adv, t.lc.AdvTemp*t.cfg.DMax)
 	for i := range t.w {
 		t.w[i] /= z
 	}

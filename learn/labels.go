@@ -278,7 +278,6 @@ func (t *labelTrainer) tau(e int) float64 {
 func (t *labelTrainer) step(tau, lr float64) {
 	t.softmax()
 	k := len(t.train) - 1
-	lo := math.Inf(1)
 	for i, r := range t.train {
 		l := r.risk(t.p, t.m, tau)
 		if i == 0 {
@@ -286,20 +285,8 @@ func (t *labelTrainer) step(tau, lr float64) {
 			continue
 		}
 		t.advLoss[i-1] = l
-		lo = min(lo, l)
 	}
-	beta := t.lc.AdvTemp
-	var z float64
-	for i, l := range t.advLoss[:k] {
-		w := 0.0
-		if beta > 0 {
-			w = math.Exp(-(l - lo) / beta)
-		} else if l == lo && z == 0 {
-			w = 1
-		}
-		t.advLoss[i] = w
-		z += w
-	}
+	z := softminWeights(t.advLoss[:k], t.advLoss[:k], t.lc.AdvTemp)
 	// An observer's gradient only where J has it: an adversary of weight
 	// 0, or the reconstructor within its target, adds nothing.
 	clear(t.gP)
@@ -315,6 +302,27 @@ func (t *labelTrainer) step(tau, lr float64) {
 	rowSoftmaxGrad(t.gTheta, t.p, t.gP, t.m, 1)
 	t.opt.LR = lr
 	t.opt.Step(t.theta, t.gTheta)
+}
+
+// softminWeights writes into w the weights exp(−(l_i − min_j l_j)/β) of
+// the soft minimum of the losses l (β = 0: the hard minimum, 1 at the
+// first minimum and 0 elsewhere) and returns their sum; w may be l.
+func softminWeights(w, l []float64, beta float64) float64 {
+	lo := math.Inf(1)
+	for _, v := range l {
+		lo = min(lo, v)
+	}
+	var z float64
+	for i, v := range l {
+		w[i] = 0
+		if beta > 0 {
+			w[i] = math.Exp(-(v - lo) / beta)
+		} else if v == lo && z == 0 {
+			w[i] = 1
+		}
+		z += w[i]
+	}
+	return z
 }
 
 // observerGrad returns ∂R/∂P of training observer i at the channel of
