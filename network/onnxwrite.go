@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -73,7 +74,7 @@ func (m *Network) onnxModel() (*onnxpb.ModelProto, error) {
 	}
 	g.Node = append(g.Node, onnxNode("Concat", "concat", order, cur, onnxIntAttr("axis", 1)))
 	for l, ly := range m.Layers {
-		wt, err := m.onnxTensor(fmt.Sprintf("layer%d.weight", l), []int64{int64(len(ly.W)), int64(len(ly.W[0]))}, flatten(ly.W), elem)
+		wt, err := m.onnxTensor(fmt.Sprintf("layer%d.weight", l), []int64{int64(len(ly.W)), int64(len(ly.W[0]))}, slices.Concat(ly.W...), elem)
 		if err != nil {
 			return nil, err
 		}
@@ -134,15 +135,6 @@ func (m *Network) onnxTensor(name string, dims []int64, v []float64, elem onnxpb
 		binary.LittleEndian.PutUint32(t.RawData[4*i:], math.Float32bits(f))
 	}
 	return t, nil
-}
-
-// flatten lays W out row by row.
-func flatten(w [][]float64) []float64 {
-	var v []float64
-	for _, row := range w {
-		v = append(v, row...)
-	}
-	return v
 }
 
 func onnxNode(op, name string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
