@@ -88,6 +88,15 @@ type Split struct {
 	NZ    []int
 }
 
+// side returns observer j's side columns (N×w, row-major) and their count
+// w: the reconstructor's for j = 0, adversary j's after.
+func (s *Split) side(j int) ([]float64, int) {
+	if j == 0 {
+		return s.Recon, s.NY
+	}
+	return s.Adv[j-1], s.NZ[j-1]
+}
+
 // NewData validates ds, draws R if it is nil, and splits the rows: the first
 // train rows for training, the next test rows for testing.
 func NewData(ds *Dataset, train, test int, seed uint64) (*Data, error) {

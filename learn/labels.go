@@ -207,23 +207,14 @@ func symbols(data *Data) (tr, te *symbolSplit, n int, err error) {
 			}
 			n = max(n, out.x[r]+1)
 		}
-		cols := []struct {
-			vals []float64
-			w    int
-		}{{s.Recon, s.NY}}
-		for i, a := range s.Adv {
-			cols = append(cols, struct {
-				vals []float64
-				w    int
-			}{a, s.NZ[i]})
-		}
-		for i, c := range cols {
-			if c.w != 1 {
-				return nil, fmt.Errorf("%w: observer %d has %d side columns: data observers need one symbol each", ErrLaw, i, c.w)
+		for i := range 1 + len(s.Adv) {
+			vals, w := s.side(i)
+			if w != 1 {
+				return nil, fmt.Errorf("%w: observer %d has %d side columns: data observers need one symbol each", ErrLaw, i, w)
 			}
 			v := make([]int, s.N)
 			nv := 0
-			for r, f := range c.vals {
+			for r, f := range vals {
 				if v[r], err = symbol(f, "", r); err != nil {
 					// named once it fails (a Sprintf a row cost a tenth of a quick run's set-up)
 					return nil, symbolError(f, fmt.Sprintf("%s side column of observer %d", name, i), r)

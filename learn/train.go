@@ -22,6 +22,7 @@ type Trainer struct {
 	Priv  *MLP   // privatizer k: (x, r) → f (Gaussian) or p̂ (binary)
 	Recon *MLP   // reconstructor g: (f, y…) → x̂
 	Adv   []*MLP // adversaries h_i: (f, z_i…) → x̃_i
+	obs   []*MLP // the observers: Recon, then Adv
 
 	opt      []*Optimizer // privatizer, reconstructor, adversaries
 	samplers []*sampler   // one per role, same order
@@ -50,31 +51,27 @@ type Snapshot struct {
 
 // buffers are a Trainer's preallocated minibatch buffers, M rows each.
 type buffers struct {
-	idx       []int32
-	x         []float64 // targets
-	u         []float64 // uniforms for f ~ Bernoulli(p̂): f = 1 iff u < p̂
-	privIn    []float64 // M×2
-	privH     []float64
-	privOut   []float64 // f (Gaussian) or p̂ (binary)
-	privGrad  []float64
-	dF        []float64 // dL_priv/df (or dL_priv/dp̂)
-	dTmp      []float64
-	v         []float64 // Hidden: InputGradCol scratch
-	reconIn   []float64 // M×(1+len(Y)); column 0 is f
-	reconH    []float64
-	reconOut  []float64
-	reconD    []float64 // dL/dx̂
-	reconGrad []float64
-	advIn     [][]float64 // M×(1+len(Z[i])); column 0 is f
-	advH      [][]float64
-	advOut    [][]float64
-	advD      [][]float64
-	advGrad   [][]float64
-	advLoss   []float64
-	advHard   []float64
-	l1, l0    []float64 // per-row losses with f = 1 and f = 0 (PrivGradExpect)
-	ones      []float64 // M ones
+	idx      []int32
+	x        []float64 // targets
+	u        []float64 // uniforms for f ~ Bernoulli(p̂): f = 1 iff u < p̂
+	privIn   []float64 // M×2
+	privH    []float64
+	privOut  []float64 // f (Gaussian) or p̂ (binary)
+	privGrad []float64
+	dF       []float64 // dL_priv/df (or dL_priv/dp̂)
+	dTmp     []float64
+	v        []float64    // Hidden: InputGradCol scratch
+	obs      []obsBuffers // per observer: reconstructor, adversaries
+	loss     []float64    // per observer
+	hard     []float64    // per observer
+	l1, l0   []float64    // per-row losses with f = 1 and f = 0 (PrivGradExpect)
+	ones     []float64    // M ones
 }
+
+// obsBuffers are an observer's minibatch buffers: its input, M×(1+its side
+// columns) with column 0 f, hidden activations and outputs, dL/d(output)
+// and its parameter gradient.
+type obsBuffers struct{ in, h, out, d, grad []float64 }
 
 // NewTrainer returns a trainer for threshold d with networks initialized from
 // the trial seed's init stream (NewMLP, in the order privatizer,
@@ -101,6 +98,7 @@ func NewTrainer(data *Data, cfg Config, d float64, seed uint64) (*Trainer, error
 	for i := range tr.Adv {
 		t.Adv = append(t.Adv, NewMLP(1+tr.NZ[i], c.Hidden, out, init))
 	}
+	t.obs = append([]*MLP{t.Recon}, t.Adv...)
 	lp, lr, la := c.learningRates(d)
 	t.opt = append(t.opt, NewOptimizer(c.Optimizer, lp, len(t.Priv.Params)), NewOptimizer(c.Optimizer, lr, len(t.Recon.Params)))
 	for _, a := range t.Adv {
@@ -122,16 +120,11 @@ func (t *Trainer) alloc() {
 	b.x, b.u, b.privOut, b.dF, b.dTmp = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
 	b.privIn, b.privH, b.privGrad = make([]float64, 2*m), make([]float64, m*h), make([]float64, len(t.Priv.Params))
 	b.v = make([]float64, h)
-	b.reconIn, b.reconH = make([]float64, m*t.Recon.In), make([]float64, m*h)
-	b.reconOut, b.reconD, b.reconGrad = make([]float64, m), make([]float64, m), make([]float64, len(t.Recon.Params))
-	for _, a := range t.Adv {
-		b.advIn = append(b.advIn, make([]float64, m*a.In))
-		b.advH = append(b.advH, make([]float64, m*h))
-		b.advOut = append(b.advOut, make([]float64, m))
-		b.advD = append(b.advD, make([]float64, m))
-		b.advGrad = append(b.advGrad, make([]float64, len(a.Params)))
+	for _, o := range t.obs {
+		b.obs = append(b.obs, obsBuffers{in: make([]float64, m*o.In), h: make([]float64, m*h),
+			out: make([]float64, m), d: make([]float64, m), grad: make([]float64, len(o.Params))})
 	}
-	b.advLoss, b.advHard = make([]float64, len(t.Adv)), make([]float64, len(t.Adv))
+	b.loss, b.hard = make([]float64, len(t.obs)), make([]float64, len(t.obs))
 	b.idx = make([]int32, m)
 	if t.cfg.PrivGrad == PrivGradExpect {
 		b.l1, b.l0, b.ones = make([]float64, m), make([]float64, m), make([]float64, m)
@@ -249,17 +242,16 @@ func (t *Trainer) Epoch() {
 // Iteration runs one pass of Algorithm 1's loop body (lines 5–32).
 func (t *Trainer) Iteration() {
 	t.privStep()
-	t.reconStep()
-	for i := range t.Adv {
-		t.advStep(i)
+	for j := range t.obs {
+		t.obsStep(j)
 	}
 }
 
 // gather copies the rows idx of the training split into the minibatch
 // buffers, feature-major with n = len(idx) rows: x, the privatizer's (x, r),
-// and the side columns (rows 1.. of the reconstructor's input when recon, of
-// adversary adv's input when adv ≥ 0; adv = -2 gathers every adversary's).
-func (t *Trainer) gather(s *Split, idx []int32, recon bool, adv int) {
+// and the side columns (rows 1.. of observer j's input, of every
+// observer's for j < 0).
+func (t *Trainer) gather(s *Split, idx []int32, j int) {
 	b := &t.b
 	n := len(idx)
 	x, pa, pb := b.x[:n], b.privIn[:n], b.privIn[n:2*n]
@@ -267,12 +259,10 @@ func (t *Trainer) gather(s *Split, idx []int32, recon bool, adv int) {
 		x[k] = s.X[r]
 		pa[k], pb[k] = s.Priv[2*r], s.Priv[2*r+1]
 	}
-	if recon {
-		gatherSide(b.reconIn, s.Recon, s.NY, idx)
-	}
-	for i := range t.Adv {
-		if adv == i || adv == -2 {
-			gatherSide(b.advIn[i], s.Adv[i], s.NZ[i], idx)
+	for i := range t.obs {
+		if j < 0 || j == i {
+			side, w := s.side(i)
+			gatherSide(b.obs[i].in, side, w, idx)
 		}
 	}
 }
@@ -314,7 +304,7 @@ func fillUniform(u []float64, rng *rand.Rand) {
 func (t *Trainer) privStep() {
 	m := t.cfg.BatchSize
 	idx := t.samplers[0].next(m)
-	t.gather(t.data.Train, idx, true, -2)
+	t.gather(t.data.Train, idx, -1)
 	if t.cfg.binaryRelease() {
 		fillUniform(t.b.u[:m], t.bern)
 	}
@@ -346,9 +336,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	binary := t.cfg.binaryRelease()
 	t.Priv.Forward(b.privIn, n, b.privH, b.privOut)
 	p := b.privOut[:n]
-	setF(b.reconIn, p)
-	t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
-	lRecon := t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
+	lRecon := t.observe(0, p)
 	adv := -1
 	lAdv := 0.0
 	if !binary || wantLoss {
@@ -357,12 +345,9 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 			f = b.dTmp[:n]
 			drawF(f, p, b.u[:n])
 		}
-		for i, a := range t.Adv {
-			setF(b.advIn[i], f)
-			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
-			b.advLoss[i] = t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
-			if adv < 0 || b.advLoss[i] < lAdv {
-				adv, lAdv = i, b.advLoss[i]
+		for i := range t.Adv {
+			if l := t.observe(1+i, f); adv < 0 || l < lAdv {
+				adv, lAdv = i, l
 			}
 		}
 	}
@@ -380,17 +365,27 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	}
 	dF := b.dF[:n]
 	clear(dF)
-	if cRecon != 0 {
-		floats.Scale(cRecon, b.reconD[:n])
-		t.Recon.InputGradCol(0, b.reconH, b.reconOut, b.reconD, n, b.v, dF)
+	if r := &b.obs[0]; cRecon != 0 {
+		floats.Scale(cRecon, r.d[:n])
+		t.Recon.InputGradCol(0, r.h, r.out, r.d, n, b.v, dF)
 	}
-	if !binary {
-		floats.Scale(-1, b.advD[adv][:n])
-		t.Adv[adv].InputGradCol(0, b.advH[adv], b.advOut[adv], b.advD[adv], n, b.v, b.dTmp)
+	if a := &b.obs[1+adv]; !binary {
+		floats.Scale(-1, a.d[:n])
+		t.Adv[adv].InputGradCol(0, a.h, a.out, a.d, n, b.v, b.dTmp)
 		floats.Add(dF, b.dTmp[:n])
 	}
 	t.Priv.Backward(b.privIn, b.privH, b.privOut, dF, n, b.privGrad, nil)
 	return loss
+}
+
+// observe runs observer j on the gathered rows with f (len(f) of them) in
+// its input column 0 and returns its loss (lossGrad), its derivative left
+// in the observer's d.
+func (t *Trainer) observe(j int, f []float64) float64 {
+	o, n := &t.b.obs[j], len(f)
+	setF(o.in, f)
+	t.obs[j].Forward(o.in, n, o.h, o.out)
+	return t.lossGrad(t.b.x[:n], o.out[:n], o.d[:n])
 }
 
 // privLossExpect is privLoss for the binary model with PrivGrad =
@@ -406,7 +401,7 @@ func (t *Trainer) privLossExpect(n int, grad bool) float64 {
 	p := b.privOut[:n]
 	dF := b.dF[:n]
 	clear(dF)
-	lRecon := t.expectLoss(t.Recon, b.reconIn, b.reconH, b.reconOut, b.reconD, p, n)
+	lRecon := t.expectLoss(0, p)
 	diff := lRecon - t.D
 	cRecon := 0.0
 	if diff > 0 {
@@ -414,13 +409,12 @@ func (t *Trainer) privLossExpect(n int, grad bool) float64 {
 	} else if diff < 0 {
 		cRecon = -t.cfg.Rho / 2
 	}
-	floats.AddScaled(dF, cRecon, b.reconD[:n])
+	floats.AddScaled(dF, cRecon, b.obs[0].d[:n])
 	adv, lAdv := -1, 0.0
-	for i, a := range t.Adv {
-		l := t.expectLoss(a, b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], p, n)
-		if adv < 0 || l < lAdv {
+	for i := range t.Adv {
+		if l := t.expectLoss(1+i, p); adv < 0 || l < lAdv {
 			adv, lAdv = i, l
-			copy(b.dTmp[:n], b.advD[i][:n])
+			copy(b.dTmp[:n], b.obs[1+i].d[:n])
 		}
 	}
 	loss := -lAdv + t.cfg.Rho/2*(max(diff, 0)+max(-diff, 0))
@@ -432,13 +426,14 @@ func (t *Trainer) privLossExpect(n int, grad bool) float64 {
 	return loss
 }
 
-// expectLoss returns the expected loss of network m over F ~ Bernoulli(p)
-// on the n gathered rows (input column 0 is f; h and out are m's scratch)
-// and writes dL/dp̂ into d. The per-row loss is the soft 0-1 loss of the
-// estimate, or with EstLoss = EstLossLog the 0-1 error of its MAP decision
-// (the estimate is then a posterior).
-func (t *Trainer) expectLoss(m *MLP, in, h, out, d, p []float64, n int) float64 {
-	b := &t.b
+// expectLoss returns the expected loss of observer j over F ~ Bernoulli(p)
+// on the len(p) gathered rows (its input column 0 is f) and writes dL/dp̂
+// into its d. The per-row loss is the soft 0-1 loss of the estimate, or
+// with EstLoss = EstLossLog the 0-1 error of its MAP decision (the
+// estimate is then a posterior).
+func (t *Trainer) expectLoss(j int, p []float64) float64 {
+	b, m, n := &t.b, t.obs[j], len(p)
+	in, h, out, d := b.obs[j].in, b.obs[j].h, b.obs[j].out, b.obs[j].d
 	x := b.x[:n]
 	for f, l := range [][]float64{b.l0[:n], b.l1[:n]} {
 		if f == 0 {
@@ -534,31 +529,18 @@ func (t *Trainer) privatize(n int, rng *rand.Rand) []float64 {
 	return f
 }
 
-// reconStep is Algorithm 1, lines 16–21: the privatizer is frozen, the
-// reconstructor takes (f, y) and descends on L_recon.
-func (t *Trainer) reconStep() {
-	m := t.cfg.BatchSize
-	b := &t.b
-	t.gather(t.data.Train, t.samplers[1].next(m), true, -1)
-	setF(b.reconIn, t.privatize(m, t.bern))
-	t.Recon.Forward(b.reconIn, m, b.reconH, b.reconOut)
-	t.estLossGrad(b.x[:m], b.reconOut[:m], b.reconD[:m])
-	t.Recon.Backward(b.reconIn, b.reconH, b.reconOut, b.reconD, m, b.reconGrad, nil)
-	t.opt[1].Step(t.Recon.Params, b.reconGrad)
-}
-
-// advStep is Algorithm 1, lines 23–30, for adversary i: the privatizer is
-// frozen, adversary i takes (f, z_i) and descends on L_adv,i.
-func (t *Trainer) advStep(i int) {
-	m := t.cfg.BatchSize
-	b := &t.b
-	a := t.Adv[i]
-	t.gather(t.data.Train, t.samplers[2+i].next(m), false, i)
-	setF(b.advIn[i], t.privatize(m, t.bern))
-	a.Forward(b.advIn[i], m, b.advH[i], b.advOut[i])
-	t.estLossGrad(b.x[:m], b.advOut[i][:m], b.advD[i][:m])
-	a.Backward(b.advIn[i], b.advH[i], b.advOut[i], b.advD[i], m, b.advGrad[i], nil)
-	t.opt[2+i].Step(a.Params, b.advGrad[i])
+// obsStep is Algorithm 1's step of observer j, lines 16–21 for the
+// reconstructor (j = 0) and 23–30 for adversary j: the privatizer is
+// frozen, the observer takes (f, its side information) and descends on its
+// loss.
+func (t *Trainer) obsStep(j int) {
+	m, o, b := t.cfg.BatchSize, t.obs[j], &t.b.obs[j]
+	t.gather(t.data.Train, t.samplers[1+j].next(m), j)
+	setF(b.in, t.privatize(m, t.bern))
+	o.Forward(b.in, m, b.h, b.out)
+	t.estLossGrad(t.b.x[:m], b.out[:m], b.d[:m])
+	o.Backward(b.in, b.h, b.out, b.d, m, b.grad, nil)
+	t.opt[1+j].Step(o.Params, b.grad)
 }
 
 // Evaluate computes the losses on the whole test split, in chunks of M rows,
@@ -572,33 +554,25 @@ func (t *Trainer) Evaluate() {
 	m := t.cfg.BatchSize
 	b := &t.b
 	binary := t.cfg.binaryRelease()
-	var recon, reconHard float64
-	adv, advHard := b.advLoss, b.advHard
-	clear(adv)
-	clear(advHard)
+	loss, hard := b.loss, b.hard
+	clear(loss)
+	clear(hard)
 	for lo := 0; lo < s.N; lo += m {
 		n := min(m, s.N-lo)
-		t.gather(s, b.idxRange(lo, n), true, -2)
+		t.gather(s, b.idxRange(lo, n), -1)
 		f := t.privatize(n, t.eval)
-		setF(b.reconIn, f)
-		t.Recon.Forward(b.reconIn, n, b.reconH, b.reconOut)
-		recon += float64(n) * t.lossGrad(b.x[:n], b.reconOut[:n], b.reconD[:n])
-		if binary {
-			reconHard += hardErrors(b.x[:n], b.reconOut[:n])
-		}
-		for i, a := range t.Adv {
-			setF(b.advIn[i], f)
-			a.Forward(b.advIn[i], n, b.advH[i], b.advOut[i])
-			adv[i] += float64(n) * t.lossGrad(b.x[:n], b.advOut[i][:n], b.advD[i][:n])
+		for j := range t.obs {
+			loss[j] += float64(n) * t.observe(j, f)
 			if binary {
-				advHard[i] += hardErrors(b.x[:n], b.advOut[i][:n])
+				hard[j] += hardErrors(b.x[:n], b.obs[j].out[:n])
 			}
 		}
 	}
+	// The reconstructor's means are sums/nt, the adversaries' sums·(1/nt).
 	nt := float64(s.N)
-	floats.Scale(1/nt, adv)
-	floats.Scale(1/nt, advHard)
-	t.hist.add(recon/nt, adv, reconHard/nt, advHard)
+	floats.Scale(1/nt, loss[1:])
+	floats.Scale(1/nt, hard[1:])
+	t.hist.add(loss[0]/nt, loss[1:], hard[0]/nt, hard[1:])
 }
 
 // idxRange returns the indices lo, …, lo+n−1 in the trainer's index buffer.

@@ -50,7 +50,7 @@ func TestPrivLossGradient(t *testing.T) {
 			// Train a little so the networks are not at their initial state.
 			tr.Epoch()
 			n := c.BatchSize
-			tr.gather(tr.data.Train, tr.samplers[0].next(n), true, -2)
+			tr.gather(tr.data.Train, tr.samplers[0].next(n), -1)
 			fillUniform(tr.b.u[:n], tr.bern)
 			tr.privLoss(n, true, true)
 			grad := slices.Clone(tr.b.privGrad)
@@ -93,7 +93,7 @@ func refPrivLoss(tr *Trainer, n int) float64 {
 	for r := range n {
 		x := b.x[r]
 		p := tr.Priv.Predict([]float64{b.privIn[r], b.privIn[n+r]})
-		in := row(b.reconIn, tr.Recon.In, n, r)
+		in := row(b.obs[0].in, tr.Recon.In, n, r)
 		in[0] = p // binary: the reconstructor sees p̂
 		lRecon += loss(x, tr.Recon.Predict(in)) / float64(n)
 		f := p
@@ -103,7 +103,7 @@ func refPrivLoss(tr *Trainer, n int) float64 {
 			f = 0
 		}
 		for i, a := range tr.Adv {
-			in := row(b.advIn[i], a.In, n, r)
+			in := row(b.obs[1+i].in, a.In, n, r)
 			in[0] = f
 			lAdv[i] += loss(x, a.Predict(in)) / float64(n)
 		}
@@ -137,9 +137,9 @@ func refPrivLossExpect(tr *Trainer, n int) float64 {
 	for r := range n {
 		x := b.x[r]
 		p := tr.Priv.Predict([]float64{b.privIn[r], b.privIn[n+r]})
-		lRecon += expect(tr.Recon, row(b.reconIn, tr.Recon.In, n, r), x, p) / float64(n)
+		lRecon += expect(tr.Recon, row(b.obs[0].in, tr.Recon.In, n, r), x, p) / float64(n)
 		for i, a := range tr.Adv {
-			lAdv[i] += expect(a, row(b.advIn[i], a.In, n, r), x, p) / float64(n)
+			lAdv[i] += expect(a, row(b.obs[1+i].in, a.In, n, r), x, p) / float64(n)
 		}
 	}
 	return -slices.Min(lAdv) + tr.cfg.Rho/2*(max(lRecon-tr.D, 0)+max(tr.D-lRecon, 0))
@@ -210,7 +210,7 @@ func TestReconstructorAlone(t *testing.T) {
 	tr := mustTrainer(t, mustData(t, ds, cfg), cfg, 1, 5)
 	clear(tr.Priv.Params) // f = k(x, r) ≡ 0: no information about x
 	for range 60 * tr.cfg.BatchesPerEpoch {
-		tr.reconStep()
+		tr.obsStep(0)
 	}
 	tr.Evaluate()
 	got := tr.History().Recon[0]
