@@ -226,12 +226,7 @@ func (t *finiteTrainer) privStep() {
 		}
 	}
 	diff := loss[0]/fn - t.d
-	cRecon := 0.0
-	if diff > 0 {
-		cRecon = t.cfg.Rho / 2
-	} else if diff < 0 {
-		cRecon = -t.cfg.Rho / 2
-	}
+	cRecon := t.cfg.penaltySlope(diff)
 	m := t.m
 	inv := 1 / fn
 	for k, r := range idx {

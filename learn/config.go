@@ -400,6 +400,19 @@ func (p Protocol) validate() []error {
 // (kind.Kind.BinaryRelease: the binary model, Section V-B).
 func (c *Config) binaryRelease() bool { return c.Model.BinaryRelease() }
 
+// penaltySlope is dL_priv/dL_recon = ρ/2 · sign(L_recon − D) for diff =
+// L_recon − D: eq. (priv_loss)'s penalty ρ/2 |L_recon − D|, its derivative
+// taken as 0 at L_recon = D, as autograd's derivative of ReLU at 0.
+func (c *Config) penaltySlope(diff float64) float64 {
+	switch {
+	case diff > 0:
+		return c.Rho / 2
+	case diff < 0:
+		return -c.Rho / 2
+	}
+	return 0
+}
+
 // learningRates returns the privatizer's, reconstructor's and adversaries'
 // learning rates at threshold d: m · η0 (1 + γ d/DMax) (Section V-B; with
 // γ = 0 and multipliers 1 this is the Gaussian model's single rate).

@@ -356,13 +356,7 @@ func (t *Trainer) privLoss(n int, grad, wantLoss bool) float64 {
 	if !grad {
 		return loss
 	}
-	// dL_priv/dL_recon = ρ/2 · sign(L_recon − D).
-	cRecon := 0.0
-	if diff > 0 {
-		cRecon = t.cfg.Rho / 2
-	} else if diff < 0 {
-		cRecon = -t.cfg.Rho / 2
-	}
+	cRecon := t.cfg.penaltySlope(diff) // dL_priv/dL_recon
 	dF := b.dF[:n]
 	clear(dF)
 	if r := &b.obs[0]; cRecon != 0 {
@@ -403,12 +397,7 @@ func (t *Trainer) privLossExpect(n int, grad bool) float64 {
 	clear(dF)
 	lRecon := t.expectLoss(0, p)
 	diff := lRecon - t.D
-	cRecon := 0.0
-	if diff > 0 {
-		cRecon = t.cfg.Rho / 2
-	} else if diff < 0 {
-		cRecon = -t.cfg.Rho / 2
-	}
+	cRecon := t.cfg.penaltySlope(diff)
 	floats.AddScaled(dF, cRecon, b.obs[0].d[:n])
 	adv, lAdv := -1, 0.0
 	for i := range t.Adv {
