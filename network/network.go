@@ -480,14 +480,7 @@ func (m *Network) noiseColumn(a []float64) []float64 {
 
 // PiecewiseLinear reports whether every activation is identity or ReLU:
 // then k(x, ·) is continuous and piecewise linear in r, and Pieces is exact.
-func (m *Network) PiecewiseLinear() bool {
-	for _, l := range m.Layers {
-		if l.Act != Identity && l.Act != ReLU {
-			return false
-		}
-	}
-	return true
-}
+func (m *Network) PiecewiseLinear() bool { return m.prefixLen() == len(m.Layers) }
 
 // Units is the number of hidden units (every layer's width but the last).
 func (m *Network) Units() int {

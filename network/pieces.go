@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // RWalk is the noise range over which activation regions are walked: pieces
@@ -27,10 +28,8 @@ type Piece struct {
 // ReLU: on each activation region of those layers their output is affine
 // in r. The rest, if any, starts with a sigmoid, tanh or softmax layer.
 func (m *Network) prefixLen() int {
-	for l, ly := range m.Layers {
-		if ly.Act != Identity && ly.Act != ReLU {
-			return l
-		}
+	if l := slices.IndexFunc(m.Layers, func(ly Layer) bool { return ly.Act != Identity && ly.Act != ReLU }); l >= 0 {
+		return l
 	}
 	return len(m.Layers)
 }
@@ -222,7 +221,7 @@ func (m *Network) Pieces(x float64) ([]Piece, error) {
 // switch at r = −(b_j + w_xj·x)/w_rj, appended directly: in any order, a
 // kink shared by two units twice.
 func (m *Network) Kinks(x float64, dst []float64) []float64 {
-	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !hasReLU(m.Layers[1:np]) && m.XValues() == 0 {
+	if np := m.prefixLen(); np > 0 && m.Layers[0].Act == ReLU && !slices.ContainsFunc(m.Layers[1:np], func(l Layer) bool { return l.Act == ReLU }) && m.XValues() == 0 {
 		ix, ir := 0, 1
 		if m.Inputs[0] == "r" {
 			ix, ir = 1, 0
@@ -250,15 +249,6 @@ func (m *Network) Kinks(x float64, dst []float64) []float64 {
 	return dst
 }
 
-func hasReLU(ls []Layer) bool {
-	for _, l := range ls {
-		if l.Act == ReLU {
-			return true
-		}
-	}
-	return false
-}
-
 // String describes the network's shape, e.g. "2→16 relu→16 relu→1 sigmoid".
 func (m *Network) String() string {
 	s := fmt.Sprint(len(m.Inputs))
@@ -273,13 +263,8 @@ func (m *Network) String() string {
 // that is Appendix A's linear-Gaussian privatizer, whose losses have a
 // closed form (gauss.Model.LinearLosses). A one-hot x is not affine.
 func (m *Network) Affine() (a, b, c float64, ok bool) {
-	if m.XValues() > 0 {
+	if m.XValues() > 0 || slices.ContainsFunc(m.Layers, func(l Layer) bool { return l.Act != Identity }) {
 		return 0, 0, 0, false
-	}
-	for _, l := range m.Layers {
-		if l.Act != Identity {
-			return 0, 0, 0, false
-		}
 	}
 	// Propagate the affine map (coefficients of x and r, constant) of each
 	// unit through the layers.
