@@ -292,3 +292,12 @@ func BenchmarkBayesRiskKernels(b *testing.B) {
 		})
 	}
 }
+
+// eval is risk, then, when grad is not nil, gradient.
+func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
+	total := r.risk(p, m, tau)
+	if grad != nil {
+		r.gradient(grad, scale)
+	}
+	return total
+}

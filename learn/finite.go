@@ -120,20 +120,8 @@ func zeroOne(n int) [][]float64 {
 	return l
 }
 
-// eval returns R(P) for the channel p (p[x*m+l] = P(l | x), m labels) at
-// temperature tau (0: the exact risk), and when grad is not nil adds
-// scale·∂R/∂P(l|x) into grad[x*m+l] (at τ = 0 the derivative of the
-// minimizing estimate's term, the lowest index on ties): risk, then
-// gradient.
-func (r *bayesRisk) eval(p []float64, m int, tau float64, grad []float64, scale float64) float64 {
-	total := r.risk(p, m, tau)
-	if grad != nil {
-		r.gradient(grad, scale)
-	}
-	return total
-}
-
-// risk returns R(P) for the channel p with m labels at temperature tau and
+// risk returns R(P) for the channel p (p[x*m+l] = P(l | x), m labels) at
+// temperature tau (0: the exact risk) and
 // keeps what gradient needs: per side value v, the cells' soft-minimum
 // weights, ∂(cm·g)/∂cm, estimates and whether each is hard.
 //
@@ -208,7 +196,8 @@ func (r *bayesRisk) finish(total float64, v, m int, tau float64) float64 {
 }
 
 // gradient adds scale·∂R/∂P(l|x) of the channel of the last risk call into
-// grad[x*m+l], side value by side value.
+// grad[x*m+l], side value by side value (at τ = 0 the derivative of the
+// minimizing estimate's term, the lowest index on ties).
 func (r *bayesRisk) gradient(grad []float64, scale float64) {
 	n, na, m := r.n, r.na, r.m
 	s := r.s[:n*m]

@@ -351,9 +351,9 @@ func (t *labelTrainer) Run(stop func() error) error {
 func (t *labelTrainer) evaluate() {
 	t.softmax()
 	t.prune()
-	rec := t.eval[0].eval(t.p, t.m, 0, nil, 0)
+	rec := t.eval[0].risk(t.p, t.m, 0)
 	for i := range t.advLoss {
-		t.advLoss[i] = t.eval[1+i].eval(t.p, t.m, 0, nil, 0)
+		t.advLoss[i] = t.eval[1+i].risk(t.p, t.m, 0)
 	}
 	t.record(t.cfg, t.d, rec, t.advLoss, t.p, 0)
 }
