@@ -299,46 +299,57 @@ func (c Config) resolve(n int) (Config, error) {
 	return c, c.validate(n)
 }
 
+// problems collects a configuration's problems, each a "learn: " message.
+type problems []error
+
+func (p *problems) add(format string, args ...any) {
+	*p = append(*p, fmt.Errorf("learn: "+format, args...))
+}
+
+// finite adds a problem unless v is finite and > 0 (≥ 0 when zero).
+func (p *problems) finite(name string, v float64, zero bool) {
+	switch {
+	case zero && (!(v >= 0) || math.IsInf(v, 0)):
+		p.add("%s = %g: must be finite and ≥ 0", name, v)
+	case !zero && (!(v > 0) || math.IsInf(v, 0)):
+		p.add("%s = %g: must be finite and > 0", name, v)
+	}
+}
+
+// positive adds a problem unless the count v is ≥ 1.
+func (p *problems) positive(name string, v int) {
+	if v < 1 {
+		p.add("%s = %d: must be ≥ 1", name, v)
+	}
+}
+
 func (c *Config) validate(n int) error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
+	var errs problems
+	bad := errs.add
 	if len(c.D) == 0 {
 		bad("Config.D is empty: give at least one distortion threshold")
 	}
 	for i, d := range c.D {
-		if !(d >= 0) || math.IsInf(d, 0) {
-			bad("Config.D[%d] = %g: must be finite and ≥ 0", i, d)
-		}
+		errs.finite(fmt.Sprintf("Config.D[%d]", i), d, true)
 		if i > 0 && !(d > c.D[i-1]) {
 			bad("Config.D[%d] = %g: thresholds must be strictly increasing", i, d)
 		}
 	}
-	if !(c.DMax > 0) || math.IsInf(c.DMax, 0) {
-		bad("Config.DMax = %g: must be finite and > 0", c.DMax)
-	}
-	if c.Hidden < 1 {
-		bad("Config.Hidden = %d: must be ≥ 1", c.Hidden)
-	}
+	errs.finite("Config.DMax", c.DMax, false)
+	errs.positive("Config.Hidden", c.Hidden)
 	if c.TrainSize < 1 || c.TestSize < 1 || c.TrainSize+c.TestSize > n {
 		bad("Config.TrainSize = %d, TestSize = %d: need both ≥ 1 and their sum ≤ %d rows", c.TrainSize, c.TestSize, n)
 	}
 	if c.BatchSize < 1 || c.BatchSize > c.TrainSize {
 		bad("Config.BatchSize = %d: must be in [1, TrainSize = %d]", c.BatchSize, c.TrainSize)
 	}
-	if c.BatchesPerEpoch < 1 {
-		bad("Config.BatchesPerEpoch = %d: must be ≥ 1", c.BatchesPerEpoch)
-	}
-	if c.Epochs < 1 {
-		bad("Config.Epochs = %d: must be ≥ 1", c.Epochs)
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"Rho", c.Rho}, {"LR", c.LR}, {"PrivLRMult", c.PrivLRMult}, {"ReconLRMult", c.ReconLRMult}, {"AdvLRMult", c.AdvLRMult}} {
-		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			bad("Config.%s = %g: must be finite and > 0", f.name, f.v)
-		}
-	}
+	errs.positive("Config.BatchesPerEpoch", c.BatchesPerEpoch)
+	errs.positive("Config.Epochs", c.Epochs)
+	errs.finite("Config.Rho", c.Rho, false)
+	errs.finite("Config.LR", c.LR, false)
+	errs.finite("Config.PrivLRMult", c.PrivLRMult, false)
+	errs.finite("Config.ReconLRMult", c.ReconLRMult, false)
+	errs.finite("Config.AdvLRMult", c.AdvLRMult, false)
 	if math.IsNaN(c.LRGamma) || math.IsInf(c.LRGamma, 0) {
 		bad("Config.LRGamma = %g: must be finite", c.LRGamma)
 	} else if c.DMax > 0 {
@@ -374,24 +385,20 @@ func (c *Config) validate(n int) error {
 }
 
 func (p Protocol) validate() []error {
-	var errs []error
-	if p.K < 1 {
-		errs = append(errs, fmt.Errorf("learn: Protocol.K = %d: must be ≥ 1", p.K))
-	}
+	var errs problems
+	errs.positive("Protocol.K", p.K)
 	if !(p.Tau > 0) || math.IsInf(p.Tau, 0) {
-		errs = append(errs, fmt.Errorf("learn: Protocol.Tau = %g: must be finite and > 0 (set it when D[0] = DMax)", p.Tau))
+		errs.add("Protocol.Tau = %g: must be finite and > 0 (set it when D[0] = DMax)", p.Tau)
 	}
-	if p.Accept < 1 {
-		errs = append(errs, fmt.Errorf("learn: Protocol.Accept = %d: must be ≥ 1", p.Accept))
-	}
+	errs.positive("Protocol.Accept", p.Accept)
 	if p.MaxAttempts < p.Accept {
-		errs = append(errs, fmt.Errorf("learn: Protocol.MaxAttempts = %d: must be ≥ Accept = %d", p.MaxAttempts, p.Accept))
+		errs.add("Protocol.MaxAttempts = %d: must be ≥ Accept = %d", p.MaxAttempts, p.Accept)
 	}
 	if p.Finalize != FinalizeMedian && p.Finalize != FinalizeBest {
-		errs = append(errs, fmt.Errorf("learn: Protocol.Finalize = %q: must be \"\" (Section V) or %q", p.Finalize, FinalizeBest))
+		errs.add("Protocol.Finalize = %q: must be \"\" (Section V) or %q", p.Finalize, FinalizeBest)
 	}
 	if p.Select != SelectTraining && p.Select != SelectHard {
-		errs = append(errs, fmt.Errorf("learn: Protocol.Select = %q: must be \"\" (the training losses) or %q", p.Select, SelectHard))
+		errs.add("Protocol.Select = %q: must be \"\" (the training losses) or %q", p.Select, SelectHard)
 	}
 	return errs
 }

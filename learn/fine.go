@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -50,14 +49,12 @@ const maxFineCells = 4096
 const maxFinePeriod = 4096
 
 func (f *FineCells) validate() []error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
+	var errs problems
+	bad := errs.add
 	if !(f.Floor > 0 && f.Floor <= 1) {
 		bad("Config.Labels.Fine.Floor = %g: must be in (0, 1]", f.Floor)
 	}
-	if !(f.Span > 0) || math.IsInf(f.Span, 0) {
-		bad("Config.Labels.Fine.Span = %g: must be finite and > 0", f.Span)
-	}
+	errs.finite("Config.Labels.Fine.Span", f.Span, false)
 	if f.MaxCells < 2 || f.MaxCells > maxFineCells {
 		bad("Config.Labels.Fine.MaxCells = %d: must be in [2, %d]", f.MaxCells, maxFineCells)
 	}

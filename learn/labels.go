@@ -70,32 +70,24 @@ func DefaultLabelConfig(m int) *LabelConfig {
 }
 
 func (l *LabelConfig) validate() []error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("learn: "+format, args...)) }
+	var errs problems
+	bad := errs.add
 	if l.M < 2 || l.M > MaxLabels {
 		bad("Config.Labels.M = %d: the codebook needs between 2 and %d labels", l.M, MaxLabels)
 	}
 	if l.Observers != ObserversLaw && l.Observers != ObserversData {
 		bad("Config.Labels.Observers = %v: want law or data", l.Observers)
 	}
-	if l.StepsPerEpoch < 1 {
-		bad("Config.Labels.StepsPerEpoch = %d: must be ≥ 1", l.StepsPerEpoch)
-	}
-	if !(l.Anneal >= 0) || math.IsInf(l.Anneal, 0) {
-		bad("Config.Labels.Anneal = %g: must be finite and ≥ 0", l.Anneal)
-	}
+	errs.positive("Config.Labels.StepsPerEpoch", l.StepsPerEpoch)
+	errs.finite("Config.Labels.Anneal", l.Anneal, true)
 	if !(l.Margin >= 0 && l.Margin < 1) {
 		bad("Config.Labels.Margin = %g: must be in [0, 1)", l.Margin)
 	}
-	if !(l.AdvTemp >= 0) || math.IsInf(l.AdvTemp, 0) {
-		bad("Config.Labels.AdvTemp = %g: must be finite and ≥ 0", l.AdvTemp)
-	}
+	errs.finite("Config.Labels.AdvTemp", l.AdvTemp, true)
 	if !(l.Prune >= 0) || l.M > 0 && l.Prune >= 1/float64(l.M) {
 		bad("Config.Labels.Prune = %g: must be in [0, 1/M)", l.Prune)
 	}
-	if !(l.InitScale >= 0) || math.IsInf(l.InitScale, 0) {
-		bad("Config.Labels.InitScale = %g: must be finite and ≥ 0", l.InitScale)
-	}
+	errs.finite("Config.Labels.InitScale", l.InitScale, true)
 	return errs
 }
 
