@@ -36,15 +36,7 @@ type denseNet struct {
 
 func newDenseNet(in, hidden, out int, rng *rand.Rand) *denseNet {
 	d := &denseNet{in: in, hidden: hidden, out: out, hp: (hidden + 3) &^ 3, params: make([]float64, hidden*in+hidden+out*hidden+out)}
-	b1, b2 := 1/math.Sqrt(float64(in)), 1/math.Sqrt(float64(hidden))
-	k := hidden*in + hidden
-	for j := range d.params {
-		b := b1
-		if j >= k {
-			b = b2
-		}
-		d.params[j] = b * (2*rng.Float64() - 1)
-	}
+	initLinear(d.params, hidden*in+hidden, in, hidden, rng)
 	mp := (out + 1) &^ 1
 	d.col, d.biased = make([]float64, in*d.hp), make([]float64, in*d.hp)
 	d.w2p, d.b2p = make([]float64, d.hp*mp), make([]float64, mp)

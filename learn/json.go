@@ -105,7 +105,7 @@ func MLPOf(n *network.Network) (*MLP, error) {
 		return nil, fmt.Errorf("learn: network %q: layer shapes are not In×H relu, H×1", n.Role)
 	}
 	m := &MLP{In: in, Hidden: len(l1.W), Out: l2.Act, Params: make([]float64, NumParams(in, len(l1.W)))}
-	w1, b1, w2, b2 := m.split(m.Params)
+	w1, b1, w2, _ := m.Layers()
 	for j, row := range l1.W {
 		if len(row) != in {
 			return nil, fmt.Errorf("learn: network %q: weight row %d has %d entries, want %d", n.Role, j, len(row), in)
@@ -116,7 +116,7 @@ func MLPOf(n *network.Network) (*MLP, error) {
 	}
 	copy(b1, l1.B)
 	copy(w2, l2.W[0])
-	b2[0] = l2.B[0]
+	m.Params[len(m.Params)-1] = l2.B[0] // B2
 	return m, nil
 }
 

@@ -50,38 +50,32 @@ func NewMLP(in, hidden int, out network.Activation, rng *rand.Rand) *MLP {
 		panic(fmt.Sprintf("learn: NewMLP: output activation %v: want identity or sigmoid", out))
 	}
 	m := &MLP{In: in, Hidden: hidden, Out: out, Params: make([]float64, NumParams(in, hidden))}
-	b1 := 1 / math.Sqrt(float64(in))
-	b2 := 1 / math.Sqrt(float64(hidden))
-	w1, bias1, w2, bias2 := m.split(m.Params)
-	for _, s := range [][]float64{w1, bias1} {
-		for k := range s {
-			s[k] = b1 * (2*rng.Float64() - 1)
-		}
-	}
-	for _, s := range [][]float64{w2, bias2} {
-		for k := range s {
-			s[k] = b2 * (2*rng.Float64() - 1)
-		}
-	}
+	initLinear(m.Params, in*hidden+hidden, in, hidden, rng)
 	return m
+}
+
+// initLinear draws the parameters p of a network of two linear layers in
+// their order, PyTorch's nn.Linear initialization: the first k (the first
+// layer's weights and biases, fan-in in) from U(±1/√in), the rest (fan-in
+// hidden) from U(±1/√hidden).
+func initLinear(p []float64, k, in, hidden int, rng *rand.Rand) {
+	b1, b2 := 1/math.Sqrt(float64(in)), 1/math.Sqrt(float64(hidden))
+	for j := range p {
+		b := b1
+		if j >= k {
+			b = b2
+		}
+		p[j] = b * (2*rng.Float64() - 1)
+	}
 }
 
 // NumParams is the number of parameters of an MLP with in inputs and hidden
 // units: In·Hidden + Hidden + Hidden + 1.
 func NumParams(in, hidden int) int { return in*hidden + 2*hidden + 1 }
 
-// split returns the W1, B1, W2, B2 views of a parameter-shaped slice p.
-func (m *MLP) split(p []float64) (w1, b1, w2, b2 []float64) {
-	ih, h := m.In*m.Hidden, m.Hidden
-	return p[:ih:ih], p[ih : ih+h : ih+h], p[ih+h : ih+2*h : ih+2*h], p[ih+2*h : ih+2*h+1]
-}
-
 // Layers returns views of the weights and biases: W1 (In×Hidden,
 // input-major), B1, W2 and the output bias B2.
-func (m *MLP) Layers() (w1, b1, w2 []float64, b2 float64) {
-	w1, b1, w2, bb := m.split(m.Params)
-	return w1, b1, w2, bb[0]
-}
+func (m *MLP) Layers() (w1, b1, w2 []float64, b2 float64) { return layers(m.Params, m.In, m.Hidden) }
 
 // check panics unless the parameters have the right length and the non-nil
 // buffers hold n rows: in n×In, h n×Hidden, out n.
@@ -138,7 +132,7 @@ func (m *MLP) Backward(in, h, out, dOut []float64, n int, grad, dIn []float64) {
 	}
 	if dIn != nil {
 		H := m.Hidden
-		w1, _, w2, _ := m.split(m.Params)
+		w1, _, w2, _ := m.Layers()
 		for i := 0; i < m.In; i++ {
 			wi, di := w1[i*H:i*H+H], dIn[i*n:i*n+n]
 			for r := range di {
@@ -165,7 +159,7 @@ func (m *MLP) InputGradCol(col int, h, out, dOut []float64, n int, v, d []float6
 	m.check(n, nil, nil, dOut)
 	m.check(n, nil, nil, d)
 	H := m.Hidden
-	w1, _, w2, _ := m.split(m.Params)
+	w1, _, w2, _ := m.Layers()
 	v = v[:H]
 	wc := w1[col*H : col*H+H]
 	for j := range v {
