@@ -2,7 +2,7 @@ package learn
 
 import "math"
 
-// The element-wise passes of bayesRisk.eval over the cells (v, l) of one
+// The element-wise passes of bayesRisk.risk over the cells (v, l) of one
 // side value, label-innermost (m labels a row). Each runs the vector kernel
 // where it is in use (bayesrisk_amd64.s: four labels at a time, every
 // operation an IEEE add, multiply or divide of one cell rounded as the

@@ -139,10 +139,10 @@ func mustTrainer(t testing.TB, data *Data, c Config, d float64, seed uint64) *Tr
 	return tr
 }
 
-// TestSoftmaxInPlaceIsNetwork: softmaxRows (exponentials through vexp, a
+// TestSoftmaxRowsIsNetwork: softmaxRows (exponentials through vexp, a
 // reciprocal for the divisions) is within 4 ulp of network.SoftmaxInPlace
 // on every row.
-func TestSoftmaxInPlaceIsNetwork(t *testing.T) {
+func TestSoftmaxRowsIsNetwork(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for n := 1; n < 40; n++ {
 		z := make([]float64, n)
