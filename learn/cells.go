@@ -119,11 +119,9 @@ type cellTrainer struct {
 	edges     []float64
 	ev, rec   CellEvaluator // training; recording
 	nobs      int
-	theta, p  []float64
-	gP, gObs  []float64
+	gObs      []float64
 	gRec      []float64
-	gTheta    []float64
-	opt       *Optimizer
+	logitTable
 	tableRecord
 	adv, w []float64
 	temp   float64
@@ -156,13 +154,8 @@ func newCellTrainer(c *Config, d float64, seed uint64) (*cellTrainer, error) {
 		return t, nil
 	}
 	size := t.n * t.m
-	t.theta, t.p = make([]float64, size), make([]float64, size)
-	t.gP, t.gObs, t.gTheta = make([]float64, size), make([]float64, size), make([]float64, size)
-	t.gRec = make([]float64, size)
-	for k := range t.theta {
-		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
-	}
-	t.opt = NewOptimizer(Adam, c.LR, size)
+	t.logitTable = newLogitTable(size, lc.InitScale, c.LR, init)
+	t.gObs, t.gRec = make([]float64, size), make([]float64, size)
 	return t, nil
 }
 

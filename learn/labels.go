@@ -108,15 +108,13 @@ const MaxLabels = 1024
 // each epoch the exact risks are recorded (on the evaluation law: the
 // model's, or the test split's empirical one).
 type labelTrainer struct {
-	cfg        *Config
-	lc         *LabelConfig
-	d, target  float64
-	n, m       int
-	theta, p   []float64
-	gP, gTheta []float64
-	train      []*bayesRisk // reconstructor, adversaries: what training sees
-	eval       []*bayesRisk // what the history records
-	opt        *Optimizer
+	cfg       *Config
+	lc        *LabelConfig
+	d, target float64
+	n, m      int
+	train     []*bayesRisk // reconstructor, adversaries: what training sees
+	eval      []*bayesRisk // what the history records
+	logitTable
 	tableRecord
 	advLoss []float64
 	recLoss float64
@@ -137,13 +135,7 @@ func newLabelTrainer(data *Data, c *Config, d float64, seed uint64) (*labelTrain
 		return nil, err
 	}
 	n, m := t.n, t.m
-	t.theta, t.p = make([]float64, n*m), make([]float64, n*m)
-	t.gP, t.gTheta = make([]float64, n*m), make([]float64, n*m)
-	init := rand.New(rand.NewPCG(seed, streamInit))
-	for k := range t.theta {
-		t.theta[k] = lc.InitScale * (2*init.Float64() - 1)
-	}
-	t.opt = NewOptimizer(Adam, c.LR, n*m)
+	t.logitTable = newLogitTable(n*m, lc.InitScale, c.LR, rand.New(rand.NewPCG(seed, streamInit)))
 	t.hist = newHistory(len(t.eval)-1, false, c.Epochs)
 	t.advLoss = make([]float64, len(t.eval)-1)
 	for range t.train {

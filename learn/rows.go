@@ -2,6 +2,7 @@ package learn
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/internal/vexp"
 )
@@ -94,6 +95,25 @@ func pruneRows(p []float64, m int, thr float64) {
 			pr[l] /= s
 		}
 	}
+}
+
+// logitTable is a labels privatizer as it trains: logits θ (rows × labels,
+// row-major), the released table p (their softmax, pruned), the
+// objective's gradients in p and in θ, and Adam over θ.
+type logitTable struct {
+	theta, p, gP, gTheta []float64
+	opt                  *Optimizer
+}
+
+// newLogitTable draws size logits from U(±scale) with rng, for Adam at
+// rate lr.
+func newLogitTable(size int, scale, lr float64, rng *rand.Rand) logitTable {
+	t := logitTable{theta: make([]float64, size), p: make([]float64, size), gP: make([]float64, size),
+		gTheta: make([]float64, size), opt: NewOptimizer(Adam, lr, size)}
+	for k := range t.theta {
+		t.theta[k] = scale * (2*rng.Float64() - 1)
+	}
+	return t
 }
 
 // tableRecord is what a labels trainer records after every epoch: the
