@@ -38,9 +38,6 @@ func quotedWant(err error) func([]byte, string) error {
 	}
 }
 
-// Methods lists the methods in the order help texts name them.
-func Methods() []TrainMethod { return []TrainMethod{MethodAlg1, MethodLabels} }
-
 // String returns the method's name: "alg1" or "labels".
 func (m TrainMethod) String() string { return methodText.String(m) }
 
