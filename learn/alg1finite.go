@@ -413,7 +413,7 @@ func (t *finiteTrainer) evaluate() {
 }
 
 // keep snapshots the networks as Trainer.keep does.
-func (t *finiteTrainer) keep() { t.snaps.keep(t.cfg, t.d, &t.hist, t.params()) }
+func (t *finiteTrainer) keep() { t.snaps.keep(t.cfg, t.d, &t.hist, t.params) }
 
 // Snapshots implements trialRun.
 func (t *finiteTrainer) Snapshots() []Snapshot { return t.snaps.snapshots(t.networksOf) }

@@ -328,6 +328,14 @@ func TestFiniteAlg1StepsAllocate(t *testing.T) {
 			}); a != 0 {
 				t.Errorf("law %v, %v: %v allocations per iteration", law != nil, est, a)
 			}
+			// Snapshots: none outside the band, none once K are held.
+			tr.evaluate()
+			for range c.Protocol.K {
+				tr.keep()
+			}
+			if a := testing.AllocsPerRun(3, tr.keep); a != 0 {
+				t.Errorf("law %v, %v: %v allocations per snapshot", law != nil, est, a)
+			}
 		}
 	}
 }

@@ -172,7 +172,7 @@ func cosineRate(lr float64, s int, total float64) float64 {
 
 // keep snapshots the networks when the epoch just evaluated has L_recon in
 // the selection band (bandSnaps.keep).
-func (t *Trainer) keep() { t.snaps.keep(t.cfg, t.D, &t.hist, t.params()) }
+func (t *Trainer) keep() { t.snaps.keep(t.cfg, t.D, &t.hist, t.params) }
 
 // Snapshots returns the networks at the last Protocol.K epochs whose L_recon
 // was in [D − τ, D], in epoch order.
@@ -194,17 +194,20 @@ func (t *Trainer) params() [][]float64 {
 // point's networks are those of its own epoch.
 type bandSnaps []snap
 
-// keep adds a copy of params when the epoch h evaluated last is in the band
-// of threshold d, reusing the oldest snapshot's buffers once K are kept.
-func (b *bandSnaps) keep(c *Config, d float64, h *History, params [][]float64) {
+// keep adds a copy of the parameters (params returns them) when the epoch
+// h evaluated last is in the band of threshold d, reusing the oldest
+// snapshot's buffers once K are kept. Outside the band it allocates
+// nothing.
+func (b *bandSnaps) keep(c *Config, d float64, h *History, params func() [][]float64) {
 	e := h.Len() - 1
 	k, tau := c.Protocol.K, c.Protocol.Tau
 	if r := h.selected(c.Protocol).Recon[e]; !(r >= d-tau && r <= d) || k < 1 {
 		return
 	}
+	ps := params()
 	s := *b
 	if len(s) < k {
-		s = append(s, snap{params: make([][]float64, len(params))})
+		s = append(s, snap{params: make([][]float64, len(ps))})
 	} else {
 		oldest := s[0]
 		copy(s, s[1:])
@@ -212,7 +215,7 @@ func (b *bandSnaps) keep(c *Config, d float64, h *History, params [][]float64) {
 	}
 	last := &s[len(s)-1]
 	last.epoch = e
-	for i, p := range params {
+	for i, p := range ps {
 		last.params[i] = append(last.params[i][:0], p...)
 	}
 	*b = s

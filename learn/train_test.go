@@ -237,6 +237,13 @@ func TestIterationAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(3, tr.Evaluate); a != 0 {
 			t.Errorf("%s: %v allocations per evaluation, want 0", model, a)
 		}
+		// Snapshots: none outside the band, none once K are held.
+		for range c.Protocol.K {
+			tr.keep()
+		}
+		if a := testing.AllocsPerRun(3, tr.keep); a != 0 {
+			t.Errorf("%s: %v allocations per snapshot, want 0", model, a)
+		}
 	}
 }
 
