@@ -295,23 +295,17 @@ func (m *Network) checkOutputs(out int) error {
 // short formats a list of names for a message, cut after a few entries.
 func short(s []string) string {
 	const n = 4
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, v := range s {
-		if i == n {
-			fmt.Fprintf(&b, ", … (%d in all)", len(s))
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	var q []string
+	for _, v := range s[:min(len(s), n)] {
 		if len(v) > 16 {
 			v = v[:16] + "…"
 		}
-		fmt.Fprintf(&b, "%q", v)
+		q = append(q, strconv.Quote(v))
 	}
-	b.WriteByte(']')
-	return b.String()
+	if len(s) > n {
+		q = append(q, fmt.Sprintf("… (%d in all)", len(s)))
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 func (m *Network) errorf(format string, args ...any) error {
