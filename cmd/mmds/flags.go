@@ -67,10 +67,7 @@ func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) er
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
+	return report.WriteFile(path, buf.Bytes())
 }
 
 // checkPaths refuses, before any work, an output that cannot be written
