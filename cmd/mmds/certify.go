@@ -14,15 +14,10 @@ import (
 )
 
 type certifyOptions struct {
+	certFlags
 	req       verify.FilesRequest
 	d         float64
-	format    string
-	out       string
-	summary   bool
-	tol       verify.Tolerances
 	expectTol float64
-	maxMemory string
-	quiet     bool
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -65,17 +60,12 @@ channel with the wrong number of rows, a malformed certificate).`,
 	f.StringVar(&o.req.Privatizer, "privatizer", "", "privatizer file: .onnx, .csv (channel), or JSON (channel or MLP layout)")
 	f.Float64Var(&o.d, "d", 0, "the distortion threshold D ≥ 0 the privatizer was trained for")
 	f.StringVar(&o.req.Points, "points", "", "a JSON or CSV list of (D, privatizer file) pairs, instead of --privatizer and --d")
-	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
+	o.register(f, "table")
 	workersFlag(f, &o.req.Workers, "privatizers certified")
-	maxMemoryFlag(f, &o.maxMemory)
-	outputFlag(f, &o.out)
-	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the table")
 	f.StringVar(&o.req.Certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.req.Check, "check", "", "re-derive the certificate in this file from the files it names and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.req.Plot, "plot", "", "draw the privatizers' points on the optimal curves into this .png or .svg file (gauss and binary models)")
 	f.Float64Var(&o.expectTol, "tol-expect", verify.DefaultExpectTol, "error bound of the network expectations E_R[k(x, R)] (binary and finite models)")
-	registerTolerances(f, &o.tol)
 	return cmd
 }
 
@@ -144,14 +134,8 @@ func runCertify(ctx context.Context, e runEnv, o certifyOptions) error {
 
 // parse checks the flags every certify run shares.
 func (o *certifyOptions) parse() (report.Format, error) {
-	format, err := outputFormat(o.format)
+	format, err := o.check(o.req.Workers)
 	if err != nil {
-		return format, err
-	}
-	if err := o.tol.Validate(); err != nil {
-		return format, toleranceFlagError(err)
-	}
-	if err := checkWorkers(o.req.Workers); err != nil {
 		return format, err
 	}
 	if !(o.expectTol > 0 && o.expectTol <= 1e-2) {

@@ -14,16 +14,41 @@ import (
 )
 
 type verifyOptions struct {
+	certFlags
 	req        verify.DirRequest
 	seed       uint64
-	format     string
-	out        string
-	summary    bool
 	reportOnly bool
-	quiet      bool
-	tol        verify.Tolerances
 	workers    int
-	maxMemory  string
+}
+
+// certFlags are the flags mmds verify and mmds certify share: the output,
+// the progress, the memory budget and the verifier's tolerances.
+type certFlags struct {
+	format, out, maxMemory string
+	summary, quiet         bool
+	tol                    verify.Tolerances
+}
+
+// register adds the flags; tables names what --summary replaces.
+func (c *certFlags) register(f *pflag.FlagSet, tables string) {
+	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
+	outputFlag(f, &c.out)
+	f.BoolVar(&c.summary, "summary", false, "print a short certification summary instead of the "+tables)
+	f.BoolVar(&c.quiet, "quiet", false, quietUsage)
+	maxMemoryFlag(f, &c.maxMemory)
+	registerTolerances(f, &c.tol)
+}
+
+// check checks --format, the tolerances and workers before any work.
+func (c *certFlags) check(workers int) (report.Format, error) {
+	format, err := outputFormat(c.format)
+	if err != nil {
+		return format, err
+	}
+	if err := c.tol.Validate(); err != nil {
+		return format, toleranceFlagError(err)
+	}
+	return format, checkWorkers(workers)
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -84,14 +109,9 @@ fails.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	outputFlag(f, &o.out)
-	f.BoolVar(&o.summary, "summary", false, "print a short certification summary instead of the tables")
+	o.register(f, "tables")
 	f.BoolVar(&o.reportOnly, "report-only", false, "exit 0 whatever the verdicts (bad input still exits 2)")
-	f.BoolVar(&o.quiet, "quiet", false, quietUsage)
 	workersFlag(f, &o.workers, "thresholds certified")
-	maxMemoryFlag(f, &o.maxMemory)
-	registerTolerances(f, &o.tol)
 	f.StringVar(&o.req.Certificate, "certificate", "", "also write the certificate (JSON) to this file")
 	f.StringVar(&o.req.Check, "check", "", "re-derive the certificate in this file from DIR and compare (exit 1: it differs; else its verdict's status)")
 	f.StringVar(&o.req.DataFile, "data", "", "a run of mmds train data: its data file (default: the copy in DIR named by model.json); its SHA-256 must be the run's")
@@ -171,14 +191,8 @@ func runVerifyData(ctx context.Context, e runEnv, run *verify.DataRun, o verifyO
 // parse checks the flags before any work (flagRules has refused --summary
 // with --format).
 func (o *verifyOptions) parse() (report.Format, error) {
-	format, err := outputFormat(o.format)
+	format, err := o.check(o.workers)
 	if err != nil {
-		return format, err
-	}
-	if err := o.tol.Validate(); err != nil {
-		return format, toleranceFlagError(err)
-	}
-	if err := checkWorkers(o.workers); err != nil {
 		return format, err
 	}
 	o.req.MaxMemory, err = parseMaxMemory(o.maxMemory)
