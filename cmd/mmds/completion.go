@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,10 +41,8 @@ when it is loaded, not needed.
 			if len(args) != 1 {
 				return badInput("completion: give one shell: %s", strings.Join(shells, ", "))
 			}
-			for _, s := range shells {
-				if args[0] == s {
-					return nil
-				}
+			if slices.Contains(shells, args[0]) {
+				return nil
 			}
 			return badInput("completion %s: unsupported shell: want %s", safefile.Excerpt(args[0]), strings.Join(shells, ", "))
 		},
@@ -114,7 +113,7 @@ func flagCompletions() map[string]flagCompletion {
 			return exts, cobra.ShellCompDirectiveFilterFileExt
 		}
 	}
-	return map[string]flagCompletion{
+	comps := map[string]flagCompletion{
 		"format":    fixed("table\tan aligned table for reading", "csv\tone row per point, full precision", "json\tthe machine-readable document"),
 		"preset":    fixed("paper\tSection V's protocol (hours)", "quick\ta smoke run (seconds)"),
 		"reference": fixed("paper\tProposition 1 or 2", "best\tthe best known mechanism / optimum over all privatizers"),
@@ -127,18 +126,6 @@ func flagCompletions() map[string]flagCompletion {
 			return []string{"slurm\tfrom the Slurm array task", "k8s/\tk8s/N: from JOB_COMPLETION_INDEX"},
 				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		},
-		// Numbers and names written as text: nothing (not file names).
-		"sweep":           noFiles,
-		"n":               noFiles,
-		"slurm-time":      noFiles,
-		"slurm-partition": noFiles,
-		"k8s-image":       noFiles,
-		"k8s-claim":       noFiles,
-		"private":         noFiles,
-		"reconstructor":   noFiles,
-		"adversary":       noFiles,
-		"discrete":        noFiles,
-		"continuous":      noFiles,
 		// Files read.
 		"csv":        files("csv"),
 		"data":       files("csv"),
@@ -153,11 +140,16 @@ func flagCompletions() map[string]flagCompletion {
 		"write-model": files("mps", "lp"),
 		"certificate": files("json"),
 		"json-out":    files("json"),
-		// Folders.
-		"slurm":     folders,
-		"k8s":       folders,
-		"write-mps": folders,
 	}
+	// Numbers and names written as text: nothing (not file names).
+	for _, name := range []string{"sweep", "n", "slurm-time", "slurm-partition", "k8s-image", "k8s-claim",
+		"private", "reconstructor", "adversary", "discrete", "continuous"} {
+		comps[name] = noFiles
+	}
+	for _, name := range []string{"slurm", "k8s", "write-mps"} {
+		comps[name] = folders
+	}
+	return comps
 }
 
 // fixed completes one of vals.
