@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"time"
@@ -213,7 +214,7 @@ func applyOptions(raw *highs.RawModel, o Options) error {
 	if o.Threads > 0 {
 		errs = append(errs, set(raw.SetIntOption("threads", o.Threads)))
 	}
-	for _, name := range sortedKeys(o.Extra) {
+	for _, name := range slices.Sorted(maps.Keys(o.Extra)) {
 		errs = append(errs, setExtra(raw, name, o.Extra[name]))
 	}
 	return errors.Join(errs...)
@@ -237,15 +238,6 @@ func setExtra(raw *highs.RawModel, name string, v any) error {
 		return fmt.Errorf("highs: option %s = %v: %w", name, v, err)
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // SolveFile reads a model from an MPS or LP file with HiGHS's own reader

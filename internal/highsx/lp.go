@@ -42,10 +42,7 @@ func NewLP(m *Problem, o Options) (*LP, error) {
 	}
 	lp := &LP{raw: raw, kept: kept, rows: m.NumRows(), isMIP: m.IsMIP()}
 	if kept != nil {
-		lp.where = make([]int, m.NumRows())
-		for r := range lp.where {
-			lp.where[r] = -1
-		}
+		lp.where = slices.Repeat([]int{-1}, m.NumRows())
 		for i, r := range kept {
 			lp.where[r] = i
 		}
@@ -179,12 +176,7 @@ func (lp *LP) AddRows(rows []Row) error {
 			value = append(value, C.double(row.Value[j]))
 		}
 	}
-	var pi *C.HighsInt
-	var pv *C.double
-	if len(index) > 0 {
-		pi, pv = &index[0], &value[0]
-	}
-	if C.Highs_addRows(handle(lp.raw), C.HighsInt(len(rows)), &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], pi, pv) == C.kHighsStatusError {
+	if C.Highs_addRows(handle(lp.raw), C.HighsInt(len(rows)), &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], ptr(index), ptr(value)) == C.kHighsStatusError {
 		return fmt.Errorf("highs: add %d rows: failed", len(rows))
 	}
 	return nil
@@ -263,12 +255,7 @@ func (lp *LP) AddCols(cols []Col) error {
 			value = append(value, C.double(col.Value[k]))
 		}
 	}
-	var pi *C.HighsInt
-	var pv *C.double
-	if len(index) > 0 {
-		pi, pv = &index[0], &value[0]
-	}
-	if C.Highs_addCols(handle(lp.raw), C.HighsInt(len(cols)), &cost[0], &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], pi, pv) == C.kHighsStatusError {
+	if C.Highs_addCols(handle(lp.raw), C.HighsInt(len(cols)), &cost[0], &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], ptr(index), ptr(value)) == C.kHighsStatusError {
 		return fmt.Errorf("highs: add %d columns: failed", len(cols))
 	}
 	return nil

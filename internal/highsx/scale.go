@@ -3,6 +3,7 @@ package highsx
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Tiny coefficients. HiGHS's tolerances are absolute (primal feasibility
@@ -134,13 +135,7 @@ func rowWithout(m *Problem, i int) (lo, hi float64, col []int, val []float64) {
 // pow2 is the power of two nearest to x > 0 in ratio.
 func pow2(x float64) float64 { return math.Ldexp(1, int(math.Round(math.Log2(x)))) }
 
-func ones(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = 1
-	}
-	return v
-}
+func ones(n int) []float64 { return slices.Repeat([]float64{1}, n) }
 
 // apply returns the scaled model: entries r_i·a_ij·c_j, column bounds
 // divided by c_j, row bounds multiplied by r_i, costs σ·c_j·cost_j, the
