@@ -139,9 +139,7 @@ func withSmallMatrixValue(o Options) Options {
 		return o
 	}
 	extra := map[string]any{"small_matrix_value": minMatrixValue}
-	for k, v := range o.Extra {
-		extra[k] = v
-	}
+	maps.Copy(extra, o.Extra)
 	o.Extra = extra
 	return o
 }
