@@ -422,9 +422,6 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 func writeCertifySummary(w io.Writer, m model.Model, rep *Report, doc certifyJSON) error {
 	_ = report.SayWrapped(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
-	names := make([]string, len(doc.Points))
-	for i, p := range doc.Points {
-		names[i] = p.Privatizer
-	}
+	names := cells(make([]string, 0, len(doc.Points)), func(p certifyPoint) string { return p.Privatizer }, doc.Points)
 	return summaryPoints(w, m.Describe(), rep, names)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/report"
@@ -137,10 +138,7 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 			row = append(row, blank(4)...)
 		}
 	}
-	leaks := make([]string, len(p.Leaks))
-	for i, a := range p.Leaks {
-		leaks[i] = fmt.Sprint(a)
-	}
+	leaks := cells(nil, strconv.Itoa, p.Leaks)
 	within := ""
 	if p.HeldOut != nil {
 		within = fmt.Sprint(p.WithinD)
@@ -156,11 +154,7 @@ func humanDataRow(p DataPoint, k int, plug bool) []string {
 	row := []string{report.Num(p.D)}
 	if h := p.HeldOut; h != nil {
 		row = cells(append(row, est(h.Recon)), est, h.Adv)
-		stated := p.StatedAdv[0]
-		for _, s := range p.StatedAdv[1:] {
-			stated = min(stated, s)
-		}
-		row = append(row, f4(h.MinAdv), f4(stated))
+		row = append(row, f4(h.MinAdv), f4(slices.Min(p.StatedAdv)))
 	} else {
 		row = append(row, slices.Repeat([]string{"—"}, k+3)...)
 	}
@@ -173,11 +167,7 @@ func humanDataRow(p DataPoint, k int, plug bool) []string {
 	}
 	status := p.Status.String()
 	if len(p.Leaks) > 0 {
-		parts := make([]string, len(p.Leaks))
-		for i, a := range p.Leaks {
-			parts[i] = fmt.Sprintf("adv %d", a)
-		}
-		status += " (" + strings.Join(parts, ", ") + ")"
+		status += " (" + strings.Join(cells(nil, func(a int) string { return fmt.Sprintf("adv %d", a) }, p.Leaks), ", ") + ")"
 	}
 	return append(row, status)
 }
@@ -188,12 +178,7 @@ func humanDataRow(p DataPoint, k int, plug bool) []string {
 // records), which the verdict does not use.
 func estimatorGrid(rep *DataReport) *report.Grid {
 	g := &report.Grid{Title: "Held-out losses behind the verdict (test split, ± SE); the run's own numbers beside, not judged"}
-	fitted := false
-	for _, p := range rep.Points {
-		if p.HeldOut != nil && len(p.HeldOut.Fits) > 0 {
-			fitted = true
-		}
-	}
+	fitted := slices.ContainsFunc(rep.Points, func(p DataPoint) bool { return p.HeldOut != nil && len(p.HeldOut.Fits) > 0 })
 	if fitted {
 		g.Header = []string{"D", "observer", "linear", "k-NN", "(k)", "MLP", "run's network", "recorded"}
 	} else {
