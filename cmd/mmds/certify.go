@@ -125,7 +125,7 @@ func runCertify(ctx context.Context, e runEnv, o certifyOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := writePlot(o.req.Plot, spec); err != nil {
+		if err := plot.Write(spec, o.req.Plot); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -77,8 +76,5 @@ func runExport(ctx context.Context, e runEnv, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(e.stdout, o.req.Output, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
+	return writeBytes(e.stdout, o.req.Output, b)
 }

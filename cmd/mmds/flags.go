@@ -63,11 +63,17 @@ func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) er
 	if err := render(&buf); err != nil {
 		return err
 	}
+	return writeBytes(stdout, path, buf.Bytes())
+}
+
+// writeBytes writes b to standard output or, when path is set, atomically
+// to that file.
+func writeBytes(stdout io.Writer, path string, b []byte) error {
 	if path == "" {
-		_, err := stdout.Write(buf.Bytes())
+		_, err := stdout.Write(b)
 		return err
 	}
-	return report.WriteFile(path, buf.Bytes())
+	return report.WriteFile(path, b)
 }
 
 // checkPaths refuses, before any work, an output that cannot be written

@@ -105,11 +105,3 @@ func runPlot(ctx context.Context, e runEnv, o plotOptions) error {
 func checkPlotPath(path string) error {
 	return asUsage(plot.CheckPath("--plot", path))
 }
-
-// writePlot draws spec into path when path is set.
-func writePlot(path string, spec plot.Spec) error {
-	if path == "" {
-		return nil
-	}
-	return plot.Write(spec, path)
-}
