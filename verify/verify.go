@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -273,12 +274,7 @@ func eachPoint(ctx context.Context, n, workers int, progress func(int), certify 
 	}
 	close(jobs)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
 // workersOf is the number of workers of Options.Workers = n: n, or
