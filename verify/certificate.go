@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
+	"github.com/mmds-project/mmds/internal/report"
 	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/model"
@@ -185,9 +187,7 @@ func (c *Certificate) WriteJSON(w io.Writer) error {
 		}
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := report.WriteJSON(&buf, out); err != nil {
 		return err
 	}
 	b := buf.Bytes()
@@ -239,22 +239,13 @@ func (c *Certificate) Check(derived *Certificate) error {
 			b.Points[i].Witness = nil
 		}
 	}
-	ja, err := json.Marshal(a)
-	if err != nil {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if err := cmp.Or(errA, errB); err != nil || bytes.Equal(ja, jb) {
 		return err
-	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		return err
-	}
-	if bytes.Equal(ja, jb) {
-		return nil
 	}
 	var va, vb any
-	if err := json.Unmarshal(ja, &va); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(jb, &vb); err != nil {
+	if err := cmp.Or(json.Unmarshal(ja, &va), json.Unmarshal(jb, &vb)); err != nil {
 		return err
 	}
 	return diff("", va, vb)
