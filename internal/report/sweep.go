@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,10 +226,7 @@ const maxListed = 10
 // cells are "—".
 func (s *SweepWriter) notReachedRows(ds []float64) [][]string {
 	row := func(d string, status string) []string {
-		r := make([]string, len(s.g.Header))
-		for i := range r {
-			r[i] = "—"
-		}
+		r := slices.Repeat([]string{"—"}, len(s.g.Header))
 		r[0], r[s.status] = d, status
 		return r
 	}
