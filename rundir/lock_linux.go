@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,14 +209,7 @@ func noLocalOnlyLocks(f *os.File) error {
 // are not known to be.
 func localOnly(m mount) string {
 	opts := strings.Split(m.options, ",")
-	has := func(o string) bool {
-		for _, x := range opts {
-			if x == o {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(o string) bool { return slices.Contains(opts, o) }
 	switch {
 	case strings.HasPrefix(m.fsType, "nfs") && (has("local_lock=posix") || has("local_lock=all")):
 		return "NFS mounted with local_lock=posix or all keeps POSIX locks on this client"

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -170,12 +171,7 @@ func syntaxMessage(data []byte, se *json.SyntaxError) string {
 // Python's json module and JavaScript write them.
 func nonFiniteToken(b []byte) bool {
 	b = bytes.TrimPrefix(b, []byte("-"))
-	for _, t := range []string{"NaN", "Infinity", "nan", "inf", "Inf"} {
-		if bytes.HasPrefix(b, []byte(t)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"NaN", "Infinity", "nan", "inf", "Inf"}, func(t string) bool { return bytes.HasPrefix(b, []byte(t)) })
 }
 
 // Size is what decoding a document allocates at most: its numbers (each a
