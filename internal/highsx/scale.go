@@ -41,17 +41,8 @@ type scaling struct {
 // needsScaling reports whether m has a nonzero matrix entry or cost below
 // scaleBelow in magnitude.
 func (m *Problem) needsScaling() bool {
-	for _, v := range m.value {
-		if math.Abs(v) < scaleBelow {
-			return true
-		}
-	}
-	for _, c := range m.Cost {
-		if c != 0 && math.Abs(c) < scaleBelow {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.value, func(v float64) bool { return math.Abs(v) < scaleBelow }) ||
+		slices.ContainsFunc(m.Cost, func(c float64) bool { return c != 0 && math.Abs(c) < scaleBelow })
 }
 
 // equilibrate returns geometric-mean scaling factors for m: a few passes
