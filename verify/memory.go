@@ -279,9 +279,5 @@ func (run *DataRun) dataWork() int64 {
 // within limit (0: DefaultMaxMemory): its files and table held and the
 // estimators' working memory per threshold.
 func (run *DataRun) checkMemory(limit int64, workers int) error {
-	works := make([]int64, len(run.Results.Config.D))
-	for i := range works {
-		works[i] = run.dataWork()
-	}
-	return checkWork(limit, run.held, works, workers)
+	return checkWork(limit, run.held, slices.Repeat([]int64{run.dataWork()}, len(run.Results.Config.D)), workers)
 }
