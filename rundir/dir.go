@@ -134,17 +134,19 @@ func (d Dir) Read(ctx context.Context, rel string) ([]byte, error) {
 // WriteJSON rewrites the file rel of d atomically with v as indented JSON
 // (report.WriteJSON): the layout of results.json.
 func (d Dir) WriteJSON(rel string, v any) error {
-	if err := report.WriteAtomic(d.Path(rel), func(w io.Writer) error { return report.WriteJSON(w, v) }); err != nil {
-		return fmt.Errorf("rundir: %w", err)
-	}
-	return nil
+	return d.write(rel, func(w io.Writer) error { return report.WriteJSON(w, v) })
 }
 
 // WriteRecord writes the record file rel of d (TrialFile, PointFile)
 // atomically with v as one line of JSON, so that a reader never sees half a
 // record.
 func (d Dir) WriteRecord(rel string, v any) error {
-	if err := report.WriteAtomic(d.Path(rel), func(w io.Writer) error { return json.NewEncoder(w).Encode(v) }); err != nil {
+	return d.write(rel, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
+}
+
+// write rewrites the file rel of d atomically with what fn writes.
+func (d Dir) write(rel string, fn func(io.Writer) error) error {
+	if err := report.WriteAtomic(d.Path(rel), fn); err != nil {
 		return fmt.Errorf("rundir: %w", err)
 	}
 	return nil
