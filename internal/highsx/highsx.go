@@ -81,7 +81,7 @@ type Result struct {
 	IsMIP     bool
 	// RowDual holds an LP's row duals (nil when HiGHS has none): from Solve,
 	// one per row of the model given, 0 for an empty row (never sent to
-	// HiGHS); from an LP, the same, followed by the rows AddRows added.
+	// HiGHS); from an LP, the same.
 	RowDual []float64
 }
 

@@ -75,7 +75,7 @@ func (lp *LP) SetColBounds(cols []int, lo, hi []float64) error {
 
 // SetRowBounds sets lo[k] ≤ row rows[k] ≤ hi[k] for every k, rows numbered
 // as in the Problem given to NewLP (an empty row, which HiGHS never saw,
-// cannot be changed; rows AddRows appended are not in this index space).
+// cannot be changed).
 // The basis is kept, as with SetColBounds.
 func (lp *LP) SetRowBounds(rows []int, lo, hi []float64) error {
 	defer runtime.KeepAlive(lp.raw)
@@ -132,72 +132,18 @@ func (lp *LP) Solve(ctx context.Context) (Result, error) {
 		res, err = runContext(ctx, lp.raw, lp.isMIP)
 	}
 	if lp.kept != nil && res.RowDual != nil {
-		// m's rows in m's order, 0 for an empty one (as Problem.Solve), then
-		// the rows AddRows appended.
-		full := make([]float64, lp.rows, lp.rows+len(res.RowDual)-len(lp.kept))
+		// m's rows in m's order, 0 for an empty one (as Problem.Solve).
+		full := make([]float64, lp.rows)
 		for i, r := range lp.kept {
 			full[r] = res.RowDual[i]
 		}
-		res.RowDual = append(full, res.RowDual[len(lp.kept):]...)
+		res.RowDual = full
 	}
 	return res, err
 }
 
-// Row is the sparse row Lower ≤ Σ_j Value[j]·x[Index[j]] ≤ Upper.
-type Row struct {
-	Lower, Upper float64
-	Index        []int
-	Value        []float64
-}
-
-// NumRows is the number of rows HiGHS holds (m's less its empty rows, plus
-// those added): the index space of TruncateRows.
-func (lp *LP) NumRows() int {
-	defer runtime.KeepAlive(lp.raw)
-	return int(C.Highs_getNumRow(handle(lp.raw)))
-}
-
-// AddRows appends rows to the model.
-func (lp *LP) AddRows(rows []Row) error {
-	defer runtime.KeepAlive(lp.raw)
-	if len(rows) == 0 {
-		return nil
-	}
-	lo := make([]C.double, len(rows))
-	hi := make([]C.double, len(rows))
-	starts := make([]C.HighsInt, len(rows))
-	var index []C.HighsInt
-	var value []C.double
-	for r, row := range rows {
-		lo[r], hi[r] = C.double(row.Lower), C.double(row.Upper)
-		starts[r] = C.HighsInt(len(index))
-		for j, i := range row.Index {
-			index = append(index, C.HighsInt(i))
-			value = append(value, C.double(row.Value[j]))
-		}
-	}
-	if C.Highs_addRows(handle(lp.raw), C.HighsInt(len(rows)), &lo[0], &hi[0], C.HighsInt(len(index)), &starts[0], ptr(index), ptr(value)) == C.kHighsStatusError {
-		return fmt.Errorf("highs: add %d rows: failed", len(rows))
-	}
-	return nil
-}
-
-// TruncateRows deletes every row from index first on.
-func (lp *LP) TruncateRows(first int) error {
-	defer runtime.KeepAlive(lp.raw)
-	n := lp.NumRows()
-	if first >= n {
-		return nil
-	}
-	if C.Highs_deleteRowsByRange(handle(lp.raw), C.HighsInt(first), C.HighsInt(n-1)) == C.kHighsStatusError {
-		return fmt.Errorf("highs: delete rows %d..%d: failed", first, n-1)
-	}
-	return nil
-}
-
 // Col is the sparse column Lower ≤ x ≤ Upper with cost Cost and the
-// entries Value[k] in rows Index[k] (the rows of the model given to NewLP,
-// then those AddRows appended).
+// entries Value[k] in rows Index[k] of the model given to NewLP.
 type Col struct {
 	Cost, Lower, Upper float64
 	Index              []int
@@ -222,7 +168,7 @@ func (lp *LP) AddCols(cols []Col) error {
 		switch {
 		case lp.kept == nil:
 			return i, nil
-		case i >= lp.rows: // appended by AddRows
+		case i >= lp.rows: // past the model: HiGHS refuses it
 			return len(lp.kept) + i - lp.rows, nil
 		}
 		k, ok := slices.BinarySearch(lp.kept, i)
