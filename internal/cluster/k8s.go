@@ -4,10 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -140,47 +137,23 @@ func (p K8sPlan) Write(dir string) ([]string, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	files := []struct {
+	manifests := []struct {
 		name string
 		obj  any
-	}{{K8sTrainJob, p.trainJob()}, {K8sMergeJob, p.mergeJob()}}
-	if p.Config != nil {
-		files = append(files, struct {
-			name string
-			obj  any
-		}{K8sConfigMap, p.configMap()})
+	}{{K8sTrainJob, p.trainJob()}, {K8sMergeJob, p.mergeJob()}, {K8sConfigMap, p.configMap()}}
+	if p.Config == nil {
+		manifests = manifests[:2]
 	}
-	texts := map[string][]byte{}
-	var names []string
-	for _, f := range files {
-		b, err := yaml.Marshal(f.obj)
+	var files []planFile
+	for _, m := range manifests {
+		b, err := yaml.Marshal(m.obj)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes manifests: %w", err)
 		}
-		texts[f.name] = append([]byte(manifestHeader), b...)
-		names = append(names, f.name)
+		files = append(files, planFile{m.name, append([]byte(manifestHeader), b...), false})
 	}
-	texts[K8sSubmit] = []byte(p.submit())
-	names = append(names, K8sSubmit)
-	if err := report.PrepareFolder(dir, report.K8sJobs); err != nil {
-		return nil, fmt.Errorf("kubernetes manifests: %w", err)
-	}
-	var paths []string
-	for _, name := range names {
-		path := filepath.Join(dir, name)
-		err := report.WriteAtomic(path, func(w io.Writer) error {
-			_, err := w.Write(texts[name])
-			return err
-		})
-		if err == nil && name == K8sSubmit {
-			err = os.Chmod(path, 0o755)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes manifests: %w", err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	files = append(files, planFile{K8sSubmit, []byte(p.submit()), true})
+	return writePlan(dir, report.K8sJobs, "kubernetes manifests", files)
 }
 
 const manifestHeader = "# Written by mmds train --k8s; apply with submit.sh beside it.\n"

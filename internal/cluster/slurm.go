@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -104,33 +102,11 @@ func (p SlurmPlan) Write(dir string) ([]string, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := report.PrepareFolder(dir, report.SlurmJobs); err != nil {
-		return nil, fmt.Errorf("slurm scripts: %w", err)
-	}
-	files := []struct {
-		name string
-		text string
-	}{
-		{TrainScript, p.trainScript()},
-		{MergeScript, p.mergeScript()},
-		{SubmitScript, submitScript},
-	}
-	var paths []string
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		err := report.WriteAtomic(path, func(w io.Writer) error {
-			_, err := io.WriteString(w, f.text)
-			return err
-		})
-		if err == nil {
-			err = os.Chmod(path, 0o755)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("slurm scripts: %w", err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	return writePlan(dir, report.SlurmJobs, "slurm scripts", []planFile{
+		{TrainScript, []byte(p.trainScript()), true},
+		{MergeScript, []byte(p.mergeScript()), true},
+		{SubmitScript, []byte(submitScript), true},
+	})
 }
 
 // header is a script's #SBATCH lines; output is the log file's name

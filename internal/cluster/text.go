@@ -3,6 +3,9 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"unicode"
 	"unicode/utf8"
 
@@ -53,4 +56,36 @@ func checkArgv(what string, argv []string) error {
 		}
 	}
 	return nil
+}
+
+// planFile is a file of a plan: its name, its text, and whether it is a
+// script to run.
+type planFile struct {
+	name string
+	text []byte
+	exec bool
+}
+
+// writePlan prepares dir as a folder of kind k (report.PrepareFolder) and
+// writes files into it, each atomically, and returns their paths; what
+// names the files in errors.
+func writePlan(dir string, k report.Kind, what string, files []planFile) ([]string, error) {
+	if err := report.PrepareFolder(dir, k); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = filepath.Join(dir, f.name)
+		err := report.WriteAtomic(paths[i], func(w io.Writer) error {
+			_, err := w.Write(f.text)
+			return err
+		})
+		if err == nil && f.exec {
+			err = os.Chmod(paths[i], 0o755)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return paths, nil
 }
