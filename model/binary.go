@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/internal/sweep"
@@ -30,13 +31,7 @@ func (b BinaryModel) DMax() float64 { return b.M.DMax() }
 func (b BinaryModel) Adversaries() int { return len(b.M.QZ) }
 
 // SideWidths implements Model: one bit each.
-func (b BinaryModel) SideWidths() []int {
-	w := make([]int, 1+len(b.M.QZ))
-	for i := range w {
-		w[i] = 1
-	}
-	return w
-}
+func (b BinaryModel) SideWidths() []int { return slices.Repeat([]int{1}, 1+len(b.M.QZ)) }
 
 // DefaultSweep implements Model.
 func (b BinaryModel) DefaultSweep() sweep.Spec { return b.M.DefaultSweep() }
@@ -122,16 +117,7 @@ func (b BinaryModel) Certify(_ context.Context, k bayes.Privatizer, o Options) (
 // CheckPrivatizer implements Model: a channel must have two rows, x = 0
 // and x = 1; a cell kernel needs a continuous X.
 func (BinaryModel) CheckPrivatizer(f privatizer.File) error {
-	if f.Kernel != nil {
-		return kernelNeedsGauss(f.Kernel, Binary)
-	}
-	if f.Channel != nil {
-		return f.Channel.CheckRows(2)
-	}
-	if f.Network != nil {
-		return privatizer.CheckFiniteNetwork(f.Network, 2)
-	}
-	return nil
+	return checkFinitePrivatizer(f, Binary, 2)
 }
 
 // CertifyFile implements Model: a channel's exact finite sums (Change: what

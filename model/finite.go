@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/mmds-project/mmds/bayes"
@@ -34,13 +35,7 @@ func (f FiniteModel) DMax() float64 { return f.M.DMax() }
 func (f FiniteModel) Adversaries() int { return f.M.K() }
 
 // SideWidths implements Model: one symbol each.
-func (f FiniteModel) SideWidths() []int {
-	w := make([]int, 1+f.M.K())
-	for i := range w {
-		w[i] = 1
-	}
-	return w
-}
+func (f FiniteModel) SideWidths() []int { return slices.Repeat([]int{1}, 1+f.M.K()) }
 
 // finiteSweepPoints is the default number of thresholds of a finite sweep.
 const finiteSweepPoints = 10
@@ -203,14 +198,20 @@ func (FiniteModel) Certify(context.Context, bayes.Privatizer, Options) (Analysis
 // CheckPrivatizer implements Model: a channel must have one row per value
 // of X; a cell kernel needs a continuous X.
 func (f FiniteModel) CheckPrivatizer(p privatizer.File) error {
-	if p.Kernel != nil {
-		return kernelNeedsGauss(p.Kernel, Finite)
-	}
-	if p.Channel != nil {
-		return p.Channel.CheckRows(f.M.N())
-	}
-	if p.Network != nil {
-		return privatizer.CheckFiniteNetwork(p.Network, f.M.N())
+	return checkFinitePrivatizer(p, Finite, f.M.N())
+}
+
+// checkFinitePrivatizer checks that p fits a model of kind k whose X takes n
+// values: a channel of n rows or a network of such an x; a cell kernel
+// needs a continuous X.
+func checkFinitePrivatizer(p privatizer.File, k Kind, n int) error {
+	switch {
+	case p.Kernel != nil:
+		return kernelNeedsGauss(p.Kernel, k)
+	case p.Channel != nil:
+		return p.Channel.CheckRows(n)
+	case p.Network != nil:
+		return privatizer.CheckFiniteNetwork(p.Network, n)
 	}
 	return nil
 }
