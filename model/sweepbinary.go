@@ -207,17 +207,11 @@ func (s *binarySweep) layout() report.SweepLayout {
 			m.P, m.QY, joinFloats(m.QZ), m.DMax(), joinFloats(m.AdvSaturation())),
 	}
 	if f == report.CSV {
-		l.Header = []string{"D", "s0", "s1", "recon_loss"}
-		for i := 1; i <= k; i++ {
-			l.Header = append(l.Header, fmt.Sprintf("adv_loss_%d", i))
-		}
-		l.Header = append(l.Header, "min_adv_loss", "gamma", "status", "mip_gap", "nodes", "solve_ms")
+		l.Header = slices.Concat([]string{"D", "s0", "s1", "recon_loss"}, numbered("adv_loss_%d", k),
+			[]string{"min_adv_loss", "gamma", "status", "mip_gap", "nodes", "solve_ms"})
 	} else {
-		l.Header = []string{"D", "s0*", "s1*", "L_recon"}
-		for i := 1; i <= k; i++ {
-			l.Header = append(l.Header, fmt.Sprintf("L_adv,%d", i))
-		}
-		l.Header = append(l.Header, "min L_adv", "status", "gap", "nodes", "ms")
+		l.Header = slices.Concat([]string{"D", "s0*", "s1*", "L_recon"}, numbered("L_adv,%d", k),
+			[]string{"min L_adv", "status", "gap", "nodes", "ms"})
 	}
 	l.Status = slices.Index(l.Header, "status")
 	head := struct {
@@ -229,11 +223,7 @@ func (s *binarySweep) layout() report.SweepLayout {
 		// a streamed table's columns: the widest D, probabilities,
 		// "Optimal", a gap in two digits with its exponent, node counts and
 		// milliseconds
-		l.MinWidths = []int{len(report.Fixed(slices.Max(s.r.D), 4))}
-		for range 3 + k + 1 {
-			l.MinWidths = append(l.MinWidths, 6)
-		}
-		l.MinWidths = append(l.MinWidths, 7, 8, 5, 8)
+		l.MinWidths = minWidths(s.r.D, 3+k+1, 7, 8, 5, 8)
 		l.Head = head // stopped_by follows the points
 		return l
 	}
@@ -338,4 +328,20 @@ func joinFloats(xs []float64) string {
 		parts[i] = report.Float(x, 4)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// numbered is format filled with 1…k, a column per adversary.
+func numbered(format string, k int) []string {
+	h := make([]string, k)
+	for i := range h {
+		h[i] = fmt.Sprintf(format, i+1)
+	}
+	return h
+}
+
+// minWidths are a streamed table's least column widths: the widest
+// threshold of d to four decimals, n numbers of width 6, then rest.
+func minWidths(d []float64, n int, rest ...int) []int {
+	w := []int{len(report.Fixed(slices.Max(d), 4))}
+	return append(append(w, slices.Repeat([]int{6}, n)...), rest...)
 }

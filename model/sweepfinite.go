@@ -115,11 +115,7 @@ func (s *finiteSweep) start(sol mip.FiniteSolution) error {
 	l.Status = slices.Index(l.Header, "status")
 	// a streamed table's least widths: D, numbers, outputs, the longest
 	// method and status texts, milliseconds
-	l.MinWidths = []int{len(report.Fixed(slices.Max(s.r.D), 4))}
-	for range 3 + m.K() + 1 {
-		l.MinWidths = append(l.MinWidths, 6)
-	}
-	l.MinWidths = append(l.MinWidths, 3, len("column generation"), len("no solution"), 8)
+	l.MinWidths = minWidths(s.r.D, 3+m.K()+1, 3, len("column generation"), len("no solution"), 8)
 	head := struct {
 		Model  finiteModelDoc `json:"model"`
 		Solver solverDoc      `json:"solver"`
@@ -210,17 +206,11 @@ type globalDoc struct {
 // table's.
 func finiteHeader(k int, csv bool) []string {
 	if csv {
-		h := []string{"D", "gamma", "upper_bound", "recon_loss"}
-		for i := 1; i <= k; i++ {
-			h = append(h, fmt.Sprintf("adv_loss_%d", i))
-		}
-		return append(h, "min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms")
+		return slices.Concat([]string{"D", "gamma", "upper_bound", "recon_loss"}, numbered("adv_loss_%d", k),
+			[]string{"min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms"})
 	}
-	h := []string{"D", "γ", "upper", "L_recon"}
-	for i := 1; i <= k; i++ {
-		h = append(h, fmt.Sprintf("L_adv,%d", i))
-	}
-	return append(h, "min L_adv", "outputs", "method", "status", "ms")
+	return slices.Concat([]string{"D", "γ", "upper", "L_recon"}, numbered("L_adv,%d", k),
+		[]string{"min L_adv", "outputs", "method", "status", "ms"})
 }
 
 // finiteRow is a threshold of a finite sweep on a model of k adversaries.

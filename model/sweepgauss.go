@@ -351,14 +351,8 @@ func mechanismCells(mech gauss.Mechanism) []string {
 func (s *gaussSweep) header(human bool) []string {
 	m, o := s.m, s.r.Gauss
 	if !human {
-		h := []string{"D", "D_eff", "snr", "recon_loss"}
-		for i := 0; i < m.K(); i++ {
-			h = append(h, fmt.Sprintf("adv_loss_%d", i+1))
-		}
-		h = append(h, "min_adv_loss", "achievable_recon_loss")
-		for i := 0; i < m.K(); i++ {
-			h = append(h, fmt.Sprintf("achievable_adv_loss_%d", i+1))
-		}
+		h := slices.Concat([]string{"D", "D_eff", "snr", "recon_loss"}, numbered("adv_loss_%d", m.K()),
+			[]string{"min_adv_loss", "achievable_recon_loss"}, numbered("achievable_adv_loss_%d", m.K()))
 		h = append(h, "achievable_min_adv_loss")
 		for _, c := range mechanismColumns {
 			h = append(h, "achievable_"+c)
@@ -375,8 +369,8 @@ func (s *gaussSweep) header(human bool) []string {
 		}
 		if o.MonteCarlo {
 			h = append(h, mcHeader("recon")...)
-			for i := 0; i < m.K(); i++ {
-				h = append(h, mcHeader(fmt.Sprintf("adv_%d", i+1))...)
+			for _, a := range numbered("adv_%d", m.K()) {
+				h = append(h, mcHeader(a)...)
 			}
 		}
 		return h
@@ -391,9 +385,7 @@ func (s *gaussSweep) header(human bool) []string {
 	}
 	if o.MonteCarlo {
 		h = append(h, "MC recon [95% CI]")
-		for i := 0; i < m.K(); i++ {
-			h = append(h, fmt.Sprintf("MC adv %d [95%% CI]", i+1))
-		}
+		h = append(h, numbered("MC adv %d [95%% CI]", m.K())...)
 	}
 	return h
 }
