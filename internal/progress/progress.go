@@ -190,26 +190,10 @@ func (b *Bar) Start() {
 }
 
 // Add records n more finished units.
-func (b *Bar) Add(n int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.done += n
-	b.update(false)
-}
+func (b *Bar) Add(n int) { b.change(func() { b.done += n }) }
 
 // Set records that done units are finished.
-func (b *Bar) Set(done int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.done = done
-	b.update(false)
-}
+func (b *Bar) Set(done int) { b.change(func() { b.done = done }) }
 
 // SetTotal sets the number of units of the work, once it is known.
 func (b *Bar) SetTotal(total int) {
@@ -222,27 +206,25 @@ func (b *Bar) SetTotal(total int) {
 }
 
 // Describe sets what the work is doing now (shown after the count).
-func (b *Bar) Describe(s string) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.desc = s
-	b.update(false)
-}
+func (b *Bar) Describe(s string) { b.change(func() { b.desc = s }) }
 
 // Phase starts a phase of the work whose units cost differently from the
 // ones before (a search after a sweep of closed forms), described by desc:
 // the estimate of the time left extrapolates the rate measured since, not
 // the whole work's; the elapsed time shown stays the whole work's.
 func (b *Bar) Phase(desc string) {
+	b.change(func() { b.phase, b.phaseDone, b.desc = b.o.Now(), b.done, desc })
+}
+
+// change applies f to b under its lock, then updates the display; on a nil
+// Bar it does nothing.
+func (b *Bar) change(f func()) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.phase, b.phaseDone, b.desc = b.o.Now(), b.done, desc
+	f()
 	b.update(false)
 }
 
