@@ -2,11 +2,10 @@ package plot
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
-
-	"gonum.org/v1/plot/plotter"
 
 	"github.com/mmds-project/mmds/bench"
 	"github.com/mmds-project/mmds/internal/report"
@@ -77,11 +76,8 @@ func BenchScalingSpec(title string, pts []BenchPoint) Spec {
 		Width: 7, Height: 4.5,
 	}
 	for i, c := range medianSeries(pts) {
-		ser := Series{Label: c.name, Color: i, Shape: Shape(i % 5), Dashed: i%2 == 1, Markers: true}
-		for _, xy := range c.xy {
-			ser.X, ser.Y = append(ser.X, xy.X), append(ser.Y, xy.Y)
-		}
-		s.Curves = append(s.Curves, ser)
+		c.Color, c.Shape, c.Dashed, c.Markers = i, Shape(i%5), i%2 == 1, true
+		s.Curves = append(s.Curves, c)
 	}
 	limited := Series{Label: "stopped by the time limit", Color: 6, Shape: Cross}
 	for _, pt := range pts {
@@ -93,15 +89,9 @@ func BenchScalingSpec(title string, pts []BenchPoint) Spec {
 	return s
 }
 
-// medianCurve is one series of the scaling plot: the median time per n.
-type medianCurve struct {
-	name string
-	xy   plotter.XYs
-}
-
 // medianSeries returns, per series in the order of first appearance, the
 // median solve time (floored at 10 µs for the log axis) at each n, by n.
-func medianSeries(pts []BenchPoint) []medianCurve {
+func medianSeries(pts []BenchPoint) []Series {
 	bySeries := map[string]map[int][]float64{}
 	var names []string
 	for _, pt := range pts {
@@ -111,29 +101,14 @@ func medianSeries(pts []BenchPoint) []medianCurve {
 		}
 		bySeries[pt.Series][pt.N] = append(bySeries[pt.Series][pt.N], max(pt.Seconds, 1e-5))
 	}
-	out := make([]medianCurve, len(names))
+	out := make([]Series, len(names))
 	for i, name := range names {
-		ns := make([]int, 0, len(bySeries[name]))
-		for n := range bySeries[name] {
-			ns = append(ns, n)
+		out[i].Label = name
+		for _, n := range slices.Sorted(maps.Keys(bySeries[name])) {
+			out[i].X, out[i].Y = append(out[i].X, float64(n)), append(out[i].Y, bench.Median(bySeries[name][n]))
 		}
-		slices.Sort(ns)
-		xy := make(plotter.XYs, len(ns))
-		for j, n := range ns {
-			xy[j].X, xy[j].Y = float64(n), benchMedian(bySeries[name][n])
-		}
-		out[i] = medianCurve{name, xy}
 	}
 	return out
-}
-
-func benchMedian(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // WriteBench draws a bench report's performance profile into profile and

@@ -33,7 +33,7 @@ func TestBenchScalingWritesPNGAndSVG(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("files %v: want s.png and s.svg only", entries)
 	}
-	if m := benchMedian([]float64{3, 1, 2, 10}); m != 2.5 {
+	if m := bench.Median([]float64{3, 1, 2, 10}); m != 2.5 {
 		t.Errorf("median %g", m)
 	}
 }
