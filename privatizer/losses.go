@@ -219,25 +219,25 @@ func categoricalChannel(ctx context.Context, m *network.Network, n int, tol floa
 // forward error bound of the network's precision (Expectation.Rounding,
 // Row.Rounding). Bound is RiskShift of these distances.
 func NetworkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
-	if err := fm.Validate(); err != nil {
-		return nil, fmt.Errorf("privatizer: finite model: %w", err)
-	}
-	if m.Categorical() {
-		return categoricalLosses(ctx, m, fm, tol, false)
-	}
-	return networkFiniteLosses(ctx, m, fm, tol, false)
+	return finiteLosses(ctx, m, fm, tol, false)
 }
 
 // NetworkFiniteLossesWitness is NetworkFiniteLosses with the result's
 // Witness.
 func NetworkFiniteLossesWitness(ctx context.Context, m *network.Network, fm mip.Finite, tol float64) (*NetworkLosses, error) {
+	return finiteLosses(ctx, m, fm, tol, true)
+}
+
+// finiteLosses is NetworkFiniteLosses, with the result's Witness when
+// witness is set.
+func finiteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64, witness bool) (*NetworkLosses, error) {
 	if err := fm.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: finite model: %w", err)
 	}
 	if m.Categorical() {
-		return categoricalLosses(ctx, m, fm, tol, true)
+		return categoricalLosses(ctx, m, fm, tol, witness)
 	}
-	return networkFiniteLosses(ctx, m, fm, tol, true)
+	return networkFiniteLosses(ctx, m, fm, tol, witness)
 }
 
 func networkFiniteLosses(ctx context.Context, m *network.Network, fm mip.Finite, tol float64, witness bool) (*NetworkLosses, error) {
@@ -339,21 +339,20 @@ func lossRange(o mip.Observer, x, n int) float64 {
 // s0 = 1 − E_R[k(0, R)], s1 = E_R[k(1, R)] and its exact losses
 // (mip.Binary.MAPLoss), with the error bound of FiniteLosses (max L = 1).
 func NetworkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64) (*NetworkLosses, error) {
-	return networkBinaryLosses(ctx, m, b, tol, NetworkFiniteLosses)
+	return networkBinaryLosses(ctx, m, b, tol, false)
 }
 
 // NetworkBinaryLossesWitness is NetworkBinaryLosses with the result's
 // Witness (NetworkFiniteLossesWitness).
 func NetworkBinaryLossesWitness(ctx context.Context, m *network.Network, b mip.Binary, tol float64) (*NetworkLosses, error) {
-	return networkBinaryLosses(ctx, m, b, tol, NetworkFiniteLossesWitness)
+	return networkBinaryLosses(ctx, m, b, tol, true)
 }
 
-func networkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64,
-	finite func(context.Context, *network.Network, mip.Finite, float64) (*NetworkLosses, error)) (*NetworkLosses, error) {
+func networkBinaryLosses(ctx context.Context, m *network.Network, b mip.Binary, tol float64, witness bool) (*NetworkLosses, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("privatizer: binary model: %w", err)
 	}
-	r, err := finite(ctx, m, b.Finite(), tol)
+	r, err := finiteLosses(ctx, m, b.Finite(), tol, witness)
 	if err != nil || m.Categorical() {
 		// A release of more than two labels has no s0, s1: its losses
 		// are the finite sums.
