@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Symbols are discrete rows: X[k] ∈ [0, NX) and the observer's side
@@ -80,7 +81,7 @@ func checkSymbols(ch [][]float64, s Symbols) error {
 	switch {
 	case s.NX < 1 || s.NS < 1 || len(ch) != s.NX || len(ch[0]) == 0:
 		return fmt.Errorf("%w: a channel of %d rows for %d values of X and %d side symbols", ErrSample, len(ch), s.NX, s.NS)
-	case !rectangular(ch):
+	case slices.ContainsFunc(ch, func(row []float64) bool { return len(row) != len(ch[0]) }):
 		return fmt.Errorf("%w: the channel's rows have different lengths", ErrSample)
 	case len(s.X) != len(s.S):
 		return fmt.Errorf("%w: %d values of X, %d side symbols", ErrSample, len(s.X), len(s.S))
@@ -91,13 +92,4 @@ func checkSymbols(ch [][]float64, s Symbols) error {
 		}
 	}
 	return nil
-}
-
-func rectangular(ch [][]float64) bool {
-	for _, row := range ch {
-		if len(row) != len(ch[0]) {
-			return false
-		}
-	}
-	return true
 }
