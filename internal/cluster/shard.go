@@ -69,21 +69,8 @@ var ErrNoShardEnv = errors.New("cluster: shard variables are not set")
 //
 // getenv looks the variables up (os.Getenv in a program).
 func Parse(v string, getenv func(string) string) (Shard, error) {
-	switch {
-	case v == "slurm":
+	if v == "slurm" {
 		return slurmShard(getenv)
-	case strings.HasPrefix(v, "slurm/"):
-		n, err := count(strings.TrimPrefix(v, "slurm/"))
-		if err != nil {
-			return Shard{}, fmt.Errorf("--shard %s: %w", v, err)
-		}
-		return slurmTask(getenv, n)
-	case strings.HasPrefix(v, "k8s/"):
-		n, err := count(strings.TrimPrefix(v, "k8s/"))
-		if err != nil {
-			return Shard{}, fmt.Errorf("--shard %s: %w", v, err)
-		}
-		return k8sShard(getenv, n)
 	}
 	is, ns, ok := strings.Cut(v, "/")
 	if !ok {
@@ -92,6 +79,12 @@ func Parse(v string, getenv func(string) string) (Shard, error) {
 	n, err := count(ns)
 	if err != nil {
 		return Shard{}, fmt.Errorf("--shard %s: %w", v, err)
+	}
+	switch is {
+	case "slurm":
+		return slurmTask(getenv, n)
+	case "k8s":
+		return k8sShard(getenv, n)
 	}
 	i, err := strconv.Atoi(is)
 	if err != nil || i < 1 || i > n {
