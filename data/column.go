@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -69,10 +70,5 @@ func distinct(col []float64) []float64 {
 	for _, v := range col {
 		seen[v+0] = struct{}{}
 	}
-	out := make([]float64, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mmds-project/mmds/internal/decimal"
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,14 +69,7 @@ type Table struct {
 }
 
 // Column returns the index of the column named name, or −1.
-func (t *Table) Column(name string) int {
-	for j, n := range t.Names {
-		if n == name {
-			return j
-		}
-	}
-	return -1
-}
+func (t *Table) Column(name string) int { return slices.Index(t.Names, name) }
 
 // MaxFileBytes bounds a data file.
 const MaxFileBytes = 512 << 20
