@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mmds-project/mmds/internal/jsonconf"
 	"github.com/mmds-project/mmds/internal/safefile"
@@ -40,20 +41,15 @@ func Parse(b []byte) (Model, error) {
 // kindFields names each kind's fields, for a file no kind reads: "a gauss
 // model (…), a binary one (…) or a finite one (…)".
 func kindFields() string {
-	var s string
+	var parts []string
 	for i, k := range Kinds() {
-		switch {
-		case i == 0:
-			s = fmt.Sprintf("a %s model (%s)", k, kindFiles[k].fields)
-			continue
-		case i == len(Kinds())-1:
-			s += " or "
-		default:
-			s += ", "
+		noun := "one"
+		if i == 0 {
+			noun = "model"
 		}
-		s += fmt.Sprintf("a %s one (%s)", k, kindFiles[k].fields)
+		parts = append(parts, fmt.Sprintf("a %s %s (%s)", k, noun, kindFiles[k].fields))
 	}
-	return s
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // detectKind names the kind whose own top-level keys a JSON object uses
