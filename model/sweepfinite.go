@@ -223,19 +223,15 @@ type finiteRow struct {
 // the table ("—" for NaN).
 func (r finiteRow) Cells(f report.Format) []string {
 	o, csv := r.o, f == report.CSV
+	nan, format := "—", fixed4
+	if csv {
+		nan, format = "", shortest
+	}
 	num := func(x float64) string {
 		if math.IsNaN(x) {
-			return "—"
+			return nan
 		}
-		return fixed4(x)
-	}
-	if csv {
-		num = func(x float64) string {
-			if math.IsNaN(x) {
-				return ""
-			}
-			return shortest(x)
-		}
+		return format(x)
 	}
 	row := []string{num(o.D), num(o.Gamma), num(o.Upper), num(o.Recon)}
 	for i := 0; i < r.k; i++ {
