@@ -205,10 +205,8 @@ func overrides(t *Table, path string, c Choice) (map[string]Kind, error) {
 // as X there is nothing to hide.
 func (t *Table) checkVaries(path string, j int) error {
 	c := t.Cols[j]
-	for _, v := range c[1:] {
-		if v != c[0] {
-			return nil
-		}
+	if slices.ContainsFunc(c[1:], func(v float64) bool { return v != c[0] }) {
+		return nil
 	}
 	return &Error{File: path, Row: 1, Line: t.Lines[0], Column: t.Names[j], Value: fmt.Sprint(c[0]),
 		Msg: "the column is constant (every row holds this value): it carries no information"}
