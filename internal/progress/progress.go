@@ -27,6 +27,7 @@
 package progress
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -152,9 +153,7 @@ func New(w io.Writer, o Options) *Bar {
 	if o.Long <= 0 {
 		o.Long = DefaultLong
 	}
-	if o.Unit == "" {
-		o.Unit = "units"
-	}
+	o.Unit = cmp.Or(o.Unit, "units")
 	now := o.Now()
 	return &Bar{w: w, o: o, start: now, last: now, phase: now}
 }
@@ -287,11 +286,11 @@ func (b *Bar) Finish(status string) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.ended || b.o.Quiet {
-		b.ended = true
+	ended := b.ended
+	b.ended = true
+	if ended || b.o.Quiet {
 		return
 	}
-	b.ended = true
 	if b.o.Terminal {
 		b.clear()
 		return
@@ -300,10 +299,7 @@ func (b *Bar) Finish(status string) {
 	if !b.shown && now.Sub(b.start) < b.o.Delay {
 		return
 	}
-	if status == "" {
-		status = "done"
-	}
-	b.write(fmt.Sprintf("%s %s: %s, %s in %s\n", now.UTC().Format(time.RFC3339), b.o.Label, status,
+	b.write(fmt.Sprintf("%s %s: %s, %s in %s\n", now.UTC().Format(time.RFC3339), b.o.Label, cmp.Or(status, "done"),
 		b.count(), round(now.Sub(b.start))))
 }
 
