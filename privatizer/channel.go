@@ -108,10 +108,7 @@ func (c *Channel) errorf(format string, args ...any) error {
 func (c *Channel) Normalized() mip.Mechanism {
 	p := make(mip.Mechanism, len(c.P))
 	for x, row := range c.P {
-		var s float64
-		for _, v := range row {
-			s += v
-		}
+		s := rowSum(row)
 		p[x] = make([]float64, len(row))
 		for f, v := range row {
 			p[x][f] = v / s
@@ -120,15 +117,20 @@ func (c *Channel) Normalized() mip.Mechanism {
 	return p
 }
 
+// rowSum is Σ_f row[f], summed in order.
+func rowSum(row []float64) float64 {
+	var s float64
+	for _, v := range row {
+		s += v
+	}
+	return s
+}
+
 // SumError is the largest distance of a row's sum from 1, max_x |Σ_f P[x][f] − 1|.
 func (c *Channel) SumError() float64 {
 	var e float64
 	for _, row := range c.P {
-		var s float64
-		for _, v := range row {
-			s += v
-		}
-		e = max(e, math.Abs(s-1))
+		e = max(e, math.Abs(rowSum(row)-1))
 	}
 	return e
 }
@@ -148,11 +150,7 @@ func (c *Channel) SumError() float64 {
 func (c *Channel) Bound(m mip.Finite) float64 {
 	l1 := make([]float64, len(c.P))
 	for x, row := range c.P {
-		var s float64
-		for _, v := range row {
-			s += v
-		}
-		l1[x] = 2 * math.Abs(s-1)
+		l1[x] = 2 * math.Abs(rowSum(row)-1)
 	}
 	return RiskShift(m, l1)
 }
