@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mmds-project/mmds/internal/report"
@@ -77,11 +78,14 @@ func (t Train) WriteSlurm(w io.Writer, o SlurmOptions) error {
 	if shards > t.Thresholds {
 		return inputf("--slurm-shards %d: this run has only %d thresholds; a shard needs at least one", shards, t.Thresholds)
 	}
-	train := t.argv(exe, out)
-	merge := append(append([]string{}, train...), "--workers", fmt.Sprint(o.CPUs))
+	train := t.argv(exe, out, func(v string) string {
+		if p, err := filepath.Abs(v); err == nil {
+			return p
+		}
+		return v
+	})
 	plan := SlurmPlan{
-		Name: "mmds-" + t.Kind, Shards: shards, Train: train,
-		After:   [][]string{merge, {exe, "verify", "--report-only", out}, {exe, "plot", out}},
+		Name: "mmds-" + t.Kind, Shards: shards, Train: train, After: after(exe, train, out, o.CPUs),
 		WorkDir: wd, LogDir: filepath.Join(dir, "logs"), CPUsPerTask: o.CPUs, Time: o.Time,
 		Partition: o.Partition, MaxParallel: o.Limit,
 	}
@@ -144,29 +148,17 @@ func (t Train) WriteK8s(w io.Writer, o K8sOptions) error {
 		return inputf("--out %s: the pods write to %s/<base name of --out>, and this one has none", report.Quote(t.Out), k8sMount)
 	}
 	out := path.Join(k8sMount, base)
-	train := []string{"mmds", "train", t.Kind, "--out", out}
 	var config []byte
-	for _, f := range t.Flags {
-		switch {
-		case scriptSets(f.Name):
-			continue
-		case f.Name == "config":
-			// A pod cannot read this machine's file: the model travels in
-			// the manifests (a ConfigMap), as the bytes validated here.
-			config = t.Model
-			train = append(train, "--config="+K8sConfigFile)
-			continue
-		}
-		train = append(train, "--"+f.Name+"="+f.Value)
-	}
+	train := t.argv("mmds", out, func(string) string {
+		// A pod cannot read this machine's file: the model travels in the
+		// manifests (a ConfigMap), as the bytes validated here.
+		config = t.Model
+		return K8sConfigFile
+	})
 	plan := K8sPlan{
 		Name: JobName("mmds-"+t.Kind, train, config), Image: o.Image, Shards: shards, Parallelism: par, CPUs: o.CPUs,
 		Claim: o.Claim, Mount: k8sMount, BackoffPerIndex: o.Retry, Train: train, Config: config,
-		After: [][]string{
-			append(append([]string{}, train...), "--workers", fmt.Sprint(o.CPUs)),
-			{"mmds", "verify", "--report-only", out},
-			{"mmds", "plot", out},
-		},
+		After: after("mmds", train, out, o.CPUs),
 	}
 	if err := plan.Validate(); err != nil {
 		return inputError{err}
@@ -183,25 +175,30 @@ func (t Train) WriteK8s(w io.Writer, o K8sOptions) error {
 	return nil
 }
 
-// argv rebuilds t's mmds train command line for a batch script: every
-// flag the user set, with paths made absolute, except those the scripts
-// set (scriptSets).
-func (t Train) argv(exe, out string) []string {
-	argv := []string{exe, "train", t.Kind, "--out", out}
+// argv rebuilds t's mmds train command line for a batch job running
+// prog, its results in out: every flag the user set except those the jobs
+// set (scriptSets), with --config's value as config rewrites it (a path
+// made absolute, the file's place in a pod).
+func (t Train) argv(prog, out string, config func(string) string) []string {
+	argv := []string{prog, "train", t.Kind, "--out", out}
 	for _, f := range t.Flags {
-		if scriptSets(f.Name) {
+		v := f.Value
+		switch {
+		case scriptSets(f.Name):
 			continue
-		}
-		if f.Name == "config" {
-			if p, err := filepath.Abs(f.Value); err == nil {
-				argv = append(argv, "--config="+p)
-				continue
-			}
+		case f.Name == "config":
+			v = config(v)
 		}
 		// --name=value: a bool flag takes no separate value word.
-		argv = append(argv, "--"+f.Name+"="+f.Value)
+		argv = append(argv, "--"+f.Name+"="+v)
 	}
 	return argv
+}
+
+// after are the commands run once the shards have ended: train (with
+// every CPU, the thresholds the shards left), verify and plot.
+func after(prog string, train []string, out string, cpus int) [][]string {
+	return [][]string{append(slices.Clone(train), "--workers", fmt.Sprint(cpus)), {prog, "verify", "--report-only", out}, {prog, "plot", out}}
 }
 
 // scriptSets reports whether the batch scripts and manifests set the flag
