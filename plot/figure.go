@@ -438,10 +438,7 @@ func Write(s Spec, path string) error {
 	if err := Render(s, format, &buf); err != nil {
 		return err
 	}
-	return report.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
+	return report.WriteFile(path, buf.Bytes())
 }
 
 // diamondGlyph is a square standing on a corner, open or filled.

@@ -3,7 +3,6 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"unicode"
@@ -76,10 +75,7 @@ func writePlan(dir string, k report.Kind, what string, files []planFile) ([]stri
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = filepath.Join(dir, f.name)
-		err := report.WriteAtomic(paths[i], func(w io.Writer) error {
-			_, err := w.Write(f.text)
-			return err
-		})
+		err := report.WriteFile(paths[i], f.text)
 		if err == nil && f.exec {
 			err = os.Chmod(paths[i], 0o755)
 		}
