@@ -228,19 +228,11 @@ func slurmSeconds(v string) (int, bool) {
 		}
 		f = append(f, n)
 	}
-	var secs int
-	switch {
-	case hasDays: // days-hours[:minutes[:seconds]]
-		f = append(f, 0, 0)
-		secs = f[0]*3600 + f[1]*60 + f[2]
-	case len(f) == 1:
-		secs = f[0] * 60
-	case len(f) == 2:
-		secs = f[0]*60 + f[1]
-	default:
-		secs = f[0]*3600 + f[1]*60 + f[2]
+	if !hasDays && len(f) < 3 {
+		f = append([]int{0}, f...) // minutes[:seconds]: no hours
 	}
-	return d*86400 + secs, true
+	f = append(f, 0, 0) // hours[:minutes[:seconds]]
+	return d*86400 + f[0]*3600 + f[1]*60 + f[2], true
 }
 
 const submitScript = `#!/bin/sh
