@@ -28,18 +28,13 @@ const (
 	bottomLeft
 )
 
+var cornerNames = [...]string{topLeft: "top left", topRight: "top right", bottomRight: "bottom right", bottomLeft: "bottom left"}
+
 func (c corner) String() string {
-	switch c {
-	case topLeft:
-		return "top left"
-	case topRight:
-		return "top right"
-	case bottomRight:
-		return "bottom right"
-	case bottomLeft:
-		return "bottom left"
+	if c < 0 || int(c) >= len(cornerNames) {
+		return "corner(" + strconv.Itoa(int(c)) + ")"
 	}
-	return "corner(" + strconv.Itoa(int(c)) + ")"
+	return cornerNames[c]
 }
 
 // legendBox draws the legend inside the data area at a corner chosen so that
