@@ -1,6 +1,7 @@
 package data
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -130,21 +131,19 @@ func tuples(cols [][]float64) ([]int, int) {
 	for k := range idx {
 		idx[k] = k
 	}
-	cmp := func(a, b int) int {
+	compare := func(a, b int) int { // values are finite (Parse)
 		for _, c := range cols {
-			if c[a] < c[b] {
-				return -1
-			} else if c[a] > c[b] {
-				return 1
+			if r := cmp.Compare(c[a], c[b]); r != 0 {
+				return r
 			}
 		}
 		return 0
 	}
-	slices.SortStableFunc(idx, cmp)
+	slices.SortStableFunc(idx, compare)
 	sym := make([]int, n)
 	s := 0
 	for k, r := range idx {
-		if k > 0 && cmp(idx[k-1], r) != 0 {
+		if k > 0 && compare(idx[k-1], r) != 0 {
 			s++
 		}
 		sym[r] = s
