@@ -249,13 +249,6 @@ func referenceCurves(opts []model.Optimum) []Series {
 	return out
 }
 
-// adversaryName returns the names of adversary i's side information, ", "
-// separated, for a model that names them (the Gaussian model's variables),
-// else "".
-func adversaryName(m model.Model, i int) string {
-	return strings.Join(m.SideNames(i+1), ", ")
-}
-
 // adversaryCurves returns one curve per adversary of the class optimum:
 // x = D, y the adversary's loss at the optimum (Proposition 1: flat beyond
 // D_max = Var[X|Y]).
@@ -263,7 +256,8 @@ func adversaryCurves(m model.Model, class string, opts []model.Optimum) []Series
 	var out []Series
 	for i := range m.Adversaries() {
 		s := Series{Label: fmt.Sprintf("%s, adversary %d", class, i+1), Color: i}
-		if name := adversaryName(m, i); name != "" {
+		// the names of its side information (the Gaussian model's variables)
+		if name := strings.Join(m.SideNames(i+1), ", "); name != "" {
 			s.Label += " (" + name + ")"
 		}
 		for _, o := range opts {
