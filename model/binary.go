@@ -148,12 +148,11 @@ func (b BinaryModel) CertifyFile(ctx context.Context, f privatizer.File, o Optio
 	return c, err
 }
 
-func parseBinary(b []byte) (BinaryModel, error) {
+// parseBinary decodes a mip.BinaryConfig (ParseAs ignores the model with
+// an error).
+func parseBinary(b []byte) (Model, error) {
 	m, err := mip.ParseBinaryConfig(bytes.NewReader(b))
-	if err != nil {
-		return BinaryModel{}, err
-	}
-	return NewBinary(m), nil
+	return NewBinary(m), err
 }
 
 var _ Model = BinaryModel{}

@@ -235,12 +235,11 @@ func (f FiniteModel) CertifyFile(ctx context.Context, p privatizer.File, o Optio
 	return networkAnalysis(f.M, r, err)
 }
 
-func parseFinite(b []byte) (FiniteModel, error) {
+// parseFinite decodes a mip.FiniteConfig (ParseAs ignores the model with
+// an error).
+func parseFinite(b []byte) (Model, error) {
 	m, err := mip.ParseFiniteConfig(bytes.NewReader(b))
-	if err != nil {
-		return FiniteModel{}, err
-	}
-	return NewFinite(m), nil
+	return NewFinite(m), err
 }
 
 var _ Model = FiniteModel{}

@@ -206,16 +206,13 @@ func (g GaussModel) CertifyFile(ctx context.Context, f privatizer.File, o Option
 }
 
 // parseGauss decodes a gauss.Config.
-func parseGauss(b []byte) (GaussModel, error) {
+func parseGauss(b []byte) (Model, error) {
 	c, err := gauss.ParseConfig(bytes.NewReader(b))
 	if err != nil {
-		return GaussModel{}, err
+		return nil, err
 	}
 	m, err := gauss.New(c)
-	if err != nil {
-		return GaussModel{}, err
-	}
-	return NewGauss(m), nil
+	return NewGauss(m), err
 }
 
 var _ Model = GaussModel{}

@@ -52,14 +52,14 @@ type kindFile struct {
 }
 
 var kindFiles = map[Kind]kindFile{
-	Gauss: {parse: func(b []byte) (Model, error) { return parseGauss(b) },
+	Gauss: {parse: parseGauss,
 		paper:  func() Model { return NewGauss(gauss.Paper()) },
 		own:    []string{"names", "mean", "var", "corr", "cov", "private", "coalitions"},
 		fields: `"names", "cov" or "var" and "corr", "private", …`, title: "the Gaussian model (Section V-A)"},
-	Binary: {parse: func(b []byte) (Model, error) { return parseBinary(b) },
+	Binary: {parse: parseBinary,
 		paper: func() Model { return NewBinary(mip.PaperBinary()) },
 		own:   []string{"p", "q_y", "q_z"}, fields: `"p", "q_y", "q_z"`, title: "the binary model (Section V-B)"},
-	Finite: {parse: func(b []byte) (Model, error) { return parseFinite(b) },
+	Finite: {parse: parseFinite,
 		own: []string{"prior"}, fields: `"prior", "reconstructor", "adversaries"`, title: "a finite model (--config)"},
 }
 
