@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -137,22 +138,14 @@ func (w *WitnessFile) WriteJSON(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	buf.Write(bytes.TrimSuffix(b, []byte(`null
-}`)))
-	buf.WriteString("[")
+	rows := make([]string, len(w.Optima))
 	for i, o := range w.Optima {
 		ob, err := json.Marshal(o)
 		if err != nil {
 			return err
 		}
-		if i > 0 {
-			buf.WriteString(",")
-		}
-		buf.WriteString("\n    ")
-		buf.Write(ob)
+		rows[i] = "\n    " + string(ob)
 	}
-	buf.WriteString("\n  ]\n}\n")
-	_, err = out.Write(buf.Bytes())
+	_, err = fmt.Fprintf(out, "%s[%s\n  ]\n}\n", bytes.TrimSuffix(b, []byte("null\n}")), strings.Join(rows, ","))
 	return err
 }
