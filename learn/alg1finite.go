@@ -3,6 +3,7 @@ package learn
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/network"
@@ -522,8 +523,8 @@ func finiteLosses(law *mip.Finite, k, n int) ([]*finiteLoss, error) {
 	if len(law.Prior) < n {
 		return nil, fmt.Errorf("%w: the data's X takes %d values, the law's prior has %d", ErrLaw, n, len(law.Prior))
 	}
-	for i, o := range observers(law) {
-		if isZeroOne(o.Loss) {
+	for i, o := range law.Observers() {
+		if o.ZeroOne() {
 			continue
 		}
 		na := len(o.Loss[0])
@@ -542,30 +543,9 @@ func finiteLosses(law *mip.Finite, k, n int) ([]*finiteLoss, error) {
 	return out, nil
 }
 
-// isZeroOne reports whether l is the 0-1 loss: nil, or the square matrix
-// with zeros on the diagonal and ones elsewhere.
-func isZeroOne(l [][]float64) bool {
-	for x, row := range l {
-		if len(row) != len(l) {
-			return false
-		}
-		for a, v := range row {
-			if (a == x && v != 0) || (a != x && v != 1) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // zeroOneLaw reports whether every observer of the law has the 0-1 loss.
 func zeroOneLaw(l *mip.Finite) bool {
-	for _, o := range observers(l) {
-		if !isZeroOne(o.Loss) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(l.Observers(), func(o mip.Observer) bool { return !o.ZeroOne() })
 }
 
 func argmin(v []float64) int {

@@ -451,7 +451,7 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		// Algorithm 1's observers train on these losses; only when one is
 		// not 0-1, so that runs from before they did resume.
 		h.str("losses")
-		for _, o := range observers(c.Law) {
+		for _, o := range c.Law.Observers() {
 			h.u64(uint64(len(o.Loss)))
 			for _, row := range o.Loss {
 				h.floats(row)
@@ -477,7 +477,7 @@ func (c *Config) fingerprint(dataHash uint64) string {
 		}
 		if c.Law != nil {
 			h.floats(c.Law.Prior)
-			for _, o := range observers(c.Law) {
+			for _, o := range c.Law.Observers() {
 				for _, row := range o.Channel {
 					h.floats(row)
 				}

@@ -31,10 +31,6 @@ func checkLaw(f *mip.Finite, k int) error {
 	return nil
 }
 
-// observers lists f's observers in the order of a Dataset's side
-// columns: the reconstructor, then adversary 1..K.
-func observers(f *mip.Finite) []mip.Observer { return append([]mip.Observer{f.Recon}, f.Adv...) }
-
 // bayesRisk is one observer's exact Bayes risk as a function of a channel
 // P(l | x) with m labels:
 //
@@ -69,10 +65,7 @@ type bayesRisk struct {
 func newBayesRisk(prior []float64, o mip.Observer) *bayesRisk {
 	n := len(prior)
 	nv := len(o.Channel[0])
-	loss := o.Loss
-	if loss == nil {
-		loss = zeroOne(n)
-	}
+	loss := o.LossMatrix(n)
 	na := len(loss[0])
 	r := &bayesRisk{n: n, nv: nv, na: na, mass: make([]float64, nv*n), coef: make([]float64, nv*na*n), one: [1]float64{1}}
 	for v := range nv {
@@ -105,19 +98,6 @@ func empiricalRisk(n, nv int, x, v []int) *bayesRisk {
 		}
 	}
 	return r
-}
-
-func zeroOne(n int) [][]float64 {
-	l := make([][]float64, n)
-	for x := range l {
-		l[x] = make([]float64, n)
-		for a := range l[x] {
-			if a != x {
-				l[x][a] = 1
-			}
-		}
-	}
-	return l
 }
 
 // risk returns R(P) for the channel p (p[x*m+l] = P(l | x), m labels) at

@@ -156,7 +156,7 @@ func finiteRisks(data *Data, c *Config) (train, eval []*bayesRisk, n int, err er
 		if err := checkLaw(c.Law, k); err != nil {
 			return nil, nil, 0, err
 		}
-		for _, o := range observers(c.Law) {
+		for _, o := range c.Law.Observers() {
 			train = append(train, newBayesRisk(c.Law.Prior, o))
 		}
 		return train, train, len(c.Law.Prior), nil

@@ -102,7 +102,7 @@ func TestBayesRiskBruteForce(t *testing.T) {
 		n, m, nv, na := 2+trial%3, 2+trial%2, 1+trial%2, 2+trial%3
 		law := randomLaw(rng, n, 1, nv, na)
 		p := randomChannel(rng, n, m)
-		for _, o := range observers(law) {
+		for _, o := range law.Observers() {
 			got := newBayesRisk(law.Prior, o).eval(p, m, 0, nil, 0)
 			want := bruteRisk(law.Prior, o, p, m)
 			if math.Abs(got-want) > 1e-12 {
@@ -120,7 +120,7 @@ func TestBayesRiskGradient(t *testing.T) {
 	for trial := range 10 {
 		n, m, nv, na := 3, 4, 2, 3
 		law := randomLaw(rng, n, 1, nv, na)
-		r := newBayesRisk(law.Prior, observers(law)[trial%2])
+		r := newBayesRisk(law.Prior, law.Observers()[trial%2])
 		p := randomChannel(rng, n, m)
 		const tau = 0.05
 		g := make([]float64, n*m)
@@ -234,7 +234,7 @@ func TestLabelsPointIsItsChannel(t *testing.T) {
 			}
 			flat = append(flat, row...)
 		}
-		for i, o := range observers(cfg.Law) {
+		for i, o := range cfg.Law.Observers() {
 			want := cellRisk(cfg.Law.Prior, o.Channel, flat, m)
 			got := p.Losses.Recon
 			if i > 0 {

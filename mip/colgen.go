@@ -210,7 +210,7 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 	rs := m.risks()
 	cg := &colGen{m: m, d: d, o: o, rs: rs, rr: rs[0], ra: rs[1:], seen: map[string]bool{},
 		rng: rand.New(rand.NewPCG(o.Seed, 0x636f6c67656e)), g: Global{model: m, adv: make([][]float64, m.K())}}
-	cg.zeroOne = isZeroOne(m.Recon.loss(n))
+	cg.zeroOne = m.Recon.ZeroOne()
 	// Start: F = X (the unit columns; reconstructor loss D_min, so the
 	// master is feasible for every valid D) and F independent of X.
 	for x := 0; x < n; x++ {
@@ -252,20 +252,6 @@ func (m Finite) newColGen(d float64, o ColGenOptions) (*colGen, error) {
 		return nil, err
 	}
 	return cg, nil
-}
-
-func isZeroOne(l [][]float64) bool {
-	if len(l) != len(l[0]) {
-		return false
-	}
-	for x, row := range l {
-		for a, v := range row {
-			if (a == x) != (v == 0) || (a != x && v != 1) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // add appends column c (on the simplex) unless it is already there.

@@ -141,8 +141,8 @@ func checkDist(name string, v []float64) error {
 	return nil
 }
 
-// loss returns L(x, a), filling in the 0-1 default.
-func (o Observer) loss(n int) [][]float64 {
+// LossMatrix returns L(x, a), filling in the 0-1 default on n values.
+func (o Observer) LossMatrix(n int) [][]float64 {
 	if o.Loss != nil {
 		return o.Loss
 	}
@@ -190,8 +190,25 @@ func newRisk(prior []float64, o Observer) risk {
 	return r
 }
 
-// observers returns the reconstructor, then the adversaries.
-func (m Finite) observers() []Observer { return append([]Observer{m.Recon}, m.Adv...) }
+// Observers returns the reconstructor, then the adversaries (the order of
+// a dataset's side columns).
+func (m Finite) Observers() []Observer { return append([]Observer{m.Recon}, m.Adv...) }
+
+// ZeroOne reports whether o's loss is the 0-1 loss: nil, or the square
+// matrix with zeros on the diagonal and ones elsewhere.
+func (o Observer) ZeroOne() bool {
+	for x, row := range o.Loss {
+		if len(row) != len(o.Loss) {
+			return false
+		}
+		for a, v := range row {
+			if (a == x && v != 0) || (a != x && v != 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // risks returns the observers' risks: the reconstructor's, then adversary
 // i's at 1 + i.
@@ -206,7 +223,7 @@ func (m Finite) risks() []risk {
 // lossVectors returns k[v][a][x] = π(x)·W(v|x)·L(x, a) for observer o.
 func lossVectors(prior []float64, o Observer) [][][]float64 {
 	n := len(prior)
-	l := o.loss(n)
+	l := o.LossMatrix(n)
 	k := make([][][]float64, len(o.Channel[0]))
 	for v := range k {
 		k[v] = make([][]float64, len(l[0]))
@@ -332,7 +349,7 @@ func (m Finite) DefaultSweep() sweep.Spec {
 // DMin is the smallest reconstructor risk any privatizer achieves, that of
 // F = X: Σ_x π(x) min_a L(x, a) (0 for the 0-1 loss). D < DMin is infeasible.
 func (m Finite) DMin() float64 {
-	l := m.Recon.loss(m.N())
+	l := m.Recon.LossMatrix(m.N())
 	var s float64
 	for x, p := range m.Prior {
 		s += p * slices.Min(l[x])

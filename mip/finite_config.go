@@ -58,7 +58,7 @@ func ParseFiniteConfig(r io.Reader) (Finite, error) {
 	for _, a := range c.Adversaries {
 		m.Adv = append(m.Adv, Observer(a))
 	}
-	for i, o := range m.observers() {
+	for i, o := range m.Observers() {
 		name := "reconstructor"
 		if i > 0 {
 			name = fmt.Sprintf("adversaries[%d]", i-1)

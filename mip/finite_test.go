@@ -64,7 +64,7 @@ func TestFiniteBinaryIdenticalToMAPLoss(t *testing.T) {
 // written out directly (no dominance filter, no per-cell minimum).
 func bruteRisk(prior []float64, o Observer, p Mechanism) float64 {
 	n, m, nv := len(prior), p.Outputs(), len(o.Channel[0])
-	l := o.loss(n)
+	l := o.LossMatrix(n)
 	na := len(l[0])
 	cells := m * nv
 	rule := make([]int, cells)
@@ -123,6 +123,24 @@ func TestFiniteRiskAgainstDecisionRules(t *testing.T) {
 			if !scalar.EqualWithinAbs(got, want, 1e-13) {
 				t.Fatalf("instance %d: risk %.15g, best decision rule %.15g", i, got, want)
 			}
+		}
+	}
+}
+
+// TestObserverZeroOne: nil and the explicit 0-1 matrix read as the 0-1
+// loss; a matrix that is not square or has another entry does not.
+func TestObserverZeroOne(t *testing.T) {
+	for _, c := range []struct {
+		loss [][]float64
+		want bool
+	}{
+		{nil, true},
+		{[][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}, true},
+		{[][]float64{{0, 1}, {1, 0}, {1, 0}}, false},
+		{[][]float64{{0, 2, 1}, {1, 0, 1}, {1, 1, 0}}, false},
+	} {
+		if got := (Observer{Loss: c.loss}).ZeroOne(); got != c.want {
+			t.Errorf("ZeroOne(%v) = %v, want %v", c.loss, got, c.want)
 		}
 	}
 }

@@ -205,7 +205,7 @@ func (b *fixedBuilder) reconRows(d float64) {
 // Σ_a δ_a = 1 with binaries δ from column dcol on; it returns the next
 // free column.
 func (b *fixedBuilder) bigMRows(f, y int, ks [][]float64, dcol int) int {
-	naive := maxLoss(b.m.Recon.loss(b.l.n))
+	naive := maxLoss(b.m.Recon.LossMatrix(b.l.n))
 	one := make([]entry, len(ks))
 	for a, kv := range ks {
 		dc := dcol

@@ -94,7 +94,7 @@ func (m Finite) CheckSize() error {
 	var nz int64
 	n := int64(m.N())
 	for _, a := range m.Adv {
-		l := a.loss(m.N())
+		l := a.LossMatrix(m.N())
 		nz += int64(len(a.Channel[0])) * int64(len(l[0])) * (n + 1)
 	}
 	if nz > MaxPricingNonzeros {

@@ -571,8 +571,8 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 // lossScale is the largest entry of any loss matrix (1 for 0-1 losses).
 func (m Finite) lossScale() float64 {
 	s := 0.0
-	for _, o := range m.observers() {
-		s = math.Max(s, maxLoss(o.loss(m.N())))
+	for _, o := range m.Observers() {
+		s = math.Max(s, maxLoss(o.LossMatrix(m.N())))
 	}
 	if s == 0 {
 		return 1
@@ -622,7 +622,7 @@ func (m Finite) feasibleBelow(d float64, p Mechanism) (Mechanism, error) {
 // float64 values (as a checker computes it).
 func (m Finite) exactRiskAtMost(o Observer, p Mechanism, d float64) bool {
 	n := m.N()
-	l := o.loss(n)
+	l := o.LossMatrix(n)
 	rows := make([][]*big.Rat, n)
 	for x := range p {
 		sum := new(big.Rat)
