@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -308,30 +309,15 @@ func RiskShift(m mip.Finite, l1 []float64) float64 {
 		return math.Inf(1)
 	}
 	var shift float64
-	for _, o := range append([]mip.Observer{m.Recon}, m.Adv...) {
+	for _, o := range m.Observers() {
+		l := o.LossMatrix(len(m.Prior))
 		var s float64
 		for x, e := range l1 {
-			s += m.Prior[x] * e * lossRange(o, x, len(m.Prior)) / 2
+			s += m.Prior[x] * e * (slices.Max(l[x]) - slices.Min(l[x])) / 2
 		}
 		shift = max(shift, s)
 	}
 	return shift * (1 + 0x1p-40)
-}
-
-// lossRange is max_a L(x, a) − min_a L(x, a) for observer o (1 for the 0-1
-// loss on n ≥ 2 estimates).
-func lossRange(o mip.Observer, x, n int) float64 {
-	if o.Loss == nil {
-		if n < 2 {
-			return 0
-		}
-		return 1
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range o.Loss[x] {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	return hi - lo
 }
 
 // BinaryLosses returns the certified MAP 0-1 losses of the network on the
