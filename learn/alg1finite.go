@@ -112,12 +112,12 @@ func newFiniteTrainer(data *Data, c *Config, d float64, seed uint64) (*finiteTra
 	t.fresh = make([]bool, len(t.obs))
 	hp := t.priv.hp
 	t.batchP, t.batchH = make([]float64, c.BatchSize*t.m), make([]float64, c.BatchSize*hp)
-	rows := max(c.BatchSize, t.m*slicesMax(t.nv))
+	rows := max(c.BatchSize, t.m*slices.Max(t.nv))
 	t.rowB, t.rowC, t.rowR, t.ones = make([]int, rows), make([]int, rows), make([]float64, rows), make([]float64, rows)
 	for k := range t.ones {
 		t.ones[k] = 1
 	}
-	t.dTable, t.counts = make([]float64, t.m*slicesMax(t.nv)*n), make([]float64, t.m*slicesMax(t.nv)*n)
+	t.dTable, t.counts = make([]float64, t.m*slices.Max(t.nv)*n), make([]float64, t.m*slices.Max(t.nv)*n)
 	t.batchDZ = make([]float64, c.BatchSize*t.m)
 	t.obsLoss = make([]float64, len(t.obs))
 	t.teRows = make([]int32, len(te.x))
@@ -135,14 +135,6 @@ func noise(s *Split) []float64 {
 		r[k] = s.Priv[2*k+1]
 	}
 	return r
-}
-
-func slicesMax(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // Run implements trialRun: Epochs epochs of BatchesPerEpoch iterations,
