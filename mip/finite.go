@@ -49,6 +49,17 @@ func (p Mechanism) Column(f int) []float64 {
 	return c
 }
 
+// Normalized returns a copy of p with each row divided by its sum (summed
+// in order): an exact privatizer from rows that sum to 1 up to rounding.
+func (p Mechanism) Normalized() Mechanism {
+	q := make(Mechanism, len(p))
+	for x, row := range p {
+		q[x] = slices.Clone(row)
+		normalize(q[x])
+	}
+	return q
+}
+
 // probTol is how far a probability vector may sum from 1.
 const probTol = 1e-9
 

@@ -585,12 +585,7 @@ func (m Finite) lossScale() float64 {
 // on n outputs of its own: risks add over outputs, so the distortion is
 // (1 − λ)·L_R(p) + λ·D_min, linear in λ.
 func (m Finite) feasibleBelow(d float64, p Mechanism) (Mechanism, error) {
-	n := m.N()
-	q := make(Mechanism, n)
-	for x := range q {
-		q[x] = append([]float64(nil), p[x]...)
-		normalize(q[x])
-	}
+	n, q := m.N(), p.Normalized()
 	if m.exactRiskAtMost(m.Recon, q, d) {
 		return q, nil
 	}

@@ -105,17 +105,7 @@ func (c *Channel) errorf(format string, args ...any) error {
 // Normalized returns c with each row divided by its sum: an exact channel
 // (rows sum to 1 up to rounding) as mip.Mechanism, whose losses FiniteLosses
 // computes. What the renormalization may hide is Bound.
-func (c *Channel) Normalized() mip.Mechanism {
-	p := make(mip.Mechanism, len(c.P))
-	for x, row := range c.P {
-		s := rowSum(row)
-		p[x] = make([]float64, len(row))
-		for f, v := range row {
-			p[x][f] = v / s
-		}
-	}
-	return p
-}
+func (c *Channel) Normalized() mip.Mechanism { return mip.Mechanism(c.P).Normalized() }
 
 // rowSum is Σ_f row[f], summed in order.
 func rowSum(row []float64) float64 {
