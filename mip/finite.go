@@ -327,13 +327,7 @@ func each[T any](xs []T, f func(T) float64) []float64 {
 }
 
 // ones is the all-ones column: F independent of X (a single output).
-func ones(n int) []float64 {
-	c := make([]float64, n)
-	for i := range c {
-		c[i] = 1
-	}
-	return c
-}
+func ones(n int) []float64 { return slices.Repeat([]float64{1}, n) }
 
 // SideOnlyRisk is o's Bayes risk from its side information alone (F
 // independent of X): the most any privatizer can make it lose.
