@@ -78,23 +78,23 @@ func PaperConfig() Config {
 func ParseConfig(r io.Reader) (Config, error) {
 	var c Config
 	if err := jsonconf.Decode(r, &c); err != nil {
-		return Config{}, &configError{err}
+		return Config{}, &markedError{ErrConfig, err}
 	}
 	return c, nil
 }
 
 // configErr formats a validation error that wraps ErrConfig.
 func configErr(format string, args ...any) error {
-	return &configError{fmt.Errorf(format, args...)}
+	return &markedError{ErrConfig, fmt.Errorf(format, args...)}
 }
 
-// configError is an error about a model description. It reads as the
-// detail alone, since the caller names the file (a chain of prefixes helps
-// no one), and it matches ErrConfig.
-type configError struct{ err error }
+// markedError reads as its cause alone and matches the sentinel mark
+// (ErrConfig: the caller names the file, and a chain of prefixes helps no
+// one; ErrSamples: MonteCarlo's message) and the cause.
+type markedError struct{ mark, err error }
 
-func (e *configError) Error() string   { return e.err.Error() }
-func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+func (e *markedError) Error() string   { return e.err.Error() }
+func (e *markedError) Unwrap() []error { return []error{e.mark, e.err} }
 
 // finite reports whether x is neither NaN nor ±Inf.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -163,7 +163,7 @@ func (m *Model) solvePoint(s *Solution, mc *MonteCarloOptions, i int, d float64)
 	rng := rand.New(rand.NewPCG(mc.Seed, uint64(i)))
 	res, err := m.MonteCarlo(rng, p.Privatizer(), s.Train, s.Test)
 	if err != nil {
-		return samplesError{err}
+		return &markedError{ErrSamples, err}
 	}
 	s.MonteCarlo = append(s.MonteCarlo, res)
 	return nil
@@ -262,12 +262,6 @@ func (m *Model) searchOptimum(ctx context.Context, s *Solution, o *OptimumSearch
 	}
 	return nil
 }
-
-// samplesError is MonteCarlo's message, matching ErrSamples too.
-type samplesError struct{ err error }
-
-func (e samplesError) Error() string   { return e.err.Error() }
-func (e samplesError) Unwrap() []error { return []error{ErrSamples, e.err} }
 
 func firstErr(errs []error) error {
 	for _, err := range errs {

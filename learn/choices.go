@@ -20,7 +20,7 @@ type Choices struct {
 }
 
 func choiceError(format string, args ...any) error {
-	return &trainError{fmt.Errorf(format, args...)}
+	return &markedError{ErrTrain, fmt.Errorf(format, args...)}
 }
 
 // PresetName reads the preset.

@@ -256,20 +256,21 @@ func PresetPoints(name PresetName) int {
 // Config: a field out of its range, checked before any work.
 var ErrConfig = errors.New("learn: invalid configuration")
 
-// configError reads as its causes alone and matches ErrConfig and each.
-type configError struct{ err error }
+// markedError reads as its causes alone and matches the sentinel mark
+// (ErrConfig, ErrTrain) and each cause.
+type markedError struct{ mark, err error }
 
-func (e *configError) Error() string   { return e.err.Error() }
-func (e *configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+func (e *markedError) Error() string   { return e.err.Error() }
+func (e *markedError) Unwrap() []error { return []error{e.mark, e.err} }
 
 // resolve validates c against a dataset of n rows and returns a copy with
 // the defaults filled in; the error matches ErrConfig.
 func (c Config) resolve(n int) (Config, error) {
 	if !c.Model.Valid() {
-		return c, &configError{fmt.Errorf("learn: Config.Model %q: must be %s", c.Model, kind.Want(true))}
+		return c, &markedError{ErrConfig, fmt.Errorf("learn: Config.Model %q: must be %s", c.Model, kind.Want(true))}
 	}
 	if c.Optimizer != Adam && c.Optimizer != RAdam {
-		return c, &configError{fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)}
+		return c, &markedError{ErrConfig, fmt.Errorf("learn: Config.Optimizer %q: must be %q or %q", c.Optimizer, Adam, RAdam)}
 	}
 	if c.TrainSize == 0 && c.TestSize == 0 {
 		c.TrainSize = n * 5 / 6
@@ -381,7 +382,7 @@ func (c *Config) validate(n int) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &configError{errors.Join(errs...)}
+	return &markedError{ErrConfig, errors.Join(errs...)}
 }
 
 func (p Protocol) validate() []error {

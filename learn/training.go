@@ -21,12 +21,6 @@ const DataStream = 0x6d6d6473 // "mmds"
 // input: a model with nothing to train (D_max = 0), thresholds above D_max.
 var ErrTrain = errors.New("learn: cannot train")
 
-// trainError reads as its cause alone and matches ErrTrain and the cause.
-type trainError struct{ err error }
-
-func (e *trainError) Error() string   { return e.err.Error() }
-func (e *trainError) Unwrap() []error { return []error{ErrTrain, e.err} }
-
 // A Source is a data model as the trainer asks it for a run (package
 // model's kinds are Sources): D_max and the paper's sweep of thresholds,
 // joint samples as columns (the private x, the reconstructor's side
@@ -121,10 +115,10 @@ func NewTraining(m Source, cfg Config, req TrainRequest) (*Training, error) {
 	sum := sha256.Sum256(b)
 	cfg.ModelSHA256 = hex.EncodeToString(sum[:])
 	if cfg.DMax <= 0 {
-		return nil, &trainError{fmt.Errorf("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)}
+		return nil, &markedError{ErrTrain, fmt.Errorf("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)}
 	}
 	if err := cfg.SetGrid(req.Preset, req.D, m.DefaultSweep(), req.Tau); err != nil {
-		return nil, &trainError{err}
+		return nil, &markedError{ErrTrain, err}
 	}
 	cfg.Seed = req.Seed
 	t.Config = cfg
