@@ -207,10 +207,10 @@ func (s *binarySweep) layout() report.SweepLayout {
 			m.P, m.QY, joinFloats(m.QZ), m.DMax(), joinFloats(m.AdvSaturation())),
 	}
 	if f == report.CSV {
-		l.Header = slices.Concat([]string{"D", "s0", "s1", "recon_loss"}, numbered("adv_loss_%d", k),
+		l.Header = slices.Concat([]string{"D", "s0", "s1", "recon_loss"}, report.Numbered("adv_loss_%d", k),
 			[]string{"min_adv_loss", "gamma", "status", "mip_gap", "nodes", "solve_ms"})
 	} else {
-		l.Header = slices.Concat([]string{"D", "s0*", "s1*", "L_recon"}, numbered("L_adv,%d", k),
+		l.Header = slices.Concat([]string{"D", "s0*", "s1*", "L_recon"}, report.Numbered("L_adv,%d", k),
 			[]string{"min L_adv", "status", "gap", "nodes", "ms"})
 	}
 	l.Status = slices.Index(l.Header, "status")
@@ -276,10 +276,7 @@ func (r prop2Row) Cells(f report.Format) []string {
 	if f == report.CSV {
 		num = shortest
 	}
-	row := []string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}
-	for _, a := range o.Adv {
-		row = append(row, num(a))
-	}
+	row := report.Cells([]string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}, num, o.Adv)
 	row = append(row, num(o.MinAdv))
 	ms := msOf(o.SolveTime)
 	if f == report.CSV {
@@ -328,15 +325,6 @@ func joinFloats(xs []float64) string {
 		parts[i] = report.Float(x, 4)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// numbered is format filled with 1…k, a column per adversary.
-func numbered(format string, k int) []string {
-	h := make([]string, k)
-	for i := range h {
-		h[i] = fmt.Sprintf(format, i+1)
-	}
-	return h
 }
 
 // minWidths are a streamed table's least column widths: the widest

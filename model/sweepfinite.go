@@ -206,10 +206,10 @@ type globalDoc struct {
 // table's.
 func finiteHeader(k int, csv bool) []string {
 	if csv {
-		return slices.Concat([]string{"D", "gamma", "upper_bound", "recon_loss"}, numbered("adv_loss_%d", k),
+		return slices.Concat([]string{"D", "gamma", "upper_bound", "recon_loss"}, report.Numbered("adv_loss_%d", k),
 			[]string{"min_adv_loss", "outputs", "method", "status", "mip_gap", "nodes", "solve_ms"})
 	}
-	return slices.Concat([]string{"D", "γ", "upper", "L_recon"}, numbered("L_adv,%d", k),
+	return slices.Concat([]string{"D", "γ", "upper", "L_recon"}, report.Numbered("L_adv,%d", k),
 		[]string{"min L_adv", "outputs", "method", "status", "ms"})
 }
 
@@ -354,11 +354,7 @@ func writeMechanisms(w io.Writer, opts []mip.FiniteOptimum) error {
 			g.Header = append(g.Header, fmt.Sprintf("f=%d", f))
 		}
 		for x, row := range o.Mechanism {
-			r := []string{strconv.Itoa(x)}
-			for _, v := range row {
-				r = append(r, fixed4(v))
-			}
-			g.Rows = append(g.Rows, r)
+			g.Rows = append(g.Rows, report.Cells([]string{strconv.Itoa(x)}, fixed4, row))
 		}
 		what := "Optimal mechanism"
 		if !o.Proven() {

@@ -255,10 +255,7 @@ func (r gaussRow) Cells(f report.Format) []string {
 	if human {
 		num = report.Num
 	}
-	row := []string{num(p.D), num(p.DEff), num(p.SNR), num(p.Recon)}
-	for _, a := range p.Adv {
-		row = append(row, num(a))
-	}
+	row := report.Cells([]string{num(p.D), num(p.DEff), num(p.SNR), num(p.Recon)}, num, p.Adv)
 	row = append(row, num(p.MinAdv))
 	if human {
 		row = append(row, report.Num(b.Achievable.MinAdv), b.Achievable.Mechanism.String(), report.Num(b.UpperBound))
@@ -269,10 +266,7 @@ func (r gaussRow) Cells(f report.Format) []string {
 			}
 		}
 	} else {
-		row = append(row, num(b.Achievable.Recon))
-		for _, a := range b.Achievable.Adv {
-			row = append(row, num(a))
-		}
+		row = report.Cells(append(row, num(b.Achievable.Recon)), num, b.Achievable.Adv)
 		row = append(row, num(b.Achievable.MinAdv))
 		row = append(row, mechanismCells(b.Achievable.Mechanism)...)
 		parts := b.Achievable.Mechanism.Parts
@@ -351,8 +345,8 @@ func mechanismCells(mech gauss.Mechanism) []string {
 func (s *gaussSweep) header(human bool) []string {
 	m, o := s.m, s.r.Gauss
 	if !human {
-		h := slices.Concat([]string{"D", "D_eff", "snr", "recon_loss"}, numbered("adv_loss_%d", m.K()),
-			[]string{"min_adv_loss", "achievable_recon_loss"}, numbered("achievable_adv_loss_%d", m.K()))
+		h := slices.Concat([]string{"D", "D_eff", "snr", "recon_loss"}, report.Numbered("adv_loss_%d", m.K()),
+			[]string{"min_adv_loss", "achievable_recon_loss"}, report.Numbered("achievable_adv_loss_%d", m.K()))
 		h = append(h, "achievable_min_adv_loss")
 		for _, c := range mechanismColumns {
 			h = append(h, "achievable_"+c)
@@ -369,7 +363,7 @@ func (s *gaussSweep) header(human bool) []string {
 		}
 		if o.MonteCarlo {
 			h = append(h, mcHeader("recon")...)
-			for _, a := range numbered("adv_%d", m.K()) {
+			for _, a := range report.Numbered("adv_%d", m.K()) {
 				h = append(h, mcHeader(a)...)
 			}
 		}
@@ -385,7 +379,7 @@ func (s *gaussSweep) header(human bool) []string {
 	}
 	if o.MonteCarlo {
 		h = append(h, "MC recon [95% CI]")
-		h = append(h, numbered("MC adv %d [95%% CI]", m.K())...)
+		h = append(h, report.Numbered("MC adv %d [95%% CI]", m.K())...)
 	}
 	return h
 }

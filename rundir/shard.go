@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmds-project/mmds/internal/cluster"
+	"github.com/mmds-project/mmds/internal/report"
 )
 
 // PollInterval is how often a shard waiting for another shard's point
@@ -43,10 +44,7 @@ func (w *Wait) String() string {
 	}
 	s += " (not running)"
 	if len(w.Left) > 1 {
-		var ds []string
-		for _, d := range w.Left[1:] {
-			ds = append(ds, fmt.Sprint(d+1))
-		}
+		ds := report.Cells(nil, func(d int) string { return fmt.Sprint(d + 1) }, w.Left[1:])
 		s += fmt.Sprintf("; also left: D %s of %d", strings.Join(ds, ", "), w.NumD)
 	}
 	return s

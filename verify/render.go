@@ -39,25 +39,8 @@ func f4(x float64) string { return report.Float(x, 4) }
 // full formats a number for CSV: every digit that round-trips.
 func full(x float64) string { return report.Float(x, -1) }
 
-// cells appends xs to row, each written by cell.
-func cells[T any](row []string, cell func(T) string, xs []T) []string {
-	for _, x := range xs {
-		row = append(row, cell(x))
-	}
-	return row
-}
-
-// numbered is the names format gives 1..k ("adv %d": "adv 1", "adv 2", …).
-func numbered(format string, k int) []string {
-	out := make([]string, k)
-	for i := range out {
-		out[i] = fmt.Sprintf(format, i+1)
-	}
-	return out
-}
-
 func advNames(run *Run) []string {
-	out := numbered("adv %d", run.Model.Adversaries())
+	out := report.Numbered("adv %d", run.Model.Adversaries())
 	for i := range out {
 		if names := run.Model.SideNames(i + 1); names != nil {
 			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
@@ -101,7 +84,7 @@ func verifyHeader(binary bool, names []string) []string {
 	if binary {
 		learnedHdr = "learned recon (soft/hard)"
 	}
-	h := cells([]string{"D", learnedHdr, "learned min adv", "certified recon"}, func(n string) string { return "certified " + n }, names)
+	h := report.Cells([]string{"D", learnedHdr, "learned min adv", "certified recon"}, func(n string) string { return "certified " + n }, names)
 	return append(h, "certified min adv", "optimum min adv", "gap", "gap at D", "gap tol", "verdict")
 }
 
@@ -118,7 +101,7 @@ func verifyRow(p Point, binary bool, width int) []string {
 		lr += " / " + f4(*l.ReconHard)
 		la += " / " + f4(loss.Min(l.AdvHard))
 	}
-	row := cells([]string{d, lr, la, f4(c.Recon)}, f4, c.Adv)
+	row := report.Cells([]string{d, lr, la, f4(c.Recon)}, f4, c.Adv)
 	return append(row, f4(c.MinAdv), f4(p.Optimum.MinAdv), gapCell(*p.Gap), gapCell(*p.GapAtD), report.Float(*p.AdvTol, 3), p.Verdict)
 }
 
@@ -126,10 +109,10 @@ func verifyRow(p Point, binary bool, width int) []string {
 // (binary) or its linear-Gaussian fit, and the estimators' excess losses.
 func detailHeader(binary bool, names []string) []string {
 	if binary {
-		h := cells([]string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}, func(n string) string { return n + " excess (hard)" }, names)
+		h := report.Cells([]string{"D", "s0", "s1", "s0*", "s1*", "recon excess (hard)"}, func(n string) string { return n + " excess (hard)" }, names)
 		return append(h, "quadrature Δs")
 	}
-	h := cells([]string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}, func(n string) string { return n + " excess" }, names)
+	h := report.Cells([]string{"D", "fit a", "fit b", "fit c", "nonlinearity", "fit recon", "fit min adv", "recon excess"}, func(n string) string { return n + " excess" }, names)
 	return append(h, "stated error")
 }
 
@@ -143,11 +126,11 @@ func detailRow(p Point, binary bool) []string {
 	if binary {
 		b := p.Binary
 		dr = []string{d, report.Fixed(b.S0, 4), report.Fixed(b.S1, 4), report.Fixed(p.Optimum.Binary().S0, 4), report.Fixed(p.Optimum.Binary().S1, 4), report.Float(p.Excess.Recon, 3)}
-		return append(cells(dr, f3, p.Excess.Adv), report.Float(b.Change, 2))
+		return append(report.Cells(dr, f3, p.Excess.Adv), report.Float(b.Change, 2))
 	}
 	g := p.Gauss
 	dr = []string{d, f4(g.Fit.A), f4(g.Fit.B), f4(g.Fit.C), report.Float(g.Fit.Nonlinearity, 3), f4(g.Fit.Recon), f4(g.Fit.MinAdv), report.Float(p.Excess.Recon, 3)}
-	return append(cells(dr, f3, p.Excess.Adv), report.Float(g.Change, 2))
+	return append(report.Cells(dr, f3, p.Excess.Adv), report.Float(g.Change, 2))
 }
 
 func verifyTitle(run *Run, rep *Report) string {
@@ -274,7 +257,7 @@ func verifyCSV(run *Run, rep *Report) *report.Grid {
 
 // verifyCSVHeader is the CSV schema of docs/verify.md for k adversaries.
 func verifyCSVHeader(binary bool, k int) []string {
-	idx := func(base string) []string { return numbered(base+"_%d", k) }
+	idx := func(base string) []string { return report.Numbered(base+"_%d", k) }
 	h := []string{"D", "finalized", "learned_recon"}
 	h = append(h, idx("learned_adv")...)
 	h = append(h, "learned_min_adv")
@@ -296,7 +279,7 @@ func verifyCSVHeader(binary bool, k int) []string {
 
 // verifyCSVRow is the row of a finalized threshold, every number in full.
 func verifyCSVRow(p Point, binary bool, k int) []string {
-	fulls := func(row []string, xs []float64) []string { return cells(row, full, xs) }
+	fulls := func(row []string, xs []float64) []string { return report.Cells(row, full, xs) }
 	l, c, o := p.Learned, p.Certified, p.Optimum
 	row := []string{full(p.D), "true", full(l.Recon)}
 	row = append(fulls(row, l.Adv), full(l.MinAdv))
@@ -379,7 +362,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	if human {
 		num, change, gap, tol = f4, func(x float64) string { return report.Float(x, 2) }, gapCell, f3
 	}
-	g := &report.Grid{Header: append([]string{"D", "privatizer", "certified recon"}, numbered("certified adv %d", m.Adversaries())...)}
+	g := &report.Grid{Header: append([]string{"D", "privatizer", "certified recon"}, report.Numbered("certified adv %d", m.Adversaries())...)}
 	g.Header = append(g.Header, "certified min adv", "error", "optimum at D̂", "optimum at D", "gap", "gap at D", "gap tol", "verdict")
 	if !human {
 		for i, h := range g.Header {
@@ -393,7 +376,7 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 			g.Rows = append(g.Rows, append(row, p.Verdict))
 			continue
 		}
-		row := cells([]string{num(p.D), p.Privatizer, num(c.Recon)}, num, c.Adv)
+		row := report.Cells([]string{num(p.D), p.Privatizer, num(c.Recon)}, num, c.Adv)
 		row = append(row, num(c.MinAdv), change(*p.Change), num(p.Optimum.MinAdv), num(p.OptimumAtD.MinAdv), gap(*p.Gap), gap(*p.GapAtD), tol(*p.AdvTol))
 		g.Rows = append(g.Rows, append(row, p.Verdict))
 	}
@@ -422,6 +405,6 @@ func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 func writeCertifySummary(w io.Writer, m model.Model, rep *Report, doc certifyJSON) error {
 	_ = report.SayWrapped(w, "%s model (sha256 %s…): %d of %d privatizers pass, %d fail, %d cannot certify: %s",
 		doc.Model, doc.ModelSHA256[:12], doc.Passed, len(doc.Points), doc.Failed, doc.CannotCertify, passWord(doc.Pass))
-	names := cells(make([]string, 0, len(doc.Points)), func(p certifyPoint) string { return p.Privatizer }, doc.Points)
+	names := report.Cells(make([]string, 0, len(doc.Points)), func(p certifyPoint) string { return p.Privatizer }, doc.Points)
 	return summaryPoints(w, m.Describe(), rep, names)
 }

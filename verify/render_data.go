@@ -83,7 +83,7 @@ func seedNote(rep *DataReport) string {
 // plug-in optimum's columns when plug.
 func dataHeader(k int, plug, human bool) []string {
 	if human {
-		h := append([]string{"D", "distortion"}, numbered("adv %d", k)...)
+		h := append([]string{"D", "distortion"}, report.Numbered("adv %d", k)...)
 		h = append(h, "min adv", "stated min adv")
 		if plug {
 			h = append(h, "plug-in distortion", "plug-in min adv", "(train law)")
@@ -91,13 +91,12 @@ func dataHeader(k int, plug, human bool) []string {
 		return append(h, "status")
 	}
 	h := []string{"D", "recon", "recon_se", "recon_by"}
-	for i := range k {
-		a := fmt.Sprintf("adv_%d", i+1)
+	for _, a := range report.Numbered("adv_%d", k) {
 		h = append(h, a, a+"_se", a+"_by")
 	}
-	h = append(append(h, "min_adv"), numbered("stated_adv_%d", k)...)
-	h = append(append(h, "learned_recon"), numbered("learned_adv_%d", k)...)
-	h = append(append(h, "networks_recon"), numbered("networks_adv_%d", k)...)
+	h = append(append(h, "min_adv"), report.Numbered("stated_adv_%d", k)...)
+	h = append(append(h, "learned_recon"), report.Numbered("learned_adv_%d", k)...)
+	h = append(append(h, "networks_recon"), report.Numbered("networks_adv_%d", k)...)
 	if plug {
 		h = append(h, "plugin_recon", "plugin_recon_se", "plugin_min_adv", "plugin_train_min_adv")
 	}
@@ -117,17 +116,17 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 		for i, a := range h.Adv {
 			row = append(row, report.Num(a.Mean), report.Num(a.SE), h.By[1+i])
 		}
-		row = cells(append(row, report.Num(h.MinAdv)), report.Num, p.StatedAdv)
+		row = report.Cells(append(row, report.Num(h.MinAdv)), report.Num, p.StatedAdv)
 	} else {
 		row = append(row, blank(3+3*k+1+k)...)
 	}
 	if l := p.Learned; l != nil {
-		row = cells(append(row, report.Num(l.Recon)), report.Num, l.Adv)
+		row = report.Cells(append(row, report.Num(l.Recon)), report.Num, l.Adv)
 	} else {
 		row = append(row, blank(1+k)...)
 	}
 	if n := p.Networks; n != nil {
-		row = cells(append(row, report.Num(n.Recon.Mean)), func(a Estimate) string { return report.Num(a.Mean) }, n.Adv)
+		row = report.Cells(append(row, report.Num(n.Recon.Mean)), func(a Estimate) string { return report.Num(a.Mean) }, n.Adv)
 	} else {
 		row = append(row, blank(1+k)...)
 	}
@@ -138,7 +137,7 @@ func dataRow(p DataPoint, k int, plug, human bool) []string {
 			row = append(row, blank(4)...)
 		}
 	}
-	leaks := cells(nil, strconv.Itoa, p.Leaks)
+	leaks := report.Cells(nil, strconv.Itoa, p.Leaks)
 	within := ""
 	if p.HeldOut != nil {
 		within = fmt.Sprint(p.WithinD)
@@ -153,7 +152,7 @@ func est(e Estimate) string { return fmt.Sprintf("%s ± %s", f4(e.Mean), report.
 func humanDataRow(p DataPoint, k int, plug bool) []string {
 	row := []string{report.Num(p.D)}
 	if h := p.HeldOut; h != nil {
-		row = cells(append(row, est(h.Recon)), est, h.Adv)
+		row = report.Cells(append(row, est(h.Recon)), est, h.Adv)
 		row = append(row, f4(h.MinAdv), f4(slices.Min(p.StatedAdv)))
 	} else {
 		row = append(row, slices.Repeat([]string{"—"}, k+3)...)
@@ -167,7 +166,7 @@ func humanDataRow(p DataPoint, k int, plug bool) []string {
 	}
 	status := p.Status.String()
 	if len(p.Leaks) > 0 {
-		status += " (" + strings.Join(cells(nil, func(a int) string { return fmt.Sprintf("adv %d", a) }, p.Leaks), ", ") + ")"
+		status += " (" + strings.Join(report.Cells(nil, func(a int) string { return fmt.Sprintf("adv %d", a) }, p.Leaks), ", ") + ")"
 	}
 	return append(row, status)
 }

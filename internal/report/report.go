@@ -326,6 +326,24 @@ func Num(x float64) string {
 	return Float(x, 6)
 }
 
+// Numbered is format filled with 1…k, one name per adversary ("adv %d":
+// "adv 1", "adv 2", …).
+func Numbered(format string, k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i+1)
+	}
+	return out
+}
+
+// Cells appends xs to row, each written by cell.
+func Cells[T any](row []string, cell func(T) string, xs []T) []string {
+	for _, x := range xs {
+		row = append(row, cell(x))
+	}
+	return row
+}
+
 // List joins xs as a sentence does, for titles: "1", "1 and 2",
 // "0.25, 0.5 and 0.75" (never Go's "[1 2 3]").
 func List[T any](xs []T) string {
