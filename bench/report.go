@@ -258,7 +258,7 @@ func (r *Report) RunsGrid(csv bool) *report.Grid {
 			return "—"
 		}
 		if csv {
-			return report.Float(x, -1)
+			return report.Shortest(x)
 		}
 		return report.Fixed(x, 6)
 	}
@@ -273,7 +273,7 @@ func (r *Report) RunsGrid(csv bool) *report.Grid {
 		}
 		ms := report.Fixed(r.Seconds*1000, 1)
 		if csv {
-			ms = report.Float(r.Seconds*1000, -1)
+			ms = report.Shortest(r.Seconds * 1000)
 		}
 		note := r.Wrong + r.Imprecise
 		if note == "" {

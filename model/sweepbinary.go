@@ -274,7 +274,7 @@ func (r prop2Row) point() prop2Point {
 func (r prop2Row) Cells(f report.Format) []string {
 	o, num := r.o, fixed4
 	if f == report.CSV {
-		num = shortest
+		num = report.Shortest
 	}
 	row := report.Cells([]string{num(o.D), num(o.S.S0), num(o.S.S1), num(o.Recon)}, num, o.Adv)
 	row = append(row, num(o.MinAdv))
@@ -307,7 +307,7 @@ func (r globalRow) Cells(f report.Format) []string {
 	row := prop2Row{r.o}.Cells(f)
 	outputs := strconv.Itoa(r.g.Mechanism.Outputs())
 	if f == report.CSV {
-		return append(row, shortest(r.g.MinAdv), outputs)
+		return append(row, report.Shortest(r.g.MinAdv), outputs)
 	}
 	gain := "—"
 	if r.o.MinAdv > 0 {
@@ -316,8 +316,7 @@ func (r globalRow) Cells(f report.Format) []string {
 	return append(row, fixed4(r.g.MinAdv), gain, outputs)
 }
 
-func fixed4(x float64) string   { return report.Fixed(x, 4) }
-func shortest(x float64) string { return report.Float(x, -1) }
+func fixed4(x float64) string { return report.Fixed(x, 4) }
 
 func joinFloats(xs []float64) string {
 	parts := make([]string, len(xs))

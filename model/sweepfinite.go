@@ -225,7 +225,7 @@ func (r finiteRow) Cells(f report.Format) []string {
 	o, csv := r.o, f == report.CSV
 	nan, format := "—", fixed4
 	if csv {
-		nan, format = "", shortest
+		nan, format = "", report.Shortest
 	}
 	num := func(x float64) string {
 		if math.IsNaN(x) {
@@ -244,7 +244,7 @@ func (r finiteRow) Cells(f report.Format) []string {
 	ms := msOf(o.SolveTime)
 	if csv {
 		return append(row, num(o.MinAdv), strconv.Itoa(o.Mechanism.Outputs()), methodLabel(o),
-			o.StatusText(), shortest(o.MIPGap), strconv.FormatInt(o.Nodes, 10), shortest(ms))
+			o.StatusText(), report.Shortest(o.MIPGap), strconv.FormatInt(o.Nodes, 10), report.Shortest(ms))
 	}
 	outputs := "—" // no privatizer found (infeasible D, or stopped before one)
 	if o.Mechanism != nil {

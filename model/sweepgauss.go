@@ -510,5 +510,5 @@ func csvNum(x float64) string {
 	case math.IsNaN(x):
 		return ""
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	return report.Shortest(x)
 }

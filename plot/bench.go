@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/mmds-project/mmds/bench"
@@ -38,7 +37,7 @@ func seconds(d time.Duration) string {
 	if d <= 0 {
 		return "none"
 	}
-	return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) + " s"
+	return report.Shortest(d.Seconds()) + " s"
 }
 
 // BenchProfile is the performance profile of a bench report (ProfileSpec)

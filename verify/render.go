@@ -36,9 +36,6 @@ func (run *Run) Render(w io.Writer, rep *Report, format report.Format, summary b
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
 func f4(x float64) string { return report.Float(x, 4) }
 
-// full formats a number for CSV: every digit that round-trips.
-func full(x float64) string { return report.Float(x, -1) }
-
 func advNames(run *Run) []string {
 	out := report.Numbered("adv %d", run.Model.Adversaries())
 	for i := range out {
@@ -179,7 +176,7 @@ func findings(rep *Report) []string {
 		if p.BeatsBest && p.BestKnown != nil {
 			b := p.BestKnown
 			out = append(out, fmt.Sprintf("FINDING: at D = %s the learned privatizer passes and beats every mechanism mmds knows: certified distortion %s, min adversarial loss %s; the best known at D = %s has %s (%s), by more than the margin %s of both numbers' errors (please report it, with this results directory)",
-				f4(p.D), report.Float(p.Certified.Recon, -1), report.Float(p.Certified.MinAdv, -1), f4(b.D), report.Float(b.MinAdv, -1), b.Source, report.Float(b.Margin, 2)))
+				f4(p.D), report.Shortest(p.Certified.Recon), report.Shortest(p.Certified.MinAdv), f4(b.D), report.Shortest(b.MinAdv), b.Source, report.Float(b.Margin, 2)))
 		}
 	}
 	return out
@@ -244,7 +241,7 @@ func verifyCSV(run *Run, rep *Report) *report.Grid {
 	for _, p := range rep.Points {
 		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify
 			row := make([]string, len(g.Header))
-			row[0], row[1] = report.Float(p.D, -1), fmt.Sprint(p.Finalized)
+			row[0], row[1] = report.Shortest(p.D), fmt.Sprint(p.Finalized)
 			row[slices.Index(g.Header, "pass")] = "false"
 			row[slices.Index(g.Header, "verdict")] = p.Verdict
 			g.Rows = append(g.Rows, row)
@@ -279,6 +276,7 @@ func verifyCSVHeader(binary bool, k int) []string {
 
 // verifyCSVRow is the row of a finalized threshold, every number in full.
 func verifyCSVRow(p Point, binary bool, k int) []string {
+	full := report.Shortest
 	fulls := func(row []string, xs []float64) []string { return report.Cells(row, full, xs) }
 	l, c, o := p.Learned, p.Certified, p.Optimum
 	row := []string{full(p.D), "true", full(l.Recon)}
@@ -358,7 +356,7 @@ func (f *Files) Render(w io.Writer, rep *Report, format report.Format, summary b
 // certifyGrid lays out one row per point.
 func certifyGrid(m model.Model, doc certifyJSON, human bool) *report.Grid {
 	// Every number in full in CSV; in a table, rounded for reading.
-	num, change, gap, tol := full, full, full, full
+	num, change, gap, tol := report.Shortest, report.Shortest, report.Shortest, report.Shortest
 	if human {
 		num, change, gap, tol = f4, func(x float64) string { return report.Float(x, 2) }, gapCell, f3
 	}

@@ -313,6 +313,10 @@ func Float(x float64, prec int) string {
 	return strconv.FormatFloat(x, 'g', prec, 64)
 }
 
+// Shortest formats x with the fewest digits that read back to the same
+// float64: a number in CSV as JSON has it.
+func Shortest(x float64) string { return Float(x, -1) }
+
 // Fixed formats x with prec digits after the point.
 func Fixed(x float64, prec int) string {
 	return strconv.FormatFloat(x, 'f', prec, 64)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -247,7 +246,7 @@ func (s *SweepWriter) notReachedCSV(ds []float64) error {
 	row := make([]string, len(s.g.Header))
 	row[s.status] = sweep.NotReached
 	for _, d := range ds {
-		row[0] = strconv.FormatFloat(d, 'g', -1, 64)
+		row[0] = Shortest(d)
 		if err := s.csv.Write(row); err != nil {
 			return err
 		}
@@ -259,6 +258,6 @@ func (s *SweepWriter) notReachedCSV(ds []float64) error {
 // notReachedPoint is the JSON point of a threshold not reached:
 // {"D": …, "status": "not reached"}.
 func notReachedPoint(d float64) json.RawMessage {
-	b := append([]byte(`{"D":`), strconv.FormatFloat(d, 'g', -1, 64)...)
+	b := append([]byte(`{"D":`), Shortest(d)...)
 	return append(b, `,"status":"`+sweep.NotReached+`"}`...)
 }
