@@ -348,14 +348,10 @@ func (s *gaussSweep) header(human bool) []string {
 		h := slices.Concat([]string{"D", "D_eff", "snr", "recon_loss"}, report.Numbered("adv_loss_%d", m.K()),
 			[]string{"min_adv_loss", "achievable_recon_loss"}, report.Numbered("achievable_adv_loss_%d", m.K()))
 		h = append(h, "achievable_min_adv_loss")
-		for _, c := range mechanismColumns {
-			h = append(h, "achievable_"+c)
-		}
+		h = report.Cells(h, func(c string) string { return "achievable_" + c }, mechanismColumns)
 		for j := 1; j <= csvParts; j++ {
 			h = append(h, fmt.Sprintf("part_%d_weight", j))
-			for _, c := range mechanismColumns {
-				h = append(h, fmt.Sprintf("part_%d_%s", j, c))
-			}
+			h = report.Cells(h, func(c string) string { return fmt.Sprintf("part_%d_%s", j, c) }, mechanismColumns)
 		}
 		h = append(h, "upper_bound", "status")
 		if o.Optimum {

@@ -44,9 +44,7 @@ func dataGrid(run *DataRun, rep *DataReport, human bool) *report.Grid {
 	k := len(run.Spec.Adversaries)
 	plug := run.Data.Symbolic()
 	g := &report.Grid{Header: dataHeader(k, plug, human)}
-	for _, p := range rep.Points {
-		g.Rows = append(g.Rows, dataRow(p, k, plug, human))
-	}
+	g.Rows = report.Cells(nil, func(p DataPoint) []string { return dataRow(p, k, plug, human) }, rep.Points)
 	if human {
 		s := run.Spec
 		g.Title = fmt.Sprintf("%s (%s losses, %s method) on %s: %d test rows of %d, seed %d — empirical verdict, not a certificate",

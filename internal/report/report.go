@@ -266,14 +266,7 @@ func (g *Grid) ReasonsBelow(col int, key func(row []string) string) {
 // the notes keep their own line breaks (mmds writes them), each line
 // escaped.
 func (g *Grid) printable() *Grid {
-	c := &Grid{Title: lines(g.Title), Header: esc(g.Header)}
-	for _, n := range g.Notes {
-		c.Notes = append(c.Notes, lines(n))
-	}
-	for _, r := range g.Rows {
-		c.Rows = append(c.Rows, esc(r))
-	}
-	return c
+	return &Grid{Title: lines(g.Title), Header: esc(g.Header), Rows: Cells(nil, esc, g.Rows), Notes: Cells(nil, lines, g.Notes)}
 }
 
 // esc returns ss with every string escaped (safefile.Printable).
@@ -340,8 +333,9 @@ func Numbered(format string, k int) []string {
 	return out
 }
 
-// Cells appends xs to row, each written by cell.
-func Cells[T any](row []string, cell func(T) string, xs []T) []string {
+// Cells appends xs to row, each written by cell: a row's numbers, a
+// header's names, a grid's rows.
+func Cells[T, C any](row []C, cell func(T) C, xs []T) []C {
 	for _, x := range xs {
 		row = append(row, cell(x))
 	}
