@@ -178,6 +178,18 @@ func outcome(err error, stop sweep.Stop) string {
 	return "done"
 }
 
+// AdversaryColumns name m's adversaries in a table's header: "adv 1", with
+// the names of its side columns where m has them ("adv 1 {Z1,Z2}").
+func AdversaryColumns(m Model) []string {
+	out := report.Numbered("adv %d", m.Adversaries())
+	for i := range out {
+		if names := m.SideNames(i + 1); names != nil {
+			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
+		}
+	}
+	return out
+}
+
 // solverDoc names the solver in a JSON document.
 type solverDoc struct {
 	Name            string `json:"name"`

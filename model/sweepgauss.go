@@ -365,10 +365,7 @@ func (s *gaussSweep) header(human bool) []string {
 		}
 		return h
 	}
-	h := []string{"D", "D'", "SNR a²/b²", "recon MSE"}
-	for i := 0; i < m.K(); i++ {
-		h = append(h, fmt.Sprintf("adv %d {%s}", i+1, strings.Join(m.Adversary(i), ",")))
-	}
+	h := append([]string{"D", "D'", "SNR a²/b²", "recon MSE"}, AdversaryColumns(NewGauss(m))...)
 	h = append(h, "min adv", "best achievable", "its mechanism", "upper bound")
 	if o.Optimum {
 		h = append(h, "num. estimate")

@@ -36,19 +36,9 @@ func (run *Run) Render(w io.Writer, rep *Report, format report.Format, summary b
 // f4 formats a loss for tables: 4 significant digits, "—" for none.
 func f4(x float64) string { return report.Float(x, 4) }
 
-func advNames(run *Run) []string {
-	out := report.Numbered("adv %d", run.Model.Adversaries())
-	for i := range out {
-		if names := run.Model.SideNames(i + 1); names != nil {
-			out[i] += fmt.Sprintf(" {%s}", strings.Join(names, ","))
-		}
-	}
-	return out
-}
-
 func writeVerifyTables(w io.Writer, run *Run, rep *Report) error {
 	binary := run.Model.Kind().BinaryRelease() // soft and hard losses, the mechanism (s0, s1)
-	names := advNames(run)
+	names := model.AdversaryColumns(run.Model)
 	main := &report.Grid{Title: verifyTitle(run, rep), Header: verifyHeader(binary, names)}
 	detail := &report.Grid{Header: detailHeader(binary, names)}
 	for _, p := range rep.Points {
@@ -236,7 +226,7 @@ func summaryPoints(w io.Writer, d model.Description, rep *Report, names []string
 // verifyCSV is one row per threshold with every number at full precision.
 func verifyCSV(run *Run, rep *Report) *report.Grid {
 	binary := run.Model.Kind().BinaryRelease()
-	k := len(advNames(run))
+	k := run.Model.Adversaries()
 	g := &report.Grid{Header: verifyCSVHeader(binary, k)}
 	for _, p := range rep.Points {
 		if !p.Finalized || p.Certified == nil { // not finalized, or cannot certify
