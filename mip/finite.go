@@ -401,15 +401,26 @@ func (s Privatizer) Mechanism() Mechanism {
 
 // ValidateMechanism checks that p is an n × m row-stochastic matrix.
 func (m Finite) ValidateMechanism(p Mechanism) error {
+	if err := m.checkShape(p); err != nil {
+		return err
+	}
+	for x, row := range p {
+		if err := checkDist(fmt.Sprintf("mechanism row %d", x), row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkShape reports a mechanism without one row per x, or with rows of
+// different or zero lengths.
+func (m Finite) checkShape(p Mechanism) error {
 	if len(p) != m.N() {
 		return fmt.Errorf("mechanism has %d rows, want n = %d", len(p), m.N())
 	}
 	for x, row := range p {
 		if len(row) != p.Outputs() || len(row) == 0 {
 			return fmt.Errorf("mechanism row %d has %d entries, want %d ≥ 1", x, len(row), p.Outputs())
-		}
-		if err := checkDist(fmt.Sprintf("mechanism row %d", x), row); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -536,6 +536,9 @@ func (m Finite) WitnessGlobal(ctx context.Context, d float64, p Mechanism, du *D
 	if err := m.Validate(); err != nil {
 		return GlobalWitness{}, err
 	}
+	if err := m.checkShape(p); err != nil {
+		return GlobalWitness{}, err
+	}
 	q, err := m.feasibleBelow(d, p)
 	if err != nil {
 		return GlobalWitness{}, err

@@ -82,3 +82,19 @@ func checkBracket(t *testing.T, what string, d, lower, opt, upper float64, wides
 	}
 	*widest = math.Max(*widest, upper-lower)
 }
+
+// TestWitnessGlobalRefusesShapes: a mechanism without one row per x, or
+// with ragged or empty rows, is an error, never a panic or a truncation.
+func TestWitnessGlobalRefusesShapes(t *testing.T) {
+	f := PaperBinary().Finite()
+	for _, p := range []Mechanism{
+		{{1, 0}},                 // one row for n = 2
+		{{1, 0}, {0, 1}, {1, 0}}, // three rows
+		{{1, 0}, {1}},            // ragged
+		{{}, {}},                 // no outputs
+	} {
+		if _, err := f.WitnessGlobal(context.Background(), 0.25, p, nil, 0, DefaultSolver()); err == nil {
+			t.Errorf("%v: no error", p)
+		}
+	}
+}

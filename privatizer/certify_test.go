@@ -462,3 +462,28 @@ func TestCategoricalFixtureAgainstTorch(t *testing.T) {
 		}
 	}
 }
+
+// TestRiskShift: the ℓ1 rounding bound of a channel's risks, (max − min)/2
+// of each loss row weighted by π(x)·ε_x and maximized over the observers;
+// +Inf for inputs that give no number.
+func TestRiskShift(t *testing.T) {
+	zeroOne := mip.Observer{Channel: [][]float64{{1}, {1}}}
+	graded := mip.Observer{Channel: [][]float64{{1}, {1}}, Loss: [][]float64{{0, 4}, {1, 3}}}
+	for _, c := range []struct {
+		name string
+		m    mip.Finite
+		l1   []float64
+		want float64
+	}{
+		{"0-1", mip.Finite{Prior: []float64{0.25, 0.75}, Recon: zeroOne, Adv: []mip.Observer{zeroOne}}, []float64{0.5, 0.25}, 0.25*0.5/2 + 0.75*0.25/2},
+		{"graded adversary", mip.Finite{Prior: []float64{0.5, 0.5}, Recon: zeroOne, Adv: []mip.Observer{graded}}, []float64{0.5, 0.25}, 0.5*0.5*4/2 + 0.5*0.25*2/2},
+		{"l1 of the wrong length", mip.Finite{Prior: []float64{0.5, 0.5}, Recon: zeroOne}, []float64{0.5}, math.Inf(1)},
+		{"a loss row without estimates", mip.Finite{Prior: []float64{0.5, 0.5}, Recon: zeroOne, Adv: []mip.Observer{{Loss: [][]float64{{0, 1}, {}}}}}, []float64{0.5, 0.5}, math.Inf(1)},
+		{"a loss matrix short of a row", mip.Finite{Prior: []float64{0.5, 0.5}, Recon: zeroOne, Adv: []mip.Observer{{Loss: [][]float64{{0, 1}}}}}, []float64{0.5, 0.5}, math.Inf(1)},
+	} {
+		got := privatizer.RiskShift(c.m, c.l1)
+		if !(got == c.want || scalar.EqualWithinRel(got, c.want, 1e-11)) || got < c.want {
+			t.Errorf("%s: %v, want %v (rounded up)", c.name, got, c.want)
+		}
+	}
+}

@@ -303,7 +303,8 @@ func categoricalLosses(ctx context.Context, m *network.Network, fm mip.Finite, t
 // since Σ_f Δ(f|x) = 0, Σ_f Δ(f|x)c_x(f) ≤ ‖Δ_x‖₁·(max − min)/2, and the
 // same from P′'s minimizers bounds the other side. With 0-1 losses the
 // factor is 1/2: a row moved by ε in ℓ1 moves a risk by at most π(x)·ε/2.
-// A row count other than |X| returns +Inf: no number, no verdict.
+// A row count other than |X|, or a loss matrix short of a row or of an
+// estimate (an unvalidated model), returns +Inf: no number, no verdict.
 func RiskShift(m mip.Finite, l1 []float64) float64 {
 	if len(l1) != len(m.Prior) {
 		return math.Inf(1)
@@ -313,6 +314,9 @@ func RiskShift(m mip.Finite, l1 []float64) float64 {
 		l := o.LossMatrix(len(m.Prior))
 		var s float64
 		for x, e := range l1 {
+			if x >= len(l) || len(l[x]) == 0 { // an unvalidated model: no number
+				return math.Inf(1)
+			}
 			s += m.Prior[x] * e * (slices.Max(l[x]) - slices.Min(l[x])) / 2
 		}
 		shift = max(shift, s)

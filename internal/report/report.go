@@ -307,7 +307,7 @@ func Float(x float64, prec int) string {
 }
 
 // Shortest formats x with the fewest digits that read back to the same
-// float64: a number in CSV as JSON has it.
+// float64 (strconv's 'g' with precision -1: 1e+20, 1e-07).
 func Shortest(x float64) string { return Float(x, -1) }
 
 // Fixed formats x with prec digits after the point.
