@@ -473,7 +473,7 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 		{"labels: a channel with a negative entry is refused", disc, discCSV, func(p *learn.DResult) {
 			p.Channel = [][]float64{{2, -1, 0}, {0, 1, 0}, {0, 0, 1}}
 		}, 2, "entry [0][1] = -1", nil},
-		{"F = X except at the noise the run's seed draws: the default noise is not the author's", cont, contCSV, func(p *learn.DResult) {
+		{"F = X except at the noise the run's seed draws: a reviewer's noise is not the author's", cont, contCSV, func(p *learn.DResult) {
 			p.Networks[0] = leakOffSeed(t, p.Networks[0], contXR)
 		}, 1, "leak found", func(t *testing.T, p verify.DataPoint) {
 			if p.Status != verify.DataLeakFound || p.HeldOut.MinAdv > 0.01 {
@@ -512,7 +512,12 @@ func TestDataVerdictRestsOnMmdsEstimators(t *testing.T) {
 				edit(&res.Points[i], tc.edit)
 			}
 			verifytest.WriteResults(t, dir, res)
-			code, stdout, errs := runCLI(t, "verify", dir, "--data", tc.csv, "--format", "json", "--quiet")
+			// A reviewer's seed other than the run's (1): the numbers are
+			// then the same on every run of the test. Without --seed verify
+			// draws one of its own (checked below), and a rare draw fits
+			// mmds's estimators less closely (0.014 for F = X off the run's
+			// r, where 38 seeds gave at most 8.6e-4) with the same verdict.
+			code, stdout, errs := runCLI(t, "verify", dir, "--data", tc.csv, "--format", "json", "--quiet", "--seed", "2")
 			if code != tc.code || !strings.Contains(errs, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want exit %d naming %q", code, errs, tc.code, tc.want)
 			}
