@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -523,8 +521,7 @@ func (in Instance) Entry(file string, mps []byte) ManifestEntry {
 			e.Integers++
 		}
 	}
-	sum := sha256.Sum256(mps)
-	e.SHA256 = hex.EncodeToString(sum[:])
+	e.SHA256 = safefile.SHA256(mps)
 	return e
 }
 
@@ -737,7 +734,7 @@ func LoadInstance(dir string, e ManifestEntry) (Instance, error) {
 	if err != nil {
 		return Instance{}, err
 	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 {
+	if safefile.SHA256(data) != e.SHA256 {
 		return Instance{}, fmt.Errorf("%s: SHA-256 differs from the manifest's: the file was changed", path)
 	}
 	mps, err := ReadMPS(bytes.NewReader(data))

@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -172,7 +170,7 @@ func (r *Regenerator) Recompute(ctx context.Context, in Instance, e ManifestEntr
 	if err != nil {
 		return Instance{}, err
 	}
-	if sum := sha256.Sum256(mps); hex.EncodeToString(sum[:]) != e.SHA256 {
+	if safefile.SHA256(mps) != e.SHA256 {
 		return fail("its MPS text is not the one %s generates, so its optimum cannot be recomputed", from)
 	}
 	// The tier and set select what a run judges: they are mmds's too.

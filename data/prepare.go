@@ -3,14 +3,13 @@ package data
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/learn"
 	"github.com/mmds-project/mmds/mip"
 	"github.com/mmds-project/mmds/model/kind"
@@ -354,8 +353,7 @@ func Open(ctx context.Context, path string, c Choice) (*Prepared, []byte, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := sha256.Sum256(raw)
-	spec, err := NewSpec(t, path, hex.EncodeToString(sum[:]), c)
+	spec, err := NewSpec(t, path, safefile.SHA256(raw), c)
 	if err != nil {
 		return nil, nil, err
 	}

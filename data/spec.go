@@ -2,8 +2,6 @@ package data
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,8 +255,7 @@ func (s *Spec) Hash() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return safefile.SHA256(b), nil
 }
 
 // IsFile reports whether b is a JSON object whose only key is "data": the

@@ -1,13 +1,12 @@
 package learn
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/mip"
 )
@@ -112,8 +111,7 @@ func NewTraining(m Source, cfg Config, req TrainRequest) (*Training, error) {
 		return nil, err
 	}
 	t.Model = b
-	sum := sha256.Sum256(b)
-	cfg.ModelSHA256 = hex.EncodeToString(sum[:])
+	cfg.ModelSHA256 = safefile.SHA256(b)
 	if cfg.DMax <= 0 {
 		return nil, &markedError{ErrTrain, fmt.Errorf("the model's D_max = %g: the reconstructor already knows X from its side information, so there is nothing to train", cfg.DMax)}
 	}

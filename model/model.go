@@ -27,13 +27,12 @@ package model
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 
 	"github.com/mmds-project/mmds/bayes"
 	"github.com/mmds-project/mmds/gauss"
+	"github.com/mmds-project/mmds/internal/safefile"
 	"github.com/mmds-project/mmds/internal/sweep"
 	"github.com/mmds-project/mmds/loss"
 	"github.com/mmds-project/mmds/mip"
@@ -250,6 +249,5 @@ func Hash(m Encoder) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return safefile.SHA256(b), nil
 }

@@ -1,11 +1,11 @@
 package rundir
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mmds-project/mmds/internal/safefile"
 )
 
 // ErrBinding reports a results directory whose files do not match the
@@ -60,8 +60,7 @@ func HashJSON(v any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rundir: binding: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return safefile.SHA256(b), nil
 }
 
 // ShortHash is the first 12 hex digits of a hash, for messages; "(none)"

@@ -117,7 +117,7 @@ func (c Cache) key(run *Run, o Options) (cacheKey, string, error) {
 	if err != nil {
 		return k, "", err
 	}
-	return k, filepath.Join(c.Dir, SHA256(b)+".json"), nil
+	return k, filepath.Join(c.Dir, safefile.SHA256(b)+".json"), nil
 }
 
 // load returns the cached outcomes of run's finalized points under o, by

@@ -136,7 +136,7 @@ func readDataFile(ctx context.Context, spec *data.Spec, d rundir.Dir, dataFile s
 	} else if raw, path, err = readDataCopy(ctx, spec, d); err != nil {
 		return nil, "", err
 	}
-	if got := SHA256(raw); got != spec.SHA256 {
+	if got := safefile.SHA256(raw); got != spec.SHA256 {
 		return nil, "", fmt.Errorf("%w: %w: the data file %s is not the one this run was trained on (its sha256 is %s, the run was trained on %s)",
 			ErrInput, rundir.ErrBinding, safefile.Path(path), got[:12], spec.SHA256[:12])
 	}

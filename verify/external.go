@@ -2,8 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -56,13 +54,7 @@ func parseInput(d float64, path, name string, b []byte) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{D: d, Path: path, File: f, SHA256: SHA256(b)}, nil
-}
-
-// SHA256 is the hex SHA-256 of b, the hash certificates bind files with.
-func SHA256(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return Input{D: d, Path: path, File: f, SHA256: safefile.SHA256(b)}, nil
 }
 
 // CertifyExternal certifies privatizers trained elsewhere on m

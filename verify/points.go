@@ -154,7 +154,7 @@ func ReadInputs(ctx context.Context, es []Entry, budget int64) ([]Input, error) 
 		if err != nil {
 			return nil, err
 		}
-		sum := SHA256(b)
+		sum := safefile.SHA256(b)
 		if f, ok := seen[sum]; ok {
 			out = append(out, Input{D: e.D, Path: e.Privatizer, File: f.Renamed(e.Name), SHA256: sum})
 			continue

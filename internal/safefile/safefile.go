@@ -25,6 +25,8 @@ package safefile
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -447,4 +449,11 @@ func ExcerptList(ss []string) string {
 		parts = append(parts, Excerpt(s))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// SHA256 is the hex SHA-256 of b: the hash that binds a file's bytes in
+// results, specs, records and certificates.
+func SHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -303,3 +303,15 @@ func TestReadMine(t *testing.T) {
 		}
 	}
 }
+
+// TestSHA256: FIPS 180-2's test vectors.
+func TestSHA256(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+	} {
+		if got := SHA256([]byte(c.in)); got != c.want {
+			t.Errorf("SHA256(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
